@@ -1,0 +1,294 @@
+//! What an adapter is and what it can do: identity, type, features and limits.
+
+use bitflags::bitflags;
+use std::fmt;
+
+/// The kind of device behind an adapter, in the order vigil prefers them by default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DeviceType {
+    /// A GPU with its own memory.
+    DiscreteGpu,
+    /// A GPU sharing memory with the host processor.
+    IntegratedGpu,
+    /// A virtualised GPU.
+    VirtualGpu,
+    /// A software rasteriser running on the host processor (lavapipe, SwiftShader).
+    Cpu,
+    /// Anything the driver does not classify.
+    Other,
+}
+
+impl DeviceType {
+    /// Rank used by the default adapter choice: lower is preferred.
+    pub fn preference_rank(self) -> u8 {
+        match self {
+            DeviceType::DiscreteGpu => 0,
+            DeviceType::IntegratedGpu => 1,
+            DeviceType::VirtualGpu => 2,
+            DeviceType::Cpu => 3,
+            DeviceType::Other => 4,
+        }
+    }
+}
+
+impl fmt::Display for DeviceType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DeviceType::DiscreteGpu => "discrete GPU",
+            DeviceType::IntegratedGpu => "integrated GPU",
+            DeviceType::VirtualGpu => "virtual GPU",
+            DeviceType::Cpu => "CPU",
+            DeviceType::Other => "other",
+        })
+    }
+}
+
+/// Identity of an adapter, as the driver reports it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdapterInfo {
+    /// Device name, e.g. "NVIDIA H200" or "llvmpipe (LLVM 15.0.6, 256 bits)".
+    pub name: String,
+    /// PCI vendor id (or a Khronos vendor id for software drivers).
+    pub vendor_id: u32,
+    /// PCI device id.
+    pub device_id: u32,
+    /// Kind of device.
+    pub device_type: DeviceType,
+    /// Driver name, e.g. "llvmpipe" or "NVIDIA".
+    pub driver: String,
+    /// Driver's own description, typically its version.
+    pub driver_info: String,
+    /// Highest API version the device supports, as `major.minor.patch`.
+    pub api_version: (u32, u32, u32),
+    /// Name of the backend that exposes this adapter ("vulkan", "test").
+    pub backend: &'static str,
+    /// Nanoseconds per timestamp tick (0 where timestamps are unsupported).
+    pub timestamp_period_ns: f32,
+}
+
+bitflags! {
+    /// Optional capabilities. A device enables a subset of what its adapter supports, and
+    /// every feature check consults the device's enabled set, never the adapter's.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct Features: u64 {
+        /// Timestamp queries in command encoders and passes.
+        const TIMESTAMP_QUERY = 1 << 0;
+        /// 32-bit index buffers honour every index value (Vulkan `fullDrawIndexUint32`).
+        const FULL_DRAW_INDEX_UINT32 = 1 << 1;
+        /// Anisotropic filtering in samplers.
+        const SAMPLER_ANISOTROPY = 1 << 2;
+        /// Indirect draws may use a non-zero first instance.
+        const INDIRECT_FIRST_INSTANCE = 1 << 3;
+        /// Several draws from one indirect buffer in one call.
+        const MULTI_DRAW_INDIRECT = 1 << 4;
+        /// BC compressed texture formats.
+        const TEXTURE_COMPRESSION_BC = 1 << 5;
+        /// 64-bit device addresses of buffers (the GPU-pointer tier).
+        const BUFFER_DEVICE_ADDRESS = 1 << 6;
+        /// Runtime-sized, partially bound and update-after-bind descriptor arrays.
+        const DESCRIPTOR_INDEXING = 1 << 7;
+        /// 16-bit floats in shaders.
+        const SHADER_F16 = 1 << 8;
+        /// 64-bit integers in shaders.
+        const SHADER_INT64 = 1 << 9;
+        /// Storage textures that are both read and written in one shader.
+        const STORAGE_TEXTURE_READ_WRITE = 1 << 10;
+    }
+}
+
+impl Features {
+    /// Names of the set flags, for printing.
+    pub fn names(self) -> Vec<&'static str> {
+        self.iter_names().map(|(name, _)| name).collect()
+    }
+}
+
+/// Numeric limits of an adapter or device.
+///
+/// An adapter reports what it supports; a device enforces what was requested at creation
+/// (by default [`Limits::default`], the WebGPU defaults, so code tested against them runs
+/// anywhere). Alignment limits are "at least this coarse": a requested alignment must be a
+/// multiple of the adapter's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest 2D texture side, in texels.
+    pub max_texture_dimension_2d: u32,
+    /// Most array layers in one texture.
+    pub max_texture_array_layers: u32,
+    /// Most bind groups a pipeline layout may hold.
+    pub max_bind_groups: u32,
+    /// Largest binding number plus one in a bind group layout.
+    pub max_bindings_per_bind_group: u32,
+    /// Most dynamic-offset uniform buffers in one pipeline layout.
+    pub max_dynamic_uniform_buffers_per_pipeline_layout: u32,
+    /// Most dynamic-offset storage buffers in one pipeline layout.
+    pub max_dynamic_storage_buffers_per_pipeline_layout: u32,
+    /// Most sampled textures visible to one shader stage.
+    pub max_sampled_textures_per_shader_stage: u32,
+    /// Most samplers visible to one shader stage.
+    pub max_samplers_per_shader_stage: u32,
+    /// Most storage buffers visible to one shader stage.
+    pub max_storage_buffers_per_shader_stage: u32,
+    /// Most storage textures visible to one shader stage.
+    pub max_storage_textures_per_shader_stage: u32,
+    /// Most uniform buffers visible to one shader stage.
+    pub max_uniform_buffers_per_shader_stage: u32,
+    /// Largest uniform buffer binding, in bytes.
+    pub max_uniform_buffer_binding_size: u64,
+    /// Largest storage buffer binding, in bytes.
+    pub max_storage_buffer_binding_size: u64,
+    /// Uniform buffer binding offsets must be multiples of this.
+    pub min_uniform_buffer_offset_alignment: u32,
+    /// Storage buffer binding offsets must be multiples of this.
+    pub min_storage_buffer_offset_alignment: u32,
+    /// Most vertex buffers in one render pipeline.
+    pub max_vertex_buffers: u32,
+    /// Largest buffer, in bytes.
+    pub max_buffer_size: u64,
+    /// Most vertex attributes in one render pipeline.
+    pub max_vertex_attributes: u32,
+    /// Largest vertex buffer stride, in bytes.
+    pub max_vertex_buffer_array_stride: u32,
+    /// Most color attachments in one render pass.
+    pub max_color_attachments: u32,
+    /// Most workgroup memory one compute entry point may declare, in bytes.
+    pub max_compute_workgroup_storage_size: u32,
+    /// Most invocations in one workgroup.
+    pub max_compute_invocations_per_workgroup: u32,
+    /// Largest workgroup size in x.
+    pub max_compute_workgroup_size_x: u32,
+    /// Largest workgroup size in y.
+    pub max_compute_workgroup_size_y: u32,
+    /// Largest workgroup size in z.
+    pub max_compute_workgroup_size_z: u32,
+    /// Most workgroups in each dimension of one dispatch.
+    pub max_compute_workgroups_per_dimension: u32,
+}
+
+impl Default for Limits {
+    /// The WebGPU default limits.
+    fn default() -> Self {
+        Limits {
+            max_texture_dimension_2d: 8192,
+            max_texture_array_layers: 256,
+            max_bind_groups: 4,
+            max_bindings_per_bind_group: 1000,
+            max_dynamic_uniform_buffers_per_pipeline_layout: 8,
+            max_dynamic_storage_buffers_per_pipeline_layout: 4,
+            max_sampled_textures_per_shader_stage: 16,
+            max_samplers_per_shader_stage: 16,
+            max_storage_buffers_per_shader_stage: 8,
+            max_storage_textures_per_shader_stage: 4,
+            max_uniform_buffers_per_shader_stage: 12,
+            max_uniform_buffer_binding_size: 64 << 10,
+            max_storage_buffer_binding_size: 128 << 20,
+            min_uniform_buffer_offset_alignment: 256,
+            min_storage_buffer_offset_alignment: 256,
+            max_vertex_buffers: 8,
+            max_buffer_size: 256 << 20,
+            max_vertex_attributes: 16,
+            max_vertex_buffer_array_stride: 2048,
+            max_color_attachments: 8,
+            max_compute_workgroup_storage_size: 16384,
+            max_compute_invocations_per_workgroup: 256,
+            max_compute_workgroup_size_x: 256,
+            max_compute_workgroup_size_y: 256,
+            max_compute_workgroup_size_z: 64,
+            max_compute_workgroups_per_dimension: 65535,
+        }
+    }
+}
+
+/// One limit that a request exceeds, as `(name, requested, supported)`.
+pub type LimitViolation = (&'static str, u64, u64);
+
+macro_rules! limit_fields {
+    ($mac:ident) => {
+        $mac! {
+            max: max_texture_dimension_2d, max_texture_array_layers, max_bind_groups,
+                max_bindings_per_bind_group, max_dynamic_uniform_buffers_per_pipeline_layout,
+                max_dynamic_storage_buffers_per_pipeline_layout,
+                max_sampled_textures_per_shader_stage, max_samplers_per_shader_stage,
+                max_storage_buffers_per_shader_stage, max_storage_textures_per_shader_stage,
+                max_uniform_buffers_per_shader_stage, max_uniform_buffer_binding_size,
+                max_storage_buffer_binding_size, max_vertex_buffers, max_buffer_size,
+                max_vertex_attributes, max_vertex_buffer_array_stride, max_color_attachments,
+                max_compute_workgroup_storage_size, max_compute_invocations_per_workgroup,
+                max_compute_workgroup_size_x, max_compute_workgroup_size_y,
+                max_compute_workgroup_size_z, max_compute_workgroups_per_dimension;
+            align: min_uniform_buffer_offset_alignment, min_storage_buffer_offset_alignment
+        }
+    };
+}
+
+impl Limits {
+    /// Every limit `self` asks for that `supported` does not give: a maximum above the
+    /// supported one, or an alignment finer than (not a multiple of) the supported one.
+    pub fn violations(&self, supported: &Limits) -> Vec<LimitViolation> {
+        let mut out = Vec::new();
+        macro_rules! check {
+            (max: $($m:ident),*; align: $($a:ident),*) => {
+                $(
+                    if u64::from(self.$m) > u64::from(supported.$m) {
+                        out.push((stringify!($m), u64::from(self.$m), u64::from(supported.$m)));
+                    }
+                )*
+                $(
+                    let (req, sup) = (self.$a, supported.$a);
+                    if req == 0 || !req.is_power_of_two() || req < sup || req % sup.max(1) != 0 {
+                        out.push((stringify!($a), u64::from(req), u64::from(sup)));
+                    }
+                )*
+            };
+        }
+        limit_fields!(check);
+        out
+    }
+
+    /// Every limit as `(name, value)`, for printing.
+    pub fn entries(&self) -> Vec<(&'static str, u64)> {
+        let mut out = Vec::new();
+        macro_rules! list {
+            (max: $($m:ident),*; align: $($a:ident),*) => {
+                $( out.push((stringify!($m), u64::from(self.$m))); )*
+                $( out.push((stringify!($a), u64::from(self.$a))); )*
+            };
+        }
+        limit_fields!(list);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_fit_themselves() {
+        assert!(Limits::default().violations(&Limits::default()).is_empty());
+    }
+
+    #[test]
+    fn a_larger_maximum_and_a_finer_alignment_are_violations() {
+        let supported = Limits::default();
+        let request = Limits {
+            max_bind_groups: 5,
+            min_uniform_buffer_offset_alignment: 64,
+            ..Limits::default()
+        };
+        let names: Vec<_> = request.violations(&supported).iter().map(|v| v.0).collect();
+        assert_eq!(
+            names,
+            ["max_bind_groups", "min_uniform_buffer_offset_alignment"]
+        );
+    }
+
+    #[test]
+    fn a_coarser_alignment_is_allowed() {
+        let request = Limits {
+            min_storage_buffer_offset_alignment: 512,
+            ..Limits::default()
+        };
+        assert!(request.violations(&Limits::default()).is_empty());
+    }
+}

@@ -1,0 +1,414 @@
+//! The backend traits.
+//!
+//! A backend implements [`Api`] and the traits its associated types name. Every method
+//! takes input the layer above (`vigil`) already validated: handles are live, ranges are in
+//! bounds, usages match, features are enabled. A backend does not check any of that again;
+//! it reports only what the driver reports ([`DeviceError`](crate::DeviceError)).
+//!
+//! The methods have safe signatures so that the validated layer contains no `unsafe`; the
+//! price is that the traits are a contract between vigil's own crates, not an API for
+//! applications: calling them with unvalidated input can break the driver's rules.
+
+use crate::adapter::{AdapterInfo, Features, Limits};
+use crate::binding::BindGroupLayoutDescriptor;
+use crate::buffer::{BufferCopy, BufferDescriptor};
+use crate::command::{ComputePassDescriptor, MemoryBarrier, TextureBarrier};
+use crate::faults::{CallSite, FaultInjector};
+use crate::pipeline::{
+    ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderFormat, ShaderModuleDescriptor,
+};
+use crate::render::{
+    BufferTextureCopy, RenderPassDescriptor, RenderPipelineDescriptor, TextureCopy,
+};
+use crate::texture::{SamplerDescriptor, TextureDescriptor, TextureViewDescriptor};
+use crate::validation_log::ValidationLog;
+use crate::{IndexFormat, Result};
+use std::fmt::Debug;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A backend: the set of native object types that belong together.
+pub trait Api: Clone + Debug + Send + Sync + Sized + 'static {
+    /// Short name ("vulkan", "test").
+    const NAME: &'static str;
+    /// The shader form the backend consumes.
+    const SHADER_FORMAT: ShaderFormat;
+
+    /// Entry point: enumerates adapters.
+    type Instance: Instance<A = Self>;
+    /// A physical device.
+    type Adapter: Adapter<A = Self>;
+    /// A logical device with its queue.
+    type Device: Device<A = Self>;
+    /// Records one command buffer at a time from its own pool.
+    type CommandEncoder: CommandEncoder<A = Self>;
+    /// A finished command buffer.
+    type CommandBuffer: Debug + Send;
+    /// A buffer and its memory.
+    type Buffer: Debug + Send;
+    /// A texture and its memory.
+    type Texture: Debug + Send;
+    /// A view of a texture.
+    type TextureView: Debug + Send;
+    /// A sampler.
+    type Sampler: Debug + Send;
+    /// A set of timestamp queries.
+    type QuerySet: Debug + Send;
+    /// A bind group layout.
+    type BindGroupLayout: Debug + Send;
+    /// A bind group (descriptor set).
+    type BindGroup: Debug + Send;
+    /// A pipeline layout.
+    type PipelineLayout: Debug + Send;
+    /// A shader module.
+    type ShaderModule: Debug + Send;
+    /// A compute pipeline.
+    type ComputePipeline: Debug + Send;
+    /// A render pipeline.
+    type RenderPipeline: Debug + Send;
+}
+
+/// How to create an instance.
+#[derive(Clone, Debug, Default)]
+pub struct InstanceDescriptor<'a> {
+    /// Application name reported to the driver.
+    pub app_name: &'a str,
+    /// Turn on the driver's validation layer and capture its messages.
+    pub validation: bool,
+}
+
+/// An adapter as enumerated, with what it supports.
+#[derive(Debug)]
+pub struct ExposedAdapter<A: Api> {
+    /// The adapter.
+    pub adapter: A::Adapter,
+    /// Its identity.
+    pub info: AdapterInfo,
+    /// Features it supports.
+    pub features: Features,
+    /// Limits it supports.
+    pub limits: Limits,
+}
+
+/// Entry point of a backend.
+pub trait Instance: Sized + Send + Sync + Debug {
+    /// The backend.
+    type A: Api;
+    /// Creates the instance.
+    fn init(desc: &InstanceDescriptor<'_>) -> Result<Self>;
+    /// Every adapter the backend can drive.
+    fn enumerate_adapters(&self) -> Vec<ExposedAdapter<Self::A>>;
+    /// The validation log, when validation is on.
+    fn validation_log(&self) -> Option<Arc<ValidationLog>>;
+}
+
+/// A physical device.
+pub trait Adapter: Send + Sync + Debug {
+    /// The backend.
+    type A: Api;
+    /// Opens a logical device with exactly these features and limits (both already checked
+    /// against what the adapter supports).
+    fn open(&self, features: Features, limits: &Limits) -> Result<<Self::A as Api>::Device>;
+}
+
+/// What a bind group entry binds, in backend terms.
+pub enum BoundResource<'a, A: Api> {
+    /// A buffer range.
+    Buffer {
+        /// The buffer.
+        buffer: &'a A::Buffer,
+        /// Start of the range.
+        offset: u64,
+        /// Length of the range.
+        size: u64,
+    },
+    /// A sampler.
+    Sampler(&'a A::Sampler),
+    /// A texture view, in the layout it will be in whenever the group is used.
+    TextureView(&'a A::TextureView, crate::texture::TextureLayout),
+}
+
+/// One entry of a bind group.
+pub struct BindGroupEntry<'a, A: Api> {
+    /// Binding number.
+    pub binding: u32,
+    /// What it binds.
+    pub resource: BoundResource<'a, A>,
+}
+
+/// What the backend needs to create a bind group.
+pub struct BindGroupDescriptor<'a, A: Api> {
+    /// Debug name given to the native object.
+    pub label: &'a str,
+    /// Its layout.
+    pub layout: &'a A::BindGroupLayout,
+    /// One entry per layout binding, sorted by binding.
+    pub entries: &'a [BindGroupEntry<'a, A>],
+}
+
+/// Which pipeline kind a bind group is bound for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BindPoint {
+    /// Compute.
+    Compute,
+    /// Graphics.
+    Render,
+}
+
+/// A logical device with one queue.
+pub trait Device: Send + Debug {
+    /// The backend.
+    type A: Api;
+
+    /// Creates a buffer.
+    fn create_buffer(&self, desc: &BufferDescriptor<'_>) -> Result<<Self::A as Api>::Buffer>;
+    /// Releases a buffer. The caller guarantees no pending GPU work uses it.
+    fn destroy_buffer(&self, buffer: <Self::A as Api>::Buffer);
+    /// Whether the host can write and read the buffer's memory directly.
+    fn buffer_host_visible(&self, buffer: &<Self::A as Api>::Buffer) -> bool;
+    /// Copies `data` into a host-visible buffer at `offset` (flushing non-coherent memory).
+    /// The caller guarantees no pending GPU work uses the range.
+    fn write_mapped(
+        &self,
+        buffer: &<Self::A as Api>::Buffer,
+        offset: u64,
+        data: &[u8],
+    ) -> Result<()>;
+    /// Copies from a host-visible buffer at `offset` into `out` (invalidating non-coherent
+    /// memory first). The caller guarantees completed GPU writes only.
+    fn read_mapped(
+        &self,
+        buffer: &<Self::A as Api>::Buffer,
+        offset: u64,
+        out: &mut [u8],
+    ) -> Result<()>;
+
+    /// Creates a texture.
+    fn create_texture(&self, desc: &TextureDescriptor<'_>) -> Result<<Self::A as Api>::Texture>;
+    /// Releases a texture.
+    fn destroy_texture(&self, texture: <Self::A as Api>::Texture);
+    /// Creates a texture view.
+    fn create_texture_view(
+        &self,
+        texture: &<Self::A as Api>::Texture,
+        desc: &TextureViewDescriptor<'_>,
+    ) -> Result<<Self::A as Api>::TextureView>;
+    /// Releases a texture view.
+    fn destroy_texture_view(&self, view: <Self::A as Api>::TextureView);
+    /// Creates a sampler.
+    fn create_sampler(&self, desc: &SamplerDescriptor<'_>) -> Result<<Self::A as Api>::Sampler>;
+    /// Releases a sampler.
+    fn destroy_sampler(&self, sampler: <Self::A as Api>::Sampler);
+    /// Creates `count` timestamp queries.
+    fn create_query_set(&self, label: &str, count: u32) -> Result<<Self::A as Api>::QuerySet>;
+    /// Releases a query set.
+    fn destroy_query_set(&self, set: <Self::A as Api>::QuerySet);
+
+    /// Creates a bind group layout.
+    fn create_bind_group_layout(
+        &self,
+        desc: &BindGroupLayoutDescriptor<'_>,
+    ) -> Result<<Self::A as Api>::BindGroupLayout>;
+    /// Releases a bind group layout.
+    fn destroy_bind_group_layout(&self, layout: <Self::A as Api>::BindGroupLayout);
+    /// Creates a bind group.
+    fn create_bind_group(
+        &self,
+        desc: &BindGroupDescriptor<'_, Self::A>,
+    ) -> Result<<Self::A as Api>::BindGroup>;
+    /// Releases a bind group.
+    fn destroy_bind_group(&self, group: <Self::A as Api>::BindGroup);
+    /// Creates a pipeline layout.
+    fn create_pipeline_layout(
+        &self,
+        desc: &PipelineLayoutDescriptor<'_, Self::A>,
+    ) -> Result<<Self::A as Api>::PipelineLayout>;
+    /// Releases a pipeline layout.
+    fn destroy_pipeline_layout(&self, layout: <Self::A as Api>::PipelineLayout);
+    /// Creates a shader module.
+    fn create_shader_module(
+        &self,
+        desc: &ShaderModuleDescriptor<'_>,
+    ) -> Result<<Self::A as Api>::ShaderModule>;
+    /// Releases a shader module.
+    fn destroy_shader_module(&self, module: <Self::A as Api>::ShaderModule);
+    /// Creates a compute pipeline.
+    fn create_compute_pipeline(
+        &self,
+        desc: &ComputePipelineDescriptor<'_, Self::A>,
+    ) -> Result<<Self::A as Api>::ComputePipeline>;
+    /// Releases a compute pipeline.
+    fn destroy_compute_pipeline(&self, pipeline: <Self::A as Api>::ComputePipeline);
+    /// Creates a render pipeline.
+    fn create_render_pipeline(
+        &self,
+        desc: &RenderPipelineDescriptor<'_, Self::A>,
+    ) -> Result<<Self::A as Api>::RenderPipeline>;
+    /// Releases a render pipeline.
+    fn destroy_render_pipeline(&self, pipeline: <Self::A as Api>::RenderPipeline);
+
+    /// Creates a command encoder with its own pool.
+    fn create_command_encoder(&self, label: &str) -> Result<<Self::A as Api>::CommandEncoder>;
+    /// Releases a command encoder and every command buffer it made.
+    fn destroy_command_encoder(&self, encoder: <Self::A as Api>::CommandEncoder);
+
+    /// Submits command buffers in order as one submission that, when all of them complete,
+    /// sets the device's completion counter to `signal_value` (strictly above every earlier
+    /// value). On error nothing was submitted.
+    fn submit(
+        &self,
+        command_buffers: &[&<Self::A as Api>::CommandBuffer],
+        signal_value: u64,
+    ) -> Result<()>;
+    /// The completion counter: the highest signal value whose submission completed.
+    fn completed_value(&self) -> Result<u64>;
+    /// Sleeps until the counter reaches `value` or `timeout` passes; `Ok(false)` on time-out.
+    fn wait_for_value(&self, value: u64, timeout: Duration) -> Result<bool>;
+
+    /// Native objects currently alive (created and not yet destroyed), for leak checks.
+    fn live_objects(&self) -> u64;
+    /// The device's fault injector (see [`FaultInjector`]).
+    fn faults(&self) -> &FaultInjector;
+    /// Native call sites this backend consults the injector at.
+    fn call_sites(&self) -> &'static [CallSite];
+    /// Whether 32-bit indices honour every value on this device.
+    fn supports_full_index_range(&self, format: IndexFormat) -> bool;
+}
+
+/// Records command buffers, one at a time, from a pool it owns.
+///
+/// Recording methods cannot fail (the native calls return nothing); `begin` and `end` can.
+pub trait CommandEncoder: Send + Debug {
+    /// The backend.
+    type A: Api;
+
+    /// Starts recording a new command buffer.
+    fn begin(&mut self, label: &str) -> Result<()>;
+    /// Finishes recording and hands the command buffer out.
+    fn end(&mut self) -> Result<<Self::A as Api>::CommandBuffer>;
+    /// Abandons the command buffer being recorded.
+    fn discard(&mut self);
+    /// Recycles command buffers this encoder made, whose execution has completed.
+    fn reset_all(&mut self, buffers: Vec<<Self::A as Api>::CommandBuffer>);
+
+    /// Records a global memory barrier.
+    fn memory_barrier(&mut self, barrier: MemoryBarrier);
+    /// Records layout transitions.
+    fn texture_barriers(&mut self, barriers: &[TextureBarrier<'_, Self::A>]);
+
+    /// Copies between buffers.
+    fn copy_buffer_to_buffer(
+        &mut self,
+        src: &<Self::A as Api>::Buffer,
+        dst: &<Self::A as Api>::Buffer,
+        region: BufferCopy,
+    );
+    /// Fills a buffer range with a repeated 32-bit value.
+    fn fill_buffer(
+        &mut self,
+        buffer: &<Self::A as Api>::Buffer,
+        offset: u64,
+        size: u64,
+        value: u32,
+    );
+    /// Copies from a buffer into a texture (texture in `TransferDst`).
+    fn copy_buffer_to_texture(
+        &mut self,
+        src: &<Self::A as Api>::Buffer,
+        dst: &<Self::A as Api>::Texture,
+        region: &BufferTextureCopy,
+    );
+    /// Copies from a texture (in `TransferSrc`) into a buffer.
+    fn copy_texture_to_buffer(
+        &mut self,
+        src: &<Self::A as Api>::Texture,
+        dst: &<Self::A as Api>::Buffer,
+        region: &BufferTextureCopy,
+    );
+    /// Copies between textures (`TransferSrc` to `TransferDst`).
+    fn copy_texture_to_texture(
+        &mut self,
+        src: &<Self::A as Api>::Texture,
+        dst: &<Self::A as Api>::Texture,
+        region: &TextureCopy,
+    );
+    /// Clears a color texture's subresources (in `TransferDst`).
+    fn clear_texture(
+        &mut self,
+        texture: &<Self::A as Api>::Texture,
+        range: crate::texture::SubresourceRange,
+        value: [f32; 4],
+    );
+
+    /// Resets queries before they are written.
+    fn reset_queries(&mut self, set: &<Self::A as Api>::QuerySet, first: u32, count: u32);
+    /// Writes a timestamp once all earlier work finished.
+    fn write_timestamp(&mut self, set: &<Self::A as Api>::QuerySet, index: u32);
+    /// Copies query results as u64 into a buffer.
+    fn resolve_queries(
+        &mut self,
+        set: &<Self::A as Api>::QuerySet,
+        first: u32,
+        count: u32,
+        dst: &<Self::A as Api>::Buffer,
+        offset: u64,
+    );
+
+    /// Binds a bind group for the given pipeline kind.
+    fn set_bind_group(
+        &mut self,
+        point: BindPoint,
+        layout: &<Self::A as Api>::PipelineLayout,
+        index: u32,
+        group: &<Self::A as Api>::BindGroup,
+        dynamic_offsets: &[u32],
+    );
+
+    /// Begins a compute pass.
+    fn begin_compute_pass(&mut self, desc: &ComputePassDescriptor<'_, Self::A>);
+    /// Ends the compute pass.
+    fn end_compute_pass(&mut self);
+    /// Binds a compute pipeline.
+    fn set_compute_pipeline(&mut self, pipeline: &<Self::A as Api>::ComputePipeline);
+    /// Dispatches workgroups.
+    fn dispatch(&mut self, count: [u32; 3]);
+    /// Dispatches with arguments read from a buffer.
+    fn dispatch_indirect(&mut self, buffer: &<Self::A as Api>::Buffer, offset: u64);
+
+    /// Begins a render pass (attachments already in their attachment layouts).
+    fn begin_render_pass(&mut self, desc: &RenderPassDescriptor<'_, Self::A>);
+    /// Ends the render pass.
+    fn end_render_pass(&mut self);
+    /// Binds a render pipeline.
+    fn set_render_pipeline(&mut self, pipeline: &<Self::A as Api>::RenderPipeline);
+    /// Binds a vertex buffer at a slot.
+    fn set_vertex_buffer(&mut self, slot: u32, buffer: &<Self::A as Api>::Buffer, offset: u64);
+    /// Binds the index buffer.
+    fn set_index_buffer(
+        &mut self,
+        buffer: &<Self::A as Api>::Buffer,
+        offset: u64,
+        format: IndexFormat,
+    );
+    /// Sets the viewport.
+    fn set_viewport(&mut self, rect: [f32; 4], depth: [f32; 2]);
+    /// Sets the scissor rectangle.
+    fn set_scissor(&mut self, rect: [u32; 4]);
+    /// Sets the blend constant.
+    fn set_blend_constant(&mut self, color: [f32; 4]);
+    /// Sets the stencil reference.
+    fn set_stencil_reference(&mut self, reference: u32);
+    /// Draws vertices.
+    fn draw(&mut self, vertices: std::ops::Range<u32>, instances: std::ops::Range<u32>);
+    /// Draws indexed vertices.
+    fn draw_indexed(
+        &mut self,
+        indices: std::ops::Range<u32>,
+        base_vertex: i32,
+        instances: std::ops::Range<u32>,
+    );
+    /// Draws with arguments read from a buffer.
+    fn draw_indirect(&mut self, buffer: &<Self::A as Api>::Buffer, offset: u64);
+    /// Draws indexed with arguments read from a buffer.
+    fn draw_indexed_indirect(&mut self, buffer: &<Self::A as Api>::Buffer, offset: u64);
+}

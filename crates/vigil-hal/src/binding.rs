@@ -1,0 +1,145 @@
+//! Plain binding types: shader stages, binding kinds and bind group layout entries.
+
+use crate::texture::{TextureFormat, TextureSampleType, TextureViewDimension};
+use bitflags::bitflags;
+use std::num::NonZeroU64;
+
+bitflags! {
+    /// Shader stages that may see a binding.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct ShaderStages: u32 {
+        /// Vertex stage.
+        const VERTEX = 1 << 0;
+        /// Fragment stage.
+        const FRAGMENT = 1 << 1;
+        /// Compute stage.
+        const COMPUTE = 1 << 2;
+        /// Vertex and fragment stages.
+        const VERTEX_FRAGMENT = Self::VERTEX.bits() | Self::FRAGMENT.bits();
+    }
+}
+
+/// Kind of buffer binding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BufferBindingType {
+    /// `var<uniform>`.
+    Uniform,
+    /// `var<storage, read>` (`read_only: true`) or `var<storage, read_write>`.
+    Storage {
+        /// Whether the shader only reads it.
+        read_only: bool,
+    },
+}
+
+/// Kind of sampler binding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SamplerBindingType {
+    /// A sampler that may filter (linear min/mag/mipmap).
+    Filtering,
+    /// A sampler that only takes the nearest texel.
+    NonFiltering,
+    /// A depth-comparison sampler (`sampler_comparison`).
+    Comparison,
+}
+
+/// Access of a storage texture binding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StorageTextureAccess {
+    /// `texture_storage_*<F, read>`.
+    ReadOnly,
+    /// `texture_storage_*<F, write>`.
+    WriteOnly,
+    /// `texture_storage_*<F, read_write>`.
+    ReadWrite,
+}
+
+/// What one binding of a bind group layout holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BindingType {
+    /// A buffer range.
+    Buffer {
+        /// Uniform or storage, and storage access.
+        ty: BufferBindingType,
+        /// Whether the offset is given at bind time (`set_bind_group`'s dynamic offsets).
+        has_dynamic_offset: bool,
+        /// Smallest range a bind group may bind here; `None` defers the check to each
+        /// dispatch or draw, against what the pipeline's shader needs.
+        min_binding_size: Option<NonZeroU64>,
+    },
+    /// A sampler.
+    Sampler(SamplerBindingType),
+    /// A sampled texture view.
+    Texture {
+        /// What the shader reads from it.
+        sample_type: TextureSampleType,
+        /// The view's dimension.
+        view_dimension: TextureViewDimension,
+        /// Whether the view is multisampled.
+        multisampled: bool,
+    },
+    /// A storage texture view.
+    StorageTexture {
+        /// Read, write or both.
+        access: StorageTextureAccess,
+        /// The view's format.
+        format: TextureFormat,
+        /// The view's dimension.
+        view_dimension: TextureViewDimension,
+    },
+}
+
+impl BindingType {
+    /// Whether a shader may write through this binding.
+    pub fn is_writable(&self) -> bool {
+        match self {
+            BindingType::Buffer {
+                ty: BufferBindingType::Storage { read_only },
+                ..
+            } => !read_only,
+            BindingType::StorageTexture { access, .. } => *access != StorageTextureAccess::ReadOnly,
+            _ => false,
+        }
+    }
+
+    /// A short human name of the kind, for error messages.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            BindingType::Buffer {
+                ty: BufferBindingType::Uniform,
+                ..
+            } => "uniform buffer",
+            BindingType::Buffer {
+                ty: BufferBindingType::Storage { read_only: true },
+                ..
+            } => "read-only storage buffer",
+            BindingType::Buffer {
+                ty: BufferBindingType::Storage { read_only: false },
+                ..
+            } => "read-write storage buffer",
+            BindingType::Sampler(SamplerBindingType::Comparison) => "comparison sampler",
+            BindingType::Sampler(_) => "sampler",
+            BindingType::Texture { .. } => "sampled texture",
+            BindingType::StorageTexture { .. } => "storage texture",
+        }
+    }
+}
+
+/// One binding of a bind group layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BindGroupLayoutEntry {
+    /// Binding number, as in `@binding(n)`.
+    pub binding: u32,
+    /// Stages that may use it.
+    pub visibility: ShaderStages,
+    /// What it holds.
+    pub ty: BindingType,
+}
+
+/// What the backend needs to create a bind group layout. Entries are sorted by binding.
+#[derive(Clone, Debug)]
+pub struct BindGroupLayoutDescriptor<'a> {
+    /// Debug name given to the native object.
+    pub label: &'a str,
+    /// Bindings, sorted by binding number, no duplicates.
+    pub entries: &'a [BindGroupLayoutEntry],
+}

@@ -1,0 +1,493 @@
+//! Plain rendering types: vertex layouts, fixed-function state, render pipeline and pass
+//! descriptors, and texture copy regions.
+
+use crate::Api;
+use crate::command::PassTimestampWrites;
+use crate::texture::{CompareFunction, TextureAspect, TextureFormat};
+use bitflags::bitflags;
+
+/// Format of index buffer elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IndexFormat {
+    /// 16-bit indices.
+    Uint16,
+    /// 32-bit indices.
+    Uint32,
+}
+
+impl IndexFormat {
+    /// Bytes per index.
+    pub fn size(self) -> u64 {
+        match self {
+            IndexFormat::Uint16 => 2,
+            IndexFormat::Uint32 => 4,
+        }
+    }
+}
+
+/// The scalar kind a vertex format delivers to the shader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VertexScalar {
+    /// f32 (also normalized integer formats).
+    Float,
+    /// u32.
+    Uint,
+    /// i32.
+    Sint,
+}
+
+/// Format of one vertex attribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VertexFormat {
+    /// One f32.
+    Float32,
+    /// Two f32.
+    Float32x2,
+    /// Three f32.
+    Float32x3,
+    /// Four f32.
+    Float32x4,
+    /// One u32.
+    Uint32,
+    /// Two u32.
+    Uint32x2,
+    /// Four u32.
+    Uint32x4,
+    /// One i32.
+    Sint32,
+    /// Four u8, normalized to [0, 1].
+    Unorm8x4,
+    /// Two f16.
+    Float16x2,
+    /// Four f16.
+    Float16x4,
+}
+
+impl VertexFormat {
+    /// Bytes the attribute occupies.
+    pub fn size(self) -> u64 {
+        use VertexFormat as V;
+        match self {
+            V::Float32 | V::Uint32 | V::Sint32 | V::Unorm8x4 | V::Float16x2 => 4,
+            V::Float32x2 | V::Uint32x2 | V::Float16x4 => 8,
+            V::Float32x3 => 12,
+            V::Float32x4 | V::Uint32x4 => 16,
+        }
+    }
+
+    /// Components and their scalar kind as the shader sees them.
+    pub fn shader_type(self) -> (u32, VertexScalar) {
+        use VertexFormat as V;
+        match self {
+            V::Float32 => (1, VertexScalar::Float),
+            V::Float32x2 | V::Float16x2 => (2, VertexScalar::Float),
+            V::Float32x3 => (3, VertexScalar::Float),
+            V::Float32x4 | V::Unorm8x4 | V::Float16x4 => (4, VertexScalar::Float),
+            V::Uint32 => (1, VertexScalar::Uint),
+            V::Uint32x2 => (2, VertexScalar::Uint),
+            V::Uint32x4 => (4, VertexScalar::Uint),
+            V::Sint32 => (1, VertexScalar::Sint),
+        }
+    }
+}
+
+/// Whether a vertex buffer advances per vertex or per instance.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum VertexStepMode {
+    /// Per vertex.
+    #[default]
+    Vertex,
+    /// Per instance.
+    Instance,
+}
+
+/// One attribute of a vertex buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VertexAttribute {
+    /// Format.
+    pub format: VertexFormat,
+    /// Byte offset within one element.
+    pub offset: u64,
+    /// `@location(n)` in the vertex shader.
+    pub shader_location: u32,
+}
+
+/// Layout of one vertex buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VertexBufferLayout<'a> {
+    /// Bytes between consecutive elements.
+    pub array_stride: u64,
+    /// Per vertex or per instance.
+    pub step_mode: VertexStepMode,
+    /// Attributes read from each element.
+    pub attributes: &'a [VertexAttribute],
+}
+
+/// How vertices assemble into primitives.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PrimitiveTopology {
+    /// Points.
+    PointList,
+    /// Separate lines.
+    LineList,
+    /// Connected lines.
+    LineStrip,
+    /// Separate triangles.
+    #[default]
+    TriangleList,
+    /// Connected triangles.
+    TriangleStrip,
+}
+
+/// Winding of front faces.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FrontFace {
+    /// Counter-clockwise.
+    #[default]
+    Ccw,
+    /// Clockwise.
+    Cw,
+}
+
+/// Which faces are culled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CullMode {
+    /// None.
+    #[default]
+    None,
+    /// Front faces.
+    Front,
+    /// Back faces.
+    Back,
+}
+
+/// Primitive assembly and rasterisation state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PrimitiveState {
+    /// Topology.
+    pub topology: PrimitiveTopology,
+    /// Front face winding.
+    pub front_face: FrontFace,
+    /// Culling.
+    pub cull_mode: CullMode,
+}
+
+/// What a stencil test does to the stored value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum StencilOperation {
+    /// Keep it.
+    #[default]
+    Keep,
+    /// Set it to zero.
+    Zero,
+    /// Replace it with the reference.
+    Replace,
+    /// Invert its bits.
+    Invert,
+    /// Increment, clamping.
+    IncrementClamp,
+    /// Decrement, clamping.
+    DecrementClamp,
+    /// Increment, wrapping.
+    IncrementWrap,
+    /// Decrement, wrapping.
+    DecrementWrap,
+}
+
+/// Stencil state of one face.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StencilFaceState {
+    /// Comparison against the reference.
+    pub compare: CompareFunction,
+    /// On stencil failure.
+    pub fail_op: StencilOperation,
+    /// On depth failure.
+    pub depth_fail_op: StencilOperation,
+    /// On pass.
+    pub pass_op: StencilOperation,
+}
+
+impl Default for StencilFaceState {
+    fn default() -> Self {
+        StencilFaceState {
+            compare: CompareFunction::Always,
+            fail_op: StencilOperation::Keep,
+            depth_fail_op: StencilOperation::Keep,
+            pass_op: StencilOperation::Keep,
+        }
+    }
+}
+
+/// Depth and stencil test state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DepthStencilState {
+    /// Format of the depth-stencil attachment.
+    pub format: TextureFormat,
+    /// Whether passing fragments write depth.
+    pub depth_write_enabled: bool,
+    /// Depth comparison.
+    pub depth_compare: CompareFunction,
+    /// Front-face stencil.
+    pub stencil_front: StencilFaceState,
+    /// Back-face stencil.
+    pub stencil_back: StencilFaceState,
+    /// Stencil read mask.
+    pub stencil_read_mask: u32,
+    /// Stencil write mask.
+    pub stencil_write_mask: u32,
+}
+
+impl DepthStencilState {
+    /// Whether any stencil state differs from "always pass, keep".
+    pub fn stencil_enabled(&self) -> bool {
+        let off = StencilFaceState::default();
+        self.stencil_front != off || self.stencil_back != off
+    }
+}
+
+/// Blend factor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BlendFactor {
+    /// 0.
+    Zero,
+    /// 1.
+    One,
+    /// Source color.
+    Src,
+    /// 1 - source color.
+    OneMinusSrc,
+    /// Source alpha.
+    SrcAlpha,
+    /// 1 - source alpha.
+    OneMinusSrcAlpha,
+    /// Destination color.
+    Dst,
+    /// 1 - destination color.
+    OneMinusDst,
+    /// Destination alpha.
+    DstAlpha,
+    /// 1 - destination alpha.
+    OneMinusDstAlpha,
+    /// The blend constant.
+    Constant,
+    /// 1 - the blend constant.
+    OneMinusConstant,
+}
+
+/// Blend operation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BlendOperation {
+    /// src + dst.
+    #[default]
+    Add,
+    /// src - dst.
+    Subtract,
+    /// dst - src.
+    ReverseSubtract,
+    /// min(src, dst).
+    Min,
+    /// max(src, dst).
+    Max,
+}
+
+/// Blending of one channel group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BlendComponent {
+    /// Factor applied to the source.
+    pub src_factor: BlendFactor,
+    /// Factor applied to the destination.
+    pub dst_factor: BlendFactor,
+    /// Operation.
+    pub operation: BlendOperation,
+}
+
+impl BlendComponent {
+    /// Source replaces destination.
+    pub const REPLACE: BlendComponent = BlendComponent {
+        src_factor: BlendFactor::One,
+        dst_factor: BlendFactor::Zero,
+        operation: BlendOperation::Add,
+    };
+    /// Premultiplied-style "over" with straight alpha.
+    pub const OVER: BlendComponent = BlendComponent {
+        src_factor: BlendFactor::SrcAlpha,
+        dst_factor: BlendFactor::OneMinusSrcAlpha,
+        operation: BlendOperation::Add,
+    };
+}
+
+/// Blending of color and alpha.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BlendState {
+    /// RGB channels.
+    pub color: BlendComponent,
+    /// Alpha channel.
+    pub alpha: BlendComponent,
+}
+
+impl BlendState {
+    /// Classic alpha blending.
+    pub const ALPHA_BLENDING: BlendState = BlendState {
+        color: BlendComponent::OVER,
+        alpha: BlendComponent::OVER,
+    };
+}
+
+bitflags! {
+    /// Channels a color target writes.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct ColorWrites: u32 {
+        /// Red.
+        const RED = 1 << 0;
+        /// Green.
+        const GREEN = 1 << 1;
+        /// Blue.
+        const BLUE = 1 << 2;
+        /// Alpha.
+        const ALPHA = 1 << 3;
+        /// All four.
+        const ALL = 0b1111;
+    }
+}
+
+impl Default for ColorWrites {
+    fn default() -> Self {
+        ColorWrites::ALL
+    }
+}
+
+/// One color target of a render pipeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ColorTargetState {
+    /// Format of the attachment.
+    pub format: TextureFormat,
+    /// Blending, or none.
+    pub blend: Option<BlendState>,
+    /// Channels written.
+    pub write_mask: ColorWrites,
+}
+
+/// What the backend needs to create a render pipeline. Validated above.
+pub struct RenderPipelineDescriptor<'a, A: Api> {
+    /// Debug name given to the native object.
+    pub label: &'a str,
+    /// Layout.
+    pub layout: &'a A::PipelineLayout,
+    /// Module of the vertex entry point.
+    pub vertex_module: &'a A::ShaderModule,
+    /// Vertex entry point.
+    pub vertex_entry: &'a str,
+    /// Vertex buffers, by slot.
+    pub vertex_buffers: &'a [VertexBufferLayout<'a>],
+    /// Module and entry point of the fragment stage, if any.
+    pub fragment: Option<(&'a A::ShaderModule, &'a str)>,
+    /// Color targets, by attachment index (`None` leaves an index unused).
+    pub targets: &'a [Option<ColorTargetState>],
+    /// Primitive state.
+    pub primitive: PrimitiveState,
+    /// Depth-stencil state.
+    pub depth_stencil: Option<DepthStencilState>,
+    /// Sample count (1 or 4).
+    pub sample_count: u32,
+}
+
+/// What to do with an attachment at the start of a pass.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LoadOp<V> {
+    /// Clear it to a value.
+    Clear(V),
+    /// Keep its contents.
+    Load,
+}
+
+/// What to do with an attachment at the end of a pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StoreOp {
+    /// Keep what was rendered.
+    #[default]
+    Store,
+    /// Contents become undefined.
+    Discard,
+}
+
+/// A color attachment, in backend terms.
+pub struct ColorAttachment<'a, A: Api> {
+    /// Rendered view.
+    pub view: &'a A::TextureView,
+    /// Format of the view (decides how the clear value is read).
+    pub format: TextureFormat,
+    /// Multisample resolve destination.
+    pub resolve_target: Option<&'a A::TextureView>,
+    /// Load operation; clear values in the format's own number kind.
+    pub load: LoadOp<[f64; 4]>,
+    /// Store operation.
+    pub store: StoreOp,
+}
+
+/// A depth-stencil attachment, in backend terms.
+pub struct DepthStencilAttachment<'a, A: Api> {
+    /// Rendered view.
+    pub view: &'a A::TextureView,
+    /// Format of the view.
+    pub format: TextureFormat,
+    /// Depth load and store.
+    pub depth: (LoadOp<f32>, StoreOp),
+    /// Stencil load and store (ignored when the format has no stencil).
+    pub stencil: (LoadOp<u32>, StoreOp),
+}
+
+/// What the backend needs to begin a render pass.
+pub struct RenderPassDescriptor<'a, A: Api> {
+    /// Debug label of the pass.
+    pub label: &'a str,
+    /// Render area, `[width, height]`.
+    pub extent: [u32; 2],
+    /// Color attachments by index.
+    pub color_attachments: &'a [Option<ColorAttachment<'a, A>>],
+    /// Depth-stencil attachment.
+    pub depth_stencil_attachment: Option<DepthStencilAttachment<'a, A>>,
+    /// Timestamps to write.
+    pub timestamp_writes: Option<PassTimestampWrites<'a, A>>,
+}
+
+/// One region of a buffer-texture copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferTextureCopy {
+    /// Byte offset of the first texel in the buffer.
+    pub buffer_offset: u64,
+    /// Bytes between rows in the buffer.
+    pub bytes_per_row: u32,
+    /// Rows between images (layers) in the buffer.
+    pub rows_per_image: u32,
+    /// Mip level.
+    pub mip_level: u32,
+    /// First array layer.
+    pub base_array_layer: u32,
+    /// Texel origin `[x, y]`.
+    pub origin: [u32; 2],
+    /// `[width, height, layers]`.
+    pub size: [u32; 3],
+    /// Aspect copied.
+    pub aspect: TextureAspect,
+}
+
+/// One region of a texture-to-texture copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextureCopy {
+    /// Source mip level.
+    pub src_mip_level: u32,
+    /// Source first layer.
+    pub src_base_array_layer: u32,
+    /// Source origin.
+    pub src_origin: [u32; 2],
+    /// Destination mip level.
+    pub dst_mip_level: u32,
+    /// Destination first layer.
+    pub dst_base_array_layer: u32,
+    /// Destination origin.
+    pub dst_origin: [u32; 2],
+    /// `[width, height, layers]`.
+    pub size: [u32; 3],
+    /// Aspect copied.
+    pub aspect: TextureAspect,
+}

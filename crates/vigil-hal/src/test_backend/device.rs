@@ -1,0 +1,454 @@
+//! The test backend's instance, adapter and device.
+
+use super::encoder::{TestCommand, TestCommandBuffer, TestCommandEncoder};
+use super::{TestApi, TestBuffer, TestObject, next_id};
+use crate::adapter::{AdapterInfo, DeviceType, Features, Limits};
+use crate::api::{
+    Adapter, BindGroupDescriptor, Device, ExposedAdapter, Instance, InstanceDescriptor,
+};
+use crate::binding::BindGroupLayoutDescriptor;
+use crate::buffer::BufferDescriptor;
+use crate::faults::{CallSite, FaultInjector, FaultKind};
+use crate::pipeline::{
+    ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor,
+};
+use crate::render::RenderPipelineDescriptor;
+use crate::texture::{SamplerDescriptor, TextureDescriptor, TextureViewDescriptor};
+use crate::validation_log::ValidationLog;
+use crate::{DeviceError, IndexFormat, Result};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The test instance: one adapter, "vigil test adapter".
+#[derive(Debug)]
+pub struct TestInstance;
+
+/// The test adapter: supports every feature, with the limits it was built with.
+#[derive(Debug)]
+pub struct TestAdapter {
+    limits: Limits,
+}
+
+impl Instance for TestInstance {
+    type A = TestApi;
+
+    fn init(_desc: &InstanceDescriptor<'_>) -> Result<Self> {
+        Ok(TestInstance)
+    }
+
+    fn enumerate_adapters(&self) -> Vec<ExposedAdapter<TestApi>> {
+        let limits = TestAdapter::supported_limits();
+        vec![ExposedAdapter {
+            adapter: TestAdapter {
+                limits: limits.clone(),
+            },
+            info: AdapterInfo {
+                name: "vigil test adapter".into(),
+                vendor_id: 0,
+                device_id: 0,
+                device_type: DeviceType::Cpu,
+                driver: "test".into(),
+                driver_info: "deterministic".into(),
+                api_version: (1, 3, 0),
+                backend: "test",
+                timestamp_period_ns: 1.0,
+            },
+            features: TestAdapter::supported_features(),
+            limits,
+        }]
+    }
+
+    fn validation_log(&self) -> Option<Arc<ValidationLog>> {
+        None
+    }
+}
+
+impl TestAdapter {
+    /// Features of the test adapter: every one except `FULL_DRAW_INDEX_UINT32`, so tests can
+    /// see the refusal of 32-bit indices on a device that does not honour their full range.
+    pub fn supported_features() -> Features {
+        Features::all() - Features::FULL_DRAW_INDEX_UINT32
+    }
+
+    /// Limits of the test adapter: the WebGPU defaults with larger buffers.
+    pub fn supported_limits() -> Limits {
+        Limits {
+            max_buffer_size: 1 << 40,
+            max_storage_buffer_binding_size: 1 << 32,
+            ..Limits::default()
+        }
+    }
+
+    /// An adapter with other limits, for tests of limit checks.
+    pub fn with_limits(limits: Limits) -> TestAdapter {
+        TestAdapter { limits }
+    }
+}
+
+impl Adapter for TestAdapter {
+    type A = TestApi;
+
+    fn open(&self, features: Features, _limits: &Limits) -> Result<TestDevice> {
+        let _ = &self.limits;
+        Ok(TestDevice::new(features))
+    }
+}
+
+/// Call sites the test device consults its fault injector at.
+pub const TEST_CALL_SITES: &[CallSite] = &[
+    CallSite {
+        name: "create_buffer",
+        errors: &[FaultKind::OutOfMemory],
+    },
+    CallSite {
+        name: "create_texture",
+        errors: &[FaultKind::OutOfMemory],
+    },
+    CallSite {
+        name: "create_bind_group",
+        errors: &[FaultKind::OutOfMemory],
+    },
+    CallSite {
+        name: "create_compute_pipeline",
+        errors: &[FaultKind::OutOfMemory],
+    },
+    CallSite {
+        name: "begin_command_buffer",
+        errors: &[FaultKind::OutOfMemory],
+    },
+    CallSite {
+        name: "end_command_buffer",
+        errors: &[FaultKind::OutOfMemory],
+    },
+    CallSite {
+        name: "submit",
+        errors: &[FaultKind::OutOfMemory, FaultKind::DeviceLost],
+    },
+    CallSite {
+        name: "wait",
+        errors: &[FaultKind::DeviceLost],
+    },
+];
+
+/// The test device.
+#[derive(Debug)]
+pub struct TestDevice {
+    features: Features,
+    live: AtomicI64,
+    completed: AtomicU64,
+    submitted: AtomicU64,
+    auto_complete: AtomicBool,
+    lost: AtomicBool,
+    faults: Arc<FaultInjector>,
+    log: Mutex<Vec<(u64, Vec<TestCommand>)>>,
+}
+
+impl TestDevice {
+    fn new(features: Features) -> TestDevice {
+        TestDevice {
+            features,
+            live: AtomicI64::new(0),
+            completed: AtomicU64::new(0),
+            submitted: AtomicU64::new(0),
+            auto_complete: AtomicBool::new(true),
+            lost: AtomicBool::new(false),
+            faults: Arc::new(FaultInjector::default()),
+            log: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Whether submissions complete as soon as they are submitted (the default).
+    pub fn set_auto_complete(&self, on: bool) {
+        self.auto_complete.store(on, Ordering::Release);
+    }
+
+    /// Completes every submission up to and including signal value `value`.
+    pub fn complete_through(&self, value: u64) {
+        let target = value.min(self.submitted.load(Ordering::Acquire));
+        self.completed.fetch_max(target, Ordering::AcqRel);
+    }
+
+    /// Makes every later call report a lost device.
+    pub fn set_lost(&self) {
+        self.lost.store(true, Ordering::Release);
+    }
+
+    /// The commands of every submission so far, with its signal value.
+    pub fn submitted_commands(&self) -> Vec<(u64, Vec<TestCommand>)> {
+        self.log.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The features the device was opened with.
+    pub fn features(&self) -> Features {
+        self.features
+    }
+
+    fn check(&self, site: &str) -> Result<()> {
+        if self.lost.load(Ordering::Acquire) {
+            return Err(DeviceError::Lost);
+        }
+        self.faults.check(site)
+    }
+
+    fn object(&self, site: &str, label: &str) -> Result<TestObject> {
+        self.check(site)?;
+        self.live.fetch_add(1, Ordering::AcqRel);
+        Ok(TestObject {
+            id: next_id(),
+            label: label.to_owned(),
+        })
+    }
+
+    fn release(&self) {
+        self.live.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    fn replay(commands: &[TestCommand]) {
+        for command in commands {
+            match command {
+                TestCommand::CopyBuffer {
+                    region,
+                    src_data,
+                    dst_data,
+                    ..
+                } => {
+                    let (s, d, n) = (
+                        region.src_offset as usize,
+                        region.dst_offset as usize,
+                        region.size as usize,
+                    );
+                    let bytes: Vec<u8> = {
+                        let src = src_data.lock().unwrap_or_else(|p| p.into_inner());
+                        src.get(s..s + n).map(<[u8]>::to_vec).unwrap_or_default()
+                    };
+                    let mut dst = dst_data.lock().unwrap_or_else(|p| p.into_inner());
+                    if let Some(out) = dst.get_mut(d..d + bytes.len()) {
+                        out.copy_from_slice(&bytes);
+                    }
+                }
+                TestCommand::FillBuffer {
+                    offset,
+                    size,
+                    value,
+                    data,
+                    ..
+                } => {
+                    let mut dst = data.lock().unwrap_or_else(|p| p.into_inner());
+                    let range = *offset as usize..(*offset + *size) as usize;
+                    if let Some(out) = dst.get_mut(range) {
+                        for chunk in out.chunks_mut(4) {
+                            chunk.copy_from_slice(&value.to_le_bytes()[..chunk.len()]);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Device for TestDevice {
+    type A = TestApi;
+
+    fn create_buffer(&self, desc: &BufferDescriptor<'_>) -> Result<TestBuffer> {
+        self.check("create_buffer")?;
+        self.live.fetch_add(1, Ordering::AcqRel);
+        Ok(TestBuffer {
+            id: next_id(),
+            data: Arc::new(Mutex::new(vec![0; desc.size as usize])),
+        })
+    }
+
+    fn destroy_buffer(&self, _buffer: TestBuffer) {
+        self.release();
+    }
+
+    fn buffer_host_visible(&self, _buffer: &TestBuffer) -> bool {
+        true
+    }
+
+    fn write_mapped(&self, buffer: &TestBuffer, offset: u64, data: &[u8]) -> Result<()> {
+        self.check("write_mapped")?;
+        let mut mem = buffer.data.lock().unwrap_or_else(|p| p.into_inner());
+        let start = offset as usize;
+        if let Some(out) = mem.get_mut(start..start + data.len()) {
+            out.copy_from_slice(data);
+        }
+        Ok(())
+    }
+
+    fn read_mapped(&self, buffer: &TestBuffer, offset: u64, out: &mut [u8]) -> Result<()> {
+        self.check("read_mapped")?;
+        let mem = buffer.data.lock().unwrap_or_else(|p| p.into_inner());
+        let start = offset as usize;
+        if let Some(src) = mem.get(start..start + out.len()) {
+            out.copy_from_slice(src);
+        }
+        Ok(())
+    }
+
+    fn create_texture(&self, desc: &TextureDescriptor<'_>) -> Result<TestObject> {
+        self.object("create_texture", desc.label)
+    }
+
+    fn destroy_texture(&self, _texture: TestObject) {
+        self.release();
+    }
+
+    fn create_texture_view(
+        &self,
+        _texture: &TestObject,
+        desc: &TextureViewDescriptor<'_>,
+    ) -> Result<TestObject> {
+        self.object("create_texture_view", desc.label)
+    }
+
+    fn destroy_texture_view(&self, _view: TestObject) {
+        self.release();
+    }
+
+    fn create_sampler(&self, desc: &SamplerDescriptor<'_>) -> Result<TestObject> {
+        self.object("create_sampler", desc.label)
+    }
+
+    fn destroy_sampler(&self, _sampler: TestObject) {
+        self.release();
+    }
+
+    fn create_query_set(&self, label: &str, _count: u32) -> Result<TestObject> {
+        self.object("create_query_set", label)
+    }
+
+    fn destroy_query_set(&self, _set: TestObject) {
+        self.release();
+    }
+
+    fn create_bind_group_layout(&self, desc: &BindGroupLayoutDescriptor<'_>) -> Result<TestObject> {
+        self.object("create_bind_group_layout", desc.label)
+    }
+
+    fn destroy_bind_group_layout(&self, _layout: TestObject) {
+        self.release();
+    }
+
+    fn create_bind_group(&self, desc: &BindGroupDescriptor<'_, TestApi>) -> Result<TestObject> {
+        self.object("create_bind_group", desc.label)
+    }
+
+    fn destroy_bind_group(&self, _group: TestObject) {
+        self.release();
+    }
+
+    fn create_pipeline_layout(
+        &self,
+        desc: &PipelineLayoutDescriptor<'_, TestApi>,
+    ) -> Result<TestObject> {
+        self.object("create_pipeline_layout", desc.label)
+    }
+
+    fn destroy_pipeline_layout(&self, _layout: TestObject) {
+        self.release();
+    }
+
+    fn create_shader_module(&self, desc: &ShaderModuleDescriptor<'_>) -> Result<TestObject> {
+        self.object("create_shader_module", desc.label)
+    }
+
+    fn destroy_shader_module(&self, _module: TestObject) {
+        self.release();
+    }
+
+    fn create_compute_pipeline(
+        &self,
+        desc: &ComputePipelineDescriptor<'_, TestApi>,
+    ) -> Result<TestObject> {
+        self.object("create_compute_pipeline", desc.label)
+    }
+
+    fn destroy_compute_pipeline(&self, _pipeline: TestObject) {
+        self.release();
+    }
+
+    fn create_render_pipeline(
+        &self,
+        desc: &RenderPipelineDescriptor<'_, TestApi>,
+    ) -> Result<TestObject> {
+        self.object("create_render_pipeline", desc.label)
+    }
+
+    fn destroy_render_pipeline(&self, _pipeline: TestObject) {
+        self.release();
+    }
+
+    fn create_command_encoder(&self, _label: &str) -> Result<TestCommandEncoder> {
+        self.check("create_command_encoder")?;
+        self.live.fetch_add(1, Ordering::AcqRel);
+        Ok(TestCommandEncoder {
+            faults: Some(self.faults.clone()),
+            ..Default::default()
+        })
+    }
+
+    fn destroy_command_encoder(&self, _encoder: TestCommandEncoder) {
+        self.release();
+    }
+
+    fn submit(&self, command_buffers: &[&TestCommandBuffer], signal_value: u64) -> Result<()> {
+        self.check("submit")?;
+        let mut commands = Vec::new();
+        for cb in command_buffers {
+            Self::replay(&cb.commands);
+            commands.extend(cb.commands.iter().cloned());
+        }
+        self.log
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((signal_value, commands));
+        self.submitted.fetch_max(signal_value, Ordering::AcqRel);
+        if self.auto_complete.load(Ordering::Acquire) {
+            self.completed.fetch_max(signal_value, Ordering::AcqRel);
+        }
+        Ok(())
+    }
+
+    fn completed_value(&self) -> Result<u64> {
+        if self.lost.load(Ordering::Acquire) {
+            return Err(DeviceError::Lost);
+        }
+        Ok(self.completed.load(Ordering::Acquire))
+    }
+
+    fn wait_for_value(&self, value: u64, timeout: Duration) -> Result<bool> {
+        self.check("wait")?;
+        if self.completed.load(Ordering::Acquire) >= value {
+            return Ok(true);
+        }
+        // Completion moves only when the test says so; a bounded sleep keeps the wait honest
+        // for tests that release it from another thread.
+        let deadline = std::time::Instant::now() + timeout;
+        while std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1).min(timeout));
+            if self.completed.load(Ordering::Acquire) >= value {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    fn live_objects(&self) -> u64 {
+        self.live.load(Ordering::Acquire).max(0) as u64
+    }
+
+    fn faults(&self) -> &FaultInjector {
+        &self.faults
+    }
+
+    fn call_sites(&self) -> &'static [CallSite] {
+        TEST_CALL_SITES
+    }
+
+    fn supports_full_index_range(&self, format: IndexFormat) -> bool {
+        format == IndexFormat::Uint16 || self.features.contains(Features::FULL_DRAW_INDEX_UINT32)
+    }
+}

@@ -1,0 +1,350 @@
+//! The test backend's command encoder: records commands into a list.
+
+use super::{ObjectId, TestApi, TestBuffer, TestObject};
+use crate::api::{BindPoint, CommandEncoder};
+use crate::buffer::BufferCopy;
+use crate::command::{ComputePassDescriptor, MemoryBarrier, TextureBarrier};
+use crate::render::{BufferTextureCopy, RenderPassDescriptor, TextureCopy};
+use crate::texture::{SubresourceRange, TextureLayout};
+use crate::{IndexFormat, Result};
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+/// One recorded command.
+#[derive(Clone, Debug)]
+pub enum TestCommand {
+    /// A global memory barrier.
+    Barrier(MemoryBarrier),
+    /// A texture layout transition.
+    TextureBarrier {
+        /// Texture.
+        texture: ObjectId,
+        /// Layout before.
+        old: TextureLayout,
+        /// Layout after.
+        new: TextureLayout,
+    },
+    /// A buffer copy (with the memories, for replay).
+    CopyBuffer {
+        /// Source.
+        src: ObjectId,
+        /// Destination.
+        dst: ObjectId,
+        /// Region.
+        region: BufferCopy,
+        /// Source memory.
+        src_data: Arc<Mutex<Vec<u8>>>,
+        /// Destination memory.
+        dst_data: Arc<Mutex<Vec<u8>>>,
+    },
+    /// A buffer fill.
+    FillBuffer {
+        /// Buffer.
+        buffer: ObjectId,
+        /// Offset.
+        offset: u64,
+        /// Size.
+        size: u64,
+        /// Value.
+        value: u32,
+        /// Memory, for replay.
+        data: Arc<Mutex<Vec<u8>>>,
+    },
+    /// A buffer-to-texture copy.
+    CopyBufferToTexture {
+        /// Source buffer.
+        src: ObjectId,
+        /// Destination texture.
+        dst: ObjectId,
+    },
+    /// A texture-to-buffer copy.
+    CopyTextureToBuffer {
+        /// Source texture.
+        src: ObjectId,
+        /// Destination buffer.
+        dst: ObjectId,
+    },
+    /// A texture-to-texture copy.
+    CopyTextureToTexture {
+        /// Source.
+        src: ObjectId,
+        /// Destination.
+        dst: ObjectId,
+    },
+    /// A texture clear.
+    ClearTexture(ObjectId),
+    /// Query reset.
+    ResetQueries(ObjectId),
+    /// Timestamp write.
+    WriteTimestamp(ObjectId, u32),
+    /// Query resolve.
+    ResolveQueries(ObjectId),
+    /// Bind group bound.
+    SetBindGroup {
+        /// Group index.
+        index: u32,
+        /// Bind group.
+        group: ObjectId,
+        /// Dynamic offsets.
+        offsets: Vec<u32>,
+    },
+    /// Compute pass start.
+    BeginComputePass(String),
+    /// Compute pass end.
+    EndComputePass,
+    /// Compute pipeline bound.
+    SetComputePipeline(ObjectId),
+    /// Dispatch.
+    Dispatch([u32; 3]),
+    /// Indirect dispatch.
+    DispatchIndirect(ObjectId, u64),
+    /// Render pass start.
+    BeginRenderPass(String),
+    /// Render pass end.
+    EndRenderPass,
+    /// Render pipeline bound.
+    SetRenderPipeline(ObjectId),
+    /// Vertex buffer bound.
+    SetVertexBuffer(u32, ObjectId, u64),
+    /// Index buffer bound.
+    SetIndexBuffer(ObjectId, u64, IndexFormat),
+    /// Viewport set.
+    SetViewport,
+    /// Scissor set.
+    SetScissor([u32; 4]),
+    /// Blend constant set.
+    SetBlendConstant,
+    /// Stencil reference set.
+    SetStencilReference(u32),
+    /// Draw.
+    Draw(Range<u32>, Range<u32>),
+    /// Indexed draw.
+    DrawIndexed(Range<u32>, i32, Range<u32>),
+    /// Indirect draw.
+    DrawIndirect(ObjectId, u64),
+    /// Indexed indirect draw.
+    DrawIndexedIndirect(ObjectId, u64),
+}
+
+/// A finished test command buffer.
+#[derive(Debug)]
+pub struct TestCommandBuffer {
+    /// Label given at `begin`.
+    pub label: String,
+    /// Commands in order.
+    pub commands: Vec<TestCommand>,
+}
+
+/// The test encoder.
+#[derive(Debug, Default)]
+pub struct TestCommandEncoder {
+    pub(super) recording: Option<TestCommandBuffer>,
+    pub(super) faults: Option<Arc<crate::faults::FaultInjector>>,
+}
+
+impl TestCommandEncoder {
+    fn push(&mut self, command: TestCommand) {
+        if let Some(cb) = self.recording.as_mut() {
+            cb.commands.push(command);
+        }
+    }
+}
+
+impl CommandEncoder for TestCommandEncoder {
+    type A = TestApi;
+
+    fn begin(&mut self, label: &str) -> Result<()> {
+        if let Some(f) = &self.faults {
+            f.check("begin_command_buffer")?;
+        }
+        self.recording = Some(TestCommandBuffer {
+            label: label.to_owned(),
+            commands: Vec::new(),
+        });
+        Ok(())
+    }
+
+    fn end(&mut self) -> Result<TestCommandBuffer> {
+        if let Some(f) = &self.faults {
+            f.check("end_command_buffer")?;
+        }
+        Ok(self.recording.take().unwrap_or(TestCommandBuffer {
+            label: String::new(),
+            commands: Vec::new(),
+        }))
+    }
+
+    fn discard(&mut self) {
+        self.recording = None;
+    }
+
+    fn reset_all(&mut self, _buffers: Vec<TestCommandBuffer>) {}
+
+    fn memory_barrier(&mut self, barrier: MemoryBarrier) {
+        self.push(TestCommand::Barrier(barrier));
+    }
+
+    fn texture_barriers(&mut self, barriers: &[TextureBarrier<'_, TestApi>]) {
+        for b in barriers {
+            self.push(TestCommand::TextureBarrier {
+                texture: b.texture.id,
+                old: b.old_layout,
+                new: b.new_layout,
+            });
+        }
+    }
+
+    fn copy_buffer_to_buffer(&mut self, src: &TestBuffer, dst: &TestBuffer, region: BufferCopy) {
+        self.push(TestCommand::CopyBuffer {
+            src: src.id,
+            dst: dst.id,
+            region,
+            src_data: src.data.clone(),
+            dst_data: dst.data.clone(),
+        });
+    }
+
+    fn fill_buffer(&mut self, buffer: &TestBuffer, offset: u64, size: u64, value: u32) {
+        self.push(TestCommand::FillBuffer {
+            buffer: buffer.id,
+            offset,
+            size,
+            value,
+            data: buffer.data.clone(),
+        });
+    }
+
+    fn copy_buffer_to_texture(
+        &mut self,
+        src: &TestBuffer,
+        dst: &TestObject,
+        _: &BufferTextureCopy,
+    ) {
+        self.push(TestCommand::CopyBufferToTexture {
+            src: src.id,
+            dst: dst.id,
+        });
+    }
+
+    fn copy_texture_to_buffer(
+        &mut self,
+        src: &TestObject,
+        dst: &TestBuffer,
+        _: &BufferTextureCopy,
+    ) {
+        self.push(TestCommand::CopyTextureToBuffer {
+            src: src.id,
+            dst: dst.id,
+        });
+    }
+
+    fn copy_texture_to_texture(&mut self, src: &TestObject, dst: &TestObject, _: &TextureCopy) {
+        self.push(TestCommand::CopyTextureToTexture {
+            src: src.id,
+            dst: dst.id,
+        });
+    }
+
+    fn clear_texture(&mut self, texture: &TestObject, _: SubresourceRange, _: [f32; 4]) {
+        self.push(TestCommand::ClearTexture(texture.id));
+    }
+
+    fn reset_queries(&mut self, set: &TestObject, _: u32, _: u32) {
+        self.push(TestCommand::ResetQueries(set.id));
+    }
+
+    fn write_timestamp(&mut self, set: &TestObject, index: u32) {
+        self.push(TestCommand::WriteTimestamp(set.id, index));
+    }
+
+    fn resolve_queries(&mut self, set: &TestObject, _: u32, _: u32, _: &TestBuffer, _: u64) {
+        self.push(TestCommand::ResolveQueries(set.id));
+    }
+
+    fn set_bind_group(
+        &mut self,
+        _point: BindPoint,
+        _layout: &TestObject,
+        index: u32,
+        group: &TestObject,
+        dynamic_offsets: &[u32],
+    ) {
+        self.push(TestCommand::SetBindGroup {
+            index,
+            group: group.id,
+            offsets: dynamic_offsets.to_vec(),
+        });
+    }
+
+    fn begin_compute_pass(&mut self, desc: &ComputePassDescriptor<'_, TestApi>) {
+        self.push(TestCommand::BeginComputePass(desc.label.to_owned()));
+    }
+
+    fn end_compute_pass(&mut self) {
+        self.push(TestCommand::EndComputePass);
+    }
+
+    fn set_compute_pipeline(&mut self, pipeline: &TestObject) {
+        self.push(TestCommand::SetComputePipeline(pipeline.id));
+    }
+
+    fn dispatch(&mut self, count: [u32; 3]) {
+        self.push(TestCommand::Dispatch(count));
+    }
+
+    fn dispatch_indirect(&mut self, buffer: &TestBuffer, offset: u64) {
+        self.push(TestCommand::DispatchIndirect(buffer.id, offset));
+    }
+
+    fn begin_render_pass(&mut self, desc: &RenderPassDescriptor<'_, TestApi>) {
+        self.push(TestCommand::BeginRenderPass(desc.label.to_owned()));
+    }
+
+    fn end_render_pass(&mut self) {
+        self.push(TestCommand::EndRenderPass);
+    }
+
+    fn set_render_pipeline(&mut self, pipeline: &TestObject) {
+        self.push(TestCommand::SetRenderPipeline(pipeline.id));
+    }
+
+    fn set_vertex_buffer(&mut self, slot: u32, buffer: &TestBuffer, offset: u64) {
+        self.push(TestCommand::SetVertexBuffer(slot, buffer.id, offset));
+    }
+
+    fn set_index_buffer(&mut self, buffer: &TestBuffer, offset: u64, format: IndexFormat) {
+        self.push(TestCommand::SetIndexBuffer(buffer.id, offset, format));
+    }
+
+    fn set_viewport(&mut self, _: [f32; 4], _: [f32; 2]) {
+        self.push(TestCommand::SetViewport);
+    }
+
+    fn set_scissor(&mut self, rect: [u32; 4]) {
+        self.push(TestCommand::SetScissor(rect));
+    }
+
+    fn set_blend_constant(&mut self, _: [f32; 4]) {
+        self.push(TestCommand::SetBlendConstant);
+    }
+
+    fn set_stencil_reference(&mut self, reference: u32) {
+        self.push(TestCommand::SetStencilReference(reference));
+    }
+
+    fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) {
+        self.push(TestCommand::Draw(vertices, instances));
+    }
+
+    fn draw_indexed(&mut self, indices: Range<u32>, base_vertex: i32, instances: Range<u32>) {
+        self.push(TestCommand::DrawIndexed(indices, base_vertex, instances));
+    }
+
+    fn draw_indirect(&mut self, buffer: &TestBuffer, offset: u64) {
+        self.push(TestCommand::DrawIndirect(buffer.id, offset));
+    }
+
+    fn draw_indexed_indirect(&mut self, buffer: &TestBuffer, offset: u64) {
+        self.push(TestCommand::DrawIndexedIndirect(buffer.id, offset));
+    }
+}

@@ -1,0 +1,1 @@
+//! MSL output with binding maps (see the shaders issue).

@@ -1,0 +1,586 @@
+//! Reflection: per entry point, what it is and every resource it statically uses.
+
+use naga::{AddressSpace, ImageClass, ImageDimension, ScalarKind, StorageAccess, TypeInner};
+use std::fmt::Write as _;
+use vigil_hal::{StorageTextureAccess, TextureFormat, TextureViewDimension};
+
+/// Pipeline stage of an entry point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stage {
+    /// Vertex.
+    Vertex,
+    /// Fragment.
+    Fragment,
+    /// Compute.
+    Compute,
+    /// Any stage vigil does not run (task, mesh, ray tracing).
+    Other,
+}
+
+impl Stage {
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Vertex => "vertex",
+            Stage::Fragment => "fragment",
+            Stage::Compute => "compute",
+            Stage::Other => "other",
+        }
+    }
+
+    /// The HAL stage flag (empty for `Other`).
+    pub fn to_hal(self) -> vigil_hal::ShaderStages {
+        match self {
+            Stage::Vertex => vigil_hal::ShaderStages::VERTEX,
+            Stage::Fragment => vigil_hal::ShaderStages::FRAGMENT,
+            Stage::Compute => vigil_hal::ShaderStages::COMPUTE,
+            Stage::Other => vigil_hal::ShaderStages::empty(),
+        }
+    }
+}
+
+/// Dimension of a texture binding as declared in WGSL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TextureDimension {
+    /// `texture_1d`.
+    D1,
+    /// `texture_2d`.
+    D2,
+    /// `texture_2d_array`.
+    D2Array,
+    /// `texture_3d`.
+    D3,
+    /// `texture_cube`.
+    Cube,
+    /// `texture_cube_array`.
+    CubeArray,
+}
+
+impl TextureDimension {
+    /// The view dimension vigil supports for it, if any.
+    pub fn to_view_dimension(self) -> Option<TextureViewDimension> {
+        match self {
+            TextureDimension::D2 => Some(TextureViewDimension::D2),
+            TextureDimension::D2Array => Some(TextureViewDimension::D2Array),
+            TextureDimension::Cube => Some(TextureViewDimension::Cube),
+            TextureDimension::CubeArray => Some(TextureViewDimension::CubeArray),
+            TextureDimension::D1 | TextureDimension::D3 => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            TextureDimension::D1 => "1d",
+            TextureDimension::D2 => "2d",
+            TextureDimension::D2Array => "2d-array",
+            TextureDimension::D3 => "3d",
+            TextureDimension::Cube => "cube",
+            TextureDimension::CubeArray => "cube-array",
+        }
+    }
+}
+
+/// Sample type of a sampled texture as declared in WGSL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SampleKind {
+    /// `texture_*<f32>`.
+    Float,
+    /// `texture_*<i32>`.
+    Sint,
+    /// `texture_*<u32>`.
+    Uint,
+    /// `texture_depth_*`.
+    Depth,
+}
+
+/// What a binding is, as the shader declares it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BindingKind {
+    /// `var<uniform>`.
+    UniformBuffer,
+    /// `var<storage, read>` or `var<storage, read_write>`.
+    StorageBuffer {
+        /// Declared `read`.
+        read_only: bool,
+    },
+    /// A sampled texture.
+    SampledTexture {
+        /// Sample type.
+        sample: SampleKind,
+        /// Dimension.
+        dimension: TextureDimension,
+        /// `texture_multisampled_*`.
+        multisampled: bool,
+    },
+    /// A storage texture.
+    StorageTexture {
+        /// Format, when vigil supports it.
+        format: Option<TextureFormat>,
+        /// Format name as written.
+        format_name: String,
+        /// Access.
+        access: StorageTextureAccess,
+        /// Dimension.
+        dimension: TextureDimension,
+    },
+    /// `sampler` (`comparison: false`) or `sampler_comparison`.
+    Sampler {
+        /// Whether it is a comparison sampler.
+        comparison: bool,
+    },
+    /// Anything else (binding arrays, acceleration structures, external textures).
+    Unsupported(String),
+}
+
+impl BindingKind {
+    /// A short human name, matching `vigil_hal::BindingType::describe` where they overlap.
+    pub fn describe(&self) -> String {
+        match self {
+            BindingKind::UniformBuffer => "uniform buffer".into(),
+            BindingKind::StorageBuffer { read_only: true } => "read-only storage buffer".into(),
+            BindingKind::StorageBuffer { read_only: false } => "read-write storage buffer".into(),
+            BindingKind::SampledTexture { .. } => "sampled texture".into(),
+            BindingKind::StorageTexture { .. } => "storage texture".into(),
+            BindingKind::Sampler { comparison: true } => "comparison sampler".into(),
+            BindingKind::Sampler { comparison: false } => "sampler".into(),
+            BindingKind::Unsupported(what) => format!("unsupported binding ({what})"),
+        }
+    }
+}
+
+/// One resource binding an entry point statically uses.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BindingReflection {
+    /// `@group(n)`.
+    pub group: u32,
+    /// `@binding(n)`.
+    pub binding: u32,
+    /// Variable name.
+    pub name: String,
+    /// What it is.
+    pub kind: BindingKind,
+    /// Smallest buffer range the shader needs, in bytes (0 for non-buffers). For a
+    /// runtime-sized array, the size with one element.
+    pub min_binding_size: u64,
+    /// Whether its type holds a runtime-sized array.
+    pub runtime_array: bool,
+    /// Whether the entry point writes through it.
+    pub written: bool,
+}
+
+/// Scalar kind of a stage input or output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IoScalar {
+    /// f32 (or f16).
+    Float,
+    /// u32.
+    Uint,
+    /// i32.
+    Sint,
+    /// bool or anything else.
+    Other,
+}
+
+/// A user-defined stage input or output (`@location(n)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IoVariable {
+    /// Location.
+    pub location: u32,
+    /// Scalar kind.
+    pub scalar: IoScalar,
+    /// Components (1 to 4).
+    pub components: u32,
+}
+
+/// Everything about one entry point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryPointReflection {
+    /// Name.
+    pub name: String,
+    /// Stage.
+    pub stage: Stage,
+    /// Workgroup size (compute), else `[0, 0, 0]`.
+    pub workgroup_size: [u32; 3],
+    /// Workgroup memory it uses, in bytes.
+    pub workgroup_storage_size: u64,
+    /// Bindings it statically uses, sorted by group then binding.
+    pub bindings: Vec<BindingReflection>,
+    /// Vertex inputs (vertex stage), sorted by location.
+    pub vertex_inputs: Vec<IoVariable>,
+    /// Fragment outputs (fragment stage), sorted by location.
+    pub fragment_outputs: Vec<IoVariable>,
+}
+
+/// Reflection of a whole module.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Reflection {
+    /// Entry points in declaration order.
+    pub entry_points: Vec<EntryPointReflection>,
+}
+
+impl Reflection {
+    /// The entry point called `name`.
+    pub fn entry_point(&self, name: &str) -> Option<&EntryPointReflection> {
+        self.entry_points.iter().find(|e| e.name == name)
+    }
+
+    /// The reflection as a JSON document.
+    pub fn to_json(&self) -> String {
+        let mut out = String::from("{\n  \"entry_points\": [");
+        for (i, ep) in self.entry_points.iter().enumerate() {
+            out.push_str(if i == 0 { "\n" } else { ",\n" });
+            let _ = write!(
+                out,
+                "    {{\n      \"name\": {},\n      \"stage\": \"{}\",\n      \"workgroup_size\": [{}, {}, {}],\n      \"workgroup_storage_size\": {},\n      \"bindings\": [",
+                json_str(&ep.name),
+                ep.stage.name(),
+                ep.workgroup_size[0],
+                ep.workgroup_size[1],
+                ep.workgroup_size[2],
+                ep.workgroup_storage_size
+            );
+            for (j, b) in ep.bindings.iter().enumerate() {
+                out.push_str(if j == 0 { "\n" } else { ",\n" });
+                let _ = write!(
+                    out,
+                    "        {{ \"group\": {}, \"binding\": {}, \"name\": {}, {}, \"min_binding_size\": {}, \"runtime_array\": {}, \"written\": {} }}",
+                    b.group,
+                    b.binding,
+                    json_str(&b.name),
+                    kind_json(&b.kind),
+                    b.min_binding_size,
+                    b.runtime_array,
+                    b.written
+                );
+            }
+            out.push_str(if ep.bindings.is_empty() {
+                "],\n"
+            } else {
+                "\n      ],\n"
+            });
+            let io = |vars: &[IoVariable]| {
+                vars.iter()
+                    .map(|v| {
+                        format!(
+                            "{{ \"location\": {}, \"scalar\": \"{}\", \"components\": {} }}",
+                            v.location,
+                            match v.scalar {
+                                IoScalar::Float => "float",
+                                IoScalar::Uint => "uint",
+                                IoScalar::Sint => "sint",
+                                IoScalar::Other => "other",
+                            },
+                            v.components
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let _ = write!(
+                out,
+                "      \"vertex_inputs\": [{}],\n      \"fragment_outputs\": [{}]\n    }}",
+                io(&ep.vertex_inputs),
+                io(&ep.fragment_outputs)
+            );
+        }
+        out.push_str(if self.entry_points.is_empty() {
+            "]\n}\n"
+        } else {
+            "\n  ]\n}\n"
+        });
+        out
+    }
+}
+
+fn json_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn kind_json(kind: &BindingKind) -> String {
+    match kind {
+        BindingKind::UniformBuffer => "\"kind\": \"uniform-buffer\"".into(),
+        BindingKind::StorageBuffer { read_only } => {
+            format!("\"kind\": \"storage-buffer\", \"read_only\": {read_only}")
+        }
+        BindingKind::SampledTexture {
+            sample,
+            dimension,
+            multisampled,
+        } => format!(
+            "\"kind\": \"sampled-texture\", \"sample_type\": \"{}\", \"dimension\": \"{}\", \"multisampled\": {multisampled}",
+            match sample {
+                SampleKind::Float => "float",
+                SampleKind::Sint => "sint",
+                SampleKind::Uint => "uint",
+                SampleKind::Depth => "depth",
+            },
+            dimension.name()
+        ),
+        BindingKind::StorageTexture {
+            format_name,
+            access,
+            dimension,
+            ..
+        } => format!(
+            "\"kind\": \"storage-texture\", \"format\": {}, \"access\": \"{}\", \"dimension\": \"{}\"",
+            json_str(format_name),
+            match access {
+                StorageTextureAccess::ReadOnly => "read",
+                StorageTextureAccess::WriteOnly => "write",
+                StorageTextureAccess::ReadWrite => "read_write",
+            },
+            dimension.name()
+        ),
+        BindingKind::Sampler { comparison } => {
+            format!("\"kind\": \"sampler\", \"comparison\": {comparison}")
+        }
+        BindingKind::Unsupported(what) => {
+            format!("\"kind\": \"unsupported\", \"what\": {}", json_str(what))
+        }
+    }
+}
+
+/// Whether the type holds a runtime-sized array (directly or as a struct's last member).
+pub(crate) fn holds_runtime_array(module: &naga::Module, ty: naga::Handle<naga::Type>) -> bool {
+    match &module.types[ty].inner {
+        TypeInner::Array {
+            size: naga::ArraySize::Dynamic,
+            ..
+        } => true,
+        TypeInner::Struct { members, .. } => members
+            .last()
+            .is_some_and(|m| holds_runtime_array(module, m.ty)),
+        _ => false,
+    }
+}
+
+fn storage_format(format: naga::StorageFormat) -> (Option<TextureFormat>, String) {
+    use naga::StorageFormat as S;
+    let ours = match format {
+        S::R8Unorm => Some(TextureFormat::R8Unorm),
+        S::Rg8Unorm => Some(TextureFormat::Rg8Unorm),
+        S::Rgba8Unorm => Some(TextureFormat::Rgba8Unorm),
+        S::Bgra8Unorm => Some(TextureFormat::Bgra8Unorm),
+        S::Rgba8Uint => Some(TextureFormat::Rgba8Uint),
+        S::R32Uint => Some(TextureFormat::R32Uint),
+        S::R32Sint => Some(TextureFormat::R32Sint),
+        S::R32Float => Some(TextureFormat::R32Float),
+        S::Rg32Float => Some(TextureFormat::Rg32Float),
+        S::Rgba16Float => Some(TextureFormat::Rgba16Float),
+        S::Rgba32Float => Some(TextureFormat::Rgba32Float),
+        S::Rgba32Uint => Some(TextureFormat::Rgba32Uint),
+        _ => None,
+    };
+    let name = ours.map_or_else(
+        || format!("{format:?}").to_lowercase(),
+        |f| f.wgsl_name().to_owned(),
+    );
+    (ours, name)
+}
+
+fn dimension(dim: ImageDimension, arrayed: bool) -> TextureDimension {
+    match (dim, arrayed) {
+        (ImageDimension::D1, _) => TextureDimension::D1,
+        (ImageDimension::D2, false) => TextureDimension::D2,
+        (ImageDimension::D2, true) => TextureDimension::D2Array,
+        (ImageDimension::D3, _) => TextureDimension::D3,
+        (ImageDimension::Cube, false) => TextureDimension::Cube,
+        (ImageDimension::Cube, true) => TextureDimension::CubeArray,
+    }
+}
+
+fn binding_kind(module: &naga::Module, var: &naga::GlobalVariable) -> BindingKind {
+    match var.space {
+        AddressSpace::Uniform => return BindingKind::UniformBuffer,
+        AddressSpace::Storage { access } => {
+            return BindingKind::StorageBuffer {
+                read_only: !access.contains(StorageAccess::STORE),
+            };
+        }
+        _ => {}
+    }
+    match &module.types[var.ty].inner {
+        TypeInner::Image {
+            dim,
+            arrayed,
+            class,
+        } => match class {
+            ImageClass::Sampled { kind, multi } => BindingKind::SampledTexture {
+                sample: match kind {
+                    ScalarKind::Sint => SampleKind::Sint,
+                    ScalarKind::Uint => SampleKind::Uint,
+                    _ => SampleKind::Float,
+                },
+                dimension: dimension(*dim, *arrayed),
+                multisampled: *multi,
+            },
+            ImageClass::Depth { multi } => BindingKind::SampledTexture {
+                sample: SampleKind::Depth,
+                dimension: dimension(*dim, *arrayed),
+                multisampled: *multi,
+            },
+            ImageClass::Storage { format, access } => {
+                let (format, format_name) = storage_format(*format);
+                let access = match (
+                    access.contains(StorageAccess::LOAD),
+                    access.contains(StorageAccess::STORE),
+                ) {
+                    (true, true) => StorageTextureAccess::ReadWrite,
+                    (true, false) => StorageTextureAccess::ReadOnly,
+                    _ => StorageTextureAccess::WriteOnly,
+                };
+                BindingKind::StorageTexture {
+                    format,
+                    format_name,
+                    access,
+                    dimension: dimension(*dim, *arrayed),
+                }
+            }
+            ImageClass::External => BindingKind::Unsupported("external texture".into()),
+        },
+        TypeInner::Sampler { comparison } => BindingKind::Sampler {
+            comparison: *comparison,
+        },
+        TypeInner::BindingArray { .. } => BindingKind::Unsupported("binding array".into()),
+        TypeInner::AccelerationStructure { .. } => {
+            BindingKind::Unsupported("acceleration structure".into())
+        }
+        other => BindingKind::Unsupported(format!("{other:?}")),
+    }
+}
+
+fn io_of(module: &naga::Module, ty: naga::Handle<naga::Type>) -> (IoScalar, u32) {
+    let scalar_kind = |s: naga::Scalar| match s.kind {
+        ScalarKind::Float => IoScalar::Float,
+        ScalarKind::Uint => IoScalar::Uint,
+        ScalarKind::Sint => IoScalar::Sint,
+        _ => IoScalar::Other,
+    };
+    match &module.types[ty].inner {
+        TypeInner::Scalar(s) => (scalar_kind(*s), 1),
+        TypeInner::Vector { size, scalar } => (scalar_kind(*scalar), *size as u32),
+        _ => (IoScalar::Other, 0),
+    }
+}
+
+fn collect_io(
+    module: &naga::Module,
+    ty: naga::Handle<naga::Type>,
+    binding: Option<&naga::Binding>,
+    out: &mut Vec<IoVariable>,
+) {
+    match binding {
+        Some(naga::Binding::Location { location, .. }) => {
+            let (scalar, components) = io_of(module, ty);
+            out.push(IoVariable {
+                location: *location,
+                scalar,
+                components,
+            });
+        }
+        Some(naga::Binding::BuiltIn(_)) => {}
+        None => {
+            if let TypeInner::Struct { members, .. } = &module.types[ty].inner {
+                for m in members {
+                    collect_io(module, m.ty, m.binding.as_ref(), out);
+                }
+            }
+        }
+    }
+}
+
+/// Builds the reflection of a validated module.
+pub(crate) fn reflect(module: &naga::Module, info: &naga::valid::ModuleInfo) -> Reflection {
+    let gctx = module.to_ctx();
+    let entry_points = module
+        .entry_points
+        .iter()
+        .enumerate()
+        .map(|(index, ep)| {
+            let fun_info = info.get_entry_point(index);
+            let mut bindings = Vec::new();
+            let mut workgroup_storage_size = 0u64;
+            for (handle, var) in module.global_variables.iter() {
+                let usage = fun_info[handle];
+                if usage.is_empty() {
+                    continue;
+                }
+                if var.space == AddressSpace::WorkGroup {
+                    workgroup_storage_size += u64::from(module.types[var.ty].inner.size(gctx));
+                }
+                let Some(rb) = &var.binding else { continue };
+                let kind = binding_kind(module, var);
+                let is_buffer = matches!(
+                    kind,
+                    BindingKind::UniformBuffer | BindingKind::StorageBuffer { .. }
+                );
+                bindings.push(BindingReflection {
+                    group: rb.group,
+                    binding: rb.binding,
+                    name: var.name.clone().unwrap_or_default(),
+                    min_binding_size: if is_buffer {
+                        u64::from(module.types[var.ty].inner.size(gctx))
+                    } else {
+                        0
+                    },
+                    runtime_array: holds_runtime_array(module, var.ty),
+                    written: usage.contains(naga::valid::GlobalUse::WRITE),
+                    kind,
+                });
+            }
+            bindings.sort_by_key(|b| (b.group, b.binding));
+            let stage = match ep.stage {
+                naga::ShaderStage::Vertex => Stage::Vertex,
+                naga::ShaderStage::Fragment => Stage::Fragment,
+                naga::ShaderStage::Compute => Stage::Compute,
+                _ => Stage::Other,
+            };
+            let mut vertex_inputs = Vec::new();
+            let mut fragment_outputs = Vec::new();
+            if stage == Stage::Vertex {
+                for arg in &ep.function.arguments {
+                    collect_io(module, arg.ty, arg.binding.as_ref(), &mut vertex_inputs);
+                }
+                vertex_inputs.sort_by_key(|v| v.location);
+            }
+            if stage == Stage::Fragment {
+                if let Some(result) = &ep.function.result {
+                    collect_io(
+                        module,
+                        result.ty,
+                        result.binding.as_ref(),
+                        &mut fragment_outputs,
+                    );
+                }
+                fragment_outputs.sort_by_key(|v| v.location);
+            }
+            EntryPointReflection {
+                name: ep.name.clone(),
+                stage,
+                workgroup_size: if stage == Stage::Compute {
+                    ep.workgroup_size
+                } else {
+                    [0; 3]
+                },
+                workgroup_storage_size,
+                bindings,
+                vertex_inputs,
+                fragment_outputs,
+            }
+        })
+        .collect();
+    Reflection { entry_points }
+}

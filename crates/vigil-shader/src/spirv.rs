@@ -1,0 +1,61 @@
+//! SPIR-V out, with bounds checks chosen so that no index in a shader can reach memory
+//! outside what is bound to it.
+
+use crate::guard::guarded;
+use crate::{Diagnostic, Module};
+use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
+
+/// How to emit SPIR-V.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpirvOptions {
+    /// SPIR-V version `(major, minor)`; 1.3 is what Vulkan 1.1 and later accept.
+    pub version: (u8, u8),
+    /// Emit names and source-level debug information.
+    pub debug: bool,
+}
+
+impl Default for SpirvOptions {
+    fn default() -> Self {
+        SpirvOptions {
+            version: (1, 3),
+            debug: false,
+        }
+    }
+}
+
+/// The bounds-check policies every backend output uses.
+///
+/// Indices into arrays, vectors and matrices, in buffers and elsewhere, and texel loads:
+/// an out-of-range read yields zero and an out-of-range write is dropped. For runtime-sized
+/// arrays the length comes from the bound range, so a shader cannot touch a neighbouring
+/// buffer or the bytes outside its bound range. Binding-array indices are clamped.
+pub fn safe_bounds_checks() -> BoundsCheckPolicies {
+    BoundsCheckPolicies {
+        index: BoundsCheckPolicy::ReadZeroSkipWrite,
+        buffer: BoundsCheckPolicy::ReadZeroSkipWrite,
+        image_load: BoundsCheckPolicy::ReadZeroSkipWrite,
+        binding_array: BoundsCheckPolicy::Restrict,
+    }
+}
+
+impl Module {
+    /// Translates the whole module (every entry point) to SPIR-V words.
+    pub fn to_spirv(&self, options: &SpirvOptions) -> Result<Vec<u32>, Diagnostic> {
+        guarded(self.file(), || {
+            let mut flags = naga::back::spv::WriterFlags::ADJUST_COORDINATE_SPACE
+                | naga::back::spv::WriterFlags::LABEL_VARYINGS
+                | naga::back::spv::WriterFlags::CLAMP_FRAG_DEPTH;
+            if options.debug {
+                flags |= naga::back::spv::WriterFlags::DEBUG;
+            }
+            let spv_options = naga::back::spv::Options {
+                lang_version: options.version,
+                flags,
+                bounds_check_policies: safe_bounds_checks(),
+                ..naga::back::spv::Options::default()
+            };
+            naga::back::spv::write_vec(&self.naga, &self.info, &spv_options, None)
+                .map_err(|e| Diagnostic::new(self.file(), format!("SPIR-V generation failed: {e}")))
+        })
+    }
+}
