@@ -273,6 +273,8 @@ pub trait Device: Send + Debug {
     fn call_sites(&self) -> &'static [CallSite];
     /// Whether 32-bit indices honour every value on this device.
     fn supports_full_index_range(&self, format: IndexFormat) -> bool;
+    /// What the device can do with a format.
+    fn format_support(&self, format: crate::texture::TextureFormat) -> crate::texture::FormatSupport;
 }
 
 /// Records command buffers, one at a time, from a pool it owns.

@@ -371,3 +371,24 @@ pub struct SamplerDescriptor<'a> {
     /// Largest anisotropy (1 = off).
     pub anisotropy_clamp: u16,
 }
+
+/// What a device can do with a format (all false when the format is unsupported).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FormatSupport {
+    /// Can be sampled.
+    pub sampled: bool,
+    /// Can be sampled with linear filtering.
+    pub filterable: bool,
+    /// Can be a storage texture.
+    pub storage: bool,
+    /// Can be a color attachment.
+    pub color_attachment: bool,
+    /// Can be blended as a color attachment.
+    pub blendable: bool,
+    /// Can be a depth-stencil attachment.
+    pub depth_stencil_attachment: bool,
+    /// Can be copied to and from.
+    pub copy: bool,
+    /// Supports 4 samples per texel.
+    pub multisample4: bool,
+}

@@ -448,6 +448,20 @@ impl Device for TestDevice {
         TEST_CALL_SITES
     }
 
+    fn format_support(&self, format: crate::TextureFormat) -> crate::FormatSupport {
+        let info = format.info();
+        crate::FormatSupport {
+            sampled: true,
+            filterable: info.sample_type == crate::TextureSampleType::Float { filterable: true },
+            storage: info.storage,
+            color_attachment: info.renderable && !format.is_depth_stencil(),
+            blendable: info.blendable,
+            depth_stencil_attachment: format.is_depth_stencil(),
+            copy: true,
+            multisample4: info.multisample,
+        }
+    }
+
     fn supports_full_index_range(&self, format: IndexFormat) -> bool {
         format == IndexFormat::Uint16 || self.features.contains(Features::FULL_DRAW_INDEX_UINT32)
     }

@@ -1,0 +1,245 @@
+//! Physical devices: what they are and support, and opening a logical device on one.
+
+use crate::device::{Device, DeviceShared};
+use crate::instance::InstanceShared;
+use crate::{conv, Api};
+use ash::vk;
+use std::sync::Arc;
+use vigil_hal as hal;
+use vigil_hal::{Features, Limits};
+
+/// A Vulkan physical device that meets vigil's baseline: Vulkan 1.3 with timeline
+/// semaphores, synchronization2 and dynamic rendering, and a queue family that does
+/// graphics and compute.
+#[derive(Debug)]
+pub struct Adapter {
+    pub(crate) instance: Arc<InstanceShared>,
+    pub(crate) raw: vk::PhysicalDevice,
+    pub(crate) queue_family: u32,
+    pub(crate) robust_buffer_access: bool,
+    pub(crate) limits: vk::PhysicalDeviceLimits,
+}
+
+/// Every feature struct we read, chained.
+#[derive(Default)]
+struct FeatureSet {
+    core: vk::PhysicalDeviceFeatures,
+    v11: vk::PhysicalDeviceVulkan11Features<'static>,
+    v12: vk::PhysicalDeviceVulkan12Features<'static>,
+    v13: vk::PhysicalDeviceVulkan13Features<'static>,
+}
+
+fn query_features(instance: &ash::Instance, pd: vk::PhysicalDevice) -> FeatureSet {
+    let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
+    let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
+    let mut v13 = vk::PhysicalDeviceVulkan13Features::default();
+    let mut f2 = vk::PhysicalDeviceFeatures2::default()
+        .push_next(&mut v11)
+        .push_next(&mut v12)
+        .push_next(&mut v13);
+    // SAFETY: valid physical device; the chain points at locals alive for the call.
+    unsafe { instance.get_physical_device_features2(pd, &mut f2) };
+    let core = f2.features;
+    let mut out = FeatureSet { core, ..Default::default() };
+    // Copy the values out without their p_next pointers, which point at locals.
+    out.v11 = vk::PhysicalDeviceVulkan11Features { p_next: std::ptr::null_mut(), ..v11 };
+    out.v12 = vk::PhysicalDeviceVulkan12Features { p_next: std::ptr::null_mut(), ..v12 };
+    out.v13 = vk::PhysicalDeviceVulkan13Features { p_next: std::ptr::null_mut(), ..v13 };
+    out
+}
+
+fn supported_features(f: &FeatureSet, timestamps: bool) -> Features {
+    let mut out = Features::STORAGE_TEXTURE_READ_WRITE;
+    let on = |b: vk::Bool32| b == vk::TRUE;
+    out.set(Features::TIMESTAMP_QUERY, timestamps);
+    out.set(Features::FULL_DRAW_INDEX_UINT32, on(f.core.full_draw_index_uint32));
+    out.set(Features::SAMPLER_ANISOTROPY, on(f.core.sampler_anisotropy));
+    out.set(Features::INDIRECT_FIRST_INSTANCE, on(f.core.draw_indirect_first_instance));
+    out.set(Features::MULTI_DRAW_INDIRECT, on(f.core.multi_draw_indirect));
+    out.set(Features::TEXTURE_COMPRESSION_BC, on(f.core.texture_compression_bc));
+    out.set(Features::SHADER_INT64, on(f.core.shader_int64));
+    out.set(Features::BUFFER_DEVICE_ADDRESS, on(f.v12.buffer_device_address));
+    out.set(
+        Features::DESCRIPTOR_INDEXING,
+        on(f.v12.descriptor_indexing)
+            && on(f.v12.runtime_descriptor_array)
+            && on(f.v12.descriptor_binding_partially_bound)
+            && on(f.v12.shader_sampled_image_array_non_uniform_indexing),
+    );
+    out.set(
+        Features::SHADER_F16,
+        on(f.v12.shader_float16) && on(f.v11.storage_buffer16_bit_access),
+    );
+    out
+}
+
+fn limits_of(p: &vk::PhysicalDeviceLimits, max_buffer_size: u64) -> Limits {
+    Limits {
+        max_texture_dimension_2d: p.max_image_dimension2_d,
+        max_texture_array_layers: p.max_image_array_layers,
+        max_bind_groups: p.max_bound_descriptor_sets.min(8),
+        max_bindings_per_bind_group: 1000,
+        max_dynamic_uniform_buffers_per_pipeline_layout: p
+            .max_descriptor_set_uniform_buffers_dynamic,
+        max_dynamic_storage_buffers_per_pipeline_layout: p
+            .max_descriptor_set_storage_buffers_dynamic,
+        max_sampled_textures_per_shader_stage: p.max_per_stage_descriptor_sampled_images,
+        max_samplers_per_shader_stage: p.max_per_stage_descriptor_samplers,
+        max_storage_buffers_per_shader_stage: p.max_per_stage_descriptor_storage_buffers,
+        max_storage_textures_per_shader_stage: p.max_per_stage_descriptor_storage_images,
+        max_uniform_buffers_per_shader_stage: p.max_per_stage_descriptor_uniform_buffers,
+        max_uniform_buffer_binding_size: u64::from(p.max_uniform_buffer_range),
+        max_storage_buffer_binding_size: u64::from(p.max_storage_buffer_range),
+        min_uniform_buffer_offset_alignment: (p.min_uniform_buffer_offset_alignment.max(1)
+            as u32)
+            .next_power_of_two(),
+        min_storage_buffer_offset_alignment: (p.min_storage_buffer_offset_alignment.max(1)
+            as u32)
+            .next_power_of_two(),
+        max_vertex_buffers: p.max_vertex_input_bindings.min(16),
+        max_buffer_size,
+        max_vertex_attributes: p.max_vertex_input_attributes.min(32),
+        max_vertex_buffer_array_stride: p.max_vertex_input_binding_stride,
+        max_color_attachments: p.max_color_attachments.min(8),
+        max_compute_workgroup_storage_size: p.max_compute_shared_memory_size,
+        max_compute_invocations_per_workgroup: p.max_compute_work_group_invocations,
+        max_compute_workgroup_size_x: p.max_compute_work_group_size[0],
+        max_compute_workgroup_size_y: p.max_compute_work_group_size[1],
+        max_compute_workgroup_size_z: p.max_compute_work_group_size[2],
+        max_compute_workgroups_per_dimension: p
+            .max_compute_work_group_count
+            .iter()
+            .copied()
+            .min()
+            .unwrap_or(0),
+    }
+}
+
+impl Adapter {
+    /// Describes a physical device, or `None` when it misses vigil's baseline.
+    pub(crate) fn expose(
+        instance: &Arc<InstanceShared>,
+        pd: vk::PhysicalDevice,
+    ) -> Option<hal::ExposedAdapter<Api>> {
+        let raw = &instance.raw;
+        let mut driver = vk::PhysicalDeviceDriverProperties::default();
+        let mut v13p = vk::PhysicalDeviceVulkan13Properties::default();
+        let mut props2 =
+            vk::PhysicalDeviceProperties2::default().push_next(&mut driver).push_next(&mut v13p);
+        // SAFETY: valid physical device; the chain points at locals.
+        unsafe { raw.get_physical_device_properties2(pd, &mut props2) };
+        let props = props2.properties;
+        let max_buffer_size = v13p.max_buffer_size;
+        if props.api_version < vk::API_VERSION_1_3 {
+            return None;
+        }
+        let features = query_features(raw, pd);
+        if features.v12.timeline_semaphore != vk::TRUE
+            || features.v13.synchronization2 != vk::TRUE
+            || features.v13.dynamic_rendering != vk::TRUE
+        {
+            return None;
+        }
+        // SAFETY: plain query.
+        let families = unsafe { raw.get_physical_device_queue_family_properties(pd) };
+        let wanted = vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE;
+        let (family, family_props) = families
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.queue_flags.contains(wanted) && f.queue_count > 0)?;
+        let timestamps = props.limits.timestamp_compute_and_graphics == vk::TRUE
+            && family_props.timestamp_valid_bits > 0;
+        // SAFETY: plain query.
+        let memory = unsafe { raw.get_physical_device_memory_properties(pd) };
+        let largest_heap = memory.memory_heaps[..memory.memory_heap_count as usize]
+            .iter()
+            .map(|h| h.size)
+            .max()
+            .unwrap_or(0);
+        let name = props.device_name_as_c_str().map(|s| s.to_string_lossy().into_owned());
+        let info = hal::AdapterInfo {
+            name: name.unwrap_or_default(),
+            vendor_id: props.vendor_id,
+            device_id: props.device_id,
+            device_type: conv::device_type(props.device_type),
+            driver: driver
+                .driver_name_as_c_str()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            driver_info: driver
+                .driver_info_as_c_str()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            api_version: (
+                vk::api_version_major(props.api_version),
+                vk::api_version_minor(props.api_version),
+                vk::api_version_patch(props.api_version),
+            ),
+            backend: "vulkan",
+            timestamp_period_ns: if timestamps { props.limits.timestamp_period } else { 0.0 },
+        };
+        Some(hal::ExposedAdapter {
+            adapter: Adapter {
+                instance: instance.clone(),
+                raw: pd,
+                queue_family: family as u32,
+                robust_buffer_access: features.core.robust_buffer_access == vk::TRUE,
+                limits: props.limits,
+            },
+            info,
+            features: supported_features(&features, timestamps),
+            limits: limits_of(&props.limits, max_buffer_size.min(largest_heap)),
+        })
+    }
+}
+
+impl hal::Adapter for Adapter {
+    type A = Api;
+
+    fn open(&self, requested: Features, _limits: &Limits) -> hal::Result<Device> {
+        let raw = &self.instance.raw;
+        let priorities = [1.0f32];
+        let queue_info = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(self.queue_family)
+            .queue_priorities(&priorities)];
+        let on = |b: bool| if b { vk::TRUE } else { vk::FALSE };
+        let core = vk::PhysicalDeviceFeatures {
+            // Out-of-range vertex fetches and descriptor accesses stay inside their buffers
+            // (the shader-side checks cover shader indexing; this covers fixed function).
+            robust_buffer_access: on(self.robust_buffer_access),
+            full_draw_index_uint32: on(requested.contains(Features::FULL_DRAW_INDEX_UINT32)),
+            sampler_anisotropy: on(requested.contains(Features::SAMPLER_ANISOTROPY)),
+            draw_indirect_first_instance: on(requested.contains(Features::INDIRECT_FIRST_INSTANCE)),
+            multi_draw_indirect: on(requested.contains(Features::MULTI_DRAW_INDIRECT)),
+            texture_compression_bc: on(requested.contains(Features::TEXTURE_COMPRESSION_BC)),
+            shader_int64: on(requested.contains(Features::SHADER_INT64)),
+            ..Default::default()
+        };
+        let indexing = requested.contains(Features::DESCRIPTOR_INDEXING);
+        let mut v11 = vk::PhysicalDeviceVulkan11Features::default()
+            .storage_buffer16_bit_access(requested.contains(Features::SHADER_F16));
+        let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
+            .timeline_semaphore(true)
+            .buffer_device_address(requested.contains(Features::BUFFER_DEVICE_ADDRESS))
+            .shader_float16(requested.contains(Features::SHADER_F16))
+            .descriptor_indexing(indexing)
+            .runtime_descriptor_array(indexing)
+            .descriptor_binding_partially_bound(indexing)
+            .shader_sampled_image_array_non_uniform_indexing(indexing);
+        let mut v13 = vk::PhysicalDeviceVulkan13Features::default()
+            .synchronization2(true)
+            .dynamic_rendering(true);
+        let mut f2 = vk::PhysicalDeviceFeatures2::default()
+            .features(core)
+            .push_next(&mut v11)
+            .push_next(&mut v12)
+            .push_next(&mut v13);
+        let create = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queue_info)
+            .push_next(&mut f2);
+        // SAFETY: valid physical device; the create info points at locals alive for the call.
+        let device = unsafe { raw.create_device(self.raw, &create, None) }
+            .map_err(conv::map_result)?;
+        DeviceShared::new(self, device, requested).map(|shared| Device { shared: Arc::new(shared) })
+    }
+}

@@ -1,0 +1,608 @@
+//! Command recording: one native command pool per encoder, one command buffer in recording
+//! at a time, recycled once its submission completed.
+
+use crate::device::{
+    Buffer, CommandBuffer, ComputePipeline, DeviceShared, PipelineLayout, QuerySet,
+    RenderPipeline, Texture,
+};
+use crate::{conv, Api};
+use ash::vk;
+use std::ffi::CString;
+use std::ops::Range;
+use std::sync::Arc;
+use vigil_hal as hal;
+
+/// A Vulkan command encoder.
+pub struct CommandEncoder {
+    shared: Arc<DeviceShared>,
+    device: ash::Device,
+    pool: vk::CommandPool,
+    free: Vec<vk::CommandBuffer>,
+    active: vk::CommandBuffer,
+    pass_end_timestamp: Option<(vk::QueryPool, u32)>,
+    pass_labelled: bool,
+}
+
+impl std::fmt::Debug for CommandEncoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CommandEncoder").field("pool", &self.pool).finish()
+    }
+}
+
+impl CommandEncoder {
+    pub(crate) fn new(shared: Arc<DeviceShared>, label: &str) -> hal::Result<Self> {
+        let info = vk::CommandPoolCreateInfo::default()
+            .flags(vk::CommandPoolCreateFlags::TRANSIENT)
+            .queue_family_index(shared.queue_family);
+        shared.check("vkCreateCommandPool")?;
+        // SAFETY: valid device and queue family.
+        let pool = unsafe { shared.raw.create_command_pool(&info, None) }.map_err(conv::map_result)?;
+        shared.set_name(pool, label);
+        shared.created();
+        let device = shared.raw.clone();
+        Ok(CommandEncoder {
+            shared,
+            device,
+            pool,
+            free: Vec::new(),
+            active: vk::CommandBuffer::null(),
+            pass_end_timestamp: None,
+            pass_labelled: false,
+        })
+    }
+
+    pub(crate) fn destroy(self) {
+        // SAFETY: no command buffer of this pool is pending (the layer above recycles an
+        // encoder only after its work completed, and drains before teardown).
+        unsafe { self.device.destroy_command_pool(self.pool, None) };
+        self.shared.released();
+    }
+
+    fn begin_label(&mut self, label: &str) -> bool {
+        let Some(du) = &self.shared.debug_utils else { return false };
+        if label.is_empty() {
+            return false;
+        }
+        let Ok(name) = CString::new(label.replace('\0', " ")) else { return false };
+        let info = vk::DebugUtilsLabelEXT::default().label_name(&name);
+        // SAFETY: recording command buffer; the label is copied during the call.
+        unsafe { du.cmd_begin_debug_utils_label(self.active, &info) };
+        true
+    }
+
+    fn end_label(&mut self) {
+        if let Some(du) = &self.shared.debug_utils {
+            // SAFETY: matches the begin recorded by `begin_label`.
+            unsafe { du.cmd_end_debug_utils_label(self.active) };
+        }
+    }
+
+    fn begin_pass_common(&mut self, label: &str, ts: Option<&hal::PassTimestampWrites<'_, Api>>) {
+        self.pass_labelled = self.begin_label(label);
+        self.pass_end_timestamp = None;
+        if let Some(ts) = ts {
+            if let Some(q) = ts.beginning {
+                hal::CommandEncoder::write_timestamp(self, ts.query_set, q);
+            }
+            self.pass_end_timestamp = ts.end.map(|q| (ts.query_set.raw, q));
+        }
+    }
+
+    fn end_pass_common(&mut self) {
+        if let Some((pool, q)) = self.pass_end_timestamp.take() {
+            // SAFETY: the query was reset earlier in this command buffer (checked above us).
+            unsafe {
+                self.device.cmd_write_timestamp2(
+                    self.active,
+                    vk::PipelineStageFlags2::ALL_COMMANDS,
+                    pool,
+                    q,
+                )
+            };
+        }
+        if self.pass_labelled {
+            self.end_label();
+            self.pass_labelled = false;
+        }
+    }
+
+    fn texel_bytes(texture: &Texture, aspect: hal::TextureAspect) -> u32 {
+        match aspect {
+            hal::TextureAspect::StencilOnly => 1,
+            hal::TextureAspect::DepthOnly => 4,
+            hal::TextureAspect::All => texture.format.info().bytes_per_texel.max(1),
+        }
+    }
+
+    fn buffer_image_copy(texture: &Texture, r: &hal::BufferTextureCopy) -> vk::BufferImageCopy {
+        let texel = Self::texel_bytes(texture, r.aspect);
+        vk::BufferImageCopy {
+            buffer_offset: r.buffer_offset,
+            buffer_row_length: r.bytes_per_row / texel,
+            buffer_image_height: r.rows_per_image,
+            image_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: conv::aspect(texture.format, r.aspect),
+                mip_level: r.mip_level,
+                base_array_layer: r.base_array_layer,
+                layer_count: r.size[2],
+            },
+            image_offset: vk::Offset3D { x: r.origin[0] as i32, y: r.origin[1] as i32, z: 0 },
+            image_extent: vk::Extent3D { width: r.size[0], height: r.size[1], depth: 1 },
+        }
+    }
+}
+
+impl hal::CommandEncoder for CommandEncoder {
+    type A = Api;
+
+    fn begin(&mut self, _label: &str) -> hal::Result<()> {
+        let cb = match self.free.pop() {
+            Some(cb) => cb,
+            None => {
+                let info = vk::CommandBufferAllocateInfo::default()
+                    .command_pool(self.pool)
+                    .level(vk::CommandBufferLevel::PRIMARY)
+                    .command_buffer_count(1);
+                self.shared.check("vkAllocateCommandBuffers")?;
+                // SAFETY: the pool is ours and only used from this encoder.
+                let bufs = unsafe { self.device.allocate_command_buffers(&info) }
+                    .map_err(conv::map_result)?;
+                bufs.into_iter().next().ok_or(hal::DeviceError::OutOfMemory)?
+            }
+        };
+        let info = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        if let Err(e) = self.shared.check("vkBeginCommandBuffer").and_then(|()| {
+            // SAFETY: the buffer is in the initial state (fresh or from a reset pool).
+            unsafe { self.device.begin_command_buffer(cb, &info) }.map_err(conv::map_result)
+        }) {
+            self.free.push(cb);
+            return Err(e);
+        }
+        self.active = cb;
+        Ok(())
+    }
+
+    fn end(&mut self) -> hal::Result<CommandBuffer> {
+        let cb = std::mem::replace(&mut self.active, vk::CommandBuffer::null());
+        let ended = self.shared.check("vkEndCommandBuffer").and_then(|()| {
+            // SAFETY: the buffer is recording and every pass was ended (checked above us).
+            unsafe { self.device.end_command_buffer(cb) }.map_err(conv::map_result)
+        });
+        match ended {
+            Ok(()) => Ok(CommandBuffer { raw: cb }),
+            Err(e) => {
+                self.free.push(cb);
+                // SAFETY: nothing of this pool is pending; resetting returns `cb` to initial.
+                let _ = unsafe {
+                    self.device.reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty())
+                };
+                Err(e)
+            }
+        }
+    }
+
+    fn discard(&mut self) {
+        let cb = std::mem::replace(&mut self.active, vk::CommandBuffer::null());
+        if cb == vk::CommandBuffer::null() {
+            return;
+        }
+        // SAFETY: nothing recorded from this pool is pending execution (the layer above
+        // recycles an encoder only once its work completed), so the pool may be reset.
+        let _ = unsafe { self.device.reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty()) };
+        self.free.push(cb);
+    }
+
+    fn reset_all(&mut self, buffers: Vec<CommandBuffer>) {
+        // SAFETY: every buffer of the pool has completed execution (caller's guarantee).
+        let _ = unsafe { self.device.reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty()) };
+        self.free.extend(buffers.into_iter().map(|b| b.raw));
+    }
+
+    fn memory_barrier(&mut self, barrier: hal::MemoryBarrier) {
+        let b = [vk::MemoryBarrier2::default()
+            .src_stage_mask(conv::stages(barrier.src))
+            .src_access_mask(conv::write_access(barrier.src))
+            .dst_stage_mask(conv::stages(barrier.dst))
+            .dst_access_mask(conv::any_access(barrier.dst))];
+        let dep = vk::DependencyInfo::default().memory_barriers(&b);
+        // SAFETY: recording, outside a render pass instance.
+        unsafe { self.device.cmd_pipeline_barrier2(self.active, &dep) };
+    }
+
+    fn texture_barriers(&mut self, barriers: &[hal::TextureBarrier<'_, Api>]) {
+        let raw: Vec<_> = barriers
+            .iter()
+            .map(|b| {
+                vk::ImageMemoryBarrier2::default()
+                    .src_stage_mask(conv::stages(b.src))
+                    .src_access_mask(conv::write_access(b.src))
+                    .dst_stage_mask(conv::stages(b.dst))
+                    .dst_access_mask(conv::any_access(b.dst))
+                    .old_layout(conv::image_layout(b.old_layout))
+                    .new_layout(conv::image_layout(b.new_layout))
+                    .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                    .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                    .image(b.texture.raw)
+                    .subresource_range(conv::subresource_range(b.texture.format, &b.range))
+            })
+            .collect();
+        let dep = vk::DependencyInfo::default().image_memory_barriers(&raw);
+        // SAFETY: recording, outside a render pass instance; layouts tracked above us.
+        unsafe { self.device.cmd_pipeline_barrier2(self.active, &dep) };
+    }
+
+    fn copy_buffer_to_buffer(&mut self, src: &Buffer, dst: &Buffer, region: hal::BufferCopy) {
+        let r = [vk::BufferCopy { src_offset: region.src_offset, dst_offset: region.dst_offset, size: region.size }];
+        // SAFETY: ranges validated above us.
+        unsafe { self.device.cmd_copy_buffer(self.active, src.raw, dst.raw, &r) };
+    }
+
+    fn fill_buffer(&mut self, buffer: &Buffer, offset: u64, size: u64, value: u32) {
+        // SAFETY: offset and size are 4-aligned and in range (validated above us).
+        unsafe { self.device.cmd_fill_buffer(self.active, buffer.raw, offset, size, value) };
+    }
+
+    fn copy_buffer_to_texture(&mut self, src: &Buffer, dst: &Texture, region: &hal::BufferTextureCopy) {
+        let r = [Self::buffer_image_copy(dst, region)];
+        // SAFETY: the image is in TRANSFER_DST_OPTIMAL; the region was validated above us.
+        unsafe {
+            self.device.cmd_copy_buffer_to_image(
+                self.active,
+                src.raw,
+                dst.raw,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &r,
+            )
+        };
+    }
+
+    fn copy_texture_to_buffer(&mut self, src: &Texture, dst: &Buffer, region: &hal::BufferTextureCopy) {
+        let r = [Self::buffer_image_copy(src, region)];
+        // SAFETY: the image is in TRANSFER_SRC_OPTIMAL; the region was validated above us.
+        unsafe {
+            self.device.cmd_copy_image_to_buffer(
+                self.active,
+                src.raw,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                dst.raw,
+                &r,
+            )
+        };
+    }
+
+    fn copy_texture_to_texture(&mut self, src: &Texture, dst: &Texture, r: &hal::TextureCopy) {
+        let region = [vk::ImageCopy {
+            src_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: conv::aspect(src.format, r.aspect),
+                mip_level: r.src_mip_level,
+                base_array_layer: r.src_base_array_layer,
+                layer_count: r.size[2],
+            },
+            src_offset: vk::Offset3D { x: r.src_origin[0] as i32, y: r.src_origin[1] as i32, z: 0 },
+            dst_subresource: vk::ImageSubresourceLayers {
+                aspect_mask: conv::aspect(dst.format, r.aspect),
+                mip_level: r.dst_mip_level,
+                base_array_layer: r.dst_base_array_layer,
+                layer_count: r.size[2],
+            },
+            dst_offset: vk::Offset3D { x: r.dst_origin[0] as i32, y: r.dst_origin[1] as i32, z: 0 },
+            extent: vk::Extent3D { width: r.size[0], height: r.size[1], depth: 1 },
+        }];
+        // SAFETY: layouts are TRANSFER_SRC/DST; the region was validated above us.
+        unsafe {
+            self.device.cmd_copy_image(
+                self.active,
+                src.raw,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                dst.raw,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &region,
+            )
+        };
+    }
+
+    fn clear_texture(&mut self, texture: &Texture, range: hal::SubresourceRange, value: [f32; 4]) {
+        let ranges = [conv::subresource_range(texture.format, &range)];
+        if texture.format.is_depth_stencil() {
+            let v = vk::ClearDepthStencilValue { depth: value[0], stencil: value[1] as u32 };
+            // SAFETY: a depth-stencil image in TRANSFER_DST_OPTIMAL.
+            unsafe {
+                self.device.cmd_clear_depth_stencil_image(
+                    self.active,
+                    texture.raw,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    &v,
+                    &ranges,
+                )
+            };
+            return;
+        }
+        let color = conv::clear_color(texture.format, value.map(f64::from));
+        // SAFETY: a color image in TRANSFER_DST_OPTIMAL.
+        unsafe {
+            self.device.cmd_clear_color_image(
+                self.active,
+                texture.raw,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &color,
+                &ranges,
+            )
+        };
+    }
+
+    fn reset_queries(&mut self, set: &QuerySet, first: u32, count: u32) {
+        // SAFETY: range within the pool (validated above us); outside render passes.
+        unsafe { self.device.cmd_reset_query_pool(self.active, set.raw, first, count) };
+    }
+
+    fn write_timestamp(&mut self, set: &QuerySet, index: u32) {
+        // SAFETY: the query was reset earlier in this command buffer.
+        unsafe {
+            self.device.cmd_write_timestamp2(
+                self.active,
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                set.raw,
+                index,
+            )
+        };
+    }
+
+    fn resolve_queries(&mut self, set: &QuerySet, first: u32, count: u32, dst: &Buffer, offset: u64) {
+        // SAFETY: range and destination validated above us; waits for availability.
+        unsafe {
+            self.device.cmd_copy_query_pool_results(
+                self.active,
+                set.raw,
+                first,
+                count,
+                dst.raw,
+                offset,
+                8,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            )
+        };
+    }
+
+    fn set_bind_group(
+        &mut self,
+        point: hal::BindPoint,
+        layout: &PipelineLayout,
+        index: u32,
+        group: &crate::device::BindGroup,
+        dynamic_offsets: &[u32],
+    ) {
+        let bind_point = match point {
+            hal::BindPoint::Compute => vk::PipelineBindPoint::COMPUTE,
+            hal::BindPoint::Render => vk::PipelineBindPoint::GRAPHICS,
+        };
+        // SAFETY: the set is compatible with the layout at `index` and the offsets are
+        // counted, aligned and in range (validated above us).
+        unsafe {
+            self.device.cmd_bind_descriptor_sets(
+                self.active,
+                bind_point,
+                layout.raw,
+                index,
+                std::slice::from_ref(&group.raw),
+                dynamic_offsets,
+            )
+        };
+    }
+
+    fn begin_compute_pass(&mut self, desc: &hal::ComputePassDescriptor<'_, Api>) {
+        self.begin_pass_common(desc.label, desc.timestamp_writes.as_ref());
+    }
+
+    fn end_compute_pass(&mut self) {
+        self.end_pass_common();
+    }
+
+    fn set_compute_pipeline(&mut self, pipeline: &ComputePipeline) {
+        // SAFETY: recording; valid pipeline.
+        unsafe {
+            self.device.cmd_bind_pipeline(self.active, vk::PipelineBindPoint::COMPUTE, pipeline.raw)
+        };
+    }
+
+    fn dispatch(&mut self, count: [u32; 3]) {
+        // SAFETY: pipeline and descriptor sets bound; counts within limits (checked above us).
+        unsafe { self.device.cmd_dispatch(self.active, count[0], count[1], count[2]) };
+    }
+
+    fn dispatch_indirect(&mut self, buffer: &Buffer, offset: u64) {
+        // SAFETY: the argument range lies in an INDIRECT buffer (checked above us).
+        unsafe { self.device.cmd_dispatch_indirect(self.active, buffer.raw, offset) };
+    }
+
+    fn begin_render_pass(&mut self, desc: &hal::RenderPassDescriptor<'_, Api>) {
+        self.begin_pass_common(desc.label, desc.timestamp_writes.as_ref());
+        let colors: Vec<_> = desc
+            .color_attachments
+            .iter()
+            .map(|a| match a {
+                None => vk::RenderingAttachmentInfo::default().image_view(vk::ImageView::null()),
+                Some(a) => {
+                    let mut info = vk::RenderingAttachmentInfo::default()
+                        .image_view(a.view.raw)
+                        .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                        .store_op(conv::store_op(a.store));
+                    info = match a.load {
+                        hal::LoadOp::Load => info.load_op(vk::AttachmentLoadOp::LOAD),
+                        hal::LoadOp::Clear(c) => info.load_op(vk::AttachmentLoadOp::CLEAR).clear_value(
+                            vk::ClearValue { color: conv::clear_color(a.format, c) },
+                        ),
+                    };
+                    if let Some(resolve) = a.resolve_target {
+                        info = info
+                            .resolve_mode(vk::ResolveModeFlags::AVERAGE)
+                            .resolve_image_view(resolve.raw)
+                            .resolve_image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL);
+                    }
+                    info
+                }
+            })
+            .collect();
+        let ds = desc.depth_stencil_attachment.as_ref();
+        let depth = ds.map(|d| {
+            let info = vk::RenderingAttachmentInfo::default()
+                .image_view(d.view.raw)
+                .image_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
+                .store_op(conv::store_op(d.depth.1));
+            match d.depth.0 {
+                hal::LoadOp::Load => info.load_op(vk::AttachmentLoadOp::LOAD),
+                hal::LoadOp::Clear(v) => info.load_op(vk::AttachmentLoadOp::CLEAR).clear_value(
+                    vk::ClearValue { depth_stencil: vk::ClearDepthStencilValue { depth: v, stencil: 0 } },
+                ),
+            }
+        });
+        let stencil = ds.filter(|d| d.format.info().has_stencil).map(|d| {
+            let info = vk::RenderingAttachmentInfo::default()
+                .image_view(d.view.raw)
+                .image_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
+                .store_op(conv::store_op(d.stencil.1));
+            match d.stencil.0 {
+                hal::LoadOp::Load => info.load_op(vk::AttachmentLoadOp::LOAD),
+                hal::LoadOp::Clear(v) => info.load_op(vk::AttachmentLoadOp::CLEAR).clear_value(
+                    vk::ClearValue { depth_stencil: vk::ClearDepthStencilValue { depth: 0.0, stencil: v } },
+                ),
+            }
+        });
+        let area = vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D { width: desc.extent[0], height: desc.extent[1] },
+        };
+        let mut info = vk::RenderingInfo::default()
+            .render_area(area)
+            .layer_count(1)
+            .color_attachments(&colors);
+        if let Some(d) = depth.as_ref().filter(|_| ds.is_some_and(|d| d.format.info().has_depth)) {
+            info = info.depth_attachment(d);
+        }
+        if let Some(s) = stencil.as_ref() {
+            info = info.stencil_attachment(s);
+        }
+        // SAFETY: attachments are in their attachment layouts (transitioned above us) and
+        // share the render area's extent.
+        unsafe { self.device.cmd_begin_rendering(self.active, &info) };
+        let viewport = [vk::Viewport {
+            x: 0.0,
+            y: 0.0,
+            width: desc.extent[0] as f32,
+            height: desc.extent[1] as f32,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        }];
+        // SAFETY: dynamic state of every pipeline vigil creates.
+        unsafe { self.device.cmd_set_viewport(self.active, 0, &viewport) };
+        // SAFETY: as above.
+        unsafe { self.device.cmd_set_scissor(self.active, 0, &[area]) };
+    }
+
+    fn end_render_pass(&mut self) {
+        // SAFETY: matches the begin.
+        unsafe { self.device.cmd_end_rendering(self.active) };
+        self.end_pass_common();
+    }
+
+    fn set_render_pipeline(&mut self, pipeline: &RenderPipeline) {
+        // SAFETY: recording inside a compatible rendering instance.
+        unsafe {
+            self.device.cmd_bind_pipeline(self.active, vk::PipelineBindPoint::GRAPHICS, pipeline.raw)
+        };
+    }
+
+    fn set_vertex_buffer(&mut self, slot: u32, buffer: &Buffer, offset: u64) {
+        // SAFETY: a VERTEX buffer, offset in range.
+        unsafe {
+            self.device.cmd_bind_vertex_buffers(
+                self.active,
+                slot,
+                std::slice::from_ref(&buffer.raw),
+                &[offset],
+            )
+        };
+    }
+
+    fn set_index_buffer(&mut self, buffer: &Buffer, offset: u64, format: hal::IndexFormat) {
+        // SAFETY: an INDEX buffer, offset aligned to the index size.
+        unsafe {
+            self.device.cmd_bind_index_buffer(self.active, buffer.raw, offset, conv::index_type(format))
+        };
+    }
+
+    fn set_viewport(&mut self, rect: [f32; 4], depth: [f32; 2]) {
+        let v = [vk::Viewport {
+            x: rect[0],
+            y: rect[1],
+            width: rect[2],
+            height: rect[3],
+            min_depth: depth[0],
+            max_depth: depth[1],
+        }];
+        // SAFETY: validated viewport.
+        unsafe { self.device.cmd_set_viewport(self.active, 0, &v) };
+    }
+
+    fn set_scissor(&mut self, rect: [u32; 4]) {
+        let r = [vk::Rect2D {
+            offset: vk::Offset2D { x: rect[0] as i32, y: rect[1] as i32 },
+            extent: vk::Extent2D { width: rect[2], height: rect[3] },
+        }];
+        // SAFETY: validated rectangle inside the render area.
+        unsafe { self.device.cmd_set_scissor(self.active, 0, &r) };
+    }
+
+    fn set_blend_constant(&mut self, color: [f32; 4]) {
+        // SAFETY: dynamic state of every pipeline vigil creates.
+        unsafe { self.device.cmd_set_blend_constants(self.active, &color) };
+    }
+
+    fn set_stencil_reference(&mut self, reference: u32) {
+        // SAFETY: dynamic state of every pipeline vigil creates.
+        unsafe {
+            self.device.cmd_set_stencil_reference(
+                self.active,
+                vk::StencilFaceFlags::FRONT_AND_BACK,
+                reference,
+            )
+        };
+    }
+
+    fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) {
+        // SAFETY: state bound and ranges validated above us.
+        unsafe {
+            self.device.cmd_draw(
+                self.active,
+                vertices.end - vertices.start,
+                instances.end - instances.start,
+                vertices.start,
+                instances.start,
+            )
+        };
+    }
+
+    fn draw_indexed(&mut self, indices: Range<u32>, base_vertex: i32, instances: Range<u32>) {
+        // SAFETY: state bound and ranges validated above us.
+        unsafe {
+            self.device.cmd_draw_indexed(
+                self.active,
+                indices.end - indices.start,
+                instances.end - instances.start,
+                indices.start,
+                base_vertex,
+                instances.start,
+            )
+        };
+    }
+
+    fn draw_indirect(&mut self, buffer: &Buffer, offset: u64) {
+        // SAFETY: the argument range lies in an INDIRECT buffer.
+        unsafe { self.device.cmd_draw_indirect(self.active, buffer.raw, offset, 1, 16) };
+    }
+
+    fn draw_indexed_indirect(&mut self, buffer: &Buffer, offset: u64) {
+        // SAFETY: the argument range lies in an INDIRECT buffer.
+        unsafe { self.device.cmd_draw_indexed_indirect(self.active, buffer.raw, offset, 1, 20) };
+    }
+}

@@ -1,0 +1,128 @@
+//! Descriptor pools: bind groups are allocated from a growing list of pools and freed back
+//! individually.
+
+use crate::conv;
+use crate::device::BindGroupLayout;
+use ash::vk;
+use vigil_hal as hal;
+
+/// Sets per pool.
+const SETS_PER_POOL: u32 = 256;
+
+#[derive(Debug)]
+struct Pool {
+    raw: vk::DescriptorPool,
+    live_sets: u32,
+    /// Set after an allocation from this pool failed; cleared when a set is freed into it.
+    exhausted: bool,
+}
+
+/// Every descriptor pool of one device.
+#[derive(Debug, Default)]
+pub(crate) struct DescriptorPools {
+    pools: Vec<Pool>,
+    current: usize,
+}
+
+fn pool_sizes(scale: u32) -> [vk::DescriptorPoolSize; 7] {
+    let size = |ty, per_set: u32| vk::DescriptorPoolSize { ty, descriptor_count: per_set * scale };
+    [
+        size(vk::DescriptorType::UNIFORM_BUFFER, 4),
+        size(vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC, 2),
+        size(vk::DescriptorType::STORAGE_BUFFER, 8),
+        size(vk::DescriptorType::STORAGE_BUFFER_DYNAMIC, 2),
+        size(vk::DescriptorType::SAMPLED_IMAGE, 8),
+        size(vk::DescriptorType::STORAGE_IMAGE, 4),
+        size(vk::DescriptorType::SAMPLER, 4),
+    ]
+}
+
+impl DescriptorPools {
+    fn create_pool(&mut self, device: &ash::Device, scale: u32) -> hal::Result<usize> {
+        let sizes = pool_sizes(scale);
+        let info = vk::DescriptorPoolCreateInfo::default()
+            .flags(vk::DescriptorPoolCreateFlags::FREE_DESCRIPTOR_SET)
+            .max_sets(SETS_PER_POOL)
+            .pool_sizes(&sizes);
+        // SAFETY: valid device and create info.
+        let raw = unsafe { device.create_descriptor_pool(&info, None) }.map_err(conv::map_result)?;
+        self.pools.push(Pool { raw, live_sets: 0, exhausted: false });
+        Ok(self.pools.len() - 1)
+    }
+
+    fn try_allocate(
+        &mut self,
+        device: &ash::Device,
+        index: usize,
+        layout: vk::DescriptorSetLayout,
+    ) -> Option<vk::DescriptorSet> {
+        let pool = &mut self.pools[index];
+        if pool.exhausted || pool.live_sets >= SETS_PER_POOL {
+            return None;
+        }
+        let layouts = [layout];
+        let info = vk::DescriptorSetAllocateInfo::default()
+            .descriptor_pool(pool.raw)
+            .set_layouts(&layouts);
+        // SAFETY: the pool and layout belong to `device`; the pool is only touched under the
+        // lock that guards `self`.
+        match unsafe { device.allocate_descriptor_sets(&info) } {
+            Ok(sets) => {
+                pool.live_sets += 1;
+                sets.into_iter().next()
+            }
+            Err(_) => {
+                pool.exhausted = true;
+                None
+            }
+        }
+    }
+
+    /// Allocates a set of `layout`, creating pools as needed. Returns the set and its pool.
+    pub(crate) fn allocate(
+        &mut self,
+        device: &ash::Device,
+        layout: &BindGroupLayout,
+    ) -> hal::Result<(vk::DescriptorSet, usize)> {
+        if !self.pools.is_empty() {
+            if let Some(set) = self.try_allocate(device, self.current, layout.raw) {
+                return Ok((set, self.current));
+            }
+            for index in 0..self.pools.len() {
+                if index == self.current {
+                    continue;
+                }
+                if let Some(set) = self.try_allocate(device, index, layout.raw) {
+                    self.current = index;
+                    return Ok((set, index));
+                }
+            }
+        }
+        // A layout larger than the usual share gets pools scaled to hold it.
+        let largest = layout.entries.len() as u32;
+        let scale = SETS_PER_POOL.max(largest * 4);
+        let index = self.create_pool(device, scale)?;
+        self.current = index;
+        self.try_allocate(device, index, layout.raw)
+            .map(|set| (set, index))
+            .ok_or(hal::DeviceError::OutOfMemory)
+    }
+
+    /// Frees a set back into its pool.
+    pub(crate) fn free(&mut self, device: &ash::Device, pool: usize, set: vk::DescriptorSet) {
+        let Some(p) = self.pools.get_mut(pool) else { return };
+        // SAFETY: the set came from this pool (created with FREE_DESCRIPTOR_SET) and no
+        // pending GPU work uses it (caller's guarantee).
+        let _ = unsafe { device.free_descriptor_sets(p.raw, &[set]) };
+        p.live_sets = p.live_sets.saturating_sub(1);
+        p.exhausted = false;
+    }
+
+    /// Destroys every pool (and with them every set).
+    pub(crate) fn destroy_all(&mut self, device: &ash::Device) {
+        for pool in self.pools.drain(..) {
+            // SAFETY: the device is idle; no set of the pool is in use.
+            unsafe { device.destroy_descriptor_pool(pool.raw, None) };
+        }
+    }
+}

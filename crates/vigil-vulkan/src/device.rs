@@ -1,0 +1,898 @@
+//! The logical device: resource creation and release, mapped memory, submission and the
+//! timeline semaphore that counts completed submissions.
+
+use crate::adapter::Adapter;
+use crate::command::CommandEncoder;
+use crate::descriptor::DescriptorPools;
+use crate::instance::InstanceShared;
+use crate::{conv, Api};
+use ash::vk;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme, Allocator};
+use std::ffi::CString;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use vigil_hal as hal;
+use vigil_hal::{CallSite, FaultInjector, FaultKind, Features, TextureFormat};
+
+const OOM: &[FaultKind] = &[FaultKind::OutOfMemory];
+const OOM_LOST: &[FaultKind] = &[FaultKind::OutOfMemory, FaultKind::DeviceLost];
+
+/// Every native call site the backend consults its fault injector at, with the errors the
+/// Vulkan specification lists for it.
+pub const CALL_SITES: &[CallSite] = &[
+    CallSite { name: "vkCreateBuffer", errors: OOM },
+    CallSite { name: "vkAllocateMemory", errors: OOM },
+    CallSite { name: "vkBindBufferMemory", errors: OOM },
+    CallSite { name: "vkCreateImage", errors: OOM },
+    CallSite { name: "vkBindImageMemory", errors: OOM },
+    CallSite { name: "vkCreateImageView", errors: OOM },
+    CallSite { name: "vkCreateSampler", errors: OOM },
+    CallSite { name: "vkCreateQueryPool", errors: OOM },
+    CallSite { name: "vkCreateDescriptorSetLayout", errors: OOM },
+    CallSite { name: "vkAllocateDescriptorSets", errors: OOM },
+    CallSite { name: "vkCreatePipelineLayout", errors: OOM },
+    CallSite { name: "vkCreateShaderModule", errors: OOM },
+    CallSite { name: "vkCreateComputePipelines", errors: OOM },
+    CallSite { name: "vkCreateGraphicsPipelines", errors: OOM },
+    CallSite { name: "vkCreateCommandPool", errors: OOM },
+    CallSite { name: "vkAllocateCommandBuffers", errors: OOM },
+    CallSite { name: "vkBeginCommandBuffer", errors: OOM },
+    CallSite { name: "vkEndCommandBuffer", errors: OOM },
+    CallSite { name: "vkQueueSubmit2", errors: OOM_LOST },
+    CallSite { name: "vkGetSemaphoreCounterValue", errors: OOM_LOST },
+    CallSite { name: "vkWaitSemaphores", errors: OOM_LOST },
+    CallSite { name: "vkFlushMappedMemoryRanges", errors: OOM },
+    CallSite { name: "vkInvalidateMappedMemoryRanges", errors: OOM },
+];
+
+/// A host pointer into mapped memory.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MappedPtr(NonNull<u8>);
+// SAFETY: the pointer is into persistently mapped device memory owned by the allocation it
+// came from, which moves with the object holding both.
+unsafe impl Send for MappedPtr {}
+
+/// A buffer and its memory.
+#[derive(Debug)]
+pub struct Buffer {
+    pub(crate) raw: vk::Buffer,
+    allocation: Option<Allocation>,
+    mapped: Option<MappedPtr>,
+    coherent: bool,
+    memory: vk::DeviceMemory,
+    memory_offset: u64,
+    size: u64,
+}
+
+impl Buffer {
+    /// The native handle.
+    pub fn raw(&self) -> vk::Buffer {
+        self.raw
+    }
+}
+
+/// An image and its memory.
+#[derive(Debug)]
+pub struct Texture {
+    pub(crate) raw: vk::Image,
+    allocation: Option<Allocation>,
+    pub(crate) format: TextureFormat,
+}
+
+/// An image view.
+#[derive(Debug)]
+pub struct TextureView {
+    pub(crate) raw: vk::ImageView,
+}
+
+/// A sampler.
+#[derive(Debug)]
+pub struct Sampler {
+    pub(crate) raw: vk::Sampler,
+}
+
+/// A timestamp query pool.
+#[derive(Debug)]
+pub struct QuerySet {
+    pub(crate) raw: vk::QueryPool,
+}
+
+/// A descriptor set layout, with its entries (for writing descriptor sets).
+#[derive(Debug)]
+pub struct BindGroupLayout {
+    pub(crate) raw: vk::DescriptorSetLayout,
+    pub(crate) entries: Vec<hal::BindGroupLayoutEntry>,
+}
+
+/// A descriptor set and the pool it came from.
+#[derive(Debug)]
+pub struct BindGroup {
+    pub(crate) raw: vk::DescriptorSet,
+    pub(crate) pool: usize,
+}
+
+/// A pipeline layout.
+#[derive(Debug)]
+pub struct PipelineLayout {
+    pub(crate) raw: vk::PipelineLayout,
+}
+
+/// A shader module.
+#[derive(Debug)]
+pub struct ShaderModule {
+    pub(crate) raw: vk::ShaderModule,
+}
+
+/// A compute pipeline.
+#[derive(Debug)]
+pub struct ComputePipeline {
+    pub(crate) raw: vk::Pipeline,
+}
+
+/// A graphics pipeline.
+#[derive(Debug)]
+pub struct RenderPipeline {
+    pub(crate) raw: vk::Pipeline,
+}
+
+/// A finished command buffer.
+#[derive(Debug)]
+pub struct CommandBuffer {
+    pub(crate) raw: vk::CommandBuffer,
+}
+
+/// State shared by the device and its command encoders.
+pub(crate) struct DeviceShared {
+    pub raw: ash::Device,
+    /// Keeps the instance alive for as long as the device.
+    _instance: Arc<InstanceShared>,
+    pub debug_utils: Option<ash::ext::debug_utils::Device>,
+    pub queue_family: u32,
+    queue: Mutex<vk::Queue>,
+    timeline: vk::Semaphore,
+    allocator: Mutex<Option<Allocator>>,
+    descriptors: Mutex<DescriptorPools>,
+    pub live: AtomicI64,
+    pub faults: FaultInjector,
+    pub features: Features,
+    non_coherent_atom: u64,
+    depth24_stencil8: vk::Format,
+    format_support: Vec<(TextureFormat, hal::FormatSupport)>,
+}
+
+impl std::fmt::Debug for DeviceShared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceShared").field("live", &self.live).finish()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl DeviceShared {
+    pub(crate) fn new(adapter: &Adapter, raw: ash::Device, features: Features) -> hal::Result<Self> {
+        let instance = adapter.instance.clone();
+        // SAFETY: the queue family and index were part of the device's create info.
+        let queue = unsafe { raw.get_device_queue(adapter.queue_family, 0) };
+        let mut type_info = vk::SemaphoreTypeCreateInfo::default()
+            .semaphore_type(vk::SemaphoreType::TIMELINE)
+            .initial_value(0);
+        let info = vk::SemaphoreCreateInfo::default().push_next(&mut type_info);
+        // SAFETY: valid device; the create info points at locals.
+        let timeline = match unsafe { raw.create_semaphore(&info, None) } {
+            Ok(s) => s,
+            Err(e) => {
+                // SAFETY: nothing was created from the device yet.
+                unsafe { raw.destroy_device(None) };
+                return Err(conv::map_result(e));
+            }
+        };
+        let allocator = Allocator::new(&gpu_allocator::vulkan::AllocatorCreateDesc {
+            instance: instance.raw.clone(),
+            device: raw.clone(),
+            physical_device: adapter.raw,
+            debug_settings: {
+                let mut d = gpu_allocator::AllocatorDebugSettings::default();
+                // vigil reports leaks itself (live native object counts).
+                d.log_leaks_on_shutdown = false;
+                d
+            },
+            buffer_device_address: features.contains(Features::BUFFER_DEVICE_ADDRESS),
+            allocation_sizes: gpu_allocator::AllocationSizes::default(),
+        });
+        let allocator = match allocator {
+            Ok(a) => a,
+            Err(e) => {
+                // SAFETY: only the semaphore was created from the device.
+                unsafe { raw.destroy_semaphore(timeline, None) };
+                // SAFETY: nothing else was created from it.
+                unsafe { raw.destroy_device(None) };
+                return Err(conv::map_alloc_error(e));
+            }
+        };
+        let debug_utils = instance
+            .debug_utils
+            .as_ref()
+            .map(|_| ash::ext::debug_utils::Device::new(&instance.raw, &raw));
+        let format_props = |f: vk::Format| {
+            // SAFETY: plain query.
+            unsafe { instance.raw.get_physical_device_format_properties(adapter.raw, f) }
+        };
+        let ds_ok = |f: vk::Format| {
+            format_props(f)
+                .optimal_tiling_features
+                .contains(vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT)
+        };
+        let depth24_stencil8 = if ds_ok(vk::Format::D24_UNORM_S8_UINT) {
+            vk::Format::D24_UNORM_S8_UINT
+        } else if ds_ok(vk::Format::D32_SFLOAT_S8_UINT) {
+            vk::Format::D32_SFLOAT_S8_UINT
+        } else {
+            vk::Format::UNDEFINED
+        };
+        let limits = &adapter.limits;
+        let format_support = TextureFormat::ALL
+            .iter()
+            .map(|&format| {
+                let vk_format = if format == TextureFormat::Depth24PlusStencil8 {
+                    depth24_stencil8
+                } else {
+                    conv::texture_format(format)
+                };
+                if vk_format == vk::Format::UNDEFINED {
+                    return (format, hal::FormatSupport::default());
+                }
+                let f = format_props(vk_format).optimal_tiling_features;
+                use vk::FormatFeatureFlags as F;
+                let samples = if format.is_depth_stencil() {
+                    limits.framebuffer_depth_sample_counts
+                } else if format.info().sample_type == hal::TextureSampleType::Uint
+                    || format.info().sample_type == hal::TextureSampleType::Sint
+                {
+                    limits.framebuffer_color_sample_counts & limits.sampled_image_integer_sample_counts
+                } else {
+                    limits.framebuffer_color_sample_counts
+                };
+                let support = hal::FormatSupport {
+                    sampled: f.contains(F::SAMPLED_IMAGE),
+                    filterable: f.contains(F::SAMPLED_IMAGE_FILTER_LINEAR),
+                    storage: f.contains(F::STORAGE_IMAGE),
+                    color_attachment: f.contains(F::COLOR_ATTACHMENT),
+                    blendable: f.contains(F::COLOR_ATTACHMENT_BLEND),
+                    depth_stencil_attachment: f.contains(F::DEPTH_STENCIL_ATTACHMENT),
+                    copy: f.contains(F::TRANSFER_SRC) && f.contains(F::TRANSFER_DST),
+                    multisample4: samples.contains(vk::SampleCountFlags::TYPE_4),
+                };
+                (format, support)
+            })
+            .collect();
+        Ok(DeviceShared {
+            raw,
+            _instance: instance,
+            debug_utils,
+            queue_family: adapter.queue_family,
+            queue: Mutex::new(queue),
+            timeline,
+            allocator: Mutex::new(Some(allocator)),
+            descriptors: Mutex::new(DescriptorPools::default()),
+            live: AtomicI64::new(0),
+            faults: FaultInjector::default(),
+            features,
+            non_coherent_atom: limits.non_coherent_atom_size.max(1),
+            depth24_stencil8,
+            format_support,
+        })
+    }
+
+    /// Consults the fault injector before the native call at `site`.
+    #[inline]
+    pub(crate) fn check(&self, site: &'static str) -> hal::Result<()> {
+        self.faults.check(site)
+    }
+
+    pub(crate) fn created(&self) {
+        self.live.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn released(&self) {
+        self.live.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Gives a native object a debug name (a no-op without debug utils or label).
+    pub(crate) fn set_name<H: vk::Handle>(&self, handle: H, label: &str) {
+        let Some(du) = &self.debug_utils else { return };
+        if label.is_empty() {
+            return;
+        }
+        let Ok(name) = CString::new(label.replace('\0', " ")) else { return };
+        let info = vk::DebugUtilsObjectNameInfoEXT::default().object_handle(handle).object_name(&name);
+        // SAFETY: the handle is a live object of this device; naming cannot affect it. A
+        // failure to name is not worth failing the creation for.
+        let _ = unsafe { du.set_debug_utils_object_name(&info) };
+    }
+
+    fn allocate(
+        &self,
+        label: &str,
+        requirements: vk::MemoryRequirements,
+        location: gpu_allocator::MemoryLocation,
+        linear: bool,
+    ) -> hal::Result<Allocation> {
+        self.check("vkAllocateMemory")?;
+        let mut guard = lock(&self.allocator);
+        let allocator = guard.as_mut().ok_or(hal::DeviceError::Lost)?;
+        allocator
+            .allocate(&AllocationCreateDesc {
+                name: if label.is_empty() { "vigil" } else { label },
+                requirements,
+                location,
+                linear,
+                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+            })
+            .map_err(conv::map_alloc_error)
+    }
+
+    fn free(&self, allocation: Allocation) {
+        if let Some(allocator) = lock(&self.allocator).as_mut() {
+            // A failed free means the allocator lost track of it; nothing the caller can do.
+            let _ = allocator.free(allocation);
+        }
+    }
+
+    /// The Vulkan format for a vigil format on this device.
+    pub(crate) fn vk_format(&self, format: TextureFormat) -> vk::Format {
+        if format == TextureFormat::Depth24PlusStencil8 {
+            self.depth24_stencil8
+        } else {
+            conv::texture_format(format)
+        }
+    }
+
+    fn mapped_range(&self, buffer: &Buffer, offset: u64, len: u64) -> vk::MappedMemoryRange<'static> {
+        let atom = self.non_coherent_atom;
+        let start = (buffer.memory_offset + offset) / atom * atom;
+        let end = (buffer.memory_offset + offset + len).div_ceil(atom) * atom;
+        let limit = buffer.memory_offset + buffer.allocation.as_ref().map_or(buffer.size, |a| a.size());
+        let size = if end > limit { vk::WHOLE_SIZE } else { end - start };
+        vk::MappedMemoryRange::default().memory(buffer.memory).offset(start).size(size)
+    }
+}
+
+impl Drop for DeviceShared {
+    fn drop(&mut self) {
+        // SAFETY: waiting for idle is always valid; teardown needs the GPU finished with
+        // everything. A lost device reports an error here, which changes nothing below.
+        let _ = unsafe { self.raw.device_wait_idle() };
+        lock(&self.descriptors).destroy_all(&self.raw);
+        // The allocator frees its memory blocks when dropped; it must go before the device.
+        drop(lock(&self.allocator).take());
+        // SAFETY: created by this device; the queue is idle.
+        unsafe { self.raw.destroy_semaphore(self.timeline, None) };
+        // SAFETY: every object made from the device has been released by the layer above
+        // (it drains and destroys everything before dropping the device).
+        unsafe { self.raw.destroy_device(None) };
+    }
+}
+
+/// The Vulkan device.
+#[derive(Debug)]
+pub struct Device {
+    pub(crate) shared: Arc<DeviceShared>,
+}
+
+impl Device {
+    /// The native device, for interoperability.
+    pub fn raw(&self) -> &ash::Device {
+        &self.shared.raw
+    }
+}
+
+impl hal::Device for Device {
+    type A = Api;
+
+    fn create_buffer(&self, desc: &hal::BufferDescriptor<'_>) -> hal::Result<Buffer> {
+        let s = &self.shared;
+        let info = vk::BufferCreateInfo::default()
+            .size(desc.size)
+            .usage(conv::buffer_usage(desc.usage))
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        s.check("vkCreateBuffer")?;
+        // SAFETY: valid device and create info (size non-zero, validated above).
+        let raw = unsafe { s.raw.create_buffer(&info, None) }.map_err(conv::map_result)?;
+        // SAFETY: `raw` is a live buffer of this device.
+        let requirements = unsafe { s.raw.get_buffer_memory_requirements(raw) };
+        let allocation =
+            match s.allocate(desc.label, requirements, conv::memory_location(desc.location), true) {
+                Ok(a) => a,
+                Err(e) => {
+                    // SAFETY: not bound, not used.
+                    unsafe { s.raw.destroy_buffer(raw, None) };
+                    return Err(e);
+                }
+            };
+        // SAFETY: reading the memory handle of an allocation we own.
+        let memory = unsafe { allocation.memory() };
+        let bind = s.check("vkBindBufferMemory").and_then(|()| {
+            // SAFETY: memory satisfies the buffer's requirements (the allocator chose it).
+            unsafe { s.raw.bind_buffer_memory(raw, memory, allocation.offset()) }
+                .map_err(conv::map_result)
+        });
+        if let Err(e) = bind {
+            s.free(allocation);
+            // SAFETY: not used.
+            unsafe { s.raw.destroy_buffer(raw, None) };
+            return Err(e);
+        }
+        s.set_name(raw, desc.label);
+        s.created();
+        let mapped = allocation.mapped_ptr().map(|p| MappedPtr(p.cast()));
+        let coherent =
+            allocation.memory_properties().contains(vk::MemoryPropertyFlags::HOST_COHERENT);
+        let memory_offset = allocation.offset();
+        Ok(Buffer {
+            raw,
+            allocation: Some(allocation),
+            mapped,
+            coherent,
+            memory,
+            memory_offset,
+            size: desc.size,
+        })
+    }
+
+    fn destroy_buffer(&self, mut buffer: Buffer) {
+        let s = &self.shared;
+        // SAFETY: the caller guarantees no pending GPU work uses it.
+        unsafe { s.raw.destroy_buffer(buffer.raw, None) };
+        if let Some(a) = buffer.allocation.take() {
+            s.free(a);
+        }
+        s.released();
+    }
+
+    fn buffer_host_visible(&self, buffer: &Buffer) -> bool {
+        buffer.mapped.is_some()
+    }
+
+    fn write_mapped(&self, buffer: &Buffer, offset: u64, data: &[u8]) -> hal::Result<()> {
+        let s = &self.shared;
+        let Some(ptr) = buffer.mapped else {
+            return Err(hal::DeviceError::Other("buffer memory is not host-visible".into()));
+        };
+        // SAFETY: the layer above checked offset + len <= size; the mapping covers the
+        // buffer and no GPU work uses the range.
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr(), ptr.0.as_ptr().add(offset as usize), data.len())
+        };
+        if !buffer.coherent {
+            let range = s.mapped_range(buffer, offset, data.len() as u64);
+            s.check("vkFlushMappedMemoryRanges")?;
+            // SAFETY: the range lies in mapped memory of this device.
+            unsafe { s.raw.flush_mapped_memory_ranges(&[range]) }.map_err(conv::map_result)?;
+        }
+        Ok(())
+    }
+
+    fn read_mapped(&self, buffer: &Buffer, offset: u64, out: &mut [u8]) -> hal::Result<()> {
+        let s = &self.shared;
+        let Some(ptr) = buffer.mapped else {
+            return Err(hal::DeviceError::Other("buffer memory is not host-visible".into()));
+        };
+        if !buffer.coherent {
+            let range = s.mapped_range(buffer, offset, out.len() as u64);
+            s.check("vkInvalidateMappedMemoryRanges")?;
+            // SAFETY: the range lies in mapped memory of this device.
+            unsafe { s.raw.invalidate_mapped_memory_ranges(&[range]) }.map_err(conv::map_result)?;
+        }
+        // SAFETY: bounds checked above us; the GPU's writes completed and were made visible
+        // to the host by the submission's final barrier.
+        unsafe {
+            std::ptr::copy_nonoverlapping(ptr.0.as_ptr().add(offset as usize), out.as_mut_ptr(), out.len())
+        };
+        Ok(())
+    }
+
+    fn create_texture(&self, desc: &hal::TextureDescriptor<'_>) -> hal::Result<Texture> {
+        let s = &self.shared;
+        let vk_format = s.vk_format(desc.format);
+        let mut flags = vk::ImageCreateFlags::empty();
+        if desc.cube_compatible {
+            flags |= vk::ImageCreateFlags::CUBE_COMPATIBLE;
+        }
+        if desc.format.info().srgb || matches!(desc.format, TextureFormat::Rgba8Unorm | TextureFormat::Bgra8Unorm) {
+            // Views may reinterpret between a format and its sRGB twin.
+            flags |= vk::ImageCreateFlags::MUTABLE_FORMAT;
+        }
+        let info = vk::ImageCreateInfo::default()
+            .flags(flags)
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(vk_format)
+            .extent(vk::Extent3D { width: desc.width, height: desc.height, depth: 1 })
+            .mip_levels(desc.mip_level_count)
+            .array_layers(desc.array_layers)
+            .samples(if desc.sample_count == 4 {
+                vk::SampleCountFlags::TYPE_4
+            } else {
+                vk::SampleCountFlags::TYPE_1
+            })
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(conv::texture_usage(desc.usage, desc.format))
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        s.check("vkCreateImage")?;
+        // SAFETY: valid create info (checked against the format's support above us).
+        let raw = unsafe { s.raw.create_image(&info, None) }.map_err(conv::map_result)?;
+        // SAFETY: live image of this device.
+        let requirements = unsafe { s.raw.get_image_memory_requirements(raw) };
+        let allocation =
+            match s.allocate(desc.label, requirements, gpu_allocator::MemoryLocation::GpuOnly, false) {
+                Ok(a) => a,
+                Err(e) => {
+                    // SAFETY: unused image.
+                    unsafe { s.raw.destroy_image(raw, None) };
+                    return Err(e);
+                }
+            };
+        let bind = s.check("vkBindImageMemory").and_then(|()| {
+            // SAFETY: memory satisfies the image's requirements.
+            unsafe { s.raw.bind_image_memory(raw, allocation.memory(), allocation.offset()) }
+                .map_err(conv::map_result)
+        });
+        if let Err(e) = bind {
+            s.free(allocation);
+            // SAFETY: unused image.
+            unsafe { s.raw.destroy_image(raw, None) };
+            return Err(e);
+        }
+        s.set_name(raw, desc.label);
+        s.created();
+        Ok(Texture { raw, allocation: Some(allocation), format: desc.format })
+    }
+
+    fn destroy_texture(&self, mut texture: Texture) {
+        let s = &self.shared;
+        // SAFETY: no pending GPU work uses it (caller's guarantee).
+        unsafe { s.raw.destroy_image(texture.raw, None) };
+        if let Some(a) = texture.allocation.take() {
+            s.free(a);
+        }
+        s.released();
+    }
+
+    fn create_texture_view(
+        &self,
+        texture: &Texture,
+        desc: &hal::TextureViewDescriptor<'_>,
+    ) -> hal::Result<TextureView> {
+        let s = &self.shared;
+        let mut usage_info = vk::ImageViewUsageCreateInfo::default()
+            .usage(conv::texture_usage(desc.usage, desc.format));
+        let info = vk::ImageViewCreateInfo::default()
+            .image(texture.raw)
+            .view_type(conv::view_type(desc.dimension))
+            .format(s.vk_format(desc.format))
+            .subresource_range(conv::subresource_range(desc.format, &desc.range))
+            .push_next(&mut usage_info);
+        s.check("vkCreateImageView")?;
+        // SAFETY: valid image and subresource range (validated above us).
+        let raw = unsafe { s.raw.create_image_view(&info, None) }.map_err(conv::map_result)?;
+        s.set_name(raw, desc.label);
+        s.created();
+        Ok(TextureView { raw })
+    }
+
+    fn destroy_texture_view(&self, view: TextureView) {
+        // SAFETY: no pending GPU work uses it.
+        unsafe { self.shared.raw.destroy_image_view(view.raw, None) };
+        self.shared.released();
+    }
+
+    fn create_sampler(&self, desc: &hal::SamplerDescriptor<'_>) -> hal::Result<Sampler> {
+        let s = &self.shared;
+        let anisotropy = desc.anisotropy_clamp > 1;
+        let info = vk::SamplerCreateInfo::default()
+            .mag_filter(conv::filter(desc.mag_filter))
+            .min_filter(conv::filter(desc.min_filter))
+            .mipmap_mode(conv::mipmap_mode(desc.mipmap_filter))
+            .address_mode_u(conv::address_mode(desc.address_modes[0]))
+            .address_mode_v(conv::address_mode(desc.address_modes[1]))
+            .address_mode_w(conv::address_mode(desc.address_modes[2]))
+            .min_lod(desc.lod_min_clamp)
+            .max_lod(desc.lod_max_clamp)
+            .anisotropy_enable(anisotropy)
+            .max_anisotropy(f32::from(desc.anisotropy_clamp.max(1)))
+            .compare_enable(desc.compare.is_some())
+            .compare_op(desc.compare.map_or(vk::CompareOp::NEVER, conv::compare_op))
+            .border_color(vk::BorderColor::FLOAT_TRANSPARENT_BLACK);
+        s.check("vkCreateSampler")?;
+        // SAFETY: valid create info.
+        let raw = unsafe { s.raw.create_sampler(&info, None) }.map_err(conv::map_result)?;
+        s.set_name(raw, desc.label);
+        s.created();
+        Ok(Sampler { raw })
+    }
+
+    fn destroy_sampler(&self, sampler: Sampler) {
+        // SAFETY: no pending GPU work uses it.
+        unsafe { self.shared.raw.destroy_sampler(sampler.raw, None) };
+        self.shared.released();
+    }
+
+    fn create_query_set(&self, label: &str, count: u32) -> hal::Result<QuerySet> {
+        let s = &self.shared;
+        let info = vk::QueryPoolCreateInfo::default()
+            .query_type(vk::QueryType::TIMESTAMP)
+            .query_count(count);
+        s.check("vkCreateQueryPool")?;
+        // SAFETY: valid create info.
+        let raw = unsafe { s.raw.create_query_pool(&info, None) }.map_err(conv::map_result)?;
+        s.set_name(raw, label);
+        s.created();
+        Ok(QuerySet { raw })
+    }
+
+    fn destroy_query_set(&self, set: QuerySet) {
+        // SAFETY: no pending GPU work uses it.
+        unsafe { self.shared.raw.destroy_query_pool(set.raw, None) };
+        self.shared.released();
+    }
+
+    fn create_bind_group_layout(
+        &self,
+        desc: &hal::BindGroupLayoutDescriptor<'_>,
+    ) -> hal::Result<BindGroupLayout> {
+        let s = &self.shared;
+        let bindings: Vec<_> = desc
+            .entries
+            .iter()
+            .map(|e| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(e.binding)
+                    .descriptor_type(conv::descriptor_type(&e.ty))
+                    .descriptor_count(1)
+                    .stage_flags(conv::shader_stages(e.visibility))
+            })
+            .collect();
+        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+        s.check("vkCreateDescriptorSetLayout")?;
+        // SAFETY: valid create info.
+        let raw =
+            unsafe { s.raw.create_descriptor_set_layout(&info, None) }.map_err(conv::map_result)?;
+        s.set_name(raw, desc.label);
+        s.created();
+        Ok(BindGroupLayout { raw, entries: desc.entries.to_vec() })
+    }
+
+    fn destroy_bind_group_layout(&self, layout: BindGroupLayout) {
+        // SAFETY: no set or pipeline being created uses it.
+        unsafe { self.shared.raw.destroy_descriptor_set_layout(layout.raw, None) };
+        self.shared.released();
+    }
+
+    fn create_bind_group(&self, desc: &hal::BindGroupDescriptor<'_, Api>) -> hal::Result<BindGroup> {
+        let s = &self.shared;
+        s.check("vkAllocateDescriptorSets")?;
+        let (raw, pool) = lock(&s.descriptors).allocate(&s.raw, desc.layout)?;
+        let mut buffer_infos = Vec::with_capacity(desc.entries.len());
+        let mut image_infos = Vec::with_capacity(desc.entries.len());
+        for entry in desc.entries {
+            match &entry.resource {
+                hal::BoundResource::Buffer { buffer, offset, size } => buffer_infos.push(
+                    vk::DescriptorBufferInfo::default().buffer(buffer.raw).offset(*offset).range(*size),
+                ),
+                hal::BoundResource::Sampler(sampler) => {
+                    image_infos.push(vk::DescriptorImageInfo::default().sampler(sampler.raw))
+                }
+                hal::BoundResource::TextureView(view, layout) => image_infos.push(
+                    vk::DescriptorImageInfo::default()
+                        .image_view(view.raw)
+                        .image_layout(conv::image_layout(*layout)),
+                ),
+            }
+        }
+        let (mut bi, mut ii) = (0, 0);
+        let writes: Vec<_> = desc
+            .entries
+            .iter()
+            .filter_map(|entry| {
+                let layout_entry = desc.layout.entries.iter().find(|e| e.binding == entry.binding)?;
+                let write = vk::WriteDescriptorSet::default()
+                    .dst_set(raw)
+                    .dst_binding(entry.binding)
+                    .descriptor_type(conv::descriptor_type(&layout_entry.ty));
+                Some(match entry.resource {
+                    hal::BoundResource::Buffer { .. } => {
+                        bi += 1;
+                        write.buffer_info(std::slice::from_ref(&buffer_infos[bi - 1]))
+                    }
+                    _ => {
+                        ii += 1;
+                        write.image_info(std::slice::from_ref(&image_infos[ii - 1]))
+                    }
+                })
+            })
+            .collect();
+        // SAFETY: the set is fresh and unused; every write was validated above us.
+        unsafe { s.raw.update_descriptor_sets(&writes, &[]) };
+        s.set_name(raw, desc.label);
+        s.created();
+        Ok(BindGroup { raw, pool })
+    }
+
+    fn destroy_bind_group(&self, group: BindGroup) {
+        let s = &self.shared;
+        lock(&s.descriptors).free(&s.raw, group.pool, group.raw);
+        s.released();
+    }
+
+    fn create_pipeline_layout(
+        &self,
+        desc: &hal::PipelineLayoutDescriptor<'_, Api>,
+    ) -> hal::Result<PipelineLayout> {
+        let s = &self.shared;
+        let sets: Vec<_> = desc.bind_group_layouts.iter().map(|l| l.raw).collect();
+        let info = vk::PipelineLayoutCreateInfo::default().set_layouts(&sets);
+        s.check("vkCreatePipelineLayout")?;
+        // SAFETY: valid set layouts.
+        let raw = unsafe { s.raw.create_pipeline_layout(&info, None) }.map_err(conv::map_result)?;
+        s.set_name(raw, desc.label);
+        s.created();
+        Ok(PipelineLayout { raw })
+    }
+
+    fn destroy_pipeline_layout(&self, layout: PipelineLayout) {
+        // SAFETY: no pending GPU work uses it.
+        unsafe { self.shared.raw.destroy_pipeline_layout(layout.raw, None) };
+        self.shared.released();
+    }
+
+    fn create_shader_module(&self, desc: &hal::ShaderModuleDescriptor<'_>) -> hal::Result<ShaderModule> {
+        let s = &self.shared;
+        let hal::ShaderCode::SpirV(words) = desc.code else {
+            return Err(hal::DeviceError::Unsupported("the Vulkan backend takes SPIR-V only".into()));
+        };
+        let info = vk::ShaderModuleCreateInfo::default().code(words);
+        s.check("vkCreateShaderModule")?;
+        // SAFETY: SPIR-V produced by naga from validated WGSL.
+        let raw = unsafe { s.raw.create_shader_module(&info, None) }.map_err(conv::map_result)?;
+        s.set_name(raw, desc.label);
+        s.created();
+        Ok(ShaderModule { raw })
+    }
+
+    fn destroy_shader_module(&self, module: ShaderModule) {
+        // SAFETY: modules may be destroyed once pipelines are created from them.
+        unsafe { self.shared.raw.destroy_shader_module(module.raw, None) };
+        self.shared.released();
+    }
+
+    fn create_compute_pipeline(
+        &self,
+        desc: &hal::ComputePipelineDescriptor<'_, Api>,
+    ) -> hal::Result<ComputePipeline> {
+        let s = &self.shared;
+        let entry = CString::new(desc.entry_point)
+            .map_err(|_| hal::DeviceError::Other("entry point name contains NUL".into()))?;
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(desc.module.raw)
+            .name(&entry);
+        let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(desc.layout.raw)];
+        s.check("vkCreateComputePipelines")?;
+        // SAFETY: the module holds this compute entry point and its bindings match the
+        // layout (checked above us).
+        let raw = unsafe { s.raw.create_compute_pipelines(vk::PipelineCache::null(), &info, None) }
+            .map_err(|(_, e)| conv::map_result(e))?;
+        let raw = raw.into_iter().next().ok_or_else(|| hal::DeviceError::Other("no pipeline".into()))?;
+        s.set_name(raw, desc.label);
+        s.created();
+        Ok(ComputePipeline { raw })
+    }
+
+    fn destroy_compute_pipeline(&self, pipeline: ComputePipeline) {
+        // SAFETY: no pending GPU work uses it.
+        unsafe { self.shared.raw.destroy_pipeline(pipeline.raw, None) };
+        self.shared.released();
+    }
+
+    fn create_render_pipeline(
+        &self,
+        desc: &hal::RenderPipelineDescriptor<'_, Api>,
+    ) -> hal::Result<RenderPipeline> {
+        crate::render_pipeline::create(&self.shared, desc)
+    }
+
+    fn destroy_render_pipeline(&self, pipeline: RenderPipeline) {
+        // SAFETY: no pending GPU work uses it.
+        unsafe { self.shared.raw.destroy_pipeline(pipeline.raw, None) };
+        self.shared.released();
+    }
+
+    fn create_command_encoder(&self, label: &str) -> hal::Result<CommandEncoder> {
+        CommandEncoder::new(self.shared.clone(), label)
+    }
+
+    fn destroy_command_encoder(&self, encoder: CommandEncoder) {
+        encoder.destroy();
+    }
+
+    fn submit(&self, command_buffers: &[&CommandBuffer], signal_value: u64) -> hal::Result<()> {
+        let s = &self.shared;
+        let mut infos = [vk::CommandBufferSubmitInfo::default(); 8];
+        let mut heap = Vec::new();
+        let infos: &[vk::CommandBufferSubmitInfo<'_>] = if command_buffers.len() <= infos.len() {
+            for (slot, cb) in infos.iter_mut().zip(command_buffers) {
+                *slot = vk::CommandBufferSubmitInfo::default().command_buffer(cb.raw);
+            }
+            &infos[..command_buffers.len()]
+        } else {
+            heap.extend(
+                command_buffers.iter().map(|cb| vk::CommandBufferSubmitInfo::default().command_buffer(cb.raw)),
+            );
+            &heap
+        };
+        let signal = [vk::SemaphoreSubmitInfo::default()
+            .semaphore(s.timeline)
+            .value(signal_value)
+            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let submit = [vk::SubmitInfo2::default()
+            .command_buffer_infos(infos)
+            .signal_semaphore_infos(&signal)];
+        s.check("vkQueueSubmit2")?;
+        let queue = lock(&s.queue);
+        // SAFETY: the queue is externally synchronized by the lock; the command buffers are
+        // executable and the signal value is above every earlier one (serials increase).
+        unsafe { s.raw.queue_submit2(*queue, &submit, vk::Fence::null()) }.map_err(conv::map_result)
+    }
+
+    fn completed_value(&self) -> hal::Result<u64> {
+        let s = &self.shared;
+        s.check("vkGetSemaphoreCounterValue")?;
+        // SAFETY: the timeline semaphore belongs to this device.
+        unsafe { s.raw.get_semaphore_counter_value(s.timeline) }.map_err(conv::map_result)
+    }
+
+    fn wait_for_value(&self, value: u64, timeout: Duration) -> hal::Result<bool> {
+        let s = &self.shared;
+        let semaphores = [s.timeline];
+        let values = [value];
+        let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
+        s.check("vkWaitSemaphores")?;
+        let nanos = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+        // SAFETY: waits on this device's own timeline semaphore.
+        match unsafe { s.raw.wait_semaphores(&info, nanos) } {
+            Ok(()) => Ok(true),
+            Err(vk::Result::TIMEOUT) => Ok(false),
+            Err(e) => Err(conv::map_result(e)),
+        }
+    }
+
+    fn live_objects(&self) -> u64 {
+        self.shared.live.load(Ordering::Acquire).max(0) as u64
+    }
+
+    fn faults(&self) -> &FaultInjector {
+        &self.shared.faults
+    }
+
+    fn call_sites(&self) -> &'static [CallSite] {
+        CALL_SITES
+    }
+
+    fn supports_full_index_range(&self, format: hal::IndexFormat) -> bool {
+        format == hal::IndexFormat::Uint16
+            || self.shared.features.contains(Features::FULL_DRAW_INDEX_UINT32)
+    }
+
+    fn format_support(&self, format: TextureFormat) -> hal::FormatSupport {
+        self.shared
+            .format_support
+            .iter()
+            .find(|(f, _)| *f == format)
+            .map(|(_, s)| *s)
+            .unwrap_or_default()
+    }
+}

@@ -1,0 +1,213 @@
+//! The Vulkan instance: loader, debug messenger feeding the validation log, adapter
+//! enumeration.
+
+use crate::adapter::Adapter;
+use crate::{conv, Api};
+use ash::vk;
+use std::ffi::{CStr, c_void};
+use std::sync::Arc;
+use vigil_hal as hal;
+use vigil_hal::{Severity, ValidationLog, ValidationMessage};
+
+const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+
+/// Shared by the instance, its adapters and their devices, so the instance lives until the
+/// last of them is gone.
+pub(crate) struct InstanceShared {
+    /// Keeps the loader library loaded for as long as the instance.
+    _entry: ash::Entry,
+    pub raw: ash::Instance,
+    pub debug_utils: Option<ash::ext::debug_utils::Instance>,
+    messenger: vk::DebugUtilsMessengerEXT,
+    /// Owned by the messenger's user data pointer; kept here to outlive it.
+    pub log: Option<Arc<ValidationLog>>,
+    log_ptr: *const ValidationLog,
+}
+
+// SAFETY: the raw pointer is the validation log kept alive by `log`; Vulkan instance handles
+// may be used from any thread.
+unsafe impl Send for InstanceShared {}
+// SAFETY: as above; the log is internally synchronized.
+unsafe impl Sync for InstanceShared {}
+
+impl std::fmt::Debug for InstanceShared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InstanceShared").field("validation", &self.log.is_some()).finish()
+    }
+}
+
+impl Drop for InstanceShared {
+    fn drop(&mut self) {
+        if let Some(du) = &self.debug_utils {
+            if self.messenger != vk::DebugUtilsMessengerEXT::null() {
+                // SAFETY: the messenger was created by this instance and is destroyed once.
+                unsafe { du.destroy_debug_utils_messenger(self.messenger, None) };
+            }
+        }
+        // SAFETY: every device and object made from the instance holds an Arc to it, so none
+        // is left when the last Arc drops.
+        unsafe { self.raw.destroy_instance(None) };
+        if !self.log_ptr.is_null() {
+            // SAFETY: the pointer came from Arc::into_raw in `init` and the messenger that
+            // used it is gone.
+            drop(unsafe { Arc::from_raw(self.log_ptr) });
+        }
+    }
+}
+
+/// The Vulkan instance.
+#[derive(Debug)]
+pub struct Instance {
+    pub(crate) shared: Arc<InstanceShared>,
+}
+
+unsafe extern "system" fn debug_callback(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    user: *mut c_void,
+) -> vk::Bool32 {
+    if data.is_null() || user.is_null() {
+        return vk::FALSE;
+    }
+    // SAFETY: the layer passes a valid callback-data struct for the duration of the call.
+    let data = unsafe { &*data };
+    // SAFETY: `user` is the Arc<ValidationLog> pointer installed in `init`, alive until the
+    // messenger is destroyed.
+    let log = unsafe { &*(user as *const ValidationLog) };
+    // SAFETY: the strings, when non-null, are NUL-terminated and valid during the call.
+    let id = unsafe { data.message_id_name_as_c_str() }
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // SAFETY: as above.
+    let text = unsafe { data.message_as_c_str() }
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let severity = if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR) {
+        Severity::Error
+    } else if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::WARNING) {
+        Severity::Warning
+    } else if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::INFO) {
+        Severity::Info
+    } else {
+        Severity::Verbose
+    };
+    if std::env::var_os("VIGIL_PRINT_VALIDATION").is_some() {
+        eprintln!("[vulkan validation {severity:?}] {id}: {text}");
+    }
+    log.push(ValidationMessage { severity, id, text });
+    vk::FALSE
+}
+
+impl hal::Instance for Instance {
+    type A = Api;
+
+    fn init(desc: &hal::InstanceDescriptor<'_>) -> hal::Result<Self> {
+        // SAFETY: loading the Vulkan loader library runs its initialisers; nothing else is
+        // required of us.
+        let entry = unsafe { ash::Entry::load() }.map_err(|e| {
+            hal::DeviceError::Unsupported(format!(
+                "no Vulkan loader found ({e}); install a Vulkan driver and loader (see README)"
+            ))
+        })?;
+        // SAFETY: plain query of the loader.
+        let layers = unsafe { entry.enumerate_instance_layer_properties() }
+            .map_err(conv::map_result)?;
+        // SAFETY: plain query of the loader.
+        let extensions = unsafe { entry.enumerate_instance_extension_properties(None) }
+            .map_err(conv::map_result)?;
+        let has_ext = |name: &CStr| {
+            extensions.iter().any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == name))
+        };
+        let has_debug_utils = has_ext(ash::ext::debug_utils::NAME);
+        let mut layer_names = Vec::new();
+        if desc.validation {
+            let found = layers
+                .iter()
+                .any(|l| l.layer_name_as_c_str().is_ok_and(|n| n == VALIDATION_LAYER));
+            if !found {
+                return Err(hal::DeviceError::Unsupported(
+                    "the Khronos validation layer (VK_LAYER_KHRONOS_validation) is not installed; \
+                     install vulkan-validationlayers or run `cargo xtask setup`"
+                        .into(),
+                ));
+            }
+            if !has_debug_utils {
+                return Err(hal::DeviceError::Unsupported(
+                    "validation needs VK_EXT_debug_utils, which the loader lacks".into(),
+                ));
+            }
+            layer_names.push(VALIDATION_LAYER.as_ptr());
+        }
+        let mut ext_names = Vec::new();
+        if has_debug_utils {
+            ext_names.push(ash::ext::debug_utils::NAME.as_ptr());
+        }
+        let app_name = std::ffi::CString::new(desc.app_name.replace('\0', " ")).unwrap_or_default();
+        let app = vk::ApplicationInfo::default()
+            .application_name(&app_name)
+            .engine_name(c"vigil")
+            .api_version(vk::API_VERSION_1_3);
+
+        let log = desc.validation.then(|| Arc::new(ValidationLog::default()));
+        let log_ptr = log.as_ref().map_or(std::ptr::null(), |l| Arc::into_raw(l.clone()));
+        let mut messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+            .message_severity(
+                vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
+                    | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR,
+            )
+            .message_type(
+                vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                    | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                    | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+            )
+            .pfn_user_callback(Some(debug_callback))
+            .user_data(log_ptr as *mut c_void);
+        let mut create = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_layer_names(&layer_names)
+            .enabled_extension_names(&ext_names);
+        if log.is_some() {
+            // Also catches messages from instance creation and destruction themselves.
+            create = create.push_next(&mut messenger_info);
+        }
+        // SAFETY: every pointer in `create` refers to locals alive for the call.
+        let raw = match unsafe { entry.create_instance(&create, None) } {
+            Ok(raw) => raw,
+            Err(e) => {
+                if !log_ptr.is_null() {
+                    // SAFETY: from Arc::into_raw above; no messenger holds it.
+                    drop(unsafe { Arc::from_raw(log_ptr) });
+                }
+                return Err(conv::map_result(e));
+            }
+        };
+        let debug_utils = has_debug_utils.then(|| ash::ext::debug_utils::Instance::new(&entry, &raw));
+        let mut shared = InstanceShared {
+            _entry: entry,
+            raw,
+            debug_utils,
+            messenger: vk::DebugUtilsMessengerEXT::null(),
+            log,
+            log_ptr,
+        };
+        if let (Some(du), true) = (&shared.debug_utils, shared.log.is_some()) {
+            // SAFETY: valid instance and create info; the user data outlives the messenger.
+            shared.messenger = unsafe { du.create_debug_utils_messenger(&messenger_info, None) }
+                .map_err(conv::map_result)?;
+        }
+        Ok(Instance { shared: Arc::new(shared) })
+    }
+
+    fn enumerate_adapters(&self) -> Vec<hal::ExposedAdapter<Api>> {
+        // SAFETY: plain query on a valid instance.
+        let Ok(devices) = (unsafe { self.shared.raw.enumerate_physical_devices() }) else {
+            return Vec::new();
+        };
+        devices.into_iter().filter_map(|pd| Adapter::expose(&self.shared, pd)).collect()
+    }
+
+    fn validation_log(&self) -> Option<Arc<ValidationLog>> {
+        self.shared.log.clone()
+    }
+}

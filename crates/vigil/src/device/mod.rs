@@ -1,0 +1,297 @@
+//! The validated device: one object that owns every resource, validates every call, and
+//! keeps native objects alive exactly as long as the GPU needs them.
+//!
+//! It does not record commands (see [`crate::encoder`]) or know shader languages (see
+//! `vigil-shader`); it owns the handle registries, submission serials, deferred release,
+//! queue-write staging, mapping, loss and the bounded waits.
+
+mod binding;
+mod buffer;
+mod mapping;
+mod objects;
+mod pipeline;
+mod queue;
+mod release;
+mod texture;
+mod uploads;
+
+pub(crate) use objects::*;
+pub use queue::{Completion, LossSnapshot, Stats, WaitSite};
+pub use uploads::{MAX_QUEUED_WRITES, WriteStats};
+pub(crate) use release::Retained;
+
+use crate::encoder::Tracker;
+use crate::error::{Error, ErrorKind, Result};
+use crate::instance::Adapter;
+use crate::registry::Registry;
+use crate::DefaultApi;
+use std::cell::{Cell, RefCell, RefMut};
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+use vigil_hal::{Adapter as _, AdapterInfo, Api, Device as _, Features, Limits, ValidationLog};
+
+pub use binding::{
+    BindGroupDescriptor, BindGroupEntry, BindGroupLayoutDescriptor, BindingResource, BufferBinding,
+};
+pub use buffer::BufferDescriptor;
+pub(crate) use buffer::check_range;
+pub(crate) use pipeline::check_against_layout;
+pub(crate) use texture::{check_texture_box, layout_stages};
+pub use pipeline::{ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor};
+
+/// How to open a device.
+#[derive(Clone, Debug)]
+pub struct DeviceDescriptor {
+    /// Label of the device (used in error messages).
+    pub label: String,
+    /// Features to enable; each must be supported by the adapter.
+    pub required_features: Features,
+    /// Limits to enforce; each must be within the adapter's.
+    pub required_limits: Limits,
+    /// Bytes of queued and in-flight upload staging allowed (default 256 MiB).
+    pub staging_budget: u64,
+}
+
+impl Default for DeviceDescriptor {
+    fn default() -> Self {
+        DeviceDescriptor {
+            label: String::new(),
+            required_features: Features::empty(),
+            required_limits: Limits::default(),
+            staging_budget: 256 << 20,
+        }
+    }
+}
+
+/// Everything mutable the device owns. Borrowed per call; never across calls.
+pub(crate) struct DeviceState<A: Api> {
+    pub buffers: Registry<BufferObj<A>>,
+    pub textures: Registry<TextureObj<A>>,
+    pub views: Registry<ViewObj<A>>,
+    pub samplers: Registry<SamplerObj<A>>,
+    pub query_sets: Registry<QuerySetObj<A>>,
+    pub bind_group_layouts: Registry<BindGroupLayoutObj<A>>,
+    pub bind_groups: Registry<BindGroupObj<A>>,
+    pub pipeline_layouts: Registry<PipelineLayoutObj<A>>,
+    pub shader_modules: Registry<ShaderModuleObj<A>>,
+    pub compute_pipelines: Registry<ComputePipelineObj<A>>,
+    pub render_pipelines: Registry<RenderPipelineObj<A>>,
+    /// Destroyed objects waiting for their last use to complete and their retainers to go.
+    pub retiring: Vec<Retained>,
+    /// Structural identity of bind group layouts, for compatibility.
+    pub layout_compat: HashMap<Vec<vigil_hal::BindGroupLayoutEntry>, u32>,
+    /// Native encoders ready for reuse.
+    pub free_encoders: Vec<A::CommandEncoder>,
+    /// Usage trackers ready for reuse (their marks carry over, stamped by epoch).
+    pub free_trackers: Vec<Tracker>,
+    /// Submitted work not yet seen complete, in serial order.
+    pub in_flight: VecDeque<queue::InFlight<A>>,
+    /// Uploads and first layouts waiting for the next submission.
+    pub uploads: uploads::PendingUploads<A>,
+    pub staging: uploads::StagingAccount,
+}
+
+/// A validated device over backend `A` (Vulkan by default).
+///
+/// `Send` but not `Sync`: one thread drives it. Completion state and loss are atomics that
+/// other threads may read through [`Device::completion`].
+pub struct Device<A: Api = DefaultApi> {
+    pub(crate) id: u32,
+    pub(crate) label: String,
+    pub(crate) hal: A::Device,
+    pub(crate) info: AdapterInfo,
+    pub(crate) features: Features,
+    pub(crate) limits: Limits,
+    pub(crate) state: RefCell<DeviceState<A>>,
+    pub(crate) last_submitted: Cell<u64>,
+    pub(crate) completion: Arc<queue::Completion>,
+    pub(crate) validation: Option<Arc<ValidationLog>>,
+    pub(crate) timeouts: Cell<queue::Timeouts>,
+    pub(crate) stats: RefCell<queue::Stats>,
+}
+
+impl<A: Api> std::fmt::Debug for Device<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Device")
+            .field("id", &self.id)
+            .field("label", &self.label)
+            .field("adapter", &self.info.name)
+            .finish()
+    }
+}
+
+impl<A: Api> Device<A> {
+    pub(crate) fn new(adapter: &Adapter<A>, desc: &DeviceDescriptor) -> Result<Self> {
+        const OP: &str = "request_device";
+        let missing = desc.required_features - adapter.features();
+        if !missing.is_empty() {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                OP,
+                &desc.label,
+                format!(
+                    "the adapter '{}' does not support {:?}",
+                    adapter.info().name,
+                    missing.names()
+                ),
+            ));
+        }
+        let violations = desc.required_limits.violations(adapter.limits());
+        if let Some((name, requested, supported)) = violations.first() {
+            return Err(Error::new(
+                ErrorKind::LimitExceeded,
+                OP,
+                &desc.label,
+                format!(
+                    "limit {name} = {requested} is beyond what '{}' supports ({supported})",
+                    adapter.info().name
+                ),
+            ));
+        }
+        let hal = adapter
+            .exposed
+            .adapter
+            .open(desc.required_features, &desc.required_limits)
+            .map_err(|e| Error::from_hal(e, OP, &desc.label))?;
+        Ok(Device {
+            id: crate::handle::next_device_id(),
+            label: desc.label.clone(),
+            hal,
+            info: adapter.info().clone(),
+            features: desc.required_features,
+            limits: desc.required_limits.clone(),
+            state: RefCell::new(DeviceState {
+                buffers: Registry::default(),
+                textures: Registry::default(),
+                views: Registry::default(),
+                samplers: Registry::default(),
+                query_sets: Registry::default(),
+                bind_group_layouts: Registry::default(),
+                bind_groups: Registry::default(),
+                pipeline_layouts: Registry::default(),
+                shader_modules: Registry::default(),
+                compute_pipelines: Registry::default(),
+                render_pipelines: Registry::default(),
+                retiring: Vec::new(),
+                layout_compat: HashMap::new(),
+                free_encoders: Vec::new(),
+                free_trackers: Vec::new(),
+                in_flight: VecDeque::new(),
+                uploads: uploads::PendingUploads::default(),
+                staging: uploads::StagingAccount::new(desc.staging_budget),
+            }),
+            last_submitted: Cell::new(0),
+            completion: Arc::new(queue::Completion::default()),
+            validation: adapter.validation_log(),
+            timeouts: Cell::new(queue::Timeouts::default()),
+            stats: RefCell::new(queue::Stats::default()),
+        })
+    }
+
+    /// Opens a device on the default adapter (see [`crate::Instance::default_adapter`]),
+    /// with validation as [`crate::Validation::FromEnvironment`] says.
+    pub fn new_default(desc: &DeviceDescriptor) -> Result<Self> {
+        let instance = crate::Instance::<A>::new(&crate::InstanceDescriptor::default())?;
+        instance.default_adapter()?.request_device(desc)
+    }
+
+    /// Process-unique id of this device, baked into every handle it makes.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// The adapter the device runs on.
+    pub fn adapter_info(&self) -> &AdapterInfo {
+        &self.info
+    }
+
+    /// The features enabled on this device (every feature check uses this set).
+    pub fn features(&self) -> Features {
+        self.features
+    }
+
+    /// The limits this device enforces.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The backend device, for interoperability and backend-specific test control.
+    pub fn hal(&self) -> &A::Device {
+        &self.hal
+    }
+
+    /// Native objects currently alive on the backend (for leak checks).
+    pub fn live_native_objects(&self) -> u64 {
+        self.hal.live_objects()
+    }
+
+    /// What the validation layer has said so far, when validation is on.
+    pub fn validation_log(&self) -> Option<Arc<ValidationLog>> {
+        self.validation.clone()
+    }
+
+    /// Borrows the state for one call.
+    #[inline]
+    pub(crate) fn state(&self, op: &'static str) -> Result<RefMut<'_, DeviceState<A>>> {
+        self.state.try_borrow_mut().map_err(|_| {
+            Error::new(
+                ErrorKind::InvalidState,
+                op,
+                &self.label,
+                "the device is already inside a call on this thread (re-entered from an observer?)",
+            )
+        })
+    }
+
+    /// Refuses every call that needs the GPU once the device is lost.
+    #[inline]
+    pub(crate) fn check_alive(&self, op: &'static str) -> Result<()> {
+        if self.completion.is_lost() {
+            return Err(self.lost_error(op));
+        }
+        Ok(())
+    }
+
+    #[cold]
+    pub(crate) fn lost_error(&self, op: &'static str) -> Error {
+        let why = self
+            .completion
+            .snapshot()
+            .map_or_else(|| "the device is lost".to_owned(), |s| format!("the device is lost ({s})"));
+        Error::new(ErrorKind::DeviceLost, op, &self.label, why)
+    }
+
+    /// Maps a backend failure, recording loss when the driver reports it.
+    #[cold]
+    pub(crate) fn hal_error(&self, e: vigil_hal::DeviceError, op: &'static str, label: &str) -> Error {
+        if e == vigil_hal::DeviceError::Lost {
+            self.completion.declare_lost(WaitSite::Driver, Duration::ZERO, op);
+        }
+        Error::from_hal(e, op, label)
+    }
+
+    /// Objects currently alive per kind, for diagnostics: `(kind, count)`.
+    pub fn live_objects(&self) -> Vec<(&'static str, usize)> {
+        let Ok(s) = self.state.try_borrow() else { return Vec::new() };
+        vec![
+            ("buffers", s.buffers.live_count()),
+            ("textures", s.textures.live_count()),
+            ("texture views", s.views.live_count()),
+            ("samplers", s.samplers.live_count()),
+            ("query sets", s.query_sets.live_count()),
+            ("bind group layouts", s.bind_group_layouts.live_count()),
+            ("bind groups", s.bind_groups.live_count()),
+            ("pipeline layouts", s.pipeline_layouts.live_count()),
+            ("shader modules", s.shader_modules.live_count()),
+            ("compute pipelines", s.compute_pipelines.live_count()),
+            ("render pipelines", s.render_pipelines.live_count()),
+        ]
+    }
+}
+
+impl<A: Api> Drop for Device<A> {
+    fn drop(&mut self) {
+        self.teardown();
+    }
+}

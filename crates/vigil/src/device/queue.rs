@@ -1,0 +1,438 @@
+//! Submission, completion and the waits: serials 1, 2, 3, …; a completion counter that only
+//! moves forward; waits bounded by progress; sticky, attributed loss.
+
+use super::{Device, DeviceState};
+use crate::encoder::CommandBuffer;
+use crate::error::{Error, ErrorKind, Result};
+use std::fmt;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use vigil_hal::{Api, CommandEncoder as _, Device as _};
+
+/// Which wait gave up on the GPU, or who else declared the loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaitSite {
+    /// A submission waiting for room among the command buffers in flight.
+    QueueWait,
+    /// `wait_for_serial_unless_stalled` or a readback waiting for a buffer's last use.
+    SerialWait,
+    /// A mapping wait.
+    Mapping,
+    /// A present waiting for its frame.
+    Present,
+    /// The drain when the device is dropped.
+    Teardown,
+    /// Not a wait: the driver reported the loss (or a submission failed on the GPU).
+    Driver,
+}
+
+impl fmt::Display for WaitSite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            WaitSite::QueueWait => "queue wait",
+            WaitSite::SerialWait => "serial wait",
+            WaitSite::Mapping => "mapping wait",
+            WaitSite::Present => "present wait",
+            WaitSite::Teardown => "teardown drain",
+            WaitSite::Driver => "reported by the driver",
+        })
+    }
+}
+
+/// Who declared a device lost, first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LossSnapshot {
+    /// Which wait gave up, or `Driver`.
+    pub site: WaitSite,
+    /// How long that wait actually ran (zero for `Driver`).
+    pub elapsed: Duration,
+    /// What was going on.
+    pub reason: String,
+}
+
+impl fmt::Display for LossSnapshot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.site == WaitSite::Driver {
+            write!(f, "reported by the driver during {}", self.reason)
+        } else {
+            write!(
+                f,
+                "{} gave up after {:.3} s without progress: {}",
+                self.site,
+                self.elapsed.as_secs_f64(),
+                self.reason
+            )
+        }
+    }
+}
+
+/// Completion state another thread may read: the completed serial and loss.
+#[derive(Debug, Default)]
+pub struct Completion {
+    completed: AtomicU64,
+    lost: AtomicBool,
+    snapshot: Mutex<Option<LossSnapshot>>,
+}
+
+impl Completion {
+    /// The highest serial seen complete (every earlier one is complete too).
+    pub fn completed(&self) -> u64 {
+        self.completed.load(Ordering::Acquire)
+    }
+
+    /// Whether the device is lost.
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Acquire)
+    }
+
+    /// The first cause of loss, once declared.
+    pub fn snapshot(&self) -> Option<LossSnapshot> {
+        self.snapshot.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub(crate) fn advance(&self, to: u64) {
+        self.completed.fetch_max(to, Ordering::AcqRel);
+    }
+
+    /// Declares loss; only the first declaration is kept.
+    pub(crate) fn declare_lost(&self, site: WaitSite, elapsed: Duration, reason: &str) {
+        let mut snap = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
+        if snap.is_none() {
+            *snap = Some(LossSnapshot { site, elapsed, reason: reason.to_owned() });
+        }
+        self.lost.store(true, Ordering::Release);
+    }
+}
+
+/// Bounds of the waits that detect a hung GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Timeouts {
+    /// No progress for this long means hung.
+    pub stall: Duration,
+    /// No single submission waits for room longer than this in all.
+    pub total_cap: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts { stall: Duration::from_secs(5), total_cap: Duration::from_secs(60) }
+    }
+}
+
+/// Counters for summaries and the observer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Accepted submissions.
+    pub submissions: u64,
+    /// Command buffers in accepted submissions.
+    pub command_buffers: u64,
+    /// Dispatches in accepted submissions.
+    pub dispatches: u64,
+    /// Draws in accepted submissions.
+    pub draws: u64,
+    /// Submissions refused.
+    pub refused_submissions: u64,
+}
+
+/// Submitted work not yet complete: what to recycle when it is.
+pub(crate) struct InFlight<A: Api> {
+    pub serial: u64,
+    pub encoders: Vec<(A::CommandEncoder, A::CommandBuffer)>,
+    pub staging: Vec<A::Buffer>,
+    pub staging_bytes: u64,
+}
+
+impl<A: Api> Device<A> {
+    /// Serial of the most recent accepted submission (0 before the first).
+    pub fn last_submitted_serial(&self) -> u64 {
+        self.last_submitted.get()
+    }
+
+    /// Highest serial known complete (without asking the GPU; see [`Device::poll`]).
+    pub fn completed_serial(&self) -> u64 {
+        self.completion.completed()
+    }
+
+    /// Completion state for other threads: completed serial and loss.
+    pub fn completion(&self) -> std::sync::Arc<Completion> {
+        self.completion.clone()
+    }
+
+    /// Whether the device is lost.
+    pub fn is_lost(&self) -> bool {
+        self.completion.is_lost()
+    }
+
+    /// The first cause of loss, if lost.
+    pub fn loss_snapshot(&self) -> Option<LossSnapshot> {
+        self.completion.snapshot()
+    }
+
+    /// Counters of accepted work.
+    pub fn stats(&self) -> Stats {
+        *self.stats.borrow()
+    }
+
+    /// Asks the GPU how far it got, then releases what completed work no longer needs and
+    /// recycles command buffers. Returns the completed serial.
+    pub fn poll(&self) -> Result<u64> {
+        const OP: &str = "poll";
+        let mut st = self.state(OP)?;
+        self.refresh(&mut st, OP)
+    }
+
+    /// Reads the completion counter and processes everything up to it.
+    pub(crate) fn refresh(&self, st: &mut DeviceState<A>, op: &'static str) -> Result<u64> {
+        if self.completion.is_lost() {
+            return Err(self.lost_error(op));
+        }
+        let value = self.hal.completed_value().map_err(|e| self.hal_error(e, op, &self.label))?;
+        // The counter only moves forward, and never past what was submitted.
+        let value = value.min(self.last_submitted.get());
+        self.completion.advance(value);
+        self.process_completed(st, self.completion.completed());
+        Ok(self.completion.completed())
+    }
+
+    /// Recycles in-flight work and releases retired objects up to `completed`.
+    pub(crate) fn process_completed(&self, st: &mut DeviceState<A>, completed: u64) {
+        while st.in_flight.front().is_some_and(|f| f.serial <= completed) {
+            let Some(done) = st.in_flight.pop_front() else { break };
+            for (mut encoder, cb) in done.encoders {
+                encoder.reset_all(vec![cb]);
+                st.free_encoders.push(encoder);
+            }
+            for buffer in done.staging {
+                self.hal.destroy_buffer(buffer);
+            }
+            st.staging.in_flight_bytes = st.staging.in_flight_bytes.saturating_sub(done.staging_bytes);
+        }
+        self.release_retired(st, completed);
+    }
+
+    /// A native encoder from the pool, or a new one.
+    pub(crate) fn take_encoder(&self, st: &mut DeviceState<A>, label: &str, op: &'static str) -> Result<A::CommandEncoder> {
+        match st.free_encoders.pop() {
+            Some(e) => Ok(e),
+            None => self.hal.create_command_encoder(label).map_err(|e| self.hal_error(e, op, label)),
+        }
+    }
+
+    /// Submits finished command buffers, in order, as one submission. Returns its serial.
+    ///
+    /// Refused (consuming no serial and running nothing) when a command buffer belongs to
+    /// another device, names an object destroyed after recording, or uses a mapped buffer,
+    /// or when the device is lost.
+    pub fn submit<'d>(&'d self, command_buffers: impl IntoIterator<Item = CommandBuffer<'d, A>>) -> Result<u64> {
+        const OP: &str = "submit";
+        let mut cbs: Vec<CommandBuffer<'d, A>> = command_buffers.into_iter().collect();
+        let refused = |e: Error| {
+            self.stats.borrow_mut().refused_submissions += 1;
+            Err(e)
+        };
+        if let Err(e) = self.check_alive(OP) {
+            return refused(e);
+        }
+        let mut st = self.state(OP)?;
+        for cb in &cbs {
+            if let Err(e) = cb.validate_for_submit(self, &st) {
+                drop(st);
+                return refused(e);
+            }
+        }
+        let serial = self.last_submitted.get() + 1;
+        let prelude = match self.build_prelude(&mut st, OP) {
+            Ok(p) => p,
+            Err(e) => {
+                drop(st);
+                return refused(e);
+            }
+        };
+        let mut natives: Vec<&A::CommandBuffer> = Vec::with_capacity(cbs.len() + 1);
+        if let Some(p) = &prelude {
+            natives.push(&p.cb);
+        }
+        for cb in &cbs {
+            if let Some((_, native)) = cb.hal.as_ref() {
+                natives.push(native);
+            }
+        }
+        if let Err(e) = self.hal.submit(&natives, serial) {
+            drop(natives);
+            // The driver refused the submission: the uploads queued with it are dropped (the
+            // buffers keep their old contents) and the caller sees the driver's error.
+            if let Some(mut p) = prelude {
+                p.encoder.reset_all(vec![p.cb]);
+                st.free_encoders.push(p.encoder);
+                for b in p.staging {
+                    self.hal.destroy_buffer(b);
+                }
+                for (i, _) in p.buffers {
+                    if let Some(b) = st.buffers.slot_mut(i).and_then(|s| s.value.as_mut()) {
+                        b.queued_writes = false;
+                    }
+                }
+            }
+            drop(st);
+            return refused(self.hal_error(e, OP, &self.label));
+        }
+        drop(natives);
+        self.last_submitted.set(serial);
+        let mut flight = InFlight { serial, encoders: Vec::with_capacity(cbs.len() + 1), staging: Vec::new(), staging_bytes: 0 };
+        if let Some(p) = prelude {
+            for &(i, _) in &p.buffers {
+                if let Some(s) = st.buffers.slot_mut(i) {
+                    s.last_use = serial;
+                    if let Some(b) = s.value.as_mut() {
+                        b.queued_writes = false;
+                    }
+                }
+            }
+            for &(i, _) in &p.textures {
+                if let Some(s) = st.textures.slot_mut(i) {
+                    s.last_use = serial;
+                }
+            }
+            st.staging.in_flight_bytes += p.staging_bytes;
+            st.staging.batches += 1;
+            flight.staging = p.staging;
+            flight.staging_bytes = p.staging_bytes;
+            flight.encoders.push((p.encoder, p.cb));
+        }
+        let mut stats = self.stats.borrow_mut();
+        stats.submissions += 1;
+        for cb in &mut cbs {
+            cb.mark_used(&mut st, serial);
+            stats.command_buffers += 1;
+            stats.dispatches += cb.dispatches;
+            stats.draws += cb.draws;
+            if let Some(pair) = cb.hal.take() {
+                flight.encoders.push(pair);
+            }
+        }
+        drop(stats);
+        st.in_flight.push_back(flight);
+        // Cheap opportunistic completion check keeps memory from piling up between polls.
+        if let Ok(done) = self.hal.completed_value() {
+            self.completion.advance(done.min(serial));
+            let completed = self.completion.completed();
+            self.process_completed(&mut st, completed);
+        }
+        Ok(serial)
+    }
+
+    /// Waits until `serial` completed or `timeout` passed; `Ok(true)` when it completed.
+    pub fn wait_for_serial(&self, serial: u64, timeout: Duration) -> Result<bool> {
+        const OP: &str = "wait_for_serial";
+        self.check_wait_target(serial, OP)?;
+        if self.completion.completed() >= serial {
+            return Ok(true);
+        }
+        let done = self.hal.wait_for_value(serial, timeout).map_err(|e| self.hal_error(e, OP, &self.label))?;
+        let mut st = self.state(OP)?;
+        self.refresh(&mut st, OP)?;
+        Ok(done)
+    }
+
+    /// Waits until `serial` completed, giving up only when the GPU made no progress (no
+    /// submission completed) for `stall_bound`, measured from the last progress. Giving up
+    /// declares the device lost, attributed to this wait.
+    pub fn wait_for_serial_unless_stalled(&self, serial: u64, stall_bound: Duration) -> Result<()> {
+        const OP: &str = "wait_for_serial_unless_stalled";
+        self.check_wait_target(serial, OP)?;
+        self.wait_progressing(serial, stall_bound, WaitSite::SerialWait, OP)?;
+        let mut st = self.state(OP)?;
+        self.refresh(&mut st, OP)?;
+        Ok(())
+    }
+
+    fn check_wait_target(&self, serial: u64, op: &'static str) -> Result<()> {
+        if self.completion.is_lost() {
+            return Err(self.lost_error(op));
+        }
+        if serial > self.last_submitted.get() {
+            return Err(Error::new(
+                ErrorKind::InvalidState,
+                op,
+                &self.label,
+                format!(
+                    "serial {serial} was never submitted (last submitted: {}); waiting for it would never end",
+                    self.last_submitted.get()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The progress-judged wait every hang-detecting wait uses. Sleeps until the next
+    /// serial completes (so it looks only when completion state changes); gives up after
+    /// `stall` without any completion and declares loss at `site`.
+    pub(crate) fn wait_progressing(&self, serial: u64, stall: Duration, site: WaitSite, op: &'static str) -> Result<()> {
+        let start = Instant::now();
+        let mut last_progress = Instant::now();
+        loop {
+            if self.completion.is_lost() {
+                return Err(self.lost_error(op));
+            }
+            let completed = self.completion.completed();
+            if completed >= serial {
+                return Ok(());
+            }
+            let remaining = stall.saturating_sub(last_progress.elapsed());
+            if remaining.is_zero() {
+                let why = format!(
+                    "{op} waited for serial {serial}; serial {completed} was the last to complete"
+                );
+                self.completion.declare_lost(site, start.elapsed(), &why);
+                return Err(self.lost_error(op));
+            }
+            let next = completed + 1;
+            match self.hal.wait_for_value(next, remaining) {
+                Ok(true) => {
+                    let value = self
+                        .hal
+                        .completed_value()
+                        .map_err(|e| self.hal_error(e, op, &self.label))?
+                        .min(self.last_submitted.get());
+                    self.completion.advance(value);
+                    last_progress = Instant::now();
+                }
+                Ok(false) => {}
+                Err(e) => return Err(self.hal_error(e, op, &self.label)),
+            }
+        }
+    }
+
+    /// Drains at drop: waits for the last submission (bounded by progress), then releases
+    /// every native object.
+    pub(crate) fn teardown(&mut self) {
+        let last = self.last_submitted.get();
+        if !self.completion.is_lost() && self.completion.completed() < last {
+            let stall = self.timeouts.get().stall;
+            let _ = self.wait_progressing(last, stall, WaitSite::Teardown, "drop");
+        }
+        let Ok(mut st) = self.state.try_borrow_mut() else { return };
+        if !self.completion.is_lost() {
+            if let Ok(done) = self.hal.completed_value() {
+                self.completion.advance(done.min(last));
+            }
+        }
+        let st = &mut *st;
+        while let Some(done) = st.in_flight.pop_front() {
+            for (encoder, _cb) in done.encoders {
+                self.hal.destroy_command_encoder(encoder);
+            }
+            for b in done.staging {
+                self.hal.destroy_buffer(b);
+            }
+        }
+        for c in std::mem::take(&mut st.uploads.chunks) {
+            self.hal.destroy_buffer(c.buffer);
+        }
+        for encoder in st.free_encoders.drain(..) {
+            self.hal.destroy_command_encoder(encoder);
+        }
+        self.release_everything(st);
+    }
+}

@@ -1,0 +1,317 @@
+//! Queue writes that cannot go straight into memory: staged in host-visible chunks and
+//! copied at the start of the next submission, in order with the work recorded after it.
+//!
+//! Writes are kept as a list until that submission, so a destroyed destination drops its
+//! writes, and a repeated write of the same range overwrites the staged bytes in place.
+
+use super::{Device, DeviceState};
+use crate::error::{fail, Result};
+use crate::handle::{Buffer, Handle};
+use std::collections::HashMap;
+use vigil_hal::{Api, BufferCopy, BufferUsages, CommandEncoder as _, Device as _, MemoryBarrier, Stages};
+
+/// Most writes that may wait for one submission.
+pub const MAX_QUEUED_WRITES: u32 = 16_384;
+
+/// Bytes per staging chunk; larger writes get a chunk of their own.
+const CHUNK_BYTES: u64 = 1 << 20;
+
+pub(crate) struct StagingChunk<A: Api> {
+    pub buffer: A::Buffer,
+    pub size: u64,
+    pub used: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PendingWrite {
+    pub dst: (u32, u32),
+    pub dst_offset: u64,
+    pub chunk: usize,
+    pub src_offset: u64,
+    pub size: u64,
+}
+
+/// Uploads and first layouts waiting for the next submission.
+pub(crate) struct PendingUploads<A: Api> {
+    pub writes: Vec<PendingWrite>,
+    pub zero_fills: Vec<((u32, u32), u64)>,
+    pub texture_writes: Vec<crate::texture::PendingTextureWrite>,
+    pub texture_inits: Vec<(u32, u32)>,
+    pub chunks: Vec<StagingChunk<A>>,
+    coalesce: HashMap<(u32, u64, u64), usize>,
+}
+
+impl<A: Api> Default for PendingUploads<A> {
+    fn default() -> Self {
+        PendingUploads {
+            writes: Vec::new(),
+            zero_fills: Vec::new(),
+            texture_writes: Vec::new(),
+            texture_inits: Vec::new(),
+            chunks: Vec::new(),
+            coalesce: HashMap::new(),
+        }
+    }
+}
+
+impl<A: Api> PendingUploads<A> {
+    pub fn is_empty(&self) -> bool {
+        self.writes.is_empty()
+            && self.zero_fills.is_empty()
+            && self.texture_writes.is_empty()
+            && self.texture_inits.is_empty()
+    }
+}
+
+/// Counters of the queue-write path.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriteStats {
+    /// Writes waiting for the next submission.
+    pub pending_writes: u32,
+    /// Staged bytes waiting for the next submission.
+    pub pending_bytes: u64,
+    /// Staged bytes of submitted uploads not yet complete.
+    pub in_flight_bytes: u64,
+    /// Staging chunks ever allocated.
+    pub staging_allocations: u64,
+    /// Submissions that carried uploads.
+    pub upload_batches: u64,
+    /// Writes folded into an earlier write of the same range.
+    pub coalesced_writes: u64,
+    /// Writes that went straight into idle host-visible memory.
+    pub direct_writes: u64,
+    /// The staging budget in bytes.
+    pub budget: u64,
+}
+
+/// Staging bytes: queued, in flight, and the budget they share.
+#[derive(Debug)]
+pub(crate) struct StagingAccount {
+    pub budget: u64,
+    pub queued_bytes: u64,
+    pub in_flight_bytes: u64,
+    pub queued_writes: u32,
+    pub allocations: u64,
+    pub batches: u64,
+    pub coalesced: u64,
+    pub direct_writes: u64,
+}
+
+impl StagingAccount {
+    pub fn new(budget: u64) -> Self {
+        StagingAccount {
+            budget,
+            queued_bytes: 0,
+            in_flight_bytes: 0,
+            queued_writes: 0,
+            allocations: 0,
+            batches: 0,
+            coalesced: 0,
+            direct_writes: 0,
+        }
+    }
+}
+
+/// A built prelude: the command buffer and what it used.
+pub(crate) struct BuiltPrelude<A: Api> {
+    pub encoder: A::CommandEncoder,
+    pub cb: A::CommandBuffer,
+    pub staging: Vec<A::Buffer>,
+    pub staging_bytes: u64,
+    pub buffers: Vec<(u32, u32)>,
+    pub textures: Vec<(u32, u32)>,
+}
+
+impl<A: Api> Device<A> {
+    /// Counters of queue writes and staging.
+    pub fn write_stats(&self) -> WriteStats {
+        let Ok(st) = self.state.try_borrow() else { return WriteStats::default() };
+        WriteStats {
+            pending_writes: st.staging.queued_writes,
+            pending_bytes: st.staging.queued_bytes,
+            in_flight_bytes: st.staging.in_flight_bytes,
+            staging_allocations: st.staging.allocations,
+            upload_batches: st.staging.batches,
+            coalesced_writes: st.staging.coalesced,
+            direct_writes: st.staging.direct_writes,
+            budget: st.staging.budget,
+        }
+    }
+
+    /// Stages `data` for the buffer slot and queues its copy.
+    pub(crate) fn queue_write(
+        &self,
+        st: &mut DeviceState<A>,
+        buffer: Buffer,
+        offset: u64,
+        data: &[u8],
+        op: &'static str,
+    ) -> Result<()> {
+        let size = data.len() as u64;
+        let key = (buffer.index(), offset, size);
+        let label = st.buffers.value(buffer, self.id, op)?.label.clone();
+        // A repeated write of the same range replaces the staged bytes in place.
+        if let Some(&i) = st.uploads.coalesce.get(&key) {
+            if let Some(w) = st.uploads.writes.get(i).copied() {
+                if w.dst == (buffer.index(), buffer.generation()) {
+                    let chunk = &st.uploads.chunks[w.chunk];
+                    self.hal
+                        .write_mapped(&chunk.buffer, w.src_offset, data)
+                        .map_err(|e| self.hal_error(e, op, &label))?;
+                    st.staging.coalesced += 1;
+                    return Ok(());
+                }
+            }
+        }
+        if st.staging.queued_writes >= MAX_QUEUED_WRITES {
+            return Err(fail!(
+                LimitExceeded,
+                op,
+                &label,
+                "{MAX_QUEUED_WRITES} writes already wait for the next submission; submit before writing more"
+            ));
+        }
+        let total = st.staging.queued_bytes + st.staging.in_flight_bytes;
+        if total.saturating_add(size) > st.staging.budget {
+            return Err(fail!(
+                LimitExceeded,
+                op,
+                &label,
+                "staging {size} more bytes would exceed the budget: {} queued + {} in flight of {} bytes; submit and let work complete first",
+                st.staging.queued_bytes,
+                st.staging.in_flight_bytes,
+                st.staging.budget
+            ));
+        }
+        let (chunk, src_offset) = self.staging_space(st, size, op, &label)?;
+        if let Err(e) = self.hal.write_mapped(&st.uploads.chunks[chunk].buffer, src_offset, data) {
+            return Err(self.hal_error(e, op, &label));
+        }
+        st.uploads.chunks[chunk].used = src_offset + size;
+        st.uploads.writes.push(PendingWrite {
+            dst: (buffer.index(), buffer.generation()),
+            dst_offset: offset,
+            chunk,
+            src_offset,
+            size,
+        });
+        st.uploads.coalesce.insert(key, st.uploads.writes.len() - 1);
+        st.staging.queued_writes += 1;
+        st.staging.queued_bytes += size;
+        if let Some(b) = st.buffers.slot_mut(buffer.index()).and_then(|s| s.value.as_mut()) {
+            b.queued_writes = true;
+        }
+        Ok(())
+    }
+
+    /// Finds (or allocates) `size` bytes of staging; returns chunk index and offset.
+    pub(crate) fn staging_space(
+        &self,
+        st: &mut DeviceState<A>,
+        size: u64,
+        op: &'static str,
+        label: &str,
+    ) -> Result<(usize, u64)> {
+        let size = size.div_ceil(4) * 4;
+        if let Some((i, c)) = st.uploads.chunks.iter().enumerate().last() {
+            let at = c.used.div_ceil(16) * 16;
+            if at + size <= c.size {
+                return Ok((i, at));
+            }
+        }
+        let chunk_size = size.max(CHUNK_BYTES);
+        let buffer = self
+            .hal
+            .create_buffer(&vigil_hal::BufferDescriptor {
+                label: "vigil staging",
+                size: chunk_size,
+                usage: BufferUsages::MAP_WRITE | BufferUsages::COPY_SRC,
+                location: vigil_hal::MemoryLocation::CpuToGpu,
+            })
+            .map_err(|e| self.hal_error(e, op, label))?;
+        st.staging.allocations += 1;
+        st.uploads.chunks.push(StagingChunk { buffer, size: chunk_size, used: 0 });
+        Ok((st.uploads.chunks.len() - 1, 0))
+    }
+
+    /// Zeroes a fresh device-local buffer at the start of the next submission.
+    pub(crate) fn queue_fill_zero(&self, buffer: Buffer, native_size: u64) -> Result<()> {
+        let mut st = self.state("create_buffer")?;
+        st.uploads.zero_fills.push(((buffer.index(), buffer.generation()), native_size));
+        if let Some(b) = st.buffers.slot_mut(buffer.index()).and_then(|s| s.value.as_mut()) {
+            b.queued_writes = true;
+        }
+        Ok(())
+    }
+
+    /// Records the pending uploads into a command buffer of their own, skipping
+    /// destinations destroyed since. `None` when nothing is pending.
+    pub(crate) fn build_prelude(&self, st: &mut DeviceState<A>, op: &'static str) -> Result<Option<BuiltPrelude<A>>> {
+        if st.uploads.is_empty() {
+            // Staging allocated for writes that were all dropped goes straight back.
+            for c in std::mem::take(&mut st.uploads.chunks) {
+                self.hal.destroy_buffer(c.buffer);
+            }
+            return Ok(None);
+        }
+        let mut encoder = self.take_encoder(st, "vigil uploads", op)?;
+        if let Err(e) = encoder.begin("vigil uploads") {
+            st.free_encoders.push(encoder);
+            return Err(self.hal_error(e, op, &self.label));
+        }
+        let uploads = std::mem::take(&mut st.uploads);
+        let mut buffers = Vec::new();
+        let mut textures = Vec::new();
+        self.record_texture_inits(st, &mut encoder, &uploads.texture_inits, &mut textures);
+        if !uploads.writes.is_empty() || !uploads.zero_fills.is_empty() || !uploads.texture_writes.is_empty() {
+            // Uploads land after everything submitted before them.
+            encoder.memory_barrier(MemoryBarrier { src: Stages::ALL_COMMANDS, dst: Stages::TRANSFER });
+        }
+        for &((i, g), size) in &uploads.zero_fills {
+            if let Some(b) = st.buffers.is_live(i, g).then(|| st.buffers.slot(i)).flatten().and_then(|s| s.value.as_ref()) {
+                encoder.fill_buffer(&b.raw, 0, size, 0);
+                buffers.push((i, g));
+            }
+        }
+        if !uploads.zero_fills.is_empty() && !uploads.writes.is_empty() {
+            encoder.memory_barrier(MemoryBarrier { src: Stages::TRANSFER, dst: Stages::TRANSFER });
+        }
+        for w in &uploads.writes {
+            let (i, g) = w.dst;
+            let Some(dst) = st.buffers.is_live(i, g).then(|| st.buffers.slot(i)).flatten().and_then(|s| s.value.as_ref()) else {
+                continue;
+            };
+            encoder.copy_buffer_to_buffer(
+                &uploads.chunks[w.chunk].buffer,
+                &dst.raw,
+                BufferCopy { src_offset: w.src_offset, dst_offset: w.dst_offset, size: w.size },
+            );
+            buffers.push((i, g));
+        }
+        self.record_texture_writes(st, &mut encoder, &uploads, &mut textures);
+        let cb = match encoder.end() {
+            Ok(cb) => cb,
+            Err(e) => {
+                encoder.discard();
+                st.free_encoders.push(encoder);
+                for c in uploads.chunks {
+                    self.hal.destroy_buffer(c.buffer);
+                }
+                st.staging.queued_bytes = 0;
+                st.staging.queued_writes = 0;
+                return Err(self.hal_error(e, op, &self.label));
+            }
+        };
+        let staging_bytes = st.staging.queued_bytes;
+        st.staging.queued_bytes = 0;
+        st.staging.queued_writes = 0;
+        Ok(Some(BuiltPrelude {
+            encoder,
+            cb,
+            staging: uploads.chunks.into_iter().map(|c| c.buffer).collect(),
+            staging_bytes,
+            buffers,
+            textures,
+        }))
+    }
+}

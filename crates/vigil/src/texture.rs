@@ -1,0 +1,176 @@
+//! Public texture, view and sampler descriptors.
+
+use vigil_hal::{
+    AddressMode, CompareFunction, FilterMode, TextureAspect, TextureFormat, TextureUsages,
+    TextureViewDimension,
+};
+
+/// How to create a 2D texture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextureDescriptor<'a> {
+    /// Label.
+    pub label: &'a str,
+    /// `[width, height]` in texels.
+    pub size: [u32; 2],
+    /// Array layers (1 for a plain 2D texture, 6 for a cube).
+    pub array_layers: u32,
+    /// Mip levels (1 for none); at most `floor(log2(max(w, h))) + 1`.
+    pub mip_level_count: u32,
+    /// Samples per texel: 1, or 4 for a multisampled render target.
+    pub sample_count: u32,
+    /// Texel format.
+    pub format: TextureFormat,
+    /// Allowed uses.
+    pub usage: TextureUsages,
+}
+
+impl Default for TextureDescriptor<'_> {
+    fn default() -> Self {
+        TextureDescriptor {
+            label: "",
+            size: [1, 1],
+            array_layers: 1,
+            mip_level_count: 1,
+            sample_count: 1,
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::empty(),
+        }
+    }
+}
+
+/// What a texture was created with, as [`crate::Device::texture_descriptor`] returns it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextureDescriptorOwned {
+    /// Label.
+    pub label: String,
+    /// `[width, height]`.
+    pub size: [u32; 2],
+    /// Array layers.
+    pub array_layers: u32,
+    /// Mip levels.
+    pub mip_level_count: u32,
+    /// Samples per texel.
+    pub sample_count: u32,
+    /// Format.
+    pub format: TextureFormat,
+    /// Usage.
+    pub usage: TextureUsages,
+}
+
+impl TextureDescriptorOwned {
+    /// The descriptor, borrowing the label.
+    pub fn descriptor(&self) -> TextureDescriptor<'_> {
+        TextureDescriptor {
+            label: &self.label,
+            size: self.size,
+            array_layers: self.array_layers,
+            mip_level_count: self.mip_level_count,
+            sample_count: self.sample_count,
+            format: self.format,
+            usage: self.usage,
+        }
+    }
+
+    /// Size of a mip level, `[width, height]`.
+    pub fn mip_size(&self, level: u32) -> [u32; 2] {
+        [(self.size[0] >> level).max(1), (self.size[1] >> level).max(1)]
+    }
+}
+
+/// How to view a texture. `None` fields default to the texture's own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextureViewDescriptor<'a> {
+    /// Label.
+    pub label: &'a str,
+    /// Format: the texture's, or its sRGB / linear twin.
+    pub format: Option<TextureFormat>,
+    /// Dimension: `D2` for one layer, `D2Array` for several, `Cube` for six.
+    pub dimension: Option<TextureViewDimension>,
+    /// Aspect of a depth-stencil texture.
+    pub aspect: TextureAspect,
+    /// First mip level.
+    pub base_mip_level: u32,
+    /// Mip levels (default: the rest).
+    pub mip_level_count: Option<u32>,
+    /// First layer.
+    pub base_array_layer: u32,
+    /// Layers (default: the rest, or 1 for a `D2` view).
+    pub array_layer_count: Option<u32>,
+    /// Usage subset the view is for (default: the texture's).
+    pub usage: Option<TextureUsages>,
+}
+
+/// How to create a sampler.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SamplerDescriptor<'a> {
+    /// Label.
+    pub label: &'a str,
+    /// Address modes `[u, v, w]`.
+    pub address_modes: [AddressMode; 3],
+    /// Magnification filter.
+    pub mag_filter: FilterMode,
+    /// Minification filter.
+    pub min_filter: FilterMode,
+    /// Filter between mip levels.
+    pub mipmap_filter: FilterMode,
+    /// Smallest level of detail (≥ 0).
+    pub lod_min_clamp: f32,
+    /// Largest level of detail (≥ `lod_min_clamp`).
+    pub lod_max_clamp: f32,
+    /// Makes it a comparison sampler.
+    pub compare: Option<CompareFunction>,
+    /// Largest anisotropy, 1 to 16 (above 1 needs linear filters and the feature).
+    pub anisotropy_clamp: u16,
+}
+
+impl Default for SamplerDescriptor<'_> {
+    fn default() -> Self {
+        SamplerDescriptor {
+            label: "",
+            address_modes: [AddressMode::ClampToEdge; 3],
+            mag_filter: FilterMode::Nearest,
+            min_filter: FilterMode::Nearest,
+            mipmap_filter: FilterMode::Nearest,
+            lod_min_clamp: 0.0,
+            lod_max_clamp: 32.0,
+            compare: None,
+            anisotropy_clamp: 1,
+        }
+    }
+}
+
+/// How texel rows are laid out in host memory or a buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TexelCopyBufferLayout {
+    /// Byte offset of the first texel.
+    pub offset: u64,
+    /// Bytes from one row to the next (at least a row's texels).
+    pub bytes_per_row: u32,
+    /// Rows from one layer to the next (default: the copy's height).
+    pub rows_per_image: Option<u32>,
+}
+
+/// Where in a texture a copy starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TexelCopyTextureInfo {
+    /// Mip level.
+    pub mip_level: u32,
+    /// `[x, y]` of the first texel.
+    pub origin: [u32; 2],
+    /// First array layer.
+    pub array_layer: u32,
+    /// Aspect (for depth-stencil formats).
+    pub aspect: TextureAspect,
+}
+
+/// A texture write waiting for the next submission.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PendingTextureWrite {
+    pub texture: (u32, u32),
+    pub chunk: usize,
+    pub src_offset: u64,
+    pub bytes_per_row: u32,
+    pub rows_per_image: u32,
+    pub at: TexelCopyTextureInfo,
+    pub size: [u32; 3],
+}

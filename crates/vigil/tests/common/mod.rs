@@ -1,0 +1,83 @@
+//! Shared set-up of the integration tests: a real Vulkan device with the Khronos
+//! validation layer on; any message from the layer fails the test that produced it.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use vigil::{Device, DeviceDescriptor, Features, Instance, InstanceDescriptor, Validation, ValidationLog};
+
+/// A device whose validation log is checked when it goes away.
+pub struct Gpu {
+    device: Option<Device>,
+    log: Arc<ValidationLog>,
+}
+
+impl std::ops::Deref for Gpu {
+    type Target = Device;
+    fn deref(&self) -> &Device {
+        self.device.as_ref().expect("device present until drop")
+    }
+}
+
+/// Features the tests use when the adapter has them.
+pub const WANTED: Features = Features::TIMESTAMP_QUERY
+    .union(Features::FULL_DRAW_INDEX_UINT32)
+    .union(Features::INDIRECT_FIRST_INSTANCE)
+    .union(Features::SAMPLER_ANISOTROPY);
+
+/// Opens the default adapter (or `VIGIL_ADAPTER`) with validation on.
+pub fn gpu() -> Gpu {
+    gpu_with(|adapter| DeviceDescriptor {
+        label: "test device".into(),
+        required_features: adapter.features() & WANTED,
+        required_limits: adapter.limits().clone(),
+        ..DeviceDescriptor::default()
+    })
+}
+
+/// Opens a device with a custom descriptor, validation on.
+pub fn gpu_with(desc: impl FnOnce(&vigil::Adapter) -> DeviceDescriptor) -> Gpu {
+    let instance = Instance::new(&InstanceDescriptor { app_name: "vigil tests".into(), validation: Validation::On })
+        .expect("a Vulkan instance with the Khronos validation layer (run `cargo xtask setup`)");
+    let adapter = instance.default_adapter().expect("a Vulkan adapter");
+    let log = instance.validation_log().expect("validation is on");
+    let device = adapter.request_device(&desc(&adapter)).expect("device");
+    Gpu { device: Some(device), log }
+}
+
+impl Gpu {
+    /// Messages so far (for tests that look before drop).
+    pub fn validation_messages(&self) -> u64 {
+        self.log.count()
+    }
+
+    /// Drops the device now and checks the log.
+    pub fn finish(mut self) {
+        self.check();
+    }
+
+    fn check(&mut self) {
+        drop(self.device.take());
+        if self.log.count() > 0 && !std::thread::panicking() {
+            let messages: Vec<String> = self.log.messages().iter().map(|m| format!("[{:?}] {}: {}", m.severity, m.id, m.text)).collect();
+            panic!("the validation layer reported {} message(s):\n{}", self.log.count(), messages.join("\n"));
+        }
+    }
+}
+
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        self.check();
+    }
+}
+
+/// Reads a buffer back as u32 words.
+pub fn read_u32(device: &Device, buffer: vigil::Buffer, count: usize) -> Vec<u32> {
+    let bytes = device.read_buffer(buffer, 0, count as u64 * 4).expect("readback");
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+/// Bytes of a u32 slice.
+pub fn bytes_of(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
