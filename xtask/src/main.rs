@@ -1,1 +1,104 @@
-fn main() {}
+//! `cargo xtask`: the project's commands. No product logic lives here.
+//!
+//! - `setup`  make sure a Vulkan driver, the Khronos validation layer and the tools the
+//!            tests use are installed (installing them on Debian when missing)
+//! - `demo`   set-up, then build and run `vigil demo`
+//! - `test`   set-up, then the whole test suite with the validation layer on
+//! - `bench`  set-up, then `vigil bench` (extra arguments are passed on)
+//! - `ci`     `test`, then `cargo fmt --check` and `cargo clippy -D warnings`
+
+mod setup;
+
+use std::process::{Command, ExitCode};
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+fn run(mut cmd: Command) -> Result<(), String> {
+    eprintln!("xtask: running {cmd:?}");
+    let status = cmd
+        .status()
+        .map_err(|e| format!("could not start {cmd:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{cmd:?} failed ({status})"))
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(task) = args.first() else {
+        eprintln!("usage: cargo xtask <setup|demo|test|bench|ci> [args]");
+        return ExitCode::from(2);
+    };
+    let rest = &args[1..];
+    let result = match task.as_str() {
+        "setup" => setup::ensure(),
+        "demo" => setup::ensure().and_then(|()| {
+            let mut c = cargo();
+            c.args([
+                "run",
+                "--release",
+                "-p",
+                "vigil-cli",
+                "--bin",
+                "vigil",
+                "--",
+                "demo",
+            ])
+            .args(rest);
+            run(c)
+        }),
+        "test" => setup::ensure().and_then(|()| test(rest)),
+        "bench" => setup::ensure().and_then(|()| {
+            let mut c = cargo();
+            c.args([
+                "run",
+                "--release",
+                "-p",
+                "vigil-cli",
+                "--bin",
+                "vigil",
+                "--",
+                "bench",
+            ])
+            .args(rest);
+            run(c)
+        }),
+        "ci" => setup::ensure().and_then(|()| test(rest)).and_then(|()| {
+            let mut fmt = cargo();
+            fmt.args(["fmt", "--all", "--", "--check"]);
+            run(fmt)?;
+            let mut clippy = cargo();
+            clippy.args([
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ]);
+            run(clippy)
+        }),
+        other => Err(format!(
+            "unknown task '{other}'; try setup, demo, test, bench or ci"
+        )),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The whole suite: unit tests, integration tests on the real device (validation on, as
+/// each test sets it), examples, doc tests, with the test seams compiled in.
+fn test(rest: &[String]) -> Result<(), String> {
+    let mut c = cargo();
+    c.args(["test", "--workspace", "--all-features"]).args(rest);
+    run(c)
+}

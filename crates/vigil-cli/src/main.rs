@@ -1,1 +1,34 @@
-fn main() {}
+//! `vigil`: inspect adapters, run the demo, translate shaders, run benchmarks.
+//!
+//! This binary only parses arguments and prints; every piece of GPU logic lives in the
+//! library crates.
+
+mod demo;
+mod info;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage:
+  vigil info                 list adapters with features and limits
+  vigil demo [--frames N] [--out DIR] [--no-validation]
+                             run the demo workload and verify it";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("info") => info::run(),
+        Some("demo") => demo::run(&args[1..]),
+        Some("-h" | "--help" | "help") | None => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown command '{other}'\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("vigil: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

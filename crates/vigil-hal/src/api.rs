@@ -274,7 +274,10 @@ pub trait Device: Send + Debug {
     /// Whether 32-bit indices honour every value on this device.
     fn supports_full_index_range(&self, format: IndexFormat) -> bool;
     /// What the device can do with a format.
-    fn format_support(&self, format: crate::texture::TextureFormat) -> crate::texture::FormatSupport;
+    fn format_support(
+        &self,
+        format: crate::texture::TextureFormat,
+    ) -> crate::texture::FormatSupport;
 }
 
 /// Records command buffers, one at a time, from a pool it owns.

@@ -2,7 +2,7 @@
 
 use crate::device::{Device, DeviceShared};
 use crate::instance::InstanceShared;
-use crate::{conv, Api};
+use crate::{Api, conv};
 use ash::vk;
 use std::sync::Arc;
 use vigil_hal as hal;
@@ -40,11 +40,23 @@ fn query_features(instance: &ash::Instance, pd: vk::PhysicalDevice) -> FeatureSe
     // SAFETY: valid physical device; the chain points at locals alive for the call.
     unsafe { instance.get_physical_device_features2(pd, &mut f2) };
     let core = f2.features;
-    let mut out = FeatureSet { core, ..Default::default() };
+    let mut out = FeatureSet {
+        core,
+        ..Default::default()
+    };
     // Copy the values out without their p_next pointers, which point at locals.
-    out.v11 = vk::PhysicalDeviceVulkan11Features { p_next: std::ptr::null_mut(), ..v11 };
-    out.v12 = vk::PhysicalDeviceVulkan12Features { p_next: std::ptr::null_mut(), ..v12 };
-    out.v13 = vk::PhysicalDeviceVulkan13Features { p_next: std::ptr::null_mut(), ..v13 };
+    out.v11 = vk::PhysicalDeviceVulkan11Features {
+        p_next: std::ptr::null_mut(),
+        ..v11
+    };
+    out.v12 = vk::PhysicalDeviceVulkan12Features {
+        p_next: std::ptr::null_mut(),
+        ..v12
+    };
+    out.v13 = vk::PhysicalDeviceVulkan13Features {
+        p_next: std::ptr::null_mut(),
+        ..v13
+    };
     out
 }
 
@@ -52,13 +64,28 @@ fn supported_features(f: &FeatureSet, timestamps: bool) -> Features {
     let mut out = Features::STORAGE_TEXTURE_READ_WRITE;
     let on = |b: vk::Bool32| b == vk::TRUE;
     out.set(Features::TIMESTAMP_QUERY, timestamps);
-    out.set(Features::FULL_DRAW_INDEX_UINT32, on(f.core.full_draw_index_uint32));
+    out.set(
+        Features::FULL_DRAW_INDEX_UINT32,
+        on(f.core.full_draw_index_uint32),
+    );
     out.set(Features::SAMPLER_ANISOTROPY, on(f.core.sampler_anisotropy));
-    out.set(Features::INDIRECT_FIRST_INSTANCE, on(f.core.draw_indirect_first_instance));
-    out.set(Features::MULTI_DRAW_INDIRECT, on(f.core.multi_draw_indirect));
-    out.set(Features::TEXTURE_COMPRESSION_BC, on(f.core.texture_compression_bc));
+    out.set(
+        Features::INDIRECT_FIRST_INSTANCE,
+        on(f.core.draw_indirect_first_instance),
+    );
+    out.set(
+        Features::MULTI_DRAW_INDIRECT,
+        on(f.core.multi_draw_indirect),
+    );
+    out.set(
+        Features::TEXTURE_COMPRESSION_BC,
+        on(f.core.texture_compression_bc),
+    );
     out.set(Features::SHADER_INT64, on(f.core.shader_int64));
-    out.set(Features::BUFFER_DEVICE_ADDRESS, on(f.v12.buffer_device_address));
+    out.set(
+        Features::BUFFER_DEVICE_ADDRESS,
+        on(f.v12.buffer_device_address),
+    );
     out.set(
         Features::DESCRIPTOR_INDEXING,
         on(f.v12.descriptor_indexing)
@@ -90,11 +117,9 @@ fn limits_of(p: &vk::PhysicalDeviceLimits, max_buffer_size: u64) -> Limits {
         max_uniform_buffers_per_shader_stage: p.max_per_stage_descriptor_uniform_buffers,
         max_uniform_buffer_binding_size: u64::from(p.max_uniform_buffer_range),
         max_storage_buffer_binding_size: u64::from(p.max_storage_buffer_range),
-        min_uniform_buffer_offset_alignment: (p.min_uniform_buffer_offset_alignment.max(1)
-            as u32)
+        min_uniform_buffer_offset_alignment: (p.min_uniform_buffer_offset_alignment.max(1) as u32)
             .next_power_of_two(),
-        min_storage_buffer_offset_alignment: (p.min_storage_buffer_offset_alignment.max(1)
-            as u32)
+        min_storage_buffer_offset_alignment: (p.min_storage_buffer_offset_alignment.max(1) as u32)
             .next_power_of_two(),
         max_vertex_buffers: p.max_vertex_input_bindings.min(16),
         max_buffer_size,
@@ -124,8 +149,9 @@ impl Adapter {
         let raw = &instance.raw;
         let mut driver = vk::PhysicalDeviceDriverProperties::default();
         let mut v13p = vk::PhysicalDeviceVulkan13Properties::default();
-        let mut props2 =
-            vk::PhysicalDeviceProperties2::default().push_next(&mut driver).push_next(&mut v13p);
+        let mut props2 = vk::PhysicalDeviceProperties2::default()
+            .push_next(&mut driver)
+            .push_next(&mut v13p);
         // SAFETY: valid physical device; the chain points at locals.
         unsafe { raw.get_physical_device_properties2(pd, &mut props2) };
         let props = props2.properties;
@@ -156,7 +182,9 @@ impl Adapter {
             .map(|h| h.size)
             .max()
             .unwrap_or(0);
-        let name = props.device_name_as_c_str().map(|s| s.to_string_lossy().into_owned());
+        let name = props
+            .device_name_as_c_str()
+            .map(|s| s.to_string_lossy().into_owned());
         let info = hal::AdapterInfo {
             name: name.unwrap_or_default(),
             vendor_id: props.vendor_id,
@@ -176,7 +204,11 @@ impl Adapter {
                 vk::api_version_patch(props.api_version),
             ),
             backend: "vulkan",
-            timestamp_period_ns: if timestamps { props.limits.timestamp_period } else { 0.0 },
+            timestamp_period_ns: if timestamps {
+                props.limits.timestamp_period
+            } else {
+                0.0
+            },
         };
         Some(hal::ExposedAdapter {
             adapter: Adapter {
@@ -238,8 +270,10 @@ impl hal::Adapter for Adapter {
             .queue_create_infos(&queue_info)
             .push_next(&mut f2);
         // SAFETY: valid physical device; the create info points at locals alive for the call.
-        let device = unsafe { raw.create_device(self.raw, &create, None) }
-            .map_err(conv::map_result)?;
-        DeviceShared::new(self, device, requested).map(|shared| Device { shared: Arc::new(shared) })
+        let device =
+            unsafe { raw.create_device(self.raw, &create, None) }.map_err(conv::map_result)?;
+        DeviceShared::new(self, device, requested).map(|shared| Device {
+            shared: Arc::new(shared),
+        })
     }
 }

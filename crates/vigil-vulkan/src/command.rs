@@ -2,10 +2,10 @@
 //! at a time, recycled once its submission completed.
 
 use crate::device::{
-    Buffer, CommandBuffer, ComputePipeline, DeviceShared, PipelineLayout, QuerySet,
-    RenderPipeline, Texture,
+    Buffer, CommandBuffer, ComputePipeline, DeviceShared, PipelineLayout, QuerySet, RenderPipeline,
+    Texture,
 };
-use crate::{conv, Api};
+use crate::{Api, conv};
 use ash::vk;
 use std::ffi::CString;
 use std::ops::Range;
@@ -25,7 +25,9 @@ pub struct CommandEncoder {
 
 impl std::fmt::Debug for CommandEncoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CommandEncoder").field("pool", &self.pool).finish()
+        f.debug_struct("CommandEncoder")
+            .field("pool", &self.pool)
+            .finish()
     }
 }
 
@@ -36,7 +38,8 @@ impl CommandEncoder {
             .queue_family_index(shared.queue_family);
         shared.check("vkCreateCommandPool")?;
         // SAFETY: valid device and queue family.
-        let pool = unsafe { shared.raw.create_command_pool(&info, None) }.map_err(conv::map_result)?;
+        let pool =
+            unsafe { shared.raw.create_command_pool(&info, None) }.map_err(conv::map_result)?;
         shared.set_name(pool, label);
         shared.created();
         let device = shared.raw.clone();
@@ -59,11 +62,15 @@ impl CommandEncoder {
     }
 
     fn begin_label(&mut self, label: &str) -> bool {
-        let Some(du) = &self.shared.debug_utils else { return false };
+        let Some(du) = &self.shared.debug_utils else {
+            return false;
+        };
         if label.is_empty() {
             return false;
         }
-        let Ok(name) = CString::new(label.replace('\0', " ")) else { return false };
+        let Ok(name) = CString::new(label.replace('\0', " ")) else {
+            return false;
+        };
         let info = vk::DebugUtilsLabelEXT::default().label_name(&name);
         // SAFETY: recording command buffer; the label is copied during the call.
         unsafe { du.cmd_begin_debug_utils_label(self.active, &info) };
@@ -126,8 +133,16 @@ impl CommandEncoder {
                 base_array_layer: r.base_array_layer,
                 layer_count: r.size[2],
             },
-            image_offset: vk::Offset3D { x: r.origin[0] as i32, y: r.origin[1] as i32, z: 0 },
-            image_extent: vk::Extent3D { width: r.size[0], height: r.size[1], depth: 1 },
+            image_offset: vk::Offset3D {
+                x: r.origin[0] as i32,
+                y: r.origin[1] as i32,
+                z: 0,
+            },
+            image_extent: vk::Extent3D {
+                width: r.size[0],
+                height: r.size[1],
+                depth: 1,
+            },
         }
     }
 }
@@ -147,7 +162,9 @@ impl hal::CommandEncoder for CommandEncoder {
                 // SAFETY: the pool is ours and only used from this encoder.
                 let bufs = unsafe { self.device.allocate_command_buffers(&info) }
                     .map_err(conv::map_result)?;
-                bufs.into_iter().next().ok_or(hal::DeviceError::OutOfMemory)?
+                bufs.into_iter()
+                    .next()
+                    .ok_or(hal::DeviceError::OutOfMemory)?
             }
         };
         let info = vk::CommandBufferBeginInfo::default()
@@ -175,7 +192,8 @@ impl hal::CommandEncoder for CommandEncoder {
                 self.free.push(cb);
                 // SAFETY: nothing of this pool is pending; resetting returns `cb` to initial.
                 let _ = unsafe {
-                    self.device.reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty())
+                    self.device
+                        .reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty())
                 };
                 Err(e)
             }
@@ -189,13 +207,19 @@ impl hal::CommandEncoder for CommandEncoder {
         }
         // SAFETY: nothing recorded from this pool is pending execution (the layer above
         // recycles an encoder only once its work completed), so the pool may be reset.
-        let _ = unsafe { self.device.reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty()) };
+        let _ = unsafe {
+            self.device
+                .reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty())
+        };
         self.free.push(cb);
     }
 
     fn reset_all(&mut self, buffers: Vec<CommandBuffer>) {
         // SAFETY: every buffer of the pool has completed execution (caller's guarantee).
-        let _ = unsafe { self.device.reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty()) };
+        let _ = unsafe {
+            self.device
+                .reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty())
+        };
         self.free.extend(buffers.into_iter().map(|b| b.raw));
     }
 
@@ -233,17 +257,32 @@ impl hal::CommandEncoder for CommandEncoder {
     }
 
     fn copy_buffer_to_buffer(&mut self, src: &Buffer, dst: &Buffer, region: hal::BufferCopy) {
-        let r = [vk::BufferCopy { src_offset: region.src_offset, dst_offset: region.dst_offset, size: region.size }];
+        let r = [vk::BufferCopy {
+            src_offset: region.src_offset,
+            dst_offset: region.dst_offset,
+            size: region.size,
+        }];
         // SAFETY: ranges validated above us.
-        unsafe { self.device.cmd_copy_buffer(self.active, src.raw, dst.raw, &r) };
+        unsafe {
+            self.device
+                .cmd_copy_buffer(self.active, src.raw, dst.raw, &r)
+        };
     }
 
     fn fill_buffer(&mut self, buffer: &Buffer, offset: u64, size: u64, value: u32) {
         // SAFETY: offset and size are 4-aligned and in range (validated above us).
-        unsafe { self.device.cmd_fill_buffer(self.active, buffer.raw, offset, size, value) };
+        unsafe {
+            self.device
+                .cmd_fill_buffer(self.active, buffer.raw, offset, size, value)
+        };
     }
 
-    fn copy_buffer_to_texture(&mut self, src: &Buffer, dst: &Texture, region: &hal::BufferTextureCopy) {
+    fn copy_buffer_to_texture(
+        &mut self,
+        src: &Buffer,
+        dst: &Texture,
+        region: &hal::BufferTextureCopy,
+    ) {
         let r = [Self::buffer_image_copy(dst, region)];
         // SAFETY: the image is in TRANSFER_DST_OPTIMAL; the region was validated above us.
         unsafe {
@@ -257,7 +296,12 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn copy_texture_to_buffer(&mut self, src: &Texture, dst: &Buffer, region: &hal::BufferTextureCopy) {
+    fn copy_texture_to_buffer(
+        &mut self,
+        src: &Texture,
+        dst: &Buffer,
+        region: &hal::BufferTextureCopy,
+    ) {
         let r = [Self::buffer_image_copy(src, region)];
         // SAFETY: the image is in TRANSFER_SRC_OPTIMAL; the region was validated above us.
         unsafe {
@@ -279,15 +323,27 @@ impl hal::CommandEncoder for CommandEncoder {
                 base_array_layer: r.src_base_array_layer,
                 layer_count: r.size[2],
             },
-            src_offset: vk::Offset3D { x: r.src_origin[0] as i32, y: r.src_origin[1] as i32, z: 0 },
+            src_offset: vk::Offset3D {
+                x: r.src_origin[0] as i32,
+                y: r.src_origin[1] as i32,
+                z: 0,
+            },
             dst_subresource: vk::ImageSubresourceLayers {
                 aspect_mask: conv::aspect(dst.format, r.aspect),
                 mip_level: r.dst_mip_level,
                 base_array_layer: r.dst_base_array_layer,
                 layer_count: r.size[2],
             },
-            dst_offset: vk::Offset3D { x: r.dst_origin[0] as i32, y: r.dst_origin[1] as i32, z: 0 },
-            extent: vk::Extent3D { width: r.size[0], height: r.size[1], depth: 1 },
+            dst_offset: vk::Offset3D {
+                x: r.dst_origin[0] as i32,
+                y: r.dst_origin[1] as i32,
+                z: 0,
+            },
+            extent: vk::Extent3D {
+                width: r.size[0],
+                height: r.size[1],
+                depth: 1,
+            },
         }];
         // SAFETY: layouts are TRANSFER_SRC/DST; the region was validated above us.
         unsafe {
@@ -305,7 +361,10 @@ impl hal::CommandEncoder for CommandEncoder {
     fn clear_texture(&mut self, texture: &Texture, range: hal::SubresourceRange, value: [f32; 4]) {
         let ranges = [conv::subresource_range(texture.format, &range)];
         if texture.format.is_depth_stencil() {
-            let v = vk::ClearDepthStencilValue { depth: value[0], stencil: value[1] as u32 };
+            let v = vk::ClearDepthStencilValue {
+                depth: value[0],
+                stencil: value[1] as u32,
+            };
             // SAFETY: a depth-stencil image in TRANSFER_DST_OPTIMAL.
             unsafe {
                 self.device.cmd_clear_depth_stencil_image(
@@ -333,7 +392,10 @@ impl hal::CommandEncoder for CommandEncoder {
 
     fn reset_queries(&mut self, set: &QuerySet, first: u32, count: u32) {
         // SAFETY: range within the pool (validated above us); outside render passes.
-        unsafe { self.device.cmd_reset_query_pool(self.active, set.raw, first, count) };
+        unsafe {
+            self.device
+                .cmd_reset_query_pool(self.active, set.raw, first, count)
+        };
     }
 
     fn write_timestamp(&mut self, set: &QuerySet, index: u32) {
@@ -348,7 +410,14 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn resolve_queries(&mut self, set: &QuerySet, first: u32, count: u32, dst: &Buffer, offset: u64) {
+    fn resolve_queries(
+        &mut self,
+        set: &QuerySet,
+        first: u32,
+        count: u32,
+        dst: &Buffer,
+        offset: u64,
+    ) {
         // SAFETY: range and destination validated above us; waits for availability.
         unsafe {
             self.device.cmd_copy_query_pool_results(
@@ -401,18 +470,25 @@ impl hal::CommandEncoder for CommandEncoder {
     fn set_compute_pipeline(&mut self, pipeline: &ComputePipeline) {
         // SAFETY: recording; valid pipeline.
         unsafe {
-            self.device.cmd_bind_pipeline(self.active, vk::PipelineBindPoint::COMPUTE, pipeline.raw)
+            self.device
+                .cmd_bind_pipeline(self.active, vk::PipelineBindPoint::COMPUTE, pipeline.raw)
         };
     }
 
     fn dispatch(&mut self, count: [u32; 3]) {
         // SAFETY: pipeline and descriptor sets bound; counts within limits (checked above us).
-        unsafe { self.device.cmd_dispatch(self.active, count[0], count[1], count[2]) };
+        unsafe {
+            self.device
+                .cmd_dispatch(self.active, count[0], count[1], count[2])
+        };
     }
 
     fn dispatch_indirect(&mut self, buffer: &Buffer, offset: u64) {
         // SAFETY: the argument range lies in an INDIRECT buffer (checked above us).
-        unsafe { self.device.cmd_dispatch_indirect(self.active, buffer.raw, offset) };
+        unsafe {
+            self.device
+                .cmd_dispatch_indirect(self.active, buffer.raw, offset)
+        };
     }
 
     fn begin_render_pass(&mut self, desc: &hal::RenderPassDescriptor<'_, Api>) {
@@ -429,9 +505,11 @@ impl hal::CommandEncoder for CommandEncoder {
                         .store_op(conv::store_op(a.store));
                     info = match a.load {
                         hal::LoadOp::Load => info.load_op(vk::AttachmentLoadOp::LOAD),
-                        hal::LoadOp::Clear(c) => info.load_op(vk::AttachmentLoadOp::CLEAR).clear_value(
-                            vk::ClearValue { color: conv::clear_color(a.format, c) },
-                        ),
+                        hal::LoadOp::Clear(c) => info
+                            .load_op(vk::AttachmentLoadOp::CLEAR)
+                            .clear_value(vk::ClearValue {
+                                color: conv::clear_color(a.format, c),
+                            }),
                     };
                     if let Some(resolve) = a.resolve_target {
                         info = info
@@ -451,9 +529,15 @@ impl hal::CommandEncoder for CommandEncoder {
                 .store_op(conv::store_op(d.depth.1));
             match d.depth.0 {
                 hal::LoadOp::Load => info.load_op(vk::AttachmentLoadOp::LOAD),
-                hal::LoadOp::Clear(v) => info.load_op(vk::AttachmentLoadOp::CLEAR).clear_value(
-                    vk::ClearValue { depth_stencil: vk::ClearDepthStencilValue { depth: v, stencil: 0 } },
-                ),
+                hal::LoadOp::Clear(v) => {
+                    info.load_op(vk::AttachmentLoadOp::CLEAR)
+                        .clear_value(vk::ClearValue {
+                            depth_stencil: vk::ClearDepthStencilValue {
+                                depth: v,
+                                stencil: 0,
+                            },
+                        })
+                }
             }
         });
         let stencil = ds.filter(|d| d.format.info().has_stencil).map(|d| {
@@ -463,20 +547,32 @@ impl hal::CommandEncoder for CommandEncoder {
                 .store_op(conv::store_op(d.stencil.1));
             match d.stencil.0 {
                 hal::LoadOp::Load => info.load_op(vk::AttachmentLoadOp::LOAD),
-                hal::LoadOp::Clear(v) => info.load_op(vk::AttachmentLoadOp::CLEAR).clear_value(
-                    vk::ClearValue { depth_stencil: vk::ClearDepthStencilValue { depth: 0.0, stencil: v } },
-                ),
+                hal::LoadOp::Clear(v) => {
+                    info.load_op(vk::AttachmentLoadOp::CLEAR)
+                        .clear_value(vk::ClearValue {
+                            depth_stencil: vk::ClearDepthStencilValue {
+                                depth: 0.0,
+                                stencil: v,
+                            },
+                        })
+                }
             }
         });
         let area = vk::Rect2D {
             offset: vk::Offset2D { x: 0, y: 0 },
-            extent: vk::Extent2D { width: desc.extent[0], height: desc.extent[1] },
+            extent: vk::Extent2D {
+                width: desc.extent[0],
+                height: desc.extent[1],
+            },
         };
         let mut info = vk::RenderingInfo::default()
             .render_area(area)
             .layer_count(1)
             .color_attachments(&colors);
-        if let Some(d) = depth.as_ref().filter(|_| ds.is_some_and(|d| d.format.info().has_depth)) {
+        if let Some(d) = depth
+            .as_ref()
+            .filter(|_| ds.is_some_and(|d| d.format.info().has_depth))
+        {
             info = info.depth_attachment(d);
         }
         if let Some(s) = stencil.as_ref() {
@@ -508,7 +604,11 @@ impl hal::CommandEncoder for CommandEncoder {
     fn set_render_pipeline(&mut self, pipeline: &RenderPipeline) {
         // SAFETY: recording inside a compatible rendering instance.
         unsafe {
-            self.device.cmd_bind_pipeline(self.active, vk::PipelineBindPoint::GRAPHICS, pipeline.raw)
+            self.device.cmd_bind_pipeline(
+                self.active,
+                vk::PipelineBindPoint::GRAPHICS,
+                pipeline.raw,
+            )
         };
     }
 
@@ -527,7 +627,12 @@ impl hal::CommandEncoder for CommandEncoder {
     fn set_index_buffer(&mut self, buffer: &Buffer, offset: u64, format: hal::IndexFormat) {
         // SAFETY: an INDEX buffer, offset aligned to the index size.
         unsafe {
-            self.device.cmd_bind_index_buffer(self.active, buffer.raw, offset, conv::index_type(format))
+            self.device.cmd_bind_index_buffer(
+                self.active,
+                buffer.raw,
+                offset,
+                conv::index_type(format),
+            )
         };
     }
 
@@ -546,8 +651,14 @@ impl hal::CommandEncoder for CommandEncoder {
 
     fn set_scissor(&mut self, rect: [u32; 4]) {
         let r = [vk::Rect2D {
-            offset: vk::Offset2D { x: rect[0] as i32, y: rect[1] as i32 },
-            extent: vk::Extent2D { width: rect[2], height: rect[3] },
+            offset: vk::Offset2D {
+                x: rect[0] as i32,
+                y: rect[1] as i32,
+            },
+            extent: vk::Extent2D {
+                width: rect[2],
+                height: rect[3],
+            },
         }];
         // SAFETY: validated rectangle inside the render area.
         unsafe { self.device.cmd_set_scissor(self.active, 0, &r) };
@@ -598,11 +709,17 @@ impl hal::CommandEncoder for CommandEncoder {
 
     fn draw_indirect(&mut self, buffer: &Buffer, offset: u64) {
         // SAFETY: the argument range lies in an INDIRECT buffer.
-        unsafe { self.device.cmd_draw_indirect(self.active, buffer.raw, offset, 1, 16) };
+        unsafe {
+            self.device
+                .cmd_draw_indirect(self.active, buffer.raw, offset, 1, 16)
+        };
     }
 
     fn draw_indexed_indirect(&mut self, buffer: &Buffer, offset: u64) {
         // SAFETY: the argument range lies in an INDIRECT buffer.
-        unsafe { self.device.cmd_draw_indexed_indirect(self.active, buffer.raw, offset, 1, 20) };
+        unsafe {
+            self.device
+                .cmd_draw_indexed_indirect(self.active, buffer.raw, offset, 1, 20)
+        };
     }
 }

@@ -48,7 +48,10 @@ pub fn stages(stages: hal::Stages) -> vk::PipelineStageFlags2 {
         (S::VERTEX_INPUT, V::VERTEX_INPUT),
         (S::VERTEX_SHADER, V::VERTEX_SHADER),
         (S::FRAGMENT_SHADER, V::FRAGMENT_SHADER),
-        (S::DEPTH_STENCIL, V::EARLY_FRAGMENT_TESTS | V::LATE_FRAGMENT_TESTS),
+        (
+            S::DEPTH_STENCIL,
+            V::EARLY_FRAGMENT_TESTS | V::LATE_FRAGMENT_TESTS,
+        ),
         (S::COLOR_ATTACHMENT, V::COLOR_ATTACHMENT_OUTPUT),
         (S::HOST, V::HOST),
     ];
@@ -241,14 +244,20 @@ pub fn shader_stages(stages: hal::ShaderStages) -> vk::ShaderStageFlags {
 
 pub fn descriptor_type(ty: &hal::BindingType) -> vk::DescriptorType {
     match ty {
-        hal::BindingType::Buffer { ty: hal::BufferBindingType::Uniform, has_dynamic_offset, .. } => {
+        hal::BindingType::Buffer {
+            ty: hal::BufferBindingType::Uniform,
+            has_dynamic_offset,
+            ..
+        } => {
             if *has_dynamic_offset {
                 vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC
             } else {
                 vk::DescriptorType::UNIFORM_BUFFER
             }
         }
-        hal::BindingType::Buffer { has_dynamic_offset, .. } => {
+        hal::BindingType::Buffer {
+            has_dynamic_offset, ..
+        } => {
             if *has_dynamic_offset {
                 vk::DescriptorType::STORAGE_BUFFER_DYNAMIC
             } else {
@@ -324,7 +333,11 @@ pub fn stencil_op(op: hal::StencilOperation) -> vk::StencilOp {
     }
 }
 
-pub fn stencil_face(face: &hal::StencilFaceState, read_mask: u32, write_mask: u32) -> vk::StencilOpState {
+pub fn stencil_face(
+    face: &hal::StencilFaceState,
+    read_mask: u32,
+    write_mask: u32,
+) -> vk::StencilOpState {
     vk::StencilOpState {
         fail_op: stencil_op(face.fail_op),
         pass_op: stencil_op(face.pass_op),
@@ -396,7 +409,9 @@ pub fn clear_color(format: hal::TextureFormat, v: [f64; 4]) -> vk::ClearColorVal
         hal::TextureSampleType::Sint => vk::ClearColorValue {
             int32: [v[0] as i32, v[1] as i32, v[2] as i32, v[3] as i32],
         },
-        _ => vk::ClearColorValue { float32: [v[0] as f32, v[1] as f32, v[2] as f32, v[3] as f32] },
+        _ => vk::ClearColorValue {
+            float32: [v[0] as f32, v[1] as f32, v[2] as f32, v[3] as f32],
+        },
     }
 }
 

@@ -25,7 +25,10 @@ pub(crate) struct DescriptorPools {
 }
 
 fn pool_sizes(scale: u32) -> [vk::DescriptorPoolSize; 7] {
-    let size = |ty, per_set: u32| vk::DescriptorPoolSize { ty, descriptor_count: per_set * scale };
+    let size = |ty, per_set: u32| vk::DescriptorPoolSize {
+        ty,
+        descriptor_count: per_set * scale,
+    };
     [
         size(vk::DescriptorType::UNIFORM_BUFFER, 4),
         size(vk::DescriptorType::UNIFORM_BUFFER_DYNAMIC, 2),
@@ -45,8 +48,13 @@ impl DescriptorPools {
             .max_sets(SETS_PER_POOL)
             .pool_sizes(&sizes);
         // SAFETY: valid device and create info.
-        let raw = unsafe { device.create_descriptor_pool(&info, None) }.map_err(conv::map_result)?;
-        self.pools.push(Pool { raw, live_sets: 0, exhausted: false });
+        let raw =
+            unsafe { device.create_descriptor_pool(&info, None) }.map_err(conv::map_result)?;
+        self.pools.push(Pool {
+            raw,
+            live_sets: 0,
+            exhausted: false,
+        });
         Ok(self.pools.len() - 1)
     }
 
@@ -110,7 +118,9 @@ impl DescriptorPools {
 
     /// Frees a set back into its pool.
     pub(crate) fn free(&mut self, device: &ash::Device, pool: usize, set: vk::DescriptorSet) {
-        let Some(p) = self.pools.get_mut(pool) else { return };
+        let Some(p) = self.pools.get_mut(pool) else {
+            return;
+        };
         // SAFETY: the set came from this pool (created with FREE_DESCRIPTOR_SET) and no
         // pending GPU work uses it (caller's guarantee).
         let _ = unsafe { device.free_descriptor_sets(p.raw, &[set]) };

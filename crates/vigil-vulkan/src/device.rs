@@ -5,7 +5,7 @@ use crate::adapter::Adapter;
 use crate::command::CommandEncoder;
 use crate::descriptor::DescriptorPools;
 use crate::instance::InstanceShared;
-use crate::{conv, Api};
+use crate::{Api, conv};
 use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme, Allocator};
 use std::ffi::CString;
@@ -22,29 +22,98 @@ const OOM_LOST: &[FaultKind] = &[FaultKind::OutOfMemory, FaultKind::DeviceLost];
 /// Every native call site the backend consults its fault injector at, with the errors the
 /// Vulkan specification lists for it.
 pub const CALL_SITES: &[CallSite] = &[
-    CallSite { name: "vkCreateBuffer", errors: OOM },
-    CallSite { name: "vkAllocateMemory", errors: OOM },
-    CallSite { name: "vkBindBufferMemory", errors: OOM },
-    CallSite { name: "vkCreateImage", errors: OOM },
-    CallSite { name: "vkBindImageMemory", errors: OOM },
-    CallSite { name: "vkCreateImageView", errors: OOM },
-    CallSite { name: "vkCreateSampler", errors: OOM },
-    CallSite { name: "vkCreateQueryPool", errors: OOM },
-    CallSite { name: "vkCreateDescriptorSetLayout", errors: OOM },
-    CallSite { name: "vkAllocateDescriptorSets", errors: OOM },
-    CallSite { name: "vkCreatePipelineLayout", errors: OOM },
-    CallSite { name: "vkCreateShaderModule", errors: OOM },
-    CallSite { name: "vkCreateComputePipelines", errors: OOM },
-    CallSite { name: "vkCreateGraphicsPipelines", errors: OOM },
-    CallSite { name: "vkCreateCommandPool", errors: OOM },
-    CallSite { name: "vkAllocateCommandBuffers", errors: OOM },
-    CallSite { name: "vkBeginCommandBuffer", errors: OOM },
-    CallSite { name: "vkEndCommandBuffer", errors: OOM },
-    CallSite { name: "vkQueueSubmit2", errors: OOM_LOST },
-    CallSite { name: "vkGetSemaphoreCounterValue", errors: OOM_LOST },
-    CallSite { name: "vkWaitSemaphores", errors: OOM_LOST },
-    CallSite { name: "vkFlushMappedMemoryRanges", errors: OOM },
-    CallSite { name: "vkInvalidateMappedMemoryRanges", errors: OOM },
+    CallSite {
+        name: "vkCreateBuffer",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkAllocateMemory",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkBindBufferMemory",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkCreateImage",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkBindImageMemory",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkCreateImageView",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkCreateSampler",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkCreateQueryPool",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkCreateDescriptorSetLayout",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkAllocateDescriptorSets",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkCreatePipelineLayout",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkCreateShaderModule",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkCreateComputePipelines",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkCreateGraphicsPipelines",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkCreateCommandPool",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkAllocateCommandBuffers",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkBeginCommandBuffer",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkEndCommandBuffer",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkQueueSubmit2",
+        errors: OOM_LOST,
+    },
+    CallSite {
+        name: "vkGetSemaphoreCounterValue",
+        errors: OOM_LOST,
+    },
+    CallSite {
+        name: "vkWaitSemaphores",
+        errors: OOM_LOST,
+    },
+    CallSite {
+        name: "vkFlushMappedMemoryRanges",
+        errors: OOM,
+    },
+    CallSite {
+        name: "vkInvalidateMappedMemoryRanges",
+        errors: OOM,
+    },
 ];
 
 /// A host pointer into mapped memory.
@@ -164,7 +233,9 @@ pub(crate) struct DeviceShared {
 
 impl std::fmt::Debug for DeviceShared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DeviceShared").field("live", &self.live).finish()
+        f.debug_struct("DeviceShared")
+            .field("live", &self.live)
+            .finish()
     }
 }
 
@@ -173,7 +244,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl DeviceShared {
-    pub(crate) fn new(adapter: &Adapter, raw: ash::Device, features: Features) -> hal::Result<Self> {
+    pub(crate) fn new(
+        adapter: &Adapter,
+        raw: ash::Device,
+        features: Features,
+    ) -> hal::Result<Self> {
         let instance = adapter.instance.clone();
         // SAFETY: the queue family and index were part of the device's create info.
         let queue = unsafe { raw.get_device_queue(adapter.queue_family, 0) };
@@ -219,7 +294,11 @@ impl DeviceShared {
             .map(|_| ash::ext::debug_utils::Device::new(&instance.raw, &raw));
         let format_props = |f: vk::Format| {
             // SAFETY: plain query.
-            unsafe { instance.raw.get_physical_device_format_properties(adapter.raw, f) }
+            unsafe {
+                instance
+                    .raw
+                    .get_physical_device_format_properties(adapter.raw, f)
+            }
         };
         let ds_ok = |f: vk::Format| {
             format_props(f)
@@ -252,7 +331,8 @@ impl DeviceShared {
                 } else if format.info().sample_type == hal::TextureSampleType::Uint
                     || format.info().sample_type == hal::TextureSampleType::Sint
                 {
-                    limits.framebuffer_color_sample_counts & limits.sampled_image_integer_sample_counts
+                    limits.framebuffer_color_sample_counts
+                        & limits.sampled_image_integer_sample_counts
                 } else {
                     limits.framebuffer_color_sample_counts
                 };
@@ -307,8 +387,12 @@ impl DeviceShared {
         if label.is_empty() {
             return;
         }
-        let Ok(name) = CString::new(label.replace('\0', " ")) else { return };
-        let info = vk::DebugUtilsObjectNameInfoEXT::default().object_handle(handle).object_name(&name);
+        let Ok(name) = CString::new(label.replace('\0', " ")) else {
+            return;
+        };
+        let info = vk::DebugUtilsObjectNameInfoEXT::default()
+            .object_handle(handle)
+            .object_name(&name);
         // SAFETY: the handle is a live object of this device; naming cannot affect it. A
         // failure to name is not worth failing the creation for.
         let _ = unsafe { du.set_debug_utils_object_name(&info) };
@@ -351,13 +435,26 @@ impl DeviceShared {
         }
     }
 
-    fn mapped_range(&self, buffer: &Buffer, offset: u64, len: u64) -> vk::MappedMemoryRange<'static> {
+    fn mapped_range(
+        &self,
+        buffer: &Buffer,
+        offset: u64,
+        len: u64,
+    ) -> vk::MappedMemoryRange<'static> {
         let atom = self.non_coherent_atom;
         let start = (buffer.memory_offset + offset) / atom * atom;
         let end = (buffer.memory_offset + offset + len).div_ceil(atom) * atom;
-        let limit = buffer.memory_offset + buffer.allocation.as_ref().map_or(buffer.size, |a| a.size());
-        let size = if end > limit { vk::WHOLE_SIZE } else { end - start };
-        vk::MappedMemoryRange::default().memory(buffer.memory).offset(start).size(size)
+        let limit =
+            buffer.memory_offset + buffer.allocation.as_ref().map_or(buffer.size, |a| a.size());
+        let size = if end > limit {
+            vk::WHOLE_SIZE
+        } else {
+            end - start
+        };
+        vk::MappedMemoryRange::default()
+            .memory(buffer.memory)
+            .offset(start)
+            .size(size)
     }
 }
 
@@ -404,15 +501,19 @@ impl hal::Device for Device {
         let raw = unsafe { s.raw.create_buffer(&info, None) }.map_err(conv::map_result)?;
         // SAFETY: `raw` is a live buffer of this device.
         let requirements = unsafe { s.raw.get_buffer_memory_requirements(raw) };
-        let allocation =
-            match s.allocate(desc.label, requirements, conv::memory_location(desc.location), true) {
-                Ok(a) => a,
-                Err(e) => {
-                    // SAFETY: not bound, not used.
-                    unsafe { s.raw.destroy_buffer(raw, None) };
-                    return Err(e);
-                }
-            };
+        let allocation = match s.allocate(
+            desc.label,
+            requirements,
+            conv::memory_location(desc.location),
+            true,
+        ) {
+            Ok(a) => a,
+            Err(e) => {
+                // SAFETY: not bound, not used.
+                unsafe { s.raw.destroy_buffer(raw, None) };
+                return Err(e);
+            }
+        };
         // SAFETY: reading the memory handle of an allocation we own.
         let memory = unsafe { allocation.memory() };
         let bind = s.check("vkBindBufferMemory").and_then(|()| {
@@ -429,8 +530,9 @@ impl hal::Device for Device {
         s.set_name(raw, desc.label);
         s.created();
         let mapped = allocation.mapped_ptr().map(|p| MappedPtr(p.cast()));
-        let coherent =
-            allocation.memory_properties().contains(vk::MemoryPropertyFlags::HOST_COHERENT);
+        let coherent = allocation
+            .memory_properties()
+            .contains(vk::MemoryPropertyFlags::HOST_COHERENT);
         let memory_offset = allocation.offset();
         Ok(Buffer {
             raw,
@@ -460,12 +562,18 @@ impl hal::Device for Device {
     fn write_mapped(&self, buffer: &Buffer, offset: u64, data: &[u8]) -> hal::Result<()> {
         let s = &self.shared;
         let Some(ptr) = buffer.mapped else {
-            return Err(hal::DeviceError::Other("buffer memory is not host-visible".into()));
+            return Err(hal::DeviceError::Other(
+                "buffer memory is not host-visible".into(),
+            ));
         };
         // SAFETY: the layer above checked offset + len <= size; the mapping covers the
         // buffer and no GPU work uses the range.
         unsafe {
-            std::ptr::copy_nonoverlapping(data.as_ptr(), ptr.0.as_ptr().add(offset as usize), data.len())
+            std::ptr::copy_nonoverlapping(
+                data.as_ptr(),
+                ptr.0.as_ptr().add(offset as usize),
+                data.len(),
+            )
         };
         if !buffer.coherent {
             let range = s.mapped_range(buffer, offset, data.len() as u64);
@@ -479,7 +587,9 @@ impl hal::Device for Device {
     fn read_mapped(&self, buffer: &Buffer, offset: u64, out: &mut [u8]) -> hal::Result<()> {
         let s = &self.shared;
         let Some(ptr) = buffer.mapped else {
-            return Err(hal::DeviceError::Other("buffer memory is not host-visible".into()));
+            return Err(hal::DeviceError::Other(
+                "buffer memory is not host-visible".into(),
+            ));
         };
         if !buffer.coherent {
             let range = s.mapped_range(buffer, offset, out.len() as u64);
@@ -490,7 +600,11 @@ impl hal::Device for Device {
         // SAFETY: bounds checked above us; the GPU's writes completed and were made visible
         // to the host by the submission's final barrier.
         unsafe {
-            std::ptr::copy_nonoverlapping(ptr.0.as_ptr().add(offset as usize), out.as_mut_ptr(), out.len())
+            std::ptr::copy_nonoverlapping(
+                ptr.0.as_ptr().add(offset as usize),
+                out.as_mut_ptr(),
+                out.len(),
+            )
         };
         Ok(())
     }
@@ -502,7 +616,12 @@ impl hal::Device for Device {
         if desc.cube_compatible {
             flags |= vk::ImageCreateFlags::CUBE_COMPATIBLE;
         }
-        if desc.format.info().srgb || matches!(desc.format, TextureFormat::Rgba8Unorm | TextureFormat::Bgra8Unorm) {
+        if desc.format.info().srgb
+            || matches!(
+                desc.format,
+                TextureFormat::Rgba8Unorm | TextureFormat::Bgra8Unorm
+            )
+        {
             // Views may reinterpret between a format and its sRGB twin.
             flags |= vk::ImageCreateFlags::MUTABLE_FORMAT;
         }
@@ -510,7 +629,11 @@ impl hal::Device for Device {
             .flags(flags)
             .image_type(vk::ImageType::TYPE_2D)
             .format(vk_format)
-            .extent(vk::Extent3D { width: desc.width, height: desc.height, depth: 1 })
+            .extent(vk::Extent3D {
+                width: desc.width,
+                height: desc.height,
+                depth: 1,
+            })
             .mip_levels(desc.mip_level_count)
             .array_layers(desc.array_layers)
             .samples(if desc.sample_count == 4 {
@@ -527,19 +650,26 @@ impl hal::Device for Device {
         let raw = unsafe { s.raw.create_image(&info, None) }.map_err(conv::map_result)?;
         // SAFETY: live image of this device.
         let requirements = unsafe { s.raw.get_image_memory_requirements(raw) };
-        let allocation =
-            match s.allocate(desc.label, requirements, gpu_allocator::MemoryLocation::GpuOnly, false) {
-                Ok(a) => a,
-                Err(e) => {
-                    // SAFETY: unused image.
-                    unsafe { s.raw.destroy_image(raw, None) };
-                    return Err(e);
-                }
-            };
+        let allocation = match s.allocate(
+            desc.label,
+            requirements,
+            gpu_allocator::MemoryLocation::GpuOnly,
+            false,
+        ) {
+            Ok(a) => a,
+            Err(e) => {
+                // SAFETY: unused image.
+                unsafe { s.raw.destroy_image(raw, None) };
+                return Err(e);
+            }
+        };
         let bind = s.check("vkBindImageMemory").and_then(|()| {
             // SAFETY: memory satisfies the image's requirements.
-            unsafe { s.raw.bind_image_memory(raw, allocation.memory(), allocation.offset()) }
-                .map_err(conv::map_result)
+            unsafe {
+                s.raw
+                    .bind_image_memory(raw, allocation.memory(), allocation.offset())
+            }
+            .map_err(conv::map_result)
         });
         if let Err(e) = bind {
             s.free(allocation);
@@ -549,7 +679,11 @@ impl hal::Device for Device {
         }
         s.set_name(raw, desc.label);
         s.created();
-        Ok(Texture { raw, allocation: Some(allocation), format: desc.format })
+        Ok(Texture {
+            raw,
+            allocation: Some(allocation),
+            format: desc.format,
+        })
     }
 
     fn destroy_texture(&self, mut texture: Texture) {
@@ -663,16 +797,26 @@ impl hal::Device for Device {
             unsafe { s.raw.create_descriptor_set_layout(&info, None) }.map_err(conv::map_result)?;
         s.set_name(raw, desc.label);
         s.created();
-        Ok(BindGroupLayout { raw, entries: desc.entries.to_vec() })
+        Ok(BindGroupLayout {
+            raw,
+            entries: desc.entries.to_vec(),
+        })
     }
 
     fn destroy_bind_group_layout(&self, layout: BindGroupLayout) {
         // SAFETY: no set or pipeline being created uses it.
-        unsafe { self.shared.raw.destroy_descriptor_set_layout(layout.raw, None) };
+        unsafe {
+            self.shared
+                .raw
+                .destroy_descriptor_set_layout(layout.raw, None)
+        };
         self.shared.released();
     }
 
-    fn create_bind_group(&self, desc: &hal::BindGroupDescriptor<'_, Api>) -> hal::Result<BindGroup> {
+    fn create_bind_group(
+        &self,
+        desc: &hal::BindGroupDescriptor<'_, Api>,
+    ) -> hal::Result<BindGroup> {
         let s = &self.shared;
         s.check("vkAllocateDescriptorSets")?;
         let (raw, pool) = lock(&s.descriptors).allocate(&s.raw, desc.layout)?;
@@ -680,8 +824,15 @@ impl hal::Device for Device {
         let mut image_infos = Vec::with_capacity(desc.entries.len());
         for entry in desc.entries {
             match &entry.resource {
-                hal::BoundResource::Buffer { buffer, offset, size } => buffer_infos.push(
-                    vk::DescriptorBufferInfo::default().buffer(buffer.raw).offset(*offset).range(*size),
+                hal::BoundResource::Buffer {
+                    buffer,
+                    offset,
+                    size,
+                } => buffer_infos.push(
+                    vk::DescriptorBufferInfo::default()
+                        .buffer(buffer.raw)
+                        .offset(*offset)
+                        .range(*size),
                 ),
                 hal::BoundResource::Sampler(sampler) => {
                     image_infos.push(vk::DescriptorImageInfo::default().sampler(sampler.raw))
@@ -698,7 +849,11 @@ impl hal::Device for Device {
             .entries
             .iter()
             .filter_map(|entry| {
-                let layout_entry = desc.layout.entries.iter().find(|e| e.binding == entry.binding)?;
+                let layout_entry = desc
+                    .layout
+                    .entries
+                    .iter()
+                    .find(|e| e.binding == entry.binding)?;
                 let write = vk::WriteDescriptorSet::default()
                     .dst_set(raw)
                     .dst_binding(entry.binding)
@@ -749,10 +904,15 @@ impl hal::Device for Device {
         self.shared.released();
     }
 
-    fn create_shader_module(&self, desc: &hal::ShaderModuleDescriptor<'_>) -> hal::Result<ShaderModule> {
+    fn create_shader_module(
+        &self,
+        desc: &hal::ShaderModuleDescriptor<'_>,
+    ) -> hal::Result<ShaderModule> {
         let s = &self.shared;
         let hal::ShaderCode::SpirV(words) = desc.code else {
-            return Err(hal::DeviceError::Unsupported("the Vulkan backend takes SPIR-V only".into()));
+            return Err(hal::DeviceError::Unsupported(
+                "the Vulkan backend takes SPIR-V only".into(),
+            ));
         };
         let info = vk::ShaderModuleCreateInfo::default().code(words);
         s.check("vkCreateShaderModule")?;
@@ -780,13 +940,21 @@ impl hal::Device for Device {
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(desc.module.raw)
             .name(&entry);
-        let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(desc.layout.raw)];
+        let info = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(desc.layout.raw)];
         s.check("vkCreateComputePipelines")?;
         // SAFETY: the module holds this compute entry point and its bindings match the
         // layout (checked above us).
-        let raw = unsafe { s.raw.create_compute_pipelines(vk::PipelineCache::null(), &info, None) }
-            .map_err(|(_, e)| conv::map_result(e))?;
-        let raw = raw.into_iter().next().ok_or_else(|| hal::DeviceError::Other("no pipeline".into()))?;
+        let raw = unsafe {
+            s.raw
+                .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
+        }
+        .map_err(|(_, e)| conv::map_result(e))?;
+        let raw = raw
+            .into_iter()
+            .next()
+            .ok_or_else(|| hal::DeviceError::Other("no pipeline".into()))?;
         s.set_name(raw, desc.label);
         s.created();
         Ok(ComputePipeline { raw })
@@ -830,7 +998,9 @@ impl hal::Device for Device {
             &infos[..command_buffers.len()]
         } else {
             heap.extend(
-                command_buffers.iter().map(|cb| vk::CommandBufferSubmitInfo::default().command_buffer(cb.raw)),
+                command_buffers
+                    .iter()
+                    .map(|cb| vk::CommandBufferSubmitInfo::default().command_buffer(cb.raw)),
             );
             &heap
         };
@@ -859,7 +1029,9 @@ impl hal::Device for Device {
         let s = &self.shared;
         let semaphores = [s.timeline];
         let values = [value];
-        let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
+        let info = vk::SemaphoreWaitInfo::default()
+            .semaphores(&semaphores)
+            .values(&values);
         s.check("vkWaitSemaphores")?;
         let nanos = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
         // SAFETY: waits on this device's own timeline semaphore.
@@ -884,7 +1056,10 @@ impl hal::Device for Device {
 
     fn supports_full_index_range(&self, format: hal::IndexFormat) -> bool {
         format == hal::IndexFormat::Uint16
-            || self.shared.features.contains(Features::FULL_DRAW_INDEX_UINT32)
+            || self
+                .shared
+                .features
+                .contains(Features::FULL_DRAW_INDEX_UINT32)
     }
 
     fn format_support(&self, format: TextureFormat) -> hal::FormatSupport {

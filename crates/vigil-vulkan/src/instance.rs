@@ -2,7 +2,7 @@
 //! enumeration.
 
 use crate::adapter::Adapter;
-use crate::{conv, Api};
+use crate::{Api, conv};
 use ash::vk;
 use std::ffi::{CStr, c_void};
 use std::sync::Arc;
@@ -32,7 +32,9 @@ unsafe impl Sync for InstanceShared {}
 
 impl std::fmt::Debug for InstanceShared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("InstanceShared").field("validation", &self.log.is_some()).finish()
+        f.debug_struct("InstanceShared")
+            .field("validation", &self.log.is_some())
+            .finish()
     }
 }
 
@@ -111,13 +113,15 @@ impl hal::Instance for Instance {
             ))
         })?;
         // SAFETY: plain query of the loader.
-        let layers = unsafe { entry.enumerate_instance_layer_properties() }
-            .map_err(conv::map_result)?;
+        let layers =
+            unsafe { entry.enumerate_instance_layer_properties() }.map_err(conv::map_result)?;
         // SAFETY: plain query of the loader.
         let extensions = unsafe { entry.enumerate_instance_extension_properties(None) }
             .map_err(conv::map_result)?;
         let has_ext = |name: &CStr| {
-            extensions.iter().any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == name))
+            extensions
+                .iter()
+                .any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == name))
         };
         let has_debug_utils = has_ext(ash::ext::debug_utils::NAME);
         let mut layer_names = Vec::new();
@@ -150,7 +154,9 @@ impl hal::Instance for Instance {
             .api_version(vk::API_VERSION_1_3);
 
         let log = desc.validation.then(|| Arc::new(ValidationLog::default()));
-        let log_ptr = log.as_ref().map_or(std::ptr::null(), |l| Arc::into_raw(l.clone()));
+        let log_ptr = log
+            .as_ref()
+            .map_or(std::ptr::null(), |l| Arc::into_raw(l.clone()));
         let mut messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
             .message_severity(
                 vk::DebugUtilsMessageSeverityFlagsEXT::WARNING
@@ -182,7 +188,8 @@ impl hal::Instance for Instance {
                 return Err(conv::map_result(e));
             }
         };
-        let debug_utils = has_debug_utils.then(|| ash::ext::debug_utils::Instance::new(&entry, &raw));
+        let debug_utils =
+            has_debug_utils.then(|| ash::ext::debug_utils::Instance::new(&entry, &raw));
         let mut shared = InstanceShared {
             _entry: entry,
             raw,
@@ -196,7 +203,9 @@ impl hal::Instance for Instance {
             shared.messenger = unsafe { du.create_debug_utils_messenger(&messenger_info, None) }
                 .map_err(conv::map_result)?;
         }
-        Ok(Instance { shared: Arc::new(shared) })
+        Ok(Instance {
+            shared: Arc::new(shared),
+        })
     }
 
     fn enumerate_adapters(&self) -> Vec<hal::ExposedAdapter<Api>> {
@@ -204,7 +213,10 @@ impl hal::Instance for Instance {
         let Ok(devices) = (unsafe { self.shared.raw.enumerate_physical_devices() }) else {
             return Vec::new();
         };
-        devices.into_iter().filter_map(|pd| Adapter::expose(&self.shared, pd)).collect()
+        devices
+            .into_iter()
+            .filter_map(|pd| Adapter::expose(&self.shared, pd))
+            .collect()
     }
 
     fn validation_log(&self) -> Option<Arc<ValidationLog>> {

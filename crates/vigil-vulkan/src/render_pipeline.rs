@@ -1,7 +1,7 @@
 //! Graphics pipeline creation for dynamic rendering.
 
 use crate::device::{DeviceShared, RenderPipeline};
-use crate::{conv, Api};
+use crate::{Api, conv};
 use ash::vk;
 use std::ffi::CString;
 use vigil_hal as hal;
@@ -18,10 +18,12 @@ pub(crate) fn create(
         Some((_, entry)) => Some(name(entry)?),
         None => None,
     };
-    let mut stages = vec![vk::PipelineShaderStageCreateInfo::default()
-        .stage(vk::ShaderStageFlags::VERTEX)
-        .module(desc.vertex_module.raw)
-        .name(&vs_name)];
+    let mut stages = vec![
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::VERTEX)
+            .module(desc.vertex_module.raw)
+            .name(&vs_name),
+    ];
     if let (Some((module, _)), Some(fs)) = (desc.fragment, fs_name.as_ref()) {
         stages.push(
             vk::PipelineShaderStageCreateInfo::default()
@@ -57,14 +59,20 @@ pub(crate) fn create(
         .vertex_attribute_descriptions(&attributes);
     let topology = conv::topology(desc.primitive.topology);
     let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(topology);
-    let viewport = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
+    let viewport = vk::PipelineViewportStateCreateInfo::default()
+        .viewport_count(1)
+        .scissor_count(1);
     let raster = vk::PipelineRasterizationStateCreateInfo::default()
         .polygon_mode(vk::PolygonMode::FILL)
         .cull_mode(conv::cull_mode(desc.primitive.cull_mode))
         .front_face(conv::front_face(desc.primitive.front_face))
         .line_width(1.0);
     let multisample = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(
-        if desc.sample_count == 4 { vk::SampleCountFlags::TYPE_4 } else { vk::SampleCountFlags::TYPE_1 },
+        if desc.sample_count == 4 {
+            vk::SampleCountFlags::TYPE_4
+        } else {
+            vk::SampleCountFlags::TYPE_1
+        },
     );
     let mut depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default();
     if let Some(ds) = &desc.depth_stencil {
@@ -74,8 +82,16 @@ pub(crate) fn create(
             .depth_write_enable(ds.depth_write_enabled)
             .depth_compare_op(conv::compare_op(ds.depth_compare))
             .stencil_test_enable(ds.stencil_enabled())
-            .front(conv::stencil_face(&ds.stencil_front, ds.stencil_read_mask, ds.stencil_write_mask))
-            .back(conv::stencil_face(&ds.stencil_back, ds.stencil_read_mask, ds.stencil_write_mask));
+            .front(conv::stencil_face(
+                &ds.stencil_front,
+                ds.stencil_read_mask,
+                ds.stencil_write_mask,
+            ))
+            .back(conv::stencil_face(
+                &ds.stencil_back,
+                ds.stencil_read_mask,
+                ds.stencil_write_mask,
+            ));
     }
     let blend_attachments: Vec<_> = desc
         .targets
@@ -99,7 +115,8 @@ pub(crate) fn create(
             a
         })
         .collect();
-    let color_blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
+    let color_blend =
+        vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
     let dynamic = [
         vk::DynamicState::VIEWPORT,
         vk::DynamicState::SCISSOR,
@@ -116,10 +133,14 @@ pub(crate) fn create(
     let mut rendering = vk::PipelineRenderingCreateInfo::default()
         .color_attachment_formats(&color_formats)
         .depth_attachment_format(
-            ds_format.filter(|f| f.info().has_depth).map_or(vk::Format::UNDEFINED, |f| s.vk_format(f)),
+            ds_format
+                .filter(|f| f.info().has_depth)
+                .map_or(vk::Format::UNDEFINED, |f| s.vk_format(f)),
         )
         .stencil_attachment_format(
-            ds_format.filter(|f| f.info().has_stencil).map_or(vk::Format::UNDEFINED, |f| s.vk_format(f)),
+            ds_format
+                .filter(|f| f.info().has_stencil)
+                .map_or(vk::Format::UNDEFINED, |f| s.vk_format(f)),
         );
     let info = [vk::GraphicsPipelineCreateInfo::default()
         .stages(&stages)
@@ -136,9 +157,15 @@ pub(crate) fn create(
     s.check("vkCreateGraphicsPipelines")?;
     // SAFETY: the shaders, vertex layout, targets and layout were checked against each other
     // above us; every pointer refers to locals alive for the call.
-    let raw = unsafe { s.raw.create_graphics_pipelines(vk::PipelineCache::null(), &info, None) }
-        .map_err(|(_, e)| conv::map_result(e))?;
-    let raw = raw.into_iter().next().ok_or_else(|| hal::DeviceError::Other("no pipeline".into()))?;
+    let raw = unsafe {
+        s.raw
+            .create_graphics_pipelines(vk::PipelineCache::null(), &info, None)
+    }
+    .map_err(|(_, e)| conv::map_result(e))?;
+    let raw = raw
+        .into_iter()
+        .next()
+        .ok_or_else(|| hal::DeviceError::Other("no pipeline".into()))?;
     s.set_name(raw, desc.label);
     s.created();
     Ok(RenderPipeline { raw })

@@ -6,12 +6,18 @@ use vigil_hal::{Adapter as _, Device as _, Instance as _};
 
 #[test]
 fn the_layer_reports_a_rule_broken_below_vigil() {
-    let instance = vigil_vulkan::Instance::init(&vigil_hal::InstanceDescriptor { app_name: "plumbing", validation: true })
-        .expect("instance with validation");
+    let instance = vigil_vulkan::Instance::init(&vigil_hal::InstanceDescriptor {
+        app_name: "plumbing",
+        validation: true,
+    })
+    .expect("instance with validation");
     let log = instance.validation_log().expect("log");
     let adapters = instance.enumerate_adapters();
     let exposed = adapters.first().expect("an adapter");
-    let device = exposed.adapter.open(vigil_hal::Features::empty(), &exposed.limits).expect("device");
+    let device = exposed
+        .adapter
+        .open(vigil_hal::Features::empty(), &exposed.limits)
+        .expect("device");
     assert_eq!(log.count(), 0, "{:?}", log.messages());
     // A zero-sized buffer breaks VUID-VkBufferCreateInfo-size-00912; vigil never sends one.
     let result = device.create_buffer(&vigil_hal::BufferDescriptor {
@@ -20,8 +26,17 @@ fn the_layer_reports_a_rule_broken_below_vigil() {
         usage: vigil_hal::BufferUsages::STORAGE,
         location: vigil_hal::MemoryLocation::GpuOnly,
     });
-    assert!(log.count() >= 1, "the layer stayed silent about a zero-sized buffer");
-    assert!(log.messages().iter().any(|m| m.text.contains("size") || m.id.contains("size")), "{:?}", log.messages());
+    assert!(
+        log.count() >= 1,
+        "the layer stayed silent about a zero-sized buffer"
+    );
+    assert!(
+        log.messages()
+            .iter()
+            .any(|m| m.text.contains("size") || m.id.contains("size")),
+        "{:?}",
+        log.messages()
+    );
     if let Ok(b) = result {
         device.destroy_buffer(b);
     }

@@ -121,16 +121,24 @@ impl Error {
 
     /// Maps a backend failure.
     #[cold]
-    pub(crate) fn from_hal(e: vigil_hal::DeviceError, operation: &'static str, label: &str) -> Error {
+    pub(crate) fn from_hal(
+        e: vigil_hal::DeviceError,
+        operation: &'static str,
+        label: &str,
+    ) -> Error {
         let (kind, message) = match e {
-            vigil_hal::DeviceError::OutOfMemory => {
-                (ErrorKind::OutOfMemory, "the driver ran out of memory".to_owned())
+            vigil_hal::DeviceError::OutOfMemory => (
+                ErrorKind::OutOfMemory,
+                "the driver ran out of memory".to_owned(),
+            ),
+            vigil_hal::DeviceError::Lost => {
+                (ErrorKind::DeviceLost, "the device is lost".to_owned())
             }
-            vigil_hal::DeviceError::Lost => (ErrorKind::DeviceLost, "the device is lost".to_owned()),
             vigil_hal::DeviceError::Unsupported(what) => (ErrorKind::Unsupported, what),
-            vigil_hal::DeviceError::Other(what) => {
-                (ErrorKind::InvalidState, format!("the driver refused: {what}"))
-            }
+            vigil_hal::DeviceError::Other(what) => (
+                ErrorKind::InvalidState,
+                format!("the driver refused: {what}"),
+            ),
         };
         Error::new(kind, operation, label, message)
     }
@@ -173,11 +181,19 @@ mod tests {
 
     #[test]
     fn display_names_operation_label_kind_and_rule() {
-        let e = Error::new(ErrorKind::UsageMismatch, "create_bind_group", "lights", "binding 1 needs STORAGE");
+        let e = Error::new(
+            ErrorKind::UsageMismatch,
+            "create_bind_group",
+            "lights",
+            "binding 1 needs STORAGE",
+        );
         assert_eq!(
             e.to_string(),
             "create_bind_group refused (UsageMismatch) for 'lights': binding 1 needs STORAGE"
         );
-        assert_eq!(std::mem::size_of::<Result<()>>(), std::mem::size_of::<usize>());
+        assert_eq!(
+            std::mem::size_of::<Result<()>>(),
+            std::mem::size_of::<usize>()
+        );
     }
 }

@@ -1,8 +1,8 @@
 //! Instances and adapters: finding the GPUs, choosing one, opening a device on it.
 
+use crate::DefaultApi;
 use crate::device::{Device, DeviceDescriptor};
 use crate::error::{Error, ErrorKind, Result};
-use crate::DefaultApi;
 use std::sync::Arc;
 use vigil_hal::{AdapterInfo, Api, Features, Instance as _, Limits, ValidationLog};
 
@@ -39,7 +39,9 @@ pub struct Instance<A: Api = DefaultApi> {
 
 impl<A: Api> std::fmt::Debug for Instance<A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Instance").field("backend", &A::NAME).finish()
+        f.debug_struct("Instance")
+            .field("backend", &A::NAME)
+            .finish()
     }
 }
 
@@ -49,15 +51,23 @@ impl<A: Api> Instance<A> {
         let validation = match desc.validation {
             Validation::Off => false,
             Validation::On => true,
-            Validation::FromEnvironment => std::env::var("VIGIL_VALIDATION").is_ok_and(|v| v == "1"),
+            Validation::FromEnvironment => {
+                std::env::var("VIGIL_VALIDATION").is_ok_and(|v| v == "1")
+            }
         };
         let hal = A::Instance::init(&vigil_hal::InstanceDescriptor {
-            app_name: if desc.app_name.is_empty() { "vigil" } else { &desc.app_name },
+            app_name: if desc.app_name.is_empty() {
+                "vigil"
+            } else {
+                &desc.app_name
+            },
             validation,
         })
         .map_err(|e| Error::from_hal(e, "Instance::new", ""))?;
         let validation = hal.validation_log();
-        Ok(Instance { inner: Arc::new(InstanceInner { hal, validation }) })
+        Ok(Instance {
+            inner: Arc::new(InstanceInner { hal, validation }),
+        })
     }
 
     /// Every adapter vigil can drive, in the driver's order.
@@ -66,7 +76,10 @@ impl<A: Api> Instance<A> {
             .hal
             .enumerate_adapters()
             .into_iter()
-            .map(|exposed| Adapter { instance: self.inner.clone(), exposed: Arc::new(exposed) })
+            .map(|exposed| Adapter {
+                instance: self.inner.clone(),
+                exposed: Arc::new(exposed),
+            })
             .collect()
     }
 
@@ -91,9 +104,13 @@ impl<A: Api> Instance<A> {
         let chosen = match name {
             Some(name) => {
                 let needle = name.to_lowercase();
-                adapters.into_iter().find(|a| a.info().name.to_lowercase().contains(&needle))
+                adapters
+                    .into_iter()
+                    .find(|a| a.info().name.to_lowercase().contains(&needle))
             }
-            None => adapters.into_iter().min_by_key(|a| a.info().device_type.preference_rank()),
+            None => adapters
+                .into_iter()
+                .min_by_key(|a| a.info().device_type.preference_rank()),
         };
         chosen.ok_or_else(|| {
             let wanted = name.map_or_else(String::new, |n| format!(" named like '{n}'"));
@@ -125,13 +142,18 @@ pub struct Adapter<A: Api = DefaultApi> {
 
 impl<A: Api> Clone for Adapter<A> {
     fn clone(&self) -> Self {
-        Adapter { instance: self.instance.clone(), exposed: self.exposed.clone() }
+        Adapter {
+            instance: self.instance.clone(),
+            exposed: self.exposed.clone(),
+        }
     }
 }
 
 impl<A: Api> std::fmt::Debug for Adapter<A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Adapter").field("info", &self.exposed.info).finish()
+        f.debug_struct("Adapter")
+            .field("info", &self.exposed.info)
+            .finish()
     }
 }
 

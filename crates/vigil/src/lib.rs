@@ -46,13 +46,13 @@ mod registry;
 pub mod render;
 pub mod texture;
 
+pub use device::BindGroupLayoutDescriptor;
 pub use device::{
     BindGroupDescriptor, BindGroupEntry, BindingResource, BufferBinding, BufferDescriptor,
     Completion, ComputePipelineDescriptor, Device, DeviceDescriptor, LossSnapshot,
     MAX_QUEUED_WRITES, PipelineLayoutDescriptor, ShaderModuleDescriptor, Stats, WaitSite,
     WriteStats,
 };
-pub use device::BindGroupLayoutDescriptor;
 pub use encoder::{
     CommandBuffer, CommandEncoder, CommandEncoderDescriptor, ComputePassDescriptor,
     PassTimestampWrites, RenderPassColorAttachment, RenderPassDepthStencilAttachment,
@@ -74,12 +74,11 @@ pub use texture::{
 pub use vigil_hal::{
     AdapterInfo, AddressMode, BindGroupLayoutEntry, BindingType, BlendComponent, BlendFactor,
     BlendOperation, BlendState, BufferBindingType, BufferUsages, ColorTargetState, ColorWrites,
-    CompareFunction, CullMode, DepthStencilState, DeviceType, Features, FilterMode,
-    FormatSupport, FrontFace, IndexFormat, Limits, LoadOp, PrimitiveState, PrimitiveTopology,
-    SamplerBindingType, ShaderStages, StencilFaceState, StencilOperation, StorageTextureAccess,
-    StoreOp, TextureAspect, TextureFormat, TextureSampleType, TextureUsages,
-    TextureViewDimension, ValidationLog, ValidationMessage, VertexAttribute, VertexBufferLayout,
-    VertexFormat, VertexStepMode,
+    CompareFunction, CullMode, DepthStencilState, DeviceType, Features, FilterMode, FormatSupport,
+    FrontFace, IndexFormat, Limits, LoadOp, PrimitiveState, PrimitiveTopology, SamplerBindingType,
+    ShaderStages, StencilFaceState, StencilOperation, StorageTextureAccess, StoreOp, TextureAspect,
+    TextureFormat, TextureSampleType, TextureUsages, TextureViewDimension, ValidationLog,
+    ValidationMessage, VertexAttribute, VertexBufferLayout, VertexFormat, VertexStepMode,
 };
 
 /// The shader front end, for reflection and diagnostics.

@@ -84,7 +84,14 @@ impl<T> Registry<T> {
     #[inline]
     pub fn get<H: Handle>(&self, h: H, device: u32, op: &'static str) -> Result<&Slot<T>, Error> {
         match self.slots.get(h.index() as usize) {
-            Some(s) if s.generation == h.generation() && s.state == SlotState::Live && h.device_id() == device && h.index() != 0 => Ok(s),
+            Some(s)
+                if s.generation == h.generation()
+                    && s.state == SlotState::Live
+                    && h.device_id() == device
+                    && h.index() != 0 =>
+            {
+                Ok(s)
+            }
             _ => Err(self.explain(h, device, op)),
         }
     }
@@ -153,27 +160,43 @@ impl<T> Registry<T> {
     pub fn drain(&mut self) -> Vec<T> {
         self.live = 0;
         self.free.clear();
-        self.slots.iter_mut().filter_map(|s| {
-            s.state = SlotState::Free;
-            s.value.take()
-        }).collect()
+        self.slots
+            .iter_mut()
+            .filter_map(|s| {
+                s.state = SlotState::Free;
+                s.value.take()
+            })
+            .collect()
     }
 
     #[cold]
     fn explain<H: Handle>(&self, h: H, device: u32, op: &'static str) -> Error {
         if h.is_null() {
-            return Error::new(ErrorKind::InvalidHandle, op, "", format!("the {} handle is null", H::KIND));
+            return Error::new(
+                ErrorKind::InvalidHandle,
+                op,
+                "",
+                format!("the {} handle is null", H::KIND),
+            );
         }
         if h.device_id() != device {
             return Error::new(
                 ErrorKind::DeviceMismatch,
                 op,
                 "",
-                format!("{h:?} belongs to device {}, not to this device ({device})", h.device_id()),
+                format!(
+                    "{h:?} belongs to device {}, not to this device ({device})",
+                    h.device_id()
+                ),
             );
         }
         match self.slots.get(h.index() as usize) {
-            None => Error::new(ErrorKind::InvalidHandle, op, "", format!("{h:?} names no {} of this device", H::KIND)),
+            None => Error::new(
+                ErrorKind::InvalidHandle,
+                op,
+                "",
+                format!("{h:?} names no {} of this device", H::KIND),
+            ),
             Some(_) => Error::new(
                 ErrorKind::InvalidHandle,
                 op,
@@ -200,10 +223,19 @@ mod tests {
         let a = r.insert(1);
         let h = handle(&r, a);
         assert_eq!(*r.value(h, 7, "t").unwrap(), 1);
-        assert_eq!(r.get(Buffer::NULL, 7, "t").unwrap_err().kind(), ErrorKind::InvalidHandle);
-        assert_eq!(r.get(h, 8, "t").unwrap_err().kind(), ErrorKind::DeviceMismatch);
+        assert_eq!(
+            r.get(Buffer::NULL, 7, "t").unwrap_err().kind(),
+            ErrorKind::InvalidHandle
+        );
+        assert_eq!(
+            r.get(h, 8, "t").unwrap_err().kind(),
+            ErrorKind::DeviceMismatch
+        );
         r.retire(a.0);
-        assert_eq!(r.get(h, 7, "t").unwrap_err().kind(), ErrorKind::InvalidHandle);
+        assert_eq!(
+            r.get(h, 7, "t").unwrap_err().kind(),
+            ErrorKind::InvalidHandle
+        );
     }
 
     #[test]

@@ -73,7 +73,10 @@ impl TextureDescriptorOwned {
 
     /// Size of a mip level, `[width, height]`.
     pub fn mip_size(&self, level: u32) -> [u32; 2] {
-        [(self.size[0] >> level).max(1), (self.size[1] >> level).max(1)]
+        [
+            (self.size[0] >> level).max(1),
+            (self.size[1] >> level).max(1),
+        ]
     }
 }
 

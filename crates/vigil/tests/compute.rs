@@ -26,9 +26,22 @@ struct Kernel {
 }
 
 fn kernel(device: &Device) -> Kernel {
-    let module = device.create_shader_module(&ShaderModuleDescriptor { label: "scale", wgsl: SCALE }).unwrap();
-    let entry = |binding, ty| BindGroupLayoutEntry { binding, visibility: ShaderStages::COMPUTE, ty };
-    let buf = |ty| BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None };
+    let module = device
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "scale",
+            wgsl: SCALE,
+        })
+        .unwrap();
+    let entry = |binding, ty| BindGroupLayoutEntry {
+        binding,
+        visibility: ShaderStages::COMPUTE,
+        ty,
+    };
+    let buf = |ty| BindingType::Buffer {
+        ty,
+        has_dynamic_offset: false,
+        min_binding_size: None,
+    };
     let layout = device
         .create_bind_group_layout(&BindGroupLayoutDescriptor {
             label: "scale",
@@ -39,9 +52,19 @@ fn kernel(device: &Device) -> Kernel {
             ],
         })
         .unwrap();
-    let pl = device.create_pipeline_layout(&PipelineLayoutDescriptor { label: "scale", bind_group_layouts: &[layout] }).unwrap();
+    let pl = device
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "scale",
+            bind_group_layouts: &[layout],
+        })
+        .unwrap();
     let pipeline = device
-        .create_compute_pipeline(&ComputePipelineDescriptor { label: "scale", layout: pl, module, entry_point: "main" })
+        .create_compute_pipeline(&ComputePipelineDescriptor {
+            label: "scale",
+            layout: pl,
+            module,
+            entry_point: "main",
+        })
         .unwrap();
     Kernel { pipeline, layout }
 }
@@ -58,9 +81,15 @@ fn storage(device: &Device, label: &str, words: usize) -> Buffer {
 
 fn params(device: &Device, mul: u32, add: u32, count: u32) -> Buffer {
     let b = device
-        .create_buffer(&BufferDescriptor { label: "params", size: 16, usage: BufferUsages::UNIFORM | BufferUsages::COPY_DST })
+        .create_buffer(&BufferDescriptor {
+            label: "params",
+            size: 16,
+            usage: BufferUsages::UNIFORM | BufferUsages::COPY_DST,
+        })
         .unwrap();
-    device.write_buffer(b, 0, &bytes_of(&[mul, add, count, 0])).unwrap();
+    device
+        .write_buffer(b, 0, &bytes_of(&[mul, add, count, 0]))
+        .unwrap();
     b
 }
 
@@ -70,9 +99,18 @@ fn group(device: &Device, k: &Kernel, p: Buffer, src: Buffer, dst: Buffer) -> Bi
             label: "scale group",
             layout: k.layout,
             entries: &[
-                BindGroupEntry { binding: 0, resource: BindingResource::Buffer(BufferBinding::whole(p)) },
-                BindGroupEntry { binding: 1, resource: BindingResource::Buffer(BufferBinding::whole(src)) },
-                BindGroupEntry { binding: 2, resource: BindingResource::Buffer(BufferBinding::whole(dst)) },
+                BindGroupEntry {
+                    binding: 0,
+                    resource: BindingResource::Buffer(BufferBinding::whole(p)),
+                },
+                BindGroupEntry {
+                    binding: 1,
+                    resource: BindingResource::Buffer(BufferBinding::whole(src)),
+                },
+                BindGroupEntry {
+                    binding: 2,
+                    resource: BindingResource::Buffer(BufferBinding::whole(dst)),
+                },
             ],
         })
         .unwrap()
@@ -80,7 +118,11 @@ fn group(device: &Device, k: &Kernel, p: Buffer, src: Buffer, dst: Buffer) -> Bi
 
 fn dispatch_for(count: u32) -> (u32, u32) {
     let groups = count.div_ceil(64);
-    if groups <= 65535 { (groups, 1) } else { (65535, groups.div_ceil(65535)) }
+    if groups <= 65535 {
+        (groups, 1)
+    } else {
+        (65535, groups.div_ceil(65535))
+    }
 }
 
 #[test]
@@ -94,8 +136,14 @@ fn a_million_elements_computed_and_checked_one_by_one() {
     gpu.write_buffer(src, 0, &bytes_of(&input)).unwrap();
     let p = params(&gpu, 3, 7, n);
     let g = group(&gpu, &k, p, src, dst);
-    let mut enc = gpu.create_command_encoder(&CommandEncoderDescriptor { label: "million" }).unwrap();
-    enc.begin_compute_pass(&ComputePassDescriptor { label: "scale", ..Default::default() }).unwrap();
+    let mut enc = gpu
+        .create_command_encoder(&CommandEncoderDescriptor { label: "million" })
+        .unwrap();
+    enc.begin_compute_pass(&ComputePassDescriptor {
+        label: "scale",
+        ..Default::default()
+    })
+    .unwrap();
     enc.set_compute_pipeline(k.pipeline).unwrap();
     enc.set_bind_group(0, g, &[]).unwrap();
     let (x, y) = dispatch_for(n);

@@ -5,8 +5,10 @@ use super::{
     BindGroupLayoutObj, BindGroupObj, Device, DeviceState, DynamicBinding, GroupUse, Member,
     PipelineLayoutObj, Retained, Tracked,
 };
-use crate::error::{fail, Result};
-use crate::handle::{BindGroup, BindGroupLayout, Buffer, Handle, PipelineLayout, Sampler, TextureView};
+use crate::error::{Result, fail};
+use crate::handle::{
+    BindGroup, BindGroupLayout, Buffer, Handle, PipelineLayout, Sampler, TextureView,
+};
 use vigil_hal::{
     Api, BindGroupLayoutEntry, BindingType, BufferBindingType, BufferUsages, Device as _, Limits,
     SamplerBindingType, ShaderStages, Stages, StorageTextureAccess, TextureSampleType,
@@ -36,7 +38,11 @@ pub struct BufferBinding {
 impl BufferBinding {
     /// The whole buffer.
     pub fn whole(buffer: Buffer) -> BufferBinding {
-        BufferBinding { buffer, offset: 0, size: None }
+        BufferBinding {
+            buffer,
+            offset: 0,
+            size: None,
+        }
     }
 }
 
@@ -100,7 +106,13 @@ pub(crate) fn validate_layout_entries(
     sorted.sort_by_key(|e| e.binding);
     for pair in sorted.windows(2) {
         if pair[0].binding == pair[1].binding {
-            return Err(fail!(InvalidDescriptor, OP, label, "binding {} appears twice", pair[0].binding));
+            return Err(fail!(
+                InvalidDescriptor,
+                OP,
+                label,
+                "binding {} appears twice",
+                pair[0].binding
+            ));
         }
     }
     let mut per_stage = [[0u32; 5]; 3];
@@ -127,16 +139,26 @@ pub(crate) fn validate_layout_entries(
             ));
         }
         let class = match e.ty {
-            BindingType::Buffer { ty: BufferBindingType::Uniform, has_dynamic_offset, .. } => {
+            BindingType::Buffer {
+                ty: BufferBindingType::Uniform,
+                has_dynamic_offset,
+                ..
+            } => {
                 dyn_uniform += u32::from(has_dynamic_offset);
                 0
             }
-            BindingType::Buffer { has_dynamic_offset, .. } => {
+            BindingType::Buffer {
+                has_dynamic_offset, ..
+            } => {
                 dyn_storage += u32::from(has_dynamic_offset);
                 1
             }
             BindingType::Sampler(_) => 2,
-            BindingType::Texture { multisampled, sample_type, view_dimension } => {
+            BindingType::Texture {
+                multisampled,
+                sample_type,
+                view_dimension,
+            } => {
                 if multisampled
                     && (view_dimension != vigil_hal::TextureViewDimension::D2
                         || sample_type == (TextureSampleType::Float { filterable: true }))
@@ -151,7 +173,11 @@ pub(crate) fn validate_layout_entries(
                 }
                 3
             }
-            BindingType::StorageTexture { access, format, view_dimension } => {
+            BindingType::StorageTexture {
+                access,
+                format,
+                view_dimension,
+            } => {
                 if access == StorageTextureAccess::ReadWrite && !storage_read_write {
                     return Err(fail!(
                         Unsupported,
@@ -171,57 +197,111 @@ pub(crate) fn validate_layout_entries(
                         format.wgsl_name()
                     ));
                 }
-                if matches!(view_dimension, vigil_hal::TextureViewDimension::Cube | vigil_hal::TextureViewDimension::CubeArray) {
-                    return Err(fail!(InvalidDescriptor, OP, label, "binding {}: storage textures cannot be cube views", e.binding));
+                if matches!(
+                    view_dimension,
+                    vigil_hal::TextureViewDimension::Cube
+                        | vigil_hal::TextureViewDimension::CubeArray
+                ) {
+                    return Err(fail!(
+                        InvalidDescriptor,
+                        OP,
+                        label,
+                        "binding {}: storage textures cannot be cube views",
+                        e.binding
+                    ));
                 }
                 4
             }
         };
-        for (s, stage) in [ShaderStages::VERTEX, ShaderStages::FRAGMENT, ShaderStages::COMPUTE].iter().enumerate() {
+        for (s, stage) in [
+            ShaderStages::VERTEX,
+            ShaderStages::FRAGMENT,
+            ShaderStages::COMPUTE,
+        ]
+        .iter()
+        .enumerate()
+        {
             if e.visibility.contains(*stage) {
                 per_stage[s][class] += 1;
             }
         }
     }
     let caps = [
-        ("uniform buffers", limits.max_uniform_buffers_per_shader_stage),
-        ("storage buffers", limits.max_storage_buffers_per_shader_stage),
+        (
+            "uniform buffers",
+            limits.max_uniform_buffers_per_shader_stage,
+        ),
+        (
+            "storage buffers",
+            limits.max_storage_buffers_per_shader_stage,
+        ),
         ("samplers", limits.max_samplers_per_shader_stage),
-        ("sampled textures", limits.max_sampled_textures_per_shader_stage),
-        ("storage textures", limits.max_storage_textures_per_shader_stage),
+        (
+            "sampled textures",
+            limits.max_sampled_textures_per_shader_stage,
+        ),
+        (
+            "storage textures",
+            limits.max_storage_textures_per_shader_stage,
+        ),
     ];
     for counts in per_stage {
         for (class, (name, cap)) in caps.iter().enumerate() {
             if counts[class] > *cap {
-                return Err(fail!(LimitExceeded, OP, label, "{} {name} in one stage exceed the limit of {cap}", counts[class]));
+                return Err(fail!(
+                    LimitExceeded,
+                    OP,
+                    label,
+                    "{} {name} in one stage exceed the limit of {cap}",
+                    counts[class]
+                ));
             }
         }
     }
     if dyn_uniform > limits.max_dynamic_uniform_buffers_per_pipeline_layout {
-        return Err(fail!(LimitExceeded, OP, label, "{dyn_uniform} dynamic uniform buffers exceed the limit of {}", limits.max_dynamic_uniform_buffers_per_pipeline_layout));
+        return Err(fail!(
+            LimitExceeded,
+            OP,
+            label,
+            "{dyn_uniform} dynamic uniform buffers exceed the limit of {}",
+            limits.max_dynamic_uniform_buffers_per_pipeline_layout
+        ));
     }
     if dyn_storage > limits.max_dynamic_storage_buffers_per_pipeline_layout {
-        return Err(fail!(LimitExceeded, OP, label, "{dyn_storage} dynamic storage buffers exceed the limit of {}", limits.max_dynamic_storage_buffers_per_pipeline_layout));
+        return Err(fail!(
+            LimitExceeded,
+            OP,
+            label,
+            "{dyn_storage} dynamic storage buffers exceed the limit of {}",
+            limits.max_dynamic_storage_buffers_per_pipeline_layout
+        ));
     }
     Ok(sorted)
 }
 
 impl<A: Api> Device<A> {
     /// Creates a bind group layout.
-    pub fn create_bind_group_layout(&self, desc: &BindGroupLayoutDescriptor<'_>) -> Result<BindGroupLayout> {
+    pub fn create_bind_group_layout(
+        &self,
+        desc: &BindGroupLayoutDescriptor<'_>,
+    ) -> Result<BindGroupLayout> {
         const OP: &str = "create_bind_group_layout";
         self.check_alive(OP)?;
         let sorted = validate_layout_entries(
             desc.label,
             desc.entries,
             &self.limits,
-            self.features.contains(vigil_hal::Features::STORAGE_TEXTURE_READ_WRITE),
+            self.features
+                .contains(vigil_hal::Features::STORAGE_TEXTURE_READ_WRITE),
             &|f| self.hal.format_support(f).storage,
         )?;
         let mut st = self.state(OP)?;
         let raw = self
             .hal
-            .create_bind_group_layout(&vigil_hal::BindGroupLayoutDescriptor { label: desc.label, entries: &sorted })
+            .create_bind_group_layout(&vigil_hal::BindGroupLayoutDescriptor {
+                label: desc.label,
+                entries: &sorted,
+            })
             .map_err(|e| self.hal_error(e, OP, desc.label))?;
         let next = st.layout_compat.len() as u32 + 1;
         let compat = *st.layout_compat.entry(sorted.clone()).or_insert(next);
@@ -252,31 +332,62 @@ impl<A: Api> Device<A> {
         let mut st = self.state(OP)?;
         let plan = self.plan_bind_group(&st, desc)?;
         let layout = st.bind_group_layouts.value(desc.layout, self.id, OP)?;
-        let gone = || fail!(InvalidHandle, OP, desc.label, "an object named by the bind group vanished");
+        let gone = || {
+            fail!(
+                InvalidHandle,
+                OP,
+                desc.label,
+                "an object named by the bind group vanished"
+            )
+        };
         let hal_entries = plan
             .entries
             .iter()
             .map(|(binding, r)| {
                 let resource = match *r {
-                    Planned::Buffer { index, offset, size } => vigil_hal::BoundResource::Buffer {
-                        buffer: &st.buffers.slot(index).and_then(|s| s.value.as_ref()).ok_or_else(gone)?.raw,
+                    Planned::Buffer {
+                        index,
+                        offset,
+                        size,
+                    } => vigil_hal::BoundResource::Buffer {
+                        buffer: &st
+                            .buffers
+                            .slot(index)
+                            .and_then(|s| s.value.as_ref())
+                            .ok_or_else(gone)?
+                            .raw,
                         offset,
                         size,
                     },
                     Planned::Sampler(index) => vigil_hal::BoundResource::Sampler(
-                        &st.samplers.slot(index).and_then(|s| s.value.as_ref()).ok_or_else(gone)?.raw,
+                        &st.samplers
+                            .slot(index)
+                            .and_then(|s| s.value.as_ref())
+                            .ok_or_else(gone)?
+                            .raw,
                     ),
                     Planned::View(index, layout) => vigil_hal::BoundResource::TextureView(
-                        &st.views.slot(index).and_then(|s| s.value.as_ref()).ok_or_else(gone)?.raw,
+                        &st.views
+                            .slot(index)
+                            .and_then(|s| s.value.as_ref())
+                            .ok_or_else(gone)?
+                            .raw,
                         layout,
                     ),
                 };
-                Ok(vigil_hal::BindGroupEntry { binding: *binding, resource })
+                Ok(vigil_hal::BindGroupEntry {
+                    binding: *binding,
+                    resource,
+                })
             })
             .collect::<Result<Vec<vigil_hal::BindGroupEntry<'_, A>>>>()?;
         let raw = self
             .hal
-            .create_bind_group(&vigil_hal::BindGroupDescriptor { label: desc.label, layout: &layout.raw, entries: &hal_entries })
+            .create_bind_group(&vigil_hal::BindGroupDescriptor {
+                label: desc.label,
+                layout: &layout.raw,
+                entries: &hal_entries,
+            })
             .map_err(|e| self.hal_error(e, OP, desc.label))?;
         drop(hal_entries);
         let compat = layout.compat;
@@ -310,7 +421,11 @@ impl<A: Api> Device<A> {
     }
 
     /// Every check of a bind group descriptor, against live objects; nothing is changed.
-    fn plan_bind_group(&self, st: &DeviceState<A>, desc: &BindGroupDescriptor<'_>) -> Result<BindGroupPlan> {
+    fn plan_bind_group(
+        &self,
+        st: &DeviceState<A>,
+        desc: &BindGroupDescriptor<'_>,
+    ) -> Result<BindGroupPlan> {
         const OP: &str = "create_bind_group";
         let label = desc.label;
         let layout = st.bind_group_layouts.value(desc.layout, self.id, OP)?;
@@ -318,7 +433,13 @@ impl<A: Api> Device<A> {
         seen.sort_unstable();
         for pair in seen.windows(2) {
             if pair[0] == pair[1] {
-                return Err(fail!(InvalidDescriptor, OP, label, "binding {} has more than one entry", pair[0]));
+                return Err(fail!(
+                    InvalidDescriptor,
+                    OP,
+                    label,
+                    "binding {} has more than one entry",
+                    pair[0]
+                ));
             }
         }
         for e in desc.entries {
@@ -348,7 +469,14 @@ impl<A: Api> Device<A> {
             };
             let stages = shader_stages_to_barrier(l.visibility);
             match (l.ty, entry.resource) {
-                (BindingType::Buffer { ty, has_dynamic_offset, min_binding_size }, BindingResource::Buffer(b)) => {
+                (
+                    BindingType::Buffer {
+                        ty,
+                        has_dynamic_offset,
+                        min_binding_size,
+                    },
+                    BindingResource::Buffer(b),
+                ) => {
                     let buf = st.buffers.value(b.buffer, self.id, OP)?;
                     let (needed, align, max, kind) = match ty {
                         BufferBindingType::Uniform => (
@@ -386,18 +514,46 @@ impl<A: Api> Device<A> {
                         ));
                     }
                     if b.offset > buf.size {
-                        return Err(fail!(OutOfBounds, OP, label, "binding {}: offset {} is past the end of buffer '{}' ({} bytes)", l.binding, b.offset, buf.label, buf.size));
+                        return Err(fail!(
+                            OutOfBounds,
+                            OP,
+                            label,
+                            "binding {}: offset {} is past the end of buffer '{}' ({} bytes)",
+                            l.binding,
+                            b.offset,
+                            buf.label,
+                            buf.size
+                        ));
                     }
                     let size = b.size.unwrap_or(buf.size - b.offset);
                     if size == 0 {
-                        return Err(fail!(OutOfBounds, OP, label, "binding {}: the bound range of buffer '{}' is empty", l.binding, buf.label));
+                        return Err(fail!(
+                            OutOfBounds,
+                            OP,
+                            label,
+                            "binding {}: the bound range of buffer '{}' is empty",
+                            l.binding,
+                            buf.label
+                        ));
                     }
                     super::buffer::check_range(OP, label, "binding", b.offset, size, buf.size)?;
                     if size > max {
-                        return Err(fail!(LimitExceeded, OP, label, "binding {}: {size} bytes exceed the {kind} binding limit of {max}", l.binding));
+                        return Err(fail!(
+                            LimitExceeded,
+                            OP,
+                            label,
+                            "binding {}: {size} bytes exceed the {kind} binding limit of {max}",
+                            l.binding
+                        ));
                     }
                     if matches!(ty, BufferBindingType::Storage { .. }) && size % 4 != 0 {
-                        return Err(fail!(OutOfBounds, OP, label, "binding {}: a storage binding's size ({size}) must be a multiple of 4", l.binding));
+                        return Err(fail!(
+                            OutOfBounds,
+                            OP,
+                            label,
+                            "binding {}: a storage binding's size ({size}) must be a multiple of 4",
+                            l.binding
+                        ));
                     }
                     if let Some(min) = min_binding_size {
                         if size < min.get() {
@@ -428,14 +584,23 @@ impl<A: Api> Device<A> {
                         });
                     }
                     plan.sizes.push(size);
-                    plan.entries.push((l.binding, Planned::Buffer { index: b.buffer.index(), offset: b.offset, size }));
+                    plan.entries.push((
+                        l.binding,
+                        Planned::Buffer {
+                            index: b.buffer.index(),
+                            offset: b.offset,
+                            size,
+                        },
+                    ));
                 }
                 (BindingType::Sampler(kind), BindingResource::Sampler(s)) => {
                     let sampler = st.samplers.value(s, self.id, OP)?;
                     let ok = match kind {
                         SamplerBindingType::Comparison => sampler.comparison,
                         SamplerBindingType::Filtering => !sampler.comparison,
-                        SamplerBindingType::NonFiltering => !sampler.comparison && !sampler.filtering,
+                        SamplerBindingType::NonFiltering => {
+                            !sampler.comparison && !sampler.filtering
+                        }
                     };
                     if !ok {
                         return Err(fail!(
@@ -446,65 +611,191 @@ impl<A: Api> Device<A> {
                             l.binding,
                             kind,
                             sampler.label,
-                            if sampler.comparison { "a comparison sampler" } else if sampler.filtering { "a filtering sampler" } else { "a non-filtering sampler" }
+                            if sampler.comparison {
+                                "a comparison sampler"
+                            } else if sampler.filtering {
+                                "a filtering sampler"
+                            } else {
+                                "a non-filtering sampler"
+                            }
                         ));
                     }
-                    plan.uses.push(GroupUse { member: Member::Sampler(s.index(), s.generation()), tracked: Tracked::None, write: false, stages });
+                    plan.uses.push(GroupUse {
+                        member: Member::Sampler(s.index(), s.generation()),
+                        tracked: Tracked::None,
+                        write: false,
+                        stages,
+                    });
                     plan.sizes.push(0);
                     plan.entries.push((l.binding, Planned::Sampler(s.index())));
                 }
-                (BindingType::Texture { sample_type, view_dimension, multisampled }, BindingResource::TextureView(v)) => {
+                (
+                    BindingType::Texture {
+                        sample_type,
+                        view_dimension,
+                        multisampled,
+                    },
+                    BindingResource::TextureView(v),
+                ) => {
                     let view = st.views.value(v, self.id, OP)?;
                     if !st.textures.is_live(view.texture.0, view.texture.1) {
-                        return Err(fail!(InvalidHandle, OP, label, "binding {}: the texture of view '{}' was destroyed", l.binding, view.label));
+                        return Err(fail!(
+                            InvalidHandle,
+                            OP,
+                            label,
+                            "binding {}: the texture of view '{}' was destroyed",
+                            l.binding,
+                            view.label
+                        ));
                     }
                     if !view.usage.contains(TextureUsages::TEXTURE_BINDING) {
-                        return Err(fail!(UsageMismatch, OP, label, "binding {}: view '{}' lacks TEXTURE_BINDING usage ({:?})", l.binding, view.label, view.usage));
+                        return Err(fail!(
+                            UsageMismatch,
+                            OP,
+                            label,
+                            "binding {}: view '{}' lacks TEXTURE_BINDING usage ({:?})",
+                            l.binding,
+                            view.label,
+                            view.usage
+                        ));
                     }
                     if view.dimension != view_dimension {
-                        return Err(fail!(InvalidDescriptor, OP, label, "binding {} wants a {:?} view; view '{}' is {:?}", l.binding, view_dimension, view.label, view.dimension));
+                        return Err(fail!(
+                            InvalidDescriptor,
+                            OP,
+                            label,
+                            "binding {} wants a {:?} view; view '{}' is {:?}",
+                            l.binding,
+                            view_dimension,
+                            view.label,
+                            view.dimension
+                        ));
                     }
                     if multisampled != (view.sample_count > 1) {
-                        return Err(fail!(InvalidDescriptor, OP, label, "binding {}: multisampled is {multisampled} in the layout but view '{}' has {} samples", l.binding, view.label, view.sample_count));
+                        return Err(fail!(
+                            InvalidDescriptor,
+                            OP,
+                            label,
+                            "binding {}: multisampled is {multisampled} in the layout but view '{}' has {} samples",
+                            l.binding,
+                            view.label,
+                            view.sample_count
+                        ));
                     }
                     let format_type = if view.format.is_depth_stencil() {
-                        if view.range.aspect == vigil_hal::TextureAspect::StencilOnly { TextureSampleType::Uint } else { TextureSampleType::Depth }
+                        if view.range.aspect == vigil_hal::TextureAspect::StencilOnly {
+                            TextureSampleType::Uint
+                        } else {
+                            TextureSampleType::Depth
+                        }
                     } else {
                         let t = view.format.info().sample_type;
-                        if t == (TextureSampleType::Float { filterable: true }) && !self.hal.format_support(view.format).filterable {
+                        if t == (TextureSampleType::Float { filterable: true })
+                            && !self.hal.format_support(view.format).filterable
+                        {
                             TextureSampleType::Float { filterable: false }
                         } else {
                             t
                         }
                     };
                     let compatible = match (sample_type, format_type) {
-                        (TextureSampleType::Float { filterable: false }, TextureSampleType::Float { .. } | TextureSampleType::Depth) => true,
-                        (TextureSampleType::Float { filterable: true }, TextureSampleType::Float { filterable: true }) => true,
+                        (
+                            TextureSampleType::Float { filterable: false },
+                            TextureSampleType::Float { .. } | TextureSampleType::Depth,
+                        ) => true,
+                        (
+                            TextureSampleType::Float { filterable: true },
+                            TextureSampleType::Float { filterable: true },
+                        ) => true,
                         (a, b) => a == b,
                     };
                     if !compatible {
-                        return Err(fail!(InvalidDescriptor, OP, label, "binding {} wants {:?} texels; view '{}' ({}) gives {:?}", l.binding, sample_type, view.label, view.format.wgsl_name(), format_type));
+                        return Err(fail!(
+                            InvalidDescriptor,
+                            OP,
+                            label,
+                            "binding {} wants {:?} texels; view '{}' ({}) gives {:?}",
+                            l.binding,
+                            sample_type,
+                            view.label,
+                            view.format.wgsl_name(),
+                            format_type
+                        ));
                     }
-                    plan.uses.push(GroupUse { member: Member::View(v.index(), v.generation()), tracked: Tracked::Texture(view.texture.0), write: false, stages });
+                    plan.uses.push(GroupUse {
+                        member: Member::View(v.index(), v.generation()),
+                        tracked: Tracked::Texture(view.texture.0),
+                        write: false,
+                        stages,
+                    });
                     plan.sizes.push(0);
-                    plan.entries.push((l.binding, Planned::View(v.index(), view.resting)));
+                    plan.entries
+                        .push((l.binding, Planned::View(v.index(), view.resting)));
                 }
-                (BindingType::StorageTexture { access, format, view_dimension }, BindingResource::TextureView(v)) => {
+                (
+                    BindingType::StorageTexture {
+                        access,
+                        format,
+                        view_dimension,
+                    },
+                    BindingResource::TextureView(v),
+                ) => {
                     let view = st.views.value(v, self.id, OP)?;
                     if !st.textures.is_live(view.texture.0, view.texture.1) {
-                        return Err(fail!(InvalidHandle, OP, label, "binding {}: the texture of view '{}' was destroyed", l.binding, view.label));
+                        return Err(fail!(
+                            InvalidHandle,
+                            OP,
+                            label,
+                            "binding {}: the texture of view '{}' was destroyed",
+                            l.binding,
+                            view.label
+                        ));
                     }
                     if !view.usage.contains(TextureUsages::STORAGE_BINDING) {
-                        return Err(fail!(UsageMismatch, OP, label, "binding {}: view '{}' lacks STORAGE_BINDING usage ({:?})", l.binding, view.label, view.usage));
+                        return Err(fail!(
+                            UsageMismatch,
+                            OP,
+                            label,
+                            "binding {}: view '{}' lacks STORAGE_BINDING usage ({:?})",
+                            l.binding,
+                            view.label,
+                            view.usage
+                        ));
                     }
                     if view.format != format {
-                        return Err(fail!(InvalidDescriptor, OP, label, "binding {} wants a {} storage texture; view '{}' is {}", l.binding, format.wgsl_name(), view.label, view.format.wgsl_name()));
+                        return Err(fail!(
+                            InvalidDescriptor,
+                            OP,
+                            label,
+                            "binding {} wants a {} storage texture; view '{}' is {}",
+                            l.binding,
+                            format.wgsl_name(),
+                            view.label,
+                            view.format.wgsl_name()
+                        ));
                     }
                     if view.dimension != view_dimension {
-                        return Err(fail!(InvalidDescriptor, OP, label, "binding {} wants a {:?} view; view '{}' is {:?}", l.binding, view_dimension, view.label, view.dimension));
+                        return Err(fail!(
+                            InvalidDescriptor,
+                            OP,
+                            label,
+                            "binding {} wants a {:?} view; view '{}' is {:?}",
+                            l.binding,
+                            view_dimension,
+                            view.label,
+                            view.dimension
+                        ));
                     }
                     if view.range.mip_level_count != 1 {
-                        return Err(fail!(InvalidDescriptor, OP, label, "binding {}: a storage view must cover exactly one mip level; view '{}' covers {}", l.binding, view.label, view.range.mip_level_count));
+                        return Err(fail!(
+                            InvalidDescriptor,
+                            OP,
+                            label,
+                            "binding {}: a storage view must cover exactly one mip level; view '{}' covers {}",
+                            l.binding,
+                            view.label,
+                            view.range.mip_level_count
+                        ));
                     }
                     plan.uses.push(GroupUse {
                         member: Member::View(v.index(), v.generation()),
@@ -513,7 +804,8 @@ impl<A: Api> Device<A> {
                         stages,
                     });
                     plan.sizes.push(0);
-                    plan.entries.push((l.binding, Planned::View(v.index(), view.resting)));
+                    plan.entries
+                        .push((l.binding, Planned::View(v.index(), view.resting)));
                 }
                 (ty, resource) => {
                     let got = match resource {
@@ -521,7 +813,14 @@ impl<A: Api> Device<A> {
                         BindingResource::Sampler(_) => "a sampler",
                         BindingResource::TextureView(_) => "a texture view",
                     };
-                    return Err(fail!(InvalidDescriptor, OP, label, "binding {} is a {} binding, but the entry gives {got}", l.binding, ty.describe()));
+                    return Err(fail!(
+                        InvalidDescriptor,
+                        OP,
+                        label,
+                        "binding {} is a {} binding, but the entry gives {got}",
+                        l.binding,
+                        ty.describe()
+                    ));
                 }
             }
         }
@@ -529,7 +828,10 @@ impl<A: Api> Device<A> {
     }
 
     /// Creates a pipeline layout from bind group layouts, in group order.
-    pub fn create_pipeline_layout(&self, desc: &super::PipelineLayoutDescriptor<'_>) -> Result<PipelineLayout> {
+    pub fn create_pipeline_layout(
+        &self,
+        desc: &super::PipelineLayoutDescriptor<'_>,
+    ) -> Result<PipelineLayout> {
         const OP: &str = "create_pipeline_layout";
         self.check_alive(OP)?;
         let mut st = self.state(OP)?;
@@ -550,8 +852,15 @@ impl<A: Api> Device<A> {
             let l = st.bind_group_layouts.value(h, self.id, OP)?;
             for e in &l.entries {
                 match e.ty {
-                    BindingType::Buffer { ty: BufferBindingType::Uniform, has_dynamic_offset: true, .. } => dyn_u += 1,
-                    BindingType::Buffer { has_dynamic_offset: true, .. } => dyn_s += 1,
+                    BindingType::Buffer {
+                        ty: BufferBindingType::Uniform,
+                        has_dynamic_offset: true,
+                        ..
+                    } => dyn_u += 1,
+                    BindingType::Buffer {
+                        has_dynamic_offset: true,
+                        ..
+                    } => dyn_s += 1,
                     _ => {}
                 }
             }
@@ -559,14 +868,29 @@ impl<A: Api> Device<A> {
             compat.push(l.compat);
         }
         if dyn_u > self.limits.max_dynamic_uniform_buffers_per_pipeline_layout {
-            return Err(fail!(LimitExceeded, OP, desc.label, "{dyn_u} dynamic uniform buffers exceed the limit of {}", self.limits.max_dynamic_uniform_buffers_per_pipeline_layout));
+            return Err(fail!(
+                LimitExceeded,
+                OP,
+                desc.label,
+                "{dyn_u} dynamic uniform buffers exceed the limit of {}",
+                self.limits.max_dynamic_uniform_buffers_per_pipeline_layout
+            ));
         }
         if dyn_s > self.limits.max_dynamic_storage_buffers_per_pipeline_layout {
-            return Err(fail!(LimitExceeded, OP, desc.label, "{dyn_s} dynamic storage buffers exceed the limit of {}", self.limits.max_dynamic_storage_buffers_per_pipeline_layout));
+            return Err(fail!(
+                LimitExceeded,
+                OP,
+                desc.label,
+                "{dyn_s} dynamic storage buffers exceed the limit of {}",
+                self.limits.max_dynamic_storage_buffers_per_pipeline_layout
+            ));
         }
         let raw = self
             .hal
-            .create_pipeline_layout(&vigil_hal::PipelineLayoutDescriptor { label: desc.label, bind_group_layouts: &raws })
+            .create_pipeline_layout(&vigil_hal::PipelineLayoutDescriptor {
+                label: desc.label,
+                bind_group_layouts: &raws,
+            })
             .map_err(|e| self.hal_error(e, OP, desc.label))?;
         drop(raws);
         for &h in desc.bind_group_layouts {

@@ -1,7 +1,7 @@
 //! Buffers: creation, destruction, queue writes and readback.
 
 use super::{BufferObj, Device, Retained, WaitSite};
-use crate::error::{fail, Result};
+use crate::error::{Result, fail};
 use crate::handle::{Buffer, Handle};
 use vigil_hal::{Api, BufferUsages, Device as _, MemoryLocation};
 
@@ -21,7 +21,12 @@ pub struct BufferDescriptor<'a> {
 pub(crate) fn validate_buffer_descriptor(desc: &BufferDescriptor<'_>, max_size: u64) -> Result<()> {
     const OP: &str = "create_buffer";
     if desc.size == 0 {
-        return Err(fail!(InvalidDescriptor, OP, desc.label, "size is 0; a buffer holds at least one byte"));
+        return Err(fail!(
+            InvalidDescriptor,
+            OP,
+            desc.label,
+            "size is 0; a buffer holds at least one byte"
+        ));
     }
     if desc.size > max_size {
         return Err(fail!(
@@ -33,9 +38,16 @@ pub(crate) fn validate_buffer_descriptor(desc: &BufferDescriptor<'_>, max_size: 
         ));
     }
     if desc.usage.is_empty() {
-        return Err(fail!(InvalidDescriptor, OP, desc.label, "usage is empty; say how the buffer will be used"));
+        return Err(fail!(
+            InvalidDescriptor,
+            OP,
+            desc.label,
+            "usage is empty; say how the buffer will be used"
+        ));
     }
-    if desc.usage.contains(BufferUsages::MAP_READ) && !(BufferUsages::MAP_READ | BufferUsages::COPY_DST).contains(desc.usage) {
+    if desc.usage.contains(BufferUsages::MAP_READ)
+        && !(BufferUsages::MAP_READ | BufferUsages::COPY_DST).contains(desc.usage)
+    {
         return Err(fail!(
             InvalidDescriptor,
             OP,
@@ -44,7 +56,9 @@ pub(crate) fn validate_buffer_descriptor(desc: &BufferDescriptor<'_>, max_size: 
             desc.usage
         ));
     }
-    if desc.usage.contains(BufferUsages::MAP_WRITE) && !(BufferUsages::MAP_WRITE | BufferUsages::COPY_SRC).contains(desc.usage) {
+    if desc.usage.contains(BufferUsages::MAP_WRITE)
+        && !(BufferUsages::MAP_WRITE | BufferUsages::COPY_SRC).contains(desc.usage)
+    {
         return Err(fail!(
             InvalidDescriptor,
             OP,
@@ -96,7 +110,12 @@ impl<A: Api> Device<A> {
         let native_size = desc.size.div_ceil(4) * 4;
         let raw = self
             .hal
-            .create_buffer(&vigil_hal::BufferDescriptor { label: desc.label, size: native_size, usage: desc.usage, location })
+            .create_buffer(&vigil_hal::BufferDescriptor {
+                label: desc.label,
+                size: native_size,
+                usage: desc.usage,
+                location,
+            })
             .map_err(|e| self.hal_error(e, OP, desc.label))?;
         let host_visible = self.hal.buffer_host_visible(&raw);
         if host_visible {
@@ -184,13 +203,20 @@ impl<A: Api> Device<A> {
         }
         check_range(OP, &obj.label, "write", offset, data.len() as u64, obj.size)?;
         if obj.mapping.is_some() {
-            return Err(fail!(InvalidState, OP, &obj.label, "the buffer is mapped; unmap it before writing through the queue"));
+            return Err(fail!(
+                InvalidState,
+                OP,
+                &obj.label,
+                "the buffer is mapped; unmap it before writing through the queue"
+            ));
         }
         if data.is_empty() {
             return Ok(());
         }
         if obj.host_visible && !obj.queued_writes && last_use <= completed {
-            self.hal.write_mapped(&obj.raw, offset, data).map_err(|e| self.hal_error(e, OP, &obj.label))?;
+            self.hal
+                .write_mapped(&obj.raw, offset, data)
+                .map_err(|e| self.hal_error(e, OP, &obj.label))?;
             st.staging.direct_writes += 1;
             return Ok(());
         }
@@ -210,10 +236,20 @@ impl<A: Api> Device<A> {
             let st = self.state(OP)?;
             let obj = st.buffers.value(buffer, self.id, OP)?;
             check_range(OP, &obj.label, "read", offset, size, obj.size)?;
-            (obj.usage, obj.label.clone(), obj.queued_writes, obj.mapping.is_some())
+            (
+                obj.usage,
+                obj.label.clone(),
+                obj.queued_writes,
+                obj.mapping.is_some(),
+            )
         };
         if mapped {
-            return Err(fail!(InvalidState, OP, &label, "the buffer is mapped; read it through its mapping"));
+            return Err(fail!(
+                InvalidState,
+                OP,
+                &label,
+                "the buffer is mapped; read it through its mapping"
+            ));
         }
         if usage.contains(BufferUsages::MAP_READ) {
             if queued {
@@ -222,14 +258,21 @@ impl<A: Api> Device<A> {
             }
             let last_use = self.state(OP)?.buffers.get(buffer, self.id, OP)?.last_use;
             if last_use > self.completion.completed() {
-                self.wait_progressing(last_use, self.timeouts.get().stall, WaitSite::SerialWait, OP)?;
+                self.wait_progressing(
+                    last_use,
+                    self.timeouts.get().stall,
+                    WaitSite::SerialWait,
+                    OP,
+                )?;
                 let mut st = self.state(OP)?;
                 self.refresh(&mut st, OP)?;
             }
             let st = self.state(OP)?;
             let obj = st.buffers.value(buffer, self.id, OP)?;
             let mut out = vec![0u8; size as usize];
-            self.hal.read_mapped(&obj.raw, offset, &mut out).map_err(|e| self.hal_error(e, OP, &label))?;
+            self.hal
+                .read_mapped(&obj.raw, offset, &mut out)
+                .map_err(|e| self.hal_error(e, OP, &label))?;
             return Ok(out);
         }
         if !usage.contains(BufferUsages::COPY_SRC) {
@@ -249,7 +292,9 @@ impl<A: Api> Device<A> {
             usage: BufferUsages::MAP_READ | BufferUsages::COPY_DST,
         })?;
         let result = (|| {
-            let mut enc = self.create_command_encoder(&crate::CommandEncoderDescriptor { label: "vigil readback" })?;
+            let mut enc = self.create_command_encoder(&crate::CommandEncoderDescriptor {
+                label: "vigil readback",
+            })?;
             enc.copy_words(buffer, start, readback, span)?;
             self.submit([enc.finish()?])?;
             let bytes = self.read_buffer(readback, 0, span)?;

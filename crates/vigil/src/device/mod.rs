@@ -17,14 +17,14 @@ mod uploads;
 
 pub(crate) use objects::*;
 pub use queue::{Completion, LossSnapshot, Stats, WaitSite};
-pub use uploads::{MAX_QUEUED_WRITES, WriteStats};
 pub(crate) use release::Retained;
+pub use uploads::{MAX_QUEUED_WRITES, WriteStats};
 
+use crate::DefaultApi;
 use crate::encoder::Tracker;
 use crate::error::{Error, ErrorKind, Result};
 use crate::instance::Adapter;
 use crate::registry::Registry;
-use crate::DefaultApi;
 use std::cell::{Cell, RefCell, RefMut};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -37,8 +37,8 @@ pub use binding::{
 pub use buffer::BufferDescriptor;
 pub(crate) use buffer::check_range;
 pub(crate) use pipeline::check_against_layout;
-pub(crate) use texture::{check_texture_box, layout_stages};
 pub use pipeline::{ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor};
+pub(crate) use texture::{check_texture_box, layout_stages};
 
 /// How to open a device.
 #[derive(Clone, Debug)]
@@ -255,25 +255,33 @@ impl<A: Api> Device<A> {
 
     #[cold]
     pub(crate) fn lost_error(&self, op: &'static str) -> Error {
-        let why = self
-            .completion
-            .snapshot()
-            .map_or_else(|| "the device is lost".to_owned(), |s| format!("the device is lost ({s})"));
+        let why = self.completion.snapshot().map_or_else(
+            || "the device is lost".to_owned(),
+            |s| format!("the device is lost ({s})"),
+        );
         Error::new(ErrorKind::DeviceLost, op, &self.label, why)
     }
 
     /// Maps a backend failure, recording loss when the driver reports it.
     #[cold]
-    pub(crate) fn hal_error(&self, e: vigil_hal::DeviceError, op: &'static str, label: &str) -> Error {
+    pub(crate) fn hal_error(
+        &self,
+        e: vigil_hal::DeviceError,
+        op: &'static str,
+        label: &str,
+    ) -> Error {
         if e == vigil_hal::DeviceError::Lost {
-            self.completion.declare_lost(WaitSite::Driver, Duration::ZERO, op);
+            self.completion
+                .declare_lost(WaitSite::Driver, Duration::ZERO, op);
         }
         Error::from_hal(e, op, label)
     }
 
     /// Objects currently alive per kind, for diagnostics: `(kind, count)`.
     pub fn live_objects(&self) -> Vec<(&'static str, usize)> {
-        let Ok(s) = self.state.try_borrow() else { return Vec::new() };
+        let Ok(s) = self.state.try_borrow() else {
+            return Vec::new();
+        };
         vec![
             ("buffers", s.buffers.live_count()),
             ("textures", s.textures.live_count()),

@@ -2,10 +2,10 @@
 //! layout declares, in the way the layout declares it.
 
 use super::{
-    BindGroupLayoutObj, ComputePipelineObj, Device, LateSizeCheck, PipelineInfo,
-    PipelineLayoutObj, Retained, ShaderModuleObj,
+    BindGroupLayoutObj, ComputePipelineObj, Device, LateSizeCheck, PipelineInfo, PipelineLayoutObj,
+    Retained, ShaderModuleObj,
 };
-use crate::error::{fail, Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, fail};
 use crate::handle::{ComputePipeline, Handle, PipelineLayout, ShaderModule};
 use crate::registry::Registry;
 use vigil_hal::{
@@ -46,13 +46,37 @@ pub struct ComputePipelineDescriptor<'a> {
 }
 
 /// Whether a shader's view of a binding fits the layout's entry; `Err` says how it does not.
-pub(crate) fn binding_fits(shader: &BindingKind, layout: &BindingType) -> std::result::Result<(), String> {
+pub(crate) fn binding_fits(
+    shader: &BindingKind,
+    layout: &BindingType,
+) -> std::result::Result<(), String> {
     let ok = match (shader, layout) {
-        (BindingKind::UniformBuffer, BindingType::Buffer { ty: BufferBindingType::Uniform, .. }) => true,
-        (BindingKind::StorageBuffer { read_only }, BindingType::Buffer { ty: BufferBindingType::Storage { read_only: l }, .. }) => {
-            read_only == l
-        }
-        (BindingKind::SampledTexture { sample, dimension, multisampled }, BindingType::Texture { sample_type, view_dimension, multisampled: lm }) => {
+        (
+            BindingKind::UniformBuffer,
+            BindingType::Buffer {
+                ty: BufferBindingType::Uniform,
+                ..
+            },
+        ) => true,
+        (
+            BindingKind::StorageBuffer { read_only },
+            BindingType::Buffer {
+                ty: BufferBindingType::Storage { read_only: l },
+                ..
+            },
+        ) => read_only == l,
+        (
+            BindingKind::SampledTexture {
+                sample,
+                dimension,
+                multisampled,
+            },
+            BindingType::Texture {
+                sample_type,
+                view_dimension,
+                multisampled: lm,
+            },
+        ) => {
             let sample_ok = matches!(
                 (sample, sample_type),
                 (SampleKind::Float, TextureSampleType::Float { .. })
@@ -60,10 +84,26 @@ pub(crate) fn binding_fits(shader: &BindingKind, layout: &BindingType) -> std::r
                     | (SampleKind::Uint, TextureSampleType::Uint)
                     | (SampleKind::Sint, TextureSampleType::Sint)
             );
-            sample_ok && dimension.to_view_dimension() == Some(*view_dimension) && multisampled == lm
+            sample_ok
+                && dimension.to_view_dimension() == Some(*view_dimension)
+                && multisampled == lm
         }
-        (BindingKind::StorageTexture { format, access, dimension, .. }, BindingType::StorageTexture { access: la, format: lf, view_dimension }) => {
-            *format == Some(*lf) && access == la && dimension.to_view_dimension() == Some(*view_dimension)
+        (
+            BindingKind::StorageTexture {
+                format,
+                access,
+                dimension,
+                ..
+            },
+            BindingType::StorageTexture {
+                access: la,
+                format: lf,
+                view_dimension,
+            },
+        ) => {
+            *format == Some(*lf)
+                && access == la
+                && dimension.to_view_dimension() == Some(*view_dimension)
         }
         (BindingKind::Sampler { comparison }, BindingType::Sampler(kind)) => {
             *comparison == (*kind == SamplerBindingType::Comparison)
@@ -74,15 +114,31 @@ pub(crate) fn binding_fits(shader: &BindingKind, layout: &BindingType) -> std::r
         return Ok(());
     }
     let layout_desc = match layout {
-        BindingType::Texture { sample_type, view_dimension, multisampled } => {
-            format!("sampled texture ({sample_type:?}, {view_dimension:?}, multisampled: {multisampled})")
+        BindingType::Texture {
+            sample_type,
+            view_dimension,
+            multisampled,
+        } => {
+            format!(
+                "sampled texture ({sample_type:?}, {view_dimension:?}, multisampled: {multisampled})"
+            )
         }
-        BindingType::StorageTexture { access, format, view_dimension } => {
-            format!("storage texture ({}, {access:?}, {view_dimension:?})", format.wgsl_name())
+        BindingType::StorageTexture {
+            access,
+            format,
+            view_dimension,
+        } => {
+            format!(
+                "storage texture ({}, {access:?}, {view_dimension:?})",
+                format.wgsl_name()
+            )
         }
         other => other.describe().to_owned(),
     };
-    Err(format!("the shader declares a {} ({shader:?}) but the layout has a {layout_desc}", shader.describe()))
+    Err(format!(
+        "the shader declares a {} ({shader:?}) but the layout has a {layout_desc}",
+        shader.describe()
+    ))
 }
 
 /// Checks every binding an entry point uses against a pipeline layout; returns the size
@@ -97,9 +153,21 @@ pub(crate) fn check_against_layout<A: Api>(
     let stage = ep.stage.to_hal();
     let mut late = Vec::new();
     for b in &ep.bindings {
-        let place = format!("{} entry point '{}' uses @group({}) @binding({}) '{}'", ep.stage.name(), ep.name, b.group, b.binding, b.name);
+        let place = format!(
+            "{} entry point '{}' uses @group({}) @binding({}) '{}'",
+            ep.stage.name(),
+            ep.name,
+            b.group,
+            b.binding,
+            b.name
+        );
         if let BindingKind::Unsupported(what) = &b.kind {
-            return Err(fail!(Unsupported, op, label, "{place}, a {what}, which vigil does not bind"));
+            return Err(fail!(
+                Unsupported,
+                op,
+                label,
+                "{place}, a {what}, which vigil does not bind"
+            ));
         }
         let Some(group) = layout.groups.get(b.group as usize) else {
             return Err(fail!(
@@ -114,9 +182,21 @@ pub(crate) fn check_against_layout<A: Api>(
         // The pipeline layout retains its group layouts, so the slot holds the object even
         // when the user destroyed its handle.
         let Some(bgl) = bgls.slot(group.index()).and_then(|s| s.value.as_ref()) else {
-            return Err(fail!(InvalidHandle, op, label, "group {} layout of '{}' is gone", b.group, layout.label));
+            return Err(fail!(
+                InvalidHandle,
+                op,
+                label,
+                "group {} layout of '{}' is gone",
+                b.group,
+                layout.label
+            ));
         };
-        let Some((entry_index, entry)) = bgl.entries.iter().enumerate().find(|(_, e)| e.binding == b.binding) else {
+        let Some((entry_index, entry)) = bgl
+            .entries
+            .iter()
+            .enumerate()
+            .find(|(_, e)| e.binding == b.binding)
+        else {
             return Err(fail!(
                 InvalidDescriptor,
                 op,
@@ -142,7 +222,10 @@ pub(crate) fn check_against_layout<A: Api>(
         if let Err(why) = binding_fits(&b.kind, &entry.ty) {
             return Err(fail!(InvalidDescriptor, op, label, "{place}: {why}"));
         }
-        if let BindingType::Buffer { min_binding_size, .. } = entry.ty {
+        if let BindingType::Buffer {
+            min_binding_size, ..
+        } = entry.ty
+        {
             match min_binding_size {
                 Some(min) if min.get() < b.min_binding_size => {
                     return Err(fail!(
@@ -168,12 +251,26 @@ pub(crate) fn check_against_layout<A: Api>(
 }
 
 /// Checks a compute entry point's workgroup against the limits.
-pub(crate) fn check_workgroup(op: &'static str, label: &str, ep: &EntryPointReflection, limits: &Limits) -> Result<()> {
+pub(crate) fn check_workgroup(
+    op: &'static str,
+    label: &str,
+    ep: &EntryPointReflection,
+    limits: &Limits,
+) -> Result<()> {
     let [x, y, z] = ep.workgroup_size;
-    let caps = [limits.max_compute_workgroup_size_x, limits.max_compute_workgroup_size_y, limits.max_compute_workgroup_size_z];
+    let caps = [
+        limits.max_compute_workgroup_size_x,
+        limits.max_compute_workgroup_size_y,
+        limits.max_compute_workgroup_size_z,
+    ];
     for (axis, (size, cap)) in ["x", "y", "z"].iter().zip([x, y, z].into_iter().zip(caps)) {
         if size > cap {
-            return Err(fail!(LimitExceeded, op, label, "workgroup size {axis} = {size} exceeds the limit of {cap}"));
+            return Err(fail!(
+                LimitExceeded,
+                op,
+                label,
+                "workgroup size {axis} = {size} exceeds the limit of {cap}"
+            ));
         }
     }
     let invocations = u64::from(x) * u64::from(y) * u64::from(z);
@@ -217,26 +314,47 @@ impl<A: Api> Device<A> {
             shader_int64: self.features.contains(vigil_hal::Features::SHADER_INT64),
         };
         let module = vigil_shader::Module::from_wgsl_with(desc.wgsl, &file, caps).map_err(|d| {
-            Error::new(ErrorKind::InvalidDescriptor, OP, desc.label, format!("the WGSL does not compile: {}", d.message))
-                .with_diagnostic(d)
+            Error::new(
+                ErrorKind::InvalidDescriptor,
+                OP,
+                desc.label,
+                format!("the WGSL does not compile: {}", d.message),
+            )
+            .with_diagnostic(d)
         })?;
         let words;
         let code = match A::SHADER_FORMAT {
             ShaderFormat::SpirV => {
-                words = module.to_spirv(&vigil_shader::SpirvOptions::default()).map_err(|d| {
-                    Error::new(ErrorKind::InvalidDescriptor, OP, desc.label, d.message.clone()).with_diagnostic(d)
-                })?;
+                words = module
+                    .to_spirv(&vigil_shader::SpirvOptions::default())
+                    .map_err(|d| {
+                        Error::new(
+                            ErrorKind::InvalidDescriptor,
+                            OP,
+                            desc.label,
+                            d.message.clone(),
+                        )
+                        .with_diagnostic(d)
+                    })?;
                 vigil_hal::ShaderCode::SpirV(&words)
             }
             ShaderFormat::Msl => {
-                return Err(fail!(Unsupported, OP, desc.label, "MSL modules are made per pipeline by the Metal backend"));
+                return Err(fail!(
+                    Unsupported,
+                    OP,
+                    desc.label,
+                    "MSL modules are made per pipeline by the Metal backend"
+                ));
             }
             ShaderFormat::None => vigil_hal::ShaderCode::None,
         };
         let mut st = self.state(OP)?;
         let raw = self
             .hal
-            .create_shader_module(&vigil_hal::ShaderModuleDescriptor { label: desc.label, code })
+            .create_shader_module(&vigil_hal::ShaderModuleDescriptor {
+                label: desc.label,
+                code,
+            })
             .map_err(|e| self.hal_error(e, OP, desc.label))?;
         let (i, g) = st.shader_modules.insert(ShaderModuleObj {
             raw,
@@ -259,19 +377,31 @@ impl<A: Api> Device<A> {
     pub fn shader_reflection(&self, module: ShaderModule) -> Result<vigil_shader::Reflection> {
         const OP: &str = "shader_reflection";
         let st = self.state(OP)?;
-        Ok(st.shader_modules.value(module, self.id, OP)?.reflection.clone())
+        Ok(st
+            .shader_modules
+            .value(module, self.id, OP)?
+            .reflection
+            .clone())
     }
 
     /// Creates a compute pipeline after checking its entry point against the layout
     /// (binding kind, read-only or read-write storage, visibility, minimum sizes) and the
     /// workgroup limits.
-    pub fn create_compute_pipeline(&self, desc: &ComputePipelineDescriptor<'_>) -> Result<ComputePipeline> {
+    pub fn create_compute_pipeline(
+        &self,
+        desc: &ComputePipelineDescriptor<'_>,
+    ) -> Result<ComputePipeline> {
         const OP: &str = "create_compute_pipeline";
         self.check_alive(OP)?;
         let mut st = self.state(OP)?;
         let module = st.shader_modules.value(desc.module, self.id, OP)?;
         let Some(ep) = module.reflection.entry_point(desc.entry_point) else {
-            let names: Vec<_> = module.reflection.entry_points.iter().map(|e| e.name.as_str()).collect();
+            let names: Vec<_> = module
+                .reflection
+                .entry_points
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect();
             return Err(fail!(
                 InvalidDescriptor,
                 OP,
@@ -310,7 +440,11 @@ impl<A: Api> Device<A> {
             late_checks: late.into_boxed_slice(),
         };
         st.retain(Retained::PipelineLayout(desc.layout.index()));
-        let (i, g) = st.compute_pipelines.insert(ComputePipelineObj { raw, label: desc.label.to_owned(), info });
+        let (i, g) = st.compute_pipelines.insert(ComputePipelineObj {
+            raw,
+            label: desc.label.to_owned(),
+            info,
+        });
         Ok(ComputePipeline::from_parts(i, g, self.id))
     }
 

@@ -88,7 +88,10 @@ impl Completion {
 
     /// The first cause of loss, once declared.
     pub fn snapshot(&self) -> Option<LossSnapshot> {
-        self.snapshot.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.snapshot
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     pub(crate) fn advance(&self, to: u64) {
@@ -99,7 +102,11 @@ impl Completion {
     pub(crate) fn declare_lost(&self, site: WaitSite, elapsed: Duration, reason: &str) {
         let mut snap = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
         if snap.is_none() {
-            *snap = Some(LossSnapshot { site, elapsed, reason: reason.to_owned() });
+            *snap = Some(LossSnapshot {
+                site,
+                elapsed,
+                reason: reason.to_owned(),
+            });
         }
         self.lost.store(true, Ordering::Release);
     }
@@ -116,7 +123,10 @@ pub(crate) struct Timeouts {
 
 impl Default for Timeouts {
     fn default() -> Self {
-        Timeouts { stall: Duration::from_secs(5), total_cap: Duration::from_secs(60) }
+        Timeouts {
+            stall: Duration::from_secs(5),
+            total_cap: Duration::from_secs(60),
+        }
     }
 }
 
@@ -187,7 +197,10 @@ impl<A: Api> Device<A> {
         if self.completion.is_lost() {
             return Err(self.lost_error(op));
         }
-        let value = self.hal.completed_value().map_err(|e| self.hal_error(e, op, &self.label))?;
+        let value = self
+            .hal
+            .completed_value()
+            .map_err(|e| self.hal_error(e, op, &self.label))?;
         // The counter only moves forward, and never past what was submitted.
         let value = value.min(self.last_submitted.get());
         self.completion.advance(value);
@@ -198,7 +211,9 @@ impl<A: Api> Device<A> {
     /// Recycles in-flight work and releases retired objects up to `completed`.
     pub(crate) fn process_completed(&self, st: &mut DeviceState<A>, completed: u64) {
         while st.in_flight.front().is_some_and(|f| f.serial <= completed) {
-            let Some(done) = st.in_flight.pop_front() else { break };
+            let Some(done) = st.in_flight.pop_front() else {
+                break;
+            };
             for (mut encoder, cb) in done.encoders {
                 encoder.reset_all(vec![cb]);
                 st.free_encoders.push(encoder);
@@ -206,16 +221,27 @@ impl<A: Api> Device<A> {
             for buffer in done.staging {
                 self.hal.destroy_buffer(buffer);
             }
-            st.staging.in_flight_bytes = st.staging.in_flight_bytes.saturating_sub(done.staging_bytes);
+            st.staging.in_flight_bytes = st
+                .staging
+                .in_flight_bytes
+                .saturating_sub(done.staging_bytes);
         }
         self.release_retired(st, completed);
     }
 
     /// A native encoder from the pool, or a new one.
-    pub(crate) fn take_encoder(&self, st: &mut DeviceState<A>, label: &str, op: &'static str) -> Result<A::CommandEncoder> {
+    pub(crate) fn take_encoder(
+        &self,
+        st: &mut DeviceState<A>,
+        label: &str,
+        op: &'static str,
+    ) -> Result<A::CommandEncoder> {
         match st.free_encoders.pop() {
             Some(e) => Ok(e),
-            None => self.hal.create_command_encoder(label).map_err(|e| self.hal_error(e, op, label)),
+            None => self
+                .hal
+                .create_command_encoder(label)
+                .map_err(|e| self.hal_error(e, op, label)),
         }
     }
 
@@ -224,7 +250,10 @@ impl<A: Api> Device<A> {
     /// Refused (consuming no serial and running nothing) when a command buffer belongs to
     /// another device, names an object destroyed after recording, or uses a mapped buffer,
     /// or when the device is lost.
-    pub fn submit<'d>(&'d self, command_buffers: impl IntoIterator<Item = CommandBuffer<'d, A>>) -> Result<u64> {
+    pub fn submit<'d>(
+        &'d self,
+        command_buffers: impl IntoIterator<Item = CommandBuffer<'d, A>>,
+    ) -> Result<u64> {
         const OP: &str = "submit";
         let mut cbs: Vec<CommandBuffer<'d, A>> = command_buffers.into_iter().collect();
         let refused = |e: Error| {
@@ -279,7 +308,12 @@ impl<A: Api> Device<A> {
         }
         drop(natives);
         self.last_submitted.set(serial);
-        let mut flight = InFlight { serial, encoders: Vec::with_capacity(cbs.len() + 1), staging: Vec::new(), staging_bytes: 0 };
+        let mut flight = InFlight {
+            serial,
+            encoders: Vec::with_capacity(cbs.len() + 1),
+            staging: Vec::new(),
+            staging_bytes: 0,
+        };
         if let Some(p) = prelude {
             for &(i, _) in &p.buffers {
                 if let Some(s) = st.buffers.slot_mut(i) {
@@ -329,7 +363,10 @@ impl<A: Api> Device<A> {
         if self.completion.completed() >= serial {
             return Ok(true);
         }
-        let done = self.hal.wait_for_value(serial, timeout).map_err(|e| self.hal_error(e, OP, &self.label))?;
+        let done = self
+            .hal
+            .wait_for_value(serial, timeout)
+            .map_err(|e| self.hal_error(e, OP, &self.label))?;
         let mut st = self.state(OP)?;
         self.refresh(&mut st, OP)?;
         Ok(done)
@@ -368,7 +405,13 @@ impl<A: Api> Device<A> {
     /// The progress-judged wait every hang-detecting wait uses. Sleeps until the next
     /// serial completes (so it looks only when completion state changes); gives up after
     /// `stall` without any completion and declares loss at `site`.
-    pub(crate) fn wait_progressing(&self, serial: u64, stall: Duration, site: WaitSite, op: &'static str) -> Result<()> {
+    pub(crate) fn wait_progressing(
+        &self,
+        serial: u64,
+        stall: Duration,
+        site: WaitSite,
+        op: &'static str,
+    ) -> Result<()> {
         let start = Instant::now();
         let mut last_progress = Instant::now();
         loop {
@@ -412,7 +455,9 @@ impl<A: Api> Device<A> {
             let stall = self.timeouts.get().stall;
             let _ = self.wait_progressing(last, stall, WaitSite::Teardown, "drop");
         }
-        let Ok(mut st) = self.state.try_borrow_mut() else { return };
+        let Ok(mut st) = self.state.try_borrow_mut() else {
+            return;
+        };
         if !self.completion.is_lost() {
             if let Ok(done) = self.hal.completed_value() {
                 self.completion.advance(done.min(last));

@@ -24,17 +24,50 @@ pub(crate) enum Retained {
 macro_rules! registry_of {
     ($st:expr, $item:expr, |$reg:ident, $i:ident| $body:expr) => {
         match $item {
-            Retained::Buffer($i) => { let $reg = &mut $st.buffers; $body }
-            Retained::Texture($i) => { let $reg = &mut $st.textures; $body }
-            Retained::View($i) => { let $reg = &mut $st.views; $body }
-            Retained::Sampler($i) => { let $reg = &mut $st.samplers; $body }
-            Retained::QuerySet($i) => { let $reg = &mut $st.query_sets; $body }
-            Retained::BindGroupLayout($i) => { let $reg = &mut $st.bind_group_layouts; $body }
-            Retained::BindGroup($i) => { let $reg = &mut $st.bind_groups; $body }
-            Retained::PipelineLayout($i) => { let $reg = &mut $st.pipeline_layouts; $body }
-            Retained::ShaderModule($i) => { let $reg = &mut $st.shader_modules; $body }
-            Retained::ComputePipeline($i) => { let $reg = &mut $st.compute_pipelines; $body }
-            Retained::RenderPipeline($i) => { let $reg = &mut $st.render_pipelines; $body }
+            Retained::Buffer($i) => {
+                let $reg = &mut $st.buffers;
+                $body
+            }
+            Retained::Texture($i) => {
+                let $reg = &mut $st.textures;
+                $body
+            }
+            Retained::View($i) => {
+                let $reg = &mut $st.views;
+                $body
+            }
+            Retained::Sampler($i) => {
+                let $reg = &mut $st.samplers;
+                $body
+            }
+            Retained::QuerySet($i) => {
+                let $reg = &mut $st.query_sets;
+                $body
+            }
+            Retained::BindGroupLayout($i) => {
+                let $reg = &mut $st.bind_group_layouts;
+                $body
+            }
+            Retained::BindGroup($i) => {
+                let $reg = &mut $st.bind_groups;
+                $body
+            }
+            Retained::PipelineLayout($i) => {
+                let $reg = &mut $st.pipeline_layouts;
+                $body
+            }
+            Retained::ShaderModule($i) => {
+                let $reg = &mut $st.shader_modules;
+                $body
+            }
+            Retained::ComputePipeline($i) => {
+                let $reg = &mut $st.compute_pipelines;
+                $body
+            }
+            Retained::RenderPipeline($i) => {
+                let $reg = &mut $st.render_pipelines;
+                $body
+            }
         }
     };
 }
@@ -171,7 +204,10 @@ impl<A: Api> Device<A> {
             Retained::PipelineLayout(i) => match st.pipeline_layouts.release(i) {
                 Some(o) => {
                     h.destroy_pipeline_layout(o.raw);
-                    o.groups.iter().map(|g| Retained::BindGroupLayout(crate::Handle::index(g))).collect()
+                    o.groups
+                        .iter()
+                        .map(|g| Retained::BindGroupLayout(crate::Handle::index(g)))
+                        .collect()
                 }
                 None => Vec::new(),
             },

@@ -7,7 +7,7 @@
 //! can name a texture's layout once, at creation, and never go stale.
 
 use super::{Device, DeviceState, QuerySetObj, Retained, SamplerObj, TextureObj, ViewObj};
-use crate::error::{fail, Result};
+use crate::error::{Result, fail};
 use crate::handle::{Handle, QuerySet, Sampler, Texture, TextureView};
 use crate::texture::{
     PendingTextureWrite, SamplerDescriptor, TexelCopyBufferLayout, TexelCopyTextureInfo,
@@ -81,52 +81,109 @@ pub(crate) fn validate_texture_descriptor(
         ));
     }
     if w > limits.max_texture_dimension_2d || h > limits.max_texture_dimension_2d {
-        return Err(fail!(LimitExceeded, OP, l, "size {w}x{h} exceeds max_texture_dimension_2d ({})", limits.max_texture_dimension_2d));
+        return Err(fail!(
+            LimitExceeded,
+            OP,
+            l,
+            "size {w}x{h} exceeds max_texture_dimension_2d ({})",
+            limits.max_texture_dimension_2d
+        ));
     }
     if desc.array_layers > limits.max_texture_array_layers {
-        return Err(fail!(LimitExceeded, OP, l, "{} layers exceed max_texture_array_layers ({})", desc.array_layers, limits.max_texture_array_layers));
+        return Err(fail!(
+            LimitExceeded,
+            OP,
+            l,
+            "{} layers exceed max_texture_array_layers ({})",
+            desc.array_layers,
+            limits.max_texture_array_layers
+        ));
     }
     let max_mips = 32 - w.max(h).leading_zeros();
     if desc.mip_level_count > max_mips {
-        return Err(fail!(InvalidDescriptor, OP, l, "{} mip levels; a {w}x{h} texture has at most {max_mips}", desc.mip_level_count));
+        return Err(fail!(
+            InvalidDescriptor,
+            OP,
+            l,
+            "{} mip levels; a {w}x{h} texture has at most {max_mips}",
+            desc.mip_level_count
+        ));
     }
     if desc.usage.is_empty() {
         return Err(fail!(InvalidDescriptor, OP, l, "usage is empty"));
     }
-    let no = |what: &str| fail!(Unsupported, OP, l, "{} cannot be {what} on this device", desc.format.wgsl_name());
+    let no = |what: &str| {
+        fail!(
+            Unsupported,
+            OP,
+            l,
+            "{} cannot be {what} on this device",
+            desc.format.wgsl_name()
+        )
+    };
     if support == FormatSupport::default() {
         return Err(no("used at all"));
     }
     if desc.usage.contains(TextureUsages::TEXTURE_BINDING) && !support.sampled {
         return Err(no("sampled"));
     }
-    if desc.usage.contains(TextureUsages::STORAGE_BINDING) && !(support.storage && desc.format.info().storage) {
+    if desc.usage.contains(TextureUsages::STORAGE_BINDING)
+        && !(support.storage && desc.format.info().storage)
+    {
         return Err(no("a storage texture"));
     }
-    if desc.usage.contains(TextureUsages::RENDER_ATTACHMENT) && !(support.color_attachment || support.depth_stencil_attachment) {
+    if desc.usage.contains(TextureUsages::RENDER_ATTACHMENT)
+        && !(support.color_attachment || support.depth_stencil_attachment)
+    {
         return Err(no("a render attachment"));
     }
-    let copies = desc.usage.intersects(TextureUsages::COPY_SRC | TextureUsages::COPY_DST);
+    let copies = desc
+        .usage
+        .intersects(TextureUsages::COPY_SRC | TextureUsages::COPY_DST);
     if copies && !support.copy {
         return Err(no("copied"));
     }
     if copies && desc.format == TextureFormat::Depth24PlusStencil8 {
-        return Err(fail!(InvalidDescriptor, OP, l, "depth24plus-stencil8 has no copyable depth layout; use depth32float to copy depth"));
+        return Err(fail!(
+            InvalidDescriptor,
+            OP,
+            l,
+            "depth24plus-stencil8 has no copyable depth layout; use depth32float to copy depth"
+        ));
     }
     match desc.sample_count {
         1 => {}
         4 => {
-            if !desc.usage.contains(TextureUsages::RENDER_ATTACHMENT) || desc.usage.contains(TextureUsages::STORAGE_BINDING) {
-                return Err(fail!(InvalidDescriptor, OP, l, "a multisampled texture must be a render attachment and cannot be a storage texture"));
+            if !desc.usage.contains(TextureUsages::RENDER_ATTACHMENT)
+                || desc.usage.contains(TextureUsages::STORAGE_BINDING)
+            {
+                return Err(fail!(
+                    InvalidDescriptor,
+                    OP,
+                    l,
+                    "a multisampled texture must be a render attachment and cannot be a storage texture"
+                ));
             }
             if desc.mip_level_count != 1 || desc.array_layers != 1 {
-                return Err(fail!(InvalidDescriptor, OP, l, "a multisampled texture has one mip level and one layer"));
+                return Err(fail!(
+                    InvalidDescriptor,
+                    OP,
+                    l,
+                    "a multisampled texture has one mip level and one layer"
+                ));
             }
             if !support.multisample4 || !desc.format.info().multisample {
                 return Err(no("multisampled"));
             }
         }
-        n => return Err(fail!(InvalidDescriptor, OP, l, "sample count {n}; vigil supports 1 and 4")),
+        n => {
+            return Err(fail!(
+                InvalidDescriptor,
+                OP,
+                l,
+                "sample count {n}; vigil supports 1 and 4"
+            ));
+        }
     }
     Ok(())
 }
@@ -193,7 +250,11 @@ impl<A: Api> Device<A> {
     }
 
     /// Creates a view of a texture; refuses ranges outside the texture.
-    pub fn create_texture_view(&self, texture: Texture, desc: &TextureViewDescriptor<'_>) -> Result<TextureView> {
+    pub fn create_texture_view(
+        &self,
+        texture: Texture,
+        desc: &TextureViewDescriptor<'_>,
+    ) -> Result<TextureView> {
         const OP: &str = "create_texture_view";
         self.check_alive(OP)?;
         let mut st = self.state(OP)?;
@@ -205,58 +266,144 @@ impl<A: Api> Device<A> {
             (TextureFormat::Rgba8Unorm, TextureFormat::Rgba8UnormSrgb),
             (TextureFormat::Bgra8Unorm, TextureFormat::Bgra8UnormSrgb),
         ];
-        if format != td.format && !twins.iter().any(|&(a, b)| (a, b) == (format, td.format) || (b, a) == (format, td.format)) {
-            return Err(fail!(InvalidDescriptor, OP, l, "a {} texture cannot be viewed as {}", td.format.wgsl_name(), format.wgsl_name()));
+        if format != td.format
+            && !twins
+                .iter()
+                .any(|&(a, b)| (a, b) == (format, td.format) || (b, a) == (format, td.format))
+        {
+            return Err(fail!(
+                InvalidDescriptor,
+                OP,
+                l,
+                "a {} texture cannot be viewed as {}",
+                td.format.wgsl_name(),
+                format.wgsl_name()
+            ));
         }
         if desc.base_mip_level >= td.mip_level_count {
-            return Err(fail!(OutOfBounds, OP, l, "base mip level {} is outside the texture's {} levels", desc.base_mip_level, td.mip_level_count));
+            return Err(fail!(
+                OutOfBounds,
+                OP,
+                l,
+                "base mip level {} is outside the texture's {} levels",
+                desc.base_mip_level,
+                td.mip_level_count
+            ));
         }
-        let mips = desc.mip_level_count.unwrap_or(td.mip_level_count - desc.base_mip_level);
+        let mips = desc
+            .mip_level_count
+            .unwrap_or(td.mip_level_count - desc.base_mip_level);
         if mips == 0 || desc.base_mip_level + mips > td.mip_level_count {
-            return Err(fail!(OutOfBounds, OP, l, "mip levels {}..{} are outside the texture's {} levels", desc.base_mip_level, desc.base_mip_level as u64 + mips as u64, td.mip_level_count));
+            return Err(fail!(
+                OutOfBounds,
+                OP,
+                l,
+                "mip levels {}..{} are outside the texture's {} levels",
+                desc.base_mip_level,
+                desc.base_mip_level as u64 + mips as u64,
+                td.mip_level_count
+            ));
         }
         if desc.base_array_layer >= td.array_layers {
-            return Err(fail!(OutOfBounds, OP, l, "base layer {} is outside the texture's {} layers", desc.base_array_layer, td.array_layers));
+            return Err(fail!(
+                OutOfBounds,
+                OP,
+                l,
+                "base layer {} is outside the texture's {} layers",
+                desc.base_array_layer,
+                td.array_layers
+            ));
         }
-        let dimension = desc.dimension.unwrap_or(if td.array_layers == 1 { TextureViewDimension::D2 } else { TextureViewDimension::D2Array });
+        let dimension = desc.dimension.unwrap_or(if td.array_layers == 1 {
+            TextureViewDimension::D2
+        } else {
+            TextureViewDimension::D2Array
+        });
         let layers = desc.array_layer_count.unwrap_or(match dimension {
             TextureViewDimension::D2 => 1,
             TextureViewDimension::Cube => 6,
             _ => td.array_layers - desc.base_array_layer,
         });
         if layers == 0 || desc.base_array_layer as u64 + layers as u64 > td.array_layers as u64 {
-            return Err(fail!(OutOfBounds, OP, l, "layers {}..{} are outside the texture's {} layers", desc.base_array_layer, desc.base_array_layer as u64 + layers as u64, td.array_layers));
+            return Err(fail!(
+                OutOfBounds,
+                OP,
+                l,
+                "layers {}..{} are outside the texture's {} layers",
+                desc.base_array_layer,
+                desc.base_array_layer as u64 + layers as u64,
+                td.array_layers
+            ));
         }
         match dimension {
             TextureViewDimension::D2 if layers != 1 => {
-                return Err(fail!(InvalidDescriptor, OP, l, "a 2d view covers one layer, not {layers}"));
+                return Err(fail!(
+                    InvalidDescriptor,
+                    OP,
+                    l,
+                    "a 2d view covers one layer, not {layers}"
+                ));
             }
             TextureViewDimension::Cube | TextureViewDimension::CubeArray => {
                 if td.size[0] != td.size[1] || td.array_layers < 6 {
-                    return Err(fail!(InvalidDescriptor, OP, l, "a cube view needs a square texture with at least 6 layers"));
+                    return Err(fail!(
+                        InvalidDescriptor,
+                        OP,
+                        l,
+                        "a cube view needs a square texture with at least 6 layers"
+                    ));
                 }
                 if (dimension == TextureViewDimension::Cube && layers != 6) || layers % 6 != 0 {
-                    return Err(fail!(InvalidDescriptor, OP, l, "a {:?} view covers a multiple of 6 layers (6 for a cube), not {layers}", dimension));
+                    return Err(fail!(
+                        InvalidDescriptor,
+                        OP,
+                        l,
+                        "a {:?} view covers a multiple of 6 layers (6 for a cube), not {layers}",
+                        dimension
+                    ));
                 }
             }
             _ => {}
         }
         if td.sample_count > 1 && dimension != TextureViewDimension::D2 {
-            return Err(fail!(InvalidDescriptor, OP, l, "a multisampled texture can only be viewed as 2d"));
+            return Err(fail!(
+                InvalidDescriptor,
+                OP,
+                l,
+                "a multisampled texture can only be viewed as 2d"
+            ));
         }
         let info = td.format.info();
         match desc.aspect {
             TextureAspect::DepthOnly if !info.has_depth => {
-                return Err(fail!(InvalidDescriptor, OP, l, "{} has no depth aspect", td.format.wgsl_name()));
+                return Err(fail!(
+                    InvalidDescriptor,
+                    OP,
+                    l,
+                    "{} has no depth aspect",
+                    td.format.wgsl_name()
+                ));
             }
             TextureAspect::StencilOnly if !info.has_stencil => {
-                return Err(fail!(InvalidDescriptor, OP, l, "{} has no stencil aspect", td.format.wgsl_name()));
+                return Err(fail!(
+                    InvalidDescriptor,
+                    OP,
+                    l,
+                    "{} has no stencil aspect",
+                    td.format.wgsl_name()
+                ));
             }
             _ => {}
         }
         let usage = desc.usage.unwrap_or(td.usage);
         if !td.usage.contains(usage) {
-            return Err(fail!(UsageMismatch, OP, l, "view usage {usage:?} is not a subset of the texture's {:?}", td.usage));
+            return Err(fail!(
+                UsageMismatch,
+                OP,
+                l,
+                "view usage {usage:?} is not a subset of the texture's {:?}",
+                td.usage
+            ));
         }
         let range = SubresourceRange {
             aspect: desc.aspect,
@@ -267,7 +414,16 @@ impl<A: Api> Device<A> {
         };
         let raw = self
             .hal
-            .create_texture_view(&tex.raw, &vigil_hal::TextureViewDescriptor { label: l, format, dimension, usage, range })
+            .create_texture_view(
+                &tex.raw,
+                &vigil_hal::TextureViewDescriptor {
+                    label: l,
+                    format,
+                    dimension,
+                    usage,
+                    range,
+                },
+            )
             .map_err(|e| self.hal_error(e, OP, l))?;
         let obj = ViewObj {
             raw,
@@ -301,18 +457,43 @@ impl<A: Api> Device<A> {
         self.check_alive(OP)?;
         let l = desc.label;
         if !(desc.lod_min_clamp >= 0.0 && desc.lod_max_clamp >= desc.lod_min_clamp) {
-            return Err(fail!(InvalidDescriptor, OP, l, "LOD clamp {}..{} must satisfy 0 <= min <= max", desc.lod_min_clamp, desc.lod_max_clamp));
+            return Err(fail!(
+                InvalidDescriptor,
+                OP,
+                l,
+                "LOD clamp {}..{} must satisfy 0 <= min <= max",
+                desc.lod_min_clamp,
+                desc.lod_max_clamp
+            ));
         }
         if desc.anisotropy_clamp == 0 || desc.anisotropy_clamp > 16 {
-            return Err(fail!(InvalidDescriptor, OP, l, "anisotropy clamp {} must be 1 to 16", desc.anisotropy_clamp));
+            return Err(fail!(
+                InvalidDescriptor,
+                OP,
+                l,
+                "anisotropy clamp {} must be 1 to 16",
+                desc.anisotropy_clamp
+            ));
         }
-        let filtering = [desc.mag_filter, desc.min_filter, desc.mipmap_filter].contains(&FilterMode::Linear);
+        let filtering =
+            [desc.mag_filter, desc.min_filter, desc.mipmap_filter].contains(&FilterMode::Linear);
         if desc.anisotropy_clamp > 1 {
             if !self.features.contains(Features::SAMPLER_ANISOTROPY) {
-                return Err(fail!(Unsupported, OP, l, "anisotropic filtering needs the SAMPLER_ANISOTROPY feature"));
+                return Err(fail!(
+                    Unsupported,
+                    OP,
+                    l,
+                    "anisotropic filtering needs the SAMPLER_ANISOTROPY feature"
+                ));
             }
-            if [desc.mag_filter, desc.min_filter, desc.mipmap_filter].contains(&FilterMode::Nearest) {
-                return Err(fail!(InvalidDescriptor, OP, l, "anisotropic filtering needs linear mag, min and mipmap filters"));
+            if [desc.mag_filter, desc.min_filter, desc.mipmap_filter].contains(&FilterMode::Nearest)
+            {
+                return Err(fail!(
+                    InvalidDescriptor,
+                    OP,
+                    l,
+                    "anisotropic filtering needs linear mag, min and mipmap filters"
+                ));
             }
         }
         let mut st = self.state(OP)?;
@@ -330,7 +511,12 @@ impl<A: Api> Device<A> {
                 anisotropy_clamp: desc.anisotropy_clamp,
             })
             .map_err(|e| self.hal_error(e, OP, l))?;
-        let (i, g) = st.samplers.insert(SamplerObj { raw, label: l.to_owned(), comparison: desc.compare.is_some(), filtering });
+        let (i, g) = st.samplers.insert(SamplerObj {
+            raw,
+            label: l.to_owned(),
+            comparison: desc.compare.is_some(),
+            filtering,
+        });
         Ok(Sampler::from_parts(i, g, self.id))
     }
 
@@ -348,14 +534,31 @@ impl<A: Api> Device<A> {
         const OP: &str = "create_query_set";
         self.check_alive(OP)?;
         if !self.features.contains(Features::TIMESTAMP_QUERY) {
-            return Err(fail!(Unsupported, OP, label, "timestamp queries need the TIMESTAMP_QUERY feature"));
+            return Err(fail!(
+                Unsupported,
+                OP,
+                label,
+                "timestamp queries need the TIMESTAMP_QUERY feature"
+            ));
         }
         if count == 0 || count > MAX_QUERIES {
-            return Err(fail!(LimitExceeded, OP, label, "{count} queries; a set holds 1 to {MAX_QUERIES}"));
+            return Err(fail!(
+                LimitExceeded,
+                OP,
+                label,
+                "{count} queries; a set holds 1 to {MAX_QUERIES}"
+            ));
         }
         let mut st = self.state(OP)?;
-        let raw = self.hal.create_query_set(label, count).map_err(|e| self.hal_error(e, OP, label))?;
-        let (i, g) = st.query_sets.insert(QuerySetObj { raw, label: label.to_owned(), count });
+        let raw = self
+            .hal
+            .create_query_set(label, count)
+            .map_err(|e| self.hal_error(e, OP, label))?;
+        let (i, g) = st.query_sets.insert(QuerySetObj {
+            raw,
+            label: label.to_owned(),
+            count,
+        });
         Ok(QuerySet::from_parts(i, g, self.id))
     }
 
@@ -385,16 +588,34 @@ impl<A: Api> Device<A> {
         let tex = st.textures.value(texture, self.id, OP)?;
         let label = tex.label.clone();
         if !tex.desc.usage.contains(TextureUsages::COPY_DST) {
-            return Err(fail!(UsageMismatch, OP, &label, "texture writes need COPY_DST usage; the texture has {:?}", tex.desc.usage));
+            return Err(fail!(
+                UsageMismatch,
+                OP,
+                &label,
+                "texture writes need COPY_DST usage; the texture has {:?}",
+                tex.desc.usage
+            ));
         }
         let texel = check_texture_box(OP, &label, &tex.desc, &at, size)?;
         let row = u64::from(size[0]) * u64::from(texel);
         let rows_per_image = layout.rows_per_image.unwrap_or(size[1]);
         if (size[1] > 1 || size[2] > 1) && u64::from(layout.bytes_per_row) < row {
-            return Err(fail!(OutOfBounds, OP, &label, "bytes_per_row {} is less than a row of {row} bytes", layout.bytes_per_row));
+            return Err(fail!(
+                OutOfBounds,
+                OP,
+                &label,
+                "bytes_per_row {} is less than a row of {row} bytes",
+                layout.bytes_per_row
+            ));
         }
         if size[2] > 1 && rows_per_image < size[1] {
-            return Err(fail!(OutOfBounds, OP, &label, "rows_per_image {rows_per_image} is less than the height {}", size[1]));
+            return Err(fail!(
+                OutOfBounds,
+                OP,
+                &label,
+                "rows_per_image {rows_per_image} is less than the height {}",
+                size[1]
+            ));
         }
         let needed = if size[0] == 0 || size[1] == 0 || size[2] == 0 {
             0
@@ -404,7 +625,13 @@ impl<A: Api> Device<A> {
             layout.offset + image * u64::from(size[2] - 1) + pitch * u64::from(size[1] - 1) + row
         };
         if needed > data.len() as u64 {
-            return Err(fail!(OutOfBounds, OP, &label, "the write reads {needed} bytes but data holds {}", data.len()));
+            return Err(fail!(
+                OutOfBounds,
+                OP,
+                &label,
+                "the write reads {needed} bytes but data holds {}",
+                data.len()
+            ));
         }
         if needed == 0 {
             return Ok(());
@@ -412,16 +639,32 @@ impl<A: Api> Device<A> {
         // Rows are packed tightly into staging.
         let tight = row * u64::from(size[1]) * u64::from(size[2]);
         if st.staging.queued_writes >= super::MAX_QUEUED_WRITES {
-            return Err(fail!(LimitExceeded, OP, &label, "{} writes already wait for the next submission", super::MAX_QUEUED_WRITES));
+            return Err(fail!(
+                LimitExceeded,
+                OP,
+                &label,
+                "{} writes already wait for the next submission",
+                super::MAX_QUEUED_WRITES
+            ));
         }
-        if (st.staging.queued_bytes + st.staging.in_flight_bytes).saturating_add(tight) > st.staging.budget {
-            return Err(fail!(LimitExceeded, OP, &label, "staging {tight} more bytes would exceed the budget of {} bytes", st.staging.budget));
+        if (st.staging.queued_bytes + st.staging.in_flight_bytes).saturating_add(tight)
+            > st.staging.budget
+        {
+            return Err(fail!(
+                LimitExceeded,
+                OP,
+                &label,
+                "staging {tight} more bytes would exceed the budget of {} bytes",
+                st.staging.budget
+            ));
         }
         let mut packed = Vec::with_capacity(tight as usize);
         let pitch = u64::from(layout.bytes_per_row.max(row as u32));
         for z in 0..u64::from(size[2]) {
             for y in 0..u64::from(size[1]) {
-                let start = (layout.offset + z * pitch * u64::from(rows_per_image.max(size[1])) + y * pitch) as usize;
+                let start = (layout.offset
+                    + z * pitch * u64::from(rows_per_image.max(size[1]))
+                    + y * pitch) as usize;
                 packed.extend_from_slice(&data[start..start + row as usize]);
             }
         }
@@ -446,14 +689,25 @@ impl<A: Api> Device<A> {
 
     /// Reads a `[width, height]` rectangle of one layer and mip level back, rows packed
     /// tightly. Waits for the work before it (bounded by progress).
-    pub fn read_texture(&self, texture: Texture, at: TexelCopyTextureInfo, size: [u32; 2]) -> Result<Vec<u8>> {
+    pub fn read_texture(
+        &self,
+        texture: Texture,
+        at: TexelCopyTextureInfo,
+        size: [u32; 2],
+    ) -> Result<Vec<u8>> {
         const OP: &str = "read_texture";
         self.check_alive(OP)?;
         let texel = {
             let st = self.state(OP)?;
             let tex = st.textures.value(texture, self.id, OP)?;
             if !tex.desc.usage.contains(TextureUsages::COPY_SRC) {
-                return Err(fail!(UsageMismatch, OP, &tex.label, "reading back needs COPY_SRC usage; the texture has {:?}", tex.desc.usage));
+                return Err(fail!(
+                    UsageMismatch,
+                    OP,
+                    &tex.label,
+                    "reading back needs COPY_SRC usage; the texture has {:?}",
+                    tex.desc.usage
+                ));
             }
             check_texture_box(OP, &tex.label, &tex.desc, &at, [size[0], size[1], 1])?
         };
@@ -466,12 +720,18 @@ impl<A: Api> Device<A> {
             usage: vigil_hal::BufferUsages::MAP_READ | vigil_hal::BufferUsages::COPY_DST,
         })?;
         let result = (|| {
-            let mut enc = self.create_command_encoder(&crate::CommandEncoderDescriptor { label: "vigil texture readback" })?;
+            let mut enc = self.create_command_encoder(&crate::CommandEncoderDescriptor {
+                label: "vigil texture readback",
+            })?;
             enc.copy_texture_to_buffer(
                 texture,
                 at,
                 readback,
-                TexelCopyBufferLayout { offset: 0, bytes_per_row: pitch, rows_per_image: Some(size[1]) },
+                TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: pitch,
+                    rows_per_image: Some(size[1]),
+                },
                 [size[0], size[1], 1],
             )?;
             self.submit([enc.finish()?])?;
@@ -497,12 +757,32 @@ impl<A: Api> Device<A> {
         let mut to_dst = Vec::new();
         let mut to_rest = Vec::new();
         for &(i, g) in inits {
-            let Some(tex) = st.textures.is_live(i, g).then(|| st.textures.slot(i)).flatten().and_then(|s| s.value.as_ref()) else {
+            let Some(tex) = st
+                .textures
+                .is_live(i, g)
+                .then(|| st.textures.slot(i))
+                .flatten()
+                .and_then(|s| s.value.as_ref())
+            else {
                 continue;
             };
             let range = full_range(&tex.desc);
-            to_dst.push(TextureBarrier { texture: &tex.raw, range, old_layout: TextureLayout::Undefined, new_layout: TextureLayout::TransferDst, src: Stages::empty(), dst: Stages::TRANSFER });
-            to_rest.push(TextureBarrier { texture: &tex.raw, range, old_layout: TextureLayout::TransferDst, new_layout: tex.resting, src: Stages::TRANSFER, dst: Stages::ALL_COMMANDS });
+            to_dst.push(TextureBarrier {
+                texture: &tex.raw,
+                range,
+                old_layout: TextureLayout::Undefined,
+                new_layout: TextureLayout::TransferDst,
+                src: Stages::empty(),
+                dst: Stages::TRANSFER,
+            });
+            to_rest.push(TextureBarrier {
+                texture: &tex.raw,
+                range,
+                old_layout: TextureLayout::TransferDst,
+                new_layout: tex.resting,
+                src: Stages::TRANSFER,
+                dst: Stages::ALL_COMMANDS,
+            });
             used.push((i, g));
         }
         if to_dst.is_empty() {
@@ -532,7 +812,13 @@ impl<A: Api> Device<A> {
     ) {
         for w in &uploads.texture_writes {
             let (i, g) = w.texture;
-            let Some(tex) = st.textures.is_live(i, g).then(|| st.textures.slot(i)).flatten().and_then(|s| s.value.as_ref()) else {
+            let Some(tex) = st
+                .textures
+                .is_live(i, g)
+                .then(|| st.textures.slot(i))
+                .flatten()
+                .and_then(|s| s.value.as_ref())
+            else {
                 continue;
             };
             let range = SubresourceRange {
@@ -542,8 +828,18 @@ impl<A: Api> Device<A> {
                 base_array_layer: w.at.array_layer,
                 array_layer_count: w.size[2],
             };
-            let range = SubresourceRange { aspect: TextureAspect::All, ..range };
-            encoder.texture_barriers(&[TextureBarrier { texture: &tex.raw, range, old_layout: tex.resting, new_layout: TextureLayout::TransferDst, src: Stages::ALL_COMMANDS, dst: Stages::TRANSFER }]);
+            let range = SubresourceRange {
+                aspect: TextureAspect::All,
+                ..range
+            };
+            encoder.texture_barriers(&[TextureBarrier {
+                texture: &tex.raw,
+                range,
+                old_layout: tex.resting,
+                new_layout: TextureLayout::TransferDst,
+                src: Stages::ALL_COMMANDS,
+                dst: Stages::TRANSFER,
+            }]);
             encoder.copy_buffer_to_texture(
                 &uploads.chunks[w.chunk].buffer,
                 &tex.raw,
@@ -558,7 +854,14 @@ impl<A: Api> Device<A> {
                     aspect: w.at.aspect,
                 },
             );
-            encoder.texture_barriers(&[TextureBarrier { texture: &tex.raw, range, old_layout: TextureLayout::TransferDst, new_layout: tex.resting, src: Stages::TRANSFER, dst: Stages::ALL_COMMANDS }]);
+            encoder.texture_barriers(&[TextureBarrier {
+                texture: &tex.raw,
+                range,
+                old_layout: TextureLayout::TransferDst,
+                new_layout: tex.resting,
+                src: Stages::TRANSFER,
+                dst: Stages::ALL_COMMANDS,
+            }]);
             used.push((i, g));
         }
     }
@@ -585,13 +888,32 @@ pub(crate) fn check_texture_box(
     size: [u32; 3],
 ) -> Result<u32> {
     if desc.sample_count > 1 {
-        return Err(fail!(InvalidState, op, label, "multisampled textures cannot be copied; resolve them first"));
+        return Err(fail!(
+            InvalidState,
+            op,
+            label,
+            "multisampled textures cannot be copied; resolve them first"
+        ));
     }
     let Some(texel) = copy_texel_bytes(desc.format, at.aspect) else {
-        return Err(fail!(InvalidDescriptor, op, label, "the {:?} aspect of {} cannot be copied", at.aspect, desc.format.wgsl_name()));
+        return Err(fail!(
+            InvalidDescriptor,
+            op,
+            label,
+            "the {:?} aspect of {} cannot be copied",
+            at.aspect,
+            desc.format.wgsl_name()
+        ));
     };
     if at.mip_level >= desc.mip_level_count {
-        return Err(fail!(OutOfBounds, op, label, "mip level {} is outside the texture's {} levels", at.mip_level, desc.mip_level_count));
+        return Err(fail!(
+            OutOfBounds,
+            op,
+            label,
+            "mip level {} is outside the texture's {} levels",
+            at.mip_level,
+            desc.mip_level_count
+        ));
     }
     let [mw, mh] = desc.mip_size(at.mip_level);
     let x_end = u64::from(at.origin[0]) + u64::from(size[0]);

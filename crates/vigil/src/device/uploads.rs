@@ -5,10 +5,12 @@
 //! writes, and a repeated write of the same range overwrites the staged bytes in place.
 
 use super::{Device, DeviceState};
-use crate::error::{fail, Result};
+use crate::error::{Result, fail};
 use crate::handle::{Buffer, Handle};
 use std::collections::HashMap;
-use vigil_hal::{Api, BufferCopy, BufferUsages, CommandEncoder as _, Device as _, MemoryBarrier, Stages};
+use vigil_hal::{
+    Api, BufferCopy, BufferUsages, CommandEncoder as _, Device as _, MemoryBarrier, Stages,
+};
 
 /// Most writes that may wait for one submission.
 pub const MAX_QUEUED_WRITES: u32 = 16_384;
@@ -125,7 +127,9 @@ pub(crate) struct BuiltPrelude<A: Api> {
 impl<A: Api> Device<A> {
     /// Counters of queue writes and staging.
     pub fn write_stats(&self) -> WriteStats {
-        let Ok(st) = self.state.try_borrow() else { return WriteStats::default() };
+        let Ok(st) = self.state.try_borrow() else {
+            return WriteStats::default();
+        };
         WriteStats {
             pending_writes: st.staging.queued_writes,
             pending_bytes: st.staging.queued_bytes,
@@ -184,7 +188,10 @@ impl<A: Api> Device<A> {
             ));
         }
         let (chunk, src_offset) = self.staging_space(st, size, op, &label)?;
-        if let Err(e) = self.hal.write_mapped(&st.uploads.chunks[chunk].buffer, src_offset, data) {
+        if let Err(e) = self
+            .hal
+            .write_mapped(&st.uploads.chunks[chunk].buffer, src_offset, data)
+        {
             return Err(self.hal_error(e, op, &label));
         }
         st.uploads.chunks[chunk].used = src_offset + size;
@@ -198,7 +205,11 @@ impl<A: Api> Device<A> {
         st.uploads.coalesce.insert(key, st.uploads.writes.len() - 1);
         st.staging.queued_writes += 1;
         st.staging.queued_bytes += size;
-        if let Some(b) = st.buffers.slot_mut(buffer.index()).and_then(|s| s.value.as_mut()) {
+        if let Some(b) = st
+            .buffers
+            .slot_mut(buffer.index())
+            .and_then(|s| s.value.as_mut())
+        {
             b.queued_writes = true;
         }
         Ok(())
@@ -230,15 +241,25 @@ impl<A: Api> Device<A> {
             })
             .map_err(|e| self.hal_error(e, op, label))?;
         st.staging.allocations += 1;
-        st.uploads.chunks.push(StagingChunk { buffer, size: chunk_size, used: 0 });
+        st.uploads.chunks.push(StagingChunk {
+            buffer,
+            size: chunk_size,
+            used: 0,
+        });
         Ok((st.uploads.chunks.len() - 1, 0))
     }
 
     /// Zeroes a fresh device-local buffer at the start of the next submission.
     pub(crate) fn queue_fill_zero(&self, buffer: Buffer, native_size: u64) -> Result<()> {
         let mut st = self.state("create_buffer")?;
-        st.uploads.zero_fills.push(((buffer.index(), buffer.generation()), native_size));
-        if let Some(b) = st.buffers.slot_mut(buffer.index()).and_then(|s| s.value.as_mut()) {
+        st.uploads
+            .zero_fills
+            .push(((buffer.index(), buffer.generation()), native_size));
+        if let Some(b) = st
+            .buffers
+            .slot_mut(buffer.index())
+            .and_then(|s| s.value.as_mut())
+        {
             b.queued_writes = true;
         }
         Ok(())
@@ -246,7 +267,11 @@ impl<A: Api> Device<A> {
 
     /// Records the pending uploads into a command buffer of their own, skipping
     /// destinations destroyed since. `None` when nothing is pending.
-    pub(crate) fn build_prelude(&self, st: &mut DeviceState<A>, op: &'static str) -> Result<Option<BuiltPrelude<A>>> {
+    pub(crate) fn build_prelude(
+        &self,
+        st: &mut DeviceState<A>,
+        op: &'static str,
+    ) -> Result<Option<BuiltPrelude<A>>> {
         if st.uploads.is_empty() {
             // Staging allocated for writes that were all dropped goes straight back.
             for c in std::mem::take(&mut st.uploads.chunks) {
@@ -263,28 +288,53 @@ impl<A: Api> Device<A> {
         let mut buffers = Vec::new();
         let mut textures = Vec::new();
         self.record_texture_inits(st, &mut encoder, &uploads.texture_inits, &mut textures);
-        if !uploads.writes.is_empty() || !uploads.zero_fills.is_empty() || !uploads.texture_writes.is_empty() {
+        if !uploads.writes.is_empty()
+            || !uploads.zero_fills.is_empty()
+            || !uploads.texture_writes.is_empty()
+        {
             // Uploads land after everything submitted before them.
-            encoder.memory_barrier(MemoryBarrier { src: Stages::ALL_COMMANDS, dst: Stages::TRANSFER });
+            encoder.memory_barrier(MemoryBarrier {
+                src: Stages::ALL_COMMANDS,
+                dst: Stages::TRANSFER,
+            });
         }
         for &((i, g), size) in &uploads.zero_fills {
-            if let Some(b) = st.buffers.is_live(i, g).then(|| st.buffers.slot(i)).flatten().and_then(|s| s.value.as_ref()) {
+            if let Some(b) = st
+                .buffers
+                .is_live(i, g)
+                .then(|| st.buffers.slot(i))
+                .flatten()
+                .and_then(|s| s.value.as_ref())
+            {
                 encoder.fill_buffer(&b.raw, 0, size, 0);
                 buffers.push((i, g));
             }
         }
         if !uploads.zero_fills.is_empty() && !uploads.writes.is_empty() {
-            encoder.memory_barrier(MemoryBarrier { src: Stages::TRANSFER, dst: Stages::TRANSFER });
+            encoder.memory_barrier(MemoryBarrier {
+                src: Stages::TRANSFER,
+                dst: Stages::TRANSFER,
+            });
         }
         for w in &uploads.writes {
             let (i, g) = w.dst;
-            let Some(dst) = st.buffers.is_live(i, g).then(|| st.buffers.slot(i)).flatten().and_then(|s| s.value.as_ref()) else {
+            let Some(dst) = st
+                .buffers
+                .is_live(i, g)
+                .then(|| st.buffers.slot(i))
+                .flatten()
+                .and_then(|s| s.value.as_ref())
+            else {
                 continue;
             };
             encoder.copy_buffer_to_buffer(
                 &uploads.chunks[w.chunk].buffer,
                 &dst.raw,
-                BufferCopy { src_offset: w.src_offset, dst_offset: w.dst_offset, size: w.size },
+                BufferCopy {
+                    src_offset: w.src_offset,
+                    dst_offset: w.dst_offset,
+                    size: w.size,
+                },
             );
             buffers.push((i, g));
         }

@@ -2,7 +2,7 @@
 
 use super::{Access, CommandEncoder, Kind, Pass};
 use crate::device::{DeviceState, Tracked};
-use crate::error::{fail, Result};
+use crate::error::{Result, fail};
 use crate::handle::{BindGroup, ComputePipeline, Handle, QuerySet};
 use vigil_hal::{Api, BindPoint, BufferUsages, CommandEncoder as _, Stages};
 
@@ -71,12 +71,23 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                 None => None,
                 Some((i, beginning, end)) => {
                     let set = st.query_sets.slot(i).and_then(|s| s.value.as_ref());
-                    let set = set.ok_or_else(|| fail!(InvalidHandle, OP, &e.label, "the query set is gone"))?;
-                    Some(vigil_hal::PassTimestampWrites { query_set: &set.raw, beginning, end })
+                    let set = set.ok_or_else(|| {
+                        fail!(InvalidHandle, OP, &e.label, "the query set is gone")
+                    })?;
+                    Some(vigil_hal::PassTimestampWrites {
+                        query_set: &set.raw,
+                        beginning,
+                        end,
+                    })
                 }
             };
             let label = desc.label;
-            e.record(|r| r.begin_compute_pass(&vigil_hal::ComputePassDescriptor { label, timestamp_writes: writes }));
+            e.record(|r| {
+                r.begin_compute_pass(&vigil_hal::ComputePassDescriptor {
+                    label,
+                    timestamp_writes: writes,
+                })
+            });
             drop(st);
             e.pass = Pass::Compute;
             e.compute = ComputeState::default();
@@ -112,9 +123,18 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             drop(st);
             if e.compute.layout != layout {
                 // A different layout: every group must be bound again against it.
-                e.compute.bindings.dirty = e.compute.bindings.groups.iter().enumerate().fold(0u8, |m, (i, g)| {
-                    if g.group.is_some() { m | (1 << i) } else { m }
-                });
+                e.compute.bindings.dirty =
+                    e.compute
+                        .bindings
+                        .groups
+                        .iter()
+                        .enumerate()
+                        .fold(
+                            0u8,
+                            |m, (i, g)| {
+                                if g.group.is_some() { m | (1 << i) } else { m }
+                            },
+                        );
             }
             e.compute.pipeline = Some(key);
             e.compute.layout = layout;
@@ -128,7 +148,12 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
 
     /// Binds a bind group at `index` for the open pass, with one dynamic offset per
     /// dynamic binding of its layout, in binding order.
-    pub fn set_bind_group(&mut self, index: u32, group: BindGroup, dynamic_offsets: &[u32]) -> Result<()> {
+    pub fn set_bind_group(
+        &mut self,
+        index: u32,
+        group: BindGroup,
+        dynamic_offsets: &[u32],
+    ) -> Result<()> {
         const OP: &str = "set_bind_group";
         self.step(OP, |e| {
             if e.pass == Pass::None {
@@ -205,7 +230,12 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             e.expect_pass(Pass::Compute, OP)?;
             let max = e.device.limits.max_compute_workgroups_per_dimension;
             if x > max || y > max || z > max {
-                return Err(fail!(LimitExceeded, OP, &e.label, "dispatch of {x}x{y}x{z} exceeds max_compute_workgroups_per_dimension ({max})"));
+                return Err(fail!(
+                    LimitExceeded,
+                    OP,
+                    &e.label,
+                    "dispatch of {x}x{y}x{z} exceeds max_compute_workgroups_per_dimension ({max})"
+                ));
             }
             let st = e.state(OP)?;
             e.prepare_dispatch(&st, None, OP)?;
@@ -224,10 +254,22 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             let st = e.state(OP)?;
             let b = st.buffers.value(buffer, e.device.id, OP)?;
             if !b.usage.contains(BufferUsages::INDIRECT) {
-                return Err(fail!(UsageMismatch, OP, &e.label, "indirect arguments need INDIRECT usage; buffer '{}' has {:?}", b.label, b.usage));
+                return Err(fail!(
+                    UsageMismatch,
+                    OP,
+                    &e.label,
+                    "indirect arguments need INDIRECT usage; buffer '{}' has {:?}",
+                    b.label,
+                    b.usage
+                ));
             }
             if offset % 4 != 0 {
-                return Err(fail!(OutOfBounds, OP, &e.label, "indirect offset {offset} is not a multiple of 4"));
+                return Err(fail!(
+                    OutOfBounds,
+                    OP,
+                    &e.label,
+                    "indirect offset {offset} is not a multiple of 4"
+                ));
             }
             crate::device::check_range(OP, &e.label, "indirect arguments", offset, 12, b.size)?;
             e.prepare_dispatch(&st, Some(buffer.index()), OP)?;
@@ -241,46 +283,105 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
 
     /// Checks pipeline and groups agree (once per change), binds changed groups, and
     /// inserts the barrier the dispatch's accesses need.
-    fn prepare_dispatch(&mut self, st: &DeviceState<A>, indirect: Option<u32>, op: &'static str) -> Result<()> {
+    fn prepare_dispatch(
+        &mut self,
+        st: &DeviceState<A>,
+        indirect: Option<u32>,
+        op: &'static str,
+    ) -> Result<()> {
         let Some((pi, _)) = self.compute.pipeline else {
-            return Err(fail!(InvalidState, op, &self.label, "no compute pipeline is set"));
+            return Err(fail!(
+                InvalidState,
+                op,
+                &self.label,
+                "no compute pipeline is set"
+            ));
         };
         let Some(p) = st.compute_pipelines.slot(pi).and_then(|s| s.value.as_ref()) else {
-            return Err(fail!(InvalidState, op, &self.label, "the compute pipeline is gone"));
+            return Err(fail!(
+                InvalidState,
+                op,
+                &self.label,
+                "the compute pipeline is gone"
+            ));
         };
         let count = p.info.group_compat.len();
         if !self.compute.bindings.validated {
-            super::render::check_groups(&self.label, op, &p.label, &p.info, &self.compute.bindings, st)?;
+            super::render::check_groups(
+                &self.label,
+                op,
+                &p.label,
+                &p.info,
+                &self.compute.bindings,
+                st,
+            )?;
             self.compute.bindings.validated = true;
         }
         let dirty = self.compute.bindings.dirty & ((1u16 << count) - 1) as u8;
         if dirty != 0 {
-            if let Some(layout) = st.pipeline_layouts.slot(p.info.layout.0).and_then(|s| s.value.as_ref()) {
+            if let Some(layout) = st
+                .pipeline_layouts
+                .slot(p.info.layout.0)
+                .and_then(|s| s.value.as_ref())
+            {
                 for g in 0..count {
                     if dirty & (1 << g) == 0 {
                         continue;
                     }
                     let bound = self.compute.bindings.groups[g];
-                    let Some(group) = bound.group.and_then(|(i, _)| st.bind_groups.slot(i)).and_then(|s| s.value.as_ref()) else { continue };
+                    let Some(group) = bound
+                        .group
+                        .and_then(|(i, _)| st.bind_groups.slot(i))
+                        .and_then(|s| s.value.as_ref())
+                    else {
+                        continue;
+                    };
                     let offsets = &bound.offsets[..bound.offset_count as usize];
-                    self.record(|r| r.set_bind_group(BindPoint::Compute, &layout.raw, g as u32, &group.raw, offsets));
+                    self.record(|r| {
+                        r.set_bind_group(
+                            BindPoint::Compute,
+                            &layout.raw,
+                            g as u32,
+                            &group.raw,
+                            offsets,
+                        )
+                    });
                 }
             }
             self.compute.bindings.dirty &= !dirty;
         }
         // Barriers: does anything this dispatch touches conflict with what came before?
         let mut need = self.barriers.first;
-        let indirect_access = Access { write: false, stages: Stages::DRAW_INDIRECT };
+        let indirect_access = Access {
+            write: false,
+            stages: Stages::DRAW_INDIRECT,
+        };
         if let Some(i) = indirect {
-            need |= self.tracker.hazard(Kind::Buffer, i, indirect_access, &self.barriers);
+            need |= self
+                .tracker
+                .hazard(Kind::Buffer, i, indirect_access, &self.barriers);
         }
         for g in 0..count {
-            let Some(group) = self.compute.bindings.groups[g].group.and_then(|(i, _)| st.bind_groups.slot(i)).and_then(|s| s.value.as_ref()) else { continue };
+            let Some(group) = self.compute.bindings.groups[g]
+                .group
+                .and_then(|(i, _)| st.bind_groups.slot(i))
+                .and_then(|s| s.value.as_ref())
+            else {
+                continue;
+            };
             for u in group.uses.iter() {
-                let access = Access { write: u.write, stages: Stages::COMPUTE };
+                let access = Access {
+                    write: u.write,
+                    stages: Stages::COMPUTE,
+                };
                 need |= match u.tracked {
-                    Tracked::Buffer(i) => self.tracker.hazard(Kind::Buffer, i, access, &self.barriers),
-                    Tracked::Texture(i) => self.tracker.hazard(Kind::Texture, i, access, &self.barriers),
+                    Tracked::Buffer(i) => {
+                        self.tracker.hazard(Kind::Buffer, i, access, &self.barriers)
+                    }
+                    Tracked::Texture(i) => {
+                        self.tracker
+                            .hazard(Kind::Texture, i, access, &self.barriers)
+                    }
                     Tracked::None => false,
                 };
             }
@@ -289,15 +390,31 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             self.barrier(Stages::COMPUTE | Stages::DRAW_INDIRECT);
         }
         if let Some(i) = indirect {
-            self.tracker.record(Kind::Buffer, i, indirect_access, &mut self.barriers);
+            self.tracker
+                .record(Kind::Buffer, i, indirect_access, &mut self.barriers);
         }
         for g in 0..count {
-            let Some(group) = self.compute.bindings.groups[g].group.and_then(|(i, _)| st.bind_groups.slot(i)).and_then(|s| s.value.as_ref()) else { continue };
+            let Some(group) = self.compute.bindings.groups[g]
+                .group
+                .and_then(|(i, _)| st.bind_groups.slot(i))
+                .and_then(|s| s.value.as_ref())
+            else {
+                continue;
+            };
             for u in group.uses.iter() {
-                let access = Access { write: u.write, stages: Stages::COMPUTE };
+                let access = Access {
+                    write: u.write,
+                    stages: Stages::COMPUTE,
+                };
                 match u.tracked {
-                    Tracked::Buffer(i) => self.tracker.record(Kind::Buffer, i, access, &mut self.barriers),
-                    Tracked::Texture(i) => self.tracker.record(Kind::Texture, i, access, &mut self.barriers),
+                    Tracked::Buffer(i) => {
+                        self.tracker
+                            .record(Kind::Buffer, i, access, &mut self.barriers)
+                    }
+                    Tracked::Texture(i) => {
+                        self.tracker
+                            .record(Kind::Texture, i, access, &mut self.barriers)
+                    }
                     Tracked::None => {}
                 }
             }
@@ -317,11 +434,23 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         let set = st.query_sets.value(ts.query_set, self.device.id, op)?;
         for q in [ts.beginning, ts.end].into_iter().flatten() {
             if q >= set.count {
-                return Err(fail!(OutOfBounds, op, &self.label, "query {q} is outside query set '{}' ({} queries)", set.label, set.count));
+                return Err(fail!(
+                    OutOfBounds,
+                    op,
+                    &self.label,
+                    "query {q} is outside query set '{}' ({} queries)",
+                    set.label,
+                    set.count
+                ));
             }
         }
         if ts.beginning.is_some() && ts.beginning == ts.end {
-            return Err(fail!(InvalidDescriptor, op, &self.label, "the beginning and end timestamps name the same query"));
+            return Err(fail!(
+                InvalidDescriptor,
+                op,
+                &self.label,
+                "the beginning and end timestamps name the same query"
+            ));
         }
         self.reset_queries_once(st, ts.query_set);
         for q in [ts.beginning, ts.end].into_iter().flatten() {
@@ -332,11 +461,19 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
 
     /// Resets a whole query set the first time this encoder uses it.
     pub(crate) fn reset_queries_once(&mut self, st: &DeviceState<A>, set: QuerySet) {
-        if !self.tracker.seen_query_sets.first_use(set.index(), self.tracker.epoch) {
+        if !self
+            .tracker
+            .seen_query_sets
+            .first_use(set.index(), self.tracker.epoch)
+        {
             return;
         }
         self.used.query_sets.push((set.index(), set.generation()));
-        if let Some(q) = st.query_sets.slot(set.index()).and_then(|s| s.value.as_ref()) {
+        if let Some(q) = st
+            .query_sets
+            .slot(set.index())
+            .and_then(|s| s.value.as_ref())
+        {
             let count = q.count;
             self.record(|r| r.reset_queries(&q.raw, 0, count));
         }

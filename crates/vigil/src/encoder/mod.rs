@@ -18,9 +18,9 @@ pub use render::{
 pub use tracker::Tracker;
 pub(crate) use tracker::{Access, BarrierState, Kind};
 
+use crate::DefaultApi;
 use crate::device::{Device, DeviceState};
 use crate::error::{Error, ErrorKind, Result};
-use crate::DefaultApi;
 use vigil_hal::{Api, CommandEncoder as _, Device as _, MemoryBarrier, Stages};
 
 /// How to create a command encoder.
@@ -80,19 +80,27 @@ pub struct CommandBuffer<'d, A: Api = DefaultApi> {
 
 impl<A: Api> std::fmt::Debug for CommandEncoder<'_, A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CommandEncoder").field("label", &self.label).field("poisoned", &self.error.is_some()).finish()
+        f.debug_struct("CommandEncoder")
+            .field("label", &self.label)
+            .field("poisoned", &self.error.is_some())
+            .finish()
     }
 }
 
 impl<A: Api> std::fmt::Debug for CommandBuffer<'_, A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CommandBuffer").field("label", &self.label).finish()
+        f.debug_struct("CommandBuffer")
+            .field("label", &self.label)
+            .finish()
     }
 }
 
 impl<A: Api> Device<A> {
     /// Creates a command encoder.
-    pub fn create_command_encoder(&self, desc: &CommandEncoderDescriptor<'_>) -> Result<CommandEncoder<'_, A>> {
+    pub fn create_command_encoder(
+        &self,
+        desc: &CommandEncoderDescriptor<'_>,
+    ) -> Result<CommandEncoder<'_, A>> {
         const OP: &str = "create_command_encoder";
         self.check_alive(OP)?;
         let mut st = self.state(OP)?;
@@ -158,7 +166,11 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
 
     /// Runs a recording step: refused when poisoned; an error latches.
     #[inline]
-    pub(crate) fn step<T>(&mut self, op: &'static str, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+    pub(crate) fn step<T>(
+        &mut self,
+        op: &'static str,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
         self.check_usable(op)?;
         match f(self) {
             Ok(v) => Ok(v),
@@ -193,8 +205,12 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
     #[cold]
     fn pass_error(&self, want: Pass, op: &'static str) -> Error {
         let msg = match (want, self.pass) {
-            (Pass::None, Pass::Compute) => "a compute pass is open; end it first (passes cannot nest, and copies happen outside passes)",
-            (Pass::None, Pass::Render) => "a render pass is open; end it first (passes cannot nest, and copies happen outside passes)",
+            (Pass::None, Pass::Compute) => {
+                "a compute pass is open; end it first (passes cannot nest, and copies happen outside passes)"
+            }
+            (Pass::None, Pass::Render) => {
+                "a render pass is open; end it first (passes cannot nest, and copies happen outside passes)"
+            }
             (Pass::Compute, _) => "this command belongs in a compute pass; none is open",
             (Pass::Render, _) => "this command belongs in a render pass; none is open",
             (Pass::None, Pass::None) => "unexpected pass state",
@@ -205,7 +221,11 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
     /// Emits a global barrier from everything pending to `dst` and starts a new generation.
     #[inline]
     pub(crate) fn barrier(&mut self, dst: Stages) {
-        let src = if self.barriers.first { Stages::ALL_COMMANDS } else { self.barriers.pending };
+        let src = if self.barriers.first {
+            Stages::ALL_COMMANDS
+        } else {
+            self.barriers.pending
+        };
         self.record(|r| r.memory_barrier(MemoryBarrier { src, dst }));
         self.barriers.generation = self.barriers.generation.wrapping_add(1).max(1);
         self.barriers.pending = Stages::empty();
@@ -216,7 +236,11 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
     /// Notes an object named directly by this command buffer (first time only).
     #[inline]
     pub(crate) fn use_buffer(&mut self, index: u32, generation: u32) {
-        if self.tracker.seen_buffers.first_use(index, self.tracker.epoch) {
+        if self
+            .tracker
+            .seen_buffers
+            .first_use(index, self.tracker.epoch)
+        {
             self.used.buffers.push((index, generation));
         }
     }
@@ -224,7 +248,11 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
     /// Notes a texture named directly.
     #[inline]
     pub(crate) fn use_texture(&mut self, index: u32, generation: u32) {
-        if self.tracker.seen_textures.first_use(index, self.tracker.epoch) {
+        if self
+            .tracker
+            .seen_textures
+            .first_use(index, self.tracker.epoch)
+        {
             self.used.textures.push((index, generation));
         }
     }
@@ -234,15 +262,36 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         const OP: &str = "finish";
         self.check_usable(OP)?;
         if self.pass != Pass::None {
-            let e = Error::new(ErrorKind::InvalidState, OP, &self.label, "a pass is still open; end it before finishing");
+            let e = Error::new(
+                ErrorKind::InvalidState,
+                OP,
+                &self.label,
+                "a pass is still open; end it before finishing",
+            );
             return Err(self.latch(e));
         }
         if self.recorded {
             // Make the command buffer's writes visible to host reads after completion.
-            let src = if self.barriers.first { Stages::ALL_COMMANDS } else { self.barriers.pending | Stages::ALL_COMMANDS };
-            self.record(|r| r.memory_barrier(MemoryBarrier { src, dst: Stages::HOST }));
+            let src = if self.barriers.first {
+                Stages::ALL_COMMANDS
+            } else {
+                self.barriers.pending | Stages::ALL_COMMANDS
+            };
+            self.record(|r| {
+                r.memory_barrier(MemoryBarrier {
+                    src,
+                    dst: Stages::HOST,
+                })
+            });
         }
-        let Some(mut raw) = self.raw.take() else { return Err(Error::new(ErrorKind::InvalidState, OP, &self.label, "already finished")) };
+        let Some(mut raw) = self.raw.take() else {
+            return Err(Error::new(
+                ErrorKind::InvalidState,
+                OP,
+                &self.label,
+                "already finished",
+            ));
+        };
         match raw.end() {
             Ok(cb) => Ok(CommandBuffer {
                 device: self.device,
@@ -288,14 +337,21 @@ impl<'d, A: Api> CommandBuffer<'d, A> {
     }
 
     /// Checks that everything the command buffer names is still alive and usable.
-    pub(crate) fn validate_for_submit(&self, device: &Device<A>, st: &DeviceState<A>) -> Result<()> {
+    pub(crate) fn validate_for_submit(
+        &self,
+        device: &Device<A>,
+        st: &DeviceState<A>,
+    ) -> Result<()> {
         const OP: &str = "submit";
         if self.device.id != device.id {
             return Err(Error::new(
                 ErrorKind::DeviceMismatch,
                 OP,
                 &self.label,
-                format!("the command buffer was recorded on device {}, not this one ({})", self.device.id, device.id),
+                format!(
+                    "the command buffer was recorded on device {}, not this one ({})",
+                    self.device.id, device.id
+                ),
             ));
         }
         let gone = |kind: &str, label: &str| {
@@ -303,30 +359,59 @@ impl<'d, A: Api> CommandBuffer<'d, A> {
                 ErrorKind::InvalidState,
                 OP,
                 &self.label,
-                format!("the command buffer uses {kind} '{label}', which was destroyed after recording"),
+                format!(
+                    "the command buffer uses {kind} '{label}', which was destroyed after recording"
+                ),
             )
         };
         let label_of = |l: Option<&str>| l.unwrap_or("").to_owned();
         for &(i, g) in &self.used.buffers {
             if !st.buffers.is_live(i, g) {
-                return Err(gone("buffer", &label_of(st.buffers.slot(i).and_then(|s| s.value.as_ref()).map(|b| b.label.as_str()))));
+                return Err(gone(
+                    "buffer",
+                    &label_of(
+                        st.buffers
+                            .slot(i)
+                            .and_then(|s| s.value.as_ref())
+                            .map(|b| b.label.as_str()),
+                    ),
+                ));
             }
             if let Some(b) = st.buffers.slot(i).and_then(|s| s.value.as_ref()) {
                 if b.mapping.is_some() {
-                    return Err(Error::new(ErrorKind::InvalidState, OP, &self.label, format!("buffer '{}' is mapped; unmap it before submitting work that uses it", b.label)));
+                    return Err(Error::new(
+                        ErrorKind::InvalidState,
+                        OP,
+                        &self.label,
+                        format!(
+                            "buffer '{}' is mapped; unmap it before submitting work that uses it",
+                            b.label
+                        ),
+                    ));
                 }
             }
         }
         for &(i, g) in &self.used.textures {
             if !st.textures.is_live(i, g) {
-                return Err(gone("texture", &label_of(st.textures.slot(i).and_then(|s| s.value.as_ref()).map(|t| t.label.as_str()))));
+                return Err(gone(
+                    "texture",
+                    &label_of(
+                        st.textures
+                            .slot(i)
+                            .and_then(|s| s.value.as_ref())
+                            .map(|t| t.label.as_str()),
+                    ),
+                ));
             }
         }
         for &(i, g) in &self.used.views {
             let view = st.views.slot(i).and_then(|s| s.value.as_ref());
             let texture_live = view.is_some_and(|v| st.textures.is_live(v.texture.0, v.texture.1));
             if !st.views.is_live(i, g) || !texture_live {
-                return Err(gone("texture view", &label_of(view.map(|v| v.label.as_str()))));
+                return Err(gone(
+                    "texture view",
+                    &label_of(view.map(|v| v.label.as_str())),
+                ));
             }
         }
         for &(i, g) in &self.used.groups {
@@ -341,42 +426,92 @@ impl<'d, A: Api> CommandBuffer<'d, A> {
                     crate::device::Member::Buffer(bi, bg) => {
                         let b = st.buffers.slot(bi).and_then(|s| s.value.as_ref());
                         if let Some(b) = b.filter(|b| b.mapping.is_some()) {
-                            return Err(Error::new(ErrorKind::InvalidState, OP, &self.label, format!("buffer '{}' (bound by bind group '{}') is mapped; unmap it before submitting", b.label, group.label)));
+                            return Err(Error::new(
+                                ErrorKind::InvalidState,
+                                OP,
+                                &self.label,
+                                format!(
+                                    "buffer '{}' (bound by bind group '{}') is mapped; unmap it before submitting",
+                                    b.label, group.label
+                                ),
+                            ));
                         }
-                        (st.buffers.is_live(bi, bg), "buffer", b.map(|b| b.label.clone()))
+                        (
+                            st.buffers.is_live(bi, bg),
+                            "buffer",
+                            b.map(|b| b.label.clone()),
+                        )
                     }
                     crate::device::Member::View(vi, vg) => {
                         let v = st.views.slot(vi).and_then(|s| s.value.as_ref());
-                        let tex_live = v.is_some_and(|v| st.textures.is_live(v.texture.0, v.texture.1));
-                        (st.views.is_live(vi, vg) && tex_live, "texture view", v.map(|v| v.label.clone()))
+                        let tex_live =
+                            v.is_some_and(|v| st.textures.is_live(v.texture.0, v.texture.1));
+                        (
+                            st.views.is_live(vi, vg) && tex_live,
+                            "texture view",
+                            v.map(|v| v.label.clone()),
+                        )
                     }
-                    crate::device::Member::Sampler(si, sg) => {
-                        (st.samplers.is_live(si, sg), "sampler", st.samplers.slot(si).and_then(|s| s.value.as_ref()).map(|s| s.label.clone()))
-                    }
+                    crate::device::Member::Sampler(si, sg) => (
+                        st.samplers.is_live(si, sg),
+                        "sampler",
+                        st.samplers
+                            .slot(si)
+                            .and_then(|s| s.value.as_ref())
+                            .map(|s| s.label.clone()),
+                    ),
                 };
                 if !alive {
                     return Err(Error::new(
                         ErrorKind::InvalidState,
                         OP,
                         &self.label,
-                        format!("bind group '{}' binds {kind} '{}', which was destroyed", group.label, label.unwrap_or_default()),
+                        format!(
+                            "bind group '{}' binds {kind} '{}', which was destroyed",
+                            group.label,
+                            label.unwrap_or_default()
+                        ),
                     ));
                 }
             }
         }
         for &(i, g) in &self.used.compute_pipelines {
             if !st.compute_pipelines.is_live(i, g) {
-                return Err(gone("compute pipeline", &label_of(st.compute_pipelines.slot(i).and_then(|s| s.value.as_ref()).map(|p| p.label.as_str()))));
+                return Err(gone(
+                    "compute pipeline",
+                    &label_of(
+                        st.compute_pipelines
+                            .slot(i)
+                            .and_then(|s| s.value.as_ref())
+                            .map(|p| p.label.as_str()),
+                    ),
+                ));
             }
         }
         for &(i, g) in &self.used.render_pipelines {
             if !st.render_pipelines.is_live(i, g) {
-                return Err(gone("render pipeline", &label_of(st.render_pipelines.slot(i).and_then(|s| s.value.as_ref()).map(|p| p.label.as_str()))));
+                return Err(gone(
+                    "render pipeline",
+                    &label_of(
+                        st.render_pipelines
+                            .slot(i)
+                            .and_then(|s| s.value.as_ref())
+                            .map(|p| p.label.as_str()),
+                    ),
+                ));
             }
         }
         for &(i, g) in &self.used.query_sets {
             if !st.query_sets.is_live(i, g) {
-                return Err(gone("query set", &label_of(st.query_sets.slot(i).and_then(|s| s.value.as_ref()).map(|q| q.label.as_str()))));
+                return Err(gone(
+                    "query set",
+                    &label_of(
+                        st.query_sets
+                            .slot(i)
+                            .and_then(|s| s.value.as_ref())
+                            .map(|q| q.label.as_str()),
+                    ),
+                ));
             }
         }
         Ok(())
@@ -405,7 +540,9 @@ impl<'d, A: Api> CommandBuffer<'d, A> {
 
 impl<A: Api> Drop for CommandBuffer<'_, A> {
     fn drop(&mut self) {
-        let Some((mut raw, cb)) = self.hal.take() else { return };
+        let Some((mut raw, cb)) = self.hal.take() else {
+            return;
+        };
         match self.device.state.try_borrow_mut() {
             Ok(mut st) => {
                 // Never submitted: nothing of it is pending, so the pool can be reset.

@@ -5,10 +5,10 @@
 //! barrier at its start, and refuses a pass that uses a resource in conflicting ways (read
 //! one way and written another), since no barrier can go inside it.
 
-use super::compute::{Bindings, PassTimestampWrites, MAX_GROUPS};
+use super::compute::{Bindings, MAX_GROUPS, PassTimestampWrites};
 use super::{Access, CommandEncoder, Kind, Pass};
-use crate::device::{check_range, DeviceState, PipelineInfo, Tracked};
-use crate::error::{fail, Result};
+use crate::device::{DeviceState, PipelineInfo, Tracked, check_range};
+use crate::error::{Result, fail};
 use crate::handle::{Buffer, Handle, RenderPipeline, TextureView};
 use vigil_hal::{
     Api, BindPoint, BufferUsages, CommandEncoder as _, Features, IndexFormat, LoadOp, Stages,
@@ -121,7 +121,12 @@ pub(crate) fn check_groups<A: Api>(
             ));
         };
         let Some(group) = st.bind_groups.slot(gi).and_then(|s| s.value.as_ref()) else {
-            return Err(fail!(InvalidState, op, encoder_label, "the bind group at index {g} is gone"));
+            return Err(fail!(
+                InvalidState,
+                op,
+                encoder_label,
+                "the bind group at index {g} is gone"
+            ));
         };
         if group.compat != compat {
             return Err(fail!(
@@ -134,7 +139,10 @@ pub(crate) fn check_groups<A: Api>(
         }
     }
     for c in info.late_checks.iter() {
-        let bound = bindings.groups[c.group as usize].group.and_then(|(gi, _)| st.bind_groups.slot(gi)).and_then(|s| s.value.as_ref());
+        let bound = bindings.groups[c.group as usize]
+            .group
+            .and_then(|(gi, _)| st.bind_groups.slot(gi))
+            .and_then(|s| s.value.as_ref());
         let Some(group) = bound else { continue };
         let size = group.sizes.get(c.entry as usize).copied().unwrap_or(0);
         if size < c.min {
@@ -347,7 +355,11 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                         range: t.range,
                         old_layout: t.layout,
                         new_layout: t.resting,
-                        src: if t.layout == TextureLayout::DepthStencilAttachment { Stages::DEPTH_STENCIL } else { Stages::COLOR_ATTACHMENT },
+                        src: if t.layout == TextureLayout::DepthStencilAttachment {
+                            Stages::DEPTH_STENCIL
+                        } else {
+                            Stages::COLOR_ATTACHMENT
+                        },
                         dst: Stages::ALL_COMMANDS,
                     })
                 })
@@ -415,29 +427,63 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
 
     /// Binds `size` bytes (default: to the end) of `buffer` from `offset` as vertex buffer
     /// `slot`.
-    pub fn set_vertex_buffer(&mut self, slot: u32, buffer: Buffer, offset: u64, size: Option<u64>) -> Result<()> {
+    pub fn set_vertex_buffer(
+        &mut self,
+        slot: u32,
+        buffer: Buffer,
+        offset: u64,
+        size: Option<u64>,
+    ) -> Result<()> {
         const OP: &str = "set_vertex_buffer";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
             let cap = (e.device.limits.max_vertex_buffers as usize).min(MAX_VERTEX_SLOTS);
             if slot as usize >= cap {
-                return Err(fail!(OutOfBounds, OP, &e.label, "vertex buffer slot {slot} is not below max_vertex_buffers ({cap})"));
+                return Err(fail!(
+                    OutOfBounds,
+                    OP,
+                    &e.label,
+                    "vertex buffer slot {slot} is not below max_vertex_buffers ({cap})"
+                ));
             }
             let key = (buffer.index(), buffer.generation());
             let st = e.state(OP)?;
             let b = st.buffers.value(buffer, e.device.id, OP)?;
             if !b.usage.contains(BufferUsages::VERTEX) {
-                return Err(fail!(UsageMismatch, OP, &e.label, "buffer '{}' lacks VERTEX usage ({:?})", b.label, b.usage));
+                return Err(fail!(
+                    UsageMismatch,
+                    OP,
+                    &e.label,
+                    "buffer '{}' lacks VERTEX usage ({:?})",
+                    b.label,
+                    b.usage
+                ));
             }
             if offset % 4 != 0 {
-                return Err(fail!(OutOfBounds, OP, &e.label, "vertex buffer offset {offset} is not a multiple of 4"));
+                return Err(fail!(
+                    OutOfBounds,
+                    OP,
+                    &e.label,
+                    "vertex buffer offset {offset} is not a multiple of 4"
+                ));
             }
             if offset > b.size {
-                return Err(fail!(OutOfBounds, OP, &e.label, "offset {offset} is past the end of buffer '{}' ({} bytes)", b.label, b.size));
+                return Err(fail!(
+                    OutOfBounds,
+                    OP,
+                    &e.label,
+                    "offset {offset} is past the end of buffer '{}' ({} bytes)",
+                    b.label,
+                    b.size
+                ));
             }
             let size = size.unwrap_or(b.size - offset);
             check_range(OP, &e.label, "vertex buffer", offset, size, b.size)?;
-            let binding = VertexBinding { buffer: key, offset, size };
+            let binding = VertexBinding {
+                buffer: key,
+                offset,
+                size,
+            };
             if let Some(cur) = e.render.vertex[slot as usize] {
                 if cur.buffer == key && cur.offset == offset && cur.size == size {
                     return Ok(());
@@ -454,7 +500,13 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
 
     /// Binds the index buffer. 32-bit indices are refused on a device that does not honour
     /// their full range (`FULL_DRAW_INDEX_UINT32` not enabled).
-    pub fn set_index_buffer(&mut self, buffer: Buffer, format: IndexFormat, offset: u64, size: Option<u64>) -> Result<()> {
+    pub fn set_index_buffer(
+        &mut self,
+        buffer: Buffer,
+        format: IndexFormat,
+        offset: u64,
+        size: Option<u64>,
+    ) -> Result<()> {
         const OP: &str = "set_index_buffer";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
@@ -490,7 +542,15 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
     }
 
     /// Sets the viewport `[x, y, width, height]` and depth range.
-    pub fn set_viewport(&mut self, x: f32, y: f32, width: f32, height: f32, min_depth: f32, max_depth: f32) -> Result<()> {
+    pub fn set_viewport(
+        &mut self,
+        x: f32,
+        y: f32,
+        width: f32,
+        height: f32,
+        min_depth: f32,
+        max_depth: f32,
+    ) -> Result<()> {
         const OP: &str = "set_viewport";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
@@ -513,8 +573,15 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
             let [w, h] = e.render.extent;
-            if u64::from(x) + u64::from(width) > u64::from(w) || u64::from(y) + u64::from(height) > u64::from(h) {
-                return Err(fail!(OutOfBounds, OP, &e.label, "scissor ({x}, {y}, {width}, {height}) leaves the {w}x{h} attachments"));
+            if u64::from(x) + u64::from(width) > u64::from(w)
+                || u64::from(y) + u64::from(height) > u64::from(h)
+            {
+                return Err(fail!(
+                    OutOfBounds,
+                    OP,
+                    &e.label,
+                    "scissor ({x}, {y}, {width}, {height}) leaves the {w}x{h} attachments"
+                ));
             }
             e.record(|r| r.set_scissor([x, y, width, height]));
             Ok(())
@@ -542,12 +609,23 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
     }
 
     /// Draws `vertices` of `instances`.
-    pub fn draw(&mut self, vertices: std::ops::Range<u32>, instances: std::ops::Range<u32>) -> Result<()> {
+    pub fn draw(
+        &mut self,
+        vertices: std::ops::Range<u32>,
+        instances: std::ops::Range<u32>,
+    ) -> Result<()> {
         const OP: &str = "draw";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
             let st = e.state(OP)?;
-            e.prepare_draw(&st, OP, None, Some(vertices.clone()), instances.clone(), false)?;
+            e.prepare_draw(
+                &st,
+                OP,
+                None,
+                Some(vertices.clone()),
+                instances.clone(),
+                false,
+            )?;
             e.record(|r| r.draw(vertices, instances));
             e.draws += 1;
             Ok(())
@@ -555,7 +633,12 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
     }
 
     /// Draws `indices` of the index buffer, adding `base_vertex` to each, for `instances`.
-    pub fn draw_indexed(&mut self, indices: std::ops::Range<u32>, base_vertex: i32, instances: std::ops::Range<u32>) -> Result<()> {
+    pub fn draw_indexed(
+        &mut self,
+        indices: std::ops::Range<u32>,
+        base_vertex: i32,
+        instances: std::ops::Range<u32>,
+    ) -> Result<()> {
         const OP: &str = "draw_indexed";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
@@ -594,7 +677,13 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         self.indirect_draw("draw_indexed_indirect", buffer, offset, true)
     }
 
-    fn indirect_draw(&mut self, op: &'static str, buffer: Buffer, offset: u64, indexed: bool) -> Result<()> {
+    fn indirect_draw(
+        &mut self,
+        op: &'static str,
+        buffer: Buffer,
+        offset: u64,
+        indexed: bool,
+    ) -> Result<()> {
         self.step(op, |e| {
             e.expect_pass(Pass::Render, op)?;
             if indexed && e.render.index.is_none() {
@@ -603,12 +692,31 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             let st = e.state(op)?;
             let b = st.buffers.value(buffer, e.device.id, op)?;
             if !b.usage.contains(BufferUsages::INDIRECT) {
-                return Err(fail!(UsageMismatch, op, &e.label, "indirect arguments need INDIRECT usage; buffer '{}' has {:?}", b.label, b.usage));
+                return Err(fail!(
+                    UsageMismatch,
+                    op,
+                    &e.label,
+                    "indirect arguments need INDIRECT usage; buffer '{}' has {:?}",
+                    b.label,
+                    b.usage
+                ));
             }
             if offset % 4 != 0 {
-                return Err(fail!(OutOfBounds, op, &e.label, "indirect offset {offset} is not a multiple of 4"));
+                return Err(fail!(
+                    OutOfBounds,
+                    op,
+                    &e.label,
+                    "indirect offset {offset} is not a multiple of 4"
+                ));
             }
-            check_range(op, &e.label, "indirect arguments", offset, if indexed { 20 } else { 16 }, b.size)?;
+            check_range(
+                op,
+                &e.label,
+                "indirect arguments",
+                offset,
+                if indexed { 20 } else { 16 },
+                b.size,
+            )?;
             e.prepare_draw(&st, op, Some(buffer.index()), None, 0..0, indexed)?;
             if indexed {
                 e.record(|r| r.draw_indexed_indirect(&b.raw, offset));
@@ -634,24 +742,49 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         indexed: bool,
     ) -> Result<()> {
         let Some((pi, _)) = self.render.pipeline else {
-            return Err(fail!(InvalidState, op, &self.label, "no render pipeline is set"));
+            return Err(fail!(
+                InvalidState,
+                op,
+                &self.label,
+                "no render pipeline is set"
+            ));
         };
         let Some(p) = st.render_pipelines.slot(pi).and_then(|s| s.value.as_ref()) else {
-            return Err(fail!(InvalidState, op, &self.label, "the render pipeline is gone"));
+            return Err(fail!(
+                InvalidState,
+                op,
+                &self.label,
+                "the render pipeline is gone"
+            ));
         };
         let count = p.info.group_compat.len();
         if !self.render.bindings.validated {
-            check_groups(&self.label, op, &p.label, &p.info, &self.render.bindings, st)?;
+            check_groups(
+                &self.label,
+                op,
+                &p.label,
+                &p.info,
+                &self.render.bindings,
+                st,
+            )?;
             for (slot, _) in p.render.vertex_buffers.iter().enumerate() {
                 if self.render.vertex[slot].is_none() {
-                    return Err(fail!(InvalidState, op, &self.label, "pipeline '{}' reads vertex buffer slot {slot}, but none is set", p.label));
+                    return Err(fail!(
+                        InvalidState,
+                        op,
+                        &self.label,
+                        "pipeline '{}' reads vertex buffer slot {slot}, but none is set",
+                        p.label
+                    ));
                 }
             }
             self.render.bindings.validated = true;
         }
         // Vertex and instance ranges against the bound sizes.
         for (slot, vb) in p.render.vertex_buffers.iter().enumerate() {
-            let Some(bound) = self.render.vertex[slot] else { continue };
+            let Some(bound) = self.render.vertex[slot] else {
+                continue;
+            };
             let range = match vb.step {
                 VertexStepMode::Vertex => match &vertices {
                     Some(v) => v.clone(),
@@ -670,7 +803,11 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                     &self.label,
                     "vertex buffer slot {slot} holds {} bytes but {} {}..{} need {need}",
                     bound.size,
-                    if vb.step == VertexStepMode::Vertex { "vertices" } else { "instances" },
+                    if vb.step == VertexStepMode::Vertex {
+                        "vertices"
+                    } else {
+                        "instances"
+                    },
                     range.start,
                     range.end
                 ));
@@ -678,15 +815,33 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         }
         let dirty = self.render.bindings.dirty & ((1u16 << count) - 1) as u8;
         if dirty != 0 {
-            if let Some(layout) = st.pipeline_layouts.slot(p.info.layout.0).and_then(|s| s.value.as_ref()) {
+            if let Some(layout) = st
+                .pipeline_layouts
+                .slot(p.info.layout.0)
+                .and_then(|s| s.value.as_ref())
+            {
                 for g in 0..count {
                     if dirty & (1 << g) == 0 {
                         continue;
                     }
                     let bound = self.render.bindings.groups[g];
-                    let Some(group) = bound.group.and_then(|(i, _)| st.bind_groups.slot(i)).and_then(|s| s.value.as_ref()) else { continue };
+                    let Some(group) = bound
+                        .group
+                        .and_then(|(i, _)| st.bind_groups.slot(i))
+                        .and_then(|s| s.value.as_ref())
+                    else {
+                        continue;
+                    };
                     let offsets = &bound.offsets[..bound.offset_count as usize];
-                    self.record(|r| r.set_bind_group(BindPoint::Render, &layout.raw, g as u32, &group.raw, offsets));
+                    self.record(|r| {
+                        r.set_bind_group(
+                            BindPoint::Render,
+                            &layout.raw,
+                            g as u32,
+                            &group.raw,
+                            offsets,
+                        )
+                    });
                     self.render.bindings.touched |= 1 << g;
                 }
             }
@@ -699,24 +854,44 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                 if touched & (1 << g) == 0 {
                     continue;
                 }
-                let Some(group) = self.render.bindings.groups[g].group.and_then(|(i, _)| st.bind_groups.slot(i)).and_then(|s| s.value.as_ref()) else { continue };
+                let Some(group) = self.render.bindings.groups[g]
+                    .group
+                    .and_then(|(i, _)| st.bind_groups.slot(i))
+                    .and_then(|s| s.value.as_ref())
+                else {
+                    continue;
+                };
                 for u in group.uses.iter() {
-                    let access = Access { write: u.write, stages: u.stages };
+                    let access = Access {
+                        write: u.write,
+                        stages: u.stages,
+                    };
                     match u.tracked {
                         Tracked::Buffer(i) => self.scope_access(st, Kind::Buffer, i, access, op)?,
-                        Tracked::Texture(i) => self.scope_access(st, Kind::Texture, i, access, op)?,
+                        Tracked::Texture(i) => {
+                            self.scope_access(st, Kind::Texture, i, access, op)?
+                        }
                         Tracked::None => {}
                     }
                 }
             }
             self.render.bindings.touched &= !touched;
         }
-        let read = |stages| Access { write: false, stages };
+        let read = |stages| Access {
+            write: false,
+            stages,
+        };
         if self.render.vertex_touched != 0 {
             for slot in 0..MAX_VERTEX_SLOTS {
                 if self.render.vertex_touched & (1 << slot) != 0 {
                     if let Some(v) = self.render.vertex[slot] {
-                        self.scope_access(st, Kind::Buffer, v.buffer.0, read(Stages::VERTEX_INPUT), op)?;
+                        self.scope_access(
+                            st,
+                            Kind::Buffer,
+                            v.buffer.0,
+                            read(Stages::VERTEX_INPUT),
+                            op,
+                        )?;
                     }
                 }
             }
@@ -724,7 +899,13 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         }
         if indexed && self.render.index_touched {
             if let Some(ib) = self.render.index {
-                self.scope_access(st, Kind::Buffer, ib.buffer.0, read(Stages::VERTEX_INPUT), op)?;
+                self.scope_access(
+                    st,
+                    Kind::Buffer,
+                    ib.buffer.0,
+                    read(Stages::VERTEX_INPUT),
+                    op,
+                )?;
             }
             self.render.index_touched = false;
         }
@@ -736,15 +917,40 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
 
     /// Records an access inside the render pass's usage scope, refusing one that conflicts
     /// with an earlier access in the same pass (written one way, read another).
-    fn scope_access(&mut self, st: &DeviceState<A>, kind: Kind, index: u32, access: Access, op: &'static str) -> Result<()> {
+    fn scope_access(
+        &mut self,
+        st: &DeviceState<A>,
+        kind: Kind,
+        index: u32,
+        access: Access,
+        op: &'static str,
+    ) -> Result<()> {
         let conflict = match kind {
-            Kind::Buffer => self.tracker.scope_conflict(Kind::Buffer, index, access, &self.barriers),
-            Kind::Texture => self.tracker.scope_conflict(Kind::Texture, index, access, &self.barriers),
+            Kind::Buffer => {
+                self.tracker
+                    .scope_conflict(Kind::Buffer, index, access, &self.barriers)
+            }
+            Kind::Texture => {
+                self.tracker
+                    .scope_conflict(Kind::Texture, index, access, &self.barriers)
+            }
         };
         if conflict {
             let what = match kind {
-                Kind::Buffer => format!("buffer '{}'", st.buffers.slot(index).and_then(|s| s.value.as_ref()).map_or("", |b| b.label.as_str())),
-                Kind::Texture => format!("texture '{}'", st.textures.slot(index).and_then(|s| s.value.as_ref()).map_or("", |t| t.label.as_str())),
+                Kind::Buffer => format!(
+                    "buffer '{}'",
+                    st.buffers
+                        .slot(index)
+                        .and_then(|s| s.value.as_ref())
+                        .map_or("", |b| b.label.as_str())
+                ),
+                Kind::Texture => format!(
+                    "texture '{}'",
+                    st.textures
+                        .slot(index)
+                        .and_then(|s| s.value.as_ref())
+                        .map_or("", |t| t.label.as_str())
+                ),
             };
             return Err(fail!(
                 UsageMismatch,

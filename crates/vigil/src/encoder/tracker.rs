@@ -76,7 +76,12 @@ pub(crate) struct BarrierState {
 
 impl Default for BarrierState {
     fn default() -> Self {
-        BarrierState { generation: 1, pending: Stages::empty(), pending_writes: false, first: true }
+        BarrierState {
+            generation: 1,
+            pending: Stages::empty(),
+            pending_writes: false,
+            first: true,
+        }
     }
 }
 
@@ -91,7 +96,10 @@ impl Tracker {
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             // Wrapped: old stamps could collide with new ones, so start clean.
-            *self = Tracker { epoch: 1, ..Tracker::default() };
+            *self = Tracker {
+                epoch: 1,
+                ..Tracker::default()
+            };
         }
     }
 
@@ -110,7 +118,13 @@ impl Tracker {
 
     /// Whether `access` to the resource conflicts with accesses since the last barrier.
     #[inline]
-    pub fn hazard(&mut self, kind: Kind, index: u32, access: Access, barriers: &BarrierState) -> bool {
+    pub fn hazard(
+        &mut self,
+        kind: Kind,
+        index: u32,
+        access: Access,
+        barriers: &BarrierState,
+    ) -> bool {
         let epoch = self.epoch;
         let m = *self.mark(&kind, index);
         if m.epoch != epoch {
@@ -123,14 +137,24 @@ impl Tracker {
     /// a write or write after a read. Several writes (read-write storage bound more than
     /// once) do not conflict; their order is the shader's business.
     #[inline]
-    pub fn scope_conflict(&mut self, kind: Kind, index: u32, access: Access, barriers: &BarrierState) -> bool {
+    pub fn scope_conflict(
+        &mut self,
+        kind: Kind,
+        index: u32,
+        access: Access,
+        barriers: &BarrierState,
+    ) -> bool {
         let epoch = self.epoch;
         let m = *self.mark(&kind, index);
         if m.epoch != epoch {
             return false;
         }
         let g = barriers.generation;
-        if access.write { m.read_gen == g } else { m.write_gen == g }
+        if access.write {
+            m.read_gen == g
+        } else {
+            m.write_gen == g
+        }
     }
 
     /// Records `access` in the current generation.
@@ -140,7 +164,11 @@ impl Tracker {
         let generation = barriers.generation;
         let m = self.mark(&kind, index);
         if m.epoch != epoch {
-            *m = Mark { epoch, read_gen: 0, write_gen: 0 };
+            *m = Mark {
+                epoch,
+                read_gen: 0,
+                write_gen: 0,
+            };
         }
         if access.write {
             m.write_gen = generation;
@@ -157,10 +185,16 @@ mod tests {
     use super::*;
 
     fn rd() -> Access {
-        Access { write: false, stages: Stages::COMPUTE }
+        Access {
+            write: false,
+            stages: Stages::COMPUTE,
+        }
     }
     fn wr() -> Access {
-        Access { write: true, stages: Stages::COMPUTE }
+        Access {
+            write: true,
+            stages: Stages::COMPUTE,
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use super::{Access, CommandEncoder, Kind, Pass};
 use crate::device::{check_range, layout_stages};
-use crate::error::{fail, Result};
+use crate::error::{Result, fail};
 use crate::handle::{Buffer, Handle, QuerySet, Texture};
 use crate::texture::{TexelCopyBufferLayout, TexelCopyTextureInfo};
 use vigil_hal::{
@@ -18,8 +18,14 @@ pub const QUERY_RESOLVE_ALIGNMENT: u64 = 256;
 impl<'d, A: Api> CommandEncoder<'d, A> {
     /// Barrier bookkeeping for a transfer touching buffers.
     fn transfer_accesses(&mut self, reads: &[u32], writes: &[u32]) {
-        let r = Access { write: false, stages: Stages::TRANSFER };
-        let w = Access { write: true, stages: Stages::TRANSFER };
+        let r = Access {
+            write: false,
+            stages: Stages::TRANSFER,
+        };
+        let w = Access {
+            write: true,
+            stages: Stages::TRANSFER,
+        };
         let mut need = self.barriers.first;
         for &i in reads {
             need |= self.tracker.hazard(Kind::Buffer, i, r, &self.barriers);
@@ -41,7 +47,14 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
 
     /// Copies `size` bytes from `src` at `src_offset` to `dst` at `dst_offset`. Offsets and
     /// size are multiples of 4; `src` needs `COPY_SRC`, `dst` `COPY_DST`; they differ.
-    pub fn copy_buffer_to_buffer(&mut self, src: Buffer, src_offset: u64, dst: Buffer, dst_offset: u64, size: u64) -> Result<()> {
+    pub fn copy_buffer_to_buffer(
+        &mut self,
+        src: Buffer,
+        src_offset: u64,
+        dst: Buffer,
+        dst_offset: u64,
+        size: u64,
+    ) -> Result<()> {
         const OP: &str = "copy_buffer_to_buffer";
         self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
@@ -49,16 +62,41 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             let s = st.buffers.value(src, e.device.id, OP)?;
             let d = st.buffers.value(dst, e.device.id, OP)?;
             if src == dst {
-                return Err(fail!(InvalidDescriptor, OP, &e.label, "source and destination are the same buffer '{}'", s.label));
+                return Err(fail!(
+                    InvalidDescriptor,
+                    OP,
+                    &e.label,
+                    "source and destination are the same buffer '{}'",
+                    s.label
+                ));
             }
             if !s.usage.contains(BufferUsages::COPY_SRC) {
-                return Err(fail!(UsageMismatch, OP, &e.label, "source '{}' lacks COPY_SRC usage ({:?})", s.label, s.usage));
+                return Err(fail!(
+                    UsageMismatch,
+                    OP,
+                    &e.label,
+                    "source '{}' lacks COPY_SRC usage ({:?})",
+                    s.label,
+                    s.usage
+                ));
             }
             if !d.usage.contains(BufferUsages::COPY_DST) {
-                return Err(fail!(UsageMismatch, OP, &e.label, "destination '{}' lacks COPY_DST usage ({:?})", d.label, d.usage));
+                return Err(fail!(
+                    UsageMismatch,
+                    OP,
+                    &e.label,
+                    "destination '{}' lacks COPY_DST usage ({:?})",
+                    d.label,
+                    d.usage
+                ));
             }
             if src_offset % 4 != 0 || dst_offset % 4 != 0 || size % 4 != 0 {
-                return Err(fail!(OutOfBounds, OP, &e.label, "offsets {src_offset}, {dst_offset} and size {size} must be multiples of 4"));
+                return Err(fail!(
+                    OutOfBounds,
+                    OP,
+                    &e.label,
+                    "offsets {src_offset}, {dst_offset} and size {size} must be multiples of 4"
+                ));
             }
             check_range(OP, &e.label, "source", src_offset, size, s.size)?;
             check_range(OP, &e.label, "destination", dst_offset, size, d.size)?;
@@ -66,7 +104,17 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                 return Ok(());
             }
             e.transfer_accesses(&[src.index()], &[dst.index()]);
-            e.record(|r| r.copy_buffer_to_buffer(&s.raw, &d.raw, BufferCopy { src_offset, dst_offset, size }));
+            e.record(|r| {
+                r.copy_buffer_to_buffer(
+                    &s.raw,
+                    &d.raw,
+                    BufferCopy {
+                        src_offset,
+                        dst_offset,
+                        size,
+                    },
+                )
+            });
             drop(st);
             e.use_buffer(src.index(), src.generation());
             e.use_buffer(dst.index(), dst.generation());
@@ -76,15 +124,38 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
 
     /// Copies whole words for the device's own readback (the range may reach into the
     /// padding that rounds a buffer up to whole words).
-    pub(crate) fn copy_words(&mut self, src: Buffer, src_offset: u64, dst: Buffer, size: u64) -> Result<()> {
+    pub(crate) fn copy_words(
+        &mut self,
+        src: Buffer,
+        src_offset: u64,
+        dst: Buffer,
+        size: u64,
+    ) -> Result<()> {
         const OP: &str = "read_buffer";
         self.step(OP, |e| {
             let st = e.state(OP)?;
             let s = st.buffers.value(src, e.device.id, OP)?;
             let d = st.buffers.value(dst, e.device.id, OP)?;
-            check_range(OP, &s.label, "read", src_offset, size, s.size.div_ceil(4) * 4)?;
+            check_range(
+                OP,
+                &s.label,
+                "read",
+                src_offset,
+                size,
+                s.size.div_ceil(4) * 4,
+            )?;
             e.transfer_accesses(&[src.index()], &[dst.index()]);
-            e.record(|r| r.copy_buffer_to_buffer(&s.raw, &d.raw, BufferCopy { src_offset, dst_offset: 0, size }));
+            e.record(|r| {
+                r.copy_buffer_to_buffer(
+                    &s.raw,
+                    &d.raw,
+                    BufferCopy {
+                        src_offset,
+                        dst_offset: 0,
+                        size,
+                    },
+                )
+            });
             drop(st);
             e.use_buffer(src.index(), src.generation());
             e.use_buffer(dst.index(), dst.generation());
@@ -101,14 +172,33 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             let st = e.state(OP)?;
             let b = st.buffers.value(buffer, e.device.id, OP)?;
             if !b.usage.contains(BufferUsages::COPY_DST) {
-                return Err(fail!(UsageMismatch, OP, &e.label, "clearing needs COPY_DST usage; buffer '{}' has {:?}", b.label, b.usage));
+                return Err(fail!(
+                    UsageMismatch,
+                    OP,
+                    &e.label,
+                    "clearing needs COPY_DST usage; buffer '{}' has {:?}",
+                    b.label,
+                    b.usage
+                ));
             }
             if offset > b.size {
-                return Err(fail!(OutOfBounds, OP, &e.label, "offset {offset} is past the end of buffer '{}' ({} bytes)", b.label, b.size));
+                return Err(fail!(
+                    OutOfBounds,
+                    OP,
+                    &e.label,
+                    "offset {offset} is past the end of buffer '{}' ({} bytes)",
+                    b.label,
+                    b.size
+                ));
             }
             let size = size.unwrap_or(b.size - offset);
             if offset % 4 != 0 || size % 4 != 0 {
-                return Err(fail!(OutOfBounds, OP, &e.label, "offset {offset} and size {size} must be multiples of 4"));
+                return Err(fail!(
+                    OutOfBounds,
+                    OP,
+                    &e.label,
+                    "offset {offset} and size {size} must be multiples of 4"
+                ));
             }
             check_range(OP, &e.label, "clear", offset, size, b.size)?;
             if size == 0 {
@@ -172,10 +262,24 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                 (BufferUsages::COPY_DST, TextureUsages::COPY_SRC)
             };
             if !b.usage.contains(bu) {
-                return Err(fail!(UsageMismatch, op, &e.label, "buffer '{}' lacks {bu:?} usage ({:?})", b.label, b.usage));
+                return Err(fail!(
+                    UsageMismatch,
+                    op,
+                    &e.label,
+                    "buffer '{}' lacks {bu:?} usage ({:?})",
+                    b.label,
+                    b.usage
+                ));
             }
             if !t.desc.usage.contains(tu) {
-                return Err(fail!(UsageMismatch, op, &e.label, "texture '{}' lacks {tu:?} usage ({:?})", t.label, t.desc.usage));
+                return Err(fail!(
+                    UsageMismatch,
+                    op,
+                    &e.label,
+                    "texture '{}' lacks {tu:?} usage ({:?})",
+                    t.label,
+                    t.desc.usage
+                ));
             }
             let texel = crate::device::check_texture_box(op, &t.label, &t.desc, &at, size)?;
             if layout.bytes_per_row % COPY_BYTES_PER_ROW_ALIGNMENT != 0 {
@@ -188,21 +292,42 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                 ));
             }
             if layout.offset % u64::from(texel.max(4)) != 0 {
-                return Err(fail!(OutOfBounds, op, &e.label, "buffer offset {} is not a multiple of {}", layout.offset, texel.max(4)));
+                return Err(fail!(
+                    OutOfBounds,
+                    op,
+                    &e.label,
+                    "buffer offset {} is not a multiple of {}",
+                    layout.offset,
+                    texel.max(4)
+                ));
             }
             let row = u64::from(size[0]) * u64::from(texel);
             if u64::from(layout.bytes_per_row) < row {
-                return Err(fail!(OutOfBounds, op, &e.label, "bytes_per_row {} is less than a row of {row} bytes", layout.bytes_per_row));
+                return Err(fail!(
+                    OutOfBounds,
+                    op,
+                    &e.label,
+                    "bytes_per_row {} is less than a row of {row} bytes",
+                    layout.bytes_per_row
+                ));
             }
             let rows_per_image = layout.rows_per_image.unwrap_or(size[1]);
             if rows_per_image < size[1] {
-                return Err(fail!(OutOfBounds, op, &e.label, "rows_per_image {rows_per_image} is less than the height {}", size[1]));
+                return Err(fail!(
+                    OutOfBounds,
+                    op,
+                    &e.label,
+                    "rows_per_image {rows_per_image} is less than the height {}",
+                    size[1]
+                ));
             }
             if size.contains(&0) {
                 return Ok(());
             }
             let pitch = u64::from(layout.bytes_per_row);
-            let needed = pitch * u64::from(rows_per_image) * u64::from(size[2] - 1) + pitch * u64::from(size[1] - 1) + row;
+            let needed = pitch * u64::from(rows_per_image) * u64::from(size[2] - 1)
+                + pitch * u64::from(size[1] - 1)
+                + row;
             check_range(op, &e.label, "buffer", layout.offset, needed, b.size)?;
             let range = SubresourceRange {
                 aspect: TextureAspect::All,
@@ -211,7 +336,11 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                 base_array_layer: at.array_layer,
                 array_layer_count: size[2],
             };
-            let copy_layout = if to_texture { TextureLayout::TransferDst } else { TextureLayout::TransferSrc };
+            let copy_layout = if to_texture {
+                TextureLayout::TransferDst
+            } else {
+                TextureLayout::TransferSrc
+            };
             let region = BufferTextureCopy {
                 buffer_offset: layout.offset,
                 bytes_per_row: layout.bytes_per_row,
@@ -229,13 +358,27 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             }
             let rest = t.resting;
             e.record(|r| {
-                r.texture_barriers(&[TextureBarrier { texture: &t.raw, range, old_layout: rest, new_layout: copy_layout, src: Stages::ALL_COMMANDS, dst: Stages::TRANSFER }]);
+                r.texture_barriers(&[TextureBarrier {
+                    texture: &t.raw,
+                    range,
+                    old_layout: rest,
+                    new_layout: copy_layout,
+                    src: Stages::ALL_COMMANDS,
+                    dst: Stages::TRANSFER,
+                }]);
                 if to_texture {
                     r.copy_buffer_to_texture(&b.raw, &t.raw, &region);
                 } else {
                     r.copy_texture_to_buffer(&t.raw, &b.raw, &region);
                 }
-                r.texture_barriers(&[TextureBarrier { texture: &t.raw, range, old_layout: copy_layout, new_layout: rest, src: Stages::TRANSFER, dst: Stages::ALL_COMMANDS | layout_stages(rest) }]);
+                r.texture_barriers(&[TextureBarrier {
+                    texture: &t.raw,
+                    range,
+                    old_layout: copy_layout,
+                    new_layout: rest,
+                    src: Stages::TRANSFER,
+                    dst: Stages::ALL_COMMANDS | layout_stages(rest),
+                }]);
             });
             drop(st);
             e.use_buffer(buffer.index(), buffer.generation());
@@ -261,13 +404,33 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             let s = st.textures.value(src, e.device.id, OP)?;
             let d = st.textures.value(dst, e.device.id, OP)?;
             if src == dst {
-                return Err(fail!(InvalidDescriptor, OP, &e.label, "source and destination are the same texture '{}'", s.label));
+                return Err(fail!(
+                    InvalidDescriptor,
+                    OP,
+                    &e.label,
+                    "source and destination are the same texture '{}'",
+                    s.label
+                ));
             }
             if !s.desc.usage.contains(TextureUsages::COPY_SRC) {
-                return Err(fail!(UsageMismatch, OP, &e.label, "source '{}' lacks COPY_SRC usage ({:?})", s.label, s.desc.usage));
+                return Err(fail!(
+                    UsageMismatch,
+                    OP,
+                    &e.label,
+                    "source '{}' lacks COPY_SRC usage ({:?})",
+                    s.label,
+                    s.desc.usage
+                ));
             }
             if !d.desc.usage.contains(TextureUsages::COPY_DST) {
-                return Err(fail!(UsageMismatch, OP, &e.label, "destination '{}' lacks COPY_DST usage ({:?})", d.label, d.desc.usage));
+                return Err(fail!(
+                    UsageMismatch,
+                    OP,
+                    &e.label,
+                    "destination '{}' lacks COPY_DST usage ({:?})",
+                    d.label,
+                    d.desc.usage
+                ));
             }
             let strip = |f: vigil_hal::TextureFormat| match f {
                 vigil_hal::TextureFormat::Rgba8UnormSrgb => vigil_hal::TextureFormat::Rgba8Unorm,
@@ -275,7 +438,14 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                 f => f,
             };
             if strip(s.desc.format) != strip(d.desc.format) {
-                return Err(fail!(InvalidDescriptor, OP, &e.label, "formats differ: {} and {}", s.desc.format.wgsl_name(), d.desc.format.wgsl_name()));
+                return Err(fail!(
+                    InvalidDescriptor,
+                    OP,
+                    &e.label,
+                    "formats differ: {} and {}",
+                    s.desc.format.wgsl_name(),
+                    d.desc.format.wgsl_name()
+                ));
             }
             crate::device::check_texture_box(OP, &s.label, &s.desc, &src_at, size)?;
             crate::device::check_texture_box(OP, &d.label, &d.desc, &dst_at, size)?;
@@ -303,13 +473,41 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             e.recorded = true;
             e.record(|r| {
                 r.texture_barriers(&[
-                    TextureBarrier { texture: &s.raw, range: sr, old_layout: s.resting, new_layout: TextureLayout::TransferSrc, src: Stages::ALL_COMMANDS, dst: Stages::TRANSFER },
-                    TextureBarrier { texture: &d.raw, range: dr, old_layout: d.resting, new_layout: TextureLayout::TransferDst, src: Stages::ALL_COMMANDS, dst: Stages::TRANSFER },
+                    TextureBarrier {
+                        texture: &s.raw,
+                        range: sr,
+                        old_layout: s.resting,
+                        new_layout: TextureLayout::TransferSrc,
+                        src: Stages::ALL_COMMANDS,
+                        dst: Stages::TRANSFER,
+                    },
+                    TextureBarrier {
+                        texture: &d.raw,
+                        range: dr,
+                        old_layout: d.resting,
+                        new_layout: TextureLayout::TransferDst,
+                        src: Stages::ALL_COMMANDS,
+                        dst: Stages::TRANSFER,
+                    },
                 ]);
                 r.copy_texture_to_texture(&s.raw, &d.raw, &region);
                 r.texture_barriers(&[
-                    TextureBarrier { texture: &s.raw, range: sr, old_layout: TextureLayout::TransferSrc, new_layout: s.resting, src: Stages::TRANSFER, dst: Stages::ALL_COMMANDS },
-                    TextureBarrier { texture: &d.raw, range: dr, old_layout: TextureLayout::TransferDst, new_layout: d.resting, src: Stages::TRANSFER, dst: Stages::ALL_COMMANDS },
+                    TextureBarrier {
+                        texture: &s.raw,
+                        range: sr,
+                        old_layout: TextureLayout::TransferSrc,
+                        new_layout: s.resting,
+                        src: Stages::TRANSFER,
+                        dst: Stages::ALL_COMMANDS,
+                    },
+                    TextureBarrier {
+                        texture: &d.raw,
+                        range: dr,
+                        old_layout: TextureLayout::TransferDst,
+                        new_layout: d.resting,
+                        src: Stages::TRANSFER,
+                        dst: Stages::ALL_COMMANDS,
+                    },
                 ]);
             });
             drop(st);
@@ -327,7 +525,14 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             let st = e.state(OP)?;
             let q = st.query_sets.value(set, e.device.id, OP)?;
             if index >= q.count {
-                return Err(fail!(OutOfBounds, OP, &e.label, "query {index} is outside query set '{}' ({} queries)", q.label, q.count));
+                return Err(fail!(
+                    OutOfBounds,
+                    OP,
+                    &e.label,
+                    "query {index} is outside query set '{}' ({} queries)",
+                    q.label,
+                    q.count
+                ));
             }
             e.reset_queries_once(&st, set);
             e.record(|r| r.write_timestamp(&q.raw, index));
@@ -339,7 +544,14 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
 
     /// Copies `count` query results from `first` into `dst` at `offset` as u64 ticks
     /// (multiply by the adapter's timestamp period for nanoseconds).
-    pub fn resolve_query_set(&mut self, set: QuerySet, first: u32, count: u32, dst: Buffer, offset: u64) -> Result<()> {
+    pub fn resolve_query_set(
+        &mut self,
+        set: QuerySet,
+        first: u32,
+        count: u32,
+        dst: Buffer,
+        offset: u64,
+    ) -> Result<()> {
         const OP: &str = "resolve_query_set";
         self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
@@ -376,7 +588,11 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
 }
 
 fn q_label<A: Api>(st: &crate::device::DeviceState<A>, index: u32) -> String {
-    st.query_sets.slot(index).and_then(|s| s.value.as_ref()).map(|q| q.label.clone()).unwrap_or_default()
+    st.query_sets
+        .slot(index)
+        .and_then(|s| s.value.as_ref())
+        .map(|q| q.label.clone())
+        .unwrap_or_default()
 }
 
 impl<A: Api> CommandEncoder<'_, A> {

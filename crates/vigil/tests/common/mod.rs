@@ -4,7 +4,9 @@
 #![allow(dead_code)]
 
 use std::sync::Arc;
-use vigil::{Device, DeviceDescriptor, Features, Instance, InstanceDescriptor, Validation, ValidationLog};
+use vigil::{
+    Device, DeviceDescriptor, Features, Instance, InstanceDescriptor, Validation, ValidationLog,
+};
 
 /// A device whose validation log is checked when it goes away.
 pub struct Gpu {
@@ -37,12 +39,18 @@ pub fn gpu() -> Gpu {
 
 /// Opens a device with a custom descriptor, validation on.
 pub fn gpu_with(desc: impl FnOnce(&vigil::Adapter) -> DeviceDescriptor) -> Gpu {
-    let instance = Instance::new(&InstanceDescriptor { app_name: "vigil tests".into(), validation: Validation::On })
-        .expect("a Vulkan instance with the Khronos validation layer (run `cargo xtask setup`)");
+    let instance = Instance::new(&InstanceDescriptor {
+        app_name: "vigil tests".into(),
+        validation: Validation::On,
+    })
+    .expect("a Vulkan instance with the Khronos validation layer (run `cargo xtask setup`)");
     let adapter = instance.default_adapter().expect("a Vulkan adapter");
     let log = instance.validation_log().expect("validation is on");
     let device = adapter.request_device(&desc(&adapter)).expect("device");
-    Gpu { device: Some(device), log }
+    Gpu {
+        device: Some(device),
+        log,
+    }
 }
 
 impl Gpu {
@@ -59,8 +67,17 @@ impl Gpu {
     fn check(&mut self) {
         drop(self.device.take());
         if self.log.count() > 0 && !std::thread::panicking() {
-            let messages: Vec<String> = self.log.messages().iter().map(|m| format!("[{:?}] {}: {}", m.severity, m.id, m.text)).collect();
-            panic!("the validation layer reported {} message(s):\n{}", self.log.count(), messages.join("\n"));
+            let messages: Vec<String> = self
+                .log
+                .messages()
+                .iter()
+                .map(|m| format!("[{:?}] {}: {}", m.severity, m.id, m.text))
+                .collect();
+            panic!(
+                "the validation layer reported {} message(s):\n{}",
+                self.log.count(),
+                messages.join("\n")
+            );
         }
     }
 }
@@ -73,8 +90,13 @@ impl Drop for Gpu {
 
 /// Reads a buffer back as u32 words.
 pub fn read_u32(device: &Device, buffer: vigil::Buffer, count: usize) -> Vec<u32> {
-    let bytes = device.read_buffer(buffer, 0, count as u64 * 4).expect("readback");
-    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    let bytes = device
+        .read_buffer(buffer, 0, count as u64 * 4)
+        .expect("readback");
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 /// Bytes of a u32 slice.

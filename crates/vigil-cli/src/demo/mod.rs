@@ -1,0 +1,102 @@
+//! `vigil demo`: the main job. Picks the default adapter, runs real work through the
+//! validated device, verifies every result, and reports timings and what the validation
+//! layer said.
+
+mod compute;
+
+use std::time::Instant;
+use vigil::{Device, DeviceDescriptor, Features, Instance, InstanceDescriptor, Validation};
+
+pub struct Options {
+    pub validation: bool,
+    pub frames: u32,
+    pub out: std::path::PathBuf,
+}
+
+fn parse(args: &[String]) -> Result<Options, String> {
+    let mut o = Options {
+        validation: true,
+        frames: 4,
+        out: "target/vigil-demo".into(),
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--no-validation" => o.validation = false,
+            "--frames" => {
+                o.frames = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--frames needs a number")?;
+            }
+            "--out" => o.out = it.next().ok_or("--out needs a directory")?.into(),
+            other => return Err(format!("unknown demo option '{other}'")),
+        }
+    }
+    Ok(o)
+}
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let opts = parse(args)?;
+    let start = Instant::now();
+    let instance = Instance::<vigil::DefaultApi>::new(&InstanceDescriptor {
+        app_name: "vigil demo".into(),
+        validation: if opts.validation {
+            Validation::On
+        } else {
+            Validation::Off
+        },
+    })
+    .map_err(|e| e.to_string())?;
+    let adapter = instance.default_adapter().map_err(|e| e.to_string())?;
+    let info = adapter.info().clone();
+    println!(
+        "adapter: {} ({}, {} {}, Vulkan {}.{}.{})",
+        info.name,
+        info.device_type,
+        info.driver,
+        info.driver_info,
+        info.api_version.0,
+        info.api_version.1,
+        info.api_version.2
+    );
+    let wanted =
+        Features::TIMESTAMP_QUERY | Features::FULL_DRAW_INDEX_UINT32 | Features::SAMPLER_ANISOTROPY;
+    let device: Device = adapter
+        .request_device(&DeviceDescriptor {
+            label: "demo".into(),
+            required_features: adapter.features() & wanted,
+            required_limits: adapter.limits().clone(),
+            ..DeviceDescriptor::default()
+        })
+        .map_err(|e| e.to_string())?;
+    println!(
+        "validation layer: {}",
+        if opts.validation { "on" } else { "off" }
+    );
+    compute::run(&device)?;
+    let stats = device.stats();
+    let log = device.validation_log();
+    drop(device);
+    println!(
+        "submissions: {}, command buffers: {}, dispatches: {}, draws: {}",
+        stats.submissions, stats.command_buffers, stats.dispatches, stats.draws
+    );
+    match log {
+        Some(log) => {
+            println!(
+                "validation summary: {} message(s) from the Khronos validation layer",
+                log.count()
+            );
+            for m in log.messages().iter().take(10) {
+                println!("  [{:?}] {}: {}", m.severity, m.id, m.text);
+            }
+            if log.count() > 0 {
+                return Err("the validation layer reported problems".into());
+            }
+        }
+        None => println!("validation summary: layer off"),
+    }
+    println!("total: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
+    Ok(())
+}
