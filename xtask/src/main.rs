@@ -1,11 +1,11 @@
 //! `cargo xtask`: the project's commands. No product logic lives here.
 //!
-//! - `setup`  make sure a Vulkan driver, the Khronos validation layer and the tools the
-//!            tests use are installed (installing them on Debian when missing)
-//! - `demo`   set-up, then build and run `vigil demo`
-//! - `test`   set-up, then the whole test suite with the validation layer on
-//! - `bench`  set-up, then `vigil bench` (extra arguments are passed on)
-//! - `ci`     `test`, then `cargo fmt --check` and `cargo clippy -D warnings`
+//! - `setup`: make sure a Vulkan driver, the Khronos validation layer and the tools the
+//!   tests use are installed (installing them on Debian when missing)
+//! - `demo`: set-up, then build and run `vigil demo`
+//! - `test`: set-up, then the whole test suite with the validation layer on
+//! - `bench`: set-up, then `vigil bench` (extra arguments are passed on)
+//! - `ci`: `test`, then `cargo fmt --check` and `cargo clippy -D warnings`
 
 mod setup;
 

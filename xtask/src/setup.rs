@@ -120,12 +120,12 @@ fn mirror_for(codename: &str) -> Option<(String, Option<String>)> {
                     field("Types").is_some_and(|t| t.split_whitespace().any(|t| t == "deb"));
                 let has_suite =
                     field("Suites").is_some_and(|s| s.split_whitespace().any(|s| s == codename));
-                if is_deb && has_suite {
-                    if let Some(uri) =
+                if is_deb
+                    && has_suite
+                    && let Some(uri) =
                         field("URIs").and_then(|u| u.split_whitespace().next().map(str::to_owned))
-                    {
-                        return Some((uri, field("Signed-By")));
-                    }
+                {
+                    return Some((uri, field("Signed-By")));
                 }
             }
         } else if name.ends_with(".list") {
@@ -142,10 +142,10 @@ fn mirror_for(codename: &str) -> Option<(String, Option<String>)> {
                     }
                     i += 1;
                 }
-                if let (Some(uri), Some(suite)) = (words.get(i), words.get(i + 1)) {
-                    if *suite == codename {
-                        return Some(((*uri).to_owned(), None));
-                    }
+                if let (Some(uri), Some(suite)) = (words.get(i), words.get(i + 1))
+                    && *suite == codename
+                {
+                    return Some(((*uri).to_owned(), None));
                 }
             }
         }

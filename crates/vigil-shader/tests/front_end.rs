@@ -1,5 +1,7 @@
 //! Parsing, diagnostics, reflection and SPIR-V of ordinary shaders.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use vigil_shader::{BindingKind, Module, SampleKind, SpirvOptions, Stage, TextureDimension};
 
 const COMPUTE: &str = r#"

@@ -147,6 +147,23 @@ impl hal::Instance for Instance {
         if has_debug_utils {
             ext_names.push(ash::ext::debug_utils::NAME.as_ptr());
         }
+        // The layer's synchronization validation reports missing or wrong barriers as
+        // hazards, whatever the driver does with them (lavapipe runs work in order and
+        // would hide them).
+        let mut sync_validation = false;
+        if desc.validation {
+            // SAFETY: plain query of the layer's own extensions.
+            let layer_exts =
+                unsafe { entry.enumerate_instance_extension_properties(Some(VALIDATION_LAYER)) }
+                    .unwrap_or_default();
+            sync_validation = layer_exts.iter().any(|e| {
+                e.extension_name_as_c_str()
+                    .is_ok_and(|n| n == ash::ext::validation_features::NAME)
+            });
+            if sync_validation {
+                ext_names.push(ash::ext::validation_features::NAME.as_ptr());
+            }
+        }
         let app_name = std::ffi::CString::new(desc.app_name.replace('\0', " ")).unwrap_or_default();
         let app = vk::ApplicationInfo::default()
             .application_name(&app_name)
@@ -176,6 +193,12 @@ impl hal::Instance for Instance {
         if log.is_some() {
             // Also catches messages from instance creation and destruction themselves.
             create = create.push_next(&mut messenger_info);
+        }
+        let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut features =
+            vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
+        if sync_validation {
+            create = create.push_next(&mut features);
         }
         // SAFETY: every pointer in `create` refers to locals alive for the call.
         let raw = match unsafe { entry.create_instance(&create, None) } {

@@ -2,6 +2,8 @@
 //! invalid native call (bypassing vigil's checks, which only the backend can do) must be
 //! reported.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use vigil_hal::{Adapter as _, Device as _, Instance as _};
 
 #[test]

@@ -89,3 +89,8 @@ pub type DefaultApi = vigil_vulkan::Api;
 
 /// The deterministic test backend (no GPU), for validation tests.
 pub use vigil_hal::test_backend::TestApi;
+
+/// The test backend's recorded commands, for tests that look at what reached the backend.
+pub mod hal_test {
+    pub use vigil_hal::test_backend::{TestCommand, TestDevice};
+}

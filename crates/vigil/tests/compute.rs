@@ -1,5 +1,7 @@
 //! Compute on a real Vulkan device: results checked element by element.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::{bytes_of, gpu, read_u32};

@@ -135,7 +135,7 @@ pub const TEST_CALL_SITES: &[CallSite] = &[
 #[derive(Debug)]
 pub struct TestDevice {
     features: Features,
-    live: AtomicI64,
+    live: Arc<AtomicI64>,
     completed: AtomicU64,
     submitted: AtomicU64,
     auto_complete: AtomicBool,
@@ -148,7 +148,7 @@ impl TestDevice {
     fn new(features: Features) -> TestDevice {
         TestDevice {
             features,
-            live: AtomicI64::new(0),
+            live: Arc::new(AtomicI64::new(0)),
             completed: AtomicU64::new(0),
             submitted: AtomicU64::new(0),
             auto_complete: AtomicBool::new(true),
@@ -177,6 +177,12 @@ impl TestDevice {
     /// The commands of every submission so far, with its signal value.
     pub fn submitted_commands(&self) -> Vec<(u64, Vec<TestCommand>)> {
         self.log.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// A shared view of the live-object count that outlives the device, for checking that
+    /// everything was released by the time it was dropped.
+    pub fn live_counter(&self) -> Arc<AtomicI64> {
+        self.live.clone()
     }
 
     /// The features the device was opened with.

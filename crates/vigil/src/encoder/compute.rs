@@ -31,6 +31,14 @@ pub struct ComputePassDescriptor<'a> {
     pub timestamp_writes: Option<PassTimestampWrites>,
 }
 
+/// Pass timestamps after validation: query set slot and the queries to write.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TimestampPlan {
+    pub set: u32,
+    pub beginning: Option<u32>,
+    pub end: Option<u32>,
+}
+
 /// One bind group slot of a pass.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct BoundGroup {
@@ -69,7 +77,11 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             let ts = e.prepare_pass_timestamps(&st, desc.timestamp_writes, OP)?;
             let writes = match ts {
                 None => None,
-                Some((i, beginning, end)) => {
+                Some(TimestampPlan {
+                    set: i,
+                    beginning,
+                    end,
+                }) => {
                     let set = st.query_sets.slot(i).and_then(|s| s.value.as_ref());
                     let set = set.ok_or_else(|| {
                         fail!(InvalidHandle, OP, &e.label, "the query set is gone")
@@ -422,14 +434,13 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         Ok(())
     }
 
-    /// Validates pass timestamp writes and resets their query set on first use. Returns
-    /// `(set slot, beginning, end)`.
+    /// Validates pass timestamp writes and resets their query set on first use.
     pub(crate) fn prepare_pass_timestamps(
         &mut self,
         st: &DeviceState<A>,
         ts: Option<PassTimestampWrites>,
         op: &'static str,
-    ) -> Result<Option<(u32, Option<u32>, Option<u32>)>> {
+    ) -> Result<Option<TimestampPlan>> {
         let Some(ts) = ts else { return Ok(None) };
         let set = st.query_sets.value(ts.query_set, self.device.id, op)?;
         for q in [ts.beginning, ts.end].into_iter().flatten() {
@@ -456,7 +467,11 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         for q in [ts.beginning, ts.end].into_iter().flatten() {
             self.note_query_written(ts.query_set.index(), q);
         }
-        Ok(Some((ts.query_set.index(), ts.beginning, ts.end)))
+        Ok(Some(TimestampPlan {
+            set: ts.query_set.index(),
+            beginning: ts.beginning,
+            end: ts.end,
+        }))
     }
 
     /// Resets a whole query set the first time this encoder uses it.

@@ -260,7 +260,10 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
     /// Finishes recording. Reports the first refused call, or an open pass.
     pub fn finish(mut self) -> Result<CommandBuffer<'d, A>> {
         const OP: &str = "finish";
-        self.check_usable(OP)?;
+        if let Some(first) = self.error.take() {
+            // The first refused call is what the caller needs to hear about.
+            return Err(first);
+        }
         if self.pass != Pass::None {
             let e = Error::new(
                 ErrorKind::InvalidState,

@@ -283,7 +283,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             });
             let ts_hal = match ts {
                 None => None,
-                Some((i, beginning, end)) => {
+                Some(super::compute::TimestampPlan { set: i, beginning, end }) => {
                     let set = st.query_sets.slot(i).and_then(|s| s.value.as_ref());
                     let set = set.ok_or_else(|| fail!(InvalidHandle, OP, &e.label, "the query set is gone"))?;
                     Some(vigil_hal::PassTimestampWrites { query_set: &set.raw, beginning, end })

@@ -1,7 +1,7 @@
 //! Shared set-up of the integration tests: a real Vulkan device with the Khronos
 //! validation layer on; any message from the layer fails the test that produced it.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;
 use vigil::{

@@ -1,0 +1,214 @@
+//! Lifetime on a real device: native objects live until the GPU is done with them.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{bytes_of, gpu, read_u32};
+use std::time::Duration;
+use vigil::*;
+
+const SLOW_COPY: &str = r#"
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if i >= arrayLength(&dst) { return; }
+    var acc = src[i];
+    for (var r = 0u; r < 2000u; r++) { acc = acc * 1103515245u + 12345u; }
+    dst[i] = src[i] + (acc & 0u);
+}
+"#;
+
+fn setup(d: &Device, n: usize) -> (ComputePipeline, BindGroupLayout, Buffer, Buffer) {
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "slow",
+            wgsl: SLOW_COPY,
+        })
+        .unwrap();
+    let e = |binding, read_only| BindGroupLayoutEntry {
+        binding,
+        visibility: ShaderStages::COMPUTE,
+        ty: BindingType::Buffer {
+            ty: BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+    };
+    let bgl = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "slow",
+            entries: &[e(0, true), e(1, false)],
+        })
+        .unwrap();
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "slow",
+            bind_group_layouts: &[bgl],
+        })
+        .unwrap();
+    let p = d
+        .create_compute_pipeline(&ComputePipelineDescriptor {
+            label: "slow",
+            layout,
+            module,
+            entry_point: "main",
+        })
+        .unwrap();
+    let usage = BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST;
+    let src = d
+        .create_buffer(&BufferDescriptor {
+            label: "src",
+            size: n as u64 * 4,
+            usage,
+        })
+        .unwrap();
+    let dst = d
+        .create_buffer(&BufferDescriptor {
+            label: "dst",
+            size: n as u64 * 4,
+            usage,
+        })
+        .unwrap();
+    (p, bgl, src, dst)
+}
+
+#[test]
+fn destroying_while_in_flight_keeps_the_object_until_completion() {
+    let d = gpu();
+    let n = 1 << 16;
+    let (p, bgl, src, dst) = setup(&d, n);
+    let input: Vec<u32> = (0..n as u32).map(|i| i ^ 0x5a5a).collect();
+    d.write_buffer(src, 0, &bytes_of(&input)).unwrap();
+    let g = d
+        .create_bind_group(&BindGroupDescriptor {
+            label: "slow",
+            layout: bgl,
+            entries: &[
+                BindGroupEntry {
+                    binding: 0,
+                    resource: BindingResource::Buffer(BufferBinding::whole(src)),
+                },
+                BindGroupEntry {
+                    binding: 1,
+                    resource: BindingResource::Buffer(BufferBinding::whole(dst)),
+                },
+            ],
+        })
+        .unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "slow" })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(p).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    e.dispatch((n / 64) as u32, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    let live = d.live_native_objects();
+    // Destroy what the in-flight work reads: handles go stale at once…
+    d.destroy_bind_group(g).unwrap();
+    d.destroy_buffer(src).unwrap();
+    assert_eq!(
+        d.buffer_size(src).unwrap_err().kind(),
+        ErrorKind::InvalidHandle
+    );
+    // …but nothing native goes before the submission completed.
+    if d.completed_serial() < serial {
+        assert_eq!(d.live_native_objects(), live, "released while in flight");
+    }
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+        .unwrap();
+    d.poll().unwrap();
+    assert_eq!(
+        d.live_native_objects(),
+        live - 2,
+        "group and buffer released after completion"
+    );
+    // The work read valid memory all along.
+    assert_eq!(read_u32(&d, dst, n), input);
+}
+
+#[test]
+fn a_refused_submission_leaves_the_serial_unchanged_and_runs_nothing() {
+    let d = gpu();
+    let n = 256;
+    let (_, _, src, dst) = setup(&d, n);
+    d.write_buffer(src, 0, &bytes_of(&vec![9u32; n])).unwrap();
+    let mut ok = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "ok" })
+        .unwrap();
+    ok.copy_buffer_to_buffer(src, 0, dst, 0, 64).unwrap();
+    let serial = d.submit([ok.finish().unwrap()]).unwrap();
+    let before = d.last_submitted_serial();
+    assert_eq!(before, serial);
+    let victim = d
+        .create_buffer(&BufferDescriptor {
+            label: "victim",
+            size: 1024,
+            usage: BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "refused" })
+        .unwrap();
+    e.clear_buffer(dst, 0, None).unwrap();
+    e.copy_buffer_to_buffer(victim, 0, dst, 0, 64).unwrap();
+    let cb = e.finish().unwrap();
+    d.destroy_buffer(victim).unwrap();
+    let err = d.submit([cb]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidState);
+    assert_eq!(d.last_submitted_serial(), before);
+    // The clear in the refused submission never ran.
+    assert_eq!(read_u32(&d, dst, 16), vec![9; 16]);
+    // The next submission gets the next serial.
+    let e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "next" })
+        .unwrap();
+    assert_eq!(
+        d.submit([e.finish().unwrap()]).unwrap(),
+        before + 2,
+        "the readback above submitted once"
+    );
+}
+
+#[test]
+fn objects_churn_without_leaking() {
+    let d = gpu();
+    let base = d.live_native_objects();
+    for round in 0..3 {
+        let mut bufs = Vec::new();
+        for i in 0..200 {
+            let b = d
+                .create_buffer(&BufferDescriptor {
+                    label: "churn",
+                    size: 256 + 4 * i,
+                    usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
+                })
+                .unwrap();
+            bufs.push(b);
+        }
+        let mut e = d
+            .create_command_encoder(&CommandEncoderDescriptor { label: "churn" })
+            .unwrap();
+        for b in &bufs {
+            e.clear_buffer(*b, 0, None).unwrap();
+        }
+        let s = d.submit([e.finish().unwrap()]).unwrap();
+        for b in bufs {
+            d.destroy_buffer(b).unwrap();
+        }
+        d.wait_for_serial_unless_stalled(s, Duration::from_secs(30))
+            .unwrap();
+        d.poll().unwrap();
+        // Encoders (and their pools) are kept for reuse; buffers are all gone.
+        assert!(
+            d.live_native_objects() <= base + 3,
+            "round {round}: {} live",
+            d.live_native_objects()
+        );
+    }
+}

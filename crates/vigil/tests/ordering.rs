@@ -1,0 +1,201 @@
+//! Ordering on a real device: chains of dependent passes, copies and submissions whose
+//! results are only right when the barriers are.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{bytes_of, gpu, read_u32};
+use vigil::*;
+
+/// `dst[i] = src[i] + 1` with many rounds of busy work so a missing barrier shows.
+const STEP: &str = r#"
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if i >= arrayLength(&dst) { return; }
+    var v = src[i];
+    var spin = 0u;
+    for (var r = 0u; r < 64u; r++) { spin = spin * 1664525u + 1013904223u + v; }
+    dst[i] = v + 1u + (spin & 0u);
+}
+"#;
+
+struct Step {
+    bgl: BindGroupLayout,
+    pipeline: ComputePipeline,
+}
+
+fn step(d: &Device) -> Step {
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "step",
+            wgsl: STEP,
+        })
+        .unwrap();
+    let e = |binding, read_only| BindGroupLayoutEntry {
+        binding,
+        visibility: ShaderStages::COMPUTE,
+        ty: BindingType::Buffer {
+            ty: BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+    };
+    let bgl = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "step",
+            entries: &[e(0, true), e(1, false)],
+        })
+        .unwrap();
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "step",
+            bind_group_layouts: &[bgl],
+        })
+        .unwrap();
+    let pipeline = d
+        .create_compute_pipeline(&ComputePipelineDescriptor {
+            label: "step",
+            layout,
+            module,
+            entry_point: "main",
+        })
+        .unwrap();
+    Step { bgl, pipeline }
+}
+
+fn pair(d: &Device, s: &Step, src: Buffer, dst: Buffer) -> BindGroup {
+    d.create_bind_group(&BindGroupDescriptor {
+        label: "step",
+        layout: s.bgl,
+        entries: &[
+            BindGroupEntry {
+                binding: 0,
+                resource: BindingResource::Buffer(BufferBinding::whole(src)),
+            },
+            BindGroupEntry {
+                binding: 1,
+                resource: BindingResource::Buffer(BufferBinding::whole(dst)),
+            },
+        ],
+    })
+    .unwrap()
+}
+
+const N: usize = 1 << 16;
+
+fn buffers(d: &Device) -> (Buffer, Buffer) {
+    let usage = BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST;
+    let a = d
+        .create_buffer(&BufferDescriptor {
+            label: "ping",
+            size: N as u64 * 4,
+            usage,
+        })
+        .unwrap();
+    let b = d
+        .create_buffer(&BufferDescriptor {
+            label: "pong",
+            size: N as u64 * 4,
+            usage,
+        })
+        .unwrap();
+    (a, b)
+}
+
+#[test]
+fn a_chain_of_dependent_dispatches_in_one_pass() {
+    let d = gpu();
+    let s = step(&d);
+    let (a, b) = buffers(&d);
+    let start: Vec<u32> = (0..N as u32).collect();
+    d.write_buffer(a, 0, &bytes_of(&start)).unwrap();
+    let ab = pair(&d, &s, a, b);
+    let ba = pair(&d, &s, b, a);
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "chain" })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(s.pipeline).unwrap();
+    for i in 0..20 {
+        e.set_bind_group(0, if i % 2 == 0 { ab } else { ba }, &[])
+            .unwrap();
+        e.dispatch((N / 64) as u32, 1, 1).unwrap();
+    }
+    e.end_compute_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let out = read_u32(&d, a, N);
+    for (i, v) in out.iter().enumerate() {
+        assert_eq!(*v, i as u32 + 20, "element {i}");
+    }
+}
+
+#[test]
+fn a_chain_across_passes_copies_and_submissions() {
+    let d = gpu();
+    let s = step(&d);
+    let (a, b) = buffers(&d);
+    let start: Vec<u32> = (0..N as u32).map(|i| i * 3).collect();
+    d.write_buffer(a, 0, &bytes_of(&start)).unwrap();
+    let ab = pair(&d, &s, a, b);
+    let mut expected_add = 0;
+    for round in 0..6 {
+        let mut e = d
+            .create_command_encoder(&CommandEncoderDescriptor { label: "round" })
+            .unwrap();
+        for _ in 0..3 {
+            // b = a + 1 (compute), then a = b (copy): +1 per step, each step depends on the last.
+            e.begin_compute_pass(&ComputePassDescriptor::default())
+                .unwrap();
+            e.set_compute_pipeline(s.pipeline).unwrap();
+            e.set_bind_group(0, ab, &[]).unwrap();
+            e.dispatch((N / 64) as u32, 1, 1).unwrap();
+            e.end_compute_pass().unwrap();
+            e.copy_buffer_to_buffer(b, 0, a, 0, N as u64 * 4).unwrap();
+            expected_add += 1;
+        }
+        // Alternate: submit now, or queue a write that must land after this round.
+        d.submit([e.finish().unwrap()]).unwrap();
+        if round == 2 {
+            // A queued write to a buffer in use lands after the work submitted before it.
+            d.write_buffer(a, 0, &bytes_of(&[7777])).unwrap();
+        }
+    }
+    let out = read_u32(&d, a, N);
+    for (i, v) in out.iter().enumerate().skip(1) {
+        assert_eq!(*v, i as u32 * 3 + expected_add, "element {i}");
+    }
+    assert_eq!(out[0], 7777 + 9, "the write landed between rounds 3 and 4");
+}
+
+#[test]
+fn several_command_buffers_in_one_submission_are_ordered() {
+    let d = gpu();
+    let s = step(&d);
+    let (a, b) = buffers(&d);
+    d.write_buffer(a, 0, &bytes_of(&vec![5u32; N])).unwrap();
+    let ab = pair(&d, &s, a, b);
+    let ba = pair(&d, &s, b, a);
+    let mut cbs = Vec::new();
+    for i in 0..8 {
+        let mut e = d
+            .create_command_encoder(&CommandEncoderDescriptor { label: "part" })
+            .unwrap();
+        e.begin_compute_pass(&ComputePassDescriptor::default())
+            .unwrap();
+        e.set_compute_pipeline(s.pipeline).unwrap();
+        e.set_bind_group(0, if i % 2 == 0 { ab } else { ba }, &[])
+            .unwrap();
+        e.dispatch((N / 64) as u32, 1, 1).unwrap();
+        e.end_compute_pass().unwrap();
+        cbs.push(e.finish().unwrap());
+    }
+    let serial = d.submit(cbs).unwrap();
+    d.wait_for_serial_unless_stalled(serial, std::time::Duration::from_secs(30))
+        .unwrap();
+    assert!(read_u32(&d, a, N).iter().all(|v| *v == 13));
+}

@@ -1,0 +1,207 @@
+//! Device creation, handles and lifetime rules on the deterministic test backend.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "common/rules.rs"]
+mod rules;
+
+use rules::*;
+use vigil::*;
+
+#[test]
+fn features_the_adapter_lacks_are_unsupported() {
+    let instance = Instance::<TestApi>::new(&InstanceDescriptor::default()).unwrap();
+    let adapter = instance.adapters().into_iter().next().unwrap();
+    assert!(
+        !adapter
+            .features()
+            .contains(Features::FULL_DRAW_INDEX_UINT32)
+    );
+    let r = adapter.request_device(&DeviceDescriptor {
+        required_features: Features::FULL_DRAW_INDEX_UINT32,
+        ..DeviceDescriptor::default()
+    });
+    let e = expect_kind(r.map(|_| ()), ErrorKind::Unsupported);
+    assert!(e.message().contains("FULL_DRAW_INDEX_UINT32"), "{e}");
+}
+
+#[test]
+fn limits_beyond_the_adapter_are_refused() {
+    let instance = Instance::<TestApi>::new(&InstanceDescriptor::default()).unwrap();
+    let adapter = instance.adapters().into_iter().next().unwrap();
+    let mut limits = adapter.limits().clone();
+    limits.max_bind_groups += 1;
+    let r = adapter.request_device(&DeviceDescriptor {
+        required_limits: limits,
+        ..DeviceDescriptor::default()
+    });
+    expect_kind(r.map(|_| ()), ErrorKind::LimitExceeded);
+}
+
+#[test]
+fn the_device_keeps_the_enabled_features_not_the_supported_ones() {
+    let d = device_with(Features::empty());
+    assert_eq!(d.features(), Features::empty());
+    // The adapter supports timestamps, but they were not enabled: refused.
+    expect_kind(d.create_query_set("q", 2), ErrorKind::Unsupported);
+    let d = device_with(Features::TIMESTAMP_QUERY);
+    assert!(d.create_query_set("q", 2).is_ok());
+}
+
+#[test]
+fn device_ids_are_unique_and_baked_into_handles() {
+    let a = device();
+    let b = device();
+    assert_ne!(a.id(), b.id());
+    let buf = storage(&a, 16);
+    assert_eq!(buf.device_id(), a.id());
+}
+
+#[test]
+fn null_stale_and_foreign_handles_are_refused() {
+    let a = device();
+    let b = device();
+    expect_kind(a.buffer_size(Buffer::NULL), ErrorKind::InvalidHandle);
+    let x = storage(&a, 16);
+    let copy = x;
+    expect_kind(b.buffer_size(x), ErrorKind::DeviceMismatch);
+    a.destroy_buffer(x).unwrap();
+    let e = expect_kind(a.buffer_size(copy), ErrorKind::InvalidHandle);
+    assert!(e.message().contains("stale"), "{e}");
+    expect_kind(a.destroy_buffer(copy), ErrorKind::InvalidHandle);
+}
+
+#[test]
+fn slots_are_reused_only_after_retirement_and_old_handles_stay_stale() {
+    let d = device();
+    d.hal().set_auto_complete(false);
+    let x = storage(&d, 16);
+    // Use it in a submission that does not complete yet.
+    let mut e = encoder(&d);
+    e.clear_buffer(x, 0, None).unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    d.destroy_buffer(x).unwrap();
+    let y = storage(&d, 16);
+    assert_ne!(x.index(), y.index(), "a retiring slot was reused");
+    d.hal().complete_through(d.last_submitted_serial());
+    d.poll().unwrap();
+    let z = storage(&d, 16);
+    assert_eq!(z.index(), x.index(), "the retired slot is reused");
+    assert_ne!(z.generation(), x.generation());
+    expect_kind(d.buffer_size(x), ErrorKind::InvalidHandle);
+    assert_eq!(d.buffer_size(z).unwrap(), 16);
+}
+
+#[test]
+fn buffer_descriptors_are_checked() {
+    let d = device();
+    let e = expect_kind(
+        d.create_buffer(&BufferDescriptor {
+            label: "zero",
+            size: 0,
+            usage: BufferUsages::STORAGE,
+        }),
+        ErrorKind::InvalidDescriptor,
+    );
+    assert_eq!(e.label(), "zero");
+    assert_eq!(e.operation(), "create_buffer");
+    expect_kind(
+        d.create_buffer(&BufferDescriptor {
+            label: "none",
+            size: 4,
+            usage: BufferUsages::empty(),
+        }),
+        ErrorKind::InvalidDescriptor,
+    );
+    expect_kind(
+        d.create_buffer(&BufferDescriptor {
+            label: "map",
+            size: 4,
+            usage: BufferUsages::MAP_READ | BufferUsages::STORAGE,
+        }),
+        ErrorKind::InvalidDescriptor,
+    );
+    expect_kind(
+        d.create_buffer(&BufferDescriptor {
+            label: "huge",
+            size: d.limits().max_buffer_size + 1,
+            usage: BufferUsages::STORAGE,
+        }),
+        ErrorKind::LimitExceeded,
+    );
+}
+
+#[test]
+fn destroy_while_in_flight_waits_for_completion() {
+    let d = device();
+    d.hal().set_auto_complete(false);
+    let x = storage(&d, 64);
+    let mut e = encoder(&d);
+    e.clear_buffer(x, 0, None).unwrap();
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    let in_flight = d.live_native_objects();
+    d.destroy_buffer(x).unwrap();
+    d.poll().unwrap();
+    assert_eq!(
+        d.live_native_objects(),
+        in_flight,
+        "released while the GPU still used it"
+    );
+    d.hal().complete_through(serial);
+    d.poll().unwrap();
+    assert_eq!(
+        d.live_native_objects(),
+        in_flight - 1,
+        "released once its submission completed"
+    );
+}
+
+#[test]
+fn bind_groups_retain_what_they_bind() {
+    let d = device();
+    let k = copy_kernel(&d);
+    let (a, b) = (storage(&d, 64), storage(&d, 64));
+    let g = group(&d, k.bgl, &[(0, whole(a)), (1, whole(b))]).unwrap();
+    let live = d.live_native_objects();
+    d.destroy_buffer(a).unwrap();
+    d.poll().unwrap();
+    assert_eq!(
+        d.live_native_objects(),
+        live,
+        "a bound buffer was released while its bind group lives"
+    );
+    d.destroy_bind_group(g).unwrap();
+    d.poll().unwrap();
+    assert_eq!(
+        d.live_native_objects(),
+        live - 2,
+        "group and buffer released together"
+    );
+}
+
+#[test]
+fn dropping_the_device_releases_every_native_object() {
+    let d = device();
+    d.hal().set_auto_complete(false);
+    let live = d.hal().live_counter();
+    let k = copy_kernel(&d);
+    let (a, b) = (storage(&d, 64), storage(&d, 64));
+    let g = group(&d, k.bgl, &[(0, whole(a)), (1, whole(b))]).unwrap();
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    d.destroy_buffer(a).unwrap();
+    assert!(live.load(std::sync::atomic::Ordering::Acquire) > 0);
+    // Let the drain at drop see the work complete.
+    d.hal().complete_through(serial);
+    drop(d);
+    assert_eq!(
+        live.load(std::sync::atomic::Ordering::Acquire),
+        0,
+        "native objects leaked past the device"
+    );
+}

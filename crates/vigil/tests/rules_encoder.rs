@@ -1,0 +1,389 @@
+//! Command encoder rules: passes, latching, dynamic offsets, dispatch state, copies, and
+//! the barriers the encoder inserts.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "common/rules.rs"]
+mod rules;
+
+use rules::*;
+use vigil::hal_test::TestCommand;
+use vigil::*;
+
+const C: ShaderStages = ShaderStages::COMPUTE;
+
+fn ready(d: &TDevice) -> (CopyKernel, BindGroup, Buffer, Buffer) {
+    let k = copy_kernel(d);
+    let (a, b) = (storage(d, 256), storage(d, 256));
+    let g = group(d, k.bgl, &[(0, whole(a)), (1, whole(b))]).unwrap();
+    (k, g, a, b)
+}
+
+#[test]
+fn passes_cannot_nest() {
+    let d = device();
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    let err = expect_kind(
+        e.begin_compute_pass(&ComputePassDescriptor::default()),
+        ErrorKind::InvalidState,
+    );
+    assert!(err.message().contains("cannot nest"), "{err}");
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    expect_kind(
+        e.begin_render_pass(&RenderPassDescriptor::default()),
+        ErrorKind::InvalidState,
+    );
+}
+
+#[test]
+fn copies_are_refused_inside_a_pass() {
+    let d = device();
+    let (a, b) = (storage(&d, 64), storage(&d, 64));
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    expect_kind(
+        e.copy_buffer_to_buffer(a, 0, b, 0, 64),
+        ErrorKind::InvalidState,
+    );
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    expect_kind(e.clear_buffer(a, 0, None), ErrorKind::InvalidState);
+}
+
+#[test]
+fn pass_commands_need_their_pass() {
+    let d = device();
+    let (k, g, ..) = ready(&d);
+    let mut e = encoder(&d);
+    expect_kind(e.dispatch(1, 1, 1), ErrorKind::InvalidState);
+    let mut e = encoder(&d);
+    expect_kind(e.set_compute_pipeline(k.pipeline), ErrorKind::InvalidState);
+    let mut e = encoder(&d);
+    expect_kind(e.set_bind_group(0, g, &[]), ErrorKind::InvalidState);
+    let mut e = encoder(&d);
+    expect_kind(e.end_compute_pass(), ErrorKind::InvalidState);
+}
+
+#[test]
+fn the_first_error_latches_and_finish_reports_it() {
+    let d = device();
+    let (a, b) = (storage(&d, 64), storage(&d, 64));
+    let mut e = encoder(&d);
+    expect_kind(
+        e.copy_buffer_to_buffer(a, 2, b, 0, 4),
+        ErrorKind::OutOfBounds,
+    );
+    assert!(e.is_poisoned());
+    // Later valid calls are refused too.
+    expect_kind(
+        e.copy_buffer_to_buffer(a, 0, b, 0, 4),
+        ErrorKind::InvalidState,
+    );
+    let err = expect_kind(e.finish(), ErrorKind::OutOfBounds);
+    assert_eq!(err.operation(), "copy_buffer_to_buffer");
+}
+
+#[test]
+fn finish_refuses_an_open_pass() {
+    let d = device();
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    expect_kind(e.finish(), ErrorKind::InvalidState);
+}
+
+#[test]
+fn dispatch_needs_a_pipeline_and_all_its_groups() {
+    let d = device();
+    let (k, g, ..) = ready(&d);
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    expect_kind(e.dispatch(1, 1, 1), ErrorKind::InvalidState);
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    let err = expect_kind(e.dispatch(1, 1, 1), ErrorKind::InvalidState);
+    assert!(err.message().contains("bind group 0"), "{err}");
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    expect_kind(
+        e.dispatch(d.limits().max_compute_workgroups_per_dimension + 1, 1, 1),
+        ErrorKind::LimitExceeded,
+    );
+}
+
+#[test]
+fn groups_of_another_layout_are_refused_at_dispatch() {
+    let d = device();
+    let (k, ..) = ready(&d);
+    let other = layout(&d, &[entry(0, C, buf_ty(RW, false))]);
+    let g = group(&d, other, &[(0, whole(storage(&d, 64)))]).unwrap();
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    expect_kind(e.dispatch(1, 1, 1), ErrorKind::InvalidState);
+}
+
+#[test]
+fn group_indices_are_bounded() {
+    let d = device();
+    let (_, g, ..) = ready(&d);
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    expect_kind(
+        e.set_bind_group(d.limits().max_bind_groups, g, &[]),
+        ErrorKind::OutOfBounds,
+    );
+}
+
+#[test]
+fn dynamic_offsets_are_counted_aligned_and_in_range() {
+    let d = device();
+    let l = layout(&d, &[entry(0, C, buf_ty(RW, true))]);
+    let b = storage(&d, 1024);
+    let g = group(
+        &d,
+        l,
+        &[(
+            0,
+            BindingResource::Buffer(BufferBinding {
+                buffer: b,
+                offset: 0,
+                size: Some(256),
+            }),
+        )],
+    )
+    .unwrap();
+    let align = d.limits().min_storage_buffer_offset_alignment;
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    let err = expect_kind(e.set_bind_group(0, g, &[]), ErrorKind::InvalidDescriptor);
+    assert!(err.message().contains("1 dynamic binding"), "{err}");
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    expect_kind(
+        e.set_bind_group(0, g, &[0, 0]),
+        ErrorKind::InvalidDescriptor,
+    );
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    expect_kind(e.set_bind_group(0, g, &[align / 2]), ErrorKind::OutOfBounds);
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    expect_kind(e.set_bind_group(0, g, &[1024]), ErrorKind::OutOfBounds);
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_bind_group(0, g, &[768]).unwrap();
+}
+
+#[test]
+fn indirect_dispatch_ranges_are_checked() {
+    let d = device();
+    let (k, g, ..) = ready(&d);
+    let args = buffer(
+        &d,
+        "args",
+        16,
+        BufferUsages::INDIRECT | BufferUsages::COPY_DST,
+    );
+    let not_indirect = storage(&d, 16);
+    let start = |e: &mut CommandEncoder<'_, TestApi>| {
+        compute_pass(e);
+        e.set_compute_pipeline(k.pipeline).unwrap();
+        e.set_bind_group(0, g, &[]).unwrap();
+    };
+    let mut e = encoder(&d);
+    start(&mut e);
+    expect_kind(
+        e.dispatch_indirect(not_indirect, 0),
+        ErrorKind::UsageMismatch,
+    );
+    let mut e = encoder(&d);
+    start(&mut e);
+    expect_kind(e.dispatch_indirect(args, 8), ErrorKind::OutOfBounds);
+    let mut e = encoder(&d);
+    start(&mut e);
+    expect_kind(e.dispatch_indirect(args, 2), ErrorKind::OutOfBounds);
+    let mut e = encoder(&d);
+    start(&mut e);
+    e.dispatch_indirect(args, 4).unwrap();
+}
+
+#[test]
+fn copy_rules() {
+    let d = device();
+    let (a, b) = (storage(&d, 64), storage(&d, 64));
+    let no_src = buffer(&d, "no src", 64, BufferUsages::COPY_DST);
+    let no_dst = buffer(&d, "no dst", 64, BufferUsages::COPY_SRC);
+    let mut e = encoder(&d);
+    expect_kind(
+        e.copy_buffer_to_buffer(no_src, 0, b, 0, 4),
+        ErrorKind::UsageMismatch,
+    );
+    let mut e = encoder(&d);
+    expect_kind(
+        e.copy_buffer_to_buffer(a, 0, no_dst, 0, 4),
+        ErrorKind::UsageMismatch,
+    );
+    let mut e = encoder(&d);
+    expect_kind(
+        e.copy_buffer_to_buffer(a, 0, b, 0, 6),
+        ErrorKind::OutOfBounds,
+    );
+    let mut e = encoder(&d);
+    expect_kind(
+        e.copy_buffer_to_buffer(a, 32, b, 0, 64),
+        ErrorKind::OutOfBounds,
+    );
+    let mut e = encoder(&d);
+    expect_kind(
+        e.copy_buffer_to_buffer(a, 0, a, 32, 4),
+        ErrorKind::InvalidDescriptor,
+    );
+    let mut e = encoder(&d);
+    expect_kind(e.clear_buffer(a, 4, Some(64)), ErrorKind::OutOfBounds);
+    let mut e = encoder(&d);
+    expect_kind(
+        e.clear_buffer(no_src, 0, None)
+            .and(Ok(()))
+            .and_then(|_| e.clear_buffer(no_dst, 0, None)),
+        ErrorKind::UsageMismatch,
+    );
+}
+
+/// Commands of the last submission.
+fn last_commands(d: &TDevice) -> Vec<TestCommand> {
+    d.hal().submitted_commands().pop().unwrap().1
+}
+
+fn is_barrier(c: &TestCommand) -> bool {
+    matches!(c, TestCommand::Barrier(_))
+}
+
+#[test]
+fn dependent_dispatches_get_a_barrier_between_them() {
+    let d = device();
+    let k = copy_kernel(&d);
+    let (a, b, c) = (storage(&d, 256), storage(&d, 256), storage(&d, 256));
+    let ab = group(&d, k.bgl, &[(0, whole(a)), (1, whole(b))]).unwrap();
+    let bc = group(&d, k.bgl, &[(0, whole(b)), (1, whole(c))]).unwrap();
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    e.set_bind_group(0, ab, &[]).unwrap();
+    e.dispatch(4, 1, 1).unwrap();
+    e.set_bind_group(0, bc, &[]).unwrap();
+    e.dispatch(4, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let cmds = last_commands(&d);
+    let dispatches: Vec<usize> = cmds
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| matches!(c, TestCommand::Dispatch(_)))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(dispatches.len(), 2);
+    assert!(
+        cmds[dispatches[0]..dispatches[1]].iter().any(is_barrier),
+        "b is written then read with no barrier: {cmds:?}"
+    );
+}
+
+#[test]
+fn independent_dispatches_get_no_barrier() {
+    let d = device();
+    let k = copy_kernel(&d);
+    let bufs: Vec<Buffer> = (0..4).map(|_| storage(&d, 256)).collect();
+    let g1 = group(&d, k.bgl, &[(0, whole(bufs[0])), (1, whole(bufs[1]))]).unwrap();
+    let g2 = group(&d, k.bgl, &[(0, whole(bufs[2])), (1, whole(bufs[3]))]).unwrap();
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    e.set_bind_group(0, g1, &[]).unwrap();
+    e.dispatch(4, 1, 1).unwrap();
+    e.set_bind_group(0, g2, &[]).unwrap();
+    e.dispatch(4, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let cmds = last_commands(&d);
+    let dispatches: Vec<usize> = cmds
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| matches!(c, TestCommand::Dispatch(_)))
+        .map(|(i, _)| i)
+        .collect();
+    assert!(
+        !cmds[dispatches[0]..dispatches[1]].iter().any(is_barrier),
+        "unneeded barrier: {cmds:?}"
+    );
+}
+
+#[test]
+fn a_write_after_read_gets_a_barrier_and_repeated_binds_are_filtered() {
+    let d = device();
+    let k = copy_kernel(&d);
+    let (a, b) = (storage(&d, 256), storage(&d, 256));
+    let ab = group(&d, k.bgl, &[(0, whole(a)), (1, whole(b))]).unwrap();
+    let ba = group(&d, k.bgl, &[(0, whole(b)), (1, whole(a))]).unwrap();
+    let mut e = encoder(&d);
+    e.copy_buffer_to_buffer(a, 0, b, 0, 256).unwrap();
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    e.set_bind_group(0, ba, &[]).unwrap();
+    e.set_bind_group(0, ba, &[]).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.set_bind_group(0, ab, &[]).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let cmds = last_commands(&d);
+    let pipelines = cmds
+        .iter()
+        .filter(|c| matches!(c, TestCommand::SetComputePipeline(_)))
+        .count();
+    let binds = cmds
+        .iter()
+        .filter(|c| matches!(c, TestCommand::SetBindGroup { .. }))
+        .count();
+    assert_eq!(
+        (pipelines, binds),
+        (1, 2),
+        "redundant state reached the backend: {cmds:?}"
+    );
+    let copy = cmds
+        .iter()
+        .position(|c| matches!(c, TestCommand::CopyBuffer { .. }))
+        .unwrap();
+    let first = cmds
+        .iter()
+        .position(|c| matches!(c, TestCommand::Dispatch(_)))
+        .unwrap();
+    assert!(
+        cmds[copy..first].iter().any(is_barrier),
+        "copy writes b, the dispatch reads it"
+    );
+}
+
+#[test]
+fn every_command_buffer_starts_ordered_after_earlier_submissions() {
+    let d = device();
+    let (a, b) = (storage(&d, 64), storage(&d, 64));
+    for _ in 0..2 {
+        let mut e = encoder(&d);
+        e.copy_buffer_to_buffer(a, 0, b, 0, 64).unwrap();
+        d.submit([e.finish().unwrap()]).unwrap();
+        let cmds = last_commands(&d);
+        let copy = cmds
+            .iter()
+            .position(|c| matches!(c, TestCommand::CopyBuffer { .. }))
+            .unwrap();
+        assert!(cmds[..copy].iter().any(is_barrier), "{cmds:?}");
+    }
+}

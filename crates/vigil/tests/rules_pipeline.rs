@@ -1,0 +1,274 @@
+//! Shader module and compute pipeline rules: diagnostics and pipeline-vs-layout checks.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "common/rules.rs"]
+mod rules;
+
+use rules::*;
+use std::num::NonZeroU64;
+use vigil::*;
+
+const C: ShaderStages = ShaderStages::COMPUTE;
+
+fn pipeline_for(
+    d: &TDevice,
+    wgsl: &str,
+    entries: &[BindGroupLayoutEntry],
+) -> Result<ComputePipeline> {
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor { label: "k", wgsl })
+        .unwrap();
+    let bgl = layout(d, entries);
+    let pl = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "k",
+            bind_group_layouts: &[bgl],
+        })
+        .unwrap();
+    d.create_compute_pipeline(&ComputePipelineDescriptor {
+        label: "k",
+        layout: pl,
+        module,
+        entry_point: "main",
+    })
+}
+
+#[test]
+fn bad_wgsl_is_refused_with_line_and_column() {
+    let d = device();
+    let src = "@compute @workgroup_size(1)\nfn main() {\n  let x = undefined_thing;\n}\n";
+    let e = expect_kind(
+        d.create_shader_module(&ShaderModuleDescriptor {
+            label: "broken",
+            wgsl: src,
+        }),
+        ErrorKind::InvalidDescriptor,
+    );
+    let diag = e.shader_diagnostic().expect("a diagnostic");
+    assert_eq!((diag.line(), diag.column()), (Some(3), Some(11)));
+    assert_eq!(diag.file, "broken.wgsl");
+    assert!(e.to_string().contains("undefined_thing"), "{e}");
+}
+
+#[test]
+fn a_matching_layout_is_accepted() {
+    let d = device();
+    assert!(
+        pipeline_for(
+            &d,
+            COPY_KERNEL,
+            &[
+                entry(0, C, buf_ty(RO, false)),
+                entry(1, C, buf_ty(RW, false))
+            ]
+        )
+        .is_ok()
+    );
+}
+
+#[test]
+fn read_only_versus_read_write_must_match() {
+    let d = device();
+    let e = expect_kind(
+        pipeline_for(
+            &d,
+            COPY_KERNEL,
+            &[
+                entry(0, C, buf_ty(RW, false)),
+                entry(1, C, buf_ty(RW, false)),
+            ],
+        ),
+        ErrorKind::InvalidDescriptor,
+    );
+    assert!(e.message().contains("@group(0) @binding(0)"), "{e}");
+    expect_kind(
+        pipeline_for(
+            &d,
+            COPY_KERNEL,
+            &[
+                entry(0, C, buf_ty(RO, false)),
+                entry(1, C, buf_ty(RO, false)),
+            ],
+        ),
+        ErrorKind::InvalidDescriptor,
+    );
+}
+
+#[test]
+fn binding_kinds_must_match() {
+    let d = device();
+    expect_kind(
+        pipeline_for(
+            &d,
+            COPY_KERNEL,
+            &[
+                entry(0, C, buf_ty(UNIFORM, false)),
+                entry(1, C, buf_ty(RW, false)),
+            ],
+        ),
+        ErrorKind::InvalidDescriptor,
+    );
+    expect_kind(
+        pipeline_for(
+            &d,
+            COPY_KERNEL,
+            &[
+                entry(0, C, BindingType::Sampler(SamplerBindingType::Filtering)),
+                entry(1, C, buf_ty(RW, false)),
+            ],
+        ),
+        ErrorKind::InvalidDescriptor,
+    );
+}
+
+#[test]
+fn bindings_must_be_visible_to_the_stage() {
+    let d = device();
+    let e = expect_kind(
+        pipeline_for(
+            &d,
+            COPY_KERNEL,
+            &[
+                entry(0, ShaderStages::FRAGMENT, buf_ty(RO, false)),
+                entry(1, C, buf_ty(RW, false)),
+            ],
+        ),
+        ErrorKind::InvalidDescriptor,
+    );
+    assert!(e.message().contains("visible"), "{e}");
+}
+
+#[test]
+fn every_used_binding_must_be_in_the_layout() {
+    let d = device();
+    let e = expect_kind(
+        pipeline_for(&d, COPY_KERNEL, &[entry(1, C, buf_ty(RW, false))]),
+        ErrorKind::InvalidDescriptor,
+    );
+    assert!(e.message().contains("no binding 0"), "{e}");
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "k",
+            wgsl: COPY_KERNEL,
+        })
+        .unwrap();
+    let empty = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "empty",
+            bind_group_layouts: &[],
+        })
+        .unwrap();
+    expect_kind(
+        d.create_compute_pipeline(&ComputePipelineDescriptor {
+            label: "k",
+            layout: empty,
+            module,
+            entry_point: "main",
+        }),
+        ErrorKind::InvalidDescriptor,
+    );
+}
+
+#[test]
+fn layout_minimum_sizes_must_cover_the_shader() {
+    let d = device();
+    let wgsl = "struct P { a: vec4<f32>, b: vec4<f32> }\n@group(0) @binding(0) var<uniform> p: P;\n@group(0) @binding(1) var<storage, read_write> o: vec4<f32>;\n@compute @workgroup_size(1) fn main() { o = p.a + p.b; }\n";
+    let sized = |n| BindingType::Buffer {
+        ty: UNIFORM,
+        has_dynamic_offset: false,
+        min_binding_size: NonZeroU64::new(n),
+    };
+    expect_kind(
+        pipeline_for(
+            &d,
+            wgsl,
+            &[entry(0, C, sized(16)), entry(1, C, buf_ty(RW, false))],
+        ),
+        ErrorKind::InvalidDescriptor,
+    );
+    assert!(
+        pipeline_for(
+            &d,
+            wgsl,
+            &[entry(0, C, sized(32)), entry(1, C, buf_ty(RW, false))]
+        )
+        .is_ok()
+    );
+}
+
+#[test]
+fn entry_points_must_exist_and_be_compute() {
+    let d = device();
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "k",
+            wgsl: COPY_KERNEL,
+        })
+        .unwrap();
+    let bgl = layout(
+        &d,
+        &[
+            entry(0, C, buf_ty(RO, false)),
+            entry(1, C, buf_ty(RW, false)),
+        ],
+    );
+    let pl = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "k",
+            bind_group_layouts: &[bgl],
+        })
+        .unwrap();
+    expect_kind(
+        d.create_compute_pipeline(&ComputePipelineDescriptor {
+            label: "k",
+            layout: pl,
+            module,
+            entry_point: "nope",
+        }),
+        ErrorKind::InvalidDescriptor,
+    );
+    let vs = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "vs",
+            wgsl: "@vertex fn main() -> @builtin(position) vec4<f32> { return vec4<f32>(0.0); }",
+        })
+        .unwrap();
+    expect_kind(
+        d.create_compute_pipeline(&ComputePipelineDescriptor {
+            label: "k",
+            layout: pl,
+            module: vs,
+            entry_point: "main",
+        }),
+        ErrorKind::InvalidDescriptor,
+    );
+}
+
+#[test]
+fn workgroups_respect_the_limits() {
+    let d = device();
+    let wgsl = format!(
+        "@compute @workgroup_size({}) fn main() {{}}",
+        d.limits().max_compute_invocations_per_workgroup + 1
+    );
+    expect_kind(pipeline_for(&d, &wgsl, &[]), ErrorKind::LimitExceeded);
+    let big = "var<workgroup> scratch: array<u32, 8192>;\n@compute @workgroup_size(1) fn main() { scratch[0] = 1u; }";
+    expect_kind(pipeline_for(&d, big, &[]), ErrorKind::LimitExceeded);
+}
+
+#[test]
+fn late_size_checks_run_at_dispatch() {
+    let d = device();
+    let wgsl = "@group(0) @binding(0) var<storage, read_write> o: array<vec4<u32>, 4>;\n@compute @workgroup_size(1) fn main() { o[0] = vec4<u32>(1u); }\n";
+    let p = pipeline_for(&d, wgsl, &[entry(0, C, buf_ty(RW, false))]).unwrap();
+    let bgl = layout(&d, &[entry(0, C, buf_ty(RW, false))]);
+    let small = storage(&d, 32);
+    let g = group(&d, bgl, &[(0, whole(small))]).unwrap();
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(p).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    let err = expect_kind(e.dispatch(1, 1, 1), ErrorKind::OutOfBounds);
+    assert!(err.message().contains("64"), "{err}");
+}

@@ -1,0 +1,188 @@
+//! Submission rules: serials, refusals that consume nothing, destroyed resources, queue
+//! writes and readback.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "common/rules.rs"]
+mod rules;
+
+use rules::*;
+use vigil::*;
+
+fn dispatching_buffer<'d>(
+    d: &'d TDevice,
+    k: &CopyKernel,
+    g: BindGroup,
+) -> CommandBuffer<'d, TestApi> {
+    let mut e = encoder(d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn serials_count_up_from_one() {
+    let d = device();
+    assert_eq!(d.last_submitted_serial(), 0);
+    for expected in 1..=3 {
+        let e = encoder(&d);
+        assert_eq!(d.submit([e.finish().unwrap()]).unwrap(), expected);
+    }
+    assert_eq!(d.submit(std::iter::empty()).unwrap(), 4);
+    assert_eq!(d.poll().unwrap(), 4);
+}
+
+#[test]
+fn work_naming_a_destroyed_buffer_is_refused_and_consumes_no_serial() {
+    let d = device();
+    let (a, b) = (storage(&d, 64), storage(&d, 64));
+    let mut e = encoder(&d);
+    e.copy_buffer_to_buffer(a, 0, b, 0, 64).unwrap();
+    let cb = e.finish().unwrap();
+    d.destroy_buffer(a).unwrap();
+    let err = expect_kind(d.submit([cb]), ErrorKind::InvalidState);
+    assert!(err.message().contains("destroyed"), "{err}");
+    assert_eq!(d.last_submitted_serial(), 0);
+    assert_eq!(
+        d.hal().submitted_commands().len(),
+        0,
+        "a refused submission ran something"
+    );
+    assert_eq!(d.stats().refused_submissions, 1);
+}
+
+#[test]
+fn work_through_a_group_naming_a_destroyed_buffer_is_refused() {
+    let d = device();
+    let k = copy_kernel(&d);
+    let (a, b) = (storage(&d, 64), storage(&d, 64));
+    let g = group(&d, k.bgl, &[(0, whole(a)), (1, whole(b))]).unwrap();
+    let cb = dispatching_buffer(&d, &k, g);
+    d.destroy_buffer(b).unwrap();
+    expect_kind(d.submit([cb]), ErrorKind::InvalidState);
+    let cb = dispatching_buffer_fresh(&d, &k, a);
+    d.destroy_compute_pipeline(k.pipeline).unwrap();
+    expect_kind(d.submit([cb]), ErrorKind::InvalidState);
+    assert_eq!(d.last_submitted_serial(), 0);
+}
+
+fn dispatching_buffer_fresh<'d>(
+    d: &'d TDevice,
+    k: &CopyKernel,
+    a: Buffer,
+) -> CommandBuffer<'d, TestApi> {
+    let c = storage(d, 64);
+    let g = group(d, k.bgl, &[(0, whole(a)), (1, whole(c))]).unwrap();
+    dispatching_buffer(d, k, g)
+}
+
+#[test]
+fn one_bad_command_buffer_refuses_the_whole_submission() {
+    let d = device();
+    let (a, b) = (storage(&d, 64), storage(&d, 64));
+    let mut good = encoder(&d);
+    good.clear_buffer(b, 0, None).unwrap();
+    let mut bad = encoder(&d);
+    bad.clear_buffer(a, 0, None).unwrap();
+    let (good, bad) = (good.finish().unwrap(), bad.finish().unwrap());
+    d.destroy_buffer(a).unwrap();
+    expect_kind(d.submit([good, bad]), ErrorKind::InvalidState);
+    assert_eq!(d.hal().submitted_commands().len(), 0);
+}
+
+#[test]
+fn command_buffers_of_another_device_are_refused() {
+    let a = device();
+    let b = device();
+    let e = encoder(&b);
+    let cb = e.finish().unwrap();
+    expect_kind(a.submit([cb]), ErrorKind::DeviceMismatch);
+}
+
+#[test]
+fn waiting_for_a_serial_never_submitted_is_refused() {
+    let d = device();
+    expect_kind(
+        d.wait_for_serial(1, std::time::Duration::from_millis(1)),
+        ErrorKind::InvalidState,
+    );
+    let e = encoder(&d);
+    let s = d.submit([e.finish().unwrap()]).unwrap();
+    assert!(
+        d.wait_for_serial(s, std::time::Duration::from_millis(1))
+            .unwrap()
+    );
+}
+
+#[test]
+fn completion_only_moves_forward_and_in_order() {
+    let d = device();
+    d.hal().set_auto_complete(false);
+    for _ in 0..3 {
+        let e = encoder(&d);
+        d.submit([e.finish().unwrap()]).unwrap();
+    }
+    assert_eq!(d.poll().unwrap(), 0);
+    d.hal().complete_through(2);
+    assert_eq!(d.poll().unwrap(), 2);
+    assert!(
+        !d.wait_for_serial(3, std::time::Duration::from_millis(5))
+            .unwrap(),
+        "serial 3 is held"
+    );
+    d.hal().complete_through(3);
+    assert!(
+        d.wait_for_serial(3, std::time::Duration::from_millis(5))
+            .unwrap()
+    );
+    assert_eq!(d.completed_serial(), 3);
+}
+
+#[test]
+fn write_buffer_rules() {
+    let d = device();
+    let no_dst = buffer(&d, "no dst", 64, BufferUsages::STORAGE);
+    let b = storage(&d, 64);
+    expect_kind(d.write_buffer(no_dst, 0, &[0; 4]), ErrorKind::UsageMismatch);
+    expect_kind(d.write_buffer(b, 2, &[0; 4]), ErrorKind::OutOfBounds);
+    expect_kind(d.write_buffer(b, 0, &[0; 3]), ErrorKind::OutOfBounds);
+    expect_kind(d.write_buffer(b, 60, &[0; 8]), ErrorKind::OutOfBounds);
+    d.write_buffer(b, 60, &[1, 2, 3, 4]).unwrap();
+    assert_eq!(d.read_buffer(b, 60, 4).unwrap(), vec![1, 2, 3, 4]);
+}
+
+#[test]
+fn read_buffer_needs_a_readable_buffer_and_a_range_inside_it() {
+    let d = device();
+    let hidden = buffer(&d, "hidden", 64, BufferUsages::STORAGE);
+    expect_kind(d.read_buffer(hidden, 0, 4), ErrorKind::UsageMismatch);
+    let b = storage(&d, 64);
+    expect_kind(d.read_buffer(b, 32, 64), ErrorKind::OutOfBounds);
+    // An odd range inside a COPY_SRC buffer reads back exactly those bytes.
+    d.write_buffer(b, 0, &(0u8..64).collect::<Vec<_>>())
+        .unwrap();
+    assert_eq!(
+        d.read_buffer(b, 5, 7).unwrap(),
+        (5u8..12).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn writes_to_a_busy_buffer_land_after_earlier_work_and_before_later_work() {
+    let d = device();
+    let (a, b) = (storage(&d, 16), storage(&d, 16));
+    d.write_buffer(a, 0, &[1; 16]).unwrap();
+    let mut e = encoder(&d);
+    e.copy_buffer_to_buffer(a, 0, b, 0, 16).unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    d.write_buffer(a, 0, &[2; 16]).unwrap();
+    assert_eq!(
+        d.read_buffer(b, 0, 16).unwrap(),
+        vec![1; 16],
+        "the earlier copy saw the earlier write"
+    );
+    assert_eq!(d.read_buffer(a, 0, 16).unwrap(), vec![2; 16]);
+}
