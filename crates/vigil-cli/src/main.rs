@@ -11,13 +11,16 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   vigil info                 list adapters with features and limits
   vigil demo [--frames N] [--out DIR] [--no-validation]
-                             run the demo workload and verify it";
+                             run the demo workload and verify it
+  vigil bench [--json] [--quick] [--workload NAME]
+                             the same workloads through vigil, raw ash and wgpu";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("info") => info::run(),
         Some("demo") => demo::run(&args[1..]),
+        Some("bench") => bench(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             Ok(())
@@ -31,4 +34,14 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+#[cfg(feature = "bench")]
+fn bench(args: &[String]) -> Result<(), String> {
+    vigil_bench::cli(args)
+}
+
+#[cfg(not(feature = "bench"))]
+fn bench(_args: &[String]) -> Result<(), String> {
+    Err("this build has no benchmarks (they compile wgpu); run `cargo xtask bench`".into())
 }

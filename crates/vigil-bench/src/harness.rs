@@ -1,0 +1,66 @@
+//! Repetition and statistics: warm-up runs are discarded, then the median and spread of
+//! the timed runs are reported.
+
+use std::time::Duration;
+
+/// Statistics of one timed quantity.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stats {
+    /// Median.
+    pub median: Duration,
+    /// Fastest run.
+    pub min: Duration,
+    /// Slowest run.
+    pub max: Duration,
+    /// Runs timed.
+    pub runs: usize,
+}
+
+impl Stats {
+    /// From raw samples (at least one).
+    pub fn of(samples: &mut [Duration]) -> Stats {
+        samples.sort_unstable();
+        let n = samples.len().max(1);
+        Stats {
+            median: samples.get(samples.len() / 2).copied().unwrap_or_default(),
+            min: samples.first().copied().unwrap_or_default(),
+            max: samples.last().copied().unwrap_or_default(),
+            runs: n,
+        }
+    }
+
+    /// (max - min) / median, as a fraction.
+    pub fn spread(&self) -> f64 {
+        if self.median.is_zero() {
+            return 0.0;
+        }
+        (self.max - self.min).as_secs_f64() / self.median.as_secs_f64()
+    }
+}
+
+/// How many times to run.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    /// Discarded warm-up runs.
+    pub warmup: usize,
+    /// Timed runs.
+    pub runs: usize,
+}
+
+/// Runs `f` `plan.warmup + plan.runs` times; `f` returns one duration per named quantity.
+pub fn repeat<const N: usize>(
+    plan: Plan,
+    mut f: impl FnMut() -> Result<[Duration; N], String>,
+) -> Result<[Stats; N], String> {
+    for _ in 0..plan.warmup {
+        f()?;
+    }
+    let mut samples: [Vec<Duration>; N] = std::array::from_fn(|_| Vec::with_capacity(plan.runs));
+    for _ in 0..plan.runs {
+        let r = f()?;
+        for (s, d) in samples.iter_mut().zip(r) {
+            s.push(d);
+        }
+    }
+    Ok(samples.map(|mut s| Stats::of(&mut s)))
+}

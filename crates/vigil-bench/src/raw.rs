@@ -1,0 +1,327 @@
+//! The raw ash path: hand-written Vulkan issuing the same calls vigil issues, with no
+//! validation, no handle lookups and no tracking. The baseline vigil is measured against.
+//!
+//! `unsafe` here cannot be avoided: this is the unchecked path by definition. Each block
+//! holds one native call and says why it is sound.
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+use gpu_allocator::vulkan::{
+    Allocation, AllocationCreateDesc, AllocationScheme, Allocator, AllocatorCreateDesc,
+};
+use std::ffi::CStr;
+
+/// A Vulkan device opened by hand on the same adapter vigil picks.
+pub struct Raw {
+    _entry: ash::Entry,
+    instance: ash::Instance,
+    pub device: ash::Device,
+    pub queue: vk::Queue,
+    pub family: u32,
+    allocator: Option<Allocator>,
+    timeline: vk::Semaphore,
+    serial: u64,
+    /// Nanoseconds per timestamp tick.
+    pub timestamp_period: f32,
+}
+
+/// A buffer with its memory.
+pub struct RawBuffer {
+    /// The buffer.
+    pub raw: vk::Buffer,
+    allocation: Option<Allocation>,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+fn err(e: vk::Result) -> String {
+    format!("Vulkan error {e:?}")
+}
+
+impl Raw {
+    /// Opens the adapter whose name vigil's default choice has.
+    pub fn new(adapter_name: &str) -> Result<Raw, String> {
+        // SAFETY: loads the system Vulkan loader.
+        let entry = unsafe { ash::Entry::load() }.map_err(|e| e.to_string())?;
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
+        let info = vk::InstanceCreateInfo::default().application_info(&app);
+        // SAFETY: valid create info, no layers or extensions.
+        let instance = unsafe { entry.create_instance(&info, None) }.map_err(err)?;
+        // SAFETY: valid instance.
+        let pds = unsafe { instance.enumerate_physical_devices() }.map_err(err)?;
+        let pd = pds
+            .into_iter()
+            .find(|&pd| {
+                // SAFETY: valid physical device.
+                let props = unsafe { instance.get_physical_device_properties(pd) };
+                props
+                    .device_name_as_c_str()
+                    .is_ok_and(|n| n.to_string_lossy() == adapter_name)
+            })
+            .ok_or_else(|| format!("raw ash: no adapter named {adapter_name}"))?;
+        // SAFETY: valid physical device.
+        let props = unsafe { instance.get_physical_device_properties(pd) };
+        // SAFETY: valid physical device.
+        let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
+        let family = families
+            .iter()
+            .position(|f| {
+                f.queue_flags
+                    .contains(vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE)
+            })
+            .ok_or("raw ash: no graphics+compute queue")? as u32;
+        let priorities = [1.0];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(family)
+            .queue_priorities(&priorities)];
+        let mut v12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
+        let mut v13 = vk::PhysicalDeviceVulkan13Features::default()
+            .synchronization2(true)
+            .dynamic_rendering(true);
+        let core = vk::PhysicalDeviceFeatures::default()
+            .robust_buffer_access(true)
+            .full_draw_index_uint32(true);
+        let mut f2 = vk::PhysicalDeviceFeatures2::default()
+            .features(core)
+            .push_next(&mut v12)
+            .push_next(&mut v13);
+        let dinfo = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .push_next(&mut f2);
+        // SAFETY: the features requested are the ones vigil requests on this adapter.
+        let device = unsafe { instance.create_device(pd, &dinfo, None) }.map_err(err)?;
+        // SAFETY: family and index from the create info.
+        let queue = unsafe { device.get_device_queue(family, 0) };
+        let mut ty =
+            vk::SemaphoreTypeCreateInfo::default().semaphore_type(vk::SemaphoreType::TIMELINE);
+        let sinfo = vk::SemaphoreCreateInfo::default().push_next(&mut ty);
+        // SAFETY: valid device.
+        let timeline = unsafe { device.create_semaphore(&sinfo, None) }.map_err(err)?;
+        let allocator = Allocator::new(&AllocatorCreateDesc {
+            instance: instance.clone(),
+            device: device.clone(),
+            physical_device: pd,
+            debug_settings: Default::default(),
+            buffer_device_address: false,
+            allocation_sizes: Default::default(),
+        })
+        .map_err(|e| e.to_string())?;
+        Ok(Raw {
+            _entry: entry,
+            instance,
+            device,
+            queue,
+            family,
+            allocator: Some(allocator),
+            timeline,
+            serial: 0,
+            timestamp_period: props.limits.timestamp_period,
+        })
+    }
+
+    /// A buffer in `location` memory.
+    pub fn buffer(
+        &mut self,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        location: MemoryLocation,
+    ) -> Result<RawBuffer, String> {
+        let info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(usage | vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST);
+        // SAFETY: non-zero size.
+        let raw = unsafe { self.device.create_buffer(&info, None) }.map_err(err)?;
+        // SAFETY: live buffer.
+        let requirements = unsafe { self.device.get_buffer_memory_requirements(raw) };
+        let allocation = self
+            .allocator
+            .as_mut()
+            .ok_or("allocator gone")?
+            .allocate(&AllocationCreateDesc {
+                name: "raw",
+                requirements,
+                location,
+                linear: true,
+                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+            })
+            .map_err(|e| e.to_string())?;
+        // SAFETY: memory chosen for these requirements; the memory handle is read only.
+        unsafe {
+            self.device
+                .bind_buffer_memory(raw, allocation.memory(), allocation.offset())
+        }
+        .map_err(err)?;
+        Ok(RawBuffer {
+            raw,
+            allocation: Some(allocation),
+            size,
+        })
+    }
+
+    /// Copies into a host-visible buffer.
+    pub fn write(&self, b: &RawBuffer, offset: u64, data: &[u8]) -> Result<(), String> {
+        let ptr = b
+            .allocation
+            .as_ref()
+            .and_then(|a| a.mapped_ptr())
+            .ok_or("raw ash: buffer not host-visible")?;
+        // SAFETY: offset + len lies in the mapping (callers pass in-range writes) and the GPU is idle on it.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                data.as_ptr(),
+                ptr.as_ptr().cast::<u8>().add(offset as usize),
+                data.len(),
+            )
+        };
+        Ok(())
+    }
+
+    /// Copies out of a host-visible buffer.
+    pub fn read(&self, b: &RawBuffer, offset: u64, len: usize) -> Result<Vec<u8>, String> {
+        let ptr = b
+            .allocation
+            .as_ref()
+            .and_then(|a| a.mapped_ptr())
+            .ok_or("raw ash: buffer not host-visible")?;
+        let mut out = vec![0; len];
+        // SAFETY: in-range read of completed GPU writes (made host-visible by the command buffer's final barrier).
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                ptr.as_ptr().cast::<u8>().add(offset as usize),
+                out.as_mut_ptr(),
+                len,
+            )
+        };
+        Ok(out)
+    }
+
+    /// Releases a buffer (the GPU must be done with it).
+    pub fn destroy_buffer(&mut self, mut b: RawBuffer) {
+        // SAFETY: idle buffer.
+        unsafe { self.device.destroy_buffer(b.raw, None) };
+        if let (Some(a), Some(alloc)) = (b.allocation.take(), self.allocator.as_mut()) {
+            let _ = alloc.free(a);
+        }
+    }
+
+    /// A shader module from SPIR-V.
+    pub fn shader(&self, words: &[u32]) -> Result<vk::ShaderModule, String> {
+        let info = vk::ShaderModuleCreateInfo::default().code(words);
+        // SAFETY: valid SPIR-V from naga.
+        unsafe { self.device.create_shader_module(&info, None) }.map_err(err)
+    }
+
+    /// A command pool and one primary command buffer.
+    pub fn command_buffer(&self) -> Result<(vk::CommandPool, vk::CommandBuffer), String> {
+        let info = vk::CommandPoolCreateInfo::default()
+            .flags(vk::CommandPoolCreateFlags::TRANSIENT)
+            .queue_family_index(self.family);
+        // SAFETY: valid device.
+        let pool = unsafe { self.device.create_command_pool(&info, None) }.map_err(err)?;
+        let alloc = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: valid pool.
+        let cb = unsafe { self.device.allocate_command_buffers(&alloc) }.map_err(err)?;
+        Ok((pool, cb[0]))
+    }
+
+    /// Resets a pool and begins its command buffer.
+    pub fn begin(&self, pool: vk::CommandPool, cb: vk::CommandBuffer) -> Result<(), String> {
+        // SAFETY: nothing from the pool is pending (callers wait before reuse).
+        unsafe {
+            self.device
+                .reset_command_pool(pool, vk::CommandPoolResetFlags::empty())
+        }
+        .map_err(err)?;
+        let info = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: the buffer is in the initial state after the reset.
+        unsafe { self.device.begin_command_buffer(cb, &info) }.map_err(err)
+    }
+
+    /// A global barrier, as vigil records them.
+    pub fn barrier(
+        &self,
+        cb: vk::CommandBuffer,
+        src: vk::PipelineStageFlags2,
+        dst: vk::PipelineStageFlags2,
+    ) {
+        let b = [vk::MemoryBarrier2::default()
+            .src_stage_mask(src)
+            .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+            .dst_stage_mask(dst)
+            .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)];
+        let dep = vk::DependencyInfo::default().memory_barriers(&b);
+        // SAFETY: recording command buffer.
+        unsafe { self.device.cmd_pipeline_barrier2(cb, &dep) };
+    }
+
+    /// Ends recording with the host-visibility barrier vigil adds.
+    pub fn end(&self, cb: vk::CommandBuffer) -> Result<(), String> {
+        let b = [vk::MemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::HOST)
+            .dst_access_mask(vk::AccessFlags2::HOST_READ)];
+        let dep = vk::DependencyInfo::default().memory_barriers(&b);
+        // SAFETY: recording command buffer.
+        unsafe { self.device.cmd_pipeline_barrier2(cb, &dep) };
+        // SAFETY: recording, no open render pass.
+        unsafe { self.device.end_command_buffer(cb) }.map_err(err)
+    }
+
+    /// Submits with the next timeline value; returns it.
+    pub fn submit(&mut self, cbs: &[vk::CommandBuffer]) -> Result<u64, String> {
+        self.serial += 1;
+        let infos: Vec<_> = cbs
+            .iter()
+            .map(|&c| vk::CommandBufferSubmitInfo::default().command_buffer(c))
+            .collect();
+        let signal = [vk::SemaphoreSubmitInfo::default()
+            .semaphore(self.timeline)
+            .value(self.serial)
+            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let submit = [vk::SubmitInfo2::default()
+            .command_buffer_infos(&infos)
+            .signal_semaphore_infos(&signal)];
+        // SAFETY: executable command buffers; increasing signal value.
+        unsafe {
+            self.device
+                .queue_submit2(self.queue, &submit, vk::Fence::null())
+        }
+        .map_err(err)?;
+        Ok(self.serial)
+    }
+
+    /// Waits for a timeline value.
+    pub fn wait(&self, value: u64) -> Result<(), String> {
+        let sems = [self.timeline];
+        let values = [value];
+        let info = vk::SemaphoreWaitInfo::default()
+            .semaphores(&sems)
+            .values(&values);
+        // SAFETY: our own timeline semaphore.
+        unsafe { self.device.wait_semaphores(&info, 60_000_000_000) }.map_err(err)
+    }
+
+    /// The entry point name naga gives.
+    pub fn entry_name() -> &'static CStr {
+        c"main"
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        // SAFETY: teardown; waiting for idle first.
+        let _ = unsafe { self.device.device_wait_idle() };
+        drop(self.allocator.take());
+        // SAFETY: created by this device.
+        unsafe { self.device.destroy_semaphore(self.timeline, None) };
+        // SAFETY: every child object was destroyed by the workloads.
+        unsafe { self.device.destroy_device(None) };
+        // SAFETY: the device is gone.
+        unsafe { self.instance.destroy_instance(None) };
+    }
+}

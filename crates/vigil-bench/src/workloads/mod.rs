@@ -1,0 +1,34 @@
+//! The workloads, each run three ways: through vigil, through raw ash, through wgpu.
+
+pub mod dispatches;
+
+use crate::harness::Stats;
+
+/// One path's results for one workload.
+#[derive(Clone, Debug)]
+pub struct PathResult {
+    /// "vigil", "ash" or "wgpu".
+    pub path: &'static str,
+    /// Named timed quantities.
+    pub metrics: Vec<(&'static str, Stats)>,
+    /// What the work produced, read back, for comparing the paths.
+    pub output: Vec<u8>,
+}
+
+/// A workload's results across the paths.
+#[derive(Clone, Debug)]
+pub struct WorkloadResult {
+    /// Workload name.
+    pub name: &'static str,
+    /// What one unit is (for per-unit figures), and how many units one run does.
+    pub unit: (&'static str, u64),
+    /// Per path.
+    pub paths: Vec<PathResult>,
+}
+
+impl WorkloadResult {
+    /// Whether every path produced the same output.
+    pub fn outputs_agree(&self) -> bool {
+        self.paths.windows(2).all(|w| w[0].output == w[1].output)
+    }
+}
