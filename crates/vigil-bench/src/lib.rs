@@ -24,6 +24,15 @@ pub struct Options {
     pub quick: bool,
     /// Only this workload.
     pub workload: Option<String>,
+    /// Only these paths ("vigil", "ash", "wgpu"); all when empty. For profiling one path.
+    pub paths: Vec<String>,
+}
+
+impl Options {
+    /// Whether `path` is selected.
+    pub fn runs_path(&self, path: &str) -> bool {
+        self.paths.is_empty() || self.paths.iter().any(|p| p == path)
+    }
 }
 
 /// Devices of the three paths, on one adapter.
@@ -100,14 +109,20 @@ pub fn run(paths: &mut Paths, opts: &Options) -> Result<Vec<WorkloadResult>, Str
                 dispatches: 10_000,
             }
         };
+        let mut runs = Vec::new();
+        if opts.runs_path("vigil") {
+            runs.push(d::vigil(&paths.vigil, size, plan)?);
+        }
+        if opts.runs_path("ash") {
+            runs.push(d::ash(&mut paths.raw, size, plan)?);
+        }
+        if opts.runs_path("wgpu") {
+            runs.push(d::wgpu(&paths.wgpu, size, plan)?);
+        }
         results.push(WorkloadResult {
             name: "dispatches",
             unit: ("dispatch", u64::from(size.dispatches)),
-            paths: vec![
-                d::vigil(&paths.vigil, size, plan)?,
-                d::ash(&mut paths.raw, size, plan)?,
-                d::wgpu(&paths.wgpu, size, plan)?,
-            ],
+            paths: runs,
         });
         let expected = d::expected(size);
         if let Some(p) = results
@@ -135,9 +150,12 @@ pub fn cli(args: &[String]) -> Result<(), String> {
             "--workload" => {
                 opts.workload = Some(it.next().ok_or("--workload needs a name")?.clone())
             }
+            "--path" => opts
+                .paths
+                .push(it.next().ok_or("--path needs vigil, ash or wgpu")?.clone()),
             other => {
                 return Err(format!(
-                    "unknown option '{other}'; usage: bench [--json] [--quick] [--workload NAME]"
+                    "unknown option '{other}'; usage: bench [--json] [--quick] [--workload NAME] [--path vigil|ash|wgpu]"
                 ));
             }
         }

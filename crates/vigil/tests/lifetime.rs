@@ -82,6 +82,12 @@ fn destroying_while_in_flight_keeps_the_object_until_completion() {
     let (p, bgl, src, dst) = setup(&d, n);
     let input: Vec<u32> = (0..n as u32).map(|i| i ^ 0x5a5a).collect();
     d.write_buffer(src, 0, &bytes_of(&input)).unwrap();
+    // Flush the upload (device-local memory goes through staging, released on completion)
+    // so the count below sees only the objects this test destroys.
+    let flushed = d.submit(std::iter::empty()).unwrap();
+    d.wait_for_serial_unless_stalled(flushed, Duration::from_secs(30))
+        .unwrap();
+    d.poll().unwrap();
     let g = d
         .create_bind_group(&BindGroupDescriptor {
             label: "slow",

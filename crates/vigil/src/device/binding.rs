@@ -3,7 +3,7 @@
 
 use super::{
     BindGroupLayoutObj, BindGroupObj, Device, DeviceState, DynamicBinding, GroupUse, Member,
-    PipelineLayoutObj, Retained, Tracked,
+    PipelineLayoutObj, Retained, Tracked, TrackedUse,
 };
 use crate::error::{Result, fail};
 use crate::handle::{
@@ -399,12 +399,32 @@ impl<A: Api> Device<A> {
             });
         }
         st.retain(Retained::BindGroupLayout(desc.layout.index()));
+        let tracked = plan
+            .uses
+            .iter()
+            .filter_map(|u| match u.tracked {
+                Tracked::Buffer(index) => Some(TrackedUse {
+                    index,
+                    texture: false,
+                    write: u.write,
+                    stages: u.stages,
+                }),
+                Tracked::Texture(index) => Some(TrackedUse {
+                    index,
+                    texture: true,
+                    write: u.write,
+                    stages: u.stages,
+                }),
+                Tracked::None => None,
+            })
+            .collect();
         let (i, g) = st.bind_groups.insert(BindGroupObj {
             raw,
             label: desc.label.to_owned(),
             layout: desc.layout,
             compat,
             uses: plan.uses.into_boxed_slice(),
+            tracked,
             dynamic: plan.dynamic.into_boxed_slice(),
             sizes: plan.sizes.into_boxed_slice(),
         });

@@ -81,8 +81,9 @@ pub(crate) struct DeviceState<A: Api> {
     pub retiring: Vec<Retained>,
     /// Structural identity of bind group layouts, for compatibility.
     pub layout_compat: HashMap<Vec<vigil_hal::BindGroupLayoutEntry>, u32>,
-    /// Native encoders ready for reuse.
-    pub free_encoders: Vec<A::CommandEncoder>,
+    /// Native encoders ready for reuse, each with the command buffer of its completed
+    /// submission still to reset (reset when reused, by the recording side, not at submit).
+    pub free_encoders: Vec<(A::CommandEncoder, Option<A::CommandBuffer>)>,
     /// Usage trackers ready for reuse (their marks carry over, stamped by epoch).
     pub free_trackers: Vec<Tracker>,
     /// Submitted work not yet seen complete, in serial order.

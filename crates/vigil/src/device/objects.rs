@@ -110,6 +110,15 @@ pub(crate) struct DynamicBinding {
     pub alignment: u32,
 }
 
+/// A resource access a bind group implies, for barrier tracking, computed at creation.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TrackedUse {
+    pub index: u32,
+    pub texture: bool,
+    pub write: bool,
+    pub stages: Stages,
+}
+
 /// A bind group: its native set plus everything a draw needs from it, computed once.
 #[derive(Debug)]
 pub(crate) struct BindGroupObj<A: Api> {
@@ -118,6 +127,8 @@ pub(crate) struct BindGroupObj<A: Api> {
     pub layout: BindGroupLayout,
     pub compat: u32,
     pub uses: Box<[GroupUse]>,
+    /// The buffers and textures of `uses`, in the form barrier tracking walks.
+    pub tracked: Box<[TrackedUse]>,
     pub dynamic: Box<[DynamicBinding]>,
     /// Bound size per layout entry (0 for non-buffers), in layout entry order.
     pub sizes: Box<[u64]>,

@@ -214,9 +214,8 @@ impl<A: Api> Device<A> {
             let Some(done) = st.in_flight.pop_front() else {
                 break;
             };
-            for (mut encoder, cb) in done.encoders {
-                encoder.reset_all(vec![cb]);
-                st.free_encoders.push(encoder);
+            for (encoder, cb) in done.encoders {
+                st.free_encoders.push((encoder, Some(cb)));
             }
             for buffer in done.staging {
                 self.hal.destroy_buffer(buffer);
@@ -237,7 +236,12 @@ impl<A: Api> Device<A> {
         op: &'static str,
     ) -> Result<A::CommandEncoder> {
         match st.free_encoders.pop() {
-            Some(e) => Ok(e),
+            Some((mut e, spent)) => {
+                if let Some(cb) = spent {
+                    e.reset_all(vec![cb]);
+                }
+                Ok(e)
+            }
             None => self
                 .hal
                 .create_command_encoder(label)
@@ -293,7 +297,7 @@ impl<A: Api> Device<A> {
             // buffers keep their old contents) and the caller sees the driver's error.
             if let Some(mut p) = prelude {
                 p.encoder.reset_all(vec![p.cb]);
-                st.free_encoders.push(p.encoder);
+                st.free_encoders.push((p.encoder, None));
                 for b in p.staging {
                     self.hal.destroy_buffer(b);
                 }
@@ -475,7 +479,7 @@ impl<A: Api> Device<A> {
         for c in std::mem::take(&mut st.uploads.chunks) {
             self.hal.destroy_buffer(c.buffer);
         }
-        for encoder in st.free_encoders.drain(..) {
+        for (encoder, _) in st.free_encoders.drain(..) {
             self.hal.destroy_command_encoder(encoder);
         }
         self.release_everything(st);

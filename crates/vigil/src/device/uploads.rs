@@ -281,7 +281,7 @@ impl<A: Api> Device<A> {
         }
         let mut encoder = self.take_encoder(st, "vigil uploads", op)?;
         if let Err(e) = encoder.begin("vigil uploads") {
-            st.free_encoders.push(encoder);
+            st.free_encoders.push((encoder, None));
             return Err(self.hal_error(e, op, &self.label));
         }
         let uploads = std::mem::take(&mut st.uploads);
@@ -343,7 +343,7 @@ impl<A: Api> Device<A> {
             Ok(cb) => cb,
             Err(e) => {
                 encoder.discard();
-                st.free_encoders.push(encoder);
+                st.free_encoders.push((encoder, None));
                 for c in uploads.chunks {
                     self.hal.destroy_buffer(c.buffer);
                 }

@@ -1,15 +1,11 @@
 //! Compute passes: pipelines, bind groups with dynamic offsets, dispatches.
 
+use super::binder::{Binder, MAX_GROUPS};
 use super::{Access, CommandEncoder, Kind, Pass};
-use crate::device::{DeviceState, Tracked};
+use crate::device::DeviceState;
 use crate::error::{Result, fail};
 use crate::handle::{BindGroup, ComputePipeline, Handle, QuerySet};
 use vigil_hal::{Api, BindPoint, BufferUsages, CommandEncoder as _, Stages};
-
-/// Most bind groups vigil tracks per pipeline.
-pub(crate) const MAX_GROUPS: usize = 8;
-/// Most dynamic offsets per bind group.
-pub(crate) const MAX_DYNAMIC: usize = 16;
 
 /// Timestamps written at the start and end of a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,32 +35,10 @@ pub(crate) struct TimestampPlan {
     pub end: Option<u32>,
 }
 
-/// One bind group slot of a pass.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct BoundGroup {
-    pub group: Option<(u32, u32)>,
-    pub offsets: [u32; MAX_DYNAMIC],
-    pub offset_count: u8,
-}
-
-/// Bind group slots of a pass, with what changed since the last draw or dispatch.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Bindings {
-    pub groups: [BoundGroup; MAX_GROUPS],
-    /// Groups to bind natively before the next draw or dispatch.
-    pub dirty: u8,
-    /// Whether pipeline and groups were checked against each other since the last change.
-    pub validated: bool,
-    /// Groups set since their accesses were last recorded (render passes).
-    pub touched: u8,
-}
-
 /// What a compute pass has bound.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ComputeState {
-    pub pipeline: Option<(u32, u32)>,
-    pub layout: u32,
-    pub bindings: Bindings,
+    pub binder: Binder,
 }
 
 impl<'d, A: Api> CommandEncoder<'d, A> {
@@ -125,32 +99,14 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
             let key = (pipeline.index(), pipeline.generation());
-            if e.compute.pipeline == Some(key) {
+            if e.compute.binder.pipeline == Some(key) {
                 return Ok(());
             }
             let st = e.state(OP)?;
             let p = st.compute_pipelines.value(pipeline, e.device.id, OP)?;
-            let layout = p.info.layout.0;
             e.record(|r| r.set_compute_pipeline(&p.raw));
+            e.compute.binder.set_pipeline(&st, key, &p.info);
             drop(st);
-            if e.compute.layout != layout {
-                // A different layout: every group must be bound again against it.
-                e.compute.bindings.dirty =
-                    e.compute
-                        .bindings
-                        .groups
-                        .iter()
-                        .enumerate()
-                        .fold(
-                            0u8,
-                            |m, (i, g)| {
-                                if g.group.is_some() { m | (1 << i) } else { m }
-                            },
-                        );
-            }
-            e.compute.pipeline = Some(key);
-            e.compute.layout = layout;
-            e.compute.bindings.validated = false;
             if e.tracker.seen_compute.first_use(key.0, e.tracker.epoch) {
                 e.used.compute_pipelines.push(key);
             }
@@ -214,21 +170,9 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                     ));
                 }
             }
-            drop(st);
             let key = (group.index(), group.generation());
-            let bindings = if e.pass == Pass::Compute { &mut e.compute.bindings } else { &mut e.render.bindings };
-            let slot = &mut bindings.groups[index as usize];
-            let n = dynamic_offsets.len();
-            if slot.group == Some(key) && slot.offsets[..slot.offset_count as usize] == *dynamic_offsets {
-                return Ok(());
-            }
-            slot.group = Some(key);
-            slot.offset_count = n as u8;
-            slot.offsets[..n].copy_from_slice(dynamic_offsets);
-            bindings.dirty |= 1 << index;
-            bindings.touched |= 1 << index;
-            bindings.validated = false;
-            if e.tracker.seen_groups.first_use(key.0, e.tracker.epoch) {
+            let binder = if e.pass == Pass::Compute { &mut e.compute.binder } else { &mut e.render.binder };
+            if binder.set_group(&st, index as usize, key, dynamic_offsets) && e.tracker.seen_groups.first_use(key.0, e.tracker.epoch) {
                 e.used.groups.push(key);
             }
             Ok(())
@@ -293,145 +237,103 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         })
     }
 
-    /// Checks pipeline and groups agree (once per change), binds changed groups, and
+    /// Checks the pass is ready to dispatch (a bit test), binds changed groups, and
     /// inserts the barrier the dispatch's accesses need.
+    #[inline]
     fn prepare_dispatch(
         &mut self,
         st: &DeviceState<A>,
         indirect: Option<u32>,
         op: &'static str,
     ) -> Result<()> {
-        let Some((pi, _)) = self.compute.pipeline else {
-            return Err(fail!(
-                InvalidState,
-                op,
-                &self.label,
-                "no compute pipeline is set"
-            ));
-        };
-        let Some(p) = st.compute_pipelines.slot(pi).and_then(|s| s.value.as_ref()) else {
-            return Err(fail!(
-                InvalidState,
-                op,
-                &self.label,
-                "the compute pipeline is gone"
-            ));
-        };
-        let count = p.info.group_compat.len();
-        if !self.compute.bindings.validated {
-            super::render::check_groups(
-                &self.label,
-                op,
-                &p.label,
-                &p.info,
-                &self.compute.bindings,
-                st,
-            )?;
-            self.compute.bindings.validated = true;
+        if !self.compute.binder.ready() {
+            return Err(self.not_ready(st, op));
         }
-        let dirty = self.compute.bindings.dirty & ((1u16 << count) - 1) as u8;
-        if dirty != 0 {
-            if let Some(layout) = st
-                .pipeline_layouts
-                .slot(p.info.layout.0)
-                .and_then(|s| s.value.as_ref())
-            {
-                for g in 0..count {
-                    if dirty & (1 << g) == 0 {
-                        continue;
-                    }
-                    let bound = self.compute.bindings.groups[g];
-                    let Some(group) = bound
-                        .group
-                        .and_then(|(i, _)| st.bind_groups.slot(i))
-                        .and_then(|s| s.value.as_ref())
-                    else {
-                        continue;
-                    };
-                    let offsets = &bound.offsets[..bound.offset_count as usize];
-                    self.record(|r| {
-                        r.set_bind_group(
-                            BindPoint::Compute,
-                            &layout.raw,
-                            g as u32,
-                            &group.raw,
-                            offsets,
-                        )
-                    });
-                }
-            }
-            self.compute.bindings.dirty &= !dirty;
-        }
-        // Barriers: does anything this dispatch touches conflict with what came before?
-        let mut need = self.barriers.first;
-        let indirect_access = Access {
-            write: false,
-            stages: Stages::DRAW_INDIRECT,
-        };
-        if let Some(i) = indirect {
-            need |= self
-                .tracker
-                .hazard(Kind::Buffer, i, indirect_access, &self.barriers);
-        }
-        for g in 0..count {
-            let Some(group) = self.compute.bindings.groups[g]
-                .group
-                .and_then(|(i, _)| st.bind_groups.slot(i))
-                .and_then(|s| s.value.as_ref())
-            else {
-                continue;
-            };
-            for u in group.uses.iter() {
-                let access = Access {
-                    write: u.write,
-                    stages: Stages::COMPUTE,
-                };
-                need |= match u.tracked {
-                    Tracked::Buffer(i) => {
-                        self.tracker.hazard(Kind::Buffer, i, access, &self.barriers)
-                    }
-                    Tracked::Texture(i) => {
-                        self.tracker
-                            .hazard(Kind::Texture, i, access, &self.barriers)
-                    }
-                    Tracked::None => false,
-                };
-            }
-        }
-        if need {
+        self.compute
+            .binder
+            .flush(st, self.raw.as_mut(), BindPoint::Compute);
+        if self.walk_dispatch(st, indirect) {
             self.barrier(Stages::COMPUTE | Stages::DRAW_INDIRECT);
-        }
-        if let Some(i) = indirect {
-            self.tracker
-                .record(Kind::Buffer, i, indirect_access, &mut self.barriers);
-        }
-        for g in 0..count {
-            let Some(group) = self.compute.bindings.groups[g]
-                .group
-                .and_then(|(i, _)| st.bind_groups.slot(i))
-                .and_then(|s| s.value.as_ref())
-            else {
-                continue;
-            };
-            for u in group.uses.iter() {
-                let access = Access {
-                    write: u.write,
-                    stages: Stages::COMPUTE,
-                };
-                match u.tracked {
-                    Tracked::Buffer(i) => {
-                        self.tracker
-                            .record(Kind::Buffer, i, access, &mut self.barriers)
-                    }
-                    Tracked::Texture(i) => {
-                        self.tracker
-                            .record(Kind::Texture, i, access, &mut self.barriers)
-                    }
-                    Tracked::None => {}
-                }
-            }
+            // Stamp this dispatch's accesses again, after the barrier.
+            self.walk_dispatch(st, indirect);
         }
         Ok(())
+    }
+
+    /// Records the dispatch's accesses in the current barrier generation; returns whether
+    /// any of them conflicts with an access since the last barrier.
+    #[inline]
+    fn walk_dispatch(&mut self, st: &DeviceState<A>, indirect: Option<u32>) -> bool {
+        let (t, b) = (&mut self.tracker, &mut self.barriers);
+        let mut need = b.first;
+        if let Some(i) = indirect {
+            let access = Access {
+                write: false,
+                stages: Stages::DRAW_INDIRECT,
+            };
+            need |= t.access(Kind::Buffer, i, access, b);
+        }
+        let binder = &self.compute.binder;
+        for bound in &binder.groups[..binder.count] {
+            let Some(group) = bound
+                .group
+                .and_then(|(i, _)| st.bind_groups.slot(i))
+                .and_then(|s| s.value.as_ref())
+            else {
+                continue;
+            };
+            for u in group.tracked.iter() {
+                let access = Access {
+                    write: u.write,
+                    stages: Stages::COMPUTE,
+                };
+                let kind = if u.texture {
+                    Kind::Texture
+                } else {
+                    Kind::Buffer
+                };
+                need |= t.access(kind, u.index, access, b);
+            }
+        }
+        need
+    }
+
+    /// Why a pass is not ready to draw or dispatch (the slow path of `Binder::ready`).
+    #[cold]
+    pub(crate) fn not_ready(&self, st: &DeviceState<A>, op: &'static str) -> crate::Error {
+        let (binder, what) = match self.pass {
+            Pass::Render => (&self.render.binder, "render"),
+            _ => (&self.compute.binder, "compute"),
+        };
+        let Some((pi, _)) = binder.pipeline else {
+            return fail!(InvalidState, op, &self.label, "no {what} pipeline is set");
+        };
+        let info = match self.pass {
+            Pass::Render => st
+                .render_pipelines
+                .slot(pi)
+                .and_then(|s| s.value.as_ref())
+                .map(|p| (&p.label, &p.info)),
+            _ => st
+                .compute_pipelines
+                .slot(pi)
+                .and_then(|s| s.value.as_ref())
+                .map(|p| (&p.label, &p.info)),
+        };
+        match info {
+            Some((label, info)) => {
+                match super::render::check_groups(&self.label, op, label, info, binder, st) {
+                    Err(e) => e,
+                    Ok(()) => fail!(
+                        InvalidState,
+                        op,
+                        &self.label,
+                        "the bound groups do not fit the pipeline"
+                    ),
+                }
+            }
+            None => fail!(InvalidState, op, &self.label, "the {what} pipeline is gone"),
+        }
     }
 
     /// Validates pass timestamp writes and resets their query set on first use.

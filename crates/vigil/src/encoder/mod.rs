@@ -6,6 +6,7 @@
 //! the encoder (they cannot nest) and copies happen outside them. The encoder inserts the
 //! barriers and layout transitions recorded usage needs (see [`tracker`]).
 
+mod binder;
 mod compute;
 mod render;
 mod tracker;
@@ -106,7 +107,7 @@ impl<A: Api> Device<A> {
         let mut st = self.state(OP)?;
         let mut raw = self.take_encoder(&mut st, desc.label, OP)?;
         if let Err(e) = raw.begin(desc.label) {
-            st.free_encoders.push(raw);
+            st.free_encoders.push((raw, None));
             return Err(self.hal_error(e, OP, desc.label));
         }
         let mut tracker = st.free_trackers.pop().unwrap_or_default();
@@ -320,7 +321,7 @@ impl<A: Api> Drop for CommandEncoder<'_, A> {
             Ok(mut st) => {
                 if let Some(mut raw) = self.raw.take() {
                     raw.discard();
-                    st.free_encoders.push(raw);
+                    st.free_encoders.push((raw, None));
                 }
                 st.free_trackers.push(tracker);
             }
@@ -339,17 +340,17 @@ impl<'d, A: Api> CommandBuffer<'d, A> {
         &self.label
     }
 
-    /// Checks that everything the command buffer names is still alive and usable.
+    /// Checks that everything the command buffer names is still alive and usable. The
+    /// common case is generation compares only; messages are built on failure.
     pub(crate) fn validate_for_submit(
         &self,
         device: &Device<A>,
         st: &DeviceState<A>,
     ) -> Result<()> {
-        const OP: &str = "submit";
         if self.device.id != device.id {
             return Err(Error::new(
                 ErrorKind::DeviceMismatch,
-                OP,
+                "submit",
                 &self.label,
                 format!(
                     "the command buffer was recorded on device {}, not this one ({})",
@@ -357,7 +358,73 @@ impl<'d, A: Api> CommandBuffer<'d, A> {
                 ),
             ));
         }
-        let gone = |kind: &str, label: &str| {
+        let buffer_ok = |i: u32, g: u32| {
+            st.buffers.is_live(i, g)
+                && st
+                    .buffers
+                    .slot(i)
+                    .and_then(|s| s.value.as_ref())
+                    .is_some_and(|b| b.mapping.is_none())
+        };
+        let view_ok = |i: u32, g: u32| {
+            st.views.is_live(i, g)
+                && st
+                    .views
+                    .slot(i)
+                    .and_then(|s| s.value.as_ref())
+                    .is_some_and(|v| st.textures.is_live(v.texture.0, v.texture.1))
+        };
+        let all_ok = self.used.buffers.iter().all(|&(i, g)| buffer_ok(i, g))
+            && self
+                .used
+                .textures
+                .iter()
+                .all(|&(i, g)| st.textures.is_live(i, g))
+            && self.used.views.iter().all(|&(i, g)| view_ok(i, g))
+            && self
+                .used
+                .compute_pipelines
+                .iter()
+                .all(|&(i, g)| st.compute_pipelines.is_live(i, g))
+            && self
+                .used
+                .render_pipelines
+                .iter()
+                .all(|&(i, g)| st.render_pipelines.is_live(i, g))
+            && self
+                .used
+                .query_sets
+                .iter()
+                .all(|&(i, g)| st.query_sets.is_live(i, g))
+            && self.used.groups.iter().all(|&(i, g)| {
+                st.bind_groups.is_live(i, g)
+                    && st
+                        .bind_groups
+                        .slot(i)
+                        .and_then(|s| s.value.as_ref())
+                        .is_some_and(|group| {
+                            group.uses.iter().all(|u| match u.member {
+                                crate::device::Member::Buffer(bi, bg) => buffer_ok(bi, bg),
+                                crate::device::Member::View(vi, vg) => view_ok(vi, vg),
+                                crate::device::Member::Sampler(si, sg) => {
+                                    st.samplers.is_live(si, sg)
+                                }
+                            })
+                        })
+            });
+        if all_ok {
+            Ok(())
+        } else {
+            Err(self.explain_refusal(st))
+        }
+    }
+
+    /// Names the first object that makes the submission invalid.
+    #[cold]
+    fn explain_refusal(&self, st: &DeviceState<A>) -> Error {
+        const OP: &str = "submit";
+        let label_of = |l: Option<&str>| l.unwrap_or("").to_owned();
+        let gone = |kind: &str, label: String| {
             Error::new(
                 ErrorKind::InvalidState,
                 OP,
@@ -367,77 +434,62 @@ impl<'d, A: Api> CommandBuffer<'d, A> {
                 ),
             )
         };
-        let label_of = |l: Option<&str>| l.unwrap_or("").to_owned();
+        let mapped = |label: &str, via: &str| {
+            Error::new(
+                ErrorKind::InvalidState,
+                OP,
+                &self.label,
+                format!(
+                    "buffer '{label}'{via} is mapped; unmap it before submitting work that uses it"
+                ),
+            )
+        };
         for &(i, g) in &self.used.buffers {
+            let b = st.buffers.slot(i).and_then(|s| s.value.as_ref());
             if !st.buffers.is_live(i, g) {
-                return Err(gone(
-                    "buffer",
-                    &label_of(
-                        st.buffers
-                            .slot(i)
-                            .and_then(|s| s.value.as_ref())
-                            .map(|b| b.label.as_str()),
-                    ),
-                ));
+                return gone("buffer", label_of(b.map(|b| b.label.as_str())));
             }
-            if let Some(b) = st.buffers.slot(i).and_then(|s| s.value.as_ref()) {
-                if b.mapping.is_some() {
-                    return Err(Error::new(
-                        ErrorKind::InvalidState,
-                        OP,
-                        &self.label,
-                        format!(
-                            "buffer '{}' is mapped; unmap it before submitting work that uses it",
-                            b.label
-                        ),
-                    ));
-                }
+            if let Some(b) = b.filter(|b| b.mapping.is_some()) {
+                return mapped(&b.label, "");
             }
         }
         for &(i, g) in &self.used.textures {
             if !st.textures.is_live(i, g) {
-                return Err(gone(
+                return gone(
                     "texture",
-                    &label_of(
+                    label_of(
                         st.textures
                             .slot(i)
                             .and_then(|s| s.value.as_ref())
                             .map(|t| t.label.as_str()),
                     ),
-                ));
+                );
             }
         }
         for &(i, g) in &self.used.views {
             let view = st.views.slot(i).and_then(|s| s.value.as_ref());
-            let texture_live = view.is_some_and(|v| st.textures.is_live(v.texture.0, v.texture.1));
-            if !st.views.is_live(i, g) || !texture_live {
-                return Err(gone(
-                    "texture view",
-                    &label_of(view.map(|v| v.label.as_str())),
-                ));
+            if !st.views.is_live(i, g)
+                || !view.is_some_and(|v| st.textures.is_live(v.texture.0, v.texture.1))
+            {
+                return gone("texture view", label_of(view.map(|v| v.label.as_str())));
             }
         }
         for &(i, g) in &self.used.groups {
             let Some(group) = st.bind_groups.slot(i).and_then(|s| s.value.as_ref()) else {
-                return Err(gone("bind group", ""));
+                return gone("bind group", String::new());
             };
             if !st.bind_groups.is_live(i, g) {
-                return Err(gone("bind group", &group.label));
+                return gone("bind group", group.label.clone());
             }
             for u in group.uses.iter() {
                 let (alive, kind, label) = match u.member {
                     crate::device::Member::Buffer(bi, bg) => {
                         let b = st.buffers.slot(bi).and_then(|s| s.value.as_ref());
                         if let Some(b) = b.filter(|b| b.mapping.is_some()) {
-                            return Err(Error::new(
-                                ErrorKind::InvalidState,
-                                OP,
-                                &self.label,
-                                format!(
-                                    "buffer '{}' (bound by bind group '{}') is mapped; unmap it before submitting",
-                                    b.label, group.label
-                                ),
-                            ));
+                            return mapped(
+                                &b.label,
+                                &format!(" (bound by bind group '{}')", group.label),
+                            );
                         }
                         (
                             st.buffers.is_live(bi, bg),
@@ -465,7 +517,7 @@ impl<'d, A: Api> CommandBuffer<'d, A> {
                     ),
                 };
                 if !alive {
-                    return Err(Error::new(
+                    return Error::new(
                         ErrorKind::InvalidState,
                         OP,
                         &self.label,
@@ -474,50 +526,55 @@ impl<'d, A: Api> CommandBuffer<'d, A> {
                             group.label,
                             label.unwrap_or_default()
                         ),
-                    ));
+                    );
                 }
             }
         }
         for &(i, g) in &self.used.compute_pipelines {
             if !st.compute_pipelines.is_live(i, g) {
-                return Err(gone(
+                return gone(
                     "compute pipeline",
-                    &label_of(
+                    label_of(
                         st.compute_pipelines
                             .slot(i)
                             .and_then(|s| s.value.as_ref())
                             .map(|p| p.label.as_str()),
                     ),
-                ));
+                );
             }
         }
         for &(i, g) in &self.used.render_pipelines {
             if !st.render_pipelines.is_live(i, g) {
-                return Err(gone(
+                return gone(
                     "render pipeline",
-                    &label_of(
+                    label_of(
                         st.render_pipelines
                             .slot(i)
                             .and_then(|s| s.value.as_ref())
                             .map(|p| p.label.as_str()),
                     ),
-                ));
+                );
             }
         }
         for &(i, g) in &self.used.query_sets {
             if !st.query_sets.is_live(i, g) {
-                return Err(gone(
+                return gone(
                     "query set",
-                    &label_of(
+                    label_of(
                         st.query_sets
                             .slot(i)
                             .and_then(|s| s.value.as_ref())
                             .map(|q| q.label.as_str()),
                     ),
-                ));
+                );
             }
         }
-        Ok(())
+        Error::new(
+            ErrorKind::InvalidState,
+            OP,
+            &self.label,
+            "the command buffer names an object that is no longer usable",
+        )
     }
 
     /// Stamps everything the command buffer names with the submission's serial.
@@ -550,7 +607,7 @@ impl<A: Api> Drop for CommandBuffer<'_, A> {
             Ok(mut st) => {
                 // Never submitted: nothing of it is pending, so the pool can be reset.
                 raw.reset_all(vec![cb]);
-                st.free_encoders.push(raw);
+                st.free_encoders.push((raw, None));
             }
             Err(_) => self.device.hal.destroy_command_encoder(raw),
         }

@@ -5,9 +5,10 @@
 //! barrier at its start, and refuses a pass that uses a resource in conflicting ways (read
 //! one way and written another), since no barrier can go inside it.
 
-use super::compute::{Bindings, MAX_GROUPS, PassTimestampWrites};
+use super::binder::Binder;
+use super::compute::PassTimestampWrites;
 use super::{Access, CommandEncoder, Kind, Pass};
-use crate::device::{DeviceState, PipelineInfo, Tracked, check_range};
+use crate::device::{DeviceState, PipelineInfo, check_range};
 use crate::error::{Result, fail};
 use crate::handle::{Buffer, Handle, RenderPipeline, TextureView};
 use vigil_hal::{
@@ -86,15 +87,15 @@ struct AttachmentTransition {
 /// What a render pass has bound.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RenderState {
-    pipeline: Option<(u32, u32)>,
-    layout: u32,
-    pub bindings: Bindings,
+    pub binder: Binder,
     extent: [u32; 2],
     color_formats: Vec<Option<TextureFormat>>,
     depth_format: Option<TextureFormat>,
     sample_count: u32,
     transitions: Vec<AttachmentTransition>,
     vertex: [Option<VertexBinding>; MAX_VERTEX_SLOTS],
+    /// Vertex buffer slots the pipeline reads.
+    vertex_slots: usize,
     index: Option<IndexBinding>,
     /// Vertex slots and the index buffer changed since their accesses were last recorded.
     vertex_touched: u32,
@@ -108,7 +109,7 @@ pub(crate) fn check_groups<A: Api>(
     op: &'static str,
     pipeline_label: &str,
     info: &PipelineInfo,
-    bindings: &Bindings,
+    bindings: &Binder,
     st: &DeviceState<A>,
 ) -> Result<()> {
     for (g, &compat) in info.group_compat.iter().enumerate() {
@@ -384,7 +385,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
             let key = (pipeline.index(), pipeline.generation());
-            if e.render.pipeline == Some(key) {
+            if e.render.binder.pipeline == Some(key) {
                 return Ok(());
             }
             let st = e.state(OP)?;
@@ -409,15 +410,10 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                     e.render.sample_count
                 ));
             }
-            let layout = p.info.layout.0;
             e.record(|r| r.set_render_pipeline(&p.raw));
+            e.render.binder.set_pipeline(&st, key, &p.info);
+            e.render.vertex_slots = p.render.vertex_buffers.len();
             drop(st);
-            if e.render.layout != layout {
-                e.render.bindings.dirty = e.render.bindings.groups.iter().enumerate().fold(0u8, |m, (i, g)| if g.group.is_some() { m | (1 << i) } else { m });
-            }
-            e.render.pipeline = Some(key);
-            e.render.layout = layout;
-            e.render.bindings.validated = false;
             if e.tracker.seen_render.first_use(key.0, e.tracker.epoch) {
                 e.used.render_pipelines.push(key);
             }
@@ -741,15 +737,16 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         instances: std::ops::Range<u32>,
         indexed: bool,
     ) -> Result<()> {
-        let Some((pi, _)) = self.render.pipeline else {
-            return Err(fail!(
-                InvalidState,
-                op,
-                &self.label,
-                "no render pipeline is set"
-            ));
-        };
-        let Some(p) = st.render_pipelines.slot(pi).and_then(|s| s.value.as_ref()) else {
+        if !self.render.binder.ready() {
+            return Err(self.not_ready(st, op));
+        }
+        let Some(p) = self
+            .render
+            .binder
+            .pipeline
+            .and_then(|(pi, _)| st.render_pipelines.slot(pi))
+            .and_then(|s| s.value.as_ref())
+        else {
             return Err(fail!(
                 InvalidState,
                 op,
@@ -757,28 +754,16 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                 "the render pipeline is gone"
             ));
         };
-        let count = p.info.group_compat.len();
-        if !self.render.bindings.validated {
-            check_groups(
-                &self.label,
-                op,
-                &p.label,
-                &p.info,
-                &self.render.bindings,
-                st,
-            )?;
-            for (slot, _) in p.render.vertex_buffers.iter().enumerate() {
-                if self.render.vertex[slot].is_none() {
-                    return Err(fail!(
-                        InvalidState,
-                        op,
-                        &self.label,
-                        "pipeline '{}' reads vertex buffer slot {slot}, but none is set",
-                        p.label
-                    ));
-                }
+        for slot in 0..self.render.vertex_slots {
+            if self.render.vertex[slot].is_none() {
+                return Err(fail!(
+                    InvalidState,
+                    op,
+                    &self.label,
+                    "pipeline '{}' reads vertex buffer slot {slot}, but none is set",
+                    p.label
+                ));
             }
-            self.render.bindings.validated = true;
         }
         // Vertex and instance ranges against the bound sizes.
         for (slot, vb) in p.render.vertex_buffers.iter().enumerate() {
@@ -813,69 +798,42 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                 ));
             }
         }
-        let dirty = self.render.bindings.dirty & ((1u16 << count) - 1) as u8;
-        if dirty != 0 {
-            if let Some(layout) = st
-                .pipeline_layouts
-                .slot(p.info.layout.0)
-                .and_then(|s| s.value.as_ref())
-            {
-                for g in 0..count {
-                    if dirty & (1 << g) == 0 {
-                        continue;
-                    }
-                    let bound = self.render.bindings.groups[g];
-                    let Some(group) = bound
-                        .group
-                        .and_then(|(i, _)| st.bind_groups.slot(i))
-                        .and_then(|s| s.value.as_ref())
-                    else {
-                        continue;
-                    };
-                    let offsets = &bound.offsets[..bound.offset_count as usize];
-                    self.record(|r| {
-                        r.set_bind_group(
-                            BindPoint::Render,
-                            &layout.raw,
-                            g as u32,
-                            &group.raw,
-                            offsets,
-                        )
-                    });
-                    self.render.bindings.touched |= 1 << g;
-                }
-            }
-            self.render.bindings.dirty &= !dirty;
-        }
+        self.render
+            .binder
+            .flush(st, self.raw.as_mut(), BindPoint::Render);
         // Accesses of what changed since the last draw; conflicts inside a pass are errors.
-        let touched = self.render.bindings.touched & ((1u16 << count.min(MAX_GROUPS)) - 1) as u8;
+        let touched = self.render.binder.touched & self.render.binder.used_mask();
         if touched != 0 {
-            for g in 0..count {
+            for g in 0..self.render.binder.count {
                 if touched & (1 << g) == 0 {
                     continue;
                 }
-                let Some(group) = self.render.bindings.groups[g]
+                let Some(group) = self.render.binder.groups[g]
                     .group
                     .and_then(|(i, _)| st.bind_groups.slot(i))
                     .and_then(|s| s.value.as_ref())
                 else {
                     continue;
                 };
-                for u in group.uses.iter() {
-                    let access = Access {
-                        write: u.write,
-                        stages: u.stages,
+                for u in group.tracked.iter() {
+                    let kind = if u.texture {
+                        Kind::Texture
+                    } else {
+                        Kind::Buffer
                     };
-                    match u.tracked {
-                        Tracked::Buffer(i) => self.scope_access(st, Kind::Buffer, i, access, op)?,
-                        Tracked::Texture(i) => {
-                            self.scope_access(st, Kind::Texture, i, access, op)?
-                        }
-                        Tracked::None => {}
-                    }
+                    self.scope_access(
+                        st,
+                        kind,
+                        u.index,
+                        Access {
+                            write: u.write,
+                            stages: u.stages,
+                        },
+                        op,
+                    )?;
                 }
             }
-            self.render.bindings.touched &= !touched;
+            self.render.binder.touched &= !touched;
         }
         let read = |stages| Access {
             write: false,

@@ -85,6 +85,7 @@ impl Default for BarrierState {
     }
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
     Buffer,
     Texture,
@@ -155,6 +156,39 @@ impl Tracker {
         } else {
             m.write_gen == g
         }
+    }
+
+    /// Checks `access` for a hazard and records it, touching the mark once. Returns
+    /// whether it conflicts with an access since the last barrier.
+    #[inline]
+    pub fn access(
+        &mut self,
+        kind: Kind,
+        index: u32,
+        access: Access,
+        barriers: &mut BarrierState,
+    ) -> bool {
+        let epoch = self.epoch;
+        let generation = barriers.generation;
+        let m = self.mark(&kind, index);
+        let hazard = if m.epoch == epoch {
+            m.write_gen == generation || (access.write && m.read_gen == generation)
+        } else {
+            *m = Mark {
+                epoch,
+                read_gen: 0,
+                write_gen: 0,
+            };
+            false
+        };
+        if access.write {
+            m.write_gen = generation;
+            barriers.pending_writes = true;
+        } else {
+            m.read_gen = generation;
+        }
+        barriers.pending |= access.stages;
+        hazard
     }
 
     /// Records `access` in the current generation.
