@@ -10,7 +10,7 @@ fn quick_run_produces_identical_results_on_every_path() {
         &mut paths,
         &vigil_bench::Options {
             quick: true,
-            workload: None,
+            ..Default::default()
         },
     )
     .unwrap();
