@@ -1,0 +1,626 @@
+//! Rendering on a real device: pixels read back and checked.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+#[path = "common/draw.rs"]
+mod draw;
+
+use common::gpu;
+use draw::*;
+use vigil::*;
+
+const RED: [f32; 4] = [1.0, 0.0, 0.0, 1.0];
+
+fn tri(color: [f32; 4], pts: [[f32; 2]; 3]) -> Vec<f32> {
+    pts.iter()
+        .flat_map(|p| [p[0], p[1], color[0], color[1], color[2], color[3]])
+        .collect()
+}
+
+#[test]
+fn a_triangle_covers_its_pixels_and_no_others() {
+    let d = gpu();
+    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let m = module(&d, POS_COLOR);
+    let layout = empty_layout(&d);
+    let vbl = [pos_color_layout()];
+    let targets = [color_target(t.format)];
+    let p = d
+        .create_render_pipeline(&pipeline_desc(layout, m, &vbl, &targets))
+        .unwrap();
+    // Lower-left half of the target (NDC y up; framebuffer rows go down).
+    let vb = vertex_buffer(&d, &tri(RED, [[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]]));
+    let mut e = encoder(&d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "tri",
+        color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.set_vertex_buffer(0, vb, 0, None).unwrap();
+    e.draw(0..3, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let px = pixels(&d, t.texture);
+    let (red, blue) = ([255, 0, 0, 255], [0, 0, 255, 255]);
+    for y in 0..H {
+        for x in 0..W {
+            // Pixel centers strictly inside or outside the diagonal x + y = 63 (rows down).
+            let sum = x as i32 + (H - 1 - y) as i32;
+            if sum < 62 {
+                assert_eq!(at(&px, x, y), red, "({x},{y}) should be covered");
+            } else if sum > 64 {
+                assert_eq!(at(&px, x, y), blue, "({x},{y}) should be clear");
+            }
+        }
+    }
+}
+
+const DEPTH_SHADER: &str = r#"
+struct V { @location(0) pos: vec3<f32>, @location(1) color: vec4<f32> }
+struct O { @builtin(position) pos: vec4<f32>, @location(0) color: vec4<f32> }
+@vertex fn vs(v: V) -> O { return O(vec4<f32>(v.pos, 1.0), v.color); }
+@fragment fn fs(i: O) -> @location(0) vec4<f32> { return i.color; }
+"#;
+
+fn quad3(z: f32, c: [f32; 4], x0: f32, x1: f32) -> Vec<f32> {
+    let v = |x: f32, y: f32| [x, y, z, c[0], c[1], c[2], c[3]];
+    [
+        v(x0, -1.0),
+        v(x1, -1.0),
+        v(x0, 1.0),
+        v(x0, 1.0),
+        v(x1, -1.0),
+        v(x1, 1.0),
+    ]
+    .concat()
+}
+
+#[test]
+fn the_nearer_primitive_wins_whatever_the_draw_order() {
+    let d = gpu();
+    for format in [
+        TextureFormat::Depth32Float,
+        TextureFormat::Depth24PlusStencil8,
+    ] {
+        for near_first in [true, false] {
+            let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+            let (_dt, dv) = depth(&d, format);
+            let m = module(&d, DEPTH_SHADER);
+            let attrs = [
+                VertexAttribute {
+                    format: VertexFormat::Float32x3,
+                    offset: 0,
+                    shader_location: 0,
+                },
+                VertexAttribute {
+                    format: VertexFormat::Float32x4,
+                    offset: 12,
+                    shader_location: 1,
+                },
+            ];
+            let vbl = [VertexBufferLayout {
+                array_stride: 28,
+                step_mode: VertexStepMode::Vertex,
+                attributes: &attrs,
+            }];
+            let targets = [color_target(t.format)];
+            let mut desc = pipeline_desc(empty_layout(&d), m, &vbl, &targets);
+            desc.depth_stencil = Some(DepthStencilState {
+                format,
+                depth_write_enabled: true,
+                depth_compare: CompareFunction::Less,
+                stencil_front: StencilFaceState::default(),
+                stencil_back: StencilFaceState::default(),
+                stencil_read_mask: 0xff,
+                stencil_write_mask: 0xff,
+            });
+            let p = d.create_render_pipeline(&desc).unwrap();
+            // Green at z 0.2 covers the left 3/4, red at z 0.6 covers the right 3/4.
+            let near = vertex_buffer(&d, &quad3(0.2, [0.0, 1.0, 0.0, 1.0], -1.0, 0.5));
+            let far = vertex_buffer(&d, &quad3(0.6, [1.0, 0.0, 0.0, 1.0], -0.5, 1.0));
+            let mut e = encoder(&d);
+            e.begin_render_pass(&RenderPassDescriptor {
+                label: "depth",
+                color_attachments: &[Some(clear([0.0, 0.0, 0.0, 1.0], t.view))],
+                depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
+                    view: dv,
+                    depth_load: LoadOp::Clear(1.0),
+                    depth_store: StoreOp::Store,
+                    stencil_load: LoadOp::Clear(0),
+                    stencil_store: StoreOp::Store,
+                }),
+                ..Default::default()
+            })
+            .unwrap();
+            e.set_render_pipeline(p).unwrap();
+            let order = if near_first { [near, far] } else { [far, near] };
+            for vb in order {
+                e.set_vertex_buffer(0, vb, 0, None).unwrap();
+                e.draw(0..6, 0..1).unwrap();
+            }
+            e.end_render_pass().unwrap();
+            d.submit([e.finish().unwrap()]).unwrap();
+            let px = pixels(&d, t.texture);
+            assert_eq!(
+                at(&px, 32, 32),
+                [0, 255, 0, 255],
+                "{format:?} near_first={near_first}: overlap shows the nearer"
+            );
+            assert_eq!(at(&px, 4, 32), [0, 255, 0, 255]);
+            assert_eq!(at(&px, 60, 32), [255, 0, 0, 255], "only the far one there");
+        }
+    }
+}
+
+#[test]
+fn alpha_blending_mixes_with_the_destination() {
+    let d = gpu();
+    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let m = module(&d, POS_COLOR);
+    let vbl = [pos_color_layout()];
+    let targets = [Some(ColorTargetState {
+        format: t.format,
+        blend: Some(BlendState::ALPHA_BLENDING),
+        write_mask: ColorWrites::ALL,
+    })];
+    let p = d
+        .create_render_pipeline(&pipeline_desc(empty_layout(&d), m, &vbl, &targets))
+        .unwrap();
+    let vb = vertex_buffer(
+        &d,
+        &[tri(
+            [1.0, 0.0, 0.0, 0.5],
+            [[-1.0, -1.0], [3.0, -1.0], [-1.0, 3.0]],
+        )]
+        .concat(),
+    );
+    let mut e = encoder(&d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "blend",
+        color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.set_vertex_buffer(0, vb, 0, None).unwrap();
+    e.draw(0..3, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let px = pixels(&d, t.texture);
+    // color = 0.5 * red + 0.5 * blue; alpha = 0.5 * 0.5 + 0.5 * 1.
+    assert!(
+        close(at(&px, 10, 10), [128, 0, 128, 191], 1),
+        "{:?}",
+        at(&px, 10, 10)
+    );
+}
+
+const TEXTURED: &str = r#"
+struct O { @builtin(position) pos: vec4<f32>, @location(0) uv: vec2<f32> }
+@group(0) @binding(0) var tex: texture_2d<f32>;
+@group(0) @binding(1) var samp: sampler;
+@vertex fn vs(@builtin(vertex_index) i: u32) -> O {
+    // A full-screen triangle; u runs from -1 to 2 across the visible square, v stays in
+    // the first texel row.
+    let p = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
+    var o: O;
+    o.pos = vec4<f32>(p * 2.0 - 1.0, 0.0, 1.0);
+    o.uv = vec2<f32>(p.x * 3.0 - 1.0, 0.25);
+    return o;
+}
+@fragment fn fs(i: O) -> @location(0) vec4<f32> { return textureSample(tex, samp, i.uv); }
+"#;
+
+fn checker(d: &Device) -> (Texture, TextureView) {
+    let tex = d
+        .create_texture(&TextureDescriptor {
+            label: "checker",
+            size: [2, 2],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
+            ..Default::default()
+        })
+        .unwrap();
+    // (0,0) red, (1,0) green, (0,1) blue, (1,1) white.
+    let data = [
+        255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255,
+    ];
+    d.write_texture(
+        tex,
+        TexelCopyTextureInfo::default(),
+        &data,
+        TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: 8,
+            rows_per_image: None,
+        },
+        [2, 2, 1],
+    )
+    .unwrap();
+    let view = d
+        .create_texture_view(tex, &TextureViewDescriptor::default())
+        .unwrap();
+    (tex, view)
+}
+
+fn sample_with(d: &Device, mode: AddressMode) -> Vec<[u8; 4]> {
+    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let (_tex, view) = checker(d);
+    let sampler = d
+        .create_sampler(&SamplerDescriptor {
+            address_modes: [mode; 3],
+            ..Default::default()
+        })
+        .unwrap();
+    let bgl = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "tex",
+            entries: &[
+                BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: ShaderStages::FRAGMENT,
+                    ty: BindingType::Texture {
+                        sample_type: TextureSampleType::Float { filterable: true },
+                        view_dimension: TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                },
+                BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: ShaderStages::FRAGMENT,
+                    ty: BindingType::Sampler(SamplerBindingType::Filtering),
+                },
+            ],
+        })
+        .unwrap();
+    let group = d
+        .create_bind_group(&BindGroupDescriptor {
+            label: "tex",
+            layout: bgl,
+            entries: &[
+                BindGroupEntry {
+                    binding: 0,
+                    resource: BindingResource::TextureView(view),
+                },
+                BindGroupEntry {
+                    binding: 1,
+                    resource: BindingResource::Sampler(sampler),
+                },
+            ],
+        })
+        .unwrap();
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "tex",
+            bind_group_layouts: &[bgl],
+        })
+        .unwrap();
+    let targets = [color_target(t.format)];
+    let p = d
+        .create_render_pipeline(&pipeline_desc(layout, module(d, TEXTURED), &[], &targets))
+        .unwrap();
+    let mut e = encoder(d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "sample",
+        color_attachments: &[Some(clear([0.0; 4], t.view))],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.set_bind_group(0, group, &[]).unwrap();
+    e.draw(0..3, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    pixels(d, t.texture)
+}
+
+#[test]
+fn sampling_follows_the_address_mode() {
+    let d = gpu();
+    // Across the 64-pixel target, u runs from -1 to 2 (each texel is ~10.7 pixels wide).
+    let red = [255, 0, 0, 255];
+    let green = [0, 255, 0, 255];
+    let u_at = |x: u32| (x as f32 + 0.5) / 64.0 * 3.0 - 1.0;
+    let row = 5; // v in the first texel row
+    let repeat = sample_with(&d, AddressMode::Repeat);
+    let clamp = sample_with(&d, AddressMode::ClampToEdge);
+    let mirror = sample_with(&d, AddressMode::MirrorRepeat);
+    for x in [2u32, 8, 24, 30, 40, 46, 56, 62] {
+        let u = u_at(x);
+        let texel = |u: f32| {
+            if (u.rem_euclid(1.0)) < 0.5 {
+                red
+            } else {
+                green
+            }
+        };
+        let want_repeat = texel(u);
+        let want_clamp = if u < 0.5 { red } else { green };
+        let m = u.rem_euclid(2.0);
+        let want_mirror = texel(if m > 1.0 { 2.0 - m } else { m });
+        assert_eq!(at(&repeat, x, row), want_repeat, "repeat at u={u}");
+        assert_eq!(at(&clamp, x, row), want_clamp, "clamp at u={u}");
+        assert_eq!(at(&mirror, x, row), want_mirror, "mirror at u={u}");
+    }
+}
+
+#[test]
+fn multisampled_edges_resolve_to_partial_coverage() {
+    let d = gpu();
+    let ms = target(&d, TextureFormat::Rgba8Unorm, 4);
+    let resolved = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let m = module(&d, POS_COLOR);
+    let vbl = [pos_color_layout()];
+    let targets = [color_target(TextureFormat::Rgba8Unorm)];
+    let mut desc = pipeline_desc(empty_layout(&d), m, &vbl, &targets);
+    desc.sample_count = 4;
+    let p = d.create_render_pipeline(&desc).unwrap();
+    let vb = vertex_buffer(
+        &d,
+        &tri(
+            [1.0, 1.0, 1.0, 1.0],
+            [[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]],
+        ),
+    );
+    let mut e = encoder(&d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "msaa",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view: ms.view,
+            resolve_target: Some(resolved.view),
+            load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
+            store: StoreOp::Discard,
+        })],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.set_vertex_buffer(0, vb, 0, None).unwrap();
+    e.draw(0..3, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let px = pixels(&d, resolved.texture);
+    assert_eq!(at(&px, 5, 60), [255, 255, 255, 255], "interior");
+    assert_eq!(at(&px, 60, 5), [0, 0, 0, 255], "exterior");
+    // Pixels the diagonal crosses are averaged from 4 samples.
+    let partial = (0..W)
+        .filter(|&x| {
+            let v = at(&px, x, x)[0];
+            v > 0 && v < 255
+        })
+        .count();
+    assert!(
+        partial > 40,
+        "only {partial} partially covered pixels on the diagonal"
+    );
+}
+
+const INSTANCED: &str = r#"
+struct V { @location(0) corner: vec2<f32>, @location(1) offset: vec2<f32>, @location(2) color: vec4<f32> }
+struct O { @builtin(position) pos: vec4<f32>, @location(0) color: vec4<f32> }
+@vertex fn vs(v: V) -> O { return O(vec4<f32>(v.corner * 0.5 + v.offset, 0.0, 1.0), v.color); }
+@fragment fn fs(i: O) -> @location(0) vec4<f32> { return i.color; }
+"#;
+
+#[test]
+fn indexed_instanced_and_indirect_draws() {
+    let d = gpu();
+    let m = module(&d, INSTANCED);
+    let per_vertex = [VertexAttribute {
+        format: VertexFormat::Float32x2,
+        offset: 0,
+        shader_location: 0,
+    }];
+    let per_instance = [
+        VertexAttribute {
+            format: VertexFormat::Float32x2,
+            offset: 0,
+            shader_location: 1,
+        },
+        VertexAttribute {
+            format: VertexFormat::Float32x4,
+            offset: 8,
+            shader_location: 2,
+        },
+    ];
+    let vbl = [
+        VertexBufferLayout {
+            array_stride: 8,
+            step_mode: VertexStepMode::Vertex,
+            attributes: &per_vertex,
+        },
+        VertexBufferLayout {
+            array_stride: 24,
+            step_mode: VertexStepMode::Instance,
+            attributes: &per_instance,
+        },
+    ];
+    let targets = [color_target(TextureFormat::Rgba8Unorm)];
+    let p = d
+        .create_render_pipeline(&pipeline_desc(empty_layout(&d), m, &vbl, &targets))
+        .unwrap();
+    // A unit quad (4 corners, 6 indices) placed in each quadrant by its instance.
+    let corners = vertex_buffer(&d, &[-1.0, -1.0, 1.0, -1.0, 1.0, 1.0, -1.0, 1.0]);
+    let colors = [
+        [1.0, 0.0, 0.0, 1.0],
+        [0.0, 1.0, 0.0, 1.0],
+        [0.0, 0.0, 1.0, 1.0],
+        [1.0, 1.0, 0.0, 1.0],
+    ];
+    let offsets = [[-0.5, 0.5], [0.5, 0.5], [-0.5, -0.5], [0.5, -0.5]];
+    let inst: Vec<f32> = (0..4)
+        .flat_map(|i| {
+            [
+                offsets[i][0],
+                offsets[i][1],
+                colors[i][0],
+                colors[i][1],
+                colors[i][2],
+                colors[i][3],
+            ]
+        })
+        .collect();
+    let instances = vertex_buffer(&d, &inst);
+    let idx: Vec<u8> = [0u16, 1, 2, 0, 2, 3]
+        .iter()
+        .flat_map(|i| i.to_le_bytes())
+        .collect();
+    let index = d
+        .create_buffer(&BufferDescriptor {
+            label: "indices",
+            size: 12,
+            usage: BufferUsages::INDEX | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    d.write_buffer(index, 0, &idx).unwrap();
+    let args = d
+        .create_buffer(&BufferDescriptor {
+            label: "args",
+            size: 64,
+            usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    // draw_indexed_indirect: 6 indices, instances 2..4; draw_indirect: 3 vertices (first half of quad) of instance 0.
+    let words: [u32; 9] = [6, 2, 0, 0, 2, 3, 1, 0, 0];
+    d.write_buffer(
+        args,
+        0,
+        &words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let expect = |px: &[[u8; 4]], which: [bool; 4]| {
+        for (q, (x, y)) in [(16, 16), (48, 16), (16, 48), (48, 48)]
+            .into_iter()
+            .enumerate()
+        {
+            let want = if which[q] {
+                colors[q].map(|c| (c * 255.0) as u8)
+            } else {
+                [0, 0, 0, 255]
+            };
+            assert_eq!(at(px, x, y), want, "quadrant {q}");
+        }
+    };
+    for mode in 0..3 {
+        let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+        let mut e = encoder(&d);
+        e.begin_render_pass(&RenderPassDescriptor {
+            label: "inst",
+            color_attachments: &[Some(clear([0.0, 0.0, 0.0, 1.0], t.view))],
+            ..Default::default()
+        })
+        .unwrap();
+        e.set_render_pipeline(p).unwrap();
+        e.set_vertex_buffer(0, corners, 0, None).unwrap();
+        e.set_vertex_buffer(1, instances, 0, None).unwrap();
+        e.set_index_buffer(index, IndexFormat::Uint16, 0, None)
+            .unwrap();
+        match mode {
+            0 => e.draw_indexed(0..6, 0, 0..4).unwrap(),
+            1 => e.draw_indexed_indirect(args, 0).unwrap(),
+            _ => e.draw_indexed(0..6, 0, 1..2).unwrap(),
+        }
+        e.end_render_pass().unwrap();
+        d.submit([e.finish().unwrap()]).unwrap();
+        let px = pixels(&d, t.texture);
+        match mode {
+            0 => expect(&px, [true; 4]),
+            1 => expect(&px, [false, false, true, true]),
+            _ => expect(&px, [false, true, false, false]),
+        }
+    }
+    // Out-of-range draws are refused before they reach the GPU.
+    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let mut e = encoder(&d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "oob",
+        color_attachments: &[Some(clear([0.0; 4], t.view))],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.set_vertex_buffer(0, corners, 0, None).unwrap();
+    e.set_vertex_buffer(1, instances, 0, None).unwrap();
+    e.set_index_buffer(index, IndexFormat::Uint16, 0, None)
+        .unwrap();
+    assert_eq!(
+        e.draw_indexed(0..7, 0, 0..1).unwrap_err().kind(),
+        ErrorKind::OutOfBounds
+    );
+    let mut e = encoder(&d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "oob",
+        color_attachments: &[Some(clear([0.0; 4], t.view))],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.set_vertex_buffer(0, corners, 0, None).unwrap();
+    e.set_vertex_buffer(1, instances, 0, None).unwrap();
+    assert_eq!(
+        e.draw(0..4, 0..5).unwrap_err().kind(),
+        ErrorKind::OutOfBounds,
+        "instance 4 is past the instance buffer"
+    );
+}
+
+#[test]
+fn draw_indirect_reads_its_arguments() {
+    let d = gpu();
+    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let m = module(&d, POS_COLOR);
+    let vbl = [pos_color_layout()];
+    let targets = [color_target(t.format)];
+    let p = d
+        .create_render_pipeline(&pipeline_desc(empty_layout(&d), m, &vbl, &targets))
+        .unwrap();
+    let vb = vertex_buffer(
+        &d,
+        &[
+            tri(
+                [0.0, 0.0, 1.0, 1.0],
+                [[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]],
+            ),
+            tri(RED, [[-1.0, -1.0], [3.0, -1.0], [-1.0, 3.0]]),
+        ]
+        .concat(),
+    );
+    let args = d
+        .create_buffer(&BufferDescriptor {
+            label: "args",
+            size: 16,
+            usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    // 3 vertices from vertex 3 (the red full-screen triangle), 1 instance.
+    d.write_buffer(
+        args,
+        0,
+        &[3u32, 1, 3, 0]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let mut e = encoder(&d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "indirect",
+        color_attachments: &[Some(clear([0.0, 0.0, 0.0, 1.0], t.view))],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.set_vertex_buffer(0, vb, 0, None).unwrap();
+    e.draw_indirect(args, 0).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let px = pixels(&d, t.texture);
+    assert_eq!(at(&px, 60, 4), [255, 0, 0, 255]);
+    assert_eq!(at(&px, 2, 60), [255, 0, 0, 255]);
+}
