@@ -247,7 +247,7 @@ fn checker(d: &Device) -> (Texture, TextureView) {
 }
 
 fn sample_with(d: &Device, mode: AddressMode) -> Vec<[u8; 4]> {
-    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let t = target(d, TextureFormat::Rgba8Unorm, 1);
     let (_tex, view) = checker(d);
     let sampler = d
         .create_sampler(&SamplerDescriptor {

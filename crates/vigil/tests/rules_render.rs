@@ -14,34 +14,141 @@ fn tex(d: &TDevice, desc: TextureDescriptor<'_>) -> Result<Texture> {
 }
 
 fn rt(d: &TDevice, format: TextureFormat, samples: u32) -> (Texture, TextureView) {
-    let t = tex(d, TextureDescriptor { label: "rt", size: [16, 16], sample_count: samples, format, usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::TEXTURE_BINDING, ..Default::default() }).unwrap();
-    let v = d.create_texture_view(t, &TextureViewDescriptor::default()).unwrap();
+    let t = tex(
+        d,
+        TextureDescriptor {
+            label: "rt",
+            size: [16, 16],
+            sample_count: samples,
+            format,
+            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::TEXTURE_BINDING,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let v = d
+        .create_texture_view(t, &TextureViewDescriptor::default())
+        .unwrap();
     (t, v)
 }
 
 #[test]
 fn texture_descriptors_are_checked() {
     let d = device();
-    let ok = TextureDescriptor { label: "t", size: [64, 32], format: TextureFormat::Rgba8Unorm, usage: TextureUsages::TEXTURE_BINDING, ..Default::default() };
+    let ok = TextureDescriptor {
+        label: "t",
+        size: [64, 32],
+        format: TextureFormat::Rgba8Unorm,
+        usage: TextureUsages::TEXTURE_BINDING,
+        ..Default::default()
+    };
     assert!(tex(&d, ok).is_ok());
-    expect_kind(tex(&d, TextureDescriptor { size: [0, 4], ..ok }), ErrorKind::InvalidDescriptor);
-    expect_kind(tex(&d, TextureDescriptor { usage: TextureUsages::empty(), ..ok }), ErrorKind::InvalidDescriptor);
-    expect_kind(tex(&d, TextureDescriptor { size: [d.limits().max_texture_dimension_2d + 1, 4], ..ok }), ErrorKind::LimitExceeded);
-    expect_kind(tex(&d, TextureDescriptor { array_layers: d.limits().max_texture_array_layers + 1, ..ok }), ErrorKind::LimitExceeded);
-    expect_kind(tex(&d, TextureDescriptor { mip_level_count: 8, ..ok }), ErrorKind::InvalidDescriptor);
-    assert!(tex(&d, TextureDescriptor { mip_level_count: 7, ..ok }).is_ok());
-    expect_kind(tex(&d, TextureDescriptor { sample_count: 2, ..ok }), ErrorKind::InvalidDescriptor);
-    expect_kind(tex(&d, TextureDescriptor { sample_count: 4, ..ok }), ErrorKind::InvalidDescriptor);
     expect_kind(
-        tex(&d, TextureDescriptor { sample_count: 4, usage: TextureUsages::RENDER_ATTACHMENT, mip_level_count: 2, ..ok }),
+        tex(&d, TextureDescriptor { size: [0, 4], ..ok }),
         ErrorKind::InvalidDescriptor,
     );
     expect_kind(
-        tex(&d, TextureDescriptor { format: TextureFormat::Rgba8UnormSrgb, usage: TextureUsages::STORAGE_BINDING, ..ok }),
+        tex(
+            &d,
+            TextureDescriptor {
+                usage: TextureUsages::empty(),
+                ..ok
+            },
+        ),
+        ErrorKind::InvalidDescriptor,
+    );
+    expect_kind(
+        tex(
+            &d,
+            TextureDescriptor {
+                size: [d.limits().max_texture_dimension_2d + 1, 4],
+                ..ok
+            },
+        ),
+        ErrorKind::LimitExceeded,
+    );
+    expect_kind(
+        tex(
+            &d,
+            TextureDescriptor {
+                array_layers: d.limits().max_texture_array_layers + 1,
+                ..ok
+            },
+        ),
+        ErrorKind::LimitExceeded,
+    );
+    expect_kind(
+        tex(
+            &d,
+            TextureDescriptor {
+                mip_level_count: 8,
+                ..ok
+            },
+        ),
+        ErrorKind::InvalidDescriptor,
+    );
+    assert!(
+        tex(
+            &d,
+            TextureDescriptor {
+                mip_level_count: 7,
+                ..ok
+            }
+        )
+        .is_ok()
+    );
+    expect_kind(
+        tex(
+            &d,
+            TextureDescriptor {
+                sample_count: 2,
+                ..ok
+            },
+        ),
+        ErrorKind::InvalidDescriptor,
+    );
+    expect_kind(
+        tex(
+            &d,
+            TextureDescriptor {
+                sample_count: 4,
+                ..ok
+            },
+        ),
+        ErrorKind::InvalidDescriptor,
+    );
+    expect_kind(
+        tex(
+            &d,
+            TextureDescriptor {
+                sample_count: 4,
+                usage: TextureUsages::RENDER_ATTACHMENT,
+                mip_level_count: 2,
+                ..ok
+            },
+        ),
+        ErrorKind::InvalidDescriptor,
+    );
+    expect_kind(
+        tex(
+            &d,
+            TextureDescriptor {
+                format: TextureFormat::Rgba8UnormSrgb,
+                usage: TextureUsages::STORAGE_BINDING,
+                ..ok
+            },
+        ),
         ErrorKind::Unsupported,
     );
     expect_kind(
-        tex(&d, TextureDescriptor { format: TextureFormat::Depth24PlusStencil8, usage: TextureUsages::COPY_SRC, ..ok }),
+        tex(
+            &d,
+            TextureDescriptor {
+                format: TextureFormat::Depth24PlusStencil8,
+                usage: TextureUsages::COPY_SRC,
+                ..ok
+            },
+        ),
         ErrorKind::InvalidDescriptor,
     );
 }
@@ -50,8 +157,21 @@ fn texture_descriptors_are_checked() {
 fn every_listed_format_can_be_created() {
     let d = device();
     for format in TextureFormat::ALL {
-        let usage = if format.is_depth_stencil() { TextureUsages::RENDER_ATTACHMENT } else { TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST };
-        let t = tex(&d, TextureDescriptor { label: format.wgsl_name(), size: [4, 4], format, usage, ..Default::default() });
+        let usage = if format.is_depth_stencil() {
+            TextureUsages::RENDER_ATTACHMENT
+        } else {
+            TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST
+        };
+        let t = tex(
+            &d,
+            TextureDescriptor {
+                label: format.wgsl_name(),
+                size: [4, 4],
+                format,
+                usage,
+                ..Default::default()
+            },
+        );
         assert!(t.is_ok(), "{format:?}: {t:?}");
     }
 }
@@ -59,7 +179,15 @@ fn every_listed_format_can_be_created() {
 #[test]
 fn texture_descriptor_returns_what_it_was_created_with() {
     let d = device();
-    let desc = TextureDescriptor { label: "kept", size: [32, 16], array_layers: 3, mip_level_count: 4, sample_count: 1, format: TextureFormat::Rgba16Float, usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST };
+    let desc = TextureDescriptor {
+        label: "kept",
+        size: [32, 16],
+        array_layers: 3,
+        mip_level_count: 4,
+        sample_count: 1,
+        format: TextureFormat::Rgba16Float,
+        usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
+    };
     let t = tex(&d, desc).unwrap();
     assert_eq!(d.texture_descriptor(t).unwrap().descriptor(), desc);
 }
@@ -67,56 +195,235 @@ fn texture_descriptor_returns_what_it_was_created_with() {
 #[test]
 fn views_outside_the_texture_are_refused() {
     let d = device();
-    let t = tex(&d, TextureDescriptor { label: "t", size: [16, 16], mip_level_count: 3, array_layers: 6, format: TextureFormat::Rgba8Unorm, usage: TextureUsages::TEXTURE_BINDING, ..Default::default() }).unwrap();
+    let t = tex(
+        &d,
+        TextureDescriptor {
+            label: "t",
+            size: [16, 16],
+            mip_level_count: 3,
+            array_layers: 6,
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::TEXTURE_BINDING,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let v = |desc: TextureViewDescriptor<'_>| d.create_texture_view(t, &desc);
-    assert!(v(TextureViewDescriptor::default()).is_ok(), "defaults to a 2d-array view of everything");
-    expect_kind(v(TextureViewDescriptor { base_mip_level: 3, ..Default::default() }), ErrorKind::OutOfBounds);
-    expect_kind(v(TextureViewDescriptor { base_mip_level: 1, mip_level_count: Some(3), ..Default::default() }), ErrorKind::OutOfBounds);
-    expect_kind(v(TextureViewDescriptor { base_array_layer: 6, ..Default::default() }), ErrorKind::OutOfBounds);
-    expect_kind(v(TextureViewDescriptor { base_array_layer: 4, array_layer_count: Some(3), ..Default::default() }), ErrorKind::OutOfBounds);
-    expect_kind(v(TextureViewDescriptor { dimension: Some(TextureViewDimension::D2), array_layer_count: Some(2), ..Default::default() }), ErrorKind::InvalidDescriptor);
-    assert!(v(TextureViewDescriptor { dimension: Some(TextureViewDimension::Cube), ..Default::default() }).is_ok());
-    expect_kind(v(TextureViewDescriptor { dimension: Some(TextureViewDimension::Cube), base_array_layer: 1, ..Default::default() }), ErrorKind::OutOfBounds);
-    expect_kind(v(TextureViewDescriptor { format: Some(TextureFormat::R32Float), ..Default::default() }), ErrorKind::InvalidDescriptor);
-    assert!(v(TextureViewDescriptor { format: Some(TextureFormat::Rgba8UnormSrgb), ..Default::default() }).is_ok());
-    expect_kind(v(TextureViewDescriptor { aspect: TextureAspect::DepthOnly, ..Default::default() }), ErrorKind::InvalidDescriptor);
-    expect_kind(v(TextureViewDescriptor { usage: Some(TextureUsages::STORAGE_BINDING), ..Default::default() }), ErrorKind::UsageMismatch);
-    let flat = tex(&d, TextureDescriptor { label: "flat", size: [16, 8], array_layers: 6, format: TextureFormat::Rgba8Unorm, usage: TextureUsages::TEXTURE_BINDING, ..Default::default() }).unwrap();
-    expect_kind(d.create_texture_view(flat, &TextureViewDescriptor { dimension: Some(TextureViewDimension::Cube), ..Default::default() }), ErrorKind::InvalidDescriptor);
+    assert!(
+        v(TextureViewDescriptor::default()).is_ok(),
+        "defaults to a 2d-array view of everything"
+    );
+    expect_kind(
+        v(TextureViewDescriptor {
+            base_mip_level: 3,
+            ..Default::default()
+        }),
+        ErrorKind::OutOfBounds,
+    );
+    expect_kind(
+        v(TextureViewDescriptor {
+            base_mip_level: 1,
+            mip_level_count: Some(3),
+            ..Default::default()
+        }),
+        ErrorKind::OutOfBounds,
+    );
+    expect_kind(
+        v(TextureViewDescriptor {
+            base_array_layer: 6,
+            ..Default::default()
+        }),
+        ErrorKind::OutOfBounds,
+    );
+    expect_kind(
+        v(TextureViewDescriptor {
+            base_array_layer: 4,
+            array_layer_count: Some(3),
+            ..Default::default()
+        }),
+        ErrorKind::OutOfBounds,
+    );
+    expect_kind(
+        v(TextureViewDescriptor {
+            dimension: Some(TextureViewDimension::D2),
+            array_layer_count: Some(2),
+            ..Default::default()
+        }),
+        ErrorKind::InvalidDescriptor,
+    );
+    assert!(
+        v(TextureViewDescriptor {
+            dimension: Some(TextureViewDimension::Cube),
+            ..Default::default()
+        })
+        .is_ok()
+    );
+    expect_kind(
+        v(TextureViewDescriptor {
+            dimension: Some(TextureViewDimension::Cube),
+            base_array_layer: 1,
+            ..Default::default()
+        }),
+        ErrorKind::OutOfBounds,
+    );
+    expect_kind(
+        v(TextureViewDescriptor {
+            format: Some(TextureFormat::R32Float),
+            ..Default::default()
+        }),
+        ErrorKind::InvalidDescriptor,
+    );
+    assert!(
+        v(TextureViewDescriptor {
+            format: Some(TextureFormat::Rgba8UnormSrgb),
+            ..Default::default()
+        })
+        .is_ok()
+    );
+    expect_kind(
+        v(TextureViewDescriptor {
+            aspect: TextureAspect::DepthOnly,
+            ..Default::default()
+        }),
+        ErrorKind::InvalidDescriptor,
+    );
+    expect_kind(
+        v(TextureViewDescriptor {
+            usage: Some(TextureUsages::STORAGE_BINDING),
+            ..Default::default()
+        }),
+        ErrorKind::UsageMismatch,
+    );
+    let flat = tex(
+        &d,
+        TextureDescriptor {
+            label: "flat",
+            size: [16, 8],
+            array_layers: 6,
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::TEXTURE_BINDING,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    expect_kind(
+        d.create_texture_view(
+            flat,
+            &TextureViewDescriptor {
+                dimension: Some(TextureViewDimension::Cube),
+                ..Default::default()
+            },
+        ),
+        ErrorKind::InvalidDescriptor,
+    );
 }
 
 #[test]
 fn sampler_descriptors_are_checked() {
     let d = device();
-    expect_kind(d.create_sampler(&SamplerDescriptor { lod_min_clamp: -1.0, ..Default::default() }), ErrorKind::InvalidDescriptor);
-    expect_kind(d.create_sampler(&SamplerDescriptor { lod_min_clamp: 4.0, lod_max_clamp: 2.0, ..Default::default() }), ErrorKind::InvalidDescriptor);
-    expect_kind(d.create_sampler(&SamplerDescriptor { lod_max_clamp: f32::NAN, ..Default::default() }), ErrorKind::InvalidDescriptor);
-    expect_kind(d.create_sampler(&SamplerDescriptor { anisotropy_clamp: 0, ..Default::default() }), ErrorKind::InvalidDescriptor);
-    let linear = SamplerDescriptor { mag_filter: FilterMode::Linear, min_filter: FilterMode::Linear, mipmap_filter: FilterMode::Linear, anisotropy_clamp: 8, ..Default::default() };
+    expect_kind(
+        d.create_sampler(&SamplerDescriptor {
+            lod_min_clamp: -1.0,
+            ..Default::default()
+        }),
+        ErrorKind::InvalidDescriptor,
+    );
+    expect_kind(
+        d.create_sampler(&SamplerDescriptor {
+            lod_min_clamp: 4.0,
+            lod_max_clamp: 2.0,
+            ..Default::default()
+        }),
+        ErrorKind::InvalidDescriptor,
+    );
+    expect_kind(
+        d.create_sampler(&SamplerDescriptor {
+            lod_max_clamp: f32::NAN,
+            ..Default::default()
+        }),
+        ErrorKind::InvalidDescriptor,
+    );
+    expect_kind(
+        d.create_sampler(&SamplerDescriptor {
+            anisotropy_clamp: 0,
+            ..Default::default()
+        }),
+        ErrorKind::InvalidDescriptor,
+    );
+    let linear = SamplerDescriptor {
+        mag_filter: FilterMode::Linear,
+        min_filter: FilterMode::Linear,
+        mipmap_filter: FilterMode::Linear,
+        anisotropy_clamp: 8,
+        ..Default::default()
+    };
     // Anisotropy needs the feature on this device.
     expect_kind(d.create_sampler(&linear), ErrorKind::Unsupported);
     let d = device_with(Features::SAMPLER_ANISOTROPY);
     assert!(d.create_sampler(&linear).is_ok());
-    expect_kind(d.create_sampler(&SamplerDescriptor { min_filter: FilterMode::Nearest, ..linear }), ErrorKind::InvalidDescriptor);
+    expect_kind(
+        d.create_sampler(&SamplerDescriptor {
+            min_filter: FilterMode::Nearest,
+            ..linear
+        }),
+        ErrorKind::InvalidDescriptor,
+    );
 }
 
 #[test]
 fn sampled_views_must_match_the_layout() {
     let d = device();
-    let entry = |ty| BindGroupLayoutEntry { binding: 0, visibility: ShaderStages::FRAGMENT, ty };
-    let float2d = entry(BindingType::Texture { sample_type: TextureSampleType::Float { filterable: true }, view_dimension: TextureViewDimension::D2, multisampled: false });
+    let entry = |ty| BindGroupLayoutEntry {
+        binding: 0,
+        visibility: ShaderStages::FRAGMENT,
+        ty,
+    };
+    let float2d = entry(BindingType::Texture {
+        sample_type: TextureSampleType::Float { filterable: true },
+        view_dimension: TextureViewDimension::D2,
+        multisampled: false,
+    });
     let l = layout(&d, &[float2d]);
     let (_, rgba) = rt(&d, TextureFormat::Rgba8Unorm, 1);
     assert!(group(&d, l, &[(0, BindingResource::TextureView(rgba))]).is_ok());
     let (_, uint) = rt(&d, TextureFormat::R32Uint, 1);
-    expect_kind(group(&d, l, &[(0, BindingResource::TextureView(uint))]), ErrorKind::InvalidDescriptor);
-    let copy_only = tex(&d, TextureDescriptor { label: "c", size: [4, 4], format: TextureFormat::Rgba8Unorm, usage: TextureUsages::COPY_DST, ..Default::default() }).unwrap();
-    let cv = d.create_texture_view(copy_only, &TextureViewDescriptor::default()).unwrap();
-    expect_kind(group(&d, l, &[(0, BindingResource::TextureView(cv))]), ErrorKind::UsageMismatch);
+    expect_kind(
+        group(&d, l, &[(0, BindingResource::TextureView(uint))]),
+        ErrorKind::InvalidDescriptor,
+    );
+    let copy_only = tex(
+        &d,
+        TextureDescriptor {
+            label: "c",
+            size: [4, 4],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::COPY_DST,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let cv = d
+        .create_texture_view(copy_only, &TextureViewDescriptor::default())
+        .unwrap();
+    expect_kind(
+        group(&d, l, &[(0, BindingResource::TextureView(cv))]),
+        ErrorKind::UsageMismatch,
+    );
     let s = d.create_sampler(&SamplerDescriptor::default()).unwrap();
-    let cmp = d.create_sampler(&SamplerDescriptor { compare: Some(CompareFunction::Less), ..Default::default() }).unwrap();
-    let sl = layout(&d, &[entry(BindingType::Sampler(SamplerBindingType::Comparison))]);
-    expect_kind(group(&d, sl, &[(0, BindingResource::Sampler(s))]), ErrorKind::InvalidDescriptor);
+    let cmp = d
+        .create_sampler(&SamplerDescriptor {
+            compare: Some(CompareFunction::Less),
+            ..Default::default()
+        })
+        .unwrap();
+    let sl = layout(
+        &d,
+        &[entry(BindingType::Sampler(SamplerBindingType::Comparison))],
+    );
+    expect_kind(
+        group(&d, sl, &[(0, BindingResource::Sampler(s))]),
+        ErrorKind::InvalidDescriptor,
+    );
     assert!(group(&d, sl, &[(0, BindingResource::Sampler(cmp))]).is_ok());
 }
 
@@ -129,19 +436,51 @@ struct V { @location(0) pos: vec2<f32>, @location(1) tint: vec4<f32> }
 
 fn attrs() -> [VertexAttribute; 2] {
     [
-        VertexAttribute { format: VertexFormat::Float32x2, offset: 0, shader_location: 0 },
-        VertexAttribute { format: VertexFormat::Float32x4, offset: 8, shader_location: 1 },
+        VertexAttribute {
+            format: VertexFormat::Float32x2,
+            offset: 0,
+            shader_location: 0,
+        },
+        VertexAttribute {
+            format: VertexFormat::Float32x4,
+            offset: 8,
+            shader_location: 1,
+        },
     ]
 }
 
-fn pipeline(d: &TDevice, buffers: &[VertexBufferLayout<'_>], targets: &[Option<ColorTargetState>], fs: &str, samples: u32) -> Result<RenderPipeline> {
-    let m = d.create_shader_module(&ShaderModuleDescriptor { label: "tri", wgsl: TRI }).unwrap();
-    let pl = d.create_pipeline_layout(&PipelineLayoutDescriptor { label: "tri", bind_group_layouts: &[] }).unwrap();
+fn pipeline(
+    d: &TDevice,
+    buffers: &[VertexBufferLayout<'_>],
+    targets: &[Option<ColorTargetState>],
+    fs: &str,
+    samples: u32,
+) -> Result<RenderPipeline> {
+    let m = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "tri",
+            wgsl: TRI,
+        })
+        .unwrap();
+    let pl = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "tri",
+            bind_group_layouts: &[],
+        })
+        .unwrap();
     d.create_render_pipeline(&RenderPipelineDescriptor {
         label: "tri",
         layout: pl,
-        vertex: VertexState { module: m, entry_point: "vs", buffers },
-        fragment: Some(FragmentState { module: m, entry_point: fs, targets }),
+        vertex: VertexState {
+            module: m,
+            entry_point: "vs",
+            buffers,
+        },
+        fragment: Some(FragmentState {
+            module: m,
+            entry_point: fs,
+            targets,
+        }),
         primitive: PrimitiveState::default(),
         depth_stencil: None,
         sample_count: samples,
@@ -149,57 +488,174 @@ fn pipeline(d: &TDevice, buffers: &[VertexBufferLayout<'_>], targets: &[Option<C
 }
 
 fn target(format: TextureFormat) -> [Option<ColorTargetState>; 1] {
-    [Some(ColorTargetState { format, blend: None, write_mask: ColorWrites::ALL })]
+    [Some(ColorTargetState {
+        format,
+        blend: None,
+        write_mask: ColorWrites::ALL,
+    })]
 }
 
 #[test]
 fn vertex_layouts_are_checked_against_limits_and_the_shader() {
     let d = device();
     let a = attrs();
-    let good = [VertexBufferLayout { array_stride: 24, step_mode: VertexStepMode::Vertex, attributes: &a }];
+    let good = [VertexBufferLayout {
+        array_stride: 24,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &a,
+    }];
     assert!(pipeline(&d, &good, &target(TextureFormat::Rgba8Unorm), "fs", 1).is_ok());
-    let overflow = [VertexBufferLayout { array_stride: 20, step_mode: VertexStepMode::Vertex, attributes: &a }];
-    expect_kind(pipeline(&d, &overflow, &target(TextureFormat::Rgba8Unorm), "fs", 1), ErrorKind::InvalidDescriptor);
-    let dup = [VertexAttribute { shader_location: 0, ..a[1] }, a[0]];
-    let dup_l = [VertexBufferLayout { array_stride: 24, step_mode: VertexStepMode::Vertex, attributes: &dup }];
-    expect_kind(pipeline(&d, &dup_l, &target(TextureFormat::Rgba8Unorm), "fs", 1), ErrorKind::InvalidDescriptor);
-    let missing = [VertexBufferLayout { array_stride: 24, step_mode: VertexStepMode::Vertex, attributes: &a[..1] }];
-    let e = expect_kind(pipeline(&d, &missing, &target(TextureFormat::Rgba8Unorm), "fs", 1), ErrorKind::InvalidDescriptor);
+    let overflow = [VertexBufferLayout {
+        array_stride: 20,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &a,
+    }];
+    expect_kind(
+        pipeline(&d, &overflow, &target(TextureFormat::Rgba8Unorm), "fs", 1),
+        ErrorKind::InvalidDescriptor,
+    );
+    let dup = [
+        VertexAttribute {
+            shader_location: 0,
+            ..a[1]
+        },
+        a[0],
+    ];
+    let dup_l = [VertexBufferLayout {
+        array_stride: 24,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &dup,
+    }];
+    expect_kind(
+        pipeline(&d, &dup_l, &target(TextureFormat::Rgba8Unorm), "fs", 1),
+        ErrorKind::InvalidDescriptor,
+    );
+    let missing = [VertexBufferLayout {
+        array_stride: 24,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &a[..1],
+    }];
+    let e = expect_kind(
+        pipeline(&d, &missing, &target(TextureFormat::Rgba8Unorm), "fs", 1),
+        ErrorKind::InvalidDescriptor,
+    );
     assert!(e.message().contains("@location(1)"), "{e}");
-    let wrong_kind = [a[0], VertexAttribute { format: VertexFormat::Uint32x4, ..a[1] }];
-    let wk = [VertexBufferLayout { array_stride: 24, step_mode: VertexStepMode::Vertex, attributes: &wrong_kind }];
-    expect_kind(pipeline(&d, &wk, &target(TextureFormat::Rgba8Unorm), "fs", 1), ErrorKind::InvalidDescriptor);
-    let wide = [VertexBufferLayout { array_stride: u64::from(d.limits().max_vertex_buffer_array_stride) + 4, step_mode: VertexStepMode::Vertex, attributes: &a }];
-    expect_kind(pipeline(&d, &wide, &target(TextureFormat::Rgba8Unorm), "fs", 1), ErrorKind::LimitExceeded);
+    let wrong_kind = [
+        a[0],
+        VertexAttribute {
+            format: VertexFormat::Uint32x4,
+            ..a[1]
+        },
+    ];
+    let wk = [VertexBufferLayout {
+        array_stride: 24,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &wrong_kind,
+    }];
+    expect_kind(
+        pipeline(&d, &wk, &target(TextureFormat::Rgba8Unorm), "fs", 1),
+        ErrorKind::InvalidDescriptor,
+    );
+    let wide = [VertexBufferLayout {
+        array_stride: u64::from(d.limits().max_vertex_buffer_array_stride) + 4,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &a,
+    }];
+    expect_kind(
+        pipeline(&d, &wide, &target(TextureFormat::Rgba8Unorm), "fs", 1),
+        ErrorKind::LimitExceeded,
+    );
 }
 
 #[test]
 fn fragment_outputs_must_suit_the_targets() {
     let d = device();
     let a = attrs();
-    let vb = [VertexBufferLayout { array_stride: 24, step_mode: VertexStepMode::Vertex, attributes: &a }];
-    expect_kind(pipeline(&d, &vb, &target(TextureFormat::R32Uint), "fs", 1), ErrorKind::InvalidDescriptor);
+    let vb = [VertexBufferLayout {
+        array_stride: 24,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &a,
+    }];
+    expect_kind(
+        pipeline(&d, &vb, &target(TextureFormat::R32Uint), "fs", 1),
+        ErrorKind::InvalidDescriptor,
+    );
     assert!(pipeline(&d, &vb, &target(TextureFormat::R32Uint), "fs_uint", 1).is_ok());
-    let blended = [Some(ColorTargetState { format: TextureFormat::R32Float, blend: Some(BlendState::ALPHA_BLENDING), write_mask: ColorWrites::ALL })];
-    expect_kind(pipeline(&d, &vb, &blended, "fs", 1), ErrorKind::InvalidDescriptor);
-    let two = [target(TextureFormat::Rgba8Unorm)[0], target(TextureFormat::Rgba8Unorm)[0]];
-    expect_kind(pipeline(&d, &vb, &two, "fs", 1), ErrorKind::InvalidDescriptor);
-    expect_kind(pipeline(&d, &vb, &target(TextureFormat::Depth32Float), "fs", 1), ErrorKind::InvalidDescriptor);
-    expect_kind(pipeline(&d, &vb, &target(TextureFormat::Rgba8Unorm), "fs", 3), ErrorKind::InvalidDescriptor);
+    let blended = [Some(ColorTargetState {
+        format: TextureFormat::R32Float,
+        blend: Some(BlendState::ALPHA_BLENDING),
+        write_mask: ColorWrites::ALL,
+    })];
+    expect_kind(
+        pipeline(&d, &vb, &blended, "fs", 1),
+        ErrorKind::InvalidDescriptor,
+    );
+    let two = [
+        target(TextureFormat::Rgba8Unorm)[0],
+        target(TextureFormat::Rgba8Unorm)[0],
+    ];
+    expect_kind(
+        pipeline(&d, &vb, &two, "fs", 1),
+        ErrorKind::InvalidDescriptor,
+    );
+    expect_kind(
+        pipeline(&d, &vb, &target(TextureFormat::Depth32Float), "fs", 1),
+        ErrorKind::InvalidDescriptor,
+    );
+    expect_kind(
+        pipeline(&d, &vb, &target(TextureFormat::Rgba8Unorm), "fs", 3),
+        ErrorKind::InvalidDescriptor,
+    );
 }
 
 #[test]
 fn render_passes_check_their_attachments() {
     let d = device();
     let (_, a) = rt(&d, TextureFormat::Rgba8Unorm, 1);
-    let small = tex(&d, TextureDescriptor { label: "small", size: [8, 8], format: TextureFormat::Rgba8Unorm, usage: TextureUsages::RENDER_ATTACHMENT, ..Default::default() }).unwrap();
-    let sv = d.create_texture_view(small, &TextureViewDescriptor::default()).unwrap();
-    let sampled = tex(&d, TextureDescriptor { label: "sampled", size: [16, 16], format: TextureFormat::Rgba8Unorm, usage: TextureUsages::TEXTURE_BINDING, ..Default::default() }).unwrap();
-    let nv = d.create_texture_view(sampled, &TextureViewDescriptor::default()).unwrap();
-    let color = |view| Some(RenderPassColorAttachment { view, resolve_target: None, load: LoadOp::Clear([0.0; 4]), store: StoreOp::Store });
+    let small = tex(
+        &d,
+        TextureDescriptor {
+            label: "small",
+            size: [8, 8],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::RENDER_ATTACHMENT,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let sv = d
+        .create_texture_view(small, &TextureViewDescriptor::default())
+        .unwrap();
+    let sampled = tex(
+        &d,
+        TextureDescriptor {
+            label: "sampled",
+            size: [16, 16],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::TEXTURE_BINDING,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let nv = d
+        .create_texture_view(sampled, &TextureViewDescriptor::default())
+        .unwrap();
+    let color = |view| {
+        Some(RenderPassColorAttachment {
+            view,
+            resolve_target: None,
+            load: LoadOp::Clear([0.0; 4]),
+            store: StoreOp::Store,
+        })
+    };
     let begin = |atts: &[Option<RenderPassColorAttachment>]| {
         let mut e = encoder(&d);
-        e.begin_render_pass(&RenderPassDescriptor { label: "p", color_attachments: atts, ..Default::default() }).map(|_| ())
+        e.begin_render_pass(&RenderPassDescriptor {
+            label: "p",
+            color_attachments: atts,
+            ..Default::default()
+        })
+        .map(|_| ())
     };
     assert!(begin(&[color(a)]).is_ok());
     expect_kind(begin(&[]), ErrorKind::InvalidDescriptor);
@@ -207,7 +663,14 @@ fn render_passes_check_their_attachments() {
     expect_kind(begin(&[color(nv)]), ErrorKind::UsageMismatch);
     expect_kind(begin(&[color(a), color(a)]), ErrorKind::InvalidDescriptor);
     let (_, ms) = rt(&d, TextureFormat::Rgba8Unorm, 4);
-    let resolve = |view, target| Some(RenderPassColorAttachment { view, resolve_target: Some(target), load: LoadOp::Clear([0.0; 4]), store: StoreOp::Store });
+    let resolve = |view, target| {
+        Some(RenderPassColorAttachment {
+            view,
+            resolve_target: Some(target),
+            load: LoadOp::Clear([0.0; 4]),
+            store: StoreOp::Store,
+        })
+    };
     expect_kind(begin(&[resolve(a, ms)]), ErrorKind::InvalidDescriptor);
     let (_, other) = rt(&d, TextureFormat::Rgba8Unorm, 1);
     assert!(begin(&[resolve(ms, other)]).is_ok());
@@ -217,14 +680,23 @@ fn render_passes_check_their_attachments() {
 fn pipelines_must_match_the_pass_and_draws_their_state() {
     let d = device();
     let a = attrs();
-    let vb = [VertexBufferLayout { array_stride: 24, step_mode: VertexStepMode::Vertex, attributes: &a }];
+    let vb = [VertexBufferLayout {
+        array_stride: 24,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &a,
+    }];
     let p = pipeline(&d, &vb, &target(TextureFormat::Rgba8Unorm), "fs", 1).unwrap();
     let (_, bgra) = rt(&d, TextureFormat::Bgra8Unorm, 1);
     let (_, rgba) = rt(&d, TextureFormat::Rgba8Unorm, 1);
     let pass = |e: &mut CommandEncoder<'_, TestApi>, view| {
         e.begin_render_pass(&RenderPassDescriptor {
             label: "p",
-            color_attachments: &[Some(RenderPassColorAttachment { view, resolve_target: None, load: LoadOp::Load, store: StoreOp::Store })],
+            color_attachments: &[Some(RenderPassColorAttachment {
+                view,
+                resolve_target: None,
+                load: LoadOp::Load,
+                store: StoreOp::Store,
+            })],
             ..Default::default()
         })
         .unwrap();
@@ -249,13 +721,19 @@ fn pipelines_must_match_the_pass_and_draws_their_state() {
     expect_kind(e.draw(0..4, 0..1), ErrorKind::OutOfBounds);
     let mut e = encoder(&d);
     pass(&mut e, rgba);
-    expect_kind(e.set_vertex_buffer(0, storage(&d, 64), 0, None), ErrorKind::UsageMismatch);
+    expect_kind(
+        e.set_vertex_buffer(0, storage(&d, 64), 0, None),
+        ErrorKind::UsageMismatch,
+    );
     let mut e = encoder(&d);
     pass(&mut e, rgba);
     expect_kind(e.set_scissor_rect(8, 8, 16, 16), ErrorKind::OutOfBounds);
     let mut e = encoder(&d);
     pass(&mut e, rgba);
-    expect_kind(e.set_viewport(0.0, 0.0, 16.0, 16.0, 0.5, 0.2), ErrorKind::OutOfBounds);
+    expect_kind(
+        e.set_viewport(0.0, 0.0, 16.0, 16.0, 0.5, 0.2),
+        ErrorKind::OutOfBounds,
+    );
     let mut e = encoder(&d);
     pass(&mut e, rgba);
     expect_kind(e.draw_indexed(0..3, 0, 0..1), ErrorKind::InvalidState);
@@ -271,37 +749,77 @@ fn thirty_two_bit_indices_need_the_full_range() {
     let mut e = encoder(&d);
     e.begin_render_pass(&RenderPassDescriptor {
         label: "p",
-        color_attachments: &[Some(RenderPassColorAttachment { view: rgba, resolve_target: None, load: LoadOp::Load, store: StoreOp::Store })],
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view: rgba,
+            resolve_target: None,
+            load: LoadOp::Load,
+            store: StoreOp::Store,
+        })],
         ..Default::default()
     })
     .unwrap();
-    expect_kind(e.set_index_buffer(ib, IndexFormat::Uint32, 0, None), ErrorKind::Unsupported);
+    expect_kind(
+        e.set_index_buffer(ib, IndexFormat::Uint32, 0, None),
+        ErrorKind::Unsupported,
+    );
     let mut e = encoder(&d);
     e.begin_render_pass(&RenderPassDescriptor {
         label: "p",
-        color_attachments: &[Some(RenderPassColorAttachment { view: rgba, resolve_target: None, load: LoadOp::Load, store: StoreOp::Store })],
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view: rgba,
+            resolve_target: None,
+            load: LoadOp::Load,
+            store: StoreOp::Store,
+        })],
         ..Default::default()
     })
     .unwrap();
-    e.set_index_buffer(ib, IndexFormat::Uint16, 2, None).unwrap();
+    e.set_index_buffer(ib, IndexFormat::Uint16, 2, None)
+        .unwrap();
 }
 
 #[test]
 fn an_attachment_cannot_be_sampled_in_its_own_pass() {
     let d = device();
     let (_, v) = rt(&d, TextureFormat::Rgba8Unorm, 1);
-    let l = layout(&d, &[BindGroupLayoutEntry { binding: 0, visibility: ShaderStages::FRAGMENT, ty: BindingType::Texture { sample_type: TextureSampleType::Float { filterable: true }, view_dimension: TextureViewDimension::D2, multisampled: false } }]);
+    let l = layout(
+        &d,
+        &[BindGroupLayoutEntry {
+            binding: 0,
+            visibility: ShaderStages::FRAGMENT,
+            ty: BindingType::Texture {
+                sample_type: TextureSampleType::Float { filterable: true },
+                view_dimension: TextureViewDimension::D2,
+                multisampled: false,
+            },
+        }],
+    );
     let g = group(&d, l, &[(0, BindingResource::TextureView(v))]).unwrap();
     let wgsl = "@group(0) @binding(0) var t: texture_2d<f32>;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(0.0); }\n@fragment fn fs() -> @location(0) vec4<f32> { return textureLoad(t, vec2<i32>(0, 0), 0); }";
-    let m = d.create_shader_module(&ShaderModuleDescriptor { label: "s", wgsl }).unwrap();
-    let pl = d.create_pipeline_layout(&PipelineLayoutDescriptor { label: "s", bind_group_layouts: &[l] }).unwrap();
+    let m = d
+        .create_shader_module(&ShaderModuleDescriptor { label: "s", wgsl })
+        .unwrap();
+    let pl = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "s",
+            bind_group_layouts: &[l],
+        })
+        .unwrap();
     let targets = target(TextureFormat::Rgba8Unorm);
     let p = d
         .create_render_pipeline(&RenderPipelineDescriptor {
             label: "s",
             layout: pl,
-            vertex: VertexState { module: m, entry_point: "vs", buffers: &[] },
-            fragment: Some(FragmentState { module: m, entry_point: "fs", targets: &targets }),
+            vertex: VertexState {
+                module: m,
+                entry_point: "vs",
+                buffers: &[],
+            },
+            fragment: Some(FragmentState {
+                module: m,
+                entry_point: "fs",
+                targets: &targets,
+            }),
             primitive: PrimitiveState::default(),
             depth_stencil: None,
             sample_count: 1,
@@ -310,7 +828,12 @@ fn an_attachment_cannot_be_sampled_in_its_own_pass() {
     let mut e = encoder(&d);
     e.begin_render_pass(&RenderPassDescriptor {
         label: "p",
-        color_attachments: &[Some(RenderPassColorAttachment { view: v, resolve_target: None, load: LoadOp::Load, store: StoreOp::Store })],
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view: v,
+            resolve_target: None,
+            load: LoadOp::Load,
+            store: StoreOp::Store,
+        })],
         ..Default::default()
     })
     .unwrap();

@@ -1,0 +1,76 @@
+//! Runnable vigil programs, each a function the `examples/` binaries call and the tests
+//! check: [`triangle`], [`textured_quad`], [`compute_to_texture`], and [`scene`], the demo
+//! (a compute-generated, compute-mipmapped texture on lit, depth-tested, instanced cubes).
+//!
+//! [`image`] reads and writes PNGs and compares images against goldens.
+
+pub mod compute_to_texture;
+pub mod image;
+pub mod math;
+pub mod scene;
+pub mod textured_quad;
+pub mod triangle;
+
+/// An example's failure, in words.
+pub type Result<T> = std::result::Result<T, String>;
+
+/// Turns a vigil error into the example's error.
+pub fn err(e: vigil::Error) -> String {
+    e.to_string()
+}
+
+/// Opens the default adapter with validation as the environment says, and the features
+/// the examples can use when present.
+pub fn open_device() -> Result<vigil::Device> {
+    let instance = vigil::Instance::<vigil::DefaultApi>::new(&vigil::InstanceDescriptor {
+        app_name: "vigil example".into(),
+        validation: vigil::Validation::FromEnvironment,
+    })
+    .map_err(err)?;
+    let adapter = instance.default_adapter().map_err(err)?;
+    adapter
+        .request_device(&vigil::DeviceDescriptor {
+            label: "example".into(),
+            required_features: adapter.features() & vigil::Features::TIMESTAMP_QUERY,
+            required_limits: adapter.limits().clone(),
+            ..vigil::DeviceDescriptor::default()
+        })
+        .map_err(err)
+}
+
+/// Reads an RGBA8 texture (with `COPY_SRC`) back as an image.
+pub fn read_image(
+    device: &vigil::Device,
+    texture: vigil::Texture,
+    size: [u32; 2],
+) -> Result<image::Image> {
+    let rgba = device
+        .read_texture(texture, vigil::TexelCopyTextureInfo::default(), size)
+        .map_err(err)?;
+    Ok(image::Image {
+        width: size[0],
+        height: size[1],
+        rgba,
+    })
+}
+
+/// An RGBA8 render target that can be read back, and its view.
+pub fn render_target(
+    device: &vigil::Device,
+    label: &str,
+    size: [u32; 2],
+) -> Result<(vigil::Texture, vigil::TextureView)> {
+    let texture = device
+        .create_texture(&vigil::TextureDescriptor {
+            label,
+            size,
+            format: vigil::TextureFormat::Rgba8Unorm,
+            usage: vigil::TextureUsages::RENDER_ATTACHMENT | vigil::TextureUsages::COPY_SRC,
+            ..Default::default()
+        })
+        .map_err(err)?;
+    let view = device
+        .create_texture_view(texture, &vigil::TextureViewDescriptor::default())
+        .map_err(err)?;
+    Ok((texture, view))
+}
