@@ -5,6 +5,7 @@
 
 mod demo;
 mod info;
+mod shader;
 
 use std::process::ExitCode;
 
@@ -12,6 +13,9 @@ const USAGE: &str = "usage:
   vigil info                 list adapters with features and limits
   vigil demo [--frames N] [--out DIR] [--no-validation]
                              run the demo workload and verify it
+  vigil shader FILE.wgsl --target spirv|msl [--entry NAME] [--sizes-slot N | --argument-table] [-o OUT]
+  vigil shader FILE.wgsl --reflect
+                             translate a shader, or print its reflection as JSON
   vigil bench [--json] [--quick] [--workload NAME]
                              the same workloads through vigil, raw ash and wgpu";
 
@@ -21,6 +25,7 @@ fn main() -> ExitCode {
         Some("info") => info::run(),
         Some("demo") => demo::run(&args[1..]),
         Some("bench") => bench(&args[1..]),
+        Some("shader") => shader::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             Ok(())

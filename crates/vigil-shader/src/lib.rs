@@ -23,4 +23,4 @@ pub use reflect::{
     BindingKind, BindingReflection, EntryPointReflection, IoScalar, IoVariable, Reflection,
     SampleKind, Stage, TextureDimension,
 };
-pub use spirv::{SpirvOptions, safe_bounds_checks};
+pub use spirv::{SpirvOptions, clamping_bounds_checks, safe_bounds_checks};

@@ -23,6 +23,18 @@ impl Default for SpirvOptions {
     }
 }
 
+/// Clamping bounds checks: an out-of-range index is clamped to the last element. Used
+/// where naga cannot lower [`safe_bounds_checks`] (atomics on runtime-sized arrays);
+/// every access still stays inside the bound range.
+pub fn clamping_bounds_checks() -> BoundsCheckPolicies {
+    BoundsCheckPolicies {
+        index: BoundsCheckPolicy::Restrict,
+        buffer: BoundsCheckPolicy::Restrict,
+        image_load: BoundsCheckPolicy::ReadZeroSkipWrite,
+        binding_array: BoundsCheckPolicy::Restrict,
+    }
+}
+
 /// The bounds-check policies every backend output uses.
 ///
 /// Indices into arrays, vectors and matrices, in buffers and elsewhere, and texel loads:
@@ -41,6 +53,32 @@ pub fn safe_bounds_checks() -> BoundsCheckPolicies {
 impl Module {
     /// Translates the whole module (every entry point) to SPIR-V words.
     pub fn to_spirv(&self, options: &SpirvOptions) -> Result<Vec<u32>, Diagnostic> {
+        self.to_spirv_for(options, None)
+    }
+
+    /// Translates one entry point (or all, for `None`) to SPIR-V words.
+    pub fn to_spirv_for(
+        &self,
+        options: &SpirvOptions,
+        entry: Option<&str>,
+    ) -> Result<Vec<u32>, Diagnostic> {
+        let pipeline = match entry {
+            None => None,
+            Some(name) => {
+                let ep = self
+                    .naga
+                    .entry_points
+                    .iter()
+                    .find(|e| e.name == name)
+                    .ok_or_else(|| {
+                        Diagnostic::new(self.file(), format!("no entry point named '{name}'"))
+                    })?;
+                Some(naga::back::spv::PipelineOptions {
+                    shader_stage: ep.stage,
+                    entry_point: name.to_owned(),
+                })
+            }
+        };
         guarded(self.file(), || {
             let mut flags = naga::back::spv::WriterFlags::ADJUST_COORDINATE_SPACE
                 | naga::back::spv::WriterFlags::LABEL_VARYINGS
@@ -48,13 +86,19 @@ impl Module {
             if options.debug {
                 flags |= naga::back::spv::WriterFlags::DEBUG;
             }
-            let spv_options = naga::back::spv::Options {
-                lang_version: options.version,
-                flags,
-                bounds_check_policies: safe_bounds_checks(),
-                ..naga::back::spv::Options::default()
+            let write = |policies| {
+                let spv_options = naga::back::spv::Options {
+                    lang_version: options.version,
+                    flags,
+                    bounds_check_policies: policies,
+                    ..naga::back::spv::Options::default()
+                };
+                naga::back::spv::write_vec(&self.naga, &self.info, &spv_options, pipeline.as_ref())
             };
-            naga::back::spv::write_vec(&self.naga, &self.info, &spv_options, None)
+            // Read-zero/skip-write first; naga lowers it for everything but atomics, where
+            // clamping (just as contained) is used instead.
+            write(safe_bounds_checks())
+                .or_else(|_| write(clamping_bounds_checks()))
                 .map_err(|e| Diagnostic::new(self.file(), format!("SPIR-V generation failed: {e}")))
         })
     }

@@ -141,3 +141,106 @@ fn spirv_starts_with_the_magic_number() {
     assert_eq!(words[0], 0x0723_0203);
     assert_eq!(words[1], 0x0001_0300);
 }
+
+#[test]
+fn reflects_every_binding_kind() {
+    use vigil_hal::{StorageTextureAccess as A, TextureFormat as F};
+    let m = Module::from_wgsl(include_str!("shaders/storage_textures.wgsl"), "st.wgsl").unwrap();
+    let ep = m.reflection().entry_point("main").unwrap();
+    let kinds: Vec<_> = ep
+        .bindings
+        .iter()
+        .map(|b| (b.binding, b.kind.clone()))
+        .collect();
+    let storage = |format: F, access, name: &str| BindingKind::StorageTexture {
+        format: Some(format),
+        format_name: name.to_owned(),
+        access,
+        dimension: TextureDimension::D2,
+    };
+    assert_eq!(
+        kinds,
+        vec![
+            (0, storage(F::Rgba8Unorm, A::ReadOnly, "rgba8unorm")),
+            (1, storage(F::Rgba32Float, A::WriteOnly, "rgba32float")),
+            (2, storage(F::R32Uint, A::ReadWrite, "r32uint")),
+            (
+                3,
+                BindingKind::SampledTexture {
+                    sample: SampleKind::Uint,
+                    dimension: TextureDimension::D2Array,
+                    multisampled: false
+                }
+            ),
+            (
+                4,
+                BindingKind::SampledTexture {
+                    sample: SampleKind::Float,
+                    dimension: TextureDimension::Cube,
+                    multisampled: false
+                }
+            ),
+            (
+                5,
+                BindingKind::SampledTexture {
+                    sample: SampleKind::Float,
+                    dimension: TextureDimension::D2,
+                    multisampled: true
+                }
+            ),
+            (6, BindingKind::Sampler { comparison: false }),
+        ]
+    );
+    assert!(ep.bindings[1].written && ep.bindings[2].written && !ep.bindings[0].written);
+    let r = Module::from_wgsl(include_str!("shaders/render_textured.wgsl"), "r.wgsl").unwrap();
+    let fs = r.reflection().entry_point("fs").unwrap();
+    let depth = fs.bindings.iter().find(|b| b.name == "shadow").unwrap();
+    assert_eq!(
+        depth.kind,
+        BindingKind::SampledTexture {
+            sample: SampleKind::Depth,
+            dimension: TextureDimension::D2,
+            multisampled: false
+        }
+    );
+    let cmp = fs
+        .bindings
+        .iter()
+        .find(|b| b.name == "shadow_samp")
+        .unwrap();
+    assert_eq!(cmp.kind, BindingKind::Sampler { comparison: true });
+    let cam = fs.bindings.iter().find(|b| b.name == "cam").unwrap();
+    assert_eq!(
+        (cam.kind.clone(), cam.min_binding_size),
+        (BindingKind::UniformBuffer, 80)
+    );
+    // The vertex stage uses only the camera.
+    let vs = r.reflection().entry_point("vs").unwrap();
+    assert_eq!(
+        vs.bindings
+            .iter()
+            .map(|b| b.name.as_str())
+            .collect::<Vec<_>>(),
+        ["cam"]
+    );
+    assert_eq!(vs.vertex_inputs.len(), 3);
+}
+
+#[test]
+fn reflects_runtime_array_sizes_and_workgroup_memory() {
+    let m = Module::from_wgsl(include_str!("shaders/compute_arrays.wgsl"), "c.wgsl").unwrap();
+    let ep = m.reflection().entry_point("main").unwrap();
+    let dst = ep.bindings.iter().find(|b| b.name == "dst").unwrap();
+    assert!(dst.runtime_array);
+    assert_eq!(dst.min_binding_size, 8, "header plus one element");
+    let w = Module::from_wgsl(include_str!("shaders/workgroup_atomics.wgsl"), "w.wgsl").unwrap();
+    let ep = w.reflection().entry_point("reduce").unwrap();
+    assert_eq!(ep.workgroup_storage_size, 256 * 4 + 4);
+    assert_eq!(ep.workgroup_size, [256, 1, 1]);
+    let json = w.reflection().to_json();
+    assert!(json.contains("\"workgroup_storage_size\": 1028"), "{json}");
+    assert!(
+        json.contains("\"kind\": \"storage-buffer\", \"read_only\": false"),
+        "{json}"
+    );
+}

@@ -1,0 +1,2 @@
+/* never closed
+@compute @workgroup_size(1) fn main() {}

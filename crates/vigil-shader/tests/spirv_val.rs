@@ -1,0 +1,80 @@
+//! Every corpus shader's SPIR-V passes `spirv-val` for the Vulkan version vigil targets.
+//! `spirv-val` comes with SPIRV-Tools, which `cargo xtask setup` installs.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::PathBuf;
+use std::process::Command;
+use vigil_shader::{Module, SpirvOptions};
+
+fn corpus() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/shaders");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wgsl"))
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 6,
+        "the corpus is missing from {}",
+        dir.display()
+    );
+    files
+}
+
+#[test]
+fn every_corpus_shader_passes_spirv_val() {
+    let out = std::env::temp_dir().join(format!("vigil-spirv-val-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    for path in corpus() {
+        let src = std::fs::read_to_string(&path).unwrap();
+        let module =
+            Module::from_wgsl(&src, &path.display().to_string()).unwrap_or_else(|d| panic!("{d}"));
+        for debug in [false, true] {
+            let words = module
+                .to_spirv(&SpirvOptions {
+                    debug,
+                    ..SpirvOptions::default()
+                })
+                .unwrap();
+            let file = out.join(format!(
+                "{}-{debug}.spv",
+                path.file_stem().unwrap().to_string_lossy()
+            ));
+            std::fs::write(
+                &file,
+                words
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap();
+            let result = Command::new("spirv-val")
+                .args(["--target-env", "vulkan1.3"])
+                .arg(&file)
+                .output()
+                .expect("spirv-val (SPIRV-Tools) is installed; run `cargo xtask setup`");
+            assert!(
+                result.status.success(),
+                "{} (debug: {debug}) fails spirv-val:\n{}{}",
+                path.display(),
+                String::from_utf8_lossy(&result.stdout),
+                String::from_utf8_lossy(&result.stderr)
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn every_corpus_shader_translates_to_msl() {
+    for path in corpus() {
+        let src = std::fs::read_to_string(&path).unwrap();
+        let module = Module::from_wgsl(&src, "corpus.wgsl").unwrap();
+        let map = vigil_shader::msl::naga_numbering(&module, None).unwrap();
+        let msl = vigil_shader::msl::to_msl(&module, &map, None)
+            .unwrap_or_else(|d| panic!("{}: {d}", path.display()));
+        assert!(msl.contains("#include <metal_stdlib>"));
+    }
+}
