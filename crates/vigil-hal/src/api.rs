@@ -183,6 +183,27 @@ pub trait Device: Send + Debug {
         out: &mut [u8],
     ) -> Result<()>;
 
+    /// Calls `f` with the host-visible bytes `offset..offset + len` of a buffer, after
+    /// making device writes visible to the host. The caller guarantees the GPU is done
+    /// writing them.
+    fn with_mapped(
+        &self,
+        buffer: &<Self::A as Api>::Buffer,
+        offset: u64,
+        len: u64,
+        f: &mut dyn FnMut(&[u8]),
+    ) -> Result<()>;
+    /// Calls `f` with the host-visible bytes of a buffer to write, then makes the writes
+    /// visible to the device. The caller guarantees no GPU work uses them meanwhile and
+    /// that no other access to them is live.
+    fn with_mapped_mut(
+        &self,
+        buffer: &<Self::A as Api>::Buffer,
+        offset: u64,
+        len: u64,
+        f: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<()>;
+
     /// Creates a texture.
     fn create_texture(&self, desc: &TextureDescriptor<'_>) -> Result<<Self::A as Api>::Texture>;
     /// Releases a texture.
@@ -254,12 +275,23 @@ pub trait Device: Send + Debug {
 
     /// Submits command buffers in order as one submission that, when all of them complete,
     /// sets the device's completion counter to `signal_value` (strictly above every earlier
-    /// value). On error nothing was submitted.
+    /// value). With `gate_wait`, the submission first waits on the GPU until the device's
+    /// gate reaches that value (see [`Device::open_gate`]). On error nothing was submitted.
     fn submit(
         &self,
         command_buffers: &[&<Self::A as Api>::CommandBuffer],
         signal_value: u64,
+        gate_wait: Option<u64>,
     ) -> Result<()>;
+    /// Raises the gate that gated submissions wait for, from the host.
+    fn open_gate(&self, value: u64) -> Result<()>;
+    /// The gate's current value.
+    fn gate_value(&self) -> Result<u64>;
+    /// Another logical device over the same native device and queue, with its own
+    /// completion counter and gate: what several vigil devices over one native device use.
+    fn share(&self) -> Result<Self>
+    where
+        Self: Sized;
     /// The completion counter: the highest signal value whose submission completed.
     fn completed_value(&self) -> Result<u64>;
     /// Sleeps until the counter reaches `value` or `timeout` passes; `Ok(false)` on time-out.

@@ -272,8 +272,7 @@ impl hal::Adapter for Adapter {
         // SAFETY: valid physical device; the create info points at locals alive for the call.
         let device =
             unsafe { raw.create_device(self.raw, &create, None) }.map_err(conv::map_result)?;
-        DeviceShared::new(self, device, requested).map(|shared| Device {
-            shared: Arc::new(shared),
-        })
+        let shared = Arc::new(DeviceShared::new(self, device, requested)?);
+        Device::over(shared)
     }
 }

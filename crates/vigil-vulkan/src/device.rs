@@ -220,7 +220,6 @@ pub(crate) struct DeviceShared {
     pub debug_utils: Option<ash::ext::debug_utils::Device>,
     pub queue_family: u32,
     queue: Mutex<vk::Queue>,
-    timeline: vk::Semaphore,
     allocator: Mutex<Option<Allocator>>,
     descriptors: Mutex<DescriptorPools>,
     pub live: AtomicI64,
@@ -252,19 +251,6 @@ impl DeviceShared {
         let instance = adapter.instance.clone();
         // SAFETY: the queue family and index were part of the device's create info.
         let queue = unsafe { raw.get_device_queue(adapter.queue_family, 0) };
-        let mut type_info = vk::SemaphoreTypeCreateInfo::default()
-            .semaphore_type(vk::SemaphoreType::TIMELINE)
-            .initial_value(0);
-        let info = vk::SemaphoreCreateInfo::default().push_next(&mut type_info);
-        // SAFETY: valid device; the create info points at locals.
-        let timeline = match unsafe { raw.create_semaphore(&info, None) } {
-            Ok(s) => s,
-            Err(e) => {
-                // SAFETY: nothing was created from the device yet.
-                unsafe { raw.destroy_device(None) };
-                return Err(conv::map_result(e));
-            }
-        };
         let allocator = Allocator::new(&gpu_allocator::vulkan::AllocatorCreateDesc {
             instance: instance.raw.clone(),
             device: raw.clone(),
@@ -281,9 +267,7 @@ impl DeviceShared {
         let allocator = match allocator {
             Ok(a) => a,
             Err(e) => {
-                // SAFETY: only the semaphore was created from the device.
-                unsafe { raw.destroy_semaphore(timeline, None) };
-                // SAFETY: nothing else was created from it.
+                // SAFETY: nothing was created from the device yet.
                 unsafe { raw.destroy_device(None) };
                 return Err(conv::map_alloc_error(e));
             }
@@ -355,7 +339,6 @@ impl DeviceShared {
             debug_utils,
             queue_family: adapter.queue_family,
             queue: Mutex::new(queue),
-            timeline,
             allocator: Mutex::new(Some(allocator)),
             descriptors: Mutex::new(DescriptorPools::default()),
             live: AtomicI64::new(0),
@@ -466,24 +449,80 @@ impl Drop for DeviceShared {
         lock(&self.descriptors).destroy_all(&self.raw);
         // The allocator frees its memory blocks when dropped; it must go before the device.
         drop(lock(&self.allocator).take());
-        // SAFETY: created by this device; the queue is idle.
-        unsafe { self.raw.destroy_semaphore(self.timeline, None) };
         // SAFETY: every object made from the device has been released by the layer above
         // (it drains and destroys everything before dropping the device).
         unsafe { self.raw.destroy_device(None) };
     }
 }
 
-/// The Vulkan device.
+/// The Vulkan device: a share of a native device, with its own completion counter (a
+/// timeline semaphore whose value is the submission serial) and gate.
 #[derive(Debug)]
 pub struct Device {
     pub(crate) shared: Arc<DeviceShared>,
+    timeline: vk::Semaphore,
+    gate: vk::Semaphore,
+    /// Highest value submitted to signal `timeline`.
+    last_signal: std::sync::atomic::AtomicU64,
+}
+
+fn timeline_semaphore(raw: &ash::Device) -> hal::Result<vk::Semaphore> {
+    let mut type_info = vk::SemaphoreTypeCreateInfo::default()
+        .semaphore_type(vk::SemaphoreType::TIMELINE)
+        .initial_value(0);
+    let info = vk::SemaphoreCreateInfo::default().push_next(&mut type_info);
+    // SAFETY: valid device; the create info points at locals.
+    unsafe { raw.create_semaphore(&info, None) }.map_err(conv::map_result)
 }
 
 impl Device {
+    /// A device over `shared`, with fresh semaphores.
+    pub(crate) fn over(shared: Arc<DeviceShared>) -> hal::Result<Device> {
+        let timeline = timeline_semaphore(&shared.raw)?;
+        let gate = match timeline_semaphore(&shared.raw) {
+            Ok(g) => g,
+            Err(e) => {
+                // SAFETY: unused semaphore of this device.
+                unsafe { shared.raw.destroy_semaphore(timeline, None) };
+                return Err(e);
+            }
+        };
+        Ok(Device {
+            shared,
+            timeline,
+            gate,
+            last_signal: std::sync::atomic::AtomicU64::new(0),
+        })
+    }
+
     /// The native device, for interoperability.
     pub fn raw(&self) -> &ash::Device {
         &self.shared.raw
+    }
+}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        let s = &self.shared;
+        // A gate left closed would keep gated work (and the drain below) waiting forever.
+        let info = vk::SemaphoreSignalInfo::default()
+            .semaphore(self.gate)
+            .value(u64::MAX / 2);
+        // SAFETY: host signal of our own gate to a value above any it has had.
+        let _ = unsafe { s.raw.signal_semaphore(&info) };
+        // This share's own work finishes before its semaphores go; bounded, since the layer
+        // above already drained (by progress) and a hung GPU must not hang the drop.
+        let sems = [self.timeline];
+        let values = [self.last_signal.load(Ordering::Acquire)];
+        let info = vk::SemaphoreWaitInfo::default()
+            .semaphores(&sems)
+            .values(&values);
+        // SAFETY: waits on our own timeline semaphore.
+        let _ = unsafe { s.raw.wait_semaphores(&info, 5_000_000_000) };
+        // SAFETY: no pending work uses them any more.
+        unsafe { s.raw.destroy_semaphore(self.timeline, None) };
+        // SAFETY: as above.
+        unsafe { s.raw.destroy_semaphore(self.gate, None) };
     }
 }
 
@@ -606,6 +645,63 @@ impl hal::Device for Device {
                 out.len(),
             )
         };
+        Ok(())
+    }
+
+    fn with_mapped(
+        &self,
+        buffer: &Buffer,
+        offset: u64,
+        len: u64,
+        f: &mut dyn FnMut(&[u8]),
+    ) -> hal::Result<()> {
+        let s = &self.shared;
+        let Some(ptr) = buffer.mapped else {
+            return Err(hal::DeviceError::Other(
+                "buffer memory is not host-visible".into(),
+            ));
+        };
+        if !buffer.coherent {
+            let range = s.mapped_range(buffer, offset, len);
+            s.check("vkInvalidateMappedMemoryRanges")?;
+            // SAFETY: the range lies in mapped memory of this device.
+            unsafe { s.raw.invalidate_mapped_memory_ranges(&[range]) }.map_err(conv::map_result)?;
+        }
+        // SAFETY: offset + len lies in the buffer's persistent mapping (validated above
+        // us); the GPU finished writing it and no mutable access is live (the caller holds
+        // the device state for the duration).
+        let bytes = unsafe {
+            std::slice::from_raw_parts(ptr.0.as_ptr().add(offset as usize), len as usize)
+        };
+        f(bytes);
+        Ok(())
+    }
+
+    fn with_mapped_mut(
+        &self,
+        buffer: &Buffer,
+        offset: u64,
+        len: u64,
+        f: &mut dyn FnMut(&mut [u8]),
+    ) -> hal::Result<()> {
+        let s = &self.shared;
+        let Some(ptr) = buffer.mapped else {
+            return Err(hal::DeviceError::Other(
+                "buffer memory is not host-visible".into(),
+            ));
+        };
+        // SAFETY: as in `with_mapped`; the caller holds the device state exclusively, so
+        // this is the only access to the range while `f` runs.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(ptr.0.as_ptr().add(offset as usize), len as usize)
+        };
+        f(bytes);
+        if !buffer.coherent {
+            let range = s.mapped_range(buffer, offset, len);
+            s.check("vkFlushMappedMemoryRanges")?;
+            // SAFETY: the range lies in mapped memory of this device.
+            unsafe { s.raw.flush_mapped_memory_ranges(&[range]) }.map_err(conv::map_result)?;
+        }
         Ok(())
     }
 
@@ -987,7 +1083,12 @@ impl hal::Device for Device {
         encoder.destroy();
     }
 
-    fn submit(&self, command_buffers: &[&CommandBuffer], signal_value: u64) -> hal::Result<()> {
+    fn submit(
+        &self,
+        command_buffers: &[&CommandBuffer],
+        signal_value: u64,
+        gate_wait: Option<u64>,
+    ) -> hal::Result<()> {
         let s = &self.shared;
         let mut infos = [vk::CommandBufferSubmitInfo::default(); 8];
         let mut heap = Vec::new();
@@ -1005,29 +1106,59 @@ impl hal::Device for Device {
             &heap
         };
         let signal = [vk::SemaphoreSubmitInfo::default()
-            .semaphore(s.timeline)
+            .semaphore(self.timeline)
             .value(signal_value)
             .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
-        let submit = [vk::SubmitInfo2::default()
+        let wait = gate_wait.map(|v| {
+            [vk::SemaphoreSubmitInfo::default()
+                .semaphore(self.gate)
+                .value(v)
+                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)]
+        });
+        let mut submit = vk::SubmitInfo2::default()
             .command_buffer_infos(infos)
-            .signal_semaphore_infos(&signal)];
+            .signal_semaphore_infos(&signal);
+        if let Some(w) = wait.as_ref() {
+            submit = submit.wait_semaphore_infos(w);
+        }
+        let submit = [submit];
         s.check("vkQueueSubmit2")?;
         let queue = lock(&s.queue);
         // SAFETY: the queue is externally synchronized by the lock; the command buffers are
         // executable and the signal value is above every earlier one (serials increase).
-        unsafe { s.raw.queue_submit2(*queue, &submit, vk::Fence::null()) }.map_err(conv::map_result)
+        unsafe { s.raw.queue_submit2(*queue, &submit, vk::Fence::null()) }
+            .map_err(conv::map_result)?;
+        self.last_signal.fetch_max(signal_value, Ordering::AcqRel);
+        Ok(())
+    }
+
+    fn open_gate(&self, value: u64) -> hal::Result<()> {
+        let info = vk::SemaphoreSignalInfo::default()
+            .semaphore(self.gate)
+            .value(value);
+        // SAFETY: host signal of our own timeline semaphore; callers only raise it.
+        unsafe { self.shared.raw.signal_semaphore(&info) }.map_err(conv::map_result)
+    }
+
+    fn gate_value(&self) -> hal::Result<u64> {
+        // SAFETY: querying our own semaphore.
+        unsafe { self.shared.raw.get_semaphore_counter_value(self.gate) }.map_err(conv::map_result)
+    }
+
+    fn share(&self) -> hal::Result<Device> {
+        Device::over(self.shared.clone())
     }
 
     fn completed_value(&self) -> hal::Result<u64> {
         let s = &self.shared;
         s.check("vkGetSemaphoreCounterValue")?;
         // SAFETY: the timeline semaphore belongs to this device.
-        unsafe { s.raw.get_semaphore_counter_value(s.timeline) }.map_err(conv::map_result)
+        unsafe { s.raw.get_semaphore_counter_value(self.timeline) }.map_err(conv::map_result)
     }
 
     fn wait_for_value(&self, value: u64, timeout: Duration) -> hal::Result<bool> {
         let s = &self.shared;
-        let semaphores = [s.timeline];
+        let semaphores = [self.timeline];
         let values = [value];
         let info = vk::SemaphoreWaitInfo::default()
             .semaphores(&semaphores)

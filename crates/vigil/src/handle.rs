@@ -96,4 +96,6 @@ handles! {
     ComputePipeline = "compute pipeline";
     /// A render pipeline.
     RenderPipeline = "render pipeline";
+    /// An open mapping of a buffer range.
+    BufferMapping = "buffer mapping";
 }

@@ -42,16 +42,22 @@ mod encoder;
 mod error;
 pub mod handle;
 pub mod instance;
+pub mod observer;
 mod registry;
 pub mod render;
 pub mod texture;
 
 pub use device::BindGroupLayoutDescriptor;
+#[cfg(feature = "test-seams")]
+pub use device::Seams;
 pub use device::{
     BindGroupDescriptor, BindGroupEntry, BindingResource, BufferBinding, BufferDescriptor,
     Completion, ComputePipelineDescriptor, Device, DeviceDescriptor, LossSnapshot,
     MAX_QUEUED_WRITES, PipelineLayoutDescriptor, ShaderModuleDescriptor, Stats, WaitSite,
     WriteStats,
+};
+pub use device::{
+    CloseReport, MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport, SeamHandle,
 };
 pub use encoder::{
     CommandBuffer, CommandEncoder, CommandEncoderDescriptor, ComputePassDescriptor,
@@ -60,8 +66,8 @@ pub use encoder::{
 };
 pub use error::{Error, ErrorKind, Result};
 pub use handle::{
-    BindGroup, BindGroupLayout, Buffer, ComputePipeline, Handle, PipelineLayout, QuerySet,
-    RenderPipeline, Sampler, ShaderModule, Texture, TextureView,
+    BindGroup, BindGroupLayout, Buffer, BufferMapping, ComputePipeline, Handle, PipelineLayout,
+    QuerySet, RenderPipeline, Sampler, ShaderModule, Texture, TextureView,
 };
 pub use instance::{Adapter, Instance, InstanceDescriptor, Validation};
 pub use render::{FragmentState, RenderPipelineDescriptor, VertexState};
@@ -70,7 +76,6 @@ pub use texture::{
     TextureDescriptorOwned, TextureViewDescriptor,
 };
 
-/// The plain types shared with the backend layer (formats, usages, states, limits).
 pub use vigil_hal::{
     AdapterInfo, AddressMode, BindGroupLayoutEntry, BindingType, BlendComponent, BlendFactor,
     BlendOperation, BlendState, BufferBindingType, BufferUsages, ColorTargetState, ColorWrites,
@@ -80,6 +85,8 @@ pub use vigil_hal::{
     TextureFormat, TextureSampleType, TextureUsages, TextureViewDimension, ValidationLog,
     ValidationMessage, VertexAttribute, VertexBufferLayout, VertexFormat, VertexStepMode,
 };
+/// The plain types shared with the backend layer (formats, usages, states, limits).
+pub use vigil_hal::{CallSite, FaultKind, FaultMode};
 
 /// The shader front end, for reflection and diagnostics.
 pub use vigil_shader as shader;

@@ -412,6 +412,8 @@ impl<A: Api> Device<A> {
             info,
             render,
         });
+        drop(st);
+        self.notify_created("render pipeline", l);
         Ok(RenderPipeline::from_parts(i, g, self.id))
     }
 

@@ -135,11 +135,17 @@ pub const TEST_CALL_SITES: &[CallSite] = &[
 #[derive(Debug)]
 pub struct TestDevice {
     features: Features,
+    /// Live native objects of the root (shared by every device made with `share`).
     live: Arc<AtomicI64>,
+    /// Loss of the root (shared likewise).
+    lost: Arc<AtomicBool>,
     completed: AtomicU64,
     submitted: AtomicU64,
-    auto_complete: AtomicBool,
-    lost: AtomicBool,
+    /// Submissions may complete up to this signal value (`u64::MAX` completes at once).
+    limit: AtomicU64,
+    gate: AtomicU64,
+    /// Submitted and not yet complete: `(signal value, gate wait)`, in order.
+    pending: Mutex<std::collections::VecDeque<(u64, Option<u64>)>>,
     faults: Arc<FaultInjector>,
     log: Mutex<Vec<(u64, Vec<TestCommand>)>>,
 }
@@ -149,10 +155,12 @@ impl TestDevice {
         TestDevice {
             features,
             live: Arc::new(AtomicI64::new(0)),
+            lost: Arc::new(AtomicBool::new(false)),
             completed: AtomicU64::new(0),
             submitted: AtomicU64::new(0),
-            auto_complete: AtomicBool::new(true),
-            lost: AtomicBool::new(false),
+            limit: AtomicU64::new(u64::MAX),
+            gate: AtomicU64::new(0),
+            pending: Mutex::new(std::collections::VecDeque::new()),
             faults: Arc::new(FaultInjector::default()),
             log: Mutex::new(Vec::new()),
         }
@@ -160,13 +168,33 @@ impl TestDevice {
 
     /// Whether submissions complete as soon as they are submitted (the default).
     pub fn set_auto_complete(&self, on: bool) {
-        self.auto_complete.store(on, Ordering::Release);
+        let limit = if on {
+            u64::MAX
+        } else {
+            self.completed.load(Ordering::Acquire)
+        };
+        self.limit.store(limit, Ordering::Release);
+        self.advance();
     }
 
-    /// Completes every submission up to and including signal value `value`.
+    /// Lets submissions complete up to and including signal value `value`.
     pub fn complete_through(&self, value: u64) {
-        let target = value.min(self.submitted.load(Ordering::Acquire));
-        self.completed.fetch_max(target, Ordering::AcqRel);
+        self.limit.fetch_max(value, Ordering::AcqRel);
+        self.advance();
+    }
+
+    /// Moves completion over every submission allowed to complete, in order.
+    fn advance(&self) {
+        let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        let limit = self.limit.load(Ordering::Acquire);
+        let gate = self.gate.load(Ordering::Acquire);
+        while let Some(&(signal, wait)) = pending.front() {
+            if signal > limit || wait.is_some_and(|w| gate < w) {
+                break;
+            }
+            self.completed.fetch_max(signal, Ordering::AcqRel);
+            pending.pop_front();
+        }
     }
 
     /// Makes every later call report a lost device.
@@ -294,6 +322,34 @@ impl Device for TestDevice {
         Ok(())
     }
 
+    fn with_mapped(
+        &self,
+        buffer: &TestBuffer,
+        offset: u64,
+        len: u64,
+        f: &mut dyn FnMut(&[u8]),
+    ) -> Result<()> {
+        self.check("with_mapped")?;
+        let mem = buffer.data.lock().unwrap_or_else(|p| p.into_inner());
+        let range = offset as usize..(offset + len) as usize;
+        f(mem.get(range).unwrap_or_default());
+        Ok(())
+    }
+
+    fn with_mapped_mut(
+        &self,
+        buffer: &TestBuffer,
+        offset: u64,
+        len: u64,
+        f: &mut dyn FnMut(&mut [u8]),
+    ) -> Result<()> {
+        self.check("with_mapped_mut")?;
+        let mut mem = buffer.data.lock().unwrap_or_else(|p| p.into_inner());
+        let range = offset as usize..(offset + len) as usize;
+        f(mem.get_mut(range).unwrap_or_default());
+        Ok(())
+    }
+
     fn create_texture(&self, desc: &TextureDescriptor<'_>) -> Result<TestObject> {
         self.object("create_texture", desc.label)
     }
@@ -400,7 +456,12 @@ impl Device for TestDevice {
         self.release();
     }
 
-    fn submit(&self, command_buffers: &[&TestCommandBuffer], signal_value: u64) -> Result<()> {
+    fn submit(
+        &self,
+        command_buffers: &[&TestCommandBuffer],
+        signal_value: u64,
+        gate_wait: Option<u64>,
+    ) -> Result<()> {
         self.check("submit")?;
         let mut commands = Vec::new();
         for cb in command_buffers {
@@ -412,16 +473,35 @@ impl Device for TestDevice {
             .unwrap_or_else(|p| p.into_inner())
             .push((signal_value, commands));
         self.submitted.fetch_max(signal_value, Ordering::AcqRel);
-        if self.auto_complete.load(Ordering::Acquire) {
-            self.completed.fetch_max(signal_value, Ordering::AcqRel);
-        }
+        self.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push_back((signal_value, gate_wait));
+        self.advance();
         Ok(())
     }
 
+    fn open_gate(&self, value: u64) -> Result<()> {
+        self.gate.fetch_max(value, Ordering::AcqRel);
+        self.advance();
+        Ok(())
+    }
+
+    fn gate_value(&self) -> Result<u64> {
+        Ok(self.gate.load(Ordering::Acquire))
+    }
+
+    fn share(&self) -> Result<TestDevice> {
+        self.check("share")?;
+        let mut other = TestDevice::new(self.features);
+        other.live = self.live.clone();
+        other.lost = self.lost.clone();
+        Ok(other)
+    }
+
     fn completed_value(&self) -> Result<u64> {
-        if self.lost.load(Ordering::Acquire) {
-            return Err(DeviceError::Lost);
-        }
+        self.check("completed_value")?;
+        self.advance();
         Ok(self.completed.load(Ordering::Acquire))
     }
 
@@ -435,6 +515,8 @@ impl Device for TestDevice {
         let deadline = std::time::Instant::now() + timeout;
         while std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(1).min(timeout));
+            self.check("wait")?;
+            self.advance();
             if self.completed.load(Ordering::Acquire) >= value {
                 return Ok(true);
             }

@@ -311,6 +311,8 @@ impl<A: Api> Device<A> {
             entries: sorted,
             compat,
         });
+        drop(st);
+        self.notify_created("bind group layout", desc.label);
         Ok(BindGroupLayout::from_parts(i, g, self.id))
     }
 
@@ -428,6 +430,8 @@ impl<A: Api> Device<A> {
             dynamic: plan.dynamic.into_boxed_slice(),
             sizes: plan.sizes.into_boxed_slice(),
         });
+        drop(st);
+        self.notify_created("bind group", desc.label);
         Ok(BindGroup::from_parts(i, g, self.id))
     }
 
@@ -922,6 +926,8 @@ impl<A: Api> Device<A> {
             groups: desc.bind_group_layouts.to_vec(),
             compat,
         });
+        drop(st);
+        self.notify_created("pipeline layout", desc.label);
         Ok(PipelineLayout::from_parts(i, g, self.id))
     }
 

@@ -136,11 +136,12 @@ impl<A: Api> Device<A> {
             mapping: None,
         });
         let handle = Buffer::from_parts(index, generation, self.id);
+        drop(st);
         if !host_visible {
-            drop(st);
             // Device-local memory is zeroed by a fill at the start of the next submission.
             self.queue_fill_zero(handle, native_size)?;
         }
+        self.notify_created("buffer", desc.label);
         Ok(handle)
     }
 
@@ -152,6 +153,7 @@ impl<A: Api> Device<A> {
         let mut st = self.state(OP)?;
         st.buffers.get(buffer, self.id, OP)?;
         self.close_mapping_of(&mut st, buffer.index());
+        st.drop_queued_writes_to((buffer.index(), buffer.generation()), None);
         self.retire(&mut st, Retained::Buffer(buffer.index()));
         Ok(())
     }
@@ -218,9 +220,22 @@ impl<A: Api> Device<A> {
                 .write_mapped(&obj.raw, offset, data)
                 .map_err(|e| self.hal_error(e, OP, &obj.label))?;
             st.staging.direct_writes += 1;
+            drop(st);
+            self.notify_wrote(
+                crate::observer::WriteTarget::Buffer(buffer),
+                data.len() as u64,
+                false,
+            );
             return Ok(());
         }
-        self.queue_write(&mut st, buffer, offset, data, OP)
+        self.queue_write(&mut st, buffer, offset, data, OP)?;
+        drop(st);
+        self.notify_wrote(
+            crate::observer::WriteTarget::Buffer(buffer),
+            data.len() as u64,
+            true,
+        );
+        Ok(())
     }
 
     /// Reads `size` bytes at `offset` back from `buffer`, after every submission that used

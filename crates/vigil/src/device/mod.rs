@@ -12,12 +12,17 @@ mod objects;
 mod pipeline;
 mod queue;
 mod release;
+mod seams;
 mod texture;
 mod uploads;
 
+pub use mapping::{MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport};
 pub(crate) use objects::*;
 pub use queue::{Completion, LossSnapshot, Stats, WaitSite};
 pub(crate) use release::Retained;
+pub use seams::SeamHandle;
+#[cfg(feature = "test-seams")]
+pub use seams::Seams;
 pub use uploads::{MAX_QUEUED_WRITES, WriteStats};
 
 use crate::DefaultApi;
@@ -51,6 +56,9 @@ pub struct DeviceDescriptor {
     pub required_limits: Limits,
     /// Bytes of queued and in-flight upload staging allowed (default 256 MiB).
     pub staging_budget: u64,
+    /// Most command buffers submitted and not yet complete; a submission past it waits for
+    /// room (default 64).
+    pub max_command_buffers_in_flight: u32,
 }
 
 impl Default for DeviceDescriptor {
@@ -60,6 +68,7 @@ impl Default for DeviceDescriptor {
             required_features: Features::empty(),
             required_limits: Limits::default(),
             staging_budget: 256 << 20,
+            max_command_buffers_in_flight: 64,
         }
     }
 }
@@ -77,6 +86,7 @@ pub(crate) struct DeviceState<A: Api> {
     pub shader_modules: Registry<ShaderModuleObj<A>>,
     pub compute_pipelines: Registry<ComputePipelineObj<A>>,
     pub render_pipelines: Registry<RenderPipelineObj<A>>,
+    pub mappings: Registry<mapping::MappingObj>,
     /// Destroyed objects waiting for their last use to complete and their retainers to go.
     pub retiring: Vec<Retained>,
     /// Structural identity of bind group layouts, for compatibility.
@@ -110,6 +120,10 @@ pub struct Device<A: Api = DefaultApi> {
     pub(crate) validation: Option<Arc<ValidationLog>>,
     pub(crate) timeouts: Cell<queue::Timeouts>,
     pub(crate) stats: RefCell<queue::Stats>,
+    pub(crate) seams: seams::SeamState,
+    pub(crate) max_in_flight: u64,
+    pub(crate) staging_budget: u64,
+    pub(crate) observer: RefCell<Option<Arc<dyn crate::observer::DeviceObserver>>>,
 }
 
 impl<A: Api> std::fmt::Debug for Device<A> {
@@ -155,13 +169,38 @@ impl<A: Api> Device<A> {
             .adapter
             .open(desc.required_features, &desc.required_limits)
             .map_err(|e| Error::from_hal(e, OP, &desc.label))?;
-        Ok(Device {
-            id: crate::handle::next_device_id(),
-            label: desc.label.clone(),
+        Ok(Device::assemble(
             hal,
-            info: adapter.info().clone(),
-            features: desc.required_features,
-            limits: desc.required_limits.clone(),
+            desc.label.clone(),
+            adapter.info().clone(),
+            desc.required_features,
+            desc.required_limits.clone(),
+            queue::Completion::default(),
+            adapter.validation_log(),
+            desc.staging_budget,
+            u64::from(desc.max_command_buffers_in_flight.max(1)),
+        ))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        hal: A::Device,
+        label: String,
+        info: AdapterInfo,
+        features: Features,
+        limits: Limits,
+        completion: queue::Completion,
+        validation: Option<Arc<ValidationLog>>,
+        staging_budget: u64,
+        max_in_flight: u64,
+    ) -> Self {
+        Device {
+            id: crate::handle::next_device_id(),
+            label,
+            hal,
+            info,
+            features,
+            limits,
             state: RefCell::new(DeviceState {
                 buffers: Registry::default(),
                 textures: Registry::default(),
@@ -174,20 +213,60 @@ impl<A: Api> Device<A> {
                 shader_modules: Registry::default(),
                 compute_pipelines: Registry::default(),
                 render_pipelines: Registry::default(),
+                mappings: Registry::default(),
                 retiring: Vec::new(),
                 layout_compat: HashMap::new(),
                 free_encoders: Vec::new(),
                 free_trackers: Vec::new(),
                 in_flight: VecDeque::new(),
                 uploads: uploads::PendingUploads::default(),
-                staging: uploads::StagingAccount::new(desc.staging_budget),
+                staging: uploads::StagingAccount::new(staging_budget),
             }),
             last_submitted: Cell::new(0),
-            completion: Arc::new(queue::Completion::default()),
-            validation: adapter.validation_log(),
+            completion: Arc::new(completion),
+            validation,
             timeouts: Cell::new(queue::Timeouts::default()),
             stats: RefCell::new(queue::Stats::default()),
-        })
+            seams: seams::SeamState::new(),
+            max_in_flight,
+            staging_budget,
+            observer: RefCell::new(None),
+        }
+    }
+
+    /// Another device over the same native device and queue: its own objects, handles and
+    /// serials, the same loss (declared by either, seen by both, attributed once).
+    pub fn share(&self) -> Result<Device<A>> {
+        const OP: &str = "share";
+        self.check_alive(OP)?;
+        let hal = self
+            .hal
+            .share()
+            .map_err(|e| self.hal_error(e, OP, &self.label))?;
+        Ok(Device::assemble(
+            hal,
+            format!("{} (shared)", self.label),
+            self.info.clone(),
+            self.features,
+            self.limits.clone(),
+            queue::Completion::sharing_loss(&self.completion),
+            self.validation.clone(),
+            self.staging_budget,
+            self.max_in_flight,
+        ))
+    }
+
+    /// Drains the device (bounded by progress) and releases every native object, reporting
+    /// what was left: the explicit form of dropping it.
+    pub fn close(mut self) -> CloseReport {
+        self.teardown();
+        let report = CloseReport {
+            lost: self.completion.is_lost(),
+            live_native_objects: self.hal.live_objects(),
+            completed_serial: self.completion.completed(),
+            last_submitted_serial: self.last_submitted.get(),
+        };
+        report
     }
 
     /// Opens a device on the default adapter (see [`crate::Instance::default_adapter`]),
@@ -297,6 +376,20 @@ impl<A: Api> Device<A> {
             ("render pipelines", s.render_pipelines.live_count()),
         ]
     }
+}
+
+/// What [`Device::close`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CloseReport {
+    /// Whether the device was lost.
+    pub lost: bool,
+    /// Native objects still alive on the backend after the release (0 when nothing leaked;
+    /// objects of other devices sharing the native device are counted too).
+    pub live_native_objects: u64,
+    /// Completed serial at the end.
+    pub completed_serial: u64,
+    /// Last submitted serial.
+    pub last_submitted_serial: u64,
 }
 
 impl<A: Api> Drop for Device<A> {

@@ -361,6 +361,8 @@ impl<A: Api> Device<A> {
             label: desc.label.to_owned(),
             reflection: module.reflection().clone(),
         });
+        drop(st);
+        self.notify_created("shader module", desc.label);
         Ok(ShaderModule::from_parts(i, g, self.id))
     }
 
@@ -445,6 +447,8 @@ impl<A: Api> Device<A> {
             label: desc.label.to_owned(),
             info,
         });
+        drop(st);
+        self.notify_created("compute pipeline", desc.label);
         Ok(ComputePipeline::from_parts(i, g, self.id))
     }
 

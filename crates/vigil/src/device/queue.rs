@@ -67,31 +67,66 @@ impl fmt::Display for LossSnapshot {
     }
 }
 
-/// Completion state another thread may read: the completed serial and loss.
+/// Loss of a native device, shared by every vigil device over it: sticky, and attributed
+/// to the first cause only.
 #[derive(Debug, Default)]
-pub struct Completion {
-    completed: AtomicU64,
+pub(crate) struct LossState {
     lost: AtomicBool,
     snapshot: Mutex<Option<LossSnapshot>>,
 }
 
+/// Completion state another thread may read: the completed serial, loss, and counters.
+#[derive(Debug, Default)]
+pub struct Completion {
+    completed: AtomicU64,
+    loss: std::sync::Arc<LossState>,
+    pub(crate) command_buffers_in_flight: AtomicU64,
+    pub(crate) room_waits: AtomicU64,
+    pub(crate) wait_looks: AtomicU64,
+}
+
 impl Completion {
+    /// Completion for another device over the same native device: its own serials, the
+    /// same loss.
+    pub(crate) fn sharing_loss(other: &Completion) -> Completion {
+        Completion {
+            loss: other.loss.clone(),
+            ..Completion::default()
+        }
+    }
+
     /// The highest serial seen complete (every earlier one is complete too).
     pub fn completed(&self) -> u64 {
         self.completed.load(Ordering::Acquire)
     }
 
-    /// Whether the device is lost.
+    /// Whether the native device is lost.
     pub fn is_lost(&self) -> bool {
-        self.lost.load(Ordering::Acquire)
+        self.loss.lost.load(Ordering::Acquire)
     }
 
     /// The first cause of loss, once declared.
     pub fn snapshot(&self) -> Option<LossSnapshot> {
-        self.snapshot
+        self.loss
+            .snapshot
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+
+    /// Command buffers submitted and not yet seen complete.
+    pub fn command_buffers_in_flight(&self) -> u64 {
+        self.command_buffers_in_flight.load(Ordering::Acquire)
+    }
+
+    /// Submissions that found too many command buffers in flight and waited for room.
+    pub fn room_waits(&self) -> u64 {
+        self.room_waits.load(Ordering::Acquire)
+    }
+
+    /// How many times waits looked at the completion state.
+    pub fn wait_looks(&self) -> u64 {
+        self.wait_looks.load(Ordering::Acquire)
     }
 
     pub(crate) fn advance(&self, to: u64) {
@@ -100,7 +135,7 @@ impl Completion {
 
     /// Declares loss; only the first declaration is kept.
     pub(crate) fn declare_lost(&self, site: WaitSite, elapsed: Duration, reason: &str) {
-        let mut snap = self.snapshot.lock().unwrap_or_else(|p| p.into_inner());
+        let mut snap = self.loss.snapshot.lock().unwrap_or_else(|p| p.into_inner());
         if snap.is_none() {
             *snap = Some(LossSnapshot {
                 site,
@@ -108,7 +143,7 @@ impl Completion {
                 reason: reason.to_owned(),
             });
         }
-        self.lost.store(true, Ordering::Release);
+        self.loss.lost.store(true, Ordering::Release);
     }
 }
 
@@ -148,6 +183,8 @@ pub struct Stats {
 /// Submitted work not yet complete: what to recycle when it is.
 pub(crate) struct InFlight<A: Api> {
     pub serial: u64,
+    /// Command buffers of the submission (the in-flight bound counts these).
+    pub command_buffers: u64,
     pub encoders: Vec<(A::CommandEncoder, A::CommandBuffer)>,
     pub staging: Vec<A::Buffer>,
     pub staging_bytes: u64,
@@ -201,11 +238,37 @@ impl<A: Api> Device<A> {
             .hal
             .completed_value()
             .map_err(|e| self.hal_error(e, op, &self.label))?;
-        // The counter only moves forward, and never past what was submitted.
-        let value = value.min(self.last_submitted.get());
+        let completed = self.observe(value);
+        self.process_completed(st, completed);
+        if self.completion.is_lost() {
+            return Err(self.lost_error(op));
+        }
+        Ok(completed)
+    }
+
+    /// Turns the backend's completion counter into the device's completed serial: never
+    /// past what was submitted, never backwards, and through the test seams (a held
+    /// completion, a submission failing on the GPU).
+    pub(crate) fn observe(&self, value: u64) -> u64 {
+        self.completion.wait_looks.fetch_add(1, Ordering::Relaxed);
+        let mut value = value.min(self.last_submitted.get());
+        if let Some(f) = self.seams.faulted.get() {
+            if value >= f {
+                // As a command buffer the GPU faulted on completes: the root is lost before
+                // the serial is reported complete.
+                self.completion.declare_lost(
+                    WaitSite::Driver,
+                    Duration::ZERO,
+                    &format!("submission {f} failed on the GPU"),
+                );
+                value = f - 1;
+            }
+        }
+        if let Some(h) = self.seams.held.get() {
+            value = value.min(h - 1);
+        }
         self.completion.advance(value);
-        self.process_completed(st, self.completion.completed());
-        Ok(self.completion.completed())
+        self.completion.completed()
     }
 
     /// Recycles in-flight work and releases retired objects up to `completed`.
@@ -214,6 +277,9 @@ impl<A: Api> Device<A> {
             let Some(done) = st.in_flight.pop_front() else {
                 break;
             };
+            self.completion
+                .command_buffers_in_flight
+                .fetch_sub(done.command_buffers, Ordering::AcqRel);
             for (encoder, cb) in done.encoders {
                 st.free_encoders.push((encoder, Some(cb)));
             }
@@ -253,7 +319,9 @@ impl<A: Api> Device<A> {
     ///
     /// Refused (consuming no serial and running nothing) when a command buffer belongs to
     /// another device, names an object destroyed after recording, or uses a mapped buffer,
-    /// or when the device is lost.
+    /// or when the device is lost. When too many command buffers are in flight the call
+    /// first waits for room, judged by progress: it gives up after the stall bound without
+    /// a completion (5 s) or the total cap (60 s), declares the device lost and is refused.
     pub fn submit<'d>(
         &'d self,
         command_buffers: impl IntoIterator<Item = CommandBuffer<'d, A>>,
@@ -270,6 +338,13 @@ impl<A: Api> Device<A> {
         let mut st = self.state(OP)?;
         for cb in &cbs {
             if let Err(e) = cb.validate_for_submit(self, &st) {
+                drop(st);
+                return refused(e);
+            }
+        }
+        let needed = cbs.len() as u64 + u64::from(!st.uploads.is_empty());
+        if self.completion.command_buffers_in_flight() + needed > self.max_in_flight {
+            if let Err(e) = self.wait_for_room(&mut st, needed, OP) {
                 drop(st);
                 return refused(e);
             }
@@ -291,8 +366,10 @@ impl<A: Api> Device<A> {
                 natives.push(native);
             }
         }
-        if let Err(e) = self.hal.submit(&natives, serial) {
+        let gate = self.seams.gate_for_next_submission();
+        if let Err(e) = self.hal.submit(&natives, serial, gate) {
             drop(natives);
+            self.seams.ungate_refused(gate);
             // The driver refused the submission: the uploads queued with it are dropped (the
             // buffers keep their old contents) and the caller sees the driver's error.
             if let Some(mut p) = prelude {
@@ -312,8 +389,10 @@ impl<A: Api> Device<A> {
         }
         drop(natives);
         self.last_submitted.set(serial);
+        self.seams.note_submitted(serial);
         let mut flight = InFlight {
             serial,
+            command_buffers: 0,
             encoders: Vec::with_capacity(cbs.len() + 1),
             staging: Vec::new(),
             staging_bytes: 0,
@@ -338,42 +417,128 @@ impl<A: Api> Device<A> {
             flight.staging_bytes = p.staging_bytes;
             flight.encoders.push((p.encoder, p.cb));
         }
-        let mut stats = self.stats.borrow_mut();
-        stats.submissions += 1;
+        let (mut draws, mut dispatches) = (0, 0);
         for cb in &mut cbs {
             cb.mark_used(&mut st, serial);
-            stats.command_buffers += 1;
-            stats.dispatches += cb.dispatches;
-            stats.draws += cb.draws;
+            draws += cb.draws;
+            dispatches += cb.dispatches;
             if let Some(pair) = cb.hal.take() {
                 flight.encoders.push(pair);
             }
         }
-        drop(stats);
+        flight.command_buffers = flight.encoders.len() as u64;
+        self.completion
+            .command_buffers_in_flight
+            .fetch_add(flight.command_buffers, Ordering::AcqRel);
+        {
+            let mut stats = self.stats.borrow_mut();
+            stats.submissions += 1;
+            stats.command_buffers += cbs.len() as u64;
+            stats.dispatches += dispatches;
+            stats.draws += draws;
+        }
         st.in_flight.push_back(flight);
         // Cheap opportunistic completion check keeps memory from piling up between polls.
         if let Ok(done) = self.hal.completed_value() {
-            self.completion.advance(done.min(serial));
-            let completed = self.completion.completed();
+            let completed = self.observe(done);
             self.process_completed(&mut st, completed);
         }
+        drop(st);
+        self.notify(|o| {
+            o.submitted(&crate::observer::SubmissionInfo {
+                serial,
+                command_buffers: cbs.len(),
+                draws,
+                dispatches,
+            })
+        });
         Ok(serial)
+    }
+
+    /// Waits, judged by progress, until `needed` more command buffers fit in flight.
+    fn wait_for_room(&self, st: &mut DeviceState<A>, needed: u64, op: &'static str) -> Result<()> {
+        self.completion.room_waits.fetch_add(1, Ordering::AcqRel);
+        let start = Instant::now();
+        let mut last_progress = start;
+        loop {
+            let completed = self.refresh(st, op)?;
+            if self.completion.command_buffers_in_flight() + needed <= self.max_in_flight {
+                return Ok(());
+            }
+            let t = self.timeouts.get();
+            let stalled = last_progress.elapsed() >= t.stall;
+            if stalled || start.elapsed() >= t.total_cap {
+                let why = format!(
+                    "a submission waited for room among {} command buffers in flight; serial {completed} was the last to complete{}",
+                    self.completion.command_buffers_in_flight(),
+                    if stalled {
+                        ""
+                    } else {
+                        " (the total wait cap ran out)"
+                    }
+                );
+                self.completion
+                    .declare_lost(WaitSite::QueueWait, start.elapsed(), &why);
+                return Err(self.lost_error(op));
+            }
+            let remaining = t
+                .stall
+                .saturating_sub(last_progress.elapsed())
+                .min(t.total_cap.saturating_sub(start.elapsed()));
+            if self.wait_next(completed, remaining, op)? {
+                last_progress = Instant::now();
+            }
+        }
+    }
+
+    /// Waits up to `timeout` for a serial above `after` to complete; returns whether one
+    /// did. Looks at completion state only when it changes (or, with a completion held
+    /// back by a test seam, in short slices).
+    pub(crate) fn wait_next(
+        &self,
+        after: u64,
+        timeout: Duration,
+        op: &'static str,
+    ) -> Result<bool> {
+        if self.completion.is_lost() {
+            return Err(self.lost_error(op));
+        }
+        let next = after + 1;
+        if next > self.last_submitted.get() {
+            // Nothing more can complete; nothing to wait for.
+            std::thread::sleep(timeout.min(Duration::from_millis(1)));
+            return Ok(false);
+        }
+        let held = self.seams.held.get().is_some_and(|h| next >= h);
+        if held {
+            std::thread::sleep(timeout.min(Duration::from_millis(2)));
+        } else {
+            self.hal
+                .wait_for_value(next, timeout)
+                .map_err(|e| self.hal_error(e, op, &self.label))?;
+        }
+        let value = self
+            .hal
+            .completed_value()
+            .map_err(|e| self.hal_error(e, op, &self.label))?;
+        Ok(self.observe(value) > after)
     }
 
     /// Waits until `serial` completed or `timeout` passed; `Ok(true)` when it completed.
     pub fn wait_for_serial(&self, serial: u64, timeout: Duration) -> Result<bool> {
         const OP: &str = "wait_for_serial";
         self.check_wait_target(serial, OP)?;
-        if self.completion.completed() >= serial {
-            return Ok(true);
+        let start = Instant::now();
+        while self.completion.completed() < serial {
+            let remaining = timeout.saturating_sub(start.elapsed());
+            if remaining.is_zero() {
+                break;
+            }
+            self.wait_next(self.completion.completed(), remaining, OP)?;
         }
-        let done = self
-            .hal
-            .wait_for_value(serial, timeout)
-            .map_err(|e| self.hal_error(e, OP, &self.label))?;
         let mut st = self.state(OP)?;
         self.refresh(&mut st, OP)?;
-        Ok(done)
+        Ok(self.completion.completed() >= serial)
     }
 
     /// Waits until `serial` completed, giving up only when the GPU made no progress (no
@@ -406,9 +571,8 @@ impl<A: Api> Device<A> {
         Ok(())
     }
 
-    /// The progress-judged wait every hang-detecting wait uses. Sleeps until the next
-    /// serial completes (so it looks only when completion state changes); gives up after
-    /// `stall` without any completion and declares loss at `site`.
+    /// The progress-judged wait every hang-detecting wait uses: gives up after `stall`
+    /// without any completion, measured from the last one, and declares loss at `site`.
     pub(crate) fn wait_progressing(
         &self,
         serial: u64,
@@ -417,7 +581,7 @@ impl<A: Api> Device<A> {
         op: &'static str,
     ) -> Result<()> {
         let start = Instant::now();
-        let mut last_progress = Instant::now();
+        let mut last_progress = start;
         loop {
             if self.completion.is_lost() {
                 return Err(self.lost_error(op));
@@ -434,30 +598,26 @@ impl<A: Api> Device<A> {
                 self.completion.declare_lost(site, start.elapsed(), &why);
                 return Err(self.lost_error(op));
             }
-            let next = completed + 1;
-            match self.hal.wait_for_value(next, remaining) {
-                Ok(true) => {
-                    let value = self
-                        .hal
-                        .completed_value()
-                        .map_err(|e| self.hal_error(e, op, &self.label))?
-                        .min(self.last_submitted.get());
-                    self.completion.advance(value);
-                    last_progress = Instant::now();
-                }
-                Ok(false) => {}
-                Err(e) => return Err(self.hal_error(e, op, &self.label)),
+            if self.wait_next(completed, remaining, op)? {
+                last_progress = Instant::now();
             }
         }
     }
 
-    /// Drains at drop: waits for the last submission (bounded by progress), then releases
-    /// every native object.
+    /// Drains at drop: opens any test-seam gate, waits for the last submission (bounded by
+    /// progress), then releases every native object.
     pub(crate) fn teardown(&mut self) {
+        self.seams.release_all::<A>(&self.hal);
         let last = self.last_submitted.get();
+        let stall = self.timeouts.get().stall;
         if !self.completion.is_lost() && self.completion.completed() < last {
-            let stall = self.timeouts.get().stall;
             let _ = self.wait_progressing(last, stall, WaitSite::Teardown, "drop");
+        }
+        if self.completion.is_lost() {
+            // Loss may be declared by vigil (a wait gave up) while the native queue still
+            // runs: give it one more bound to finish before its objects go. A device the
+            // driver lost answers at once.
+            let _ = self.hal.wait_for_value(last, stall);
         }
         let Ok(mut st) = self.state.try_borrow_mut() else {
             return;

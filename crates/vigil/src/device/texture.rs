@@ -225,6 +225,8 @@ impl<A: Api> Device<A> {
             initialized: false,
         });
         st.uploads.texture_inits.push((i, g));
+        drop(st);
+        self.notify_created("texture", desc.label);
         Ok(Texture::from_parts(i, g, self.id))
     }
 
@@ -233,6 +235,10 @@ impl<A: Api> Device<A> {
         const OP: &str = "destroy_texture";
         let mut st = self.state(OP)?;
         st.textures.get(texture, self.id, OP)?;
+        st.drop_queued_writes_to(
+            (u32::MAX, u32::MAX),
+            Some((texture.index(), texture.generation())),
+        );
         self.retire(&mut st, Retained::Texture(texture.index()));
         Ok(())
     }
@@ -439,6 +445,8 @@ impl<A: Api> Device<A> {
         };
         st.retain(Retained::Texture(texture.index()));
         let (i, g) = st.views.insert(obj);
+        drop(st);
+        self.notify_created("texture view", l);
         Ok(TextureView::from_parts(i, g, self.id))
     }
 
@@ -517,6 +525,8 @@ impl<A: Api> Device<A> {
             comparison: desc.compare.is_some(),
             filtering,
         });
+        drop(st);
+        self.notify_created("sampler", l);
         Ok(Sampler::from_parts(i, g, self.id))
     }
 
@@ -559,6 +569,8 @@ impl<A: Api> Device<A> {
             label: label.to_owned(),
             count,
         });
+        drop(st);
+        self.notify_created("query set", label);
         Ok(QuerySet::from_parts(i, g, self.id))
     }
 
@@ -684,6 +696,8 @@ impl<A: Api> Device<A> {
         });
         st.staging.queued_writes += 1;
         st.staging.queued_bytes += tight;
+        drop(st);
+        self.notify_wrote(crate::observer::WriteTarget::Texture(texture), tight, true);
         Ok(())
     }
 

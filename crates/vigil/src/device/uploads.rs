@@ -27,6 +27,8 @@ pub(crate) struct StagingChunk<A: Api> {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PendingWrite {
     pub dst: (u32, u32),
+    /// Cleared when the destination is destroyed before the submission.
+    pub live: bool,
     pub dst_offset: u64,
     pub chunk: usize,
     pub src_offset: u64,
@@ -157,7 +159,7 @@ impl<A: Api> Device<A> {
         // A repeated write of the same range replaces the staged bytes in place.
         if let Some(&i) = st.uploads.coalesce.get(&key) {
             if let Some(w) = st.uploads.writes.get(i).copied() {
-                if w.dst == (buffer.index(), buffer.generation()) {
+                if w.live && w.dst == (buffer.index(), buffer.generation()) {
                     let chunk = &st.uploads.chunks[w.chunk];
                     self.hal
                         .write_mapped(&chunk.buffer, w.src_offset, data)
@@ -197,6 +199,7 @@ impl<A: Api> Device<A> {
         st.uploads.chunks[chunk].used = src_offset + size;
         st.uploads.writes.push(PendingWrite {
             dst: (buffer.index(), buffer.generation()),
+            live: true,
             dst_offset: offset,
             chunk,
             src_offset,
@@ -316,7 +319,7 @@ impl<A: Api> Device<A> {
                 dst: Stages::TRANSFER,
             });
         }
-        for w in &uploads.writes {
+        for w in uploads.writes.iter().filter(|w| w.live) {
             let (i, g) = w.dst;
             let Some(dst) = st
                 .buffers
@@ -363,5 +366,45 @@ impl<A: Api> Device<A> {
             buffers,
             textures,
         }))
+    }
+}
+
+impl<A: Api> DeviceState<A> {
+    /// Drops the unsubmitted writes to a destroyed buffer (or texture), returning their
+    /// share of the staging budget and of the write count.
+    pub(crate) fn drop_queued_writes_to(
+        &mut self,
+        buffer: (u32, u32),
+        texture: Option<(u32, u32)>,
+    ) {
+        let (mut bytes, mut count) = (0u64, 0u32);
+        for w in self
+            .uploads
+            .writes
+            .iter_mut()
+            .filter(|w| w.live && w.dst == buffer)
+        {
+            w.live = false;
+            bytes += w.size;
+            count += 1;
+        }
+        if let Some(t) = texture {
+            let before = self.uploads.texture_writes.len();
+            self.uploads.texture_writes.retain(|w| {
+                if w.texture == t {
+                    bytes += u64::from(w.bytes_per_row)
+                        * u64::from(w.rows_per_image)
+                        * u64::from(w.size[2]);
+                    false
+                } else {
+                    true
+                }
+            });
+            count += (before - self.uploads.texture_writes.len()) as u32;
+            self.uploads.texture_inits.retain(|&i| i != t);
+        }
+        self.uploads.zero_fills.retain(|(b, _)| *b != buffer);
+        self.staging.queued_bytes = self.staging.queued_bytes.saturating_sub(bytes);
+        self.staging.queued_writes = self.staging.queued_writes.saturating_sub(count);
     }
 }

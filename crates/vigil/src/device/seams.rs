@@ -1,0 +1,231 @@
+//! Test seams: failure and timing controls users can drive from their own tests (public
+//! behind the `test-seams` cargo feature). The state lives in every device, since the
+//! completion and submission paths consult it; only arming it needs the feature.
+
+#[cfg(feature = "test-seams")]
+use super::Device;
+use std::cell::Cell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use vigil_hal::Api;
+
+/// Seam state of one device.
+#[derive(Debug, Default)]
+pub(crate) struct SeamState {
+    /// The next submission fails on the GPU (through the completion path).
+    pub fail_next: Cell<bool>,
+    /// The serial that fails.
+    pub faulted: Cell<Option<u64>>,
+    /// The next submission's completion is held back.
+    pub hold_next: Cell<bool>,
+    /// The serial held back, shared with [`SeamHandle`]s (0: none).
+    pub held_shared: Arc<AtomicU64>,
+    /// Mirror of `held_shared` read on the completion path.
+    pub held: HeldView,
+    /// Submissions wait at a GPU-side gate: `(base gate value, submissions gated)`.
+    pub pause: Cell<Option<(u64, u64)>>,
+}
+
+/// Reads the held serial (which another thread may clear).
+#[derive(Debug, Default)]
+pub(crate) struct HeldView(Arc<AtomicU64>);
+
+impl HeldView {
+    pub fn get(&self) -> Option<u64> {
+        match self.0.load(Ordering::Acquire) {
+            0 => None,
+            s => Some(s),
+        }
+    }
+}
+
+impl SeamState {
+    pub fn new() -> SeamState {
+        let shared = Arc::new(AtomicU64::new(0));
+        SeamState {
+            held: HeldView(shared.clone()),
+            held_shared: shared,
+            ..SeamState::default()
+        }
+    }
+
+    /// The gate value the next submission waits for, when submissions are paused.
+    pub fn gate_for_next_submission(&self) -> Option<u64> {
+        let (base, count) = self.pause.get()?;
+        self.pause.set(Some((base, count + 1)));
+        Some(base + count + 1)
+    }
+
+    /// A gated submission was refused by the driver: it takes no gate value.
+    pub fn ungate_refused(&self, gate: Option<u64>) {
+        if gate.is_some() {
+            if let Some((base, count)) = self.pause.get() {
+                self.pause.set(Some((base, count.saturating_sub(1))));
+            }
+        }
+    }
+
+    /// A submission got `serial`: arm the fault or hold requested for it.
+    pub fn note_submitted(&self, serial: u64) {
+        if self.fail_next.replace(false) {
+            self.faulted.set(Some(serial));
+        }
+        if self.hold_next.replace(false) {
+            self.held_shared.store(serial, Ordering::Release);
+        }
+    }
+
+    /// Opens the gate and releases any held completion (before the drain at drop).
+    pub fn release_all<A: Api>(&self, hal: &A::Device) {
+        use vigil_hal::Device as _;
+        if let Some((base, count)) = self.pause.take() {
+            let _ = hal.open_gate(base + count);
+        }
+        self.held_shared.store(0, Ordering::Release);
+    }
+}
+
+/// A handle to release a held completion from any thread.
+#[derive(Clone, Debug)]
+pub struct SeamHandle {
+    held: Arc<AtomicU64>,
+}
+
+impl SeamHandle {
+    /// Publishes the completion held by [`Seams::hold_next_completion`].
+    pub fn release_held_completion(&self) {
+        self.held.store(0, Ordering::Release);
+    }
+}
+
+/// The test seams of one device (see the `test-seams` feature).
+#[cfg(feature = "test-seams")]
+pub struct Seams<'d, A: Api> {
+    device: &'d Device<A>,
+}
+
+#[cfg(feature = "test-seams")]
+impl<A: Api> Device<A> {
+    /// The test seams: controls for users' own failure tests.
+    pub fn seams(&self) -> Seams<'_, A> {
+        Seams { device: self }
+    }
+}
+
+#[cfg(feature = "test-seams")]
+impl<A: Api> Seams<'_, A> {
+    /// The next submission fails as one the GPU faulted on: when it completes, the device
+    /// is declared lost (attributed to the driver) before its serial is reported complete.
+    pub fn fail_next_submission(&self) {
+        self.device.seams.fail_next.set(true);
+    }
+
+    /// Holds back the completion of the next submission, as a GPU that has not finished
+    /// it looks, until [`Seams::release_held_completion`]. Later submissions complete
+    /// normally meanwhile, but the completed serial stays below the held one.
+    pub fn hold_next_completion(&self) {
+        self.device.seams.hold_next.set(true);
+    }
+
+    /// Publishes the held completion.
+    pub fn release_held_completion(&self) {
+        self.device.seams.held_shared.store(0, Ordering::Release);
+    }
+
+    /// A handle that releases the held completion from another thread.
+    pub fn handle(&self) -> SeamHandle {
+        SeamHandle {
+            held: self.device.seams.held_shared.clone(),
+        }
+    }
+
+    /// Makes every later submission wait on the GPU at a gate, each for its own turn
+    /// (numbered from one in submission order), until released.
+    pub fn pause_submissions(&self) -> crate::Result<()> {
+        use vigil_hal::Device as _;
+        let base = self
+            .device
+            .hal
+            .gate_value()
+            .map_err(|e| self.device.hal_error(e, "pause_submissions", ""))?;
+        self.device.seams.pause.set(Some((base, 0)));
+        Ok(())
+    }
+
+    /// Lets the first `count` submissions made since the pause run.
+    pub fn release_paused(&self, count: u64) -> crate::Result<()> {
+        use vigil_hal::Device as _;
+        if let Some((base, _)) = self.device.seams.pause.get() {
+            self.device
+                .hal
+                .open_gate(base + count)
+                .map_err(|e| self.device.hal_error(e, "release_paused", ""))?;
+        }
+        Ok(())
+    }
+
+    /// Lets every paused submission run and stops pausing.
+    pub fn resume_submissions(&self) -> crate::Result<()> {
+        use vigil_hal::Device as _;
+        if let Some((base, count)) = self.device.seams.pause.take() {
+            self.device
+                .hal
+                .open_gate(base + count)
+                .map_err(|e| self.device.hal_error(e, "resume_submissions", ""))?;
+        }
+        Ok(())
+    }
+
+    /// Bounds how long waits may go without progress (default 5 s).
+    pub fn set_stall_timeout(&self, timeout: std::time::Duration) {
+        let mut t = self.device.timeouts.get();
+        t.stall = timeout;
+        self.device.timeouts.set(t);
+    }
+
+    /// Bounds how long one submission waits for room in all (default 60 s).
+    pub fn set_wait_cap(&self, timeout: std::time::Duration) {
+        let mut t = self.device.timeouts.get();
+        t.total_cap = timeout;
+        self.device.timeouts.set(t);
+    }
+
+    /// Makes the native call at `site` fail with `kind`, once or every time.
+    pub fn inject_fault(&self, site: &str, kind: vigil_hal::FaultKind, mode: vigil_hal::FaultMode) {
+        use vigil_hal::Device as _;
+        self.device.hal.faults().inject(site, kind, mode);
+    }
+
+    /// Disarms every injected fault.
+    pub fn clear_faults(&self) {
+        use vigil_hal::Device as _;
+        self.device.hal.faults().clear();
+    }
+
+    /// How many injected faults fired.
+    pub fn faults_fired(&self) -> u64 {
+        use vigil_hal::Device as _;
+        self.device.hal.faults().fired_total()
+    }
+
+    /// Every native call site faults can be injected at, with the errors each can return.
+    pub fn call_sites(&self) -> &'static [vigil_hal::CallSite] {
+        use vigil_hal::Device as _;
+        self.device.hal.call_sites()
+    }
+
+    /// Command buffers submitted and not yet seen complete.
+    pub fn command_buffers_in_flight(&self) -> u64 {
+        self.device.completion.command_buffers_in_flight()
+    }
+
+    /// Submissions that waited for room among the command buffers in flight.
+    pub fn room_waits(&self) -> u64 {
+        self.device.completion.room_waits()
+    }
+
+    /// How many times waits looked at the completion state.
+    pub fn serial_wait_looks(&self) -> u64 {
+        self.device.completion.wait_looks()
+    }
+}
