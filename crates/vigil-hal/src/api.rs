@@ -296,6 +296,12 @@ pub trait Device: Send + Debug {
     fn completed_value(&self) -> Result<u64>;
     /// Sleeps until the counter reaches `value` or `timeout` passes; `Ok(false)` on time-out.
     fn wait_for_value(&self, value: u64, timeout: Duration) -> Result<bool>;
+    /// The last line before destruction: waits (up to `timeout`) until everything this
+    /// device submitted has completed, or the native device is really lost (either makes
+    /// destroying its objects safe). Never consults the fault injector: injected faults
+    /// simulate what a driver may answer, but must not make vigil destroy objects the GPU
+    /// still uses. `false` when neither was confirmed in time.
+    fn quiesce(&self, timeout: Duration) -> bool;
 
     /// Native objects currently alive (created and not yet destroyed), for leak checks.
     fn live_objects(&self) -> u64;

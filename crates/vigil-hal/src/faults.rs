@@ -33,6 +33,9 @@ pub struct CallSite {
     pub name: &'static str,
     /// Errors it can return.
     pub errors: &'static [FaultKind],
+    /// When the site is reached only on some devices, the condition in words (e.g. the
+    /// flush of non-coherent memory); `None` when every device reaches it.
+    pub only_if: Option<&'static str>,
 }
 
 /// How often an armed fault fires.

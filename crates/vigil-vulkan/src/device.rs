@@ -25,94 +25,117 @@ pub const CALL_SITES: &[CallSite] = &[
     CallSite {
         name: "vkCreateBuffer",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkAllocateMemory",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkBindBufferMemory",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkCreateImage",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkBindImageMemory",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkCreateImageView",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkCreateSampler",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkCreateQueryPool",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkCreateDescriptorSetLayout",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkAllocateDescriptorSets",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkCreatePipelineLayout",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkCreateShaderModule",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkCreateComputePipelines",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkCreateGraphicsPipelines",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkCreateCommandPool",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkAllocateCommandBuffers",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkBeginCommandBuffer",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkEndCommandBuffer",
         errors: OOM,
+        only_if: None,
     },
     CallSite {
         name: "vkQueueSubmit2",
         errors: OOM_LOST,
+        only_if: None,
     },
     CallSite {
         name: "vkGetSemaphoreCounterValue",
         errors: OOM_LOST,
+        only_if: None,
     },
     CallSite {
         name: "vkWaitSemaphores",
         errors: OOM_LOST,
+        only_if: None,
     },
     CallSite {
         name: "vkFlushMappedMemoryRanges",
         errors: OOM,
+        only_if: Some("host writes to non-coherent memory"),
     },
     CallSite {
         name: "vkInvalidateMappedMemoryRanges",
         errors: OOM,
+        only_if: Some("host reads of non-coherent memory"),
     },
 ];
 
@@ -464,6 +487,8 @@ pub struct Device {
     gate: vk::Semaphore,
     /// Highest value submitted to signal `timeline`.
     last_signal: std::sync::atomic::AtomicU64,
+    /// Highest gate value any submission waits for (0: none ever did).
+    max_gate_wait: std::sync::atomic::AtomicU64,
 }
 
 fn timeline_semaphore(raw: &ash::Device) -> hal::Result<vk::Semaphore> {
@@ -492,6 +517,7 @@ impl Device {
             timeline,
             gate,
             last_signal: std::sync::atomic::AtomicU64::new(0),
+            max_gate_wait: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -504,12 +530,20 @@ impl Device {
 impl Drop for Device {
     fn drop(&mut self) {
         let s = &self.shared;
-        // A gate left closed would keep gated work (and the drain below) waiting forever.
-        let info = vk::SemaphoreSignalInfo::default()
-            .semaphore(self.gate)
-            .value(u64::MAX / 2);
-        // SAFETY: host signal of our own gate to a value above any it has had.
-        let _ = unsafe { s.raw.signal_semaphore(&info) };
+        // A gate left closed would keep gated work (and the drain below) waiting forever:
+        // raise it to the highest value any submission waits for, if it is not there yet.
+        let wanted = self.max_gate_wait.load(Ordering::Acquire);
+        if wanted > 0 {
+            // SAFETY: querying our own semaphore.
+            let now = unsafe { s.raw.get_semaphore_counter_value(self.gate) }.unwrap_or(0);
+            if now < wanted {
+                let info = vk::SemaphoreSignalInfo::default()
+                    .semaphore(self.gate)
+                    .value(wanted);
+                // SAFETY: host signal of our own gate to a value above its current one.
+                let _ = unsafe { s.raw.signal_semaphore(&info) };
+            }
+        }
         // This share's own work finishes before its semaphores go; bounded, since the layer
         // above already drained (by progress) and a hung GPU must not hang the drop.
         let sems = [self.timeline];
@@ -1129,6 +1163,9 @@ impl hal::Device for Device {
         unsafe { s.raw.queue_submit2(*queue, &submit, vk::Fence::null()) }
             .map_err(conv::map_result)?;
         self.last_signal.fetch_max(signal_value, Ordering::AcqRel);
+        if let Some(v) = gate_wait {
+            self.max_gate_wait.fetch_max(v, Ordering::AcqRel);
+        }
         Ok(())
     }
 
@@ -1170,6 +1207,20 @@ impl hal::Device for Device {
             Ok(()) => Ok(true),
             Err(vk::Result::TIMEOUT) => Ok(false),
             Err(e) => Err(conv::map_result(e)),
+        }
+    }
+
+    fn quiesce(&self, timeout: Duration) -> bool {
+        let sems = [self.timeline];
+        let values = [self.last_signal.load(Ordering::Acquire)];
+        let info = vk::SemaphoreWaitInfo::default()
+            .semaphores(&sems)
+            .values(&values);
+        let nanos = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+        // SAFETY: waits on this device's own timeline semaphore.
+        match unsafe { self.shared.raw.wait_semaphores(&info, nanos) } {
+            Ok(()) | Err(vk::Result::ERROR_DEVICE_LOST) => true,
+            Err(_) => false,
         }
     }
 

@@ -100,34 +100,42 @@ pub const TEST_CALL_SITES: &[CallSite] = &[
     CallSite {
         name: "create_buffer",
         errors: &[FaultKind::OutOfMemory],
+        only_if: None,
     },
     CallSite {
         name: "create_texture",
         errors: &[FaultKind::OutOfMemory],
+        only_if: None,
     },
     CallSite {
         name: "create_bind_group",
         errors: &[FaultKind::OutOfMemory],
+        only_if: None,
     },
     CallSite {
         name: "create_compute_pipeline",
         errors: &[FaultKind::OutOfMemory],
+        only_if: None,
     },
     CallSite {
         name: "begin_command_buffer",
         errors: &[FaultKind::OutOfMemory],
+        only_if: None,
     },
     CallSite {
         name: "end_command_buffer",
         errors: &[FaultKind::OutOfMemory],
+        only_if: None,
     },
     CallSite {
         name: "submit",
         errors: &[FaultKind::OutOfMemory, FaultKind::DeviceLost],
+        only_if: None,
     },
     CallSite {
         name: "wait",
         errors: &[FaultKind::DeviceLost],
+        only_if: None,
     },
 ];
 
@@ -522,6 +530,22 @@ impl Device for TestDevice {
             }
         }
         Ok(false)
+    }
+
+    fn quiesce(&self, timeout: Duration) -> bool {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            self.advance();
+            if self.lost.load(Ordering::Acquire)
+                || self.completed.load(Ordering::Acquire) >= self.submitted.load(Ordering::Acquire)
+            {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(1).min(timeout));
+        }
     }
 
     fn live_objects(&self) -> u64 {

@@ -260,13 +260,12 @@ impl<A: Api> Device<A> {
     /// what was left: the explicit form of dropping it.
     pub fn close(mut self) -> CloseReport {
         self.teardown();
-        let report = CloseReport {
+        CloseReport {
             lost: self.completion.is_lost(),
             live_native_objects: self.hal.live_objects(),
             completed_serial: self.completion.completed(),
             last_submitted_serial: self.last_submitted.get(),
-        };
-        report
+        }
     }
 
     /// Opens a device on the default adapter (see [`crate::Instance::default_adapter`]),

@@ -8,7 +8,7 @@ use std::fmt;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-use vigil_hal::{Api, CommandEncoder as _, Device as _};
+use vigil_hal::{Api, CommandEncoder as _, Device as _, DeviceError};
 
 /// Which wait gave up on the GPU, or who else declared the loss.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -383,6 +383,7 @@ impl<A: Api> Device<A> {
                         b.queued_writes = false;
                     }
                 }
+                st.restore_first_uses(p.zero_fills, p.texture_inits);
             }
             drop(st);
             return refused(self.hal_error(e, OP, &self.label));
@@ -605,28 +606,18 @@ impl<A: Api> Device<A> {
     }
 
     /// Drains at drop: opens any test-seam gate, waits for the last submission (bounded by
-    /// progress), then releases every native object.
+    /// progress), then releases every native object. When the end of the work cannot be
+    /// confirmed (the waits keep failing and the total cap passes), the native objects are
+    /// left alive rather than destroyed under the GPU.
     pub(crate) fn teardown(&mut self) {
         self.seams.release_all::<A>(&self.hal);
         let last = self.last_submitted.get();
-        let stall = self.timeouts.get().stall;
-        if !self.completion.is_lost() && self.completion.completed() < last {
-            let _ = self.wait_progressing(last, stall, WaitSite::Teardown, "drop");
-        }
-        if self.completion.is_lost() {
-            // Loss may be declared by vigil (a wait gave up) while the native queue still
-            // runs: give it one more bound to finish before its objects go. A device the
-            // driver lost answers at once.
-            let _ = self.hal.wait_for_value(last, stall);
+        if !self.teardown_drain(last) {
+            return;
         }
         let Ok(mut st) = self.state.try_borrow_mut() else {
             return;
         };
-        if !self.completion.is_lost() {
-            if let Ok(done) = self.hal.completed_value() {
-                self.completion.advance(done.min(last));
-            }
-        }
         let st = &mut *st;
         while let Some(done) = st.in_flight.pop_front() {
             for (encoder, _cb) in done.encoders {
@@ -643,5 +634,51 @@ impl<A: Api> Device<A> {
             self.hal.destroy_command_encoder(encoder);
         }
         self.release_everything(st);
+    }
+
+    /// Waits, at teardown, until every submission completed, bounded by progress: a stall
+    /// past the stall bound declares the device lost (attributed to the teardown drain). A
+    /// failing wait falls back to polling the completion counter. Whatever the answers, the
+    /// backend then confirms quiescence (done, or really lost) within what is left of the
+    /// total cap; `false` when it could not, and nothing may be destroyed.
+    fn teardown_drain(&self, last: u64) -> bool {
+        let Timeouts { stall, total_cap } = self.timeouts.get();
+        let start = Instant::now();
+        let mut last_progress = start;
+        let mut seen = self.completion.completed();
+        while seen < last && !self.completion.is_lost() && start.elapsed() < total_cap {
+            let waited = self.hal.wait_for_value(last, Duration::from_millis(10));
+            match self.hal.completed_value() {
+                Ok(v) if v.min(last) > seen => {
+                    seen = v.min(last);
+                    last_progress = Instant::now();
+                    self.completion.advance(seen);
+                }
+                Err(DeviceError::Lost) => {
+                    self.completion.declare_lost(
+                        WaitSite::Teardown,
+                        start.elapsed(),
+                        "the driver reported the device lost",
+                    );
+                }
+                Ok(_) | Err(_) => {
+                    if waited.is_err() {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                }
+            }
+            if seen < last && last_progress.elapsed() > stall {
+                let why = format!(
+                    "drop waited for serial {last}; serial {seen} was the last to complete"
+                );
+                self.completion
+                    .declare_lost(WaitSite::Teardown, start.elapsed(), &why);
+            }
+        }
+        self.hal.quiesce(
+            total_cap
+                .saturating_sub(start.elapsed())
+                .max(Duration::from_millis(1)),
+        )
     }
 }

@@ -124,6 +124,10 @@ pub(crate) struct BuiltPrelude<A: Api> {
     pub staging_bytes: u64,
     pub buffers: Vec<(u32, u32)>,
     pub textures: Vec<(u32, u32)>,
+    /// The first uses it carries, put back for the next submission if this one is refused.
+    pub zero_fills: Vec<((u32, u32), u64)>,
+    /// As above: textures whose first layout it records.
+    pub texture_inits: Vec<(u32, u32)>,
 }
 
 impl<A: Api> Device<A> {
@@ -350,6 +354,7 @@ impl<A: Api> Device<A> {
                 for c in uploads.chunks {
                     self.hal.destroy_buffer(c.buffer);
                 }
+                st.restore_first_uses(uploads.zero_fills, uploads.texture_inits);
                 st.staging.queued_bytes = 0;
                 st.staging.queued_writes = 0;
                 return Err(self.hal_error(e, op, &self.label));
@@ -365,11 +370,44 @@ impl<A: Api> Device<A> {
             staging_bytes,
             buffers,
             textures,
+            zero_fills: uploads.zero_fills,
+            texture_inits: uploads.texture_inits,
         }))
     }
 }
 
 impl<A: Api> DeviceState<A> {
+    /// Puts the first uses of a refused prelude (zero fills, first layouts) back in the
+    /// queue: a buffer must never be read before it is zeroed, nor a texture before its
+    /// first layout, whatever happened to the submission that carried them.
+    pub(crate) fn restore_first_uses(
+        &mut self,
+        zero_fills: Vec<((u32, u32), u64)>,
+        texture_inits: Vec<(u32, u32)>,
+    ) {
+        for &(i, g) in &texture_inits {
+            if self.textures.is_live(i, g) {
+                if let Some(t) = self.textures.slot_mut(i).and_then(|s| s.value.as_mut()) {
+                    t.initialized = false;
+                }
+            }
+        }
+        self.uploads.texture_inits.extend(
+            texture_inits
+                .into_iter()
+                .filter(|&(i, g)| self.textures.is_live(i, g)),
+        );
+        for ((i, g), size) in zero_fills {
+            if !self.buffers.is_live(i, g) {
+                continue;
+            }
+            if let Some(b) = self.buffers.slot_mut(i).and_then(|s| s.value.as_mut()) {
+                b.queued_writes = true;
+            }
+            self.uploads.zero_fills.push(((i, g), size));
+        }
+    }
+
     /// Drops the unsubmitted writes to a destroyed buffer (or texture), returning their
     /// share of the staging budget and of the write count.
     pub(crate) fn drop_queued_writes_to(

@@ -1,0 +1,257 @@
+//! Queue writes on a real device: ordering around work in flight, coalescing, the budget
+//! and the write-count limit, destroyed destinations, and the budget coming back.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{bytes_of, gpu, gpu_with, read_u32};
+use vigil::*;
+
+fn storage(d: &Device, label: &str, size: u64) -> Buffer {
+    d.create_buffer(&BufferDescriptor {
+        label,
+        size,
+        usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+    })
+    .unwrap()
+}
+
+fn copy(d: &Device, src: Buffer, dst: Buffer, size: u64) -> u64 {
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "copy" })
+        .unwrap();
+    e.copy_buffer_to_buffer(src, 0, dst, 0, size).unwrap();
+    d.submit([e.finish().unwrap()]).unwrap()
+}
+
+#[test]
+fn a_write_to_a_busy_buffer_lands_after_earlier_work_and_before_later_work() {
+    let d = gpu();
+    let (a, before, after) = (
+        storage(&d, "a", 64),
+        storage(&d, "before", 64),
+        storage(&d, "after", 64),
+    );
+    d.write_buffer(a, 0, &bytes_of(&[1; 16])).unwrap();
+    d.seams().pause_submissions().unwrap();
+    let first = copy(&d, a, before, 64);
+    // `a` is used by work still held at the gate: the write must be staged.
+    d.write_buffer(a, 0, &bytes_of(&[2; 16])).unwrap();
+    let stats = d.write_stats();
+    assert_eq!(
+        (stats.pending_writes, stats.pending_bytes),
+        (1, 64),
+        "{stats:?}"
+    );
+    let second = copy(&d, a, after, 64);
+    assert_eq!(
+        d.write_stats().pending_writes,
+        0,
+        "the staged write went with the next submission"
+    );
+    assert!(d.completed_serial() < first);
+    d.seams().resume_submissions().unwrap();
+    d.wait_for_serial_unless_stalled(second, std::time::Duration::from_secs(10))
+        .unwrap();
+    assert_eq!(
+        read_u32(&d, before, 16),
+        vec![1; 16],
+        "earlier work saw the old bytes"
+    );
+    assert_eq!(
+        read_u32(&d, after, 16),
+        vec![2; 16],
+        "later work saw the write"
+    );
+}
+
+#[test]
+fn repeated_writes_of_a_range_coalesce() {
+    let d = gpu();
+    let (a, out) = (storage(&d, "a", 256), storage(&d, "out", 256));
+    d.seams().pause_submissions().unwrap();
+    copy(&d, out, a, 4);
+    for v in 1..=5u32 {
+        d.write_buffer(a, 64, &bytes_of(&[v; 8])).unwrap();
+    }
+    d.write_buffer(a, 128, &bytes_of(&[9; 4])).unwrap();
+    let s = d.write_stats();
+    assert_eq!(
+        (s.pending_writes, s.coalesced_writes, s.pending_bytes),
+        (2, 4, 48),
+        "{s:?}"
+    );
+    d.seams().resume_submissions().unwrap();
+    let words = read_u32(&d, a, 64);
+    assert_eq!(&words[16..24], &[5; 8], "the last write of the range wins");
+    assert_eq!(&words[32..36], &[9; 4]);
+}
+
+#[test]
+fn the_staging_budget_is_enforced_and_a_refused_write_changes_nothing() {
+    let d = gpu_with(|adapter| DeviceDescriptor {
+        required_limits: adapter.limits().clone(),
+        staging_budget: 4096,
+        ..DeviceDescriptor::default()
+    });
+    let (a, out) = (storage(&d, "a", 8192), storage(&d, "out", 8192));
+    d.seams().pause_submissions().unwrap();
+    copy(&d, a, out, 4);
+    d.write_buffer(a, 0, &vec![7u8; 3000]).unwrap();
+    let before = d.write_stats();
+    let e = d.write_buffer(a, 4096, &vec![8u8; 2000]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded);
+    assert!(e.message().contains("budget"), "{e}");
+    assert_eq!(
+        d.write_stats(),
+        before,
+        "the refused write left the batch as it was"
+    );
+    d.seams().resume_submissions().unwrap();
+    let bytes = d.read_buffer(a, 0, 8192).unwrap();
+    assert!(bytes[..3000].iter().all(|b| *b == 7));
+    assert!(
+        bytes[4096..6096].iter().all(|b| *b == 0),
+        "the refused write never landed"
+    );
+    // Completion returns the in-flight bytes to the budget.
+    d.poll().unwrap();
+    assert_eq!(d.write_stats().in_flight_bytes, 0);
+    assert_eq!(d.write_stats().pending_bytes, 0);
+}
+
+#[test]
+fn at_most_16384_writes_may_wait() {
+    let d = gpu();
+    let count = MAX_QUEUED_WRITES as u64;
+    let a = storage(&d, "a", (count + 1) * 4);
+    let out = storage(&d, "out", 4);
+    d.seams().pause_submissions().unwrap();
+    copy(&d, a, out, 4);
+    for i in 0..count {
+        d.write_buffer(a, i * 4, &(i as u32).to_le_bytes()).unwrap();
+    }
+    let before = d.write_stats();
+    assert_eq!(before.pending_writes, MAX_QUEUED_WRITES);
+    assert_eq!(
+        d.write_buffer(a, count * 4, &[1, 2, 3, 4])
+            .unwrap_err()
+            .kind(),
+        ErrorKind::LimitExceeded
+    );
+    assert_eq!(d.write_stats(), before);
+    d.seams().resume_submissions().unwrap();
+    let words = read_u32(&d, a, count as usize + 1);
+    assert!(
+        words[..count as usize]
+            .iter()
+            .enumerate()
+            .all(|(i, w)| *w == i as u32)
+    );
+    assert_eq!(words[count as usize], 0);
+}
+
+#[test]
+fn destroying_a_destination_drops_its_unsubmitted_writes() {
+    let d = gpu();
+    let (a, b, out) = (
+        storage(&d, "a", 64),
+        storage(&d, "b", 64),
+        storage(&d, "out", 64),
+    );
+    d.seams().pause_submissions().unwrap();
+    copy(&d, a, out, 4);
+    copy(&d, b, out, 4);
+    d.write_buffer(a, 0, &[1; 64]).unwrap();
+    d.write_buffer(b, 0, &[2; 64]).unwrap();
+    assert_eq!(d.write_stats().pending_writes, 2);
+    d.destroy_buffer(a).unwrap();
+    let s = d.write_stats();
+    assert_eq!((s.pending_writes, s.pending_bytes), (1, 64), "{s:?}");
+    d.seams().resume_submissions().unwrap();
+    assert_eq!(d.read_buffer(b, 0, 64).unwrap(), vec![2; 64]);
+}
+
+#[test]
+fn texture_writes_to_a_busy_texture_keep_their_order() {
+    let d = gpu();
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label: "t",
+            size: [4, 4],
+            format: TextureFormat::R32Uint,
+            usage: TextureUsages::COPY_SRC | TextureUsages::COPY_DST,
+            ..Default::default()
+        })
+        .unwrap();
+    let layout = TexelCopyBufferLayout {
+        offset: 0,
+        bytes_per_row: 16,
+        rows_per_image: None,
+    };
+    d.write_texture(
+        t,
+        TexelCopyTextureInfo::default(),
+        &bytes_of(&[1; 16]),
+        layout,
+        [4, 4, 1],
+    )
+    .unwrap();
+    let snap = storage(&d, "snapshot", 1024);
+    d.seams().pause_submissions().unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor::default())
+        .unwrap();
+    e.copy_texture_to_buffer(
+        t,
+        TexelCopyTextureInfo::default(),
+        snap,
+        TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: 256,
+            rows_per_image: None,
+        },
+        [4, 4, 1],
+    )
+    .unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    // Only the 2x2 block at (1, 1) changes, after the snapshot.
+    d.write_texture(
+        t,
+        TexelCopyTextureInfo {
+            origin: [1, 1],
+            ..Default::default()
+        },
+        &bytes_of(&[9; 4]),
+        TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: 8,
+            rows_per_image: None,
+        },
+        [2, 2, 1],
+    )
+    .unwrap();
+    d.seams().resume_submissions().unwrap();
+    let now: Vec<u32> = d
+        .read_texture(t, TexelCopyTextureInfo::default(), [4, 4])
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    for y in 0..4 {
+        for x in 0..4 {
+            let want = if (1..3).contains(&x) && (1..3).contains(&y) {
+                9
+            } else {
+                1
+            };
+            assert_eq!(now[y * 4 + x], want, "({x},{y})");
+        }
+    }
+    let old = d.read_buffer(snap, 0, 1024).unwrap();
+    assert!(
+        old[..16].chunks_exact(4).all(|c| c == [1, 0, 0, 0]),
+        "the snapshot predates the write"
+    );
+}
