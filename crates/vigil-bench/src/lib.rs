@@ -15,7 +15,15 @@ use harness::Plan;
 pub use workloads::{PathResult, WorkloadResult};
 
 /// Every workload's name, in run order.
-pub const WORKLOADS: &[&str] = &["dispatches"];
+pub const WORKLOADS: &[&str] = &[
+    "draws",
+    "dispatches",
+    "churn",
+    "writes",
+    "idle-resources",
+    "round-trip",
+    "bandwidth",
+];
 
 /// What to run.
 #[derive(Clone, Debug, Default)]
@@ -96,46 +104,288 @@ pub fn run(paths: &mut Paths, opts: &Options) -> Result<Vec<WorkloadResult>, Str
         ));
     }
     let mut results = Vec::new();
-    if wanted("dispatches") {
-        use workloads::dispatches as d;
-        let size = if opts.quick {
-            d::Size {
-                groups: 100,
-                dispatches: 1000,
+    for &name in WORKLOADS {
+        if wanted(name) {
+            results.extend(run_one(paths, opts, plan, name)?);
+        }
+    }
+    Ok(results)
+}
+
+/// Runs the selected paths of one workload and checks what they produced.
+fn run_one(
+    paths: &mut Paths,
+    opts: &Options,
+    plan: Plan,
+    name: &'static str,
+) -> Result<Vec<WorkloadResult>, String> {
+    let mut runs = Vec::new();
+    let mut derived = Vec::new();
+    let unit = match name {
+        "draws" | "idle-resources" => {
+            use workloads::draws as d;
+            let idle = name == "idle-resources";
+            let size = if opts.quick {
+                d::Size {
+                    groups: 100,
+                    draws: 1000,
+                    idle: 1000,
+                }
+            } else {
+                d::Size {
+                    groups: 1000,
+                    draws: 10_000,
+                    idle: 10_000,
+                }
+            };
+            if opts.runs_path("vigil") {
+                runs.push(d::vigil(&paths.vigil, size, plan, idle)?);
             }
-        } else {
-            d::Size {
-                groups: 1000,
-                dispatches: 10_000,
+            if opts.runs_path("ash") {
+                runs.push(d::ash(&mut paths.raw, size, plan, idle)?);
             }
-        };
-        let mut runs = Vec::new();
-        if opts.runs_path("vigil") {
-            runs.push(d::vigil(&paths.vigil, size, plan)?);
+            if opts.runs_path("wgpu") {
+                runs.push(d::wgpu(&paths.wgpu, size, plan, idle)?);
+            }
+            check_image(name, &runs, &d::expected(size))?;
+            if idle {
+                for p in &runs {
+                    for m in ["encode", "submit"] {
+                        if let Some(r) = metric_ratio(p, &format!("{m}+idle"), m) {
+                            derived.push((format!("{} {m} idle/none", p.path), r));
+                        }
+                    }
+                }
+            }
+            ("draw", u64::from(size.draws))
         }
-        if opts.runs_path("ash") {
-            runs.push(d::ash(&mut paths.raw, size, plan)?);
+        "dispatches" => {
+            use workloads::dispatches as d;
+            let size = if opts.quick {
+                d::Size {
+                    groups: 100,
+                    dispatches: 1000,
+                }
+            } else {
+                d::Size {
+                    groups: 1000,
+                    dispatches: 10_000,
+                }
+            };
+            if opts.runs_path("vigil") {
+                runs.push(d::vigil(&paths.vigil, size, plan)?);
+            }
+            if opts.runs_path("ash") {
+                runs.push(d::ash(&mut paths.raw, size, plan)?);
+            }
+            if opts.runs_path("wgpu") {
+                runs.push(d::wgpu(&paths.wgpu, size, plan)?);
+            }
+            let expected = d::expected(size);
+            if let Some(p) = runs.iter().find(|p| p.output != expected) {
+                return Err(format!(
+                    "dispatches: the {} path produced a wrong result",
+                    p.path
+                ));
+            }
+            ("dispatch", u64::from(size.dispatches))
         }
-        if opts.runs_path("wgpu") {
-            runs.push(d::wgpu(&paths.wgpu, size, plan)?);
+        "churn" => {
+            use workloads::churn as c;
+            let count = if opts.quick { 1000 } else { 10_000 };
+            if opts.runs_path("vigil") {
+                runs.push(c::vigil(&paths.vigil, count, plan)?);
+            }
+            if opts.runs_path("ash") {
+                runs.push(c::ash(&mut paths.raw, count, plan)?);
+            }
+            if opts.runs_path("wgpu") {
+                runs.push(c::wgpu(&paths.wgpu, count, plan)?);
+            }
+            check_output(name, &runs, &c::expected(count))?;
+            ("buffer+group", u64::from(count))
         }
-        results.push(WorkloadResult {
-            name: "dispatches",
-            unit: ("dispatch", u64::from(size.dispatches)),
-            paths: runs,
-        });
-        let expected = d::expected(size);
-        if let Some(p) = results
-            .last()
-            .and_then(|r| r.paths.iter().find(|p| p.output != expected))
-        {
+        "writes" => {
+            use workloads::writes as w;
+            let parts = if opts.quick {
+                [
+                    (
+                        "writes 64 B",
+                        w::Size {
+                            piece: 64,
+                            count: 10_000,
+                        },
+                    ),
+                    (
+                        "writes 1 MiB",
+                        w::Size {
+                            piece: 1 << 20,
+                            count: 16,
+                        },
+                    ),
+                ]
+            } else {
+                [
+                    (
+                        "writes 64 B",
+                        w::Size {
+                            piece: 64,
+                            count: 100_000,
+                        },
+                    ),
+                    (
+                        "writes 1 MiB",
+                        w::Size {
+                            piece: 1 << 20,
+                            count: 256,
+                        },
+                    ),
+                ]
+            };
+            let mut out = Vec::new();
+            for (part, size) in parts {
+                let src = w::source(size);
+                let mut runs = Vec::new();
+                if opts.runs_path("vigil") {
+                    runs.push(w::vigil(&paths.vigil, size, &src, plan)?);
+                }
+                if opts.runs_path("ash") {
+                    runs.push(w::ash(&mut paths.raw, size, &src, plan)?);
+                }
+                if opts.runs_path("wgpu") {
+                    runs.push(w::wgpu(&paths.wgpu, size, &src, plan)?);
+                }
+                runs.push(w::memcpy(size, &src, plan)?);
+                check_output(part, &runs, &w::hash(&src))?;
+                out.push(WorkloadResult {
+                    name: part,
+                    unit: ("write", size.count),
+                    paths: runs,
+                    derived: Vec::new(),
+                });
+            }
+            return Ok(out);
+        }
+        "round-trip" => {
+            use workloads::round_trip as r;
+            let trips = if opts.quick { 20 } else { 200 };
+            if opts.runs_path("vigil") {
+                runs.push(r::vigil(&paths.vigil, trips, plan)?);
+            }
+            if opts.runs_path("ash") {
+                runs.push(r::ash(&mut paths.raw, trips, plan)?);
+            }
+            if opts.runs_path("wgpu") {
+                runs.push(r::wgpu(&paths.wgpu, trips, plan)?);
+            }
+            check_output(name, &runs, &r::expected(trips))?;
+            ("round trip", u64::from(trips))
+        }
+        "bandwidth" => {
+            use workloads::bandwidth as b;
+            let limit = paths.vigil.limits().max_storage_buffer_binding_size;
+            let chunk = (512u64 << 20)
+                .min(limit / (16 << 20) * (16 << 20))
+                .max(16 << 20);
+            let total = if opts.quick {
+                64 << 20
+            } else if paths.vigil.adapter_info().device_type == vigil::DeviceType::Cpu {
+                1 << 30
+            } else {
+                4 << 30
+            };
+            let size = b::Size {
+                total,
+                chunk: chunk.min(total),
+            };
+            let plan = Plan {
+                warmup: plan.warmup.min(2),
+                runs: plan.runs.min(9),
+            };
+            if opts.runs_path("vigil") {
+                runs.push(b::vigil(&paths.vigil, size, plan)?);
+            }
+            if opts.runs_path("ash") {
+                runs.push(b::ash(&mut paths.raw, size, plan)?);
+            }
+            if opts.runs_path("wgpu") {
+                runs.push(b::wgpu(&paths.wgpu, size, plan)?);
+            }
+            check_output(name, &runs, &b::expected(size))?;
+            let bytes = size.pairs() * size.chunk;
+            let rate = |d: std::time::Duration| bytes as f64 / d.as_secs_f64() / 1e9;
+            for p in &runs {
+                if let Some((_, s)) = p.metrics.first() {
+                    derived.push((format!("{} GB/s copied", p.path), rate(s.median)));
+                }
+            }
+            let (what, reference) = b::reference(bytes, plan.runs);
+            if let Some(r) = reference {
+                derived.push((format!("reference GB/s copied ({what})"), rate(r)));
+                if let Some((_, s)) = runs
+                    .iter()
+                    .find(|p| p.path == "vigil")
+                    .and_then(|p| p.metrics.first())
+                {
+                    derived.push((
+                        "vigil rate / reference rate".into(),
+                        rate(s.median) / rate(r),
+                    ));
+                }
+            }
+            ("MiB", bytes >> 20)
+        }
+        other => return Err(format!("no runner for workload '{other}'")),
+    };
+    Ok(vec![WorkloadResult {
+        name,
+        unit,
+        paths: runs,
+        derived,
+    }])
+}
+
+/// Checks every path produced `expected`.
+fn check_output(name: &str, runs: &[PathResult], expected: &[u8]) -> Result<(), String> {
+    match runs.iter().find(|p| p.output != expected) {
+        Some(p) => Err(format!(
+            "{name}: the {} path produced a wrong result",
+            p.path
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `a / b` of two metrics' medians within one path.
+fn metric_ratio(p: &PathResult, a: &str, b: &str) -> Option<f64> {
+    let m = |n: &str| {
+        p.metrics
+            .iter()
+            .find(|(x, _)| *x == n)
+            .map(|(_, s)| s.median)
+    };
+    let (x, y) = (m(a)?, m(b)?);
+    (!y.is_zero()).then(|| x.as_secs_f64() / y.as_secs_f64())
+}
+
+/// Checks each path's image against the CPU's, allowing one step of rounding per
+/// channel (the GPU's float-to-unorm conversion may round the other way).
+fn check_image(name: &str, runs: &[PathResult], expected: &[u8]) -> Result<(), String> {
+    for p in runs {
+        let off = p
+            .output
+            .iter()
+            .zip(expected)
+            .filter(|(a, b)| a.abs_diff(**b) > 1)
+            .count();
+        if p.output.len() != expected.len() || off > 0 {
             return Err(format!(
-                "dispatches: the {} path produced a wrong result",
+                "{name}: the {} path drew a wrong image ({off} channels differ from the expected image)",
                 p.path
             ));
         }
     }
-    Ok(results)
+    Ok(())
 }
 
 /// The command line: `[--json] [--quick] [--workload NAME]`.

@@ -310,6 +310,358 @@ impl Raw {
     pub fn entry_name() -> &'static CStr {
         c"main"
     }
+
+    /// Whether the buffer's memory is mapped (host-visible).
+    pub fn is_mapped(b: &RawBuffer) -> bool {
+        b.allocation.as_ref().and_then(|a| a.mapped_ptr()).is_some()
+    }
+
+    /// A 2d RGBA8 image with its memory and a view.
+    pub fn image(
+        &mut self,
+        size: [u32; 2],
+        usage: vk::ImageUsageFlags,
+    ) -> Result<RawImage, String> {
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(vk::Format::R8G8B8A8_UNORM)
+            .extent(vk::Extent3D {
+                width: size[0],
+                height: size[1],
+                depth: 1,
+            })
+            .mip_levels(1)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(usage)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        // SAFETY: valid create info.
+        let raw = unsafe { self.device.create_image(&info, None) }.map_err(err)?;
+        // SAFETY: live image.
+        let requirements = unsafe { self.device.get_image_memory_requirements(raw) };
+        let allocation = self
+            .allocator
+            .as_mut()
+            .ok_or("allocator gone")?
+            .allocate(&AllocationCreateDesc {
+                name: "raw image",
+                requirements,
+                location: MemoryLocation::GpuOnly,
+                linear: false,
+                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+            })
+            .map_err(|e| e.to_string())?;
+        // SAFETY: memory chosen for these requirements.
+        unsafe {
+            self.device
+                .bind_image_memory(raw, allocation.memory(), allocation.offset())
+        }
+        .map_err(err)?;
+        let vinfo = vk::ImageViewCreateInfo::default()
+            .image(raw)
+            .view_type(vk::ImageViewType::TYPE_2D)
+            .format(vk::Format::R8G8B8A8_UNORM)
+            .subresource_range(COLOR_RANGE);
+        // SAFETY: a view of the whole image.
+        let view = unsafe { self.device.create_image_view(&vinfo, None) }.map_err(err)?;
+        Ok(RawImage {
+            raw,
+            view,
+            allocation: Some(allocation),
+            size,
+        })
+    }
+
+    /// Releases an image (the GPU must be done with it).
+    pub fn destroy_image(&mut self, mut i: RawImage) {
+        // SAFETY: idle view.
+        unsafe { self.device.destroy_image_view(i.view, None) };
+        // SAFETY: idle image.
+        unsafe { self.device.destroy_image(i.raw, None) };
+        if let (Some(a), Some(alloc)) = (i.allocation.take(), self.allocator.as_mut()) {
+            let _ = alloc.free(a);
+        }
+    }
+
+    /// Records into a fresh command buffer, submits it and waits.
+    pub fn one_shot(&mut self, f: impl FnOnce(&Raw, vk::CommandBuffer)) -> Result<(), String> {
+        let (pool, cb) = self.command_buffer()?;
+        self.begin(pool, cb)?;
+        f(self, cb);
+        let r = self.end(cb).and_then(|()| {
+            let s = self.submit(&[cb])?;
+            self.wait(s)
+        });
+        // SAFETY: the submission was waited for (or never made).
+        unsafe { self.device.destroy_command_pool(pool, None) };
+        r
+    }
+
+    /// A layout transition of a whole colour image.
+    pub fn image_barrier(
+        &self,
+        cb: vk::CommandBuffer,
+        image: vk::Image,
+        from: vk::ImageLayout,
+        to: vk::ImageLayout,
+    ) {
+        let b = [vk::ImageMemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)
+            .old_layout(from)
+            .new_layout(to)
+            .image(image)
+            .subresource_range(COLOR_RANGE)];
+        let dep = vk::DependencyInfo::default().image_memory_barriers(&b);
+        // SAFETY: recording command buffer; the image is in `from`.
+        unsafe { self.device.cmd_pipeline_barrier2(cb, &dep) };
+    }
+
+    /// Fills an image with `texels` (tightly packed RGBA8) through a staging buffer and
+    /// leaves it in `layout`.
+    pub fn upload_image(
+        &mut self,
+        image: &RawImage,
+        texels: &[u8],
+        layout: vk::ImageLayout,
+    ) -> Result<(), String> {
+        let staging = self.buffer(
+            texels.len() as u64,
+            vk::BufferUsageFlags::TRANSFER_SRC,
+            MemoryLocation::CpuToGpu,
+        )?;
+        self.write(&staging, 0, texels)?;
+        let (img, size, src) = (image.raw, image.size, staging.raw);
+        let r = self.one_shot(|raw, cb| {
+            raw.image_barrier(
+                cb,
+                img,
+                vk::ImageLayout::UNDEFINED,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            );
+            let region = [image_copy(size)];
+            // SAFETY: in-range copy into an image in TRANSFER_DST layout.
+            unsafe {
+                raw.device.cmd_copy_buffer_to_image(
+                    cb,
+                    src,
+                    img,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    &region,
+                )
+            };
+            raw.image_barrier(cb, img, vk::ImageLayout::TRANSFER_DST_OPTIMAL, layout);
+        });
+        self.destroy_buffer(staging);
+        r
+    }
+
+    /// Reads an RGBA8 image resting in `layout` back, tightly packed.
+    pub fn read_image(
+        &mut self,
+        image: &RawImage,
+        layout: vk::ImageLayout,
+    ) -> Result<Vec<u8>, String> {
+        let len = u64::from(image.size[0]) * u64::from(image.size[1]) * 4;
+        let readback = self.buffer(
+            len,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuToCpu,
+        )?;
+        let (img, size, dst) = (image.raw, image.size, readback.raw);
+        let r = self.one_shot(|raw, cb| {
+            raw.image_barrier(cb, img, layout, vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
+            let region = [image_copy(size)];
+            // SAFETY: in-range copy out of an image in TRANSFER_SRC layout.
+            unsafe {
+                raw.device.cmd_copy_image_to_buffer(
+                    cb,
+                    img,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    dst,
+                    &region,
+                )
+            };
+            raw.image_barrier(cb, img, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, layout);
+        });
+        let out = r.and_then(|()| self.read(&readback, 0, len as usize));
+        self.destroy_buffer(readback);
+        out
+    }
+
+    /// Reads a buffer of any memory back through a host-visible copy.
+    pub fn read_any(&mut self, b: &RawBuffer, len: u64) -> Result<Vec<u8>, String> {
+        let readback = self.buffer(
+            len,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuToCpu,
+        )?;
+        let (src, dst) = (b.raw, readback.raw);
+        let r = self.one_shot(|raw, cb| {
+            let region = [vk::BufferCopy::default().size(len)];
+            // SAFETY: in-range copy between buffers of this device.
+            unsafe { raw.device.cmd_copy_buffer(cb, src, dst, &region) };
+        });
+        let out = r.and_then(|()| self.read(&readback, 0, len as usize));
+        self.destroy_buffer(readback);
+        out
+    }
+
+    /// A descriptor set layout from `(binding, type, stages)`.
+    pub fn set_layout(
+        &self,
+        bindings: &[(u32, vk::DescriptorType, vk::ShaderStageFlags)],
+    ) -> Result<vk::DescriptorSetLayout, String> {
+        let b: Vec<_> = bindings
+            .iter()
+            .map(|&(binding, ty, stages)| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(binding)
+                    .descriptor_type(ty)
+                    .descriptor_count(1)
+                    .stage_flags(stages)
+            })
+            .collect();
+        // SAFETY: valid create info.
+        unsafe {
+            self.device.create_descriptor_set_layout(
+                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&b),
+                None,
+            )
+        }
+        .map_err(err)
+    }
+
+    /// A pipeline layout over `sets`.
+    pub fn pipeline_layout(
+        &self,
+        sets: &[vk::DescriptorSetLayout],
+    ) -> Result<vk::PipelineLayout, String> {
+        // SAFETY: valid set layouts.
+        unsafe {
+            self.device.create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().set_layouts(sets),
+                None,
+            )
+        }
+        .map_err(err)
+    }
+
+    /// A descriptor pool for `max_sets` sets of the given type counts.
+    pub fn descriptor_pool(
+        &self,
+        max_sets: u32,
+        sizes: &[(vk::DescriptorType, u32)],
+        free: bool,
+    ) -> Result<vk::DescriptorPool, String> {
+        let sizes: Vec<_> = sizes
+            .iter()
+            .map(|&(ty, descriptor_count)| vk::DescriptorPoolSize {
+                ty,
+                descriptor_count,
+            })
+            .collect();
+        let flags = if free {
+            vk::DescriptorPoolCreateFlags::FREE_DESCRIPTOR_SET
+        } else {
+            vk::DescriptorPoolCreateFlags::empty()
+        };
+        // SAFETY: valid create info.
+        unsafe {
+            self.device.create_descriptor_pool(
+                &vk::DescriptorPoolCreateInfo::default()
+                    .flags(flags)
+                    .max_sets(max_sets)
+                    .pool_sizes(&sizes),
+                None,
+            )
+        }
+        .map_err(err)
+    }
+
+    /// One set of `layout` from `pool`.
+    pub fn allocate_set(
+        &self,
+        pool: vk::DescriptorPool,
+        layout: vk::DescriptorSetLayout,
+    ) -> Result<vk::DescriptorSet, String> {
+        let layouts = [layout];
+        // SAFETY: the pool has room (callers size it).
+        let sets = unsafe {
+            self.device.allocate_descriptor_sets(
+                &vk::DescriptorSetAllocateInfo::default()
+                    .descriptor_pool(pool)
+                    .set_layouts(&layouts),
+            )
+        }
+        .map_err(err)?;
+        sets.first()
+            .copied()
+            .ok_or_else(|| "no set allocated".into())
+    }
+
+    /// A timestamp query pool of `count` queries.
+    pub fn timestamps(&self, count: u32) -> Result<vk::QueryPool, String> {
+        let info = vk::QueryPoolCreateInfo::default()
+            .query_type(vk::QueryType::TIMESTAMP)
+            .query_count(count);
+        // SAFETY: valid create info.
+        unsafe { self.device.create_query_pool(&info, None) }.map_err(err)
+    }
+
+    /// Waits for and returns `count` 64-bit query results.
+    pub fn query_results(&self, pool: vk::QueryPool, count: u32) -> Result<Vec<u64>, String> {
+        let mut out = vec![0u64; count as usize];
+        // SAFETY: the queries were written by a completed submission.
+        unsafe {
+            self.device.get_query_pool_results(
+                pool,
+                0,
+                &mut out,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+            )
+        }
+        .map_err(err)?;
+        Ok(out)
+    }
+}
+
+/// The whole of a one-level, one-layer colour image.
+pub const COLOR_RANGE: vk::ImageSubresourceRange = vk::ImageSubresourceRange {
+    aspect_mask: vk::ImageAspectFlags::COLOR,
+    base_mip_level: 0,
+    level_count: 1,
+    base_array_layer: 0,
+    layer_count: 1,
+};
+
+fn image_copy(size: [u32; 2]) -> vk::BufferImageCopy {
+    vk::BufferImageCopy::default()
+        .image_subresource(vk::ImageSubresourceLayers {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            mip_level: 0,
+            base_array_layer: 0,
+            layer_count: 1,
+        })
+        .image_extent(vk::Extent3D {
+            width: size[0],
+            height: size[1],
+            depth: 1,
+        })
+}
+
+/// An image with its memory and a whole-image view.
+pub struct RawImage {
+    /// The image.
+    pub raw: vk::Image,
+    /// Its view.
+    pub view: vk::ImageView,
+    allocation: Option<Allocation>,
+    /// Width and height.
+    pub size: [u32; 2],
 }
 
 impl Drop for Raw {

@@ -64,9 +64,20 @@ pub fn table(adapter: &str, results: &[WorkloadResult]) -> String {
                     );
                 }
             }
-            let r_ash = ratio(w, m, "vigil", "ash").map_or("-".into(), |r| format!("{r:.2}"));
-            let r_wgpu = ratio(w, m, "vigil", "wgpu").map_or("-".into(), |r| format!("{r:.2}"));
-            let _ = writeln!(out, "  {:<10} vigil/ash {r_ash}   vigil/wgpu {r_wgpu}", m);
+            let ratios: Vec<String> = w
+                .paths
+                .iter()
+                .filter(|p| p.path != "vigil")
+                .filter_map(|p| {
+                    ratio(w, m, "vigil", p.path).map(|r| format!("vigil/{} {r:.2}", p.path))
+                })
+                .collect();
+            if !ratios.is_empty() {
+                let _ = writeln!(out, "  {:<10} {}", m, ratios.join("   "));
+            }
+        }
+        for (name, v) in &w.derived {
+            let _ = writeln!(out, "  {name}: {v:.3}");
         }
     }
     out
@@ -122,14 +133,25 @@ pub fn json(adapter: &str, results: &[WorkloadResult]) -> String {
             if k > 0 {
                 out.push(',');
             }
-            let f = |r: Option<f64>| r.map_or("null".into(), |r| format!("{r:.4}"));
-            let _ = write!(
-                out,
-                "{}:{{\"vigil_over_ash\":{},\"vigil_over_wgpu\":{}}}",
-                json_str(m),
-                f(ratio(w, m, "vigil", "ash")),
-                f(ratio(w, m, "vigil", "wgpu"))
-            );
+            let _ = write!(out, "{}:{{", json_str(m));
+            let mut first = true;
+            for p in w.paths.iter().filter(|p| p.path != "vigil") {
+                if let Some(r) = ratio(w, m, "vigil", p.path) {
+                    if !first {
+                        out.push(',');
+                    }
+                    first = false;
+                    let _ = write!(out, "\"vigil_over_{}\":{r:.4}", p.path);
+                }
+            }
+            out.push('}');
+        }
+        out.push_str("},\"derived\":{");
+        for (k, (name, v)) in w.derived.iter().enumerate() {
+            if k > 0 {
+                out.push(',');
+            }
+            let _ = write!(out, "{}:{v:.4}", json_str(name));
         }
         out.push_str("}}");
     }

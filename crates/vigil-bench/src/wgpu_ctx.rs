@@ -35,6 +35,16 @@ impl Wgpu {
 
     /// Reads `size` bytes of `buffer` (COPY_SRC) through a mapped readback copy.
     pub fn read(&self, buffer: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, String> {
+        self.read_range(buffer, 0, size)
+    }
+
+    /// Reads `size` bytes of `buffer` (COPY_SRC) from `offset`.
+    pub fn read_range(
+        &self,
+        buffer: &wgpu::Buffer,
+        offset: u64,
+        size: u64,
+    ) -> Result<Vec<u8>, String> {
         let readback = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
             size,
@@ -44,7 +54,7 @@ impl Wgpu {
         let mut enc = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-        enc.copy_buffer_to_buffer(buffer, 0, &readback, 0, size);
+        enc.copy_buffer_to_buffer(buffer, offset, &readback, 0, size);
         self.queue.submit([enc.finish()]);
         let (tx, rx) = std::sync::mpsc::channel();
         readback.map_async(wgpu::MapMode::Read, .., move |r| {
@@ -62,6 +72,54 @@ impl Wgpu {
             .to_vec();
         readback.unmap();
         Ok(bytes)
+    }
+
+    /// Reads an RGBA8 texture (COPY_SRC) back, tightly packed.
+    pub fn read_texture(&self, texture: &wgpu::Texture, size: [u32; 2]) -> Result<Vec<u8>, String> {
+        let row = u64::from(size[0]) * 4;
+        let padded = row.div_ceil(256) * 256;
+        let readback = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("texture readback"),
+            size: padded * u64::from(size[1]),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        enc.copy_texture_to_buffer(
+            texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &readback,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(padded as u32),
+                    rows_per_image: None,
+                },
+            },
+            wgpu::Extent3d {
+                width: size[0],
+                height: size[1],
+                depth_or_array_layers: 1,
+            },
+        );
+        self.queue.submit([enc.finish()]);
+        let (tx, rx) = std::sync::mpsc::channel();
+        readback.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        rx.recv()
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?;
+        let mapped = readback.get_mapped_range(..).map_err(|e| e.to_string())?;
+        let mut out = Vec::with_capacity((row * u64::from(size[1])) as usize);
+        for y in 0..u64::from(size[1]) {
+            out.extend_from_slice(&mapped[(y * padded) as usize..][..row as usize]);
+        }
+        drop(mapped);
+        readback.unmap();
+        Ok(out)
     }
 
     /// Waits for all submitted work.

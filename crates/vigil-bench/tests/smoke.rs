@@ -14,14 +14,15 @@ fn quick_run_produces_identical_results_on_every_path() {
         },
     )
     .unwrap();
-    assert_eq!(results.len(), vigil_bench::WORKLOADS.len());
+    // Every workload reports, writes in two parts (64-byte and 1 MiB pieces).
+    assert_eq!(results.len(), vigil_bench::WORKLOADS.len() + 1);
     for w in &results {
-        assert_eq!(
-            w.paths.iter().map(|p| p.path).collect::<Vec<_>>(),
-            ["vigil", "ash", "wgpu"],
-            "{}",
-            w.name
-        );
+        let paths: Vec<_> = w.paths.iter().map(|p| p.path).collect();
+        if w.name.starts_with("writes") {
+            assert_eq!(paths, ["vigil", "ash", "wgpu", "memcpy"], "{}", w.name);
+        } else {
+            assert_eq!(paths, ["vigil", "ash", "wgpu"], "{}", w.name);
+        }
         assert!(w.outputs_agree(), "{}: outputs differ", w.name);
         assert!(
             w.paths.iter().all(|p| !p.output.is_empty()),
@@ -34,6 +35,31 @@ fn quick_run_produces_identical_results_on_every_path() {
                 .all(|p| p.metrics.iter().all(|(_, s)| s.runs > 0))
         );
     }
+    let idle = results.iter().find(|w| w.name == "idle-resources").unwrap();
+    assert!(
+        idle.derived
+            .iter()
+            .any(|(n, v)| n == "vigil encode idle/none" && *v > 0.0),
+        "{:?}",
+        idle.derived
+    );
+    let bandwidth = results.iter().find(|w| w.name == "bandwidth").unwrap();
+    assert!(
+        bandwidth
+            .derived
+            .iter()
+            .any(|(n, v)| n.starts_with("reference GB/s") && *v > 0.0),
+        "{:?}",
+        bandwidth.derived
+    );
     let json = vigil_bench::report::json(&paths.adapter, &results);
     assert!(json.contains("\"vigil_over_ash\""));
+    assert!(json.contains("\"vigil_over_memcpy\""));
+    let table = vigil_bench::report::table(&paths.adapter, &results);
+    for name in vigil_bench::WORKLOADS {
+        assert!(
+            table.contains(&format!("\n{name}")) || name == &"writes",
+            "{name}"
+        );
+    }
 }

@@ -1,6 +1,11 @@
 //! The workloads, each run three ways: through vigil, through raw ash, through wgpu.
 
+pub mod bandwidth;
+pub mod churn;
 pub mod dispatches;
+pub mod draws;
+pub mod round_trip;
+pub mod writes;
 
 use crate::harness::Stats;
 
@@ -24,6 +29,8 @@ pub struct WorkloadResult {
     pub unit: (&'static str, u64),
     /// Per path.
     pub paths: Vec<PathResult>,
+    /// Figures derived from the timings (ratios within a path, rates), named.
+    pub derived: Vec<(String, f64)>,
 }
 
 impl WorkloadResult {

@@ -1,0 +1,1106 @@
+//! **draws**: many indexed draws in one render pass, each changing bind group (a texture,
+//! a sampler and a uniform range, from a set of groups), vertex buffer and index buffer.
+//! Draw `i` fills cell `i` of a grid (its first instance is `i`), so the image read back
+//! shows every draw, with the colour of its group's texture and tint and the footprint of
+//! its vertex buffer.
+//!
+//! **idle-resources** runs the same frame with many unrelated live buffers and textures
+//! beside it: the cost of a frame must not grow with resources that exist but are unused.
+
+use super::PathResult;
+use crate::harness::{Plan, Stats, repeat};
+use crate::raw::{Raw, RawBuffer, RawImage};
+use crate::wgpu_ctx::Wgpu;
+use ash::vk;
+use std::time::{Duration, Instant};
+
+const SHADER: &str = r#"
+struct Params { tint: vec4<f32> }
+@group(0) @binding(0) var tex: texture_2d<f32>;
+@group(0) @binding(1) var samp: sampler;
+@group(0) @binding(2) var<uniform> params: Params;
+struct O { @builtin(position) pos: vec4<f32> }
+const GRID: u32 = GRID_SIZEu;
+@vertex fn vs(@location(0) corner: vec2<f32>, @builtin(instance_index) cell: u32) -> O {
+    let at = vec2<f32>(f32(cell % GRID), f32(cell / GRID)) + corner;
+    let ndc = at * (2.0 / f32(GRID)) - vec2<f32>(1.0);
+    return O(vec4<f32>(ndc.x, -ndc.y, 0.0, 1.0));
+}
+@fragment fn fs() -> @location(0) vec4<f32> {
+    return textureSampleLevel(tex, samp, vec2<f32>(0.5), 0.0) * params.tint;
+}
+"#;
+
+/// Distinct textures, samplers, vertex buffers and index buffers the groups and draws use.
+const TEXTURES: u32 = 16;
+const SAMPLERS: u32 = 4;
+const VERTEX_BUFFERS: u32 = 4;
+const INDEX_BUFFERS: u32 = 3;
+/// Each group's uniform slice (the common offset alignment).
+const SLOT: u64 = 256;
+/// Pixels per grid cell, on a side.
+const CELL: u32 = 2;
+
+/// Workload size.
+#[derive(Clone, Copy, Debug)]
+pub struct Size {
+    /// Distinct bind groups.
+    pub groups: u32,
+    /// Draws per frame.
+    pub draws: u32,
+    /// Unrelated live buffers and textures (each) beside the frame.
+    pub idle: u32,
+}
+
+impl Size {
+    fn grid(&self) -> u32 {
+        (f64::from(self.draws).sqrt().ceil() as u32).max(1)
+    }
+
+    fn target(&self) -> [u32; 2] {
+        [self.grid() * CELL, self.grid() * CELL]
+    }
+
+    fn shader(&self) -> String {
+        SHADER.replace("GRID_SIZE", &self.grid().to_string())
+    }
+}
+
+fn texels(t: u32) -> Vec<u8> {
+    let c = [
+        (t * 37 % 256) as u8,
+        (t * 91 % 256) as u8,
+        (255 - t * 13 % 256) as u8,
+        255,
+    ];
+    c.repeat(16)
+}
+
+fn tints(groups: u32) -> Vec<u8> {
+    let mut bytes = vec![0u8; (u64::from(groups) * SLOT) as usize];
+    for g in 0..groups {
+        let at = (u64::from(g) * SLOT) as usize;
+        let tint = [
+            (g % 4 + 1) as f32 / 4.0,
+            ((g / 4) % 2 + 1) as f32 / 2.0,
+            1.0,
+            1.0f32,
+        ];
+        for (k, v) in tint.iter().enumerate() {
+            bytes[at + k * 4..at + k * 4 + 4].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    bytes
+}
+
+/// Quad corners of vertex buffer `k`: a full cell, or its top-left quarter.
+fn corners(k: u32) -> Vec<u8> {
+    let s = if k.is_multiple_of(2) { 1.0f32 } else { 0.5 };
+    [[0.0, 0.0], [s, 0.0], [0.0, s], [s, s]]
+        .iter()
+        .flat_map(|c: &[f32; 2]| c.iter().flat_map(|v| v.to_le_bytes()))
+        .collect()
+}
+
+/// Index buffer `k`: the same two triangles, in a different order.
+fn indices(k: u32) -> Vec<u8> {
+    let orders: [[u16; 6]; 3] = [[0, 1, 2, 2, 1, 3], [1, 3, 0, 0, 3, 2], [2, 0, 3, 3, 0, 1]];
+    orders[(k % 3) as usize]
+        .iter()
+        .flat_map(|i| i.to_le_bytes())
+        .collect()
+}
+
+/// Timings of one path: `[encode, submit]` without and with the idle resources.
+pub struct Timings {
+    /// Without idle resources.
+    pub plain: [Stats; 2],
+    /// With them (when asked for).
+    pub idle: Option<[Stats; 2]>,
+}
+
+fn result(path: &'static str, t: Timings, output: Vec<u8>) -> PathResult {
+    let mut metrics = vec![("encode", t.plain[0]), ("submit", t.plain[1])];
+    if let Some(i) = t.idle {
+        metrics.push(("encode+idle", i[0]));
+        metrics.push(("submit+idle", i[1]));
+    }
+    PathResult {
+        path,
+        metrics,
+        output,
+    }
+}
+
+/// Through vigil.
+pub fn vigil(
+    device: &vigil::Device,
+    size: Size,
+    plan: Plan,
+    with_idle: bool,
+) -> Result<PathResult, String> {
+    use vigil::*;
+    let e = |e: Error| e.to_string();
+    let module = device
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "draws",
+            wgsl: &size.shader(),
+        })
+        .map_err(e)?;
+    let entry = |binding, ty| BindGroupLayoutEntry {
+        binding,
+        visibility: ShaderStages::FRAGMENT,
+        ty,
+    };
+    let bgl = device
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "draws",
+            entries: &[
+                entry(
+                    0,
+                    BindingType::Texture {
+                        sample_type: TextureSampleType::Float { filterable: true },
+                        view_dimension: TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                ),
+                entry(1, BindingType::Sampler(SamplerBindingType::Filtering)),
+                entry(
+                    2,
+                    BindingType::Buffer {
+                        ty: BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                ),
+            ],
+        })
+        .map_err(e)?;
+    let layout = device
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "draws",
+            bind_group_layouts: &[bgl],
+        })
+        .map_err(e)?;
+    let targets = [Some(ColorTargetState {
+        format: TextureFormat::Rgba8Unorm,
+        blend: None,
+        write_mask: ColorWrites::ALL,
+    })];
+    let attributes = [VertexAttribute {
+        format: VertexFormat::Float32x2,
+        offset: 0,
+        shader_location: 0,
+    }];
+    let pipeline = device
+        .create_render_pipeline(&RenderPipelineDescriptor {
+            label: "draws",
+            layout,
+            vertex: VertexState {
+                module,
+                entry_point: "vs",
+                buffers: &[VertexBufferLayout {
+                    array_stride: 8,
+                    step_mode: VertexStepMode::Vertex,
+                    attributes: &attributes,
+                }],
+            },
+            fragment: Some(FragmentState {
+                module,
+                entry_point: "fs",
+                targets: &targets,
+            }),
+            primitive: PrimitiveState::default(),
+            depth_stencil: None,
+            sample_count: 1,
+        })
+        .map_err(e)?;
+    let mut views = Vec::new();
+    for t in 0..TEXTURES {
+        let tex = device
+            .create_texture(&TextureDescriptor {
+                label: "draw texture",
+                size: [4, 4],
+                format: TextureFormat::Rgba8Unorm,
+                usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
+                ..Default::default()
+            })
+            .map_err(e)?;
+        device
+            .write_texture(
+                tex,
+                TexelCopyTextureInfo::default(),
+                &texels(t),
+                TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: 16,
+                    rows_per_image: None,
+                },
+                [4, 4, 1],
+            )
+            .map_err(e)?;
+        views.push(
+            device
+                .create_texture_view(tex, &TextureViewDescriptor::default())
+                .map_err(e)?,
+        );
+    }
+    let modes = [
+        AddressMode::ClampToEdge,
+        AddressMode::Repeat,
+        AddressMode::MirrorRepeat,
+        AddressMode::ClampToEdge,
+    ];
+    let mut samplers = Vec::new();
+    for m in modes.iter().take(SAMPLERS as usize) {
+        samplers.push(
+            device
+                .create_sampler(&SamplerDescriptor {
+                    label: "draw sampler",
+                    address_modes: [*m; 3],
+                    ..Default::default()
+                })
+                .map_err(e)?,
+        );
+    }
+    let uniforms = device
+        .create_buffer(&BufferDescriptor {
+            label: "tints",
+            size: u64::from(size.groups) * SLOT,
+            usage: BufferUsages::UNIFORM | BufferUsages::COPY_DST,
+        })
+        .map_err(e)?;
+    device
+        .write_buffer(uniforms, 0, &tints(size.groups))
+        .map_err(e)?;
+    let mut vbs = Vec::new();
+    for k in 0..VERTEX_BUFFERS {
+        let b = device
+            .create_buffer(&BufferDescriptor {
+                label: "corners",
+                size: 32,
+                usage: BufferUsages::VERTEX | BufferUsages::COPY_DST,
+            })
+            .map_err(e)?;
+        device.write_buffer(b, 0, &corners(k)).map_err(e)?;
+        vbs.push(b);
+    }
+    let mut ibs = Vec::new();
+    for k in 0..INDEX_BUFFERS {
+        let b = device
+            .create_buffer(&BufferDescriptor {
+                label: "indices",
+                size: 12,
+                usage: BufferUsages::INDEX | BufferUsages::COPY_DST,
+            })
+            .map_err(e)?;
+        device.write_buffer(b, 0, &indices(k)).map_err(e)?;
+        ibs.push(b);
+    }
+    let mut groups = Vec::new();
+    for g in 0..size.groups {
+        groups.push(
+            device
+                .create_bind_group(&BindGroupDescriptor {
+                    label: "draw group",
+                    layout: bgl,
+                    entries: &[
+                        BindGroupEntry {
+                            binding: 0,
+                            resource: BindingResource::TextureView(views[(g % TEXTURES) as usize]),
+                        },
+                        BindGroupEntry {
+                            binding: 1,
+                            resource: BindingResource::Sampler(samplers[(g % SAMPLERS) as usize]),
+                        },
+                        BindGroupEntry {
+                            binding: 2,
+                            resource: BindingResource::Buffer(BufferBinding {
+                                buffer: uniforms,
+                                offset: u64::from(g) * SLOT,
+                                size: Some(16),
+                            }),
+                        },
+                    ],
+                })
+                .map_err(e)?,
+        );
+    }
+    let target_size = size.target();
+    let target = device
+        .create_texture(&TextureDescriptor {
+            label: "draws target",
+            size: target_size,
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
+            ..Default::default()
+        })
+        .map_err(e)?;
+    let target_view = device
+        .create_texture_view(target, &TextureViewDescriptor::default())
+        .map_err(e)?;
+    let record = || -> Result<(CommandBuffer<'_>, Duration), String> {
+        let t = Instant::now();
+        let mut enc = device
+            .create_command_encoder(&CommandEncoderDescriptor { label: "draws" })
+            .map_err(e)?;
+        enc.begin_render_pass(&RenderPassDescriptor {
+            label: "draws",
+            color_attachments: &[Some(RenderPassColorAttachment {
+                view: target_view,
+                resolve_target: None,
+                load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
+                store: StoreOp::Store,
+            })],
+            ..Default::default()
+        })
+        .map_err(e)?;
+        enc.set_render_pipeline(pipeline).map_err(e)?;
+        for i in 0..size.draws {
+            enc.set_bind_group(0, groups[(i % size.groups) as usize], &[])
+                .map_err(e)?;
+            enc.set_vertex_buffer(0, vbs[(i % VERTEX_BUFFERS) as usize], 0, None)
+                .map_err(e)?;
+            enc.set_index_buffer(
+                ibs[(i % INDEX_BUFFERS) as usize],
+                IndexFormat::Uint16,
+                0,
+                None,
+            )
+            .map_err(e)?;
+            enc.draw_indexed(0..6, 0, i..i + 1).map_err(e)?;
+        }
+        enc.end_render_pass().map_err(e)?;
+        let cb = enc.finish().map_err(e)?;
+        Ok((cb, t.elapsed()))
+    };
+    let (cb, _) = record()?;
+    device.submit([cb]).map_err(e)?;
+    let output = device
+        .read_texture(target, TexelCopyTextureInfo::default(), target_size)
+        .map_err(e)?;
+    let mut frame = || -> Result<[Duration; 2], String> {
+        let (cb, encode) = record()?;
+        let t = Instant::now();
+        let serial = device.submit([cb]).map_err(e)?;
+        let submit = t.elapsed();
+        device
+            .wait_for_serial_unless_stalled(serial, Duration::from_secs(60))
+            .map_err(e)?;
+        Ok([encode, submit])
+    };
+    let plain = repeat(plan, &mut frame)?;
+    let idle = if with_idle {
+        let mut buffers = Vec::new();
+        let mut textures = Vec::new();
+        for _ in 0..size.idle {
+            buffers.push(
+                device
+                    .create_buffer(&BufferDescriptor {
+                        label: "idle",
+                        size: 256,
+                        usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
+                    })
+                    .map_err(e)?,
+            );
+            textures.push(
+                device
+                    .create_texture(&TextureDescriptor {
+                        label: "idle",
+                        size: [4, 4],
+                        format: TextureFormat::Rgba8Unorm,
+                        usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
+                        ..Default::default()
+                    })
+                    .map_err(e)?,
+            );
+        }
+        // Their zero fills and first layouts go with one submission before the timing.
+        let (cb, _) = record()?;
+        let s = device.submit([cb]).map_err(e)?;
+        device
+            .wait_for_serial_unless_stalled(s, Duration::from_secs(60))
+            .map_err(e)?;
+        let idle = repeat(plan, &mut frame)?;
+        for b in buffers {
+            device.destroy_buffer(b).map_err(e)?;
+        }
+        for t in textures {
+            device.destroy_texture(t).map_err(e)?;
+        }
+        Some(idle)
+    } else {
+        None
+    };
+    Ok(result("vigil", Timings { plain, idle }, output))
+}
+
+/// Through raw ash: the calls vigil makes, unchecked.
+pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<PathResult, String> {
+    let err = |e: vk::Result| format!("Vulkan error {e:?}");
+    let module =
+        vigil_shader::Module::from_wgsl(&size.shader(), "draws.wgsl").map_err(|d| d.to_string())?;
+    let vs_words = module
+        .to_spirv_for(&vigil_shader::SpirvOptions::default(), Some("vs"))
+        .map_err(|d| d.to_string())?;
+    let fs_words = module
+        .to_spirv_for(&vigil_shader::SpirvOptions::default(), Some("fs"))
+        .map_err(|d| d.to_string())?;
+    let vs = raw.shader(&vs_words)?;
+    let fs = raw.shader(&fs_words)?;
+    let d = raw.device.clone();
+    let fragment = vk::ShaderStageFlags::FRAGMENT;
+    let dsl = raw.set_layout(&[
+        (0, vk::DescriptorType::SAMPLED_IMAGE, fragment),
+        (1, vk::DescriptorType::SAMPLER, fragment),
+        (2, vk::DescriptorType::UNIFORM_BUFFER, fragment),
+    ])?;
+    let pl = raw.pipeline_layout(&[dsl])?;
+    let stages = [
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::VERTEX)
+            .module(vs)
+            .name(c"vs"),
+        vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .module(fs)
+            .name(c"fs"),
+    ];
+    let vb_desc = [vk::VertexInputBindingDescription {
+        binding: 0,
+        stride: 8,
+        input_rate: vk::VertexInputRate::VERTEX,
+    }];
+    let attr_desc = [vk::VertexInputAttributeDescription {
+        location: 0,
+        binding: 0,
+        format: vk::Format::R32G32_SFLOAT,
+        offset: 0,
+    }];
+    let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
+        .vertex_binding_descriptions(&vb_desc)
+        .vertex_attribute_descriptions(&attr_desc);
+    let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+        .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+    let viewport = vk::PipelineViewportStateCreateInfo::default()
+        .viewport_count(1)
+        .scissor_count(1);
+    let raster = vk::PipelineRasterizationStateCreateInfo::default()
+        .polygon_mode(vk::PolygonMode::FILL)
+        .cull_mode(vk::CullModeFlags::NONE)
+        .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
+        .line_width(1.0);
+    let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+        .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+    let blend_att = [vk::PipelineColorBlendAttachmentState::default()
+        .color_write_mask(vk::ColorComponentFlags::RGBA)];
+    let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_att);
+    let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
+    let formats = [vk::Format::R8G8B8A8_UNORM];
+    let mut rendering =
+        vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+    let info = [vk::GraphicsPipelineCreateInfo::default()
+        .stages(&stages)
+        .vertex_input_state(&vertex_input)
+        .input_assembly_state(&assembly)
+        .viewport_state(&viewport)
+        .rasterization_state(&raster)
+        .multisample_state(&multisample)
+        .color_blend_state(&blend)
+        .dynamic_state(&dynamic)
+        .layout(pl)
+        .push_next(&mut rendering)];
+    // SAFETY: shaders, layout and formats agree (the same WGSL vigil checks).
+    let pipeline = unsafe { d.create_graphics_pipelines(vk::PipelineCache::null(), &info, None) }
+        .map_err(|(_, e)| err(e))?[0];
+    let mut images = Vec::new();
+    for t in 0..TEXTURES {
+        let img = raw.image(
+            [4, 4],
+            vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
+        )?;
+        raw.upload_image(&img, &texels(t), vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)?;
+        images.push(img);
+    }
+    let modes = [
+        vk::SamplerAddressMode::CLAMP_TO_EDGE,
+        vk::SamplerAddressMode::REPEAT,
+        vk::SamplerAddressMode::MIRRORED_REPEAT,
+        vk::SamplerAddressMode::CLAMP_TO_EDGE,
+    ];
+    let mut samplers = Vec::new();
+    for m in modes.iter().take(SAMPLERS as usize) {
+        let info = vk::SamplerCreateInfo::default()
+            .mag_filter(vk::Filter::NEAREST)
+            .min_filter(vk::Filter::NEAREST)
+            .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+            .address_mode_u(*m)
+            .address_mode_v(*m)
+            .address_mode_w(*m)
+            .max_lod(32.0);
+        // SAFETY: valid create info.
+        samplers.push(unsafe { d.create_sampler(&info, None) }.map_err(err)?);
+    }
+    let uniforms = raw.buffer(
+        u64::from(size.groups) * SLOT,
+        vk::BufferUsageFlags::UNIFORM_BUFFER,
+        gpu_allocator::MemoryLocation::CpuToGpu,
+    )?;
+    raw.write(&uniforms, 0, &tints(size.groups))?;
+    let mut vbs = Vec::new();
+    for k in 0..VERTEX_BUFFERS {
+        let b = raw.buffer(
+            32,
+            vk::BufferUsageFlags::VERTEX_BUFFER,
+            gpu_allocator::MemoryLocation::CpuToGpu,
+        )?;
+        raw.write(&b, 0, &corners(k))?;
+        vbs.push(b);
+    }
+    let mut ibs = Vec::new();
+    for k in 0..INDEX_BUFFERS {
+        let b = raw.buffer(
+            12,
+            vk::BufferUsageFlags::INDEX_BUFFER,
+            gpu_allocator::MemoryLocation::CpuToGpu,
+        )?;
+        raw.write(&b, 0, &indices(k))?;
+        ibs.push(b);
+    }
+    let pool = raw.descriptor_pool(
+        size.groups,
+        &[
+            (vk::DescriptorType::SAMPLED_IMAGE, size.groups),
+            (vk::DescriptorType::SAMPLER, size.groups),
+            (vk::DescriptorType::UNIFORM_BUFFER, size.groups),
+        ],
+        false,
+    )?;
+    let mut sets = Vec::new();
+    for g in 0..size.groups {
+        let set = raw.allocate_set(pool, dsl)?;
+        let image = [vk::DescriptorImageInfo::default()
+            .image_view(images[(g % TEXTURES) as usize].view)
+            .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)];
+        let sampler =
+            [vk::DescriptorImageInfo::default().sampler(samplers[(g % SAMPLERS) as usize])];
+        let buffer = [vk::DescriptorBufferInfo::default()
+            .buffer(uniforms.raw)
+            .offset(u64::from(g) * SLOT)
+            .range(16)];
+        let writes = [
+            vk::WriteDescriptorSet::default()
+                .dst_set(set)
+                .dst_binding(0)
+                .descriptor_type(vk::DescriptorType::SAMPLED_IMAGE)
+                .image_info(&image),
+            vk::WriteDescriptorSet::default()
+                .dst_set(set)
+                .dst_binding(1)
+                .descriptor_type(vk::DescriptorType::SAMPLER)
+                .image_info(&sampler),
+            vk::WriteDescriptorSet::default()
+                .dst_set(set)
+                .dst_binding(2)
+                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                .buffer_info(&buffer),
+        ];
+        // SAFETY: a fresh set; live image view, sampler and buffer.
+        unsafe { d.update_descriptor_sets(&writes, &[]) };
+        sets.push(set);
+    }
+    let target_size = size.target();
+    let target = raw.image(
+        target_size,
+        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
+    )?;
+    let target_image = target.raw;
+    raw.one_shot(|raw, cb| {
+        raw.image_barrier(
+            cb,
+            target_image,
+            vk::ImageLayout::UNDEFINED,
+            vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+        );
+    })?;
+    let (cmd_pool, cb) = raw.command_buffer()?;
+    let area = vk::Rect2D {
+        offset: vk::Offset2D { x: 0, y: 0 },
+        extent: vk::Extent2D {
+            width: target_size[0],
+            height: target_size[1],
+        },
+    };
+    let target_view = target.view;
+    let vb_raw: Vec<vk::Buffer> = vbs.iter().map(|b| b.raw).collect();
+    let ib_raw: Vec<vk::Buffer> = ibs.iter().map(|b| b.raw).collect();
+    let record = |raw: &Raw| -> Result<Duration, String> {
+        let t = Instant::now();
+        raw.begin(cmd_pool, cb)?;
+        raw.barrier(
+            cb,
+            vk::PipelineStageFlags2::ALL_COMMANDS,
+            vk::PipelineStageFlags2::ALL_GRAPHICS,
+        );
+        let color = [vk::RenderingAttachmentInfo::default()
+            .image_view(target_view)
+            .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .clear_value(vk::ClearValue {
+                color: vk::ClearColorValue {
+                    float32: [0.0, 0.0, 0.0, 1.0],
+                },
+            })];
+        let info = vk::RenderingInfo::default()
+            .render_area(area)
+            .layer_count(1)
+            .color_attachments(&color);
+        // SAFETY: the target is in its attachment layout.
+        unsafe { d.cmd_begin_rendering(cb, &info) };
+        let vp = [vk::Viewport {
+            x: 0.0,
+            y: 0.0,
+            width: target_size[0] as f32,
+            height: target_size[1] as f32,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        }];
+        // SAFETY: dynamic state of the pipeline.
+        unsafe { d.cmd_set_viewport(cb, 0, &vp) };
+        // SAFETY: as above.
+        unsafe { d.cmd_set_scissor(cb, 0, &[area]) };
+        // SAFETY: a graphics pipeline for this rendering's formats.
+        unsafe { d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline) };
+        for i in 0..size.draws {
+            let set = [sets[(i % size.groups) as usize]];
+            // SAFETY: a set of the pipeline's layout.
+            unsafe {
+                d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::GRAPHICS, pl, 0, &set, &[])
+            };
+            // SAFETY: a vertex buffer of this device.
+            unsafe {
+                d.cmd_bind_vertex_buffers(
+                    cb,
+                    0,
+                    &vb_raw[(i % VERTEX_BUFFERS) as usize..][..1],
+                    &[0],
+                )
+            };
+            // SAFETY: an index buffer of this device.
+            unsafe {
+                d.cmd_bind_index_buffer(
+                    cb,
+                    ib_raw[(i % INDEX_BUFFERS) as usize],
+                    0,
+                    vk::IndexType::UINT16,
+                )
+            };
+            // SAFETY: pipeline, set, vertex and index buffers bound; 6 indices exist.
+            unsafe { d.cmd_draw_indexed(cb, 6, 1, 0, 0, i) };
+        }
+        // SAFETY: matches the begin.
+        unsafe { d.cmd_end_rendering(cb) };
+        raw.end(cb)?;
+        Ok(t.elapsed())
+    };
+    record(raw)?;
+    let s = raw.submit(&[cb])?;
+    raw.wait(s)?;
+    let output = raw.read_image(&target, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL);
+    let frame = |raw: &mut Raw| -> Result<[Duration; 2], String> {
+        let encode = record(raw)?;
+        let t = Instant::now();
+        let s = raw.submit(&[cb])?;
+        let submit = t.elapsed();
+        raw.wait(s)?;
+        Ok([encode, submit])
+    };
+    let plain = repeat(plan, || frame(raw));
+    let idle = match (&plain, with_idle) {
+        (Ok(_), true) => {
+            let mut bufs: Vec<RawBuffer> = Vec::new();
+            let mut imgs: Vec<RawImage> = Vec::new();
+            let mut made = Ok(());
+            for _ in 0..size.idle {
+                match raw.buffer(
+                    256,
+                    vk::BufferUsageFlags::STORAGE_BUFFER,
+                    gpu_allocator::MemoryLocation::GpuOnly,
+                ) {
+                    Ok(b) => bufs.push(b),
+                    Err(e) => made = Err(e),
+                }
+                match raw.image(
+                    [4, 4],
+                    vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
+                ) {
+                    Ok(i) => imgs.push(i),
+                    Err(e) => made = Err(e),
+                }
+            }
+            let r = made.and_then(|()| repeat(plan, || frame(raw)));
+            for b in bufs {
+                raw.destroy_buffer(b);
+            }
+            for i in imgs {
+                raw.destroy_image(i);
+            }
+            Some(r)
+        }
+        _ => None,
+    };
+    // SAFETY: idle (every submission was waited for); objects created above.
+    unsafe { d.destroy_command_pool(cmd_pool, None) };
+    // SAFETY: as above.
+    unsafe { d.destroy_descriptor_pool(pool, None) };
+    // SAFETY: as above.
+    unsafe { d.destroy_pipeline(pipeline, None) };
+    // SAFETY: as above.
+    unsafe { d.destroy_pipeline_layout(pl, None) };
+    // SAFETY: as above.
+    unsafe { d.destroy_descriptor_set_layout(dsl, None) };
+    // SAFETY: as above.
+    unsafe { d.destroy_shader_module(vs, None) };
+    // SAFETY: as above.
+    unsafe { d.destroy_shader_module(fs, None) };
+    for s in samplers {
+        // SAFETY: as above.
+        unsafe { d.destroy_sampler(s, None) };
+    }
+    for i in images {
+        raw.destroy_image(i);
+    }
+    raw.destroy_image(target);
+    for b in vbs.into_iter().chain(ibs) {
+        raw.destroy_buffer(b);
+    }
+    raw.destroy_buffer(uniforms);
+    let idle = idle.transpose()?;
+    Ok(result(
+        "ash",
+        Timings {
+            plain: plain?,
+            idle,
+        },
+        output?,
+    ))
+}
+
+/// Through wgpu.
+pub fn wgpu(w: &Wgpu, size: Size, plan: Plan, with_idle: bool) -> Result<PathResult, String> {
+    let dev = &w.device;
+    let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("draws"),
+        source: wgpu::ShaderSource::Wgsl(size.shader().into()),
+    });
+    let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty,
+        count: None,
+    };
+    let bgl = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("draws"),
+        entries: &[
+            entry(
+                0,
+                wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+            ),
+            entry(
+                1,
+                wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+            ),
+            entry(
+                2,
+                wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+            ),
+        ],
+    });
+    let layout = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("draws"),
+        bind_group_layouts: &[Some(&bgl)],
+        immediate_size: 0,
+    });
+    let attributes = [wgpu::VertexAttribute {
+        format: wgpu::VertexFormat::Float32x2,
+        offset: 0,
+        shader_location: 0,
+    }];
+    let pipeline = dev.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("draws"),
+        layout: Some(&layout),
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some("vs"),
+            compilation_options: Default::default(),
+            buffers: &[Some(wgpu::VertexBufferLayout {
+                array_stride: 8,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &attributes,
+            })],
+        },
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs"),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format: wgpu::TextureFormat::Rgba8Unorm,
+                blend: None,
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: None,
+        multisample: wgpu::MultisampleState::default(),
+        multiview_mask: None,
+        cache: None,
+    });
+    let views: Vec<wgpu::TextureView> = (0..TEXTURES)
+        .map(|t| {
+            let tex = dev.create_texture(&wgpu::TextureDescriptor {
+                label: Some("draw texture"),
+                size: wgpu::Extent3d {
+                    width: 4,
+                    height: 4,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba8Unorm,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats: &[],
+            });
+            w.queue.write_texture(
+                tex.as_image_copy(),
+                &texels(t),
+                wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(16),
+                    rows_per_image: None,
+                },
+                wgpu::Extent3d {
+                    width: 4,
+                    height: 4,
+                    depth_or_array_layers: 1,
+                },
+            );
+            tex.create_view(&wgpu::TextureViewDescriptor::default())
+        })
+        .collect();
+    let modes = [
+        wgpu::AddressMode::ClampToEdge,
+        wgpu::AddressMode::Repeat,
+        wgpu::AddressMode::MirrorRepeat,
+        wgpu::AddressMode::ClampToEdge,
+    ];
+    let samplers: Vec<wgpu::Sampler> = modes
+        .iter()
+        .take(SAMPLERS as usize)
+        .map(|m| {
+            dev.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some("draw sampler"),
+                address_mode_u: *m,
+                address_mode_v: *m,
+                address_mode_w: *m,
+                ..Default::default()
+            })
+        })
+        .collect();
+    let uniforms = dev.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("tints"),
+        size: u64::from(size.groups) * SLOT,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    w.queue.write_buffer(&uniforms, 0, &tints(size.groups));
+    let small = |label, bytes: Vec<u8>, usage| {
+        let b = dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes.len() as u64,
+            usage: usage | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        w.queue.write_buffer(&b, 0, &bytes);
+        b
+    };
+    let vbs: Vec<wgpu::Buffer> = (0..VERTEX_BUFFERS)
+        .map(|k| small("corners", corners(k), wgpu::BufferUsages::VERTEX))
+        .collect();
+    let ibs: Vec<wgpu::Buffer> = (0..INDEX_BUFFERS)
+        .map(|k| small("indices", indices(k), wgpu::BufferUsages::INDEX))
+        .collect();
+    let groups: Vec<wgpu::BindGroup> = (0..size.groups)
+        .map(|g| {
+            dev.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("draw group"),
+                layout: &bgl,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: wgpu::BindingResource::TextureView(
+                            &views[(g % TEXTURES) as usize],
+                        ),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: wgpu::BindingResource::Sampler(
+                            &samplers[(g % SAMPLERS) as usize],
+                        ),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: &uniforms,
+                            offset: u64::from(g) * SLOT,
+                            size: std::num::NonZeroU64::new(16),
+                        }),
+                    },
+                ],
+            })
+        })
+        .collect();
+    let target_size = size.target();
+    let target = dev.create_texture(&wgpu::TextureDescriptor {
+        label: Some("draws target"),
+        size: wgpu::Extent3d {
+            width: target_size[0],
+            height: target_size[1],
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    });
+    let target_view = target.create_view(&wgpu::TextureViewDescriptor::default());
+    let record = || -> (wgpu::CommandBuffer, Duration) {
+        let t = Instant::now();
+        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("draws"),
+        });
+        {
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("draws"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &target_view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_pipeline(&pipeline);
+            for i in 0..size.draws {
+                pass.set_bind_group(0, &groups[(i % size.groups) as usize], &[]);
+                pass.set_vertex_buffer(0, vbs[(i % VERTEX_BUFFERS) as usize].slice(..));
+                pass.set_index_buffer(
+                    ibs[(i % INDEX_BUFFERS) as usize].slice(..),
+                    wgpu::IndexFormat::Uint16,
+                );
+                pass.draw_indexed(0..6, 0, i..i + 1);
+            }
+        }
+        let cb = enc.finish();
+        (cb, t.elapsed())
+    };
+    let (cb, _) = record();
+    w.queue.submit([cb]);
+    let output = w.read_texture(&target, target_size)?;
+    let mut frame = || -> Result<[Duration; 2], String> {
+        let (cb, encode) = record();
+        let t = Instant::now();
+        w.queue.submit([cb]);
+        let submit = t.elapsed();
+        w.wait()?;
+        Ok([encode, submit])
+    };
+    let plain = repeat(plan, &mut frame)?;
+    let idle = if with_idle {
+        let mut keep = Vec::new();
+        for _ in 0..size.idle {
+            let b = dev.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("idle"),
+                size: 256,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let t = dev.create_texture(&wgpu::TextureDescriptor {
+                label: Some("idle"),
+                size: wgpu::Extent3d {
+                    width: 4,
+                    height: 4,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba8Unorm,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats: &[],
+            });
+            keep.push((b, t));
+        }
+        let idle = repeat(plan, &mut frame)?;
+        drop(keep);
+        Some(idle)
+    } else {
+        None
+    };
+    Ok(result("wgpu", Timings { plain, idle }, output))
+}
+
+/// The image every path must produce, computed on the CPU.
+pub fn expected(size: Size) -> Vec<u8> {
+    let [w, h] = size.target();
+    let grid = size.grid();
+    let mut out = vec![0u8; (w * h * 4) as usize];
+    for px in out.chunks_exact_mut(4) {
+        px[3] = 255;
+    }
+    let unorm = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+    let all = tints(size.groups);
+    for i in 0..size.draws {
+        let g = i % size.groups;
+        let t = texels(g % TEXTURES);
+        let tint = &all[(u64::from(g) * SLOT) as usize..][..16];
+        let tint: Vec<f32> = tint
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let colour: Vec<u8> = (0..4)
+            .map(|k| unorm(f32::from(t[k]) / 255.0 * tint[k]))
+            .collect();
+        let span = if (i % VERTEX_BUFFERS).is_multiple_of(2) {
+            CELL
+        } else {
+            CELL / 2
+        };
+        let (cx, cy) = (i % grid * CELL, i / grid * CELL);
+        for y in cy..cy + span {
+            for x in cx..cx + span {
+                let at = ((y * w + x) * 4) as usize;
+                out[at..at + 4].copy_from_slice(&colour);
+            }
+        }
+    }
+    out
+}
