@@ -57,10 +57,16 @@ pub fn repeat<const N: usize>(
     }
     let mut samples: [Vec<Duration>; N] = std::array::from_fn(|_| Vec::with_capacity(plan.runs));
     for _ in 0..plan.runs {
+        // A CPU driver's worker threads may still be tidying up after the last run (on
+        // a two-core machine they would share the CPU with the next run): let them.
+        std::thread::sleep(std::time::Duration::from_millis(5));
         let r = f()?;
         for (s, d) in samples.iter_mut().zip(r) {
             s.push(d);
         }
+    }
+    if std::env::var_os("VIGIL_BENCH_SAMPLES").is_some() {
+        eprintln!("{samples:?}");
     }
     Ok(samples.map(|mut s| Stats::of(&mut s)))
 }

@@ -255,3 +255,85 @@ fn texture_writes_to_a_busy_texture_keep_their_order() {
         "the snapshot predates the write"
     );
 }
+
+const ADD_ONE: &str = r#"
+@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@compute @workgroup_size(16)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) { data[id.x] = data[id.x] + 1u; }
+"#;
+
+/// A buffer the GPU reaches only through a bind group is in use just the same: a write
+/// while that work is pending is staged and lands after it.
+#[test]
+fn a_write_to_a_buffer_bound_by_pending_work_lands_after_it() {
+    let d = gpu();
+    let data = storage(&d, "data", 64);
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "add one",
+            wgsl: ADD_ONE,
+        })
+        .unwrap();
+    let bgl = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "add one",
+            entries: &[BindGroupLayoutEntry {
+                binding: 0,
+                visibility: ShaderStages::COMPUTE,
+                ty: BindingType::Buffer {
+                    ty: BufferBindingType::Storage { read_only: false },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+            }],
+        })
+        .unwrap();
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "add one",
+            bind_group_layouts: &[bgl],
+        })
+        .unwrap();
+    let pipeline = d
+        .create_compute_pipeline(&ComputePipelineDescriptor {
+            label: "add one",
+            layout,
+            module,
+            entry_point: "main",
+        })
+        .unwrap();
+    let group = d
+        .create_bind_group(&BindGroupDescriptor {
+            label: "add one",
+            layout: bgl,
+            entries: &[BindGroupEntry {
+                binding: 0,
+                resource: BindingResource::Buffer(BufferBinding::whole(data)),
+            }],
+        })
+        .unwrap();
+    d.write_buffer(data, 0, &bytes_of(&[10; 16])).unwrap();
+    d.poll().unwrap();
+    d.seams().pause_submissions().unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "add" })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(pipeline).unwrap();
+    e.set_bind_group(0, group, &[]).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    // The dispatch is held at the gate: it has not read `data` yet.
+    d.write_buffer(data, 0, &bytes_of(&[100; 16])).unwrap();
+    assert_eq!(d.write_stats().pending_writes, 1, "the write was staged");
+    d.seams().resume_submissions().unwrap();
+    d.wait_for_serial_unless_stalled(serial, std::time::Duration::from_secs(10))
+        .unwrap();
+    assert_eq!(
+        read_u32(&d, data, 16),
+        vec![100; 16],
+        "the dispatch saw 10 (and wrote 11) before the write of 100 landed"
+    );
+}

@@ -69,6 +69,66 @@ fn work_through_a_group_naming_a_destroyed_buffer_is_refused() {
     assert_eq!(d.last_submitted_serial(), 0);
 }
 
+#[test]
+fn a_group_whose_member_went_before_recording_is_refused_at_submit() {
+    let d = device();
+    let k = copy_kernel(&d);
+    let (a, b) = (storage(&d, 64), storage(&d, 64));
+    let g = group(&d, k.bgl, &[(0, whole(a)), (1, whole(b))]).unwrap();
+    d.destroy_buffer(b).unwrap();
+    // Recording accepts the group (its member's fate is judged at submission) ...
+    let cb = dispatching_buffer(&d, &k, g);
+    // ... and the submission is refused, naming the buffer.
+    let err = expect_kind(d.submit([cb]), ErrorKind::InvalidState);
+    assert!(err.message().contains("destroyed"), "{err}");
+    assert_eq!(d.last_submitted_serial(), 0);
+}
+
+#[test]
+fn a_buffer_mapped_before_recording_is_refused_at_submit() {
+    let d = device();
+    let b = storage(&d, 64);
+    let readback = buffer(
+        &d,
+        "readback",
+        64,
+        BufferUsages::MAP_READ | BufferUsages::COPY_DST,
+    );
+    let m = d.map_buffer_async(readback, MapMode::Read, 0, 64).unwrap();
+    // Recording allows a mapped buffer (it may be unmapped before submission) ...
+    let mut e = encoder(&d);
+    e.copy_buffer_to_buffer(b, 0, readback, 0, 64).unwrap();
+    // ... submission does not, though nothing was destroyed or mapped since recording.
+    let err = expect_kind(d.submit([e.finish().unwrap()]), ErrorKind::InvalidState);
+    assert!(err.message().contains("mapped"), "{err}");
+    let mut e = encoder(&d);
+    e.copy_buffer_to_buffer(b, 0, readback, 0, 64).unwrap();
+    let cb = e.finish().unwrap();
+    d.unmap(m).unwrap();
+    assert_eq!(d.submit([cb]).unwrap(), 1);
+}
+
+#[test]
+fn a_destroyed_group_outlives_the_work_submitted_before_it() {
+    let d = device();
+    d.hal().set_auto_complete(false);
+    let k = copy_kernel(&d);
+    let (a, b) = (storage(&d, 64), storage(&d, 64));
+    let g = group(&d, k.bgl, &[(0, whole(a)), (1, whole(b))]).unwrap();
+    let serial = d.submit([dispatching_buffer(&d, &k, g)]).unwrap();
+    let live = d.live_native_objects();
+    d.destroy_bind_group(g).unwrap();
+    d.poll().unwrap();
+    assert_eq!(
+        d.live_native_objects(),
+        live,
+        "released while its work was pending"
+    );
+    d.hal().complete_through(serial);
+    d.poll().unwrap();
+    assert!(d.live_native_objects() < live, "never released");
+}
+
 fn dispatching_buffer_fresh<'d>(
     d: &'d TDevice,
     k: &CopyKernel,

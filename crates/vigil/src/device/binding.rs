@@ -420,6 +420,7 @@ impl<A: Api> Device<A> {
                 Tracked::None => None,
             })
             .collect();
+        let epoch = st.destroy_epoch;
         let (i, g) = st.bind_groups.insert(BindGroupObj {
             raw,
             label: desc.label.to_owned(),
@@ -429,6 +430,7 @@ impl<A: Api> Device<A> {
             tracked,
             dynamic: plan.dynamic.into_boxed_slice(),
             sizes: plan.sizes.into_boxed_slice(),
+            members_live_at: std::cell::Cell::new(epoch),
         });
         drop(st);
         self.notify_created("bind group", desc.label);

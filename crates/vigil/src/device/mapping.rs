@@ -148,6 +148,7 @@ impl<A: Api> Device<A> {
             .and_then(|s| s.value.as_mut())
         {
             b.mapping = Some(i);
+            st.destroy_epoch += 1;
         }
         Ok(BufferMapping::from_parts(i, g, self.id))
     }

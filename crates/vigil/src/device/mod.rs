@@ -101,6 +101,9 @@ pub(crate) struct DeviceState<A: Api> {
     /// Uploads and first layouts waiting for the next submission.
     pub uploads: uploads::PendingUploads<A>,
     pub staging: uploads::StagingAccount,
+    /// Counts destructions and mappings: while it has not moved since a command buffer
+    /// began recording, every object the recording checked is still live and unmapped.
+    pub destroy_epoch: u64,
 }
 
 /// A validated device over backend `A` (Vulkan by default).
@@ -221,6 +224,7 @@ impl<A: Api> Device<A> {
                 in_flight: VecDeque::new(),
                 uploads: uploads::PendingUploads::default(),
                 staging: uploads::StagingAccount::new(staging_budget),
+                destroy_epoch: 0,
             }),
             last_submitted: Cell::new(0),
             completion: Arc::new(completion),

@@ -132,6 +132,8 @@ pub(crate) struct BindGroupObj<A: Api> {
     pub dynamic: Box<[DynamicBinding]>,
     /// Bound size per layout entry (0 for non-buffers), in layout entry order.
     pub sizes: Box<[u64]>,
+    /// The device's destroy epoch when every member was last seen live and unmapped.
+    pub members_live_at: std::cell::Cell<u64>,
 }
 
 /// A pipeline layout.

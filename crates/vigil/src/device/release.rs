@@ -94,6 +94,14 @@ impl<A: Api> DeviceState<A> {
 impl<A: Api> Device<A> {
     /// Marks a destroyed object for release and releases it now if nothing holds it.
     pub(crate) fn retire(&self, st: &mut DeviceState<A>, item: Retained) {
+        st.destroy_epoch += 1;
+        if let Retained::BindGroup(i) = item {
+            // Command buffers do not stamp the groups they use (there can be thousands);
+            // a destroyed group waits for everything submitted so far instead.
+            if let Some(s) = st.bind_groups.slot_mut(i) {
+                s.last_use = s.last_use.max(self.last_submitted.get());
+            }
+        }
         registry_of!(st, item, |r, i| r.retire(i));
         let completed = self.completion.completed();
         if st.releasable(item, completed) {

@@ -174,6 +174,22 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             let binder = if e.pass == Pass::Compute { &mut e.compute.binder } else { &mut e.render.binder };
             if binder.set_group(&st, index as usize, key, dynamic_offsets) && e.tracker.seen_groups.first_use(key.0, e.tracker.epoch) {
                 e.used.groups.push(key);
+                if g.members_live_at.get() != st.destroy_epoch {
+                    if super::members_ok(&st, g) {
+                        g.members_live_at.set(st.destroy_epoch);
+                    } else {
+                        e.used.stale = true;
+                    }
+                }
+                for u in g.tracked.iter() {
+                    if u.texture {
+                        if e.tracker.seen_member_textures.first_use(u.index, e.tracker.epoch) {
+                            e.used.member_textures.push(u.index);
+                        }
+                    } else if e.tracker.seen_member_buffers.first_use(u.index, e.tracker.epoch) {
+                        e.used.member_buffers.push(u.index);
+                    }
+                }
             }
             Ok(())
         })

@@ -41,6 +41,13 @@ pub(crate) struct Used {
     pub compute_pipelines: Vec<(u32, u32)>,
     pub render_pipelines: Vec<(u32, u32)>,
     pub query_sets: Vec<(u32, u32)>,
+    /// Buffers and textures reached through bind groups (indices), for last-use stamps.
+    pub member_buffers: Vec<u32>,
+    pub member_textures: Vec<u32>,
+    /// The device's destroy epoch when recording began.
+    pub epoch: u64,
+    /// A group used here had a member destroyed or mapped: submit checks everything.
+    pub stale: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,6 +74,40 @@ pub struct CommandEncoder<'d, A: Api = DefaultApi> {
     pub(crate) recorded: bool,
     /// Queries written by this encoder: `(set slot, bitset)`.
     pub(crate) written_queries: Vec<(u32, Vec<u64>)>,
+}
+
+/// Whether buffer `(i, g)` is live and unmapped.
+#[inline]
+pub(crate) fn buffer_ok<A: Api>(st: &DeviceState<A>, i: u32, g: u32) -> bool {
+    st.buffers.is_live(i, g)
+        && st
+            .buffers
+            .slot(i)
+            .and_then(|s| s.value.as_ref())
+            .is_some_and(|b| b.mapping.is_none())
+}
+
+/// Whether view `(i, g)` and its texture are live.
+#[inline]
+pub(crate) fn view_ok<A: Api>(st: &DeviceState<A>, i: u32, g: u32) -> bool {
+    st.views.is_live(i, g)
+        && st
+            .views
+            .slot(i)
+            .and_then(|s| s.value.as_ref())
+            .is_some_and(|v| st.textures.is_live(v.texture.0, v.texture.1))
+}
+
+/// Whether every member of `group` is live (and its buffers unmapped).
+pub(crate) fn members_ok<A: Api>(
+    st: &DeviceState<A>,
+    group: &crate::device::BindGroupObj<A>,
+) -> bool {
+    group.uses.iter().all(|u| match u.member {
+        crate::device::Member::Buffer(bi, bg) => buffer_ok(st, bi, bg),
+        crate::device::Member::View(vi, vg) => view_ok(st, vi, vg),
+        crate::device::Member::Sampler(si, sg) => st.samplers.is_live(si, sg),
+    })
 }
 
 /// A finished command buffer, ready for [`Device::submit`].
@@ -112,6 +153,10 @@ impl<A: Api> Device<A> {
         }
         let mut tracker = st.free_trackers.pop().unwrap_or_default();
         tracker.begin();
+        let used = Used {
+            epoch: st.destroy_epoch,
+            ..Used::default()
+        };
         Ok(CommandEncoder {
             device: self,
             raw: Some(raw),
@@ -120,7 +165,7 @@ impl<A: Api> Device<A> {
             pass: Pass::None,
             tracker,
             barriers: BarrierState::default(),
-            used: Used::default(),
+            used,
             compute: compute::ComputeState::default(),
             render: render::RenderState::default(),
             dispatches: 0,
@@ -358,22 +403,18 @@ impl<'d, A: Api> CommandBuffer<'d, A> {
                 ),
             ));
         }
-        let buffer_ok = |i: u32, g: u32| {
-            st.buffers.is_live(i, g)
-                && st
-                    .buffers
-                    .slot(i)
-                    .and_then(|s| s.value.as_ref())
-                    .is_some_and(|b| b.mapping.is_none())
-        };
-        let view_ok = |i: u32, g: u32| {
-            st.views.is_live(i, g)
-                && st
-                    .views
-                    .slot(i)
-                    .and_then(|s| s.value.as_ref())
-                    .is_some_and(|v| st.textures.is_live(v.texture.0, v.texture.1))
-        };
+        let buffer_ok = |i: u32, g: u32| buffer_ok(st, i, g);
+        if !self.used.stale && st.destroy_epoch == self.used.epoch {
+            // Nothing was destroyed or mapped since recording began, so everything the
+            // recording checked is still live and every group's members were seen live
+            // and unmapped. Buffers named directly may have been mapped before recording
+            // began (recording allows that; submission does not), so they are checked.
+            if self.used.buffers.iter().all(|&(i, g)| buffer_ok(i, g)) {
+                return Ok(());
+            }
+            return Err(self.explain_refusal(st));
+        }
+        let view_ok = |i: u32, g: u32| view_ok(st, i, g);
         let all_ok = self.used.buffers.iter().all(|&(i, g)| buffer_ok(i, g))
             && self
                 .used
@@ -402,15 +443,7 @@ impl<'d, A: Api> CommandBuffer<'d, A> {
                         .bind_groups
                         .slot(i)
                         .and_then(|s| s.value.as_ref())
-                        .is_some_and(|group| {
-                            group.uses.iter().all(|u| match u.member {
-                                crate::device::Member::Buffer(bi, bg) => buffer_ok(bi, bg),
-                                crate::device::Member::View(vi, vg) => view_ok(vi, vg),
-                                crate::device::Member::Sampler(si, sg) => {
-                                    st.samplers.is_live(si, sg)
-                                }
-                            })
-                        })
+                        .is_some_and(|group| members_ok(st, group))
             });
         if all_ok {
             Ok(())
@@ -579,6 +612,16 @@ impl<'d, A: Api> CommandBuffer<'d, A> {
 
     /// Stamps everything the command buffer names with the submission's serial.
     pub(crate) fn mark_used(&self, st: &mut DeviceState<A>, serial: u64) {
+        for &i in &self.used.member_buffers {
+            if let Some(s) = st.buffers.slot_mut(i) {
+                s.last_use = serial;
+            }
+        }
+        for &i in &self.used.member_textures {
+            if let Some(s) = st.textures.slot_mut(i) {
+                s.last_use = serial;
+            }
+        }
         macro_rules! stamp {
             ($reg:ident, $list:ident) => {
                 for &(i, _) in &self.used.$list {
@@ -591,7 +634,7 @@ impl<'d, A: Api> CommandBuffer<'d, A> {
         stamp!(buffers, buffers);
         stamp!(textures, textures);
         stamp!(views, views);
-        stamp!(bind_groups, groups);
+        // Groups are not stamped: a destroyed group waits for all earlier submissions.
         stamp!(compute_pipelines, compute_pipelines);
         stamp!(render_pipelines, render_pipelines);
         stamp!(query_sets, query_sets);

@@ -59,6 +59,8 @@ pub struct Tracker {
     pub(crate) seen_compute: SeenSet,
     pub(crate) seen_render: SeenSet,
     pub(crate) seen_query_sets: SeenSet,
+    pub(crate) seen_member_buffers: SeenSet,
+    pub(crate) seen_member_textures: SeenSet,
 }
 
 /// The barrier state of one encoder.
