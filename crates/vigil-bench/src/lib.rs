@@ -388,14 +388,16 @@ fn check_image(name: &str, runs: &[PathResult], expected: &[u8]) -> Result<(), S
     Ok(())
 }
 
-/// The command line: `[--json] [--quick] [--workload NAME]`.
+/// The command line: `[--json] [--save FILE] [--quick] [--workload NAME] [--path P]`.
 pub fn cli(args: &[String]) -> Result<(), String> {
     let mut opts = Options::default();
     let mut json = false;
+    let mut save: Option<String> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--json" => json = true,
+            "--save" => save = Some(it.next().ok_or("--save needs a file name")?.clone()),
             "--quick" => opts.quick = true,
             "--workload" => {
                 opts.workload = Some(it.next().ok_or("--workload needs a name")?.clone())
@@ -405,13 +407,17 @@ pub fn cli(args: &[String]) -> Result<(), String> {
                 .push(it.next().ok_or("--path needs vigil, ash or wgpu")?.clone()),
             other => {
                 return Err(format!(
-                    "unknown option '{other}'; usage: bench [--json] [--quick] [--workload NAME] [--path vigil|ash|wgpu]"
+                    "unknown option '{other}'; usage: bench [--json] [--save FILE] [--quick] [--workload NAME] [--path vigil|ash|wgpu]"
                 ));
             }
         }
     }
     let mut paths = Paths::open()?;
     let results = run(&mut paths, &opts)?;
+    if let Some(file) = &save {
+        std::fs::write(file, report::json(&paths.adapter, &results))
+            .map_err(|e| format!("writing {file}: {e}"))?;
+    }
     if json {
         print!("{}", report::json(&paths.adapter, &results));
     } else {

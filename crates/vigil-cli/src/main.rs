@@ -16,7 +16,7 @@ const USAGE: &str = "usage:
   vigil shader FILE.wgsl --target spirv|msl [--entry NAME] [--sizes-slot N | --argument-table] [-o OUT]
   vigil shader FILE.wgsl --reflect
                              translate a shader, or print its reflection as JSON
-  vigil bench [--json] [--quick] [--workload NAME]
+  vigil bench [--json] [--save FILE] [--quick] [--workload NAME] [--path vigil|ash|wgpu]
                              the same workloads through vigil, raw ash and wgpu";
 
 fn main() -> ExitCode {

@@ -357,7 +357,7 @@ const FILL: &str = r#"
 @group(0) @binding(0) var img: texture_storage_2d<rgba8unorm, write>;
 @compute @workgroup_size(8, 8)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    textureStore(img, vec2<i32>(id.xy), vec4<f32>(f32(id.x) / 255.0, f32(id.y) / 255.0, 0.5, 1.0));
+    textureStore(img, vec2<i32>(id.xy), vec4<f32>(f32(id.x) / 255.0, f32(id.y) / 255.0, 128.0 / 255.0, 1.0));
 }
 "#;
 

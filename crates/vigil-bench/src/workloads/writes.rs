@@ -86,12 +86,26 @@ pub fn vigil(
             .map_err(e)
     };
     flush()?;
+    // Staged writes are bounded (at most MAX_QUEUED_WRITES wait, within the staging
+    // budget): a writer that meets the bound submits what waits and writes on, as vigil's
+    // error says to. Direct writes into host-visible memory are not queued.
     let [write, total] = repeat(plan, || {
         let t = Instant::now();
         for (k, piece) in src.chunks_exact(size.piece as usize).enumerate() {
-            device
-                .write_buffer(dst, k as u64 * size.piece, piece)
-                .map_err(e)?;
+            let offset = k as u64 * size.piece;
+            match device.write_buffer(dst, offset, piece) {
+                Err(err) if err.kind() == ErrorKind::LimitExceeded => {
+                    let s = device.submit(std::iter::empty()).map_err(e)?;
+                    if device.write_buffer(dst, offset, piece).is_err() {
+                        // The budget is held by uploads in flight: wait for them.
+                        device
+                            .wait_for_serial_unless_stalled(s, Duration::from_secs(60))
+                            .map_err(e)?;
+                        device.write_buffer(dst, offset, piece).map_err(e)?;
+                    }
+                }
+                r => r.map_err(e)?,
+            }
         }
         let write = t.elapsed();
         flush()?;
