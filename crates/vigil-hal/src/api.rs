@@ -287,6 +287,9 @@ pub trait Device: Send + Debug {
     fn open_gate(&self, value: u64) -> Result<()>;
     /// The gate's current value.
     fn gate_value(&self) -> Result<u64>;
+    /// Starts a new gate for a new pause (the old one, fully opened, is kept until the
+    /// device goes). A backend whose gate has no history to shed may keep its gate.
+    fn fresh_gate(&self) -> Result<()>;
     /// Another logical device over the same native device and queue, with its own
     /// completion counter and gate: what several vigil devices over one native device use.
     fn share(&self) -> Result<Self>

@@ -484,11 +484,21 @@ impl Drop for DeviceShared {
 pub struct Device {
     pub(crate) shared: Arc<DeviceShared>,
     timeline: vk::Semaphore,
-    gate: vk::Semaphore,
+    gate: Mutex<Gate>,
     /// Highest value submitted to signal `timeline`.
     last_signal: std::sync::atomic::AtomicU64,
-    /// Highest gate value any submission waits for (0: none ever did).
-    max_gate_wait: std::sync::atomic::AtomicU64,
+}
+
+/// The test seams' gate: a timeline semaphore gated submissions wait on, raised from the
+/// host. Each pause gets a fresh one, so a host signal never meets waits from an earlier
+/// pause (whose retirement the validation layer may not have noticed yet).
+#[derive(Debug)]
+struct Gate {
+    current: vk::Semaphore,
+    /// Highest value a submission waits for on `current` (0: none did).
+    max_wait: u64,
+    /// Earlier gates, fully opened; destroyed with the device.
+    old: Vec<vk::Semaphore>,
 }
 
 fn timeline_semaphore(raw: &ash::Device) -> hal::Result<vk::Semaphore> {
@@ -515,9 +525,12 @@ impl Device {
         Ok(Device {
             shared,
             timeline,
-            gate,
+            gate: Mutex::new(Gate {
+                current: gate,
+                max_wait: 0,
+                old: Vec::new(),
+            }),
             last_signal: std::sync::atomic::AtomicU64::new(0),
-            max_gate_wait: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -532,14 +545,31 @@ impl Drop for Device {
         let s = &self.shared;
         // A gate left closed would keep gated work (and the drain below) waiting forever:
         // raise it to the highest value any submission waits for, if it is not there yet.
-        let wanted = self.max_gate_wait.load(Ordering::Acquire);
-        if wanted > 0 {
+        let gate = match self.gate.get_mut() {
+            Ok(g) => std::mem::replace(
+                g,
+                Gate {
+                    current: vk::Semaphore::null(),
+                    max_wait: 0,
+                    old: Vec::new(),
+                },
+            ),
+            Err(p) => std::mem::replace(
+                p.into_inner(),
+                Gate {
+                    current: vk::Semaphore::null(),
+                    max_wait: 0,
+                    old: Vec::new(),
+                },
+            ),
+        };
+        if gate.max_wait > 0 {
             // SAFETY: querying our own semaphore.
-            let now = unsafe { s.raw.get_semaphore_counter_value(self.gate) }.unwrap_or(0);
-            if now < wanted {
+            let now = unsafe { s.raw.get_semaphore_counter_value(gate.current) }.unwrap_or(0);
+            if now < gate.max_wait {
                 let info = vk::SemaphoreSignalInfo::default()
-                    .semaphore(self.gate)
-                    .value(wanted);
+                    .semaphore(gate.current)
+                    .value(gate.max_wait);
                 // SAFETY: host signal of our own gate to a value above its current one.
                 let _ = unsafe { s.raw.signal_semaphore(&info) };
             }
@@ -555,8 +585,10 @@ impl Drop for Device {
         let _ = unsafe { s.raw.wait_semaphores(&info, 5_000_000_000) };
         // SAFETY: no pending work uses them any more.
         unsafe { s.raw.destroy_semaphore(self.timeline, None) };
-        // SAFETY: as above.
-        unsafe { s.raw.destroy_semaphore(self.gate, None) };
+        for g in gate.old.into_iter().chain(std::iter::once(gate.current)) {
+            // SAFETY: as above (every gate was opened to what its waits need).
+            unsafe { s.raw.destroy_semaphore(g, None) };
+        }
     }
 }
 
@@ -1144,8 +1176,10 @@ impl hal::Device for Device {
             .value(signal_value)
             .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
         let wait = gate_wait.map(|v| {
+            let mut gate = lock(&self.gate);
+            gate.max_wait = gate.max_wait.max(v);
             [vk::SemaphoreSubmitInfo::default()
-                .semaphore(self.gate)
+                .semaphore(gate.current)
                 .value(v)
                 .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)]
         });
@@ -1163,23 +1197,31 @@ impl hal::Device for Device {
         unsafe { s.raw.queue_submit2(*queue, &submit, vk::Fence::null()) }
             .map_err(conv::map_result)?;
         self.last_signal.fetch_max(signal_value, Ordering::AcqRel);
-        if let Some(v) = gate_wait {
-            self.max_gate_wait.fetch_max(v, Ordering::AcqRel);
-        }
         Ok(())
     }
 
     fn open_gate(&self, value: u64) -> hal::Result<()> {
+        let gate = lock(&self.gate).current;
         let info = vk::SemaphoreSignalInfo::default()
-            .semaphore(self.gate)
+            .semaphore(gate)
             .value(value);
         // SAFETY: host signal of our own timeline semaphore; callers only raise it.
         unsafe { self.shared.raw.signal_semaphore(&info) }.map_err(conv::map_result)
     }
 
     fn gate_value(&self) -> hal::Result<u64> {
+        let gate = lock(&self.gate).current;
         // SAFETY: querying our own semaphore.
-        unsafe { self.shared.raw.get_semaphore_counter_value(self.gate) }.map_err(conv::map_result)
+        unsafe { self.shared.raw.get_semaphore_counter_value(gate) }.map_err(conv::map_result)
+    }
+
+    fn fresh_gate(&self) -> hal::Result<()> {
+        let fresh = timeline_semaphore(&self.shared.raw)?;
+        let mut gate = lock(&self.gate);
+        let old = std::mem::replace(&mut gate.current, fresh);
+        gate.old.push(old);
+        gate.max_wait = 0;
+        Ok(())
     }
 
     fn share(&self) -> hal::Result<Device> {

@@ -337,3 +337,25 @@ fn a_write_to_a_buffer_bound_by_pending_work_lands_after_it() {
         "the dispatch saw 10 (and wrote 11) before the write of 100 landed"
     );
 }
+
+#[test]
+fn staging_of_completed_uploads_is_reused() {
+    let d = gpu();
+    let (a, b) = (storage(&d, "a", 4096), storage(&d, "b", 4096));
+    for round in 0..3u32 {
+        d.seams().pause_submissions().unwrap();
+        copy(&d, a, b, 4096);
+        // `a` is busy: the write is staged.
+        d.write_buffer(a, 0, &bytes_of(&[round; 1024])).unwrap();
+        let serial = copy(&d, a, b, 4096);
+        d.seams().resume_submissions().unwrap();
+        d.wait_for_serial_unless_stalled(serial, std::time::Duration::from_secs(10))
+            .unwrap();
+        assert_eq!(read_u32(&d, b, 1024), vec![round; 1024]);
+        assert_eq!(
+            d.write_stats().staging_allocations,
+            1,
+            "round {round} allocated staging again"
+        );
+    }
+}

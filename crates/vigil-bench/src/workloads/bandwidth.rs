@@ -1,4 +1,4 @@
-//! **bandwidth**: a WGSL copy kernel (a grid-stride loop of 16-byte loads and stores) over
+//! **bandwidth**: a WGSL copy kernel (four 16-byte loads, then four stores, per thread) over
 //! pairs of buffers adding up to the total size, timed on the GPU by timestamps around
 //! the one compute pass that copies them all. Rates are bytes copied per second (each
 //! byte copied is read once and written once).
@@ -32,15 +32,22 @@ const COPY: &str = r#"
 @group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
+    // Four 16-byte loads in flight per thread before the stores, each coalesced across
+    // the workgroup; the dispatch covers the buffer exactly (see `copy_groups`).
     let stride = n.x * 256u;
-    let len = arrayLength(&dst);
-    for (var i = id.x; i < len; i += stride) {
-        dst[i] = src[i];
-    }
+    let i = id.x;
+    let a = src[i];
+    let b = src[i + stride];
+    let c = src[i + 2u * stride];
+    let d = src[i + 3u * stride];
+    dst[i] = a;
+    dst[i + stride] = b;
+    dst[i + 2u * stride] = c;
+    dst[i + 3u * stride] = d;
 }
 "#;
 
-/// Workgroups per dispatch: enough threads to cover every memory channel.
+/// Workgroups of the fill (a grid-stride loop, not timed).
 const WORKGROUPS: u32 = 4096;
 /// Bytes hashed at each end of each destination.
 const PROBE: u64 = 64 * 1024;
@@ -58,6 +65,12 @@ impl Size {
     /// Buffer pairs.
     pub fn pairs(&self) -> u64 {
         self.total.div_ceil(self.chunk)
+    }
+
+    /// Workgroups of one copy dispatch: 256 threads of four 16-byte elements each cover
+    /// a chunk exactly (chunks are multiples of 16 KiB, at most 1 GiB).
+    pub fn copy_groups(&self) -> u32 {
+        (self.chunk / (16 * 4 * 256)) as u32
     }
 }
 
@@ -210,7 +223,7 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
         enc.set_compute_pipeline(copy).map_err(e)?;
         for p in &pairs {
             enc.set_bind_group(0, p.3, &[]).map_err(e)?;
-            enc.dispatch(WORKGROUPS, 1, 1).map_err(e)?;
+            enc.dispatch(size.copy_groups(), 1, 1).map_err(e)?;
         }
         enc.end_compute_pass().map_err(e)?;
         enc.resolve_query_set(queries, 0, 2, ticks, 0).map_err(e)?;
@@ -345,6 +358,11 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
     let period = f64::from(raw.timestamp_period);
     let (cmd_pool, cb) = raw.command_buffer()?;
     let dispatch_all = |raw: &Raw, pipeline, layout, copy_sets: bool| {
+        let groups = if copy_sets {
+            size.copy_groups()
+        } else {
+            WORKGROUPS
+        };
         // SAFETY: recording; a compute pipeline.
         unsafe { d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline) };
         for p in &pairs {
@@ -354,7 +372,7 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
                 d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &set, &[])
             };
             // SAFETY: pipeline and set bound.
-            unsafe { d.cmd_dispatch(cb, WORKGROUPS, 1, 1) };
+            unsafe { d.cmd_dispatch(cb, groups, 1, 1) };
         }
         let _ = raw;
     };
@@ -566,7 +584,7 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
             pass.set_pipeline(&copy);
             for p in &pairs {
                 pass.set_bind_group(0, &p.3, &[]);
-                pass.dispatch_workgroups(WORKGROUPS, 1, 1);
+                pass.dispatch_workgroups(size.copy_groups(), 1, 1);
             }
         }
         enc.resolve_query_set(&queries, 0..2, &resolve, 0);

@@ -499,6 +499,10 @@ impl Device for TestDevice {
         Ok(self.gate.load(Ordering::Acquire))
     }
 
+    fn fresh_gate(&self) -> Result<()> {
+        Ok(())
+    }
+
     fn share(&self) -> Result<TestDevice> {
         self.check("share")?;
         let mut other = TestDevice::new(self.features);

@@ -101,6 +101,9 @@ pub(crate) struct DeviceState<A: Api> {
     /// Uploads and first layouts waiting for the next submission.
     pub uploads: uploads::PendingUploads<A>,
     pub staging: uploads::StagingAccount,
+    /// Staging chunks of completed uploads, kept for reuse (within the budget).
+    pub spare_staging: Vec<uploads::StagingChunk<A>>,
+    pub spare_staging_bytes: u64,
     /// Counts destructions and mappings: while it has not moved since a command buffer
     /// began recording, every object the recording checked is still live and unmapped.
     pub destroy_epoch: u64,
@@ -225,6 +228,8 @@ impl<A: Api> Device<A> {
                 uploads: uploads::PendingUploads::default(),
                 staging: uploads::StagingAccount::new(staging_budget),
                 destroy_epoch: 0,
+                spare_staging: Vec::new(),
+                spare_staging_bytes: 0,
             }),
             last_submitted: Cell::new(0),
             completion: Arc::new(completion),

@@ -186,9 +186,12 @@ pub(crate) struct InFlight<A: Api> {
     /// Command buffers of the submission (the in-flight bound counts these).
     pub command_buffers: u64,
     pub encoders: Vec<(A::CommandEncoder, A::CommandBuffer)>,
-    pub staging: Vec<A::Buffer>,
+    pub staging: Vec<super::uploads::StagingChunk<A>>,
     pub staging_bytes: u64,
 }
+
+/// How long a wait looks at the completion counter before it blocks in the driver.
+const SPIN_BEFORE_BLOCKING: Duration = Duration::from_micros(100);
 
 impl<A: Api> Device<A> {
     /// Serial of the most recent accepted submission (0 before the first).
@@ -283,8 +286,8 @@ impl<A: Api> Device<A> {
             for (encoder, cb) in done.encoders {
                 st.free_encoders.push((encoder, Some(cb)));
             }
-            for buffer in done.staging {
-                self.hal.destroy_buffer(buffer);
+            for chunk in done.staging {
+                self.recycle_staging(st, chunk);
             }
             st.staging.in_flight_bytes = st
                 .staging
@@ -375,8 +378,8 @@ impl<A: Api> Device<A> {
             if let Some(mut p) = prelude {
                 p.encoder.reset_all(vec![p.cb]);
                 st.free_encoders.push((p.encoder, None));
-                for b in p.staging {
-                    self.hal.destroy_buffer(b);
+                for c in p.staging {
+                    self.hal.destroy_buffer(c.buffer);
                 }
                 for (i, _) in p.buffers {
                     if let Some(b) = st.buffers.slot_mut(i).and_then(|s| s.value.as_mut()) {
@@ -511,6 +514,25 @@ impl<A: Api> Device<A> {
             return Ok(false);
         }
         let held = self.seams.held.get().is_some_and(|h| next >= h);
+        if !held && self.info.device_type != vigil_hal::DeviceType::Cpu {
+            // Short GPU work is often done within microseconds, sooner than a blocking
+            // wait wakes up: look at the counter for a moment first. (Not on a CPU
+            // driver, whose workers need the cores this would spin on.)
+            let until = Instant::now() + timeout.min(SPIN_BEFORE_BLOCKING);
+            loop {
+                let value = self
+                    .hal
+                    .completed_value()
+                    .map_err(|e| self.hal_error(e, op, &self.label))?;
+                if value >= next {
+                    return Ok(self.observe(value) > after);
+                }
+                if Instant::now() >= until {
+                    break;
+                }
+                std::hint::spin_loop();
+            }
+        }
         if held {
             std::thread::sleep(timeout.min(Duration::from_millis(2)));
         } else {
@@ -623,13 +645,17 @@ impl<A: Api> Device<A> {
             for (encoder, _cb) in done.encoders {
                 self.hal.destroy_command_encoder(encoder);
             }
-            for b in done.staging {
-                self.hal.destroy_buffer(b);
+            for c in done.staging {
+                self.hal.destroy_buffer(c.buffer);
             }
         }
-        for c in std::mem::take(&mut st.uploads.chunks) {
+        for c in std::mem::take(&mut st.uploads.chunks)
+            .into_iter()
+            .chain(std::mem::take(&mut st.spare_staging))
+        {
             self.hal.destroy_buffer(c.buffer);
         }
+        st.spare_staging_bytes = 0;
         for (encoder, _) in st.free_encoders.drain(..) {
             self.hal.destroy_command_encoder(encoder);
         }

@@ -143,6 +143,12 @@ impl<A: Api> Seams<'_, A> {
     /// (numbered from one in submission order), until released.
     pub fn pause_submissions(&self) -> crate::Result<()> {
         use vigil_hal::Device as _;
+        // An earlier pause is released in full first; the new pause gets a gate of its own.
+        self.resume_submissions()?;
+        self.device
+            .hal
+            .fresh_gate()
+            .map_err(|e| self.device.hal_error(e, "pause_submissions", ""))?;
         let base = self
             .device
             .hal

@@ -225,6 +225,7 @@ impl<A: Api> Device<A> {
             initialized: false,
         });
         st.uploads.texture_inits.push((i, g));
+        st.compact_first_uses();
         drop(st);
         self.notify_created("texture", desc.label);
         Ok(Texture::from_parts(i, g, self.id))
@@ -680,7 +681,9 @@ impl<A: Api> Device<A> {
                 packed.extend_from_slice(&data[start..start + row as usize]);
             }
         }
-        let (chunk, src_offset) = self.staging_space(&mut st, tight, OP, &label)?;
+        let (chunk, src_offset) = self
+            .staging_space(&mut st, tight)
+            .map_err(|e| self.hal_error(e, OP, &label))?;
         self.hal
             .write_mapped(&st.uploads.chunks[chunk].buffer, src_offset, &packed)
             .map_err(|e| self.hal_error(e, OP, &label))?;

@@ -8,6 +8,7 @@ use super::{Device, DeviceState};
 use crate::error::{Result, fail};
 use crate::handle::{Buffer, Handle};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use vigil_hal::{
     Api, BufferCopy, BufferUsages, CommandEncoder as _, Device as _, MemoryBarrier, Stages,
 };
@@ -35,6 +36,36 @@ pub(crate) struct PendingWrite {
     pub size: u64,
 }
 
+/// A hasher for the small integer keys of the coalescing map: a multiply-rotate mix per
+/// word, much cheaper than the default (keys come from this process, not an adversary
+/// that could aim collisions at it; a collision costs a slower lookup, never a wrong one).
+#[derive(Default)]
+pub(crate) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+}
+
 /// Uploads and first layouts waiting for the next submission.
 pub(crate) struct PendingUploads<A: Api> {
     pub writes: Vec<PendingWrite>,
@@ -42,7 +73,7 @@ pub(crate) struct PendingUploads<A: Api> {
     pub texture_writes: Vec<crate::texture::PendingTextureWrite>,
     pub texture_inits: Vec<(u32, u32)>,
     pub chunks: Vec<StagingChunk<A>>,
-    coalesce: HashMap<(u32, u64, u64), usize>,
+    coalesce: HashMap<(u32, u64, u64), usize, BuildHasherDefault<KeyHasher>>,
 }
 
 impl<A: Api> Default for PendingUploads<A> {
@@ -53,7 +84,7 @@ impl<A: Api> Default for PendingUploads<A> {
             texture_writes: Vec::new(),
             texture_inits: Vec::new(),
             chunks: Vec::new(),
-            coalesce: HashMap::new(),
+            coalesce: HashMap::default(),
         }
     }
 }
@@ -120,7 +151,7 @@ impl StagingAccount {
 pub(crate) struct BuiltPrelude<A: Api> {
     pub encoder: A::CommandEncoder,
     pub cb: A::CommandBuffer,
-    pub staging: Vec<A::Buffer>,
+    pub staging: Vec<StagingChunk<A>>,
     pub staging_bytes: u64,
     pub buffers: Vec<(u32, u32)>,
     pub textures: Vec<(u32, u32)>,
@@ -159,15 +190,23 @@ impl<A: Api> Device<A> {
     ) -> Result<()> {
         let size = data.len() as u64;
         let key = (buffer.index(), offset, size);
-        let label = st.buffers.value(buffer, self.id, op)?.label.clone();
+        // The label is looked up only for an error: a clone per write would cost more
+        // than the write.
+        let label = |st: &DeviceState<A>| {
+            st.buffers
+                .slot(buffer.index())
+                .and_then(|s| s.value.as_ref())
+                .map(|b| b.label.clone())
+                .unwrap_or_default()
+        };
         // A repeated write of the same range replaces the staged bytes in place.
         if let Some(&i) = st.uploads.coalesce.get(&key) {
             if let Some(w) = st.uploads.writes.get(i).copied() {
                 if w.live && w.dst == (buffer.index(), buffer.generation()) {
                     let chunk = &st.uploads.chunks[w.chunk];
-                    self.hal
-                        .write_mapped(&chunk.buffer, w.src_offset, data)
-                        .map_err(|e| self.hal_error(e, op, &label))?;
+                    if let Err(e) = self.hal.write_mapped(&chunk.buffer, w.src_offset, data) {
+                        return Err(self.hal_error(e, op, &label(st)));
+                    }
                     st.staging.coalesced += 1;
                     return Ok(());
                 }
@@ -177,7 +216,7 @@ impl<A: Api> Device<A> {
             return Err(fail!(
                 LimitExceeded,
                 op,
-                &label,
+                &label(st),
                 "{MAX_QUEUED_WRITES} writes already wait for the next submission; submit before writing more"
             ));
         }
@@ -186,19 +225,22 @@ impl<A: Api> Device<A> {
             return Err(fail!(
                 LimitExceeded,
                 op,
-                &label,
+                &label(st),
                 "staging {size} more bytes would exceed the budget: {} queued + {} in flight of {} bytes; submit and let work complete first",
                 st.staging.queued_bytes,
                 st.staging.in_flight_bytes,
                 st.staging.budget
             ));
         }
-        let (chunk, src_offset) = self.staging_space(st, size, op, &label)?;
+        let (chunk, src_offset) = match self.staging_space(st, size) {
+            Ok(at) => at,
+            Err(e) => return Err(self.hal_error(e, op, &label(st))),
+        };
         if let Err(e) = self
             .hal
             .write_mapped(&st.uploads.chunks[chunk].buffer, src_offset, data)
         {
-            return Err(self.hal_error(e, op, &label));
+            return Err(self.hal_error(e, op, &label(st)));
         }
         st.uploads.chunks[chunk].used = src_offset + size;
         st.uploads.writes.push(PendingWrite {
@@ -222,14 +264,13 @@ impl<A: Api> Device<A> {
         Ok(())
     }
 
-    /// Finds (or allocates) `size` bytes of staging; returns chunk index and offset.
+    /// Finds `size` bytes of staging: in the batch's last chunk, else in a spare chunk
+    /// from a completed submission, else in a new one. Returns chunk index and offset.
     pub(crate) fn staging_space(
         &self,
         st: &mut DeviceState<A>,
         size: u64,
-        op: &'static str,
-        label: &str,
-    ) -> Result<(usize, u64)> {
+    ) -> vigil_hal::Result<(usize, u64)> {
         let size = size.div_ceil(4) * 4;
         if let Some((i, c)) = st.uploads.chunks.iter().enumerate().last() {
             let at = c.used.div_ceil(16) * 16;
@@ -237,23 +278,41 @@ impl<A: Api> Device<A> {
                 return Ok((i, at));
             }
         }
-        let chunk_size = size.max(CHUNK_BYTES);
-        let buffer = self
-            .hal
-            .create_buffer(&vigil_hal::BufferDescriptor {
-                label: "vigil staging",
-                size: chunk_size,
-                usage: BufferUsages::MAP_WRITE | BufferUsages::COPY_SRC,
-                location: vigil_hal::MemoryLocation::CpuToGpu,
-            })
-            .map_err(|e| self.hal_error(e, op, label))?;
-        st.staging.allocations += 1;
-        st.uploads.chunks.push(StagingChunk {
-            buffer,
-            size: chunk_size,
-            used: 0,
-        });
+        let chunk = match st.spare_staging.iter().position(|c| c.size >= size) {
+            Some(i) => {
+                let c = st.spare_staging.swap_remove(i);
+                st.spare_staging_bytes -= c.size;
+                c
+            }
+            None => {
+                let chunk_size = size.max(CHUNK_BYTES);
+                let buffer = self.hal.create_buffer(&vigil_hal::BufferDescriptor {
+                    label: "vigil staging",
+                    size: chunk_size,
+                    usage: BufferUsages::MAP_WRITE | BufferUsages::COPY_SRC,
+                    location: vigil_hal::MemoryLocation::CpuToGpu,
+                })?;
+                st.staging.allocations += 1;
+                StagingChunk {
+                    buffer,
+                    size: chunk_size,
+                    used: 0,
+                }
+            }
+        };
+        st.uploads.chunks.push(StagingChunk { used: 0, ..chunk });
         Ok((st.uploads.chunks.len() - 1, 0))
+    }
+
+    /// Keeps a chunk whose upload completed for reuse, while the spare chunks stay within
+    /// the staging budget; else releases it.
+    pub(crate) fn recycle_staging(&self, st: &mut DeviceState<A>, chunk: StagingChunk<A>) {
+        if st.spare_staging_bytes + chunk.size <= st.staging.budget {
+            st.spare_staging_bytes += chunk.size;
+            st.spare_staging.push(chunk);
+        } else {
+            self.hal.destroy_buffer(chunk.buffer);
+        }
     }
 
     /// Zeroes a fresh device-local buffer at the start of the next submission.
@@ -262,6 +321,7 @@ impl<A: Api> Device<A> {
         st.uploads
             .zero_fills
             .push(((buffer.index(), buffer.generation()), native_size));
+        st.compact_first_uses();
         if let Some(b) = st
             .buffers
             .slot_mut(buffer.index())
@@ -282,7 +342,7 @@ impl<A: Api> Device<A> {
         if st.uploads.is_empty() {
             // Staging allocated for writes that were all dropped goes straight back.
             for c in std::mem::take(&mut st.uploads.chunks) {
-                self.hal.destroy_buffer(c.buffer);
+                self.recycle_staging(st, c);
             }
             return Ok(None);
         }
@@ -366,7 +426,7 @@ impl<A: Api> Device<A> {
         Ok(Some(BuiltPrelude {
             encoder,
             cb,
-            staging: uploads.chunks.into_iter().map(|c| c.buffer).collect(),
+            staging: uploads.chunks,
             staging_bytes,
             buffers,
             textures,
@@ -377,6 +437,26 @@ impl<A: Api> Device<A> {
 }
 
 impl<A: Api> DeviceState<A> {
+    /// Drops the zero fills and first layouts of destroyed objects once their lists have
+    /// doubled (amortized constant work per entry), so creating and destroying objects
+    /// without ever submitting cannot grow them without bound.
+    pub(crate) fn compact_first_uses(&mut self) {
+        let n = self.uploads.zero_fills.len();
+        if n >= 1024 && n.is_power_of_two() {
+            let buffers = &self.buffers;
+            self.uploads
+                .zero_fills
+                .retain(|&((i, g), _)| buffers.is_live(i, g));
+        }
+        let n = self.uploads.texture_inits.len();
+        if n >= 1024 && n.is_power_of_two() {
+            let textures = &self.textures;
+            self.uploads
+                .texture_inits
+                .retain(|&(i, g)| textures.is_live(i, g));
+        }
+    }
+
     /// Puts the first uses of a refused prelude (zero fills, first layouts) back in the
     /// queue: a buffer must never be read before it is zeroed, nor a texture before its
     /// first layout, whatever happened to the submission that carried them.
@@ -415,6 +495,12 @@ impl<A: Api> DeviceState<A> {
         buffer: (u32, u32),
         texture: Option<(u32, u32)>,
     ) {
+        // Zero fills and first layouts of destroyed objects are skipped when the prelude is
+        // built (it checks liveness), so a destroy only has staged bytes to give back, and
+        // only when some are queued: destroying many fresh buffers stays linear.
+        if self.staging.queued_writes == 0 {
+            return;
+        }
         let (mut bytes, mut count) = (0u64, 0u32);
         for w in self
             .uploads
@@ -439,9 +525,7 @@ impl<A: Api> DeviceState<A> {
                 }
             });
             count += (before - self.uploads.texture_writes.len()) as u32;
-            self.uploads.texture_inits.retain(|&i| i != t);
         }
-        self.uploads.zero_fills.retain(|(b, _)| *b != buffer);
         self.staging.queued_bytes = self.staging.queued_bytes.saturating_sub(bytes);
         self.staging.queued_writes = self.staging.queued_writes.saturating_sub(count);
     }
