@@ -839,22 +839,16 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             write: false,
             stages,
         };
-        if self.render.vertex_touched != 0 {
-            for slot in 0..MAX_VERTEX_SLOTS {
-                if self.render.vertex_touched & (1 << slot) != 0 {
-                    if let Some(v) = self.render.vertex[slot] {
-                        self.scope_access(
-                            st,
-                            Kind::Buffer,
-                            v.buffer.0,
-                            read(Stages::VERTEX_INPUT),
-                            op,
-                        )?;
-                    }
-                }
+        // Only the slots set since the last draw (their bits), not every slot.
+        let mut touched_slots = self.render.vertex_touched;
+        while touched_slots != 0 {
+            let slot = touched_slots.trailing_zeros() as usize;
+            touched_slots &= touched_slots - 1;
+            if let Some(v) = self.render.vertex.get(slot).copied().flatten() {
+                self.scope_access(st, Kind::Buffer, v.buffer.0, read(Stages::VERTEX_INPUT), op)?;
             }
-            self.render.vertex_touched = 0;
         }
+        self.render.vertex_touched = 0;
         if indexed && self.render.index_touched {
             if let Some(ib) = self.render.index {
                 self.scope_access(
@@ -875,6 +869,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
 
     /// Records an access inside the render pass's usage scope, refusing one that conflicts
     /// with an earlier access in the same pass (written one way, read another).
+    #[inline]
     fn scope_access(
         &mut self,
         st: &DeviceState<A>,
@@ -883,41 +878,46 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         access: Access,
         op: &'static str,
     ) -> Result<()> {
-        let conflict = match kind {
-            Kind::Buffer => {
-                self.tracker
-                    .scope_conflict(Kind::Buffer, index, access, &self.barriers)
-            }
-            Kind::Texture => {
-                self.tracker
-                    .scope_conflict(Kind::Texture, index, access, &self.barriers)
-            }
-        };
-        if conflict {
-            let what = match kind {
-                Kind::Buffer => format!(
-                    "buffer '{}'",
-                    st.buffers
-                        .slot(index)
-                        .and_then(|s| s.value.as_ref())
-                        .map_or("", |b| b.label.as_str())
-                ),
-                Kind::Texture => format!(
-                    "texture '{}'",
-                    st.textures
-                        .slot(index)
-                        .and_then(|s| s.value.as_ref())
-                        .map_or("", |t| t.label.as_str())
-                ),
-            };
-            return Err(fail!(
-                UsageMismatch,
-                op,
-                &self.label,
-                "{what} is both written and read in this render pass (as an attachment or read-write storage, and another way); a pass cannot order the two"
-            ));
+        if self
+            .tracker
+            .scope_access(kind, index, access, &mut self.barriers)
+        {
+            return Err(self.scope_conflict(st, kind, index, op));
         }
-        self.tracker.record(kind, index, access, &mut self.barriers);
         Ok(())
+    }
+
+    /// The error for an access that conflicts with another in the same render pass.
+    #[cold]
+    #[inline(never)]
+    fn scope_conflict(
+        &self,
+        st: &DeviceState<A>,
+        kind: Kind,
+        index: u32,
+        op: &'static str,
+    ) -> crate::Error {
+        let what = match kind {
+            Kind::Buffer => format!(
+                "buffer '{}'",
+                st.buffers
+                    .slot(index)
+                    .and_then(|s| s.value.as_ref())
+                    .map_or("", |b| b.label.as_str())
+            ),
+            Kind::Texture => format!(
+                "texture '{}'",
+                st.textures
+                    .slot(index)
+                    .and_then(|s| s.value.as_ref())
+                    .map_or("", |t| t.label.as_str())
+            ),
+        };
+        fail!(
+            UsageMismatch,
+            op,
+            &self.label,
+            "{what} is both written and read in this render pass (as an attachment or read-write storage, and another way); a pass cannot order the two"
+        )
     }
 }

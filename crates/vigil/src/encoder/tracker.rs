@@ -136,30 +136,6 @@ impl Tracker {
         m.write_gen == barriers.generation || (access.write && m.read_gen == barriers.generation)
     }
 
-    /// Whether `access` conflicts with an earlier access inside one usage scope: read after
-    /// a write or write after a read. Several writes (read-write storage bound more than
-    /// once) do not conflict; their order is the shader's business.
-    #[inline]
-    pub fn scope_conflict(
-        &mut self,
-        kind: Kind,
-        index: u32,
-        access: Access,
-        barriers: &BarrierState,
-    ) -> bool {
-        let epoch = self.epoch;
-        let m = *self.mark(&kind, index);
-        if m.epoch != epoch {
-            return false;
-        }
-        let g = barriers.generation;
-        if access.write {
-            m.read_gen == g
-        } else {
-            m.write_gen == g
-        }
-    }
-
     /// Checks `access` for a hazard and records it, touching the mark once. Returns
     /// whether it conflicts with an access since the last barrier.
     #[inline]
@@ -191,6 +167,43 @@ impl Tracker {
         }
         barriers.pending |= access.stages;
         hazard
+    }
+
+    /// Inside one usage scope (a render pass): checks `access` against the scope's earlier
+    /// accesses and, when it does not conflict, records it — one mark lookup for both.
+    /// Returns whether it conflicts (and then records nothing).
+    #[inline]
+    pub fn scope_access(
+        &mut self,
+        kind: Kind,
+        index: u32,
+        access: Access,
+        barriers: &mut BarrierState,
+    ) -> bool {
+        let epoch = self.epoch;
+        let generation = barriers.generation;
+        let m = self.mark(&kind, index);
+        if m.epoch != epoch {
+            *m = Mark {
+                epoch,
+                read_gen: 0,
+                write_gen: 0,
+            };
+        } else if access.write {
+            if m.read_gen == generation {
+                return true;
+            }
+        } else if m.write_gen == generation {
+            return true;
+        }
+        if access.write {
+            m.write_gen = generation;
+            barriers.pending_writes = true;
+        } else {
+            m.read_gen = generation;
+        }
+        barriers.pending |= access.stages;
+        false
     }
 
     /// Records `access` in the current generation.
@@ -231,6 +244,36 @@ mod tests {
             write: true,
             stages: Stages::COMPUTE,
         }
+    }
+
+    #[test]
+    fn inside_a_scope_reads_and_writes_of_one_resource_conflict_but_writes_do_not() {
+        let mut t = Tracker::default();
+        t.begin();
+        let mut b = BarrierState::default();
+        assert!(!t.scope_access(Kind::Buffer, 3, rd(), &mut b));
+        assert!(
+            !t.scope_access(Kind::Buffer, 3, rd(), &mut b),
+            "reads share"
+        );
+        assert!(
+            t.scope_access(Kind::Buffer, 3, wr(), &mut b),
+            "write after read"
+        );
+        assert!(!t.scope_access(Kind::Buffer, 4, wr(), &mut b));
+        assert!(
+            !t.scope_access(Kind::Buffer, 4, wr(), &mut b),
+            "writes share"
+        );
+        assert!(
+            t.scope_access(Kind::Buffer, 4, rd(), &mut b),
+            "read after write"
+        );
+        assert!(
+            !t.scope_access(Kind::Texture, 4, rd(), &mut b),
+            "textures are marked apart from buffers"
+        );
+        assert!(b.pending_writes);
     }
 
     #[test]
