@@ -349,6 +349,18 @@ pub trait CommandEncoder: Send + Debug {
         dst: &<Self::A as Api>::Buffer,
         region: BufferCopy,
     );
+    /// Copies several regions between two buffers in one command. Destination regions
+    /// must not overlap one another (nor source regions).
+    fn copy_buffer_regions(
+        &mut self,
+        src: &<Self::A as Api>::Buffer,
+        dst: &<Self::A as Api>::Buffer,
+        regions: &[BufferCopy],
+    ) {
+        for r in regions {
+            self.copy_buffer_to_buffer(src, dst, *r);
+        }
+    }
     /// Fills a buffer range with a repeated 32-bit value.
     fn fill_buffer(
         &mut self,

@@ -269,6 +269,22 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
+    fn copy_buffer_regions(&mut self, src: &Buffer, dst: &Buffer, regions: &[hal::BufferCopy]) {
+        let r: Vec<vk::BufferCopy> = regions
+            .iter()
+            .map(|r| vk::BufferCopy {
+                src_offset: r.src_offset,
+                dst_offset: r.dst_offset,
+                size: r.size,
+            })
+            .collect();
+        // SAFETY: ranges validated above us; the caller keeps regions from overlapping.
+        unsafe {
+            self.device
+                .cmd_copy_buffer(self.active, src.raw, dst.raw, &r)
+        };
+    }
+
     fn fill_buffer(&mut self, buffer: &Buffer, offset: u64, size: u64, value: u32) {
         // SAFETY: offset and size are 4-aligned and in range (validated above us).
         unsafe {

@@ -323,6 +323,8 @@ fn every_fault_at_every_call_site_fails_closed_and_leaks_nothing() {
             for mode in [FaultMode::Always, FaultMode::Once] {
                 let d = open();
                 d.seams().set_stall_timeout(Duration::from_millis(500));
+                // Waits must reach the driver's wait for its faults to be tried.
+                d.seams().set_spin_before_blocking(Duration::ZERO);
                 d.seams().inject_fault(site.name, kind, mode);
                 let (errors, longest) = workload(&d);
                 let fired = d.seams().faults_fired();

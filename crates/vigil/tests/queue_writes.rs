@@ -359,3 +359,24 @@ fn staging_of_completed_uploads_is_reused() {
         );
     }
 }
+
+#[test]
+fn overlapping_staged_writes_land_in_the_order_they_were_made() {
+    let d = gpu();
+    let (a, out) = (storage(&d, "a", 256), storage(&d, "out", 256));
+    d.seams().pause_submissions().unwrap();
+    copy(&d, out, a, 4);
+    // Bytes 0..64 = 1, then 32..96 = 2 (over the tail of the first), then 16..32 = 3 and
+    // 128..144 = 4 (after a gap, in the same run of sequential writes).
+    d.write_buffer(a, 0, &bytes_of(&[1; 16])).unwrap();
+    d.write_buffer(a, 32, &bytes_of(&[2; 16])).unwrap();
+    d.write_buffer(a, 16, &bytes_of(&[3; 4])).unwrap();
+    d.write_buffer(a, 128, &bytes_of(&[4; 4])).unwrap();
+    d.seams().resume_submissions().unwrap();
+    let words = read_u32(&d, a, 64);
+    assert_eq!(&words[0..4], &[1; 4]);
+    assert_eq!(&words[4..8], &[3; 4]);
+    assert_eq!(&words[8..24], &[2; 16]);
+    assert_eq!(&words[24..32], &[0; 8]);
+    assert_eq!(&words[32..36], &[4; 4]);
+}

@@ -154,6 +154,8 @@ pub(crate) struct Timeouts {
     pub stall: Duration,
     /// No single submission waits for room longer than this in all.
     pub total_cap: Duration,
+    /// How long a wait looks at the completion counter before it blocks in the driver.
+    pub spin: Duration,
 }
 
 impl Default for Timeouts {
@@ -161,6 +163,7 @@ impl Default for Timeouts {
         Timeouts {
             stall: Duration::from_secs(5),
             total_cap: Duration::from_secs(60),
+            spin: SPIN_BEFORE_BLOCKING,
         }
     }
 }
@@ -514,11 +517,12 @@ impl<A: Api> Device<A> {
             return Ok(false);
         }
         let held = self.seams.held.get().is_some_and(|h| next >= h);
-        if !held && self.info.device_type != vigil_hal::DeviceType::Cpu {
+        let spin = self.timeouts.get().spin;
+        if !held && !spin.is_zero() && self.info.device_type != vigil_hal::DeviceType::Cpu {
             // Short GPU work is often done within microseconds, sooner than a blocking
             // wait wakes up: look at the counter for a moment first. (Not on a CPU
             // driver, whose workers need the cores this would spin on.)
-            let until = Instant::now() + timeout.min(SPIN_BEFORE_BLOCKING);
+            let until = Instant::now() + timeout.min(spin);
             loop {
                 let value = self
                     .hal
@@ -668,7 +672,9 @@ impl<A: Api> Device<A> {
     /// backend then confirms quiescence (done, or really lost) within what is left of the
     /// total cap; `false` when it could not, and nothing may be destroyed.
     fn teardown_drain(&self, last: u64) -> bool {
-        let Timeouts { stall, total_cap } = self.timeouts.get();
+        let Timeouts {
+            stall, total_cap, ..
+        } = self.timeouts.get();
         let start = Instant::now();
         let mut last_progress = start;
         let mut seen = self.completion.completed();

@@ -182,6 +182,15 @@ impl<A: Api> Seams<'_, A> {
         Ok(())
     }
 
+    /// How long waits look at the completion counter before blocking in the driver
+    /// (default 100 us on GPUs, none on CPU drivers); zero makes every wait that is not
+    /// already satisfied call the driver's wait (what a fault sweep of that call needs).
+    pub fn set_spin_before_blocking(&self, spin: std::time::Duration) {
+        let mut t = self.device.timeouts.get();
+        t.spin = spin;
+        self.device.timeouts.set(t);
+    }
+
     /// Bounds how long waits may go without progress (default 5 s).
     pub fn set_stall_timeout(&self, timeout: std::time::Duration) {
         let mut t = self.device.timeouts.get();

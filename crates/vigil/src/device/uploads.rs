@@ -16,6 +16,10 @@ use vigil_hal::{
 /// Most writes that may wait for one submission.
 pub const MAX_QUEUED_WRITES: u32 = 16_384;
 
+/// Regions per batched upload copy: enough to amortize the command, few enough that
+/// tools checking regions pairwise for overlap (the validation layer does) stay quick.
+const MAX_REGIONS_PER_COPY: usize = 256;
+
 /// Bytes per staging chunk; larger writes get a chunk of their own.
 const CHUNK_BYTES: u64 = 1 << 20;
 
@@ -383,28 +387,65 @@ impl<A: Api> Device<A> {
                 dst: Stages::TRANSFER,
             });
         }
+        // Runs of writes from one staging chunk to one buffer, each starting at or after the
+        // end of the one before (the usual, sequential case), go as one copy command with
+        // a region per write; anything else starts a new run, so regions never overlap
+        // and overlapping writes keep their order.
+        let mut run: Vec<BufferCopy> = Vec::new();
+        let mut run_key: Option<(usize, (u32, u32))> = None;
+        let flush = |encoder: &mut A::CommandEncoder,
+                     run: &mut Vec<BufferCopy>,
+                     key: Option<(usize, (u32, u32))>| {
+            if let Some((chunk, (i, _))) = key {
+                if let Some(dst) = st.buffers.slot(i).and_then(|s| s.value.as_ref()) {
+                    encoder.copy_buffer_regions(&uploads.chunks[chunk].buffer, &dst.raw, run);
+                }
+            }
+            run.clear();
+        };
+        // Per destination, the span written since the last barrier: a write that reaches
+        // into it must wait for the earlier copies (a transfer barrier), else their order
+        // on the GPU is undefined. Sequential writes never reach back.
+        let mut spans: HashMap<(u32, u32), (u64, u64), BuildHasherDefault<KeyHasher>> =
+            HashMap::default();
         for w in uploads.writes.iter().filter(|w| w.live) {
             let (i, g) = w.dst;
-            let Some(dst) = st
-                .buffers
-                .is_live(i, g)
-                .then(|| st.buffers.slot(i))
-                .flatten()
-                .and_then(|s| s.value.as_ref())
-            else {
+            if !st.buffers.is_live(i, g) {
                 continue;
-            };
-            encoder.copy_buffer_to_buffer(
-                &uploads.chunks[w.chunk].buffer,
-                &dst.raw,
-                BufferCopy {
-                    src_offset: w.src_offset,
-                    dst_offset: w.dst_offset,
-                    size: w.size,
-                },
-            );
-            buffers.push((i, g));
+            }
+            let (start, end) = (w.dst_offset, w.dst_offset + w.size);
+            if spans
+                .get(&(i, g))
+                .is_some_and(|&(lo, hi)| start < hi && end > lo)
+            {
+                flush(&mut encoder, &mut run, run_key);
+                run_key = None;
+                encoder.memory_barrier(MemoryBarrier {
+                    src: Stages::TRANSFER,
+                    dst: Stages::TRANSFER,
+                });
+                spans.clear();
+            }
+            let span = spans.entry((i, g)).or_insert((start, end));
+            *span = (span.0.min(start), span.1.max(end));
+            let key = Some((w.chunk, (i, g)));
+            let follows = run
+                .last()
+                .is_some_and(|r| w.dst_offset >= r.dst_offset + r.size);
+            if key != run_key || !follows || run.len() >= MAX_REGIONS_PER_COPY {
+                flush(&mut encoder, &mut run, run_key);
+                if run_key.map(|(_, d)| d) != Some((i, g)) {
+                    buffers.push((i, g));
+                }
+                run_key = key;
+            }
+            run.push(BufferCopy {
+                src_offset: w.src_offset,
+                dst_offset: w.dst_offset,
+                size: w.size,
+            });
         }
+        flush(&mut encoder, &mut run, run_key);
         self.record_texture_writes(st, &mut encoder, &uploads, &mut textures);
         let cb = match encoder.end() {
             Ok(cb) => cb,
