@@ -93,8 +93,8 @@ pub fn run(paths: &mut Paths, opts: &Options) -> Result<Vec<WorkloadResult>, Str
         Plan { warmup: 1, runs: 3 }
     } else {
         Plan {
-            warmup: 3,
-            runs: 15,
+            warmup: 5,
+            runs: 31,
         }
     };
     let mut order: Vec<&'static str> = Vec::new();
