@@ -603,6 +603,54 @@ impl Raw {
             .ok_or_else(|| "no set allocated".into())
     }
 
+    /// Writes one descriptor per `(binding, what)` into `set` (one native call).
+    pub fn write_set(&self, set: vk::DescriptorSet, bindings: &[(u32, Bind)]) {
+        let infos: Vec<(vk::DescriptorBufferInfo, vk::DescriptorImageInfo)> = bindings
+            .iter()
+            .map(|(_, b)| match *b {
+                Bind::Buffer(_, buffer, offset, range) => (
+                    vk::DescriptorBufferInfo::default()
+                        .buffer(buffer)
+                        .offset(offset)
+                        .range(range),
+                    vk::DescriptorImageInfo::default(),
+                ),
+                Bind::SampledImage(view) => (
+                    vk::DescriptorBufferInfo::default(),
+                    vk::DescriptorImageInfo::default()
+                        .image_view(view)
+                        .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL),
+                ),
+                Bind::Sampler(sampler) => (
+                    vk::DescriptorBufferInfo::default(),
+                    vk::DescriptorImageInfo::default().sampler(sampler),
+                ),
+            })
+            .collect();
+        let writes: Vec<vk::WriteDescriptorSet<'_>> = bindings
+            .iter()
+            .zip(&infos)
+            .map(|((binding, b), (buffer, image))| {
+                let w = vk::WriteDescriptorSet::default()
+                    .dst_set(set)
+                    .dst_binding(*binding);
+                match *b {
+                    Bind::Buffer(ty, ..) => w
+                        .descriptor_type(ty)
+                        .buffer_info(std::slice::from_ref(buffer)),
+                    Bind::SampledImage(_) => w
+                        .descriptor_type(vk::DescriptorType::SAMPLED_IMAGE)
+                        .image_info(std::slice::from_ref(image)),
+                    Bind::Sampler(_) => w
+                        .descriptor_type(vk::DescriptorType::SAMPLER)
+                        .image_info(std::slice::from_ref(image)),
+                }
+            })
+            .collect();
+        // SAFETY: the set is not in use; the buffers, views and samplers are live.
+        unsafe { self.device.update_descriptor_sets(&writes, &[]) };
+    }
+
     /// A timestamp query pool of `count` queries.
     pub fn timestamps(&self, count: u32) -> Result<vk::QueryPool, String> {
         let info = vk::QueryPoolCreateInfo::default()
@@ -627,6 +675,17 @@ impl Raw {
         .map_err(err)?;
         Ok(out)
     }
+}
+
+/// What one descriptor of a set holds.
+#[derive(Clone, Copy, Debug)]
+pub enum Bind {
+    /// A buffer range as a descriptor of the given type: `(type, buffer, offset, range)`.
+    Buffer(vk::DescriptorType, vk::Buffer, u64, u64),
+    /// A sampled image view (in the shader-read-only layout).
+    SampledImage(vk::ImageView),
+    /// A sampler.
+    Sampler(vk::Sampler),
 }
 
 /// The whole of a one-level, one-layer colour image.

@@ -8,7 +8,7 @@
 
 use super::PathResult;
 use crate::harness::{Plan, repeat};
-use crate::raw::{Raw, RawBuffer};
+use crate::raw::{Bind, Raw, RawBuffer};
 use crate::wgpu_ctx::Wgpu;
 use crate::workloads::writes::hash;
 use ash::vk;
@@ -327,31 +327,9 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
                 break;
             }
         };
-        let whole = |b: &RawBuffer| {
-            [vk::DescriptorBufferInfo::default()
-                .buffer(b.raw)
-                .range(vk::WHOLE_SIZE)]
-        };
-        let (si, di) = (whole(&src), whole(&dst));
-        let writes = [
-            vk::WriteDescriptorSet::default()
-                .dst_set(fs)
-                .dst_binding(0)
-                .descriptor_type(sb)
-                .buffer_info(&si),
-            vk::WriteDescriptorSet::default()
-                .dst_set(cs)
-                .dst_binding(0)
-                .descriptor_type(sb)
-                .buffer_info(&si),
-            vk::WriteDescriptorSet::default()
-                .dst_set(cs)
-                .dst_binding(1)
-                .descriptor_type(sb)
-                .buffer_info(&di),
-        ];
-        // SAFETY: fresh sets; live buffers.
-        unsafe { d.update_descriptor_sets(&writes, &[]) };
+        let whole = |b: &RawBuffer| Bind::Buffer(sb, b.raw, 0, vk::WHOLE_SIZE);
+        raw.write_set(fs, &[(0, whole(&src))]);
+        raw.write_set(cs, &[(0, whole(&src)), (1, whole(&dst))]);
         pairs.push((src, dst, fs, cs));
     }
     let queries = raw.timestamps(2)?;

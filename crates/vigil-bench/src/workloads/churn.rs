@@ -7,7 +7,7 @@
 
 use super::PathResult;
 use crate::harness::{Plan, repeat};
-use crate::raw::Raw;
+use crate::raw::{Bind, Raw};
 use crate::wgpu_ctx::Wgpu;
 use ash::vk;
 use std::time::Instant;
@@ -108,17 +108,13 @@ pub fn ash(raw: &mut Raw, count: u32, plan: Plan) -> Result<PathResult, String> 
                 gpu_allocator::MemoryLocation::GpuOnly,
             )?;
             let set = raw.allocate_set(pool, dsl)?;
-            let info = [vk::DescriptorBufferInfo::default()
-                .buffer(buffer.raw)
-                .offset(0)
-                .range(SIZE)];
-            let write = [vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(0)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .buffer_info(&info)];
-            // SAFETY: a fresh set; a live buffer.
-            unsafe { d.update_descriptor_sets(&write, &[]) };
+            raw.write_set(
+                set,
+                &[(
+                    0,
+                    Bind::Buffer(vk::DescriptorType::STORAGE_BUFFER, buffer.raw, 0, SIZE),
+                )],
+            );
             made.push((buffer, set));
         }
         let create = t.elapsed();

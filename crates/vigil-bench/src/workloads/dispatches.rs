@@ -5,7 +5,7 @@
 
 use super::PathResult;
 use crate::harness::{Plan, repeat};
-use crate::raw::Raw;
+use crate::raw::{Bind, Raw};
 use crate::wgpu_ctx::Wgpu;
 use ash::vk;
 use std::time::{Duration, Instant};
@@ -280,28 +280,24 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
     }
     .map_err(err)?;
     for (g, &set) in sets.iter().enumerate() {
-        let u = [vk::DescriptorBufferInfo::default()
-            .buffer(uniforms.raw)
-            .offset(g as u64 * SLOT)
-            .range(16)];
-        let s = [vk::DescriptorBufferInfo::default()
-            .buffer(outs[g].raw)
-            .offset(0)
-            .range(SLOT)];
-        let writes = [
-            vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(0)
-                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-                .buffer_info(&u),
-            vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(1)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .buffer_info(&s),
-        ];
-        // SAFETY: fresh sets, valid buffers.
-        unsafe { d.update_descriptor_sets(&writes, &[]) };
+        raw.write_set(
+            set,
+            &[
+                (
+                    0,
+                    Bind::Buffer(
+                        vk::DescriptorType::UNIFORM_BUFFER,
+                        uniforms.raw,
+                        g as u64 * SLOT,
+                        16,
+                    ),
+                ),
+                (
+                    1,
+                    Bind::Buffer(vk::DescriptorType::STORAGE_BUFFER, outs[g].raw, 0, SLOT),
+                ),
+            ],
+        );
     }
     let (cmd_pool, cb) = raw.command_buffer()?;
     let record = |raw: &Raw| -> Result<Duration, String> {

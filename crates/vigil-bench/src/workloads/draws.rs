@@ -9,7 +9,7 @@
 
 use super::PathResult;
 use crate::harness::{Plan, Stats, repeat};
-use crate::raw::{Raw, RawBuffer, RawImage};
+use crate::raw::{Bind, Raw, RawBuffer, RawImage};
 use crate::wgpu_ctx::Wgpu;
 use ash::vk;
 use std::time::{Duration, Instant};
@@ -273,30 +273,23 @@ pub fn vigil(
     device
         .write_buffer(uniforms, 0, &tints(size.groups))
         .map_err(e)?;
-    let mut vbs = Vec::new();
-    for k in 0..VERTEX_BUFFERS {
+    let filled = |label, usage, bytes: Vec<u8>| -> Result<Buffer, String> {
         let b = device
             .create_buffer(&BufferDescriptor {
-                label: "corners",
-                size: 32,
-                usage: BufferUsages::VERTEX | BufferUsages::COPY_DST,
+                label,
+                size: bytes.len() as u64,
+                usage: usage | BufferUsages::COPY_DST,
             })
             .map_err(e)?;
-        device.write_buffer(b, 0, &corners(k)).map_err(e)?;
-        vbs.push(b);
-    }
-    let mut ibs = Vec::new();
-    for k in 0..INDEX_BUFFERS {
-        let b = device
-            .create_buffer(&BufferDescriptor {
-                label: "indices",
-                size: 12,
-                usage: BufferUsages::INDEX | BufferUsages::COPY_DST,
-            })
-            .map_err(e)?;
-        device.write_buffer(b, 0, &indices(k)).map_err(e)?;
-        ibs.push(b);
-    }
+        device.write_buffer(b, 0, &bytes).map_err(e)?;
+        Ok(b)
+    };
+    let vbs = (0..VERTEX_BUFFERS)
+        .map(|k| filled("corners", BufferUsages::VERTEX, corners(k)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let ibs = (0..INDEX_BUFFERS)
+        .map(|k| filled("indices", BufferUsages::INDEX, indices(k)))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut groups = Vec::new();
     for g in 0..size.groups {
         groups.push(
@@ -580,34 +573,22 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
     let mut sets = Vec::new();
     for g in 0..size.groups {
         let set = raw.allocate_set(pool, dsl)?;
-        let image = [vk::DescriptorImageInfo::default()
-            .image_view(images[(g % TEXTURES) as usize].view)
-            .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)];
-        let sampler =
-            [vk::DescriptorImageInfo::default().sampler(samplers[(g % SAMPLERS) as usize])];
-        let buffer = [vk::DescriptorBufferInfo::default()
-            .buffer(uniforms.raw)
-            .offset(u64::from(g) * SLOT)
-            .range(16)];
-        let writes = [
-            vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(0)
-                .descriptor_type(vk::DescriptorType::SAMPLED_IMAGE)
-                .image_info(&image),
-            vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(1)
-                .descriptor_type(vk::DescriptorType::SAMPLER)
-                .image_info(&sampler),
-            vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(2)
-                .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
-                .buffer_info(&buffer),
-        ];
-        // SAFETY: a fresh set; live image view, sampler and buffer.
-        unsafe { d.update_descriptor_sets(&writes, &[]) };
+        raw.write_set(
+            set,
+            &[
+                (0, Bind::SampledImage(images[(g % TEXTURES) as usize].view)),
+                (1, Bind::Sampler(samplers[(g % SAMPLERS) as usize])),
+                (
+                    2,
+                    Bind::Buffer(
+                        vk::DescriptorType::UNIFORM_BUFFER,
+                        uniforms.raw,
+                        u64::from(g) * SLOT,
+                        16,
+                    ),
+                ),
+            ],
+        );
         sets.push(set);
     }
     let target_size = size.target();
