@@ -48,6 +48,8 @@ pub struct Plan {
 }
 
 /// Runs `f` `plan.warmup + plan.runs` times; `f` returns one duration per named quantity.
+/// With `VIGIL_BENCH_SAMPLES` set, the raw samples go to stderr (to see a distribution
+/// rather than its median).
 pub fn repeat<const N: usize>(
     plan: Plan,
     mut f: impl FnMut() -> Result<[Duration; N], String>,
