@@ -15,6 +15,51 @@ use vigil_hal::{
     TextureUsages,
 };
 
+/// The view a texture or storage-texture binding names, checked the same way for both:
+/// live (and its texture), created with `usage`, of the layout's dimension.
+fn bound_view<'s, A: Api>(
+    st: &'s DeviceState<A>,
+    v: TextureView,
+    device: u32,
+    binding: u32,
+    (usage, usage_name): (TextureUsages, &str),
+    dimension: vigil_hal::TextureViewDimension,
+    label: &str,
+) -> Result<&'s super::ViewObj<A>> {
+    const OP: &str = "create_bind_group";
+    let view = st.views.value(v, device, OP)?;
+    if !st.textures.is_live(view.texture.0, view.texture.1) {
+        return Err(fail!(
+            InvalidHandle,
+            OP,
+            label,
+            "binding {binding}: the texture of view '{}' was destroyed",
+            view.label
+        ));
+    }
+    if !view.usage.contains(usage) {
+        return Err(fail!(
+            UsageMismatch,
+            OP,
+            label,
+            "binding {binding}: view '{}' lacks {usage_name} usage ({:?})",
+            view.label,
+            view.usage
+        ));
+    }
+    if view.dimension != dimension {
+        return Err(fail!(
+            InvalidDescriptor,
+            OP,
+            label,
+            "binding {binding} wants a {dimension:?} view; view '{}' is {:?}",
+            view.label,
+            view.dimension
+        ));
+    }
+    Ok(view)
+}
+
 /// How to create a bind group layout.
 #[derive(Clone, Debug, Default)]
 pub struct BindGroupLayoutDescriptor<'a> {
@@ -663,40 +708,15 @@ impl<A: Api> Device<A> {
                     },
                     BindingResource::TextureView(v),
                 ) => {
-                    let view = st.views.value(v, self.id, OP)?;
-                    if !st.textures.is_live(view.texture.0, view.texture.1) {
-                        return Err(fail!(
-                            InvalidHandle,
-                            OP,
-                            label,
-                            "binding {}: the texture of view '{}' was destroyed",
-                            l.binding,
-                            view.label
-                        ));
-                    }
-                    if !view.usage.contains(TextureUsages::TEXTURE_BINDING) {
-                        return Err(fail!(
-                            UsageMismatch,
-                            OP,
-                            label,
-                            "binding {}: view '{}' lacks TEXTURE_BINDING usage ({:?})",
-                            l.binding,
-                            view.label,
-                            view.usage
-                        ));
-                    }
-                    if view.dimension != view_dimension {
-                        return Err(fail!(
-                            InvalidDescriptor,
-                            OP,
-                            label,
-                            "binding {} wants a {:?} view; view '{}' is {:?}",
-                            l.binding,
-                            view_dimension,
-                            view.label,
-                            view.dimension
-                        ));
-                    }
+                    let view = bound_view(
+                        st,
+                        v,
+                        self.id,
+                        l.binding,
+                        (TextureUsages::TEXTURE_BINDING, "TEXTURE_BINDING"),
+                        view_dimension,
+                        label,
+                    )?;
                     if multisampled != (view.sample_count > 1) {
                         return Err(fail!(
                             InvalidDescriptor,
@@ -766,28 +786,15 @@ impl<A: Api> Device<A> {
                     },
                     BindingResource::TextureView(v),
                 ) => {
-                    let view = st.views.value(v, self.id, OP)?;
-                    if !st.textures.is_live(view.texture.0, view.texture.1) {
-                        return Err(fail!(
-                            InvalidHandle,
-                            OP,
-                            label,
-                            "binding {}: the texture of view '{}' was destroyed",
-                            l.binding,
-                            view.label
-                        ));
-                    }
-                    if !view.usage.contains(TextureUsages::STORAGE_BINDING) {
-                        return Err(fail!(
-                            UsageMismatch,
-                            OP,
-                            label,
-                            "binding {}: view '{}' lacks STORAGE_BINDING usage ({:?})",
-                            l.binding,
-                            view.label,
-                            view.usage
-                        ));
-                    }
+                    let view = bound_view(
+                        st,
+                        v,
+                        self.id,
+                        l.binding,
+                        (TextureUsages::STORAGE_BINDING, "STORAGE_BINDING"),
+                        view_dimension,
+                        label,
+                    )?;
                     if view.format != format {
                         return Err(fail!(
                             InvalidDescriptor,
@@ -798,18 +805,6 @@ impl<A: Api> Device<A> {
                             format.wgsl_name(),
                             view.label,
                             view.format.wgsl_name()
-                        ));
-                    }
-                    if view.dimension != view_dimension {
-                        return Err(fail!(
-                            InvalidDescriptor,
-                            OP,
-                            label,
-                            "binding {} wants a {:?} view; view '{}' is {:?}",
-                            l.binding,
-                            view_dimension,
-                            view.label,
-                            view.dimension
                         ));
                     }
                     if view.range.mip_level_count != 1 {

@@ -27,8 +27,6 @@ pub(crate) struct TextureObj<A: Api> {
     pub desc: crate::texture::TextureDescriptorOwned,
     /// The layout the texture rests in between commands (decided by its usage).
     pub resting: TextureLayout,
-    /// Whether its first transition (from undefined) has been recorded.
-    pub initialized: bool,
 }
 
 /// A texture view.

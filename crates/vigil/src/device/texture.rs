@@ -222,7 +222,6 @@ impl<A: Api> Device<A> {
                 usage: desc.usage,
             },
             resting: resting_layout(desc.usage, desc.format),
-            initialized: false,
         });
         st.uploads.texture_inits.push((i, g));
         st.compact_first_uses();
@@ -810,13 +809,6 @@ impl<A: Api> Device<A> {
             encoder.clear_texture(b.texture, b.range, [0.0; 4]);
         }
         encoder.texture_barriers(&to_rest);
-        drop(to_dst);
-        drop(to_rest);
-        for &(i, _) in used.iter() {
-            if let Some(t) = st.textures.slot_mut(i).and_then(|s| s.value.as_mut()) {
-                t.initialized = true;
-            }
-        }
     }
 
     /// Records queued texture writes (destinations destroyed since are skipped).

@@ -506,13 +506,6 @@ impl<A: Api> DeviceState<A> {
         zero_fills: Vec<((u32, u32), u64)>,
         texture_inits: Vec<(u32, u32)>,
     ) {
-        for &(i, g) in &texture_inits {
-            if self.textures.is_live(i, g) {
-                if let Some(t) = self.textures.slot_mut(i).and_then(|s| s.value.as_mut()) {
-                    t.initialized = false;
-                }
-            }
-        }
         self.uploads.texture_inits.extend(
             texture_inits
                 .into_iter()

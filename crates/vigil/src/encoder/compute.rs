@@ -5,7 +5,7 @@ use super::{Access, CommandEncoder, Kind, Pass};
 use crate::device::DeviceState;
 use crate::error::{Result, fail};
 use crate::handle::{BindGroup, ComputePipeline, Handle, QuerySet};
-use vigil_hal::{Api, BindPoint, BufferUsages, CommandEncoder as _, Stages};
+use vigil_hal::{Api, BindPoint, CommandEncoder as _, Stages};
 
 /// Timestamps written at the start and end of a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,25 +225,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             e.expect_pass(Pass::Compute, OP)?;
             let st = e.state(OP)?;
             let b = st.buffers.value(buffer, e.device.id, OP)?;
-            if !b.usage.contains(BufferUsages::INDIRECT) {
-                return Err(fail!(
-                    UsageMismatch,
-                    OP,
-                    &e.label,
-                    "indirect arguments need INDIRECT usage; buffer '{}' has {:?}",
-                    b.label,
-                    b.usage
-                ));
-            }
-            if offset % 4 != 0 {
-                return Err(fail!(
-                    OutOfBounds,
-                    OP,
-                    &e.label,
-                    "indirect offset {offset} is not a multiple of 4"
-                ));
-            }
-            crate::device::check_range(OP, &e.label, "indirect arguments", offset, 12, b.size)?;
+            super::check_indirect(OP, &e.label, b, offset, 12)?;
             e.prepare_dispatch(&st, Some(buffer.index()), OP)?;
             e.record(|r| r.dispatch_indirect(&b.raw, offset));
             drop(st);

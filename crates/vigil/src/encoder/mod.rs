@@ -21,7 +21,7 @@ pub(crate) use tracker::{Access, BarrierState, Kind};
 
 use crate::DefaultApi;
 use crate::device::{Device, DeviceState};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, fail};
 use vigil_hal::{Api, CommandEncoder as _, Device as _, MemoryBarrier, Stages};
 
 /// How to create a command encoder.
@@ -108,6 +108,36 @@ pub(crate) fn members_ok<A: Api>(
         crate::device::Member::View(vi, vg) => view_ok(st, vi, vg),
         crate::device::Member::Sampler(si, sg) => st.samplers.is_live(si, sg),
     })
+}
+
+/// Checks `size` bytes of indirect arguments at `offset` in `b`: `INDIRECT` usage, a
+/// 4-byte-aligned offset, and the range inside the buffer.
+pub(crate) fn check_indirect<A: Api>(
+    op: &'static str,
+    label: &str,
+    b: &crate::device::BufferObj<A>,
+    offset: u64,
+    size: u64,
+) -> Result<()> {
+    if !b.usage.contains(vigil_hal::BufferUsages::INDIRECT) {
+        return Err(fail!(
+            UsageMismatch,
+            op,
+            label,
+            "indirect arguments need INDIRECT usage; buffer '{}' has {:?}",
+            b.label,
+            b.usage
+        ));
+    }
+    if offset % 4 != 0 {
+        return Err(fail!(
+            OutOfBounds,
+            op,
+            label,
+            "indirect offset {offset} is not a multiple of 4"
+        ));
+    }
+    crate::device::check_range(op, label, "indirect arguments", offset, size, b.size)
 }
 
 /// A finished command buffer, ready for [`Device::submit`].

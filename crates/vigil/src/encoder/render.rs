@@ -687,32 +687,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             }
             let st = e.state(op)?;
             let b = st.buffers.value(buffer, e.device.id, op)?;
-            if !b.usage.contains(BufferUsages::INDIRECT) {
-                return Err(fail!(
-                    UsageMismatch,
-                    op,
-                    &e.label,
-                    "indirect arguments need INDIRECT usage; buffer '{}' has {:?}",
-                    b.label,
-                    b.usage
-                ));
-            }
-            if offset % 4 != 0 {
-                return Err(fail!(
-                    OutOfBounds,
-                    op,
-                    &e.label,
-                    "indirect offset {offset} is not a multiple of 4"
-                ));
-            }
-            check_range(
-                op,
-                &e.label,
-                "indirect arguments",
-                offset,
-                if indexed { 20 } else { 16 },
-                b.size,
-            )?;
+            super::check_indirect(op, &e.label, b, offset, if indexed { 20 } else { 16 })?;
             e.prepare_draw(&st, op, Some(buffer.index()), None, 0..0, indexed)?;
             if indexed {
                 e.record(|r| r.draw_indexed_indirect(&b.raw, offset));
