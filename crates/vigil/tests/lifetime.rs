@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{bytes_of, gpu, read_u32};
+use common::{bytes_of, gpu, read_u32, src_dst_kernel};
 use std::time::Duration;
 use vigil::*;
 
@@ -22,41 +22,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 "#;
 
 fn setup(d: &Device, n: usize) -> (ComputePipeline, BindGroupLayout, Buffer, Buffer) {
-    let module = d
-        .create_shader_module(&ShaderModuleDescriptor {
-            label: "slow",
-            wgsl: SLOW_COPY,
-        })
-        .unwrap();
-    let e = |binding, read_only| BindGroupLayoutEntry {
-        binding,
-        visibility: ShaderStages::COMPUTE,
-        ty: BindingType::Buffer {
-            ty: BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-    };
-    let bgl = d
-        .create_bind_group_layout(&BindGroupLayoutDescriptor {
-            label: "slow",
-            entries: &[e(0, true), e(1, false)],
-        })
-        .unwrap();
-    let layout = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "slow",
-            bind_group_layouts: &[bgl],
-        })
-        .unwrap();
-    let p = d
-        .create_compute_pipeline(&ComputePipelineDescriptor {
-            label: "slow",
-            layout,
-            module,
-            entry_point: "main",
-        })
-        .unwrap();
+    let (p, bgl) = src_dst_kernel(d, "slow", SLOW_COPY);
     let usage = BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST;
     let src = d
         .create_buffer(&BufferDescriptor {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{bytes_of, gpu, read_u32};
+use common::{bytes_of, gpu, read_u32, src_dst_kernel};
 use vigil::*;
 
 /// `dst[i] = src[i] + 1` with many rounds of busy work so a missing barrier shows.
@@ -29,41 +29,7 @@ struct Step {
 }
 
 fn step(d: &Device) -> Step {
-    let module = d
-        .create_shader_module(&ShaderModuleDescriptor {
-            label: "step",
-            wgsl: STEP,
-        })
-        .unwrap();
-    let e = |binding, read_only| BindGroupLayoutEntry {
-        binding,
-        visibility: ShaderStages::COMPUTE,
-        ty: BindingType::Buffer {
-            ty: BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-    };
-    let bgl = d
-        .create_bind_group_layout(&BindGroupLayoutDescriptor {
-            label: "step",
-            entries: &[e(0, true), e(1, false)],
-        })
-        .unwrap();
-    let layout = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "step",
-            bind_group_layouts: &[bgl],
-        })
-        .unwrap();
-    let pipeline = d
-        .create_compute_pipeline(&ComputePipelineDescriptor {
-            label: "step",
-            layout,
-            module,
-            entry_point: "main",
-        })
-        .unwrap();
+    let (pipeline, bgl) = src_dst_kernel(d, "step", STEP);
     Step { bgl, pipeline }
 }
 

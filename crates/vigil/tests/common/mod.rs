@@ -103,3 +103,46 @@ pub fn read_u32(device: &Device, buffer: vigil::Buffer, count: usize) -> Vec<u32
 pub fn bytes_of(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
+
+/// A compute kernel (entry `main`) reading storage buffer binding 0 and writing binding 1:
+/// its pipeline and the layout of its one group.
+pub fn src_dst_kernel(
+    device: &Device,
+    label: &str,
+    wgsl: &str,
+) -> (vigil::ComputePipeline, vigil::BindGroupLayout) {
+    use vigil::*;
+    let module = device
+        .create_shader_module(&ShaderModuleDescriptor { label, wgsl })
+        .unwrap();
+    let e = |binding, read_only| BindGroupLayoutEntry {
+        binding,
+        visibility: ShaderStages::COMPUTE,
+        ty: BindingType::Buffer {
+            ty: BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+    };
+    let bgl = device
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label,
+            entries: &[e(0, true), e(1, false)],
+        })
+        .unwrap();
+    let layout = device
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label,
+            bind_group_layouts: &[bgl],
+        })
+        .unwrap();
+    let pipeline = device
+        .create_compute_pipeline(&ComputePipelineDescriptor {
+            label,
+            layout,
+            module,
+            entry_point: "main",
+        })
+        .unwrap();
+    (pipeline, bgl)
+}
