@@ -5,6 +5,8 @@
 //! - `demo`: set-up, then build and run `vigil demo`
 //! - `test`: set-up, then the whole test suite with the validation layer on
 //! - `bench`: set-up, then `vigil bench` (extra arguments are passed on)
+//! - `fuzz`: set-up, then the API-sequence fuzzer (`vigil-fuzz`; extra arguments such as
+//!   `--calls N --seed S --seeds K --jobs J` are passed on)
 //! - `ci`: `test`, then `cargo fmt --check` and `cargo clippy -D warnings`
 
 mod setup;
@@ -30,7 +32,7 @@ fn run(mut cmd: Command) -> Result<(), String> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(task) = args.first() else {
-        eprintln!("usage: cargo xtask <setup|demo|test|bench|ci> [args]");
+        eprintln!("usage: cargo xtask <setup|demo|test|bench|fuzz|ci> [args]");
         return ExitCode::from(2);
     };
     let rest = &args[1..];
@@ -67,6 +69,14 @@ fn main() -> ExitCode {
             .args(rest);
             run(c)
         }),
+        "fuzz" => setup::ensure().and_then(|()| {
+            // The debug profile keeps overflow checks on, so wrapping arithmetic in
+            // validation shows up as a panic the fuzzer reports, not as a silent wrap.
+            let mut c = cargo();
+            c.args(["run", "-p", "vigil-fuzz", "--bin", "vigil-fuzz", "--"])
+                .args(rest);
+            run(c)
+        }),
         "ci" => setup::ensure().and_then(|()| test(rest)).and_then(|()| {
             let mut fmt = cargo();
             fmt.args(["fmt", "--all", "--", "--check"]);
@@ -83,7 +93,7 @@ fn main() -> ExitCode {
             run(clippy)
         }),
         other => Err(format!(
-            "unknown task '{other}'; try setup, demo, test, bench or ci"
+            "unknown task '{other}'; try setup, demo, test, bench, fuzz or ci"
         )),
     };
     match result {

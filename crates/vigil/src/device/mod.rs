@@ -314,6 +314,22 @@ impl<A: Api> Device<A> {
         self.hal.live_objects()
     }
 
+    /// Native objects among [`Device::live_native_objects`] that the device keeps for reuse
+    /// rather than for any object of yours: idle command pools and staging buffers, and
+    /// those of submissions not yet seen complete. Leak checks compare the live count minus
+    /// this against the count of a fresh device.
+    pub fn pooled_native_objects(&self) -> u64 {
+        let Ok(s) = self.state.try_borrow() else {
+            return 0;
+        };
+        let in_flight: usize = s
+            .in_flight
+            .iter()
+            .map(|f| f.encoders.len() + f.staging.len())
+            .sum();
+        (s.free_encoders.len() + s.spare_staging.len() + s.uploads.chunks.len() + in_flight) as u64
+    }
+
     /// What the validation layer has said so far, when validation is on.
     pub fn validation_log(&self) -> Option<Arc<ValidationLog>> {
         self.validation.clone()

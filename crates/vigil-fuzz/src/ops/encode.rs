@@ -1,0 +1,1015 @@
+//! Encoders: passes, bindings, draws, dispatches, copies, timestamps; finishing and
+//! dropping them at any moment.
+
+use super::objects::{controlled, make_texture};
+use crate::recipes::{RECIPES, Shape};
+use crate::rng::Rng;
+use crate::world::{Bound, Open, PassState, Validity, ViewMeta, World};
+use vigil::{
+    BindingType, BufferUsages, CommandEncoderDescriptor, ComputePassDescriptor, IndexFormat,
+    LoadOp, PassTimestampWrites, RenderPassColorAttachment, RenderPassDepthStencilAttachment,
+    RenderPassDescriptor, StoreOp, TexelCopyBufferLayout, TexelCopyTextureInfo, TextureAspect,
+    TextureFormat, TextureUsages, TextureViewDescriptor,
+};
+
+/// Most encoders open at once.
+const MAX_OPEN: usize = 4;
+/// Most finished command buffers waiting.
+const MAX_FINISHED: usize = 8;
+
+/// An open encoder that is usable (not poisoned by a refused call) and in a pass `want`
+/// accepts; now and then any encoder at all (to reach the wrong-state refusals). `None`
+/// when there is none: the caller then makes the state it needs (opens an encoder or a
+/// pass) instead, which keeps the call stream deep rather than refused at the door.
+fn pick_encoder(w: &World<'_>, r: &mut Rng, want: impl Fn(&PassState) -> bool) -> Option<usize> {
+    if w.encoders.is_empty() {
+        return None;
+    }
+    if r.chance(4) {
+        return Some(r.index(w.encoders.len()));
+    }
+    let matching: Vec<usize> = (0..w.encoders.len())
+        .filter(|&i| !w.encoders[i].encoder.is_poisoned() && want(&w.encoders[i].pass))
+        .collect();
+    if matching.is_empty() {
+        return None;
+    }
+    Some(matching[r.index(matching.len())])
+}
+
+/// Finishes or drops a poisoned encoder, if there is one.
+fn retire_poisoned(w: &mut World<'_>, r: &mut Rng) -> bool {
+    let Some(i) = (0..w.encoders.len()).find(|&i| w.encoders[i].encoder.is_poisoned()) else {
+        return false;
+    };
+    let open = w.encoders.remove(i);
+    if r.chance(50) {
+        let what = format!("enc{}.finish()", open.id);
+        w.call("finish", what, false, |w| {
+            let cb = open.encoder.finish()?;
+            w.command_buffers.push(cb);
+            Ok(())
+        });
+    } else {
+        w.call(
+            "drop_encoder",
+            format!("drop(enc{})", open.id),
+            false,
+            |_| {
+                drop(open);
+                Ok(())
+            },
+        );
+    }
+    true
+}
+
+fn in_render(p: &PassState) -> bool {
+    matches!(p, PassState::Render { .. })
+}
+
+/// Runs `f` on encoder `i` as one logged call; a refusal poisons the encoder (vigil's
+/// rule), which the fuzzer then finishes or drops before long.
+fn on_encoder<T>(
+    w: &mut World<'_>,
+    i: usize,
+    op: &'static str,
+    what: String,
+    invalid: bool,
+    f: impl FnOnce(&mut Open<'_>) -> vigil::Result<T>,
+) -> Option<T> {
+    let id = w.encoders[i].id;
+    w.call(op, format!("enc{id}.{what}"), invalid, |w| {
+        f(&mut w.encoders[i])
+    })
+}
+
+pub fn create_encoder(w: &mut World<'_>, r: &mut Rng) {
+    if r.chance(70) && retire_poisoned(w, r) {
+        return;
+    }
+    if w.encoders.len() >= MAX_OPEN {
+        return finish_encoder(w, r);
+    }
+    let id = w.encoder_count;
+    w.encoder_count += 1;
+    w.call(
+        "create_command_encoder",
+        format!("create_command_encoder() -> enc{id}"),
+        false,
+        |w| {
+            let encoder = w.device.create_command_encoder(&CommandEncoderDescriptor {
+                label: "fuzz encoder",
+            })?;
+            w.encoders.push(Open {
+                encoder,
+                pass: PassState::None,
+                id,
+                bound: Bound::default(),
+            });
+            Ok(())
+        },
+    );
+}
+
+pub fn finish_encoder(w: &mut World<'_>, r: &mut Rng) {
+    if w.encoders.is_empty() {
+        return create_encoder(w, r);
+    }
+    if w.command_buffers.len() >= MAX_FINISHED {
+        return super::queue::submit(w, r);
+    }
+    // One outside a pass (finishing inside one is refused), else close a pass first.
+    if retire_poisoned(w, r) {
+        return;
+    }
+    let Some(i) = pick_encoder(w, r, |p| *p == PassState::None) else {
+        return end_pass(w, r);
+    };
+    let open = w.encoders.remove(i);
+    let what = format!("enc{}.finish()", open.id);
+    w.call("finish", what, false, |w| {
+        let cb = open.encoder.finish()?;
+        w.command_buffers.push(cb);
+        Ok(())
+    });
+}
+
+pub fn drop_encoder(w: &mut World<'_>, r: &mut Rng) {
+    if w.encoders.is_empty() {
+        return;
+    }
+    let i = r.index(w.encoders.len());
+    let open = w.encoders.remove(i);
+    w.call(
+        "drop_encoder",
+        format!("drop(enc{})", open.id),
+        false,
+        |_| {
+            drop(open);
+            Ok(())
+        },
+    );
+}
+
+fn pass_timestamps(w: &World<'_>, r: &mut Rng) -> (Option<PassTimestampWrites>, bool) {
+    if !r.chance(10) {
+        return (None, false);
+    }
+    let (set, count, v) = w.query_sets.pick(r, w.id);
+    let count = count.unwrap_or(2);
+    let q = |r: &mut Rng| {
+        if r.chance(30) {
+            None
+        } else {
+            Some(r.edge_u32(count.min(64)))
+        }
+    };
+    (
+        Some(PassTimestampWrites {
+            query_set: set,
+            beginning: q(r),
+            end: q(r),
+        }),
+        v.invalid(),
+    )
+}
+
+/// Makes an encoder outside any pass available: ends a pass or opens an encoder.
+fn outside_pass(w: &mut World<'_>, r: &mut Rng) {
+    if w.encoders.len() >= MAX_OPEN || r.chance(30) {
+        end_pass(w, r)
+    } else {
+        create_encoder(w, r)
+    }
+}
+
+pub fn begin_compute_pass(w: &mut World<'_>, r: &mut Rng) {
+    let Some(i) = pick_encoder(w, r, |p| *p == PassState::None) else {
+        return outside_pass(w, r);
+    };
+    let (ts, invalid) = pass_timestamps(w, r);
+    on_encoder(
+        w,
+        i,
+        "begin_compute_pass",
+        format!("begin_compute_pass({ts:?})"),
+        invalid,
+        |o| {
+            o.encoder.begin_compute_pass(&ComputePassDescriptor {
+                label: "fuzz compute pass",
+                timestamp_writes: ts,
+            })?;
+            o.pass = PassState::Compute;
+            o.bound = Bound {
+                last_written: o.bound.last_written,
+                ..Bound::default()
+            };
+            Ok(())
+        },
+    );
+}
+
+pub fn end_pass(w: &mut World<'_>, r: &mut Rng) {
+    let Some(i) = pick_encoder(w, r, |p| *p != PassState::None) else {
+        return;
+    };
+    let render = in_render(&w.encoders[i].pass) != r.chance(5);
+    if render {
+        on_encoder(
+            w,
+            i,
+            "end_render_pass",
+            "end_render_pass()".into(),
+            false,
+            |o| {
+                o.encoder.end_render_pass()?;
+                o.pass = PassState::None;
+                Ok(())
+            },
+        );
+    } else {
+        on_encoder(
+            w,
+            i,
+            "end_compute_pass",
+            "end_compute_pass()".into(),
+            false,
+            |o| {
+                o.encoder.end_compute_pass()?;
+                o.pass = PassState::None;
+                Ok(())
+            },
+        );
+    }
+}
+
+/// A view to render to: `format`, `samples`, one level and layer, `extent` (any when
+/// `None`). Made (a texture and a view, two logged calls) when none exists.
+fn target_view(
+    w: &mut World<'_>,
+    r: &mut Rng,
+    format: TextureFormat,
+    samples: u32,
+    extent: Option<[u32; 2]>,
+) -> Option<(vigil::TextureView, ViewMeta)> {
+    let textures = &w.textures;
+    let want = |m: &ViewMeta| {
+        textures.is_live(m.texture)
+            && m.usage.contains(TextureUsages::RENDER_ATTACHMENT)
+            && m.format == format
+            && m.samples == samples
+            && m.single
+            && extent.is_none_or(|e| e == m.extent)
+    };
+    if let Some(found) = w.views.live_where(r, want) {
+        if r.chance(85) {
+            return Some(found);
+        }
+    }
+    let side = extent.unwrap_or_else(|| {
+        let s = r.pick(&[16, 64, 1, 8]);
+        [s, s]
+    });
+    let mut usage = TextureUsages::RENDER_ATTACHMENT | TextureUsages::TEXTURE_BINDING;
+    if samples == 1 {
+        usage |= TextureUsages::COPY_SRC | TextureUsages::COPY_DST;
+    }
+    let texture = make_texture(w, side, 1, 1, samples, format, usage)?;
+    let meta = ViewMeta {
+        texture,
+        format,
+        dimension: vigil::TextureViewDimension::D2,
+        usage,
+        samples,
+        single: true,
+        extent: side,
+    };
+    w.call(
+        "create_texture_view",
+        format!("create_texture_view({texture:?}, default)"),
+        false,
+        |w| {
+            let v = w
+                .device
+                .create_texture_view(texture, &TextureViewDescriptor::default())?;
+            w.views.add(v, meta);
+            Ok((v, meta))
+        },
+    )
+}
+
+pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
+    let Some(i) = pick_encoder(w, r, |p| *p == PassState::None) else {
+        return outside_pass(w, r);
+    };
+    // Mostly a pass some live pipeline can draw in; now and then any recipe's.
+    let (recipe, samples) = match w.render.any_live(r) {
+        Some((_, m)) if r.chance(85) => (&RECIPES[m.recipe], m.samples),
+        _ => {
+            let renders: Vec<usize> = (0..RECIPES.len())
+                .filter(|&k| matches!(RECIPES[k].shape, Shape::Render { .. }))
+                .collect();
+            let recipe = &RECIPES[renders[r.index(renders.len())]];
+            (recipe, if r.chance(15) { 4 } else { 1 })
+        }
+    };
+    let mut extent = None;
+    let mut colors = Vec::new();
+    let mut formats = Vec::new();
+    let mut invalid = false;
+    for &format in recipe.targets {
+        let Some((view, meta)) = target_view(w, r, format, samples, extent) else {
+            return;
+        };
+        extent = Some(meta.extent);
+        let resolve_target = if samples == 4 && r.chance(60) {
+            target_view(w, r, format, 1, extent).map(|(v, _)| v)
+        } else {
+            None
+        };
+        let load = if r.chance(70) {
+            LoadOp::Clear([0.0, r.pick(&[0.5, 1.0, f64::NAN, 1e300]), 0.0, 1.0])
+        } else {
+            LoadOp::Load
+        };
+        colors.push(Some(RenderPassColorAttachment {
+            view,
+            resolve_target,
+            load,
+            store: if r.chance(85) {
+                StoreOp::Store
+            } else {
+                StoreOp::Discard
+            },
+        }));
+        formats.push(Some(format));
+    }
+    let mut depth = None;
+    if let Some(format) = recipe.depth {
+        let Some((view, meta)) = target_view(w, r, format, samples, extent) else {
+            return;
+        };
+        extent = Some(meta.extent);
+        depth = Some(RenderPassDepthStencilAttachment {
+            view,
+            depth_load: LoadOp::Clear(r.pick(&[1.0, 0.0, f32::NAN, 2.0])),
+            depth_store: StoreOp::Store,
+            stencil_load: LoadOp::Clear(r.pick(&[0, 1, u32::MAX])),
+            stencil_store: StoreOp::Store,
+        });
+    }
+    let _ = extent;
+    if r.chance(8) {
+        // A stranger attachment: any view at all, in place of the first color one.
+        let (v, _, validity) = w.views.pick(r, w.id);
+        invalid |= validity.invalid();
+        if let Some(Some(c)) = colors.first_mut() {
+            c.view = v;
+        } else {
+            colors.push(Some(RenderPassColorAttachment {
+                view: v,
+                resolve_target: None,
+                load: LoadOp::Load,
+                store: StoreOp::Store,
+            }));
+            formats.push(None);
+        }
+    }
+    let (ts, ts_invalid) = pass_timestamps(w, r);
+    invalid |= ts_invalid;
+    let what = format!("begin_render_pass({colors:?}, {depth:?}, {ts:?})");
+    let pass = PassState::Render {
+        colors: formats,
+        depth: recipe.depth,
+        samples,
+    };
+    on_encoder(w, i, "begin_render_pass", what, invalid, |o| {
+        o.encoder.begin_render_pass(&RenderPassDescriptor {
+            label: "fuzz render pass",
+            color_attachments: &colors,
+            depth_stencil_attachment: depth,
+            timestamp_writes: ts,
+        })?;
+        o.pass = pass;
+        o.bound = Bound {
+            last_written: o.bound.last_written,
+            ..Bound::default()
+        };
+        Ok(())
+    });
+}
+
+/// Opens a pass of either kind (the state most commands need).
+fn begin_some_pass(w: &mut World<'_>, r: &mut Rng) {
+    if r.chance(50) {
+        begin_compute_pass(w, r)
+    } else {
+        begin_render_pass(w, r)
+    }
+}
+
+pub fn set_pipeline(w: &mut World<'_>, r: &mut Rng) {
+    let Some(i) = pick_encoder(w, r, |p| *p != PassState::None) else {
+        return begin_some_pass(w, r);
+    };
+    set_pipeline_on(w, r, i);
+}
+
+fn set_pipeline_on(w: &mut World<'_>, r: &mut Rng, i: usize) {
+    match w.encoders[i].pass.clone() {
+        PassState::Render {
+            colors, samples, ..
+        } => {
+            let fits = |m: &crate::world::RenderMeta| {
+                let recipe = &RECIPES[m.recipe];
+                m.samples == samples
+                    && recipe.targets.len() == colors.len()
+                    && recipe
+                        .targets
+                        .iter()
+                        .zip(&colors)
+                        .all(|(a, b)| Some(*a) == *b)
+            };
+            let (p, recipe, v) = match w.render.live_where(r, fits) {
+                Some((p, m)) if r.chance(90) => (p, Some(m.recipe), Validity::Live),
+                _ => {
+                    let (p, m, v) = w.render.pick(r, w.id);
+                    (p, m.map(|m| m.recipe), v)
+                }
+            };
+            let what = format!("set_render_pipeline({p:?})");
+            on_encoder(w, i, "set_render_pipeline", what, v.invalid(), |o| {
+                o.encoder.set_render_pipeline(p)?;
+                o.bound.pipeline = recipe;
+                Ok(())
+            });
+        }
+        _ => {
+            let (p, recipe, v) = w.compute.pick(r, w.id);
+            let what = format!("set_compute_pipeline({p:?})");
+            on_encoder(w, i, "set_compute_pipeline", what, v.invalid(), |o| {
+                o.encoder.set_compute_pipeline(p)?;
+                o.bound.pipeline = recipe;
+                Ok(())
+            });
+        }
+    }
+}
+
+pub fn set_bind_group(w: &mut World<'_>, r: &mut Rng) {
+    let Some(i) = pick_encoder(w, r, |p| *p != PassState::None) else {
+        return begin_some_pass(w, r);
+    };
+    set_bind_group_on(w, r, i);
+}
+
+fn set_bind_group_on(w: &mut World<'_>, r: &mut Rng, i: usize) {
+    let index = match r.below(12) {
+        0 => r.pick(&[1, 3, 4, 7, 8, 16, u32::MAX]),
+        _ => 0,
+    };
+    let want = w.encoders[i].bound.pipeline;
+    let (group, meta, v) = match w
+        .groups
+        .live_where(r, |m| want.is_some() && m.recipe == want)
+    {
+        Some((g, m)) if r.chance(85) => (g, Some(m), Validity::Live),
+        _ => w.groups.pick(r, w.id),
+    };
+    let recipe = meta.as_ref().and_then(|m| m.recipe);
+    let align = w.limits.min_uniform_buffer_offset_alignment.max(1);
+    let mut offsets: Vec<u32> = meta
+        .map(|m| {
+            m.entries
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e.ty,
+                        BindingType::Buffer {
+                            has_dynamic_offset: true,
+                            ..
+                        }
+                    )
+                })
+                .map(|_| match r.below(10) {
+                    0 => r.edge_u32(align),
+                    1 => align,
+                    _ => 0,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if r.chance(6) {
+        if r.chance(50) {
+            offsets.push(0);
+        } else {
+            offsets.pop();
+        }
+    }
+    let what = format!("set_bind_group({index}, {group:?}, {offsets:?})");
+    on_encoder(w, i, "set_bind_group", what, v.invalid(), |o| {
+        o.encoder.set_bind_group(index, group, &offsets)?;
+        if index == 0 {
+            o.bound.group = recipe;
+        }
+        Ok(())
+    });
+}
+
+/// A live buffer with `usage` (and, when `only_controlled`, one the fuzzer keeps small
+/// values in), or any pick.
+fn buffer_for(w: &World<'_>, r: &mut Rng, usage: BufferUsages) -> (vigil::Buffer, u64, Validity) {
+    if r.chance(90) {
+        if let Some((b, m)) = w.buffers.live_where(r, |m| m.usage.contains(usage)) {
+            return (b, m.size, Validity::Live);
+        }
+    }
+    let (b, m, v) = w.buffers.pick(r, w.id);
+    (b, m.map_or(0, |m| m.size), v)
+}
+
+pub fn set_vertex_buffer(w: &mut World<'_>, r: &mut Rng) {
+    let Some(i) = pick_encoder(w, r, in_render) else {
+        return begin_render_pass(w, r);
+    };
+    let slot = match r.below(10) {
+        0 => r.pick(&[w.limits.max_vertex_buffers, 16, 17, u32::MAX]),
+        1..=4 => 1,
+        _ => 0,
+    };
+    set_vertex_buffer_on(w, r, i, slot);
+}
+
+fn set_vertex_buffer_on(w: &mut World<'_>, r: &mut Rng, i: usize, slot: u32) {
+    let (buffer, size, v) = buffer_for(w, r, BufferUsages::VERTEX);
+    let offset = if r.chance(70) { 0 } else { r.edge_u64(size, 4) };
+    let range = if r.chance(70) {
+        None
+    } else {
+        Some(r.edge_u64(size, 4))
+    };
+    let what = format!("set_vertex_buffer({slot}, {buffer:?}, {offset}, {range:?})");
+    on_encoder(w, i, "set_vertex_buffer", what, v.invalid(), |o| {
+        o.encoder.set_vertex_buffer(slot, buffer, offset, range)?;
+        if slot < 32 {
+            o.bound.vertex_slots |= 1 << slot;
+        }
+        Ok(())
+    });
+}
+
+pub fn set_index_buffer(w: &mut World<'_>, r: &mut Rng) {
+    let Some(i) = pick_encoder(w, r, in_render) else {
+        return begin_render_pass(w, r);
+    };
+    set_index_buffer_on(w, r, i);
+}
+
+fn set_index_buffer_on(w: &mut World<'_>, r: &mut Rng, i: usize) {
+    let (buffer, size, v) = buffer_for(w, r, BufferUsages::INDEX);
+    let format = r.pick(&[IndexFormat::Uint16, IndexFormat::Uint32]);
+    let offset = if r.chance(70) { 0 } else { r.edge_u64(size, 4) };
+    let range = if r.chance(70) {
+        None
+    } else {
+        Some(r.edge_u64(size, 2))
+    };
+    let what = format!("set_index_buffer({buffer:?}, {format:?}, {offset}, {range:?})");
+    on_encoder(w, i, "set_index_buffer", what, v.invalid(), |o| {
+        o.encoder.set_index_buffer(buffer, format, offset, range)?;
+        o.bound.index = true;
+        Ok(())
+    });
+}
+
+pub fn set_dynamic_state(w: &mut World<'_>, r: &mut Rng) {
+    let Some(i) = pick_encoder(w, r, in_render) else {
+        return begin_render_pass(w, r);
+    };
+    match r.below(4) {
+        0 => {
+            let v = [
+                r.edge_f32(0.0),
+                r.edge_f32(0.0),
+                r.edge_f32(16.0),
+                r.edge_f32(16.0),
+                r.edge_f32(0.0),
+                r.edge_f32(1.0),
+            ];
+            on_encoder(
+                w,
+                i,
+                "set_viewport",
+                format!("set_viewport({v:?})"),
+                false,
+                |o| o.encoder.set_viewport(v[0], v[1], v[2], v[3], v[4], v[5]),
+            );
+        }
+        1 => {
+            let s = [r.edge_u32(4), r.edge_u32(4), r.edge_u32(16), r.edge_u32(16)];
+            let what = format!("set_scissor_rect({s:?})");
+            on_encoder(w, i, "set_scissor_rect", what, false, |o| {
+                o.encoder.set_scissor_rect(s[0], s[1], s[2], s[3])
+            });
+        }
+        2 => {
+            let c = [
+                r.edge_f32(1.0),
+                r.edge_f32(1.0),
+                r.edge_f32(1.0),
+                r.edge_f32(1.0),
+            ];
+            let what = format!("set_blend_constant({c:?})");
+            on_encoder(w, i, "set_blend_constant", what, false, |o| {
+                o.encoder.set_blend_constant(c)
+            });
+        }
+        _ => {
+            let reference = r.edge_u32(255);
+            let what = format!("set_stencil_reference({reference})");
+            on_encoder(w, i, "set_stencil_reference", what, false, |o| {
+                o.encoder.set_stencil_reference(reference)
+            });
+        }
+    }
+}
+
+/// A range of small length starting anywhere (edges included), inverted now and then.
+fn range(r: &mut Rng, typical: u32) -> std::ops::Range<u32> {
+    let start = match r.below(10) {
+        0 => r.pick(&[u32::MAX - 1, u32::MAX, 1 << 31, 100]),
+        _ => r.below(4) as u32,
+    };
+    let len = r.pick(&[0, 1, 3, typical, typical.saturating_mul(4)]);
+    if r.chance(6) {
+        let end = start.saturating_sub(r.pick(&[1, 3]));
+        return start.max(1)..end.min(start.saturating_sub(1));
+    }
+    start..start.saturating_add(len)
+}
+
+/// Makes the call a draw or dispatch on encoder `i` still lacks, if any (most of the
+/// time); `true` when it made one.
+fn prerequisite(w: &mut World<'_>, r: &mut Rng, i: usize, indexed: bool) -> bool {
+    if !r.chance(85) {
+        return false;
+    }
+    let bound = w.encoders[i].bound;
+    let Some(recipe) = bound.pipeline else {
+        set_pipeline_on(w, r, i);
+        return true;
+    };
+    let needs_group = !(RECIPES[recipe].group)().is_empty();
+    if needs_group && bound.group != Some(recipe) {
+        set_bind_group_on(w, r, i);
+        return true;
+    }
+    if in_render(&w.encoders[i].pass) {
+        let slots = RECIPES[recipe].vertex_buffers.len() as u32;
+        let missing = (0..slots).find(|s| bound.vertex_slots & (1 << s) == 0);
+        if let Some(slot) = missing {
+            set_vertex_buffer_on(w, r, i, slot);
+            return true;
+        }
+        if indexed && !bound.index {
+            set_index_buffer_on(w, r, i);
+            return true;
+        }
+    }
+    false
+}
+
+pub fn draw(w: &mut World<'_>, r: &mut Rng) {
+    let Some(i) = pick_encoder(w, r, in_render) else {
+        return begin_render_pass(w, r);
+    };
+    let kind = r.below(10);
+    if prerequisite(w, r, i, (5..=7).contains(&kind) || kind == 9) {
+        return;
+    }
+    match kind {
+        0..=4 => {
+            let (vertices, instances) = (range(r, 6), range(r, 2));
+            let what = format!("draw({vertices:?}, {instances:?})");
+            on_encoder(w, i, "draw", what, false, |o| {
+                o.encoder.draw(vertices, instances)
+            });
+        }
+        5..=7 => {
+            let (indices, instances) = (range(r, 6), range(r, 2));
+            let base = r.pick(&[0, 0, 0, 1, -1, i32::MAX, i32::MIN]);
+            let what = format!("draw_indexed({indices:?}, {base}, {instances:?})");
+            on_encoder(w, i, "draw_indexed", what, false, |o| {
+                o.encoder.draw_indexed(indices, base, instances)
+            });
+        }
+        _ => {
+            let indexed = kind == 9;
+            let (buffer, size, v) = args_buffer(w, r);
+            let offset = if r.chance(70) { 0 } else { r.edge_u64(size, 4) };
+            if indexed {
+                let what = format!("draw_indexed_indirect({buffer:?}, {offset})");
+                on_encoder(w, i, "draw_indexed_indirect", what, v.invalid(), |o| {
+                    o.encoder.draw_indexed_indirect(buffer, offset)
+                });
+            } else {
+                let what = format!("draw_indirect({buffer:?}, {offset})");
+                on_encoder(w, i, "draw_indirect", what, v.invalid(), |o| {
+                    o.encoder.draw_indirect(buffer, offset)
+                });
+            }
+        }
+    }
+}
+
+/// An indirect-argument buffer the fuzzer keeps small values in, or any pick.
+fn args_buffer(w: &World<'_>, r: &mut Rng) -> (vigil::Buffer, u64, Validity) {
+    if r.chance(90) {
+        if let Some((b, m)) = w
+            .buffers
+            .live_where(r, |m| m.usage.contains(BufferUsages::INDIRECT))
+        {
+            return (b, m.size, Validity::Live);
+        }
+    }
+    // Any other buffer: its usage lacks INDIRECT (refused) or it is controlled too.
+    let (b, m, v) = w.buffers.pick(r, w.id);
+    (b, m.map_or(0, |m| m.size), v)
+}
+
+pub fn dispatch(w: &mut World<'_>, r: &mut Rng) {
+    let Some(i) = pick_encoder(w, r, |p| *p == PassState::Compute) else {
+        return begin_compute_pass(w, r);
+    };
+    if prerequisite(w, r, i, false) {
+        return;
+    }
+    if r.chance(80) {
+        let max = w.limits.max_compute_workgroups_per_dimension;
+        let mut dims = [r.pick(&[1, 1, 2, 7, 0]), 1, r.pick(&[1, 1, 2])];
+        if r.chance(10) {
+            dims[r.index(3)] = r.pick(&[max, max.saturating_add(1), u32::MAX]);
+        }
+        let what = format!("dispatch({dims:?})");
+        on_encoder(w, i, "dispatch", what, false, |o| {
+            o.encoder.dispatch(dims[0], dims[1], dims[2])
+        });
+    } else {
+        let (buffer, size, v) = args_buffer(w, r);
+        let offset = if r.chance(70) { 0 } else { r.edge_u64(size, 4) };
+        let what = format!("dispatch_indirect({buffer:?}, {offset})");
+        on_encoder(w, i, "dispatch_indirect", what, v.invalid(), |o| {
+            o.encoder.dispatch_indirect(buffer, offset)
+        });
+    }
+}
+
+fn copy_at(r: &mut Rng, mips: u32, layers: u32) -> TexelCopyTextureInfo {
+    TexelCopyTextureInfo {
+        mip_level: if r.chance(80) { 0 } else { r.edge_u32(mips) },
+        origin: if r.chance(80) {
+            [0, 0]
+        } else {
+            [r.edge_u32(16), r.edge_u32(16)]
+        },
+        array_layer: if r.chance(80) { 0 } else { r.edge_u32(layers) },
+        aspect: if r.chance(90) {
+            TextureAspect::All
+        } else {
+            r.pick(&[TextureAspect::DepthOnly, TextureAspect::StencilOnly])
+        },
+    }
+}
+
+fn copy_size(r: &mut Rng, size: [u32; 2]) -> [u32; 3] {
+    if r.chance(70) {
+        [size[0], size[1], 1]
+    } else {
+        [r.edge_u32(size[0]), r.edge_u32(size[1]), r.edge_u32(1)]
+    }
+}
+
+fn buffer_layout(r: &mut Rng, bytes_per_row: u32, rows: u32, size: u64) -> TexelCopyBufferLayout {
+    TexelCopyBufferLayout {
+        offset: if r.chance(75) {
+            0
+        } else {
+            r.edge_u64(size, 256)
+        },
+        bytes_per_row: if r.chance(75) {
+            bytes_per_row.div_ceil(256) * 256
+        } else {
+            r.pick(&[0, 255, 256, 512, u32::MAX, bytes_per_row])
+        },
+        rows_per_image: if r.chance(80) {
+            None
+        } else {
+            Some(r.edge_u32(rows))
+        },
+    }
+}
+
+pub fn copy(w: &mut World<'_>, r: &mut Rng) {
+    let Some(i) = pick_encoder(w, r, |p| *p == PassState::None) else {
+        return outside_pass(w, r);
+    };
+    // Destinations never include controlled buffers (see `controlled`).
+    let dst_buffer = |w: &World<'_>, r: &mut Rng| -> (vigil::Buffer, u64, Validity) {
+        if r.chance(92) {
+            if let Some((b, m)) = w.buffers.live_where(r, |m| {
+                m.usage.contains(BufferUsages::COPY_DST) && !controlled(m.usage)
+            }) {
+                return (b, m.size, Validity::Live);
+            }
+        }
+        let (b, m, v) = w.buffers.pick(r, w.id);
+        if v == Validity::Live && m.is_some_and(|m| controlled(m.usage)) {
+            return (vigil::Buffer::NULL, 0, Validity::Null);
+        }
+        (b, m.map_or(0, |m| m.size), v)
+    };
+    match r.below(6) {
+        0 | 1 => {
+            let (src, src_size, sv) = match w.encoders[i].bound.last_written {
+                Some(b) if r.chance(50) && w.buffers.is_live(b) => {
+                    let m = w
+                        .buffers
+                        .items
+                        .iter()
+                        .find(|e| e.handle == b)
+                        .map(|e| e.meta);
+                    (b, m.map_or(0, |m| m.size), Validity::Live)
+                }
+                _ => buffer_for(w, r, BufferUsages::COPY_SRC),
+            };
+            let (dst, dst_size, dv) = dst_buffer(w, r);
+            let size = if r.chance(60) {
+                src_size.min(dst_size) / 4 * 4
+            } else {
+                r.edge_u64(src_size.min(dst_size), 4)
+            };
+            let so = if r.chance(70) {
+                0
+            } else {
+                r.edge_u64(src_size, 4)
+            };
+            let d_o = if r.chance(70) {
+                0
+            } else {
+                r.edge_u64(dst_size, 4)
+            };
+            let what = format!("copy_buffer_to_buffer({src:?}, {so}, {dst:?}, {d_o}, {size})");
+            on_encoder(
+                w,
+                i,
+                "copy_buffer_to_buffer",
+                what,
+                sv.invalid() || dv.invalid(),
+                |o| {
+                    o.encoder.copy_buffer_to_buffer(src, so, dst, d_o, size)?;
+                    o.bound.last_written = Some(dst);
+                    Ok(())
+                },
+            );
+        }
+        2 => {
+            let (b, size, v) = buffer_for(w, r, BufferUsages::COPY_DST);
+            let offset = if r.chance(70) { 0 } else { r.edge_u64(size, 4) };
+            let len = if r.chance(50) {
+                None
+            } else {
+                Some(r.edge_u64(size, 4))
+            };
+            let what = format!("clear_buffer({b:?}, {offset}, {len:?})");
+            on_encoder(w, i, "clear_buffer", what, v.invalid(), |o| {
+                o.encoder.clear_buffer(b, offset, len)
+            });
+        }
+        3 | 4 => {
+            let to_texture = r.chance(50);
+            let want = if to_texture {
+                TextureUsages::COPY_DST
+            } else {
+                TextureUsages::COPY_SRC
+            };
+            let (t, tm, tv) = match w.textures.live_where(r, |m| m.usage.contains(want)) {
+                Some((t, m)) if r.chance(90) => (t, Some(m), Validity::Live),
+                _ => w.textures.pick(r, w.id),
+            };
+            let (size, mips, layers, texel) = tm.map_or(([4, 4], 1, 1, 4), |m| {
+                (
+                    m.size,
+                    m.mips,
+                    m.layers,
+                    m.format.info().bytes_per_texel.max(1),
+                )
+            });
+            let (b, bsize, bv) = if to_texture {
+                buffer_for(w, r, BufferUsages::COPY_SRC)
+            } else {
+                dst_buffer(w, r)
+            };
+            let at = copy_at(r, mips, layers);
+            let extent = copy_size(r, size);
+            let layout = buffer_layout(r, size[0].saturating_mul(texel), size[1], bsize);
+            let invalid = tv.invalid() || bv.invalid();
+            if to_texture {
+                let what =
+                    format!("copy_buffer_to_texture({b:?}, {layout:?}, {t:?}, {at:?}, {extent:?})");
+                on_encoder(w, i, "copy_buffer_to_texture", what, invalid, |o| {
+                    o.encoder.copy_buffer_to_texture(b, layout, t, at, extent)
+                });
+            } else {
+                let what =
+                    format!("copy_texture_to_buffer({t:?}, {at:?}, {b:?}, {layout:?}, {extent:?})");
+                on_encoder(w, i, "copy_texture_to_buffer", what, invalid, |o| {
+                    o.encoder.copy_texture_to_buffer(t, at, b, layout, extent)
+                });
+            }
+        }
+        _ => {
+            let (src, sm, sv) = match w
+                .textures
+                .live_where(r, |m| m.usage.contains(TextureUsages::COPY_SRC))
+            {
+                Some((t, m)) if r.chance(90) => (t, Some(m), Validity::Live),
+                _ => w.textures.pick(r, w.id),
+            };
+            let (dst, dm, dv) = match w.textures.live_where(r, |m| {
+                m.usage.contains(TextureUsages::COPY_DST) && sm.is_none_or(|s| s.format == m.format)
+            }) {
+                Some((t, m)) if r.chance(90) => (t, Some(m), Validity::Live),
+                _ => w.textures.pick(r, w.id),
+            };
+            let size = match (sm, dm) {
+                (Some(s), Some(d)) => [s.size[0].min(d.size[0]), s.size[1].min(d.size[1])],
+                _ => [4, 4],
+            };
+            let src_at = copy_at(r, sm.map_or(1, |m| m.mips), sm.map_or(1, |m| m.layers));
+            let dst_at = copy_at(r, dm.map_or(1, |m| m.mips), dm.map_or(1, |m| m.layers));
+            let extent = copy_size(r, size);
+            let what = format!(
+                "copy_texture_to_texture({src:?}, {src_at:?}, {dst:?}, {dst_at:?}, {extent:?})"
+            );
+            on_encoder(
+                w,
+                i,
+                "copy_texture_to_texture",
+                what,
+                sv.invalid() || dv.invalid(),
+                |o| {
+                    o.encoder
+                        .copy_texture_to_texture(src, src_at, dst, dst_at, extent)
+                },
+            );
+        }
+    }
+}
+
+pub fn timestamps(w: &mut World<'_>, r: &mut Rng) {
+    let Some(i) = pick_encoder(w, r, |p| *p == PassState::None) else {
+        return outside_pass(w, r);
+    };
+    let (set, count, v) = w.query_sets.pick(r, w.id);
+    let count = count.unwrap_or(2);
+    if r.chance(50) {
+        let index = r.edge_u32(count.min(64));
+        let what = format!("write_timestamp({set:?}, {index})");
+        on_encoder(w, i, "write_timestamp", what, v.invalid(), |o| {
+            o.encoder.write_timestamp(set, index)
+        });
+    } else {
+        let (dst, size, dv) = if r.chance(90) {
+            match w
+                .buffers
+                .live_where(r, |m| m.usage.contains(BufferUsages::QUERY_RESOLVE))
+            {
+                Some((b, m)) => (b, m.size, Validity::Live),
+                None => (vigil::Buffer::NULL, 0, Validity::Null),
+            }
+        } else {
+            (vigil::Buffer::NULL, 0, Validity::Null)
+        };
+        let first = if r.chance(70) { 0 } else { r.edge_u32(count) };
+        let n = if r.chance(60) {
+            count.min(8)
+        } else {
+            r.edge_u32(count)
+        };
+        let offset = if r.chance(70) {
+            0
+        } else {
+            r.edge_u64(size, 256)
+        };
+        let what = format!("resolve_query_set({set:?}, {first}, {n}, {dst:?}, {offset})");
+        on_encoder(
+            w,
+            i,
+            "resolve_query_set",
+            what,
+            v.invalid() || dv.invalid(),
+            |o| o.encoder.resolve_query_set(set, first, n, dst, offset),
+        );
+    }
+}

@@ -1,0 +1,68 @@
+//! The operations: each picks its arguments (mostly valid, biased to edge values, now and
+//! then invalid) and makes one call through [`World::call`].
+
+mod encode;
+mod objects;
+mod queue;
+
+use crate::rng::Rng;
+use crate::world::World;
+
+/// One operation.
+pub type Op = fn(&mut World<'_>, &mut Rng);
+
+/// Every operation with its weight: how often it is chosen relative to the others.
+pub const OPS: &[(u32, Op)] = &[
+    // Objects.
+    (6, objects::create_buffer),
+    (3, objects::create_texture),
+    (4, objects::create_texture_view),
+    (2, objects::create_sampler),
+    (1, objects::create_query_set),
+    (3, objects::create_bind_group_layout),
+    (6, objects::create_bind_group),
+    (3, objects::create_pipeline_layout),
+    (2, objects::create_shader_module),
+    (3, objects::create_compute_pipeline),
+    (4, objects::create_render_pipeline),
+    (6, objects::destroy_something),
+    (1, objects::inspect),
+    // Encoders.
+    (5, encode::create_encoder),
+    (4, encode::finish_encoder),
+    (1, encode::drop_encoder),
+    (3, encode::begin_compute_pass),
+    (2, encode::end_pass),
+    (3, encode::begin_render_pass),
+    (5, encode::set_pipeline),
+    (8, encode::set_bind_group),
+    (4, encode::set_vertex_buffer),
+    (2, encode::set_index_buffer),
+    (2, encode::set_dynamic_state),
+    (14, encode::draw),
+    (10, encode::dispatch),
+    (6, encode::copy),
+    (1, encode::timestamps),
+    // Queue.
+    (6, queue::submit),
+    (1, queue::drop_command_buffer),
+    (4, queue::write_buffer),
+    (2, queue::write_texture),
+    (2, queue::read),
+    (3, queue::mapping),
+    (3, queue::poll_and_wait),
+];
+
+/// Chooses an operation by weight.
+pub fn choose(r: &mut Rng) -> Op {
+    let total: u64 = OPS.iter().map(|(w, _)| u64::from(*w)).sum();
+    let mut roll = r.below(total);
+    for (w, op) in OPS {
+        let w = u64::from(*w);
+        if roll < w {
+            return *op;
+        }
+        roll -= w;
+    }
+    OPS[0].1
+}

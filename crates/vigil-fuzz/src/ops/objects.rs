@@ -1,0 +1,1094 @@
+//! Creating, destroying and inspecting objects.
+
+use crate::recipes::{BROKEN_WGSL, RECIPES, Shape};
+use crate::rng::Rng;
+use crate::world::{
+    BufferMeta, GroupMeta, LayoutMeta, ModuleMeta, PipelineLayoutMeta, RenderMeta, SamplerMeta,
+    TextureMeta, Validity, ViewMeta, World,
+};
+use std::num::NonZeroU64;
+use std::sync::Arc;
+use vigil::{
+    AddressMode, BindGroupDescriptor, BindGroupEntry, BindGroupLayoutDescriptor,
+    BindGroupLayoutEntry, BindingResource, BindingType, BlendComponent, BlendFactor,
+    BlendOperation, BlendState, BufferBinding, BufferBindingType, BufferDescriptor, BufferUsages,
+    ColorTargetState, ColorWrites, CompareFunction, ComputePipelineDescriptor, CullMode,
+    DepthStencilState, FilterMode, FragmentState, FrontFace, PipelineLayoutDescriptor,
+    PrimitiveState, PrimitiveTopology, RenderPipelineDescriptor, SamplerBindingType,
+    SamplerDescriptor, ShaderModuleDescriptor, ShaderStages, StencilFaceState, StencilOperation,
+    StorageTextureAccess, TextureAspect, TextureDescriptor, TextureFormat, TextureSampleType,
+    TextureUsages, TextureViewDescriptor, TextureViewDimension, VertexAttribute,
+    VertexBufferLayout, VertexFormat, VertexState, VertexStepMode,
+};
+
+/// Buffers whose contents the GPU reads as counts or indices (indirect arguments, index
+/// data). The fuzzer only ever puts small values into them, so that a valid indirect draw
+/// cannot ask the GPU for billions of vertices; they are never copy or storage targets.
+pub fn controlled(usage: BufferUsages) -> bool {
+    usage.intersects(BufferUsages::INDEX | BufferUsages::INDIRECT)
+}
+
+/// Keeps controlled buffers controlled: no storage or query-resolve writes into them.
+fn tame(usage: BufferUsages) -> BufferUsages {
+    if controlled(usage) {
+        usage - (BufferUsages::STORAGE | BufferUsages::QUERY_RESOLVE)
+    } else {
+        usage
+    }
+}
+
+/// A buffer size the fuzzer can afford to touch: the device limit when small, else a cap.
+fn affordable_max(w: &World<'_>) -> u64 {
+    w.limits.max_buffer_size.min(64 << 20)
+}
+
+pub fn create_buffer(w: &mut World<'_>, r: &mut Rng) {
+    if w.buffers.full() {
+        return destroy_buffer(w, r);
+    }
+    let max = w.limits.max_buffer_size;
+    let size = match r.below(24) {
+        0 => 0,
+        1 => affordable_max(w),
+        2 => max.saturating_add(1),
+        3 => u64::MAX,
+        4 => 3,
+        5..=8 => 64,
+        9..=13 => 256,
+        14..=17 => 4096,
+        18 => 65536,
+        19 => 1 << 20,
+        _ => r.below(8192) / 4 * 4 + 4,
+    };
+    let usage = match r.below(14) {
+        0 | 1 => BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+        2 => BufferUsages::UNIFORM | BufferUsages::COPY_DST,
+        3 => BufferUsages::VERTEX | BufferUsages::COPY_DST,
+        4 => BufferUsages::INDEX | BufferUsages::COPY_DST,
+        5 => BufferUsages::INDIRECT | BufferUsages::COPY_DST,
+        6 => BufferUsages::MAP_READ | BufferUsages::COPY_DST,
+        7 => BufferUsages::MAP_WRITE | BufferUsages::COPY_SRC,
+        8 => BufferUsages::QUERY_RESOLVE | BufferUsages::COPY_SRC,
+        9 => {
+            BufferUsages::VERTEX
+                | BufferUsages::UNIFORM
+                | BufferUsages::STORAGE
+                | BufferUsages::COPY_SRC
+                | BufferUsages::COPY_DST
+        }
+        10 => BufferUsages::empty(),
+        11 => BufferUsages::MAP_READ | BufferUsages::MAP_WRITE,
+        _ => tame(BufferUsages::from_bits_truncate(r.bits(0x3ff))),
+    };
+    let what = format!("create_buffer(size {size}, {usage:?})");
+    w.call("create_buffer", what, false, |w| {
+        let b = w.device.create_buffer(&BufferDescriptor {
+            label: "fuzz buffer",
+            size,
+            usage,
+        })?;
+        w.buffers.add(b, BufferMeta { size, usage });
+        Ok(())
+    });
+}
+
+fn texture_format(r: &mut Rng) -> TextureFormat {
+    if r.chance(50) {
+        r.pick(&[
+            TextureFormat::Rgba8Unorm,
+            TextureFormat::Rgba8Unorm,
+            TextureFormat::Depth32Float,
+            TextureFormat::Depth24PlusStencil8,
+        ])
+    } else {
+        r.pick(&TextureFormat::ALL)
+    }
+}
+
+pub fn create_texture(w: &mut World<'_>, r: &mut Rng) {
+    if w.textures.full() {
+        return destroy_texture(w, r);
+    }
+    let max = w.limits.max_texture_dimension_2d;
+    let side = |r: &mut Rng| match r.below(16) {
+        0 => 0,
+        1 => max.saturating_add(1),
+        2 => 1,
+        3..=6 => 16,
+        7..=10 => 64,
+        11 => 3,
+        _ => r.pick(&[4, 8, 32]),
+    };
+    let mut size = [side(r), side(r)];
+    if r.chance(3) {
+        size = [max, 1];
+    }
+    let layers_max = w.limits.max_texture_array_layers;
+    let layers = match r.below(16) {
+        0 => 0,
+        1 => layers_max.saturating_add(1),
+        2 => 6,
+        3 => 12,
+        4 => 2,
+        _ => 1,
+    };
+    let full_mips = 32 - size[0].max(size[1]).max(1).leading_zeros();
+    let mips = match r.below(12) {
+        0 => 0,
+        1 => full_mips.saturating_add(1),
+        2 | 3 => full_mips,
+        4 => 2,
+        _ => 1,
+    };
+    let samples = match r.below(12) {
+        0 => 4,
+        1 => r.pick(&[0, 2, 8, u32::MAX]),
+        _ => 1,
+    };
+    let format = texture_format(r);
+    let usage = match r.below(9) {
+        0..=2 => {
+            TextureUsages::RENDER_ATTACHMENT
+                | TextureUsages::TEXTURE_BINDING
+                | TextureUsages::COPY_SRC
+                | TextureUsages::COPY_DST
+        }
+        3 => {
+            TextureUsages::STORAGE_BINDING
+                | TextureUsages::TEXTURE_BINDING
+                | TextureUsages::COPY_SRC
+                | TextureUsages::COPY_DST
+        }
+        4 => TextureUsages::COPY_DST | TextureUsages::TEXTURE_BINDING,
+        5 => TextureUsages::RENDER_ATTACHMENT,
+        6 => TextureUsages::COPY_SRC | TextureUsages::COPY_DST,
+        7 => TextureUsages::empty(),
+        _ => TextureUsages::from_bits_truncate(r.bits(0x1f)),
+    };
+    make_texture(w, size, layers, mips, samples, format, usage);
+}
+
+/// Creates a texture (one logged call), remembering it when accepted.
+pub fn make_texture(
+    w: &mut World<'_>,
+    size: [u32; 2],
+    layers: u32,
+    mips: u32,
+    samples: u32,
+    format: TextureFormat,
+    usage: TextureUsages,
+) -> Option<vigil::Texture> {
+    let what = format!(
+        "create_texture({}x{}, {layers} layers, {mips} mips, {samples} samples, {format:?}, {usage:?})",
+        size[0], size[1]
+    );
+    w.call("create_texture", what, false, |w| {
+        let t = w.device.create_texture(&TextureDescriptor {
+            label: "fuzz texture",
+            size,
+            array_layers: layers,
+            mip_level_count: mips,
+            sample_count: samples,
+            format,
+            usage,
+        })?;
+        w.textures.add(
+            t,
+            TextureMeta {
+                size,
+                layers,
+                mips,
+                samples,
+                format,
+                usage,
+            },
+        );
+        Ok(t)
+    })
+}
+
+pub fn create_texture_view(w: &mut World<'_>, r: &mut Rng) {
+    if w.views.full() {
+        return destroy_view(w, r);
+    }
+    let (texture, meta, validity) = w.textures.pick(r, w.id);
+    let m = meta.unwrap_or(TextureMeta {
+        size: [4, 4],
+        layers: 1,
+        mips: 1,
+        samples: 1,
+        format: TextureFormat::Rgba8Unorm,
+        usage: TextureUsages::all(),
+    });
+    let mut desc = TextureViewDescriptor {
+        label: "fuzz view",
+        ..TextureViewDescriptor::default()
+    };
+    if r.chance(15) {
+        desc.format = Some(texture_format(r));
+    }
+    if r.chance(30) {
+        desc.dimension = Some(r.pick(&[
+            TextureViewDimension::D2,
+            TextureViewDimension::D2Array,
+            TextureViewDimension::Cube,
+            TextureViewDimension::CubeArray,
+        ]));
+    }
+    if r.chance(10) {
+        desc.aspect = r.pick(&[TextureAspect::DepthOnly, TextureAspect::StencilOnly]);
+    }
+    if r.chance(25) {
+        desc.base_mip_level = r.edge_u32(m.mips);
+    }
+    if r.chance(30) {
+        desc.mip_level_count = Some(r.edge_u32(m.mips));
+    }
+    if r.chance(25) {
+        desc.base_array_layer = r.edge_u32(m.layers);
+    }
+    if r.chance(30) {
+        desc.array_layer_count = Some(r.edge_u32(m.layers));
+    }
+    if r.chance(15) {
+        desc.usage = Some(TextureUsages::from_bits_truncate(r.bits(0x1f)));
+    }
+    let dimension = desc.dimension.unwrap_or(if m.layers == 1 {
+        TextureViewDimension::D2
+    } else {
+        TextureViewDimension::D2Array
+    });
+    let mips = desc
+        .mip_level_count
+        .unwrap_or(m.mips.saturating_sub(desc.base_mip_level));
+    let layers = desc.array_layer_count.unwrap_or(match dimension {
+        TextureViewDimension::D2 => 1,
+        _ => m.layers.saturating_sub(desc.base_array_layer),
+    });
+    let base = desc.base_mip_level.min(31);
+    let view_meta = ViewMeta {
+        texture,
+        format: desc.format.unwrap_or(m.format),
+        dimension,
+        usage: desc.usage.unwrap_or(m.usage),
+        samples: m.samples,
+        single: mips == 1 && layers == 1 && dimension == TextureViewDimension::D2,
+        extent: [(m.size[0] >> base).max(1), (m.size[1] >> base).max(1)],
+    };
+    let what = format!("create_texture_view({texture:?}, {desc:?})");
+    w.call("create_texture_view", what, validity.invalid(), |w| {
+        let v = w.device.create_texture_view(texture, &desc)?;
+        w.views.add(v, view_meta);
+        Ok(())
+    });
+}
+
+pub fn create_sampler(w: &mut World<'_>, r: &mut Rng) {
+    if w.samplers.full() {
+        return destroy_sampler(w, r);
+    }
+    let filter = |r: &mut Rng| r.pick(&[FilterMode::Nearest, FilterMode::Linear]);
+    let address = |r: &mut Rng| {
+        r.pick(&[
+            AddressMode::ClampToEdge,
+            AddressMode::Repeat,
+            AddressMode::MirrorRepeat,
+        ])
+    };
+    let mut desc = SamplerDescriptor {
+        label: "fuzz sampler",
+        address_modes: [address(r), address(r), address(r)],
+        mag_filter: filter(r),
+        min_filter: filter(r),
+        mipmap_filter: filter(r),
+        ..SamplerDescriptor::default()
+    };
+    if r.chance(20) {
+        desc.lod_min_clamp = r.edge_f32(4.0);
+    }
+    if r.chance(20) {
+        desc.lod_max_clamp = r.edge_f32(32.0);
+    }
+    if r.chance(15) {
+        desc.compare = Some(r.pick(&[CompareFunction::Less, CompareFunction::Always]));
+    }
+    if r.chance(15) {
+        desc.anisotropy_clamp = r.pick(&[0, 2, 16, 17, u16::MAX]);
+    }
+    let comparison = desc.compare.is_some();
+    let what = format!("create_sampler({desc:?})");
+    w.call("create_sampler", what, false, |w| {
+        let s = w.device.create_sampler(&desc)?;
+        w.samplers.add(s, SamplerMeta { comparison });
+        Ok(())
+    });
+}
+
+pub fn create_query_set(w: &mut World<'_>, r: &mut Rng) {
+    if w.query_sets.full() {
+        return destroy_something(w, r);
+    }
+    let count = r.pick(&[0, 1, 2, 8, 64, 4096, 4097, u32::MAX]);
+    let what = format!("create_query_set({count})");
+    w.call("create_query_set", what, false, |w| {
+        let q = w.device.create_query_set("fuzz queries", count)?;
+        w.query_sets.add(q, count);
+        Ok(())
+    });
+}
+
+/// A random layout entry (for entries no recipe has).
+fn random_entry(r: &mut Rng, binding: u32) -> BindGroupLayoutEntry {
+    let visibility = ShaderStages::from_bits_truncate(r.bits(0x7)) | ShaderStages::COMPUTE;
+    let visibility = if r.chance(30) {
+        ShaderStages::from_bits_truncate(r.bits(0x7))
+    } else {
+        visibility
+    };
+    let ty = match r.below(8) {
+        0 | 1 => BindingType::Buffer {
+            ty: BufferBindingType::Uniform,
+            has_dynamic_offset: r.chance(60),
+            min_binding_size: if r.chance(30) {
+                NonZeroU64::new(r.pick(&[4, 16, 256, 1 << 20, u64::MAX]))
+            } else {
+                None
+            },
+        },
+        2 | 3 => BindingType::Buffer {
+            ty: BufferBindingType::Storage {
+                read_only: r.chance(50),
+            },
+            has_dynamic_offset: r.chance(50),
+            min_binding_size: None,
+        },
+        4 => BindingType::Sampler(r.pick(&[
+            SamplerBindingType::Filtering,
+            SamplerBindingType::NonFiltering,
+            SamplerBindingType::Comparison,
+        ])),
+        5 => BindingType::Texture {
+            sample_type: r.pick(&[
+                TextureSampleType::Float { filterable: true },
+                TextureSampleType::Depth,
+                TextureSampleType::Uint,
+            ]),
+            view_dimension: r.pick(&[TextureViewDimension::D2, TextureViewDimension::CubeArray]),
+            multisampled: r.chance(20),
+        },
+        _ => BindingType::StorageTexture {
+            access: r.pick(&[
+                StorageTextureAccess::WriteOnly,
+                StorageTextureAccess::ReadOnly,
+                StorageTextureAccess::ReadWrite,
+            ]),
+            format: r.pick(&TextureFormat::ALL),
+            view_dimension: TextureViewDimension::D2,
+        },
+    };
+    BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty,
+    }
+}
+
+pub fn create_bind_group_layout(w: &mut World<'_>, r: &mut Rng) {
+    if w.layouts.full() {
+        return destroy_something(w, r);
+    }
+    let (mut entries, recipe) = if r.chance(80) {
+        let i = r.index(RECIPES.len());
+        ((RECIPES[i].group)(), Some(i))
+    } else if r.chance(50) {
+        // Many dynamic offsets: past what the limits (or vigil's own tables) allow.
+        let n = r.pick(&[4u32, 8, 9, 16, 17, 24]);
+        let storage_from = r.below(u64::from(n) + 1) as u32;
+        let entries = (0..n)
+            .map(|b| BindGroupLayoutEntry {
+                binding: b,
+                visibility: ShaderStages::COMPUTE,
+                ty: BindingType::Buffer {
+                    ty: if b < storage_from {
+                        BufferBindingType::Uniform
+                    } else {
+                        BufferBindingType::Storage { read_only: true }
+                    },
+                    has_dynamic_offset: true,
+                    min_binding_size: None,
+                },
+            })
+            .collect();
+        (entries, None)
+    } else {
+        let n = r.below(6) as u32;
+        ((0..n).map(|b| random_entry(r, b)).collect(), None)
+    };
+    let mut recipe = recipe;
+    if r.chance(15) && !entries.is_empty() {
+        recipe = None;
+        let i = r.index(entries.len());
+        match r.below(4) {
+            0 => entries[i].binding = r.edge_u32(w.limits.max_bindings_per_bind_group),
+            1 => {
+                let e = entries[i];
+                entries.push(e);
+            }
+            2 => entries[i].visibility = ShaderStages::VERTEX,
+            _ => entries[i] = random_entry(r, entries[i].binding),
+        }
+    }
+    let what = format!("create_bind_group_layout({entries:?})");
+    w.call("create_bind_group_layout", what, false, |w| {
+        let l = w
+            .device
+            .create_bind_group_layout(&BindGroupLayoutDescriptor {
+                label: "fuzz layout",
+                entries: &entries,
+            })?;
+        w.layouts.add(
+            l,
+            LayoutMeta {
+                entries: Arc::from(entries.as_slice()),
+                recipe,
+            },
+        );
+        Ok(())
+    });
+}
+
+/// A live buffer with `usage`, or any pick (possibly invalid).
+fn buffer_with(w: &World<'_>, r: &mut Rng, usage: BufferUsages) -> (vigil::Buffer, u64, Validity) {
+    if r.chance(90) {
+        if let Some((b, m)) = w.buffers.live_where(r, |m| m.usage.contains(usage)) {
+            return (b, m.size, Validity::Live);
+        }
+    }
+    let (b, m, v) = w.buffers.pick(r, w.id);
+    (b, m.map_or(0, |m| m.size), v)
+}
+
+/// A live view (of a live texture) matching `want`, or any pick.
+fn view_where(
+    w: &World<'_>,
+    r: &mut Rng,
+    want: impl Fn(&ViewMeta) -> bool,
+) -> (vigil::TextureView, Validity) {
+    if r.chance(90) {
+        if let Some((v, _)) = w
+            .views
+            .live_where(r, |m| w.textures.is_live(m.texture) && want(m))
+        {
+            return (v, Validity::Live);
+        }
+    }
+    let (v, _, validity) = w.views.pick(r, w.id);
+    (v, validity)
+}
+
+pub fn create_bind_group(w: &mut World<'_>, r: &mut Rng) {
+    if w.groups.full() {
+        return destroy_something(w, r);
+    }
+    let (layout, meta, validity) = w.layouts.pick(r, w.id);
+    let Some(meta) = meta else {
+        let what = format!("create_bind_group({layout:?}, no entries)");
+        w.call("create_bind_group", what, validity.invalid(), |w| {
+            w.device
+                .create_bind_group(&BindGroupDescriptor {
+                    label: "fuzz group",
+                    layout,
+                    entries: &[],
+                })
+                .map(drop)
+        });
+        return;
+    };
+    let mut invalid = validity.invalid();
+    let align = u64::from(w.limits.min_uniform_buffer_offset_alignment.max(1));
+    let mut entries = Vec::with_capacity(meta.entries.len());
+    for e in meta.entries.iter() {
+        let resource = match e.ty {
+            BindingType::Buffer { ty, .. } => {
+                let usage = match ty {
+                    BufferBindingType::Uniform => BufferUsages::UNIFORM,
+                    BufferBindingType::Storage { .. } => BufferUsages::STORAGE,
+                };
+                let (buffer, size, v) = buffer_with(w, r, usage);
+                invalid |= v.invalid();
+                let (offset, size) = if r.chance(80) {
+                    (
+                        0,
+                        if r.chance(70) {
+                            None
+                        } else {
+                            Some(size.min(256))
+                        },
+                    )
+                } else {
+                    (
+                        r.edge_u64(size, align),
+                        if r.chance(50) {
+                            None
+                        } else {
+                            Some(r.edge_u64(size, 4))
+                        },
+                    )
+                };
+                BindingResource::Buffer(BufferBinding {
+                    buffer,
+                    offset,
+                    size,
+                })
+            }
+            BindingType::Sampler(kind) => {
+                let comparison = kind == SamplerBindingType::Comparison;
+                let (s, v) = match w.samplers.live_where(r, |m| m.comparison == comparison) {
+                    Some((s, _)) if r.chance(90) => (s, Validity::Live),
+                    _ => {
+                        let (s, _, v) = w.samplers.pick(r, w.id);
+                        (s, v)
+                    }
+                };
+                invalid |= v.invalid();
+                BindingResource::Sampler(s)
+            }
+            BindingType::Texture { .. } => {
+                let (v, validity) = view_where(w, r, |m| {
+                    m.usage.contains(TextureUsages::TEXTURE_BINDING)
+                        && m.dimension == TextureViewDimension::D2
+                        && m.samples == 1
+                        && m.format == TextureFormat::Rgba8Unorm
+                });
+                invalid |= validity.invalid();
+                BindingResource::TextureView(v)
+            }
+            BindingType::StorageTexture { .. } => {
+                let (v, validity) = view_where(w, r, |m| {
+                    m.usage.contains(TextureUsages::STORAGE_BINDING)
+                        && m.single
+                        && m.format == TextureFormat::Rgba8Unorm
+                });
+                invalid |= validity.invalid();
+                BindingResource::TextureView(v)
+            }
+        };
+        entries.push(BindGroupEntry {
+            binding: e.binding,
+            resource,
+        });
+    }
+    if r.chance(10) {
+        // Structural mistakes: a missing, duplicated or extra entry, or the wrong kind.
+        match r.below(4) {
+            0 => {
+                entries.pop();
+            }
+            1 => {
+                if let Some(e) = entries.first().copied() {
+                    entries.push(e);
+                }
+            }
+            2 => entries.push(BindGroupEntry {
+                binding: r.edge_u32(16),
+                resource: BindingResource::Sampler(w.samplers.pick(r, w.id).0),
+            }),
+            _ => {
+                if let Some(e) = entries.first_mut() {
+                    e.resource = BindingResource::TextureView(w.views.pick(r, w.id).0);
+                }
+            }
+        }
+    }
+    let what = format!("create_bind_group({layout:?}, {entries:?})");
+    w.call("create_bind_group", what, invalid, |w| {
+        let g = w.device.create_bind_group(&BindGroupDescriptor {
+            label: "fuzz group",
+            layout,
+            entries: &entries,
+        })?;
+        w.groups.add(
+            g,
+            GroupMeta {
+                entries: meta.entries.clone(),
+                recipe: meta.recipe,
+            },
+        );
+        Ok(())
+    });
+}
+
+pub fn create_pipeline_layout(w: &mut World<'_>, r: &mut Rng) {
+    if w.pipeline_layouts.full() {
+        return destroy_something(w, r);
+    }
+    let mut invalid = false;
+    let (layouts, recipe) = match r.below(20) {
+        0 | 1 => (Vec::new(), None),
+        2..=4 => {
+            let n = r.pick(&[2, 4, 5, 9]);
+            let mut v = Vec::new();
+            for _ in 0..n {
+                let (l, _, validity) = w.layouts.pick(r, w.id);
+                invalid |= validity.invalid();
+                v.push(l);
+            }
+            (v, None)
+        }
+        _ => {
+            let (l, m, validity) = w.layouts.pick(r, w.id);
+            invalid |= validity.invalid();
+            (vec![l], m.and_then(|m| m.recipe))
+        }
+    };
+    let groups = layouts.len();
+    let what = format!("create_pipeline_layout({layouts:?})");
+    w.call("create_pipeline_layout", what, invalid, |w| {
+        let p = w.device.create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "fuzz pipeline layout",
+            bind_group_layouts: &layouts,
+        })?;
+        w.pipeline_layouts
+            .add(p, PipelineLayoutMeta { recipe, groups });
+        Ok(())
+    });
+}
+
+pub fn create_shader_module(w: &mut World<'_>, r: &mut Rng) {
+    if w.modules.full() {
+        return destroy_something(w, r);
+    }
+    if r.chance(10) {
+        let wgsl = r.pick(BROKEN_WGSL);
+        let what = format!("create_shader_module(broken {wgsl:?})");
+        w.call("create_shader_module", what, false, |w| {
+            w.device
+                .create_shader_module(&ShaderModuleDescriptor {
+                    label: "broken",
+                    wgsl,
+                })
+                .map(drop)
+        });
+        return;
+    }
+    let recipe = r.index(RECIPES.len());
+    let what = format!("create_shader_module({})", RECIPES[recipe].name);
+    w.call("create_shader_module", what, false, |w| {
+        let m = w.device.create_shader_module(&ShaderModuleDescriptor {
+            label: RECIPES[recipe].name,
+            wgsl: RECIPES[recipe].wgsl,
+        })?;
+        w.modules.add(m, ModuleMeta { recipe });
+        Ok(())
+    });
+}
+
+/// A pipeline layout fitting `recipe` (one group of its layout, or none when it has no
+/// group), or any pick.
+fn layout_for(w: &World<'_>, r: &mut Rng, recipe: usize) -> (vigil::PipelineLayout, Validity) {
+    let empty_group = (RECIPES[recipe].group)().is_empty();
+    if r.chance(90) {
+        let found = w.pipeline_layouts.live_where(r, |m| {
+            if empty_group {
+                m.groups == 0
+            } else {
+                m.recipe == Some(recipe)
+            }
+        });
+        if let Some((l, _)) = found {
+            return (l, Validity::Live);
+        }
+    }
+    let (l, _, v) = w.pipeline_layouts.pick(r, w.id);
+    (l, v)
+}
+
+/// A module compiling `recipe`, or any pick.
+fn module_for(w: &World<'_>, r: &mut Rng, recipe: usize) -> (vigil::ShaderModule, Validity) {
+    if r.chance(90) {
+        if let Some((m, _)) = w.modules.live_where(r, |m| m.recipe == recipe) {
+            return (m, Validity::Live);
+        }
+    }
+    let (m, _, v) = w.modules.pick(r, w.id);
+    (m, v)
+}
+
+fn pick_recipe(r: &mut Rng, compute: bool) -> usize {
+    let matching: Vec<usize> = (0..RECIPES.len())
+        .filter(|&i| (RECIPES[i].shape == Shape::Compute) == compute)
+        .collect();
+    matching[r.index(matching.len())]
+}
+
+pub fn create_compute_pipeline(w: &mut World<'_>, r: &mut Rng) {
+    if w.compute.full() {
+        return destroy_something(w, r);
+    }
+    let recipe = pick_recipe(r, true);
+    let (layout, lv) = layout_for(w, r, recipe);
+    let (module, mv) = module_for(w, r, recipe);
+    let entry = if r.chance(92) {
+        "main"
+    } else {
+        r.pick(&["vs", "", "nope"])
+    };
+    let what = format!(
+        "create_compute_pipeline({}, {layout:?}, {module:?}, {entry:?})",
+        RECIPES[recipe].name
+    );
+    w.call(
+        "create_compute_pipeline",
+        what,
+        lv.invalid() || mv.invalid(),
+        |w| {
+            let p = w
+                .device
+                .create_compute_pipeline(&ComputePipelineDescriptor {
+                    label: "fuzz compute pipeline",
+                    layout,
+                    module,
+                    entry_point: entry,
+                })?;
+            w.compute.add(p, recipe);
+            Ok(())
+        },
+    );
+}
+
+fn blend(r: &mut Rng) -> Option<BlendState> {
+    let component = |r: &mut Rng| {
+        let factor = |r: &mut Rng| {
+            r.pick(&[
+                BlendFactor::One,
+                BlendFactor::Zero,
+                BlendFactor::SrcAlpha,
+                BlendFactor::OneMinusSrcAlpha,
+                BlendFactor::Constant,
+                BlendFactor::OneMinusConstant,
+            ])
+        };
+        BlendComponent {
+            src_factor: factor(r),
+            dst_factor: factor(r),
+            operation: r.pick(&[BlendOperation::Add, BlendOperation::Max]),
+        }
+    };
+    match r.below(4) {
+        0 => None,
+        1 => Some(BlendState::ALPHA_BLENDING),
+        _ => Some(BlendState {
+            color: component(r),
+            alpha: component(r),
+        }),
+    }
+}
+
+pub fn create_render_pipeline(w: &mut World<'_>, r: &mut Rng) {
+    if w.render.full() {
+        return destroy_something(w, r);
+    }
+    let recipe_index = pick_recipe(r, false);
+    let recipe = &RECIPES[recipe_index];
+    let (layout, lv) = layout_for(w, r, recipe_index);
+    let (module, mv) = module_for(w, r, recipe_index);
+    let mut attributes: Vec<Vec<VertexAttribute>> = recipe
+        .vertex_buffers
+        .iter()
+        .map(|vb| vb.attributes.to_vec())
+        .collect();
+    let mut strides: Vec<u64> = recipe.vertex_buffers.iter().map(|vb| vb.stride).collect();
+    let mut steps: Vec<VertexStepMode> = recipe.vertex_buffers.iter().map(|vb| vb.step).collect();
+    if r.chance(12) && !attributes.is_empty() {
+        let i = r.index(attributes.len());
+        match r.below(4) {
+            0 => strides[i] = r.pick(&[0, 3, 2048, 2052, u64::MAX]),
+            1 => {
+                if let Some(a) = attributes[i].first_mut() {
+                    a.offset = r.pick(&[4, 2044, u64::MAX - 2, u64::MAX]);
+                }
+            }
+            2 => {
+                if let Some(a) = attributes[i].first_mut() {
+                    a.format = r.pick(&[VertexFormat::Uint32, VertexFormat::Float32x4]);
+                    a.shader_location = r.edge_u32(16);
+                }
+            }
+            _ => steps[i] = VertexStepMode::Instance,
+        }
+    }
+    let buffers: Vec<VertexBufferLayout<'_>> = attributes
+        .iter()
+        .zip(&strides)
+        .zip(&steps)
+        .map(|((a, &array_stride), &step_mode)| VertexBufferLayout {
+            array_stride,
+            step_mode,
+            attributes: a,
+        })
+        .collect();
+    let shared_blend = blend(r);
+    let independent = r.chance(40);
+    let mut targets: Vec<Option<ColorTargetState>> = recipe
+        .targets
+        .iter()
+        .map(|&format| {
+            Some(ColorTargetState {
+                format,
+                blend: if independent { blend(r) } else { shared_blend },
+                write_mask: if independent && r.chance(50) {
+                    ColorWrites::RED | ColorWrites::ALPHA
+                } else {
+                    ColorWrites::ALL
+                },
+            })
+        })
+        .collect();
+    if recipe.blend_constant && !targets.is_empty() && r.chance(60) {
+        if let Some(Some(t)) = targets.first_mut() {
+            t.blend = Some(BlendState {
+                color: BlendComponent {
+                    src_factor: BlendFactor::Constant,
+                    dst_factor: BlendFactor::Zero,
+                    operation: BlendOperation::Add,
+                },
+                alpha: BlendComponent::REPLACE,
+            });
+        }
+    }
+    if r.chance(8) && !targets.is_empty() {
+        let i = r.index(targets.len());
+        targets[i] = Some(ColorTargetState {
+            format: r.pick(&TextureFormat::ALL),
+            blend: blend(r),
+            write_mask: ColorWrites::from_bits_truncate(r.bits(0xf)),
+        });
+    }
+    let stencil_face = |r: &mut Rng| StencilFaceState {
+        compare: r.pick(&[
+            CompareFunction::Always,
+            CompareFunction::Equal,
+            CompareFunction::Less,
+        ]),
+        fail_op: StencilOperation::Keep,
+        depth_fail_op: StencilOperation::Keep,
+        pass_op: r.pick(&[StencilOperation::Keep, StencilOperation::Replace]),
+    };
+    let depth_stencil = recipe.depth.map(|format| {
+        let format = if r.chance(5) {
+            r.pick(&TextureFormat::ALL)
+        } else {
+            format
+        };
+        DepthStencilState {
+            format,
+            depth_write_enabled: r.chance(50),
+            depth_compare: r.pick(&[CompareFunction::Less, CompareFunction::Always]),
+            stencil_front: stencil_face(r),
+            stencil_back: stencil_face(r),
+            stencil_read_mask: 0xff,
+            stencil_write_mask: 0xff,
+        }
+    });
+    let topology = if recipe.points || r.chance(5) {
+        PrimitiveTopology::PointList
+    } else {
+        r.pick(&[
+            PrimitiveTopology::TriangleList,
+            PrimitiveTopology::TriangleList,
+            PrimitiveTopology::TriangleStrip,
+            PrimitiveTopology::LineList,
+        ])
+    };
+    let samples = match r.below(10) {
+        0 => 4,
+        1 => r.pick(&[0, 2, 3]),
+        _ => 1,
+    };
+    let fragment_state = matches!(recipe.shape, Shape::Render { fragment: true }) || r.chance(5);
+    let desc = RenderPipelineDescriptor {
+        label: "fuzz render pipeline",
+        layout,
+        vertex: VertexState {
+            module,
+            entry_point: if r.chance(97) { "vs" } else { "main" },
+            buffers: &buffers,
+        },
+        fragment: fragment_state.then_some(FragmentState {
+            module,
+            entry_point: "fs",
+            targets: &targets,
+        }),
+        primitive: PrimitiveState {
+            topology,
+            front_face: r.pick(&[FrontFace::Ccw, FrontFace::Cw]),
+            cull_mode: r.pick(&[CullMode::None, CullMode::Back]),
+        },
+        depth_stencil,
+        sample_count: samples,
+    };
+    let what = format!("create_render_pipeline({}, {desc:?})", recipe.name);
+    w.call(
+        "create_render_pipeline",
+        what,
+        lv.invalid() || mv.invalid(),
+        |w| {
+            let p = w.device.create_render_pipeline(&desc)?;
+            w.render.add(
+                p,
+                RenderMeta {
+                    recipe: recipe_index,
+                    samples,
+                },
+            );
+            Ok(())
+        },
+    );
+}
+
+fn destroy_buffer(w: &mut World<'_>, r: &mut Rng) {
+    let (b, _, v) = w.buffers.pick(r, w.id);
+    w.call(
+        "destroy_buffer",
+        format!("destroy_buffer({b:?})"),
+        v.invalid(),
+        |w| {
+            w.device.destroy_buffer(b)?;
+            w.buffers.kill(b);
+            // Destroying a buffer ends its mapping.
+            let maps: Vec<vigil::BufferMapping> = w
+                .mappings
+                .items
+                .iter()
+                .filter(|e| e.live && e.meta.buffer == b)
+                .map(|e| e.handle)
+                .collect();
+            for m in maps {
+                w.mappings.kill(m);
+            }
+            Ok(())
+        },
+    );
+}
+
+fn destroy_texture(w: &mut World<'_>, r: &mut Rng) {
+    let (t, _, v) = w.textures.pick(r, w.id);
+    w.call(
+        "destroy_texture",
+        format!("destroy_texture({t:?})"),
+        v.invalid(),
+        |w| {
+            w.device.destroy_texture(t)?;
+            w.textures.kill(t);
+            Ok(())
+        },
+    );
+}
+
+fn destroy_view(w: &mut World<'_>, r: &mut Rng) {
+    let (h, _, v) = w.views.pick(r, w.id);
+    w.call(
+        "destroy_texture_view",
+        format!("destroy_texture_view({h:?})"),
+        v.invalid(),
+        |w| {
+            w.device.destroy_texture_view(h)?;
+            w.views.kill(h);
+            Ok(())
+        },
+    );
+}
+
+fn destroy_sampler(w: &mut World<'_>, r: &mut Rng) {
+    let (h, _, v) = w.samplers.pick(r, w.id);
+    w.call(
+        "destroy_sampler",
+        format!("destroy_sampler({h:?})"),
+        v.invalid(),
+        |w| {
+            w.device.destroy_sampler(h)?;
+            w.samplers.kill(h);
+            Ok(())
+        },
+    );
+}
+
+/// Destroys a random object of a random kind (live mostly; stale, null, foreign and forged
+/// handles too).
+pub fn destroy_something(w: &mut World<'_>, r: &mut Rng) {
+    macro_rules! destroy {
+        ($pool:ident, $method:ident) => {{
+            let (h, _, v) = w.$pool.pick(r, w.id);
+            let what = format!(concat!(stringify!($method), "({:?})"), h);
+            w.call(stringify!($method), what, v.invalid(), |w| {
+                w.device.$method(h)?;
+                w.$pool.kill(h);
+                Ok(())
+            });
+        }};
+    }
+    match r.below(11) {
+        0 => destroy_buffer(w, r),
+        1 => destroy_texture(w, r),
+        2 => destroy_view(w, r),
+        3 => destroy_sampler(w, r),
+        4 => destroy!(query_sets, destroy_query_set),
+        5 => destroy!(layouts, destroy_bind_group_layout),
+        6 | 7 => destroy!(groups, destroy_bind_group),
+        8 => destroy!(pipeline_layouts, destroy_pipeline_layout),
+        9 => destroy!(modules, destroy_shader_module),
+        _ => {
+            if r.chance(50) {
+                destroy!(compute, destroy_compute_pipeline)
+            } else {
+                destroy!(render, destroy_render_pipeline)
+            }
+        }
+    }
+}
+
+/// Read-only questions about objects.
+pub fn inspect(w: &mut World<'_>, r: &mut Rng) {
+    match r.below(5) {
+        0 => {
+            let (b, _, v) = w.buffers.pick(r, w.id);
+            w.call(
+                "buffer_size",
+                format!("buffer_size({b:?})"),
+                v.invalid(),
+                |w| w.device.buffer_size(b).map(drop),
+            );
+        }
+        1 => {
+            let (t, _, v) = w.textures.pick(r, w.id);
+            let what = format!("texture_descriptor({t:?})");
+            w.call("texture_descriptor", what, v.invalid(), |w| {
+                w.device.texture_descriptor(t).map(drop)
+            });
+        }
+        2 => {
+            let (m, _, v) = w.modules.pick(r, w.id);
+            let what = format!("shader_reflection({m:?})");
+            w.call("shader_reflection", what, v.invalid(), |w| {
+                w.device.shader_reflection(m).map(drop)
+            });
+        }
+        3 => {
+            w.call("stats", "stats()".into(), false, |w| {
+                let _ = w.device.stats();
+                let _ = w.device.write_stats();
+                let _ = w.device.live_objects();
+                Ok(())
+            });
+        }
+        _ => {
+            let (b, _, v) = w.buffers.pick(r, w.id);
+            w.call(
+                "buffer_usage",
+                format!("buffer_usage({b:?})"),
+                v.invalid(),
+                |w| w.device.buffer_usage(b).map(drop),
+            );
+        }
+    }
+}

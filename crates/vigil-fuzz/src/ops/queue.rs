@@ -1,0 +1,280 @@
+//! The queue: submissions, queue writes, readbacks, mappings, polls and bounded waits.
+
+use crate::rng::Rng;
+use crate::world::{MapMeta, Validity, World};
+use std::time::Duration;
+use vigil::{BufferUsages, MapMode, MapWaitParams, TexelCopyBufferLayout, TexelCopyTextureInfo};
+
+/// Most bytes one write or read moves (the fuzzer looks for rule breaks, not bandwidth).
+const MAX_BYTES: u64 = 1 << 20;
+
+/// Bytes every 32-bit (and 16-bit) word of which is below 16: what the fuzzer writes, so
+/// that buffers used for indirect arguments and indices only ever ask for small work.
+pub fn small_bytes(r: &mut Rng, len: usize) -> Vec<u8> {
+    let mut v = vec![0u8; len];
+    for (i, b) in v.iter_mut().enumerate() {
+        if i % 4 == 0 {
+            *b = r.below(16) as u8;
+        }
+    }
+    v
+}
+
+pub fn submit(w: &mut World<'_>, r: &mut Rng) {
+    let n = match r.below(10) {
+        0 => 0,
+        1..=6 => 1,
+        7 | 8 => 2,
+        _ => 3,
+    }
+    .min(w.command_buffers.len());
+    let mut chosen = Vec::with_capacity(n);
+    for _ in 0..n {
+        let i = r.index(w.command_buffers.len());
+        chosen.push(w.command_buffers.remove(i));
+    }
+    let labels: Vec<String> = chosen.iter().map(|c| c.label().to_owned()).collect();
+    let what = format!("submit({} command buffer(s) {labels:?})", chosen.len());
+    w.call("submit", what, false, |w| w.device.submit(chosen).map(drop));
+}
+
+pub fn drop_command_buffer(w: &mut World<'_>, r: &mut Rng) {
+    if w.command_buffers.is_empty() {
+        return;
+    }
+    let cb = w.command_buffers.remove(r.index(w.command_buffers.len()));
+    w.call(
+        "drop_command_buffer",
+        "drop(command buffer)".into(),
+        false,
+        |_| {
+            drop(cb);
+            Ok(())
+        },
+    );
+}
+
+pub fn write_buffer(w: &mut World<'_>, r: &mut Rng) {
+    let (b, meta, v) = w.buffers.pick(r, w.id);
+    let size = meta.map_or(64, |m| m.size);
+    let offset = if r.chance(60) { 0 } else { r.edge_u64(size, 4) };
+    let len = match r.below(10) {
+        0 => 0,
+        1 => 3,
+        2 => size.saturating_add(4),
+        3 => size.saturating_sub(offset),
+        _ => size
+            .saturating_sub(offset.min(size))
+            .min(r.pick(&[4, 16, 64, 256, 4096])),
+    }
+    .min(MAX_BYTES);
+    let data = small_bytes(r, len as usize);
+    let what = format!("write_buffer({b:?}, {offset}, {len} bytes)");
+    w.call("write_buffer", what, v.invalid(), |w| {
+        w.device.write_buffer(b, offset, &data)
+    });
+}
+
+pub fn write_texture(w: &mut World<'_>, r: &mut Rng) {
+    let (t, meta, v) = w.textures.pick(r, w.id);
+    let (size, mips, layers, texel) = meta.map_or(([4, 4], 1, 1, 4), |m| {
+        (
+            m.size,
+            m.mips,
+            m.layers,
+            m.format.info().bytes_per_texel.max(1),
+        )
+    });
+    let at = TexelCopyTextureInfo {
+        mip_level: if r.chance(85) { 0 } else { r.edge_u32(mips) },
+        origin: if r.chance(85) {
+            [0, 0]
+        } else {
+            [r.edge_u32(size[0]), r.edge_u32(size[1])]
+        },
+        array_layer: if r.chance(85) { 0 } else { r.edge_u32(layers) },
+        aspect: vigil::TextureAspect::All,
+    };
+    let extent = if r.chance(75) {
+        [size[0], size[1], 1]
+    } else {
+        [r.edge_u32(size[0]), r.edge_u32(size[1]), r.edge_u32(1)]
+    };
+    let row = u64::from(extent[0].min(size[0])) * u64::from(texel);
+    let layout = TexelCopyBufferLayout {
+        offset: if r.chance(80) { 0 } else { r.edge_u64(row, 4) },
+        bytes_per_row: if r.chance(80) {
+            u32::try_from(row).unwrap_or(u32::MAX)
+        } else {
+            r.pick(&[0, 1, 255, u32::MAX, u32::MAX - 3])
+        },
+        rows_per_image: if r.chance(85) {
+            None
+        } else {
+            Some(r.edge_u32(size[1]))
+        },
+    };
+    let needed = row.saturating_mul(u64::from(extent[1].min(size[1])));
+    let len = match r.below(8) {
+        0 => needed.saturating_sub(1),
+        1 => 0,
+        _ => needed.saturating_add(layout.offset.min(1024)),
+    }
+    .min(MAX_BYTES);
+    let data = small_bytes(r, len as usize);
+    let what = format!("write_texture({t:?}, {at:?}, {len} bytes, {layout:?}, {extent:?})");
+    w.call("write_texture", what, v.invalid(), |w| {
+        w.device.write_texture(t, at, &data, layout, extent)
+    });
+}
+
+pub fn read(w: &mut World<'_>, r: &mut Rng) {
+    if r.chance(60) {
+        let (b, meta, v) = w.buffers.pick(r, w.id);
+        let size = meta.map_or(64, |m| m.size);
+        let offset = if r.chance(70) { 0 } else { r.edge_u64(size, 4) };
+        let len = if r.chance(70) {
+            size.min(MAX_BYTES) / 4 * 4
+        } else {
+            r.edge_u64(size, 4)
+        };
+        let what = format!("read_buffer({b:?}, {offset}, {len})");
+        w.call("read_buffer", what, v.invalid(), |w| {
+            w.device.read_buffer(b, offset, len).map(drop)
+        });
+    } else {
+        let (t, meta, v) = w.textures.pick(r, w.id);
+        let size = meta.map_or([4, 4], |m| m.size);
+        let at = TexelCopyTextureInfo {
+            mip_level: if r.chance(85) { 0 } else { r.edge_u32(4) },
+            ..TexelCopyTextureInfo::default()
+        };
+        let extent = if r.chance(75) {
+            size
+        } else {
+            [r.edge_u32(size[0]), r.edge_u32(size[1])]
+        };
+        let what = format!("read_texture({t:?}, {at:?}, {extent:?})");
+        w.call("read_texture", what, v.invalid(), |w| {
+            w.device.read_texture(t, at, extent).map(drop)
+        });
+    }
+}
+
+pub fn mapping(w: &mut World<'_>, r: &mut Rng) {
+    match r.below(6) {
+        0 | 1 => {
+            let mode = if r.chance(50) {
+                MapMode::Read
+            } else {
+                MapMode::Write
+            };
+            let usage = match mode {
+                MapMode::Read => BufferUsages::MAP_READ,
+                MapMode::Write => BufferUsages::MAP_WRITE,
+            };
+            let (b, size, v) = match w.buffers.live_where(r, |m| m.usage.contains(usage)) {
+                Some((b, m)) if r.chance(90) => (b, m.size, Validity::Live),
+                _ => {
+                    let (b, m, v) = w.buffers.pick(r, w.id);
+                    (b, m.map_or(0, |m| m.size), v)
+                }
+            };
+            let offset = if r.chance(70) { 0 } else { r.edge_u64(size, 8) };
+            let len = if r.chance(70) {
+                size.saturating_sub(offset) / 4 * 4
+            } else {
+                r.edge_u64(size, 4)
+            };
+            let what = format!("map_buffer_async({b:?}, {mode:?}, {offset}, {len})");
+            w.call("map_buffer_async", what, v.invalid(), |w| {
+                let m = w.device.map_buffer_async(b, mode, offset, len)?;
+                w.mappings.add(
+                    m,
+                    MapMeta {
+                        buffer: b,
+                        mode,
+                        size: len,
+                    },
+                );
+                Ok(())
+            });
+        }
+        2 => {
+            let (m, _, v) = w.mappings.pick(r, w.id);
+            w.call(
+                "poll_mapping",
+                format!("poll_mapping({m:?})"),
+                v.invalid(),
+                |w| w.device.poll_mapping(m).map(drop),
+            );
+        }
+        3 => {
+            let (m, _, v) = w.mappings.pick(r, w.id);
+            let timeout = Duration::from_millis(r.pick(&[0, 1, 20]));
+            let what = format!("wait_for_mapping({m:?}, {timeout:?})");
+            w.call("wait_for_mapping", what, v.invalid(), |w| {
+                let params = MapWaitParams {
+                    timeout,
+                    slice: Duration::from_millis(1),
+                };
+                w.device.wait_for_mapping(m, &params, &|| false).map(drop)
+            });
+        }
+        4 => {
+            let (m, meta, v) = w.mappings.pick(r, w.id);
+            let write = meta.is_some_and(|m| m.mode == MapMode::Write) && r.chance(80);
+            let len = meta.map_or(0, |m| m.size).min(MAX_BYTES) as usize;
+            let data = small_bytes(r, len);
+            if write {
+                let what = format!("mapped_bytes_mut({m:?})");
+                w.call("mapped_bytes_mut", what, v.invalid(), |w| {
+                    w.device.mapped_bytes_mut(m, |bytes| {
+                        let n = bytes.len().min(data.len());
+                        bytes[..n].copy_from_slice(&data[..n]);
+                    })
+                });
+            } else {
+                let what = format!("mapped_bytes({m:?})");
+                w.call("mapped_bytes", what, v.invalid(), |w| {
+                    w.device.mapped_bytes(m, |bytes| bytes.len()).map(drop)
+                });
+            }
+        }
+        _ => {
+            let (m, _, v) = w.mappings.pick(r, w.id);
+            w.call("unmap", format!("unmap({m:?})"), v.invalid(), |w| {
+                w.device.unmap(m)?;
+                w.mappings.kill(m);
+                Ok(())
+            });
+        }
+    }
+}
+
+pub fn poll_and_wait(w: &mut World<'_>, r: &mut Rng) {
+    let last = w.device.last_submitted_serial();
+    let completed = w.device.completed_serial();
+    let serial = r.pick(&[0, completed, last, last, last.saturating_add(1), u64::MAX]);
+    match r.below(3) {
+        0 => {
+            w.call("poll", "poll()".into(), false, |w| {
+                w.device.poll().map(drop)
+            });
+        }
+        1 => {
+            let timeout = Duration::from_millis(r.pick(&[0, 1, 10]));
+            let what = format!("wait_for_serial({serial}, {timeout:?})");
+            w.call("wait_for_serial", what, false, |w| {
+                w.device.wait_for_serial(serial, timeout).map(drop)
+            });
+        }
+        _ => {
+            let what = format!("wait_for_serial_unless_stalled({serial}, 10 s)");
+            w.call("wait_for_serial_unless_stalled", what, false, |w| {
+                w.device
+                    .wait_for_serial_unless_stalled(serial, Duration::from_secs(10))
+            });
+        }
+    }
+}

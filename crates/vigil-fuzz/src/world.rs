@@ -1,0 +1,547 @@
+//! What the fuzzer knows: pools of the handles it made (live and deliberately stale), the
+//! open encoders and finished command buffers, and the call log.
+//!
+//! Every call goes through [`World::call`], which logs it, runs it with panics caught,
+//! counts its outcome and attributes any new validation-layer message to it.
+
+use crate::report::{CallOutcome, Finding, FindingKind, OpStats};
+use crate::rng::Rng;
+use std::collections::{BTreeMap, VecDeque};
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use vigil::{
+    BindGroup, BindGroupLayout, BindGroupLayoutEntry, Buffer, BufferMapping, BufferUsages,
+    CommandBuffer, CommandEncoder, ComputePipeline, Device, Features, Handle, Limits, MapMode,
+    PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Texture, TextureFormat,
+    TextureUsages, TextureView, TextureViewDimension, ValidationLog,
+};
+
+/// How a picked handle relates to the device: the fuzzer's own expectation of validity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Validity {
+    /// Made by this device and not destroyed.
+    Live,
+    /// Made by this device, then destroyed.
+    Stale,
+    /// The null handle.
+    Null,
+    /// Made by another device.
+    Foreign,
+    /// Made up: an index and generation this device never handed out.
+    Forged,
+}
+
+impl Validity {
+    /// Whether every call must refuse the handle.
+    pub fn invalid(self) -> bool {
+        self != Validity::Live
+    }
+}
+
+/// One handle the fuzzer made.
+#[derive(Clone, Debug)]
+pub struct Entry<H, M> {
+    /// The handle.
+    pub handle: H,
+    /// What the fuzzer remembers of it.
+    pub meta: M,
+    /// Whether it was destroyed.
+    pub live: bool,
+}
+
+/// Handles of one kind.
+#[derive(Debug)]
+pub struct Pool<H, M> {
+    /// Live and stale entries.
+    pub items: Vec<Entry<H, M>>,
+    /// Handles another device made.
+    pub foreign: Vec<H>,
+}
+
+impl<H, M> Default for Pool<H, M> {
+    fn default() -> Self {
+        Pool {
+            items: Vec::new(),
+            foreign: Vec::new(),
+        }
+    }
+}
+
+/// Most live objects per kind; past it creation turns into destruction.
+pub const LIVE_CAP: usize = 40;
+/// Most stale handles kept per kind.
+const STALE_CAP: usize = 24;
+
+impl<H: Handle, M: Clone> Pool<H, M> {
+    /// Live entries.
+    pub fn live_count(&self) -> usize {
+        self.items.iter().filter(|e| e.live).count()
+    }
+
+    /// Whether the pool holds as many live objects as it may.
+    pub fn full(&self) -> bool {
+        self.live_count() >= LIVE_CAP
+    }
+
+    /// Whether `handle` is one of the pool's live handles.
+    pub fn is_live(&self, handle: H) -> bool {
+        self.items.iter().any(|e| e.live && e.handle == handle)
+    }
+
+    /// Remembers a new live handle.
+    pub fn add(&mut self, handle: H, meta: M) {
+        self.items.push(Entry {
+            handle,
+            meta,
+            live: true,
+        });
+    }
+
+    /// Marks a handle destroyed (kept as a stale handle to use later).
+    pub fn kill(&mut self, handle: H) {
+        if let Some(e) = self.items.iter_mut().find(|e| e.handle == handle && e.live) {
+            e.live = false;
+        }
+        let stale = self.items.iter().filter(|e| !e.live).count();
+        if stale > STALE_CAP {
+            if let Some(pos) = self.items.iter().position(|e| !e.live) {
+                self.items.remove(pos);
+            }
+        }
+    }
+
+    /// A live entry matching `want`, if any.
+    pub fn live_where(&self, r: &mut Rng, want: impl Fn(&M) -> bool) -> Option<(H, M)> {
+        let matching: Vec<&Entry<H, M>> = self
+            .items
+            .iter()
+            .filter(|e| e.live && want(&e.meta))
+            .collect();
+        if matching.is_empty() {
+            return None;
+        }
+        let e = matching[r.index(matching.len())];
+        Some((e.handle, e.meta.clone()))
+    }
+
+    /// A live entry, if any.
+    pub fn any_live(&self, r: &mut Rng) -> Option<(H, M)> {
+        self.live_where(r, |_| true)
+    }
+
+    /// Mostly a live handle; sometimes stale, null, foreign or forged. The metadata is the
+    /// entry's when the handle came from the pool.
+    pub fn pick(&self, r: &mut Rng, device: u32) -> (H, Option<M>, Validity) {
+        let roll = r.below(100);
+        if roll < 6 {
+            let stale: Vec<&Entry<H, M>> = self.items.iter().filter(|e| !e.live).collect();
+            if !stale.is_empty() {
+                let e = stale[r.index(stale.len())];
+                return (e.handle, Some(e.meta.clone()), Validity::Stale);
+            }
+        } else if roll < 8 {
+            return (H::from_parts(0, 0, 0), None, Validity::Null);
+        } else if roll < 10 && !self.foreign.is_empty() {
+            return (
+                self.foreign[r.index(self.foreign.len())],
+                None,
+                Validity::Foreign,
+            );
+        } else if roll < 11 {
+            let index = r.pick(&[1, 2, 7, 1000, u32::MAX]);
+            let generation = r.pick(&[0, 99, u32::MAX]);
+            return (
+                H::from_parts(index, generation, device),
+                None,
+                Validity::Forged,
+            );
+        }
+        match self.any_live(r) {
+            Some((h, m)) => (h, Some(m), Validity::Live),
+            None => (H::from_parts(0, 0, 0), None, Validity::Null),
+        }
+    }
+}
+
+/// A buffer.
+#[derive(Clone, Copy, Debug)]
+pub struct BufferMeta {
+    /// Size in bytes.
+    pub size: u64,
+    /// Usage.
+    pub usage: BufferUsages,
+}
+
+/// A texture.
+#[derive(Clone, Copy, Debug)]
+pub struct TextureMeta {
+    /// Width and height.
+    pub size: [u32; 2],
+    /// Layers.
+    pub layers: u32,
+    /// Mip levels.
+    pub mips: u32,
+    /// Samples.
+    pub samples: u32,
+    /// Format.
+    pub format: TextureFormat,
+    /// Usage.
+    pub usage: TextureUsages,
+}
+
+/// A view.
+#[derive(Clone, Copy, Debug)]
+pub struct ViewMeta {
+    /// Its texture.
+    pub texture: Texture,
+    /// Format.
+    pub format: TextureFormat,
+    /// Dimension.
+    pub dimension: TextureViewDimension,
+    /// Usage of the texture.
+    pub usage: TextureUsages,
+    /// Samples.
+    pub samples: u32,
+    /// Whether it is one mip level and one layer (an attachment candidate).
+    pub single: bool,
+    /// Extent of its first mip level.
+    pub extent: [u32; 2],
+}
+
+/// A sampler.
+#[derive(Clone, Copy, Debug)]
+pub struct SamplerMeta {
+    /// Comparison sampler.
+    pub comparison: bool,
+}
+
+/// A bind group layout.
+#[derive(Clone, Debug)]
+pub struct LayoutMeta {
+    /// Its entries.
+    pub entries: Arc<[BindGroupLayoutEntry]>,
+    /// The recipe it came from.
+    pub recipe: Option<usize>,
+}
+
+/// A bind group.
+#[derive(Clone, Debug)]
+pub struct GroupMeta {
+    /// Its layout's entries (for dynamic offsets).
+    pub entries: Arc<[BindGroupLayoutEntry]>,
+    /// The recipe its layout came from.
+    pub recipe: Option<usize>,
+}
+
+/// A pipeline layout.
+#[derive(Clone, Debug)]
+pub struct PipelineLayoutMeta {
+    /// The recipe of its one group, when it was made for one.
+    pub recipe: Option<usize>,
+    /// How many groups it has.
+    pub groups: usize,
+}
+
+/// A shader module.
+#[derive(Clone, Copy, Debug)]
+pub struct ModuleMeta {
+    /// The recipe it compiles.
+    pub recipe: usize,
+}
+
+/// A render pipeline.
+#[derive(Clone, Debug)]
+pub struct RenderMeta {
+    /// The recipe.
+    pub recipe: usize,
+    /// Samples.
+    pub samples: u32,
+}
+
+/// A mapping.
+#[derive(Clone, Copy, Debug)]
+pub struct MapMeta {
+    /// The buffer.
+    pub buffer: Buffer,
+    /// Mode.
+    pub mode: MapMode,
+    /// Bytes mapped.
+    pub size: u64,
+}
+
+/// Which pass an open encoder is in, as far as the fuzzer knows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PassState {
+    /// No pass.
+    None,
+    /// A compute pass.
+    Compute,
+    /// A render pass with these color formats, depth format and sample count.
+    Render {
+        /// Color formats.
+        colors: Vec<Option<TextureFormat>>,
+        /// Depth format.
+        depth: Option<TextureFormat>,
+        /// Samples.
+        samples: u32,
+    },
+}
+
+/// An open encoder.
+pub struct Open<'d> {
+    /// The encoder.
+    pub encoder: CommandEncoder<'d>,
+    /// The pass it is in.
+    pub pass: PassState,
+    /// Number the fuzzer gave it, for the log.
+    pub id: u32,
+    /// What the open pass has bound, as far as the fuzzer knows.
+    pub bound: Bound,
+}
+
+/// What a pass has bound: the fuzzer uses it to make the call a draw or dispatch still
+/// lacks (a pipeline, a group, a vertex or index buffer) before making the draw.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Bound {
+    /// Recipe of the bound pipeline.
+    pub pipeline: Option<usize>,
+    /// Recipe of the group bound at index 0.
+    pub group: Option<usize>,
+    /// Vertex buffer slots set.
+    pub vertex_slots: u32,
+    /// Whether an index buffer is set.
+    pub index: bool,
+    /// The buffer the encoder's last copy wrote: the next copy reads it now and then, which
+    /// is how ordering between commands gets exercised.
+    pub last_written: Option<vigil::Buffer>,
+}
+
+/// Everything a run holds.
+pub struct World<'d> {
+    /// The device under test.
+    pub device: &'d Device,
+    /// Its id.
+    pub id: u32,
+    /// Its enabled features.
+    pub features: Features,
+    /// Its limits.
+    pub limits: Limits,
+    /// Buffers.
+    pub buffers: Pool<Buffer, BufferMeta>,
+    /// Textures.
+    pub textures: Pool<Texture, TextureMeta>,
+    /// Views.
+    pub views: Pool<TextureView, ViewMeta>,
+    /// Samplers.
+    pub samplers: Pool<Sampler, SamplerMeta>,
+    /// Query sets (with their counts).
+    pub query_sets: Pool<QuerySet, u32>,
+    /// Bind group layouts.
+    pub layouts: Pool<BindGroupLayout, LayoutMeta>,
+    /// Bind groups.
+    pub groups: Pool<BindGroup, GroupMeta>,
+    /// Pipeline layouts.
+    pub pipeline_layouts: Pool<PipelineLayout, PipelineLayoutMeta>,
+    /// Shader modules.
+    pub modules: Pool<ShaderModule, ModuleMeta>,
+    /// Compute pipelines (with their recipe).
+    pub compute: Pool<ComputePipeline, usize>,
+    /// Render pipelines.
+    pub render: Pool<RenderPipeline, RenderMeta>,
+    /// Mappings.
+    pub mappings: Pool<BufferMapping, MapMeta>,
+    /// Open encoders.
+    pub encoders: Vec<Open<'d>>,
+    /// Finished command buffers.
+    pub command_buffers: Vec<CommandBuffer<'d>>,
+    /// Encoders made so far.
+    pub encoder_count: u32,
+    log: Option<Arc<ValidationLog>>,
+    seen_messages: u64,
+    /// Calls made.
+    pub calls: u64,
+    /// The last calls, for the report.
+    pub recent: VecDeque<String>,
+    /// Print every call before making it.
+    pub trace: bool,
+    /// Outcomes per operation.
+    pub stats: BTreeMap<&'static str, OpStats>,
+    /// What went wrong.
+    pub findings: Vec<Finding>,
+}
+
+/// How many recent calls a report carries.
+const RECENT: usize = 40;
+/// Most findings of one kind kept in full.
+const FINDINGS_KEPT: usize = 64;
+
+impl<'d> World<'d> {
+    /// A world over `device`.
+    pub fn new(device: &'d Device, trace: bool) -> World<'d> {
+        World {
+            device,
+            id: device.id(),
+            features: device.features(),
+            limits: device.limits().clone(),
+            buffers: Pool::default(),
+            textures: Pool::default(),
+            views: Pool::default(),
+            samplers: Pool::default(),
+            query_sets: Pool::default(),
+            layouts: Pool::default(),
+            groups: Pool::default(),
+            pipeline_layouts: Pool::default(),
+            modules: Pool::default(),
+            compute: Pool::default(),
+            render: Pool::default(),
+            mappings: Pool::default(),
+            encoders: Vec::new(),
+            command_buffers: Vec::new(),
+            encoder_count: 0,
+            log: device.validation_log(),
+            seen_messages: device.validation_log().map_or(0, |l| l.count()),
+            calls: 0,
+            recent: VecDeque::new(),
+            trace,
+            stats: BTreeMap::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    /// Makes one call: logs `what`, runs `f` with panics caught, counts the outcome, and
+    /// attributes new validation messages to it. `invalid` says the fuzzer knowingly
+    /// passed something every call must refuse (a non-live handle); success then is a
+    /// finding.
+    pub fn call<T>(
+        &mut self,
+        op: &'static str,
+        what: String,
+        invalid: bool,
+        f: impl FnOnce(&mut Self) -> vigil::Result<T>,
+    ) -> Option<T> {
+        let index = self.calls;
+        self.calls += 1;
+        if self.trace {
+            eprintln!("[{index}] {what}");
+        }
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(format!("[{index}] {what}"));
+        crate::panics::clear();
+        let result = std::panic::catch_unwind(AssertUnwindSafe(|| f(self)));
+        let (outcome, value) = match result {
+            Ok(Ok(v)) => (CallOutcome::Ok, Some(v)),
+            Ok(Err(e)) => {
+                if e.operation().is_empty() || e.message().is_empty() {
+                    let detail = format!("{what}: error without operation or message: {e}");
+                    self.finding(FindingKind::UnclearError, index, detail);
+                }
+                if self.trace {
+                    eprintln!("    -> {e}");
+                }
+                (CallOutcome::Refused(e.kind()), None)
+            }
+            Err(_) => {
+                let message = crate::panics::take().unwrap_or_else(|| "(no message)".into());
+                let signature = format!(
+                    "panic:{}",
+                    message
+                        .strip_prefix("panicked at ")
+                        .and_then(|m| m.split(": ").next())
+                        .unwrap_or("unknown")
+                );
+                self.finding_as(
+                    FindingKind::Panic,
+                    index,
+                    signature,
+                    format!("{what}: {message}"),
+                );
+                (CallOutcome::Panicked, None)
+            }
+        };
+        self.stats.entry(op).or_default().count(outcome);
+        if invalid && outcome == CallOutcome::Ok {
+            self.finding(
+                FindingKind::AcceptedInvalidHandle,
+                index,
+                format!("{what}: accepted although it names a handle that is not live"),
+            );
+        }
+        self.check_validation(index, &what);
+        value
+    }
+
+    /// Validation messages seen so far (attributed to calls or not).
+    pub fn seen_messages(&self) -> u64 {
+        self.seen_messages
+    }
+
+    /// Records new validation messages, attributed to call `index`.
+    pub fn check_validation(&mut self, index: u64, what: &str) {
+        let Some(log) = self.log.clone() else {
+            return;
+        };
+        let count = log.count();
+        if count > self.seen_messages {
+            let messages = log.messages();
+            let first_new = usize::try_from(self.seen_messages).unwrap_or(usize::MAX);
+            let text: Vec<String> = messages
+                .iter()
+                .skip(first_new)
+                .take(3)
+                .map(|m| format!("{}: {}", m.id, m.text))
+                .collect();
+            let mut ids: Vec<&str> = messages
+                .iter()
+                .skip(first_new)
+                .map(|m| m.id.as_str())
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            let signature = if ids.is_empty() {
+                "validation:(past the log's cap)".to_owned()
+            } else {
+                format!("validation:{}", ids.join("+"))
+            };
+            let detail = format!(
+                "{what}: {} new message(s): {}",
+                count - self.seen_messages,
+                if text.is_empty() {
+                    "(past the log's cap)".to_owned()
+                } else {
+                    text.join(" | ")
+                }
+            );
+            self.finding_as(FindingKind::ValidationMessage, index, signature, detail);
+            self.seen_messages = count;
+        }
+    }
+
+    /// Records a finding under the kind's name as its signature.
+    pub fn finding(&mut self, kind: FindingKind, call: u64, detail: String) {
+        self.finding_as(kind, call, kind.name().to_owned(), detail);
+    }
+
+    /// Records a finding: the first of each signature in full (up to a cap per kind),
+    /// later ones of the same signature counted.
+    pub fn finding_as(&mut self, kind: FindingKind, call: u64, signature: String, detail: String) {
+        if let Some(f) = self.findings.iter_mut().find(|f| f.signature == signature) {
+            f.more += 1;
+            return;
+        }
+        let same = self.findings.iter().filter(|f| f.kind == kind).count();
+        if same < FINDINGS_KEPT {
+            self.findings.push(Finding {
+                kind,
+                call,
+                signature,
+                detail,
+                recent: self.recent.iter().cloned().collect(),
+                more: 0,
+            });
+        } else if let Some(f) = self.findings.iter_mut().rev().find(|f| f.kind == kind) {
+            f.more += 1;
+        }
+    }
+}
