@@ -80,9 +80,13 @@ impl Module {
             }
         };
         guarded(self.file(), || {
+            // FORCE_POINT_SIZE: every vertex stage writes PointSize = 1, as WebGPU defines
+            // it, so a point-list pipeline meets Vulkan's rule that its vertex stage writes
+            // one (VUID-VkGraphicsPipelineCreateInfo-Vertex-07722); other topologies ignore it.
             let mut flags = naga::back::spv::WriterFlags::ADJUST_COORDINATE_SPACE
                 | naga::back::spv::WriterFlags::LABEL_VARYINGS
-                | naga::back::spv::WriterFlags::CLAMP_FRAG_DEPTH;
+                | naga::back::spv::WriterFlags::CLAMP_FRAG_DEPTH
+                | naga::back::spv::WriterFlags::FORCE_POINT_SIZE;
             if options.debug {
                 flags |= naga::back::spv::WriterFlags::DEBUG;
             }

@@ -244,3 +244,20 @@ fn reflects_runtime_array_sizes_and_workgroup_memory() {
         "{json}"
     );
 }
+
+#[test]
+fn every_vertex_stage_writes_point_size_so_point_lists_are_legal() {
+    // Vulkan requires a point-list pipeline's vertex stage to write PointSize
+    // (VUID-VkGraphicsPipelineCreateInfo-Vertex-07722); WebGPU defines it as 1.
+    let m = Module::from_wgsl(
+        "@vertex fn vs(@location(0) p: vec2<f32>) -> @builtin(position) vec4<f32> { return vec4<f32>(p, 0.0, 1.0); }",
+        "points.wgsl",
+    )
+    .unwrap();
+    let words = m.to_spirv(&SpirvOptions::default()).unwrap();
+    // OpDecorate (4 words, opcode 71) <id> BuiltIn(11) PointSize(1).
+    let decorated = words
+        .windows(4)
+        .any(|w| w[0] == (4 << 16 | 71) && w[2] == 11 && w[3] == 1);
+    assert!(decorated, "no PointSize built-in in the vertex stage");
+}

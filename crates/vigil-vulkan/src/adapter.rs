@@ -9,8 +9,9 @@ use vigil_hal as hal;
 use vigil_hal::{Features, Limits};
 
 /// A Vulkan physical device that meets vigil's baseline: Vulkan 1.3 with timeline
-/// semaphores, synchronization2 and dynamic rendering, and a queue family that does
-/// graphics and compute.
+/// semaphores, synchronization2 and dynamic rendering, the two core features WebGPU takes
+/// for granted (independent blend per color target, cube-array views), and a queue family
+/// that does graphics and compute.
 #[derive(Debug)]
 pub struct Adapter {
     pub(crate) instance: Arc<InstanceShared>,
@@ -163,6 +164,8 @@ impl Adapter {
         if features.v12.timeline_semaphore != vk::TRUE
             || features.v13.synchronization2 != vk::TRUE
             || features.v13.dynamic_rendering != vk::TRUE
+            || features.core.independent_blend != vk::TRUE
+            || features.core.image_cube_array != vk::TRUE
         {
             return None;
         }
@@ -239,6 +242,10 @@ impl hal::Adapter for Adapter {
             // Out-of-range vertex fetches and descriptor accesses stay inside their buffers
             // (the shader-side checks cover shader indexing; this covers fixed function).
             robust_buffer_access: on(self.robust_buffer_access),
+            // Part of the baseline (see `expose`): color targets may blend and mask
+            // differently, and views may be cube arrays, as in WebGPU.
+            independent_blend: vk::TRUE,
+            image_cube_array: vk::TRUE,
             full_draw_index_uint32: on(requested.contains(Features::FULL_DRAW_INDEX_UINT32)),
             sampler_anisotropy: on(requested.contains(Features::SAMPLER_ANISOTROPY)),
             draw_indirect_first_instance: on(requested.contains(Features::INDIRECT_FIRST_INSTANCE)),

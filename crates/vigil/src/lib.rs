@@ -36,6 +36,9 @@
 //! `vigil` contains no `unsafe`: native calls go through `vigil-hal` backends.
 
 #![forbid(unsafe_code)]
+// Validation arithmetic never wraps: every operation on a number a caller can influence is
+// checked, saturating, or done in a width that cannot overflow (see DESIGN.md).
+#![warn(clippy::arithmetic_side_effects)]
 
 mod device;
 mod encoder;
@@ -100,4 +103,5 @@ pub use vigil_hal::test_backend::TestApi;
 /// The test backend's recorded commands, for tests that look at what reached the backend.
 pub mod hal_test {
     pub use vigil_hal::test_backend::{TestCommand, TestDevice};
+    pub use vigil_hal::{MemoryBarrier, Stages};
 }

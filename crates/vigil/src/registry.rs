@@ -26,6 +26,10 @@ pub(crate) struct Slot<T> {
     pub last_use: u64,
     /// Live objects that retain this one (bind groups, views, pipelines).
     pub refs: u32,
+    /// For a retiring slot: the newest recording ticket issued when it was destroyed. The
+    /// native object waits until every recording up to that ticket is closed, since any
+    /// of them may have recorded it (0: no recording was open).
+    pub hold: u64,
 }
 
 /// Objects of one kind.
@@ -45,6 +49,7 @@ impl<T> Default for Registry<T> {
                 value: None,
                 last_use: 0,
                 refs: 0,
+                hold: 0,
             }],
             free: Vec::new(),
             live: 0,
@@ -55,13 +60,14 @@ impl<T> Default for Registry<T> {
 impl<T> Registry<T> {
     /// Stores a new object; returns its index and generation.
     pub fn insert(&mut self, value: T) -> (u32, u32) {
-        self.live += 1;
+        self.live = self.live.saturating_add(1);
         if let Some(index) = self.free.pop() {
             let slot = &mut self.slots[index as usize];
             slot.state = SlotState::Live;
             slot.value = Some(value);
             slot.last_use = 0;
             slot.refs = 0;
+            slot.hold = 0;
             return (index, slot.generation);
         }
         let index = self.slots.len() as u32;
@@ -71,6 +77,7 @@ impl<T> Registry<T> {
             value: Some(value),
             last_use: 0,
             refs: 0,
+            hold: 0,
         });
         (index, 1)
     }
@@ -130,14 +137,18 @@ impl<T> Registry<T> {
             if slot.state == SlotState::Live {
                 slot.state = SlotState::Retiring;
                 slot.generation = slot.generation.wrapping_add(1);
-                self.live -= 1;
+                self.live = self.live.saturating_sub(1);
             }
         }
     }
 
-    /// Whether a retiring slot can release its object at completed serial `completed`.
-    pub fn releasable(&self, index: u32, completed: u64) -> bool {
-        matches!(self.slots.get(index as usize), Some(s) if s.state == SlotState::Retiring && s.refs == 0 && s.last_use <= completed)
+    /// Whether a retiring slot can release its object at completed serial `completed`,
+    /// with `oldest_open` the oldest recording ticket still open (`u64::MAX`: none).
+    pub fn releasable(&self, index: u32, completed: u64, oldest_open: u64) -> bool {
+        matches!(self.slots.get(index as usize), Some(s) if s.state == SlotState::Retiring
+            && s.refs == 0
+            && s.last_use <= completed
+            && (s.hold == 0 || s.hold < oldest_open))
     }
 
     /// Takes a retiring slot's object and frees the slot (unless its generations ran out).
@@ -260,9 +271,27 @@ mod tests {
         r.slot_mut(a.0).unwrap().last_use = 5;
         r.slot_mut(a.0).unwrap().refs = 1;
         r.retire(a.0);
-        assert!(!r.releasable(a.0, 10));
+        assert!(!r.releasable(a.0, 10, u64::MAX));
         r.slot_mut(a.0).unwrap().refs = 0;
-        assert!(!r.releasable(a.0, 4));
-        assert!(r.releasable(a.0, 5));
+        assert!(!r.releasable(a.0, 4, u64::MAX));
+        assert!(r.releasable(a.0, 5, u64::MAX));
+    }
+
+    #[test]
+    fn release_waits_for_every_recording_open_at_the_destroy() {
+        let mut r = Registry::<u8>::default();
+        let a = r.insert(1);
+        r.retire(a.0);
+        r.slot_mut(a.0).unwrap().hold = 7;
+        assert!(
+            !r.releasable(a.0, 0, 3),
+            "recording 3 was open at the destroy"
+        );
+        assert!(
+            !r.releasable(a.0, 0, 7),
+            "recording 7 was the newest at the destroy"
+        );
+        assert!(r.releasable(a.0, 0, 8), "only later recordings are open");
+        assert!(r.releasable(a.0, 0, u64::MAX), "none is open");
     }
 }

@@ -134,7 +134,7 @@ impl<A: Api> Device<A> {
             }
             let mut element = 0;
             for a in vb.attributes {
-                let end = a.offset + a.format.size();
+                let end = a.offset.saturating_add(a.format.size());
                 let room = if vb.array_stride == 0 {
                     u64::from(limits.max_vertex_buffer_array_stride)
                 } else {
@@ -150,7 +150,7 @@ impl<A: Api> Device<A> {
                         a.offset
                     ));
                 }
-                if a.offset % a.format.size().min(4) != 0 {
+                if a.offset.checked_rem(a.format.size().min(4)) != Some(0) {
                     return Err(fail!(
                         InvalidDescriptor,
                         OP,
@@ -379,6 +379,31 @@ impl<A: Api> Device<A> {
             }
             fragment = Some((&fmod.raw, f.entry_point));
         }
+        // Attributes the vertex shader does not read are valid (WebGPU allows them) but have
+        // no use natively, and the driver is told only of the ones it consumes.
+        let consumed: Vec<Vec<vigil_hal::VertexAttribute>> = desc
+            .vertex
+            .buffers
+            .iter()
+            .map(|vb| {
+                vb.attributes
+                    .iter()
+                    .filter(|a| {
+                        vs.vertex_inputs
+                            .iter()
+                            .any(|i| i.location == a.shader_location)
+                    })
+                    .copied()
+                    .collect()
+            })
+            .collect();
+        let native_buffers: Vec<VertexBufferLayout<'_>> = desc
+            .vertex
+            .buffers
+            .iter()
+            .zip(&consumed)
+            .map(|(vb, attributes)| VertexBufferLayout { attributes, ..*vb })
+            .collect();
         let raw = self
             .hal
             .create_render_pipeline(&vigil_hal::RenderPipelineDescriptor {
@@ -386,7 +411,7 @@ impl<A: Api> Device<A> {
                 layout: &layout.raw,
                 vertex_module: &vmod.raw,
                 vertex_entry: desc.vertex.entry_point,
-                vertex_buffers: desc.vertex.buffers,
+                vertex_buffers: &native_buffers,
                 fragment,
                 targets,
                 primitive: desc.primitive,

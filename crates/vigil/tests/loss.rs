@@ -369,3 +369,77 @@ fn a_failed_submission_is_lost_through_the_completion_path() {
         (WaitSite::Driver, Duration::ZERO)
     );
 }
+
+#[test]
+fn a_long_submission_whose_passes_keep_finishing_is_never_cut_off() {
+    let d = gpu();
+    let s = spin_setup(&d);
+    // One submission of about 1.5 s in 30 passes of about 50 ms: the serial moves only
+    // at its end, but every pass leaves a breadcrumb the waits count as progress.
+    let iterations = calibrate(&d, &s, Duration::from_millis(50));
+    d.write_buffer(s.params, 0, &bytes_of(&[iterations, 0]))
+        .unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "long" })
+        .unwrap();
+    for _ in 0..30 {
+        e.begin_compute_pass(&ComputePassDescriptor::default())
+            .unwrap();
+        e.set_compute_pipeline(s.pipeline).unwrap();
+        e.set_bind_group(0, s.group, &[]).unwrap();
+        e.dispatch(64, 1, 1).unwrap();
+        e.end_compute_pass().unwrap();
+    }
+    let t = Instant::now();
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    let stall = Duration::from_millis(400);
+    d.wait_for_serial_unless_stalled(serial, stall).unwrap();
+    assert!(!d.is_lost());
+    assert!(
+        t.elapsed() > stall,
+        "the submission outlasted the stall bound ({:?}) without being cut off",
+        t.elapsed()
+    );
+}
+
+#[test]
+fn the_device_stall_bound_governs_its_own_waits() {
+    // A read waits for the buffer's last use with the device's stall bound: a spin far
+    // longer than it is declared lost after the bound, attributed to the serial wait.
+    let d = gpu_with(|adapter| DeviceDescriptor {
+        label: "short stall".into(),
+        required_limits: adapter.limits().clone(),
+        stall_timeout: Duration::from_millis(300),
+        ..DeviceDescriptor::default()
+    });
+    let s = spin_setup(&d);
+    let iterations = calibrate(&d, &s, Duration::from_millis(2000));
+    let out = d
+        .create_buffer(&BufferDescriptor {
+            label: "after the spin",
+            size: 4,
+            usage: BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    d.write_buffer(s.params, 0, &bytes_of(&[iterations, 0]))
+        .unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "spin" })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(s.pipeline).unwrap();
+    e.set_bind_group(0, s.group, &[]).unwrap();
+    e.dispatch(64, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    e.clear_buffer(out, 0, None).unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let t = Instant::now();
+    let err = d.read_buffer(out, 0, 4).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::DeviceLost, "{err}");
+    assert!(
+        t.elapsed() < Duration::from_millis(1500),
+        "gave up after the 300 ms bound: {:?}",
+        t.elapsed()
+    );
+}

@@ -402,11 +402,10 @@ fn sampled_views_must_match_the_layout() {
         },
     )
     .unwrap();
-    let cv = d
-        .create_texture_view(copy_only, &TextureViewDescriptor::default())
-        .unwrap();
+    // A view of a texture no view can be used for is refused already (Vulkan has no
+    // native view for it), so it never reaches a bind group.
     expect_kind(
-        group(&d, l, &[(0, BindingResource::TextureView(cv))]),
+        d.create_texture_view(copy_only, &TextureViewDescriptor::default()),
         ErrorKind::UsageMismatch,
     );
     let s = d.create_sampler(&SamplerDescriptor::default()).unwrap();

@@ -189,13 +189,13 @@ pub(crate) fn validate_layout_entries(
                 has_dynamic_offset,
                 ..
             } => {
-                dyn_uniform += u32::from(has_dynamic_offset);
+                dyn_uniform = u32::saturating_add(dyn_uniform, u32::from(has_dynamic_offset));
                 0
             }
             BindingType::Buffer {
                 has_dynamic_offset, ..
             } => {
-                dyn_storage += u32::from(has_dynamic_offset);
+                dyn_storage = u32::saturating_add(dyn_storage, u32::from(has_dynamic_offset));
                 1
             }
             BindingType::Sampler(_) => 2,
@@ -267,7 +267,7 @@ pub(crate) fn validate_layout_entries(
         .enumerate()
         {
             if e.visibility.contains(*stage) {
-                per_stage[s][class] += 1;
+                per_stage[s][class] = per_stage[s][class].saturating_add(1);
             }
         }
     }
@@ -321,6 +321,16 @@ pub(crate) fn validate_layout_entries(
             limits.max_dynamic_storage_buffers_per_pipeline_layout
         ));
     }
+    let dynamic = dyn_uniform.saturating_add(dyn_storage);
+    if dynamic as usize > crate::encoder::MAX_DYNAMIC_OFFSETS {
+        return Err(fail!(
+            LimitExceeded,
+            OP,
+            label,
+            "{dynamic} dynamic-offset bindings exceed the {} one bind group may have in vigil",
+            crate::encoder::MAX_DYNAMIC_OFFSETS
+        ));
+    }
     Ok(sorted)
 }
 
@@ -348,7 +358,9 @@ impl<A: Api> Device<A> {
                 entries: &sorted,
             })
             .map_err(|e| self.hal_error(e, OP, desc.label))?;
-        let next = st.layout_compat.len() as u32 + 1;
+        let next = u32::try_from(st.layout_compat.len())
+            .unwrap_or(u32::MAX)
+            .saturating_add(1);
         let compat = *st.layout_compat.entry(sorted.clone()).or_insert(next);
         let (i, g) = st.bind_group_layouts.insert(BindGroupLayoutObj {
             raw,
@@ -574,7 +586,7 @@ impl<A: Api> Device<A> {
                             buf.usage
                         ));
                     }
-                    if b.offset % u64::from(align) != 0 {
+                    if b.offset.checked_rem(u64::from(align)) != Some(0) {
                         return Err(fail!(
                             OutOfBounds,
                             OP,
@@ -596,7 +608,7 @@ impl<A: Api> Device<A> {
                             buf.size
                         ));
                     }
-                    let size = b.size.unwrap_or(buf.size - b.offset);
+                    let size = b.size.unwrap_or(buf.size.saturating_sub(b.offset));
                     if size == 0 {
                         return Err(fail!(
                             OutOfBounds,
@@ -877,11 +889,11 @@ impl<A: Api> Device<A> {
                         ty: BufferBindingType::Uniform,
                         has_dynamic_offset: true,
                         ..
-                    } => dyn_u += 1,
+                    } => dyn_u = u32::saturating_add(dyn_u, 1),
                     BindingType::Buffer {
                         has_dynamic_offset: true,
                         ..
-                    } => dyn_s += 1,
+                    } => dyn_s = u32::saturating_add(dyn_s, 1),
                     _ => {}
                 }
             }
@@ -951,4 +963,47 @@ struct BindGroupPlan {
     uses: Vec<GroupUse>,
     dynamic: Vec<DynamicBinding>,
     sizes: Vec<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_layout_with_more_dynamic_offsets_than_a_pass_holds_is_refused() {
+        // Limits that allow more than vigil's per-group table, as some adapters do.
+        let limits = Limits {
+            max_dynamic_uniform_buffers_per_pipeline_layout: 12,
+            max_dynamic_storage_buffers_per_pipeline_layout: 12,
+            max_uniform_buffers_per_shader_stage: 64,
+            max_storage_buffers_per_shader_stage: 64,
+            ..Limits::default()
+        };
+        let entry = |binding: u32, ty: BufferBindingType| BindGroupLayoutEntry {
+            binding,
+            visibility: ShaderStages::COMPUTE,
+            ty: BindingType::Buffer {
+                ty,
+                has_dynamic_offset: true,
+                min_binding_size: None,
+            },
+        };
+        let entries = |n: u32| -> Vec<BindGroupLayoutEntry> {
+            (0..n)
+                .map(|b| {
+                    let ty = if b < 12 {
+                        BufferBindingType::Uniform
+                    } else {
+                        BufferBindingType::Storage { read_only: true }
+                    };
+                    entry(b, ty)
+                })
+                .collect()
+        };
+        let check = |n| validate_layout_entries("many", &entries(n), &limits, false, &|_| true);
+        assert!(check(16).is_ok());
+        let e = check(17).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::LimitExceeded);
+        assert!(e.message().contains("17 dynamic-offset bindings"), "{e}");
+    }
 }

@@ -86,8 +86,7 @@ pub(crate) fn check_range(
             OutOfBounds,
             op,
             label,
-            "{what} range {offset}..{} is outside the buffer's {buffer_size} bytes",
-            offset as u128 + size as u128
+            "{what} range of {size} bytes at offset {offset} is outside the buffer's {buffer_size} bytes"
         )),
     }
 }
@@ -107,7 +106,15 @@ impl<A: Api> Device<A> {
         };
         let mut st = self.state(OP)?;
         // Sizes round up to whole words so fills and storage views of the tail are legal.
-        let native_size = desc.size.div_ceil(4) * 4;
+        let Some(native_size) = desc.size.checked_next_multiple_of(4) else {
+            return Err(fail!(
+                LimitExceeded,
+                OP,
+                desc.label,
+                "size {} cannot be rounded up to whole words",
+                desc.size
+            ));
+        };
         let raw = self
             .hal
             .create_buffer(&vigil_hal::BufferDescriptor {
@@ -219,7 +226,7 @@ impl<A: Api> Device<A> {
             self.hal
                 .write_mapped(&obj.raw, offset, data)
                 .map_err(|e| self.hal_error(e, OP, &obj.label))?;
-            st.staging.direct_writes += 1;
+            st.staging.direct_writes = st.staging.direct_writes.wrapping_add(1);
             drop(st);
             self.notify_wrote(
                 crate::observer::WriteTarget::Buffer(buffer),
@@ -299,8 +306,13 @@ impl<A: Api> Device<A> {
             ));
         }
         // Copies move whole words: read the words covering the range, then cut it out.
-        let start = offset / 4 * 4;
-        let span = ((offset + size).div_ceil(4) * 4 - start).max(4);
+        // `check_range` above guarantees `offset + size` fits and lies in the buffer.
+        let start = offset & !3;
+        let end = offset
+            .saturating_add(size)
+            .checked_next_multiple_of(4)
+            .unwrap_or(u64::MAX);
+        let span = end.saturating_sub(start).max(4);
         let readback = self.create_buffer(&BufferDescriptor {
             label: "vigil readback",
             size: span,
@@ -313,8 +325,13 @@ impl<A: Api> Device<A> {
             enc.copy_words(buffer, start, readback, span)?;
             self.submit([enc.finish()?])?;
             let bytes = self.read_buffer(readback, 0, span)?;
-            let skip = (offset - start) as usize;
-            Ok(bytes[skip..skip + size as usize].to_vec())
+            let skip = (offset & 3) as usize;
+            let len = usize::try_from(size).unwrap_or(usize::MAX);
+            Ok(bytes
+                .get(skip..)
+                .and_then(|b| b.get(..len))
+                .unwrap_or_default()
+                .to_vec())
         })();
         let _ = self.destroy_buffer(readback);
         result

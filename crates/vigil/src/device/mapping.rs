@@ -148,7 +148,7 @@ impl<A: Api> Device<A> {
             .and_then(|s| s.value.as_mut())
         {
             b.mapping = Some(i);
-            st.destroy_epoch += 1;
+            st.destroy_epoch = st.destroy_epoch.wrapping_add(1);
         }
         Ok(BufferMapping::from_parts(i, g, self.id))
     }
@@ -218,7 +218,7 @@ impl<A: Api> Device<A> {
             }
             let slice = params.slice.max(Duration::from_micros(100)).min(remaining);
             self.wait_next(self.completion.completed(), slice, OP)?;
-            slices += 1;
+            slices = u32::saturating_add(slices, 1);
         }
     }
 

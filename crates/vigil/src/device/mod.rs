@@ -10,6 +10,7 @@ mod buffer;
 mod mapping;
 mod objects;
 mod pipeline;
+mod progress;
 mod queue;
 mod release;
 mod seams;
@@ -43,7 +44,7 @@ pub use buffer::BufferDescriptor;
 pub(crate) use buffer::check_range;
 pub(crate) use pipeline::check_against_layout;
 pub use pipeline::{ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor};
-pub(crate) use texture::{check_texture_box, layout_stages};
+pub(crate) use texture::{check_texture_box, layout_stages, texel_footprint};
 
 /// How to open a device.
 #[derive(Clone, Debug)]
@@ -59,6 +60,11 @@ pub struct DeviceDescriptor {
     /// Most command buffers submitted and not yet complete; a submission past it waits for
     /// room (default 64).
     pub max_command_buffers_in_flight: u32,
+    /// How long the GPU may go without finishing anything (no submission, and no pass of
+    /// one: every pass leaves a breadcrumb) before a wait declares it hung and the device
+    /// lost. Default 5 s. A device whose single passes run longer (one huge dispatch or
+    /// draw) needs more; waits on a GPU that keeps finishing passes never give up.
+    pub stall_timeout: std::time::Duration,
 }
 
 impl Default for DeviceDescriptor {
@@ -69,6 +75,7 @@ impl Default for DeviceDescriptor {
             required_limits: Limits::default(),
             staging_budget: 256 << 20,
             max_command_buffers_in_flight: 64,
+            stall_timeout: std::time::Duration::from_secs(5),
         }
     }
 }
@@ -107,6 +114,52 @@ pub(crate) struct DeviceState<A: Api> {
     /// Counts destructions and mappings: while it has not moved since a command buffer
     /// began recording, every object the recording checked is still live and unmapped.
     pub destroy_epoch: u64,
+    /// Open recordings: encoders, and command buffers finished but not yet submitted.
+    pub recordings: Recordings,
+}
+
+/// Open recordings by ticket. A native command buffer names the native objects recorded
+/// into it, so an object destroyed while recordings are open keeps its native object until
+/// every recording that was open then is closed (submitted or dropped): any of them may
+/// have recorded it, and recording into (or freeing) a command buffer whose objects are
+/// gone is undefined behaviour.
+#[derive(Debug, Default)]
+pub(crate) struct Recordings {
+    issued: u64,
+    open: std::collections::BTreeSet<u64>,
+}
+
+impl Recordings {
+    /// Opens a recording; returns its ticket (from 1).
+    pub fn open(&mut self) -> u64 {
+        self.issued = self.issued.saturating_add(1);
+        self.open.insert(self.issued);
+        self.issued
+    }
+
+    /// Closes a recording; true when it was open.
+    pub fn close(&mut self, ticket: u64) -> bool {
+        self.open.remove(&ticket)
+    }
+
+    /// What an object destroyed now must wait for: the newest ticket issued, or 0 when
+    /// no recording is open.
+    pub fn hold_for_destroy(&self) -> u64 {
+        if self.open.is_empty() { 0 } else { self.issued }
+    }
+
+    /// The oldest open ticket (`u64::MAX` when none is open).
+    pub fn oldest_open(&self) -> u64 {
+        self.open.first().copied().unwrap_or(u64::MAX)
+    }
+}
+
+/// What a device is opened with besides its features and limits.
+struct Settings {
+    label: String,
+    staging_budget: u64,
+    max_in_flight: u64,
+    stall: std::time::Duration,
 }
 
 /// A validated device over backend `A` (Vulkan by default).
@@ -130,6 +183,8 @@ pub struct Device<A: Api = DefaultApi> {
     pub(crate) max_in_flight: u64,
     pub(crate) staging_budget: u64,
     pub(crate) observer: RefCell<Option<Arc<dyn crate::observer::DeviceObserver>>>,
+    /// Breadcrumbs the GPU leaves after each pass.
+    pub(crate) progress: progress::Progress<A>,
 }
 
 impl<A: Api> std::fmt::Debug for Device<A> {
@@ -145,7 +200,7 @@ impl<A: Api> std::fmt::Debug for Device<A> {
 impl<A: Api> Device<A> {
     pub(crate) fn new(adapter: &Adapter<A>, desc: &DeviceDescriptor) -> Result<Self> {
         const OP: &str = "request_device";
-        let missing = desc.required_features - adapter.features();
+        let missing = desc.required_features.difference(adapter.features());
         if !missing.is_empty() {
             return Err(Error::new(
                 ErrorKind::Unsupported,
@@ -175,32 +230,41 @@ impl<A: Api> Device<A> {
             .adapter
             .open(desc.required_features, &desc.required_limits)
             .map_err(|e| Error::from_hal(e, OP, &desc.label))?;
-        Ok(Device::assemble(
+        Device::assemble(
             hal,
-            desc.label.clone(),
             adapter.info().clone(),
             desc.required_features,
             desc.required_limits.clone(),
             queue::Completion::default(),
             adapter.validation_log(),
-            desc.staging_budget,
-            u64::from(desc.max_command_buffers_in_flight.max(1)),
-        ))
+            Settings {
+                label: desc.label.clone(),
+                staging_budget: desc.staging_budget,
+                max_in_flight: u64::from(desc.max_command_buffers_in_flight.max(1)),
+                stall: desc.stall_timeout,
+            },
+        )
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn assemble(
         hal: A::Device,
-        label: String,
         info: AdapterInfo,
         features: Features,
         limits: Limits,
         completion: queue::Completion,
         validation: Option<Arc<ValidationLog>>,
-        staging_budget: u64,
-        max_in_flight: u64,
-    ) -> Self {
-        Device {
+        settings: Settings,
+    ) -> Result<Self> {
+        const OP: &str = "request_device";
+        let progress =
+            progress::Progress::new(&hal).map_err(|e| Error::from_hal(e, OP, &settings.label))?;
+        let Settings {
+            label,
+            staging_budget,
+            max_in_flight,
+            stall,
+        } = settings;
+        Ok(Device {
             id: crate::handle::next_device_id(),
             label,
             hal,
@@ -228,19 +292,24 @@ impl<A: Api> Device<A> {
                 uploads: uploads::PendingUploads::default(),
                 staging: uploads::StagingAccount::new(staging_budget),
                 destroy_epoch: 0,
+                recordings: Recordings::default(),
                 spare_staging: Vec::new(),
                 spare_staging_bytes: 0,
             }),
             last_submitted: Cell::new(0),
             completion: Arc::new(completion),
             validation,
-            timeouts: Cell::new(queue::Timeouts::default()),
+            timeouts: Cell::new(queue::Timeouts {
+                stall,
+                ..queue::Timeouts::default()
+            }),
             stats: RefCell::new(queue::Stats::default()),
             seams: seams::SeamState::new(),
             max_in_flight,
             staging_budget,
             observer: RefCell::new(None),
-        }
+            progress,
+        })
     }
 
     /// Another device over the same native device and queue: its own objects, handles and
@@ -252,17 +321,20 @@ impl<A: Api> Device<A> {
             .hal
             .share()
             .map_err(|e| self.hal_error(e, OP, &self.label))?;
-        Ok(Device::assemble(
+        Device::assemble(
             hal,
-            format!("{} (shared)", self.label),
             self.info.clone(),
             self.features,
             self.limits.clone(),
             queue::Completion::sharing_loss(&self.completion),
             self.validation.clone(),
-            self.staging_budget,
-            self.max_in_flight,
-        ))
+            Settings {
+                label: format!("{} (shared)", self.label),
+                staging_budget: self.staging_budget,
+                max_in_flight: self.max_in_flight,
+                stall: self.timeouts.get().stall,
+            },
+        )
     }
 
     /// Drains the device (bounded by progress) and releases every native object, reporting
@@ -322,12 +394,18 @@ impl<A: Api> Device<A> {
         let Ok(s) = self.state.try_borrow() else {
             return 0;
         };
-        let in_flight: usize = s
+        let in_flight = s
             .in_flight
             .iter()
-            .map(|f| f.encoders.len() + f.staging.len())
-            .sum();
-        (s.free_encoders.len() + s.spare_staging.len() + s.uploads.chunks.len() + in_flight) as u64
+            .flat_map(|f| [f.encoders.len(), f.staging.len()]);
+        [
+            s.free_encoders.len(),
+            s.spare_staging.len(),
+            s.uploads.chunks.len(),
+        ]
+        .into_iter()
+        .chain(in_flight)
+        .fold(0u64, |n, k| n.saturating_add(k as u64))
     }
 
     /// What the validation layer has said so far, when validation is on.

@@ -273,7 +273,10 @@ pub(crate) fn check_workgroup(
             ));
         }
     }
-    let invocations = u64::from(x) * u64::from(y) * u64::from(z);
+    // Three u32 factors fit in 96 bits; saturating keeps the comparison right.
+    let invocations = u64::from(x)
+        .saturating_mul(u64::from(y))
+        .saturating_mul(u64::from(z));
     if invocations > u64::from(limits.max_compute_invocations_per_workgroup) {
         return Err(fail!(
             LimitExceeded,

@@ -196,6 +196,9 @@ pub(crate) struct InFlight<A: Api> {
 /// How long a wait looks at the completion counter before it blocks in the driver.
 const SPIN_BEFORE_BLOCKING: Duration = Duration::from_micros(100);
 
+/// Longest a wait blocks in the driver before it looks for breadcrumbs of passes done.
+const PROGRESS_SLICE: Duration = Duration::from_millis(20);
+
 impl<A: Api> Device<A> {
     /// Serial of the most recent accepted submission (0 before the first).
     pub fn last_submitted_serial(&self) -> u64 {
@@ -267,11 +270,11 @@ impl<A: Api> Device<A> {
                     Duration::ZERO,
                     &format!("submission {f} failed on the GPU"),
                 );
-                value = f - 1;
+                value = f.saturating_sub(1);
             }
         }
         if let Some(h) = self.seams.held.get() {
-            value = value.min(h - 1);
+            value = value.min(h.saturating_sub(1));
         }
         self.completion.advance(value);
         self.completion.completed()
@@ -335,7 +338,8 @@ impl<A: Api> Device<A> {
         const OP: &str = "submit";
         let mut cbs: Vec<CommandBuffer<'d, A>> = command_buffers.into_iter().collect();
         let refused = |e: Error| {
-            self.stats.borrow_mut().refused_submissions += 1;
+            let mut stats = self.stats.borrow_mut();
+            stats.refused_submissions = stats.refused_submissions.wrapping_add(1);
             Err(e)
         };
         if let Err(e) = self.check_alive(OP) {
@@ -348,14 +352,31 @@ impl<A: Api> Device<A> {
                 return refused(e);
             }
         }
-        let needed = cbs.len() as u64 + u64::from(!st.uploads.is_empty());
-        if self.completion.command_buffers_in_flight() + needed > self.max_in_flight {
+        let needed = (cbs.len() as u64).saturating_add(u64::from(!st.uploads.is_empty()));
+        if needed > self.max_in_flight {
+            drop(st);
+            return refused(Error::new(
+                ErrorKind::LimitExceeded,
+                OP,
+                &self.label,
+                format!(
+                    "{needed} command buffers in one submission exceed max_command_buffers_in_flight ({}); no amount of waiting makes room for them",
+                    self.max_in_flight
+                ),
+            ));
+        }
+        if self
+            .completion
+            .command_buffers_in_flight()
+            .saturating_add(needed)
+            > self.max_in_flight
+        {
             if let Err(e) = self.wait_for_room(&mut st, needed, OP) {
                 drop(st);
                 return refused(e);
             }
         }
-        let serial = self.last_submitted.get() + 1;
+        let serial = self.last_submitted.get().saturating_add(1);
         let prelude = match self.build_prelude(&mut st, OP) {
             Ok(p) => p,
             Err(e) => {
@@ -363,7 +384,7 @@ impl<A: Api> Device<A> {
                 return refused(e);
             }
         };
-        let mut natives: Vec<&A::CommandBuffer> = Vec::with_capacity(cbs.len() + 1);
+        let mut natives: Vec<&A::CommandBuffer> = Vec::with_capacity(cbs.len().saturating_add(1));
         if let Some(p) = &prelude {
             natives.push(&p.cb);
         }
@@ -400,7 +421,7 @@ impl<A: Api> Device<A> {
         let mut flight = InFlight {
             serial,
             command_buffers: 0,
-            encoders: Vec::with_capacity(cbs.len() + 1),
+            encoders: Vec::with_capacity(cbs.len().saturating_add(1)),
             staging: Vec::new(),
             staging_bytes: 0,
         };
@@ -418,8 +439,8 @@ impl<A: Api> Device<A> {
                     s.last_use = serial;
                 }
             }
-            st.staging.in_flight_bytes += p.staging_bytes;
-            st.staging.batches += 1;
+            st.staging.in_flight_bytes = st.staging.in_flight_bytes.saturating_add(p.staging_bytes);
+            st.staging.batches = st.staging.batches.wrapping_add(1);
             flight.staging = p.staging;
             flight.staging_bytes = p.staging_bytes;
             flight.encoders.push((p.encoder, p.cb));
@@ -427,8 +448,8 @@ impl<A: Api> Device<A> {
         let (mut draws, mut dispatches) = (0, 0);
         for cb in &mut cbs {
             cb.mark_used(&mut st, serial);
-            draws += cb.draws;
-            dispatches += cb.dispatches;
+            draws = u64::saturating_add(draws, cb.draws);
+            dispatches = u64::saturating_add(dispatches, cb.dispatches);
             if let Some(pair) = cb.hal.take() {
                 flight.encoders.push(pair);
             }
@@ -439,10 +460,10 @@ impl<A: Api> Device<A> {
             .fetch_add(flight.command_buffers, Ordering::AcqRel);
         {
             let mut stats = self.stats.borrow_mut();
-            stats.submissions += 1;
-            stats.command_buffers += cbs.len() as u64;
-            stats.dispatches += dispatches;
-            stats.draws += draws;
+            stats.submissions = stats.submissions.wrapping_add(1);
+            stats.command_buffers = stats.command_buffers.wrapping_add(cbs.len() as u64);
+            stats.dispatches = stats.dispatches.wrapping_add(dispatches);
+            stats.draws = stats.draws.wrapping_add(draws);
         }
         st.in_flight.push_back(flight);
         // Cheap opportunistic completion check keeps memory from piling up between polls.
@@ -469,7 +490,12 @@ impl<A: Api> Device<A> {
         let mut last_progress = start;
         loop {
             let completed = self.refresh(st, op)?;
-            if self.completion.command_buffers_in_flight() + needed <= self.max_in_flight {
+            if self
+                .completion
+                .command_buffers_in_flight()
+                .saturating_add(needed)
+                <= self.max_in_flight
+            {
                 return Ok(());
             }
             let t = self.timeouts.get();
@@ -510,7 +536,7 @@ impl<A: Api> Device<A> {
         if self.completion.is_lost() {
             return Err(self.lost_error(op));
         }
-        let next = after + 1;
+        let next = after.saturating_add(1);
         if next > self.last_submitted.get() {
             // Nothing more can complete; nothing to wait for.
             std::thread::sleep(timeout.min(Duration::from_millis(1)));
@@ -522,7 +548,8 @@ impl<A: Api> Device<A> {
             // Short GPU work is often done within microseconds, sooner than a blocking
             // wait wakes up: look at the counter for a moment first. (Not on a CPU
             // driver, whose workers need the cores this would spin on.)
-            let until = Instant::now() + timeout.min(spin);
+            let start = Instant::now();
+            let until = timeout.min(spin);
             loop {
                 let value = self
                     .hal
@@ -531,7 +558,7 @@ impl<A: Api> Device<A> {
                 if value >= next {
                     return Ok(self.observe(value) > after);
                 }
-                if Instant::now() >= until {
+                if start.elapsed() >= until {
                     break;
                 }
                 std::hint::spin_loop();
@@ -540,15 +567,18 @@ impl<A: Api> Device<A> {
         if held {
             std::thread::sleep(timeout.min(Duration::from_millis(2)));
         } else {
+            // In slices, so that breadcrumbs are looked at while a long submission runs.
             self.hal
-                .wait_for_value(next, timeout)
+                .wait_for_value(next, timeout.min(PROGRESS_SLICE))
                 .map_err(|e| self.hal_error(e, op, &self.label))?;
         }
         let value = self
             .hal
             .completed_value()
             .map_err(|e| self.hal_error(e, op, &self.label))?;
-        Ok(self.observe(value) > after)
+        let completed = self.observe(value) > after;
+        // A pass that finished inside a submission is progress too.
+        Ok(self.progress.moved(&self.hal) || completed)
     }
 
     /// Waits until `serial` completed or `timeout` passed; `Ok(true)` when it completed.
@@ -664,6 +694,7 @@ impl<A: Api> Device<A> {
             self.hal.destroy_command_encoder(encoder);
         }
         self.release_everything(st);
+        self.progress.release(&self.hal);
     }
 
     /// Waits, at teardown, until every submission completed, bounded by progress: a stall
@@ -680,6 +711,9 @@ impl<A: Api> Device<A> {
         let mut seen = self.completion.completed();
         while seen < last && !self.completion.is_lost() && start.elapsed() < total_cap {
             let waited = self.hal.wait_for_value(last, Duration::from_millis(10));
+            if self.progress.moved(&self.hal) {
+                last_progress = Instant::now();
+            }
             match self.hal.completed_value() {
                 Ok(v) if v.min(last) > seen => {
                     seen = v.min(last);

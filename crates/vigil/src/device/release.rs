@@ -74,13 +74,14 @@ macro_rules! registry_of {
 
 impl<A: Api> DeviceState<A> {
     fn releasable(&mut self, item: Retained, completed: u64) -> bool {
-        registry_of!(self, item, |r, i| r.releasable(i, completed))
+        let oldest_open = self.recordings.oldest_open();
+        registry_of!(self, item, |r, i| r.releasable(i, completed, oldest_open))
     }
 
     /// Adds one retainer to an object.
     pub(crate) fn retain(&mut self, item: Retained) {
         registry_of!(self, item, |r, i| if let Some(s) = r.slot_mut(i) {
-            s.refs += 1;
+            s.refs = s.refs.saturating_add(1);
         })
     }
 
@@ -94,7 +95,7 @@ impl<A: Api> DeviceState<A> {
 impl<A: Api> Device<A> {
     /// Marks a destroyed object for release and releases it now if nothing holds it.
     pub(crate) fn retire(&self, st: &mut DeviceState<A>, item: Retained) {
-        st.destroy_epoch += 1;
+        st.destroy_epoch = st.destroy_epoch.wrapping_add(1);
         if let Retained::BindGroup(i) = item {
             // Command buffers do not stamp the groups they use (there can be thousands);
             // a destroyed group waits for everything submitted so far instead.
@@ -103,6 +104,10 @@ impl<A: Api> Device<A> {
             }
         }
         registry_of!(st, item, |r, i| r.retire(i));
+        let hold = st.recordings.hold_for_destroy();
+        registry_of!(st, item, |r, i| if let Some(s) = r.slot_mut(i) {
+            s.hold = hold;
+        });
         let completed = self.completion.completed();
         if st.releasable(item, completed) {
             self.release_cascade(st, item, completed);
@@ -126,7 +131,7 @@ impl<A: Api> Device<A> {
                     self.release_cascade(st, item, completed);
                     released_any = true;
                 } else {
-                    i += 1;
+                    i = i.saturating_add(1);
                 }
             }
             if !released_any {

@@ -52,8 +52,9 @@ impl SeamState {
     /// The gate value the next submission waits for, when submissions are paused.
     pub fn gate_for_next_submission(&self) -> Option<u64> {
         let (base, count) = self.pause.get()?;
-        self.pause.set(Some((base, count + 1)));
-        Some(base + count + 1)
+        let count = count.saturating_add(1);
+        self.pause.set(Some((base, count)));
+        Some(base.saturating_add(count))
     }
 
     /// A gated submission was refused by the driver: it takes no gate value.
@@ -79,7 +80,7 @@ impl SeamState {
     pub fn release_all<A: Api>(&self, hal: &A::Device) {
         use vigil_hal::Device as _;
         if let Some((base, count)) = self.pause.take() {
-            let _ = hal.open_gate(base + count);
+            let _ = hal.open_gate(base.saturating_add(count));
         }
         self.held_shared.store(0, Ordering::Release);
     }
@@ -164,7 +165,7 @@ impl<A: Api> Seams<'_, A> {
         if let Some((base, _)) = self.device.seams.pause.get() {
             self.device
                 .hal
-                .open_gate(base + count)
+                .open_gate(base.saturating_add(count))
                 .map_err(|e| self.device.hal_error(e, "release_paused", ""))?;
         }
         Ok(())
@@ -176,7 +177,7 @@ impl<A: Api> Seams<'_, A> {
         if let Some((base, count)) = self.device.seams.pause.take() {
             self.device
                 .hal
-                .open_gate(base + count)
+                .open_gate(base.saturating_add(count))
                 .map_err(|e| self.device.hal_error(e, "resume_submissions", ""))?;
         }
         Ok(())

@@ -99,7 +99,7 @@ pub(crate) fn validate_texture_descriptor(
             limits.max_texture_array_layers
         ));
     }
-    let max_mips = 32 - w.max(h).leading_zeros();
+    let max_mips = u32::BITS.saturating_sub(w.max(h).leading_zeros());
     if desc.mip_level_count > max_mips {
         return Err(fail!(
             InvalidDescriptor,
@@ -298,15 +298,15 @@ impl<A: Api> Device<A> {
         }
         let mips = desc
             .mip_level_count
-            .unwrap_or(td.mip_level_count - desc.base_mip_level);
-        if mips == 0 || desc.base_mip_level + mips > td.mip_level_count {
+            .unwrap_or(td.mip_level_count.saturating_sub(desc.base_mip_level));
+        let mips_end = desc.base_mip_level.checked_add(mips);
+        if mips == 0 || mips_end.is_none_or(|end| end > td.mip_level_count) {
             return Err(fail!(
                 OutOfBounds,
                 OP,
                 l,
-                "mip levels {}..{} are outside the texture's {} levels",
+                "{mips} mip levels from level {} are outside the texture's {} levels",
                 desc.base_mip_level,
-                desc.base_mip_level as u64 + mips as u64,
                 td.mip_level_count
             ));
         }
@@ -328,16 +328,16 @@ impl<A: Api> Device<A> {
         let layers = desc.array_layer_count.unwrap_or(match dimension {
             TextureViewDimension::D2 => 1,
             TextureViewDimension::Cube => 6,
-            _ => td.array_layers - desc.base_array_layer,
+            _ => td.array_layers.saturating_sub(desc.base_array_layer),
         });
-        if layers == 0 || desc.base_array_layer as u64 + layers as u64 > td.array_layers as u64 {
+        let layers_end = desc.base_array_layer.checked_add(layers);
+        if layers == 0 || layers_end.is_none_or(|end| end > td.array_layers) {
             return Err(fail!(
                 OutOfBounds,
                 OP,
                 l,
-                "layers {}..{} are outside the texture's {} layers",
+                "{layers} layers from layer {} are outside the texture's {} layers",
                 desc.base_array_layer,
-                desc.base_array_layer as u64 + layers as u64,
                 td.array_layers
             ));
         }
@@ -409,6 +409,19 @@ impl<A: Api> Device<A> {
                 l,
                 "view usage {usage:?} is not a subset of the texture's {:?}",
                 td.usage
+            ));
+        }
+        // A native view needs a use that reads or writes through views
+        // (VUID-VkImageViewCreateInfo-image-04441); copies work on the texture itself.
+        let viewable = TextureUsages::TEXTURE_BINDING
+            | TextureUsages::STORAGE_BINDING
+            | TextureUsages::RENDER_ATTACHMENT;
+        if !usage.intersects(viewable) {
+            return Err(fail!(
+                UsageMismatch,
+                OP,
+                l,
+                "a view is used for sampling, storage or rendering, but its usage {usage:?} allows none of them"
             ));
         }
         let range = SubresourceRange {
@@ -609,7 +622,26 @@ impl<A: Api> Device<A> {
             ));
         }
         let texel = check_texture_box(OP, &label, &tex.desc, &at, size)?;
-        let row = u64::from(size[0]) * u64::from(texel);
+        let Some(fp) = texel_footprint(&layout, texel, size) else {
+            return Err(fail!(
+                OutOfBounds,
+                OP,
+                &label,
+                "the data layout {layout:?} puts the {}x{}x{} box past the end of any memory",
+                size[0],
+                size[1],
+                size[2]
+            ));
+        };
+        let row = fp.row;
+        let Ok(row32) = u32::try_from(row) else {
+            return Err(fail!(
+                LimitExceeded,
+                OP,
+                &label,
+                "a row of {row} bytes is longer than one write can stage"
+            ));
+        };
         let rows_per_image = layout.rows_per_image.unwrap_or(size[1]);
         if (size[1] > 1 || size[2] > 1) && u64::from(layout.bytes_per_row) < row {
             return Err(fail!(
@@ -629,12 +661,11 @@ impl<A: Api> Device<A> {
                 size[1]
             ));
         }
-        let needed = if size[0] == 0 || size[1] == 0 || size[2] == 0 {
+        // `texel_footprint` checked that offset + len fits.
+        let needed = if fp.len == 0 {
             0
         } else {
-            let pitch = u64::from(layout.bytes_per_row.max(row as u32));
-            let image = pitch * u64::from(rows_per_image.max(size[1]));
-            layout.offset + image * u64::from(size[2] - 1) + pitch * u64::from(size[1] - 1) + row
+            layout.offset.saturating_add(fp.len)
         };
         if needed > data.len() as u64 {
             return Err(fail!(
@@ -648,8 +679,10 @@ impl<A: Api> Device<A> {
         if needed == 0 {
             return Ok(());
         }
-        // Rows are packed tightly into staging.
-        let tight = row * u64::from(size[1]) * u64::from(size[2]);
+        // Rows are packed tightly into staging; `tight` is at most `needed`, so it fits.
+        let tight = row
+            .saturating_mul(u64::from(size[1]))
+            .saturating_mul(u64::from(size[2]));
         if st.staging.queued_writes >= super::MAX_QUEUED_WRITES {
             return Err(fail!(
                 LimitExceeded,
@@ -659,7 +692,11 @@ impl<A: Api> Device<A> {
                 super::MAX_QUEUED_WRITES
             ));
         }
-        if (st.staging.queued_bytes + st.staging.in_flight_bytes).saturating_add(tight)
+        if st
+            .staging
+            .queued_bytes
+            .saturating_add(st.staging.in_flight_bytes)
+            .saturating_add(tight)
             > st.staging.budget
         {
             return Err(fail!(
@@ -670,14 +707,19 @@ impl<A: Api> Device<A> {
                 st.staging.budget
             ));
         }
-        let mut packed = Vec::with_capacity(tight as usize);
-        let pitch = u64::from(layout.bytes_per_row.max(row as u32));
+        // Every row lies inside `data` (`needed <= data.len()`), so none of this saturates.
+        let mut packed = Vec::with_capacity(usize::try_from(tight).unwrap_or(0));
+        let row_len = usize::try_from(row).unwrap_or(usize::MAX);
         for z in 0..u64::from(size[2]) {
             for y in 0..u64::from(size[1]) {
-                let start = (layout.offset
-                    + z * pitch * u64::from(rows_per_image.max(size[1]))
-                    + y * pitch) as usize;
-                packed.extend_from_slice(&data[start..start + row as usize]);
+                let start = layout
+                    .offset
+                    .saturating_add(z.saturating_mul(fp.image))
+                    .saturating_add(y.saturating_mul(fp.pitch));
+                let start = usize::try_from(start).unwrap_or(usize::MAX);
+                if let Some(bytes) = data.get(start..).and_then(|d| d.get(..row_len)) {
+                    packed.extend_from_slice(bytes);
+                }
             }
         }
         let (chunk, src_offset) = self
@@ -686,18 +728,18 @@ impl<A: Api> Device<A> {
         self.hal
             .write_mapped(&st.uploads.chunks[chunk].buffer, src_offset, &packed)
             .map_err(|e| self.hal_error(e, OP, &label))?;
-        st.uploads.chunks[chunk].used = src_offset + tight;
+        st.uploads.chunks[chunk].used = src_offset.saturating_add(tight);
         st.uploads.texture_writes.push(PendingTextureWrite {
             texture: (texture.index(), texture.generation()),
             chunk,
             src_offset,
-            bytes_per_row: row as u32,
+            bytes_per_row: row32,
             rows_per_image: size[1],
             at,
             size,
         });
-        st.staging.queued_writes += 1;
-        st.staging.queued_bytes += tight;
+        st.staging.queued_writes = st.staging.queued_writes.saturating_add(1);
+        st.staging.queued_bytes = st.staging.queued_bytes.saturating_add(tight);
         drop(st);
         self.notify_wrote(crate::observer::WriteTarget::Texture(texture), tight, true);
         Ok(())
@@ -727,9 +769,19 @@ impl<A: Api> Device<A> {
             }
             check_texture_box(OP, &tex.label, &tex.desc, &at, [size[0], size[1], 1])?
         };
-        let row = size[0] * texel;
-        let pitch = row.div_ceil(256) * 256;
-        let bytes = u64::from(pitch) * u64::from(size[1].max(1));
+        let row = u64::from(size[0]).saturating_mul(u64::from(texel));
+        let Some(pitch) = row
+            .checked_next_multiple_of(256)
+            .and_then(|p| u32::try_from(p).ok())
+        else {
+            return Err(fail!(
+                LimitExceeded,
+                OP,
+                "",
+                "a row of {row} bytes is longer than one readback can copy"
+            ));
+        };
+        let bytes = u64::from(pitch).saturating_mul(u64::from(size[1].max(1)));
         let readback = self.create_buffer(&super::BufferDescriptor {
             label: "vigil texture readback",
             size: bytes.max(4),
@@ -752,9 +804,10 @@ impl<A: Api> Device<A> {
             )?;
             self.submit([enc.finish()?])?;
             let raw = self.read_buffer(readback, 0, bytes.max(4))?;
-            let mut out = Vec::with_capacity((row * size[1]) as usize);
-            for y in 0..size[1] as usize {
-                out.extend_from_slice(&raw[y * pitch as usize..y * pitch as usize + row as usize]);
+            let row = usize::try_from(row).unwrap_or(usize::MAX);
+            let mut out = Vec::with_capacity(row.saturating_mul(size[1] as usize));
+            for line in raw.chunks((pitch as usize).max(1)).take(size[1] as usize) {
+                out.extend_from_slice(line.get(..row).unwrap_or(line));
             }
             Ok(out)
         })();
@@ -889,6 +942,48 @@ pub(crate) fn full_range(desc: &TextureDescriptorOwned) -> SubresourceRange {
 
 /// Checks a copy box `size` at `at` lies in the texture and its aspect is copyable;
 /// returns bytes per texel.
+/// Where a texel copy's rows lie in linear memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TexelFootprint {
+    /// Bytes of one row of texels.
+    pub row: u64,
+    /// Bytes from one row to the next.
+    pub pitch: u64,
+    /// Bytes from one layer to the next.
+    pub image: u64,
+    /// Bytes of linear memory the copy touches from the layout's offset on (0 when empty).
+    pub len: u64,
+}
+
+/// The linear footprint of copying a `size` box of `texel`-byte texels laid out as
+/// `layout` says; `None` when it does not fit in 64 bits (so no such buffer or slice can
+/// hold it). Rows are at least `row` bytes apart and images at least `size[1]` rows.
+pub(crate) fn texel_footprint(
+    layout: &TexelCopyBufferLayout,
+    texel: u32,
+    size: [u32; 3],
+) -> Option<TexelFootprint> {
+    let row = u64::from(size[0]).checked_mul(u64::from(texel))?;
+    let pitch = u64::from(layout.bytes_per_row).max(row);
+    let rows = layout.rows_per_image.unwrap_or(size[1]).max(size[1]);
+    let image = pitch.checked_mul(u64::from(rows))?;
+    let len = if size.contains(&0) {
+        0
+    } else {
+        image
+            .checked_mul(u64::from(size[2].saturating_sub(1)))?
+            .checked_add(pitch.checked_mul(u64::from(size[1].saturating_sub(1)))?)?
+            .checked_add(row)?
+    };
+    layout.offset.checked_add(len)?;
+    Some(TexelFootprint {
+        row,
+        pitch,
+        image,
+        len,
+    })
+}
+
 pub(crate) fn check_texture_box(
     op: &'static str,
     label: &str,
@@ -925,10 +1020,12 @@ pub(crate) fn check_texture_box(
         ));
     }
     let [mw, mh] = desc.mip_size(at.mip_level);
-    let x_end = u64::from(at.origin[0]) + u64::from(size[0]);
-    let y_end = u64::from(at.origin[1]) + u64::from(size[1]);
-    let z_end = u64::from(at.array_layer) + u64::from(size[2]);
-    if x_end > u64::from(mw) || y_end > u64::from(mh) || z_end > u64::from(desc.array_layers) {
+    let outside =
+        |start: u32, len: u32, limit: u32| start.checked_add(len).is_none_or(|end| end > limit);
+    if outside(at.origin[0], size[0], mw)
+        || outside(at.origin[1], size[1], mh)
+        || outside(at.array_layer, size[2], desc.array_layers)
+    {
         return Err(fail!(
             OutOfBounds,
             op,

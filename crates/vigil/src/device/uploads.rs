@@ -211,7 +211,7 @@ impl<A: Api> Device<A> {
                     if let Err(e) = self.hal.write_mapped(&chunk.buffer, w.src_offset, data) {
                         return Err(self.hal_error(e, op, &label(st)));
                     }
-                    st.staging.coalesced += 1;
+                    st.staging.coalesced = st.staging.coalesced.wrapping_add(1);
                     return Ok(());
                 }
             }
@@ -224,7 +224,10 @@ impl<A: Api> Device<A> {
                 "{MAX_QUEUED_WRITES} writes already wait for the next submission; submit before writing more"
             ));
         }
-        let total = st.staging.queued_bytes + st.staging.in_flight_bytes;
+        let total = st
+            .staging
+            .queued_bytes
+            .saturating_add(st.staging.in_flight_bytes);
         if total.saturating_add(size) > st.staging.budget {
             return Err(fail!(
                 LimitExceeded,
@@ -246,7 +249,7 @@ impl<A: Api> Device<A> {
         {
             return Err(self.hal_error(e, op, &label(st)));
         }
-        st.uploads.chunks[chunk].used = src_offset + size;
+        st.uploads.chunks[chunk].used = src_offset.saturating_add(size);
         st.uploads.writes.push(PendingWrite {
             dst: (buffer.index(), buffer.generation()),
             live: true,
@@ -255,9 +258,11 @@ impl<A: Api> Device<A> {
             src_offset,
             size,
         });
-        st.uploads.coalesce.insert(key, st.uploads.writes.len() - 1);
-        st.staging.queued_writes += 1;
-        st.staging.queued_bytes += size;
+        st.uploads
+            .coalesce
+            .insert(key, st.uploads.writes.len().saturating_sub(1));
+        st.staging.queued_writes = st.staging.queued_writes.saturating_add(1);
+        st.staging.queued_bytes = st.staging.queued_bytes.saturating_add(size);
         if let Some(b) = st
             .buffers
             .slot_mut(buffer.index())
@@ -275,17 +280,18 @@ impl<A: Api> Device<A> {
         st: &mut DeviceState<A>,
         size: u64,
     ) -> vigil_hal::Result<(usize, u64)> {
-        let size = size.div_ceil(4) * 4;
+        // Sizes are within the staging budget (checked by the callers), far from u64::MAX.
+        let size = size.checked_next_multiple_of(4).unwrap_or(u64::MAX);
         if let Some((i, c)) = st.uploads.chunks.iter().enumerate().last() {
-            let at = c.used.div_ceil(16) * 16;
-            if at + size <= c.size {
+            let at = c.used.checked_next_multiple_of(16).unwrap_or(u64::MAX);
+            if at.checked_add(size).is_some_and(|end| end <= c.size) {
                 return Ok((i, at));
             }
         }
         let chunk = match st.spare_staging.iter().position(|c| c.size >= size) {
             Some(i) => {
                 let c = st.spare_staging.swap_remove(i);
-                st.spare_staging_bytes -= c.size;
+                st.spare_staging_bytes = st.spare_staging_bytes.saturating_sub(c.size);
                 c
             }
             None => {
@@ -296,7 +302,7 @@ impl<A: Api> Device<A> {
                     usage: BufferUsages::MAP_WRITE | BufferUsages::COPY_SRC,
                     location: vigil_hal::MemoryLocation::CpuToGpu,
                 })?;
-                st.staging.allocations += 1;
+                st.staging.allocations = st.staging.allocations.wrapping_add(1);
                 StagingChunk {
                     buffer,
                     size: chunk_size,
@@ -305,14 +311,15 @@ impl<A: Api> Device<A> {
             }
         };
         st.uploads.chunks.push(StagingChunk { used: 0, ..chunk });
-        Ok((st.uploads.chunks.len() - 1, 0))
+        Ok((st.uploads.chunks.len().saturating_sub(1), 0))
     }
 
     /// Keeps a chunk whose upload completed for reuse, while the spare chunks stay within
     /// the staging budget; else releases it.
     pub(crate) fn recycle_staging(&self, st: &mut DeviceState<A>, chunk: StagingChunk<A>) {
-        if st.spare_staging_bytes + chunk.size <= st.staging.budget {
-            st.spare_staging_bytes += chunk.size;
+        let spare = st.spare_staging_bytes.saturating_add(chunk.size);
+        if spare <= st.staging.budget {
+            st.spare_staging_bytes = spare;
             st.spare_staging.push(chunk);
         } else {
             self.hal.destroy_buffer(chunk.buffer);
@@ -413,7 +420,7 @@ impl<A: Api> Device<A> {
             if !st.buffers.is_live(i, g) {
                 continue;
             }
-            let (start, end) = (w.dst_offset, w.dst_offset + w.size);
+            let (start, end) = (w.dst_offset, w.dst_offset.saturating_add(w.size));
             if spans
                 .get(&(i, g))
                 .is_some_and(|&(lo, hi)| start < hi && end > lo)
@@ -431,7 +438,7 @@ impl<A: Api> Device<A> {
             let key = Some((w.chunk, (i, g)));
             let follows = run
                 .last()
-                .is_some_and(|r| w.dst_offset >= r.dst_offset + r.size);
+                .is_some_and(|r| w.dst_offset >= r.dst_offset.saturating_add(r.size));
             if key != run_key || !follows || run.len() >= MAX_REGIONS_PER_COPY {
                 flush(&mut encoder, &mut run, run_key);
                 if run_key.map(|(_, d)| d) != Some((i, g)) {
@@ -543,22 +550,25 @@ impl<A: Api> DeviceState<A> {
             .filter(|w| w.live && w.dst == buffer)
         {
             w.live = false;
-            bytes += w.size;
-            count += 1;
+            bytes = bytes.saturating_add(w.size);
+            count = count.saturating_add(1);
         }
         if let Some(t) = texture {
             let before = self.uploads.texture_writes.len();
             self.uploads.texture_writes.retain(|w| {
                 if w.texture == t {
-                    bytes += u64::from(w.bytes_per_row)
-                        * u64::from(w.rows_per_image)
-                        * u64::from(w.size[2]);
+                    bytes = bytes.saturating_add(
+                        u64::from(w.bytes_per_row)
+                            .saturating_mul(u64::from(w.rows_per_image))
+                            .saturating_mul(u64::from(w.size[2])),
+                    );
                     false
                 } else {
                     true
                 }
             });
-            count += (before - self.uploads.texture_writes.len()) as u32;
+            let dropped = before.saturating_sub(self.uploads.texture_writes.len());
+            count = count.saturating_add(u32::try_from(dropped).unwrap_or(u32::MAX));
         }
         self.staging.queued_bytes = self.staging.queued_bytes.saturating_sub(bytes);
         self.staging.queued_writes = self.staging.queued_writes.saturating_sub(count);

@@ -39,7 +39,10 @@ pub(crate) struct Binder {
 
 #[inline]
 fn mask(count: usize) -> u8 {
-    ((1u16 << count.min(MAX_GROUPS)) - 1) as u8
+    // At most 8 groups: the mask of the lowest `count` bits fits a u8.
+    u8::MAX
+        .checked_shr(u32::try_from(MAX_GROUPS.saturating_sub(count)).unwrap_or(8))
+        .unwrap_or(0)
 }
 
 impl Binder {

@@ -87,7 +87,11 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         const OP: &str = "end_compute_pass";
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
-            e.record(|r| r.end_compute_pass());
+            let progress = &e.device.progress;
+            e.record(|r| {
+                r.end_compute_pass();
+                progress.record(r, Stages::COMPUTE);
+            });
             e.pass = Pass::None;
             Ok(())
         })
@@ -145,7 +149,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                 ));
             }
             for (&o, d) in dynamic_offsets.iter().zip(g.dynamic.iter()) {
-                if o % d.alignment != 0 {
+                if o.checked_rem(d.alignment) != Some(0) {
                     return Err(fail!(
                         OutOfBounds,
                         OP,
@@ -156,16 +160,20 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                         d.alignment
                     ));
                 }
-                let end = d.offset + u64::from(o) + d.size;
-                if end > d.buffer_size {
+                let end = d
+                    .offset
+                    .checked_add(u64::from(o))
+                    .and_then(|start| start.checked_add(d.size));
+                if end.is_none_or(|end| end > d.buffer_size) {
                     return Err(fail!(
                         OutOfBounds,
                         OP,
                         &e.label,
-                        "dynamic offset {o} moves binding {} of '{}' to {}..{end}, past the buffer's {} bytes",
+                        "dynamic offset {o} moves the {} bytes of binding {} of '{}' from offset {} past the buffer's {} bytes",
+                        d.size,
                         d.binding,
                         g.label,
-                        d.offset + u64::from(o),
+                        d.offset,
                         d.buffer_size
                     ));
                 }
@@ -212,7 +220,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             let st = e.state(OP)?;
             e.prepare_dispatch(&st, None, OP)?;
             e.record(|r| r.dispatch([x, y, z]));
-            e.dispatches += 1;
+            e.dispatches = e.dispatches.wrapping_add(1);
             Ok(())
         })
     }
@@ -230,7 +238,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             e.record(|r| r.dispatch_indirect(&b.raw, offset));
             drop(st);
             e.use_buffer(buffer.index(), buffer.generation());
-            e.dispatches += 1;
+            e.dispatches = e.dispatches.wrapping_add(1);
             Ok(())
         })
     }
@@ -251,7 +259,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             .binder
             .flush(st, self.raw.as_mut(), BindPoint::Compute);
         if self.walk_dispatch(st, indirect) {
-            self.barrier(Stages::COMPUTE | Stages::DRAW_INDIRECT);
+            self.barrier();
             // Stamp this dispatch's accesses again, after the barrier.
             self.walk_dispatch(st, indirect);
         }
@@ -365,6 +373,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         }
         self.reset_queries_once(st, ts.query_set);
         for q in [ts.beginning, ts.end].into_iter().flatten() {
+            self.reset_if_rewritten(&set.raw, ts.query_set.index(), q);
             self.note_query_written(ts.query_set.index(), q);
         }
         Ok(Some(TimestampPlan {

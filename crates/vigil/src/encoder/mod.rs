@@ -17,6 +17,8 @@ pub use render::{
     RenderPassColorAttachment, RenderPassDepthStencilAttachment, RenderPassDescriptor,
 };
 pub use tracker::Tracker;
+/// Most dynamic-offset bindings one bind group may have (each pass keeps a fixed table).
+pub(crate) const MAX_DYNAMIC_OFFSETS: usize = binder::MAX_DYNAMIC;
 pub(crate) use tracker::{Access, BarrierState, Kind};
 
 use crate::DefaultApi;
@@ -74,6 +76,9 @@ pub struct CommandEncoder<'d, A: Api = DefaultApi> {
     pub(crate) recorded: bool,
     /// Queries written by this encoder: `(set slot, bitset)`.
     pub(crate) written_queries: Vec<(u32, Vec<u64>)>,
+    /// This recording's ticket (see `Recordings`): closed when the encoder is dropped, or
+    /// handed to its command buffer by `finish`.
+    pub(crate) ticket: u64,
 }
 
 /// Whether buffer `(i, g)` is live and unmapped.
@@ -148,6 +153,8 @@ pub struct CommandBuffer<'d, A: Api = DefaultApi> {
     pub(crate) used: Used,
     pub(crate) dispatches: u64,
     pub(crate) draws: u64,
+    /// The recording's ticket, closed when the command buffer is submitted or dropped.
+    pub(crate) ticket: u64,
 }
 
 impl<A: Api> std::fmt::Debug for CommandEncoder<'_, A> {
@@ -183,6 +190,7 @@ impl<A: Api> Device<A> {
         }
         let mut tracker = st.free_trackers.pop().unwrap_or_default();
         tracker.begin();
+        let ticket = st.recordings.open();
         let used = Used {
             epoch: st.destroy_epoch,
             ..Used::default()
@@ -202,7 +210,15 @@ impl<A: Api> Device<A> {
             draws: 0,
             recorded: false,
             written_queries: Vec::new(),
+            ticket,
         })
+    }
+
+    /// Closes a recording and releases what waited only for it.
+    pub(crate) fn close_recording(&self, st: &mut DeviceState<A>, ticket: u64) {
+        if ticket != 0 && st.recordings.close(ticket) {
+            self.release_retired(st, self.completion.completed());
+        }
     }
 }
 
@@ -294,15 +310,24 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         Error::new(ErrorKind::InvalidState, op, &self.label, msg)
     }
 
-    /// Emits a global barrier from everything pending to `dst` and starts a new generation.
+    /// Emits a global barrier from everything pending to every later command and starts a
+    /// new generation. The new generation means "every earlier access is ordered before
+    /// whatever comes next", so the barrier's destination is all commands, whatever kind
+    /// of command asked for it: a barrier to graphics stages only, before a render pass,
+    /// would leave a later copy unordered against the copies before the pass.
     #[inline]
-    pub(crate) fn barrier(&mut self, dst: Stages) {
+    pub(crate) fn barrier(&mut self) {
         let src = if self.barriers.first {
             Stages::ALL_COMMANDS
         } else {
             self.barriers.pending
         };
-        self.record(|r| r.memory_barrier(MemoryBarrier { src, dst }));
+        self.record(|r| {
+            r.memory_barrier(MemoryBarrier {
+                src,
+                dst: Stages::ALL_COMMANDS,
+            })
+        });
         self.barriers.generation = self.barriers.generation.wrapping_add(1).max(1);
         self.barriers.pending = Stages::empty();
         self.barriers.pending_writes = false;
@@ -379,6 +404,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                 used: std::mem::take(&mut self.used),
                 dispatches: self.dispatches,
                 draws: self.draws,
+                ticket: std::mem::take(&mut self.ticket),
             }),
             Err(e) => {
                 self.raw = Some(raw);
@@ -399,6 +425,7 @@ impl<A: Api> Drop for CommandEncoder<'_, A> {
                     st.free_encoders.push((raw, None));
                 }
                 st.free_trackers.push(tracker);
+                self.device.close_recording(&mut st, self.ticket);
             }
             Err(_) => {
                 if let Some(raw) = self.raw.take() {
@@ -673,16 +700,21 @@ impl<'d, A: Api> CommandBuffer<'d, A> {
 
 impl<A: Api> Drop for CommandBuffer<'_, A> {
     fn drop(&mut self) {
-        let Some((mut raw, cb)) = self.hal.take() else {
-            return;
-        };
         match self.device.state.try_borrow_mut() {
             Ok(mut st) => {
-                // Never submitted: nothing of it is pending, so the pool can be reset.
-                raw.reset_all(vec![cb]);
-                st.free_encoders.push((raw, None));
+                if let Some((mut raw, cb)) = self.hal.take() {
+                    // Never submitted: nothing of it is pending, so the pool can be reset.
+                    raw.reset_all(vec![cb]);
+                    st.free_encoders.push((raw, None));
+                }
+                // After the pool reset: the native command buffer no longer names anything.
+                self.device.close_recording(&mut st, self.ticket);
             }
-            Err(_) => self.device.hal.destroy_command_encoder(raw),
+            Err(_) => {
+                if let Some((raw, _)) = self.hal.take() {
+                    self.device.hal.destroy_command_encoder(raw);
+                }
+            }
         }
     }
 }

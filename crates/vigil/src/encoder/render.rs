@@ -102,6 +102,27 @@ pub(crate) struct RenderState {
     index_touched: bool,
 }
 
+/// Refuses a range whose end lies below its start: the native call takes a count, and
+/// `end - start` would wrap to about four billion.
+fn check_range_order(
+    op: &'static str,
+    label: &str,
+    what: &str,
+    range: &std::ops::Range<u32>,
+) -> Result<()> {
+    if range.end < range.start {
+        return Err(fail!(
+            InvalidDescriptor,
+            op,
+            label,
+            "{what} {}..{} end below their start",
+            range.start,
+            range.end
+        ));
+    }
+    Ok(())
+}
+
 /// Checks bound groups against a pipeline: every group present, layouts compatible, and
 /// the late minimum-size checks.
 pub(crate) fn check_groups<A: Api>(
@@ -247,7 +268,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             let ts = e.prepare_pass_timestamps(&st, desc.timestamp_writes, OP)?;
             // The pass is one usage scope: everything before it is ordered before it.
             if e.barriers.first || !e.barriers.pending.is_empty() {
-                e.barrier(Stages::ALL_GRAPHICS);
+                e.barrier();
             }
             let barriers: Vec<TextureBarrier<'_, A>> = transitions
                 .iter()
@@ -303,6 +324,10 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                     depth_stencil_attachment: depth_hal,
                     timestamp_writes: ts_hal,
                 });
+                // WebGPU's defaults for the dynamic state a pass may leave unset: every
+                // pipeline reads them, and the driver's own are undefined.
+                r.set_blend_constant([0.0; 4]);
+                r.set_stencil_reference(0);
             });
             let color_formats: Vec<_> = colors.iter().map(|c| c.map(|(v, ..)| v.format)).collect();
             let depth_format = depth.map(|(v, _)| v.format);
@@ -365,11 +390,13 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                     })
                 })
                 .collect();
+            let progress = &e.device.progress;
             e.record(|r| {
                 r.end_render_pass();
                 if !barriers.is_empty() {
                     r.texture_barriers(&barriers);
                 }
+                progress.record(r, Stages::ALL_GRAPHICS);
             });
             drop(barriers);
             drop(st);
@@ -463,17 +490,19 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                     "vertex buffer offset {offset} is not a multiple of 4"
                 ));
             }
-            if offset > b.size {
+            // Vulkan binds a vertex buffer at an offset inside it (VUID-vkCmdBindVertexBuffers-pOffsets-00626);
+            // an empty binding at the very end has no native form.
+            if offset >= b.size {
                 return Err(fail!(
                     OutOfBounds,
                     OP,
                     &e.label,
-                    "offset {offset} is past the end of buffer '{}' ({} bytes)",
+                    "offset {offset} is not inside buffer '{}' ({} bytes); a vertex buffer binding must start inside its buffer",
                     b.label,
                     b.size
                 ));
             }
-            let size = size.unwrap_or(b.size - offset);
+            let size = size.unwrap_or(b.size.saturating_sub(offset));
             check_range(OP, &e.label, "vertex buffer", offset, size, b.size)?;
             let binding = VertexBinding {
                 buffer: key,
@@ -520,13 +549,14 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             if !b.usage.contains(BufferUsages::INDEX) {
                 return Err(fail!(UsageMismatch, OP, &e.label, "buffer '{}' lacks INDEX usage ({:?})", b.label, b.usage));
             }
-            if offset % format.size() != 0 {
+            if offset.checked_rem(format.size()) != Some(0) {
                 return Err(fail!(OutOfBounds, OP, &e.label, "index buffer offset {offset} is not a multiple of {}", format.size()));
             }
-            if offset > b.size {
-                return Err(fail!(OutOfBounds, OP, &e.label, "offset {offset} is past the end of buffer '{}' ({} bytes)", b.label, b.size));
+            // As for vertex buffers, Vulkan needs the offset inside the buffer (VUID-vkCmdBindIndexBuffer-offset-00431).
+            if offset >= b.size {
+                return Err(fail!(OutOfBounds, OP, &e.label, "offset {offset} is not inside buffer '{}' ({} bytes); an index buffer binding must start inside its buffer", b.label, b.size));
             }
-            let size = size.unwrap_or(b.size - offset);
+            let size = size.unwrap_or(b.size.saturating_sub(offset));
             check_range(OP, &e.label, "index buffer", offset, size, b.size)?;
             e.record(|r| r.set_index_buffer(&b.raw, offset, format));
             drop(st);
@@ -569,9 +599,10 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
             let [w, h] = e.render.extent;
-            if u64::from(x) + u64::from(width) > u64::from(w)
-                || u64::from(y) + u64::from(height) > u64::from(h)
-            {
+            let outside = |start: u32, len: u32, limit: u32| {
+                start.checked_add(len).is_none_or(|end| end > limit)
+            };
+            if outside(x, width, w) || outside(y, height, h) {
                 return Err(fail!(
                     OutOfBounds,
                     OP,
@@ -613,6 +644,8 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         const OP: &str = "draw";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
+            check_range_order(OP, &e.label, "vertices", &vertices)?;
+            check_range_order(OP, &e.label, "instances", &instances)?;
             let st = e.state(OP)?;
             e.prepare_draw(
                 &st,
@@ -623,7 +656,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                 false,
             )?;
             e.record(|r| r.draw(vertices, instances));
-            e.draws += 1;
+            e.draws = e.draws.wrapping_add(1);
             Ok(())
         })
     }
@@ -641,7 +674,9 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             let Some(ib) = e.render.index else {
                 return Err(fail!(InvalidState, OP, &e.label, "no index buffer is set"));
             };
-            let end = u64::from(indices.end.max(indices.start)) * ib.format.size();
+            check_range_order(OP, &e.label, "indices", &indices)?;
+            check_range_order(OP, &e.label, "instances", &instances)?;
+            let end = u64::from(indices.end).saturating_mul(ib.format.size());
             if end > ib.size {
                 return Err(fail!(
                     OutOfBounds,
@@ -656,7 +691,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             let st = e.state(OP)?;
             e.prepare_draw(&st, OP, None, None, instances.clone(), true)?;
             e.record(|r| r.draw_indexed(indices, base_vertex, instances));
-            e.draws += 1;
+            e.draws = e.draws.wrapping_add(1);
             Ok(())
         })
     }
@@ -696,7 +731,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             }
             drop(st);
             e.use_buffer(buffer.index(), buffer.generation());
-            e.draws += 1;
+            e.draws = e.draws.wrapping_add(1);
             Ok(())
         })
     }
@@ -755,7 +790,10 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             if range.end <= range.start || vb.element_size == 0 {
                 continue;
             }
-            let need = u64::from(range.end - 1) * vb.stride + vb.element_size;
+            // `range.end > range.start >= 0` here, so `end - 1` does not wrap.
+            let need = u64::from(range.end.saturating_sub(1))
+                .saturating_mul(vb.stride)
+                .saturating_add(vb.element_size);
             if need > bound.size {
                 return Err(fail!(
                     OutOfBounds,
@@ -818,7 +856,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         let mut touched_slots = self.render.vertex_touched;
         while touched_slots != 0 {
             let slot = touched_slots.trailing_zeros() as usize;
-            touched_slots &= touched_slots - 1;
+            touched_slots &= touched_slots.wrapping_sub(1);
             if let Some(v) = self.render.vertex.get(slot).copied().flatten() {
                 self.scope_access(st, Kind::Buffer, v.buffer.0, read(Stages::VERTEX_INPUT), op)?;
             }

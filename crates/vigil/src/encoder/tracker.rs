@@ -28,7 +28,7 @@ impl SeenSet {
     pub fn first_use(&mut self, index: u32, epoch: u32) -> bool {
         let i = index as usize;
         if i >= self.marks.len() {
-            self.marks.resize(i + 1, 0);
+            self.marks.resize(i.saturating_add(1), 0);
         }
         if self.marks[i] == epoch {
             false
@@ -114,7 +114,7 @@ impl Tracker {
         };
         let i = index as usize;
         if i >= marks.len() {
-            marks.resize(i + 1, Mark::default());
+            marks.resize(i.saturating_add(1), Mark::default());
         }
         &mut marks[i]
     }

@@ -34,7 +34,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             need |= self.tracker.hazard(Kind::Buffer, i, w, &self.barriers);
         }
         if need {
-            self.barrier(Stages::TRANSFER);
+            self.barrier();
         }
         for &i in reads {
             self.tracker.record(Kind::Buffer, i, r, &mut self.barriers);
@@ -142,7 +142,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                 "read",
                 src_offset,
                 size,
-                s.size.div_ceil(4) * 4,
+                s.size.checked_next_multiple_of(4).unwrap_or(s.size),
             )?;
             e.transfer_accesses(&[src.index()], &[dst.index()]);
             e.record(|r| {
@@ -191,7 +191,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                     b.size
                 ));
             }
-            let size = size.unwrap_or(b.size - offset);
+            let size = size.unwrap_or(b.size.saturating_sub(offset));
             if offset % 4 != 0 || size % 4 != 0 {
                 return Err(fail!(
                     OutOfBounds,
@@ -291,7 +291,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                     layout.bytes_per_row
                 ));
             }
-            if layout.offset % u64::from(texel.max(4)) != 0 {
+            if layout.offset.checked_rem(u64::from(texel.max(4))) != Some(0) {
                 return Err(fail!(
                     OutOfBounds,
                     op,
@@ -301,7 +301,18 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                     texel.max(4)
                 ));
             }
-            let row = u64::from(size[0]) * u64::from(texel);
+            let Some(fp) = crate::device::texel_footprint(&layout, texel, size) else {
+                return Err(fail!(
+                    OutOfBounds,
+                    op,
+                    &e.label,
+                    "the buffer layout {layout:?} puts the {}x{}x{} box past the end of any buffer",
+                    size[0],
+                    size[1],
+                    size[2]
+                ));
+            };
+            let row = fp.row;
             if u64::from(layout.bytes_per_row) < row {
                 return Err(fail!(
                     OutOfBounds,
@@ -324,11 +335,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             if size.contains(&0) {
                 return Ok(());
             }
-            let pitch = u64::from(layout.bytes_per_row);
-            let needed = pitch * u64::from(rows_per_image) * u64::from(size[2] - 1)
-                + pitch * u64::from(size[1] - 1)
-                + row;
-            check_range(op, &e.label, "buffer", layout.offset, needed, b.size)?;
+            check_range(op, &e.label, "buffer", layout.offset, fp.len, b.size)?;
             let range = SubresourceRange {
                 aspect: TextureAspect::All,
                 base_mip_level: at.mip_level,
@@ -535,6 +542,7 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
                 ));
             }
             e.reset_queries_once(&st, set);
+            e.reset_if_rewritten(&q.raw, set.index(), index);
             e.record(|r| r.write_timestamp(&q.raw, index));
             e.note_query_written(set.index(), index);
             e.recorded = true;
@@ -558,8 +566,8 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             let st = e.state(OP)?;
             let q = st.query_sets.value(set, e.device.id, OP)?;
             let b = st.buffers.value(dst, e.device.id, OP)?;
-            if u64::from(first) + u64::from(count) > u64::from(q.count) {
-                return Err(fail!(OutOfBounds, OP, &e.label, "queries {first}..{} are outside query set '{}' ({} queries)", u64::from(first) + u64::from(count), q.label, q.count));
+            if first >= q.count || first.checked_add(count).is_none_or(|end| end > q.count) {
+                return Err(fail!(OutOfBounds, OP, &e.label, "{count} queries from query {first} are outside query set '{}' ({} queries)", q.label, q.count));
             }
             if !b.usage.contains(BufferUsages::QUERY_RESOLVE) {
                 return Err(fail!(UsageMismatch, OP, &e.label, "buffer '{}' lacks QUERY_RESOLVE usage ({:?})", b.label, b.usage));
@@ -567,8 +575,14 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
             if offset % QUERY_RESOLVE_ALIGNMENT != 0 {
                 return Err(fail!(OutOfBounds, OP, &e.label, "resolve offset {offset} is not a multiple of {QUERY_RESOLVE_ALIGNMENT}"));
             }
-            check_range(OP, &e.label, "resolve", offset, u64::from(count) * 8, b.size)?;
-            if let Some(q) = (first..first + count).find(|&q| !e.query_written(set.index(), q)) {
+            check_range(OP, &e.label, "resolve", offset, u64::from(count).saturating_mul(8), b.size)?;
+            if count == 0 {
+                // Nothing to copy, and Vulkan wants the offset inside the buffer even then.
+                return Ok(());
+            }
+            // `first + count <= q.count` was checked above.
+            let end = first.saturating_add(count);
+            if let Some(q) = (first..end).find(|&q| !e.query_written(set.index(), q)) {
                 // Resolving a query nothing wrote would wait on the GPU forever.
                 return Err(fail!(
                     InvalidState,
@@ -596,19 +610,27 @@ fn q_label<A: Api>(st: &crate::device::DeviceState<A>, index: u32) -> String {
 }
 
 impl<A: Api> CommandEncoder<'_, A> {
+    /// Before a query this encoder already wrote is written again: resets it. WebGPU lets
+    /// a timestamp be overwritten; Vulkan wants a reset between two writes of one query.
+    pub(crate) fn reset_if_rewritten(&mut self, raw: &A::QuerySet, set: u32, index: u32) {
+        if self.query_written(set, index) {
+            self.record(|r| r.reset_queries(raw, index, 1));
+        }
+    }
+
     /// Remembers that this encoder wrote query `index` of set slot `set`.
     pub(crate) fn note_query_written(&mut self, set: u32, index: u32) {
         let bits = match self.written_queries.iter_mut().find(|(s, _)| *s == set) {
             Some((_, bits)) => bits,
             None => {
                 self.written_queries.push((set, Vec::new()));
-                let last = self.written_queries.len() - 1;
+                let last = self.written_queries.len().saturating_sub(1);
                 &mut self.written_queries[last].1
             }
         };
         let word = index as usize / 64;
         if bits.len() <= word {
-            bits.resize(word + 1, 0);
+            bits.resize(word.saturating_add(1), 0);
         }
         bits[word] |= 1 << (index % 64);
     }
