@@ -569,3 +569,30 @@ fn the_stall_bound_is_a_device_setting() {
     // Let the held work finish, so dropping the device need not wait out its drain cap.
     d.hal().set_auto_complete(true);
 }
+
+// Found by the fuzzer after the first fixes: a repeated pipeline bind skipped the lookup.
+
+#[test]
+fn rebinding_the_bound_pipeline_still_checks_the_handle() {
+    let d = device();
+    let other = d.share().unwrap();
+    let k = copy_kernel(&d);
+    let foreign = copy_kernel(&other);
+    assert_eq!(
+        (foreign.pipeline.index(), foreign.pipeline.generation()),
+        (k.pipeline.index(), k.pipeline.generation()),
+        "the two devices' first pipelines share slot and generation"
+    );
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    expect_kind(
+        e.set_compute_pipeline(foreign.pipeline),
+        ErrorKind::DeviceMismatch,
+    );
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    d.destroy_compute_pipeline(k.pipeline).unwrap();
+    expect_kind(e.set_compute_pipeline(k.pipeline), ErrorKind::InvalidHandle);
+}

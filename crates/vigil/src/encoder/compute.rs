@@ -103,11 +103,13 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
             let key = (pipeline.index(), pipeline.generation());
+            let st = e.state(OP)?;
+            // Looked up before the repeat check: a stale or foreign handle equal in slot
+            // and generation to the bound pipeline is still refused.
+            let p = st.compute_pipelines.value(pipeline, e.device.id, OP)?;
             if e.compute.binder.pipeline == Some(key) {
                 return Ok(());
             }
-            let st = e.state(OP)?;
-            let p = st.compute_pipelines.value(pipeline, e.device.id, OP)?;
             e.record(|r| r.set_compute_pipeline(&p.raw));
             e.compute.binder.set_pipeline(&st, key, &p.info);
             drop(st);

@@ -412,11 +412,13 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
             let key = (pipeline.index(), pipeline.generation());
+            let st = e.state(OP)?;
+            // Looked up before the repeat check: a stale or foreign handle equal in slot
+            // and generation to the bound pipeline is still refused.
+            let p = st.render_pipelines.value(pipeline, e.device.id, OP)?;
             if e.render.binder.pipeline == Some(key) {
                 return Ok(());
             }
-            let st = e.state(OP)?;
-            let p = st.render_pipelines.value(pipeline, e.device.id, OP)?;
             let n = p.render.color_formats.len().max(e.render.color_formats.len());
             let fmt = |v: &[Option<TextureFormat>], i: usize| v.get(i).copied().flatten();
             if (0..n).any(|i| fmt(&p.render.color_formats, i) != fmt(&e.render.color_formats, i))
