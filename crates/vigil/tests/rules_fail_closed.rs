@@ -596,3 +596,29 @@ fn rebinding_the_bound_pipeline_still_checks_the_handle() {
     d.destroy_compute_pipeline(k.pipeline).unwrap();
     expect_kind(e.set_compute_pipeline(k.pipeline), ErrorKind::InvalidHandle);
 }
+
+#[test]
+fn a_view_format_must_allow_the_views_usage() {
+    let d = device();
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label: "storage",
+            size: [4, 4],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::STORAGE_BINDING | TextureUsages::TEXTURE_BINDING,
+            ..Default::default()
+        })
+        .unwrap();
+    let srgb = |usage| {
+        d.create_texture_view(
+            t,
+            &TextureViewDescriptor {
+                format: Some(TextureFormat::Rgba8UnormSrgb),
+                usage,
+                ..Default::default()
+            },
+        )
+    };
+    expect_kind(srgb(None), ErrorKind::UsageMismatch);
+    srgb(Some(TextureUsages::TEXTURE_BINDING)).unwrap();
+}

@@ -424,6 +424,19 @@ impl<A: Api> Device<A> {
                 "a view is used for sampling, storage or rendering, but its usage {usage:?} allows none of them"
             ));
         }
+        // The view's own format must allow what the view is used for: an sRGB view of a
+        // storage texture cannot be a storage view (VUID-VkImageViewCreateInfo-usage-02275).
+        if usage.contains(TextureUsages::STORAGE_BINDING)
+            && !(format.info().storage && self.hal.format_support(format).storage)
+        {
+            return Err(fail!(
+                UsageMismatch,
+                OP,
+                l,
+                "a {} view cannot be a storage view; give the view a usage without STORAGE_BINDING",
+                format.wgsl_name()
+            ));
+        }
         let range = SubresourceRange {
             aspect: desc.aspect,
             base_mip_level: desc.base_mip_level,
