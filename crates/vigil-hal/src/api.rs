@@ -1,18 +1,26 @@
 //! The backend traits.
 //!
-//! A backend implements [`Api`] and the traits its associated types name. Every method
-//! takes input the layer above (`vigil`) already validated: handles are live, ranges are in
-//! bounds, usages match, features are enabled. A backend does not check any of that again;
-//! it reports only what the driver reports ([`DeviceError`](crate::DeviceError)).
+//! A backend implements [`Api`] and the traits its associated types name. Every method that
+//! relies on validated input is an `unsafe fn` whose `# Safety` section says what the caller
+//! guarantees: descriptors are valid for the device (sizes, usages, formats, features and
+//! limits checked), objects passed in belong to the device and are alive, ranges lie inside
+//! their objects, and no native object is destroyed while GPU work that uses it may be
+//! pending. A backend checks none of that again; it reports only what the driver reports
+//! ([`DeviceError`](crate::DeviceError)). Methods that are safe to call with any argument
+//! (queries, waits, completion counters) are safe.
 //!
-//! The methods have safe signatures so that the validated layer contains no `unsafe`; the
-//! price is that the traits are a contract between vigil's own crates, not an API for
-//! applications: calling them with unvalidated input can break the driver's rules.
+//! Host access to buffer memory is a pointer ([`Device::mapping`]) plus the two cache
+//! operations non-coherent memory needs ([`Device::flush`], [`Device::invalidate`]); the
+//! caller copies, so no backend runs caller code while it holds its own state.
+//!
+//! Failure injection and the GPU-side gates used to simulate hangs live in a separate trait,
+//! [`TestControl`], compiled only with the `test-seams` feature.
 
 use crate::adapter::{AdapterInfo, Features, Limits};
 use crate::binding::BindGroupLayoutDescriptor;
 use crate::buffer::{BufferCopy, BufferDescriptor};
 use crate::command::{ComputePassDescriptor, MemoryBarrier, TextureBarrier};
+#[cfg(feature = "test-seams")]
 use crate::faults::{CallSite, FaultInjector};
 use crate::pipeline::{
     ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderFormat, ShaderModuleDescriptor,
@@ -24,6 +32,7 @@ use crate::texture::{SamplerDescriptor, TextureDescriptor, TextureViewDescriptor
 use crate::validation_log::ValidationLog;
 use crate::{IndexFormat, Result};
 use std::fmt::Debug;
+use std::ptr::NonNull;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,7 +48,11 @@ pub trait Api: Clone + Debug + Send + Sync + Sized + 'static {
     /// A physical device.
     type Adapter: Adapter<A = Self>;
     /// A logical device with its queue.
+    #[cfg(not(feature = "test-seams"))]
     type Device: Device<A = Self>;
+    /// A logical device with its queue, and its test controls.
+    #[cfg(feature = "test-seams")]
+    type Device: Device<A = Self> + TestControl;
     /// Records one command buffer at a time from its own pool.
     type CommandEncoder: CommandEncoder<A = Self>;
     /// A finished command buffer.
@@ -155,143 +168,219 @@ pub enum BindPoint {
     Render,
 }
 
+/// The host's view of a host-visible buffer: its persistent mapping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    /// The buffer's first byte in host memory.
+    pub ptr: NonNull<u8>,
+    /// Bytes reachable from `ptr` (the buffer's size as created).
+    pub len: u64,
+}
+
 /// A logical device with one queue.
-pub trait Device: Send + Debug {
+///
+/// `Sync`: the layer above calls it from several threads (creation and destruction from
+/// any thread; submission serialized by the caller).
+pub trait Device: Send + Sync + Debug {
     /// The backend.
     type A: Api;
 
     /// Creates a buffer.
-    fn create_buffer(&self, desc: &BufferDescriptor<'_>) -> Result<<Self::A as Api>::Buffer>;
-    /// Releases a buffer. The caller guarantees no pending GPU work uses it.
-    fn destroy_buffer(&self, buffer: <Self::A as Api>::Buffer);
-    /// Whether the host can write and read the buffer's memory directly.
-    fn buffer_host_visible(&self, buffer: &<Self::A as Api>::Buffer) -> bool;
-    /// Copies `data` into a host-visible buffer at `offset` (flushing non-coherent memory).
-    /// The caller guarantees no pending GPU work uses the range.
-    fn write_mapped(
-        &self,
-        buffer: &<Self::A as Api>::Buffer,
-        offset: u64,
-        data: &[u8],
-    ) -> Result<()>;
-    /// Copies from a host-visible buffer at `offset` into `out` (invalidating non-coherent
-    /// memory first). The caller guarantees completed GPU writes only.
-    fn read_mapped(
-        &self,
-        buffer: &<Self::A as Api>::Buffer,
-        offset: u64,
-        out: &mut [u8],
-    ) -> Result<()>;
-
-    /// Calls `f` with the host-visible bytes `offset..offset + len` of a buffer, after
-    /// making device writes visible to the host. The caller guarantees the GPU is done
-    /// writing them.
-    fn with_mapped(
-        &self,
-        buffer: &<Self::A as Api>::Buffer,
-        offset: u64,
-        len: u64,
-        f: &mut dyn FnMut(&[u8]),
-    ) -> Result<()>;
-    /// Calls `f` with the host-visible bytes of a buffer to write, then makes the writes
-    /// visible to the device. The caller guarantees no GPU work uses them meanwhile and
-    /// that no other access to them is live.
-    fn with_mapped_mut(
+    ///
+    /// # Safety
+    /// `desc` is valid for this device: size within the limits, usages allowed together.
+    unsafe fn create_buffer(&self, desc: &BufferDescriptor<'_>)
+    -> Result<<Self::A as Api>::Buffer>;
+    /// Releases a buffer.
+    ///
+    /// # Safety
+    /// The buffer belongs to this device, and no pending GPU work and no recording command
+    /// buffer uses it.
+    unsafe fn destroy_buffer(&self, buffer: <Self::A as Api>::Buffer);
+    /// The buffer's persistent host mapping, when its memory is host-visible.
+    fn mapping(&self, buffer: &<Self::A as Api>::Buffer) -> Option<Mapping>;
+    /// Makes host writes to `offset..offset + len` of a mapped buffer visible to the device
+    /// (a no-op on coherent memory).
+    ///
+    /// # Safety
+    /// The buffer belongs to this device and is mapped; the range lies inside it.
+    unsafe fn flush(&self, buffer: &<Self::A as Api>::Buffer, offset: u64, len: u64) -> Result<()>;
+    /// Makes device writes to `offset..offset + len` of a mapped buffer visible to the host
+    /// (a no-op on coherent memory).
+    ///
+    /// # Safety
+    /// As for [`Device::flush`].
+    unsafe fn invalidate(
         &self,
         buffer: &<Self::A as Api>::Buffer,
         offset: u64,
         len: u64,
-        f: &mut dyn FnMut(&mut [u8]),
     ) -> Result<()>;
 
     /// Creates a texture.
-    fn create_texture(&self, desc: &TextureDescriptor<'_>) -> Result<<Self::A as Api>::Texture>;
+    ///
+    /// # Safety
+    /// `desc` is valid for this device (size, layers, mips, samples, format and usage within
+    /// what it supports).
+    unsafe fn create_texture(
+        &self,
+        desc: &TextureDescriptor<'_>,
+    ) -> Result<<Self::A as Api>::Texture>;
     /// Releases a texture.
-    fn destroy_texture(&self, texture: <Self::A as Api>::Texture);
+    ///
+    /// # Safety
+    /// As for [`Device::destroy_buffer`]; no view of it is alive.
+    unsafe fn destroy_texture(&self, texture: <Self::A as Api>::Texture);
     /// Creates a texture view.
-    fn create_texture_view(
+    ///
+    /// # Safety
+    /// The texture belongs to this device and is alive; `desc` is valid for it (range
+    /// inside it, format compatible, usage a subset its format allows).
+    unsafe fn create_texture_view(
         &self,
         texture: &<Self::A as Api>::Texture,
         desc: &TextureViewDescriptor<'_>,
     ) -> Result<<Self::A as Api>::TextureView>;
     /// Releases a texture view.
-    fn destroy_texture_view(&self, view: <Self::A as Api>::TextureView);
+    ///
+    /// # Safety
+    /// As for [`Device::destroy_buffer`].
+    unsafe fn destroy_texture_view(&self, view: <Self::A as Api>::TextureView);
     /// Creates a sampler.
-    fn create_sampler(&self, desc: &SamplerDescriptor<'_>) -> Result<<Self::A as Api>::Sampler>;
+    ///
+    /// # Safety
+    /// `desc` is valid (clamps ordered, anisotropy allowed and with linear filters).
+    unsafe fn create_sampler(
+        &self,
+        desc: &SamplerDescriptor<'_>,
+    ) -> Result<<Self::A as Api>::Sampler>;
     /// Releases a sampler.
-    fn destroy_sampler(&self, sampler: <Self::A as Api>::Sampler);
+    ///
+    /// # Safety
+    /// As for [`Device::destroy_buffer`].
+    unsafe fn destroy_sampler(&self, sampler: <Self::A as Api>::Sampler);
     /// Creates `count` timestamp queries.
-    fn create_query_set(&self, label: &str, count: u32) -> Result<<Self::A as Api>::QuerySet>;
+    ///
+    /// # Safety
+    /// Timestamps are enabled on the device; `count` is between 1 and the device's cap.
+    unsafe fn create_query_set(
+        &self,
+        label: &str,
+        count: u32,
+    ) -> Result<<Self::A as Api>::QuerySet>;
     /// Releases a query set.
-    fn destroy_query_set(&self, set: <Self::A as Api>::QuerySet);
+    ///
+    /// # Safety
+    /// As for [`Device::destroy_buffer`].
+    unsafe fn destroy_query_set(&self, set: <Self::A as Api>::QuerySet);
 
     /// Creates a bind group layout.
-    fn create_bind_group_layout(
+    ///
+    /// # Safety
+    /// The entries are sorted, unique and valid for the device's limits and features.
+    unsafe fn create_bind_group_layout(
         &self,
         desc: &BindGroupLayoutDescriptor<'_>,
     ) -> Result<<Self::A as Api>::BindGroupLayout>;
     /// Releases a bind group layout.
-    fn destroy_bind_group_layout(&self, layout: <Self::A as Api>::BindGroupLayout);
+    ///
+    /// # Safety
+    /// As for [`Device::destroy_buffer`]; no pipeline layout being created uses it.
+    unsafe fn destroy_bind_group_layout(&self, layout: <Self::A as Api>::BindGroupLayout);
     /// Creates a bind group.
-    fn create_bind_group(
+    ///
+    /// # Safety
+    /// Every entry matches its layout entry (kind, range, usage, view dimension and sample
+    /// type) and every object named is alive and belongs to this device.
+    unsafe fn create_bind_group(
         &self,
         desc: &BindGroupDescriptor<'_, Self::A>,
     ) -> Result<<Self::A as Api>::BindGroup>;
     /// Releases a bind group.
-    fn destroy_bind_group(&self, group: <Self::A as Api>::BindGroup);
+    ///
+    /// # Safety
+    /// As for [`Device::destroy_buffer`].
+    unsafe fn destroy_bind_group(&self, group: <Self::A as Api>::BindGroup);
     /// Creates a pipeline layout.
-    fn create_pipeline_layout(
+    ///
+    /// # Safety
+    /// The group layouts are alive, belong to this device and fit its limits together.
+    unsafe fn create_pipeline_layout(
         &self,
         desc: &PipelineLayoutDescriptor<'_, Self::A>,
     ) -> Result<<Self::A as Api>::PipelineLayout>;
     /// Releases a pipeline layout.
-    fn destroy_pipeline_layout(&self, layout: <Self::A as Api>::PipelineLayout);
+    ///
+    /// # Safety
+    /// As for [`Device::destroy_buffer`].
+    unsafe fn destroy_pipeline_layout(&self, layout: <Self::A as Api>::PipelineLayout);
     /// Creates a shader module.
-    fn create_shader_module(
+    ///
+    /// # Safety
+    /// The code is valid for the backend (SPIR-V the translator produced for the device's
+    /// enabled capabilities).
+    unsafe fn create_shader_module(
         &self,
         desc: &ShaderModuleDescriptor<'_>,
     ) -> Result<<Self::A as Api>::ShaderModule>;
     /// Releases a shader module.
-    fn destroy_shader_module(&self, module: <Self::A as Api>::ShaderModule);
+    ///
+    /// # Safety
+    /// As for [`Device::destroy_buffer`].
+    unsafe fn destroy_shader_module(&self, module: <Self::A as Api>::ShaderModule);
     /// Creates a compute pipeline.
-    fn create_compute_pipeline(
+    ///
+    /// # Safety
+    /// The entry point exists and is a compute stage whose bindings and workgroup size fit
+    /// the layout and the limits; every object named is alive.
+    unsafe fn create_compute_pipeline(
         &self,
         desc: &ComputePipelineDescriptor<'_, Self::A>,
     ) -> Result<<Self::A as Api>::ComputePipeline>;
     /// Releases a compute pipeline.
-    fn destroy_compute_pipeline(&self, pipeline: <Self::A as Api>::ComputePipeline);
+    ///
+    /// # Safety
+    /// As for [`Device::destroy_buffer`].
+    unsafe fn destroy_compute_pipeline(&self, pipeline: <Self::A as Api>::ComputePipeline);
     /// Creates a render pipeline.
-    fn create_render_pipeline(
+    ///
+    /// # Safety
+    /// Stages, vertex layouts, targets and depth-stencil state agree with each other, the
+    /// layout, the formats' capabilities and the device's features; every object named is
+    /// alive.
+    unsafe fn create_render_pipeline(
         &self,
         desc: &RenderPipelineDescriptor<'_, Self::A>,
     ) -> Result<<Self::A as Api>::RenderPipeline>;
     /// Releases a render pipeline.
-    fn destroy_render_pipeline(&self, pipeline: <Self::A as Api>::RenderPipeline);
+    ///
+    /// # Safety
+    /// As for [`Device::destroy_buffer`].
+    unsafe fn destroy_render_pipeline(&self, pipeline: <Self::A as Api>::RenderPipeline);
 
     /// Creates a command encoder with its own pool.
     fn create_command_encoder(&self, label: &str) -> Result<<Self::A as Api>::CommandEncoder>;
     /// Releases a command encoder and every command buffer it made.
-    fn destroy_command_encoder(&self, encoder: <Self::A as Api>::CommandEncoder);
+    ///
+    /// # Safety
+    /// None of its command buffers is pending on the GPU.
+    unsafe fn destroy_command_encoder(&self, encoder: <Self::A as Api>::CommandEncoder);
 
     /// Submits command buffers in order as one submission that, when all of them complete,
-    /// sets the device's completion counter to `signal_value` (strictly above every earlier
-    /// value). With `gate_wait`, the submission first waits on the GPU until the device's
-    /// gate reaches that value (see [`Device::open_gate`]). On error nothing was submitted.
-    fn submit(
+    /// sets the device's completion counter to `signal_value`. On error nothing was
+    /// submitted.
+    ///
+    /// # Safety
+    /// The command buffers were recorded by encoders of this device, are finished, are not
+    /// pending, and every object they name is alive and stays alive until the submission
+    /// completes; `signal_value` is above every value signalled before.
+    unsafe fn submit(
         &self,
         command_buffers: &[&<Self::A as Api>::CommandBuffer],
         signal_value: u64,
-        gate_wait: Option<u64>,
     ) -> Result<()>;
-    /// Raises the gate that gated submissions wait for, from the host.
-    fn open_gate(&self, value: u64) -> Result<()>;
-    /// The gate's current value.
-    fn gate_value(&self) -> Result<u64>;
-    /// Starts a new gate for a new pause (the old one, fully opened, is kept until the
-    /// device goes). A backend whose gate has no history to shed may keep its gate.
-    fn fresh_gate(&self) -> Result<()>;
     /// Another logical device over the same native device and queue, with its own
-    /// completion counter and gate: what several vigil devices over one native device use.
+    /// completion counter: what several vigil devices over one native device use.
     fn share(&self) -> Result<Self>
     where
         Self: Sized;
@@ -308,10 +397,6 @@ pub trait Device: Send + Debug {
 
     /// Native objects currently alive (created and not yet destroyed), for leak checks.
     fn live_objects(&self) -> u64;
-    /// The device's fault injector (see [`FaultInjector`]).
-    fn faults(&self) -> &FaultInjector;
-    /// Native call sites this backend consults the injector at.
-    fn call_sites(&self) -> &'static [CallSite];
     /// Whether 32-bit indices honour every value on this device.
     fn supports_full_index_range(&self, format: IndexFormat) -> bool;
     /// What the device can do with a format.
@@ -321,9 +406,46 @@ pub trait Device: Send + Debug {
     ) -> crate::texture::FormatSupport;
 }
 
+/// Test controls of a backend device (the `test-seams` feature): the fault injector its
+/// native call sites consult, and a GPU-side gate that holds submissions back, as a hung
+/// GPU would.
+#[cfg(feature = "test-seams")]
+pub trait TestControl: Device {
+    /// The device's fault injector (see [`FaultInjector`]).
+    fn faults(&self) -> &FaultInjector;
+    /// Native call sites this backend consults the injector at.
+    fn call_sites(&self) -> &'static [CallSite];
+    /// As [`Device::submit`], but the submission first waits on the GPU until the gate
+    /// reaches `gate_wait` (see [`TestControl::open_gate`]).
+    ///
+    /// # Safety
+    /// As for [`Device::submit`].
+    unsafe fn submit_gated(
+        &self,
+        command_buffers: &[&<Self::A as Api>::CommandBuffer],
+        signal_value: u64,
+        gate_wait: u64,
+    ) -> Result<()>;
+    /// Raises the gate that gated submissions wait for, from the host.
+    fn open_gate(&self, value: u64) -> Result<()>;
+    /// The gate's current value.
+    fn gate_value(&self) -> Result<u64>;
+    /// Starts a new gate for a new pause (the old one, fully opened, is kept until the
+    /// device goes). A backend whose gate has no history to shed may keep its gate.
+    fn fresh_gate(&self) -> Result<()>;
+}
+
 /// Records command buffers, one at a time, from a pool it owns.
 ///
 /// Recording methods cannot fail (the native calls return nothing); `begin` and `end` can.
+/// Every recording method is `unsafe`: the caller guarantees that a command buffer is being
+/// recorded, that the command is valid in the current pass state (passes do not nest;
+/// copies, fills, resets and barriers only outside passes; draws only inside a render pass
+/// with a pipeline and everything it uses bound; dispatches likewise in a compute pass),
+/// that every object named is alive and belongs to the encoder's device, that every range
+/// lies inside its object and is aligned as the native API requires, that textures are in
+/// the layouts the command expects, and that the objects outlive the command buffer's
+/// execution.
 pub trait CommandEncoder: Send + Debug {
     /// The backend.
     type A: Api;
@@ -334,16 +456,28 @@ pub trait CommandEncoder: Send + Debug {
     fn end(&mut self) -> Result<<Self::A as Api>::CommandBuffer>;
     /// Abandons the command buffer being recorded.
     fn discard(&mut self);
-    /// Recycles command buffers this encoder made, whose execution has completed.
-    fn reset_all(&mut self, buffers: Vec<<Self::A as Api>::CommandBuffer>);
+    /// Recycles command buffers this encoder made.
+    ///
+    /// # Safety
+    /// None of them is pending on the GPU.
+    unsafe fn reset_all(&mut self, buffers: Vec<<Self::A as Api>::CommandBuffer>);
 
     /// Records a global memory barrier.
-    fn memory_barrier(&mut self, barrier: MemoryBarrier);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn memory_barrier(&mut self, barrier: MemoryBarrier);
     /// Records layout transitions.
-    fn texture_barriers(&mut self, barriers: &[TextureBarrier<'_, Self::A>]);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn texture_barriers(&mut self, barriers: &[TextureBarrier<'_, Self::A>]);
 
     /// Copies between buffers.
-    fn copy_buffer_to_buffer(
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn copy_buffer_to_buffer(
         &mut self,
         src: &<Self::A as Api>::Buffer,
         dst: &<Self::A as Api>::Buffer,
@@ -351,18 +485,20 @@ pub trait CommandEncoder: Send + Debug {
     );
     /// Copies several regions between two buffers in one command. Destination regions
     /// must not overlap one another (nor source regions).
-    fn copy_buffer_regions(
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn copy_buffer_regions(
         &mut self,
         src: &<Self::A as Api>::Buffer,
         dst: &<Self::A as Api>::Buffer,
         regions: &[BufferCopy],
-    ) {
-        for r in regions {
-            self.copy_buffer_to_buffer(src, dst, *r);
-        }
-    }
+    );
     /// Fills a buffer range with a repeated 32-bit value.
-    fn fill_buffer(
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn fill_buffer(
         &mut self,
         buffer: &<Self::A as Api>::Buffer,
         offset: u64,
@@ -370,28 +506,40 @@ pub trait CommandEncoder: Send + Debug {
         value: u32,
     );
     /// Copies from a buffer into a texture (texture in `TransferDst`).
-    fn copy_buffer_to_texture(
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn copy_buffer_to_texture(
         &mut self,
         src: &<Self::A as Api>::Buffer,
         dst: &<Self::A as Api>::Texture,
         region: &BufferTextureCopy,
     );
     /// Copies from a texture (in `TransferSrc`) into a buffer.
-    fn copy_texture_to_buffer(
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn copy_texture_to_buffer(
         &mut self,
         src: &<Self::A as Api>::Texture,
         dst: &<Self::A as Api>::Buffer,
         region: &BufferTextureCopy,
     );
     /// Copies between textures (`TransferSrc` to `TransferDst`).
-    fn copy_texture_to_texture(
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn copy_texture_to_texture(
         &mut self,
         src: &<Self::A as Api>::Texture,
         dst: &<Self::A as Api>::Texture,
         region: &TextureCopy,
     );
     /// Clears a color texture's subresources (in `TransferDst`).
-    fn clear_texture(
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn clear_texture(
         &mut self,
         texture: &<Self::A as Api>::Texture,
         range: crate::texture::SubresourceRange,
@@ -399,11 +547,20 @@ pub trait CommandEncoder: Send + Debug {
     );
 
     /// Resets queries before they are written.
-    fn reset_queries(&mut self, set: &<Self::A as Api>::QuerySet, first: u32, count: u32);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn reset_queries(&mut self, set: &<Self::A as Api>::QuerySet, first: u32, count: u32);
     /// Writes a timestamp once all earlier work finished.
-    fn write_timestamp(&mut self, set: &<Self::A as Api>::QuerySet, index: u32);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn write_timestamp(&mut self, set: &<Self::A as Api>::QuerySet, index: u32);
     /// Copies query results as u64 into a buffer.
-    fn resolve_queries(
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn resolve_queries(
         &mut self,
         set: &<Self::A as Api>::QuerySet,
         first: u32,
@@ -413,7 +570,10 @@ pub trait CommandEncoder: Send + Debug {
     );
 
     /// Binds a bind group for the given pipeline kind.
-    fn set_bind_group(
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn set_bind_group(
         &mut self,
         point: BindPoint,
         layout: &<Self::A as Api>::PipelineLayout,
@@ -423,50 +583,109 @@ pub trait CommandEncoder: Send + Debug {
     );
 
     /// Begins a compute pass.
-    fn begin_compute_pass(&mut self, desc: &ComputePassDescriptor<'_, Self::A>);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn begin_compute_pass(&mut self, desc: &ComputePassDescriptor<'_, Self::A>);
     /// Ends the compute pass.
-    fn end_compute_pass(&mut self);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn end_compute_pass(&mut self);
     /// Binds a compute pipeline.
-    fn set_compute_pipeline(&mut self, pipeline: &<Self::A as Api>::ComputePipeline);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn set_compute_pipeline(&mut self, pipeline: &<Self::A as Api>::ComputePipeline);
     /// Dispatches workgroups.
-    fn dispatch(&mut self, count: [u32; 3]);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn dispatch(&mut self, count: [u32; 3]);
     /// Dispatches with arguments read from a buffer.
-    fn dispatch_indirect(&mut self, buffer: &<Self::A as Api>::Buffer, offset: u64);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn dispatch_indirect(&mut self, buffer: &<Self::A as Api>::Buffer, offset: u64);
 
     /// Begins a render pass (attachments already in their attachment layouts).
-    fn begin_render_pass(&mut self, desc: &RenderPassDescriptor<'_, Self::A>);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn begin_render_pass(&mut self, desc: &RenderPassDescriptor<'_, Self::A>);
     /// Ends the render pass.
-    fn end_render_pass(&mut self);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn end_render_pass(&mut self);
     /// Binds a render pipeline.
-    fn set_render_pipeline(&mut self, pipeline: &<Self::A as Api>::RenderPipeline);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn set_render_pipeline(&mut self, pipeline: &<Self::A as Api>::RenderPipeline);
     /// Binds a vertex buffer at a slot.
-    fn set_vertex_buffer(&mut self, slot: u32, buffer: &<Self::A as Api>::Buffer, offset: u64);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn set_vertex_buffer(
+        &mut self,
+        slot: u32,
+        buffer: &<Self::A as Api>::Buffer,
+        offset: u64,
+    );
     /// Binds the index buffer.
-    fn set_index_buffer(
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn set_index_buffer(
         &mut self,
         buffer: &<Self::A as Api>::Buffer,
         offset: u64,
         format: IndexFormat,
     );
     /// Sets the viewport.
-    fn set_viewport(&mut self, rect: [f32; 4], depth: [f32; 2]);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn set_viewport(&mut self, rect: [f32; 4], depth: [f32; 2]);
     /// Sets the scissor rectangle.
-    fn set_scissor(&mut self, rect: [u32; 4]);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn set_scissor(&mut self, rect: [u32; 4]);
     /// Sets the blend constant.
-    fn set_blend_constant(&mut self, color: [f32; 4]);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn set_blend_constant(&mut self, color: [f32; 4]);
     /// Sets the stencil reference.
-    fn set_stencil_reference(&mut self, reference: u32);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn set_stencil_reference(&mut self, reference: u32);
     /// Draws vertices.
-    fn draw(&mut self, vertices: std::ops::Range<u32>, instances: std::ops::Range<u32>);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn draw(&mut self, vertices: std::ops::Range<u32>, instances: std::ops::Range<u32>);
     /// Draws indexed vertices.
-    fn draw_indexed(
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn draw_indexed(
         &mut self,
         indices: std::ops::Range<u32>,
         base_vertex: i32,
         instances: std::ops::Range<u32>,
     );
     /// Draws with arguments read from a buffer.
-    fn draw_indirect(&mut self, buffer: &<Self::A as Api>::Buffer, offset: u64);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn draw_indirect(&mut self, buffer: &<Self::A as Api>::Buffer, offset: u64);
     /// Draws indexed with arguments read from a buffer.
-    fn draw_indexed_indirect(&mut self, buffer: &<Self::A as Api>::Buffer, offset: u64);
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn draw_indexed_indirect(&mut self, buffer: &<Self::A as Api>::Buffer, offset: u64);
 }

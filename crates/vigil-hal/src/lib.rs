@@ -13,9 +13,8 @@
 //! layers above are generic over it. [`test_backend`] is a deterministic backend with no GPU
 //! for validation tests; `vigil-vulkan` is the real one.
 //!
-//! This crate has no `unsafe` and no native dependencies.
-
-#![forbid(unsafe_code)]
+//! This crate has no native dependencies and no `unsafe` code of its own: it only declares
+//! the `unsafe fn`s whose contracts the layer above must meet.
 
 pub mod adapter;
 pub mod api;
@@ -31,9 +30,11 @@ pub mod texture;
 pub mod validation_log;
 
 pub use adapter::{AdapterInfo, DeviceType, Features, Limits};
+#[cfg(feature = "test-seams")]
+pub use api::TestControl;
 pub use api::{
     Adapter, Api, BindGroupDescriptor, BindGroupEntry, BindPoint, BoundResource, CommandEncoder,
-    Device, ExposedAdapter, Instance, InstanceDescriptor,
+    Device, ExposedAdapter, Instance, InstanceDescriptor, Mapping,
 };
 pub use binding::{
     BindGroupLayoutDescriptor, BindGroupLayoutEntry, BindingType, BufferBindingType,

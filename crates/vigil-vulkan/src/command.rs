@@ -89,7 +89,9 @@ impl CommandEncoder {
         self.pass_end_timestamp = None;
         if let Some(ts) = ts {
             if let Some(q) = ts.beginning {
-                hal::CommandEncoder::write_timestamp(self, ts.query_set, q);
+                // SAFETY: the query set is alive and `q` in range (checked above us), and
+                // the query was reset earlier in this command buffer.
+                unsafe { hal::CommandEncoder::write_timestamp(self, ts.query_set, q) };
             }
             self.pass_end_timestamp = ts.end.map(|q| (ts.query_set.raw, q));
         }
@@ -214,7 +216,7 @@ impl hal::CommandEncoder for CommandEncoder {
         self.free.push(cb);
     }
 
-    fn reset_all(&mut self, buffers: Vec<CommandBuffer>) {
+    unsafe fn reset_all(&mut self, buffers: Vec<CommandBuffer>) {
         // SAFETY: every buffer of the pool has completed execution (caller's guarantee).
         let _ = unsafe {
             self.device
@@ -223,7 +225,7 @@ impl hal::CommandEncoder for CommandEncoder {
         self.free.extend(buffers.into_iter().map(|b| b.raw));
     }
 
-    fn memory_barrier(&mut self, barrier: hal::MemoryBarrier) {
+    unsafe fn memory_barrier(&mut self, barrier: hal::MemoryBarrier) {
         let b = [vk::MemoryBarrier2::default()
             .src_stage_mask(conv::stages(barrier.src))
             .src_access_mask(conv::write_access(barrier.src))
@@ -234,7 +236,7 @@ impl hal::CommandEncoder for CommandEncoder {
         unsafe { self.device.cmd_pipeline_barrier2(self.active, &dep) };
     }
 
-    fn texture_barriers(&mut self, barriers: &[hal::TextureBarrier<'_, Api>]) {
+    unsafe fn texture_barriers(&mut self, barriers: &[hal::TextureBarrier<'_, Api>]) {
         let raw: Vec<_> = barriers
             .iter()
             .map(|b| {
@@ -256,7 +258,12 @@ impl hal::CommandEncoder for CommandEncoder {
         unsafe { self.device.cmd_pipeline_barrier2(self.active, &dep) };
     }
 
-    fn copy_buffer_to_buffer(&mut self, src: &Buffer, dst: &Buffer, region: hal::BufferCopy) {
+    unsafe fn copy_buffer_to_buffer(
+        &mut self,
+        src: &Buffer,
+        dst: &Buffer,
+        region: hal::BufferCopy,
+    ) {
         let r = [vk::BufferCopy {
             src_offset: region.src_offset,
             dst_offset: region.dst_offset,
@@ -269,7 +276,12 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn copy_buffer_regions(&mut self, src: &Buffer, dst: &Buffer, regions: &[hal::BufferCopy]) {
+    unsafe fn copy_buffer_regions(
+        &mut self,
+        src: &Buffer,
+        dst: &Buffer,
+        regions: &[hal::BufferCopy],
+    ) {
         let r: Vec<vk::BufferCopy> = regions
             .iter()
             .map(|r| vk::BufferCopy {
@@ -285,7 +297,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn fill_buffer(&mut self, buffer: &Buffer, offset: u64, size: u64, value: u32) {
+    unsafe fn fill_buffer(&mut self, buffer: &Buffer, offset: u64, size: u64, value: u32) {
         // SAFETY: offset and size are 4-aligned and in range (validated above us).
         unsafe {
             self.device
@@ -293,7 +305,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn copy_buffer_to_texture(
+    unsafe fn copy_buffer_to_texture(
         &mut self,
         src: &Buffer,
         dst: &Texture,
@@ -312,7 +324,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn copy_texture_to_buffer(
+    unsafe fn copy_texture_to_buffer(
         &mut self,
         src: &Texture,
         dst: &Buffer,
@@ -331,7 +343,12 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn copy_texture_to_texture(&mut self, src: &Texture, dst: &Texture, r: &hal::TextureCopy) {
+    unsafe fn copy_texture_to_texture(
+        &mut self,
+        src: &Texture,
+        dst: &Texture,
+        r: &hal::TextureCopy,
+    ) {
         let region = [vk::ImageCopy {
             src_subresource: vk::ImageSubresourceLayers {
                 aspect_mask: conv::aspect(src.format, r.aspect),
@@ -374,7 +391,12 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn clear_texture(&mut self, texture: &Texture, range: hal::SubresourceRange, value: [f32; 4]) {
+    unsafe fn clear_texture(
+        &mut self,
+        texture: &Texture,
+        range: hal::SubresourceRange,
+        value: [f32; 4],
+    ) {
         let ranges = [conv::subresource_range(texture.format, &range)];
         if texture.format.is_depth_stencil() {
             let v = vk::ClearDepthStencilValue {
@@ -406,7 +428,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn reset_queries(&mut self, set: &QuerySet, first: u32, count: u32) {
+    unsafe fn reset_queries(&mut self, set: &QuerySet, first: u32, count: u32) {
         // SAFETY: range within the pool (validated above us); outside render passes.
         unsafe {
             self.device
@@ -414,7 +436,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn write_timestamp(&mut self, set: &QuerySet, index: u32) {
+    unsafe fn write_timestamp(&mut self, set: &QuerySet, index: u32) {
         // SAFETY: the query was reset earlier in this command buffer.
         unsafe {
             self.device.cmd_write_timestamp2(
@@ -426,7 +448,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn resolve_queries(
+    unsafe fn resolve_queries(
         &mut self,
         set: &QuerySet,
         first: u32,
@@ -449,7 +471,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn set_bind_group(
+    unsafe fn set_bind_group(
         &mut self,
         point: hal::BindPoint,
         layout: &PipelineLayout,
@@ -475,15 +497,15 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn begin_compute_pass(&mut self, desc: &hal::ComputePassDescriptor<'_, Api>) {
+    unsafe fn begin_compute_pass(&mut self, desc: &hal::ComputePassDescriptor<'_, Api>) {
         self.begin_pass_common(desc.label, desc.timestamp_writes.as_ref());
     }
 
-    fn end_compute_pass(&mut self) {
+    unsafe fn end_compute_pass(&mut self) {
         self.end_pass_common();
     }
 
-    fn set_compute_pipeline(&mut self, pipeline: &ComputePipeline) {
+    unsafe fn set_compute_pipeline(&mut self, pipeline: &ComputePipeline) {
         // SAFETY: recording; valid pipeline.
         unsafe {
             self.device
@@ -491,7 +513,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn dispatch(&mut self, count: [u32; 3]) {
+    unsafe fn dispatch(&mut self, count: [u32; 3]) {
         // SAFETY: pipeline and descriptor sets bound; counts within limits (checked above us).
         unsafe {
             self.device
@@ -499,7 +521,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn dispatch_indirect(&mut self, buffer: &Buffer, offset: u64) {
+    unsafe fn dispatch_indirect(&mut self, buffer: &Buffer, offset: u64) {
         // SAFETY: the argument range lies in an INDIRECT buffer (checked above us).
         unsafe {
             self.device
@@ -507,7 +529,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn begin_render_pass(&mut self, desc: &hal::RenderPassDescriptor<'_, Api>) {
+    unsafe fn begin_render_pass(&mut self, desc: &hal::RenderPassDescriptor<'_, Api>) {
         self.begin_pass_common(desc.label, desc.timestamp_writes.as_ref());
         let colors: Vec<_> = desc
             .color_attachments
@@ -611,13 +633,13 @@ impl hal::CommandEncoder for CommandEncoder {
         unsafe { self.device.cmd_set_scissor(self.active, 0, &[area]) };
     }
 
-    fn end_render_pass(&mut self) {
+    unsafe fn end_render_pass(&mut self) {
         // SAFETY: matches the begin.
         unsafe { self.device.cmd_end_rendering(self.active) };
         self.end_pass_common();
     }
 
-    fn set_render_pipeline(&mut self, pipeline: &RenderPipeline) {
+    unsafe fn set_render_pipeline(&mut self, pipeline: &RenderPipeline) {
         // SAFETY: recording inside a compatible rendering instance.
         unsafe {
             self.device.cmd_bind_pipeline(
@@ -628,7 +650,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn set_vertex_buffer(&mut self, slot: u32, buffer: &Buffer, offset: u64) {
+    unsafe fn set_vertex_buffer(&mut self, slot: u32, buffer: &Buffer, offset: u64) {
         // SAFETY: a VERTEX buffer, offset in range.
         unsafe {
             self.device.cmd_bind_vertex_buffers(
@@ -640,7 +662,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn set_index_buffer(&mut self, buffer: &Buffer, offset: u64, format: hal::IndexFormat) {
+    unsafe fn set_index_buffer(&mut self, buffer: &Buffer, offset: u64, format: hal::IndexFormat) {
         // SAFETY: an INDEX buffer, offset aligned to the index size.
         unsafe {
             self.device.cmd_bind_index_buffer(
@@ -652,7 +674,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn set_viewport(&mut self, rect: [f32; 4], depth: [f32; 2]) {
+    unsafe fn set_viewport(&mut self, rect: [f32; 4], depth: [f32; 2]) {
         let v = [vk::Viewport {
             x: rect[0],
             y: rect[1],
@@ -665,7 +687,7 @@ impl hal::CommandEncoder for CommandEncoder {
         unsafe { self.device.cmd_set_viewport(self.active, 0, &v) };
     }
 
-    fn set_scissor(&mut self, rect: [u32; 4]) {
+    unsafe fn set_scissor(&mut self, rect: [u32; 4]) {
         let r = [vk::Rect2D {
             offset: vk::Offset2D {
                 x: rect[0] as i32,
@@ -680,12 +702,12 @@ impl hal::CommandEncoder for CommandEncoder {
         unsafe { self.device.cmd_set_scissor(self.active, 0, &r) };
     }
 
-    fn set_blend_constant(&mut self, color: [f32; 4]) {
+    unsafe fn set_blend_constant(&mut self, color: [f32; 4]) {
         // SAFETY: dynamic state of every pipeline vigil creates.
         unsafe { self.device.cmd_set_blend_constants(self.active, &color) };
     }
 
-    fn set_stencil_reference(&mut self, reference: u32) {
+    unsafe fn set_stencil_reference(&mut self, reference: u32) {
         // SAFETY: dynamic state of every pipeline vigil creates.
         unsafe {
             self.device.cmd_set_stencil_reference(
@@ -696,7 +718,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) {
+    unsafe fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) {
         // SAFETY: state bound and ranges validated above us.
         unsafe {
             self.device.cmd_draw(
@@ -709,7 +731,12 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn draw_indexed(&mut self, indices: Range<u32>, base_vertex: i32, instances: Range<u32>) {
+    unsafe fn draw_indexed(
+        &mut self,
+        indices: Range<u32>,
+        base_vertex: i32,
+        instances: Range<u32>,
+    ) {
         // SAFETY: state bound and ranges validated above us.
         unsafe {
             self.device.cmd_draw_indexed(
@@ -723,7 +750,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn draw_indirect(&mut self, buffer: &Buffer, offset: u64) {
+    unsafe fn draw_indirect(&mut self, buffer: &Buffer, offset: u64) {
         // SAFETY: the argument range lies in an INDIRECT buffer.
         unsafe {
             self.device
@@ -731,7 +758,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    fn draw_indexed_indirect(&mut self, buffer: &Buffer, offset: u64) {
+    unsafe fn draw_indexed_indirect(&mut self, buffer: &Buffer, offset: u64) {
         // SAFETY: the argument range lies in an INDIRECT buffer.
         unsafe {
             self.device

@@ -595,7 +595,7 @@ impl Drop for Device {
 impl hal::Device for Device {
     type A = Api;
 
-    fn create_buffer(&self, desc: &hal::BufferDescriptor<'_>) -> hal::Result<Buffer> {
+    unsafe fn create_buffer(&self, desc: &hal::BufferDescriptor<'_>) -> hal::Result<Buffer> {
         let s = &self.shared;
         let info = vk::BufferCreateInfo::default()
             .size(desc.size)
@@ -650,7 +650,7 @@ impl hal::Device for Device {
         })
     }
 
-    fn destroy_buffer(&self, mut buffer: Buffer) {
+    unsafe fn destroy_buffer(&self, mut buffer: Buffer) {
         let s = &self.shared;
         // SAFETY: the caller guarantees no pending GPU work uses it.
         unsafe { s.raw.destroy_buffer(buffer.raw, None) };
@@ -660,118 +660,36 @@ impl hal::Device for Device {
         s.released();
     }
 
-    fn buffer_host_visible(&self, buffer: &Buffer) -> bool {
-        buffer.mapped.is_some()
+    fn mapping(&self, buffer: &Buffer) -> Option<hal::Mapping> {
+        buffer.mapped.map(|p| hal::Mapping {
+            ptr: p.0,
+            len: buffer.size,
+        })
     }
 
-    fn write_mapped(&self, buffer: &Buffer, offset: u64, data: &[u8]) -> hal::Result<()> {
-        let s = &self.shared;
-        let Some(ptr) = buffer.mapped else {
-            return Err(hal::DeviceError::Other(
-                "buffer memory is not host-visible".into(),
-            ));
-        };
-        // SAFETY: the layer above checked offset + len <= size; the mapping covers the
-        // buffer and no GPU work uses the range.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                data.as_ptr(),
-                ptr.0.as_ptr().add(offset as usize),
-                data.len(),
-            )
-        };
-        if !buffer.coherent {
-            let range = s.mapped_range(buffer, offset, data.len() as u64);
-            s.check("vkFlushMappedMemoryRanges")?;
-            // SAFETY: the range lies in mapped memory of this device.
-            unsafe { s.raw.flush_mapped_memory_ranges(&[range]) }.map_err(conv::map_result)?;
+    unsafe fn flush(&self, buffer: &Buffer, offset: u64, len: u64) -> hal::Result<()> {
+        if buffer.mapped.is_none() || buffer.coherent {
+            return Ok(());
         }
-        Ok(())
-    }
-
-    fn read_mapped(&self, buffer: &Buffer, offset: u64, out: &mut [u8]) -> hal::Result<()> {
         let s = &self.shared;
-        let Some(ptr) = buffer.mapped else {
-            return Err(hal::DeviceError::Other(
-                "buffer memory is not host-visible".into(),
-            ));
-        };
-        if !buffer.coherent {
-            let range = s.mapped_range(buffer, offset, out.len() as u64);
-            s.check("vkInvalidateMappedMemoryRanges")?;
-            // SAFETY: the range lies in mapped memory of this device.
-            unsafe { s.raw.invalidate_mapped_memory_ranges(&[range]) }.map_err(conv::map_result)?;
-        }
-        // SAFETY: bounds checked above us; the GPU's writes completed and were made visible
-        // to the host by the submission's final barrier.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                ptr.0.as_ptr().add(offset as usize),
-                out.as_mut_ptr(),
-                out.len(),
-            )
-        };
-        Ok(())
+        let range = s.mapped_range(buffer, offset, len);
+        s.check("vkFlushMappedMemoryRanges")?;
+        // SAFETY: the range lies in mapped memory of this device (the caller's contract).
+        unsafe { s.raw.flush_mapped_memory_ranges(&[range]) }.map_err(conv::map_result)
     }
 
-    fn with_mapped(
-        &self,
-        buffer: &Buffer,
-        offset: u64,
-        len: u64,
-        f: &mut dyn FnMut(&[u8]),
-    ) -> hal::Result<()> {
+    unsafe fn invalidate(&self, buffer: &Buffer, offset: u64, len: u64) -> hal::Result<()> {
+        if buffer.mapped.is_none() || buffer.coherent {
+            return Ok(());
+        }
         let s = &self.shared;
-        let Some(ptr) = buffer.mapped else {
-            return Err(hal::DeviceError::Other(
-                "buffer memory is not host-visible".into(),
-            ));
-        };
-        if !buffer.coherent {
-            let range = s.mapped_range(buffer, offset, len);
-            s.check("vkInvalidateMappedMemoryRanges")?;
-            // SAFETY: the range lies in mapped memory of this device.
-            unsafe { s.raw.invalidate_mapped_memory_ranges(&[range]) }.map_err(conv::map_result)?;
-        }
-        // SAFETY: offset + len lies in the buffer's persistent mapping (validated above
-        // us); the GPU finished writing it and no mutable access is live (the caller holds
-        // the device state for the duration).
-        let bytes = unsafe {
-            std::slice::from_raw_parts(ptr.0.as_ptr().add(offset as usize), len as usize)
-        };
-        f(bytes);
-        Ok(())
+        let range = s.mapped_range(buffer, offset, len);
+        s.check("vkInvalidateMappedMemoryRanges")?;
+        // SAFETY: the range lies in mapped memory of this device (the caller's contract).
+        unsafe { s.raw.invalidate_mapped_memory_ranges(&[range]) }.map_err(conv::map_result)
     }
 
-    fn with_mapped_mut(
-        &self,
-        buffer: &Buffer,
-        offset: u64,
-        len: u64,
-        f: &mut dyn FnMut(&mut [u8]),
-    ) -> hal::Result<()> {
-        let s = &self.shared;
-        let Some(ptr) = buffer.mapped else {
-            return Err(hal::DeviceError::Other(
-                "buffer memory is not host-visible".into(),
-            ));
-        };
-        // SAFETY: as in `with_mapped`; the caller holds the device state exclusively, so
-        // this is the only access to the range while `f` runs.
-        let bytes = unsafe {
-            std::slice::from_raw_parts_mut(ptr.0.as_ptr().add(offset as usize), len as usize)
-        };
-        f(bytes);
-        if !buffer.coherent {
-            let range = s.mapped_range(buffer, offset, len);
-            s.check("vkFlushMappedMemoryRanges")?;
-            // SAFETY: the range lies in mapped memory of this device.
-            unsafe { s.raw.flush_mapped_memory_ranges(&[range]) }.map_err(conv::map_result)?;
-        }
-        Ok(())
-    }
-
-    fn create_texture(&self, desc: &hal::TextureDescriptor<'_>) -> hal::Result<Texture> {
+    unsafe fn create_texture(&self, desc: &hal::TextureDescriptor<'_>) -> hal::Result<Texture> {
         let s = &self.shared;
         let vk_format = s.vk_format(desc.format);
         let mut flags = vk::ImageCreateFlags::empty();
@@ -848,7 +766,7 @@ impl hal::Device for Device {
         })
     }
 
-    fn destroy_texture(&self, mut texture: Texture) {
+    unsafe fn destroy_texture(&self, mut texture: Texture) {
         let s = &self.shared;
         // SAFETY: no pending GPU work uses it (caller's guarantee).
         unsafe { s.raw.destroy_image(texture.raw, None) };
@@ -858,7 +776,7 @@ impl hal::Device for Device {
         s.released();
     }
 
-    fn create_texture_view(
+    unsafe fn create_texture_view(
         &self,
         texture: &Texture,
         desc: &hal::TextureViewDescriptor<'_>,
@@ -880,13 +798,13 @@ impl hal::Device for Device {
         Ok(TextureView { raw })
     }
 
-    fn destroy_texture_view(&self, view: TextureView) {
+    unsafe fn destroy_texture_view(&self, view: TextureView) {
         // SAFETY: no pending GPU work uses it.
         unsafe { self.shared.raw.destroy_image_view(view.raw, None) };
         self.shared.released();
     }
 
-    fn create_sampler(&self, desc: &hal::SamplerDescriptor<'_>) -> hal::Result<Sampler> {
+    unsafe fn create_sampler(&self, desc: &hal::SamplerDescriptor<'_>) -> hal::Result<Sampler> {
         let s = &self.shared;
         let anisotropy = desc.anisotropy_clamp > 1;
         let info = vk::SamplerCreateInfo::default()
@@ -911,13 +829,13 @@ impl hal::Device for Device {
         Ok(Sampler { raw })
     }
 
-    fn destroy_sampler(&self, sampler: Sampler) {
+    unsafe fn destroy_sampler(&self, sampler: Sampler) {
         // SAFETY: no pending GPU work uses it.
         unsafe { self.shared.raw.destroy_sampler(sampler.raw, None) };
         self.shared.released();
     }
 
-    fn create_query_set(&self, label: &str, count: u32) -> hal::Result<QuerySet> {
+    unsafe fn create_query_set(&self, label: &str, count: u32) -> hal::Result<QuerySet> {
         let s = &self.shared;
         let info = vk::QueryPoolCreateInfo::default()
             .query_type(vk::QueryType::TIMESTAMP)
@@ -930,13 +848,13 @@ impl hal::Device for Device {
         Ok(QuerySet { raw })
     }
 
-    fn destroy_query_set(&self, set: QuerySet) {
+    unsafe fn destroy_query_set(&self, set: QuerySet) {
         // SAFETY: no pending GPU work uses it.
         unsafe { self.shared.raw.destroy_query_pool(set.raw, None) };
         self.shared.released();
     }
 
-    fn create_bind_group_layout(
+    unsafe fn create_bind_group_layout(
         &self,
         desc: &hal::BindGroupLayoutDescriptor<'_>,
     ) -> hal::Result<BindGroupLayout> {
@@ -965,7 +883,7 @@ impl hal::Device for Device {
         })
     }
 
-    fn destroy_bind_group_layout(&self, layout: BindGroupLayout) {
+    unsafe fn destroy_bind_group_layout(&self, layout: BindGroupLayout) {
         // SAFETY: no set or pipeline being created uses it.
         unsafe {
             self.shared
@@ -975,7 +893,7 @@ impl hal::Device for Device {
         self.shared.released();
     }
 
-    fn create_bind_group(
+    unsafe fn create_bind_group(
         &self,
         desc: &hal::BindGroupDescriptor<'_, Api>,
     ) -> hal::Result<BindGroup> {
@@ -1039,13 +957,13 @@ impl hal::Device for Device {
         Ok(BindGroup { raw, pool })
     }
 
-    fn destroy_bind_group(&self, group: BindGroup) {
+    unsafe fn destroy_bind_group(&self, group: BindGroup) {
         let s = &self.shared;
         lock(&s.descriptors).free(&s.raw, group.pool, group.raw);
         s.released();
     }
 
-    fn create_pipeline_layout(
+    unsafe fn create_pipeline_layout(
         &self,
         desc: &hal::PipelineLayoutDescriptor<'_, Api>,
     ) -> hal::Result<PipelineLayout> {
@@ -1060,13 +978,13 @@ impl hal::Device for Device {
         Ok(PipelineLayout { raw })
     }
 
-    fn destroy_pipeline_layout(&self, layout: PipelineLayout) {
+    unsafe fn destroy_pipeline_layout(&self, layout: PipelineLayout) {
         // SAFETY: no pending GPU work uses it.
         unsafe { self.shared.raw.destroy_pipeline_layout(layout.raw, None) };
         self.shared.released();
     }
 
-    fn create_shader_module(
+    unsafe fn create_shader_module(
         &self,
         desc: &hal::ShaderModuleDescriptor<'_>,
     ) -> hal::Result<ShaderModule> {
@@ -1085,13 +1003,13 @@ impl hal::Device for Device {
         Ok(ShaderModule { raw })
     }
 
-    fn destroy_shader_module(&self, module: ShaderModule) {
+    unsafe fn destroy_shader_module(&self, module: ShaderModule) {
         // SAFETY: modules may be destroyed once pipelines are created from them.
         unsafe { self.shared.raw.destroy_shader_module(module.raw, None) };
         self.shared.released();
     }
 
-    fn create_compute_pipeline(
+    unsafe fn create_compute_pipeline(
         &self,
         desc: &hal::ComputePipelineDescriptor<'_, Api>,
     ) -> hal::Result<ComputePipeline> {
@@ -1122,20 +1040,20 @@ impl hal::Device for Device {
         Ok(ComputePipeline { raw })
     }
 
-    fn destroy_compute_pipeline(&self, pipeline: ComputePipeline) {
+    unsafe fn destroy_compute_pipeline(&self, pipeline: ComputePipeline) {
         // SAFETY: no pending GPU work uses it.
         unsafe { self.shared.raw.destroy_pipeline(pipeline.raw, None) };
         self.shared.released();
     }
 
-    fn create_render_pipeline(
+    unsafe fn create_render_pipeline(
         &self,
         desc: &hal::RenderPipelineDescriptor<'_, Api>,
     ) -> hal::Result<RenderPipeline> {
         crate::render_pipeline::create(&self.shared, desc)
     }
 
-    fn destroy_render_pipeline(&self, pipeline: RenderPipeline) {
+    unsafe fn destroy_render_pipeline(&self, pipeline: RenderPipeline) {
         // SAFETY: no pending GPU work uses it.
         unsafe { self.shared.raw.destroy_pipeline(pipeline.raw, None) };
         self.shared.released();
@@ -1145,11 +1063,89 @@ impl hal::Device for Device {
         CommandEncoder::new(self.shared.clone(), label)
     }
 
-    fn destroy_command_encoder(&self, encoder: CommandEncoder) {
+    unsafe fn destroy_command_encoder(&self, encoder: CommandEncoder) {
         encoder.destroy();
     }
 
-    fn submit(
+    unsafe fn submit(
+        &self,
+        command_buffers: &[&CommandBuffer],
+        signal_value: u64,
+    ) -> hal::Result<()> {
+        // SAFETY: the caller's contract is the one `submit_with` needs.
+        unsafe { self.submit_with(command_buffers, signal_value, None) }
+    }
+
+    fn share(&self) -> hal::Result<Device> {
+        Device::over(self.shared.clone())
+    }
+
+    fn completed_value(&self) -> hal::Result<u64> {
+        let s = &self.shared;
+        s.check("vkGetSemaphoreCounterValue")?;
+        // SAFETY: the timeline semaphore belongs to this device.
+        unsafe { s.raw.get_semaphore_counter_value(self.timeline) }.map_err(conv::map_result)
+    }
+
+    fn wait_for_value(&self, value: u64, timeout: Duration) -> hal::Result<bool> {
+        let s = &self.shared;
+        let semaphores = [self.timeline];
+        let values = [value];
+        let info = vk::SemaphoreWaitInfo::default()
+            .semaphores(&semaphores)
+            .values(&values);
+        s.check("vkWaitSemaphores")?;
+        let nanos = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+        // SAFETY: waits on this device's own timeline semaphore.
+        match unsafe { s.raw.wait_semaphores(&info, nanos) } {
+            Ok(()) => Ok(true),
+            Err(vk::Result::TIMEOUT) => Ok(false),
+            Err(e) => Err(conv::map_result(e)),
+        }
+    }
+
+    fn quiesce(&self, timeout: Duration) -> bool {
+        let sems = [self.timeline];
+        let values = [self.last_signal.load(Ordering::Acquire)];
+        let info = vk::SemaphoreWaitInfo::default()
+            .semaphores(&sems)
+            .values(&values);
+        let nanos = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+        // SAFETY: waits on this device's own timeline semaphore.
+        match unsafe { self.shared.raw.wait_semaphores(&info, nanos) } {
+            Ok(()) | Err(vk::Result::ERROR_DEVICE_LOST) => true,
+            Err(_) => false,
+        }
+    }
+
+    fn live_objects(&self) -> u64 {
+        self.shared.live.load(Ordering::Acquire).max(0) as u64
+    }
+
+    fn supports_full_index_range(&self, format: hal::IndexFormat) -> bool {
+        format == hal::IndexFormat::Uint16
+            || self
+                .shared
+                .features
+                .contains(Features::FULL_DRAW_INDEX_UINT32)
+    }
+
+    fn format_support(&self, format: TextureFormat) -> hal::FormatSupport {
+        self.shared
+            .format_support
+            .iter()
+            .find(|(f, _)| *f == format)
+            .map(|(_, s)| *s)
+            .unwrap_or_default()
+    }
+}
+
+impl Device {
+    /// Submits, waiting first on the gate when `gate_wait` is set.
+    ///
+    /// # Safety
+    /// As for [`hal::Device::submit`].
+    unsafe fn submit_with(
         &self,
         command_buffers: &[&CommandBuffer],
         signal_value: u64,
@@ -1199,6 +1195,27 @@ impl hal::Device for Device {
         self.last_signal.fetch_max(signal_value, Ordering::AcqRel);
         Ok(())
     }
+}
+
+#[cfg(feature = "test-seams")]
+impl hal::TestControl for Device {
+    fn faults(&self) -> &FaultInjector {
+        &self.shared.faults
+    }
+
+    fn call_sites(&self) -> &'static [CallSite] {
+        CALL_SITES
+    }
+
+    unsafe fn submit_gated(
+        &self,
+        command_buffers: &[&CommandBuffer],
+        signal_value: u64,
+        gate_wait: u64,
+    ) -> hal::Result<()> {
+        // SAFETY: the caller's contract is the one `submit_with` needs.
+        unsafe { self.submit_with(command_buffers, signal_value, Some(gate_wait)) }
+    }
 
     fn open_gate(&self, value: u64) -> hal::Result<()> {
         let gate = lock(&self.gate).current;
@@ -1222,76 +1239,5 @@ impl hal::Device for Device {
         gate.old.push(old);
         gate.max_wait = 0;
         Ok(())
-    }
-
-    fn share(&self) -> hal::Result<Device> {
-        Device::over(self.shared.clone())
-    }
-
-    fn completed_value(&self) -> hal::Result<u64> {
-        let s = &self.shared;
-        s.check("vkGetSemaphoreCounterValue")?;
-        // SAFETY: the timeline semaphore belongs to this device.
-        unsafe { s.raw.get_semaphore_counter_value(self.timeline) }.map_err(conv::map_result)
-    }
-
-    fn wait_for_value(&self, value: u64, timeout: Duration) -> hal::Result<bool> {
-        let s = &self.shared;
-        let semaphores = [self.timeline];
-        let values = [value];
-        let info = vk::SemaphoreWaitInfo::default()
-            .semaphores(&semaphores)
-            .values(&values);
-        s.check("vkWaitSemaphores")?;
-        let nanos = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
-        // SAFETY: waits on this device's own timeline semaphore.
-        match unsafe { s.raw.wait_semaphores(&info, nanos) } {
-            Ok(()) => Ok(true),
-            Err(vk::Result::TIMEOUT) => Ok(false),
-            Err(e) => Err(conv::map_result(e)),
-        }
-    }
-
-    fn quiesce(&self, timeout: Duration) -> bool {
-        let sems = [self.timeline];
-        let values = [self.last_signal.load(Ordering::Acquire)];
-        let info = vk::SemaphoreWaitInfo::default()
-            .semaphores(&sems)
-            .values(&values);
-        let nanos = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
-        // SAFETY: waits on this device's own timeline semaphore.
-        match unsafe { self.shared.raw.wait_semaphores(&info, nanos) } {
-            Ok(()) | Err(vk::Result::ERROR_DEVICE_LOST) => true,
-            Err(_) => false,
-        }
-    }
-
-    fn live_objects(&self) -> u64 {
-        self.shared.live.load(Ordering::Acquire).max(0) as u64
-    }
-
-    fn faults(&self) -> &FaultInjector {
-        &self.shared.faults
-    }
-
-    fn call_sites(&self) -> &'static [CallSite] {
-        CALL_SITES
-    }
-
-    fn supports_full_index_range(&self, format: hal::IndexFormat) -> bool {
-        format == hal::IndexFormat::Uint16
-            || self
-                .shared
-                .features
-                .contains(Features::FULL_DRAW_INDEX_UINT32)
-    }
-
-    fn format_support(&self, format: TextureFormat) -> hal::FormatSupport {
-        self.shared
-            .format_support
-            .iter()
-            .find(|(f, _)| *f == format)
-            .map(|(_, s)| *s)
-            .unwrap_or_default()
     }
 }

@@ -22,12 +22,17 @@ fn the_layer_reports_a_rule_broken_below_vigil() {
         .expect("device");
     assert_eq!(log.count(), 0, "{:?}", log.messages());
     // A zero-sized buffer breaks VUID-VkBufferCreateInfo-size-00912; vigil never sends one.
-    let result = device.create_buffer(&vigil_hal::BufferDescriptor {
-        label: "zero",
-        size: 0,
-        usage: vigil_hal::BufferUsages::STORAGE,
-        location: vigil_hal::MemoryLocation::GpuOnly,
-    });
+    // SAFETY: deliberately not: this breaks `create_buffer`'s contract to see the layer,
+    // which sees the call before the driver, report it (the test's whole point). The
+    // buffer, if the driver made one, is destroyed at once, unused.
+    let result = unsafe {
+        device.create_buffer(&vigil_hal::BufferDescriptor {
+            label: "zero",
+            size: 0,
+            usage: vigil_hal::BufferUsages::STORAGE,
+            location: vigil_hal::MemoryLocation::GpuOnly,
+        })
+    };
     assert!(
         log.count() >= 1,
         "the layer stayed silent about a zero-sized buffer"
@@ -40,6 +45,7 @@ fn the_layer_reports_a_rule_broken_below_vigil() {
         log.messages()
     );
     if let Ok(b) = result {
-        device.destroy_buffer(b);
+        // SAFETY: never bound to work; this device's own buffer.
+        unsafe { device.destroy_buffer(b) };
     }
 }

@@ -74,7 +74,7 @@ fn null_stale_and_foreign_handles_are_refused() {
 #[test]
 fn slots_are_reused_only_after_retirement_and_old_handles_stay_stale() {
     let d = device();
-    d.hal().set_auto_complete(false);
+    d.test_backend().set_auto_complete(false);
     let x = storage(&d, 16);
     // Use it in a submission that does not complete yet.
     let mut e = encoder(&d);
@@ -83,7 +83,7 @@ fn slots_are_reused_only_after_retirement_and_old_handles_stay_stale() {
     d.destroy_buffer(x).unwrap();
     let y = storage(&d, 16);
     assert_ne!(x.index(), y.index(), "a retiring slot was reused");
-    d.hal().complete_through(d.last_submitted_serial());
+    d.test_backend().complete_through(d.last_submitted_serial());
     d.poll().unwrap();
     let z = storage(&d, 16);
     assert_eq!(z.index(), x.index(), "the retired slot is reused");
@@ -134,7 +134,7 @@ fn buffer_descriptors_are_checked() {
 #[test]
 fn destroy_while_in_flight_waits_for_completion() {
     let d = device();
-    d.hal().set_auto_complete(false);
+    d.test_backend().set_auto_complete(false);
     let x = storage(&d, 64);
     let mut e = encoder(&d);
     e.clear_buffer(x, 0, None).unwrap();
@@ -147,7 +147,7 @@ fn destroy_while_in_flight_waits_for_completion() {
         in_flight,
         "released while the GPU still used it"
     );
-    d.hal().complete_through(serial);
+    d.test_backend().complete_through(serial);
     d.poll().unwrap();
     assert_eq!(
         d.live_native_objects(),
@@ -182,8 +182,8 @@ fn bind_groups_retain_what_they_bind() {
 #[test]
 fn dropping_the_device_releases_every_native_object() {
     let d = device();
-    d.hal().set_auto_complete(false);
-    let live = d.hal().live_counter();
+    d.test_backend().set_auto_complete(false);
+    let live = d.test_backend().live_counter();
     let k = copy_kernel(&d);
     let (a, b) = (storage(&d, 64), storage(&d, 64));
     let g = group(&d, k.bgl, &[(0, whole(a)), (1, whole(b))]).unwrap();
@@ -197,7 +197,7 @@ fn dropping_the_device_releases_every_native_object() {
     d.destroy_buffer(a).unwrap();
     assert!(live.load(std::sync::atomic::Ordering::Acquire) > 0);
     // Let the drain at drop see the work complete.
-    d.hal().complete_through(serial);
+    d.test_backend().complete_through(serial);
     drop(d);
     assert_eq!(
         live.load(std::sync::atomic::Ordering::Acquire),

@@ -258,7 +258,7 @@ fn copy_rules() {
 
 /// Commands of the last submission.
 fn last_commands(d: &TDevice) -> Vec<TestCommand> {
-    d.hal().submitted_commands().pop().unwrap().1
+    d.test_backend().submitted_commands().pop().unwrap().1
 }
 
 fn is_barrier(c: &TestCommand) -> bool {

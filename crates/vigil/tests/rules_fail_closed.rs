@@ -107,7 +107,7 @@ fn own_objects(d: &TDevice) -> u64 {
 }
 
 fn last_commands(d: &TDevice) -> Vec<TestCommand> {
-    d.hal().submitted_commands().pop().unwrap().1
+    d.test_backend().submitted_commands().pop().unwrap().1
 }
 
 // Class 1: arithmetic that wrapped.
@@ -546,7 +546,7 @@ fn the_stall_bound_is_a_device_setting() {
             ..Default::default()
         })
         .unwrap();
-    d.hal().set_auto_complete(false);
+    d.test_backend().set_auto_complete(false);
     let serial = d
         .submit([d
             .create_command_encoder(&CommandEncoderDescriptor::default())
@@ -567,7 +567,7 @@ fn the_stall_bound_is_a_device_setting() {
     );
     assert!(serial > 0);
     // Let the held work finish, so dropping the device need not wait out its drain cap.
-    d.hal().set_auto_complete(true);
+    d.test_backend().set_auto_complete(true);
 }
 
 // Found by the fuzzer after the first fixes: a repeated pipeline bind skipped the lookup.

@@ -47,7 +47,7 @@ fn work_naming_a_destroyed_buffer_is_refused_and_consumes_no_serial() {
     assert!(err.message().contains("destroyed"), "{err}");
     assert_eq!(d.last_submitted_serial(), 0);
     assert_eq!(
-        d.hal().submitted_commands().len(),
+        d.test_backend().submitted_commands().len(),
         0,
         "a refused submission ran something"
     );
@@ -111,7 +111,7 @@ fn a_buffer_mapped_before_recording_is_refused_at_submit() {
 #[test]
 fn a_destroyed_group_outlives_the_work_submitted_before_it() {
     let d = device();
-    d.hal().set_auto_complete(false);
+    d.test_backend().set_auto_complete(false);
     let k = copy_kernel(&d);
     let (a, b) = (storage(&d, 64), storage(&d, 64));
     let g = group(&d, k.bgl, &[(0, whole(a)), (1, whole(b))]).unwrap();
@@ -124,7 +124,7 @@ fn a_destroyed_group_outlives_the_work_submitted_before_it() {
         live,
         "released while its work was pending"
     );
-    d.hal().complete_through(serial);
+    d.test_backend().complete_through(serial);
     d.poll().unwrap();
     assert!(d.live_native_objects() < live, "never released");
 }
@@ -150,7 +150,7 @@ fn one_bad_command_buffer_refuses_the_whole_submission() {
     let (good, bad) = (good.finish().unwrap(), bad.finish().unwrap());
     d.destroy_buffer(a).unwrap();
     expect_kind(d.submit([good, bad]), ErrorKind::InvalidState);
-    assert_eq!(d.hal().submitted_commands().len(), 0);
+    assert_eq!(d.test_backend().submitted_commands().len(), 0);
 }
 
 #[test]
@@ -180,20 +180,20 @@ fn waiting_for_a_serial_never_submitted_is_refused() {
 #[test]
 fn completion_only_moves_forward_and_in_order() {
     let d = device();
-    d.hal().set_auto_complete(false);
+    d.test_backend().set_auto_complete(false);
     for _ in 0..3 {
         let e = encoder(&d);
         d.submit([e.finish().unwrap()]).unwrap();
     }
     assert_eq!(d.poll().unwrap(), 0);
-    d.hal().complete_through(2);
+    d.test_backend().complete_through(2);
     assert_eq!(d.poll().unwrap(), 2);
     assert!(
         !d.wait_for_serial(3, std::time::Duration::from_millis(5))
             .unwrap(),
         "serial 3 is held"
     );
-    d.hal().complete_through(3);
+    d.test_backend().complete_through(3);
     assert!(
         d.wait_for_serial(3, std::time::Duration::from_millis(5))
             .unwrap()

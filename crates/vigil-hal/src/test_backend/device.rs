@@ -4,11 +4,13 @@ use super::encoder::{TestCommand, TestCommandBuffer, TestCommandEncoder};
 use super::{TestApi, TestBuffer, TestObject, next_id};
 use crate::adapter::{AdapterInfo, DeviceType, Features, Limits};
 use crate::api::{
-    Adapter, BindGroupDescriptor, Device, ExposedAdapter, Instance, InstanceDescriptor,
+    Adapter, BindGroupDescriptor, Device, ExposedAdapter, Instance, InstanceDescriptor, Mapping,
 };
 use crate::binding::BindGroupLayoutDescriptor;
 use crate::buffer::BufferDescriptor;
-use crate::faults::{CallSite, FaultInjector, FaultKind};
+use crate::faults::FaultInjector;
+#[cfg(feature = "test-seams")]
+use crate::faults::{CallSite, FaultKind};
 use crate::pipeline::{
     ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor,
 };
@@ -16,6 +18,7 @@ use crate::render::RenderPipelineDescriptor;
 use crate::texture::{SamplerDescriptor, TextureDescriptor, TextureViewDescriptor};
 use crate::validation_log::ValidationLog;
 use crate::{DeviceError, IndexFormat, Result};
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -96,6 +99,7 @@ impl Adapter for TestAdapter {
 }
 
 /// Call sites the test device consults its fault injector at.
+#[cfg(feature = "test-seams")]
 pub const TEST_CALL_SITES: &[CallSite] = &[
     CallSite {
         name: "create_buffer",
@@ -293,7 +297,7 @@ impl TestDevice {
 impl Device for TestDevice {
     type A = TestApi;
 
-    fn create_buffer(&self, desc: &BufferDescriptor<'_>) -> Result<TestBuffer> {
+    unsafe fn create_buffer(&self, desc: &BufferDescriptor<'_>) -> Result<TestBuffer> {
         self.check("create_buffer")?;
         self.live.fetch_add(1, Ordering::AcqRel);
         Ok(TestBuffer {
@@ -302,71 +306,37 @@ impl Device for TestDevice {
         })
     }
 
-    fn destroy_buffer(&self, _buffer: TestBuffer) {
+    unsafe fn destroy_buffer(&self, _buffer: TestBuffer) {
         self.release();
     }
 
-    fn buffer_host_visible(&self, _buffer: &TestBuffer) -> bool {
-        true
-    }
-
-    fn write_mapped(&self, buffer: &TestBuffer, offset: u64, data: &[u8]) -> Result<()> {
-        self.check("write_mapped")?;
+    fn mapping(&self, buffer: &TestBuffer) -> Option<Mapping> {
+        // The contents never move (the vector is never resized), so the pointer stays good
+        // for as long as the buffer; the caller keeps GPU work off the bytes it touches.
         let mut mem = buffer.data.lock().unwrap_or_else(|p| p.into_inner());
-        let start = offset as usize;
-        if let Some(out) = mem.get_mut(start..start + data.len()) {
-            out.copy_from_slice(data);
-        }
-        Ok(())
+        Some(Mapping {
+            ptr: NonNull::new(mem.as_mut_ptr()).unwrap_or(NonNull::dangling()),
+            len: mem.len() as u64,
+        })
     }
 
-    fn read_mapped(&self, buffer: &TestBuffer, offset: u64, out: &mut [u8]) -> Result<()> {
-        self.check("read_mapped")?;
-        let mem = buffer.data.lock().unwrap_or_else(|p| p.into_inner());
-        let start = offset as usize;
-        if let Some(src) = mem.get(start..start + out.len()) {
-            out.copy_from_slice(src);
-        }
-        Ok(())
+    unsafe fn flush(&self, _buffer: &TestBuffer, _offset: u64, _len: u64) -> Result<()> {
+        self.check("flush")
     }
 
-    fn with_mapped(
-        &self,
-        buffer: &TestBuffer,
-        offset: u64,
-        len: u64,
-        f: &mut dyn FnMut(&[u8]),
-    ) -> Result<()> {
-        self.check("with_mapped")?;
-        let mem = buffer.data.lock().unwrap_or_else(|p| p.into_inner());
-        let range = offset as usize..(offset + len) as usize;
-        f(mem.get(range).unwrap_or_default());
-        Ok(())
+    unsafe fn invalidate(&self, _buffer: &TestBuffer, _offset: u64, _len: u64) -> Result<()> {
+        self.check("invalidate")
     }
 
-    fn with_mapped_mut(
-        &self,
-        buffer: &TestBuffer,
-        offset: u64,
-        len: u64,
-        f: &mut dyn FnMut(&mut [u8]),
-    ) -> Result<()> {
-        self.check("with_mapped_mut")?;
-        let mut mem = buffer.data.lock().unwrap_or_else(|p| p.into_inner());
-        let range = offset as usize..(offset + len) as usize;
-        f(mem.get_mut(range).unwrap_or_default());
-        Ok(())
-    }
-
-    fn create_texture(&self, desc: &TextureDescriptor<'_>) -> Result<TestObject> {
+    unsafe fn create_texture(&self, desc: &TextureDescriptor<'_>) -> Result<TestObject> {
         self.object("create_texture", desc.label)
     }
 
-    fn destroy_texture(&self, _texture: TestObject) {
+    unsafe fn destroy_texture(&self, _texture: TestObject) {
         self.release();
     }
 
-    fn create_texture_view(
+    unsafe fn create_texture_view(
         &self,
         _texture: &TestObject,
         desc: &TextureViewDescriptor<'_>,
@@ -374,80 +344,86 @@ impl Device for TestDevice {
         self.object("create_texture_view", desc.label)
     }
 
-    fn destroy_texture_view(&self, _view: TestObject) {
+    unsafe fn destroy_texture_view(&self, _view: TestObject) {
         self.release();
     }
 
-    fn create_sampler(&self, desc: &SamplerDescriptor<'_>) -> Result<TestObject> {
+    unsafe fn create_sampler(&self, desc: &SamplerDescriptor<'_>) -> Result<TestObject> {
         self.object("create_sampler", desc.label)
     }
 
-    fn destroy_sampler(&self, _sampler: TestObject) {
+    unsafe fn destroy_sampler(&self, _sampler: TestObject) {
         self.release();
     }
 
-    fn create_query_set(&self, label: &str, _count: u32) -> Result<TestObject> {
+    unsafe fn create_query_set(&self, label: &str, _count: u32) -> Result<TestObject> {
         self.object("create_query_set", label)
     }
 
-    fn destroy_query_set(&self, _set: TestObject) {
+    unsafe fn destroy_query_set(&self, _set: TestObject) {
         self.release();
     }
 
-    fn create_bind_group_layout(&self, desc: &BindGroupLayoutDescriptor<'_>) -> Result<TestObject> {
+    unsafe fn create_bind_group_layout(
+        &self,
+        desc: &BindGroupLayoutDescriptor<'_>,
+    ) -> Result<TestObject> {
         self.object("create_bind_group_layout", desc.label)
     }
 
-    fn destroy_bind_group_layout(&self, _layout: TestObject) {
+    unsafe fn destroy_bind_group_layout(&self, _layout: TestObject) {
         self.release();
     }
 
-    fn create_bind_group(&self, desc: &BindGroupDescriptor<'_, TestApi>) -> Result<TestObject> {
+    unsafe fn create_bind_group(
+        &self,
+        desc: &BindGroupDescriptor<'_, TestApi>,
+    ) -> Result<TestObject> {
         self.object("create_bind_group", desc.label)
     }
 
-    fn destroy_bind_group(&self, _group: TestObject) {
+    unsafe fn destroy_bind_group(&self, _group: TestObject) {
         self.release();
     }
 
-    fn create_pipeline_layout(
+    unsafe fn create_pipeline_layout(
         &self,
         desc: &PipelineLayoutDescriptor<'_, TestApi>,
     ) -> Result<TestObject> {
         self.object("create_pipeline_layout", desc.label)
     }
 
-    fn destroy_pipeline_layout(&self, _layout: TestObject) {
+    unsafe fn destroy_pipeline_layout(&self, _layout: TestObject) {
         self.release();
     }
 
-    fn create_shader_module(&self, desc: &ShaderModuleDescriptor<'_>) -> Result<TestObject> {
+    unsafe fn create_shader_module(&self, desc: &ShaderModuleDescriptor<'_>) -> Result<TestObject> {
         self.object("create_shader_module", desc.label)
     }
 
-    fn destroy_shader_module(&self, _module: TestObject) {
+    unsafe fn destroy_shader_module(&self, _module: TestObject) {
         self.release();
     }
 
-    fn create_compute_pipeline(
+    unsafe fn create_compute_pipeline(
         &self,
         desc: &ComputePipelineDescriptor<'_, TestApi>,
     ) -> Result<TestObject> {
         self.object("create_compute_pipeline", desc.label)
     }
 
-    fn destroy_compute_pipeline(&self, _pipeline: TestObject) {
+    unsafe fn destroy_compute_pipeline(&self, _pipeline: TestObject) {
         self.release();
     }
 
-    fn create_render_pipeline(
+    unsafe fn create_render_pipeline(
         &self,
         desc: &RenderPipelineDescriptor<'_, TestApi>,
     ) -> Result<TestObject> {
         self.object("create_render_pipeline", desc.label)
     }
 
-    fn destroy_render_pipeline(&self, _pipeline: TestObject) {
+    unsafe fn destroy_render_pipeline(&self, _pipeline: TestObject) {
         self.release();
     }
 
@@ -460,47 +436,16 @@ impl Device for TestDevice {
         })
     }
 
-    fn destroy_command_encoder(&self, _encoder: TestCommandEncoder) {
+    unsafe fn destroy_command_encoder(&self, _encoder: TestCommandEncoder) {
         self.release();
     }
 
-    fn submit(
+    unsafe fn submit(
         &self,
         command_buffers: &[&TestCommandBuffer],
         signal_value: u64,
-        gate_wait: Option<u64>,
     ) -> Result<()> {
-        self.check("submit")?;
-        let mut commands = Vec::new();
-        for cb in command_buffers {
-            Self::replay(&cb.commands);
-            commands.extend(cb.commands.iter().cloned());
-        }
-        self.log
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push((signal_value, commands));
-        self.submitted.fetch_max(signal_value, Ordering::AcqRel);
-        self.pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push_back((signal_value, gate_wait));
-        self.advance();
-        Ok(())
-    }
-
-    fn open_gate(&self, value: u64) -> Result<()> {
-        self.gate.fetch_max(value, Ordering::AcqRel);
-        self.advance();
-        Ok(())
-    }
-
-    fn gate_value(&self) -> Result<u64> {
-        Ok(self.gate.load(Ordering::Acquire))
-    }
-
-    fn fresh_gate(&self) -> Result<()> {
-        Ok(())
+        self.submit_with(command_buffers, signal_value, None)
     }
 
     fn share(&self) -> Result<TestDevice> {
@@ -556,14 +501,6 @@ impl Device for TestDevice {
         self.live.load(Ordering::Acquire).max(0) as u64
     }
 
-    fn faults(&self) -> &FaultInjector {
-        &self.faults
-    }
-
-    fn call_sites(&self) -> &'static [CallSite] {
-        TEST_CALL_SITES
-    }
-
     fn format_support(&self, format: crate::TextureFormat) -> crate::FormatSupport {
         let info = format.info();
         crate::FormatSupport {
@@ -580,5 +517,66 @@ impl Device for TestDevice {
 
     fn supports_full_index_range(&self, format: IndexFormat) -> bool {
         format == IndexFormat::Uint16 || self.features.contains(Features::FULL_DRAW_INDEX_UINT32)
+    }
+}
+
+impl TestDevice {
+    fn submit_with(
+        &self,
+        command_buffers: &[&TestCommandBuffer],
+        signal_value: u64,
+        gate_wait: Option<u64>,
+    ) -> Result<()> {
+        self.check("submit")?;
+        let mut commands = Vec::new();
+        for cb in command_buffers {
+            Self::replay(&cb.commands);
+            commands.extend(cb.commands.iter().cloned());
+        }
+        self.log
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((signal_value, commands));
+        self.submitted.fetch_max(signal_value, Ordering::AcqRel);
+        self.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push_back((signal_value, gate_wait));
+        self.advance();
+        Ok(())
+    }
+}
+
+#[cfg(feature = "test-seams")]
+impl crate::api::TestControl for TestDevice {
+    fn faults(&self) -> &FaultInjector {
+        &self.faults
+    }
+
+    fn call_sites(&self) -> &'static [CallSite] {
+        TEST_CALL_SITES
+    }
+
+    unsafe fn submit_gated(
+        &self,
+        command_buffers: &[&TestCommandBuffer],
+        signal_value: u64,
+        gate_wait: u64,
+    ) -> Result<()> {
+        self.submit_with(command_buffers, signal_value, Some(gate_wait))
+    }
+
+    fn open_gate(&self, value: u64) -> Result<()> {
+        self.gate.fetch_max(value, Ordering::AcqRel);
+        self.advance();
+        Ok(())
+    }
+
+    fn gate_value(&self) -> Result<u64> {
+        Ok(self.gate.load(Ordering::Acquire))
+    }
+
+    fn fresh_gate(&self) -> Result<()> {
+        Ok(())
     }
 }

@@ -178,13 +178,13 @@ impl CommandEncoder for TestCommandEncoder {
         self.recording = None;
     }
 
-    fn reset_all(&mut self, _buffers: Vec<TestCommandBuffer>) {}
+    unsafe fn reset_all(&mut self, _buffers: Vec<TestCommandBuffer>) {}
 
-    fn memory_barrier(&mut self, barrier: MemoryBarrier) {
+    unsafe fn memory_barrier(&mut self, barrier: MemoryBarrier) {
         self.push(TestCommand::Barrier(barrier));
     }
 
-    fn texture_barriers(&mut self, barriers: &[TextureBarrier<'_, TestApi>]) {
+    unsafe fn texture_barriers(&mut self, barriers: &[TextureBarrier<'_, TestApi>]) {
         for b in barriers {
             self.push(TestCommand::TextureBarrier {
                 texture: b.texture.id,
@@ -194,7 +194,12 @@ impl CommandEncoder for TestCommandEncoder {
         }
     }
 
-    fn copy_buffer_to_buffer(&mut self, src: &TestBuffer, dst: &TestBuffer, region: BufferCopy) {
+    unsafe fn copy_buffer_to_buffer(
+        &mut self,
+        src: &TestBuffer,
+        dst: &TestBuffer,
+        region: BufferCopy,
+    ) {
         self.push(TestCommand::CopyBuffer {
             src: src.id,
             dst: dst.id,
@@ -204,7 +209,24 @@ impl CommandEncoder for TestCommandEncoder {
         });
     }
 
-    fn fill_buffer(&mut self, buffer: &TestBuffer, offset: u64, size: u64, value: u32) {
+    unsafe fn copy_buffer_regions(
+        &mut self,
+        src: &TestBuffer,
+        dst: &TestBuffer,
+        regions: &[BufferCopy],
+    ) {
+        for &region in regions {
+            self.push(TestCommand::CopyBuffer {
+                src: src.id,
+                dst: dst.id,
+                region,
+                src_data: src.data.clone(),
+                dst_data: dst.data.clone(),
+            });
+        }
+    }
+
+    unsafe fn fill_buffer(&mut self, buffer: &TestBuffer, offset: u64, size: u64, value: u32) {
         self.push(TestCommand::FillBuffer {
             buffer: buffer.id,
             offset,
@@ -214,7 +236,7 @@ impl CommandEncoder for TestCommandEncoder {
         });
     }
 
-    fn copy_buffer_to_texture(
+    unsafe fn copy_buffer_to_texture(
         &mut self,
         src: &TestBuffer,
         dst: &TestObject,
@@ -226,7 +248,7 @@ impl CommandEncoder for TestCommandEncoder {
         });
     }
 
-    fn copy_texture_to_buffer(
+    unsafe fn copy_texture_to_buffer(
         &mut self,
         src: &TestObject,
         dst: &TestBuffer,
@@ -238,30 +260,35 @@ impl CommandEncoder for TestCommandEncoder {
         });
     }
 
-    fn copy_texture_to_texture(&mut self, src: &TestObject, dst: &TestObject, _: &TextureCopy) {
+    unsafe fn copy_texture_to_texture(
+        &mut self,
+        src: &TestObject,
+        dst: &TestObject,
+        _: &TextureCopy,
+    ) {
         self.push(TestCommand::CopyTextureToTexture {
             src: src.id,
             dst: dst.id,
         });
     }
 
-    fn clear_texture(&mut self, texture: &TestObject, _: SubresourceRange, _: [f32; 4]) {
+    unsafe fn clear_texture(&mut self, texture: &TestObject, _: SubresourceRange, _: [f32; 4]) {
         self.push(TestCommand::ClearTexture(texture.id));
     }
 
-    fn reset_queries(&mut self, set: &TestObject, _: u32, _: u32) {
+    unsafe fn reset_queries(&mut self, set: &TestObject, _: u32, _: u32) {
         self.push(TestCommand::ResetQueries(set.id));
     }
 
-    fn write_timestamp(&mut self, set: &TestObject, index: u32) {
+    unsafe fn write_timestamp(&mut self, set: &TestObject, index: u32) {
         self.push(TestCommand::WriteTimestamp(set.id, index));
     }
 
-    fn resolve_queries(&mut self, set: &TestObject, _: u32, _: u32, _: &TestBuffer, _: u64) {
+    unsafe fn resolve_queries(&mut self, set: &TestObject, _: u32, _: u32, _: &TestBuffer, _: u64) {
         self.push(TestCommand::ResolveQueries(set.id));
     }
 
-    fn set_bind_group(
+    unsafe fn set_bind_group(
         &mut self,
         _point: BindPoint,
         _layout: &TestObject,
@@ -276,75 +303,80 @@ impl CommandEncoder for TestCommandEncoder {
         });
     }
 
-    fn begin_compute_pass(&mut self, desc: &ComputePassDescriptor<'_, TestApi>) {
+    unsafe fn begin_compute_pass(&mut self, desc: &ComputePassDescriptor<'_, TestApi>) {
         self.push(TestCommand::BeginComputePass(desc.label.to_owned()));
     }
 
-    fn end_compute_pass(&mut self) {
+    unsafe fn end_compute_pass(&mut self) {
         self.push(TestCommand::EndComputePass);
     }
 
-    fn set_compute_pipeline(&mut self, pipeline: &TestObject) {
+    unsafe fn set_compute_pipeline(&mut self, pipeline: &TestObject) {
         self.push(TestCommand::SetComputePipeline(pipeline.id));
     }
 
-    fn dispatch(&mut self, count: [u32; 3]) {
+    unsafe fn dispatch(&mut self, count: [u32; 3]) {
         self.push(TestCommand::Dispatch(count));
     }
 
-    fn dispatch_indirect(&mut self, buffer: &TestBuffer, offset: u64) {
+    unsafe fn dispatch_indirect(&mut self, buffer: &TestBuffer, offset: u64) {
         self.push(TestCommand::DispatchIndirect(buffer.id, offset));
     }
 
-    fn begin_render_pass(&mut self, desc: &RenderPassDescriptor<'_, TestApi>) {
+    unsafe fn begin_render_pass(&mut self, desc: &RenderPassDescriptor<'_, TestApi>) {
         self.push(TestCommand::BeginRenderPass(desc.label.to_owned()));
     }
 
-    fn end_render_pass(&mut self) {
+    unsafe fn end_render_pass(&mut self) {
         self.push(TestCommand::EndRenderPass);
     }
 
-    fn set_render_pipeline(&mut self, pipeline: &TestObject) {
+    unsafe fn set_render_pipeline(&mut self, pipeline: &TestObject) {
         self.push(TestCommand::SetRenderPipeline(pipeline.id));
     }
 
-    fn set_vertex_buffer(&mut self, slot: u32, buffer: &TestBuffer, offset: u64) {
+    unsafe fn set_vertex_buffer(&mut self, slot: u32, buffer: &TestBuffer, offset: u64) {
         self.push(TestCommand::SetVertexBuffer(slot, buffer.id, offset));
     }
 
-    fn set_index_buffer(&mut self, buffer: &TestBuffer, offset: u64, format: IndexFormat) {
+    unsafe fn set_index_buffer(&mut self, buffer: &TestBuffer, offset: u64, format: IndexFormat) {
         self.push(TestCommand::SetIndexBuffer(buffer.id, offset, format));
     }
 
-    fn set_viewport(&mut self, _: [f32; 4], _: [f32; 2]) {
+    unsafe fn set_viewport(&mut self, _: [f32; 4], _: [f32; 2]) {
         self.push(TestCommand::SetViewport);
     }
 
-    fn set_scissor(&mut self, rect: [u32; 4]) {
+    unsafe fn set_scissor(&mut self, rect: [u32; 4]) {
         self.push(TestCommand::SetScissor(rect));
     }
 
-    fn set_blend_constant(&mut self, _: [f32; 4]) {
+    unsafe fn set_blend_constant(&mut self, _: [f32; 4]) {
         self.push(TestCommand::SetBlendConstant);
     }
 
-    fn set_stencil_reference(&mut self, reference: u32) {
+    unsafe fn set_stencil_reference(&mut self, reference: u32) {
         self.push(TestCommand::SetStencilReference(reference));
     }
 
-    fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) {
+    unsafe fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) {
         self.push(TestCommand::Draw(vertices, instances));
     }
 
-    fn draw_indexed(&mut self, indices: Range<u32>, base_vertex: i32, instances: Range<u32>) {
+    unsafe fn draw_indexed(
+        &mut self,
+        indices: Range<u32>,
+        base_vertex: i32,
+        instances: Range<u32>,
+    ) {
         self.push(TestCommand::DrawIndexed(indices, base_vertex, instances));
     }
 
-    fn draw_indirect(&mut self, buffer: &TestBuffer, offset: u64) {
+    unsafe fn draw_indirect(&mut self, buffer: &TestBuffer, offset: u64) {
         self.push(TestCommand::DrawIndirect(buffer.id, offset));
     }
 
-    fn draw_indexed_indirect(&mut self, buffer: &TestBuffer, offset: u64) {
+    unsafe fn draw_indexed_indirect(&mut self, buffer: &TestBuffer, offset: u64) {
         self.push(TestCommand::DrawIndexedIndirect(buffer.id, offset));
     }
 }

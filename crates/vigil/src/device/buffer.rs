@@ -3,7 +3,7 @@
 use super::{BufferObj, Device, Retained, WaitSite};
 use crate::error::{Result, fail};
 use crate::handle::{Buffer, Handle};
-use vigil_hal::{Api, BufferUsages, Device as _, MemoryLocation};
+use vigil_hal::{Api, BufferUsages, MemoryLocation};
 
 /// How to create a buffer.
 #[derive(Clone, Debug, Default)]

@@ -11,7 +11,7 @@ use super::{Device, DeviceState};
 use crate::error::{Result, fail};
 use crate::handle::{Buffer, BufferMapping, Handle};
 use std::time::{Duration, Instant};
-use vigil_hal::{Api, BufferUsages, Device as _};
+use vigil_hal::{Api, BufferUsages};
 
 /// Host access wanted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -241,23 +241,9 @@ impl<A: Api> Device<A> {
             .slot(m.buffer.0)
             .and_then(|s| s.value.as_ref())
             .ok_or_else(|| fail!(InvalidHandle, OP, &self.label, "the mapped buffer is gone"))?;
-        let mut f = Some(f);
-        let mut out = None;
         self.hal
-            .with_mapped(&b.raw, m.offset, m.size, &mut |bytes| {
-                if let Some(f) = f.take() {
-                    out = Some(f(bytes));
-                }
-            })
-            .map_err(|e| self.hal_error(e, OP, &b.label))?;
-        out.ok_or_else(|| {
-            fail!(
-                InvalidState,
-                OP,
-                &self.label,
-                "the mapped bytes were not reached"
-            )
-        })
+            .with_mapped(&b.raw, m.offset, m.size, f)
+            .map_err(|e| self.hal_error(e, OP, &b.label))
     }
 
     /// Calls `f` with the mapped bytes of a ready write mapping, to fill them.
@@ -291,23 +277,9 @@ impl<A: Api> Device<A> {
             .slot(m.buffer.0)
             .and_then(|s| s.value.as_ref())
             .ok_or_else(|| fail!(InvalidHandle, OP, &self.label, "the mapped buffer is gone"))?;
-        let mut f = Some(f);
-        let mut out = None;
         self.hal
-            .with_mapped_mut(&b.raw, m.offset, m.size, &mut |bytes| {
-                if let Some(f) = f.take() {
-                    out = Some(f(bytes));
-                }
-            })
-            .map_err(|e| self.hal_error(e, OP, &b.label))?;
-        out.ok_or_else(|| {
-            fail!(
-                InvalidState,
-                OP,
-                &self.label,
-                "the mapped bytes were not reached"
-            )
-        })
+            .with_mapped_mut(&b.raw, m.offset, m.size, f)
+            .map_err(|e| self.hal_error(e, OP, &b.label))
     }
 
     /// Ends a mapping: the handle and every copy go stale; the buffer can be used again.

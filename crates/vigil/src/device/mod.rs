@@ -35,6 +35,7 @@ use std::cell::{Cell, RefCell, RefMut};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
+use vigil_hal::test_backend::{TestApi, TestDevice};
 use vigil_hal::{Adapter as _, AdapterInfo, Api, Device as _, Features, Limits, ValidationLog};
 
 pub use binding::{
@@ -169,7 +170,7 @@ struct Settings {
 pub struct Device<A: Api = DefaultApi> {
     pub(crate) id: u32,
     pub(crate) label: String,
-    pub(crate) hal: A::Device,
+    pub(crate) hal: crate::native::Hal<A>,
     pub(crate) info: AdapterInfo,
     pub(crate) features: Features,
     pub(crate) limits: Limits,
@@ -229,6 +230,7 @@ impl<A: Api> Device<A> {
             .exposed
             .adapter
             .open(desc.required_features, &desc.required_limits)
+            .map(crate::native::Hal::new)
             .map_err(|e| Error::from_hal(e, OP, &desc.label))?;
         Device::assemble(
             hal,
@@ -247,7 +249,7 @@ impl<A: Api> Device<A> {
     }
 
     fn assemble(
-        hal: A::Device,
+        hal: crate::native::Hal<A>,
         info: AdapterInfo,
         features: Features,
         limits: Limits,
@@ -376,11 +378,6 @@ impl<A: Api> Device<A> {
         &self.limits
     }
 
-    /// The backend device, for interoperability and backend-specific test control.
-    pub fn hal(&self) -> &A::Device {
-        &self.hal
-    }
-
     /// Native objects currently alive on the backend (for leak checks).
     pub fn live_native_objects(&self) -> u64 {
         self.hal.live_objects()
@@ -477,6 +474,14 @@ impl<A: Api> Device<A> {
             ("compute pipelines", s.compute_pipelines.live_count()),
             ("render pipelines", s.render_pipelines.live_count()),
         ]
+    }
+}
+
+impl Device<TestApi> {
+    /// The deterministic test backend under this device, for tests that control its
+    /// completion or look at the commands that reached it.
+    pub fn test_backend(&self) -> &TestDevice {
+        &self.hal
     }
 }
 

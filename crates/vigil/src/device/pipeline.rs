@@ -9,7 +9,7 @@ use crate::error::{Error, ErrorKind, Result, fail};
 use crate::handle::{ComputePipeline, Handle, PipelineLayout, ShaderModule};
 use crate::registry::Registry;
 use vigil_hal::{
-    Api, BindingType, BufferBindingType, Device as _, Limits, SamplerBindingType, ShaderFormat,
+    Api, BindingType, BufferBindingType, Limits, SamplerBindingType, ShaderFormat,
     TextureSampleType,
 };
 use vigil_shader::{BindingKind, EntryPointReflection, SampleKind, Stage};

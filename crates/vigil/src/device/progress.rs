@@ -8,8 +8,9 @@
 //! only a single pass (one draw or dispatch stream) longer than the bound is cut off; a
 //! device whose passes are that long needs a longer [`crate::DeviceDescriptor::stall_timeout`].
 
+use crate::native::{Hal, Rec};
 use std::cell::Cell;
-use vigil_hal::{Api, BufferUsages, CommandEncoder as _, Device as _, MemoryBarrier, Stages};
+use vigil_hal::{Api, BufferUsages, MemoryBarrier, Stages};
 
 /// The word the GPU writes after each pass, and what the host last saw in it.
 pub(crate) struct Progress<A: Api> {
@@ -23,7 +24,7 @@ pub(crate) struct Progress<A: Api> {
 
 impl<A: Api> Progress<A> {
     /// Creates the word (a 4-byte host-readable buffer).
-    pub fn new(hal: &A::Device) -> vigil_hal::Result<Self> {
+    pub fn new(hal: &Hal<A>) -> vigil_hal::Result<Self> {
         let buffer = hal.create_buffer(&vigil_hal::BufferDescriptor {
             label: "vigil progress",
             size: 4,
@@ -42,7 +43,7 @@ impl<A: Api> Progress<A> {
     /// Records a breadcrumb after work in `stages`: once that work is done the GPU writes
     /// a fresh value, made visible to the host. Later device work does not wait for it
     /// (only later transfers order after the pass, which copies need anyway).
-    pub fn record(&self, raw: &mut A::CommandEncoder, stages: Stages) {
+    pub fn record(&self, raw: &mut Rec<'_, A>, stages: Stages) {
         let Some(buffer) = &self.buffer else { return };
         let value = self.next.get();
         self.next.set(value.wrapping_add(1).max(1));
@@ -58,7 +59,7 @@ impl<A: Api> Progress<A> {
     }
 
     /// Whether the word changed since the last look (a pass finished somewhere).
-    pub fn moved(&self, hal: &A::Device) -> bool {
+    pub fn moved(&self, hal: &Hal<A>) -> bool {
         let Some(buffer) = &self.buffer else {
             return false;
         };
@@ -71,7 +72,7 @@ impl<A: Api> Progress<A> {
     }
 
     /// Releases the word (at teardown, once the GPU is done).
-    pub fn release(&mut self, hal: &A::Device) {
+    pub fn release(&mut self, hal: &Hal<A>) {
         if let Some(buffer) = self.buffer.take() {
             hal.destroy_buffer(buffer);
         }

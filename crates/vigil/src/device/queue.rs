@@ -8,7 +8,7 @@ use std::fmt;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-use vigil_hal::{Api, CommandEncoder as _, Device as _, DeviceError};
+use vigil_hal::{Api, Device as _, DeviceError};
 
 /// Which wait gave up on the GPU, or who else declared the loss.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -313,7 +313,7 @@ impl<A: Api> Device<A> {
         match st.free_encoders.pop() {
             Some((mut e, spent)) => {
                 if let Some(cb) = spent {
-                    e.reset_all(vec![cb]);
+                    crate::native::reset_all::<A>(&mut e, vec![cb]);
                 }
                 Ok(e)
             }
@@ -394,13 +394,18 @@ impl<A: Api> Device<A> {
             }
         }
         let gate = self.seams.gate_for_next_submission();
-        if let Err(e) = self.hal.submit(&natives, serial, gate) {
+        let submitted = match gate {
+            #[cfg(feature = "test-seams")]
+            Some(g) => self.hal.submit_gated(&natives, serial, g),
+            _ => self.hal.submit(&natives, serial),
+        };
+        if let Err(e) = submitted {
             drop(natives);
             self.seams.ungate_refused(gate);
             // The driver refused the submission: the uploads queued with it are dropped (the
             // buffers keep their old contents) and the caller sees the driver's error.
             if let Some(mut p) = prelude {
-                p.encoder.reset_all(vec![p.cb]);
+                crate::native::reset_all::<A>(&mut p.encoder, vec![p.cb]);
                 st.free_encoders.push((p.encoder, None));
                 for c in p.staging {
                     self.hal.destroy_buffer(c.buffer);

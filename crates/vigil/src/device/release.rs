@@ -3,7 +3,7 @@
 //! retains in turn.
 
 use super::{Device, DeviceState};
-use vigil_hal::{Api, Device as _};
+use vigil_hal::Api;
 
 /// A destroyed object waiting to be released, by kind and slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

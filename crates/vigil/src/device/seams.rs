@@ -77,11 +77,14 @@ impl SeamState {
     }
 
     /// Opens the gate and releases any held completion (before the drain at drop).
-    pub fn release_all<A: Api>(&self, hal: &A::Device) {
-        use vigil_hal::Device as _;
+    pub fn release_all<A: Api>(&self, hal: &crate::native::Hal<A>) {
+        #[cfg(feature = "test-seams")]
         if let Some((base, count)) = self.pause.take() {
+            use vigil_hal::TestControl as _;
             let _ = hal.open_gate(base.saturating_add(count));
         }
+        #[cfg(not(feature = "test-seams"))]
+        let _ = hal;
         self.held_shared.store(0, Ordering::Release);
     }
 }
@@ -143,7 +146,7 @@ impl<A: Api> Seams<'_, A> {
     /// Makes every later submission wait on the GPU at a gate, each for its own turn
     /// (numbered from one in submission order), until released.
     pub fn pause_submissions(&self) -> crate::Result<()> {
-        use vigil_hal::Device as _;
+        use vigil_hal::TestControl as _;
         // An earlier pause is released in full first; the new pause gets a gate of its own.
         self.resume_submissions()?;
         self.device
@@ -161,7 +164,7 @@ impl<A: Api> Seams<'_, A> {
 
     /// Lets the first `count` submissions made since the pause run.
     pub fn release_paused(&self, count: u64) -> crate::Result<()> {
-        use vigil_hal::Device as _;
+        use vigil_hal::TestControl as _;
         if let Some((base, _)) = self.device.seams.pause.get() {
             self.device
                 .hal
@@ -173,7 +176,7 @@ impl<A: Api> Seams<'_, A> {
 
     /// Lets every paused submission run and stops pausing.
     pub fn resume_submissions(&self) -> crate::Result<()> {
-        use vigil_hal::Device as _;
+        use vigil_hal::TestControl as _;
         if let Some((base, count)) = self.device.seams.pause.take() {
             self.device
                 .hal
@@ -208,25 +211,25 @@ impl<A: Api> Seams<'_, A> {
 
     /// Makes the native call at `site` fail with `kind`, once or every time.
     pub fn inject_fault(&self, site: &str, kind: vigil_hal::FaultKind, mode: vigil_hal::FaultMode) {
-        use vigil_hal::Device as _;
+        use vigil_hal::TestControl as _;
         self.device.hal.faults().inject(site, kind, mode);
     }
 
     /// Disarms every injected fault.
     pub fn clear_faults(&self) {
-        use vigil_hal::Device as _;
+        use vigil_hal::TestControl as _;
         self.device.hal.faults().clear();
     }
 
     /// How many injected faults fired.
     pub fn faults_fired(&self) -> u64 {
-        use vigil_hal::Device as _;
+        use vigil_hal::TestControl as _;
         self.device.hal.faults().fired_total()
     }
 
     /// Every native call site faults can be injected at, with the errors each can return.
     pub fn call_sites(&self) -> &'static [vigil_hal::CallSite] {
-        use vigil_hal::Device as _;
+        use vigil_hal::TestControl as _;
         self.device.hal.call_sites()
     }
 

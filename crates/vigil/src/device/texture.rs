@@ -14,9 +14,9 @@ use crate::texture::{
     TextureDescriptor, TextureDescriptorOwned, TextureViewDescriptor,
 };
 use vigil_hal::{
-    Api, BufferTextureCopy, CommandEncoder as _, Device as _, Features, FilterMode, FormatSupport,
-    Stages, SubresourceRange, TextureAspect, TextureBarrier, TextureFormat, TextureLayout,
-    TextureUsages, TextureViewDimension,
+    Api, BufferTextureCopy, Device as _, Features, FilterMode, FormatSupport, Stages,
+    SubresourceRange, TextureAspect, TextureBarrier, TextureFormat, TextureLayout, TextureUsages,
+    TextureViewDimension,
 };
 
 /// Most queries in one query set.
@@ -832,7 +832,7 @@ impl<A: Api> Device<A> {
     pub(crate) fn record_texture_inits(
         &self,
         st: &mut DeviceState<A>,
-        encoder: &mut A::CommandEncoder,
+        encoder: &mut crate::native::Rec<'_, A>,
         inits: &[(u32, u32)],
         used: &mut Vec<(u32, u32)>,
     ) {
@@ -881,7 +881,7 @@ impl<A: Api> Device<A> {
     pub(crate) fn record_texture_writes(
         &self,
         st: &mut DeviceState<A>,
-        encoder: &mut A::CommandEncoder,
+        encoder: &mut crate::native::Rec<'_, A>,
         uploads: &super::uploads::PendingUploads<A>,
         used: &mut Vec<(u32, u32)>,
     ) {

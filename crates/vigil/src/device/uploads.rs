@@ -9,9 +9,7 @@ use crate::error::{Result, fail};
 use crate::handle::{Buffer, Handle};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use vigil_hal::{
-    Api, BufferCopy, BufferUsages, CommandEncoder as _, Device as _, MemoryBarrier, Stages,
-};
+use vigil_hal::{Api, BufferCopy, BufferUsages, CommandEncoder as _, MemoryBarrier, Stages};
 
 /// Most writes that may wait for one submission.
 pub const MAX_QUEUED_WRITES: u32 = 16_384;
@@ -365,13 +363,18 @@ impl<A: Api> Device<A> {
         let uploads = std::mem::take(&mut st.uploads);
         let mut buffers = Vec::new();
         let mut textures = Vec::new();
-        self.record_texture_inits(st, &mut encoder, &uploads.texture_inits, &mut textures);
+        self.record_texture_inits(
+            st,
+            &mut crate::native::Rec(&mut encoder),
+            &uploads.texture_inits,
+            &mut textures,
+        );
         if !uploads.writes.is_empty()
             || !uploads.zero_fills.is_empty()
             || !uploads.texture_writes.is_empty()
         {
             // Uploads land after everything submitted before them.
-            encoder.memory_barrier(MemoryBarrier {
+            crate::native::Rec::<A>(&mut encoder).memory_barrier(MemoryBarrier {
                 src: Stages::ALL_COMMANDS,
                 dst: Stages::TRANSFER,
             });
@@ -384,12 +387,12 @@ impl<A: Api> Device<A> {
                 .flatten()
                 .and_then(|s| s.value.as_ref())
             {
-                encoder.fill_buffer(&b.raw, 0, size, 0);
+                crate::native::Rec::<A>(&mut encoder).fill_buffer(&b.raw, 0, size, 0);
                 buffers.push((i, g));
             }
         }
         if !uploads.zero_fills.is_empty() && !uploads.writes.is_empty() {
-            encoder.memory_barrier(MemoryBarrier {
+            crate::native::Rec::<A>(&mut encoder).memory_barrier(MemoryBarrier {
                 src: Stages::TRANSFER,
                 dst: Stages::TRANSFER,
             });
@@ -400,7 +403,7 @@ impl<A: Api> Device<A> {
         // and overlapping writes keep their order.
         let mut run: Vec<BufferCopy> = Vec::new();
         let mut run_key: Option<(usize, (u32, u32))> = None;
-        let flush = |encoder: &mut A::CommandEncoder,
+        let flush = |encoder: &mut crate::native::Rec<'_, A>,
                      run: &mut Vec<BufferCopy>,
                      key: Option<(usize, (u32, u32))>| {
             if let Some((chunk, (i, _))) = key {
@@ -425,9 +428,9 @@ impl<A: Api> Device<A> {
                 .get(&(i, g))
                 .is_some_and(|&(lo, hi)| start < hi && end > lo)
             {
-                flush(&mut encoder, &mut run, run_key);
+                flush(&mut crate::native::Rec(&mut encoder), &mut run, run_key);
                 run_key = None;
-                encoder.memory_barrier(MemoryBarrier {
+                crate::native::Rec::<A>(&mut encoder).memory_barrier(MemoryBarrier {
                     src: Stages::TRANSFER,
                     dst: Stages::TRANSFER,
                 });
@@ -440,7 +443,7 @@ impl<A: Api> Device<A> {
                 .last()
                 .is_some_and(|r| w.dst_offset >= r.dst_offset.saturating_add(r.size));
             if key != run_key || !follows || run.len() >= MAX_REGIONS_PER_COPY {
-                flush(&mut encoder, &mut run, run_key);
+                flush(&mut crate::native::Rec(&mut encoder), &mut run, run_key);
                 if run_key.map(|(_, d)| d) != Some((i, g)) {
                     buffers.push((i, g));
                 }
@@ -452,8 +455,13 @@ impl<A: Api> Device<A> {
                 size: w.size,
             });
         }
-        flush(&mut encoder, &mut run, run_key);
-        self.record_texture_writes(st, &mut encoder, &uploads, &mut textures);
+        flush(&mut crate::native::Rec(&mut encoder), &mut run, run_key);
+        self.record_texture_writes(
+            st,
+            &mut crate::native::Rec(&mut encoder),
+            &uploads,
+            &mut textures,
+        );
         let cb = match encoder.end() {
             Ok(cb) => cb,
             Err(e) => {

@@ -3,7 +3,7 @@
 //! issued once per change, right before the draw or dispatch that needs them.
 
 use crate::device::{DeviceState, LateSizeCheck, PipelineInfo};
-use vigil_hal::{Api, BindPoint, CommandEncoder as _};
+use vigil_hal::{Api, BindPoint};
 
 /// Most bind groups vigil tracks per pipeline.
 pub(crate) const MAX_GROUPS: usize = 8;
@@ -156,7 +156,7 @@ impl Binder {
                     .and_then(|(i, _)| st.bind_groups.slot(i))
                     .and_then(|s| s.value.as_ref())
                 {
-                    raw.set_bind_group(
+                    crate::native::Rec::<A>(&mut *raw).set_bind_group(
                         point,
                         &layout.raw,
                         g as u32,

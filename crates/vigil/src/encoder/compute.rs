@@ -5,7 +5,7 @@ use super::{Access, CommandEncoder, Kind, Pass};
 use crate::device::DeviceState;
 use crate::error::{Result, fail};
 use crate::handle::{BindGroup, ComputePipeline, Handle, QuerySet};
-use vigil_hal::{Api, BindPoint, CommandEncoder as _, Stages};
+use vigil_hal::{Api, BindPoint, Stages};
 
 /// Timestamps written at the start and end of a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

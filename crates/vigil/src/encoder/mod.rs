@@ -24,7 +24,7 @@ pub(crate) use tracker::{Access, BarrierState, Kind};
 use crate::DefaultApi;
 use crate::device::{Device, DeviceState};
 use crate::error::{Error, ErrorKind, Result, fail};
-use vigil_hal::{Api, CommandEncoder as _, Device as _, MemoryBarrier, Stages};
+use vigil_hal::{Api, CommandEncoder as _, MemoryBarrier, Stages};
 
 /// How to create a command encoder.
 #[derive(Clone, Copy, Debug, Default)]
@@ -279,9 +279,9 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
     /// Records into the native encoder. It is present from creation until `finish` or
     /// drop, both of which take the encoder, so the `None` arm never runs.
     #[inline]
-    pub(crate) fn record(&mut self, f: impl FnOnce(&mut A::CommandEncoder)) {
+    pub(crate) fn record(&mut self, f: impl FnOnce(&mut crate::native::Rec<'_, A>)) {
         if let Some(raw) = self.raw.as_mut() {
-            f(raw);
+            f(&mut crate::native::Rec(raw));
         }
     }
 
@@ -704,7 +704,7 @@ impl<A: Api> Drop for CommandBuffer<'_, A> {
             Ok(mut st) => {
                 if let Some((mut raw, cb)) = self.hal.take() {
                     // Never submitted: nothing of it is pending, so the pool can be reset.
-                    raw.reset_all(vec![cb]);
+                    crate::native::reset_all::<A>(&mut raw, vec![cb]);
                     st.free_encoders.push((raw, None));
                 }
                 // After the pool reset: the native command buffer no longer names anything.

@@ -12,9 +12,8 @@ use crate::device::{DeviceState, PipelineInfo, check_range};
 use crate::error::{Result, fail};
 use crate::handle::{Buffer, Handle, RenderPipeline, TextureView};
 use vigil_hal::{
-    Api, BindPoint, BufferUsages, CommandEncoder as _, Features, IndexFormat, LoadOp, Stages,
-    StoreOp, TextureBarrier, TextureFormat, TextureLayout, TextureUsages, TextureViewDimension,
-    VertexStepMode,
+    Api, BindPoint, BufferUsages, Features, IndexFormat, LoadOp, Stages, StoreOp, TextureBarrier,
+    TextureFormat, TextureLayout, TextureUsages, TextureViewDimension, VertexStepMode,
 };
 
 /// Most vertex buffer slots vigil tracks.

@@ -6,8 +6,8 @@ use crate::error::{Result, fail};
 use crate::handle::{Buffer, Handle, QuerySet, Texture};
 use crate::texture::{TexelCopyBufferLayout, TexelCopyTextureInfo};
 use vigil_hal::{
-    Api, BufferCopy, BufferTextureCopy, BufferUsages, CommandEncoder as _, Stages,
-    SubresourceRange, TextureAspect, TextureBarrier, TextureCopy, TextureLayout, TextureUsages,
+    Api, BufferCopy, BufferTextureCopy, BufferUsages, Stages, SubresourceRange, TextureAspect,
+    TextureBarrier, TextureCopy, TextureLayout, TextureUsages,
 };
 
 /// Bytes-per-row alignment of buffer-texture copies recorded in encoders.

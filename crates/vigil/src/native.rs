@@ -1,0 +1,434 @@
+//! The one module that calls the backend's `unsafe fn`s.
+//!
+//! `vigil-hal`'s methods that trust their input are `unsafe`; everything else in this crate
+//! is safe code. The wrappers here are `pub(crate)` and keep the backend's names, so the
+//! rest of the crate calls `hal.create_buffer(..)` or `r.draw(..)` as before, and each
+//! wrapper's `SAFETY` line names the validation that establishes the contract. That
+//! validation happens before the wrapper is reached: descriptors in `device/*` and
+//! `render.rs`, commands in `encoder/*`, lifetimes in the registry and release code.
+//!
+//! Host access to mapped memory is here too: the backend hands out a pointer, and the
+//! copies in and out of it are checked against the mapping's length before they are made.
+
+#![allow(unsafe_code)]
+
+use std::ops::{Deref, Range};
+use vigil_hal::Device as _;
+use vigil_hal::{
+    Api, BindGroupDescriptor, BindPoint, BufferCopy, BufferDescriptor, BufferTextureCopy,
+    ComputePassDescriptor, ComputePipelineDescriptor, IndexFormat, MemoryBarrier,
+    PipelineLayoutDescriptor, RenderPassDescriptor, RenderPipelineDescriptor, SamplerDescriptor,
+    ShaderModuleDescriptor, SubresourceRange, TextureBarrier, TextureCopy, TextureDescriptor,
+    TextureViewDescriptor,
+};
+
+/// The backend device, with safe wrappers for the calls that trust their input. Its safe
+/// methods (completion counters, waits, queries) are reached through `Deref`.
+#[derive(Debug)]
+pub(crate) struct Hal<A: Api>(A::Device);
+
+impl<A: Api> Deref for Hal<A> {
+    type Target = A::Device;
+    fn deref(&self) -> &A::Device {
+        &self.0
+    }
+}
+
+/// The host-memory range `offset..offset + len` of a mapping, or why not.
+fn mapped_range(
+    mapping: Option<vigil_hal::Mapping>,
+    offset: u64,
+    len: usize,
+) -> vigil_hal::Result<*mut u8> {
+    let refuse = |why: &str| vigil_hal::DeviceError::Other(why.to_owned());
+    let m = mapping.ok_or_else(|| refuse("the buffer's memory is not host-visible"))?;
+    let outside = || refuse("the range is not inside the buffer's mapped memory");
+    let end = offset.checked_add(len as u64).ok_or_else(outside)?;
+    if end > m.len {
+        return Err(outside());
+    }
+    let offset = usize::try_from(offset).map_err(|_| outside())?;
+    // SAFETY: `offset + len <= m.len`, the length of the allocation `m.ptr` points into, so
+    // the result stays inside it.
+    Ok(unsafe { m.ptr.as_ptr().add(offset) })
+}
+
+impl<A: Api> Hal<A> {
+    /// Wraps a device the backend opened.
+    pub fn new(device: A::Device) -> Self {
+        Hal(device)
+    }
+
+    /// A buffer (descriptor checked by `validate_buffer_descriptor`).
+    pub fn create_buffer(&self, desc: &BufferDescriptor<'_>) -> vigil_hal::Result<A::Buffer> {
+        // SAFETY: the device validated size (within max_buffer_size, rounded to words) and
+        // usage (MAP_* only with their copy usage) before any call reaches here.
+        unsafe { self.0.create_buffer(desc) }
+    }
+
+    /// Releases a buffer nothing uses any more (the release code's job).
+    pub fn destroy_buffer(&self, buffer: A::Buffer) {
+        // SAFETY: reached only from release, teardown, or for buffers the device made and
+        // never submitted: no pending work and no open recording names it.
+        unsafe { self.0.destroy_buffer(buffer) }
+    }
+
+    /// Copies `data` into a mapped buffer at `offset` and makes it visible to the device.
+    /// The caller checked that no pending GPU work uses the range.
+    pub fn write_mapped(
+        &self,
+        buffer: &A::Buffer,
+        offset: u64,
+        data: &[u8],
+    ) -> vigil_hal::Result<()> {
+        let dst = mapped_range(self.0.mapping(buffer), offset, data.len())?;
+        // SAFETY: `dst..dst + data.len()` lies in the buffer's mapping (checked above); the
+        // caller guarantees no GPU access to it while we write, and `data` is host memory
+        // of ours, so the two do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len()) };
+        // SAFETY: the range was checked to lie inside the mapped buffer.
+        unsafe { self.0.flush(buffer, offset, data.len() as u64) }
+    }
+
+    /// Copies from a mapped buffer at `offset` into `out`, after making device writes
+    /// visible to the host. The caller checked that the GPU is done writing the range.
+    pub fn read_mapped(
+        &self,
+        buffer: &A::Buffer,
+        offset: u64,
+        out: &mut [u8],
+    ) -> vigil_hal::Result<()> {
+        let src = mapped_range(self.0.mapping(buffer), offset, out.len())?;
+        // SAFETY: the range was checked to lie inside the mapped buffer.
+        unsafe { self.0.invalidate(buffer, offset, out.len() as u64) }?;
+        // SAFETY: `src..src + out.len()` lies in the mapping; the GPU is done with it (the
+        // caller's check), and `out` is our own memory.
+        unsafe { std::ptr::copy_nonoverlapping(src, out.as_mut_ptr(), out.len()) };
+        Ok(())
+    }
+
+    /// Calls `f` with the bytes `offset..offset + len` of a mapped buffer (device writes
+    /// made visible first). The caller guarantees no GPU access to them and no other host
+    /// access while `f` runs (the buffer is mapped, so no submission may use it).
+    pub fn with_mapped<R>(
+        &self,
+        buffer: &A::Buffer,
+        offset: u64,
+        len: u64,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> vigil_hal::Result<R> {
+        let n = usize::try_from(len).unwrap_or(usize::MAX);
+        let src = mapped_range(self.0.mapping(buffer), offset, n)?;
+        // SAFETY: the range was checked to lie inside the mapped buffer.
+        unsafe { self.0.invalidate(buffer, offset, len) }?;
+        // SAFETY: the range lies in the mapping and nothing else accesses it while the
+        // slice lives (the caller's guarantee); the slice does not outlive `f`.
+        let bytes = unsafe { std::slice::from_raw_parts(src.cast_const(), n) };
+        Ok(f(bytes))
+    }
+
+    /// As [`Hal::with_mapped`], for writing; the writes are made visible to the device
+    /// when `f` returns.
+    pub fn with_mapped_mut<R>(
+        &self,
+        buffer: &A::Buffer,
+        offset: u64,
+        len: u64,
+        f: impl FnOnce(&mut [u8]) -> R,
+    ) -> vigil_hal::Result<R> {
+        let n = usize::try_from(len).unwrap_or(usize::MAX);
+        let dst = mapped_range(self.0.mapping(buffer), offset, n)?;
+        // SAFETY: as in `with_mapped`; this is the only access to the range while it lives.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(dst, n) };
+        let r = f(bytes);
+        // SAFETY: the range was checked to lie inside the mapped buffer.
+        unsafe { self.0.flush(buffer, offset, len) }?;
+        Ok(r)
+    }
+
+    /// A texture (descriptor checked by `validate_texture_descriptor`).
+    pub fn create_texture(&self, desc: &TextureDescriptor<'_>) -> vigil_hal::Result<A::Texture> {
+        // SAFETY: size, layers, mips, samples, format and usage were checked against the
+        // device's limits and the format's support.
+        unsafe { self.0.create_texture(desc) }
+    }
+
+    /// Releases a texture nothing uses any more.
+    pub fn destroy_texture(&self, texture: A::Texture) {
+        // SAFETY: as for buffers; views retain their texture, so none is alive.
+        unsafe { self.0.destroy_texture(texture) }
+    }
+
+    /// A view of a live texture (descriptor checked by `create_texture_view`).
+    pub fn create_texture_view(
+        &self,
+        texture: &A::Texture,
+        desc: &TextureViewDescriptor<'_>,
+    ) -> vigil_hal::Result<A::TextureView> {
+        // SAFETY: the texture is live (looked up by handle); range, format, dimension and
+        // usage were checked against it.
+        unsafe { self.0.create_texture_view(texture, desc) }
+    }
+
+    /// Releases a view nothing uses any more.
+    pub fn destroy_texture_view(&self, view: A::TextureView) {
+        // SAFETY: as for buffers.
+        unsafe { self.0.destroy_texture_view(view) }
+    }
+
+    /// A sampler (descriptor checked by `create_sampler`).
+    pub fn create_sampler(&self, desc: &SamplerDescriptor<'_>) -> vigil_hal::Result<A::Sampler> {
+        // SAFETY: clamps, filters and anisotropy (and its feature) were checked.
+        unsafe { self.0.create_sampler(desc) }
+    }
+
+    /// Releases a sampler nothing uses any more.
+    pub fn destroy_sampler(&self, sampler: A::Sampler) {
+        // SAFETY: as for buffers.
+        unsafe { self.0.destroy_sampler(sampler) }
+    }
+
+    /// A query set (feature and count checked by `create_query_set`).
+    pub fn create_query_set(&self, label: &str, count: u32) -> vigil_hal::Result<A::QuerySet> {
+        // SAFETY: timestamps are enabled and `count` is within 1..=4096.
+        unsafe { self.0.create_query_set(label, count) }
+    }
+
+    /// Releases a query set nothing uses any more.
+    pub fn destroy_query_set(&self, set: A::QuerySet) {
+        // SAFETY: as for buffers.
+        unsafe { self.0.destroy_query_set(set) }
+    }
+
+    /// A bind group layout (entries checked and sorted by `validate_layout_entries`).
+    pub fn create_bind_group_layout(
+        &self,
+        desc: &vigil_hal::BindGroupLayoutDescriptor<'_>,
+    ) -> vigil_hal::Result<A::BindGroupLayout> {
+        // SAFETY: the entries are sorted, unique, and within the limits and features.
+        unsafe { self.0.create_bind_group_layout(desc) }
+    }
+
+    /// Releases a bind group layout nothing uses any more.
+    pub fn destroy_bind_group_layout(&self, layout: A::BindGroupLayout) {
+        // SAFETY: as for buffers; groups and pipeline layouts retain their layouts.
+        unsafe { self.0.destroy_bind_group_layout(layout) }
+    }
+
+    /// A bind group (every entry checked against its layout by `create_bind_group`).
+    pub fn create_bind_group(
+        &self,
+        desc: &BindGroupDescriptor<'_, A>,
+    ) -> vigil_hal::Result<A::BindGroup> {
+        // SAFETY: each entry matches its layout entry and names a live object of the device.
+        unsafe { self.0.create_bind_group(desc) }
+    }
+
+    /// Releases a bind group nothing uses any more.
+    pub fn destroy_bind_group(&self, group: A::BindGroup) {
+        // SAFETY: as for buffers.
+        unsafe { self.0.destroy_bind_group(group) }
+    }
+
+    /// A pipeline layout (group layouts live, limits checked by `create_pipeline_layout`).
+    pub fn create_pipeline_layout(
+        &self,
+        desc: &PipelineLayoutDescriptor<'_, A>,
+    ) -> vigil_hal::Result<A::PipelineLayout> {
+        // SAFETY: every group layout is live and together they fit the limits.
+        unsafe { self.0.create_pipeline_layout(desc) }
+    }
+
+    /// Releases a pipeline layout nothing uses any more.
+    pub fn destroy_pipeline_layout(&self, layout: A::PipelineLayout) {
+        // SAFETY: as for buffers; pipelines retain their layouts.
+        unsafe { self.0.destroy_pipeline_layout(layout) }
+    }
+
+    /// A shader module from code the translator produced.
+    pub fn create_shader_module(
+        &self,
+        desc: &ShaderModuleDescriptor<'_>,
+    ) -> vigil_hal::Result<A::ShaderModule> {
+        // SAFETY: the code is naga's output for a module that parsed and validated with the
+        // device's enabled capabilities.
+        unsafe { self.0.create_shader_module(desc) }
+    }
+
+    /// Releases a shader module.
+    pub fn destroy_shader_module(&self, module: A::ShaderModule) {
+        // SAFETY: modules are only read at pipeline creation, which holds the device state.
+        unsafe { self.0.destroy_shader_module(module) }
+    }
+
+    /// A compute pipeline (entry point, bindings and workgroup size checked).
+    pub fn create_compute_pipeline(
+        &self,
+        desc: &ComputePipelineDescriptor<'_, A>,
+    ) -> vigil_hal::Result<A::ComputePipeline> {
+        // SAFETY: the entry point exists and is a compute stage whose bindings match the
+        // live layout and whose workgroup size is within the limits.
+        unsafe { self.0.create_compute_pipeline(desc) }
+    }
+
+    /// Releases a compute pipeline nothing uses any more.
+    pub fn destroy_compute_pipeline(&self, pipeline: A::ComputePipeline) {
+        // SAFETY: as for buffers.
+        unsafe { self.0.destroy_compute_pipeline(pipeline) }
+    }
+
+    /// A render pipeline (stages, vertex layouts, targets and depth-stencil checked).
+    pub fn create_render_pipeline(
+        &self,
+        desc: &RenderPipelineDescriptor<'_, A>,
+    ) -> vigil_hal::Result<A::RenderPipeline> {
+        // SAFETY: `create_render_pipeline` checked every part against the others, the live
+        // layout, the formats' capabilities and the device's features.
+        unsafe { self.0.create_render_pipeline(desc) }
+    }
+
+    /// Releases a render pipeline nothing uses any more.
+    pub fn destroy_render_pipeline(&self, pipeline: A::RenderPipeline) {
+        // SAFETY: as for buffers.
+        unsafe { self.0.destroy_render_pipeline(pipeline) }
+    }
+
+    /// Releases a command encoder none of whose command buffers is pending.
+    pub fn destroy_command_encoder(&self, encoder: A::CommandEncoder) {
+        // SAFETY: reached only for encoders never submitted, or after their submission
+        // completed (or the device was confirmed quiescent at teardown).
+        unsafe { self.0.destroy_command_encoder(encoder) }
+    }
+
+    /// Submits command buffers as one submission signalling `signal_value`.
+    pub fn submit(
+        &self,
+        command_buffers: &[&A::CommandBuffer],
+        signal_value: u64,
+    ) -> vigil_hal::Result<()> {
+        // SAFETY: `submit` checked that every command buffer belongs to this device, is
+        // finished and unsubmitted, and names only live, unmapped objects (which the
+        // in-flight record keeps alive until completion); serials only increase.
+        unsafe { self.0.submit(command_buffers, signal_value) }
+    }
+
+    /// Submits behind the test seams' gate.
+    #[cfg(feature = "test-seams")]
+    pub fn submit_gated(
+        &self,
+        command_buffers: &[&A::CommandBuffer],
+        signal_value: u64,
+        gate: u64,
+    ) -> vigil_hal::Result<()> {
+        use vigil_hal::TestControl as _;
+        // SAFETY: as for `submit`.
+        unsafe { self.0.submit_gated(command_buffers, signal_value, gate) }
+    }
+
+    /// Whether the buffer's memory is host-visible.
+    pub fn buffer_host_visible(&self, buffer: &A::Buffer) -> bool {
+        self.0.mapping(buffer).is_some()
+    }
+
+    /// Another device over the same native device.
+    pub fn share(&self) -> vigil_hal::Result<Self> {
+        self.0.share().map(Hal)
+    }
+}
+
+/// Recycles command buffers whose execution completed (or that were never submitted).
+pub(crate) fn reset_all<A: Api>(encoder: &mut A::CommandEncoder, buffers: Vec<A::CommandBuffer>) {
+    use vigil_hal::CommandEncoder as _;
+    // SAFETY: callers pass command buffers whose submission completed (from the completed
+    // in-flight records) or that were never submitted.
+    unsafe { encoder.reset_all(buffers) }
+}
+
+/// A command encoder while vigil records into it: safe methods for the backend's recording
+/// calls. Every command reaches here after the encoder's checks for it (pass state, bound
+/// state, handles live, ranges and alignments, layouts tracked), which is what the
+/// backend's recording contract asks for.
+pub(crate) struct Rec<'a, A: Api>(pub &'a mut A::CommandEncoder);
+
+macro_rules! recording {
+    ($($(#[$doc:meta])* fn $name:ident(&mut self $(, $arg:ident: $ty:ty)*);)*) => {
+        impl<A: Api> Rec<'_, A> {
+            $(
+                $(#[$doc])*
+                #[inline]
+                pub fn $name(&mut self $(, $arg: $ty)*) {
+                    use vigil_hal::CommandEncoder as _;
+                    // SAFETY: the encoder validated this command before recording it (see
+                    // the type's documentation): pass state, bindings, live objects of this
+                    // device, ranges, alignments and layouts.
+                    unsafe { self.0.$name($($arg),*) }
+                }
+            )*
+        }
+    };
+}
+
+recording! {
+    /// A global memory barrier.
+    fn memory_barrier(&mut self, barrier: MemoryBarrier);
+    /// Layout transitions.
+    fn texture_barriers(&mut self, barriers: &[TextureBarrier<'_, A>]);
+    /// A buffer copy.
+    fn copy_buffer_to_buffer(&mut self, src: &A::Buffer, dst: &A::Buffer, region: BufferCopy);
+    /// Several regions between two buffers.
+    fn copy_buffer_regions(&mut self, src: &A::Buffer, dst: &A::Buffer, regions: &[BufferCopy]);
+    /// A fill.
+    fn fill_buffer(&mut self, buffer: &A::Buffer, offset: u64, size: u64, value: u32);
+    /// A buffer-to-texture copy.
+    fn copy_buffer_to_texture(&mut self, src: &A::Buffer, dst: &A::Texture, region: &BufferTextureCopy);
+    /// A texture-to-buffer copy.
+    fn copy_texture_to_buffer(&mut self, src: &A::Texture, dst: &A::Buffer, region: &BufferTextureCopy);
+    /// A texture-to-texture copy.
+    fn copy_texture_to_texture(&mut self, src: &A::Texture, dst: &A::Texture, region: &TextureCopy);
+    /// A texture clear.
+    fn clear_texture(&mut self, texture: &A::Texture, range: SubresourceRange, value: [f32; 4]);
+    /// Query resets.
+    fn reset_queries(&mut self, set: &A::QuerySet, first: u32, count: u32);
+    /// A timestamp.
+    fn write_timestamp(&mut self, set: &A::QuerySet, index: u32);
+    /// A query resolve.
+    fn resolve_queries(&mut self, set: &A::QuerySet, first: u32, count: u32, dst: &A::Buffer, offset: u64);
+    /// A bind group.
+    fn set_bind_group(&mut self, point: BindPoint, layout: &A::PipelineLayout, index: u32, group: &A::BindGroup, dynamic_offsets: &[u32]);
+    /// A compute pass begins.
+    fn begin_compute_pass(&mut self, desc: &ComputePassDescriptor<'_, A>);
+    /// The compute pass ends.
+    fn end_compute_pass(&mut self);
+    /// A compute pipeline.
+    fn set_compute_pipeline(&mut self, pipeline: &A::ComputePipeline);
+    /// A dispatch.
+    fn dispatch(&mut self, count: [u32; 3]);
+    /// An indirect dispatch.
+    fn dispatch_indirect(&mut self, buffer: &A::Buffer, offset: u64);
+    /// A render pass begins.
+    fn begin_render_pass(&mut self, desc: &RenderPassDescriptor<'_, A>);
+    /// The render pass ends.
+    fn end_render_pass(&mut self);
+    /// A render pipeline.
+    fn set_render_pipeline(&mut self, pipeline: &A::RenderPipeline);
+    /// A vertex buffer.
+    fn set_vertex_buffer(&mut self, slot: u32, buffer: &A::Buffer, offset: u64);
+    /// The index buffer.
+    fn set_index_buffer(&mut self, buffer: &A::Buffer, offset: u64, format: IndexFormat);
+    /// The viewport.
+    fn set_viewport(&mut self, rect: [f32; 4], depth: [f32; 2]);
+    /// The scissor.
+    fn set_scissor(&mut self, rect: [u32; 4]);
+    /// The blend constant.
+    fn set_blend_constant(&mut self, color: [f32; 4]);
+    /// The stencil reference.
+    fn set_stencil_reference(&mut self, reference: u32);
+    /// A draw.
+    fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>);
+    /// An indexed draw.
+    fn draw_indexed(&mut self, indices: Range<u32>, base_vertex: i32, instances: Range<u32>);
+    /// An indirect draw.
+    fn draw_indirect(&mut self, buffer: &A::Buffer, offset: u64);
+    /// An indexed indirect draw.
+    fn draw_indexed_indirect(&mut self, buffer: &A::Buffer, offset: u64);
+}
