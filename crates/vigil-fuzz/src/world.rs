@@ -288,9 +288,9 @@ pub enum PassState {
 }
 
 /// An open encoder.
-pub struct Open<'d> {
+pub struct Open {
     /// The encoder.
-    pub encoder: CommandEncoder<'d>,
+    pub encoder: CommandEncoder,
     /// The pass it is in.
     pub pass: PassState,
     /// Number the fuzzer gave it, for the log.
@@ -351,9 +351,9 @@ pub struct World<'d> {
     /// Mappings.
     pub mappings: Pool<BufferMapping, MapMeta>,
     /// Open encoders.
-    pub encoders: Vec<Open<'d>>,
+    pub encoders: Vec<Open>,
     /// Finished command buffers.
-    pub command_buffers: Vec<CommandBuffer<'d>>,
+    pub command_buffers: Vec<CommandBuffer>,
     /// Encoders made so far.
     pub encoder_count: u32,
     log: Option<Arc<ValidationLog>>,

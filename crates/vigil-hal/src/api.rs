@@ -19,7 +19,7 @@
 use crate::adapter::{AdapterInfo, Features, Limits};
 use crate::binding::BindGroupLayoutDescriptor;
 use crate::buffer::{BufferCopy, BufferDescriptor};
-use crate::command::{ComputePassDescriptor, MemoryBarrier, TextureBarrier};
+use crate::command::{BufferBarrier, ComputePassDescriptor, MemoryBarrier, TextureBarrier};
 #[cfg(feature = "test-seams")]
 use crate::faults::{CallSite, FaultInjector};
 use crate::pipeline::{
@@ -58,27 +58,27 @@ pub trait Api: Clone + Debug + Send + Sync + Sized + 'static {
     /// A finished command buffer.
     type CommandBuffer: Debug + Send;
     /// A buffer and its memory.
-    type Buffer: Debug + Send;
+    type Buffer: Debug + Send + Sync;
     /// A texture and its memory.
-    type Texture: Debug + Send;
+    type Texture: Debug + Send + Sync;
     /// A view of a texture.
-    type TextureView: Debug + Send;
+    type TextureView: Debug + Send + Sync;
     /// A sampler.
-    type Sampler: Debug + Send;
+    type Sampler: Debug + Send + Sync;
     /// A set of timestamp queries.
-    type QuerySet: Debug + Send;
+    type QuerySet: Debug + Send + Sync;
     /// A bind group layout.
-    type BindGroupLayout: Debug + Send;
+    type BindGroupLayout: Debug + Send + Sync;
     /// A bind group (descriptor set).
-    type BindGroup: Debug + Send;
+    type BindGroup: Debug + Send + Sync;
     /// A pipeline layout.
-    type PipelineLayout: Debug + Send;
+    type PipelineLayout: Debug + Send + Sync;
     /// A shader module.
-    type ShaderModule: Debug + Send;
+    type ShaderModule: Debug + Send + Sync;
     /// A compute pipeline.
-    type ComputePipeline: Debug + Send;
+    type ComputePipeline: Debug + Send + Sync;
     /// A render pipeline.
-    type RenderPipeline: Debug + Send;
+    type RenderPipeline: Debug + Send + Sync;
 }
 
 /// How to create an instance.
@@ -462,17 +462,18 @@ pub trait CommandEncoder: Send + Debug {
     /// None of them is pending on the GPU.
     unsafe fn reset_all(&mut self, buffers: Vec<<Self::A as Api>::CommandBuffer>);
 
-    /// Records a global memory barrier.
+    /// Records one pipeline barrier: an optional global memory dependency, buffer range
+    /// dependencies and texture transitions, ordered together.
     ///
     /// # Safety
-    /// The trait's recording contract (see [`CommandEncoder`]).
-    unsafe fn memory_barrier(&mut self, barrier: MemoryBarrier);
-    /// Records layout transitions.
-    ///
-    /// # Safety
-    /// The trait's recording contract (see [`CommandEncoder`]).
-    unsafe fn texture_barriers(&mut self, barriers: &[TextureBarrier<'_, Self::A>]);
-
+    /// The trait's recording contract (see [`CommandEncoder`]); outside any pass; the old
+    /// layouts are the subresources' current ones.
+    unsafe fn barriers(
+        &mut self,
+        memory: Option<MemoryBarrier>,
+        buffers: &[BufferBarrier<'_, Self::A>],
+        textures: &[TextureBarrier<'_, Self::A>],
+    );
     /// Copies between buffers.
     ///
     /// # Safety

@@ -35,6 +35,45 @@ bitflags! {
     }
 }
 
+bitflags! {
+    /// Kinds of memory access, as barriers see them.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct Access: u32 {
+        /// Reading indirect arguments.
+        const INDIRECT_READ = 1 << 0;
+        /// Reading indices.
+        const INDEX_READ = 1 << 1;
+        /// Reading vertex attributes.
+        const VERTEX_READ = 1 << 2;
+        /// Reading uniform buffers.
+        const UNIFORM_READ = 1 << 3;
+        /// Shader reads of storage buffers, sampled and storage textures.
+        const SHADER_READ = 1 << 4;
+        /// Shader writes of storage buffers and textures.
+        const SHADER_WRITE = 1 << 5;
+        /// Reading color attachments (blending, load).
+        const COLOR_READ = 1 << 6;
+        /// Writing color attachments (and resolves).
+        const COLOR_WRITE = 1 << 7;
+        /// Reading depth-stencil attachments (tests, load).
+        const DEPTH_STENCIL_READ = 1 << 8;
+        /// Writing depth-stencil attachments.
+        const DEPTH_STENCIL_WRITE = 1 << 9;
+        /// Copy sources.
+        const TRANSFER_READ = 1 << 10;
+        /// Copy, fill and clear destinations, query resolves.
+        const TRANSFER_WRITE = 1 << 11;
+        /// Host reads of mapped memory.
+        const HOST_READ = 1 << 12;
+        /// Host writes of mapped memory.
+        const HOST_WRITE = 1 << 13;
+        /// Every write kind.
+        const WRITES = Self::SHADER_WRITE.bits() | Self::COLOR_WRITE.bits()
+            | Self::DEPTH_STENCIL_WRITE.bits() | Self::TRANSFER_WRITE.bits()
+            | Self::HOST_WRITE.bits();
+    }
+}
+
 /// A memory dependency over all resources: writes done in `src` stages become visible to
 /// every access in `dst` stages. An empty `src` makes it an execution dependency only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,7 +84,25 @@ pub struct MemoryBarrier {
     pub dst: Stages,
 }
 
-/// A layout transition of a texture's subresources, with its memory dependency.
+/// A dependency on one range of one buffer, with exact stages and accesses.
+pub struct BufferBarrier<'a, A: Api> {
+    /// The buffer.
+    pub buffer: &'a A::Buffer,
+    /// Start of the range.
+    pub offset: u64,
+    /// Length of the range.
+    pub size: u64,
+    /// Stages whose work must finish first.
+    pub src: Stages,
+    /// Writes in those stages made available.
+    pub src_access: Access,
+    /// Stages that wait.
+    pub dst: Stages,
+    /// Accesses in those stages the writes are made visible to.
+    pub dst_access: Access,
+}
+
+/// A dependency on some subresources of one texture, with their layout transition.
 pub struct TextureBarrier<'a, A: Api> {
     /// The texture.
     pub texture: &'a A::Texture,
@@ -57,8 +114,12 @@ pub struct TextureBarrier<'a, A: Api> {
     pub new_layout: TextureLayout,
     /// Stages whose work must finish first.
     pub src: Stages,
+    /// Writes in those stages made available.
+    pub src_access: Access,
     /// Stages that wait.
     pub dst: Stages,
+    /// Accesses in those stages the writes are made visible to.
+    pub dst_access: Access,
 }
 
 /// Timestamp writes at the start and end of a pass.

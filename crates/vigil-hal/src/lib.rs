@@ -42,7 +42,8 @@ pub use binding::{
 };
 pub use buffer::{BufferCopy, BufferDescriptor, BufferUsages, MemoryLocation};
 pub use command::{
-    ComputePassDescriptor, MemoryBarrier, PassTimestampWrites, Stages, TextureBarrier,
+    Access, BufferBarrier, ComputePassDescriptor, MemoryBarrier, PassTimestampWrites, Stages,
+    TextureBarrier,
 };
 pub use error::{DeviceError, Result};
 pub use faults::{CallSite, FaultInjector, FaultKind, FaultMode};

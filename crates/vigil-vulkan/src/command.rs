@@ -225,26 +225,45 @@ impl hal::CommandEncoder for CommandEncoder {
         self.free.extend(buffers.into_iter().map(|b| b.raw));
     }
 
-    unsafe fn memory_barrier(&mut self, barrier: hal::MemoryBarrier) {
-        let b = [vk::MemoryBarrier2::default()
-            .src_stage_mask(conv::stages(barrier.src))
-            .src_access_mask(conv::write_access(barrier.src))
-            .dst_stage_mask(conv::stages(barrier.dst))
-            .dst_access_mask(conv::any_access(barrier.dst))];
-        let dep = vk::DependencyInfo::default().memory_barriers(&b);
-        // SAFETY: recording, outside a render pass instance.
-        unsafe { self.device.cmd_pipeline_barrier2(self.active, &dep) };
-    }
-
-    unsafe fn texture_barriers(&mut self, barriers: &[hal::TextureBarrier<'_, Api>]) {
-        let raw: Vec<_> = barriers
+    unsafe fn barriers(
+        &mut self,
+        memory: Option<hal::MemoryBarrier>,
+        buffers: &[hal::BufferBarrier<'_, Api>],
+        textures: &[hal::TextureBarrier<'_, Api>],
+    ) {
+        let global: Vec<vk::MemoryBarrier2<'_>> = memory
+            .iter()
+            .map(|m| {
+                vk::MemoryBarrier2::default()
+                    .src_stage_mask(conv::stages(m.src))
+                    .src_access_mask(conv::write_access(m.src))
+                    .dst_stage_mask(conv::stages(m.dst))
+                    .dst_access_mask(conv::any_access(m.dst))
+            })
+            .collect();
+        let buffer_barriers: Vec<vk::BufferMemoryBarrier2<'_>> = buffers
+            .iter()
+            .map(|b| {
+                vk::BufferMemoryBarrier2::default()
+                    .src_stage_mask(conv::stages(b.src))
+                    .src_access_mask(conv::access(b.src_access))
+                    .dst_stage_mask(conv::stages(b.dst))
+                    .dst_access_mask(conv::access(b.dst_access))
+                    .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                    .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                    .buffer(b.buffer.raw)
+                    .offset(b.offset)
+                    .size(b.size)
+            })
+            .collect();
+        let image_barriers: Vec<vk::ImageMemoryBarrier2<'_>> = textures
             .iter()
             .map(|b| {
                 vk::ImageMemoryBarrier2::default()
                     .src_stage_mask(conv::stages(b.src))
-                    .src_access_mask(conv::write_access(b.src))
+                    .src_access_mask(conv::access(b.src_access))
                     .dst_stage_mask(conv::stages(b.dst))
-                    .dst_access_mask(conv::any_access(b.dst))
+                    .dst_access_mask(conv::access(b.dst_access))
                     .old_layout(conv::image_layout(b.old_layout))
                     .new_layout(conv::image_layout(b.new_layout))
                     .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
@@ -253,7 +272,10 @@ impl hal::CommandEncoder for CommandEncoder {
                     .subresource_range(conv::subresource_range(b.texture.format, &b.range))
             })
             .collect();
-        let dep = vk::DependencyInfo::default().image_memory_barriers(&raw);
+        let dep = vk::DependencyInfo::default()
+            .memory_barriers(&global)
+            .buffer_memory_barriers(&buffer_barriers)
+            .image_memory_barriers(&image_barriers);
         // SAFETY: recording, outside a render pass instance; layouts tracked above us.
         unsafe { self.device.cmd_pipeline_barrier2(self.active, &dep) };
     }

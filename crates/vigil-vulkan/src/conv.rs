@@ -85,6 +85,35 @@ pub fn any_access(stages: hal::Stages) -> vk::AccessFlags2 {
     }
 }
 
+/// Exact access kinds.
+pub fn access(access: hal::Access) -> vk::AccessFlags2 {
+    use hal::Access as A;
+    use vk::AccessFlags2 as V;
+    let map = [
+        (A::INDIRECT_READ, V::INDIRECT_COMMAND_READ),
+        (A::INDEX_READ, V::INDEX_READ),
+        (A::VERTEX_READ, V::VERTEX_ATTRIBUTE_READ),
+        (A::UNIFORM_READ, V::UNIFORM_READ),
+        (A::SHADER_READ, V::SHADER_READ),
+        (A::SHADER_WRITE, V::SHADER_WRITE),
+        (A::COLOR_READ, V::COLOR_ATTACHMENT_READ),
+        (A::COLOR_WRITE, V::COLOR_ATTACHMENT_WRITE),
+        (A::DEPTH_STENCIL_READ, V::DEPTH_STENCIL_ATTACHMENT_READ),
+        (A::DEPTH_STENCIL_WRITE, V::DEPTH_STENCIL_ATTACHMENT_WRITE),
+        (A::TRANSFER_READ, V::TRANSFER_READ),
+        (A::TRANSFER_WRITE, V::TRANSFER_WRITE),
+        (A::HOST_READ, V::HOST_READ),
+        (A::HOST_WRITE, V::HOST_WRITE),
+    ];
+    let mut out = V::NONE;
+    for (ours, theirs) in map {
+        if access.contains(ours) {
+            out |= theirs;
+        }
+    }
+    out
+}
+
 pub fn image_layout(layout: hal::TextureLayout) -> vk::ImageLayout {
     match layout {
         hal::TextureLayout::Undefined => vk::ImageLayout::UNDEFINED,

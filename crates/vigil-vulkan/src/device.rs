@@ -145,6 +145,10 @@ pub(crate) struct MappedPtr(NonNull<u8>);
 // SAFETY: the pointer is into persistently mapped device memory owned by the allocation it
 // came from, which moves with the object holding both.
 unsafe impl Send for MappedPtr {}
+// SAFETY: a shared `MappedPtr` only hands out the pointer's value; every access through it
+// is an `unsafe` backend call whose caller guarantees no conflicting access (the layer
+// above allows one writer or many readers per mapped range, and none while the GPU uses it).
+unsafe impl Sync for MappedPtr {}
 
 /// A buffer and its memory.
 #[derive(Debug)]

@@ -1,5 +1,6 @@
 //! The one error type: a kind a program can match on, and a message a person can act on.
 
+use crate::rules::Rule;
 use std::fmt;
 
 /// What rule a refused call broke.
@@ -54,14 +55,15 @@ impl fmt::Display for ErrorKind {
 
 #[derive(Clone, Debug)]
 struct Inner {
-    kind: ErrorKind,
+    rule: Rule,
     operation: &'static str,
     label: String,
     message: String,
     diagnostic: Option<vigil_shader::Diagnostic>,
 }
 
-/// A refused call: which operation, on which object (by label), and the rule it broke.
+/// A refused call: which operation, on which object (by label), and the rule it broke
+/// ([`Error::rule`], one of [`Rule`]; its [`ErrorKind`] follows from the rule).
 ///
 /// Boxed inside so `Result<(), Error>` stays one pointer wide on hot paths.
 #[derive(Clone)]
@@ -71,16 +73,17 @@ pub struct Error(Box<Inner>);
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    /// A new error. `label` is the label of the object the call was about (may be empty).
+    /// A new error for breaking `rule`. `label` is the label of the object the call was
+    /// about (may be empty).
     #[cold]
     pub fn new(
-        kind: ErrorKind,
+        rule: Rule,
         operation: &'static str,
         label: &str,
         message: impl Into<String>,
     ) -> Error {
         Error(Box::new(Inner {
-            kind,
+            rule,
             operation,
             label: label.to_owned(),
             message: message.into(),
@@ -94,9 +97,14 @@ impl Error {
         self
     }
 
-    /// Which rule was broken.
+    /// The kind of rule broken.
     pub fn kind(&self) -> ErrorKind {
-        self.0.kind
+        self.0.rule.kind()
+    }
+
+    /// The rule broken.
+    pub fn rule(&self) -> Rule {
+        self.0.rule
     }
 
     /// The operation that refused, e.g. `"create_bind_group"`.
@@ -126,28 +134,26 @@ impl Error {
         operation: &'static str,
         label: &str,
     ) -> Error {
-        let (kind, message) = match e {
+        let (rule, message) = match e {
             vigil_hal::DeviceError::OutOfMemory => (
-                ErrorKind::OutOfMemory,
+                Rule::DriverOutOfMemory,
                 "the driver ran out of memory".to_owned(),
             ),
-            vigil_hal::DeviceError::Lost => {
-                (ErrorKind::DeviceLost, "the device is lost".to_owned())
-            }
-            vigil_hal::DeviceError::Unsupported(what) => (ErrorKind::Unsupported, what),
+            vigil_hal::DeviceError::Lost => (Rule::DeviceLost, "the device is lost".to_owned()),
+            vigil_hal::DeviceError::Unsupported(what) => (Rule::DriverUnsupported, what),
             vigil_hal::DeviceError::Other(what) => (
-                ErrorKind::InvalidState,
+                Rule::DriverRefused,
                 format!("the driver refused: {what}"),
             ),
         };
-        Error::new(kind, operation, label, message)
+        Error::new(rule, operation, label, message)
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let i = &self.0;
-        write!(f, "{} refused ({})", i.operation, i.kind)?;
+        write!(f, "{} refused ({}, {})", i.operation, i.rule.kind(), i.rule.code())?;
         if !i.label.is_empty() {
             write!(f, " for '{}'", i.label)?;
         }
@@ -167,10 +173,10 @@ impl fmt::Debug for Error {
 
 impl std::error::Error for Error {}
 
-/// Builds an error for `op` about the object labelled `label`.
+/// Builds an error for breaking rule `$rule` in `op`, about the object labelled `label`.
 macro_rules! fail {
-    ($kind:ident, $op:expr, $label:expr, $($fmt:tt)+) => {
-        $crate::Error::new($crate::ErrorKind::$kind, $op, $label, format!($($fmt)+))
+    ($rule:ident, $op:expr, $label:expr, $($fmt:tt)+) => {
+        $crate::Error::new($crate::Rule::$rule, $op, $label, format!($($fmt)+))
     };
 }
 pub(crate) use fail;
@@ -182,14 +188,15 @@ mod tests {
     #[test]
     fn display_names_operation_label_kind_and_rule() {
         let e = Error::new(
-            ErrorKind::UsageMismatch,
+            Rule::GroupBufferUsage,
             "create_bind_group",
             "lights",
             "binding 1 needs STORAGE",
         );
+        assert_eq!(e.kind(), ErrorKind::UsageMismatch);
         assert_eq!(
             e.to_string(),
-            "create_bind_group refused (UsageMismatch) for 'lights': binding 1 needs STORAGE"
+            "create_bind_group refused (UsageMismatch, group.buffer-usage) for 'lights': binding 1 needs STORAGE"
         );
         assert_eq!(
             std::mem::size_of::<Result<()>>(),

@@ -2,7 +2,7 @@
 
 use crate::DefaultApi;
 use crate::device::{Device, DeviceDescriptor};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use std::sync::Arc;
 use vigil_hal::{AdapterInfo, Api, Features, Instance as _, Limits, ValidationLog};
 
@@ -115,7 +115,7 @@ impl<A: Api> Instance<A> {
         chosen.ok_or_else(|| {
             let wanted = name.map_or_else(String::new, |n| format!(" named like '{n}'"));
             Error::new(
-                ErrorKind::Unsupported,
+                crate::Rule::AdapterNotFound,
                 "Instance::default_adapter",
                 "",
                 format!(

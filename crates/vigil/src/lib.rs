@@ -2,22 +2,29 @@
 //!
 //! # The contract
 //!
-//! - **Every call is validated.** Invalid input gets an [`Error`] whose [`ErrorKind`] a
-//!   program can match and whose message names the operation, the object's label and the
-//!   rule broken. Nothing panics, nothing unvalidated reaches the driver, and a refused
-//!   call changes nothing.
+//! - **Every call is validated.** Invalid input gets an [`Error`] carrying the [`Rule`] it
+//!   broke (a stable code, listed in `docs/rules.md`) and its [`ErrorKind`], with a message
+//!   naming the operation, the object's label and what was wrong. Nothing panics, nothing
+//!   unvalidated reaches the driver, and a refused call changes nothing. The checks live in
+//!   one place per kind of object or command ([`validate`](crate#layout-of-this-crate)).
 //! - **Handles** ([`Buffer`], [`Texture`], …) are small `Copy` values: slot, generation,
 //!   device id. Destroying an object makes every copy stale at once; stale, null and
 //!   foreign handles are refused.
-//! - **Lifetime.** `destroy_*` returns at once; the native object is released when the
-//!   last submission that used it completed and no live bind group (or view, or pipeline)
-//!   retains it. Submitting work that names a destroyed object is refused.
+//! - **Lifetime.** `destroy_*` returns at once; the native object is released when nothing
+//!   can use it any more: no live bind group, view or pipeline holds it, no open encoder or
+//!   unsubmitted command buffer recorded it, and every submission that used it completed.
+//!   Submitting work that names a destroyed object is refused.
+//! - **Threads.** [`Device`] is `Send + Sync`; a [`CommandEncoder`] owns its native pool
+//!   and records on any thread, so N encoders record on N threads at once, and any thread
+//!   may submit.
 //! - **Submissions** get serials 1, 2, 3, …; a refused submission consumes none.
 //!   [`Device::completed_serial`] only moves forward, in order.
 //! - **Encoders** record passes; the first refused call latches and
 //!   [`CommandEncoder::finish`] reports it. Passes cannot nest; copies are outside passes.
-//! - **Synchronisation is implicit.** The encoder inserts the barriers and layout
-//!   transitions recorded usage needs, with work proportional to the resources a command
+//! - **Synchronisation is implicit.** A per-resource tracker ([`track`]) follows buffer
+//!   ranges and texture subresources with their layouts; the encoder inserts exactly the
+//!   barriers recorded usage needs, and submission resolves each command buffer's first
+//!   uses against the device's state, with work proportional to the resources a command
 //!   uses, never to the resources that exist.
 //! - **Waits are bounded by progress**; loss is detected, sticky and attributed
 //!   ([`Device::loss_snapshot`]).
@@ -27,11 +34,14 @@
 //! | module | owns |
 //! |---|---|
 //! | [`instance`] | instances, adapters, the default adapter choice |
-//! | `device` | the device: registries, validation of object creation, submission, lifetime, waits |
-//! | `encoder` | command encoders, passes, barrier tracking |
+//! | `device` | the device: object creation, submission, lifetime, waits, mapping, staging |
+//! | `encoder` | command encoders, passes, what each command buffer uses |
+//! | `validate` | every check, one module per kind of object or command, each naming its [`Rule`] |
+//! | [`track`] | per-resource usage tracking: which barriers a sequence of uses needs |
+//! | [`rules`] | the rules and their codes |
 //! | [`texture`] | texture, view, sampler and copy descriptors |
 //! | [`render`] | render pipeline descriptors and checks |
-//! | `registry`, [`handle`] | slot arrays and handles |
+//! | `registry`, [`handle`] | lock-free slot arrays and handles; `device::kinds` lists the kinds of object once |
 //!
 //! The backend's calls that trust their input are `unsafe fn`s; `native` is the one module
 //! that calls them, each call with the validation that establishes its contract named.
@@ -50,7 +60,10 @@ mod native;
 pub mod observer;
 mod registry;
 pub mod render;
+pub mod rules;
 pub mod texture;
+pub mod track;
+mod validate;
 
 pub use device::BindGroupLayoutDescriptor;
 #[cfg(feature = "test-seams")]
@@ -69,7 +82,10 @@ pub use encoder::{
     PassTimestampWrites, RenderPassColorAttachment, RenderPassDepthStencilAttachment,
     RenderPassDescriptor,
 };
+pub use encoder::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIGNMENT};
+pub use device::MAX_QUERIES;
 pub use error::{Error, ErrorKind, Result};
+pub use rules::Rule;
 pub use handle::{
     BindGroup, BindGroupLayout, Buffer, BufferMapping, ComputePipeline, Handle, PipelineLayout,
     QuerySet, RenderPipeline, Sampler, ShaderModule, Texture, TextureView,
@@ -106,4 +122,18 @@ pub use vigil_hal::test_backend::TestApi;
 pub mod hal_test {
     pub use vigil_hal::test_backend::{TestCommand, TestDevice};
     pub use vigil_hal::{MemoryBarrier, Stages};
+}
+
+/// The threading model, checked at compile time: devices are shared between threads,
+/// encoders and command buffers move between them.
+#[allow(dead_code)]
+fn _threading_model() {
+    fn shared<T: Send + Sync>() {}
+    fn sent<T: Send>() {}
+    shared::<Device<DefaultApi>>();
+    shared::<Device<TestApi>>();
+    sent::<CommandEncoder<DefaultApi>>();
+    sent::<CommandBuffer<DefaultApi>>();
+    sent::<CommandEncoder<TestApi>>();
+    sent::<CommandBuffer<TestApi>>();
 }

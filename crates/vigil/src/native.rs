@@ -15,7 +15,7 @@
 use std::ops::{Deref, Range};
 use vigil_hal::Device as _;
 use vigil_hal::{
-    Api, BindGroupDescriptor, BindPoint, BufferCopy, BufferDescriptor, BufferTextureCopy,
+    Api, BindGroupDescriptor, BindPoint, BufferBarrier, BufferCopy, BufferDescriptor, BufferTextureCopy,
     ComputePassDescriptor, ComputePipelineDescriptor, IndexFormat, MemoryBarrier,
     PipelineLayoutDescriptor, RenderPassDescriptor, RenderPipelineDescriptor, SamplerDescriptor,
     ShaderModuleDescriptor, SubresourceRange, TextureBarrier, TextureCopy, TextureDescriptor,
@@ -66,10 +66,10 @@ impl<A: Api> Hal<A> {
         unsafe { self.0.create_buffer(desc) }
     }
 
-    /// Releases a buffer nothing uses any more (the release code's job).
+    /// Releases a buffer nothing uses any more.
     pub fn destroy_buffer(&self, buffer: A::Buffer) {
-        // SAFETY: reached only from release, teardown, or for buffers the device made and
-        // never submitted: no pending work and no open recording names it.
+        // SAFETY: reached only from `Owned::drop`, when the last holder of the buffer let
+        // go: no registry, bind group, open recording or submission in flight names it.
         unsafe { self.0.destroy_buffer(buffer) }
     }
 
@@ -369,10 +369,8 @@ macro_rules! recording {
 }
 
 recording! {
-    /// A global memory barrier.
-    fn memory_barrier(&mut self, barrier: MemoryBarrier);
-    /// Layout transitions.
-    fn texture_barriers(&mut self, barriers: &[TextureBarrier<'_, A>]);
+    /// One pipeline barrier: global, buffer ranges, texture subresources.
+    fn barriers(&mut self, memory: Option<MemoryBarrier>, buffers: &[BufferBarrier<'_, A>], textures: &[TextureBarrier<'_, A>]);
     /// A buffer copy.
     fn copy_buffer_to_buffer(&mut self, src: &A::Buffer, dst: &A::Buffer, region: BufferCopy);
     /// Several regions between two buffers.
@@ -431,4 +429,81 @@ recording! {
     fn draw_indirect(&mut self, buffer: &A::Buffer, offset: u64);
     /// An indexed indirect draw.
     fn draw_indexed_indirect(&mut self, buffer: &A::Buffer, offset: u64);
+}
+
+/// A kind of native object vigil owns: how to release one.
+pub(crate) trait NativeKind {
+    /// The backend's type for it.
+    type Raw<A: Api>;
+    /// Releases it.
+    fn destroy<A: Api>(hal: &Hal<A>, raw: Self::Raw<A>);
+}
+
+/// A native object released when dropped. vigil's objects hold theirs in one of these,
+/// and are themselves shared (`Arc`) by whatever keeps them alive: the registry while the
+/// handle is live, bind groups and views that retain them, encoders that recorded them,
+/// and submissions until they complete. The last holder to let go releases the native
+/// object, so none is released while anything can still use it.
+pub(crate) struct Owned<A: Api, K: NativeKind> {
+    hal: std::sync::Arc<Hal<A>>,
+    raw: std::mem::ManuallyDrop<K::Raw<A>>,
+}
+
+impl<A: Api, K: NativeKind> Owned<A, K> {
+    /// Takes ownership of `raw`.
+    pub fn new(hal: &std::sync::Arc<Hal<A>>, raw: K::Raw<A>) -> Self {
+        Owned {
+            hal: hal.clone(),
+            raw: std::mem::ManuallyDrop::new(raw),
+        }
+    }
+}
+
+impl<A: Api, K: NativeKind> Deref for Owned<A, K> {
+    type Target = K::Raw<A>;
+    #[inline]
+    fn deref(&self) -> &K::Raw<A> {
+        &self.raw
+    }
+}
+
+impl<A: Api, K: NativeKind> Drop for Owned<A, K> {
+    fn drop(&mut self) {
+        // SAFETY: `raw` is taken exactly once, here, and never touched again.
+        let raw = unsafe { std::mem::ManuallyDrop::take(&mut self.raw) };
+        K::destroy(&self.hal, raw);
+    }
+}
+
+impl<A: Api, K: NativeKind> std::fmt::Debug for Owned<A, K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Owned")
+    }
+}
+
+macro_rules! native_kinds {
+    ($($kind:ident: $raw:ident => $destroy:ident;)*) => {$(
+        /// A native object kind (see [`NativeKind`]).
+        pub(crate) struct $kind;
+        impl NativeKind for $kind {
+            type Raw<A: Api> = A::$raw;
+            fn destroy<A: Api>(hal: &Hal<A>, raw: A::$raw) {
+                hal.$destroy(raw);
+            }
+        }
+    )*};
+}
+
+native_kinds! {
+    BufferKind: Buffer => destroy_buffer;
+    TextureKind: Texture => destroy_texture;
+    ViewKind: TextureView => destroy_texture_view;
+    SamplerKind: Sampler => destroy_sampler;
+    QuerySetKind: QuerySet => destroy_query_set;
+    BindGroupLayoutKind: BindGroupLayout => destroy_bind_group_layout;
+    BindGroupKind: BindGroup => destroy_bind_group;
+    PipelineLayoutKind: PipelineLayout => destroy_pipeline_layout;
+    ShaderModuleKind: ShaderModule => destroy_shader_module;
+    ComputePipelineKind: ComputePipeline => destroy_compute_pipeline;
+    RenderPipelineKind: RenderPipeline => destroy_render_pipeline;
 }

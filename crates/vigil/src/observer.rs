@@ -48,8 +48,8 @@ pub struct CreationInfo {
     pub label: String,
 }
 
-/// Told of device activity. Called on the device's thread after the call's work is done;
-/// it may call the device again.
+/// Told of device activity. Called on the thread that made the call, after the call's work
+/// is done and with no lock of the device held; it may call the device again.
 pub trait DeviceObserver: Send + Sync {
     /// A submission was accepted.
     fn submitted(&self, _info: &SubmissionInfo) {}
@@ -62,10 +62,10 @@ pub trait DeviceObserver: Send + Sync {
 impl<A: Api> Device<A> {
     /// Installs `observer`. Refused while a different observer is installed.
     pub fn install_observer(&self, observer: Arc<dyn DeviceObserver>) -> Result<()> {
-        let mut slot = self.observer.borrow_mut();
+        let mut slot = self.observer.write().unwrap_or_else(|p| p.into_inner());
         match slot.as_ref() {
             Some(current) if !Arc::ptr_eq(current, &observer) => Err(fail!(
-                InvalidState,
+                ObserverInstalled,
                 "install_observer",
                 &self.label,
                 "another observer is installed; remove it first"
@@ -79,7 +79,7 @@ impl<A: Api> Device<A> {
 
     /// Removes `observer` if it is the one installed; returns whether it was.
     pub fn remove_observer(&self, observer: &Arc<dyn DeviceObserver>) -> bool {
-        let mut slot = self.observer.borrow_mut();
+        let mut slot = self.observer.write().unwrap_or_else(|p| p.into_inner());
         if slot
             .as_ref()
             .is_some_and(|current| Arc::ptr_eq(current, observer))
@@ -93,7 +93,11 @@ impl<A: Api> Device<A> {
 
     /// Calls the observer, if any, with no device state borrowed.
     pub(crate) fn notify(&self, f: impl FnOnce(&dyn DeviceObserver)) {
-        let observer = self.observer.borrow().clone();
+        let observer = self
+            .observer
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         if let Some(o) = observer {
             f(o.as_ref());
         }

@@ -1,190 +1,208 @@
-//! Slot arrays: a handle lookup is an index and a generation compare.
+//! Slot arrays shared by every thread: a handle lookup is an index and a generation
+//! compare.
 //!
-//! A slot is `Free`, `Live`, or `Retiring` (destroyed by the user, its native object still
-//! held until the GPU is done with it and nothing retains it). Destroying moves the slot's
-//! generation on at once, so every copy of the handle is stale from then; the slot goes
-//! back on the free list only once its object is released. Slot 0 is never used.
+//! Each kind of object has one registry. A slot's state (generation, and whether it holds a
+//! live object) is an atomic word in a table that never moves, so any thread can ask
+//! whether a handle is live with one atomic load and no lock: that is what recording does
+//! on every command. The objects themselves are `Arc`s behind a short lock, taken when an
+//! object is created or destroyed and when an encoder first meets a handle (it keeps the
+//! `Arc` after that).
+//!
+//! Destroying an object moves its slot's generation on at once, so every copy of the
+//! handle is stale from then; the `Arc` leaves the registry, and the native object goes
+//! when the last holder (a bind group, an encoder, a submission in flight) lets go. A slot
+//! is reused with a new generation; one whose generation would wrap is retired instead.
+//! Slot 0 is never used: a zeroed handle is null.
 
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 use crate::handle::Handle;
+use crate::rules::Rule;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-/// Lifecycle of a slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SlotState {
-    Free,
-    Live,
-    Retiring,
+/// Slots per chunk of the state table.
+const CHUNK: usize = 1024;
+/// Chunks per table: a kind has at most `CHUNK * CHUNKS` slots (about a million).
+const CHUNKS: usize = 1024;
+/// Largest generation a handle carries (31 bits: the state word keeps a live bit).
+const MAX_GENERATION: u32 = u32::MAX >> 1;
+
+/// One atomic state word per slot: `generation << 1 | live`.
+struct StateTable {
+    chunks: Box<[OnceLock<Box<[AtomicU32]>>]>,
 }
 
-/// One slot.
-#[derive(Debug)]
-pub(crate) struct Slot<T> {
-    pub generation: u32,
-    pub state: SlotState,
-    pub value: Option<T>,
-    /// Serial of the last submission that used the object (0: none).
-    pub last_use: u64,
-    /// Live objects that retain this one (bind groups, views, pipelines).
-    pub refs: u32,
-    /// For a retiring slot: the newest recording ticket issued when it was destroyed. The
-    /// native object waits until every recording up to that ticket is closed, since any
-    /// of them may have recorded it (0: no recording was open).
-    pub hold: u64,
+impl StateTable {
+    fn new() -> Self {
+        StateTable {
+            chunks: (0..CHUNKS).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    #[inline]
+    fn word(&self, index: u32) -> Option<&AtomicU32> {
+        let i = index as usize;
+        self.chunks.get(i / CHUNK)?.get()?.get(i % CHUNK)
+    }
+
+    /// Sets a slot's word, making its chunk on first use (under the registry lock).
+    fn store(&self, index: u32, word: u32) {
+        let i = index as usize;
+        let Some(cell) = self.chunks.get(i / CHUNK) else {
+            return;
+        };
+        let chunk = cell.get_or_init(|| (0..CHUNK).map(|_| AtomicU32::new(0)).collect());
+        if let Some(w) = chunk.get(i % CHUNK) {
+            w.store(word, Ordering::Release);
+        }
+    }
+}
+
+struct Slots<T> {
+    objects: Vec<Option<Arc<T>>>,
+    generations: Vec<u32>,
+    /// The label each slot's last object had, for messages about destroyed objects.
+    labels: Vec<Box<str>>,
+    free: Vec<u32>,
+    live: usize,
 }
 
 /// Objects of one kind.
-#[derive(Debug)]
 pub(crate) struct Registry<T> {
-    slots: Vec<Slot<T>>,
-    free: Vec<u32>,
-    live: usize,
+    states: StateTable,
+    slots: Mutex<Slots<T>>,
 }
 
 impl<T> Default for Registry<T> {
     fn default() -> Self {
         Registry {
-            slots: vec![Slot {
-                generation: 0,
-                state: SlotState::Free,
-                value: None,
-                last_use: 0,
-                refs: 0,
-                hold: 0,
-            }],
-            free: Vec::new(),
-            live: 0,
+            states: StateTable::new(),
+            slots: Mutex::new(Slots {
+                objects: vec![None],
+                generations: vec![0],
+                labels: vec![Box::from("")],
+                free: Vec::new(),
+                live: 0,
+            }),
         }
     }
 }
 
-impl<T> Registry<T> {
-    /// Stores a new object; returns its index and generation.
-    pub fn insert(&mut self, value: T) -> (u32, u32) {
-        self.live = self.live.saturating_add(1);
-        if let Some(index) = self.free.pop() {
-            let slot = &mut self.slots[index as usize];
-            slot.state = SlotState::Live;
-            slot.value = Some(value);
-            slot.last_use = 0;
-            slot.refs = 0;
-            slot.hold = 0;
-            return (index, slot.generation);
-        }
-        let index = self.slots.len() as u32;
-        self.slots.push(Slot {
-            generation: 1,
-            state: SlotState::Live,
-            value: Some(value),
-            last_use: 0,
-            refs: 0,
-            hold: 0,
-        });
-        (index, 1)
+impl<T> std::fmt::Debug for Registry<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry").finish_non_exhaustive()
+    }
+}
+
+/// What a registry needs of its objects.
+pub(crate) trait Labelled {
+    /// The object's label, remembered for messages after it is destroyed.
+    fn label(&self) -> &str;
+}
+
+impl<T: Labelled> Registry<T> {
+    fn lock(&self) -> MutexGuard<'_, Slots<T>> {
+        self.slots.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Objects currently live (not destroyed).
-    pub fn live_count(&self) -> usize {
-        self.live
-    }
-
-    /// The live slot a handle names, or why not.
-    #[inline]
-    pub fn get<H: Handle>(&self, h: H, device: u32, op: &'static str) -> Result<&Slot<T>, Error> {
-        match self.slots.get(h.index() as usize) {
-            Some(s)
-                if s.generation == h.generation()
-                    && s.state == SlotState::Live
-                    && h.device_id() == device
-                    && h.index() != 0 =>
-            {
-                Ok(s)
+    /// Stores a new object made by `make` from its slot and generation; returns them with
+    /// the object. `None` when every slot is taken.
+    pub fn insert(&self, make: impl FnOnce(u32, u32) -> T) -> Option<(u32, u32, Arc<T>)> {
+        let mut s = self.lock();
+        let index = match s.free.pop() {
+            Some(i) => i,
+            None => {
+                let i = u32::try_from(s.objects.len()).ok()?;
+                if i as usize >= CHUNK * CHUNKS {
+                    return None;
+                }
+                s.objects.push(None);
+                s.generations.push(0);
+                s.labels.push(Box::from(""));
+                i
             }
-            _ => Err(self.explain(h, device, op)),
-        }
+        };
+        let slot = index as usize;
+        let generation = s.generations[slot].saturating_add(1);
+        let obj = Arc::new(make(index, generation));
+        s.generations[slot] = generation;
+        s.labels[slot] = Box::from(obj.label());
+        s.objects[slot] = Some(obj.clone());
+        s.live = s.live.saturating_add(1);
+        self.states.store(index, generation << 1 | 1);
+        Some((index, generation, obj))
     }
 
-    /// The live object a handle names.
-    #[inline]
-    pub fn value<H: Handle>(&self, h: H, device: u32, op: &'static str) -> Result<&T, Error> {
-        match self.get(h, device, op)?.value.as_ref() {
-            Some(v) => Ok(v),
-            None => Err(self.explain(h, device, op)),
-        }
-    }
-
-    /// Whether `(index, generation)` is a live object (no device check: the pair came from
-    /// this registry).
+    /// Whether `(index, generation)` names a live object: one atomic load, no lock.
     #[inline]
     pub fn is_live(&self, index: u32, generation: u32) -> bool {
-        matches!(self.slots.get(index as usize), Some(s) if s.generation == generation && s.state == SlotState::Live)
+        self.states
+            .word(index)
+            .is_some_and(|w| w.load(Ordering::Acquire) == (generation << 1 | 1))
     }
 
-    /// The slot at `index`, whatever its state.
+    /// The live object a handle names, or why not.
     #[inline]
-    pub fn slot(&self, index: u32) -> Option<&Slot<T>> {
-        self.slots.get(index as usize)
-    }
-
-    /// Mutable slot at `index`, whatever its state.
-    #[inline]
-    pub fn slot_mut(&mut self, index: u32) -> Option<&mut Slot<T>> {
-        self.slots.get_mut(index as usize)
-    }
-
-    /// Marks a live slot destroyed: its generation moves on (every handle copy goes stale).
-    pub fn retire(&mut self, index: u32) {
-        if let Some(slot) = self.slots.get_mut(index as usize) {
-            if slot.state == SlotState::Live {
-                slot.state = SlotState::Retiring;
-                slot.generation = slot.generation.wrapping_add(1);
-                self.live = self.live.saturating_sub(1);
+    pub fn get<H: Handle>(&self, h: H, device: u32, op: &'static str) -> Result<Arc<T>, Error> {
+        if h.device_id() == device && h.index() != 0 {
+            let s = self.lock();
+            if self.is_live(h.index(), h.generation()) {
+                if let Some(Some(obj)) = s.objects.get(h.index() as usize) {
+                    return Ok(obj.clone());
+                }
             }
         }
+        Err(self.explain(h, device, op))
     }
 
-    /// Whether a retiring slot can release its object at completed serial `completed`,
-    /// with `oldest_open` the oldest recording ticket still open (`u64::MAX`: none).
-    pub fn releasable(&self, index: u32, completed: u64, oldest_open: u64) -> bool {
-        matches!(self.slots.get(index as usize), Some(s) if s.state == SlotState::Retiring
-            && s.refs == 0
-            && s.last_use <= completed
-            && (s.hold == 0 || s.hold < oldest_open))
-    }
-
-    /// Takes a retiring slot's object and frees the slot (unless its generations ran out).
-    pub fn release(&mut self, index: u32) -> Option<T> {
-        let slot = self.slots.get_mut(index as usize)?;
-        if slot.state != SlotState::Retiring {
-            return None;
+    /// Takes a live object out: every copy of its handle is stale from now on. The caller
+    /// drops the `Arc` (outside any lock).
+    pub fn remove<H: Handle>(&self, h: H, device: u32, op: &'static str) -> Result<Arc<T>, Error> {
+        if h.device_id() == device && h.index() != 0 {
+            let mut s = self.lock();
+            if self.is_live(h.index(), h.generation()) {
+                let slot = h.index() as usize;
+                if let Some(obj) = s.objects.get_mut(slot).and_then(Option::take) {
+                    self.states.store(h.index(), h.generation() << 1);
+                    s.live = s.live.saturating_sub(1);
+                    // A slot whose generation would pass what handles carry is retired.
+                    if h.generation() < MAX_GENERATION {
+                        s.free.push(h.index());
+                    }
+                    return Ok(obj);
+                }
+            }
         }
-        slot.state = SlotState::Free;
-        let value = slot.value.take();
-        // A slot whose generation would wrap back to one an old handle carries is retired
-        // for good rather than reused.
-        if slot.generation != u32::MAX {
-            self.free.push(index);
+        Err(self.explain(h, device, op))
+    }
+
+    /// Objects currently live.
+    pub fn live_count(&self) -> usize {
+        self.lock().live
+    }
+
+    /// Every live object, taken out (teardown). Their handles go stale.
+    pub fn drain(&self) -> Vec<Arc<T>> {
+        let mut s = self.lock();
+        let mut out = Vec::new();
+        let count = s.objects.len();
+        for i in 0..count {
+            if let Some(obj) = s.objects[i].take() {
+                let g = s.generations[i];
+                self.states.store(i as u32, g << 1);
+                out.push(obj);
+            }
         }
-        value
+        s.live = 0;
+        out
     }
 
-    /// Takes every object still held (live or retiring), for teardown.
-    pub fn drain(&mut self) -> Vec<T> {
-        self.live = 0;
-        self.free.clear();
-        self.slots
-            .iter_mut()
-            .filter_map(|s| {
-                s.state = SlotState::Free;
-                s.value.take()
-            })
-            .collect()
-    }
-
+    /// Why a handle is not a live object of this registry.
     #[cold]
-    fn explain<H: Handle>(&self, h: H, device: u32, op: &'static str) -> Error {
+    pub fn explain<H: Handle>(&self, h: H, device: u32, op: &'static str) -> Error {
         if h.is_null() {
             return Error::new(
-                ErrorKind::InvalidHandle,
+                Rule::HandleNull,
                 op,
                 "",
                 format!("the {} handle is null", H::KIND),
@@ -192,7 +210,7 @@ impl<T> Registry<T> {
         }
         if h.device_id() != device {
             return Error::new(
-                ErrorKind::DeviceMismatch,
+                Rule::HandleForeign,
                 op,
                 "",
                 format!(
@@ -201,20 +219,30 @@ impl<T> Registry<T> {
                 ),
             );
         }
-        match self.slots.get(h.index() as usize) {
-            None => Error::new(
-                ErrorKind::InvalidHandle,
+        let s = self.lock();
+        let known = s
+            .generations
+            .get(h.index() as usize)
+            .is_some_and(|&g| h.generation() != 0 && h.generation() <= g);
+        if !known {
+            return Error::new(
+                Rule::HandleUnknown,
                 op,
                 "",
                 format!("{h:?} names no {} of this device", H::KIND),
-            ),
-            Some(_) => Error::new(
-                ErrorKind::InvalidHandle,
-                op,
-                "",
-                format!("{h:?} is stale: its {} was destroyed", H::KIND),
-            ),
+            );
         }
+        let label = s
+            .labels
+            .get(h.index() as usize)
+            .map(|l| l.to_string())
+            .unwrap_or_default();
+        Error::new(
+            Rule::HandleStale,
+            op,
+            &label,
+            format!("{h:?} is stale: its {} '{label}' was destroyed", H::KIND),
+        )
     }
 }
 
@@ -223,75 +251,60 @@ mod tests {
     use super::*;
     use crate::handle::Buffer;
 
-    fn handle(r: &Registry<u8>, (i, g): (u32, u32)) -> Buffer {
-        let _ = r;
-        Buffer::from_parts(i, g, 7)
+    #[derive(Debug)]
+    struct Obj(&'static str);
+    impl Labelled for Obj {
+        fn label(&self) -> &str {
+            self.0
+        }
+    }
+
+    fn handle((i, g, _): &(u32, u32, Arc<Obj>)) -> Buffer {
+        Buffer::from_parts(*i, *g, 7)
     }
 
     #[test]
-    fn stale_null_and_foreign_handles_are_refused() {
-        let mut r = Registry::<u8>::default();
-        let a = r.insert(1);
-        let h = handle(&r, a);
-        assert_eq!(*r.value(h, 7, "t").unwrap(), 1);
+    fn stale_null_foreign_and_unknown_handles_are_refused_with_their_rules() {
+        let r = Registry::<Obj>::default();
+        let a = r.insert(|_, _| Obj("a")).unwrap();
+        let h = handle(&a);
+        assert_eq!(r.get(h, 7, "t").unwrap().0, "a");
+        assert!(r.is_live(a.0, a.1));
+        assert_eq!(r.get(Buffer::NULL, 7, "t").unwrap_err().rule(), Rule::HandleNull);
+        assert_eq!(r.get(h, 8, "t").unwrap_err().rule(), Rule::HandleForeign);
         assert_eq!(
-            r.get(Buffer::NULL, 7, "t").unwrap_err().kind(),
-            ErrorKind::InvalidHandle
+            r.get(Buffer::from_parts(99, 1, 7), 7, "t").unwrap_err().rule(),
+            Rule::HandleUnknown
         );
-        assert_eq!(
-            r.get(h, 8, "t").unwrap_err().kind(),
-            ErrorKind::DeviceMismatch
-        );
-        r.retire(a.0);
-        assert_eq!(
-            r.get(h, 7, "t").unwrap_err().kind(),
-            ErrorKind::InvalidHandle
-        );
+        r.remove(h, 7, "t").unwrap();
+        assert!(!r.is_live(a.0, a.1));
+        let e = r.get(h, 7, "t").unwrap_err();
+        assert_eq!(e.rule(), Rule::HandleStale);
+        assert_eq!(e.label(), "a", "a destroyed object's refusal keeps its label");
+        assert_eq!(r.remove(h, 7, "t").unwrap_err().rule(), Rule::HandleStale);
     }
 
     #[test]
-    fn slots_are_reused_only_after_release_and_with_a_new_generation() {
-        let mut r = Registry::<u8>::default();
-        let a = r.insert(1);
-        r.retire(a.0);
-        let b = r.insert(2);
-        assert_ne!(a.0, b.0, "a retiring slot is not reused");
-        assert_eq!(r.release(a.0), Some(1));
-        let c = r.insert(3);
-        assert_eq!(c.0, a.0);
-        assert_ne!(c.1, a.1);
-        assert!(r.get(handle(&r, a), 7, "t").is_err());
-        assert!(r.get(handle(&r, c), 7, "t").is_ok());
+    fn slots_are_reused_with_a_new_generation() {
+        let r = Registry::<Obj>::default();
+        let a = r.insert(|_, _| Obj("a")).unwrap();
+        r.remove(handle(&a), 7, "t").unwrap();
+        let b = r.insert(|_, _| Obj("b")).unwrap();
+        assert_eq!(b.0, a.0);
+        assert_ne!(b.1, a.1);
+        assert!(r.get(handle(&a), 7, "t").is_err());
+        assert_eq!(r.get(handle(&b), 7, "t").unwrap().0, "b");
+        assert_eq!(r.live_count(), 1);
     }
 
     #[test]
-    fn release_waits_for_refs_and_serials() {
-        let mut r = Registry::<u8>::default();
-        let a = r.insert(1);
-        r.slot_mut(a.0).unwrap().last_use = 5;
-        r.slot_mut(a.0).unwrap().refs = 1;
-        r.retire(a.0);
-        assert!(!r.releasable(a.0, 10, u64::MAX));
-        r.slot_mut(a.0).unwrap().refs = 0;
-        assert!(!r.releasable(a.0, 4, u64::MAX));
-        assert!(r.releasable(a.0, 5, u64::MAX));
-    }
-
-    #[test]
-    fn release_waits_for_every_recording_open_at_the_destroy() {
-        let mut r = Registry::<u8>::default();
-        let a = r.insert(1);
-        r.retire(a.0);
-        r.slot_mut(a.0).unwrap().hold = 7;
-        assert!(
-            !r.releasable(a.0, 0, 3),
-            "recording 3 was open at the destroy"
-        );
-        assert!(
-            !r.releasable(a.0, 0, 7),
-            "recording 7 was the newest at the destroy"
-        );
-        assert!(r.releasable(a.0, 0, 8), "only later recordings are open");
-        assert!(r.releasable(a.0, 0, u64::MAX), "none is open");
+    fn a_removed_object_lives_on_while_someone_holds_it() {
+        let r = Registry::<Obj>::default();
+        let a = r.insert(|_, _| Obj("a")).unwrap();
+        let held = r.get(handle(&a), 7, "t").unwrap();
+        drop(r.remove(handle(&a), 7, "t").unwrap());
+        drop(a);
+        assert_eq!(held.0, "a");
+        assert_eq!(Arc::strong_count(&held), 1);
     }
 }

@@ -165,15 +165,3 @@ pub struct TexelCopyTextureInfo {
     /// Aspect (for depth-stencil formats).
     pub aspect: TextureAspect,
 }
-
-/// A texture write waiting for the next submission.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct PendingTextureWrite {
-    pub texture: (u32, u32),
-    pub chunk: usize,
-    pub src_offset: u64,
-    pub bytes_per_row: u32,
-    pub rows_per_image: u32,
-    pub at: TexelCopyTextureInfo,
-    pub size: [u32; 3],
-}

@@ -211,7 +211,7 @@ fn workload(d: &Device) -> (usize, Duration) {
         if let Some(Err(e)) = &queries {
             note(Err(e.clone()));
         }
-        let record = || -> Result<CommandBuffer<'_>> {
+        let record = || -> Result<CommandBuffer> {
             let mut e = d.create_command_encoder(&CommandEncoderDescriptor { label: "sweep" })?;
             e.begin_compute_pass(&ComputePassDescriptor::default())?;
             e.set_compute_pipeline(pipeline.clone()?)?;

@@ -10,7 +10,7 @@ use common::{bytes_of, gpu, gpu_with};
 use std::time::{Duration, Instant};
 use vigil::*;
 
-fn trivial(d: &Device) -> CommandBuffer<'_> {
+fn trivial(d: &Device) -> CommandBuffer {
     d.create_command_encoder(&CommandEncoderDescriptor { label: "trivial" })
         .unwrap()
         .finish()

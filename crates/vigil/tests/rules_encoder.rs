@@ -192,7 +192,7 @@ fn indirect_dispatch_ranges_are_checked() {
         BufferUsages::INDIRECT | BufferUsages::COPY_DST,
     );
     let not_indirect = storage(&d, 16);
-    let start = |e: &mut CommandEncoder<'_, TestApi>| {
+    let start = |e: &mut CommandEncoder<TestApi>| {
         compute_pass(e);
         e.set_compute_pipeline(k.pipeline).unwrap();
         e.set_bind_group(0, g, &[]).unwrap();

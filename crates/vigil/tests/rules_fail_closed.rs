@@ -85,7 +85,7 @@ fn pipeline_with(d: &TDevice, attributes: &[VertexAttribute]) -> Result<RenderPi
     })
 }
 
-fn begin_pass<'d>(e: &mut CommandEncoder<'d, TestApi>, view: TextureView) {
+fn begin_pass<'d>(e: &mut CommandEncoder<TestApi>, view: TextureView) {
     e.begin_render_pass(&RenderPassDescriptor {
         label: "pass",
         color_attachments: &[Some(RenderPassColorAttachment {
@@ -213,7 +213,7 @@ fn inverted_draw_ranges_are_refused_before_they_reach_the_driver() {
     let p = pipeline_with(&d, &POS).unwrap();
     let vb = buffer(&d, "vb", 64, BufferUsages::VERTEX);
     let ib = buffer(&d, "ib", 64, BufferUsages::INDEX);
-    let attempt = |f: &dyn Fn(&mut CommandEncoder<'_, TestApi>) -> Result<()>| {
+    let attempt = |f: &dyn Fn(&mut CommandEncoder<TestApi>) -> Result<()>| {
         let mut e = encoder(&d);
         begin_pass(&mut e, view);
         e.set_render_pipeline(p).unwrap();

@@ -687,7 +687,7 @@ fn pipelines_must_match_the_pass_and_draws_their_state() {
     let p = pipeline(&d, &vb, &target(TextureFormat::Rgba8Unorm), "fs", 1).unwrap();
     let (_, bgra) = rt(&d, TextureFormat::Bgra8Unorm, 1);
     let (_, rgba) = rt(&d, TextureFormat::Rgba8Unorm, 1);
-    let pass = |e: &mut CommandEncoder<'_, TestApi>, view| {
+    let pass = |e: &mut CommandEncoder<TestApi>, view| {
         e.begin_render_pass(&RenderPassDescriptor {
             label: "p",
             color_attachments: &[Some(RenderPassColorAttachment {

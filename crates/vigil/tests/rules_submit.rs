@@ -13,7 +13,7 @@ fn dispatching_buffer<'d>(
     d: &'d TDevice,
     k: &CopyKernel,
     g: BindGroup,
-) -> CommandBuffer<'d, TestApi> {
+) -> CommandBuffer<TestApi> {
     let mut e = encoder(d);
     compute_pass(&mut e);
     e.set_compute_pipeline(k.pipeline).unwrap();
@@ -133,7 +133,7 @@ fn dispatching_buffer_fresh<'d>(
     d: &'d TDevice,
     k: &CopyKernel,
     a: Buffer,
-) -> CommandBuffer<'d, TestApi> {
+) -> CommandBuffer<TestApi> {
     let c = storage(d, 64);
     let g = group(d, k.bgl, &[(0, whole(a)), (1, whole(c))]).unwrap();
     dispatching_buffer(d, k, g)

@@ -136,7 +136,7 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
         outs.push(out);
         groups.push(group);
     }
-    let record = || -> Result<(CommandBuffer<'_>, Duration), String> {
+    let record = || -> Result<(CommandBuffer, Duration), String> {
         let t = Instant::now();
         let mut enc = device
             .create_command_encoder(&CommandEncoderDescriptor {

@@ -332,7 +332,7 @@ pub fn vigil(
     let target_view = device
         .create_texture_view(target, &TextureViewDescriptor::default())
         .map_err(e)?;
-    let record = || -> Result<(CommandBuffer<'_>, Duration), String> {
+    let record = || -> Result<(CommandBuffer, Duration), String> {
         let t = Instant::now();
         let mut enc = device
             .create_command_encoder(&CommandEncoderDescriptor { label: "draws" })

@@ -76,7 +76,7 @@ fn on_encoder<T>(
     op: &'static str,
     what: String,
     invalid: bool,
-    f: impl FnOnce(&mut Open<'_>) -> vigil::Result<T>,
+    f: impl FnOnce(&mut Open) -> vigil::Result<T>,
 ) -> Option<T> {
     let id = w.encoders[i].id;
     w.call(op, format!("enc{id}.{what}"), invalid, |w| {

@@ -3,7 +3,9 @@
 use super::{ObjectId, TestApi, TestBuffer, TestObject};
 use crate::api::{BindPoint, CommandEncoder};
 use crate::buffer::BufferCopy;
-use crate::command::{ComputePassDescriptor, MemoryBarrier, TextureBarrier};
+use crate::command::{
+    Access, BufferBarrier, ComputePassDescriptor, MemoryBarrier, Stages, TextureBarrier,
+};
 use crate::render::{BufferTextureCopy, RenderPassDescriptor, TextureCopy};
 use crate::texture::{SubresourceRange, TextureLayout};
 use crate::{IndexFormat, Result};
@@ -15,6 +17,19 @@ use std::sync::{Arc, Mutex};
 pub enum TestCommand {
     /// A global memory barrier.
     Barrier(MemoryBarrier),
+    /// A dependency on a buffer range.
+    BufferBarrier {
+        /// Buffer.
+        buffer: ObjectId,
+        /// Start of the range.
+        offset: u64,
+        /// Length of the range.
+        size: u64,
+        /// Source stages and accesses.
+        src: (Stages, Access),
+        /// Destination stages and accesses.
+        dst: (Stages, Access),
+    },
     /// A texture layout transition.
     TextureBarrier {
         /// Texture.
@@ -180,12 +195,25 @@ impl CommandEncoder for TestCommandEncoder {
 
     unsafe fn reset_all(&mut self, _buffers: Vec<TestCommandBuffer>) {}
 
-    unsafe fn memory_barrier(&mut self, barrier: MemoryBarrier) {
-        self.push(TestCommand::Barrier(barrier));
-    }
-
-    unsafe fn texture_barriers(&mut self, barriers: &[TextureBarrier<'_, TestApi>]) {
-        for b in barriers {
+    unsafe fn barriers(
+        &mut self,
+        memory: Option<MemoryBarrier>,
+        buffers: &[BufferBarrier<'_, TestApi>],
+        textures: &[TextureBarrier<'_, TestApi>],
+    ) {
+        if let Some(m) = memory {
+            self.push(TestCommand::Barrier(m));
+        }
+        for b in buffers {
+            self.push(TestCommand::BufferBarrier {
+                buffer: b.buffer.id,
+                offset: b.offset,
+                size: b.size,
+                src: (b.src, b.src_access),
+                dst: (b.dst, b.dst_access),
+            });
+        }
+        for b in textures {
             self.push(TestCommand::TextureBarrier {
                 texture: b.texture.id,
                 old: b.old_layout,

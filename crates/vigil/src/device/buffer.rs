@@ -1,9 +1,14 @@
 //! Buffers: creation, destruction, queue writes and readback.
 
-use super::{BufferObj, Device, Retained, WaitSite};
-use crate::error::{Result, fail};
+use super::{BufferObj, BufferState, Device, WaitSite, lock};
+use crate::error::{Error, Result, fail};
 use crate::handle::{Buffer, Handle};
-use vigil_hal::{Api, BufferUsages, MemoryLocation};
+use crate::native::Owned;
+use crate::track::State;
+use crate::validate;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use vigil_hal::{Api, BufferUsages, MemoryLocation, TextureLayout};
 
 /// How to create a buffer.
 #[derive(Clone, Debug, Default)]
@@ -17,78 +22,10 @@ pub struct BufferDescriptor<'a> {
     pub usage: BufferUsages,
 }
 
-/// Checks a buffer descriptor against the device's limits (pure; no device state).
-pub(crate) fn validate_buffer_descriptor(desc: &BufferDescriptor<'_>, max_size: u64) -> Result<()> {
-    const OP: &str = "create_buffer";
-    if desc.size == 0 {
-        return Err(fail!(
-            InvalidDescriptor,
-            OP,
-            desc.label,
-            "size is 0; a buffer holds at least one byte"
-        ));
-    }
-    if desc.size > max_size {
-        return Err(fail!(
-            LimitExceeded,
-            OP,
-            desc.label,
-            "size {} exceeds the device's max_buffer_size {max_size}",
-            desc.size
-        ));
-    }
-    if desc.usage.is_empty() {
-        return Err(fail!(
-            InvalidDescriptor,
-            OP,
-            desc.label,
-            "usage is empty; say how the buffer will be used"
-        ));
-    }
-    if desc.usage.contains(BufferUsages::MAP_READ)
-        && !(BufferUsages::MAP_READ | BufferUsages::COPY_DST).contains(desc.usage)
-    {
-        return Err(fail!(
-            InvalidDescriptor,
-            OP,
-            desc.label,
-            "MAP_READ combines only with COPY_DST (got {:?}); copy results into a separate readback buffer",
-            desc.usage
-        ));
-    }
-    if desc.usage.contains(BufferUsages::MAP_WRITE)
-        && !(BufferUsages::MAP_WRITE | BufferUsages::COPY_SRC).contains(desc.usage)
-    {
-        return Err(fail!(
-            InvalidDescriptor,
-            OP,
-            desc.label,
-            "MAP_WRITE combines only with COPY_SRC (got {:?}); upload through a separate staging buffer",
-            desc.usage
-        ));
-    }
-    Ok(())
-}
-
-/// Checks that `offset..offset + size` lies in a buffer of `buffer_size` bytes.
-#[inline]
-pub(crate) fn check_range(
-    op: &'static str,
-    label: &str,
-    what: &str,
-    offset: u64,
-    size: u64,
-    buffer_size: u64,
-) -> Result<()> {
-    match offset.checked_add(size) {
-        Some(end) if end <= buffer_size => Ok(()),
-        _ => Err(fail!(
-            OutOfBounds,
-            op,
-            label,
-            "{what} range of {size} bytes at offset {offset} is outside the buffer's {buffer_size} bytes"
-        )),
-    }
+/// The refusal for a registry with no free slot.
+#[cold]
+pub(crate) fn registry_full(op: &'static str, label: &str, kind: &str) -> Error {
+    fail!(DeviceObjects, op, label, "the device holds as many {kind}s as it can; destroy some first")
 }
 
 impl<A: Api> Device<A> {
@@ -96,24 +33,13 @@ impl<A: Api> Device<A> {
     pub fn create_buffer(&self, desc: &BufferDescriptor<'_>) -> Result<Buffer> {
         const OP: &str = "create_buffer";
         self.check_alive(OP)?;
-        validate_buffer_descriptor(desc, self.limits.max_buffer_size)?;
+        let native_size = validate::buffer::descriptor(desc, self.limits.max_buffer_size)?;
         let location = if desc.usage.contains(BufferUsages::MAP_READ) {
             MemoryLocation::GpuToCpu
         } else if desc.usage.contains(BufferUsages::MAP_WRITE) {
             MemoryLocation::CpuToGpu
         } else {
             MemoryLocation::GpuOnly
-        };
-        let mut st = self.state(OP)?;
-        // Sizes round up to whole words so fills and storage views of the tail are legal.
-        let Some(native_size) = desc.size.checked_next_multiple_of(4) else {
-            return Err(fail!(
-                LimitExceeded,
-                OP,
-                desc.label,
-                "size {} cannot be rounded up to whole words",
-                desc.size
-            ));
         };
         let raw = self
             .hal
@@ -124,57 +50,63 @@ impl<A: Api> Device<A> {
                 location,
             })
             .map_err(|e| self.hal_error(e, OP, desc.label))?;
+        let raw = Owned::new(&self.hal, raw);
         let host_visible = self.hal.buffer_host_visible(&raw);
         if host_visible {
             // Fresh memory is not guaranteed zero; make it so (WebGPU's rule, and ours).
-            let zeros = vec![0u8; native_size as usize];
-            if let Err(e) = self.hal.write_mapped(&raw, 0, &zeros) {
-                self.hal.destroy_buffer(raw);
-                return Err(self.hal_error(e, OP, desc.label));
-            }
+            let zeros = vec![0u8; usize::try_from(native_size).unwrap_or(0)];
+            self.hal
+                .write_mapped(&raw, 0, &zeros)
+                .map_err(|e| self.hal_error(e, OP, desc.label))?;
         }
-        let (index, generation) = st.buffers.insert(BufferObj {
-            raw,
-            label: desc.label.to_owned(),
-            size: desc.size,
-            usage: desc.usage,
-            host_visible,
-            queued_writes: false,
-            mapping: None,
-        });
-        let handle = Buffer::from_parts(index, generation, self.id);
-        drop(st);
-        if !host_visible {
-            // Device-local memory is zeroed by a fill at the start of the next submission.
-            self.queue_fill_zero(handle, native_size)?;
-        }
+        let id = self.id;
+        let (_, _, obj) = self
+            .objects
+            .buffers
+            .insert(|index, generation| BufferObj {
+                raw,
+                handle: Buffer::from_parts(index, generation, id),
+                label: desc.label.to_owned(),
+                size: desc.size,
+                usage: desc.usage,
+                host_visible,
+                last_use: AtomicU64::new(0),
+                queued_writes: AtomicBool::new(false),
+                mapping: AtomicU64::new(0),
+                // Device-local memory is zeroed by a fill in front of its first use.
+                state: Mutex::new(BufferState {
+                    zeroed: host_visible,
+                    state: State::fresh(TextureLayout::General),
+                }),
+            })
+            .ok_or_else(|| registry_full(OP, desc.label, "buffer"))?;
         self.notify_created("buffer", desc.label);
-        Ok(handle)
+        Ok(obj.handle)
     }
 
     /// Destroys a buffer: the handle (and every copy) is stale at once; the memory goes
-    /// when the last submission using it completed and no bind group names it. Unsubmitted
-    /// queue writes to it are dropped; an open mapping is closed.
+    /// when nothing uses it any more (bind groups naming it, encoders and command buffers
+    /// that recorded it, submissions in flight). Unsubmitted queue writes to it are
+    /// dropped; an open mapping is closed.
     pub fn destroy_buffer(&self, buffer: Buffer) -> Result<()> {
         const OP: &str = "destroy_buffer";
-        let mut st = self.state(OP)?;
-        st.buffers.get(buffer, self.id, OP)?;
-        self.close_mapping_of(&mut st, buffer.index());
-        st.drop_queued_writes_to((buffer.index(), buffer.generation()), None);
-        self.retire(&mut st, Retained::Buffer(buffer.index()));
+        let obj = self.remove(buffer, OP)?;
+        self.close_mapping_of(&obj);
+        let mut q = lock(&self.queue);
+        self.drop_queued_writes_to(&mut q, Some(&obj), None);
+        drop(q);
+        drop(obj);
         Ok(())
     }
 
     /// Size in bytes the buffer was created with.
     pub fn buffer_size(&self, buffer: Buffer) -> Result<u64> {
-        let st = self.state("buffer_size")?;
-        Ok(st.buffers.value(buffer, self.id, "buffer_size")?.size)
+        Ok(self.lookup(buffer, "buffer_size")?.size)
     }
 
     /// Usage the buffer was created with.
     pub fn buffer_usage(&self, buffer: Buffer) -> Result<BufferUsages> {
-        let st = self.state("buffer_usage")?;
-        Ok(st.buffers.value(buffer, self.id, "buffer_usage")?.usage)
+        Ok(self.lookup(buffer, "buffer_usage")?.usage)
     }
 
     /// Writes `data` into `buffer` at `offset`, ordered before every later submission.
@@ -185,63 +117,26 @@ impl<A: Api> Device<A> {
     pub fn write_buffer(&self, buffer: Buffer, offset: u64, data: &[u8]) -> Result<()> {
         const OP: &str = "write_buffer";
         self.check_alive(OP)?;
-        let mut st = self.state(OP)?;
-        let completed = self.completion.completed();
-        let slot = st.buffers.get(buffer, self.id, OP)?;
-        let last_use = slot.last_use;
-        let Some(obj) = slot.value.as_ref() else {
-            return Err(fail!(InvalidHandle, OP, "", "{buffer:?} has no object"));
-        };
-        if !obj.usage.contains(BufferUsages::COPY_DST) {
-            return Err(fail!(
-                UsageMismatch,
-                OP,
-                &obj.label,
-                "queue writes need COPY_DST usage; the buffer has {:?}",
-                obj.usage
-            ));
-        }
-        if offset % 4 != 0 || data.len() % 4 != 0 {
-            return Err(fail!(
-                OutOfBounds,
-                OP,
-                &obj.label,
-                "offset {offset} and size {} must be multiples of 4",
-                data.len()
-            ));
-        }
-        check_range(OP, &obj.label, "write", offset, data.len() as u64, obj.size)?;
-        if obj.mapping.is_some() {
-            return Err(fail!(
-                InvalidState,
-                OP,
-                &obj.label,
-                "the buffer is mapped; unmap it before writing through the queue"
-            ));
-        }
+        let obj = self.lookup(buffer, OP)?;
+        validate::buffer::write(obj.facts(), offset, data.len() as u64)?;
         if data.is_empty() {
             return Ok(());
         }
-        if obj.host_visible && !obj.queued_writes && last_use <= completed {
+        let mut q = lock(&self.queue);
+        let idle = obj.last_use.load(Ordering::Acquire) <= self.completion.completed();
+        if obj.host_visible && !obj.queued_writes.load(Ordering::Acquire) && idle {
+            // Under the queue lock: no submission can start using the buffer meanwhile.
             self.hal
                 .write_mapped(&obj.raw, offset, data)
                 .map_err(|e| self.hal_error(e, OP, &obj.label))?;
-            st.staging.direct_writes = st.staging.direct_writes.wrapping_add(1);
-            drop(st);
-            self.notify_wrote(
-                crate::observer::WriteTarget::Buffer(buffer),
-                data.len() as u64,
-                false,
-            );
+            q.staging.direct_writes = q.staging.direct_writes.wrapping_add(1);
+            drop(q);
+            self.notify_wrote(crate::observer::WriteTarget::Buffer(buffer), data.len() as u64, false);
             return Ok(());
         }
-        self.queue_write(&mut st, buffer, offset, data, OP)?;
-        drop(st);
-        self.notify_wrote(
-            crate::observer::WriteTarget::Buffer(buffer),
-            data.len() as u64,
-            true,
-        );
+        self.queue_write(&mut q, &obj, offset, data, OP)?;
+        drop(q);
+        self.notify_wrote(crate::observer::WriteTarget::Buffer(buffer), data.len() as u64, true);
         Ok(())
     }
 
@@ -254,59 +149,28 @@ impl<A: Api> Device<A> {
     pub fn read_buffer(&self, buffer: Buffer, offset: u64, size: u64) -> Result<Vec<u8>> {
         const OP: &str = "read_buffer";
         self.check_alive(OP)?;
-        let (usage, label, queued, mapped) = {
-            let st = self.state(OP)?;
-            let obj = st.buffers.value(buffer, self.id, OP)?;
-            check_range(OP, &obj.label, "read", offset, size, obj.size)?;
-            (
-                obj.usage,
-                obj.label.clone(),
-                obj.queued_writes,
-                obj.mapping.is_some(),
-            )
-        };
-        if mapped {
-            return Err(fail!(
-                InvalidState,
-                OP,
-                &label,
-                "the buffer is mapped; read it through its mapping"
-            ));
-        }
-        if usage.contains(BufferUsages::MAP_READ) {
-            if queued {
+        let obj = self.lookup(buffer, OP)?;
+        validate::buffer::read(obj.facts(), offset, size)?;
+        if obj.usage.contains(BufferUsages::MAP_READ) {
+            if obj.queued_writes.load(Ordering::Acquire) {
                 // Queued writes land with the next submission; make that happen now.
                 self.submit(std::iter::empty())?;
             }
-            let last_use = self.state(OP)?.buffers.get(buffer, self.id, OP)?.last_use;
+            let last_use = obj.last_use.load(Ordering::Acquire);
             if last_use > self.completion.completed() {
-                self.wait_progressing(
-                    last_use,
-                    self.timeouts.get().stall,
-                    WaitSite::SerialWait,
-                    OP,
-                )?;
-                let mut st = self.state(OP)?;
-                self.refresh(&mut st, OP)?;
+                self.wait_progressing(last_use, self.timeouts().stall, WaitSite::SerialWait, OP)?;
+                let mut q = lock(&self.queue);
+                self.refresh(&mut q, OP)?;
             }
-            let st = self.state(OP)?;
-            let obj = st.buffers.value(buffer, self.id, OP)?;
-            let mut out = vec![0u8; size as usize];
+            let mut out = vec![0u8; usize::try_from(size).unwrap_or(0)];
             self.hal
                 .read_mapped(&obj.raw, offset, &mut out)
-                .map_err(|e| self.hal_error(e, OP, &label))?;
+                .map_err(|e| self.hal_error(e, OP, &obj.label))?;
             return Ok(out);
         }
-        if !usage.contains(BufferUsages::COPY_SRC) {
-            return Err(fail!(
-                UsageMismatch,
-                OP,
-                &label,
-                "reading back needs MAP_READ or COPY_SRC usage; the buffer has {usage:?}"
-            ));
-        }
+        drop(obj);
         // Copies move whole words: read the words covering the range, then cut it out.
-        // `check_range` above guarantees `offset + size` fits and lies in the buffer.
+        // The range was checked to lie in the buffer, so none of this saturates.
         let start = offset & !3;
         let end = offset
             .saturating_add(size)

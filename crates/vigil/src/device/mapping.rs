@@ -3,15 +3,19 @@
 //! `map_buffer_async` starts a mapping and returns a handle; `poll_mapping` checks once
 //! without blocking; `wait_for_mapping` waits in slices until ready, cancelled, timed out
 //! or the device is lost (loss is reported before readiness). Bytes are reachable only
-//! once ready, inside a closure (so no borrow outlives the call). `unmap` invalidates the
-//! handle and every copy. One mapping per buffer; submitting work that uses a mapped
-//! buffer is refused; destroying the buffer closes its mapping.
+//! once ready, inside a closure (so no borrow outlives the call); closures on several
+//! threads may read one mapping at once, a writing closure has it alone, and `unmap` is
+//! refused while any runs. `unmap` invalidates the handle and every copy. One mapping per
+//! buffer; submitting work that uses a mapped buffer is refused; destroying the buffer
+//! closes its mapping.
 
-use super::{Device, DeviceState};
+use super::{BufferObj, Device, MappingObj, WRITING};
 use crate::error::{Result, fail};
 use crate::handle::{Buffer, BufferMapping, Handle};
+use crate::validate;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
-use vigil_hal::{Api, BufferUsages};
+use vigil_hal::Api;
 
 /// Host access wanted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,100 +75,54 @@ pub struct MapWaitReport {
     pub slices: u32,
 }
 
-/// An open mapping.
-#[derive(Debug)]
-pub(crate) struct MappingObj {
-    pub buffer: (u32, u32),
-    pub mode: MapMode,
-    pub offset: u64,
-    pub size: u64,
-    pub ready_serial: u64,
+/// Packs a mapping handle into a buffer's mapping word.
+fn word(h: BufferMapping) -> u64 {
+    u64::from(h.index()) << 32 | u64::from(h.generation())
 }
 
 impl<A: Api> Device<A> {
     /// Starts mapping `size` bytes of `buffer` at `offset` (offset a multiple of 8, size of
     /// 4) for `mode`; the mapping is ready once every submission that used the buffer
     /// completed. Queued writes to the buffer are submitted first.
-    pub fn map_buffer_async(
-        &self,
-        buffer: Buffer,
-        mode: MapMode,
-        offset: u64,
-        size: u64,
-    ) -> Result<BufferMapping> {
+    pub fn map_buffer_async(&self, buffer: Buffer, mode: MapMode, offset: u64, size: u64) -> Result<BufferMapping> {
         const OP: &str = "map_buffer_async";
         self.check_alive(OP)?;
-        let queued = {
-            let st = self.state(OP)?;
-            let b = st.buffers.value(buffer, self.id, OP)?;
-            let needed = match mode {
-                MapMode::Read => BufferUsages::MAP_READ,
-                MapMode::Write => BufferUsages::MAP_WRITE,
-            };
-            if !b.usage.contains(needed) {
-                return Err(fail!(
-                    UsageMismatch,
-                    OP,
-                    &b.label,
-                    "mapping for {mode:?} needs {needed:?} usage; the buffer has {:?}",
-                    b.usage
-                ));
-            }
-            if offset % 8 != 0 || size % 4 != 0 {
-                return Err(fail!(
-                    OutOfBounds,
-                    OP,
-                    &b.label,
-                    "offset {offset} must be a multiple of 8 and size {size} of 4"
-                ));
-            }
-            super::check_range(OP, &b.label, "mapped", offset, size, b.size)?;
-            if b.mapping.is_some() {
-                return Err(fail!(
-                    InvalidState,
-                    OP,
-                    &b.label,
-                    "the buffer is already mapped; unmap it first"
-                ));
-            }
-            b.queued_writes
-        };
-        if queued {
+        let b = self.lookup(buffer, OP)?;
+        validate::buffer::map(b.facts(), mode == MapMode::Write, offset, size)?;
+        if b.queued_writes.load(Ordering::Acquire) {
             // Queued writes land before the mapping sees the bytes.
             self.submit(std::iter::empty())?;
         }
-        let mut st = self.state(OP)?;
-        let ready_serial = st.buffers.get(buffer, self.id, OP)?.last_use;
-        let (i, g) = st.mappings.insert(MappingObj {
-            buffer: (buffer.index(), buffer.generation()),
-            mode,
-            offset,
-            size,
-            ready_serial,
-        });
-        if let Some(b) = st
-            .buffers
-            .slot_mut(buffer.index())
-            .and_then(|s| s.value.as_mut())
-        {
-            b.mapping = Some(i);
-            st.destroy_epoch = st.destroy_epoch.wrapping_add(1);
+        let id = self.id;
+        let (_, _, m) = self
+            .objects
+            .mappings
+            .insert(|index, generation| MappingObj {
+                handle: BufferMapping::from_parts(index, generation, id),
+                label: b.label.clone(),
+                buffer: b.clone(),
+                mode,
+                offset,
+                size,
+                ready_serial: b.last_use.load(Ordering::Acquire),
+                access: AtomicU32::new(0),
+            })
+            .ok_or_else(|| super::buffer::registry_full(OP, &b.label, "buffer mapping"))?;
+        if b.mapping.compare_exchange(0, word(m.handle), Ordering::AcqRel, Ordering::Acquire).is_err() {
+            // Another thread mapped the buffer meanwhile.
+            let _ = self.objects.mappings.remove(m.handle, id, OP);
+            return Err(fail!(MapAlreadyMapped, OP, &b.label, "the buffer is already mapped; unmap it first"));
         }
-        Ok(BufferMapping::from_parts(i, g, self.id))
+        self.destroy_epoch.fetch_add(1, Ordering::AcqRel);
+        Ok(m.handle)
     }
 
-    fn mapping_state(
-        &self,
-        st: &DeviceState<A>,
-        mapping: BufferMapping,
-        op: &'static str,
-    ) -> Result<MapState> {
-        let m = st.mappings.value(mapping, self.id, op)?;
-        Ok(if self.completion.completed() >= m.ready_serial {
+    fn mapping_state(&self, m: &MappingObj<A>) -> MapState {
+        if self.completion.completed() >= m.ready_serial {
             MapState::Ready
         } else {
             MapState::Pending
-        })
+        }
     }
 
     /// Checks a mapping once, without blocking. A lost device is reported as an error
@@ -172,21 +130,16 @@ impl<A: Api> Device<A> {
     pub fn poll_mapping(&self, mapping: BufferMapping) -> Result<MapState> {
         const OP: &str = "poll_mapping";
         self.check_alive(OP)?;
-        let mut st = self.state(OP)?;
-        st.mappings.get(mapping, self.id, OP)?;
-        self.refresh(&mut st, OP)?;
-        self.mapping_state(&st, mapping, OP)
+        let m = self.lookup(mapping, OP)?;
+        let mut q = super::lock(&self.queue);
+        self.refresh(&mut q, OP)?;
+        Ok(self.mapping_state(&m))
     }
 
     /// Waits for a mapping in slices of `params.slice`, until it is ready, `should_cancel`
     /// returns true, `params.timeout` passes, or the device is lost (an error, reported
     /// before readiness).
-    pub fn wait_for_mapping(
-        &self,
-        mapping: BufferMapping,
-        params: &MapWaitParams,
-        should_cancel: &dyn Fn() -> bool,
-    ) -> Result<MapWaitReport> {
+    pub fn wait_for_mapping(&self, mapping: BufferMapping, params: &MapWaitParams, should_cancel: &dyn Fn() -> bool) -> Result<MapWaitReport> {
         const OP: &str = "wait_for_mapping";
         let start = Instant::now();
         let mut slices = 0;
@@ -194,27 +147,16 @@ impl<A: Api> Device<A> {
             if self.completion.is_lost() {
                 return Err(self.lost_error(OP));
             }
+            let report = |outcome| MapWaitReport { outcome, waited: start.elapsed(), slices };
             if self.poll_mapping(mapping)? == MapState::Ready {
-                return Ok(MapWaitReport {
-                    outcome: MapWaitOutcome::Ready,
-                    waited: start.elapsed(),
-                    slices,
-                });
+                return Ok(report(MapWaitOutcome::Ready));
             }
             if should_cancel() {
-                return Ok(MapWaitReport {
-                    outcome: MapWaitOutcome::Cancelled,
-                    waited: start.elapsed(),
-                    slices,
-                });
+                return Ok(report(MapWaitOutcome::Cancelled));
             }
             let remaining = params.timeout.saturating_sub(start.elapsed());
             if remaining.is_zero() {
-                return Ok(MapWaitReport {
-                    outcome: MapWaitOutcome::TimedOut,
-                    waited: start.elapsed(),
-                    slices,
-                });
+                return Ok(report(MapWaitOutcome::TimedOut));
             }
             let slice = params.slice.max(Duration::from_micros(100)).min(remaining);
             self.wait_next(self.completion.completed(), slice, OP)?;
@@ -222,85 +164,66 @@ impl<A: Api> Device<A> {
         }
     }
 
-    /// Calls `f` with the mapped bytes of a ready mapping.
-    pub fn mapped_bytes<R>(&self, mapping: BufferMapping, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
-        const OP: &str = "mapped_bytes";
-        self.check_alive(OP)?;
-        let st = self.state(OP)?;
-        if self.mapping_state(&st, mapping, OP)? != MapState::Ready {
-            return Err(fail!(
-                InvalidState,
-                OP,
-                &self.label,
-                "the mapping is not ready; poll or wait for it first"
-            ));
+    /// The mapping, checked ready.
+    fn ready_mapping(&self, mapping: BufferMapping, op: &'static str) -> Result<std::sync::Arc<MappingObj<A>>> {
+        self.check_alive(op)?;
+        let m = self.lookup(mapping, op)?;
+        if self.mapping_state(&m) != MapState::Ready {
+            return Err(fail!(MapNotReady, op, &m.label, "the mapping is not ready; poll or wait for it first"));
         }
-        let m = st.mappings.value(mapping, self.id, OP)?;
-        let b = st
-            .buffers
-            .slot(m.buffer.0)
-            .and_then(|s| s.value.as_ref())
-            .ok_or_else(|| fail!(InvalidHandle, OP, &self.label, "the mapped buffer is gone"))?;
-        self.hal
-            .with_mapped(&b.raw, m.offset, m.size, f)
-            .map_err(|e| self.hal_error(e, OP, &b.label))
+        Ok(m)
     }
 
-    /// Calls `f` with the mapped bytes of a ready write mapping, to fill them.
-    pub fn mapped_bytes_mut<R>(
-        &self,
-        mapping: BufferMapping,
-        f: impl FnOnce(&mut [u8]) -> R,
-    ) -> Result<R> {
+    /// Calls `f` with the mapped bytes of a ready mapping. Closures on other threads may
+    /// read the same mapping meanwhile.
+    pub fn mapped_bytes<R>(&self, mapping: BufferMapping, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
+        const OP: &str = "mapped_bytes";
+        let m = self.ready_mapping(mapping, OP)?;
+        let entered = m.access.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_add(1).filter(|&v| v < WRITING));
+        if entered.is_err() {
+            return Err(fail!(MapInUse, OP, &m.label, "a closure is writing the mapping; read it once that returns"));
+        }
+        let r = self.hal.with_mapped(&m.buffer.raw, m.offset, m.size, f);
+        m.access.fetch_sub(1, Ordering::AcqRel);
+        r.map_err(|e| self.hal_error(e, OP, &m.label))
+    }
+
+    /// Calls `f` with the mapped bytes of a ready write mapping, to fill them. No other
+    /// closure reaches the mapping meanwhile.
+    pub fn mapped_bytes_mut<R>(&self, mapping: BufferMapping, f: impl FnOnce(&mut [u8]) -> R) -> Result<R> {
         const OP: &str = "mapped_bytes_mut";
-        self.check_alive(OP)?;
-        let st = self.state(OP)?;
-        if self.mapping_state(&st, mapping, OP)? != MapState::Ready {
-            return Err(fail!(
-                InvalidState,
-                OP,
-                &self.label,
-                "the mapping is not ready; poll or wait for it first"
-            ));
-        }
-        let m = st.mappings.value(mapping, self.id, OP)?;
+        let m = self.ready_mapping(mapping, OP)?;
         if m.mode != MapMode::Write {
-            return Err(fail!(
-                InvalidState,
-                OP,
-                &self.label,
-                "the mapping is for reading; map with MapMode::Write to write"
-            ));
+            return Err(fail!(MapReadOnly, OP, &m.label, "the mapping is for reading; map with MapMode::Write to write"));
         }
-        let b = st
-            .buffers
-            .slot(m.buffer.0)
-            .and_then(|s| s.value.as_ref())
-            .ok_or_else(|| fail!(InvalidHandle, OP, &self.label, "the mapped buffer is gone"))?;
-        self.hal
-            .with_mapped_mut(&b.raw, m.offset, m.size, f)
-            .map_err(|e| self.hal_error(e, OP, &b.label))
+        if m.access.compare_exchange(0, WRITING, Ordering::AcqRel, Ordering::Acquire).is_err() {
+            return Err(fail!(MapInUse, OP, &m.label, "another closure is using the mapping; write it once that returns"));
+        }
+        let r = self.hal.with_mapped_mut(&m.buffer.raw, m.offset, m.size, f);
+        m.access.store(0, Ordering::Release);
+        r.map_err(|e| self.hal_error(e, OP, &m.label))
     }
 
     /// Ends a mapping: the handle and every copy go stale; the buffer can be used again.
+    /// Refused while a closure is reading or writing it.
     pub fn unmap(&self, mapping: BufferMapping) -> Result<()> {
         const OP: &str = "unmap";
-        let mut st = self.state(OP)?;
-        let buffer = st.mappings.value(mapping, self.id, OP)?.buffer.0;
-        self.close_mapping_of(&mut st, buffer);
+        let m = self.lookup(mapping, OP)?;
+        if m.access.compare_exchange(0, WRITING, Ordering::AcqRel, Ordering::Acquire).is_err() {
+            return Err(fail!(MapInUse, OP, &m.label, "a closure is reading or writing the mapping; unmap it once that returns"));
+        }
+        self.close_mapping_of(&m.buffer);
         Ok(())
     }
 
-    /// Closes the mapping of buffer slot `index`, if any (unmap, or the buffer's destruction).
-    pub(crate) fn close_mapping_of(&self, st: &mut DeviceState<A>, index: u32) {
-        let mapping = st
-            .buffers
-            .slot_mut(index)
-            .and_then(|s| s.value.as_mut())
-            .and_then(|b| b.mapping.take());
-        if let Some(m) = mapping {
-            st.mappings.retire(m);
-            st.mappings.release(m);
+    /// Closes the mapping of a buffer, if any (unmap, or the buffer's destruction).
+    pub(crate) fn close_mapping_of(&self, b: &BufferObj<A>) {
+        let w = b.mapping.swap(0, Ordering::AcqRel);
+        if w == 0 {
+            return;
         }
+        let h = BufferMapping::from_parts((w >> 32) as u32, (w & u64::from(u32::MAX)) as u32, self.id);
+        let _ = self.objects.mappings.remove(h, self.id, "unmap");
+        self.destroy_epoch.fetch_add(1, Ordering::AcqRel);
     }
 }

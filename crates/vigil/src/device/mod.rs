@@ -1,39 +1,47 @@
 //! The validated device: one object that owns every resource, validates every call, and
 //! keeps native objects alive exactly as long as the GPU needs them.
 //!
+//! A [`Device`] is a handle to a shared [`Core`]: its registries (one per kind of object,
+//! looked up without locks on the recording path), the submission-side state behind one
+//! lock, completion and loss (atomics), the waits and the test seams. Command encoders
+//! hold the core too, so they record on any thread without borrowing the device.
+//!
 //! It does not record commands (see [`crate::encoder`]) or know shader languages (see
-//! `vigil-shader`); it owns the handle registries, submission serials, deferred release,
-//! queue-write staging, mapping, loss and the bounded waits.
+//! `vigil-shader`); its checks are pure functions in [`crate::validate`].
 
 mod binding;
 mod buffer;
-mod mapping;
-mod objects;
+pub(crate) mod kinds;
+pub(crate) mod mapping;
+pub(crate) mod objects;
 mod pipeline;
 mod progress;
 mod queue;
-mod release;
 mod seams;
 mod texture;
 mod uploads;
 
+pub(crate) use buffer::registry_full;
 pub use mapping::{MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport};
 pub(crate) use objects::*;
+pub(crate) use pipeline::group_facts;
+pub(crate) use queue::{Head, Undo, written_by_transfer};
 pub use queue::{Completion, LossSnapshot, Stats, WaitSite};
-pub(crate) use release::Retained;
+pub use texture::MAX_QUERIES;
 pub use seams::SeamHandle;
 #[cfg(feature = "test-seams")]
 pub use seams::Seams;
 pub use uploads::{MAX_QUEUED_WRITES, WriteStats};
 
 use crate::DefaultApi;
-use crate::encoder::Tracker;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::instance::Adapter;
-use crate::registry::Registry;
-use std::cell::{Cell, RefCell, RefMut};
-use std::collections::{HashMap, VecDeque};
-use std::sync::Arc;
+use crate::native::Hal;
+use crate::rules::Rule;
+use kinds::{Kind, Registries};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 use vigil_hal::test_backend::{TestApi, TestDevice};
 use vigil_hal::{Adapter as _, AdapterInfo, Api, Device as _, Features, Limits, ValidationLog};
@@ -42,10 +50,7 @@ pub use binding::{
     BindGroupDescriptor, BindGroupEntry, BindGroupLayoutDescriptor, BindingResource, BufferBinding,
 };
 pub use buffer::BufferDescriptor;
-pub(crate) use buffer::check_range;
-pub(crate) use pipeline::check_against_layout;
 pub use pipeline::{ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor};
-pub(crate) use texture::{check_texture_box, layout_stages, texel_footprint};
 
 /// How to open a device.
 #[derive(Clone, Debug)]
@@ -65,7 +70,7 @@ pub struct DeviceDescriptor {
     /// one: every pass leaves a breadcrumb) before a wait declares it hung and the device
     /// lost. Default 5 s. A device whose single passes run longer (one huge dispatch or
     /// draw) needs more; waits on a GPU that keeps finishing passes never give up.
-    pub stall_timeout: std::time::Duration,
+    pub stall_timeout: Duration,
 }
 
 impl Default for DeviceDescriptor {
@@ -76,82 +81,8 @@ impl Default for DeviceDescriptor {
             required_limits: Limits::default(),
             staging_budget: 256 << 20,
             max_command_buffers_in_flight: 64,
-            stall_timeout: std::time::Duration::from_secs(5),
+            stall_timeout: Duration::from_secs(5),
         }
-    }
-}
-
-/// Everything mutable the device owns. Borrowed per call; never across calls.
-pub(crate) struct DeviceState<A: Api> {
-    pub buffers: Registry<BufferObj<A>>,
-    pub textures: Registry<TextureObj<A>>,
-    pub views: Registry<ViewObj<A>>,
-    pub samplers: Registry<SamplerObj<A>>,
-    pub query_sets: Registry<QuerySetObj<A>>,
-    pub bind_group_layouts: Registry<BindGroupLayoutObj<A>>,
-    pub bind_groups: Registry<BindGroupObj<A>>,
-    pub pipeline_layouts: Registry<PipelineLayoutObj<A>>,
-    pub shader_modules: Registry<ShaderModuleObj<A>>,
-    pub compute_pipelines: Registry<ComputePipelineObj<A>>,
-    pub render_pipelines: Registry<RenderPipelineObj<A>>,
-    pub mappings: Registry<mapping::MappingObj>,
-    /// Destroyed objects waiting for their last use to complete and their retainers to go.
-    pub retiring: Vec<Retained>,
-    /// Structural identity of bind group layouts, for compatibility.
-    pub layout_compat: HashMap<Vec<vigil_hal::BindGroupLayoutEntry>, u32>,
-    /// Native encoders ready for reuse, each with the command buffer of its completed
-    /// submission still to reset (reset when reused, by the recording side, not at submit).
-    pub free_encoders: Vec<(A::CommandEncoder, Option<A::CommandBuffer>)>,
-    /// Usage trackers ready for reuse (their marks carry over, stamped by epoch).
-    pub free_trackers: Vec<Tracker>,
-    /// Submitted work not yet seen complete, in serial order.
-    pub in_flight: VecDeque<queue::InFlight<A>>,
-    /// Uploads and first layouts waiting for the next submission.
-    pub uploads: uploads::PendingUploads<A>,
-    pub staging: uploads::StagingAccount,
-    /// Staging chunks of completed uploads, kept for reuse (within the budget).
-    pub spare_staging: Vec<uploads::StagingChunk<A>>,
-    pub spare_staging_bytes: u64,
-    /// Counts destructions and mappings: while it has not moved since a command buffer
-    /// began recording, every object the recording checked is still live and unmapped.
-    pub destroy_epoch: u64,
-    /// Open recordings: encoders, and command buffers finished but not yet submitted.
-    pub recordings: Recordings,
-}
-
-/// Open recordings by ticket. A native command buffer names the native objects recorded
-/// into it, so an object destroyed while recordings are open keeps its native object until
-/// every recording that was open then is closed (submitted or dropped): any of them may
-/// have recorded it, and recording into (or freeing) a command buffer whose objects are
-/// gone is undefined behaviour.
-#[derive(Debug, Default)]
-pub(crate) struct Recordings {
-    issued: u64,
-    open: std::collections::BTreeSet<u64>,
-}
-
-impl Recordings {
-    /// Opens a recording; returns its ticket (from 1).
-    pub fn open(&mut self) -> u64 {
-        self.issued = self.issued.saturating_add(1);
-        self.open.insert(self.issued);
-        self.issued
-    }
-
-    /// Closes a recording; true when it was open.
-    pub fn close(&mut self, ticket: u64) -> bool {
-        self.open.remove(&ticket)
-    }
-
-    /// What an object destroyed now must wait for: the newest ticket issued, or 0 when
-    /// no recording is open.
-    pub fn hold_for_destroy(&self) -> u64 {
-        if self.open.is_empty() { 0 } else { self.issued }
-    }
-
-    /// The oldest open ticket (`u64::MAX` when none is open).
-    pub fn oldest_open(&self) -> u64 {
-        self.open.first().copied().unwrap_or(u64::MAX)
     }
 }
 
@@ -160,32 +91,62 @@ struct Settings {
     label: String,
     staging_budget: u64,
     max_in_flight: u64,
-    stall: std::time::Duration,
+    stall: Duration,
+}
+
+/// Everything a device shares with its command encoders.
+#[doc(hidden)]
+pub struct Core<A: Api> {
+    pub(crate) id: u32,
+    pub(crate) label: String,
+    pub(crate) hal: Arc<Hal<A>>,
+    pub(crate) info: AdapterInfo,
+    pub(crate) features: Features,
+    pub(crate) limits: Limits,
+    pub(crate) objects: Registries<A>,
+    /// Submission-side state: in-flight work, staged uploads, the queue.
+    pub(crate) queue: Mutex<queue::QueueState<A>>,
+    /// Native command pools ready for reuse, each with the command buffers of its last
+    /// (completed or never submitted) recording still to reset.
+    pub(crate) pools: Mutex<Vec<(A::CommandEncoder, Vec<A::CommandBuffer>)>>,
+    pub(crate) last_submitted: AtomicU64,
+    pub(crate) completion: Arc<queue::Completion>,
+    pub(crate) validation: Option<Arc<ValidationLog>>,
+    pub(crate) timeouts: Mutex<queue::Timeouts>,
+    pub(crate) stats: Mutex<queue::Stats>,
+    pub(crate) seams: seams::SeamState,
+    pub(crate) max_in_flight: u64,
+    pub(crate) staging_budget: u64,
+    pub(crate) observer: RwLock<Option<Arc<dyn crate::observer::DeviceObserver>>>,
+    /// Breadcrumbs the GPU leaves after each pass.
+    pub(crate) progress: progress::Progress<A>,
+    /// Moves on every destruction and mapping: while it has not moved since a command
+    /// buffer began recording, everything the recording checked is still live and
+    /// unmapped, and submission checks nothing per object.
+    pub(crate) destroy_epoch: AtomicU64,
+    /// Structural identity of bind group layouts, for compatibility.
+    pub(crate) layout_compat: Mutex<HashMap<Vec<vigil_hal::BindGroupLayoutEntry>, u32>>,
+    /// Set once the device is closed (dropped): its encoders can no longer submit.
+    pub(crate) closed: AtomicBool,
 }
 
 /// A validated device over backend `A` (Vulkan by default).
 ///
-/// `Send` but not `Sync`: one thread drives it. Completion state and loss are atomics that
-/// other threads may read through [`Device::completion`].
+/// `Send` and `Sync`: any thread may create, destroy, write, map, submit and wait;
+/// command encoders record on their own threads without touching it.
 pub struct Device<A: Api = DefaultApi> {
-    pub(crate) id: u32,
-    pub(crate) label: String,
-    pub(crate) hal: crate::native::Hal<A>,
-    pub(crate) info: AdapterInfo,
-    pub(crate) features: Features,
-    pub(crate) limits: Limits,
-    pub(crate) state: RefCell<DeviceState<A>>,
-    pub(crate) last_submitted: Cell<u64>,
-    pub(crate) completion: Arc<queue::Completion>,
-    pub(crate) validation: Option<Arc<ValidationLog>>,
-    pub(crate) timeouts: Cell<queue::Timeouts>,
-    pub(crate) stats: RefCell<queue::Stats>,
-    pub(crate) seams: seams::SeamState,
-    pub(crate) max_in_flight: u64,
-    pub(crate) staging_budget: u64,
-    pub(crate) observer: RefCell<Option<Arc<dyn crate::observer::DeviceObserver>>>,
-    /// Breadcrumbs the GPU leaves after each pass.
-    pub(crate) progress: progress::Progress<A>,
+    pub(crate) core: Arc<Core<A>>,
+}
+
+/// The device's methods and the core's are one set: a device is a handle to its core.
+/// (Nothing of the core is reachable outside the crate.)
+#[doc(hidden)]
+impl<A: Api> std::ops::Deref for Device<A> {
+    type Target = Core<A>;
+    #[inline]
+    fn deref(&self) -> &Core<A> {
+        &self.core
+    }
 }
 
 impl<A: Api> std::fmt::Debug for Device<A> {
@@ -198,13 +159,20 @@ impl<A: Api> std::fmt::Debug for Device<A> {
     }
 }
 
+/// Locks a mutex, recovering from a poisoned one (no lock is held across user code, so a
+/// panic elsewhere cannot leave the protected state half-changed).
+#[inline]
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 impl<A: Api> Device<A> {
     pub(crate) fn new(adapter: &Adapter<A>, desc: &DeviceDescriptor) -> Result<Self> {
         const OP: &str = "request_device";
         let missing = desc.required_features.difference(adapter.features());
         if !missing.is_empty() {
             return Err(Error::new(
-                ErrorKind::Unsupported,
+                Rule::DeviceFeature,
                 OP,
                 &desc.label,
                 format!(
@@ -217,7 +185,7 @@ impl<A: Api> Device<A> {
         let violations = desc.required_limits.violations(adapter.limits());
         if let Some((name, requested, supported)) = violations.first() {
             return Err(Error::new(
-                ErrorKind::LimitExceeded,
+                Rule::DeviceLimit,
                 OP,
                 &desc.label,
                 format!(
@@ -230,7 +198,7 @@ impl<A: Api> Device<A> {
             .exposed
             .adapter
             .open(desc.required_features, &desc.required_limits)
-            .map(crate::native::Hal::new)
+            .map(Hal::new)
             .map_err(|e| Error::from_hal(e, OP, &desc.label))?;
         Device::assemble(
             hal,
@@ -249,7 +217,7 @@ impl<A: Api> Device<A> {
     }
 
     fn assemble(
-        hal: crate::native::Hal<A>,
+        hal: Hal<A>,
         info: AdapterInfo,
         features: Features,
         limits: Limits,
@@ -258,8 +226,9 @@ impl<A: Api> Device<A> {
         settings: Settings,
     ) -> Result<Self> {
         const OP: &str = "request_device";
-        let progress =
-            progress::Progress::new(&hal).map_err(|e| Error::from_hal(e, OP, &settings.label))?;
+        let hal = Arc::new(hal);
+        let progress = progress::Progress::new(&hal)
+            .map_err(|e| Error::from_hal(e, OP, &settings.label))?;
         let Settings {
             label,
             staging_budget,
@@ -267,50 +236,33 @@ impl<A: Api> Device<A> {
             stall,
         } = settings;
         Ok(Device {
-            id: crate::handle::next_device_id(),
-            label,
-            hal,
-            info,
-            features,
-            limits,
-            state: RefCell::new(DeviceState {
-                buffers: Registry::default(),
-                textures: Registry::default(),
-                views: Registry::default(),
-                samplers: Registry::default(),
-                query_sets: Registry::default(),
-                bind_group_layouts: Registry::default(),
-                bind_groups: Registry::default(),
-                pipeline_layouts: Registry::default(),
-                shader_modules: Registry::default(),
-                compute_pipelines: Registry::default(),
-                render_pipelines: Registry::default(),
-                mappings: Registry::default(),
-                retiring: Vec::new(),
-                layout_compat: HashMap::new(),
-                free_encoders: Vec::new(),
-                free_trackers: Vec::new(),
-                in_flight: VecDeque::new(),
-                uploads: uploads::PendingUploads::default(),
-                staging: uploads::StagingAccount::new(staging_budget),
-                destroy_epoch: 0,
-                recordings: Recordings::default(),
-                spare_staging: Vec::new(),
-                spare_staging_bytes: 0,
+            core: Arc::new(Core {
+                id: crate::handle::next_device_id(),
+                label,
+                hal,
+                info,
+                features,
+                limits,
+                objects: Registries::default(),
+                queue: Mutex::new(queue::QueueState::new(staging_budget)),
+                pools: Mutex::new(Vec::new()),
+                last_submitted: AtomicU64::new(0),
+                completion: Arc::new(completion),
+                validation,
+                timeouts: Mutex::new(queue::Timeouts {
+                    stall,
+                    ..queue::Timeouts::default()
+                }),
+                stats: Mutex::new(queue::Stats::default()),
+                seams: seams::SeamState::new(),
+                max_in_flight,
+                staging_budget,
+                observer: RwLock::new(None),
+                progress,
+                destroy_epoch: AtomicU64::new(0),
+                layout_compat: Mutex::new(HashMap::new()),
+                closed: AtomicBool::new(false),
             }),
-            last_submitted: Cell::new(0),
-            completion: Arc::new(completion),
-            validation,
-            timeouts: Cell::new(queue::Timeouts {
-                stall,
-                ..queue::Timeouts::default()
-            }),
-            stats: RefCell::new(queue::Stats::default()),
-            seams: seams::SeamState::new(),
-            max_in_flight,
-            staging_budget,
-            observer: RefCell::new(None),
-            progress,
         })
     }
 
@@ -334,20 +286,22 @@ impl<A: Api> Device<A> {
                 label: format!("{} (shared)", self.label),
                 staging_budget: self.staging_budget,
                 max_in_flight: self.max_in_flight,
-                stall: self.timeouts.get().stall,
+                stall: lock(&self.timeouts).stall,
             },
         )
     }
 
     /// Drains the device (bounded by progress) and releases every native object, reporting
-    /// what was left: the explicit form of dropping it.
-    pub fn close(mut self) -> CloseReport {
-        self.teardown();
+    /// what was left: the explicit form of dropping it. Objects still held by encoders or
+    /// command buffers that outlive the device are released when those go, and counted as
+    /// left here.
+    pub fn close(self) -> CloseReport {
+        self.core.teardown();
         CloseReport {
             lost: self.completion.is_lost(),
             live_native_objects: self.hal.live_objects(),
             completed_serial: self.completion.completed(),
-            last_submitted_serial: self.last_submitted.get(),
+            last_submitted_serial: self.last_submitted.load(Ordering::Acquire),
         }
     }
 
@@ -388,21 +342,8 @@ impl<A: Api> Device<A> {
     /// those of submissions not yet seen complete. Leak checks compare the live count minus
     /// this against the count of a fresh device.
     pub fn pooled_native_objects(&self) -> u64 {
-        let Ok(s) = self.state.try_borrow() else {
-            return 0;
-        };
-        let in_flight = s
-            .in_flight
-            .iter()
-            .flat_map(|f| [f.encoders.len(), f.staging.len()]);
-        [
-            s.free_encoders.len(),
-            s.spare_staging.len(),
-            s.uploads.chunks.len(),
-        ]
-        .into_iter()
-        .chain(in_flight)
-        .fold(0u64, |n, k| n.saturating_add(k as u64))
+        let pools = lock(&self.pools).len() as u64;
+        pools.saturating_add(lock(&self.queue).pooled_native_objects())
     }
 
     /// What the validation layer has said so far, when validation is on.
@@ -410,17 +351,31 @@ impl<A: Api> Device<A> {
         self.validation.clone()
     }
 
-    /// Borrows the state for one call.
+    /// Objects currently alive per kind, for diagnostics: `(kind, count)`.
+    pub fn live_objects(&self) -> Vec<(&'static str, usize)> {
+        self.objects.live_counts()
+    }
+}
+
+impl<A: Api> Core<A> {
+    /// The live object a handle names.
     #[inline]
-    pub(crate) fn state(&self, op: &'static str) -> Result<RefMut<'_, DeviceState<A>>> {
-        self.state.try_borrow_mut().map_err(|_| {
-            Error::new(
-                ErrorKind::InvalidState,
-                op,
-                &self.label,
-                "the device is already inside a call on this thread (re-entered from an observer?)",
-            )
-        })
+    pub(crate) fn lookup<H: Kind<A>>(&self, h: H, op: &'static str) -> Result<Arc<H::Obj>>
+    where
+        H::Obj: crate::registry::Labelled,
+    {
+        H::registry(&self.objects).get(h, self.id, op)
+    }
+
+    /// Takes a live object out of its registry: its handle is stale from now on. The
+    /// object (and its native object) lives on while anything else holds it.
+    pub(crate) fn remove<H: Kind<A>>(&self, h: H, op: &'static str) -> Result<Arc<H::Obj>>
+    where
+        H::Obj: crate::registry::Labelled,
+    {
+        let obj = H::registry(&self.objects).remove(h, self.id, op)?;
+        self.destroy_epoch.fetch_add(1, Ordering::AcqRel);
+        Ok(obj)
     }
 
     /// Refuses every call that needs the GPU once the device is lost.
@@ -438,7 +393,7 @@ impl<A: Api> Device<A> {
             || "the device is lost".to_owned(),
             |s| format!("the device is lost ({s})"),
         );
-        Error::new(ErrorKind::DeviceLost, op, &self.label, why)
+        Error::new(Rule::DeviceLost, op, &self.label, why)
     }
 
     /// Maps a backend failure, recording loss when the driver reports it.
@@ -456,24 +411,9 @@ impl<A: Api> Device<A> {
         Error::from_hal(e, op, label)
     }
 
-    /// Objects currently alive per kind, for diagnostics: `(kind, count)`.
-    pub fn live_objects(&self) -> Vec<(&'static str, usize)> {
-        let Ok(s) = self.state.try_borrow() else {
-            return Vec::new();
-        };
-        vec![
-            ("buffers", s.buffers.live_count()),
-            ("textures", s.textures.live_count()),
-            ("texture views", s.views.live_count()),
-            ("samplers", s.samplers.live_count()),
-            ("query sets", s.query_sets.live_count()),
-            ("bind group layouts", s.bind_group_layouts.live_count()),
-            ("bind groups", s.bind_groups.live_count()),
-            ("pipeline layouts", s.pipeline_layouts.live_count()),
-            ("shader modules", s.shader_modules.live_count()),
-            ("compute pipelines", s.compute_pipelines.live_count()),
-            ("render pipelines", s.render_pipelines.live_count()),
-        ]
+    /// The current stall bound and wait caps.
+    pub(crate) fn timeouts(&self) -> queue::Timeouts {
+        *lock(&self.timeouts)
     }
 }
 
@@ -501,6 +441,6 @@ pub struct CloseReport {
 
 impl<A: Api> Drop for Device<A> {
     fn drop(&mut self) {
-        self.teardown();
+        self.core.teardown();
     }
 }

@@ -1,70 +1,162 @@
-//! What the device keeps per object, beside the native object itself.
+//! What the device keeps per object: the native object (released when the last holder lets
+//! go, see [`Owned`]), the facts validation and recording read, and the little state that
+//! changes (last use, mapping, the tracker's view between submissions).
+//!
+//! Objects are shared as `Arc`s and immutable but for atomics and the few locks below; the
+//! per-kind registries own them while their handles are live.
 
-use crate::handle::BindGroupLayout;
+use crate::handle::{
+    BindGroup, BindGroupLayout, Buffer, BufferMapping, ComputePipeline, PipelineLayout,
+    QuerySet, RenderPipeline, Sampler, ShaderModule, Texture, TextureView,
+};
+use crate::native::{
+    BindGroupKind, BindGroupLayoutKind, BufferKind, ComputePipelineKind, Owned,
+    PipelineLayoutKind, QuerySetKind, RenderPipelineKind, SamplerKind, ShaderModuleKind,
+    TextureKind, ViewKind,
+};
+use crate::registry::Labelled;
+use crate::track::{State, Subresources, Use};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
+use std::sync::{Arc, Mutex};
 use vigil_hal::{
-    Api, BindGroupLayoutEntry, BufferUsages, Stages, TextureFormat, TextureLayout, TextureUsages,
+    Api, BindGroupLayoutEntry, BufferUsages, SubresourceRange, TextureFormat, TextureLayout,
+    TextureUsages, TextureViewDimension,
 };
 
+macro_rules! labelled {
+    ($($obj:ident),*) => {$(
+        impl<A: Api> Labelled for $obj<A> {
+            fn label(&self) -> &str {
+                &self.label
+            }
+        }
+    )*};
+}
+
+labelled!(
+    BufferObj,
+    TextureObj,
+    ViewObj,
+    SamplerObj,
+    QuerySetObj,
+    BindGroupLayoutObj,
+    BindGroupObj,
+    PipelineLayoutObj,
+    ShaderModuleObj,
+    ComputePipelineObj,
+    RenderPipelineObj,
+    MappingObj
+);
+
 /// A buffer.
-#[derive(Debug)]
 pub(crate) struct BufferObj<A: Api> {
-    pub raw: A::Buffer,
+    pub raw: Owned<A, BufferKind>,
+    pub handle: Buffer,
     pub label: String,
     pub size: u64,
     pub usage: BufferUsages,
     pub host_visible: bool,
-    /// Queued writes wait for the next submission.
-    pub queued_writes: bool,
-    /// An open mapping (see `mapping`), if any.
-    pub mapping: Option<u32>,
+    /// Serial of the last submission that used it (0: none).
+    pub last_use: AtomicU64,
+    /// Writes staged for the next submission wait for it.
+    pub queued_writes: AtomicBool,
+    /// An open mapping (`slot << 32 | generation`; 0: none). Submissions that use a mapped buffer are
+    /// refused.
+    pub mapping: AtomicU64,
+    /// Between submissions: whether it was zeroed yet, and the tracker's state of it
+    /// (read and moved on at submission, under the queue lock).
+    pub state: Mutex<BufferState>,
+}
+
+/// A buffer's state between submissions.
+pub(crate) struct BufferState {
+    /// Zeroed at least once: WebGPU buffers start zeroed. Host-visible ones are zeroed at
+    /// creation, device-local ones by a fill in front of their first use.
+    pub zeroed: bool,
+    pub state: State,
+}
+
+impl<A: Api> BufferObj<A> {
+    /// What validation checks of the buffer.
+    #[inline]
+    pub fn facts(&self) -> crate::validate::buffer::Facts<'_> {
+        crate::validate::buffer::Facts {
+            label: &self.label,
+            size: self.size,
+            usage: self.usage,
+            mapped: self.mapping.load(std::sync::atomic::Ordering::Acquire) != 0,
+        }
+    }
 }
 
 /// A texture.
-#[derive(Debug)]
 pub(crate) struct TextureObj<A: Api> {
-    pub raw: A::Texture,
+    pub raw: Owned<A, TextureKind>,
+    pub handle: Texture,
     pub label: String,
     pub desc: crate::texture::TextureDescriptorOwned,
-    /// The layout the texture rests in between commands (decided by its usage).
-    pub resting: TextureLayout,
+    /// Serial of the last submission that used it (0: none).
+    pub last_use: AtomicU64,
+    /// Between submissions: whether its contents were zeroed yet, and each subresource's
+    /// state (mip-major).
+    pub state: Mutex<TextureState>,
+}
+
+/// A texture's state between submissions.
+pub(crate) struct TextureState {
+    /// Zeroed (or fully written) at least once: WebGPU textures start zeroed.
+    pub initialized: bool,
+    /// Per subresource, `mip * layers + layer`.
+    pub parts: Vec<State>,
 }
 
 /// A texture view.
-#[derive(Debug)]
 pub(crate) struct ViewObj<A: Api> {
-    pub raw: A::TextureView,
+    pub raw: Owned<A, ViewKind>,
+    pub handle: TextureView,
     pub label: String,
-    pub texture: (u32, u32),
+    pub texture: Arc<TextureObj<A>>,
     pub format: TextureFormat,
-    pub dimension: vigil_hal::TextureViewDimension,
+    pub dimension: TextureViewDimension,
     pub usage: TextureUsages,
-    pub range: vigil_hal::SubresourceRange,
+    pub range: SubresourceRange,
     pub sample_count: u32,
     pub extent: [u32; 2],
-    pub resting: TextureLayout,
+}
+
+impl<A: Api> ViewObj<A> {
+    /// The subresources the view covers.
+    pub fn subresources(&self) -> Subresources {
+        Subresources {
+            base_mip: self.range.base_mip_level,
+            mips: self.range.mip_level_count,
+            base_layer: self.range.base_array_layer,
+            layers: self.range.array_layer_count,
+        }
+    }
 }
 
 /// A sampler.
-#[derive(Debug)]
 pub(crate) struct SamplerObj<A: Api> {
-    pub raw: A::Sampler,
+    pub raw: Owned<A, SamplerKind>,
+    pub handle: Sampler,
     pub label: String,
     pub comparison: bool,
     pub filtering: bool,
 }
 
 /// A timestamp query set.
-#[derive(Debug)]
 pub(crate) struct QuerySetObj<A: Api> {
-    pub raw: A::QuerySet,
+    pub raw: Owned<A, QuerySetKind>,
+    pub handle: QuerySet,
     pub label: String,
     pub count: u32,
 }
 
 /// A bind group layout.
-#[derive(Debug)]
 pub(crate) struct BindGroupLayoutObj<A: Api> {
-    pub raw: A::BindGroupLayout,
+    pub raw: Owned<A, BindGroupLayoutKind>,
+    pub handle: BindGroupLayout,
     pub label: String,
     /// Sorted by binding.
     pub entries: Vec<BindGroupLayoutEntry>,
@@ -72,30 +164,20 @@ pub(crate) struct BindGroupLayoutObj<A: Api> {
     pub compat: u32,
 }
 
-/// An object a bind group retains.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Member {
-    Buffer(u32, u32),
-    View(u32, u32),
-    Sampler(u32, u32),
-}
-
-/// What a draw or dispatch does to a resource through a bind group entry.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct GroupUse {
-    pub member: Member,
-    /// Buffer or texture slot whose hazards this use is tracked under.
-    pub tracked: Tracked,
-    pub write: bool,
-    pub stages: Stages,
-}
-
-/// The resource barriers are tracked on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Tracked {
-    Buffer(u32),
-    Texture(u32),
-    None,
+/// One resource a bind group reaches, and how a draw or dispatch uses it.
+pub(crate) enum Member<A: Api> {
+    /// A buffer range; `dynamic` is the index of its dynamic offset, if it has one.
+    Buffer {
+        buffer: Arc<BufferObj<A>>,
+        offset: u64,
+        size: u64,
+        dynamic: Option<usize>,
+        usage: Use,
+    },
+    /// A texture view, in the layout the group's descriptor names.
+    View { view: Arc<ViewObj<A>>, usage: Use },
+    /// A sampler (nothing to track).
+    Sampler(Arc<SamplerObj<A>>),
 }
 
 /// One dynamic-offset binding of a bind group, in binding order.
@@ -108,45 +190,32 @@ pub(crate) struct DynamicBinding {
     pub alignment: u32,
 }
 
-/// A resource access a bind group implies, for barrier tracking, computed at creation.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct TrackedUse {
-    pub index: u32,
-    pub texture: bool,
-    pub write: bool,
-    pub stages: Stages,
-}
-
 /// A bind group: its native set plus everything a draw needs from it, computed once.
-#[derive(Debug)]
 pub(crate) struct BindGroupObj<A: Api> {
-    pub raw: A::BindGroup,
+    /// Declared first, so dropped first: the native set goes before what it names.
+    pub raw: Owned<A, BindGroupKind>,
+    pub handle: BindGroup,
     pub label: String,
-    pub layout: BindGroupLayout,
     pub compat: u32,
-    pub uses: Box<[GroupUse]>,
-    /// The buffers and textures of `uses`, in the form barrier tracking walks.
-    pub tracked: Box<[TrackedUse]>,
+    pub members: Box<[Member<A>]>,
     pub dynamic: Box<[DynamicBinding]>,
     /// Bound size per layout entry (0 for non-buffers), in layout entry order.
     pub sizes: Box<[u64]>,
-    /// The device's destroy epoch when every member was last seen live and unmapped.
-    pub members_live_at: std::cell::Cell<u64>,
 }
 
 /// A pipeline layout.
-#[derive(Debug)]
 pub(crate) struct PipelineLayoutObj<A: Api> {
-    pub raw: A::PipelineLayout,
+    pub raw: Owned<A, PipelineLayoutKind>,
+    pub handle: PipelineLayout,
     pub label: String,
-    pub groups: Vec<BindGroupLayout>,
+    pub groups: Vec<Arc<BindGroupLayoutObj<A>>>,
     pub compat: Vec<u32>,
 }
 
 /// A shader module: native code plus the reflection pipelines are checked against.
-#[derive(Debug)]
 pub(crate) struct ShaderModuleObj<A: Api> {
-    pub raw: A::ShaderModule,
+    pub raw: Owned<A, ShaderModuleKind>,
+    pub handle: ShaderModule,
     pub label: String,
     pub reflection: vigil_shader::Reflection,
 }
@@ -162,26 +231,53 @@ pub(crate) struct LateSizeCheck {
 }
 
 /// What draws and dispatches need to know about a pipeline.
-#[derive(Debug)]
-pub(crate) struct PipelineInfo {
-    pub layout: (u32, u32),
+pub(crate) struct PipelineInfo<A: Api> {
+    pub layout: Arc<PipelineLayoutObj<A>>,
     pub group_compat: Box<[u32]>,
     pub late_checks: Box<[LateSizeCheck]>,
 }
 
 /// A compute pipeline.
-#[derive(Debug)]
 pub(crate) struct ComputePipelineObj<A: Api> {
-    pub raw: A::ComputePipeline,
+    pub raw: Owned<A, ComputePipelineKind>,
+    pub handle: ComputePipeline,
     pub label: String,
-    pub info: PipelineInfo,
+    pub info: PipelineInfo<A>,
 }
 
 /// A render pipeline.
-#[derive(Debug)]
 pub(crate) struct RenderPipelineObj<A: Api> {
-    pub raw: A::RenderPipeline,
+    pub raw: Owned<A, RenderPipelineKind>,
+    pub handle: RenderPipeline,
     pub label: String,
-    pub info: PipelineInfo,
+    pub info: PipelineInfo<A>,
     pub render: crate::render::RenderPipelineFacts,
+}
+
+/// An open mapping of a buffer range.
+pub(crate) struct MappingObj<A: Api> {
+    pub handle: BufferMapping,
+    pub label: String,
+    pub buffer: Arc<BufferObj<A>>,
+    pub mode: super::mapping::MapMode,
+    pub offset: u64,
+    pub size: u64,
+    /// The submission whose completion makes it ready.
+    pub ready_serial: u64,
+    /// Closures reading it now, or `WRITING` while one writes.
+    pub access: AtomicU32,
+}
+
+/// `MappingObj::access` while a closure writes.
+pub(crate) const WRITING: u32 = u32::MAX;
+
+/// The layout shaders see a texture in: `General` for textures that can be storage
+/// textures (so sampled and storage uses of them never disagree), `ShaderReadOnly` for the
+/// rest. Bind groups name it when they are created.
+pub(crate) fn shader_layout(usage: TextureUsages) -> TextureLayout {
+    if usage.contains(TextureUsages::STORAGE_BINDING) {
+        TextureLayout::General
+    } else {
+        TextureLayout::ShaderReadOnly
+    }
 }

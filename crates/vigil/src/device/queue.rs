@@ -1,14 +1,28 @@
 //! Submission, completion and the waits: serials 1, 2, 3, …; a completion counter that only
 //! moves forward; waits bounded by progress; sticky, attributed loss.
+//!
+//! A submission resolves each command buffer's first use of every resource against the
+//! device's state of that resource (see [`crate::track`]): the barriers that state needs
+//! go into a short command buffer of the device's own, in front of the user's (with the
+//! staged uploads, when there are any), and the resources' states move on to what the
+//! command buffer leaves them in.
 
-use super::{Device, DeviceState};
-use crate::encoder::CommandBuffer;
-use crate::error::{Error, ErrorKind, Result};
+use super::uploads::{PendingUploads, StagingAccount, StagingChunk};
+use super::{Core, Device, lock};
+use crate::encoder::{CommandBuffer, Used};
+use crate::error::{Error, Result};
+use crate::native::Rec;
+use crate::rules::Rule;
+use crate::track::{State, Subresources, Transition};
+use std::collections::VecDeque;
 use std::fmt;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use vigil_hal::{Api, Device as _, DeviceError};
+use vigil_hal::{
+    Access, Api, BufferBarrier, CommandEncoder as _, Device as _, DeviceError, Stages,
+    SubresourceRange, TextureAspect, TextureBarrier,
+};
 
 /// Which wait gave up on the GPU, or who else declared the loss.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,7 +93,7 @@ pub(crate) struct LossState {
 #[derive(Debug, Default)]
 pub struct Completion {
     completed: AtomicU64,
-    loss: std::sync::Arc<LossState>,
+    loss: Arc<LossState>,
     pub(crate) command_buffers_in_flight: AtomicU64,
     pub(crate) room_waits: AtomicU64,
     pub(crate) wait_looks: AtomicU64,
@@ -107,11 +121,7 @@ impl Completion {
 
     /// The first cause of loss, once declared.
     pub fn snapshot(&self) -> Option<LossSnapshot> {
-        self.loss
-            .snapshot
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        lock(&self.loss.snapshot).clone()
     }
 
     /// Command buffers submitted and not yet seen complete.
@@ -135,7 +145,7 @@ impl Completion {
 
     /// Declares loss; only the first declaration is kept.
     pub(crate) fn declare_lost(&self, site: WaitSite, elapsed: Duration, reason: &str) {
-        let mut snap = self.loss.snapshot.lock().unwrap_or_else(|p| p.into_inner());
+        let mut snap = lock(&self.loss.snapshot);
         if snap.is_none() {
             *snap = Some(LossSnapshot {
                 site,
@@ -183,14 +193,55 @@ pub struct Stats {
     pub refused_submissions: u64,
 }
 
-/// Submitted work not yet complete: what to recycle when it is.
+/// A native command pool and the command buffers it recorded.
+pub(crate) type Pool<A> = (<A as Api>::CommandEncoder, Vec<<A as Api>::CommandBuffer>);
+
+/// Submitted work not yet complete: what to recycle and release when it is.
 pub(crate) struct InFlight<A: Api> {
     pub serial: u64,
     /// Command buffers of the submission (the in-flight bound counts these).
     pub command_buffers: u64,
-    pub encoders: Vec<(A::CommandEncoder, A::CommandBuffer)>,
-    pub staging: Vec<super::uploads::StagingChunk<A>>,
+    pub pools: Vec<Pool<A>>,
+    pub staging: Vec<StagingChunk<A>>,
     pub staging_bytes: u64,
+    /// Everything the submission uses, kept alive until it completes.
+    pub used: Vec<Used<A>>,
+}
+
+/// Submission-side state, behind the device's queue lock.
+pub(crate) struct QueueState<A: Api> {
+    /// Submitted work not yet seen complete, in serial order.
+    pub in_flight: VecDeque<InFlight<A>>,
+    /// Queue writes waiting for the next submission.
+    pub uploads: PendingUploads<A>,
+    pub staging: StagingAccount,
+    /// Staging chunks of completed uploads, kept for reuse (within the budget).
+    pub spare_staging: Vec<StagingChunk<A>>,
+    pub spare_staging_bytes: u64,
+}
+
+impl<A: Api> QueueState<A> {
+    pub fn new(staging_budget: u64) -> Self {
+        QueueState {
+            in_flight: VecDeque::new(),
+            uploads: PendingUploads::default(),
+            staging: StagingAccount::new(staging_budget),
+            spare_staging: Vec::new(),
+            spare_staging_bytes: 0,
+        }
+    }
+
+    /// Native objects kept for reuse or for work in flight (pools and staging).
+    pub fn pooled_native_objects(&self) -> u64 {
+        let in_flight = self
+            .in_flight
+            .iter()
+            .map(|f| f.pools.len().saturating_add(f.staging.len()) as u64)
+            .fold(0u64, u64::saturating_add);
+        (self.spare_staging.len() as u64)
+            .saturating_add(self.uploads.chunks.len() as u64)
+            .saturating_add(in_flight)
+    }
 }
 
 /// How long a wait looks at the completion counter before it blocks in the driver.
@@ -202,7 +253,7 @@ const PROGRESS_SLICE: Duration = Duration::from_millis(20);
 impl<A: Api> Device<A> {
     /// Serial of the most recent accepted submission (0 before the first).
     pub fn last_submitted_serial(&self) -> u64 {
-        self.last_submitted.get()
+        self.last_submitted.load(Ordering::Acquire)
     }
 
     /// Highest serial known complete (without asking the GPU; see [`Device::poll`]).
@@ -211,7 +262,7 @@ impl<A: Api> Device<A> {
     }
 
     /// Completion state for other threads: completed serial and loss.
-    pub fn completion(&self) -> std::sync::Arc<Completion> {
+    pub fn completion(&self) -> Arc<Completion> {
         self.completion.clone()
     }
 
@@ -227,19 +278,376 @@ impl<A: Api> Device<A> {
 
     /// Counters of accepted work.
     pub fn stats(&self) -> Stats {
-        *self.stats.borrow()
+        *lock(&self.stats)
     }
 
     /// Asks the GPU how far it got, then releases what completed work no longer needs and
-    /// recycles command buffers. Returns the completed serial.
+    /// recycles command pools. Returns the completed serial.
     pub fn poll(&self) -> Result<u64> {
         const OP: &str = "poll";
-        let mut st = self.state(OP)?;
-        self.refresh(&mut st, OP)
+        let mut q = lock(&self.queue);
+        self.refresh(&mut q, OP)
+    }
+
+    /// Submits finished command buffers, in order, as one submission. Returns its serial.
+    ///
+    /// Refused (consuming no serial and running nothing) when a command buffer belongs to
+    /// another device, names an object destroyed after recording, or uses a mapped buffer,
+    /// or when the device is lost. When too many command buffers are in flight the call
+    /// first waits for room, judged by progress: it gives up after the stall bound without
+    /// a completion or the total cap (60 s), declares the device lost and is refused.
+    pub fn submit(&self, command_buffers: impl IntoIterator<Item = CommandBuffer<A>>) -> Result<u64> {
+        const OP: &str = "submit";
+        let mut cbs: Vec<CommandBuffer<A>> = command_buffers.into_iter().collect();
+        let refused = |e: Error| {
+            let mut stats = lock(&self.stats);
+            stats.refused_submissions = stats.refused_submissions.wrapping_add(1);
+            Err(e)
+        };
+        if let Err(e) = self.check_alive(OP) {
+            return refused(e);
+        }
+        let mut q = lock(&self.queue);
+        for cb in &cbs {
+            if let Err(e) = cb.validate_for_submit(&self.core) {
+                drop(q);
+                return refused(e);
+            }
+        }
+        let needed = (cbs.len() as u64).saturating_add(1);
+        if cbs.len() as u64 > self.max_in_flight {
+            drop(q);
+            return refused(Error::new(
+                Rule::SubmitSize,
+                OP,
+                &self.label,
+                format!(
+                    "{} command buffers in one submission exceed max_command_buffers_in_flight ({}); no amount of waiting makes room for them",
+                    cbs.len(),
+                    self.max_in_flight
+                ),
+            ));
+        }
+        let budget = self.max_in_flight.saturating_add(1);
+        if self
+            .completion
+            .command_buffers_in_flight()
+            .saturating_add(needed)
+            > budget
+        {
+            if let Err(e) = self.wait_for_room(&mut q, needed, budget, OP) {
+                drop(q);
+                return refused(e);
+            }
+        }
+        let serial = self
+            .last_submitted
+            .load(Ordering::Acquire)
+            .saturating_add(1);
+        let plan = match self.plan_submission(&mut q, &cbs, OP) {
+            Ok(p) => p,
+            Err(e) => {
+                drop(q);
+                return refused(e);
+            }
+        };
+        let submitted = {
+            let mut natives: Vec<&A::CommandBuffer> = Vec::new();
+            natives.extend(plan.heads.first().and_then(Option::as_ref));
+            for (i, cb) in cbs.iter().enumerate() {
+                if let Some(head) = plan.heads.get(i.saturating_add(1)).and_then(Option::as_ref) {
+                    natives.push(head);
+                }
+                natives.extend(cb.segments().iter());
+            }
+            let gate = self.seams.gate_for_next_submission();
+            let r = match gate {
+                #[cfg(feature = "test-seams")]
+                Some(g) => self.hal.submit_gated(&natives, serial, g),
+                _ => self.hal.submit(&natives, serial),
+            };
+            if r.is_err() {
+                self.seams.ungate_refused(gate);
+            }
+            r
+        };
+        if let Err(e) = submitted {
+            // The driver refused the submission: the states move back, the staged uploads
+            // it carried are dropped (the buffers keep their old contents), and the caller
+            // sees the driver's error.
+            plan.undo(self, &mut q);
+            drop(q);
+            return refused(self.hal_error(e, OP, &self.label));
+        }
+        self.last_submitted.store(serial, Ordering::Release);
+        self.seams.note_submitted(serial);
+        let (mut draws, mut dispatches) = (0u64, 0u64);
+        let mut flight = InFlight {
+            serial,
+            command_buffers: 0,
+            pools: Vec::with_capacity(cbs.len().saturating_add(1)),
+            staging: plan.staging,
+            staging_bytes: plan.staging_bytes,
+            used: Vec::with_capacity(cbs.len()),
+        };
+        q.staging.in_flight_bytes = q.staging.in_flight_bytes.saturating_add(plan.staging_bytes);
+        if plan.staging_bytes > 0 {
+            q.staging.batches = q.staging.batches.wrapping_add(1);
+        }
+        if let Some(pool) = plan.pool {
+            flight.pools.push((pool, plan.heads.into_iter().flatten().collect()));
+        }
+        for w in plan.written {
+            w.last_use.store(serial, Ordering::Release);
+            w.queued_writes.store(false, Ordering::Release);
+        }
+        let count = cbs.len();
+        for mut cb in cbs.drain(..) {
+            cb.stamp(serial);
+            draws = draws.saturating_add(cb.draws);
+            dispatches = dispatches.saturating_add(cb.dispatches);
+            if let Some((pool, segments)) = cb.take_native() {
+                flight.pools.push((pool, segments));
+            }
+            flight.used.push(cb.take_used());
+        }
+        flight.command_buffers = needed;
+        self.completion
+            .command_buffers_in_flight
+            .fetch_add(flight.command_buffers, Ordering::AcqRel);
+        {
+            let mut stats = lock(&self.stats);
+            stats.submissions = stats.submissions.wrapping_add(1);
+            stats.command_buffers = stats.command_buffers.wrapping_add(count as u64);
+            stats.dispatches = stats.dispatches.wrapping_add(dispatches);
+            stats.draws = stats.draws.wrapping_add(draws);
+        }
+        q.in_flight.push_back(flight);
+        // A cheap look keeps memory from piling up between polls.
+        if let Ok(done) = self.hal.completed_value() {
+            let completed = self.observe(done);
+            self.process_completed(&mut q, completed);
+        }
+        drop(q);
+        self.notify(|o| {
+            o.submitted(&crate::observer::SubmissionInfo {
+                serial,
+                command_buffers: count,
+                draws,
+                dispatches,
+            })
+        });
+        Ok(serial)
+    }
+
+    /// Waits until `serial` completed or `timeout` passed; `Ok(true)` when it completed.
+    pub fn wait_for_serial(&self, serial: u64, timeout: Duration) -> Result<bool> {
+        const OP: &str = "wait_for_serial";
+        self.check_wait_target(serial, OP)?;
+        let start = Instant::now();
+        while self.completion.completed() < serial {
+            let remaining = timeout.saturating_sub(start.elapsed());
+            if remaining.is_zero() {
+                break;
+            }
+            self.wait_next(self.completion.completed(), remaining, OP)?;
+        }
+        let mut q = lock(&self.queue);
+        self.refresh(&mut q, OP)?;
+        Ok(self.completion.completed() >= serial)
+    }
+
+    /// Waits until `serial` completed, giving up only when the GPU made no progress (no
+    /// submission completed and no pass finished) for `stall_bound`, measured from the last
+    /// progress. Giving up declares the device lost, attributed to this wait.
+    pub fn wait_for_serial_unless_stalled(&self, serial: u64, stall_bound: Duration) -> Result<()> {
+        const OP: &str = "wait_for_serial_unless_stalled";
+        self.check_wait_target(serial, OP)?;
+        self.wait_progressing(serial, stall_bound, WaitSite::SerialWait, OP)?;
+        let mut q = lock(&self.queue);
+        self.refresh(&mut q, OP)?;
+        Ok(())
+    }
+
+    fn check_wait_target(&self, serial: u64, op: &'static str) -> Result<()> {
+        self.check_alive(op)?;
+        let last = self.last_submitted.load(Ordering::Acquire);
+        if serial > last {
+            return Err(Error::new(
+                Rule::WaitNeverSubmitted,
+                op,
+                &self.label,
+                format!(
+                    "serial {serial} was never submitted (last submitted: {last}); waiting for it would never end"
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The states a submission's planning changed, as they were: put back if the driver
+/// refuses the submission.
+pub(crate) struct Undo<A: Api> {
+    pub buffers: Vec<(Arc<super::BufferObj<A>>, bool, State)>,
+    pub textures: Vec<(Arc<super::TextureObj<A>>, bool, Vec<State>)>,
+}
+
+impl<A: Api> Default for Undo<A> {
+    fn default() -> Self {
+        Undo {
+            buffers: Vec::new(),
+            textures: Vec::new(),
+        }
+    }
+}
+
+impl<A: Api> Undo<A> {
+    /// Puts the states back, latest change first.
+    fn apply(self) {
+        for (b, zeroed, state) in self.buffers.into_iter().rev() {
+            let mut g = lock(&b.state);
+            g.zeroed = zeroed;
+            g.state = state;
+        }
+        for (t, initialized, parts) in self.textures.into_iter().rev() {
+            let mut g = lock(&t.state);
+            g.initialized = initialized;
+            g.parts = parts;
+        }
+    }
+}
+
+/// What a submission recorded of its own: the uploads, and the head command buffer in
+/// front of each of the caller's (zero fills and the barriers its first uses need).
+pub(crate) struct Plan<A: Api> {
+    /// The pool the device's own command buffers were recorded in.
+    pool: Option<A::CommandEncoder>,
+    /// The uploads (position 0), then per caller command buffer its head, if any.
+    heads: Vec<Option<A::CommandBuffer>>,
+    staging: Vec<StagingChunk<A>>,
+    staging_bytes: u64,
+    /// Buffers the uploads wrote (their last use is this submission).
+    written: Vec<Arc<super::BufferObj<A>>>,
+    undo: Undo<A>,
+}
+
+impl<A: Api> Plan<A> {
+    /// Puts back what planning changed (the driver refused the submission). The staged
+    /// bytes it carried are dropped and their share of the budget returned; buffers keep
+    /// their old contents.
+    fn undo(self, core: &Core<A>, q: &mut QueueState<A>) {
+        self.undo.apply();
+        if let Some(mut pool) = self.pool {
+            crate::native::reset_all::<A>(&mut pool, self.heads.into_iter().flatten().collect());
+            core.return_pool(pool);
+        }
+        for c in self.staging {
+            core.recycle_staging(q, c);
+        }
+        for w in self.written {
+            w.queued_writes.store(false, Ordering::Release);
+        }
+    }
+}
+
+impl<A: Api> Core<A> {
+    /// Records the device's own command buffers of a submission: the staged uploads first,
+    /// then, in front of each command buffer, its zero fills and the barriers its first
+    /// uses need against the device's state, moving that state on as it goes.
+    fn plan_submission(
+        &self,
+        q: &mut QueueState<A>,
+        cbs: &[CommandBuffer<A>],
+        op: &'static str,
+    ) -> Result<Plan<A>> {
+        let uploads = std::mem::take(&mut q.uploads);
+        let mut plan = Plan {
+            pool: None,
+            heads: Vec::with_capacity(cbs.len().saturating_add(1)),
+            staging: Vec::new(),
+            staging_bytes: q.staging.queued_bytes,
+            written: Vec::new(),
+            undo: Undo::default(),
+        };
+        q.staging.queued_bytes = 0;
+        q.staging.queued_writes = 0;
+        let result = (|| -> Result<()> {
+            let head = if uploads.is_empty() {
+                None
+            } else {
+                let pool = self.head_pool(&mut plan.pool, op)?;
+                pool.begin("vigil uploads")
+                    .map_err(|e| self.hal_error(e, op, &self.label))?;
+                plan.written = self.record_uploads(&mut Rec(pool), &uploads, &mut plan.undo);
+                Some(pool.end().map_err(|e| self.hal_error(e, op, &self.label))?)
+            };
+            plan.heads.push(head);
+            for cb in cbs {
+                let mut head = Head::default();
+                cb.resolve(&mut head, &mut plan.undo);
+                let native = if head.is_empty() {
+                    None
+                } else {
+                    let pool = self.head_pool(&mut plan.pool, op)?;
+                    pool.begin("vigil submission head")
+                        .map_err(|e| self.hal_error(e, op, &self.label))?;
+                    head.record(&mut Rec(pool));
+                    Some(pool.end().map_err(|e| self.hal_error(e, op, &self.label))?)
+                };
+                plan.heads.push(native);
+            }
+            Ok(())
+        })();
+        // The staging goes with the submission either way (refused: back to the spares).
+        plan.staging = uploads.chunks;
+        if let Err(e) = result {
+            if let Some(pool) = plan.pool.as_mut() {
+                pool.discard();
+            }
+            plan.undo(self, q);
+            return Err(e);
+        }
+        Ok(plan)
+    }
+
+    /// The pool the device records its own command buffers of a submission in.
+    fn head_pool<'p>(
+        &self,
+        pool: &'p mut Option<A::CommandEncoder>,
+        op: &'static str,
+    ) -> Result<&'p mut A::CommandEncoder> {
+        if pool.is_none() {
+            *pool = Some(self.take_pool(op)?);
+        }
+        pool.as_mut()
+            .ok_or_else(|| self.lost_error(op))
+    }
+
+    /// Gives a native pool (its command buffers reset) back for reuse.
+    pub(crate) fn return_pool(&self, pool: A::CommandEncoder) {
+        lock(&self.pools).push((pool, Vec::new()));
+    }
+
+    /// A native command pool from the reuse pool, or a new one.
+    pub(crate) fn take_pool(&self, op: &'static str) -> Result<A::CommandEncoder> {
+        let reused = lock(&self.pools).pop();
+        match reused {
+            Some((mut pool, spent)) => {
+                if !spent.is_empty() {
+                    crate::native::reset_all::<A>(&mut pool, spent);
+                }
+                Ok(pool)
+            }
+            None => self
+                .hal
+                .create_command_encoder("vigil encoder")
+                .map_err(|e| self.hal_error(e, op, &self.label)),
+        }
     }
 
     /// Reads the completion counter and processes everything up to it.
-    pub(crate) fn refresh(&self, st: &mut DeviceState<A>, op: &'static str) -> Result<u64> {
+    pub(crate) fn refresh(&self, q: &mut QueueState<A>, op: &'static str) -> Result<u64> {
         if self.completion.is_lost() {
             return Err(self.lost_error(op));
         }
@@ -248,7 +656,7 @@ impl<A: Api> Device<A> {
             .completed_value()
             .map_err(|e| self.hal_error(e, op, &self.label))?;
         let completed = self.observe(value);
-        self.process_completed(st, completed);
+        self.process_completed(q, completed);
         if self.completion.is_lost() {
             return Err(self.lost_error(op));
         }
@@ -260,8 +668,8 @@ impl<A: Api> Device<A> {
     /// completion, a submission failing on the GPU).
     pub(crate) fn observe(&self, value: u64) -> u64 {
         self.completion.wait_looks.fetch_add(1, Ordering::Relaxed);
-        let mut value = value.min(self.last_submitted.get());
-        if let Some(f) = self.seams.faulted.get() {
+        let mut value = value.min(self.last_submitted.load(Ordering::Acquire));
+        if let Some(f) = self.seams.faulted() {
             if value >= f {
                 // As a command buffer the GPU faulted on completes: the root is lost before
                 // the serial is reported complete.
@@ -273,237 +681,55 @@ impl<A: Api> Device<A> {
                 value = f.saturating_sub(1);
             }
         }
-        if let Some(h) = self.seams.held.get() {
+        if let Some(h) = self.seams.held() {
             value = value.min(h.saturating_sub(1));
         }
         self.completion.advance(value);
         self.completion.completed()
     }
 
-    /// Recycles in-flight work and releases retired objects up to `completed`.
-    pub(crate) fn process_completed(&self, st: &mut DeviceState<A>, completed: u64) {
-        while st.in_flight.front().is_some_and(|f| f.serial <= completed) {
-            let Some(done) = st.in_flight.pop_front() else {
+    /// Recycles in-flight work up to `completed`: pools back to the reuse pool, staging
+    /// back to the spare list, and every object the work used let go (released natively
+    /// when nothing else holds it).
+    pub(crate) fn process_completed(&self, q: &mut QueueState<A>, completed: u64) {
+        while q.in_flight.front().is_some_and(|f| f.serial <= completed) {
+            let Some(done) = q.in_flight.pop_front() else {
                 break;
             };
             self.completion
                 .command_buffers_in_flight
                 .fetch_sub(done.command_buffers, Ordering::AcqRel);
-            for (encoder, cb) in done.encoders {
-                st.free_encoders.push((encoder, Some(cb)));
-            }
+            lock(&self.pools).extend(done.pools);
             for chunk in done.staging {
-                self.recycle_staging(st, chunk);
+                self.recycle_staging(q, chunk);
             }
-            st.staging.in_flight_bytes = st
-                .staging
-                .in_flight_bytes
-                .saturating_sub(done.staging_bytes);
+            q.staging.in_flight_bytes = q.staging.in_flight_bytes.saturating_sub(done.staging_bytes);
+            drop(done.used);
         }
-        self.release_retired(st, completed);
     }
 
-    /// A native encoder from the pool, or a new one.
-    pub(crate) fn take_encoder(
+    /// Waits, judged by progress, until `needed` more command buffers fit in `budget`.
+    fn wait_for_room(
         &self,
-        st: &mut DeviceState<A>,
-        label: &str,
+        q: &mut QueueState<A>,
+        needed: u64,
+        budget: u64,
         op: &'static str,
-    ) -> Result<A::CommandEncoder> {
-        match st.free_encoders.pop() {
-            Some((mut e, spent)) => {
-                if let Some(cb) = spent {
-                    crate::native::reset_all::<A>(&mut e, vec![cb]);
-                }
-                Ok(e)
-            }
-            None => self
-                .hal
-                .create_command_encoder(label)
-                .map_err(|e| self.hal_error(e, op, label)),
-        }
-    }
-
-    /// Submits finished command buffers, in order, as one submission. Returns its serial.
-    ///
-    /// Refused (consuming no serial and running nothing) when a command buffer belongs to
-    /// another device, names an object destroyed after recording, or uses a mapped buffer,
-    /// or when the device is lost. When too many command buffers are in flight the call
-    /// first waits for room, judged by progress: it gives up after the stall bound without
-    /// a completion (5 s) or the total cap (60 s), declares the device lost and is refused.
-    pub fn submit<'d>(
-        &'d self,
-        command_buffers: impl IntoIterator<Item = CommandBuffer<'d, A>>,
-    ) -> Result<u64> {
-        const OP: &str = "submit";
-        let mut cbs: Vec<CommandBuffer<'d, A>> = command_buffers.into_iter().collect();
-        let refused = |e: Error| {
-            let mut stats = self.stats.borrow_mut();
-            stats.refused_submissions = stats.refused_submissions.wrapping_add(1);
-            Err(e)
-        };
-        if let Err(e) = self.check_alive(OP) {
-            return refused(e);
-        }
-        let mut st = self.state(OP)?;
-        for cb in &cbs {
-            if let Err(e) = cb.validate_for_submit(self, &st) {
-                drop(st);
-                return refused(e);
-            }
-        }
-        let needed = (cbs.len() as u64).saturating_add(u64::from(!st.uploads.is_empty()));
-        if needed > self.max_in_flight {
-            drop(st);
-            return refused(Error::new(
-                ErrorKind::LimitExceeded,
-                OP,
-                &self.label,
-                format!(
-                    "{needed} command buffers in one submission exceed max_command_buffers_in_flight ({}); no amount of waiting makes room for them",
-                    self.max_in_flight
-                ),
-            ));
-        }
-        if self
-            .completion
-            .command_buffers_in_flight()
-            .saturating_add(needed)
-            > self.max_in_flight
-        {
-            if let Err(e) = self.wait_for_room(&mut st, needed, OP) {
-                drop(st);
-                return refused(e);
-            }
-        }
-        let serial = self.last_submitted.get().saturating_add(1);
-        let prelude = match self.build_prelude(&mut st, OP) {
-            Ok(p) => p,
-            Err(e) => {
-                drop(st);
-                return refused(e);
-            }
-        };
-        let mut natives: Vec<&A::CommandBuffer> = Vec::with_capacity(cbs.len().saturating_add(1));
-        if let Some(p) = &prelude {
-            natives.push(&p.cb);
-        }
-        for cb in &cbs {
-            if let Some((_, native)) = cb.hal.as_ref() {
-                natives.push(native);
-            }
-        }
-        let gate = self.seams.gate_for_next_submission();
-        let submitted = match gate {
-            #[cfg(feature = "test-seams")]
-            Some(g) => self.hal.submit_gated(&natives, serial, g),
-            _ => self.hal.submit(&natives, serial),
-        };
-        if let Err(e) = submitted {
-            drop(natives);
-            self.seams.ungate_refused(gate);
-            // The driver refused the submission: the uploads queued with it are dropped (the
-            // buffers keep their old contents) and the caller sees the driver's error.
-            if let Some(mut p) = prelude {
-                crate::native::reset_all::<A>(&mut p.encoder, vec![p.cb]);
-                st.free_encoders.push((p.encoder, None));
-                for c in p.staging {
-                    self.hal.destroy_buffer(c.buffer);
-                }
-                for (i, _) in p.buffers {
-                    if let Some(b) = st.buffers.slot_mut(i).and_then(|s| s.value.as_mut()) {
-                        b.queued_writes = false;
-                    }
-                }
-                st.restore_first_uses(p.zero_fills, p.texture_inits);
-            }
-            drop(st);
-            return refused(self.hal_error(e, OP, &self.label));
-        }
-        drop(natives);
-        self.last_submitted.set(serial);
-        self.seams.note_submitted(serial);
-        let mut flight = InFlight {
-            serial,
-            command_buffers: 0,
-            encoders: Vec::with_capacity(cbs.len().saturating_add(1)),
-            staging: Vec::new(),
-            staging_bytes: 0,
-        };
-        if let Some(p) = prelude {
-            for &(i, _) in &p.buffers {
-                if let Some(s) = st.buffers.slot_mut(i) {
-                    s.last_use = serial;
-                    if let Some(b) = s.value.as_mut() {
-                        b.queued_writes = false;
-                    }
-                }
-            }
-            for &(i, _) in &p.textures {
-                if let Some(s) = st.textures.slot_mut(i) {
-                    s.last_use = serial;
-                }
-            }
-            st.staging.in_flight_bytes = st.staging.in_flight_bytes.saturating_add(p.staging_bytes);
-            st.staging.batches = st.staging.batches.wrapping_add(1);
-            flight.staging = p.staging;
-            flight.staging_bytes = p.staging_bytes;
-            flight.encoders.push((p.encoder, p.cb));
-        }
-        let (mut draws, mut dispatches) = (0, 0);
-        for cb in &mut cbs {
-            cb.mark_used(&mut st, serial);
-            draws = u64::saturating_add(draws, cb.draws);
-            dispatches = u64::saturating_add(dispatches, cb.dispatches);
-            if let Some(pair) = cb.hal.take() {
-                flight.encoders.push(pair);
-            }
-        }
-        flight.command_buffers = flight.encoders.len() as u64;
-        self.completion
-            .command_buffers_in_flight
-            .fetch_add(flight.command_buffers, Ordering::AcqRel);
-        {
-            let mut stats = self.stats.borrow_mut();
-            stats.submissions = stats.submissions.wrapping_add(1);
-            stats.command_buffers = stats.command_buffers.wrapping_add(cbs.len() as u64);
-            stats.dispatches = stats.dispatches.wrapping_add(dispatches);
-            stats.draws = stats.draws.wrapping_add(draws);
-        }
-        st.in_flight.push_back(flight);
-        // Cheap opportunistic completion check keeps memory from piling up between polls.
-        if let Ok(done) = self.hal.completed_value() {
-            let completed = self.observe(done);
-            self.process_completed(&mut st, completed);
-        }
-        drop(st);
-        self.notify(|o| {
-            o.submitted(&crate::observer::SubmissionInfo {
-                serial,
-                command_buffers: cbs.len(),
-                draws,
-                dispatches,
-            })
-        });
-        Ok(serial)
-    }
-
-    /// Waits, judged by progress, until `needed` more command buffers fit in flight.
-    fn wait_for_room(&self, st: &mut DeviceState<A>, needed: u64, op: &'static str) -> Result<()> {
+    ) -> Result<()> {
         self.completion.room_waits.fetch_add(1, Ordering::AcqRel);
         let start = Instant::now();
         let mut last_progress = start;
         loop {
-            let completed = self.refresh(st, op)?;
+            let completed = self.refresh(q, op)?;
             if self
                 .completion
                 .command_buffers_in_flight()
                 .saturating_add(needed)
-                <= self.max_in_flight
+                <= budget
             {
                 return Ok(());
             }
-            let t = self.timeouts.get();
+            let t = self.timeouts();
             let stalled = last_progress.elapsed() >= t.stall;
             if stalled || start.elapsed() >= t.total_cap {
                 let why = format!(
@@ -529,9 +755,9 @@ impl<A: Api> Device<A> {
         }
     }
 
-    /// Waits up to `timeout` for a serial above `after` to complete; returns whether one
-    /// did. Looks at completion state only when it changes (or, with a completion held
-    /// back by a test seam, in short slices).
+    /// Waits up to `timeout` for a serial above `after` to complete, or a pass to finish;
+    /// returns whether either happened. Blocks in the driver in slices, so breadcrumbs
+    /// of passes are looked at while a long submission runs.
     pub(crate) fn wait_next(
         &self,
         after: u64,
@@ -542,13 +768,13 @@ impl<A: Api> Device<A> {
             return Err(self.lost_error(op));
         }
         let next = after.saturating_add(1);
-        if next > self.last_submitted.get() {
+        if next > self.last_submitted.load(Ordering::Acquire) {
             // Nothing more can complete; nothing to wait for.
             std::thread::sleep(timeout.min(Duration::from_millis(1)));
             return Ok(false);
         }
-        let held = self.seams.held.get().is_some_and(|h| next >= h);
-        let spin = self.timeouts.get().spin;
+        let held = self.seams.held().is_some_and(|h| next >= h);
+        let spin = self.timeouts().spin;
         if !held && !spin.is_zero() && self.info.device_type != vigil_hal::DeviceType::Cpu {
             // Short GPU work is often done within microseconds, sooner than a blocking
             // wait wakes up: look at the counter for a moment first. (Not on a CPU
@@ -572,7 +798,6 @@ impl<A: Api> Device<A> {
         if held {
             std::thread::sleep(timeout.min(Duration::from_millis(2)));
         } else {
-            // In slices, so that breadcrumbs are looked at while a long submission runs.
             self.hal
                 .wait_for_value(next, timeout.min(PROGRESS_SLICE))
                 .map_err(|e| self.hal_error(e, op, &self.label))?;
@@ -586,55 +811,9 @@ impl<A: Api> Device<A> {
         Ok(self.progress.moved(&self.hal) || completed)
     }
 
-    /// Waits until `serial` completed or `timeout` passed; `Ok(true)` when it completed.
-    pub fn wait_for_serial(&self, serial: u64, timeout: Duration) -> Result<bool> {
-        const OP: &str = "wait_for_serial";
-        self.check_wait_target(serial, OP)?;
-        let start = Instant::now();
-        while self.completion.completed() < serial {
-            let remaining = timeout.saturating_sub(start.elapsed());
-            if remaining.is_zero() {
-                break;
-            }
-            self.wait_next(self.completion.completed(), remaining, OP)?;
-        }
-        let mut st = self.state(OP)?;
-        self.refresh(&mut st, OP)?;
-        Ok(self.completion.completed() >= serial)
-    }
-
-    /// Waits until `serial` completed, giving up only when the GPU made no progress (no
-    /// submission completed) for `stall_bound`, measured from the last progress. Giving up
-    /// declares the device lost, attributed to this wait.
-    pub fn wait_for_serial_unless_stalled(&self, serial: u64, stall_bound: Duration) -> Result<()> {
-        const OP: &str = "wait_for_serial_unless_stalled";
-        self.check_wait_target(serial, OP)?;
-        self.wait_progressing(serial, stall_bound, WaitSite::SerialWait, OP)?;
-        let mut st = self.state(OP)?;
-        self.refresh(&mut st, OP)?;
-        Ok(())
-    }
-
-    fn check_wait_target(&self, serial: u64, op: &'static str) -> Result<()> {
-        if self.completion.is_lost() {
-            return Err(self.lost_error(op));
-        }
-        if serial > self.last_submitted.get() {
-            return Err(Error::new(
-                ErrorKind::InvalidState,
-                op,
-                &self.label,
-                format!(
-                    "serial {serial} was never submitted (last submitted: {}); waiting for it would never end",
-                    self.last_submitted.get()
-                ),
-            ));
-        }
-        Ok(())
-    }
-
     /// The progress-judged wait every hang-detecting wait uses: gives up after `stall`
-    /// without any completion, measured from the last one, and declares loss at `site`.
+    /// without any completion (or finished pass), measured from the last one, and declares
+    /// loss at `site`.
     pub(crate) fn wait_progressing(
         &self,
         serial: u64,
@@ -667,39 +846,46 @@ impl<A: Api> Device<A> {
     }
 
     /// Drains at drop: opens any test-seam gate, waits for the last submission (bounded by
-    /// progress), then releases every native object. When the end of the work cannot be
-    /// confirmed (the waits keep failing and the total cap passes), the native objects are
-    /// left alive rather than destroyed under the GPU.
-    pub(crate) fn teardown(&mut self) {
-        self.seams.release_all::<A>(&self.hal);
-        let last = self.last_submitted.get();
-        if !self.teardown_drain(last) {
+    /// progress), then lets go of everything: in-flight work, staging, pools and every
+    /// object of the registries (released natively unless an encoder or command buffer
+    /// that outlives the device still holds it). When the end of the work cannot be
+    /// confirmed (the waits keep failing and the total cap passes), what the GPU may still
+    /// use is left alive rather than destroyed under it.
+    pub(crate) fn teardown(&self) {
+        if self.closed.swap(true, Ordering::AcqRel) {
             return;
         }
-        let Ok(mut st) = self.state.try_borrow_mut() else {
-            return;
-        };
-        let st = &mut *st;
-        while let Some(done) = st.in_flight.pop_front() {
-            for (encoder, _cb) in done.encoders {
-                self.hal.destroy_command_encoder(encoder);
+        self.seams.release_all(&self.hal);
+        let last = self.last_submitted.load(Ordering::Acquire);
+        let quiet = self.teardown_drain(last);
+        let mut q = lock(&self.queue);
+        let in_flight = std::mem::take(&mut q.in_flight);
+        let uploads = std::mem::take(&mut q.uploads);
+        let spare = std::mem::take(&mut q.spare_staging);
+        q.spare_staging_bytes = 0;
+        drop(q);
+        if !quiet {
+            // The GPU may still run these: never release them (nor what they hold).
+            std::mem::forget(in_flight);
+            std::mem::forget(uploads);
+        } else {
+            for done in in_flight {
+                for (pool, _) in done.pools {
+                    self.hal.destroy_command_encoder(pool);
+                }
+                drop(done.staging);
+                drop(done.used);
             }
-            for c in done.staging {
-                self.hal.destroy_buffer(c.buffer);
-            }
+            drop(uploads);
         }
-        for c in std::mem::take(&mut st.uploads.chunks)
-            .into_iter()
-            .chain(std::mem::take(&mut st.spare_staging))
-        {
-            self.hal.destroy_buffer(c.buffer);
+        drop(spare);
+        for (pool, _) in lock(&self.pools).drain(..) {
+            self.hal.destroy_command_encoder(pool);
         }
-        st.spare_staging_bytes = 0;
-        for (encoder, _) in st.free_encoders.drain(..) {
-            self.hal.destroy_command_encoder(encoder);
-        }
-        self.release_everything(st);
-        self.progress.release(&self.hal);
+        // Objects still held by encoders or command buffers that outlive the device are
+        // released when those go.
+        drop(self.objects.drain());
+        self.progress.release();
     }
 
     /// Waits, at teardown, until every submission completed, bounded by progress: a stall
@@ -710,7 +896,7 @@ impl<A: Api> Device<A> {
     fn teardown_drain(&self, last: u64) -> bool {
         let Timeouts {
             stall, total_cap, ..
-        } = self.timeouts.get();
+        } = self.timeouts();
         let start = Instant::now();
         let mut last_progress = start;
         let mut seen = self.completion.completed();
@@ -751,5 +937,149 @@ impl<A: Api> Device<A> {
                 .saturating_sub(start.elapsed())
                 .max(Duration::from_millis(1)),
         )
+    }
+}
+
+impl<A: Api> Drop for Core<A> {
+    fn drop(&mut self) {
+        // Pools returned by encoders that outlived the device's teardown: never submitted
+        // (the device was closed), so nothing of theirs is pending.
+        for (pool, _) in lock(&self.pools).drain(..) {
+            self.hal.destroy_command_encoder(pool);
+        }
+    }
+}
+
+/// A state as a transfer write (a zero fill or clear) leaves it.
+pub(crate) fn written_by_transfer(layout: vigil_hal::TextureLayout) -> State {
+    State {
+        write: Some((Stages::TRANSFER, Access::TRANSFER_WRITE)),
+        reads: (Stages::empty(), Access::empty()),
+        visible: Stages::empty(),
+        layout,
+    }
+}
+
+/// Barriers waiting to be recorded together (one pipeline barrier).
+pub(crate) struct Barriers<A: Api> {
+    pub buffers: Vec<(Arc<super::BufferObj<A>>, u64, u64, Transition)>,
+    pub textures: Vec<(Arc<super::TextureObj<A>>, Subresources, Transition)>,
+}
+
+impl<A: Api> Default for Barriers<A> {
+    fn default() -> Self {
+        Barriers {
+            buffers: Vec::new(),
+            textures: Vec::new(),
+        }
+    }
+}
+
+impl<A: Api> Barriers<A> {
+    pub fn is_empty(&self) -> bool {
+        self.buffers.is_empty() && self.textures.is_empty()
+    }
+
+    /// Records them as one pipeline barrier.
+    pub fn record(&self, rec: &mut Rec<'_, A>) {
+        if self.is_empty() {
+            return;
+        }
+        let buffers: Vec<BufferBarrier<'_, A>> = self
+            .buffers
+            .iter()
+            .map(|(b, offset, size, t)| BufferBarrier {
+                buffer: &*b.raw,
+                offset: *offset,
+                size: *size,
+                src: t.src,
+                src_access: t.src_access,
+                dst: t.dst,
+                dst_access: t.dst_access,
+            })
+            .collect();
+        let textures: Vec<TextureBarrier<'_, A>> = self
+            .textures
+            .iter()
+            .map(|(tex, r, t)| TextureBarrier {
+                texture: &*tex.raw,
+                range: SubresourceRange {
+                    aspect: TextureAspect::All,
+                    base_mip_level: r.base_mip,
+                    mip_level_count: r.mips,
+                    base_array_layer: r.base_layer,
+                    array_layer_count: r.layers,
+                },
+                old_layout: t.old_layout,
+                new_layout: t.new_layout,
+                src: t.src,
+                src_access: t.src_access,
+                dst: t.dst,
+                dst_access: t.dst_access,
+            })
+            .collect();
+        rec.barriers(None, &buffers, &textures);
+    }
+}
+
+/// What runs in front of a command buffer: zero fills of the buffers and clears of the
+/// textures it is the first to use, then the barriers its first uses need (computed
+/// against the states the fills leave).
+pub(crate) struct Head<A: Api> {
+    pub zero_buffers: Vec<Arc<super::BufferObj<A>>>,
+    pub clear_textures: Vec<Arc<super::TextureObj<A>>>,
+    pub barriers: Barriers<A>,
+}
+
+impl<A: Api> Default for Head<A> {
+    fn default() -> Self {
+        Head {
+            zero_buffers: Vec::new(),
+            clear_textures: Vec::new(),
+            barriers: Barriers::default(),
+        }
+    }
+}
+
+impl<A: Api> Head<A> {
+    pub fn is_empty(&self) -> bool {
+        self.zero_buffers.is_empty() && self.clear_textures.is_empty() && self.barriers.is_empty()
+    }
+
+    /// Records the fills and clears, then the barriers.
+    pub fn record(&self, rec: &mut Rec<'_, A>) {
+        let full = |t: &super::TextureObj<A>| SubresourceRange {
+            aspect: TextureAspect::All,
+            base_mip_level: 0,
+            mip_level_count: t.desc.mip_level_count,
+            base_array_layer: 0,
+            array_layer_count: t.desc.array_layers,
+        };
+        if !self.clear_textures.is_empty() {
+            // A texture never used has no contents to keep: straight to the copy layout.
+            let to_dst: Vec<TextureBarrier<'_, A>> = self
+                .clear_textures
+                .iter()
+                .map(|t| TextureBarrier {
+                    texture: &*t.raw,
+                    range: full(t),
+                    old_layout: vigil_hal::TextureLayout::Undefined,
+                    new_layout: vigil_hal::TextureLayout::TransferDst,
+                    src: Stages::empty(),
+                    src_access: Access::empty(),
+                    dst: Stages::TRANSFER,
+                    dst_access: Access::TRANSFER_WRITE,
+                })
+                .collect();
+            rec.barriers(None, &[], &to_dst);
+        }
+        for b in &self.zero_buffers {
+            let size = b.size.checked_next_multiple_of(4).unwrap_or(b.size);
+            rec.fill_buffer(&b.raw, 0, size, 0);
+        }
+        for t in &self.clear_textures {
+            rec.clear_texture(&t.raw, full(t), [0.0; 4]);
+        }
+        self.barriers.record(rec);
     }
 }

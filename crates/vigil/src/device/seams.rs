@@ -4,88 +4,88 @@
 
 #[cfg(feature = "test-seams")]
 use super::Device;
-use std::cell::Cell;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use super::lock;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use vigil_hal::Api;
 
-/// Seam state of one device.
+/// Seam state of one device. The completion path reads it with atomic loads only.
 #[derive(Debug, Default)]
 pub(crate) struct SeamState {
     /// The next submission fails on the GPU (through the completion path).
-    pub fail_next: Cell<bool>,
-    /// The serial that fails.
-    pub faulted: Cell<Option<u64>>,
+    fail_next: AtomicBool,
+    /// The serial that fails (0: none).
+    faulted: AtomicU64,
     /// The next submission's completion is held back.
-    pub hold_next: Cell<bool>,
+    hold_next: AtomicBool,
     /// The serial held back, shared with [`SeamHandle`]s (0: none).
-    pub held_shared: Arc<AtomicU64>,
-    /// Mirror of `held_shared` read on the completion path.
-    pub held: HeldView,
+    held: Arc<AtomicU64>,
     /// Submissions wait at a GPU-side gate: `(base gate value, submissions gated)`.
-    pub pause: Cell<Option<(u64, u64)>>,
+    /// Changed under the queue lock (submission) or by the seam controls.
+    pause: Mutex<Option<(u64, u64)>>,
 }
 
-/// Reads the held serial (which another thread may clear).
-#[derive(Debug, Default)]
-pub(crate) struct HeldView(Arc<AtomicU64>);
-
-impl HeldView {
-    pub fn get(&self) -> Option<u64> {
-        match self.0.load(Ordering::Acquire) {
-            0 => None,
-            s => Some(s),
-        }
-    }
+fn nonzero(v: u64) -> Option<u64> {
+    (v != 0).then_some(v)
 }
 
 impl SeamState {
     pub fn new() -> SeamState {
-        let shared = Arc::new(AtomicU64::new(0));
-        SeamState {
-            held: HeldView(shared.clone()),
-            held_shared: shared,
-            ..SeamState::default()
-        }
+        SeamState::default()
+    }
+
+    /// The serial a fault was armed for, if any.
+    #[inline]
+    pub fn faulted(&self) -> Option<u64> {
+        nonzero(self.faulted.load(Ordering::Acquire))
+    }
+
+    /// The serial whose completion is held back, if any.
+    #[inline]
+    pub fn held(&self) -> Option<u64> {
+        nonzero(self.held.load(Ordering::Acquire))
     }
 
     /// The gate value the next submission waits for, when submissions are paused.
     pub fn gate_for_next_submission(&self) -> Option<u64> {
-        let (base, count) = self.pause.get()?;
+        let mut p = lock(&self.pause);
+        let (base, count) = (*p)?;
         let count = count.saturating_add(1);
-        self.pause.set(Some((base, count)));
+        *p = Some((base, count));
         Some(base.saturating_add(count))
     }
 
     /// A gated submission was refused by the driver: it takes no gate value.
     pub fn ungate_refused(&self, gate: Option<u64>) {
         if gate.is_some() {
-            if let Some((base, count)) = self.pause.get() {
-                self.pause.set(Some((base, count.saturating_sub(1))));
+            let mut p = lock(&self.pause);
+            if let Some((base, count)) = *p {
+                *p = Some((base, count.saturating_sub(1)));
             }
         }
     }
 
     /// A submission got `serial`: arm the fault or hold requested for it.
     pub fn note_submitted(&self, serial: u64) {
-        if self.fail_next.replace(false) {
-            self.faulted.set(Some(serial));
+        if self.fail_next.swap(false, Ordering::AcqRel) {
+            self.faulted.store(serial, Ordering::Release);
         }
-        if self.hold_next.replace(false) {
-            self.held_shared.store(serial, Ordering::Release);
+        if self.hold_next.swap(false, Ordering::AcqRel) {
+            self.held.store(serial, Ordering::Release);
         }
     }
 
     /// Opens the gate and releases any held completion (before the drain at drop).
     pub fn release_all<A: Api>(&self, hal: &crate::native::Hal<A>) {
+        let paused = lock(&self.pause).take();
         #[cfg(feature = "test-seams")]
-        if let Some((base, count)) = self.pause.take() {
+        if let Some((base, count)) = paused {
             use vigil_hal::TestControl as _;
             let _ = hal.open_gate(base.saturating_add(count));
         }
         #[cfg(not(feature = "test-seams"))]
-        let _ = hal;
-        self.held_shared.store(0, Ordering::Release);
+        let _ = (hal, paused);
+        self.held.store(0, Ordering::Release);
     }
 }
 
@@ -96,7 +96,7 @@ pub struct SeamHandle {
 }
 
 impl SeamHandle {
-    /// Publishes the completion held by [`Seams::hold_next_completion`].
+    /// Publishes the completion held by `Seams::hold_next_completion`.
     pub fn release_held_completion(&self) {
         self.held.store(0, Ordering::Release);
     }
@@ -121,25 +121,25 @@ impl<A: Api> Seams<'_, A> {
     /// The next submission fails as one the GPU faulted on: when it completes, the device
     /// is declared lost (attributed to the driver) before its serial is reported complete.
     pub fn fail_next_submission(&self) {
-        self.device.seams.fail_next.set(true);
+        self.device.seams.fail_next.store(true, Ordering::Release);
     }
 
     /// Holds back the completion of the next submission, as a GPU that has not finished
     /// it looks, until [`Seams::release_held_completion`]. Later submissions complete
     /// normally meanwhile, but the completed serial stays below the held one.
     pub fn hold_next_completion(&self) {
-        self.device.seams.hold_next.set(true);
+        self.device.seams.hold_next.store(true, Ordering::Release);
     }
 
     /// Publishes the held completion.
     pub fn release_held_completion(&self) {
-        self.device.seams.held_shared.store(0, Ordering::Release);
+        self.device.seams.held.store(0, Ordering::Release);
     }
 
     /// A handle that releases the held completion from another thread.
     pub fn handle(&self) -> SeamHandle {
         SeamHandle {
-            held: self.device.seams.held_shared.clone(),
+            held: self.device.seams.held.clone(),
         }
     }
 
@@ -149,27 +149,27 @@ impl<A: Api> Seams<'_, A> {
         use vigil_hal::TestControl as _;
         // An earlier pause is released in full first; the new pause gets a gate of its own.
         self.resume_submissions()?;
-        self.device
-            .hal
+        let d = self.device;
+        d.hal
             .fresh_gate()
-            .map_err(|e| self.device.hal_error(e, "pause_submissions", ""))?;
-        let base = self
-            .device
+            .map_err(|e| d.hal_error(e, "pause_submissions", ""))?;
+        let base = d
             .hal
             .gate_value()
-            .map_err(|e| self.device.hal_error(e, "pause_submissions", ""))?;
-        self.device.seams.pause.set(Some((base, 0)));
+            .map_err(|e| d.hal_error(e, "pause_submissions", ""))?;
+        *lock(&d.seams.pause) = Some((base, 0));
         Ok(())
     }
 
     /// Lets the first `count` submissions made since the pause run.
     pub fn release_paused(&self, count: u64) -> crate::Result<()> {
         use vigil_hal::TestControl as _;
-        if let Some((base, _)) = self.device.seams.pause.get() {
-            self.device
-                .hal
+        let d = self.device;
+        let paused = *lock(&d.seams.pause);
+        if let Some((base, _)) = paused {
+            d.hal
                 .open_gate(base.saturating_add(count))
-                .map_err(|e| self.device.hal_error(e, "release_paused", ""))?;
+                .map_err(|e| d.hal_error(e, "release_paused", ""))?;
         }
         Ok(())
     }
@@ -177,11 +177,12 @@ impl<A: Api> Seams<'_, A> {
     /// Lets every paused submission run and stops pausing.
     pub fn resume_submissions(&self) -> crate::Result<()> {
         use vigil_hal::TestControl as _;
-        if let Some((base, count)) = self.device.seams.pause.take() {
-            self.device
-                .hal
+        let d = self.device;
+        let paused = lock(&d.seams.pause).take();
+        if let Some((base, count)) = paused {
+            d.hal
                 .open_gate(base.saturating_add(count))
-                .map_err(|e| self.device.hal_error(e, "resume_submissions", ""))?;
+                .map_err(|e| d.hal_error(e, "resume_submissions", ""))?;
         }
         Ok(())
     }
@@ -190,23 +191,17 @@ impl<A: Api> Seams<'_, A> {
     /// (default 100 us on GPUs, none on CPU drivers); zero makes every wait that is not
     /// already satisfied call the driver's wait (what a fault sweep of that call needs).
     pub fn set_spin_before_blocking(&self, spin: std::time::Duration) {
-        let mut t = self.device.timeouts.get();
-        t.spin = spin;
-        self.device.timeouts.set(t);
+        lock(&self.device.timeouts).spin = spin;
     }
 
     /// Bounds how long waits may go without progress (default 5 s).
     pub fn set_stall_timeout(&self, timeout: std::time::Duration) {
-        let mut t = self.device.timeouts.get();
-        t.stall = timeout;
-        self.device.timeouts.set(t);
+        lock(&self.device.timeouts).stall = timeout;
     }
 
     /// Bounds how long one submission waits for room in all (default 60 s).
     pub fn set_wait_cap(&self, timeout: std::time::Duration) {
-        let mut t = self.device.timeouts.get();
-        t.total_cap = timeout;
-        self.device.timeouts.set(t);
+        lock(&self.device.timeouts).total_cap = timeout;
     }
 
     /// Makes the native call at `site` fail with `kind`, once or every time.

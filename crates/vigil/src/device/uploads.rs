@@ -4,12 +4,17 @@
 //! Writes are kept as a list until that submission, so a destroyed destination drops its
 //! writes, and a repeated write of the same range overwrites the staged bytes in place.
 
-use super::{Device, DeviceState};
+use super::{BufferObj, Core, Device, TextureObj, lock, queue::QueueState};
 use crate::error::{Result, fail};
-use crate::handle::{Buffer, Handle};
+use crate::handle::Handle;
+use crate::native::{BufferKind, Owned, Rec};
+use crate::texture::TexelCopyTextureInfo;
+use crate::track::{Subresources, Use, step};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use vigil_hal::{Api, BufferCopy, BufferUsages, CommandEncoder as _, MemoryBarrier, Stages};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use vigil_hal::{Access, Api, BufferCopy, BufferTextureCopy, BufferUsages, MemoryBarrier, Stages, TextureLayout};
 
 /// Most writes that may wait for one submission.
 pub const MAX_QUEUED_WRITES: u32 = 16_384;
@@ -21,21 +26,35 @@ const MAX_REGIONS_PER_COPY: usize = 256;
 /// Bytes per staging chunk; larger writes get a chunk of their own.
 const CHUNK_BYTES: u64 = 1 << 20;
 
+/// A host-visible buffer writes are staged in.
 pub(crate) struct StagingChunk<A: Api> {
-    pub buffer: A::Buffer,
+    pub buffer: Owned<A, BufferKind>,
     pub size: u64,
     pub used: u64,
 }
 
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct PendingWrite {
-    pub dst: (u32, u32),
+/// A staged buffer write.
+pub(crate) struct PendingWrite<A: Api> {
+    pub dst: Arc<BufferObj<A>>,
     /// Cleared when the destination is destroyed before the submission.
     pub live: bool,
     pub dst_offset: u64,
     pub chunk: usize,
     pub src_offset: u64,
     pub size: u64,
+}
+
+/// A staged texture write: tightly packed rows in a chunk.
+pub(crate) struct PendingTextureWrite<A: Api> {
+    pub texture: Arc<TextureObj<A>>,
+    pub live: bool,
+    pub chunk: usize,
+    pub src_offset: u64,
+    pub bytes_per_row: u32,
+    pub rows_per_image: u32,
+    pub at: TexelCopyTextureInfo,
+    pub size: [u32; 3],
+    pub bytes: u64,
 }
 
 /// A hasher for the small integer keys of the coalescing map: a multiply-rotate mix per
@@ -48,43 +67,32 @@ impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {
         self.0
     }
-
     fn write(&mut self, bytes: &[u8]) {
         for b in bytes {
             self.write_u64(u64::from(*b));
         }
     }
-
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(u64::from(v));
-    }
-
     fn write_u64(&mut self, v: u64) {
         self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
-
     fn write_usize(&mut self, v: usize) {
         self.write_u64(v as u64);
     }
 }
 
-/// Uploads and first layouts waiting for the next submission.
+/// Uploads waiting for the next submission.
 pub(crate) struct PendingUploads<A: Api> {
-    pub writes: Vec<PendingWrite>,
-    pub zero_fills: Vec<((u32, u32), u64)>,
-    pub texture_writes: Vec<crate::texture::PendingTextureWrite>,
-    pub texture_inits: Vec<(u32, u32)>,
+    pub writes: Vec<PendingWrite<A>>,
+    pub texture_writes: Vec<PendingTextureWrite<A>>,
     pub chunks: Vec<StagingChunk<A>>,
-    coalesce: HashMap<(u32, u64, u64), usize, BuildHasherDefault<KeyHasher>>,
+    coalesce: HashMap<(usize, u64, u64), usize, BuildHasherDefault<KeyHasher>>,
 }
 
 impl<A: Api> Default for PendingUploads<A> {
     fn default() -> Self {
         PendingUploads {
             writes: Vec::new(),
-            zero_fills: Vec::new(),
             texture_writes: Vec::new(),
-            texture_inits: Vec::new(),
             chunks: Vec::new(),
             coalesce: HashMap::default(),
         }
@@ -93,10 +101,7 @@ impl<A: Api> Default for PendingUploads<A> {
 
 impl<A: Api> PendingUploads<A> {
     pub fn is_empty(&self) -> bool {
-        self.writes.is_empty()
-            && self.zero_fills.is_empty()
-            && self.texture_writes.is_empty()
-            && self.texture_inits.is_empty()
+        self.writes.is_empty() && self.texture_writes.is_empty()
     }
 }
 
@@ -147,149 +152,84 @@ impl StagingAccount {
             direct_writes: 0,
         }
     }
-}
 
-/// A built prelude: the command buffer and what it used.
-pub(crate) struct BuiltPrelude<A: Api> {
-    pub encoder: A::CommandEncoder,
-    pub cb: A::CommandBuffer,
-    pub staging: Vec<StagingChunk<A>>,
-    pub staging_bytes: u64,
-    pub buffers: Vec<(u32, u32)>,
-    pub textures: Vec<(u32, u32)>,
-    /// The first uses it carries, put back for the next submission if this one is refused.
-    pub zero_fills: Vec<((u32, u32), u64)>,
-    /// As above: textures whose first layout it records.
-    pub texture_inits: Vec<(u32, u32)>,
+    /// Refuses `size` more staged bytes past the write count or the budget.
+    pub fn check_room(&self, op: &'static str, label: &str, size: u64) -> Result<()> {
+        if self.queued_writes >= MAX_QUEUED_WRITES {
+            return Err(fail!(StagingWrites, op, label, "{MAX_QUEUED_WRITES} writes already wait for the next submission; submit before writing more"));
+        }
+        let total = self.queued_bytes.saturating_add(self.in_flight_bytes);
+        if total.saturating_add(size) > self.budget {
+            return Err(fail!(StagingBudget, op, label, "staging {size} more bytes would exceed the budget: {} queued + {} in flight of {} bytes; submit and let work complete first", self.queued_bytes, self.in_flight_bytes, self.budget));
+        }
+        Ok(())
+    }
 }
 
 impl<A: Api> Device<A> {
     /// Counters of queue writes and staging.
     pub fn write_stats(&self) -> WriteStats {
-        let Ok(st) = self.state.try_borrow() else {
-            return WriteStats::default();
-        };
+        let q = lock(&self.queue);
         WriteStats {
-            pending_writes: st.staging.queued_writes,
-            pending_bytes: st.staging.queued_bytes,
-            in_flight_bytes: st.staging.in_flight_bytes,
-            staging_allocations: st.staging.allocations,
-            upload_batches: st.staging.batches,
-            coalesced_writes: st.staging.coalesced,
-            direct_writes: st.staging.direct_writes,
-            budget: st.staging.budget,
+            pending_writes: q.staging.queued_writes,
+            pending_bytes: q.staging.queued_bytes,
+            in_flight_bytes: q.staging.in_flight_bytes,
+            staging_allocations: q.staging.allocations,
+            upload_batches: q.staging.batches,
+            coalesced_writes: q.staging.coalesced,
+            direct_writes: q.staging.direct_writes,
+            budget: q.staging.budget,
         }
     }
+}
 
-    /// Stages `data` for the buffer slot and queues its copy.
-    pub(crate) fn queue_write(
-        &self,
-        st: &mut DeviceState<A>,
-        buffer: Buffer,
-        offset: u64,
-        data: &[u8],
-        op: &'static str,
-    ) -> Result<()> {
+impl<A: Api> Core<A> {
+    /// Stages `data` for `buffer` at `offset` and queues its copy (the queue lock held).
+    pub(crate) fn queue_write(&self, q: &mut QueueState<A>, buffer: &Arc<BufferObj<A>>, offset: u64, data: &[u8], op: &'static str) -> Result<()> {
         let size = data.len() as u64;
-        let key = (buffer.index(), offset, size);
-        // The label is looked up only for an error: a clone per write would cost more
-        // than the write.
-        let label = |st: &DeviceState<A>| {
-            st.buffers
-                .slot(buffer.index())
-                .and_then(|s| s.value.as_ref())
-                .map(|b| b.label.clone())
-                .unwrap_or_default()
-        };
+        let key = (Arc::as_ptr(buffer) as usize, offset, size);
         // A repeated write of the same range replaces the staged bytes in place.
-        if let Some(&i) = st.uploads.coalesce.get(&key) {
-            if let Some(w) = st.uploads.writes.get(i).copied() {
-                if w.live && w.dst == (buffer.index(), buffer.generation()) {
-                    let chunk = &st.uploads.chunks[w.chunk];
-                    if let Err(e) = self.hal.write_mapped(&chunk.buffer, w.src_offset, data) {
-                        return Err(self.hal_error(e, op, &label(st)));
+        if let Some(&i) = q.uploads.coalesce.get(&key) {
+            if let Some(w) = q.uploads.writes.get(i) {
+                if w.live && Arc::ptr_eq(&w.dst, buffer) {
+                    let at = w.src_offset;
+                    if let Some(chunk) = q.uploads.chunks.get(w.chunk) {
+                        self.hal.write_mapped(&chunk.buffer, at, data).map_err(|e| self.hal_error(e, op, &buffer.label))?;
+                        q.staging.coalesced = q.staging.coalesced.wrapping_add(1);
+                        return Ok(());
                     }
-                    st.staging.coalesced = st.staging.coalesced.wrapping_add(1);
-                    return Ok(());
                 }
             }
         }
-        if st.staging.queued_writes >= MAX_QUEUED_WRITES {
-            return Err(fail!(
-                LimitExceeded,
-                op,
-                &label(st),
-                "{MAX_QUEUED_WRITES} writes already wait for the next submission; submit before writing more"
-            ));
+        q.staging.check_room(op, &buffer.label, size)?;
+        let (chunk, src_offset) = self.staging_space(q, size).map_err(|e| self.hal_error(e, op, &buffer.label))?;
+        if let Some(c) = q.uploads.chunks.get_mut(chunk) {
+            self.hal.write_mapped(&c.buffer, src_offset, data).map_err(|e| self.hal_error(e, op, &buffer.label))?;
+            c.used = src_offset.saturating_add(size);
         }
-        let total = st
-            .staging
-            .queued_bytes
-            .saturating_add(st.staging.in_flight_bytes);
-        if total.saturating_add(size) > st.staging.budget {
-            return Err(fail!(
-                LimitExceeded,
-                op,
-                &label(st),
-                "staging {size} more bytes would exceed the budget: {} queued + {} in flight of {} bytes; submit and let work complete first",
-                st.staging.queued_bytes,
-                st.staging.in_flight_bytes,
-                st.staging.budget
-            ));
-        }
-        let (chunk, src_offset) = match self.staging_space(st, size) {
-            Ok(at) => at,
-            Err(e) => return Err(self.hal_error(e, op, &label(st))),
-        };
-        if let Err(e) = self
-            .hal
-            .write_mapped(&st.uploads.chunks[chunk].buffer, src_offset, data)
-        {
-            return Err(self.hal_error(e, op, &label(st)));
-        }
-        st.uploads.chunks[chunk].used = src_offset.saturating_add(size);
-        st.uploads.writes.push(PendingWrite {
-            dst: (buffer.index(), buffer.generation()),
-            live: true,
-            dst_offset: offset,
-            chunk,
-            src_offset,
-            size,
-        });
-        st.uploads
-            .coalesce
-            .insert(key, st.uploads.writes.len().saturating_sub(1));
-        st.staging.queued_writes = st.staging.queued_writes.saturating_add(1);
-        st.staging.queued_bytes = st.staging.queued_bytes.saturating_add(size);
-        if let Some(b) = st
-            .buffers
-            .slot_mut(buffer.index())
-            .and_then(|s| s.value.as_mut())
-        {
-            b.queued_writes = true;
-        }
+        q.uploads.writes.push(PendingWrite { dst: buffer.clone(), live: true, dst_offset: offset, chunk, src_offset, size });
+        q.uploads.coalesce.insert(key, q.uploads.writes.len().saturating_sub(1));
+        q.staging.queued_writes = q.staging.queued_writes.saturating_add(1);
+        q.staging.queued_bytes = q.staging.queued_bytes.saturating_add(size);
+        buffer.queued_writes.store(true, Ordering::Release);
         Ok(())
     }
 
     /// Finds `size` bytes of staging: in the batch's last chunk, else in a spare chunk
     /// from a completed submission, else in a new one. Returns chunk index and offset.
-    pub(crate) fn staging_space(
-        &self,
-        st: &mut DeviceState<A>,
-        size: u64,
-    ) -> vigil_hal::Result<(usize, u64)> {
+    pub(crate) fn staging_space(&self, q: &mut QueueState<A>, size: u64) -> vigil_hal::Result<(usize, u64)> {
         // Sizes are within the staging budget (checked by the callers), far from u64::MAX.
         let size = size.checked_next_multiple_of(4).unwrap_or(u64::MAX);
-        if let Some((i, c)) = st.uploads.chunks.iter().enumerate().last() {
+        if let Some((i, c)) = q.uploads.chunks.iter().enumerate().last() {
             let at = c.used.checked_next_multiple_of(16).unwrap_or(u64::MAX);
             if at.checked_add(size).is_some_and(|end| end <= c.size) {
                 return Ok((i, at));
             }
         }
-        let chunk = match st.spare_staging.iter().position(|c| c.size >= size) {
+        let chunk = match q.spare_staging.iter().position(|c| c.size >= size) {
             Some(i) => {
-                let c = st.spare_staging.swap_remove(i);
-                st.spare_staging_bytes = st.spare_staging_bytes.saturating_sub(c.size);
+                let c = q.spare_staging.swap_remove(i);
+                q.spare_staging_bytes = q.spare_staging_bytes.saturating_sub(c.size);
                 c
             }
             None => {
@@ -300,115 +240,114 @@ impl<A: Api> Device<A> {
                     usage: BufferUsages::MAP_WRITE | BufferUsages::COPY_SRC,
                     location: vigil_hal::MemoryLocation::CpuToGpu,
                 })?;
-                st.staging.allocations = st.staging.allocations.wrapping_add(1);
-                StagingChunk {
-                    buffer,
-                    size: chunk_size,
-                    used: 0,
-                }
+                q.staging.allocations = q.staging.allocations.wrapping_add(1);
+                StagingChunk { buffer: Owned::new(&self.hal, buffer), size: chunk_size, used: 0 }
             }
         };
-        st.uploads.chunks.push(StagingChunk { used: 0, ..chunk });
-        Ok((st.uploads.chunks.len().saturating_sub(1), 0))
+        q.uploads.chunks.push(StagingChunk { used: 0, ..chunk });
+        Ok((q.uploads.chunks.len().saturating_sub(1), 0))
     }
 
     /// Keeps a chunk whose upload completed for reuse, while the spare chunks stay within
     /// the staging budget; else releases it.
-    pub(crate) fn recycle_staging(&self, st: &mut DeviceState<A>, chunk: StagingChunk<A>) {
-        let spare = st.spare_staging_bytes.saturating_add(chunk.size);
-        if spare <= st.staging.budget {
-            st.spare_staging_bytes = spare;
-            st.spare_staging.push(chunk);
-        } else {
-            self.hal.destroy_buffer(chunk.buffer);
+    pub(crate) fn recycle_staging(&self, q: &mut QueueState<A>, chunk: StagingChunk<A>) {
+        let spare = q.spare_staging_bytes.saturating_add(chunk.size);
+        if spare <= q.staging.budget {
+            q.spare_staging_bytes = spare;
+            q.spare_staging.push(chunk);
         }
     }
 
-    /// Zeroes a fresh device-local buffer at the start of the next submission.
-    pub(crate) fn queue_fill_zero(&self, buffer: Buffer, native_size: u64) -> Result<()> {
-        let mut st = self.state("create_buffer")?;
-        st.uploads
-            .zero_fills
-            .push(((buffer.index(), buffer.generation()), native_size));
-        st.compact_first_uses();
-        if let Some(b) = st
-            .buffers
-            .slot_mut(buffer.index())
-            .and_then(|s| s.value.as_mut())
-        {
-            b.queued_writes = true;
+    /// Drops the unsubmitted writes to a destroyed buffer or texture, returning their share
+    /// of the staging budget and of the write count.
+    pub(crate) fn drop_queued_writes_to(&self, q: &mut QueueState<A>, buffer: Option<&BufferObj<A>>, texture: Option<&TextureObj<A>>) {
+        if q.staging.queued_writes == 0 {
+            return;
         }
-        Ok(())
+        let (mut bytes, mut count) = (0u64, 0u32);
+        if let Some(b) = buffer {
+            for w in q.uploads.writes.iter_mut().filter(|w| w.live && std::ptr::eq(&*w.dst, b)) {
+                w.live = false;
+                bytes = bytes.saturating_add(w.size);
+                count = count.saturating_add(1);
+            }
+        }
+        if let Some(t) = texture {
+            for w in q.uploads.texture_writes.iter_mut().filter(|w| w.live && std::ptr::eq(&*w.texture, t)) {
+                w.live = false;
+                bytes = bytes.saturating_add(w.bytes);
+                count = count.saturating_add(1);
+            }
+        }
+        q.staging.queued_bytes = q.staging.queued_bytes.saturating_sub(bytes);
+        q.staging.queued_writes = q.staging.queued_writes.saturating_sub(count);
     }
 
-    /// Records the pending uploads into a command buffer of their own, skipping
-    /// destinations destroyed since. `None` when nothing is pending.
-    pub(crate) fn build_prelude(
-        &self,
-        st: &mut DeviceState<A>,
-        op: &'static str,
-    ) -> Result<Option<BuiltPrelude<A>>> {
-        if st.uploads.is_empty() {
-            // Staging allocated for writes that were all dropped goes straight back.
-            for c in std::mem::take(&mut st.uploads.chunks) {
-                self.recycle_staging(st, c);
+    /// Records the staged uploads: the barriers their destinations need against earlier
+    /// work (and a zero fill of buffers never used), then the copies. Moves each
+    /// destination's state on, keeping the old one in `undo`; returns the buffers written.
+    pub(crate) fn record_uploads(&self, rec: &mut Rec<'_, A>, uploads: &PendingUploads<A>, undo: &mut super::Undo<A>) -> Vec<Arc<BufferObj<A>>> {
+        const WRITE: Use = Use::buffer(Stages::TRANSFER, Access::TRANSFER_WRITE);
+        const TEX_WRITE: Use = Use { stages: Stages::TRANSFER, access: Access::TRANSFER_WRITE, layout: TextureLayout::TransferDst };
+        let o = &self.objects;
+        let mut written: Vec<Arc<BufferObj<A>>> = Vec::new();
+        let mut head = super::Head::<A>::default();
+        // Every destination once: its barrier against earlier work, and the zero fill of a
+        // buffer never used (WebGPU buffers start zeroed; a write covers only its range).
+        let mut seen: HashMap<usize, (), BuildHasherDefault<KeyHasher>> = HashMap::default();
+        for w in uploads.writes.iter().filter(|w| w.live && o.buffers.is_live(w.dst.handle.index(), w.dst.handle.generation())) {
+            if seen.insert(Arc::as_ptr(&w.dst) as usize, ()).is_some() {
+                continue;
             }
-            return Ok(None);
+            let mut g = lock(&w.dst.state);
+            undo.buffers.push((w.dst.clone(), g.zeroed, g.state));
+            if !g.zeroed {
+                head.zero_buffers.push(w.dst.clone());
+                g.zeroed = true;
+                g.state = super::written_by_transfer(TextureLayout::General);
+            }
+            if let Some(t) = step(&mut g.state, WRITE) {
+                head.barriers.buffers.push((w.dst.clone(), 0, w.dst.size, t));
+            }
+            written.push(w.dst.clone());
         }
-        let mut encoder = self.take_encoder(st, "vigil uploads", op)?;
-        if let Err(e) = encoder.begin("vigil uploads") {
-            st.free_encoders.push((encoder, None));
-            return Err(self.hal_error(e, op, &self.label));
-        }
-        let uploads = std::mem::take(&mut st.uploads);
-        let mut buffers = Vec::new();
-        let mut textures = Vec::new();
-        self.record_texture_inits(
-            st,
-            &mut crate::native::Rec(&mut encoder),
-            &uploads.texture_inits,
-            &mut textures,
-        );
-        if !uploads.writes.is_empty()
-            || !uploads.zero_fills.is_empty()
-            || !uploads.texture_writes.is_empty()
-        {
-            // Uploads land after everything submitted before them.
-            crate::native::Rec::<A>(&mut encoder).memory_barrier(MemoryBarrier {
-                src: Stages::ALL_COMMANDS,
-                dst: Stages::TRANSFER,
-            });
-        }
-        for &((i, g), size) in &uploads.zero_fills {
-            if let Some(b) = st
-                .buffers
-                .is_live(i, g)
-                .then(|| st.buffers.slot(i))
-                .flatten()
-                .and_then(|s| s.value.as_ref())
-            {
-                crate::native::Rec::<A>(&mut encoder).fill_buffer(&b.raw, 0, size, 0);
-                buffers.push((i, g));
+        let mut textures_seen: Vec<usize> = Vec::new();
+        for w in uploads.texture_writes.iter().filter(|w| w.live && o.textures.is_live(w.texture.handle.index(), w.texture.handle.generation())) {
+            let t = &w.texture;
+            let mut g = lock(&t.state);
+            if !textures_seen.contains(&(Arc::as_ptr(t) as usize)) {
+                textures_seen.push(Arc::as_ptr(t) as usize);
+                undo.textures.push((t.clone(), g.initialized, g.parts.clone()));
+            }
+            if !g.initialized {
+                head.clear_textures.push(t.clone());
+                g.initialized = true;
+                for s in g.parts.iter_mut() {
+                    *s = super::written_by_transfer(TextureLayout::TransferDst);
+                }
+            }
+            let layers = t.desc.array_layers.max(1);
+            for layer in w.at.array_layer..w.at.array_layer.saturating_add(w.size[2]) {
+                let i = (w.at.mip_level as usize).saturating_mul(layers as usize).saturating_add(layer as usize);
+                // Against earlier work (and the zero clear); writes to one texture in one
+                // batch are ordered among themselves by the barrier between copies below.
+                if let Some(tr) = g.parts.get_mut(i).and_then(|s| step(s, TEX_WRITE)) {
+                    let range = Subresources { base_mip: w.at.mip_level, mips: 1, base_layer: layer, layers: 1 };
+                    head.barriers.textures.push((t.clone(), range, tr));
+                }
             }
         }
-        if !uploads.zero_fills.is_empty() && !uploads.writes.is_empty() {
-            crate::native::Rec::<A>(&mut encoder).memory_barrier(MemoryBarrier {
-                src: Stages::TRANSFER,
-                dst: Stages::TRANSFER,
-            });
-        }
+        head.record(rec);
         // Runs of writes from one staging chunk to one buffer, each starting at or after the
         // end of the one before (the usual, sequential case), go as one copy command with
         // a region per write; anything else starts a new run, so regions never overlap
         // and overlapping writes keep their order.
         let mut run: Vec<BufferCopy> = Vec::new();
-        let mut run_key: Option<(usize, (u32, u32))> = None;
-        let flush = |encoder: &mut crate::native::Rec<'_, A>,
-                     run: &mut Vec<BufferCopy>,
-                     key: Option<(usize, (u32, u32))>| {
-            if let Some((chunk, (i, _))) = key {
-                if let Some(dst) = st.buffers.slot(i).and_then(|s| s.value.as_ref()) {
-                    encoder.copy_buffer_regions(&uploads.chunks[chunk].buffer, &dst.raw, run);
+        let mut run_key: Option<(usize, usize)> = None;
+        let flush = |rec: &mut Rec<'_, A>, run: &mut Vec<BufferCopy>, key: Option<(usize, usize)>| {
+            if let Some((chunk, w)) = key {
+                if let (Some(c), Some(w)) = (uploads.chunks.get(chunk), uploads.writes.get(w)) {
+                    rec.copy_buffer_regions(&c.buffer, &w.dst.raw, run);
                 }
             }
             run.clear();
@@ -416,169 +355,56 @@ impl<A: Api> Device<A> {
         // Per destination, the span written since the last barrier: a write that reaches
         // into it must wait for the earlier copies (a transfer barrier), else their order
         // on the GPU is undefined. Sequential writes never reach back.
-        let mut spans: HashMap<(u32, u32), (u64, u64), BuildHasherDefault<KeyHasher>> =
-            HashMap::default();
-        for w in uploads.writes.iter().filter(|w| w.live) {
-            let (i, g) = w.dst;
-            if !st.buffers.is_live(i, g) {
+        let mut spans: HashMap<usize, (u64, u64), BuildHasherDefault<KeyHasher>> = HashMap::default();
+        let mut first_of_run = 0usize;
+        for (wi, w) in uploads.writes.iter().enumerate() {
+            if !w.live || !o.buffers.is_live(w.dst.handle.index(), w.dst.handle.generation()) {
                 continue;
             }
+            let dst = Arc::as_ptr(&w.dst) as usize;
             let (start, end) = (w.dst_offset, w.dst_offset.saturating_add(w.size));
-            if spans
-                .get(&(i, g))
-                .is_some_and(|&(lo, hi)| start < hi && end > lo)
-            {
-                flush(&mut crate::native::Rec(&mut encoder), &mut run, run_key);
+            if spans.get(&dst).is_some_and(|&(lo, hi)| start < hi && end > lo) {
+                flush(rec, &mut run, run_key.map(|(c, _)| (c, first_of_run)));
                 run_key = None;
-                crate::native::Rec::<A>(&mut encoder).memory_barrier(MemoryBarrier {
-                    src: Stages::TRANSFER,
-                    dst: Stages::TRANSFER,
-                });
+                rec.barriers(Some(MemoryBarrier { src: Stages::TRANSFER, dst: Stages::TRANSFER }), &[], &[]);
                 spans.clear();
             }
-            let span = spans.entry((i, g)).or_insert((start, end));
+            let span = spans.entry(dst).or_insert((start, end));
             *span = (span.0.min(start), span.1.max(end));
-            let key = Some((w.chunk, (i, g)));
-            let follows = run
-                .last()
-                .is_some_and(|r| w.dst_offset >= r.dst_offset.saturating_add(r.size));
+            let key = Some((w.chunk, dst));
+            let follows = run.last().is_some_and(|r| w.dst_offset >= r.dst_offset.saturating_add(r.size));
             if key != run_key || !follows || run.len() >= MAX_REGIONS_PER_COPY {
-                flush(&mut crate::native::Rec(&mut encoder), &mut run, run_key);
-                if run_key.map(|(_, d)| d) != Some((i, g)) {
-                    buffers.push((i, g));
-                }
+                flush(rec, &mut run, run_key.map(|(c, _)| (c, first_of_run)));
                 run_key = key;
+                first_of_run = wi;
             }
-            run.push(BufferCopy {
-                src_offset: w.src_offset,
-                dst_offset: w.dst_offset,
-                size: w.size,
-            });
+            run.push(BufferCopy { src_offset: w.src_offset, dst_offset: w.dst_offset, size: w.size });
         }
-        flush(&mut crate::native::Rec(&mut encoder), &mut run, run_key);
-        self.record_texture_writes(
-            st,
-            &mut crate::native::Rec(&mut encoder),
-            &uploads,
-            &mut textures,
-        );
-        let cb = match encoder.end() {
-            Ok(cb) => cb,
-            Err(e) => {
-                encoder.discard();
-                st.free_encoders.push((encoder, None));
-                for c in uploads.chunks {
-                    self.hal.destroy_buffer(c.buffer);
-                }
-                st.restore_first_uses(uploads.zero_fills, uploads.texture_inits);
-                st.staging.queued_bytes = 0;
-                st.staging.queued_writes = 0;
-                return Err(self.hal_error(e, op, &self.label));
-            }
-        };
-        let staging_bytes = st.staging.queued_bytes;
-        st.staging.queued_bytes = 0;
-        st.staging.queued_writes = 0;
-        Ok(Some(BuiltPrelude {
-            encoder,
-            cb,
-            staging: uploads.chunks,
-            staging_bytes,
-            buffers,
-            textures,
-            zero_fills: uploads.zero_fills,
-            texture_inits: uploads.texture_inits,
-        }))
-    }
-}
-
-impl<A: Api> DeviceState<A> {
-    /// Drops the zero fills and first layouts of destroyed objects once their lists have
-    /// doubled (amortized constant work per entry), so creating and destroying objects
-    /// without ever submitting cannot grow them without bound.
-    pub(crate) fn compact_first_uses(&mut self) {
-        let n = self.uploads.zero_fills.len();
-        if n >= 1024 && n.is_power_of_two() {
-            let buffers = &self.buffers;
-            self.uploads
-                .zero_fills
-                .retain(|&((i, g), _)| buffers.is_live(i, g));
-        }
-        let n = self.uploads.texture_inits.len();
-        if n >= 1024 && n.is_power_of_two() {
-            let textures = &self.textures;
-            self.uploads
-                .texture_inits
-                .retain(|&(i, g)| textures.is_live(i, g));
-        }
-    }
-
-    /// Puts the first uses of a refused prelude (zero fills, first layouts) back in the
-    /// queue: a buffer must never be read before it is zeroed, nor a texture before its
-    /// first layout, whatever happened to the submission that carried them.
-    pub(crate) fn restore_first_uses(
-        &mut self,
-        zero_fills: Vec<((u32, u32), u64)>,
-        texture_inits: Vec<(u32, u32)>,
-    ) {
-        self.uploads.texture_inits.extend(
-            texture_inits
-                .into_iter()
-                .filter(|&(i, g)| self.textures.is_live(i, g)),
-        );
-        for ((i, g), size) in zero_fills {
-            if !self.buffers.is_live(i, g) {
+        flush(rec, &mut run, run_key.map(|(c, _)| (c, first_of_run)));
+        let mut written_textures: Vec<usize> = Vec::new();
+        for w in uploads.texture_writes.iter() {
+            if !w.live || !o.textures.is_live(w.texture.handle.index(), w.texture.handle.generation()) {
                 continue;
             }
-            if let Some(b) = self.buffers.slot_mut(i).and_then(|s| s.value.as_mut()) {
-                b.queued_writes = true;
+            let Some(c) = uploads.chunks.get(w.chunk) else { continue };
+            let t = Arc::as_ptr(&w.texture) as usize;
+            if written_textures.contains(&t) {
+                rec.barriers(Some(MemoryBarrier { src: Stages::TRANSFER, dst: Stages::TRANSFER }), &[], &[]);
+                written_textures.clear();
             }
-            self.uploads.zero_fills.push(((i, g), size));
-        }
-    }
-
-    /// Drops the unsubmitted writes to a destroyed buffer (or texture), returning their
-    /// share of the staging budget and of the write count.
-    pub(crate) fn drop_queued_writes_to(
-        &mut self,
-        buffer: (u32, u32),
-        texture: Option<(u32, u32)>,
-    ) {
-        // Zero fills and first layouts of destroyed objects are skipped when the prelude is
-        // built (it checks liveness), so a destroy only has staged bytes to give back, and
-        // only when some are queued: destroying many fresh buffers stays linear.
-        if self.staging.queued_writes == 0 {
-            return;
-        }
-        let (mut bytes, mut count) = (0u64, 0u32);
-        for w in self
-            .uploads
-            .writes
-            .iter_mut()
-            .filter(|w| w.live && w.dst == buffer)
-        {
-            w.live = false;
-            bytes = bytes.saturating_add(w.size);
-            count = count.saturating_add(1);
-        }
-        if let Some(t) = texture {
-            let before = self.uploads.texture_writes.len();
-            self.uploads.texture_writes.retain(|w| {
-                if w.texture == t {
-                    bytes = bytes.saturating_add(
-                        u64::from(w.bytes_per_row)
-                            .saturating_mul(u64::from(w.rows_per_image))
-                            .saturating_mul(u64::from(w.size[2])),
-                    );
-                    false
-                } else {
-                    true
-                }
+            written_textures.push(t);
+            rec.copy_buffer_to_texture(&c.buffer, &w.texture.raw, &BufferTextureCopy {
+                buffer_offset: w.src_offset,
+                bytes_per_row: w.bytes_per_row,
+                rows_per_image: w.rows_per_image,
+                mip_level: w.at.mip_level,
+                base_array_layer: w.at.array_layer,
+                origin: w.at.origin,
+                size: w.size,
+                aspect: w.at.aspect,
             });
-            let dropped = before.saturating_sub(self.uploads.texture_writes.len());
-            count = count.saturating_add(u32::try_from(dropped).unwrap_or(u32::MAX));
+            w.texture.last_use.store(self.last_submitted.load(Ordering::Acquire).saturating_add(1), Ordering::Release);
         }
-        self.staging.queued_bytes = self.staging.queued_bytes.saturating_sub(bytes);
-        self.staging.queued_writes = self.staging.queued_writes.saturating_sub(count);
+        written
     }
 }

@@ -2,29 +2,35 @@
 //! when either changes, so a draw or dispatch only tests a bit mask, and native binds are
 //! issued once per change, right before the draw or dispatch that needs them.
 
-use crate::device::{DeviceState, LateSizeCheck, PipelineInfo};
-use vigil_hal::{Api, BindPoint};
+use super::used::{Seen, Used};
+use crate::device::{BindGroupObj, LateSizeCheck, Member, PipelineInfo};
+use crate::track::Use;
+use vigil_hal::{Api, BindPoint, Stages};
 
 /// Most bind groups vigil tracks per pipeline.
 pub(crate) const MAX_GROUPS: usize = 8;
 /// Most dynamic offsets per bind group.
-pub(crate) const MAX_DYNAMIC: usize = 16;
+pub(crate) const MAX_DYNAMIC: usize = crate::validate::binding::MAX_DYNAMIC_OFFSETS;
 
 /// One bind group slot of a pass.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct BoundGroup {
+    /// `(slot, generation)` of the group.
     pub group: Option<(u32, u32)>,
     pub offsets: [u32; MAX_DYNAMIC],
     pub offset_count: u8,
+    /// Tracker slot of each member (`usize::MAX` for samplers).
+    pub slots: Vec<usize>,
 }
 
 /// Bind group slots of a pass and the pipeline they are checked against.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Binder {
     pub groups: [BoundGroup; MAX_GROUPS],
+    /// `(slot, generation)` of the pipeline.
     pub pipeline: Option<(u32, u32)>,
-    /// Pipeline layout slot of the pipeline.
-    pub layout: u32,
+    /// Address of the pipeline's layout object: groups are bound again when it changes.
+    layout: usize,
     /// Groups the pipeline uses.
     pub count: usize,
     compat: [u32; MAX_GROUPS],
@@ -33,12 +39,12 @@ pub(crate) struct Binder {
     pub dirty: u8,
     /// Groups known to fit the pipeline.
     ok: u8,
-    /// Groups set since their accesses were last recorded (render passes).
+    /// Groups set since their uses were last added to a scope (render passes).
     pub touched: u8,
 }
 
 #[inline]
-fn mask(count: usize) -> u8 {
+pub(crate) fn mask(count: usize) -> u8 {
     // At most 8 groups: the mask of the lowest `count` bits fits a u8.
     u8::MAX
         .checked_shr(u32::try_from(MAX_GROUPS.saturating_sub(count)).unwrap_or(8))
@@ -46,37 +52,35 @@ fn mask(count: usize) -> u8 {
 }
 
 impl Binder {
-    /// Whether the group at `g` fits the pipeline: compatible layout, late sizes met.
-    fn fits<A: Api>(&self, st: &DeviceState<A>, g: usize) -> bool {
-        let Some(group) = self.groups[g]
-            .group
-            .and_then(|(i, _)| st.bind_groups.slot(i))
-            .and_then(|s| s.value.as_ref())
-        else {
-            return false;
-        };
-        group.compat == self.compat[g]
-            && self.late.iter().filter(|c| c.group as usize == g).all(|c| {
-                group
-                    .sizes
-                    .get(c.entry as usize)
-                    .is_some_and(|&size| size >= c.min)
-            })
+    fn group<'u, A: Api>(&self, groups: &'u Seen<BindGroupObj<A>>, g: usize) -> Option<&'u std::sync::Arc<BindGroupObj<A>>> {
+        let (i, generation) = self.groups.get(g)?.group?;
+        groups.get(i, generation)
     }
 
-    /// Binds a pipeline; returns whether its layout differs from the last one.
-    pub fn set_pipeline<A: Api>(
-        &mut self,
-        st: &DeviceState<A>,
-        key: (u32, u32),
-        info: &PipelineInfo,
-    ) -> bool {
-        let changed = self.pipeline.is_none() || self.layout != info.layout.0;
+    /// Whether the group at `g` fits the pipeline: compatible layout, late sizes met.
+    fn fits<A: Api>(&self, groups: &Seen<BindGroupObj<A>>, g: usize) -> bool {
+        let Some(group) = self.group(groups, g) else {
+            return false;
+        };
+        self.compat.get(g) == Some(&group.compat)
+            && self
+                .late
+                .iter()
+                .filter(|c| c.group as usize == g)
+                .all(|c| group.sizes.get(c.entry as usize).is_some_and(|&size| size >= c.min))
+    }
+
+    /// Binds a pipeline.
+    pub fn set_pipeline<A: Api>(&mut self, groups: &Seen<BindGroupObj<A>>, key: (u32, u32), info: &PipelineInfo<A>) {
+        let layout = std::sync::Arc::as_ptr(&info.layout) as usize;
+        let changed = self.pipeline.is_none() || self.layout != layout;
         self.pipeline = Some(key);
-        self.layout = info.layout.0;
+        self.layout = layout;
         self.count = info.group_compat.len().min(MAX_GROUPS);
         self.compat = [0; MAX_GROUPS];
-        self.compat[..self.count].copy_from_slice(&info.group_compat[..self.count]);
+        for (c, &v) in self.compat.iter_mut().zip(info.group_compat.iter()) {
+            *c = v;
+        }
         self.late.clear();
         self.late.extend_from_slice(&info.late_checks);
         if changed {
@@ -87,32 +91,43 @@ impl Binder {
         }
         self.ok = 0;
         for g in 0..self.count {
-            if self.fits(st, g) {
+            if self.fits(groups, g) {
                 self.ok |= 1 << g;
             }
         }
-        changed
     }
 
     /// Sets group `g`; returns false when it was already bound with these offsets.
-    pub fn set_group<A: Api>(
-        &mut self,
-        st: &DeviceState<A>,
-        g: usize,
-        key: (u32, u32),
-        offsets: &[u32],
-    ) -> bool {
-        let slot = &mut self.groups[g];
-        if slot.group == Some(key) && slot.offsets[..slot.offset_count as usize] == *offsets {
+    pub fn set_group<A: Api>(&mut self, used: &mut Used<A>, g: usize, key: (u32, u32), offsets: &[u32]) -> bool {
+        let Some(slot) = self.groups.get_mut(g) else {
+            return false;
+        };
+        let same_offsets = slot.offsets.get(..slot.offset_count as usize) == Some(offsets);
+        if slot.group == Some(key) && same_offsets {
             return false;
         }
+        if slot.group != Some(key) {
+            slot.slots.clear();
+            if let Some(group) = used.groups.get(key.0, key.1).cloned() {
+                for m in group.members.iter() {
+                    let s = match m {
+                        Member::Buffer { buffer, .. } => used.buffer_slot(buffer),
+                        Member::View { view, .. } => used.texture_slot(&view.texture),
+                        Member::Sampler(_) => usize::MAX,
+                    };
+                    slot.slots.push(s);
+                }
+            }
+        }
         slot.group = Some(key);
-        slot.offset_count = offsets.len() as u8;
-        slot.offsets[..offsets.len()].copy_from_slice(offsets);
+        slot.offset_count = offsets.len().min(MAX_DYNAMIC) as u8;
+        for (o, &v) in slot.offsets.iter_mut().zip(offsets) {
+            *o = v;
+        }
         self.dirty |= 1 << g;
         self.touched |= 1 << g;
         if self.pipeline.is_some() && g < self.count {
-            if self.fits(st, g) {
+            if self.fits(&used.groups, g) {
                 self.ok |= 1 << g;
             } else {
                 self.ok &= !(1 << g);
@@ -130,40 +145,18 @@ impl Binder {
 
     /// Binds natively the groups the pipeline uses that changed.
     #[inline]
-    pub fn flush<A: Api>(
-        &mut self,
-        st: &DeviceState<A>,
-        raw: Option<&mut A::CommandEncoder>,
-        point: BindPoint,
-    ) {
+    pub fn flush<A: Api>(&mut self, used: &Used<A>, layout: &A::PipelineLayout, rec: &mut crate::native::Rec<'_, A>, point: BindPoint) {
         let dirty = self.dirty & mask(self.count);
         if dirty == 0 {
             return;
         }
-        if let (Some(raw), Some(layout)) = (
-            raw,
-            st.pipeline_layouts
-                .slot(self.layout)
-                .and_then(|s| s.value.as_ref()),
-        ) {
-            for g in 0..self.count {
-                if dirty & (1 << g) == 0 {
-                    continue;
-                }
-                let bound = &self.groups[g];
-                if let Some(group) = bound
-                    .group
-                    .and_then(|(i, _)| st.bind_groups.slot(i))
-                    .and_then(|s| s.value.as_ref())
-                {
-                    crate::native::Rec::<A>(&mut *raw).set_bind_group(
-                        point,
-                        &layout.raw,
-                        g as u32,
-                        &group.raw,
-                        &bound.offsets[..bound.offset_count as usize],
-                    );
-                }
+        for g in 0..self.count {
+            if dirty & (1 << g) == 0 {
+                continue;
+            }
+            let bound = &self.groups[g];
+            if let Some(group) = self.group(&used.groups, g) {
+                rec.set_bind_group(point, layout, g as u32, &group.raw, bound.offsets.get(..bound.offset_count as usize).unwrap_or(&[]));
             }
         }
         self.dirty &= !dirty;
@@ -174,4 +167,42 @@ impl Binder {
     pub fn used_mask(&self) -> u8 {
         mask(self.count)
     }
+
+    /// Adds the uses of group `g`'s members, seen from `stages`, to a scope. `Err` names
+    /// the member's label when it conflicts with another use in the scope.
+    pub fn scope_group<A: Api>(&self, used: &Used<A>, scope: &mut super::scope::Scope, g: usize, stages: Stages) -> Result<(), String> {
+        let Some(bound) = self.groups.get(g) else { return Ok(()) };
+        let Some(group) = self.group(&used.groups, g) else { return Ok(()) };
+        for (m, &slot) in group.members.iter().zip(bound.slots.iter()) {
+            match m {
+                Member::Buffer { buffer, offset, size, dynamic: d, usage } => {
+                    let extra = d
+                        .filter(|&i| i < bound.offset_count as usize)
+                        .and_then(|i| bound.offsets.get(i).copied())
+                        .unwrap_or(0);
+                    let Some(u) = seen_from(*usage, stages) else { continue };
+                    let start = offset.saturating_add(u64::from(extra));
+                    if scope.buffer(slot, start, *size, u).is_err() {
+                        return Err(format!("buffer '{}'", buffer.label));
+                    }
+                }
+                Member::View { view, usage } => {
+                    let Some(u) = seen_from(*usage, stages) else { continue };
+                    if scope.texture(slot, view.subresources(), u).is_err() {
+                        return Err(format!("texture '{}'", view.texture.label));
+                    }
+                }
+                Member::Sampler(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A member's use restricted to the stages of the pass (`None` when it is not visible
+/// there).
+#[inline]
+fn seen_from(u: Use, stages: Stages) -> Option<Use> {
+    let s = u.stages & stages;
+    (!s.is_empty()).then_some(Use { stages: s, ..u })
 }

@@ -1,11 +1,15 @@
-//! Compute passes: pipelines, bind groups with dynamic offsets, dispatches.
+//! Compute passes: pipelines, bind groups with dynamic offsets, dispatches. Every dispatch
+//! is a usage scope of its own: its uses are applied to the tracker before it, with the
+//! barriers they need recorded in front of it.
 
 use super::binder::{Binder, MAX_GROUPS};
-use super::{Access, CommandEncoder, Kind, Pass};
-use crate::device::DeviceState;
+use super::used::find;
+use super::{CommandEncoder, Pass};
 use crate::error::{Result, fail};
-use crate::handle::{BindGroup, ComputePipeline, Handle, QuerySet};
-use vigil_hal::{Api, BindPoint, Stages};
+use crate::handle::{BindGroup, Buffer, ComputePipeline, Handle, QuerySet};
+use crate::track::Use;
+use crate::validate;
+use vigil_hal::{Access, Api, BindPoint, Stages};
 
 /// Timestamps written at the start and end of a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,54 +31,33 @@ pub struct ComputePassDescriptor<'a> {
     pub timestamp_writes: Option<PassTimestampWrites>,
 }
 
-/// Pass timestamps after validation: query set slot and the queries to write.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct TimestampPlan {
-    pub set: u32,
-    pub beginning: Option<u32>,
-    pub end: Option<u32>,
-}
-
 /// What a compute pass has bound.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ComputeState {
     pub binder: Binder,
 }
 
-impl<'d, A: Api> CommandEncoder<'d, A> {
+/// The use of indirect arguments.
+const INDIRECT: Use = Use::buffer(Stages::DRAW_INDIRECT, Access::INDIRECT_READ);
+
+impl<A: Api> CommandEncoder<A> {
     /// Begins a compute pass. Passes cannot nest.
-    pub fn begin_compute_pass(&mut self, desc: &super::ComputePassDescriptor<'_>) -> Result<()> {
+    pub fn begin_compute_pass(&mut self, desc: &ComputePassDescriptor<'_>) -> Result<()> {
         const OP: &str = "begin_compute_pass";
         self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
-            let st = e.state(OP)?;
-            let ts = e.prepare_pass_timestamps(&st, desc.timestamp_writes, OP)?;
-            let writes = match ts {
-                None => None,
-                Some(TimestampPlan {
-                    set: i,
-                    beginning,
-                    end,
-                }) => {
-                    let set = st.query_sets.slot(i).and_then(|s| s.value.as_ref());
-                    let set = set.ok_or_else(|| {
-                        fail!(InvalidHandle, OP, &e.label, "the query set is gone")
-                    })?;
-                    Some(vigil_hal::PassTimestampWrites {
-                        query_set: &set.raw,
-                        beginning,
-                        end,
-                    })
-                }
-            };
-            let label = desc.label;
-            e.record(|r| {
-                r.begin_compute_pass(&vigil_hal::ComputePassDescriptor {
-                    label,
-                    timestamp_writes: writes,
-                })
+            let ts = e.prepare_pass_timestamps(desc.timestamp_writes, OP)?;
+            e.ensure_open(OP)?;
+            let writes = ts.and_then(|(key, beginning, end)| {
+                let set = e.used.query_sets.get(key.0, key.1)?;
+                Some(vigil_hal::PassTimestampWrites { query_set: &*set.raw, beginning, end })
             });
-            drop(st);
+            if let Some(pool) = e.pool.as_mut() {
+                crate::native::Rec::<A>(pool).begin_compute_pass(&vigil_hal::ComputePassDescriptor {
+                    label: desc.label,
+                    timestamp_writes: writes,
+                });
+            }
             e.pass = Pass::Compute;
             e.compute = ComputeState::default();
             e.recorded = true;
@@ -87,11 +70,11 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         const OP: &str = "end_compute_pass";
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
-            let progress = &e.device.progress;
-            e.record(|r| {
+            let core = e.core.clone();
+            if let Some(mut r) = e.rec() {
                 r.end_compute_pass();
-                progress.record(r, Stages::COMPUTE);
-            });
+                core.progress.record(&mut r, Stages::COMPUTE);
+            }
             e.pass = Pass::None;
             Ok(())
         })
@@ -103,104 +86,34 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
             let key = (pipeline.index(), pipeline.generation());
-            let st = e.state(OP)?;
             // Looked up before the repeat check: a stale or foreign handle equal in slot
             // and generation to the bound pipeline is still refused.
-            let p = st.compute_pipelines.value(pipeline, e.device.id, OP)?;
+            let p = find(&mut e.used.compute_pipelines, &e.core, pipeline, OP)?;
             if e.compute.binder.pipeline == Some(key) {
                 return Ok(());
             }
-            e.record(|r| r.set_compute_pipeline(&p.raw));
-            e.compute.binder.set_pipeline(&st, key, &p.info);
-            drop(st);
-            if e.tracker.seen_compute.first_use(key.0, e.tracker.epoch) {
-                e.used.compute_pipelines.push(key);
+            if let Some(pool) = e.pool.as_mut() {
+                crate::native::Rec::<A>(pool).set_compute_pipeline(&p.raw);
             }
+            e.compute.binder.set_pipeline(&e.used.groups, key, &p.info);
             Ok(())
         })
     }
 
     /// Binds a bind group at `index` for the open pass, with one dynamic offset per
     /// dynamic binding of its layout, in binding order.
-    pub fn set_bind_group(
-        &mut self,
-        index: u32,
-        group: BindGroup,
-        dynamic_offsets: &[u32],
-    ) -> Result<()> {
+    pub fn set_bind_group(&mut self, index: u32, group: BindGroup, dynamic_offsets: &[u32]) -> Result<()> {
         const OP: &str = "set_bind_group";
         self.step(OP, |e| {
             if e.pass == Pass::None {
-                return Err(fail!(InvalidState, OP, &e.label, "bind groups are set inside a compute or render pass; none is open"));
+                return Err(fail!(PassNotOpen, OP, &e.label, "bind groups are set inside a compute or render pass; none is open"));
             }
-            let cap = (e.device.limits.max_bind_groups as usize).min(MAX_GROUPS);
-            if index as usize >= cap {
-                return Err(fail!(OutOfBounds, OP, &e.label, "group index {index} is not below max_bind_groups ({cap})"));
-            }
-            let st = e.state(OP)?;
-            let g = st.bind_groups.value(group, e.device.id, OP)?;
-            if dynamic_offsets.len() != g.dynamic.len() {
-                return Err(fail!(
-                    InvalidDescriptor,
-                    OP,
-                    &e.label,
-                    "bind group '{}' has {} dynamic binding(s) but {} offset(s) were given",
-                    g.label,
-                    g.dynamic.len(),
-                    dynamic_offsets.len()
-                ));
-            }
-            for (&o, d) in dynamic_offsets.iter().zip(g.dynamic.iter()) {
-                if o.checked_rem(d.alignment) != Some(0) {
-                    return Err(fail!(
-                        OutOfBounds,
-                        OP,
-                        &e.label,
-                        "dynamic offset {o} for binding {} of '{}' is not a multiple of {}",
-                        d.binding,
-                        g.label,
-                        d.alignment
-                    ));
-                }
-                let end = d
-                    .offset
-                    .checked_add(u64::from(o))
-                    .and_then(|start| start.checked_add(d.size));
-                if end.is_none_or(|end| end > d.buffer_size) {
-                    return Err(fail!(
-                        OutOfBounds,
-                        OP,
-                        &e.label,
-                        "dynamic offset {o} moves the {} bytes of binding {} of '{}' from offset {} past the buffer's {} bytes",
-                        d.size,
-                        d.binding,
-                        g.label,
-                        d.offset,
-                        d.buffer_size
-                    ));
-                }
-            }
+            validate::encoder::group_index(OP, &e.label, index, &e.core.limits, MAX_GROUPS)?;
+            let g = find(&mut e.used.groups, &e.core, group, OP)?;
+            validate::encoder::dynamic_offsets(OP, &e.label, &g.label, &g.dynamic, dynamic_offsets)?;
             let key = (group.index(), group.generation());
             let binder = if e.pass == Pass::Compute { &mut e.compute.binder } else { &mut e.render.binder };
-            if binder.set_group(&st, index as usize, key, dynamic_offsets) && e.tracker.seen_groups.first_use(key.0, e.tracker.epoch) {
-                e.used.groups.push(key);
-                if g.members_live_at.get() != st.destroy_epoch {
-                    if super::members_ok(&st, g) {
-                        g.members_live_at.set(st.destroy_epoch);
-                    } else {
-                        e.used.stale = true;
-                    }
-                }
-                for u in g.tracked.iter() {
-                    if u.texture {
-                        if e.tracker.seen_member_textures.first_use(u.index, e.tracker.epoch) {
-                            e.used.member_textures.push(u.index);
-                        }
-                    } else if e.tracker.seen_member_buffers.first_use(u.index, e.tracker.epoch) {
-                        e.used.member_buffers.push(u.index);
-                    }
-                }
-            }
+            binder.set_group(&mut e.used, index as usize, key, dynamic_offsets);
             Ok(())
         })
     }
@@ -210,18 +123,11 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         const OP: &str = "dispatch";
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
-            let max = e.device.limits.max_compute_workgroups_per_dimension;
-            if x > max || y > max || z > max {
-                return Err(fail!(
-                    LimitExceeded,
-                    OP,
-                    &e.label,
-                    "dispatch of {x}x{y}x{z} exceeds max_compute_workgroups_per_dimension ({max})"
-                ));
+            validate::encoder::dispatch(&e.label, [x, y, z], &e.core.limits)?;
+            e.prepare_dispatch(None, OP)?;
+            if let Some(mut r) = e.rec() {
+                r.dispatch([x, y, z]);
             }
-            let st = e.state(OP)?;
-            e.prepare_dispatch(&st, None, OP)?;
-            e.record(|r| r.dispatch([x, y, z]));
             e.dispatches = e.dispatches.wrapping_add(1);
             Ok(())
         })
@@ -229,179 +135,107 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
 
     /// Dispatches with `(x, y, z)` read from `buffer` at `offset` (12 bytes, 4-aligned, in
     /// an `INDIRECT` buffer).
-    pub fn dispatch_indirect(&mut self, buffer: crate::Buffer, offset: u64) -> Result<()> {
+    pub fn dispatch_indirect(&mut self, buffer: Buffer, offset: u64) -> Result<()> {
         const OP: &str = "dispatch_indirect";
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
-            let st = e.state(OP)?;
-            let b = st.buffers.value(buffer, e.device.id, OP)?;
-            super::check_indirect(OP, &e.label, b, offset, 12)?;
-            e.prepare_dispatch(&st, Some(buffer.index()), OP)?;
-            e.record(|r| r.dispatch_indirect(&b.raw, offset));
-            drop(st);
-            e.use_buffer(buffer.index(), buffer.generation());
+            let b = find(&mut e.used.buffers, &e.core, buffer, OP)?.clone();
+            validate::encoder::indirect(OP, &e.label, b.facts(), offset, 12)?;
+            let slot = e.used.buffer_slot(&b);
+            e.prepare_dispatch(Some((slot, offset)), OP)?;
+            if let Some(mut r) = e.rec() {
+                r.dispatch_indirect(&b.raw, offset);
+            }
             e.dispatches = e.dispatches.wrapping_add(1);
             Ok(())
         })
     }
 
     /// Checks the pass is ready to dispatch (a bit test), binds changed groups, and
-    /// inserts the barrier the dispatch's accesses need.
+    /// records the barriers the dispatch's uses need.
     #[inline]
-    fn prepare_dispatch(
-        &mut self,
-        st: &DeviceState<A>,
-        indirect: Option<u32>,
-        op: &'static str,
-    ) -> Result<()> {
+    fn prepare_dispatch(&mut self, indirect: Option<(usize, u64)>, op: &'static str) -> Result<()> {
         if !self.compute.binder.ready() {
-            return Err(self.not_ready(st, op));
+            return Err(self.not_ready(op));
         }
-        self.compute
-            .binder
-            .flush(st, self.raw.as_mut(), BindPoint::Compute);
-        if self.walk_dispatch(st, indirect) {
-            self.barrier();
-            // Stamp this dispatch's accesses again, after the barrier.
-            self.walk_dispatch(st, indirect);
+        let binder = &self.compute.binder;
+        for g in 0..binder.count {
+            if let Err(what) = binder.scope_group(&self.used, &mut self.scope, g, Stages::COMPUTE) {
+                self.scope.clear();
+                return Err(fail!(PassUsageConflict, op, &self.label, "{what} is written and used another way by one dispatch; a dispatch cannot order the two"));
+            }
+        }
+        if let Some((slot, offset)) = indirect {
+            if self.scope.buffer(slot, offset, 12, INDIRECT).is_err() {
+                self.scope.clear();
+                return Err(fail!(PassUsageConflict, op, &self.label, "the indirect buffer is also written by the dispatch"));
+            }
+        }
+        self.scope.apply(&mut self.used, &mut self.pending);
+        self.flush_pending(op)?;
+        let Some((pi, pg)) = self.compute.binder.pipeline else {
+            return Ok(());
+        };
+        if let (Some(p), Some(pool)) = (self.used.compute_pipelines.get(pi, pg), self.pool.as_mut()) {
+            self.compute.binder.flush(&self.used, &p.info.layout.raw, &mut crate::native::Rec(pool), BindPoint::Compute);
         }
         Ok(())
     }
 
-    /// Records the dispatch's accesses in the current barrier generation; returns whether
-    /// any of them conflicts with an access since the last barrier.
-    #[inline]
-    fn walk_dispatch(&mut self, st: &DeviceState<A>, indirect: Option<u32>) -> bool {
-        let (t, b) = (&mut self.tracker, &mut self.barriers);
-        let mut need = b.first;
-        if let Some(i) = indirect {
-            let access = Access {
-                write: false,
-                stages: Stages::DRAW_INDIRECT,
-            };
-            need |= t.access(Kind::Buffer, i, access, b);
-        }
-        let binder = &self.compute.binder;
-        for bound in &binder.groups[..binder.count] {
-            let Some(group) = bound
-                .group
-                .and_then(|(i, _)| st.bind_groups.slot(i))
-                .and_then(|s| s.value.as_ref())
-            else {
-                continue;
-            };
-            for u in group.tracked.iter() {
-                let access = Access {
-                    write: u.write,
-                    stages: Stages::COMPUTE,
-                };
-                let kind = if u.texture {
-                    Kind::Texture
-                } else {
-                    Kind::Buffer
-                };
-                need |= t.access(kind, u.index, access, b);
-            }
-        }
-        need
-    }
-
     /// Why a pass is not ready to draw or dispatch (the slow path of `Binder::ready`).
     #[cold]
-    pub(crate) fn not_ready(&self, st: &DeviceState<A>, op: &'static str) -> crate::Error {
+    pub(crate) fn not_ready(&self, op: &'static str) -> crate::Error {
         let (binder, what) = match self.pass {
             Pass::Render => (&self.render.binder, "render"),
             _ => (&self.compute.binder, "compute"),
         };
-        let Some((pi, _)) = binder.pipeline else {
-            return fail!(InvalidState, op, &self.label, "no {what} pipeline is set");
+        let Some((pi, pg)) = binder.pipeline else {
+            return fail!(PipelineNotSet, op, &self.label, "no {what} pipeline is set");
         };
         let info = match self.pass {
-            Pass::Render => st
-                .render_pipelines
-                .slot(pi)
-                .and_then(|s| s.value.as_ref())
-                .map(|p| (&p.label, &p.info)),
-            _ => st
-                .compute_pipelines
-                .slot(pi)
-                .and_then(|s| s.value.as_ref())
-                .map(|p| (&p.label, &p.info)),
+            Pass::Render => self.used.render_pipelines.get(pi, pg).map(|p| (p.label.as_str(), &p.info)),
+            _ => self.used.compute_pipelines.get(pi, pg).map(|p| (p.label.as_str(), &p.info)),
         };
-        match info {
-            Some((label, info)) => {
-                match super::render::check_groups(&self.label, op, label, info, binder, st) {
-                    Err(e) => e,
-                    Ok(()) => fail!(
-                        InvalidState,
-                        op,
-                        &self.label,
-                        "the bound groups do not fit the pipeline"
-                    ),
-                }
-            }
-            None => fail!(InvalidState, op, &self.label, "the {what} pipeline is gone"),
-        }
+        let Some((label, info)) = info else {
+            return fail!(PipelineNotSet, op, &self.label, "no {what} pipeline is set");
+        };
+        let bound = |g: usize| {
+            let (i, generation) = binder.groups.get(g)?.group?;
+            let group = self.used.groups.get(i, generation)?;
+            Some(validate::encoder::BoundFacts { label: &group.label, compat: group.compat, sizes: &group.sizes })
+        };
+        validate::encoder::groups_not_ready(op, &self.label, label, &info.group_compat, &info.late_checks, &bound)
     }
 
-    /// Validates pass timestamp writes and resets their query set on first use.
-    pub(crate) fn prepare_pass_timestamps(
-        &mut self,
-        st: &DeviceState<A>,
-        ts: Option<PassTimestampWrites>,
-        op: &'static str,
-    ) -> Result<Option<TimestampPlan>> {
+    /// Validates pass timestamp writes and resets their queries where needed (in the
+    /// open native command buffer, before the pass begins). Returns the set's key and the
+    /// queries.
+    pub(crate) fn prepare_pass_timestamps(&mut self, ts: Option<PassTimestampWrites>, op: &'static str) -> Result<Option<((u32, u32), Option<u32>, Option<u32>)>> {
         let Some(ts) = ts else { return Ok(None) };
-        let set = st.query_sets.value(ts.query_set, self.device.id, op)?;
+        let set = find(&mut self.used.query_sets, &self.core, ts.query_set, op)?;
+        validate::encoder::pass_timestamps(op, &self.label, &set.label, set.count, ts.beginning, ts.end)?;
         for q in [ts.beginning, ts.end].into_iter().flatten() {
-            if q >= set.count {
-                return Err(fail!(
-                    OutOfBounds,
-                    op,
-                    &self.label,
-                    "query {q} is outside query set '{}' ({} queries)",
-                    set.label,
-                    set.count
-                ));
-            }
+            self.prepare_query_write(ts.query_set, q, op)?;
         }
-        if ts.beginning.is_some() && ts.beginning == ts.end {
-            return Err(fail!(
-                InvalidDescriptor,
-                op,
-                &self.label,
-                "the beginning and end timestamps name the same query"
-            ));
-        }
-        self.reset_queries_once(st, ts.query_set);
-        for q in [ts.beginning, ts.end].into_iter().flatten() {
-            self.reset_if_rewritten(&set.raw, ts.query_set.index(), q);
-            self.note_query_written(ts.query_set.index(), q);
-        }
-        Ok(Some(TimestampPlan {
-            set: ts.query_set.index(),
-            beginning: ts.beginning,
-            end: ts.end,
-        }))
+        Ok(Some(((ts.query_set.index(), ts.query_set.generation()), ts.beginning, ts.end)))
     }
 
-    /// Resets a whole query set the first time this encoder uses it.
-    pub(crate) fn reset_queries_once(&mut self, st: &DeviceState<A>, set: QuerySet) {
-        if !self
-            .tracker
-            .seen_query_sets
-            .first_use(set.index(), self.tracker.epoch)
-        {
-            return;
+    /// Before a query is written: resets its set the first time this encoder uses it, and
+    /// the query itself when this encoder wrote it already (WebGPU lets a timestamp be
+    /// overwritten; Vulkan wants a reset between two writes).
+    pub(crate) fn prepare_query_write(&mut self, set: QuerySet, index: u32, op: &'static str) -> Result<()> {
+        self.ensure_open(op)?;
+        let first_use = !self.written_queries.iter().any(|(s, _)| *s == set.index());
+        let rewritten = self.query_written(set.index(), index);
+        if let (Some(q), Some(pool)) = (self.used.query_sets.get(set.index(), set.generation()), self.pool.as_mut()) {
+            let mut r = crate::native::Rec::<A>(pool);
+            if first_use {
+                r.reset_queries(&q.raw, 0, q.count);
+            } else if rewritten {
+                r.reset_queries(&q.raw, index, 1);
+            }
         }
-        self.used.query_sets.push((set.index(), set.generation()));
-        if let Some(q) = st
-            .query_sets
-            .slot(set.index())
-            .and_then(|s| s.value.as_ref())
-        {
-            let count = q.count;
-            self.record(|r| r.reset_queries(&q.raw, 0, count));
-        }
+        self.note_query_written(set.index(), index);
+        Ok(())
     }
 }

@@ -1,55 +1,54 @@
 //! Command encoders and command buffers.
 //!
-//! An encoder records into its own native command buffer as calls arrive (no intermediate
-//! command list). Every call is validated first; the first refused call latches, poisons
-//! the encoder, and [`CommandEncoder::finish`] reports it. Passes are opened and closed on
-//! the encoder (they cannot nest) and copies happen outside them. The encoder inserts the
-//! barriers and layout transitions recorded usage needs (see [`tracker`]).
+//! An encoder stands alone: it holds the device's core (not a borrow of the device), its
+//! own native command pool, and the list of everything it recorded, so encoders record on
+//! as many threads as there are encoders while the device creates, destroys, writes and
+//! submits on others. Every call is validated first (the checks are in
+//! [`crate::validate`]); the first refused call poisons the encoder, and
+//! [`CommandEncoder::finish`] reports it. Passes are opened and closed on the encoder
+//! (they cannot nest) and copies happen outside them.
+//!
+//! Barriers come from a per-resource tracker ([`crate::track`]): each command's uses of
+//! buffer ranges and texture subresources are compared with what came before in this
+//! command buffer, and only what conflicts gets a barrier, with exact stages, accesses and
+//! layouts. A render pass is one usage scope recorded into a native command buffer of its
+//! own; the barriers it needs go into a short command buffer recorded in front of it when
+//! the pass ends. What a command buffer needs of each resource before its first use is
+//! resolved at submission against the device's state of the resource.
 
 mod binder;
 mod compute;
 mod render;
-mod tracker;
+mod scope;
 mod transfer;
+pub(crate) mod used;
 
 pub use compute::{ComputePassDescriptor, PassTimestampWrites};
 pub use render::{
     RenderPassColorAttachment, RenderPassDepthStencilAttachment, RenderPassDescriptor,
 };
-pub use tracker::Tracker;
-/// Most dynamic-offset bindings one bind group may have (each pass keeps a fixed table).
-pub(crate) const MAX_DYNAMIC_OFFSETS: usize = binder::MAX_DYNAMIC;
-pub(crate) use tracker::{Access, BarrierState, Kind};
+pub use transfer::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIGNMENT};
+pub(crate) use used::Used;
 
 use crate::DefaultApi;
-use crate::device::{Device, DeviceState};
-use crate::error::{Error, ErrorKind, Result, fail};
-use vigil_hal::{Api, CommandEncoder as _, MemoryBarrier, Stages};
+use crate::device::{Core, Device, Head, lock};
+use crate::error::{Error, Result, fail};
+use crate::handle::Handle;
+use crate::native::Rec;
+use crate::track::{State, Subresources, resolve};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use used::Pending;
+use vigil_hal::{
+    Api, BufferBarrier, CommandEncoder as _, MemoryBarrier, Stages, SubresourceRange,
+    TextureAspect, TextureBarrier, TextureLayout,
+};
 
 /// How to create a command encoder.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CommandEncoderDescriptor<'a> {
     /// Label.
     pub label: &'a str,
-}
-
-/// Objects a command buffer names directly, each once: `(slot, generation)`.
-#[derive(Debug, Default)]
-pub(crate) struct Used {
-    pub buffers: Vec<(u32, u32)>,
-    pub textures: Vec<(u32, u32)>,
-    pub views: Vec<(u32, u32)>,
-    pub groups: Vec<(u32, u32)>,
-    pub compute_pipelines: Vec<(u32, u32)>,
-    pub render_pipelines: Vec<(u32, u32)>,
-    pub query_sets: Vec<(u32, u32)>,
-    /// Buffers and textures reached through bind groups (indices), for last-use stamps.
-    pub member_buffers: Vec<u32>,
-    pub member_textures: Vec<u32>,
-    /// The device's destroy epoch when recording began.
-    pub epoch: u64,
-    /// A group used here had a member destroyed or mapped: submit checks everything.
-    pub stale: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,16 +58,24 @@ pub(crate) enum Pass {
     Render,
 }
 
-/// Records commands for one command buffer. Borrowed from its device.
-pub struct CommandEncoder<'d, A: Api = DefaultApi> {
-    pub(crate) device: &'d Device<A>,
-    pub(crate) raw: Option<A::CommandEncoder>,
+/// Records commands for one command buffer. Owns its native command pool; `Send`, so it
+/// can be moved to (and record on) any thread.
+pub struct CommandEncoder<A: Api = DefaultApi> {
+    pub(crate) core: Arc<Core<A>>,
     pub(crate) label: String,
     pub(crate) error: Option<Error>,
     pub(crate) pass: Pass,
-    pub(crate) tracker: Tracker,
-    pub(crate) barriers: BarrierState,
-    pub(crate) used: Used,
+    /// The native pool; present until `finish` or drop.
+    pub(crate) pool: Option<A::CommandEncoder>,
+    /// Whether a native command buffer is being recorded in the pool.
+    pub(crate) open: bool,
+    /// Native command buffers already ended, in submission order.
+    pub(crate) segments: Vec<A::CommandBuffer>,
+    pub(crate) used: Used<A>,
+    /// Barriers the next command needs.
+    pub(crate) pending: Pending,
+    /// The usage scope of the open render pass or of the next dispatch.
+    pub(crate) scope: scope::Scope,
     pub(crate) compute: compute::ComputeState,
     pub(crate) render: render::RenderState,
     pub(crate) dispatches: u64,
@@ -76,88 +83,23 @@ pub struct CommandEncoder<'d, A: Api = DefaultApi> {
     pub(crate) recorded: bool,
     /// Queries written by this encoder: `(set slot, bitset)`.
     pub(crate) written_queries: Vec<(u32, Vec<u64>)>,
-    /// This recording's ticket (see `Recordings`): closed when the encoder is dropped, or
-    /// handed to its command buffer by `finish`.
-    pub(crate) ticket: u64,
+    /// The device's destroy epoch when recording began.
+    pub(crate) epoch: u64,
 }
 
-/// Whether buffer `(i, g)` is live and unmapped.
-#[inline]
-pub(crate) fn buffer_ok<A: Api>(st: &DeviceState<A>, i: u32, g: u32) -> bool {
-    st.buffers.is_live(i, g)
-        && st
-            .buffers
-            .slot(i)
-            .and_then(|s| s.value.as_ref())
-            .is_some_and(|b| b.mapping.is_none())
-}
-
-/// Whether view `(i, g)` and its texture are live.
-#[inline]
-pub(crate) fn view_ok<A: Api>(st: &DeviceState<A>, i: u32, g: u32) -> bool {
-    st.views.is_live(i, g)
-        && st
-            .views
-            .slot(i)
-            .and_then(|s| s.value.as_ref())
-            .is_some_and(|v| st.textures.is_live(v.texture.0, v.texture.1))
-}
-
-/// Whether every member of `group` is live (and its buffers unmapped).
-pub(crate) fn members_ok<A: Api>(
-    st: &DeviceState<A>,
-    group: &crate::device::BindGroupObj<A>,
-) -> bool {
-    group.uses.iter().all(|u| match u.member {
-        crate::device::Member::Buffer(bi, bg) => buffer_ok(st, bi, bg),
-        crate::device::Member::View(vi, vg) => view_ok(st, vi, vg),
-        crate::device::Member::Sampler(si, sg) => st.samplers.is_live(si, sg),
-    })
-}
-
-/// Checks `size` bytes of indirect arguments at `offset` in `b`: `INDIRECT` usage, a
-/// 4-byte-aligned offset, and the range inside the buffer.
-pub(crate) fn check_indirect<A: Api>(
-    op: &'static str,
-    label: &str,
-    b: &crate::device::BufferObj<A>,
-    offset: u64,
-    size: u64,
-) -> Result<()> {
-    if !b.usage.contains(vigil_hal::BufferUsages::INDIRECT) {
-        return Err(fail!(
-            UsageMismatch,
-            op,
-            label,
-            "indirect arguments need INDIRECT usage; buffer '{}' has {:?}",
-            b.label,
-            b.usage
-        ));
-    }
-    if offset % 4 != 0 {
-        return Err(fail!(
-            OutOfBounds,
-            op,
-            label,
-            "indirect offset {offset} is not a multiple of 4"
-        ));
-    }
-    crate::device::check_range(op, label, "indirect arguments", offset, size, b.size)
-}
-
-/// A finished command buffer, ready for [`Device::submit`].
-pub struct CommandBuffer<'d, A: Api = DefaultApi> {
-    pub(crate) device: &'d Device<A>,
-    pub(crate) hal: Option<(A::CommandEncoder, A::CommandBuffer)>,
+/// A finished command buffer, ready for [`Device::submit`] on any thread.
+pub struct CommandBuffer<A: Api = DefaultApi> {
+    pub(crate) core: Arc<Core<A>>,
     pub(crate) label: String,
-    pub(crate) used: Used,
+    /// The native pool and the command buffers recorded in it, in order.
+    pub(crate) native: Option<(A::CommandEncoder, Vec<A::CommandBuffer>)>,
+    pub(crate) used: Used<A>,
     pub(crate) dispatches: u64,
     pub(crate) draws: u64,
-    /// The recording's ticket, closed when the command buffer is submitted or dropped.
-    pub(crate) ticket: u64,
+    pub(crate) epoch: u64,
 }
 
-impl<A: Api> std::fmt::Debug for CommandEncoder<'_, A> {
+impl<A: Api> std::fmt::Debug for CommandEncoder<A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CommandEncoder")
             .field("label", &self.label)
@@ -166,7 +108,7 @@ impl<A: Api> std::fmt::Debug for CommandEncoder<'_, A> {
     }
 }
 
-impl<A: Api> std::fmt::Debug for CommandBuffer<'_, A> {
+impl<A: Api> std::fmt::Debug for CommandBuffer<A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CommandBuffer")
             .field("label", &self.label)
@@ -175,75 +117,55 @@ impl<A: Api> std::fmt::Debug for CommandBuffer<'_, A> {
 }
 
 impl<A: Api> Device<A> {
-    /// Creates a command encoder.
+    /// Creates a command encoder. It records without touching the device: move it to
+    /// another thread to record there.
     pub fn create_command_encoder(
         &self,
         desc: &CommandEncoderDescriptor<'_>,
-    ) -> Result<CommandEncoder<'_, A>> {
+    ) -> Result<CommandEncoder<A>> {
         const OP: &str = "create_command_encoder";
         self.check_alive(OP)?;
-        let mut st = self.state(OP)?;
-        let mut raw = self.take_encoder(&mut st, desc.label, OP)?;
-        if let Err(e) = raw.begin(desc.label) {
-            st.free_encoders.push((raw, None));
-            return Err(self.hal_error(e, OP, desc.label));
-        }
-        let mut tracker = st.free_trackers.pop().unwrap_or_default();
-        tracker.begin();
-        let ticket = st.recordings.open();
-        let used = Used {
-            epoch: st.destroy_epoch,
-            ..Used::default()
-        };
+        let pool = self.take_pool(OP)?;
         Ok(CommandEncoder {
-            device: self,
-            raw: Some(raw),
+            core: self.core.clone(),
             label: desc.label.to_owned(),
             error: None,
             pass: Pass::None,
-            tracker,
-            barriers: BarrierState::default(),
-            used,
+            pool: Some(pool),
+            open: false,
+            segments: Vec::new(),
+            used: Used::default(),
+            pending: Pending::default(),
+            scope: scope::Scope::default(),
             compute: compute::ComputeState::default(),
             render: render::RenderState::default(),
             dispatches: 0,
             draws: 0,
             recorded: false,
             written_queries: Vec::new(),
-            ticket,
+            epoch: self.destroy_epoch.load(Ordering::Acquire),
         })
-    }
-
-    /// Closes a recording and releases what waited only for it.
-    pub(crate) fn close_recording(&self, st: &mut DeviceState<A>, ticket: u64) {
-        if ticket != 0 && st.recordings.close(ticket) {
-            self.release_retired(st, self.completion.completed());
-        }
     }
 }
 
-impl<'d, A: Api> CommandEncoder<'d, A> {
+impl<A: Api> CommandEncoder<A> {
     /// Whether an earlier call was refused (every later call is refused too).
     pub fn is_poisoned(&self) -> bool {
         self.error.is_some()
     }
 
-    /// Refuses the call when the encoder is already poisoned.
-    #[inline]
-    pub(crate) fn check_usable(&self, op: &'static str) -> Result<()> {
-        match &self.error {
-            None => Ok(()),
-            Some(first) => Err(self.poisoned(first, op)),
-        }
+    /// The encoder's label.
+    pub fn label(&self) -> &str {
+        &self.label
     }
 
     #[cold]
     fn poisoned(&self, first: &Error, op: &'static str) -> Error {
-        Error::new(
-            ErrorKind::InvalidState,
+        fail!(
+            EncoderPoisoned,
             op,
             &self.label,
-            format!("the encoder is poisoned by an earlier refused call: {first}"),
+            "the encoder is poisoned by an earlier refused call: {first}"
         )
     }
 
@@ -263,26 +185,73 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
         op: &'static str,
         f: impl FnOnce(&mut Self) -> Result<T>,
     ) -> Result<T> {
-        self.check_usable(op)?;
+        if let Some(first) = &self.error {
+            return Err(self.poisoned(first, op));
+        }
         match f(self) {
             Ok(v) => Ok(v),
             Err(e) => Err(self.latch(e)),
         }
     }
 
-    /// The state, borrowed for one step.
+    /// Makes sure a native command buffer is being recorded.
     #[inline]
-    pub(crate) fn state(&self, op: &'static str) -> Result<std::cell::RefMut<'d, DeviceState<A>>> {
-        self.device.state(op)
+    pub(crate) fn ensure_open(&mut self, op: &'static str) -> Result<()> {
+        if self.open {
+            return Ok(());
+        }
+        let Some(pool) = self.pool.as_mut() else {
+            return Err(fail!(EncoderFinished, op, &self.label, "the encoder is finished"));
+        };
+        pool.begin(&self.label)
+            .map_err(|e| self.core.hal_error(e, op, &self.label))?;
+        self.open = true;
+        Ok(())
     }
 
-    /// Records into the native encoder. It is present from creation until `finish` or
-    /// drop, both of which take the encoder, so the `None` arm never runs.
-    #[inline]
-    pub(crate) fn record(&mut self, f: impl FnOnce(&mut crate::native::Rec<'_, A>)) {
-        if let Some(raw) = self.raw.as_mut() {
-            f(&mut crate::native::Rec(raw));
+    /// Ends the native command buffer being recorded (if any) and keeps it as a segment.
+    pub(crate) fn cut(&mut self, op: &'static str) -> Result<()> {
+        if !self.open {
+            return Ok(());
         }
+        self.open = false;
+        let Some(pool) = self.pool.as_mut() else {
+            return Ok(());
+        };
+        let cb = pool
+            .end()
+            .map_err(|e| self.core.hal_error(e, op, &self.label))?;
+        self.segments.push(cb);
+        Ok(())
+    }
+
+    /// The open native command buffer, for recording (call `ensure_open` first).
+    #[inline]
+    pub(crate) fn rec(&mut self) -> Option<Rec<'_, A>> {
+        if !self.open {
+            return None;
+        }
+        self.pool.as_mut().map(Rec)
+    }
+
+    /// Records the barriers collected in `pending` as one pipeline barrier.
+    pub(crate) fn flush_pending(&mut self, op: &'static str) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        self.ensure_open(op)?;
+        let Some(pool) = self.pool.as_mut() else {
+            return Ok(());
+        };
+        record_barriers(
+            &mut Rec(pool),
+            &self.used,
+            &self.pending.buffers,
+            &self.pending.textures,
+        );
+        self.pending.buffers.clear();
+        self.pending.textures.clear();
+        Ok(())
     }
 
     /// Refuses outside the expected pass.
@@ -296,425 +265,384 @@ impl<'d, A: Api> CommandEncoder<'d, A> {
 
     #[cold]
     fn pass_error(&self, want: Pass, op: &'static str) -> Error {
-        let msg = match (want, self.pass) {
-            (Pass::None, Pass::Compute) => {
-                "a compute pass is open; end it first (passes cannot nest, and copies happen outside passes)"
-            }
-            (Pass::None, Pass::Render) => {
-                "a render pass is open; end it first (passes cannot nest, and copies happen outside passes)"
-            }
-            (Pass::Compute, _) => "this command belongs in a compute pass; none is open",
-            (Pass::Render, _) => "this command belongs in a render pass; none is open",
-            (Pass::None, Pass::None) => "unexpected pass state",
-        };
-        Error::new(ErrorKind::InvalidState, op, &self.label, msg)
-    }
-
-    /// Emits a global barrier from everything pending to every later command and starts a
-    /// new generation. The new generation means "every earlier access is ordered before
-    /// whatever comes next", so the barrier's destination is all commands, whatever kind
-    /// of command asked for it: a barrier to graphics stages only, before a render pass,
-    /// would leave a later copy unordered against the copies before the pass.
-    #[inline]
-    pub(crate) fn barrier(&mut self) {
-        let src = if self.barriers.first {
-            Stages::ALL_COMMANDS
-        } else {
-            self.barriers.pending
-        };
-        self.record(|r| {
-            r.memory_barrier(MemoryBarrier {
-                src,
-                dst: Stages::ALL_COMMANDS,
-            })
-        });
-        self.barriers.generation = self.barriers.generation.wrapping_add(1).max(1);
-        self.barriers.pending = Stages::empty();
-        self.barriers.pending_writes = false;
-        self.barriers.first = false;
-    }
-
-    /// Notes an object named directly by this command buffer (first time only).
-    #[inline]
-    pub(crate) fn use_buffer(&mut self, index: u32, generation: u32) {
-        if self
-            .tracker
-            .seen_buffers
-            .first_use(index, self.tracker.epoch)
-        {
-            self.used.buffers.push((index, generation));
-        }
-    }
-
-    /// Notes a texture named directly.
-    #[inline]
-    pub(crate) fn use_texture(&mut self, index: u32, generation: u32) {
-        if self
-            .tracker
-            .seen_textures
-            .first_use(index, self.tracker.epoch)
-        {
-            self.used.textures.push((index, generation));
+        match (want, self.pass) {
+            (Pass::None, Pass::Compute) => fail!(PassOpen, op, &self.label, "a compute pass is open; end it first (passes cannot nest, and copies happen outside passes)"),
+            (Pass::None, _) => fail!(PassOpen, op, &self.label, "a render pass is open; end it first (passes cannot nest, and copies happen outside passes)"),
+            (Pass::Compute, _) => fail!(PassNotOpen, op, &self.label, "this command belongs in a compute pass; none is open"),
+            (Pass::Render, _) => fail!(PassNotOpen, op, &self.label, "this command belongs in a render pass; none is open"),
         }
     }
 
     /// Finishes recording. Reports the first refused call, or an open pass.
-    pub fn finish(mut self) -> Result<CommandBuffer<'d, A>> {
+    pub fn finish(mut self) -> Result<CommandBuffer<A>> {
         const OP: &str = "finish";
         if let Some(first) = self.error.take() {
             // The first refused call is what the caller needs to hear about.
             return Err(first);
         }
         if self.pass != Pass::None {
-            let e = Error::new(
-                ErrorKind::InvalidState,
-                OP,
-                &self.label,
-                "a pass is still open; end it before finishing",
-            );
+            let e = fail!(PassOpen, OP, &self.label, "a pass is still open; end it before finishing");
             return Err(self.latch(e));
         }
         if self.recorded {
-            // Make the command buffer's writes visible to host reads after completion.
-            let src = if self.barriers.first {
-                Stages::ALL_COMMANDS
-            } else {
-                self.barriers.pending | Stages::ALL_COMMANDS
-            };
-            self.record(|r| {
-                r.memory_barrier(MemoryBarrier {
-                    src,
-                    dst: Stages::HOST,
-                })
-            });
+            // The command buffer's writes become visible to host reads after completion.
+            self.ensure_open(OP).map_err(|e| self.latch(e))?;
+            if let Some(mut r) = self.rec() {
+                r.barriers(
+                    Some(MemoryBarrier {
+                        src: Stages::ALL_COMMANDS,
+                        dst: Stages::HOST,
+                    }),
+                    &[],
+                    &[],
+                );
+            }
         }
-        let Some(mut raw) = self.raw.take() else {
-            return Err(Error::new(
-                ErrorKind::InvalidState,
-                OP,
-                &self.label,
-                "already finished",
-            ));
+        self.cut(OP).map_err(|e| self.latch(e))?;
+        let Some(pool) = self.pool.take() else {
+            return Err(fail!(EncoderFinished, OP, &self.label, "already finished"));
         };
-        match raw.end() {
-            Ok(cb) => Ok(CommandBuffer {
-                device: self.device,
-                hal: Some((raw, cb)),
-                label: std::mem::take(&mut self.label),
-                used: std::mem::take(&mut self.used),
-                dispatches: self.dispatches,
-                draws: self.draws,
-                ticket: std::mem::take(&mut self.ticket),
-            }),
-            Err(e) => {
-                self.raw = Some(raw);
-                let label = self.label.clone();
-                Err(self.device.hal_error(e, OP, &label))
+        Ok(CommandBuffer {
+            core: self.core.clone(),
+            label: std::mem::take(&mut self.label),
+            native: Some((pool, std::mem::take(&mut self.segments))),
+            used: std::mem::take(&mut self.used),
+            dispatches: self.dispatches,
+            draws: self.draws,
+            epoch: self.epoch,
+        })
+    }
+
+    /// Remembers that this encoder wrote query `index` of set slot `set`.
+    pub(crate) fn note_query_written(&mut self, set: u32, index: u32) {
+        let bits = match self.written_queries.iter_mut().position(|(s, _)| *s == set) {
+            Some(i) => &mut self.written_queries[i].1,
+            None => {
+                self.written_queries.push((set, Vec::new()));
+                let last = self.written_queries.len().saturating_sub(1);
+                &mut self.written_queries[last].1
             }
+        };
+        let word = index as usize / 64;
+        if bits.len() <= word {
+            bits.resize(word.saturating_add(1), 0);
         }
+        bits[word] |= 1 << (index % 64);
+    }
+
+    /// Whether this encoder wrote query `index` of set slot `set`.
+    pub(crate) fn query_written(&self, set: u32, index: u32) -> bool {
+        self.written_queries
+            .iter()
+            .find(|(s, _)| *s == set)
+            .and_then(|(_, bits)| bits.get(index as usize / 64))
+            .is_some_and(|w| w & (1 << (index % 64)) != 0)
     }
 }
 
-impl<A: Api> Drop for CommandEncoder<'_, A> {
+/// Records tracker barriers (by tracker slot) as one pipeline barrier.
+pub(crate) fn record_barriers<A: Api>(
+    rec: &mut Rec<'_, A>,
+    used: &Used<A>,
+    buffers: &[(usize, u64, u64, crate::track::Transition)],
+    textures: &[(usize, u32, u32, crate::track::Transition)],
+) {
+    let bb: Vec<BufferBarrier<'_, A>> = buffers
+        .iter()
+        .filter_map(|&(slot, offset, size, t)| {
+            let b = used.tracked_buffers.get(slot)?;
+            Some(BufferBarrier {
+                buffer: &*b.obj.raw,
+                offset,
+                size,
+                src: t.src,
+                src_access: t.src_access,
+                dst: t.dst,
+                dst_access: t.dst_access,
+            })
+        })
+        .collect();
+    let mut tb: Vec<TextureBarrier<'_, A>> = Vec::with_capacity(textures.len());
+    for &(slot, mip, layer, t) in textures {
+        let Some(tex) = used.tracked_textures.get(slot) else {
+            continue;
+        };
+        // Neighbouring layers of one mip with the same transition become one barrier.
+        if let Some(last) = tb.last_mut() {
+            let r = &last.range;
+            if std::ptr::eq(last.texture, &*tex.obj.raw)
+                && r.base_mip_level == mip
+                && r.base_array_layer.saturating_add(r.array_layer_count) == layer
+                && (last.old_layout, last.new_layout, last.src, last.dst) == (t.old_layout, t.new_layout, t.src, t.dst)
+                && (last.src_access, last.dst_access) == (t.src_access, t.dst_access)
+            {
+                last.range.array_layer_count = last.range.array_layer_count.saturating_add(1);
+                continue;
+            }
+        }
+        tb.push(texture_barrier(&*tex.obj.raw, &tex.obj.desc, mip, layer, t));
+    }
+    if !bb.is_empty() || !tb.is_empty() {
+        rec.barriers(None, &bb, &tb);
+    }
+}
+
+/// A barrier for one subresource.
+pub(crate) fn texture_barrier<'a, A: Api>(
+    raw: &'a A::Texture,
+    desc: &crate::texture::TextureDescriptorOwned,
+    mip: u32,
+    layer: u32,
+    t: crate::track::Transition,
+) -> TextureBarrier<'a, A> {
+    let _ = desc;
+    TextureBarrier {
+        texture: raw,
+        range: SubresourceRange {
+            aspect: TextureAspect::All,
+            base_mip_level: mip,
+            mip_level_count: 1,
+            base_array_layer: layer,
+            array_layer_count: 1,
+        },
+        old_layout: t.old_layout,
+        new_layout: t.new_layout,
+        src: t.src,
+        src_access: t.src_access,
+        dst: t.dst,
+        dst_access: t.dst_access,
+    }
+}
+
+impl<A: Api> Drop for CommandEncoder<A> {
     fn drop(&mut self) {
-        let tracker = std::mem::take(&mut self.tracker);
-        match self.device.state.try_borrow_mut() {
-            Ok(mut st) => {
-                if let Some(mut raw) = self.raw.take() {
-                    raw.discard();
-                    st.free_encoders.push((raw, None));
-                }
-                st.free_trackers.push(tracker);
-                self.device.close_recording(&mut st, self.ticket);
-            }
-            Err(_) => {
-                if let Some(raw) = self.raw.take() {
-                    self.device.hal.destroy_command_encoder(raw);
-                }
-            }
+        if let Some(mut pool) = self.pool.take() {
+            // Never submitted: nothing of it is pending, so the pool is reset and reused.
+            pool.discard();
+            let segments = std::mem::take(&mut self.segments);
+            crate::native::reset_all::<A>(&mut pool, segments);
+            self.core.return_pool(pool);
         }
+        // `used` is dropped after the native recording is gone: objects destroyed while
+        // this encoder held them are released now.
     }
 }
 
-impl<'d, A: Api> CommandBuffer<'d, A> {
+impl<A: Api> CommandBuffer<A> {
     /// Label the encoder had.
     pub fn label(&self) -> &str {
         &self.label
     }
 
-    /// Checks that everything the command buffer names is still alive and usable. The
-    /// common case is generation compares only; messages are built on failure.
-    pub(crate) fn validate_for_submit(
-        &self,
-        device: &Device<A>,
-        st: &DeviceState<A>,
-    ) -> Result<()> {
-        if self.device.id != device.id {
-            return Err(Error::new(
-                ErrorKind::DeviceMismatch,
-                "submit",
+    /// Checks that the command buffer can be submitted to `core`: recorded on it, and
+    /// everything it names still live and unmapped. When nothing was destroyed or mapped
+    /// since recording began, only the mapping words of its buffers are read.
+    pub(crate) fn validate_for_submit(&self, core: &Core<A>) -> Result<()> {
+        const OP: &str = "submit";
+        if self.core.id != core.id {
+            return Err(fail!(
+                SubmitForeign,
+                OP,
                 &self.label,
-                format!(
-                    "the command buffer was recorded on device {}, not this one ({})",
-                    self.device.id, device.id
-                ),
+                "the command buffer was recorded on device {}, not this one ({})",
+                self.core.id,
+                core.id
             ));
         }
-        let buffer_ok = |i: u32, g: u32| buffer_ok(st, i, g);
-        if !self.used.stale && st.destroy_epoch == self.used.epoch {
-            // Nothing was destroyed or mapped since recording began, so everything the
-            // recording checked is still live and every group's members were seen live
-            // and unmapped. Buffers named directly may have been mapped before recording
-            // began (recording allows that; submission does not), so they are checked.
-            if self.used.buffers.iter().all(|&(i, g)| buffer_ok(i, g)) {
-                return Ok(());
-            }
-            return Err(self.explain_refusal(st));
-        }
-        let view_ok = |i: u32, g: u32| view_ok(st, i, g);
-        let all_ok = self.used.buffers.iter().all(|&(i, g)| buffer_ok(i, g))
-            && self
-                .used
-                .textures
-                .iter()
-                .all(|&(i, g)| st.textures.is_live(i, g))
-            && self.used.views.iter().all(|&(i, g)| view_ok(i, g))
-            && self
-                .used
-                .compute_pipelines
-                .iter()
-                .all(|&(i, g)| st.compute_pipelines.is_live(i, g))
-            && self
-                .used
-                .render_pipelines
-                .iter()
-                .all(|&(i, g)| st.render_pipelines.is_live(i, g))
-            && self
-                .used
-                .query_sets
-                .iter()
-                .all(|&(i, g)| st.query_sets.is_live(i, g))
-            && self.used.groups.iter().all(|&(i, g)| {
-                st.bind_groups.is_live(i, g)
-                    && st
-                        .bind_groups
-                        .slot(i)
-                        .and_then(|s| s.value.as_ref())
-                        .is_some_and(|group| members_ok(st, group))
-            });
-        if all_ok {
-            Ok(())
-        } else {
-            Err(self.explain_refusal(st))
-        }
-    }
-
-    /// Names the first object that makes the submission invalid.
-    #[cold]
-    fn explain_refusal(&self, st: &DeviceState<A>) -> Error {
-        const OP: &str = "submit";
-        let label_of = |l: Option<&str>| l.unwrap_or("").to_owned();
-        let gone = |kind: &str, label: String| {
-            Error::new(
-                ErrorKind::InvalidState,
+        let mapped = self
+            .used
+            .tracked_buffers
+            .iter()
+            .map(|t| &t.obj)
+            .chain(self.used.buffers.iter())
+            .find(|b| b.mapping.load(Ordering::Acquire) != 0);
+        if let Some(b) = mapped {
+            return Err(fail!(
+                SubmitMapped,
                 OP,
                 &self.label,
-                format!(
-                    "the command buffer uses {kind} '{label}', which was destroyed after recording"
-                ),
-            )
-        };
-        let mapped = |label: &str, via: &str| {
-            Error::new(
-                ErrorKind::InvalidState,
+                "buffer '{}' is mapped; unmap it before submitting work that uses it",
+                b.label
+            ));
+        }
+        if core.destroy_epoch.load(Ordering::Acquire) == self.epoch {
+            return Ok(());
+        }
+        let o = &core.objects;
+        let gone = |kind: &str, label: &str| {
+            Err(fail!(
+                SubmitDestroyed,
                 OP,
                 &self.label,
-                format!(
-                    "buffer '{label}'{via} is mapped; unmap it before submitting work that uses it"
-                ),
-            )
+                "the command buffer uses {kind} '{label}', which was destroyed after recording"
+            ))
         };
-        for &(i, g) in &self.used.buffers {
-            let b = st.buffers.slot(i).and_then(|s| s.value.as_ref());
-            if !st.buffers.is_live(i, g) {
-                return gone("buffer", label_of(b.map(|b| b.label.as_str())));
-            }
-            if let Some(b) = b.filter(|b| b.mapping.is_some()) {
-                return mapped(&b.label, "");
-            }
-        }
-        for &(i, g) in &self.used.textures {
-            if !st.textures.is_live(i, g) {
-                return gone(
-                    "texture",
-                    label_of(
-                        st.textures
-                            .slot(i)
-                            .and_then(|s| s.value.as_ref())
-                            .map(|t| t.label.as_str()),
-                    ),
-                );
-            }
-        }
-        for &(i, g) in &self.used.views {
-            let view = st.views.slot(i).and_then(|s| s.value.as_ref());
-            if !st.views.is_live(i, g)
-                || !view.is_some_and(|v| st.textures.is_live(v.texture.0, v.texture.1))
-            {
-                return gone("texture view", label_of(view.map(|v| v.label.as_str())));
-            }
-        }
-        for &(i, g) in &self.used.groups {
-            let Some(group) = st.bind_groups.slot(i).and_then(|s| s.value.as_ref()) else {
-                return gone("bind group", String::new());
+        macro_rules! live {
+            ($obj:expr, $reg:ident) => {
+                o.$reg.is_live($obj.handle.index(), $obj.handle.generation())
             };
-            if !st.bind_groups.is_live(i, g) {
-                return gone("bind group", group.label.clone());
+        }
+        for b in self.used.buffers.iter() {
+            if !live!(b, buffers) {
+                return gone("buffer", &b.label);
             }
-            for u in group.uses.iter() {
-                let (alive, kind, label) = match u.member {
-                    crate::device::Member::Buffer(bi, bg) => {
-                        let b = st.buffers.slot(bi).and_then(|s| s.value.as_ref());
-                        if let Some(b) = b.filter(|b| b.mapping.is_some()) {
-                            return mapped(
-                                &b.label,
-                                &format!(" (bound by bind group '{}')", group.label),
-                            );
-                        }
-                        (
-                            st.buffers.is_live(bi, bg),
-                            "buffer",
-                            b.map(|b| b.label.clone()),
-                        )
+        }
+        for t in self.used.textures.iter() {
+            if !live!(t, textures) {
+                return gone("texture", &t.label);
+            }
+        }
+        for v in self.used.views.iter() {
+            if !live!(v, views) || !live!(v.texture, textures) {
+                return gone("texture view", &v.label);
+            }
+        }
+        for p in self.used.compute_pipelines.iter() {
+            if !live!(p, compute_pipelines) {
+                return gone("compute pipeline", &p.label);
+            }
+        }
+        for p in self.used.render_pipelines.iter() {
+            if !live!(p, render_pipelines) {
+                return gone("render pipeline", &p.label);
+            }
+        }
+        for q in self.used.query_sets.iter() {
+            if !live!(q, query_sets) {
+                return gone("query set", &q.label);
+            }
+        }
+        for g in self.used.groups.iter() {
+            if !live!(g, bind_groups) {
+                return gone("bind group", &g.label);
+            }
+            for m in g.members.iter() {
+                let (alive, kind, label) = match m {
+                    crate::device::Member::Buffer { buffer, .. } => {
+                        (live!(buffer, buffers), "buffer", &buffer.label)
                     }
-                    crate::device::Member::View(vi, vg) => {
-                        let v = st.views.slot(vi).and_then(|s| s.value.as_ref());
-                        let tex_live =
-                            v.is_some_and(|v| st.textures.is_live(v.texture.0, v.texture.1));
-                        (
-                            st.views.is_live(vi, vg) && tex_live,
-                            "texture view",
-                            v.map(|v| v.label.clone()),
-                        )
-                    }
-                    crate::device::Member::Sampler(si, sg) => (
-                        st.samplers.is_live(si, sg),
-                        "sampler",
-                        st.samplers
-                            .slot(si)
-                            .and_then(|s| s.value.as_ref())
-                            .map(|s| s.label.clone()),
+                    crate::device::Member::View { view, .. } => (
+                        live!(view, views) && live!(view.texture, textures),
+                        "texture view",
+                        &view.label,
                     ),
+                    crate::device::Member::Sampler(s) => (live!(s, samplers), "sampler", &s.label),
                 };
                 if !alive {
-                    return Error::new(
-                        ErrorKind::InvalidState,
+                    return Err(fail!(
+                        SubmitDestroyed,
                         OP,
                         &self.label,
-                        format!(
-                            "bind group '{}' binds {kind} '{}', which was destroyed",
-                            group.label,
-                            label.unwrap_or_default()
-                        ),
-                    );
+                        "bind group '{}' binds {kind} '{label}', which was destroyed",
+                        g.label
+                    ));
                 }
             }
         }
-        for &(i, g) in &self.used.compute_pipelines {
-            if !st.compute_pipelines.is_live(i, g) {
-                return gone(
-                    "compute pipeline",
-                    label_of(
-                        st.compute_pipelines
-                            .slot(i)
-                            .and_then(|s| s.value.as_ref())
-                            .map(|p| p.label.as_str()),
-                    ),
-                );
-            }
-        }
-        for &(i, g) in &self.used.render_pipelines {
-            if !st.render_pipelines.is_live(i, g) {
-                return gone(
-                    "render pipeline",
-                    label_of(
-                        st.render_pipelines
-                            .slot(i)
-                            .and_then(|s| s.value.as_ref())
-                            .map(|p| p.label.as_str()),
-                    ),
-                );
-            }
-        }
-        for &(i, g) in &self.used.query_sets {
-            if !st.query_sets.is_live(i, g) {
-                return gone(
-                    "query set",
-                    label_of(
-                        st.query_sets
-                            .slot(i)
-                            .and_then(|s| s.value.as_ref())
-                            .map(|q| q.label.as_str()),
-                    ),
-                );
-            }
-        }
-        Error::new(
-            ErrorKind::InvalidState,
-            OP,
-            &self.label,
-            "the command buffer names an object that is no longer usable",
-        )
+        Ok(())
     }
 
-    /// Stamps everything the command buffer names with the submission's serial.
-    pub(crate) fn mark_used(&self, st: &mut DeviceState<A>, serial: u64) {
-        for &i in &self.used.member_buffers {
-            if let Some(s) = st.buffers.slot_mut(i) {
-                s.last_use = serial;
+    /// Resolves the command buffer's first uses against the device's state of each
+    /// resource (called at submission, under the queue lock): what must run before it
+    /// (zero fills of buffers and textures never used, barriers) goes into `head`, and the
+    /// states move on to what the command buffer leaves them in. The old states are kept
+    /// in `undo` so a refused submission can put them back.
+    pub(crate) fn resolve(&self, head: &mut Head<A>, undo: &mut crate::device::Undo<A>) {
+        for (slot, t) in self.used.tracked_buffers.iter().enumerate() {
+            let mut g = lock(&t.obj.state);
+            undo.buffers.push((t.obj.clone(), g.zeroed, g.state));
+            if !g.zeroed {
+                head.zero_buffers.push(t.obj.clone());
+                g.zeroed = true;
+                g.state = State {
+                    write: Some((Stages::TRANSFER, vigil_hal::Access::TRANSFER_WRITE)),
+                    reads: (Stages::empty(), vigil_hal::Access::empty()),
+                    visible: Stages::empty(),
+                    layout: TextureLayout::General,
+                };
             }
-        }
-        for &i in &self.used.member_textures {
-            if let Some(s) = st.textures.slot_mut(i) {
-                s.last_use = serial;
+            let before = g.state;
+            let mut after: Option<State> = None;
+            for (offset, size, part) in t.track.parts() {
+                let mut s = before;
+                if let Some(tr) = resolve(&mut s, part) {
+                    head.barriers.buffers.push((t.obj.clone(), offset, size, tr));
+                }
+                after = Some(after.map_or(s, |a| a.merge(s)));
             }
+            g.state = after.unwrap_or(before);
+            let _ = slot;
         }
-        macro_rules! stamp {
-            ($reg:ident, $list:ident) => {
-                for &(i, _) in &self.used.$list {
-                    if let Some(s) = st.$reg.slot_mut(i) {
-                        s.last_use = serial;
+        for t in &self.used.tracked_textures {
+            let mut g = lock(&t.obj.state);
+            undo.textures.push((t.obj.clone(), g.initialized, g.parts.clone()));
+            if !g.initialized {
+                head.clear_textures.push(t.obj.clone());
+                g.initialized = true;
+                for s in g.parts.iter_mut() {
+                    *s = State {
+                        write: Some((Stages::TRANSFER, vigil_hal::Access::TRANSFER_WRITE)),
+                        reads: (Stages::empty(), vigil_hal::Access::empty()),
+                        visible: Stages::empty(),
+                        layout: TextureLayout::TransferDst,
+                    };
+                }
+            }
+            let layers = t.obj.desc.array_layers.max(1);
+            for (mip, layer, part) in t.track.parts() {
+                let i = (mip as usize)
+                    .saturating_mul(layers as usize)
+                    .saturating_add(layer as usize);
+                if let Some(s) = g.parts.get_mut(i) {
+                    if let Some(tr) = resolve(s, part) {
+                        let range = Subresources {
+                            base_mip: mip,
+                            mips: 1,
+                            base_layer: layer,
+                            layers: 1,
+                        };
+                        head.barriers.textures.push((t.obj.clone(), range, tr));
                     }
                 }
-            };
+            }
         }
-        stamp!(buffers, buffers);
-        stamp!(textures, textures);
-        stamp!(views, views);
-        // Groups are not stamped: a destroyed group waits for all earlier submissions.
-        stamp!(compute_pipelines, compute_pipelines);
-        stamp!(render_pipelines, render_pipelines);
-        stamp!(query_sets, query_sets);
+    }
+
+    /// Marks what the command buffer uses as used by submission `serial`.
+    pub(crate) fn stamp(&self, serial: u64) {
+        for t in &self.used.tracked_buffers {
+            t.obj.last_use.store(serial, Ordering::Release);
+        }
+        for b in self.used.buffers.iter() {
+            b.last_use.store(serial, Ordering::Release);
+        }
+        for t in &self.used.tracked_textures {
+            t.obj.last_use.store(serial, Ordering::Release);
+        }
+    }
+
+    /// Takes the native pool and command buffers (to submit, then recycle).
+    pub(crate) fn take_native(&mut self) -> Option<(A::CommandEncoder, Vec<A::CommandBuffer>)> {
+        self.native.take()
+    }
+
+    /// Takes what the command buffer uses (kept alive until its submission completes).
+    pub(crate) fn take_used(&mut self) -> Used<A> {
+        std::mem::take(&mut self.used)
+    }
+
+    /// The native command buffers, in order.
+    pub(crate) fn segments(&self) -> &[A::CommandBuffer] {
+        self.native.as_ref().map_or(&[], |(_, s)| s.as_slice())
     }
 }
 
-impl<A: Api> Drop for CommandBuffer<'_, A> {
+impl<A: Api> Drop for CommandBuffer<A> {
     fn drop(&mut self) {
-        match self.device.state.try_borrow_mut() {
-            Ok(mut st) => {
-                if let Some((mut raw, cb)) = self.hal.take() {
-                    // Never submitted: nothing of it is pending, so the pool can be reset.
-                    crate::native::reset_all::<A>(&mut raw, vec![cb]);
-                    st.free_encoders.push((raw, None));
-                }
-                // After the pool reset: the native command buffer no longer names anything.
-                self.device.close_recording(&mut st, self.ticket);
-            }
-            Err(_) => {
-                if let Some((raw, _)) = self.hal.take() {
-                    self.device.hal.destroy_command_encoder(raw);
-                }
-            }
+        if let Some((mut pool, segments)) = self.native.take() {
+            // Never submitted: nothing of it is pending, so the pool can be reset.
+            crate::native::reset_all::<A>(&mut pool, segments);
+            self.core.return_pool(pool);
         }
     }
 }

@@ -120,7 +120,7 @@ pub fn clear(color: [f64; 4], view: TextureView) -> RenderPassColorAttachment {
     }
 }
 
-pub fn encoder(d: &Device) -> CommandEncoder<'_> {
+pub fn encoder(d: &Device) -> CommandEncoder {
     d.create_command_encoder(&CommandEncoderDescriptor { label: "draw" })
         .unwrap()
 }

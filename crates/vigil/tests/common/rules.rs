@@ -151,12 +151,12 @@ pub fn copy_kernel(d: &TDevice) -> CopyKernel {
     }
 }
 
-pub fn encoder(d: &TDevice) -> CommandEncoder<'_, TestApi> {
+pub fn encoder(d: &TDevice) -> CommandEncoder<TestApi> {
     d.create_command_encoder(&CommandEncoderDescriptor { label: "enc" })
         .unwrap()
 }
 
-pub fn compute_pass(e: &mut CommandEncoder<'_, TestApi>) {
+pub fn compute_pass(e: &mut CommandEncoder<TestApi>) {
     e.begin_compute_pass(&ComputePassDescriptor::default())
         .unwrap();
 }

@@ -1,0 +1,239 @@
+//! What a command buffer uses: every object it recorded, kept alive until its submission
+//! completes (or it is dropped), and the per-resource tracker of its uses.
+//!
+//! Objects named by handle are found through [`Seen`]: a vector indexed by the handle's
+//! slot, holding the generation and the object. The registry's lock-free state word says
+//! whether the handle is live; the slot says whether this recording has the object
+//! already. After the first use of a handle, a lookup is an atomic load, an index and two
+//! compares: no lock, no reference count change, no allocation.
+
+use crate::device::{
+    BindGroupObj, BufferObj, ComputePipelineObj, Core, QuerySetObj, RenderPipelineObj,
+    TextureObj, ViewObj, kinds::Kind,
+};
+use crate::error::Result;
+use crate::registry::Labelled;
+use crate::track::{BufferTrack, Subresources, TextureTrack, Transition, Use};
+use std::sync::Arc;
+use vigil_hal::Api;
+
+/// Objects of one kind a recording has met, by slot.
+pub(crate) struct Seen<T> {
+    by_slot: Vec<Option<(u32, Arc<T>)>>,
+    /// Objects pushed out of their slot by a newer object in the same slot (the older
+    /// one was destroyed while this recording held it).
+    displaced: Vec<Arc<T>>,
+}
+
+impl<T> Default for Seen<T> {
+    fn default() -> Self {
+        Seen {
+            by_slot: Vec::new(),
+            displaced: Vec::new(),
+        }
+    }
+}
+
+impl<T> Seen<T> {
+    /// The object in `index` if it has generation `generation`.
+    #[inline]
+    pub fn get(&self, index: u32, generation: u32) -> Option<&Arc<T>> {
+        match self.by_slot.get(index as usize) {
+            Some(Some((g, obj))) if *g == generation => Some(obj),
+            _ => None,
+        }
+    }
+
+    /// Remembers `obj` under its slot and generation.
+    pub fn insert(&mut self, index: u32, generation: u32, obj: Arc<T>) {
+        let i = index as usize;
+        if self.by_slot.len() <= i {
+            self.by_slot.resize_with(i.saturating_add(1), || None);
+        }
+        if let Some(slot) = self.by_slot.get_mut(i) {
+            if let Some((_, old)) = slot.replace((generation, obj)) {
+                self.displaced.push(old);
+            }
+        }
+    }
+
+    /// Every object met.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<T>> + '_ {
+        self.by_slot
+            .iter()
+            .flatten()
+            .map(|(_, o)| o)
+            .chain(self.displaced.iter())
+    }
+}
+
+/// Finds the live object `h` names, recording it as used on first meeting.
+#[inline]
+pub(crate) fn find<'s, A: Api, H: Kind<A>>(
+    seen: &'s mut Seen<H::Obj>,
+    core: &Core<A>,
+    h: H,
+    op: &'static str,
+) -> Result<&'s Arc<H::Obj>>
+where
+    H::Obj: Labelled,
+{
+    let (i, g) = (h.index(), h.generation());
+    let reg = H::registry(&core.objects);
+    if h.device_id() != core.id || !reg.is_live(i, g) {
+        return Err(reg.explain(h, core.id, op));
+    }
+    if seen.get(i, g).is_none() {
+        let obj = reg.get(h, core.id, op)?;
+        seen.insert(i, g, obj);
+    }
+    seen.get(i, g).ok_or_else(|| reg.explain(h, core.id, op))
+}
+
+/// A buffer a command buffer uses, with the history of its ranges.
+pub(crate) struct TrackedBuffer<A: Api> {
+    pub obj: Arc<BufferObj<A>>,
+    pub track: BufferTrack,
+}
+
+/// A texture a command buffer uses, with the history of its subresources.
+pub(crate) struct TrackedTexture<A: Api> {
+    pub obj: Arc<TextureObj<A>>,
+    pub track: TextureTrack,
+}
+
+/// Everything a recording uses, and the tracker of its buffers and textures.
+pub(crate) struct Used<A: Api> {
+    pub buffers: Seen<BufferObj<A>>,
+    pub textures: Seen<TextureObj<A>>,
+    pub views: Seen<ViewObj<A>>,
+    pub groups: Seen<BindGroupObj<A>>,
+    pub compute_pipelines: Seen<ComputePipelineObj<A>>,
+    pub render_pipelines: Seen<RenderPipelineObj<A>>,
+    pub query_sets: Seen<QuerySetObj<A>>,
+    /// Tracked buffers and textures, in first-use order.
+    pub tracked_buffers: Vec<TrackedBuffer<A>>,
+    pub tracked_textures: Vec<TrackedTexture<A>>,
+    /// Where each tracked object is in the lists above, by its address.
+    buffer_index: std::collections::HashMap<usize, u32, PtrHash>,
+    texture_index: std::collections::HashMap<usize, u32, PtrHash>,
+}
+
+impl<A: Api> Default for Used<A> {
+    fn default() -> Self {
+        Used {
+            buffers: Seen::default(),
+            textures: Seen::default(),
+            views: Seen::default(),
+            groups: Seen::default(),
+            compute_pipelines: Seen::default(),
+            render_pipelines: Seen::default(),
+            query_sets: Seen::default(),
+            tracked_buffers: Vec::new(),
+            tracked_textures: Vec::new(),
+            buffer_index: Default::default(),
+            texture_index: Default::default(),
+        }
+    }
+}
+
+/// Hashes an address: objects are at least 8-byte aligned and spread well.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct PtrHash;
+
+impl std::hash::BuildHasher for PtrHash {
+    type Hasher = PtrHasher;
+    fn build_hasher(&self) -> PtrHasher {
+        PtrHasher(0)
+    }
+}
+
+/// See [`PtrHash`].
+pub(crate) struct PtrHasher(u64);
+
+impl std::hash::Hasher for PtrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = ((n as u64) >> 3).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+impl<A: Api> Used<A> {
+    /// The tracker slot of a buffer, made on first use.
+    #[inline]
+    pub fn buffer_slot(&mut self, b: &Arc<BufferObj<A>>) -> usize {
+        let key = Arc::as_ptr(b) as usize;
+        if let Some(&i) = self.buffer_index.get(&key) {
+            return i as usize;
+        }
+        let i = self.tracked_buffers.len();
+        self.tracked_buffers.push(TrackedBuffer {
+            obj: b.clone(),
+            track: BufferTrack::new(b.size.checked_next_multiple_of(4).unwrap_or(b.size)),
+        });
+        self.buffer_index.insert(key, i as u32);
+        i
+    }
+
+    /// The tracker slot of a texture, made on first use.
+    #[inline]
+    pub fn texture_slot(&mut self, t: &Arc<TextureObj<A>>) -> usize {
+        let key = Arc::as_ptr(t) as usize;
+        if let Some(&i) = self.texture_index.get(&key) {
+            return i as usize;
+        }
+        let i = self.tracked_textures.len();
+        self.tracked_textures.push(TrackedTexture {
+            obj: t.clone(),
+            track: TextureTrack::new(t.desc.mip_level_count, t.desc.array_layers),
+        });
+        self.texture_index.insert(key, i as u32);
+        i
+    }
+
+    /// Applies a use of a buffer range, collecting the barriers it needs.
+    #[inline]
+    pub fn use_buffer(&mut self, slot: usize, offset: u64, size: u64, u: Use, out: &mut Pending) {
+        if let Some(t) = self.tracked_buffers.get_mut(slot) {
+            t.track.apply(offset, size, u, &mut out.scratch_b);
+            for (o, s, tr) in out.scratch_b.drain(..) {
+                out.buffers.push((slot, o, s, tr));
+            }
+        }
+    }
+
+    /// Applies a use of texture subresources, collecting the barriers it needs.
+    #[inline]
+    pub fn use_texture(&mut self, slot: usize, range: Subresources, u: Use, out: &mut Pending) {
+        if let Some(t) = self.tracked_textures.get_mut(slot) {
+            t.track.apply(range, u, &mut out.scratch_t);
+            for (mip, layer, tr) in out.scratch_t.drain(..) {
+                out.textures.push((slot, mip, layer, tr));
+            }
+        }
+    }
+}
+
+/// Barriers a command needs before it, by tracker slot.
+#[derive(Default)]
+pub(crate) struct Pending {
+    pub buffers: Vec<(usize, u64, u64, Transition)>,
+    pub textures: Vec<(usize, u32, u32, Transition)>,
+    scratch_b: Vec<(u64, u64, Transition)>,
+    scratch_t: Vec<(u32, u32, Transition)>,
+}
+
+impl Pending {
+    /// Whether no barrier is needed.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.buffers.is_empty() && self.textures.is_empty()
+    }
+}

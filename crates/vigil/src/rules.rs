@@ -1,0 +1,286 @@
+//! Every rule a call can break, with a stable code, the error kind it produces, the rule in
+//! words, and where it comes from (WebGPU, Vulkan, or vigil's own). `docs/rules.md` is
+//! generated from this table ([`rules_markdown`]) and checked against it in CI.
+//!
+//! Codes are `area.what` in lower case and never change meaning; a rule that goes away
+//! leaves its code unused.
+
+use crate::error::ErrorKind;
+
+macro_rules! rules {
+    ($(
+        $(#[doc = $section:literal])?
+        $name:ident: $kind:ident, $code:literal, $summary:literal, $source:literal;
+    )*) => {
+        /// A rule a refused call broke. Carried by every [`crate::Error`] (`err.rule()`).
+        #[non_exhaustive]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Rule {
+            $(
+                #[doc = $summary]
+                $name,
+            )*
+        }
+
+        impl Rule {
+            /// Every rule, in the table's order.
+            pub const ALL: &'static [Rule] = &[$(Rule::$name),*];
+
+            /// The stable code, e.g. `"buffer.size-zero"`.
+            pub fn code(self) -> &'static str {
+                match self { $(Rule::$name => $code,)* }
+            }
+
+            /// The kind of error breaking it produces.
+            pub fn kind(self) -> ErrorKind {
+                match self { $(Rule::$name => ErrorKind::$kind,)* }
+            }
+
+            /// The rule in words.
+            pub fn summary(self) -> &'static str {
+                match self { $(Rule::$name => $summary,)* }
+            }
+
+            /// Where the rule comes from: the WebGPU or Vulkan rule, or vigil's own.
+            pub fn source(self) -> &'static str {
+                match self { $(Rule::$name => $source,)* }
+            }
+        }
+    };
+}
+
+rules! {
+    // Device and adapter.
+    AdapterNotFound: Unsupported, "adapter.not-found", "An adapter of the kind asked for exists.", "vigil";
+    DeviceFeature: Unsupported, "device.feature", "A device enables only features its adapter supports.", "WebGPU requestDevice: requiredFeatures";
+    DeviceLimit: LimitExceeded, "device.limit", "A device asks for limits within its adapter's.", "WebGPU requestDevice: requiredLimits";
+    DeviceLost: DeviceLost, "device.lost", "A lost device runs nothing more; loss is sticky and shared by devices over one native device.", "vigil; Vulkan VK_ERROR_DEVICE_LOST";
+    DeviceReentered: InvalidState, "device.reentered", "A call does not re-enter the device from inside another of its calls (an observer, a mapped-bytes closure).", "vigil";
+    DeviceObjects: LimitExceeded, "device.objects", "A device holds at most 1,048,575 live objects of each kind.", "vigil";
+    DeviceClosed: InvalidState, "device.closed", "Nothing is recorded or submitted once the device is closed.", "vigil";
+
+    // What the driver answered.
+    DriverOutOfMemory: OutOfMemory, "driver.out-of-memory", "Host or device memory was available.", "Vulkan VK_ERROR_OUT_OF_*_MEMORY";
+    DriverUnsupported: Unsupported, "driver.unsupported", "The driver supports what was asked.", "Vulkan";
+    DriverRefused: InvalidState, "driver.refused", "The driver accepted the call.", "Vulkan";
+
+    // Handles.
+    HandleNull: InvalidHandle, "handle.null", "A handle is not null.", "vigil";
+    HandleStale: InvalidHandle, "handle.stale", "A handle names a live object: destroying an object makes every copy of its handle stale.", "WebGPU destroyed objects; vigil generations";
+    HandleUnknown: InvalidHandle, "handle.unknown", "A handle names an object its device made.", "vigil";
+    HandleForeign: DeviceMismatch, "handle.foreign", "A handle belongs to the device it is used with.", "WebGPU: objects valid to use with the device";
+    ViewTextureDestroyed: InvalidHandle, "view.texture-destroyed", "A view is used only while its texture is alive.", "WebGPU: texture view of a destroyed texture";
+
+    // Buffers.
+    BufferSizeZero: InvalidDescriptor, "buffer.size-zero", "A buffer holds at least one byte.", "Vulkan VUID-VkBufferCreateInfo-size-00912";
+    BufferSizeLimit: LimitExceeded, "buffer.size-limit", "A buffer's size is within max_buffer_size (and rounds up to whole words).", "WebGPU createBuffer: maxBufferSize";
+    BufferUsageEmpty: InvalidDescriptor, "buffer.usage-empty", "A buffer has at least one usage.", "WebGPU createBuffer: usage != 0";
+    BufferMapReadUsage: InvalidDescriptor, "buffer.map-read-usage", "MAP_READ combines only with COPY_DST.", "WebGPU createBuffer: MAP_READ";
+    BufferMapWriteUsage: InvalidDescriptor, "buffer.map-write-usage", "MAP_WRITE combines only with COPY_SRC.", "WebGPU createBuffer: MAP_WRITE";
+    BufferRange: OutOfBounds, "buffer.range", "A range lies inside its buffer (offset + size <= the buffer's size, without overflow).", "WebGPU buffer ranges; Vulkan VkBuffer range rules";
+
+    // Queue writes, readbacks, staging.
+    WriteUsage: UsageMismatch, "write.usage", "A queue write's buffer has COPY_DST usage.", "WebGPU writeBuffer";
+    WriteAlignment: OutOfBounds, "write.alignment", "A queue write's offset and size are multiples of 4.", "WebGPU writeBuffer; Vulkan VUID-vkCmdCopyBuffer alignment";
+    WriteMapped: InvalidState, "write.mapped", "A mapped buffer is not written through the queue.", "WebGPU writeBuffer: buffer state unmapped";
+    ReadMapped: InvalidState, "read.mapped", "A mapped buffer is read through its mapping, not read_buffer.", "vigil";
+    ReadUsage: UsageMismatch, "read.usage", "A buffer read back has MAP_READ or COPY_SRC usage.", "vigil";
+    StagingWrites: LimitExceeded, "staging.writes", "At most MAX_QUEUED_WRITES writes wait for the next submission.", "vigil";
+    StagingBudget: LimitExceeded, "staging.budget", "Queued and in-flight staging stays within the device's staging budget.", "vigil";
+    TextureWriteUsage: UsageMismatch, "texture-write.usage", "A texture written through the queue has COPY_DST usage.", "WebGPU writeTexture";
+    TextureWriteData: OutOfBounds, "texture-write.data", "A texture write's data holds every byte its layout reads.", "WebGPU writeTexture: validating linear texture data";
+    TextureWriteRow: LimitExceeded, "texture-write.row", "A row of a texture write or readback fits one staged copy (under 4 GiB).", "vigil";
+    TextureReadUsage: UsageMismatch, "texture-read.usage", "A texture read back has COPY_SRC usage.", "vigil";
+
+    // Mapping.
+    MapUsage: UsageMismatch, "map.usage", "Mapping for reading needs MAP_READ, for writing MAP_WRITE.", "WebGPU mapAsync";
+    MapAlignment: OutOfBounds, "map.alignment", "A mapping's offset is a multiple of 8 and its size of 4.", "WebGPU mapAsync";
+    MapAlreadyMapped: InvalidState, "map.already-mapped", "A buffer has one mapping at a time.", "WebGPU mapAsync: buffer state unmapped";
+    MapNotReady: InvalidState, "map.not-ready", "Mapped bytes are reached only once the mapping is ready.", "WebGPU getMappedRange: buffer state mapped";
+    MapReadOnly: InvalidState, "map.read-only", "A mapping for reading is not written.", "WebGPU getMappedRange: MAP_READ ranges are read-only";
+    MapInUse: InvalidState, "map.in-use", "A mapping is unmapped only when no closure is reading or writing it, and written by one closure at a time.", "vigil";
+
+    // Textures.
+    TextureSizeZero: InvalidDescriptor, "texture.size-zero", "A texture's size, layers and mip levels are non-zero.", "WebGPU createTexture";
+    TextureSizeLimit: LimitExceeded, "texture.size-limit", "A texture's sides are within max_texture_dimension_2d.", "WebGPU createTexture: maxTextureDimension2D";
+    TextureLayerLimit: LimitExceeded, "texture.layer-limit", "A texture's layers are within max_texture_array_layers.", "WebGPU createTexture: maxTextureArrayLayers";
+    TextureMipCount: InvalidDescriptor, "texture.mip-count", "A texture has at most floor(log2(max side)) + 1 mip levels.", "WebGPU createTexture: maximum mip level count";
+    TextureUsageEmpty: InvalidDescriptor, "texture.usage-empty", "A texture has at least one usage.", "WebGPU createTexture: usage != 0";
+    TextureFormatUsage: Unsupported, "texture.format-usage", "A texture's format supports each of its usages on the device.", "WebGPU texture format capabilities; Vulkan format features";
+    TextureDepthStencilCopy: InvalidDescriptor, "texture.depth-stencil-copy", "depth24plus-stencil8 is never copied (its depth has no copyable layout).", "WebGPU: depth24plus copy restrictions";
+    TextureMultisampleUsage: InvalidDescriptor, "texture.multisample-usage", "A multisampled texture is a render attachment and not a storage texture.", "WebGPU createTexture: sampleCount > 1";
+    TextureMultisampleShape: InvalidDescriptor, "texture.multisample-shape", "A multisampled texture has one mip level and one layer.", "WebGPU createTexture: sampleCount > 1";
+    TextureSampleCount: InvalidDescriptor, "texture.sample-count", "Sample counts are 1 or 4.", "WebGPU sampleCount";
+
+    // Views.
+    ViewFormat: InvalidDescriptor, "view.format", "A view's format is its texture's, or that format's sRGB twin.", "WebGPU createView: view formats";
+    ViewMipRange: OutOfBounds, "view.mip-range", "A view's mip levels lie inside its texture's.", "WebGPU createView";
+    ViewLayerRange: OutOfBounds, "view.layer-range", "A view's layers lie inside its texture's.", "WebGPU createView";
+    ViewDimension: InvalidDescriptor, "view.dimension", "A 2d view covers one layer; a cube view six layers of a square texture; a cube-array view a multiple of six.", "WebGPU createView: dimension";
+    ViewMultisample: InvalidDescriptor, "view.multisample", "A multisampled texture is viewed as 2d.", "WebGPU createView";
+    ViewAspect: InvalidDescriptor, "view.aspect", "A depth-only or stencil-only view is of a format with that aspect.", "WebGPU createView: aspect";
+    ViewUsageSubset: UsageMismatch, "view.usage-subset", "A view's usage is a subset of its texture's.", "WebGPU createView: usage";
+    ViewUsageNone: UsageMismatch, "view.usage-none", "A view has a usage that goes through views (sampling, storage or rendering).", "Vulkan VUID-VkImageViewCreateInfo-image-04441";
+    ViewStorageFormat: UsageMismatch, "view.storage-format", "A storage view's own format supports storage.", "Vulkan VUID-VkImageViewCreateInfo-usage-02275";
+
+    // Samplers and queries.
+    SamplerLodClamp: InvalidDescriptor, "sampler.lod-clamp", "0 <= lod_min_clamp <= lod_max_clamp.", "WebGPU createSampler";
+    SamplerAnisotropy: InvalidDescriptor, "sampler.anisotropy", "Anisotropy is 1 to 16, and above 1 only with linear filters.", "WebGPU createSampler: maxAnisotropy";
+    SamplerAnisotropyFeature: Unsupported, "sampler.anisotropy-feature", "Anisotropy above 1 needs the SAMPLER_ANISOTROPY feature.", "Vulkan samplerAnisotropy";
+    QueryFeature: Unsupported, "query.feature", "Timestamp queries need the TIMESTAMP_QUERY feature.", "WebGPU timestamp-query";
+    QueryCount: LimitExceeded, "query.count", "A query set holds 1 to 4096 queries.", "WebGPU createQuerySet: count";
+    QueryRange: OutOfBounds, "query.range", "Queries written or resolved lie inside their set.", "WebGPU writeTimestamp, resolveQuerySet";
+    QuerySameTwice: InvalidDescriptor, "query.same-twice", "A pass's beginning and end timestamps are different queries.", "WebGPU timestampWrites";
+    QueryResolveUsage: UsageMismatch, "query.resolve-usage", "A resolve's destination has QUERY_RESOLVE usage.", "WebGPU resolveQuerySet";
+    QueryResolveAlignment: OutOfBounds, "query.resolve-alignment", "A resolve's destination offset is a multiple of 256.", "WebGPU resolveQuerySet";
+    QueryNotWritten: InvalidState, "query.not-written", "Only queries the same encoder wrote are resolved by it (a query never written would be waited for forever).", "vigil; Vulkan vkCmdCopyQueryPoolResults availability";
+
+    // Bind group layouts.
+    LayoutBindingDuplicate: InvalidDescriptor, "layout.binding-duplicate", "Binding numbers in a layout are unique.", "WebGPU createBindGroupLayout";
+    LayoutBindingLimit: LimitExceeded, "layout.binding-limit", "Binding numbers are below max_bindings_per_bind_group.", "WebGPU maxBindingsPerBindGroup";
+    LayoutVertexWritable: InvalidDescriptor, "layout.vertex-writable", "The vertex stage sees no writable storage.", "WebGPU createBindGroupLayout: vertex visibility";
+    LayoutMultisampled: InvalidDescriptor, "layout.multisampled", "A multisampled texture binding is 2d with a non-filterable sample type.", "WebGPU createBindGroupLayout: multisampled";
+    LayoutStorageReadWrite: Unsupported, "layout.storage-read-write", "Read-write storage textures need the STORAGE_TEXTURE_READ_WRITE feature.", "WebGPU readonly_and_readwrite_storage_textures";
+    LayoutStorageFormat: Unsupported, "layout.storage-format", "A storage texture binding's format supports storage on the device.", "WebGPU storage texture formats";
+    LayoutStorageCube: InvalidDescriptor, "layout.storage-cube", "Storage textures are not cube views.", "WebGPU createBindGroupLayout: storageTexture";
+    LayoutStageLimit: LimitExceeded, "layout.stage-limit", "Each stage sees at most the per-stage limit of each binding kind.", "WebGPU maxSampledTexturesPerShaderStage and siblings";
+    LayoutDynamicLimit: LimitExceeded, "layout.dynamic-limit", "Dynamic uniform and storage buffers stay within their per-layout limits, and a group has at most 16 dynamic offsets.", "WebGPU maxDynamic*BuffersPerPipelineLayout; vigil's per-pass table";
+
+    // Bind groups.
+    GroupEntryDuplicate: InvalidDescriptor, "group.entry-duplicate", "A binding has one entry.", "WebGPU createBindGroup";
+    GroupEntryUnknown: InvalidDescriptor, "group.entry-unknown", "Every entry names a binding of the layout.", "WebGPU createBindGroup";
+    GroupEntryMissing: InvalidDescriptor, "group.entry-missing", "Every binding of the layout has an entry.", "WebGPU createBindGroup";
+    GroupEntryKind: InvalidDescriptor, "group.entry-kind", "An entry gives the kind of resource its binding holds.", "WebGPU createBindGroup";
+    GroupBufferUsage: UsageMismatch, "group.buffer-usage", "A uniform binding's buffer has UNIFORM usage, a storage binding's STORAGE.", "WebGPU createBindGroup";
+    GroupBufferAlignment: OutOfBounds, "group.buffer-alignment", "A buffer binding's offset is a multiple of the device's offset alignment for its kind.", "WebGPU minUniformBufferOffsetAlignment, minStorageBufferOffsetAlignment";
+    GroupBufferRange: OutOfBounds, "group.buffer-range", "A buffer binding is a non-empty range inside its buffer, of a multiple of 4 bytes for storage, and at least the layout's min_binding_size.", "WebGPU createBindGroup";
+    GroupBufferLimit: LimitExceeded, "group.buffer-limit", "A buffer binding is within max_uniform_buffer_binding_size or max_storage_buffer_binding_size.", "WebGPU maxUniformBufferBindingSize, maxStorageBufferBindingSize";
+    GroupSamplerKind: InvalidDescriptor, "group.sampler-kind", "A sampler binding's sampler is of the layout's kind (filtering, non-filtering, comparison).", "WebGPU createBindGroup: sampler";
+    GroupViewUsage: UsageMismatch, "group.view-usage", "A sampled view has TEXTURE_BINDING usage, a storage view STORAGE_BINDING.", "WebGPU createBindGroup";
+    GroupViewDimension: InvalidDescriptor, "group.view-dimension", "A view's dimension is the layout's.", "WebGPU createBindGroup: viewDimension";
+    GroupViewMultisampled: InvalidDescriptor, "group.view-multisampled", "A view is multisampled exactly when its binding is.", "WebGPU createBindGroup: multisampled";
+    GroupViewSampleType: InvalidDescriptor, "group.view-sample-type", "A sampled view's format gives the layout's sample type.", "WebGPU createBindGroup: sampleType";
+    GroupStorageFormat: InvalidDescriptor, "group.storage-format", "A storage view's format is the layout's.", "WebGPU createBindGroup: storageTexture format";
+    GroupStorageMips: InvalidDescriptor, "group.storage-mips", "A storage view covers exactly one mip level.", "WebGPU createBindGroup: storage texture views";
+
+    // Pipeline layouts, shaders, pipelines.
+    PipelineLayoutGroups: LimitExceeded, "pipeline-layout.groups", "A pipeline layout has at most max_bind_groups group layouts.", "WebGPU createPipelineLayout: maxBindGroups";
+    PipelineLayoutDynamic: LimitExceeded, "pipeline-layout.dynamic", "A pipeline layout's dynamic buffers stay within the per-layout limits.", "WebGPU maxDynamic*BuffersPerPipelineLayout";
+    ShaderCompile: InvalidDescriptor, "shader.compile", "WGSL parses and validates for the device's capabilities.", "WebGPU createShaderModule";
+    ShaderTranslate: InvalidDescriptor, "shader.translate", "A validated module translates to the backend's code.", "vigil";
+    ShaderForm: Unsupported, "shader.form", "The backend consumes the form vigil translates to (MSL modules are made per pipeline).", "vigil";
+    EntryPointMissing: InvalidDescriptor, "pipeline.entry-point", "A pipeline's entry point exists in its module and is of its stage.", "WebGPU GPUProgrammableStage";
+    ShaderBindingUnsupported: Unsupported, "pipeline.binding-unsupported", "Every resource a shader uses is of a kind vigil binds.", "vigil";
+    ShaderBindingLayout: InvalidDescriptor, "pipeline.binding-layout", "Every resource a shader uses is in the pipeline layout, visible to the stage, of a matching type, with a large enough min_binding_size.", "WebGPU validating shader binding";
+    WorkgroupLimit: LimitExceeded, "pipeline.workgroup-limit", "A workgroup's size, invocations and workgroup memory are within the limits.", "WebGPU maxComputeWorkgroupSize*, maxComputeInvocationsPerWorkgroup, maxComputeWorkgroupStorageSize";
+    RenderSampleCount: InvalidDescriptor, "render-pipeline.sample-count", "A render pipeline samples 1 or 4 times.", "WebGPU multisample.count";
+    VertexBufferLimit: LimitExceeded, "render-pipeline.vertex-buffer-limit", "Vertex buffers, strides and attribute locations are within the limits.", "WebGPU maxVertexBuffers, maxVertexBufferArrayStride, maxVertexAttributes";
+    VertexLayout: InvalidDescriptor, "render-pipeline.vertex-layout", "A stride is a multiple of 4, and each attribute lies inside the stride, aligned, at a location no other attribute gives.", "WebGPU GPUVertexBufferLayout";
+    VertexInput: InvalidDescriptor, "render-pipeline.vertex-input", "Every input the vertex shader reads is given by an attribute of a matching scalar type.", "WebGPU validating vertex state";
+    ColorTargetLimit: LimitExceeded, "render-pipeline.color-target-limit", "A pipeline has at most max_color_attachments targets.", "WebGPU maxColorAttachments";
+    ColorTargetFormat: InvalidDescriptor, "render-pipeline.color-target-format", "A color target's format is a color format, blended only if blendable.", "WebGPU GPUColorTargetState";
+    ColorTargetSupport: Unsupported, "render-pipeline.color-target-support", "A color target's format can be rendered to, and multisampled when the pipeline is, on the device.", "WebGPU format capabilities";
+    DepthStencilFormat: InvalidDescriptor, "render-pipeline.depth-stencil-format", "A depth-stencil state's format is a depth format with a stencil aspect when stencil is used.", "WebGPU GPUDepthStencilState";
+    DepthStencilSupport: Unsupported, "render-pipeline.depth-stencil-support", "A depth-stencil format can be a depth-stencil attachment on the device.", "WebGPU format capabilities";
+    FragmentOutput: InvalidDescriptor, "render-pipeline.fragment-output", "Every written color target has a fragment output of a matching scalar type.", "WebGPU validating fragment state";
+
+    // Encoders and passes.
+    EncoderPoisoned: InvalidState, "encoder.poisoned", "An encoder refuses every call after its first refused call; finish reports that first error.", "WebGPU invalid encoder";
+    EncoderFinished: InvalidState, "encoder.finished", "An encoder is finished once.", "WebGPU finish";
+    PassOpen: InvalidState, "encoder.pass-open", "Passes do not nest, copies happen outside passes, and an encoder is finished with no pass open.", "WebGPU encoder state";
+    PassNotOpen: InvalidState, "encoder.pass-not-open", "Pass commands come inside a pass of their kind.", "WebGPU encoder state";
+    BindGroupIndex: OutOfBounds, "encoder.bind-group-index", "A bind group index is below max_bind_groups (and vigil's 8).", "WebGPU setBindGroup: maxBindGroups";
+    DynamicOffsetCount: InvalidDescriptor, "encoder.dynamic-offset-count", "A bind group gets one dynamic offset per dynamic binding.", "WebGPU setBindGroup";
+    DynamicOffsetAlignment: OutOfBounds, "encoder.dynamic-offset-alignment", "Dynamic offsets are multiples of their binding kind's alignment.", "WebGPU setBindGroup";
+    DynamicOffsetRange: OutOfBounds, "encoder.dynamic-offset-range", "A dynamic offset keeps its binding inside the buffer.", "WebGPU setBindGroup";
+    DispatchLimit: LimitExceeded, "encoder.dispatch-limit", "A dispatch's workgroup counts are within max_compute_workgroups_per_dimension.", "WebGPU dispatchWorkgroups";
+    PipelineNotSet: InvalidState, "encoder.pipeline-not-set", "A draw or dispatch has a pipeline set.", "WebGPU validate encoder bind groups";
+    GroupNotSet: InvalidState, "encoder.group-not-set", "Every group the pipeline uses is set, with a layout matching the pipeline's.", "WebGPU validate encoder bind groups";
+    GroupTooSmall: OutOfBounds, "encoder.group-too-small", "A buffer binding is at least as large as the pipeline's shader needs.", "WebGPU minimum buffer binding size";
+    IndirectUsage: UsageMismatch, "encoder.indirect-usage", "Indirect arguments come from an INDIRECT buffer.", "WebGPU drawIndirect, dispatchWorkgroupsIndirect";
+    IndirectAlignment: OutOfBounds, "encoder.indirect-alignment", "Indirect arguments start at a multiple of 4.", "WebGPU drawIndirect";
+
+    // Render passes and draws.
+    PassAttachmentNone: InvalidDescriptor, "render-pass.no-attachment", "A render pass has at least one attachment.", "WebGPU beginRenderPass";
+    PassAttachmentLimit: LimitExceeded, "render-pass.attachment-limit", "A render pass has at most max_color_attachments color attachments.", "WebGPU maxColorAttachments";
+    AttachmentUsage: UsageMismatch, "render-pass.attachment-usage", "An attachment's view has RENDER_ATTACHMENT usage.", "WebGPU beginRenderPass";
+    AttachmentView: InvalidDescriptor, "render-pass.attachment-view", "An attachment is a 2d view of one mip level and layer, of a color format for color and a depth format for depth, used once in the pass.", "WebGPU GPURenderPassColorAttachment, GPURenderPassDepthStencilAttachment";
+    AttachmentExtent: InvalidDescriptor, "render-pass.attachment-extent", "A pass's attachments share one size and sample count.", "WebGPU beginRenderPass";
+    ResolveTarget: InvalidDescriptor, "render-pass.resolve-target", "A resolve target belongs to a multisampled attachment and is a single-sampled view of its format.", "WebGPU resolveTarget";
+    PipelineTargets: InvalidState, "render-pass.pipeline-targets", "A render pipeline's targets, depth format and sample count are the pass's.", "WebGPU setPipeline in a render pass";
+    VertexSlot: OutOfBounds, "render-pass.vertex-slot", "A vertex buffer slot is below max_vertex_buffers (and vigil's 16).", "WebGPU setVertexBuffer";
+    VertexBufferUsage: UsageMismatch, "render-pass.vertex-buffer-usage", "A vertex buffer has VERTEX usage.", "WebGPU setVertexBuffer";
+    VertexBufferRange: OutOfBounds, "render-pass.vertex-buffer-range", "A vertex buffer binding starts inside its buffer at a multiple of 4.", "WebGPU setVertexBuffer; Vulkan VUID-vkCmdBindVertexBuffers-pOffsets-00626";
+    IndexFormatFeature: Unsupported, "render-pass.index-format", "32-bit indices need the FULL_DRAW_INDEX_UINT32 feature.", "Vulkan fullDrawIndexUint32";
+    IndexBufferUsage: UsageMismatch, "render-pass.index-buffer-usage", "An index buffer has INDEX usage.", "WebGPU setIndexBuffer";
+    IndexBufferRange: OutOfBounds, "render-pass.index-buffer-range", "An index buffer binding starts inside its buffer at a multiple of the index size.", "WebGPU setIndexBuffer; Vulkan VUID-vkCmdBindIndexBuffer-offset-00431";
+    ViewportRange: OutOfBounds, "render-pass.viewport", "A viewport is finite with a positive size within twice the largest texture side, its depth range inside 0..1 in order.", "WebGPU setViewport";
+    ScissorRange: OutOfBounds, "render-pass.scissor", "A scissor rectangle lies inside the attachments.", "WebGPU setScissorRect";
+    IndexBufferNotSet: InvalidState, "render-pass.index-buffer-not-set", "An indexed draw has an index buffer set.", "WebGPU drawIndexed";
+    IndexRange: OutOfBounds, "render-pass.index-range", "An indexed draw's indices lie inside the bound index range.", "WebGPU drawIndexed";
+    VertexBufferNotSet: InvalidState, "render-pass.vertex-buffer-not-set", "Every vertex buffer slot the pipeline reads is set.", "WebGPU validate encoder draw";
+    VertexRange: OutOfBounds, "render-pass.vertex-range", "A draw's vertices and instances lie inside their bound vertex buffers.", "WebGPU draw";
+    RangeInverted: InvalidDescriptor, "render-pass.range-inverted", "A draw's ranges end at or after their start.", "vigil (the native call takes a count)";
+    PassUsageConflict: UsageMismatch, "render-pass.usage-conflict", "A render pass does not write a resource it also uses another way.", "WebGPU usage scope validation";
+
+    // Copies.
+    CopySame: InvalidDescriptor, "copy.same-object", "A copy's source and destination are different objects.", "WebGPU copyBufferToBuffer, copyTextureToTexture";
+    CopyUsage: UsageMismatch, "copy.usage", "A copy reads from COPY_SRC and writes to COPY_DST objects; a clear's buffer has COPY_DST.", "WebGPU copy commands";
+    CopyAlignment: OutOfBounds, "copy.alignment", "Buffer copies and clears move multiples of 4 bytes from offsets that are multiples of 4; texel copies' buffer offsets are multiples of the texel size and bytes_per_row of 256.", "WebGPU copy alignment";
+    CopyMultisampled: InvalidState, "copy.multisampled", "Multisampled textures are resolved, not copied.", "WebGPU copy commands: sampleCount 1";
+    CopyAspect: InvalidDescriptor, "copy.aspect", "A copied aspect has a copyable layout.", "WebGPU depth and stencil copies";
+    CopyBox: OutOfBounds, "copy.box", "A copy's texel box lies inside its mip level and layers.", "WebGPU validating texture copy range";
+    CopyLayout: OutOfBounds, "copy.layout", "A texel layout's rows are at least a row long, its images at least the copy's height, and its footprint inside the buffer (or any memory).", "WebGPU validating linear texture data";
+    CopyFormat: InvalidDescriptor, "copy.format", "A texture-to-texture copy keeps the format.", "WebGPU copyTextureToTexture";
+
+    // Submission and waits.
+    SubmitForeign: DeviceMismatch, "submit.foreign", "A command buffer is submitted to the device that recorded it.", "WebGPU submit";
+    SubmitDestroyed: InvalidState, "submit.destroyed", "A command buffer is submitted only while everything it names is alive.", "WebGPU submit: destroyed resources";
+    SubmitMapped: InvalidState, "submit.mapped", "Work that uses a mapped buffer is not submitted.", "WebGPU submit: buffer state unmapped";
+    SubmitSize: LimitExceeded, "submit.size", "A submission has at most max_command_buffers_in_flight command buffers.", "vigil";
+    WaitNeverSubmitted: InvalidState, "wait.never-submitted", "A wait is for a serial that was submitted.", "vigil";
+    ObserverInstalled: InvalidState, "observer.installed", "One observer is installed at a time.", "vigil";
+}
+
+/// `docs/rules.md`, generated from the table.
+pub fn rules_markdown() -> String {
+    let mut out = String::from(
+        "# vigil's rules\n\n\
+         Every refused call breaks one of these. `err.rule()` is the rule, `err.kind()` its \
+         kind, and the message names the operation, the object's label and what was wrong. \
+         Generated from `crates/vigil/src/rules.rs` by `cargo xtask rules`; CI checks it is \
+         current.\n\n\
+         | code | kind | rule | from |\n|---|---|---|---|\n",
+    );
+    for r in Rule::ALL {
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            r.code(),
+            r.kind().name(),
+            r.summary().replace('|', "\\|"),
+            r.source().replace('|', "\\|")
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_shaped() {
+        let mut codes: Vec<&str> = Rule::ALL.iter().map(|r| r.code()).collect();
+        for c in &codes {
+            assert!(
+                c.chars().all(|ch| ch.is_ascii_lowercase() || ch == '.' || ch == '-'),
+                "{c}"
+            );
+            assert!(c.contains('.'), "{c}");
+        }
+        codes.sort_unstable();
+        let n = codes.len();
+        codes.dedup();
+        assert_eq!(codes.len(), n, "duplicate rule codes");
+    }
+}

@@ -1,0 +1,527 @@
+//! Per-resource usage tracking: which barriers a sequence of uses needs.
+//!
+//! This module knows stages, accesses and layouts, not devices or Vulkan: command encoders
+//! drive it, and so can a render graph (state an initial [`State`], feed it [`Use`]s, read
+//! the barriers and the final state).
+//!
+//! The unit is a *part*: a range of a buffer, or one subresource (mip level and layer) of a
+//! texture. Within one command buffer a part's first use is not known to follow anything:
+//! it becomes the command buffer's requirement on that part (reads before the first write
+//! or layout change merge into it), resolved at submission against the device's state with
+//! [`resolve`]. Every later use is compared with the part's state by [`step`], which says
+//! whether a barrier is needed and with exactly which stages, accesses and layouts.
+//!
+//! The rules: a write waits for every earlier read and write of the part; a read waits for
+//! the last write unless that write is already visible to the read's stages; a layout
+//! change waits for everything before it and counts as a write of the new layout.
+
+pub use vigil_hal::{Access, Stages, TextureLayout};
+
+/// One use of a part by a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Use {
+    /// Stages that access it.
+    pub stages: Stages,
+    /// How they access it.
+    pub access: Access,
+    /// The layout the use needs (`General` for buffers).
+    pub layout: TextureLayout,
+}
+
+impl Use {
+    /// A buffer use.
+    pub const fn buffer(stages: Stages, access: Access) -> Use {
+        Use {
+            stages,
+            access,
+            layout: TextureLayout::General,
+        }
+    }
+
+    /// Whether the use writes.
+    #[inline]
+    pub fn is_write(&self) -> bool {
+        self.access.intersects(Access::WRITES)
+    }
+}
+
+/// What is known of a part between uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct State {
+    /// The last write (or layout change): its stages and accesses.
+    pub write: Option<(Stages, Access)>,
+    /// Stages and accesses that read the part since the last write.
+    pub reads: (Stages, Access),
+    /// Stages the last write is already visible to.
+    pub visible: Stages,
+    /// The part's layout.
+    pub layout: TextureLayout,
+}
+
+impl State {
+    /// A part nothing has touched, in `layout` (`Undefined` for a new texture, `General`
+    /// for a buffer).
+    pub const fn fresh(layout: TextureLayout) -> State {
+        State {
+            write: None,
+            reads: (Stages::empty(), Access::empty()),
+            visible: Stages::empty(),
+            layout,
+        }
+    }
+
+    /// A state no use can skip a barrier against: `self` and `other` both happened (in
+    /// some order), as the state of a whole buffer whose ranges were used differently.
+    pub fn merge(self, other: State) -> State {
+        let write = match (self.write, other.write) {
+            (Some((s, a)), Some((t, b))) => Some((s | t, a | b)),
+            (w, None) | (None, w) => w,
+        };
+        State {
+            write,
+            reads: (self.reads.0 | other.reads.0, self.reads.1 | other.reads.1),
+            visible: self.visible & other.visible,
+            layout: self.layout,
+        }
+    }
+}
+
+/// A barrier a part needs before a use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transition {
+    /// Stages that must finish first.
+    pub src: Stages,
+    /// Writes made available.
+    pub src_access: Access,
+    /// Stages that wait.
+    pub dst: Stages,
+    /// Accesses the writes are made visible to.
+    pub dst_access: Access,
+    /// Layout before.
+    pub old_layout: TextureLayout,
+    /// Layout after.
+    pub new_layout: TextureLayout,
+}
+
+/// Applies `u` to a part in `state`: returns the barrier it needs, if any, and moves the
+/// state on.
+pub fn step(state: &mut State, u: Use) -> Option<Transition> {
+    let relayout = state.layout != u.layout;
+    let write = u.is_write();
+    let (ws, wa) = state.write.unwrap_or((Stages::empty(), Access::empty()));
+    let barrier = if relayout || write {
+        // Everything earlier finishes first: writes (made available), reads (executed).
+        let src = ws | state.reads.0;
+        (relayout || !src.is_empty()).then_some(Transition {
+            src,
+            src_access: wa,
+            dst: u.stages,
+            dst_access: u.access,
+            old_layout: state.layout,
+            new_layout: u.layout,
+        })
+    } else if state.write.is_some() && !state.visible.contains(u.stages) {
+        Some(Transition {
+            src: ws,
+            src_access: wa,
+            dst: u.stages,
+            dst_access: u.access,
+            old_layout: state.layout,
+            new_layout: u.layout,
+        })
+    } else {
+        None
+    };
+    if write {
+        *state = State {
+            write: Some((u.stages, u.access)),
+            reads: (Stages::empty(), Access::empty()),
+            visible: Stages::empty(),
+            layout: u.layout,
+        };
+    } else if relayout {
+        // The transition is a write the reading stages already see.
+        *state = State {
+            write: Some((u.stages, Access::empty())),
+            reads: (u.stages, u.access),
+            visible: u.stages,
+            layout: u.layout,
+        };
+    } else {
+        state.reads = (state.reads.0 | u.stages, state.reads.1 | u.access);
+        if barrier.is_some() {
+            state.visible |= u.stages;
+        }
+    }
+    barrier
+}
+
+/// One part as a command buffer sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// What the command buffer needs of the part when it starts (`None`: untouched).
+    pub first: Option<Use>,
+    /// Whether a write or layout change followed the first use (it no longer grows).
+    pub sealed: bool,
+    /// The part's state after the command buffer's uses so far.
+    pub state: State,
+}
+
+impl Part {
+    /// An untouched part.
+    pub const UNTOUCHED: Part = Part {
+        first: None,
+        sealed: false,
+        state: State::fresh(TextureLayout::Undefined),
+    };
+
+    /// Applies a use: the first becomes (or grows) the requirement; later ones may need a
+    /// barrier inside the command buffer.
+    pub fn apply(&mut self, u: Use) -> Option<Transition> {
+        match &mut self.first {
+            None => {
+                self.first = Some(u);
+                self.sealed = u.is_write();
+                self.state = State {
+                    write: u.is_write().then_some((u.stages, u.access)),
+                    reads: if u.is_write() {
+                        (Stages::empty(), Access::empty())
+                    } else {
+                        (u.stages, u.access)
+                    },
+                    visible: Stages::empty(),
+                    layout: u.layout,
+                };
+                None
+            }
+            Some(first) if !self.sealed && !u.is_write() && first.layout == u.layout => {
+                first.stages |= u.stages;
+                first.access |= u.access;
+                self.state.reads = (self.state.reads.0 | u.stages, self.state.reads.1 | u.access);
+                None
+            }
+            Some(_) => {
+                self.sealed = true;
+                step(&mut self.state, u)
+            }
+        }
+    }
+}
+
+/// Resolves a command buffer's part against the device's state when it is submitted:
+/// returns the barrier that must run before the command buffer, and moves the device's
+/// state to the part's state after it. `None` when the part is untouched.
+pub fn resolve(device: &mut State, part: &Part) -> Option<Transition> {
+    let first = part.first?;
+    let barrier = step(device, first);
+    if part.sealed {
+        *device = part.state;
+    }
+    barrier
+}
+
+/// The parts of one buffer a command buffer uses: ranges with their own history.
+#[derive(Clone, Debug)]
+pub struct BufferTrack {
+    size: u64,
+    /// Parts by start offset; each runs to the next one's start (the last to `size`).
+    parts: Vec<(u64, Part)>,
+}
+
+impl BufferTrack {
+    /// An untouched buffer of `size` bytes.
+    pub fn new(size: u64) -> BufferTrack {
+        BufferTrack {
+            size,
+            parts: vec![(0, Part::UNTOUCHED)],
+        }
+    }
+
+    fn split_at(&mut self, at: u64) -> usize {
+        match self.parts.binary_search_by_key(&at, |p| p.0) {
+            Ok(i) => i,
+            Err(i) => {
+                let part = self.parts[i.saturating_sub(1)].1;
+                self.parts.insert(i, (at, part));
+                i
+            }
+        }
+    }
+
+    /// Applies `u` to `offset..offset + size` (clamped to the buffer), appending the
+    /// barriers it needs as `(offset, size, transition)`.
+    pub fn apply(
+        &mut self,
+        offset: u64,
+        size: u64,
+        u: Use,
+        out: &mut Vec<(u64, u64, Transition)>,
+    ) {
+        let start = offset.min(self.size);
+        let end = offset.saturating_add(size).min(self.size);
+        if start >= end {
+            return;
+        }
+        let first = self.split_at(start);
+        let last = if end < self.size {
+            self.split_at(end)
+        } else {
+            self.parts.len()
+        };
+        for i in first..last {
+            let part_end = self.parts.get(i + 1).map_or(self.size, |p| p.0);
+            if let Some(t) = self.parts[i].1.apply(u) {
+                out.push((self.parts[i].0, part_end - self.parts[i].0, t));
+            }
+        }
+        // Neighbours that ended up identical become one part again.
+        let lo = first.saturating_sub(1);
+        let hi = (last + 1).min(self.parts.len());
+        let mut i = lo + 1;
+        let mut end_i = hi;
+        while i < end_i {
+            if self.parts[i].1 == self.parts[i - 1].1 {
+                self.parts.remove(i);
+                end_i -= 1;
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// The parts, as `(offset, size, part)`.
+    pub fn parts(&self) -> impl Iterator<Item = (u64, u64, &Part)> + '_ {
+        self.parts.iter().enumerate().map(|(i, (start, part))| {
+            let end = self.parts.get(i + 1).map_or(self.size, |p| p.0);
+            (*start, end - *start, part)
+        })
+    }
+}
+
+/// The subresources of one texture a command buffer uses.
+#[derive(Clone, Debug)]
+pub struct TextureTrack {
+    mips: u32,
+    layers: u32,
+    parts: Vec<Part>,
+}
+
+/// A rectangle of subresources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Subresources {
+    /// First mip level.
+    pub base_mip: u32,
+    /// Mip levels.
+    pub mips: u32,
+    /// First layer.
+    pub base_layer: u32,
+    /// Layers.
+    pub layers: u32,
+}
+
+impl TextureTrack {
+    /// An untouched texture of `mips` levels and `layers` layers.
+    pub fn new(mips: u32, layers: u32) -> TextureTrack {
+        let count = (mips as usize).saturating_mul(layers as usize);
+        TextureTrack {
+            mips,
+            layers,
+            parts: vec![Part::UNTOUCHED; count],
+        }
+    }
+
+    /// Applies `u` to the subresources in `range` (clamped to the texture), appending the
+    /// barriers they need as `(mip, layer, transition)`.
+    pub fn apply(&mut self, range: Subresources, u: Use, out: &mut Vec<(u32, u32, Transition)>) {
+        let mip_end = range.base_mip.saturating_add(range.mips).min(self.mips);
+        let layer_end = range.base_layer.saturating_add(range.layers).min(self.layers);
+        for mip in range.base_mip..mip_end {
+            for layer in range.base_layer..layer_end {
+                let i = (mip as usize) * (self.layers as usize) + layer as usize;
+                if let Some(t) = self.parts.get_mut(i).and_then(|p| p.apply(u)) {
+                    out.push((mip, layer, t));
+                }
+            }
+        }
+    }
+
+    /// The parts, as `(mip, layer, part)`.
+    pub fn parts(&self) -> impl Iterator<Item = (u32, u32, &Part)> + '_ {
+        let layers = self.layers.max(1);
+        self.parts
+            .iter()
+            .enumerate()
+            .map(move |(i, p)| ((i as u32) / layers, (i as u32) % layers, p))
+    }
+
+    /// Mip levels and layers.
+    pub fn shape(&self) -> (u32, u32) {
+        (self.mips, self.layers)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COMPUTE_WRITE: Use = Use::buffer(Stages::COMPUTE, Access::SHADER_WRITE);
+    const COMPUTE_READ: Use = Use::buffer(Stages::COMPUTE, Access::SHADER_READ);
+    const COPY_READ: Use = Use::buffer(Stages::TRANSFER, Access::TRANSFER_READ);
+    const COPY_WRITE: Use = Use::buffer(Stages::TRANSFER, Access::TRANSFER_WRITE);
+    const VERTEX: Use = Use::buffer(Stages::VERTEX_INPUT, Access::VERTEX_READ);
+
+    #[test]
+    fn read_after_write_waits_for_the_write_with_exact_stages_and_accesses() {
+        let mut s = State::fresh(TextureLayout::General);
+        assert_eq!(step(&mut s, COMPUTE_WRITE), None, "nothing before it");
+        let t = step(&mut s, COPY_READ).unwrap();
+        assert_eq!((t.src, t.src_access), (Stages::COMPUTE, Access::SHADER_WRITE));
+        assert_eq!((t.dst, t.dst_access), (Stages::TRANSFER, Access::TRANSFER_READ));
+        assert_eq!(step(&mut s, COPY_READ), None, "already visible to transfers");
+        let t = step(&mut s, VERTEX).unwrap();
+        assert_eq!(t.src, Stages::COMPUTE, "not yet visible to vertex input");
+    }
+
+    #[test]
+    fn a_write_waits_for_every_read_and_write_before_it() {
+        let mut s = State::fresh(TextureLayout::General);
+        step(&mut s, COMPUTE_WRITE);
+        step(&mut s, COPY_READ);
+        step(&mut s, VERTEX);
+        let t = step(&mut s, COPY_WRITE).unwrap();
+        assert_eq!(
+            t.src,
+            Stages::COMPUTE | Stages::TRANSFER | Stages::VERTEX_INPUT,
+            "write-after-read and write-after-write"
+        );
+        assert_eq!(t.src_access, Access::SHADER_WRITE, "only writes are made available");
+    }
+
+    #[test]
+    fn reads_share_without_barriers() {
+        let mut s = State::fresh(TextureLayout::General);
+        assert_eq!(step(&mut s, COPY_READ), None);
+        assert_eq!(step(&mut s, VERTEX), None);
+        assert_eq!(step(&mut s, COMPUTE_READ), None);
+    }
+
+    #[test]
+    fn a_layout_change_waits_for_everything_and_counts_as_a_write() {
+        let sampled = Use {
+            stages: Stages::FRAGMENT_SHADER,
+            access: Access::SHADER_READ,
+            layout: TextureLayout::ShaderReadOnly,
+        };
+        let copy_dst = Use {
+            stages: Stages::TRANSFER,
+            access: Access::TRANSFER_WRITE,
+            layout: TextureLayout::TransferDst,
+        };
+        let mut s = State::fresh(TextureLayout::Undefined);
+        let t = step(&mut s, copy_dst).unwrap();
+        assert_eq!(
+            (t.old_layout, t.new_layout),
+            (TextureLayout::Undefined, TextureLayout::TransferDst)
+        );
+        let t = step(&mut s, sampled).unwrap();
+        assert_eq!((t.src, t.src_access), (Stages::TRANSFER, Access::TRANSFER_WRITE));
+        assert_eq!(t.new_layout, TextureLayout::ShaderReadOnly);
+        let compute_sampled = Use {
+            stages: Stages::COMPUTE,
+            ..sampled
+        };
+        let t = step(&mut s, compute_sampled).unwrap();
+        assert_eq!(t.src, Stages::FRAGMENT_SHADER, "waits for the transition's stages");
+        assert_eq!(t.old_layout, t.new_layout);
+    }
+
+    #[test]
+    fn a_command_buffers_first_reads_merge_into_its_requirement() {
+        let mut p = Part::UNTOUCHED;
+        assert_eq!(p.apply(COPY_READ), None);
+        assert_eq!(p.apply(VERTEX), None);
+        assert_eq!(p.first.unwrap().stages, Stages::TRANSFER | Stages::VERTEX_INPUT);
+        let t = p.apply(COMPUTE_WRITE).unwrap();
+        assert_eq!(t.src, Stages::TRANSFER | Stages::VERTEX_INPUT);
+        assert!(p.sealed);
+        assert_eq!(p.apply(COPY_READ).unwrap().src, Stages::COMPUTE);
+        assert_eq!(p.first.unwrap().stages, Stages::TRANSFER | Stages::VERTEX_INPUT);
+    }
+
+    #[test]
+    fn submission_resolves_the_requirement_against_the_device_state() {
+        let mut device = State::fresh(TextureLayout::General);
+        step(&mut device, COMPUTE_WRITE);
+        let mut p = Part::UNTOUCHED;
+        p.apply(VERTEX);
+        let t = resolve(&mut device, &p).unwrap();
+        assert_eq!((t.src, t.dst), (Stages::COMPUTE, Stages::VERTEX_INPUT));
+        // Only reads: the device keeps the write, now visible to vertex input.
+        assert_eq!(device.write.unwrap().0, Stages::COMPUTE);
+        assert!(device.visible.contains(Stages::VERTEX_INPUT));
+        let mut q = Part::UNTOUCHED;
+        q.apply(VERTEX);
+        assert_eq!(resolve(&mut device, &q), None, "visible already");
+        let mut w = Part::UNTOUCHED;
+        w.apply(COPY_WRITE);
+        w.apply(COPY_READ);
+        assert!(resolve(&mut device, &w).is_some());
+        assert_eq!(device, w.state, "a sealed part's state becomes the device's");
+    }
+
+    #[test]
+    fn buffer_ranges_are_tracked_apart_and_merge_back() {
+        let mut b = BufferTrack::new(256);
+        let mut out = Vec::new();
+        b.apply(0, 128, COMPUTE_WRITE, &mut out);
+        b.apply(128, 128, COMPUTE_WRITE, &mut out);
+        assert!(out.is_empty(), "disjoint ranges do not wait for each other");
+        assert_eq!(b.parts().count(), 1, "identical neighbours merged");
+        b.apply(64, 16, COPY_READ, &mut out);
+        assert_eq!(out, vec![(64, 16, out[0].2)], "only the range read waits");
+        assert_eq!(b.parts().count(), 3);
+        b.apply(0, 256, COMPUTE_WRITE, &mut out);
+        assert_eq!(out.len(), 4, "one barrier per part");
+        assert_eq!(b.parts().count(), 1);
+        b.apply(300, 8, COPY_READ, &mut out);
+        assert_eq!(out.len(), 4, "outside the buffer: nothing");
+    }
+
+    #[test]
+    fn texture_subresources_are_tracked_apart() {
+        let mut t = TextureTrack::new(3, 2);
+        let mut out = Vec::new();
+        let dst = Use {
+            stages: Stages::TRANSFER,
+            access: Access::TRANSFER_WRITE,
+            layout: TextureLayout::TransferDst,
+        };
+        let src = Use {
+            stages: Stages::TRANSFER,
+            access: Access::TRANSFER_READ,
+            layout: TextureLayout::TransferSrc,
+        };
+        let all = Subresources {
+            base_mip: 0,
+            mips: 3,
+            base_layer: 0,
+            layers: 2,
+        };
+        t.apply(all, dst, &mut out);
+        let one = Subresources {
+            base_mip: 1,
+            mips: 1,
+            base_layer: 1,
+            layers: 1,
+        };
+        t.apply(one, src, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].0, out[0].1), (1, 1));
+        let firsts: Vec<_> = t
+            .parts()
+            .filter(|(_, _, p)| p.first.is_some())
+            .map(|(m, l, _)| (m, l))
+            .collect();
+        assert_eq!(firsts.len(), 6);
+    }
+}
