@@ -121,7 +121,7 @@ pub use vigil_hal::test_backend::TestApi;
 /// The test backend's recorded commands, for tests that look at what reached the backend.
 pub mod hal_test {
     pub use vigil_hal::test_backend::{TestCommand, TestDevice};
-    pub use vigil_hal::{MemoryBarrier, Stages};
+    pub use vigil_hal::{Access, MemoryBarrier, Stages};
 }
 
 /// The threading model, checked at compile time: devices are shared between threads,

@@ -72,7 +72,7 @@ fn null_stale_and_foreign_handles_are_refused() {
 }
 
 #[test]
-fn slots_are_reused_only_after_retirement_and_old_handles_stay_stale() {
+fn slots_are_reused_at_once_old_handles_stay_stale_and_memory_waits_for_the_gpu() {
     let d = device();
     d.test_backend().set_auto_complete(false);
     let x = storage(&d, 16);
@@ -80,16 +80,18 @@ fn slots_are_reused_only_after_retirement_and_old_handles_stay_stale() {
     let mut e = encoder(&d);
     e.clear_buffer(x, 0, None).unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
+    let live = d.live_native_objects();
     d.destroy_buffer(x).unwrap();
+    assert_eq!(d.live_native_objects(), live, "the buffer is released while the GPU may use it");
     let y = storage(&d, 16);
-    assert_ne!(x.index(), y.index(), "a retiring slot was reused");
+    assert_eq!(y.index(), x.index(), "the slot is reused at once");
+    assert_ne!(y.generation(), x.generation());
+    let e = expect_kind(d.buffer_size(x), ErrorKind::InvalidHandle);
+    assert_eq!(e.rule(), Rule::HandleStale);
+    assert_eq!(d.buffer_size(y).unwrap(), 16);
     d.test_backend().complete_through(d.last_submitted_serial());
     d.poll().unwrap();
-    let z = storage(&d, 16);
-    assert_eq!(z.index(), x.index(), "the retired slot is reused");
-    assert_ne!(z.generation(), x.generation());
-    expect_kind(d.buffer_size(x), ErrorKind::InvalidHandle);
-    assert_eq!(d.buffer_size(z).unwrap(), 16);
+    assert_eq!(d.live_native_objects(), live, "the old buffer went once its submission completed (the new one took its place)");
 }
 
 #[test]

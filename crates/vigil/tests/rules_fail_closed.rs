@@ -11,7 +11,7 @@
 mod rules;
 
 use rules::*;
-use vigil::hal_test::{Stages, TestCommand};
+use vigil::hal_test::{Access, Stages, TestCommand};
 use vigil::*;
 
 const TRIANGLE: &str = r#"
@@ -303,17 +303,15 @@ fn a_finished_command_buffer_keeps_what_it_recorded_until_refused_or_dropped() {
 }
 
 #[test]
-fn encoders_opened_after_a_destroy_do_not_hold_it() {
+fn only_encoders_that_recorded_an_object_hold_it() {
     let d = device();
     let a = storage(&d, 64);
-    let first = encoder(&d);
+    let mut first = encoder(&d);
+    first.clear_buffer(a, 0, None).unwrap();
+    let other = encoder(&d);
     let before = own_objects(&d);
     d.destroy_buffer(a).unwrap();
-    assert_eq!(
-        own_objects(&d),
-        before,
-        "the open encoder may have recorded it"
-    );
+    assert_eq!(own_objects(&d), before, "the first encoder recorded it");
     let later = encoder(&d);
     assert_eq!(own_objects(&d), before + 1);
     drop(first);
@@ -321,15 +319,15 @@ fn encoders_opened_after_a_destroy_do_not_hold_it() {
     assert_eq!(
         own_objects(&d),
         before - 1,
-        "with only an encoder opened after the destroy left, the buffer goes (and the first encoder's pool returns)"
+        "with only encoders that never recorded it left, the buffer goes (and the first encoder's pool returns)"
     );
-    drop(later);
+    drop((other, later));
 }
 
 // Class 3: barriers cover every later command.
 
 #[test]
-fn the_barrier_before_a_render_pass_covers_later_copies() {
+fn copies_on_both_sides_of_a_render_pass_are_ordered_by_buffer_barriers() {
     let d = device();
     let (_, view) = target(&d);
     let (a, b) = (storage(&d, 64), storage(&d, 64));
@@ -340,21 +338,37 @@ fn the_barrier_before_a_render_pass_covers_later_copies() {
     e.copy_buffer_to_buffer(b, 0, a, 0, 64).unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
     let cmds = last_commands(&d);
-    let begin = cmds
+    let copies: Vec<usize> = cmds
         .iter()
-        .position(|c| matches!(c, TestCommand::BeginRenderPass(_)))
+        .enumerate()
+        .filter(|(_, c)| matches!(c, TestCommand::CopyBuffer { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    let end = cmds
+        .iter()
+        .position(|c| matches!(c, TestCommand::EndRenderPass))
         .unwrap();
-    let barrier = cmds[..begin]
+    assert!(copies[0] < end && end < copies[1], "{cmds:?}");
+    let between: Vec<((Stages, Access), (Stages, Access))> = cmds[copies[0]..copies[1]]
         .iter()
-        .rev()
-        .find_map(|c| match c {
-            TestCommand::Barrier(b) => Some(*b),
+        .filter_map(|c| match c {
+            TestCommand::BufferBarrier { src, dst, .. } => Some((*src, *dst)),
             _ => None,
         })
-        .expect("a barrier orders the pass after the first copy");
+        .collect();
+    // b: written by the first copy, read by the second (read after write).
     assert!(
-        barrier.src.contains(Stages::TRANSFER) && barrier.dst.contains(Stages::ALL_COMMANDS),
-        "the copy's write is made visible to every later stage, copies included: {barrier:?}"
+        between.iter().any(|(s, t)| s.0.contains(Stages::TRANSFER)
+            && s.1.contains(Access::TRANSFER_WRITE)
+            && t.0.contains(Stages::TRANSFER)
+            && t.1.contains(Access::TRANSFER_READ)),
+        "the second copy reads what the first wrote: {between:?}"
+    );
+    // a: read by the first copy, written by the second (write after read).
+    assert!(
+        between.iter().any(|(s, t)| s.0.contains(Stages::TRANSFER)
+            && t.1.contains(Access::TRANSFER_WRITE)),
+        "the second copy overwrites what the first read: {between:?}"
     );
 }
 

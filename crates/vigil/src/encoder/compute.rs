@@ -109,8 +109,14 @@ impl<A: Api> CommandEncoder<A> {
                 return Err(fail!(PassNotOpen, OP, &e.label, "bind groups are set inside a compute or render pass; none is open"));
             }
             validate::encoder::group_index(OP, &e.label, index, &e.core.limits, MAX_GROUPS)?;
+            let first_meeting = e.used.groups.get(group.index(), group.generation()).is_none();
             let g = find(&mut e.used.groups, &e.core, group, OP)?;
             validate::encoder::dynamic_offsets(OP, &e.label, &g.label, &g.dynamic, dynamic_offsets)?;
+            if first_meeting && !members_live(&e.core, g) {
+                // A member went before recording began: submission checks everything (and
+                // refuses, naming it).
+                e.epoch = u64::MAX;
+            }
             let key = (group.index(), group.generation());
             let binder = if e.pass == Pass::Compute { &mut e.compute.binder } else { &mut e.render.binder };
             binder.set_group(&mut e.used, index as usize, key, dynamic_offsets);
@@ -238,4 +244,17 @@ impl<A: Api> CommandEncoder<A> {
         self.note_query_written(set.index(), index);
         Ok(())
     }
+}
+
+/// Whether every member of a bind group is live (views with their textures).
+fn members_live<A: Api>(core: &crate::device::Core<A>, g: &crate::device::BindGroupObj<A>) -> bool {
+    let o = &core.objects;
+    g.members.iter().all(|m| match m {
+        crate::device::Member::Buffer { buffer, .. } => o.buffers.is_live(buffer.handle.index(), buffer.handle.generation()),
+        crate::device::Member::View { view, .. } => {
+            o.views.is_live(view.handle.index(), view.handle.generation())
+                && o.textures.is_live(view.texture.handle.index(), view.texture.handle.generation())
+        }
+        crate::device::Member::Sampler(s) => o.samplers.is_live(s.handle.index(), s.handle.generation()),
+    })
 }
