@@ -314,7 +314,6 @@ impl<A: Api> Device<A> {
                 return refused(e);
             }
         }
-        let needed = (cbs.len() as u64).saturating_add(1);
         if cbs.len() as u64 > self.max_in_flight {
             drop(q);
             return refused(Error::new(
@@ -328,14 +327,18 @@ impl<A: Api> Device<A> {
                 ),
             ));
         }
-        let budget = self.max_in_flight.saturating_add(1);
+        // The device's own upload command buffer counts too (within the bound: a full
+        // submission with uploads waits for an empty queue, not forever).
+        let needed = (cbs.len() as u64)
+            .saturating_add(u64::from(!q.uploads.is_empty()))
+            .min(self.max_in_flight);
         if self
             .completion
             .command_buffers_in_flight()
             .saturating_add(needed)
-            > budget
+            > self.max_in_flight
         {
-            if let Err(e) = self.wait_for_room(&mut q, needed, budget, OP) {
+            if let Err(e) = self.wait_for_room(&mut q, needed, self.max_in_flight, OP) {
                 drop(q);
                 return refused(e);
             }
