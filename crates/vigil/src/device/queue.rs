@@ -206,6 +206,8 @@ pub(crate) struct InFlight<A: Api> {
     pub staging_bytes: u64,
     /// Everything the submission uses, kept alive until it completes.
     pub used: Vec<Used<A>>,
+    /// The uploads it carried (their destinations kept alive the same way).
+    pub uploads: PendingUploads<A>,
 }
 
 /// Submission-side state, behind the device's queue lock.
@@ -392,6 +394,7 @@ impl<A: Api> Device<A> {
             staging: plan.staging,
             staging_bytes: plan.staging_bytes,
             used: Vec::with_capacity(cbs.len()),
+            uploads: plan.uploads,
         };
         q.staging.in_flight_bytes = q.staging.in_flight_bytes.saturating_add(plan.staging_bytes);
         if plan.staging_bytes > 0 {
@@ -532,6 +535,8 @@ pub(crate) struct Plan<A: Api> {
     staging_bytes: u64,
     /// Buffers the uploads wrote (their last use is this submission).
     written: Vec<Arc<super::BufferObj<A>>>,
+    /// The uploads recorded (their chunks moved to `staging`).
+    uploads: PendingUploads<A>,
     undo: Undo<A>,
 }
 
@@ -564,13 +569,14 @@ impl<A: Api> Core<A> {
         cbs: &[CommandBuffer<A>],
         op: &'static str,
     ) -> Result<Plan<A>> {
-        let uploads = std::mem::take(&mut q.uploads);
+        let mut uploads = std::mem::take(&mut q.uploads);
         let mut plan = Plan {
             pool: None,
             heads: Vec::with_capacity(cbs.len().saturating_add(1)),
             staging: Vec::new(),
             staging_bytes: q.staging.queued_bytes,
             written: Vec::new(),
+            uploads: PendingUploads::default(),
             undo: Undo::default(),
         };
         q.staging.queued_bytes = 0;
@@ -603,7 +609,8 @@ impl<A: Api> Core<A> {
             Ok(())
         })();
         // The staging goes with the submission either way (refused: back to the spares).
-        plan.staging = uploads.chunks;
+        plan.staging = std::mem::take(&mut uploads.chunks);
+        plan.uploads = uploads;
         if let Err(e) = result {
             if let Some(pool) = plan.pool.as_mut() {
                 pool.discard();

@@ -115,6 +115,9 @@ pub(crate) fn buffer_texture(op: &'static str, label: &str, to_texture: bool, b:
     ensure!(layout.offset.checked_rem(align) == Some(0), CopyAlignment, op, label, "buffer offset {} is not a multiple of {align}", layout.offset);
     let fp = texel_layout(op, label, layout, texel, size)?;
     ensure!(u64::from(layout.bytes_per_row) >= fp.row, CopyLayout, op, label, "bytes_per_row {} is less than a row of {} bytes", layout.bytes_per_row, fp.row);
+    // The native copy takes the image height as given (VUID-VkBufferImageCopy-bufferImageHeight-00196).
+    let rows_per_image = layout.rows_per_image.unwrap_or(size[1]);
+    ensure!(rows_per_image >= size[1], CopyLayout, op, label, "rows_per_image {rows_per_image} is less than the height {}", size[1]);
     if !size.contains(&0) {
         ensure!(inside(layout.offset, fp.len, b.size), CopyLayout, op, label, "the copy reaches {} bytes from offset {} of buffer '{}' ({} bytes)", fp.len, layout.offset, b.label, b.size);
     }
