@@ -32,7 +32,7 @@ fn run(mut cmd: Command) -> Result<(), String> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(task) = args.first() else {
-        eprintln!("usage: cargo xtask <setup|demo|test|bench|fuzz|ci> [args]");
+        eprintln!("usage: cargo xtask <setup|demo|test|bench|fuzz|rules|ci> [args]");
         return ExitCode::from(2);
     };
     let rest = &args[1..];
@@ -77,6 +77,13 @@ fn main() -> ExitCode {
                 .args(rest);
             run(c)
         }),
+        "rules" => {
+            // Regenerates docs/rules.md from the rule table (the same test checks it in CI).
+            let mut c = cargo();
+            c.args(["test", "-p", "vigil", "--test", "rules_doc"])
+                .env("VIGIL_BLESS", "1");
+            run(c)
+        }
         "ci" => setup::ensure().and_then(|()| test(rest)).and_then(|()| {
             let mut fmt = cargo();
             fmt.args(["fmt", "--all", "--", "--check"]);
@@ -93,7 +100,7 @@ fn main() -> ExitCode {
             run(clippy)
         }),
         other => Err(format!(
-            "unknown task '{other}'; try setup, demo, test, bench, fuzz or ci"
+            "unknown task '{other}'; try setup, demo, test, bench, fuzz, rules or ci"
         )),
     };
     match result {

@@ -55,9 +55,7 @@ rules! {
     DeviceFeature: Unsupported, "device.feature", "A device enables only features its adapter supports.", "WebGPU requestDevice: requiredFeatures";
     DeviceLimit: LimitExceeded, "device.limit", "A device asks for limits within its adapter's.", "WebGPU requestDevice: requiredLimits";
     DeviceLost: DeviceLost, "device.lost", "A lost device runs nothing more; loss is sticky and shared by devices over one native device.", "vigil; Vulkan VK_ERROR_DEVICE_LOST";
-    DeviceReentered: InvalidState, "device.reentered", "A call does not re-enter the device from inside another of its calls (an observer, a mapped-bytes closure).", "vigil";
     DeviceObjects: LimitExceeded, "device.objects", "A device holds at most 1,048,575 live objects of each kind.", "vigil";
-    DeviceClosed: InvalidState, "device.closed", "Nothing is recorded or submitted once the device is closed.", "vigil";
 
     // What the driver answered.
     DriverOutOfMemory: OutOfMemory, "driver.out-of-memory", "Host or device memory was available.", "Vulkan VK_ERROR_OUT_OF_*_MEMORY";
