@@ -21,7 +21,7 @@ fn layout_bindings_must_be_unique_and_within_limits() {
             entry(0, C, buf_ty(RO, false)),
         ],
     });
-    expect_kind(r, ErrorKind::InvalidDescriptor);
+    expect_rule(r, Rule::LayoutBindingDuplicate);
     let r = d.create_bind_group_layout(&BindGroupLayoutDescriptor {
         label: "far",
         entries: &[entry(
@@ -30,16 +30,16 @@ fn layout_bindings_must_be_unique_and_within_limits() {
             buf_ty(RW, false),
         )],
     });
-    expect_kind(r, ErrorKind::LimitExceeded);
+    expect_rule(r, Rule::LayoutBindingLimit);
     let many: Vec<_> = (0..d.limits().max_storage_buffers_per_shader_stage + 1)
         .map(|i| entry(i, C, buf_ty(RW, false)))
         .collect();
-    expect_kind(
+    expect_rule(
         d.create_bind_group_layout(&BindGroupLayoutDescriptor {
             label: "many",
             entries: &many,
         }),
-        ErrorKind::LimitExceeded,
+        Rule::LayoutStageLimit,
     );
 }
 
@@ -50,7 +50,7 @@ fn the_vertex_stage_cannot_see_writable_storage() {
         label: "vs",
         entries: &[entry(0, ShaderStages::VERTEX, buf_ty(RW, false))],
     });
-    expect_kind(r, ErrorKind::InvalidDescriptor);
+    expect_rule(r, Rule::LayoutVertexWritable);
 }
 
 #[test]
@@ -58,18 +58,18 @@ fn every_layout_binding_needs_exactly_one_entry() {
     let d = device();
     let k = copy_kernel(&d);
     let (a, b) = (storage(&d, 64), storage(&d, 64));
-    let e = expect_kind(
+    let e = expect_rule(
         group(&d, k.bgl, &[(0, whole(a))]),
-        ErrorKind::InvalidDescriptor,
+        Rule::GroupEntryMissing,
     );
     assert!(e.message().contains("binding 1"), "{e}");
-    expect_kind(
+    expect_rule(
         group(&d, k.bgl, &[(0, whole(a)), (1, whole(b)), (1, whole(b))]),
-        ErrorKind::InvalidDescriptor,
+        Rule::GroupEntryDuplicate,
     );
-    expect_kind(
+    expect_rule(
         group(&d, k.bgl, &[(0, whole(a)), (1, whole(b)), (7, whole(b))]),
-        ErrorKind::InvalidDescriptor,
+        Rule::GroupEntryUnknown,
     );
     assert!(
         group(&d, k.bgl, &[(1, whole(b)), (0, whole(a))]).is_ok(),
@@ -83,13 +83,13 @@ fn entries_must_be_of_the_layouts_kind() {
     let k = copy_kernel(&d);
     let s = d.create_sampler(&SamplerDescriptor::default()).unwrap();
     let b = storage(&d, 64);
-    let e = expect_kind(
+    let e = expect_rule(
         group(
             &d,
             k.bgl,
             &[(0, BindingResource::Sampler(s)), (1, whole(b))],
         ),
-        ErrorKind::InvalidDescriptor,
+        Rule::GroupEntryKind,
     );
     assert!(e.message().contains("sampler"), "{e}");
 }
@@ -100,13 +100,13 @@ fn buffers_need_the_usage_of_their_binding() {
     let k = copy_kernel(&d);
     let uniform_only = buffer(&d, "uniform only", 64, BufferUsages::UNIFORM);
     let b = storage(&d, 64);
-    let e = expect_kind(
+    let e = expect_rule(
         group(&d, k.bgl, &[(0, whole(uniform_only)), (1, whole(b))]),
-        ErrorKind::UsageMismatch,
+        Rule::GroupBufferUsage,
     );
     assert!(e.message().contains("uniform only"), "{e}");
     let ul = layout(&d, &[entry(0, C, buf_ty(UNIFORM, false))]);
-    expect_kind(group(&d, ul, &[(0, whole(b))]), ErrorKind::UsageMismatch);
+    expect_rule(group(&d, ul, &[(0, whole(b))]), Rule::GroupBufferUsage);
 }
 
 #[test]
@@ -123,29 +123,29 @@ fn ranges_must_be_in_bounds_and_aligned() {
             size,
         })
     };
-    expect_kind(
+    expect_rule(
         group(&d, k.bgl, &[(0, at(4, Some(16))), (1, whole(b))]),
-        ErrorKind::OutOfBounds,
+        Rule::GroupBufferAlignment,
     );
-    expect_kind(
+    expect_rule(
         group(&d, k.bgl, &[(0, at(0, Some(2048))), (1, whole(b))]),
-        ErrorKind::OutOfBounds,
+        Rule::GroupBufferRange,
     );
-    expect_kind(
+    expect_rule(
         group(&d, k.bgl, &[(0, at(align, Some(1024))), (1, whole(b))]),
-        ErrorKind::OutOfBounds,
+        Rule::GroupBufferRange,
     );
-    expect_kind(
+    expect_rule(
         group(&d, k.bgl, &[(0, at(0, Some(0))), (1, whole(b))]),
-        ErrorKind::OutOfBounds,
+        Rule::GroupBufferRange,
     );
-    expect_kind(
+    expect_rule(
         group(&d, k.bgl, &[(0, at(0, Some(6))), (1, whole(b))]),
-        ErrorKind::OutOfBounds,
+        Rule::GroupBufferRange,
     );
-    expect_kind(
+    expect_rule(
         group(&d, k.bgl, &[(0, at(2048, None)), (1, whole(b))]),
-        ErrorKind::OutOfBounds,
+        Rule::GroupBufferRange,
     );
     assert!(group(&d, k.bgl, &[(0, at(align, Some(256))), (1, whole(b))]).is_ok());
 }
@@ -171,7 +171,7 @@ fn bound_sizes_respect_the_layout_minimum() {
         offset: 0,
         size: Some(128),
     });
-    expect_kind(group(&d, l, &[(0, small)]), ErrorKind::OutOfBounds);
+    expect_rule(group(&d, l, &[(0, small)]), Rule::GroupBufferRange);
     assert!(group(&d, l, &[(0, whole(b))]).is_ok());
 }
 
@@ -185,7 +185,7 @@ fn uniform_bindings_respect_the_size_limit() {
         d.limits().max_uniform_buffer_binding_size + 256,
         BufferUsages::UNIFORM,
     );
-    expect_kind(group(&d, l, &[(0, whole(big))]), ErrorKind::LimitExceeded);
+    expect_rule(group(&d, l, &[(0, whole(big))]), Rule::GroupBufferLimit);
 }
 
 #[test]
@@ -194,15 +194,15 @@ fn destroyed_resources_cannot_be_bound() {
     let k = copy_kernel(&d);
     let (a, b) = (storage(&d, 64), storage(&d, 64));
     d.destroy_buffer(a).unwrap();
-    expect_kind(
+    expect_rule(
         group(&d, k.bgl, &[(0, whole(a)), (1, whole(b))]),
-        ErrorKind::InvalidHandle,
+        Rule::HandleStale,
     );
     let other = device();
     let foreign = storage(&other, 64);
-    expect_kind(
+    expect_rule(
         group(&d, k.bgl, &[(0, whole(foreign)), (1, whole(b))]),
-        ErrorKind::DeviceMismatch,
+        Rule::HandleForeign,
     );
 }
 
@@ -212,9 +212,9 @@ fn a_refused_bind_group_changes_nothing() {
     let k = copy_kernel(&d);
     let (a, b) = (storage(&d, 64), storage(&d, 64));
     let live = d.live_native_objects();
-    expect_kind(
+    expect_rule(
         group(&d, k.bgl, &[(0, whole(a))]),
-        ErrorKind::InvalidDescriptor,
+        Rule::GroupEntryMissing,
     );
     assert_eq!(d.live_native_objects(), live);
     // `a` is not retained by the refused group: destroying it releases it at once.
@@ -228,31 +228,31 @@ fn pipeline_layouts_respect_group_and_dynamic_limits() {
     let d = device();
     let l = layout(&d, &[entry(0, C, buf_ty(RW, false))]);
     let too_many = vec![l; d.limits().max_bind_groups as usize + 1];
-    expect_kind(
+    expect_rule(
         d.create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "many",
             bind_group_layouts: &too_many,
         }),
-        ErrorKind::LimitExceeded,
+        Rule::PipelineLayoutGroups,
     );
     let dynamic = layout(&d, &[entry(0, C, buf_ty(RW, true))]);
     let n = d.limits().max_dynamic_storage_buffers_per_pipeline_layout as usize + 1;
     let groups = vec![dynamic; n.min(d.limits().max_bind_groups as usize)];
     if n <= d.limits().max_bind_groups as usize {
-        expect_kind(
+        expect_rule(
             d.create_pipeline_layout(&PipelineLayoutDescriptor {
                 label: "dyn",
                 bind_group_layouts: &groups,
             }),
-            ErrorKind::LimitExceeded,
+            Rule::PipelineLayoutDynamic,
         );
     }
-    expect_kind(
+    expect_rule(
         d.create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "null",
             bind_group_layouts: &[BindGroupLayout::NULL],
         }),
-        ErrorKind::InvalidHandle,
+        Rule::HandleNull,
     );
 }
 
@@ -262,9 +262,9 @@ fn layouts_outlive_their_handles_while_groups_use_them() {
     let k = copy_kernel(&d);
     let (a, b) = (storage(&d, 64), storage(&d, 64));
     d.destroy_bind_group_layout(k.bgl).unwrap();
-    expect_kind(
+    expect_rule(
         group(&d, k.bgl, &[(0, whole(a)), (1, whole(b))]),
-        ErrorKind::InvalidHandle,
+        Rule::HandleStale,
     );
     // The pipeline still works with a structurally equal layout's groups.
     let again = layout(

@@ -21,7 +21,7 @@ fn features_the_adapter_lacks_are_unsupported() {
         required_features: Features::FULL_DRAW_INDEX_UINT32,
         ..DeviceDescriptor::default()
     });
-    let e = expect_kind(r.map(|_| ()), ErrorKind::Unsupported);
+    let e = expect_rule(r.map(|_| ()), Rule::DeviceFeature);
     assert!(e.message().contains("FULL_DRAW_INDEX_UINT32"), "{e}");
 }
 
@@ -35,7 +35,7 @@ fn limits_beyond_the_adapter_are_refused() {
         required_limits: limits,
         ..DeviceDescriptor::default()
     });
-    expect_kind(r.map(|_| ()), ErrorKind::LimitExceeded);
+    expect_rule(r.map(|_| ()), Rule::DeviceLimit);
 }
 
 #[test]
@@ -43,7 +43,7 @@ fn the_device_keeps_the_enabled_features_not_the_supported_ones() {
     let d = device_with(Features::empty());
     assert_eq!(d.features(), Features::empty());
     // The adapter supports timestamps, but they were not enabled: refused.
-    expect_kind(d.create_query_set("q", 2), ErrorKind::Unsupported);
+    expect_rule(d.create_query_set("q", 2), Rule::QueryFeature);
     let d = device_with(Features::TIMESTAMP_QUERY);
     assert!(d.create_query_set("q", 2).is_ok());
 }
@@ -61,14 +61,14 @@ fn device_ids_are_unique_and_baked_into_handles() {
 fn null_stale_and_foreign_handles_are_refused() {
     let a = device();
     let b = device();
-    expect_kind(a.buffer_size(Buffer::NULL), ErrorKind::InvalidHandle);
+    expect_rule(a.buffer_size(Buffer::NULL), Rule::HandleNull);
     let x = storage(&a, 16);
     let copy = x;
-    expect_kind(b.buffer_size(x), ErrorKind::DeviceMismatch);
+    expect_rule(b.buffer_size(x), Rule::HandleForeign);
     a.destroy_buffer(x).unwrap();
-    let e = expect_kind(a.buffer_size(copy), ErrorKind::InvalidHandle);
+    let e = expect_rule(a.buffer_size(copy), Rule::HandleStale);
     assert!(e.message().contains("stale"), "{e}");
-    expect_kind(a.destroy_buffer(copy), ErrorKind::InvalidHandle);
+    expect_rule(a.destroy_buffer(copy), Rule::HandleStale);
 }
 
 #[test]
@@ -86,7 +86,7 @@ fn slots_are_reused_at_once_old_handles_stay_stale_and_memory_waits_for_the_gpu(
     let y = storage(&d, 16);
     assert_eq!(y.index(), x.index(), "the slot is reused at once");
     assert_ne!(y.generation(), x.generation());
-    let e = expect_kind(d.buffer_size(x), ErrorKind::InvalidHandle);
+    let e = expect_rule(d.buffer_size(x), Rule::HandleStale);
     assert_eq!(e.rule(), Rule::HandleStale);
     assert_eq!(d.buffer_size(y).unwrap(), 16);
     d.test_backend().complete_through(d.last_submitted_serial());
@@ -97,39 +97,39 @@ fn slots_are_reused_at_once_old_handles_stay_stale_and_memory_waits_for_the_gpu(
 #[test]
 fn buffer_descriptors_are_checked() {
     let d = device();
-    let e = expect_kind(
+    let e = expect_rule(
         d.create_buffer(&BufferDescriptor {
             label: "zero",
             size: 0,
             usage: BufferUsages::STORAGE,
         }),
-        ErrorKind::InvalidDescriptor,
+        Rule::BufferSizeZero,
     );
     assert_eq!(e.label(), "zero");
     assert_eq!(e.operation(), "create_buffer");
-    expect_kind(
+    expect_rule(
         d.create_buffer(&BufferDescriptor {
             label: "none",
             size: 4,
             usage: BufferUsages::empty(),
         }),
-        ErrorKind::InvalidDescriptor,
+        Rule::BufferUsageEmpty,
     );
-    expect_kind(
+    expect_rule(
         d.create_buffer(&BufferDescriptor {
             label: "map",
             size: 4,
             usage: BufferUsages::MAP_READ | BufferUsages::STORAGE,
         }),
-        ErrorKind::InvalidDescriptor,
+        Rule::BufferMapReadUsage,
     );
-    expect_kind(
+    expect_rule(
         d.create_buffer(&BufferDescriptor {
             label: "huge",
             size: d.limits().max_buffer_size + 1,
             usage: BufferUsages::STORAGE,
         }),
-        ErrorKind::LimitExceeded,
+        Rule::BufferSizeLimit,
     );
 }
 

@@ -24,16 +24,16 @@ fn passes_cannot_nest() {
     let d = device();
     let mut e = encoder(&d);
     compute_pass(&mut e);
-    let err = expect_kind(
+    let err = expect_rule(
         e.begin_compute_pass(&ComputePassDescriptor::default()),
-        ErrorKind::InvalidState,
+        Rule::PassOpen,
     );
     assert!(err.message().contains("cannot nest"), "{err}");
     let mut e = encoder(&d);
     compute_pass(&mut e);
-    expect_kind(
+    expect_rule(
         e.begin_render_pass(&RenderPassDescriptor::default()),
-        ErrorKind::InvalidState,
+        Rule::PassOpen,
     );
 }
 
@@ -43,13 +43,13 @@ fn copies_are_refused_inside_a_pass() {
     let (a, b) = (storage(&d, 64), storage(&d, 64));
     let mut e = encoder(&d);
     compute_pass(&mut e);
-    expect_kind(
+    expect_rule(
         e.copy_buffer_to_buffer(a, 0, b, 0, 64),
-        ErrorKind::InvalidState,
+        Rule::PassOpen,
     );
     let mut e = encoder(&d);
     compute_pass(&mut e);
-    expect_kind(e.clear_buffer(a, 0, None), ErrorKind::InvalidState);
+    expect_rule(e.clear_buffer(a, 0, None), Rule::PassOpen);
 }
 
 #[test]
@@ -57,13 +57,13 @@ fn pass_commands_need_their_pass() {
     let d = device();
     let (k, g, ..) = ready(&d);
     let mut e = encoder(&d);
-    expect_kind(e.dispatch(1, 1, 1), ErrorKind::InvalidState);
+    expect_rule(e.dispatch(1, 1, 1), Rule::PassNotOpen);
     let mut e = encoder(&d);
-    expect_kind(e.set_compute_pipeline(k.pipeline), ErrorKind::InvalidState);
+    expect_rule(e.set_compute_pipeline(k.pipeline), Rule::PassNotOpen);
     let mut e = encoder(&d);
-    expect_kind(e.set_bind_group(0, g, &[]), ErrorKind::InvalidState);
+    expect_rule(e.set_bind_group(0, g, &[]), Rule::PassNotOpen);
     let mut e = encoder(&d);
-    expect_kind(e.end_compute_pass(), ErrorKind::InvalidState);
+    expect_rule(e.end_compute_pass(), Rule::PassNotOpen);
 }
 
 #[test]
@@ -71,17 +71,17 @@ fn the_first_error_latches_and_finish_reports_it() {
     let d = device();
     let (a, b) = (storage(&d, 64), storage(&d, 64));
     let mut e = encoder(&d);
-    expect_kind(
+    expect_rule(
         e.copy_buffer_to_buffer(a, 2, b, 0, 4),
-        ErrorKind::OutOfBounds,
+        Rule::CopyAlignment,
     );
     assert!(e.is_poisoned());
     // Later valid calls are refused too.
-    expect_kind(
+    expect_rule(
         e.copy_buffer_to_buffer(a, 0, b, 0, 4),
-        ErrorKind::InvalidState,
+        Rule::EncoderPoisoned,
     );
-    let err = expect_kind(e.finish(), ErrorKind::OutOfBounds);
+    let err = expect_rule(e.finish(), Rule::CopyAlignment);
     assert_eq!(err.operation(), "copy_buffer_to_buffer");
 }
 
@@ -90,7 +90,7 @@ fn finish_refuses_an_open_pass() {
     let d = device();
     let mut e = encoder(&d);
     compute_pass(&mut e);
-    expect_kind(e.finish(), ErrorKind::InvalidState);
+    expect_rule(e.finish(), Rule::PassOpen);
 }
 
 #[test]
@@ -99,20 +99,20 @@ fn dispatch_needs_a_pipeline_and_all_its_groups() {
     let (k, g, ..) = ready(&d);
     let mut e = encoder(&d);
     compute_pass(&mut e);
-    expect_kind(e.dispatch(1, 1, 1), ErrorKind::InvalidState);
+    expect_rule(e.dispatch(1, 1, 1), Rule::PipelineNotSet);
     let mut e = encoder(&d);
     compute_pass(&mut e);
     e.set_compute_pipeline(k.pipeline).unwrap();
-    let err = expect_kind(e.dispatch(1, 1, 1), ErrorKind::InvalidState);
+    let err = expect_rule(e.dispatch(1, 1, 1), Rule::GroupNotSet);
     assert!(err.message().contains("bind group 0"), "{err}");
     let mut e = encoder(&d);
     compute_pass(&mut e);
     e.set_compute_pipeline(k.pipeline).unwrap();
     e.set_bind_group(0, g, &[]).unwrap();
     e.dispatch(1, 1, 1).unwrap();
-    expect_kind(
+    expect_rule(
         e.dispatch(d.limits().max_compute_workgroups_per_dimension + 1, 1, 1),
-        ErrorKind::LimitExceeded,
+        Rule::DispatchLimit,
     );
 }
 
@@ -126,7 +126,7 @@ fn groups_of_another_layout_are_refused_at_dispatch() {
     compute_pass(&mut e);
     e.set_compute_pipeline(k.pipeline).unwrap();
     e.set_bind_group(0, g, &[]).unwrap();
-    expect_kind(e.dispatch(1, 1, 1), ErrorKind::InvalidState);
+    expect_rule(e.dispatch(1, 1, 1), Rule::GroupNotSet);
 }
 
 #[test]
@@ -135,9 +135,9 @@ fn group_indices_are_bounded() {
     let (_, g, ..) = ready(&d);
     let mut e = encoder(&d);
     compute_pass(&mut e);
-    expect_kind(
+    expect_rule(
         e.set_bind_group(d.limits().max_bind_groups, g, &[]),
-        ErrorKind::OutOfBounds,
+        Rule::BindGroupIndex,
     );
 }
 
@@ -162,20 +162,20 @@ fn dynamic_offsets_are_counted_aligned_and_in_range() {
     let align = d.limits().min_storage_buffer_offset_alignment;
     let mut e = encoder(&d);
     compute_pass(&mut e);
-    let err = expect_kind(e.set_bind_group(0, g, &[]), ErrorKind::InvalidDescriptor);
+    let err = expect_rule(e.set_bind_group(0, g, &[]), Rule::DynamicOffsetCount);
     assert!(err.message().contains("1 dynamic binding"), "{err}");
     let mut e = encoder(&d);
     compute_pass(&mut e);
-    expect_kind(
+    expect_rule(
         e.set_bind_group(0, g, &[0, 0]),
-        ErrorKind::InvalidDescriptor,
+        Rule::DynamicOffsetCount,
     );
     let mut e = encoder(&d);
     compute_pass(&mut e);
-    expect_kind(e.set_bind_group(0, g, &[align / 2]), ErrorKind::OutOfBounds);
+    expect_rule(e.set_bind_group(0, g, &[align / 2]), Rule::DynamicOffsetAlignment);
     let mut e = encoder(&d);
     compute_pass(&mut e);
-    expect_kind(e.set_bind_group(0, g, &[1024]), ErrorKind::OutOfBounds);
+    expect_rule(e.set_bind_group(0, g, &[1024]), Rule::DynamicOffsetRange);
     let mut e = encoder(&d);
     compute_pass(&mut e);
     e.set_bind_group(0, g, &[768]).unwrap();
@@ -199,16 +199,16 @@ fn indirect_dispatch_ranges_are_checked() {
     };
     let mut e = encoder(&d);
     start(&mut e);
-    expect_kind(
+    expect_rule(
         e.dispatch_indirect(not_indirect, 0),
-        ErrorKind::UsageMismatch,
+        Rule::IndirectUsage,
     );
     let mut e = encoder(&d);
     start(&mut e);
-    expect_kind(e.dispatch_indirect(args, 8), ErrorKind::OutOfBounds);
+    expect_rule(e.dispatch_indirect(args, 8), Rule::BufferRange);
     let mut e = encoder(&d);
     start(&mut e);
-    expect_kind(e.dispatch_indirect(args, 2), ErrorKind::OutOfBounds);
+    expect_rule(e.dispatch_indirect(args, 2), Rule::IndirectAlignment);
     let mut e = encoder(&d);
     start(&mut e);
     e.dispatch_indirect(args, 4).unwrap();
@@ -221,38 +221,38 @@ fn copy_rules() {
     let no_src = buffer(&d, "no src", 64, BufferUsages::COPY_DST);
     let no_dst = buffer(&d, "no dst", 64, BufferUsages::COPY_SRC);
     let mut e = encoder(&d);
-    expect_kind(
+    expect_rule(
         e.copy_buffer_to_buffer(no_src, 0, b, 0, 4),
-        ErrorKind::UsageMismatch,
+        Rule::CopyUsage,
     );
     let mut e = encoder(&d);
-    expect_kind(
+    expect_rule(
         e.copy_buffer_to_buffer(a, 0, no_dst, 0, 4),
-        ErrorKind::UsageMismatch,
+        Rule::CopyUsage,
     );
     let mut e = encoder(&d);
-    expect_kind(
+    expect_rule(
         e.copy_buffer_to_buffer(a, 0, b, 0, 6),
-        ErrorKind::OutOfBounds,
+        Rule::CopyAlignment,
     );
     let mut e = encoder(&d);
-    expect_kind(
+    expect_rule(
         e.copy_buffer_to_buffer(a, 32, b, 0, 64),
-        ErrorKind::OutOfBounds,
+        Rule::BufferRange,
     );
     let mut e = encoder(&d);
-    expect_kind(
+    expect_rule(
         e.copy_buffer_to_buffer(a, 0, a, 32, 4),
-        ErrorKind::InvalidDescriptor,
+        Rule::CopySame,
     );
     let mut e = encoder(&d);
-    expect_kind(e.clear_buffer(a, 4, Some(64)), ErrorKind::OutOfBounds);
+    expect_rule(e.clear_buffer(a, 4, Some(64)), Rule::BufferRange);
     let mut e = encoder(&d);
-    expect_kind(
+    expect_rule(
         e.clear_buffer(no_src, 0, None)
             .and(Ok(()))
             .and_then(|_| e.clear_buffer(no_dst, 0, None)),
-        ErrorKind::UsageMismatch,
+        Rule::CopyUsage,
     );
 }
 

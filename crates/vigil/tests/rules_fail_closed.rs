@@ -127,22 +127,22 @@ fn view_ranges_that_would_wrap_are_refused() {
         })
         .unwrap();
     let view = |desc: TextureViewDescriptor<'_>| d.create_texture_view(t, &desc);
-    expect_kind(
+    expect_rule(
         view(TextureViewDescriptor {
             base_mip_level: 1,
             mip_level_count: Some(u32::MAX),
             ..Default::default()
         }),
-        ErrorKind::OutOfBounds,
+        Rule::ViewMipRange,
     );
-    expect_kind(
+    expect_rule(
         view(TextureViewDescriptor {
             dimension: Some(TextureViewDimension::D2Array),
             base_array_layer: 1,
             array_layer_count: Some(u32::MAX),
             ..Default::default()
         }),
-        ErrorKind::OutOfBounds,
+        Rule::ViewLayerRange,
     );
 }
 
@@ -162,25 +162,25 @@ fn texel_layouts_that_would_overflow_are_refused() {
     let write = |layout: TexelCopyBufferLayout| {
         d.write_texture(t, TexelCopyTextureInfo::default(), &data, layout, [4, 4, 1])
     };
-    expect_kind(
+    expect_rule(
         write(TexelCopyBufferLayout {
             offset: u64::MAX - 3,
             bytes_per_row: 16,
             rows_per_image: None,
         }),
-        ErrorKind::OutOfBounds,
+        Rule::CopyLayout,
     );
-    expect_kind(
+    expect_rule(
         write(TexelCopyBufferLayout {
             offset: 0,
             bytes_per_row: u32::MAX,
             rows_per_image: Some(u32::MAX),
         }),
-        ErrorKind::OutOfBounds,
+        Rule::TextureWriteData,
     );
     let b = buffer(&d, "b", 256, BufferUsages::COPY_SRC);
     let mut e = encoder(&d);
-    expect_kind(
+    expect_rule(
         e.copy_buffer_to_texture(
             b,
             TexelCopyBufferLayout {
@@ -192,7 +192,7 @@ fn texel_layouts_that_would_overflow_are_refused() {
             TexelCopyTextureInfo::default(),
             [4, 4, 1],
         ),
-        ErrorKind::OutOfBounds,
+        Rule::CopyLayout,
     );
 }
 
@@ -203,7 +203,7 @@ fn a_vertex_attribute_past_u64_is_refused() {
         offset: u64::MAX - 2,
         ..POS[0]
     }];
-    expect_kind(pipeline_with(&d, &far), ErrorKind::InvalidDescriptor);
+    expect_rule(pipeline_with(&d, &far), Rule::VertexLayout);
 }
 
 #[test]
@@ -222,22 +222,22 @@ fn inverted_draw_ranges_are_refused_before_they_reach_the_driver() {
             .unwrap();
         f(&mut e)
     };
-    let err = expect_kind(
+    let err = expect_rule(
         attempt(&|e| e.draw(0..3, 3..0)),
-        ErrorKind::InvalidDescriptor,
+        Rule::RangeInverted,
     );
     assert!(err.message().contains("instances 3..0"), "{err}");
-    expect_kind(
+    expect_rule(
         attempt(&|e| e.draw(5..2, 0..1)),
-        ErrorKind::InvalidDescriptor,
+        Rule::RangeInverted,
     );
-    expect_kind(
+    expect_rule(
         attempt(&|e| e.draw_indexed(6..0, 0, 0..1)),
-        ErrorKind::InvalidDescriptor,
+        Rule::RangeInverted,
     );
-    expect_kind(
+    expect_rule(
         attempt(&|e| e.draw_indexed(0..3, 0, 1..0)),
-        ErrorKind::InvalidDescriptor,
+        Rule::RangeInverted,
     );
     // Ranges at the very top of u32 are fine as long as they are in order.
     attempt(&|e| e.draw(u32::MAX - 1..u32::MAX, 0..1)).unwrap_or_else(|e| {
@@ -271,7 +271,7 @@ fn objects_destroyed_while_an_encoder_may_have_recorded_them_outlive_the_encoder
         "nothing recorded is released while its encoder is open"
     );
     // The handles are stale at once, though.
-    expect_kind(e.set_bind_group(0, g, &[]), ErrorKind::InvalidHandle);
+    expect_rule(e.set_bind_group(0, g, &[]), Rule::HandleStale);
     drop(e);
     d.poll().unwrap();
     assert_eq!(
@@ -293,7 +293,7 @@ fn a_finished_command_buffer_keeps_what_it_recorded_until_refused_or_dropped() {
     d.poll().unwrap();
     assert_eq!(own_objects(&d), before);
     // Submitting it is refused (it names a destroyed buffer); the refusal drops it.
-    expect_kind(d.submit([cb]), ErrorKind::InvalidState);
+    expect_rule(d.submit([cb]), Rule::SubmitDestroyed);
     d.poll().unwrap();
     assert_eq!(
         own_objects(&d),
@@ -409,9 +409,9 @@ fn a_view_needs_a_use_that_goes_through_views() {
             ..Default::default()
         })
         .unwrap();
-    expect_kind(
+    expect_rule(
         d.create_texture_view(t, &TextureViewDescriptor::default()),
-        ErrorKind::UsageMismatch,
+        Rule::ViewUsageNone,
     );
 }
 
@@ -423,12 +423,12 @@ fn vertex_and_index_buffers_bind_inside_their_buffer() {
     let ib = buffer(&d, "ib", 64, BufferUsages::INDEX);
     let mut e = encoder(&d);
     begin_pass(&mut e, view);
-    expect_kind(e.set_vertex_buffer(0, vb, 64, None), ErrorKind::OutOfBounds);
+    expect_rule(e.set_vertex_buffer(0, vb, 64, None), Rule::VertexBufferRange);
     let mut e = encoder(&d);
     begin_pass(&mut e, view);
-    expect_kind(
+    expect_rule(
         e.set_index_buffer(ib, IndexFormat::Uint16, 64, None),
-        ErrorKind::OutOfBounds,
+        Rule::IndexBufferRange,
     );
     let mut e = encoder(&d);
     begin_pass(&mut e, view);
@@ -451,17 +451,17 @@ fn query_resolves_stay_inside_the_set_and_the_buffer() {
         e
     };
     // A first query past the end is refused even for no queries.
-    expect_kind(
+    expect_rule(
         written().resolve_query_set(q, 4, 0, b, 0),
-        ErrorKind::OutOfBounds,
+        Rule::QueryRange,
     );
-    expect_kind(
+    expect_rule(
         written().resolve_query_set(q, 3, 2, b, 0),
-        ErrorKind::OutOfBounds,
+        Rule::QueryRange,
     );
-    expect_kind(
+    expect_rule(
         written().resolve_query_set(q, 0, 1, b, 256),
-        ErrorKind::OutOfBounds,
+        Rule::BufferRange,
     );
     // No queries at the buffer's very end: accepted, and nothing reaches the driver.
     let mut e = written();
@@ -516,7 +516,7 @@ fn a_submission_larger_than_the_in_flight_bound_is_refused_not_waited_for() {
                 .unwrap()
         })
         .collect();
-    expect_kind(d.submit(cbs), ErrorKind::LimitExceeded);
+    expect_rule(d.submit(cbs), Rule::SubmitSize);
     assert!(!d.is_lost());
 }
 
@@ -574,7 +574,7 @@ fn the_stall_bound_is_a_device_setting() {
     e.clear_buffer(b, 0, None).unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
     let start = std::time::Instant::now();
-    let err = expect_kind(d.read_buffer(b, 0, 4), ErrorKind::DeviceLost);
+    let err = expect_rule(d.read_buffer(b, 0, 4), Rule::DeviceLost);
     assert!(
         start.elapsed() < std::time::Duration::from_secs(2),
         "gave up after the 50 ms bound, not the 5 s default: {err}"
@@ -600,15 +600,15 @@ fn rebinding_the_bound_pipeline_still_checks_the_handle() {
     let mut e = encoder(&d);
     compute_pass(&mut e);
     e.set_compute_pipeline(k.pipeline).unwrap();
-    expect_kind(
+    expect_rule(
         e.set_compute_pipeline(foreign.pipeline),
-        ErrorKind::DeviceMismatch,
+        Rule::HandleForeign,
     );
     let mut e = encoder(&d);
     compute_pass(&mut e);
     e.set_compute_pipeline(k.pipeline).unwrap();
     d.destroy_compute_pipeline(k.pipeline).unwrap();
-    expect_kind(e.set_compute_pipeline(k.pipeline), ErrorKind::InvalidHandle);
+    expect_rule(e.set_compute_pipeline(k.pipeline), Rule::HandleStale);
 }
 
 #[test]
@@ -633,6 +633,6 @@ fn a_view_format_must_allow_the_views_usage() {
             },
         )
     };
-    expect_kind(srgb(None), ErrorKind::UsageMismatch);
+    expect_rule(srgb(None), Rule::ViewStorageFormat);
     srgb(Some(TextureUsages::TEXTURE_BINDING)).unwrap();
 }

@@ -38,12 +38,12 @@ fn pipeline_for(
 fn bad_wgsl_is_refused_with_line_and_column() {
     let d = device();
     let src = "@compute @workgroup_size(1)\nfn main() {\n  let x = undefined_thing;\n}\n";
-    let e = expect_kind(
+    let e = expect_rule(
         d.create_shader_module(&ShaderModuleDescriptor {
             label: "broken",
             wgsl: src,
         }),
-        ErrorKind::InvalidDescriptor,
+        Rule::ShaderCompile,
     );
     let diag = e.shader_diagnostic().expect("a diagnostic");
     assert_eq!((diag.line(), diag.column()), (Some(3), Some(11)));
@@ -70,7 +70,7 @@ fn a_matching_layout_is_accepted() {
 #[test]
 fn read_only_versus_read_write_must_match() {
     let d = device();
-    let e = expect_kind(
+    let e = expect_rule(
         pipeline_for(
             &d,
             COPY_KERNEL,
@@ -79,10 +79,10 @@ fn read_only_versus_read_write_must_match() {
                 entry(1, C, buf_ty(RW, false)),
             ],
         ),
-        ErrorKind::InvalidDescriptor,
+        Rule::ShaderBindingLayout,
     );
     assert!(e.message().contains("@group(0) @binding(0)"), "{e}");
-    expect_kind(
+    expect_rule(
         pipeline_for(
             &d,
             COPY_KERNEL,
@@ -91,14 +91,14 @@ fn read_only_versus_read_write_must_match() {
                 entry(1, C, buf_ty(RO, false)),
             ],
         ),
-        ErrorKind::InvalidDescriptor,
+        Rule::ShaderBindingLayout,
     );
 }
 
 #[test]
 fn binding_kinds_must_match() {
     let d = device();
-    expect_kind(
+    expect_rule(
         pipeline_for(
             &d,
             COPY_KERNEL,
@@ -107,9 +107,9 @@ fn binding_kinds_must_match() {
                 entry(1, C, buf_ty(RW, false)),
             ],
         ),
-        ErrorKind::InvalidDescriptor,
+        Rule::ShaderBindingLayout,
     );
-    expect_kind(
+    expect_rule(
         pipeline_for(
             &d,
             COPY_KERNEL,
@@ -118,14 +118,14 @@ fn binding_kinds_must_match() {
                 entry(1, C, buf_ty(RW, false)),
             ],
         ),
-        ErrorKind::InvalidDescriptor,
+        Rule::ShaderBindingLayout,
     );
 }
 
 #[test]
 fn bindings_must_be_visible_to_the_stage() {
     let d = device();
-    let e = expect_kind(
+    let e = expect_rule(
         pipeline_for(
             &d,
             COPY_KERNEL,
@@ -134,7 +134,7 @@ fn bindings_must_be_visible_to_the_stage() {
                 entry(1, C, buf_ty(RW, false)),
             ],
         ),
-        ErrorKind::InvalidDescriptor,
+        Rule::ShaderBindingLayout,
     );
     assert!(e.message().contains("visible"), "{e}");
 }
@@ -142,9 +142,9 @@ fn bindings_must_be_visible_to_the_stage() {
 #[test]
 fn every_used_binding_must_be_in_the_layout() {
     let d = device();
-    let e = expect_kind(
+    let e = expect_rule(
         pipeline_for(&d, COPY_KERNEL, &[entry(1, C, buf_ty(RW, false))]),
-        ErrorKind::InvalidDescriptor,
+        Rule::ShaderBindingLayout,
     );
     assert!(e.message().contains("no binding 0"), "{e}");
     let module = d
@@ -159,14 +159,14 @@ fn every_used_binding_must_be_in_the_layout() {
             bind_group_layouts: &[],
         })
         .unwrap();
-    expect_kind(
+    expect_rule(
         d.create_compute_pipeline(&ComputePipelineDescriptor {
             label: "k",
             layout: empty,
             module,
             entry_point: "main",
         }),
-        ErrorKind::InvalidDescriptor,
+        Rule::ShaderBindingLayout,
     );
 }
 
@@ -179,13 +179,13 @@ fn layout_minimum_sizes_must_cover_the_shader() {
         has_dynamic_offset: false,
         min_binding_size: NonZeroU64::new(n),
     };
-    expect_kind(
+    expect_rule(
         pipeline_for(
             &d,
             wgsl,
             &[entry(0, C, sized(16)), entry(1, C, buf_ty(RW, false))],
         ),
-        ErrorKind::InvalidDescriptor,
+        Rule::ShaderBindingLayout,
     );
     assert!(
         pipeline_for(
@@ -219,14 +219,14 @@ fn entry_points_must_exist_and_be_compute() {
             bind_group_layouts: &[bgl],
         })
         .unwrap();
-    expect_kind(
+    expect_rule(
         d.create_compute_pipeline(&ComputePipelineDescriptor {
             label: "k",
             layout: pl,
             module,
             entry_point: "nope",
         }),
-        ErrorKind::InvalidDescriptor,
+        Rule::EntryPointMissing,
     );
     let vs = d
         .create_shader_module(&ShaderModuleDescriptor {
@@ -234,14 +234,14 @@ fn entry_points_must_exist_and_be_compute() {
             wgsl: "@vertex fn main() -> @builtin(position) vec4<f32> { return vec4<f32>(0.0); }",
         })
         .unwrap();
-    expect_kind(
+    expect_rule(
         d.create_compute_pipeline(&ComputePipelineDescriptor {
             label: "k",
             layout: pl,
             module: vs,
             entry_point: "main",
         }),
-        ErrorKind::InvalidDescriptor,
+        Rule::EntryPointMissing,
     );
 }
 
@@ -252,9 +252,9 @@ fn workgroups_respect_the_limits() {
         "@compute @workgroup_size({}) fn main() {{}}",
         d.limits().max_compute_invocations_per_workgroup + 1
     );
-    expect_kind(pipeline_for(&d, &wgsl, &[]), ErrorKind::LimitExceeded);
+    expect_rule(pipeline_for(&d, &wgsl, &[]), Rule::WorkgroupLimit);
     let big = "var<workgroup> scratch: array<u32, 8192>;\n@compute @workgroup_size(1) fn main() { scratch[0] = 1u; }";
-    expect_kind(pipeline_for(&d, big, &[]), ErrorKind::LimitExceeded);
+    expect_rule(pipeline_for(&d, big, &[]), Rule::WorkgroupLimit);
 }
 
 #[test]
@@ -269,6 +269,6 @@ fn late_size_checks_run_at_dispatch() {
     compute_pass(&mut e);
     e.set_compute_pipeline(p).unwrap();
     e.set_bind_group(0, g, &[]).unwrap();
-    let err = expect_kind(e.dispatch(1, 1, 1), ErrorKind::OutOfBounds);
+    let err = expect_rule(e.dispatch(1, 1, 1), Rule::GroupTooSmall);
     assert!(err.message().contains("64"), "{err}");
 }

@@ -43,11 +43,11 @@ fn texture_descriptors_are_checked() {
         ..Default::default()
     };
     assert!(tex(&d, ok).is_ok());
-    expect_kind(
+    expect_rule(
         tex(&d, TextureDescriptor { size: [0, 4], ..ok }),
-        ErrorKind::InvalidDescriptor,
+        Rule::TextureSizeZero,
     );
-    expect_kind(
+    expect_rule(
         tex(
             &d,
             TextureDescriptor {
@@ -55,9 +55,9 @@ fn texture_descriptors_are_checked() {
                 ..ok
             },
         ),
-        ErrorKind::InvalidDescriptor,
+        Rule::TextureUsageEmpty,
     );
-    expect_kind(
+    expect_rule(
         tex(
             &d,
             TextureDescriptor {
@@ -65,9 +65,9 @@ fn texture_descriptors_are_checked() {
                 ..ok
             },
         ),
-        ErrorKind::LimitExceeded,
+        Rule::TextureSizeLimit,
     );
-    expect_kind(
+    expect_rule(
         tex(
             &d,
             TextureDescriptor {
@@ -75,9 +75,9 @@ fn texture_descriptors_are_checked() {
                 ..ok
             },
         ),
-        ErrorKind::LimitExceeded,
+        Rule::TextureLayerLimit,
     );
-    expect_kind(
+    expect_rule(
         tex(
             &d,
             TextureDescriptor {
@@ -85,7 +85,7 @@ fn texture_descriptors_are_checked() {
                 ..ok
             },
         ),
-        ErrorKind::InvalidDescriptor,
+        Rule::TextureMipCount,
     );
     assert!(
         tex(
@@ -97,7 +97,7 @@ fn texture_descriptors_are_checked() {
         )
         .is_ok()
     );
-    expect_kind(
+    expect_rule(
         tex(
             &d,
             TextureDescriptor {
@@ -105,9 +105,9 @@ fn texture_descriptors_are_checked() {
                 ..ok
             },
         ),
-        ErrorKind::InvalidDescriptor,
+        Rule::TextureSampleCount,
     );
-    expect_kind(
+    expect_rule(
         tex(
             &d,
             TextureDescriptor {
@@ -115,9 +115,9 @@ fn texture_descriptors_are_checked() {
                 ..ok
             },
         ),
-        ErrorKind::InvalidDescriptor,
+        Rule::TextureMultisampleUsage,
     );
-    expect_kind(
+    expect_rule(
         tex(
             &d,
             TextureDescriptor {
@@ -127,9 +127,9 @@ fn texture_descriptors_are_checked() {
                 ..ok
             },
         ),
-        ErrorKind::InvalidDescriptor,
+        Rule::TextureMultisampleShape,
     );
-    expect_kind(
+    expect_rule(
         tex(
             &d,
             TextureDescriptor {
@@ -138,9 +138,9 @@ fn texture_descriptors_are_checked() {
                 ..ok
             },
         ),
-        ErrorKind::Unsupported,
+        Rule::TextureFormatUsage,
     );
-    expect_kind(
+    expect_rule(
         tex(
             &d,
             TextureDescriptor {
@@ -149,7 +149,7 @@ fn texture_descriptors_are_checked() {
                 ..ok
             },
         ),
-        ErrorKind::InvalidDescriptor,
+        Rule::TextureDepthStencilCopy,
     );
 }
 
@@ -213,43 +213,43 @@ fn views_outside_the_texture_are_refused() {
         v(TextureViewDescriptor::default()).is_ok(),
         "defaults to a 2d-array view of everything"
     );
-    expect_kind(
+    expect_rule(
         v(TextureViewDescriptor {
             base_mip_level: 3,
             ..Default::default()
         }),
-        ErrorKind::OutOfBounds,
+        Rule::ViewMipRange,
     );
-    expect_kind(
+    expect_rule(
         v(TextureViewDescriptor {
             base_mip_level: 1,
             mip_level_count: Some(3),
             ..Default::default()
         }),
-        ErrorKind::OutOfBounds,
+        Rule::ViewMipRange,
     );
-    expect_kind(
+    expect_rule(
         v(TextureViewDescriptor {
             base_array_layer: 6,
             ..Default::default()
         }),
-        ErrorKind::OutOfBounds,
+        Rule::ViewLayerRange,
     );
-    expect_kind(
+    expect_rule(
         v(TextureViewDescriptor {
             base_array_layer: 4,
             array_layer_count: Some(3),
             ..Default::default()
         }),
-        ErrorKind::OutOfBounds,
+        Rule::ViewLayerRange,
     );
-    expect_kind(
+    expect_rule(
         v(TextureViewDescriptor {
             dimension: Some(TextureViewDimension::D2),
             array_layer_count: Some(2),
             ..Default::default()
         }),
-        ErrorKind::InvalidDescriptor,
+        Rule::ViewDimension,
     );
     assert!(
         v(TextureViewDescriptor {
@@ -258,20 +258,20 @@ fn views_outside_the_texture_are_refused() {
         })
         .is_ok()
     );
-    expect_kind(
+    expect_rule(
         v(TextureViewDescriptor {
             dimension: Some(TextureViewDimension::Cube),
             base_array_layer: 1,
             ..Default::default()
         }),
-        ErrorKind::OutOfBounds,
+        Rule::ViewLayerRange,
     );
-    expect_kind(
+    expect_rule(
         v(TextureViewDescriptor {
             format: Some(TextureFormat::R32Float),
             ..Default::default()
         }),
-        ErrorKind::InvalidDescriptor,
+        Rule::ViewFormat,
     );
     assert!(
         v(TextureViewDescriptor {
@@ -280,19 +280,19 @@ fn views_outside_the_texture_are_refused() {
         })
         .is_ok()
     );
-    expect_kind(
+    expect_rule(
         v(TextureViewDescriptor {
             aspect: TextureAspect::DepthOnly,
             ..Default::default()
         }),
-        ErrorKind::InvalidDescriptor,
+        Rule::ViewAspect,
     );
-    expect_kind(
+    expect_rule(
         v(TextureViewDescriptor {
             usage: Some(TextureUsages::STORAGE_BINDING),
             ..Default::default()
         }),
-        ErrorKind::UsageMismatch,
+        Rule::ViewUsageSubset,
     );
     let flat = tex(
         &d,
@@ -306,7 +306,7 @@ fn views_outside_the_texture_are_refused() {
         },
     )
     .unwrap();
-    expect_kind(
+    expect_rule(
         d.create_texture_view(
             flat,
             &TextureViewDescriptor {
@@ -314,41 +314,41 @@ fn views_outside_the_texture_are_refused() {
                 ..Default::default()
             },
         ),
-        ErrorKind::InvalidDescriptor,
+        Rule::ViewDimension,
     );
 }
 
 #[test]
 fn sampler_descriptors_are_checked() {
     let d = device();
-    expect_kind(
+    expect_rule(
         d.create_sampler(&SamplerDescriptor {
             lod_min_clamp: -1.0,
             ..Default::default()
         }),
-        ErrorKind::InvalidDescriptor,
+        Rule::SamplerLodClamp,
     );
-    expect_kind(
+    expect_rule(
         d.create_sampler(&SamplerDescriptor {
             lod_min_clamp: 4.0,
             lod_max_clamp: 2.0,
             ..Default::default()
         }),
-        ErrorKind::InvalidDescriptor,
+        Rule::SamplerLodClamp,
     );
-    expect_kind(
+    expect_rule(
         d.create_sampler(&SamplerDescriptor {
             lod_max_clamp: f32::NAN,
             ..Default::default()
         }),
-        ErrorKind::InvalidDescriptor,
+        Rule::SamplerLodClamp,
     );
-    expect_kind(
+    expect_rule(
         d.create_sampler(&SamplerDescriptor {
             anisotropy_clamp: 0,
             ..Default::default()
         }),
-        ErrorKind::InvalidDescriptor,
+        Rule::SamplerAnisotropy,
     );
     let linear = SamplerDescriptor {
         mag_filter: FilterMode::Linear,
@@ -358,15 +358,15 @@ fn sampler_descriptors_are_checked() {
         ..Default::default()
     };
     // Anisotropy needs the feature on this device.
-    expect_kind(d.create_sampler(&linear), ErrorKind::Unsupported);
+    expect_rule(d.create_sampler(&linear), Rule::SamplerAnisotropyFeature);
     let d = device_with(Features::SAMPLER_ANISOTROPY);
     assert!(d.create_sampler(&linear).is_ok());
-    expect_kind(
+    expect_rule(
         d.create_sampler(&SamplerDescriptor {
             min_filter: FilterMode::Nearest,
             ..linear
         }),
-        ErrorKind::InvalidDescriptor,
+        Rule::SamplerAnisotropy,
     );
 }
 
@@ -387,9 +387,9 @@ fn sampled_views_must_match_the_layout() {
     let (_, rgba) = rt(&d, TextureFormat::Rgba8Unorm, 1);
     assert!(group(&d, l, &[(0, BindingResource::TextureView(rgba))]).is_ok());
     let (_, uint) = rt(&d, TextureFormat::R32Uint, 1);
-    expect_kind(
+    expect_rule(
         group(&d, l, &[(0, BindingResource::TextureView(uint))]),
-        ErrorKind::InvalidDescriptor,
+        Rule::GroupViewSampleType,
     );
     let copy_only = tex(
         &d,
@@ -404,9 +404,9 @@ fn sampled_views_must_match_the_layout() {
     .unwrap();
     // A view of a texture no view can be used for is refused already (Vulkan has no
     // native view for it), so it never reaches a bind group.
-    expect_kind(
+    expect_rule(
         d.create_texture_view(copy_only, &TextureViewDescriptor::default()),
-        ErrorKind::UsageMismatch,
+        Rule::ViewUsageNone,
     );
     let s = d.create_sampler(&SamplerDescriptor::default()).unwrap();
     let cmp = d
@@ -419,9 +419,9 @@ fn sampled_views_must_match_the_layout() {
         &d,
         &[entry(BindingType::Sampler(SamplerBindingType::Comparison))],
     );
-    expect_kind(
+    expect_rule(
         group(&d, sl, &[(0, BindingResource::Sampler(s))]),
-        ErrorKind::InvalidDescriptor,
+        Rule::GroupSamplerKind,
     );
     assert!(group(&d, sl, &[(0, BindingResource::Sampler(cmp))]).is_ok());
 }
@@ -509,9 +509,9 @@ fn vertex_layouts_are_checked_against_limits_and_the_shader() {
         step_mode: VertexStepMode::Vertex,
         attributes: &a,
     }];
-    expect_kind(
+    expect_rule(
         pipeline(&d, &overflow, &target(TextureFormat::Rgba8Unorm), "fs", 1),
-        ErrorKind::InvalidDescriptor,
+        Rule::VertexLayout,
     );
     let dup = [
         VertexAttribute {
@@ -525,18 +525,18 @@ fn vertex_layouts_are_checked_against_limits_and_the_shader() {
         step_mode: VertexStepMode::Vertex,
         attributes: &dup,
     }];
-    expect_kind(
+    expect_rule(
         pipeline(&d, &dup_l, &target(TextureFormat::Rgba8Unorm), "fs", 1),
-        ErrorKind::InvalidDescriptor,
+        Rule::VertexLayout,
     );
     let missing = [VertexBufferLayout {
         array_stride: 24,
         step_mode: VertexStepMode::Vertex,
         attributes: &a[..1],
     }];
-    let e = expect_kind(
+    let e = expect_rule(
         pipeline(&d, &missing, &target(TextureFormat::Rgba8Unorm), "fs", 1),
-        ErrorKind::InvalidDescriptor,
+        Rule::VertexInput,
     );
     assert!(e.message().contains("@location(1)"), "{e}");
     let wrong_kind = [
@@ -551,18 +551,18 @@ fn vertex_layouts_are_checked_against_limits_and_the_shader() {
         step_mode: VertexStepMode::Vertex,
         attributes: &wrong_kind,
     }];
-    expect_kind(
+    expect_rule(
         pipeline(&d, &wk, &target(TextureFormat::Rgba8Unorm), "fs", 1),
-        ErrorKind::InvalidDescriptor,
+        Rule::VertexInput,
     );
     let wide = [VertexBufferLayout {
         array_stride: u64::from(d.limits().max_vertex_buffer_array_stride) + 4,
         step_mode: VertexStepMode::Vertex,
         attributes: &a,
     }];
-    expect_kind(
+    expect_rule(
         pipeline(&d, &wide, &target(TextureFormat::Rgba8Unorm), "fs", 1),
-        ErrorKind::LimitExceeded,
+        Rule::VertexBufferLimit,
     );
 }
 
@@ -575,9 +575,9 @@ fn fragment_outputs_must_suit_the_targets() {
         step_mode: VertexStepMode::Vertex,
         attributes: &a,
     }];
-    expect_kind(
+    expect_rule(
         pipeline(&d, &vb, &target(TextureFormat::R32Uint), "fs", 1),
-        ErrorKind::InvalidDescriptor,
+        Rule::FragmentOutput,
     );
     assert!(pipeline(&d, &vb, &target(TextureFormat::R32Uint), "fs_uint", 1).is_ok());
     let blended = [Some(ColorTargetState {
@@ -585,25 +585,25 @@ fn fragment_outputs_must_suit_the_targets() {
         blend: Some(BlendState::ALPHA_BLENDING),
         write_mask: ColorWrites::ALL,
     })];
-    expect_kind(
+    expect_rule(
         pipeline(&d, &vb, &blended, "fs", 1),
-        ErrorKind::InvalidDescriptor,
+        Rule::ColorTargetFormat,
     );
     let two = [
         target(TextureFormat::Rgba8Unorm)[0],
         target(TextureFormat::Rgba8Unorm)[0],
     ];
-    expect_kind(
+    expect_rule(
         pipeline(&d, &vb, &two, "fs", 1),
-        ErrorKind::InvalidDescriptor,
+        Rule::FragmentOutput,
     );
-    expect_kind(
+    expect_rule(
         pipeline(&d, &vb, &target(TextureFormat::Depth32Float), "fs", 1),
-        ErrorKind::InvalidDescriptor,
+        Rule::ColorTargetFormat,
     );
-    expect_kind(
+    expect_rule(
         pipeline(&d, &vb, &target(TextureFormat::Rgba8Unorm), "fs", 3),
-        ErrorKind::InvalidDescriptor,
+        Rule::RenderSampleCount,
     );
 }
 
@@ -657,10 +657,10 @@ fn render_passes_check_their_attachments() {
         .map(|_| ())
     };
     assert!(begin(&[color(a)]).is_ok());
-    expect_kind(begin(&[]), ErrorKind::InvalidDescriptor);
-    expect_kind(begin(&[color(a), color(sv)]), ErrorKind::InvalidDescriptor);
-    expect_kind(begin(&[color(nv)]), ErrorKind::UsageMismatch);
-    expect_kind(begin(&[color(a), color(a)]), ErrorKind::InvalidDescriptor);
+    expect_rule(begin(&[]), Rule::PassAttachmentNone);
+    expect_rule(begin(&[color(a), color(sv)]), Rule::AttachmentExtent);
+    expect_rule(begin(&[color(nv)]), Rule::AttachmentUsage);
+    expect_rule(begin(&[color(a), color(a)]), Rule::AttachmentView);
     let (_, ms) = rt(&d, TextureFormat::Rgba8Unorm, 4);
     let resolve = |view, target| {
         Some(RenderPassColorAttachment {
@@ -670,7 +670,7 @@ fn render_passes_check_their_attachments() {
             store: StoreOp::Store,
         })
     };
-    expect_kind(begin(&[resolve(a, ms)]), ErrorKind::InvalidDescriptor);
+    expect_rule(begin(&[resolve(a, ms)]), Rule::ResolveTarget);
     let (_, other) = rt(&d, TextureFormat::Rgba8Unorm, 1);
     assert!(begin(&[resolve(ms, other)]).is_ok());
 }
@@ -702,14 +702,14 @@ fn pipelines_must_match_the_pass_and_draws_their_state() {
     };
     let mut e = encoder(&d);
     pass(&mut e, bgra);
-    expect_kind(e.set_render_pipeline(p), ErrorKind::InvalidState);
+    expect_rule(e.set_render_pipeline(p), Rule::PipelineTargets);
     let mut e = encoder(&d);
     pass(&mut e, rgba);
-    expect_kind(e.draw(0..3, 0..1), ErrorKind::InvalidState);
+    expect_rule(e.draw(0..3, 0..1), Rule::PipelineNotSet);
     let mut e = encoder(&d);
     pass(&mut e, rgba);
     e.set_render_pipeline(p).unwrap();
-    let err = expect_kind(e.draw(0..3, 0..1), ErrorKind::InvalidState);
+    let err = expect_rule(e.draw(0..3, 0..1), Rule::VertexBufferNotSet);
     assert!(err.message().contains("vertex buffer slot 0"), "{err}");
     let vbuf = buffer(&d, "vb", 72, BufferUsages::VERTEX);
     let mut e = encoder(&d);
@@ -717,25 +717,25 @@ fn pipelines_must_match_the_pass_and_draws_their_state() {
     e.set_render_pipeline(p).unwrap();
     e.set_vertex_buffer(0, vbuf, 0, None).unwrap();
     e.draw(0..3, 0..1).unwrap();
-    expect_kind(e.draw(0..4, 0..1), ErrorKind::OutOfBounds);
+    expect_rule(e.draw(0..4, 0..1), Rule::VertexRange);
     let mut e = encoder(&d);
     pass(&mut e, rgba);
-    expect_kind(
+    expect_rule(
         e.set_vertex_buffer(0, storage(&d, 64), 0, None),
-        ErrorKind::UsageMismatch,
+        Rule::VertexBufferUsage,
     );
     let mut e = encoder(&d);
     pass(&mut e, rgba);
-    expect_kind(e.set_scissor_rect(8, 8, 16, 16), ErrorKind::OutOfBounds);
+    expect_rule(e.set_scissor_rect(8, 8, 16, 16), Rule::ScissorRange);
     let mut e = encoder(&d);
     pass(&mut e, rgba);
-    expect_kind(
+    expect_rule(
         e.set_viewport(0.0, 0.0, 16.0, 16.0, 0.5, 0.2),
-        ErrorKind::OutOfBounds,
+        Rule::ViewportRange,
     );
     let mut e = encoder(&d);
     pass(&mut e, rgba);
-    expect_kind(e.draw_indexed(0..3, 0, 0..1), ErrorKind::InvalidState);
+    expect_rule(e.draw_indexed(0..3, 0, 0..1), Rule::IndexBufferNotSet);
 }
 
 #[test]
@@ -757,9 +757,9 @@ fn thirty_two_bit_indices_need_the_full_range() {
         ..Default::default()
     })
     .unwrap();
-    expect_kind(
+    expect_rule(
         e.set_index_buffer(ib, IndexFormat::Uint32, 0, None),
-        ErrorKind::Unsupported,
+        Rule::IndexFormatFeature,
     );
     let mut e = encoder(&d);
     e.begin_render_pass(&RenderPassDescriptor {
@@ -838,5 +838,5 @@ fn an_attachment_cannot_be_sampled_in_its_own_pass() {
     .unwrap();
     e.set_render_pipeline(p).unwrap();
     e.set_bind_group(0, g, &[]).unwrap();
-    expect_kind(e.draw(0..3, 0..1), ErrorKind::UsageMismatch);
+    expect_rule(e.draw(0..3, 0..1), Rule::PassUsageConflict);
 }

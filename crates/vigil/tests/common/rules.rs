@@ -27,11 +27,14 @@ pub fn device() -> TDevice {
 
 /// Asserts a result is an error of `kind`, returning it.
 #[track_caller]
-pub fn expect_kind<T: std::fmt::Debug>(r: Result<T>, kind: ErrorKind) -> Error {
+/// Asserts `r` was refused for breaking `rule` (and so with the rule's kind).
+#[track_caller]
+pub fn expect_rule<T: std::fmt::Debug>(r: Result<T>, rule: Rule) -> Error {
     match r {
-        Ok(v) => panic!("expected {kind:?}, got Ok({v:?})"),
+        Ok(v) => panic!("expected {} ({rule:?}), got Ok({v:?})", rule.code()),
         Err(e) => {
-            assert_eq!(e.kind(), kind, "wrong kind: {e}");
+            assert_eq!(e.rule(), rule, "wrong rule: {e}");
+            assert_eq!(e.kind(), rule.kind());
             e
         }
     }
