@@ -25,8 +25,6 @@ pub fn device() -> TDevice {
     device_with(Features::TIMESTAMP_QUERY)
 }
 
-/// Asserts a result is an error of `kind`, returning it.
-#[track_caller]
 /// Asserts `r` was refused for breaking `rule` (and so with the rule's kind).
 #[track_caller]
 pub fn expect_rule<T: std::fmt::Debug>(r: Result<T>, rule: Rule) -> Error {
