@@ -715,6 +715,7 @@ impl<A: Api> Core<A> {
             }
             q.staging.in_flight_bytes = q.staging.in_flight_bytes.saturating_sub(done.staging_bytes);
             drop(done.used);
+            drop(done.uploads);
         }
     }
 

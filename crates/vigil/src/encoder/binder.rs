@@ -19,8 +19,8 @@ pub(crate) struct BoundGroup {
     pub group: Option<(u32, u32)>,
     pub offsets: [u32; MAX_DYNAMIC],
     pub offset_count: u8,
-    /// Tracker slot of each member (`usize::MAX` for samplers).
-    pub slots: Vec<usize>,
+    /// Where its members' tracker slots are (`Used::group_slots`).
+    pub members: usize,
 }
 
 /// Bind group slots of a pass and the pipeline they are checked against.
@@ -107,17 +107,7 @@ impl Binder {
             return false;
         }
         if slot.group != Some(key) {
-            slot.slots.clear();
-            if let Some(group) = used.groups.get(key.0, key.1).cloned() {
-                for m in group.members.iter() {
-                    let s = match m {
-                        Member::Buffer { buffer, .. } => used.buffer_slot(buffer),
-                        Member::View { view, .. } => used.texture_slot(&view.texture),
-                        Member::Sampler(_) => usize::MAX,
-                    };
-                    slot.slots.push(s);
-                }
-            }
+            slot.members = used.group_members_of(key.0, key.1);
         }
         slot.group = Some(key);
         slot.offset_count = offsets.len().min(MAX_DYNAMIC) as u8;
@@ -173,7 +163,8 @@ impl Binder {
     pub fn scope_group<A: Api>(&self, used: &Used<A>, scope: &mut super::scope::Scope, g: usize, stages: Stages) -> Result<(), String> {
         let Some(bound) = self.groups.get(g) else { return Ok(()) };
         let Some(group) = self.group(&used.groups, g) else { return Ok(()) };
-        for (m, &slot) in group.members.iter().zip(bound.slots.iter()) {
+        let slots = used.group_slots.get(bound.members).map_or(&[][..], |s| &s[..]);
+        for (m, &slot) in group.members.iter().zip(slots.iter()) {
             match m {
                 Member::Buffer { buffer, offset, size, dynamic: d, usage } => {
                     let extra = d

@@ -147,7 +147,7 @@ impl<A: Api> CommandEncoder<A> {
             e.expect_pass(Pass::Compute, OP)?;
             let b = find(&mut e.used.buffers, &e.core, buffer, OP)?.clone();
             validate::encoder::indirect(OP, &e.label, b.facts(), offset, 12)?;
-            let slot = e.used.buffer_slot(&b);
+            let slot = e.used.buffer_slot_of(buffer.index(), buffer.generation());
             e.prepare_dispatch(Some((slot, offset)), OP)?;
             if let Some(mut r) = e.rec() {
                 r.dispatch_indirect(&b.raw, offset);

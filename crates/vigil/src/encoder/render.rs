@@ -324,8 +324,7 @@ impl<A: Api> CommandEncoder<A> {
             if let Some(pool) = e.pool.as_mut() {
                 crate::native::Rec::<A>(pool).set_vertex_buffer(slot, &b.raw, offset);
             }
-            let b = b.clone();
-            let tracker_slot = e.used.buffer_slot(&b);
+            let tracker_slot = e.used.buffer_slot_of(buffer.index(), buffer.generation());
             if let Some(v) = e.render.vertex.get_mut(slot as usize) {
                 *v = Some(VertexBinding { buffer: key, slot: tracker_slot, offset, size });
             }
@@ -346,8 +345,7 @@ impl<A: Api> CommandEncoder<A> {
             if let Some(pool) = e.pool.as_mut() {
                 crate::native::Rec::<A>(pool).set_index_buffer(&b.raw, offset, format);
             }
-            let b = b.clone();
-            let slot = e.used.buffer_slot(&b);
+            let slot = e.used.buffer_slot_of(buffer.index(), buffer.generation());
             e.render.index = Some(IndexBinding { slot, offset, size, format });
             e.render.index_touched = true;
             Ok(())
@@ -461,7 +459,7 @@ impl<A: Api> CommandEncoder<A> {
             let b = find(&mut e.used.buffers, &e.core, buffer, op)?.clone();
             let size = if indexed { 20 } else { 16 };
             validate::encoder::indirect(op, &e.label, b.facts(), offset, size)?;
-            let slot = e.used.buffer_slot(&b);
+            let slot = e.used.buffer_slot_of(buffer.index(), buffer.generation());
             e.prepare_draw(op, Some((slot, offset, size)), None, &(0..0), indexed)?;
             if let Some(mut r) = e.rec() {
                 if indexed {

@@ -15,8 +15,11 @@ pub(crate) struct Scope {
     buffers: Vec<(usize, u64, u64, Use)>,
     /// Where a tracker slot's entry is in `buffers` (`u32::MAX`: none).
     buffer_pos: Vec<u32>,
-    /// Per texture subresource range: the merged use.
-    textures: Vec<(usize, Subresources, Use)>,
+    /// Per texture subresource range: the merged use, and the previous entry of the same
+    /// texture (`u32::MAX`: none).
+    textures: Vec<(usize, Subresources, Use, u32)>,
+    /// The last entry of each texture (by tracker slot) in `textures` (`u32::MAX`: none).
+    texture_last: Vec<u32>,
 }
 
 /// Whether two uses of one resource in one scope need no ordering between them.
@@ -77,17 +80,22 @@ impl Scope {
     /// Adds a use of texture subresources; `Err(())` when it conflicts with an earlier use
     /// of any of them in this scope.
     pub fn texture(&mut self, slot: usize, range: Subresources, u: Use) -> Result<(), ()> {
+        if self.texture_last.len() <= slot {
+            self.texture_last.resize(slot.saturating_add(1), u32::MAX);
+        }
+        let last = self.texture_last.get(slot).copied().unwrap_or(u32::MAX);
         let mut same = None;
-        for (i, (s, r, e)) in self.textures.iter().enumerate() {
-            if *s != slot || !overlap(*r, range) {
-                continue;
+        let mut at = last;
+        while let Some(&(_, r, e, prev)) = self.textures.get(at as usize) {
+            if overlap(r, range) {
+                if !compatible(e, u) {
+                    return Err(());
+                }
+                if r == range {
+                    same = Some(at as usize);
+                }
             }
-            if !compatible(*e, u) {
-                return Err(());
-            }
-            if *r == range {
-                same = Some(i);
-            }
+            at = prev;
         }
         match same {
             Some(i) => {
@@ -95,7 +103,12 @@ impl Scope {
                     e.2 = merge(e.2, u);
                 }
             }
-            None => self.textures.push((slot, range, u)),
+            None => {
+                if let Some(l) = self.texture_last.get_mut(slot) {
+                    *l = self.textures.len() as u32;
+                }
+                self.textures.push((slot, range, u, last));
+            }
         }
         Ok(())
     }
@@ -109,8 +122,11 @@ impl Scope {
             }
         }
         self.buffers.clear();
-        for &(slot, range, u) in &self.textures {
+        for &(slot, range, u, _) in &self.textures {
             used.use_texture(slot, range, u, out);
+            if let Some(l) = self.texture_last.get_mut(slot) {
+                *l = u32::MAX;
+            }
         }
         self.textures.clear();
     }
@@ -123,6 +139,11 @@ impl Scope {
             }
         }
         self.buffers.clear();
+        for &(slot, ..) in &self.textures {
+            if let Some(l) = self.texture_last.get_mut(slot) {
+                *l = u32::MAX;
+            }
+        }
         self.textures.clear();
     }
 }

@@ -110,7 +110,8 @@ impl<A: Api> CommandEncoder<A> {
             if size.contains(&0) {
                 return Ok(());
             }
-            let (bs, ts) = (e.used.buffer_slot(&b), e.used.texture_slot(&t));
+            let bs = e.used.buffer_slot_of(buffer.index(), buffer.generation());
+            let ts = e.used.texture_slot_of(texture.index(), texture.generation());
             let (bu, tu) = if to_texture { (READ, TEX_WRITE) } else { (WRITE, TEX_READ) };
             e.used.use_buffer(bs, layout.offset, fp.len, bu, &mut e.pending);
             e.used.use_texture(ts, copied(&at, size[2]), tu, &mut e.pending);

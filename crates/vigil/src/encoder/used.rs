@@ -17,9 +17,10 @@ use crate::track::{BufferTrack, Subresources, TextureTrack, Transition, Use};
 use std::sync::Arc;
 use vigil_hal::Api;
 
-/// Objects of one kind a recording has met, by slot.
+/// Objects of one kind a recording has met, by slot: generation, object, and a number the
+/// recording keeps with it (a buffer's or texture's tracker slot, a group's member list).
 pub(crate) struct Seen<T> {
-    by_slot: Vec<Option<(u32, Arc<T>)>>,
+    by_slot: Vec<Option<(u32, Arc<T>, u32)>>,
     /// Objects pushed out of their slot by a newer object in the same slot (the older
     /// one was destroyed while this recording held it).
     displaced: Vec<Arc<T>>,
@@ -39,8 +40,27 @@ impl<T> Seen<T> {
     #[inline]
     pub fn get(&self, index: u32, generation: u32) -> Option<&Arc<T>> {
         match self.by_slot.get(index as usize) {
-            Some(Some((g, obj))) if *g == generation => Some(obj),
+            Some(Some((g, obj, _))) if *g == generation => Some(obj),
             _ => None,
+        }
+    }
+
+    /// The number kept with the object in `index` (`u32::MAX` until set).
+    #[inline]
+    pub fn aux(&self, index: u32, generation: u32) -> u32 {
+        match self.by_slot.get(index as usize) {
+            Some(Some((g, _, aux))) if *g == generation => *aux,
+            _ => u32::MAX,
+        }
+    }
+
+    /// Sets the number kept with the object in `index`.
+    #[inline]
+    pub fn set_aux(&mut self, index: u32, generation: u32, value: u32) {
+        if let Some(Some((g, _, aux))) = self.by_slot.get_mut(index as usize) {
+            if *g == generation {
+                *aux = value;
+            }
         }
     }
 
@@ -51,7 +71,7 @@ impl<T> Seen<T> {
             self.by_slot.resize_with(i.saturating_add(1), || None);
         }
         if let Some(slot) = self.by_slot.get_mut(i) {
-            if let Some((_, old)) = slot.replace((generation, obj)) {
+            if let Some((_, old, _)) = slot.replace((generation, obj, u32::MAX)) {
                 self.displaced.push(old);
             }
         }
@@ -62,7 +82,7 @@ impl<T> Seen<T> {
         self.by_slot
             .iter()
             .flatten()
-            .map(|(_, o)| o)
+            .map(|(_, o, _)| o)
             .chain(self.displaced.iter())
     }
 }
@@ -114,6 +134,9 @@ pub(crate) struct Used<A: Api> {
     /// Tracked buffers and textures, in first-use order.
     pub tracked_buffers: Vec<TrackedBuffer<A>>,
     pub tracked_textures: Vec<TrackedTexture<A>>,
+    /// Tracker slots of each met group's members (`usize::MAX` for samplers), indexed by
+    /// the number `groups` keeps with the group.
+    pub group_slots: Vec<Box<[usize]>>,
     /// Where each tracked object is in the lists above, by its address.
     buffer_index: std::collections::HashMap<usize, u32, PtrHash>,
     texture_index: std::collections::HashMap<usize, u32, PtrHash>,
@@ -131,6 +154,7 @@ impl<A: Api> Default for Used<A> {
             query_sets: Seen::default(),
             tracked_buffers: Vec::new(),
             tracked_textures: Vec::new(),
+            group_slots: Vec::new(),
             buffer_index: Default::default(),
             texture_index: Default::default(),
         }
@@ -196,6 +220,63 @@ impl<A: Api> Used<A> {
         });
         self.texture_index.insert(key, i as u32);
         i
+    }
+
+    /// The tracker slot of a buffer met by handle `(index, generation)` (kept with it, so
+    /// found again with an index).
+    #[inline]
+    pub fn buffer_slot_of(&mut self, index: u32, generation: u32) -> usize {
+        let aux = self.buffers.aux(index, generation);
+        if aux != u32::MAX {
+            return aux as usize;
+        }
+        let Some(b) = self.buffers.get(index, generation).cloned() else {
+            return usize::MAX;
+        };
+        let slot = self.buffer_slot(&b);
+        self.buffers.set_aux(index, generation, slot as u32);
+        slot
+    }
+
+    /// The tracker slot of a texture met by handle.
+    #[inline]
+    pub fn texture_slot_of(&mut self, index: u32, generation: u32) -> usize {
+        let aux = self.textures.aux(index, generation);
+        if aux != u32::MAX {
+            return aux as usize;
+        }
+        let Some(t) = self.textures.get(index, generation).cloned() else {
+            return usize::MAX;
+        };
+        let slot = self.texture_slot(&t);
+        self.textures.set_aux(index, generation, slot as u32);
+        slot
+    }
+
+    /// The index in `group_slots` of a group met by handle: its members' tracker slots,
+    /// worked out the first time the recording binds it.
+    #[inline]
+    pub fn group_members_of(&mut self, index: u32, generation: u32) -> usize {
+        let aux = self.groups.aux(index, generation);
+        if aux != u32::MAX {
+            return aux as usize;
+        }
+        let Some(g) = self.groups.get(index, generation).cloned() else {
+            return usize::MAX;
+        };
+        let slots: Box<[usize]> = g
+            .members
+            .iter()
+            .map(|m| match m {
+                crate::device::Member::Buffer { buffer, .. } => self.buffer_slot(buffer),
+                crate::device::Member::View { view, .. } => self.texture_slot(&view.texture),
+                crate::device::Member::Sampler(_) => usize::MAX,
+            })
+            .collect();
+        let at = self.group_slots.len();
+        self.group_slots.push(slots);
+        self.groups.set_aux(index, generation, at as u32);
+        at
     }
 
     /// Applies a use of a buffer range, collecting the barriers it needs.
