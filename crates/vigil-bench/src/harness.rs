@@ -72,3 +72,58 @@ pub fn repeat<const N: usize>(
     }
     Ok(samples.map(|mut s| Stats::of(&mut s)))
 }
+
+/// Times `threads` threads that each call `record(i)` once per round, all starting at one
+/// barrier: the wall time from the start until the last thread finished, per round (after
+/// `plan.warmup` discarded rounds). The threads live for all rounds, so their start-up is
+/// not timed. `keep` receives each round's results in thread order (to submit, or drop).
+pub fn parallel<T: Send>(
+    threads: usize,
+    plan: Plan,
+    record: impl Fn(usize) -> Result<T, String> + Sync,
+    mut keep: impl FnMut(Vec<T>),
+) -> Result<Stats, String> {
+    use std::sync::{Barrier, Mutex};
+    let rounds = plan.warmup + plan.runs;
+    let start = Barrier::new(threads + 1);
+    let end = Barrier::new(threads + 1);
+    let slots: Vec<Mutex<Option<Result<T, String>>>> = (0..threads).map(|_| Mutex::new(None)).collect();
+    let mut samples = Vec::with_capacity(plan.runs);
+    let mut failure = None;
+    std::thread::scope(|s| {
+        for (i, slot) in slots.iter().enumerate() {
+            let (start, end, record) = (&start, &end, &record);
+            s.spawn(move || {
+                for _ in 0..rounds {
+                    start.wait();
+                    let r = record(i);
+                    *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
+                    end.wait();
+                }
+            });
+        }
+        for round in 0..rounds {
+            std::thread::sleep(Duration::from_millis(2));
+            start.wait();
+            let t = std::time::Instant::now();
+            end.wait();
+            let wall = t.elapsed();
+            let mut out = Vec::with_capacity(threads);
+            for slot in &slots {
+                match slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                    Some(Ok(v)) => out.push(v),
+                    Some(Err(e)) => failure = Some(e),
+                    None => failure = Some("a thread recorded nothing".into()),
+                }
+            }
+            keep(out);
+            if round >= plan.warmup {
+                samples.push(wall);
+            }
+        }
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(Stats::of(&mut samples)),
+    }
+}

@@ -21,6 +21,7 @@ pub use workloads::{PathResult, WorkloadResult};
 pub const WORKLOADS: &[&str] = &[
     "bandwidth",
     "draws",
+    "parallel-record",
     "dispatches",
     "churn",
     "writes",
@@ -129,20 +130,23 @@ fn run_one(
     let mut runs = Vec::new();
     let mut derived = Vec::new();
     let unit = match name {
-        "draws" | "idle-resources" => {
+        "draws" | "idle-resources" | "parallel-record" => {
             use workloads::draws as d;
             let idle = name == "idle-resources";
+            let par = name == "parallel-record";
             let size = if opts.quick {
                 d::Size {
                     groups: 100,
                     draws: 1000,
                     idle: 1000,
+                    parallel: par,
                 }
             } else {
                 d::Size {
                     groups: 1000,
                     draws: 10_000,
                     idle: 10_000,
+                    parallel: par,
                 }
             };
             if opts.runs_path("vigil") {
@@ -155,6 +159,37 @@ fn run_one(
                 runs.push(d::wgpu(&paths.wgpu, size, plan, idle)?);
             }
             check_image(name, &runs, &d::expected(size))?;
+            if par {
+                // Per path: how much faster N threads record than one (N frames in the
+                // wall time of N threads, over one frame in one thread's).
+                for p in &runs {
+                    let wall = |m: &str| {
+                        p.metrics
+                            .iter()
+                            .find(|(n, _)| *n == m)
+                            .map(|(_, s)| s.median.as_secs_f64())
+                    };
+                    if let Some(one) = wall(d::RECORD[0]) {
+                        for (t, m) in d::THREADS.iter().zip(d::RECORD).skip(1) {
+                            if let Some(w) = wall(m).filter(|w| *w > 0.0) {
+                                derived.push((
+                                    format!("{} recording rate x{t} threads / x1", p.path),
+                                    *t as f64 * one / w,
+                                ));
+                            }
+                        }
+                    }
+                }
+                let one = |path: &str| {
+                    runs.iter()
+                        .find(|p| p.path == path)
+                        .and_then(|p| p.metrics.iter().find(|(n, _)| *n == d::RECORD[0]))
+                        .map(|(_, s)| s.median.as_secs_f64())
+                };
+                if let (Some(v), Some(a)) = (one("vigil"), one("ash")) {
+                    derived.push(("vigil/ash one-thread recording time".into(), v / a));
+                }
+            }
             if idle {
                 for p in &runs {
                     for m in ["encode", "submit"] {

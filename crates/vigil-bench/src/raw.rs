@@ -229,21 +229,38 @@ impl Raw {
 
     /// Resets a pool and begins its command buffer.
     pub fn begin(&self, pool: vk::CommandPool, cb: vk::CommandBuffer) -> Result<(), String> {
-        // SAFETY: nothing from the pool is pending (callers wait before reuse).
-        unsafe {
-            self.device
-                .reset_command_pool(pool, vk::CommandPoolResetFlags::empty())
-        }
-        .map_err(err)?;
+        Raw::begin_on(&self.device, pool, cb)
+    }
+
+    /// As [`Raw::begin`], with only the device (for recording on other threads).
+    pub fn begin_on(
+        device: &ash::Device,
+        pool: vk::CommandPool,
+        cb: vk::CommandBuffer,
+    ) -> Result<(), String> {
+        // SAFETY: nothing from the pool is pending (callers wait before reuse), and only
+        // this thread uses the pool.
+        unsafe { device.reset_command_pool(pool, vk::CommandPoolResetFlags::empty()) }
+            .map_err(err)?;
         let info = vk::CommandBufferBeginInfo::default()
             .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         // SAFETY: the buffer is in the initial state after the reset.
-        unsafe { self.device.begin_command_buffer(cb, &info) }.map_err(err)
+        unsafe { device.begin_command_buffer(cb, &info) }.map_err(err)
     }
 
     /// A global barrier, as vigil records them.
     pub fn barrier(
         &self,
+        cb: vk::CommandBuffer,
+        src: vk::PipelineStageFlags2,
+        dst: vk::PipelineStageFlags2,
+    ) {
+        Raw::barrier_on(&self.device, cb, src, dst);
+    }
+
+    /// As [`Raw::barrier`], with only the device.
+    pub fn barrier_on(
+        device: &ash::Device,
         cb: vk::CommandBuffer,
         src: vk::PipelineStageFlags2,
         dst: vk::PipelineStageFlags2,
@@ -255,11 +272,16 @@ impl Raw {
             .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)];
         let dep = vk::DependencyInfo::default().memory_barriers(&b);
         // SAFETY: recording command buffer.
-        unsafe { self.device.cmd_pipeline_barrier2(cb, &dep) };
+        unsafe { device.cmd_pipeline_barrier2(cb, &dep) };
     }
 
     /// Ends recording with the host-visibility barrier vigil adds.
     pub fn end(&self, cb: vk::CommandBuffer) -> Result<(), String> {
+        Raw::end_on(&self.device, cb)
+    }
+
+    /// As [`Raw::end`], with only the device.
+    pub fn end_on(device: &ash::Device, cb: vk::CommandBuffer) -> Result<(), String> {
         let b = [vk::MemoryBarrier2::default()
             .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
             .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
@@ -267,9 +289,9 @@ impl Raw {
             .dst_access_mask(vk::AccessFlags2::HOST_READ)];
         let dep = vk::DependencyInfo::default().memory_barriers(&b);
         // SAFETY: recording command buffer.
-        unsafe { self.device.cmd_pipeline_barrier2(cb, &dep) };
+        unsafe { device.cmd_pipeline_barrier2(cb, &dep) };
         // SAFETY: recording, no open render pass.
-        unsafe { self.device.end_command_buffer(cb) }.map_err(err)
+        unsafe { device.end_command_buffer(cb) }.map_err(err)
     }
 
     /// Submits with the next timeline value; returns it.

@@ -8,7 +8,7 @@
 //! beside it: the cost of a frame must not grow with resources that exist but are unused.
 
 use super::PathResult;
-use crate::harness::{Plan, Stats, repeat};
+use crate::harness::{Plan, Stats, parallel, repeat};
 use crate::raw::{Bind, Raw, RawBuffer, RawImage};
 use crate::wgpu_ctx::Wgpu;
 use ash::vk;
@@ -50,7 +50,14 @@ pub struct Size {
     pub draws: u32,
     /// Unrelated live buffers and textures (each) beside the frame.
     pub idle: u32,
+    /// Also time recording the frame on 1, 2, 4 and 8 threads at once (`parallel-record`).
+    pub parallel: bool,
 }
+
+/// Thread counts of the parallel recording, and the names of their timings.
+pub const THREADS: [usize; 4] = [1, 2, 4, 8];
+/// Metric names of [`THREADS`]: the wall time for that many threads to record one frame each.
+pub const RECORD: [&str; 4] = ["record x1", "record x2", "record x4", "record x8"];
 
 impl Size {
     fn grid(&self) -> u32 {
@@ -117,6 +124,8 @@ pub struct Timings {
     pub plain: [Stats; 2],
     /// With them (when asked for).
     pub idle: Option<[Stats; 2]>,
+    /// Recording on several threads at once (when asked for), per [`THREADS`].
+    pub parallel: Vec<Stats>,
 }
 
 fn result(path: &'static str, t: Timings, output: Vec<u8>) -> PathResult {
@@ -124,6 +133,9 @@ fn result(path: &'static str, t: Timings, output: Vec<u8>) -> PathResult {
     if let Some(i) = t.idle {
         metrics.push(("encode+idle", i[0]));
         metrics.push(("submit+idle", i[1]));
+    }
+    for (name, s) in RECORD.iter().zip(t.parallel) {
+        metrics.push((name, s));
     }
     PathResult {
         path,
@@ -425,7 +437,33 @@ pub fn vigil(
     } else {
         None
     };
-    Ok(result("vigil", Timings { plain, idle }, output))
+    let mut par = Vec::new();
+    if size.parallel {
+        let mut last: Vec<CommandBuffer> = Vec::new();
+        for &t in &THREADS {
+            par.push(parallel(t, plan, |_| record().map(|(cb, _)| cb), |cbs| last = cbs)?);
+        }
+        // The last round's command buffers, recorded on eight threads, draw the frame.
+        let s = device.submit(last).map_err(e)?;
+        device
+            .wait_for_serial_unless_stalled(s, Duration::from_secs(60))
+            .map_err(e)?;
+        let again = device
+            .read_texture(target, TexelCopyTextureInfo::default(), target_size)
+            .map_err(e)?;
+        if again != output {
+            return Err("vigil: the frame recorded on several threads differs".into());
+        }
+    }
+    Ok(result(
+        "vigil",
+        Timings {
+            plain,
+            idle,
+            parallel: par,
+        },
+        output,
+    ))
 }
 
 /// Through raw ash: the calls vigil makes, unchecked.
@@ -616,10 +654,11 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
     let target_view = target.view;
     let vb_raw: Vec<vk::Buffer> = vbs.iter().map(|b| b.raw).collect();
     let ib_raw: Vec<vk::Buffer> = ibs.iter().map(|b| b.raw).collect();
-    let record = |raw: &Raw| -> Result<Duration, String> {
+    let record_on = |cmd_pool: vk::CommandPool, cb: vk::CommandBuffer| -> Result<Duration, String> {
         let t = Instant::now();
-        raw.begin(cmd_pool, cb)?;
-        raw.barrier(
+        Raw::begin_on(&d, cmd_pool, cb)?;
+        Raw::barrier_on(
+            &d,
             cb,
             vk::PipelineStageFlags2::ALL_COMMANDS,
             vk::PipelineStageFlags2::ALL_GRAPHICS,
@@ -683,9 +722,10 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
         }
         // SAFETY: matches the begin.
         unsafe { d.cmd_end_rendering(cb) };
-        raw.end(cb)?;
+        Raw::end_on(&d, cb)?;
         Ok(t.elapsed())
     };
+    let record = |_raw: &Raw| record_on(cmd_pool, cb);
     record(raw)?;
     let s = raw.submit(&[cb])?;
     raw.wait(s)?;
@@ -732,6 +772,37 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
         }
         _ => None,
     };
+    let mut par = Vec::new();
+    if size.parallel && plain.is_ok() {
+        // One pool per thread, as a Vulkan program recording on several threads has.
+        let pools = THREADS
+            .iter()
+            .map(|_| raw.command_buffer())
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut last = Vec::new();
+        for &t in &THREADS {
+            par.push(parallel(
+                t,
+                plan,
+                |i| {
+                    let (p, c) = pools[i];
+                    record_on(p, c)?;
+                    Ok(c)
+                },
+                |cbs| last = cbs,
+            )?);
+        }
+        let s = raw.submit(&last)?;
+        raw.wait(s)?;
+        let again = raw.read_image(&target, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)?;
+        for (p, _) in pools {
+            // SAFETY: idle (waited for above); the pool was created above.
+            unsafe { d.destroy_command_pool(p, None) };
+        }
+        if output.as_ref().ok() != Some(&again) {
+            return Err("ash: the frame recorded on several threads differs".into());
+        }
+    }
     // SAFETY: idle (every submission was waited for); objects created above.
     unsafe { d.destroy_command_pool(cmd_pool, None) };
     // SAFETY: as above.
@@ -764,6 +835,7 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
         Timings {
             plain: plain?,
             idle,
+            parallel: par,
         },
         output?,
     ))
@@ -1046,7 +1118,27 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan, with_idle: bool) -> Result<PathRes
     } else {
         None
     };
-    Ok(result("wgpu", Timings { plain, idle }, output))
+    let mut par = Vec::new();
+    if size.parallel {
+        let mut last = Vec::new();
+        for &t in &THREADS {
+            par.push(parallel(t, plan, |_| Ok(record().0), |cbs| last = cbs)?);
+        }
+        w.queue.submit(last);
+        let again = w.read_texture(&target, target_size)?;
+        if again != output {
+            return Err("wgpu: the frame recorded on several threads differs".into());
+        }
+    }
+    Ok(result(
+        "wgpu",
+        Timings {
+            plain,
+            idle,
+            parallel: par,
+        },
+        output,
+    ))
 }
 
 /// The image every path must produce, computed on the CPU.
