@@ -96,7 +96,9 @@ pub fn parallel<T: Send>(
             s.spawn(move || {
                 for _ in 0..rounds {
                     start.wait();
-                    let r = record(i);
+                    // A panic must not leave the other threads waiting at the barrier.
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| record(i)))
+                        .unwrap_or_else(|_| Err(format!("recording thread {i} panicked")));
                     *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
                     end.wait();
                 }

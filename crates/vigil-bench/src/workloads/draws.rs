@@ -775,8 +775,8 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
     let mut par = Vec::new();
     if size.parallel && plain.is_ok() {
         // One pool per thread, as a Vulkan program recording on several threads has.
-        let pools = THREADS
-            .iter()
+        let most = THREADS.iter().copied().max().unwrap_or(1);
+        let pools = (0..most)
             .map(|_| raw.command_buffer())
             .collect::<Result<Vec<_>, _>>()?;
         let mut last = Vec::new();
