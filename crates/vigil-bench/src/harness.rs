@@ -87,7 +87,8 @@ pub fn parallel<T: Send>(
     let rounds = plan.warmup + plan.runs;
     let start = Barrier::new(threads + 1);
     let end = Barrier::new(threads + 1);
-    let slots: Vec<Mutex<Option<Result<T, String>>>> = (0..threads).map(|_| Mutex::new(None)).collect();
+    let slots: Vec<Mutex<Option<Result<T, String>>>> =
+        (0..threads).map(|_| Mutex::new(None)).collect();
     let mut samples = Vec::with_capacity(plan.runs);
     let mut failure = None;
     std::thread::scope(|s| {

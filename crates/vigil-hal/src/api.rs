@@ -14,7 +14,7 @@
 //! caller copies, so no backend runs caller code while it holds its own state.
 //!
 //! Failure injection and the GPU-side gates used to simulate hangs live in a separate trait,
-//! [`TestControl`], compiled only with the `test-seams` feature.
+//! `TestControl`, compiled only with the `test-seams` feature.
 
 use crate::adapter::{AdapterInfo, Features, Limits};
 use crate::binding::BindGroupLayoutDescriptor;

@@ -141,10 +141,9 @@ impl Error {
             ),
             vigil_hal::DeviceError::Lost => (Rule::DeviceLost, "the device is lost".to_owned()),
             vigil_hal::DeviceError::Unsupported(what) => (Rule::DriverUnsupported, what),
-            vigil_hal::DeviceError::Other(what) => (
-                Rule::DriverRefused,
-                format!("the driver refused: {what}"),
-            ),
+            vigil_hal::DeviceError::Other(what) => {
+                (Rule::DriverRefused, format!("the driver refused: {what}"))
+            }
         };
         Error::new(rule, operation, label, message)
     }
@@ -153,7 +152,13 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let i = &self.0;
-        write!(f, "{} refused ({}, {})", i.operation, i.rule.kind(), i.rule.code())?;
+        write!(
+            f,
+            "{} refused ({}, {})",
+            i.operation,
+            i.rule.kind(),
+            i.rule.code()
+        )?;
         if !i.label.is_empty() {
             write!(f, " for '{}'", i.label)?;
         }

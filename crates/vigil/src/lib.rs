@@ -66,6 +66,7 @@ pub mod track;
 mod validate;
 
 pub use device::BindGroupLayoutDescriptor;
+pub use device::MAX_QUERIES;
 #[cfg(feature = "test-seams")]
 pub use device::Seams;
 pub use device::{
@@ -77,21 +78,20 @@ pub use device::{
 pub use device::{
     CloseReport, MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport, SeamHandle,
 };
+pub use encoder::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIGNMENT};
 pub use encoder::{
     CommandBuffer, CommandEncoder, CommandEncoderDescriptor, ComputePassDescriptor,
     PassTimestampWrites, RenderPassColorAttachment, RenderPassDepthStencilAttachment,
     RenderPassDescriptor,
 };
-pub use encoder::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIGNMENT};
-pub use device::MAX_QUERIES;
 pub use error::{Error, ErrorKind, Result};
-pub use rules::Rule;
 pub use handle::{
     BindGroup, BindGroupLayout, Buffer, BufferMapping, ComputePipeline, Handle, PipelineLayout,
     QuerySet, RenderPipeline, Sampler, ShaderModule, Texture, TextureView,
 };
 pub use instance::{Adapter, Instance, InstanceDescriptor, Validation};
 pub use render::{FragmentState, RenderPipelineDescriptor, VertexState};
+pub use rules::Rule;
 pub use texture::{
     SamplerDescriptor, TexelCopyBufferLayout, TexelCopyTextureInfo, TextureDescriptor,
     TextureDescriptorOwned, TextureViewDescriptor,

@@ -15,11 +15,11 @@
 use std::ops::{Deref, Range};
 use vigil_hal::Device as _;
 use vigil_hal::{
-    Api, BindGroupDescriptor, BindPoint, BufferBarrier, BufferCopy, BufferDescriptor, BufferTextureCopy,
-    ComputePassDescriptor, ComputePipelineDescriptor, IndexFormat, MemoryBarrier,
-    PipelineLayoutDescriptor, RenderPassDescriptor, RenderPipelineDescriptor, SamplerDescriptor,
-    ShaderModuleDescriptor, SubresourceRange, TextureBarrier, TextureCopy, TextureDescriptor,
-    TextureViewDescriptor,
+    Api, BindGroupDescriptor, BindPoint, BufferBarrier, BufferCopy, BufferDescriptor,
+    BufferTextureCopy, ComputePassDescriptor, ComputePipelineDescriptor, IndexFormat,
+    MemoryBarrier, PipelineLayoutDescriptor, RenderPassDescriptor, RenderPipelineDescriptor,
+    SamplerDescriptor, ShaderModuleDescriptor, SubresourceRange, TextureBarrier, TextureCopy,
+    TextureDescriptor, TextureViewDescriptor,
 };
 
 /// The backend device, with safe wrappers for the calls that trust their input. Its safe

@@ -270,17 +270,26 @@ mod tests {
         let h = handle(&a);
         assert_eq!(r.get(h, 7, "t").unwrap().0, "a");
         assert!(r.is_live(a.0, a.1));
-        assert_eq!(r.get(Buffer::NULL, 7, "t").unwrap_err().rule(), Rule::HandleNull);
+        assert_eq!(
+            r.get(Buffer::NULL, 7, "t").unwrap_err().rule(),
+            Rule::HandleNull
+        );
         assert_eq!(r.get(h, 8, "t").unwrap_err().rule(), Rule::HandleForeign);
         assert_eq!(
-            r.get(Buffer::from_parts(99, 1, 7), 7, "t").unwrap_err().rule(),
+            r.get(Buffer::from_parts(99, 1, 7), 7, "t")
+                .unwrap_err()
+                .rule(),
             Rule::HandleUnknown
         );
         r.remove(h, 7, "t").unwrap();
         assert!(!r.is_live(a.0, a.1));
         let e = r.get(h, 7, "t").unwrap_err();
         assert_eq!(e.rule(), Rule::HandleStale);
-        assert_eq!(e.label(), "a", "a destroyed object's refusal keeps its label");
+        assert_eq!(
+            e.label(),
+            "a",
+            "a destroyed object's refusal keeps its label"
+        );
         assert_eq!(r.remove(h, 7, "t").unwrap_err().rule(), Rule::HandleStale);
     }
 

@@ -1,5 +1,5 @@
 //! Render pipelines: descriptors, and creation after the checks in
-//! [`crate::validate::pipeline`] tie vertex layouts, shader inputs and outputs, targets and
+//! `validate::pipeline` tie vertex layouts, shader inputs and outputs, targets and
 //! depth-stencil state together.
 
 use crate::device::{Device, PipelineInfo, RenderPipelineObj, group_facts};
@@ -76,13 +76,24 @@ impl<A: Api> Device<A> {
     /// Creates a render pipeline after checking vertex layouts against the vertex shader's
     /// inputs, fragment outputs against the targets, every stage's bindings against the
     /// layout, and formats and sample counts against what the device supports.
-    pub fn create_render_pipeline(&self, desc: &RenderPipelineDescriptor<'_>) -> Result<RenderPipeline> {
+    pub fn create_render_pipeline(
+        &self,
+        desc: &RenderPipelineDescriptor<'_>,
+    ) -> Result<RenderPipeline> {
         const OP: &str = "create_render_pipeline";
         self.check_alive(OP)?;
         let l = desc.label;
-        let vertex = validate::pipeline::render_fixed(desc, &self.limits, &|f| self.hal.format_support(f))?;
+        let vertex =
+            validate::pipeline::render_fixed(desc, &self.limits, &|f| self.hal.format_support(f))?;
         let vmod = self.lookup(desc.vertex.module, OP)?;
-        let vs = validate::pipeline::entry_point(OP, l, &vmod.label, &vmod.reflection, desc.vertex.entry_point, Stage::Vertex)?;
+        let vs = validate::pipeline::entry_point(
+            OP,
+            l,
+            &vmod.label,
+            &vmod.reflection,
+            desc.vertex.entry_point,
+            Stage::Vertex,
+        )?;
         validate::pipeline::vertex_inputs(l, vs, &vertex.locations)?;
         let layout = self.lookup(desc.layout, OP)?;
         let groups = group_facts(&layout);
@@ -91,10 +102,20 @@ impl<A: Api> Device<A> {
         let fmod = match &desc.fragment {
             Some(f) => {
                 let fmod = self.lookup(f.module, OP)?;
-                let fs = validate::pipeline::entry_point(OP, l, &fmod.label, &fmod.reflection, f.entry_point, Stage::Fragment)?;
+                let fs = validate::pipeline::entry_point(
+                    OP,
+                    l,
+                    &fmod.label,
+                    &fmod.reflection,
+                    f.entry_point,
+                    Stage::Fragment,
+                )?;
                 validate::pipeline::fragment_outputs(l, fs, f.targets)?;
                 for c in validate::pipeline::against_layout(OP, l, fs, &layout.label, &groups)? {
-                    if !late.iter().any(|x| x.group == c.group && x.binding == c.binding && x.min >= c.min) {
+                    if !late
+                        .iter()
+                        .any(|x| x.group == c.group && x.binding == c.binding && x.min >= c.min)
+                    {
                         late.push(c);
                     }
                 }
@@ -109,9 +130,25 @@ impl<A: Api> Device<A> {
             .vertex
             .buffers
             .iter()
-            .map(|vb| vb.attributes.iter().filter(|a| vs.vertex_inputs.iter().any(|i| i.location == a.shader_location)).copied().collect())
+            .map(|vb| {
+                vb.attributes
+                    .iter()
+                    .filter(|a| {
+                        vs.vertex_inputs
+                            .iter()
+                            .any(|i| i.location == a.shader_location)
+                    })
+                    .copied()
+                    .collect()
+            })
             .collect();
-        let native_buffers: Vec<VertexBufferLayout<'_>> = desc.vertex.buffers.iter().zip(&consumed).map(|(vb, attributes)| VertexBufferLayout { attributes, ..*vb }).collect();
+        let native_buffers: Vec<VertexBufferLayout<'_>> = desc
+            .vertex
+            .buffers
+            .iter()
+            .zip(&consumed)
+            .map(|(vb, attributes)| VertexBufferLayout { attributes, ..*vb })
+            .collect();
         let fragment = match (&desc.fragment, &fmod) {
             (Some(f), Some(m)) => Some((&*m.raw, f.entry_point)),
             _ => None,

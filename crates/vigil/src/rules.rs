@@ -271,7 +271,8 @@ mod tests {
         let mut codes: Vec<&str> = Rule::ALL.iter().map(|r| r.code()).collect();
         for c in &codes {
             assert!(
-                c.chars().all(|ch| ch.is_ascii_lowercase() || ch == '.' || ch == '-'),
+                c.chars()
+                    .all(|ch| ch.is_ascii_lowercase() || ch == '.' || ch == '-'),
                 "{c}"
             );
             assert!(c.contains('.'), "{c}");

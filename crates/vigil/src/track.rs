@@ -250,13 +250,7 @@ impl BufferTrack {
 
     /// Applies `u` to `offset..offset + size` (clamped to the buffer), appending the
     /// barriers it needs as `(offset, size, transition)`.
-    pub fn apply(
-        &mut self,
-        offset: u64,
-        size: u64,
-        u: Use,
-        out: &mut Vec<(u64, u64, Transition)>,
-    ) {
+    pub fn apply(&mut self, offset: u64, size: u64, u: Use, out: &mut Vec<(u64, u64, Transition)>) {
         let start = offset.min(self.size);
         let end = offset.saturating_add(size).min(self.size);
         if start >= end {
@@ -269,22 +263,25 @@ impl BufferTrack {
             self.parts.len()
         };
         for i in first..last {
-            let part_end = self.parts.get(i + 1).map_or(self.size, |p| p.0);
+            let part_end = self
+                .parts
+                .get(i.saturating_add(1))
+                .map_or(self.size, |p| p.0);
             if let Some(t) = self.parts[i].1.apply(u) {
-                out.push((self.parts[i].0, part_end - self.parts[i].0, t));
+                out.push((self.parts[i].0, part_end.saturating_sub(self.parts[i].0), t));
             }
         }
         // Neighbours that ended up identical become one part again.
         let lo = first.saturating_sub(1);
-        let hi = (last + 1).min(self.parts.len());
-        let mut i = lo + 1;
+        let hi = last.saturating_add(1).min(self.parts.len());
+        let mut i = lo.saturating_add(1);
         let mut end_i = hi;
         while i < end_i {
-            if self.parts[i].1 == self.parts[i - 1].1 {
+            if self.parts[i].1 == self.parts[i.saturating_sub(1)].1 {
                 self.parts.remove(i);
-                end_i -= 1;
+                end_i = end_i.saturating_sub(1);
             } else {
-                i += 1;
+                i = i.saturating_add(1);
             }
         }
     }
@@ -292,8 +289,11 @@ impl BufferTrack {
     /// The parts, as `(offset, size, part)`.
     pub fn parts(&self) -> impl Iterator<Item = (u64, u64, &Part)> + '_ {
         self.parts.iter().enumerate().map(|(i, (start, part))| {
-            let end = self.parts.get(i + 1).map_or(self.size, |p| p.0);
-            (*start, end - *start, part)
+            let end = self
+                .parts
+                .get(i.saturating_add(1))
+                .map_or(self.size, |p| p.0);
+            (*start, end.saturating_sub(*start), part)
         })
     }
 }
@@ -334,10 +334,15 @@ impl TextureTrack {
     /// barriers they need as `(mip, layer, transition)`.
     pub fn apply(&mut self, range: Subresources, u: Use, out: &mut Vec<(u32, u32, Transition)>) {
         let mip_end = range.base_mip.saturating_add(range.mips).min(self.mips);
-        let layer_end = range.base_layer.saturating_add(range.layers).min(self.layers);
+        let layer_end = range
+            .base_layer
+            .saturating_add(range.layers)
+            .min(self.layers);
         for mip in range.base_mip..mip_end {
             for layer in range.base_layer..layer_end {
-                let i = (mip as usize) * (self.layers as usize) + layer as usize;
+                let i = (mip as usize)
+                    .saturating_mul(self.layers as usize)
+                    .saturating_add(layer as usize);
                 if let Some(t) = self.parts.get_mut(i).and_then(|p| p.apply(u)) {
                     out.push((mip, layer, t));
                 }
@@ -348,10 +353,13 @@ impl TextureTrack {
     /// The parts, as `(mip, layer, part)`.
     pub fn parts(&self) -> impl Iterator<Item = (u32, u32, &Part)> + '_ {
         let layers = self.layers.max(1);
-        self.parts
-            .iter()
-            .enumerate()
-            .map(move |(i, p)| ((i as u32) / layers, (i as u32) % layers, p))
+        self.parts.iter().enumerate().map(move |(i, p)| {
+            (
+                (i as u32).div_euclid(layers),
+                (i as u32).rem_euclid(layers),
+                p,
+            )
+        })
     }
 
     /// Mip levels and layers.
@@ -375,9 +383,19 @@ mod tests {
         let mut s = State::fresh(TextureLayout::General);
         assert_eq!(step(&mut s, COMPUTE_WRITE), None, "nothing before it");
         let t = step(&mut s, COPY_READ).unwrap();
-        assert_eq!((t.src, t.src_access), (Stages::COMPUTE, Access::SHADER_WRITE));
-        assert_eq!((t.dst, t.dst_access), (Stages::TRANSFER, Access::TRANSFER_READ));
-        assert_eq!(step(&mut s, COPY_READ), None, "already visible to transfers");
+        assert_eq!(
+            (t.src, t.src_access),
+            (Stages::COMPUTE, Access::SHADER_WRITE)
+        );
+        assert_eq!(
+            (t.dst, t.dst_access),
+            (Stages::TRANSFER, Access::TRANSFER_READ)
+        );
+        assert_eq!(
+            step(&mut s, COPY_READ),
+            None,
+            "already visible to transfers"
+        );
         let t = step(&mut s, VERTEX).unwrap();
         assert_eq!(t.src, Stages::COMPUTE, "not yet visible to vertex input");
     }
@@ -394,7 +412,11 @@ mod tests {
             Stages::COMPUTE | Stages::TRANSFER | Stages::VERTEX_INPUT,
             "write-after-read and write-after-write"
         );
-        assert_eq!(t.src_access, Access::SHADER_WRITE, "only writes are made available");
+        assert_eq!(
+            t.src_access,
+            Access::SHADER_WRITE,
+            "only writes are made available"
+        );
     }
 
     #[test]
@@ -424,14 +446,21 @@ mod tests {
             (TextureLayout::Undefined, TextureLayout::TransferDst)
         );
         let t = step(&mut s, sampled).unwrap();
-        assert_eq!((t.src, t.src_access), (Stages::TRANSFER, Access::TRANSFER_WRITE));
+        assert_eq!(
+            (t.src, t.src_access),
+            (Stages::TRANSFER, Access::TRANSFER_WRITE)
+        );
         assert_eq!(t.new_layout, TextureLayout::ShaderReadOnly);
         let compute_sampled = Use {
             stages: Stages::COMPUTE,
             ..sampled
         };
         let t = step(&mut s, compute_sampled).unwrap();
-        assert_eq!(t.src, Stages::FRAGMENT_SHADER, "waits for the transition's stages");
+        assert_eq!(
+            t.src,
+            Stages::FRAGMENT_SHADER,
+            "waits for the transition's stages"
+        );
         assert_eq!(t.old_layout, t.new_layout);
     }
 
@@ -440,12 +469,18 @@ mod tests {
         let mut p = Part::UNTOUCHED;
         assert_eq!(p.apply(COPY_READ), None);
         assert_eq!(p.apply(VERTEX), None);
-        assert_eq!(p.first.unwrap().stages, Stages::TRANSFER | Stages::VERTEX_INPUT);
+        assert_eq!(
+            p.first.unwrap().stages,
+            Stages::TRANSFER | Stages::VERTEX_INPUT
+        );
         let t = p.apply(COMPUTE_WRITE).unwrap();
         assert_eq!(t.src, Stages::TRANSFER | Stages::VERTEX_INPUT);
         assert!(p.sealed);
         assert_eq!(p.apply(COPY_READ).unwrap().src, Stages::COMPUTE);
-        assert_eq!(p.first.unwrap().stages, Stages::TRANSFER | Stages::VERTEX_INPUT);
+        assert_eq!(
+            p.first.unwrap().stages,
+            Stages::TRANSFER | Stages::VERTEX_INPUT
+        );
     }
 
     #[test]
@@ -466,7 +501,10 @@ mod tests {
         w.apply(COPY_WRITE);
         w.apply(COPY_READ);
         assert!(resolve(&mut device, &w).is_some());
-        assert_eq!(device, w.state, "a sealed part's state becomes the device's");
+        assert_eq!(
+            device, w.state,
+            "a sealed part's state becomes the device's"
+        );
     }
 
     #[test]

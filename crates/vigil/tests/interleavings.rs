@@ -127,14 +127,24 @@ fn a_destroyed_buffer_lives_exactly_as_long_as_a_recording_or_submission_may_use
         });
         let stale = Refused(Rule::HandleStale);
         let expected_seen: Vec<Seen> = match destroy_before {
-            0 | 1 => vec![Ok, stale, Refused(Rule::EncoderPoisoned), Refused(Rule::HandleStale), Ok, Ok],
+            0 | 1 => vec![
+                Ok,
+                stale,
+                Refused(Rule::EncoderPoisoned),
+                Refused(Rule::HandleStale),
+                Ok,
+                Ok,
+            ],
             2 => vec![Ok, Ok, stale, Refused(Rule::HandleStale), Ok, Ok],
             3 | 4 => vec![Ok, Ok, Ok, Ok, Refused(Rule::SubmitDestroyed), Ok],
             _ => vec![Ok; 6],
         };
         assert_eq!(seen, expected_seen, "destroy before step {destroy_before}");
         // The first moment x's native buffer is gone.
-        let gone = alive_after.iter().position(|(_, a)| !a).map(|i| alive_after[i].0.clone());
+        let gone = alive_after
+            .iter()
+            .position(|(_, a)| !a)
+            .map(|i| alive_after[i].0.clone());
         let expected_gone = match destroy_before {
             // Nothing had recorded x: it goes with the destroy.
             0 | 1 | 6 => "destroy",
@@ -145,8 +155,15 @@ fn a_destroyed_buffer_lives_exactly_as_long_as_a_recording_or_submission_may_use
             // A submission uses it: it goes when that completes.
             _ => "complete",
         };
-        assert_eq!(gone.as_deref(), Some(expected_gone), "destroy before step {destroy_before}: {alive_after:?}");
-        assert!(alive_after.iter().skip_while(|(_, a)| *a).all(|(_, a)| !a), "released once, for good: {alive_after:?}");
+        assert_eq!(
+            gone.as_deref(),
+            Some(expected_gone),
+            "destroy before step {destroy_before}: {alive_after:?}"
+        );
+        assert!(
+            alive_after.iter().skip_while(|(_, a)| *a).all(|(_, a)| !a),
+            "released once, for good: {alive_after:?}"
+        );
         assert_eq!(d.buffer_size(x).unwrap_err().rule(), Rule::HandleStale);
     }
 }

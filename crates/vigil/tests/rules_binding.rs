@@ -58,10 +58,7 @@ fn every_layout_binding_needs_exactly_one_entry() {
     let d = device();
     let k = copy_kernel(&d);
     let (a, b) = (storage(&d, 64), storage(&d, 64));
-    let e = expect_rule(
-        group(&d, k.bgl, &[(0, whole(a))]),
-        Rule::GroupEntryMissing,
-    );
+    let e = expect_rule(group(&d, k.bgl, &[(0, whole(a))]), Rule::GroupEntryMissing);
     assert!(e.message().contains("binding 1"), "{e}");
     expect_rule(
         group(&d, k.bgl, &[(0, whole(a)), (1, whole(b)), (1, whole(b))]),
@@ -212,10 +209,7 @@ fn a_refused_bind_group_changes_nothing() {
     let k = copy_kernel(&d);
     let (a, b) = (storage(&d, 64), storage(&d, 64));
     let live = d.live_native_objects();
-    expect_rule(
-        group(&d, k.bgl, &[(0, whole(a))]),
-        Rule::GroupEntryMissing,
-    );
+    expect_rule(group(&d, k.bgl, &[(0, whole(a))]), Rule::GroupEntryMissing);
     assert_eq!(d.live_native_objects(), live);
     // `a` is not retained by the refused group: destroying it releases it at once.
     d.destroy_buffer(a).unwrap();

@@ -82,7 +82,11 @@ fn slots_are_reused_at_once_old_handles_stay_stale_and_memory_waits_for_the_gpu(
     d.submit([e.finish().unwrap()]).unwrap();
     let live = d.live_native_objects();
     d.destroy_buffer(x).unwrap();
-    assert_eq!(d.live_native_objects(), live, "the buffer is released while the GPU may use it");
+    assert_eq!(
+        d.live_native_objects(),
+        live,
+        "the buffer is released while the GPU may use it"
+    );
     let y = storage(&d, 16);
     assert_eq!(y.index(), x.index(), "the slot is reused at once");
     assert_ne!(y.generation(), x.generation());
@@ -91,7 +95,11 @@ fn slots_are_reused_at_once_old_handles_stay_stale_and_memory_waits_for_the_gpu(
     assert_eq!(d.buffer_size(y).unwrap(), 16);
     d.test_backend().complete_through(d.last_submitted_serial());
     d.poll().unwrap();
-    assert_eq!(d.live_native_objects(), live, "the old buffer went once its submission completed (the new one took its place)");
+    assert_eq!(
+        d.live_native_objects(),
+        live,
+        "the old buffer went once its submission completed (the new one took its place)"
+    );
 }
 
 #[test]

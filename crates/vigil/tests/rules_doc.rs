@@ -17,6 +17,10 @@ fn docs_rules_md_lists_every_rule_as_the_code_does() {
         "docs/rules.md is out of date with crates/vigil/src/rules.rs; run `cargo xtask rules`"
     );
     for rule in vigil::Rule::ALL {
-        assert!(on_disk.contains(&format!("`{}`", rule.code())), "{}", rule.code());
+        assert!(
+            on_disk.contains(&format!("`{}`", rule.code())),
+            "{}",
+            rule.code()
+        );
     }
 }

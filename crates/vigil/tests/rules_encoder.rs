@@ -43,10 +43,7 @@ fn copies_are_refused_inside_a_pass() {
     let (a, b) = (storage(&d, 64), storage(&d, 64));
     let mut e = encoder(&d);
     compute_pass(&mut e);
-    expect_rule(
-        e.copy_buffer_to_buffer(a, 0, b, 0, 64),
-        Rule::PassOpen,
-    );
+    expect_rule(e.copy_buffer_to_buffer(a, 0, b, 0, 64), Rule::PassOpen);
     let mut e = encoder(&d);
     compute_pass(&mut e);
     expect_rule(e.clear_buffer(a, 0, None), Rule::PassOpen);
@@ -71,10 +68,7 @@ fn the_first_error_latches_and_finish_reports_it() {
     let d = device();
     let (a, b) = (storage(&d, 64), storage(&d, 64));
     let mut e = encoder(&d);
-    expect_rule(
-        e.copy_buffer_to_buffer(a, 2, b, 0, 4),
-        Rule::CopyAlignment,
-    );
+    expect_rule(e.copy_buffer_to_buffer(a, 2, b, 0, 4), Rule::CopyAlignment);
     assert!(e.is_poisoned());
     // Later valid calls are refused too.
     expect_rule(
@@ -166,13 +160,13 @@ fn dynamic_offsets_are_counted_aligned_and_in_range() {
     assert!(err.message().contains("1 dynamic binding"), "{err}");
     let mut e = encoder(&d);
     compute_pass(&mut e);
-    expect_rule(
-        e.set_bind_group(0, g, &[0, 0]),
-        Rule::DynamicOffsetCount,
-    );
+    expect_rule(e.set_bind_group(0, g, &[0, 0]), Rule::DynamicOffsetCount);
     let mut e = encoder(&d);
     compute_pass(&mut e);
-    expect_rule(e.set_bind_group(0, g, &[align / 2]), Rule::DynamicOffsetAlignment);
+    expect_rule(
+        e.set_bind_group(0, g, &[align / 2]),
+        Rule::DynamicOffsetAlignment,
+    );
     let mut e = encoder(&d);
     compute_pass(&mut e);
     expect_rule(e.set_bind_group(0, g, &[1024]), Rule::DynamicOffsetRange);
@@ -199,10 +193,7 @@ fn indirect_dispatch_ranges_are_checked() {
     };
     let mut e = encoder(&d);
     start(&mut e);
-    expect_rule(
-        e.dispatch_indirect(not_indirect, 0),
-        Rule::IndirectUsage,
-    );
+    expect_rule(e.dispatch_indirect(not_indirect, 0), Rule::IndirectUsage);
     let mut e = encoder(&d);
     start(&mut e);
     expect_rule(e.dispatch_indirect(args, 8), Rule::BufferRange);
@@ -221,30 +212,15 @@ fn copy_rules() {
     let no_src = buffer(&d, "no src", 64, BufferUsages::COPY_DST);
     let no_dst = buffer(&d, "no dst", 64, BufferUsages::COPY_SRC);
     let mut e = encoder(&d);
-    expect_rule(
-        e.copy_buffer_to_buffer(no_src, 0, b, 0, 4),
-        Rule::CopyUsage,
-    );
+    expect_rule(e.copy_buffer_to_buffer(no_src, 0, b, 0, 4), Rule::CopyUsage);
     let mut e = encoder(&d);
-    expect_rule(
-        e.copy_buffer_to_buffer(a, 0, no_dst, 0, 4),
-        Rule::CopyUsage,
-    );
+    expect_rule(e.copy_buffer_to_buffer(a, 0, no_dst, 0, 4), Rule::CopyUsage);
     let mut e = encoder(&d);
-    expect_rule(
-        e.copy_buffer_to_buffer(a, 0, b, 0, 6),
-        Rule::CopyAlignment,
-    );
+    expect_rule(e.copy_buffer_to_buffer(a, 0, b, 0, 6), Rule::CopyAlignment);
     let mut e = encoder(&d);
-    expect_rule(
-        e.copy_buffer_to_buffer(a, 32, b, 0, 64),
-        Rule::BufferRange,
-    );
+    expect_rule(e.copy_buffer_to_buffer(a, 32, b, 0, 64), Rule::BufferRange);
     let mut e = encoder(&d);
-    expect_rule(
-        e.copy_buffer_to_buffer(a, 0, a, 32, 4),
-        Rule::CopySame,
-    );
+    expect_rule(e.copy_buffer_to_buffer(a, 0, a, 32, 4), Rule::CopySame);
     let mut e = encoder(&d);
     expect_rule(e.clear_buffer(a, 4, Some(64)), Rule::BufferRange);
     let mut e = encoder(&d);
@@ -264,7 +240,9 @@ fn last_commands(d: &TDevice) -> Vec<TestCommand> {
 fn is_barrier(c: &TestCommand) -> bool {
     matches!(
         c,
-        TestCommand::Barrier(_) | TestCommand::BufferBarrier { .. } | TestCommand::TextureBarrier { .. }
+        TestCommand::Barrier(_)
+            | TestCommand::BufferBarrier { .. }
+            | TestCommand::TextureBarrier { .. }
     )
 }
 

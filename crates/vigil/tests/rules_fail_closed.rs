@@ -85,7 +85,7 @@ fn pipeline_with(d: &TDevice, attributes: &[VertexAttribute]) -> Result<RenderPi
     })
 }
 
-fn begin_pass<'d>(e: &mut CommandEncoder<TestApi>, view: TextureView) {
+fn begin_pass(e: &mut CommandEncoder<TestApi>, view: TextureView) {
     e.begin_render_pass(&RenderPassDescriptor {
         label: "pass",
         color_attachments: &[Some(RenderPassColorAttachment {
@@ -222,15 +222,9 @@ fn inverted_draw_ranges_are_refused_before_they_reach_the_driver() {
             .unwrap();
         f(&mut e)
     };
-    let err = expect_rule(
-        attempt(&|e| e.draw(0..3, 3..0)),
-        Rule::RangeInverted,
-    );
+    let err = expect_rule(attempt(&|e| e.draw(0..3, 3..0)), Rule::RangeInverted);
     assert!(err.message().contains("instances 3..0"), "{err}");
-    expect_rule(
-        attempt(&|e| e.draw(5..2, 0..1)),
-        Rule::RangeInverted,
-    );
+    expect_rule(attempt(&|e| e.draw(5..2, 0..1)), Rule::RangeInverted);
     expect_rule(
         attempt(&|e| e.draw_indexed(6..0, 0, 0..1)),
         Rule::RangeInverted,
@@ -366,8 +360,9 @@ fn copies_on_both_sides_of_a_render_pass_are_ordered_by_buffer_barriers() {
     );
     // a: read by the first copy, written by the second (write after read).
     assert!(
-        between.iter().any(|(s, t)| s.0.contains(Stages::TRANSFER)
-            && t.1.contains(Access::TRANSFER_WRITE)),
+        between
+            .iter()
+            .any(|(s, t)| s.0.contains(Stages::TRANSFER) && t.1.contains(Access::TRANSFER_WRITE)),
         "the second copy overwrites what the first read: {between:?}"
     );
 }
@@ -423,7 +418,10 @@ fn vertex_and_index_buffers_bind_inside_their_buffer() {
     let ib = buffer(&d, "ib", 64, BufferUsages::INDEX);
     let mut e = encoder(&d);
     begin_pass(&mut e, view);
-    expect_rule(e.set_vertex_buffer(0, vb, 64, None), Rule::VertexBufferRange);
+    expect_rule(
+        e.set_vertex_buffer(0, vb, 64, None),
+        Rule::VertexBufferRange,
+    );
     let mut e = encoder(&d);
     begin_pass(&mut e, view);
     expect_rule(
@@ -451,14 +449,8 @@ fn query_resolves_stay_inside_the_set_and_the_buffer() {
         e
     };
     // A first query past the end is refused even for no queries.
-    expect_rule(
-        written().resolve_query_set(q, 4, 0, b, 0),
-        Rule::QueryRange,
-    );
-    expect_rule(
-        written().resolve_query_set(q, 3, 2, b, 0),
-        Rule::QueryRange,
-    );
+    expect_rule(written().resolve_query_set(q, 4, 0, b, 0), Rule::QueryRange);
+    expect_rule(written().resolve_query_set(q, 3, 2, b, 0), Rule::QueryRange);
     expect_rule(
         written().resolve_query_set(q, 0, 1, b, 256),
         Rule::BufferRange,

@@ -593,10 +593,7 @@ fn fragment_outputs_must_suit_the_targets() {
         target(TextureFormat::Rgba8Unorm)[0],
         target(TextureFormat::Rgba8Unorm)[0],
     ];
-    expect_rule(
-        pipeline(&d, &vb, &two, "fs", 1),
-        Rule::FragmentOutput,
-    );
+    expect_rule(pipeline(&d, &vb, &two, "fs", 1), Rule::FragmentOutput);
     expect_rule(
         pipeline(&d, &vb, &target(TextureFormat::Depth32Float), "fs", 1),
         Rule::ColorTargetFormat,

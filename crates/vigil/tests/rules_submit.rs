@@ -9,11 +9,7 @@ mod rules;
 use rules::*;
 use vigil::*;
 
-fn dispatching_buffer<'d>(
-    d: &'d TDevice,
-    k: &CopyKernel,
-    g: BindGroup,
-) -> CommandBuffer<TestApi> {
+fn dispatching_buffer(d: &TDevice, k: &CopyKernel, g: BindGroup) -> CommandBuffer<TestApi> {
     let mut e = encoder(d);
     compute_pass(&mut e);
     e.set_compute_pipeline(k.pipeline).unwrap();
@@ -129,11 +125,7 @@ fn a_destroyed_group_outlives_the_work_submitted_before_it() {
     assert!(d.live_native_objects() < live, "never released");
 }
 
-fn dispatching_buffer_fresh<'d>(
-    d: &'d TDevice,
-    k: &CopyKernel,
-    a: Buffer,
-) -> CommandBuffer<TestApi> {
+fn dispatching_buffer_fresh(d: &TDevice, k: &CopyKernel, a: Buffer) -> CommandBuffer<TestApi> {
     let c = storage(d, 64);
     let g = group(d, k.bgl, &[(0, whole(a)), (1, whole(c))]).unwrap();
     dispatching_buffer(d, k, g)

@@ -441,7 +441,12 @@ pub fn vigil(
     if size.parallel {
         let mut last: Vec<CommandBuffer> = Vec::new();
         for &t in &THREADS {
-            par.push(parallel(t, plan, |_| record().map(|(cb, _)| cb), |cbs| last = cbs)?);
+            par.push(parallel(
+                t,
+                plan,
+                |_| record().map(|(cb, _)| cb),
+                |cbs| last = cbs,
+            )?);
         }
         // The last round's command buffers, recorded on eight threads, draw the frame.
         let s = device.submit(last).map_err(e)?;
@@ -654,7 +659,9 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
     let target_view = target.view;
     let vb_raw: Vec<vk::Buffer> = vbs.iter().map(|b| b.raw).collect();
     let ib_raw: Vec<vk::Buffer> = ibs.iter().map(|b| b.raw).collect();
-    let record_on = |cmd_pool: vk::CommandPool, cb: vk::CommandBuffer| -> Result<Duration, String> {
+    let record_on = |cmd_pool: vk::CommandPool,
+                     cb: vk::CommandBuffer|
+     -> Result<Duration, String> {
         let t = Instant::now();
         Raw::begin_on(&d, cmd_pool, cb)?;
         Raw::barrier_on(

@@ -6,7 +6,9 @@ use super::{
     shader_layout,
 };
 use crate::error::Result;
-use crate::handle::{BindGroup, BindGroupLayout, Buffer, Handle, PipelineLayout, Sampler, TextureView};
+use crate::handle::{
+    BindGroup, BindGroupLayout, Buffer, Handle, PipelineLayout, Sampler, TextureView,
+};
 use crate::native::Owned;
 use crate::track::Use;
 use crate::validate::{self, binding as check};
@@ -36,7 +38,11 @@ pub struct BufferBinding {
 impl BufferBinding {
     /// The whole buffer.
     pub fn whole(buffer: Buffer) -> BufferBinding {
-        BufferBinding { buffer, offset: 0, size: None }
+        BufferBinding {
+            buffer,
+            offset: 0,
+            size: None,
+        }
     }
 }
 
@@ -73,19 +79,32 @@ pub struct BindGroupDescriptor<'a> {
 
 impl<A: Api> Device<A> {
     /// Creates a bind group layout.
-    pub fn create_bind_group_layout(&self, desc: &BindGroupLayoutDescriptor<'_>) -> Result<BindGroupLayout> {
+    pub fn create_bind_group_layout(
+        &self,
+        desc: &BindGroupLayoutDescriptor<'_>,
+    ) -> Result<BindGroupLayout> {
         const OP: &str = "create_bind_group_layout";
         self.check_alive(OP)?;
-        let read_write = self.features.contains(vigil_hal::Features::STORAGE_TEXTURE_READ_WRITE);
-        let sorted = check::layout_entries(desc.label, desc.entries, &self.limits, read_write, &|f| self.hal.format_support(f).storage)?;
+        let read_write = self
+            .features
+            .contains(vigil_hal::Features::STORAGE_TEXTURE_READ_WRITE);
+        let sorted =
+            check::layout_entries(desc.label, desc.entries, &self.limits, read_write, &|f| {
+                self.hal.format_support(f).storage
+            })?;
         let raw = self
             .hal
-            .create_bind_group_layout(&vigil_hal::BindGroupLayoutDescriptor { label: desc.label, entries: &sorted })
+            .create_bind_group_layout(&vigil_hal::BindGroupLayoutDescriptor {
+                label: desc.label,
+                entries: &sorted,
+            })
             .map_err(|e| self.hal_error(e, OP, desc.label))?;
         let raw = Owned::new(&self.hal, raw);
         let compat = {
             let mut table = super::lock(&self.layout_compat);
-            let next = u32::try_from(table.len()).unwrap_or(u32::MAX).saturating_add(1);
+            let next = u32::try_from(table.len())
+                .unwrap_or(u32::MAX)
+                .saturating_add(1);
             *table.entry(sorted.clone()).or_insert(next)
         };
         let id = self.id;
@@ -128,44 +147,121 @@ impl<A: Api> Device<A> {
             };
             let stages = check::shader_stages(l.visibility);
             match (l.ty, entry.resource) {
-                (BindingType::Buffer { ty, has_dynamic_offset, min_binding_size }, BindingResource::Buffer(b)) => {
+                (
+                    BindingType::Buffer {
+                        ty,
+                        has_dynamic_offset,
+                        min_binding_size,
+                    },
+                    BindingResource::Buffer(b),
+                ) => {
                     let buf = self.lookup(b.buffer, OP)?;
-                    let facts = check::BufferFacts { label: &buf.label, size: buf.size, usage: buf.usage };
-                    let (size, alignment) = check::buffer(label, l.binding, ty, min_binding_size, &b, facts, &self.limits)?;
+                    let facts = check::BufferFacts {
+                        label: &buf.label,
+                        size: buf.size,
+                        usage: buf.usage,
+                    };
+                    let (size, alignment) = check::buffer(
+                        label,
+                        l.binding,
+                        ty,
+                        min_binding_size,
+                        &b,
+                        facts,
+                        &self.limits,
+                    )?;
                     let access = match ty {
                         BufferBindingType::Uniform => Access::UNIFORM_READ,
                         BufferBindingType::Storage { read_only: true } => Access::SHADER_READ,
-                        BufferBindingType::Storage { read_only: false } => Access::SHADER_READ | Access::SHADER_WRITE,
+                        BufferBindingType::Storage { read_only: false } => {
+                            Access::SHADER_READ | Access::SHADER_WRITE
+                        }
                     };
                     let d = has_dynamic_offset.then(|| {
-                        dynamic.push(DynamicBinding { binding: l.binding, offset: b.offset, size, buffer_size: buf.size, alignment });
+                        dynamic.push(DynamicBinding {
+                            binding: l.binding,
+                            offset: b.offset,
+                            size,
+                            buffer_size: buf.size,
+                            alignment,
+                        });
                         dynamic.len().saturating_sub(1)
                     });
                     sizes.push(size);
-                    members.push(Member::Buffer { buffer: buf, offset: b.offset, size, dynamic: d, usage: Use::buffer(stages, access) });
+                    members.push(Member::Buffer {
+                        buffer: buf,
+                        offset: b.offset,
+                        size,
+                        dynamic: d,
+                        usage: Use::buffer(stages, access),
+                    });
                 }
                 (BindingType::Sampler(kind), BindingResource::Sampler(s)) => {
                     let sampler = self.lookup(s, OP)?;
-                    check::sampler(label, l.binding, kind, &sampler.label, sampler.comparison, sampler.filtering)?;
+                    check::sampler(
+                        label,
+                        l.binding,
+                        kind,
+                        &sampler.label,
+                        sampler.comparison,
+                        sampler.filtering,
+                    )?;
                     sizes.push(0);
                     members.push(Member::Sampler(sampler));
                 }
-                (BindingType::Texture { sample_type, view_dimension, multisampled }, BindingResource::TextureView(v)) => {
+                (
+                    BindingType::Texture {
+                        sample_type,
+                        view_dimension,
+                        multisampled,
+                    },
+                    BindingResource::TextureView(v),
+                ) => {
                     let view = self.bound_view(v, OP, label)?;
-                    check::texture(label, l.binding, sample_type, view_dimension, multisampled, &self.view_facts(&view))?;
-                    let u = Use { stages, access: Access::SHADER_READ, layout: shader_layout(view.texture.desc.usage) };
+                    check::texture(
+                        label,
+                        l.binding,
+                        sample_type,
+                        view_dimension,
+                        multisampled,
+                        &self.view_facts(&view),
+                    )?;
+                    let u = Use {
+                        stages,
+                        access: Access::SHADER_READ,
+                        layout: shader_layout(view.texture.desc.usage),
+                    };
                     sizes.push(0);
                     members.push(Member::View { view, usage: u });
                 }
-                (BindingType::StorageTexture { access, format, view_dimension }, BindingResource::TextureView(v)) => {
+                (
+                    BindingType::StorageTexture {
+                        access,
+                        format,
+                        view_dimension,
+                    },
+                    BindingResource::TextureView(v),
+                ) => {
                     let view = self.bound_view(v, OP, label)?;
-                    check::storage_texture(label, l.binding, format, view_dimension, &self.view_facts(&view))?;
+                    check::storage_texture(
+                        label,
+                        l.binding,
+                        format,
+                        view_dimension,
+                        &self.view_facts(&view),
+                    )?;
                     let access = match access {
                         StorageTextureAccess::ReadOnly => Access::SHADER_READ,
                         StorageTextureAccess::WriteOnly => Access::SHADER_WRITE,
-                        StorageTextureAccess::ReadWrite => Access::SHADER_READ | Access::SHADER_WRITE,
+                        StorageTextureAccess::ReadWrite => {
+                            Access::SHADER_READ | Access::SHADER_WRITE
+                        }
                     };
-                    let u = Use { stages, access, layout: shader_layout(view.texture.desc.usage) };
+                    let u = Use {
+                        stages,
+                        access,
+                        layout: shader_layout(view.texture.desc.usage),
+                    };
                     sizes.push(0);
                     members.push(Member::View { view, usage: u });
                 }
@@ -179,14 +275,29 @@ impl<A: Api> Device<A> {
                 .map(|(m, l)| vigil_hal::BindGroupEntry {
                     binding: l.binding,
                     resource: match m {
-                        Member::Buffer { buffer, offset, size, .. } => vigil_hal::BoundResource::Buffer { buffer: &*buffer.raw, offset: *offset, size: *size },
+                        Member::Buffer {
+                            buffer,
+                            offset,
+                            size,
+                            ..
+                        } => vigil_hal::BoundResource::Buffer {
+                            buffer: &*buffer.raw,
+                            offset: *offset,
+                            size: *size,
+                        },
                         Member::Sampler(s) => vigil_hal::BoundResource::Sampler(&*s.raw),
-                        Member::View { view, usage } => vigil_hal::BoundResource::TextureView(&*view.raw, usage.layout),
+                        Member::View { view, usage } => {
+                            vigil_hal::BoundResource::TextureView(&*view.raw, usage.layout)
+                        }
                     },
                 })
                 .collect();
             self.hal
-                .create_bind_group(&vigil_hal::BindGroupDescriptor { label, layout: &layout.raw, entries: &entries })
+                .create_bind_group(&vigil_hal::BindGroupDescriptor {
+                    label,
+                    layout: &layout.raw,
+                    entries: &entries,
+                })
                 .map_err(|e| self.hal_error(e, OP, label))?
         };
         let raw = Owned::new(&self.hal, raw);
@@ -210,7 +321,12 @@ impl<A: Api> Device<A> {
     }
 
     /// The view a texture binding names: live, and its texture live.
-    fn bound_view(&self, v: TextureView, op: &'static str, label: &str) -> Result<Arc<super::ViewObj<A>>> {
+    fn bound_view(
+        &self,
+        v: TextureView,
+        op: &'static str,
+        label: &str,
+    ) -> Result<Arc<super::ViewObj<A>>> {
         let view = self.lookup(v, op)?;
         let t = &view.texture.handle;
         if !self.objects.textures.is_live(t.index(), t.generation()) {
@@ -239,23 +355,34 @@ impl<A: Api> Device<A> {
     }
 
     /// Creates a pipeline layout from bind group layouts, in group order.
-    pub fn create_pipeline_layout(&self, desc: &super::PipelineLayoutDescriptor<'_>) -> Result<PipelineLayout> {
+    pub fn create_pipeline_layout(
+        &self,
+        desc: &super::PipelineLayoutDescriptor<'_>,
+    ) -> Result<PipelineLayout> {
         const OP: &str = "create_pipeline_layout";
         self.check_alive(OP)?;
         if desc.bind_group_layouts.len() as u64 > u64::from(self.limits.max_bind_groups) {
-            check::pipeline_layout(desc.label, &vec![&[][..]; desc.bind_group_layouts.len()], &self.limits)?;
+            check::pipeline_layout(
+                desc.label,
+                &vec![&[][..]; desc.bind_group_layouts.len()],
+                &self.limits,
+            )?;
         }
         let groups = desc
             .bind_group_layouts
             .iter()
             .map(|&h| self.lookup(h, OP))
             .collect::<Result<Vec<_>>>()?;
-        let entries: Vec<&[vigil_hal::BindGroupLayoutEntry]> = groups.iter().map(|g| g.entries.as_slice()).collect();
+        let entries: Vec<&[vigil_hal::BindGroupLayoutEntry]> =
+            groups.iter().map(|g| g.entries.as_slice()).collect();
         check::pipeline_layout(desc.label, &entries, &self.limits)?;
         let raw = {
             let raws: Vec<&A::BindGroupLayout> = groups.iter().map(|g| &*g.raw).collect();
             self.hal
-                .create_pipeline_layout(&vigil_hal::PipelineLayoutDescriptor { label: desc.label, bind_group_layouts: &raws })
+                .create_pipeline_layout(&vigil_hal::PipelineLayoutDescriptor {
+                    label: desc.label,
+                    bind_group_layouts: &raws,
+                })
                 .map_err(|e| self.hal_error(e, OP, desc.label))?
         };
         let raw = Owned::new(&self.hal, raw);

@@ -6,8 +6,8 @@ use crate::handle::{Buffer, Handle};
 use crate::native::Owned;
 use crate::track::State;
 use crate::validate;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use vigil_hal::{Api, BufferUsages, MemoryLocation, TextureLayout};
 
 /// How to create a buffer.
@@ -25,7 +25,12 @@ pub struct BufferDescriptor<'a> {
 /// The refusal for a registry with no free slot.
 #[cold]
 pub(crate) fn registry_full(op: &'static str, label: &str, kind: &str) -> Error {
-    fail!(DeviceObjects, op, label, "the device holds as many {kind}s as it can; destroy some first")
+    fail!(
+        DeviceObjects,
+        op,
+        label,
+        "the device holds as many {kind}s as it can; destroy some first"
+    )
 }
 
 impl<A: Api> Device<A> {
@@ -131,12 +136,20 @@ impl<A: Api> Device<A> {
                 .map_err(|e| self.hal_error(e, OP, &obj.label))?;
             q.staging.direct_writes = q.staging.direct_writes.wrapping_add(1);
             drop(q);
-            self.notify_wrote(crate::observer::WriteTarget::Buffer(buffer), data.len() as u64, false);
+            self.notify_wrote(
+                crate::observer::WriteTarget::Buffer(buffer),
+                data.len() as u64,
+                false,
+            );
             return Ok(());
         }
         self.queue_write(&mut q, &obj, offset, data, OP)?;
         drop(q);
-        self.notify_wrote(crate::observer::WriteTarget::Buffer(buffer), data.len() as u64, true);
+        self.notify_wrote(
+            crate::observer::WriteTarget::Buffer(buffer),
+            data.len() as u64,
+            true,
+        );
         Ok(())
     }
 

@@ -84,7 +84,13 @@ impl<A: Api> Device<A> {
     /// Starts mapping `size` bytes of `buffer` at `offset` (offset a multiple of 8, size of
     /// 4) for `mode`; the mapping is ready once every submission that used the buffer
     /// completed. Queued writes to the buffer are submitted first.
-    pub fn map_buffer_async(&self, buffer: Buffer, mode: MapMode, offset: u64, size: u64) -> Result<BufferMapping> {
+    pub fn map_buffer_async(
+        &self,
+        buffer: Buffer,
+        mode: MapMode,
+        offset: u64,
+        size: u64,
+    ) -> Result<BufferMapping> {
         const OP: &str = "map_buffer_async";
         self.check_alive(OP)?;
         let b = self.lookup(buffer, OP)?;
@@ -108,10 +114,18 @@ impl<A: Api> Device<A> {
                 access: AtomicU32::new(0),
             })
             .ok_or_else(|| super::buffer::registry_full(OP, &b.label, "buffer mapping"))?;
-        if b.mapping.compare_exchange(0, word(m.handle), Ordering::AcqRel, Ordering::Acquire).is_err() {
+        if b.mapping
+            .compare_exchange(0, word(m.handle), Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
             // Another thread mapped the buffer meanwhile.
             let _ = self.objects.mappings.remove(m.handle, id, OP);
-            return Err(fail!(MapAlreadyMapped, OP, &b.label, "the buffer is already mapped; unmap it first"));
+            return Err(fail!(
+                MapAlreadyMapped,
+                OP,
+                &b.label,
+                "the buffer is already mapped; unmap it first"
+            ));
         }
         self.destroy_epoch.fetch_add(1, Ordering::AcqRel);
         Ok(m.handle)
@@ -139,7 +153,12 @@ impl<A: Api> Device<A> {
     /// Waits for a mapping in slices of `params.slice`, until it is ready, `should_cancel`
     /// returns true, `params.timeout` passes, or the device is lost (an error, reported
     /// before readiness).
-    pub fn wait_for_mapping(&self, mapping: BufferMapping, params: &MapWaitParams, should_cancel: &dyn Fn() -> bool) -> Result<MapWaitReport> {
+    pub fn wait_for_mapping(
+        &self,
+        mapping: BufferMapping,
+        params: &MapWaitParams,
+        should_cancel: &dyn Fn() -> bool,
+    ) -> Result<MapWaitReport> {
         const OP: &str = "wait_for_mapping";
         let start = Instant::now();
         let mut slices = 0;
@@ -147,7 +166,11 @@ impl<A: Api> Device<A> {
             if self.completion.is_lost() {
                 return Err(self.lost_error(OP));
             }
-            let report = |outcome| MapWaitReport { outcome, waited: start.elapsed(), slices };
+            let report = |outcome| MapWaitReport {
+                outcome,
+                waited: start.elapsed(),
+                slices,
+            };
             if self.poll_mapping(mapping)? == MapState::Ready {
                 return Ok(report(MapWaitOutcome::Ready));
             }
@@ -165,11 +188,20 @@ impl<A: Api> Device<A> {
     }
 
     /// The mapping, checked ready.
-    fn ready_mapping(&self, mapping: BufferMapping, op: &'static str) -> Result<std::sync::Arc<MappingObj<A>>> {
+    fn ready_mapping(
+        &self,
+        mapping: BufferMapping,
+        op: &'static str,
+    ) -> Result<std::sync::Arc<MappingObj<A>>> {
         self.check_alive(op)?;
         let m = self.lookup(mapping, op)?;
         if self.mapping_state(&m) != MapState::Ready {
-            return Err(fail!(MapNotReady, op, &m.label, "the mapping is not ready; poll or wait for it first"));
+            return Err(fail!(
+                MapNotReady,
+                op,
+                &m.label,
+                "the mapping is not ready; poll or wait for it first"
+            ));
         }
         Ok(m)
     }
@@ -179,9 +211,18 @@ impl<A: Api> Device<A> {
     pub fn mapped_bytes<R>(&self, mapping: BufferMapping, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
         const OP: &str = "mapped_bytes";
         let m = self.ready_mapping(mapping, OP)?;
-        let entered = m.access.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_add(1).filter(|&v| v < WRITING));
+        let entered = m
+            .access
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                n.checked_add(1).filter(|&v| v < WRITING)
+            });
         if entered.is_err() {
-            return Err(fail!(MapInUse, OP, &m.label, "a closure is writing the mapping; read it once that returns"));
+            return Err(fail!(
+                MapInUse,
+                OP,
+                &m.label,
+                "a closure is writing the mapping; read it once that returns"
+            ));
         }
         let r = self.hal.with_mapped(&m.buffer.raw, m.offset, m.size, f);
         m.access.fetch_sub(1, Ordering::AcqRel);
@@ -190,14 +231,31 @@ impl<A: Api> Device<A> {
 
     /// Calls `f` with the mapped bytes of a ready write mapping, to fill them. No other
     /// closure reaches the mapping meanwhile.
-    pub fn mapped_bytes_mut<R>(&self, mapping: BufferMapping, f: impl FnOnce(&mut [u8]) -> R) -> Result<R> {
+    pub fn mapped_bytes_mut<R>(
+        &self,
+        mapping: BufferMapping,
+        f: impl FnOnce(&mut [u8]) -> R,
+    ) -> Result<R> {
         const OP: &str = "mapped_bytes_mut";
         let m = self.ready_mapping(mapping, OP)?;
         if m.mode != MapMode::Write {
-            return Err(fail!(MapReadOnly, OP, &m.label, "the mapping is for reading; map with MapMode::Write to write"));
+            return Err(fail!(
+                MapReadOnly,
+                OP,
+                &m.label,
+                "the mapping is for reading; map with MapMode::Write to write"
+            ));
         }
-        if m.access.compare_exchange(0, WRITING, Ordering::AcqRel, Ordering::Acquire).is_err() {
-            return Err(fail!(MapInUse, OP, &m.label, "another closure is using the mapping; write it once that returns"));
+        if m.access
+            .compare_exchange(0, WRITING, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return Err(fail!(
+                MapInUse,
+                OP,
+                &m.label,
+                "another closure is using the mapping; write it once that returns"
+            ));
         }
         let r = self.hal.with_mapped_mut(&m.buffer.raw, m.offset, m.size, f);
         m.access.store(0, Ordering::Release);
@@ -209,8 +267,16 @@ impl<A: Api> Device<A> {
     pub fn unmap(&self, mapping: BufferMapping) -> Result<()> {
         const OP: &str = "unmap";
         let m = self.lookup(mapping, OP)?;
-        if m.access.compare_exchange(0, WRITING, Ordering::AcqRel, Ordering::Acquire).is_err() {
-            return Err(fail!(MapInUse, OP, &m.label, "a closure is reading or writing the mapping; unmap it once that returns"));
+        if m.access
+            .compare_exchange(0, WRITING, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return Err(fail!(
+                MapInUse,
+                OP,
+                &m.label,
+                "a closure is reading or writing the mapping; unmap it once that returns"
+            ));
         }
         self.close_mapping_of(&m.buffer);
         Ok(())
@@ -222,7 +288,8 @@ impl<A: Api> Device<A> {
         if w == 0 {
             return;
         }
-        let h = BufferMapping::from_parts((w >> 32) as u32, (w & u64::from(u32::MAX)) as u32, self.id);
+        let h =
+            BufferMapping::from_parts((w >> 32) as u32, (w & u64::from(u32::MAX)) as u32, self.id);
         let _ = self.objects.mappings.remove(h, self.id, "unmap");
         self.destroy_epoch.fetch_add(1, Ordering::AcqRel);
     }

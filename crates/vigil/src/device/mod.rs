@@ -25,12 +25,12 @@ pub(crate) use buffer::registry_full;
 pub use mapping::{MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport};
 pub(crate) use objects::*;
 pub(crate) use pipeline::group_facts;
-pub(crate) use queue::{Head, Undo, written_by_transfer};
 pub use queue::{Completion, LossSnapshot, Stats, WaitSite};
-pub use texture::MAX_QUERIES;
+pub(crate) use queue::{Head, Undo, written_by_transfer};
 pub use seams::SeamHandle;
 #[cfg(feature = "test-seams")]
 pub use seams::Seams;
+pub use texture::MAX_QUERIES;
 pub use uploads::{MAX_QUEUED_WRITES, WriteStats};
 
 use crate::DefaultApi;
@@ -108,7 +108,7 @@ pub struct Core<A: Api> {
     pub(crate) queue: Mutex<queue::QueueState<A>>,
     /// Native command pools ready for reuse, each with the command buffers of its last
     /// (completed or never submitted) recording still to reset.
-    pub(crate) pools: Mutex<Vec<(A::CommandEncoder, Vec<A::CommandBuffer>)>>,
+    pub(crate) pools: Mutex<Vec<queue::Pool<A>>>,
     pub(crate) last_submitted: AtomicU64,
     pub(crate) completion: Arc<queue::Completion>,
     pub(crate) validation: Option<Arc<ValidationLog>>,
@@ -227,8 +227,8 @@ impl<A: Api> Device<A> {
     ) -> Result<Self> {
         const OP: &str = "request_device";
         let hal = Arc::new(hal);
-        let progress = progress::Progress::new(&hal)
-            .map_err(|e| Error::from_hal(e, OP, &settings.label))?;
+        let progress =
+            progress::Progress::new(&hal).map_err(|e| Error::from_hal(e, OP, &settings.label))?;
         let Settings {
             label,
             staging_budget,

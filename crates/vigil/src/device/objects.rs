@@ -6,13 +6,12 @@
 //! per-kind registries own them while their handles are live.
 
 use crate::handle::{
-    BindGroup, BindGroupLayout, Buffer, BufferMapping, ComputePipeline, PipelineLayout,
-    QuerySet, RenderPipeline, Sampler, ShaderModule, Texture, TextureView,
+    BindGroup, BindGroupLayout, Buffer, BufferMapping, ComputePipeline, PipelineLayout, QuerySet,
+    RenderPipeline, Sampler, ShaderModule, Texture, TextureView,
 };
 use crate::native::{
-    BindGroupKind, BindGroupLayoutKind, BufferKind, ComputePipelineKind, Owned,
-    PipelineLayoutKind, QuerySetKind, RenderPipelineKind, SamplerKind, ShaderModuleKind,
-    TextureKind, ViewKind,
+    BindGroupKind, BindGroupLayoutKind, BufferKind, ComputePipelineKind, Owned, PipelineLayoutKind,
+    QuerySetKind, RenderPipelineKind, SamplerKind, ShaderModuleKind, TextureKind, ViewKind,
 };
 use crate::registry::Labelled;
 use crate::track::{State, Subresources, Use};

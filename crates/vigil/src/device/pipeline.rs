@@ -43,7 +43,11 @@ pub struct ComputePipelineDescriptor<'a> {
 
 /// A pipeline layout's groups as the checks see them.
 pub(crate) fn group_facts<A: Api>(layout: &PipelineLayoutObj<A>) -> Vec<GroupFacts<'_>> {
-    layout.groups.iter().map(|g| (g.label.as_str(), g.entries.as_slice())).collect()
+    layout
+        .groups
+        .iter()
+        .map(|g| (g.label.as_str(), g.entries.as_slice()))
+        .collect()
 }
 
 impl<A: Api> Device<A> {
@@ -64,24 +68,41 @@ impl<A: Api> Device<A> {
             shader_int64: self.features.contains(vigil_hal::Features::SHADER_INT64),
         };
         let module = vigil_shader::Module::from_wgsl_with(desc.wgsl, &file, caps).map_err(|d| {
-            Error::new(Rule::ShaderCompile, OP, desc.label, format!("the WGSL does not compile: {}", d.message)).with_diagnostic(d)
+            Error::new(
+                Rule::ShaderCompile,
+                OP,
+                desc.label,
+                format!("the WGSL does not compile: {}", d.message),
+            )
+            .with_diagnostic(d)
         })?;
         let words;
         let code = match A::SHADER_FORMAT {
             ShaderFormat::SpirV => {
-                words = module.to_spirv(&vigil_shader::SpirvOptions::default()).map_err(|d| {
-                    Error::new(Rule::ShaderTranslate, OP, desc.label, d.message.clone()).with_diagnostic(d)
-                })?;
+                words = module
+                    .to_spirv(&vigil_shader::SpirvOptions::default())
+                    .map_err(|d| {
+                        Error::new(Rule::ShaderTranslate, OP, desc.label, d.message.clone())
+                            .with_diagnostic(d)
+                    })?;
                 vigil_hal::ShaderCode::SpirV(&words)
             }
             ShaderFormat::Msl => {
-                return Err(fail!(ShaderForm, OP, desc.label, "MSL modules are made per pipeline by the Metal backend"));
+                return Err(fail!(
+                    ShaderForm,
+                    OP,
+                    desc.label,
+                    "MSL modules are made per pipeline by the Metal backend"
+                ));
             }
             ShaderFormat::None => vigil_hal::ShaderCode::None,
         };
         let raw = self
             .hal
-            .create_shader_module(&vigil_hal::ShaderModuleDescriptor { label: desc.label, code })
+            .create_shader_module(&vigil_hal::ShaderModuleDescriptor {
+                label: desc.label,
+                code,
+            })
             .map_err(|e| self.hal_error(e, OP, desc.label))?;
         let raw = Owned::new(&self.hal, raw);
         let id = self.id;
@@ -113,14 +134,30 @@ impl<A: Api> Device<A> {
     /// Creates a compute pipeline after checking its entry point against the layout
     /// (binding kind, read-only or read-write storage, visibility, minimum sizes) and the
     /// workgroup limits.
-    pub fn create_compute_pipeline(&self, desc: &ComputePipelineDescriptor<'_>) -> Result<ComputePipeline> {
+    pub fn create_compute_pipeline(
+        &self,
+        desc: &ComputePipelineDescriptor<'_>,
+    ) -> Result<ComputePipeline> {
         const OP: &str = "create_compute_pipeline";
         self.check_alive(OP)?;
         let module = self.lookup(desc.module, OP)?;
-        let ep = validate::pipeline::entry_point(OP, desc.label, &module.label, &module.reflection, desc.entry_point, Stage::Compute)?;
+        let ep = validate::pipeline::entry_point(
+            OP,
+            desc.label,
+            &module.label,
+            &module.reflection,
+            desc.entry_point,
+            Stage::Compute,
+        )?;
         validate::pipeline::workgroup(OP, desc.label, ep, &self.limits)?;
         let layout = self.lookup(desc.layout, OP)?;
-        let late = validate::pipeline::against_layout(OP, desc.label, ep, &layout.label, &group_facts(&layout))?;
+        let late = validate::pipeline::against_layout(
+            OP,
+            desc.label,
+            ep,
+            &layout.label,
+            &group_facts(&layout),
+        )?;
         let raw = self
             .hal
             .create_compute_pipeline(&vigil_hal::ComputePipelineDescriptor {

@@ -298,7 +298,10 @@ impl<A: Api> Device<A> {
     /// or when the device is lost. When too many command buffers are in flight the call
     /// first waits for room, judged by progress: it gives up after the stall bound without
     /// a completion or the total cap (60 s), declares the device lost and is refused.
-    pub fn submit(&self, command_buffers: impl IntoIterator<Item = CommandBuffer<A>>) -> Result<u64> {
+    pub fn submit(
+        &self,
+        command_buffers: impl IntoIterator<Item = CommandBuffer<A>>,
+    ) -> Result<u64> {
         const OP: &str = "submit";
         let mut cbs: Vec<CommandBuffer<A>> = command_buffers.into_iter().collect();
         let refused = |e: Error| {
@@ -401,7 +404,9 @@ impl<A: Api> Device<A> {
             q.staging.batches = q.staging.batches.wrapping_add(1);
         }
         if let Some(pool) = plan.pool {
-            flight.pools.push((pool, plan.heads.into_iter().flatten().collect()));
+            flight
+                .pools
+                .push((pool, plan.heads.into_iter().flatten().collect()));
         }
         for w in plan.written {
             w.last_use.store(serial, Ordering::Release);
@@ -630,8 +635,7 @@ impl<A: Api> Core<A> {
         if pool.is_none() {
             *pool = Some(self.take_pool(op)?);
         }
-        pool.as_mut()
-            .ok_or_else(|| self.lost_error(op))
+        pool.as_mut().ok_or_else(|| self.lost_error(op))
     }
 
     /// Gives a native pool (its command buffers reset) back for reuse.
@@ -713,7 +717,8 @@ impl<A: Api> Core<A> {
             for chunk in done.staging {
                 self.recycle_staging(q, chunk);
             }
-            q.staging.in_flight_bytes = q.staging.in_flight_bytes.saturating_sub(done.staging_bytes);
+            q.staging.in_flight_bytes =
+                q.staging.in_flight_bytes.saturating_sub(done.staging_bytes);
             drop(done.used);
             drop(done.uploads);
         }

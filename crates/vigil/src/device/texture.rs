@@ -18,8 +18,8 @@ use crate::texture::{
 };
 use crate::track::State;
 use crate::validate;
-use std::sync::atomic::AtomicU64;
 use std::sync::Mutex;
+use std::sync::atomic::AtomicU64;
 use vigil_hal::{Api, Device as _, FormatSupport, TextureFormat, TextureLayout, TextureUsages};
 
 pub use crate::validate::texture::MAX_QUERIES;
@@ -97,7 +97,11 @@ impl<A: Api> Device<A> {
     }
 
     /// Creates a view of a texture; refuses ranges outside the texture.
-    pub fn create_texture_view(&self, texture: Texture, desc: &TextureViewDescriptor<'_>) -> Result<TextureView> {
+    pub fn create_texture_view(
+        &self,
+        texture: Texture,
+        desc: &TextureViewDescriptor<'_>,
+    ) -> Result<TextureView> {
         const OP: &str = "create_texture_view";
         self.check_alive(OP)?;
         let tex = self.lookup(texture, OP)?;
@@ -221,30 +225,60 @@ impl<A: Api> Device<A> {
     /// Writes texel rows from `data` into the `size` (`[width, height, layers]`) box of
     /// `texture` starting at `at`; texels outside it keep their contents. Lands before
     /// every later submission.
-    pub fn write_texture(&self, texture: Texture, at: TexelCopyTextureInfo, data: &[u8], layout: TexelCopyBufferLayout, size: [u32; 3]) -> Result<()> {
+    pub fn write_texture(
+        &self,
+        texture: Texture,
+        at: TexelCopyTextureInfo,
+        data: &[u8],
+        layout: TexelCopyBufferLayout,
+        size: [u32; 3],
+    ) -> Result<()> {
         const OP: &str = "write_texture";
         self.check_alive(OP)?;
         let tex = self.lookup(texture, OP)?;
         let label = &tex.label;
         if !tex.desc.usage.contains(TextureUsages::COPY_DST) {
-            return Err(fail!(TextureWriteUsage, OP, label, "texture writes need COPY_DST usage; the texture has {:?}", tex.desc.usage));
+            return Err(fail!(
+                TextureWriteUsage,
+                OP,
+                label,
+                "texture writes need COPY_DST usage; the texture has {:?}",
+                tex.desc.usage
+            ));
         }
         let texel = validate::copy::texture_box(OP, label, &tex.desc, &at, size)?;
         let fp = validate::copy::texel_layout(OP, label, &layout, texel, size)?;
         let row = fp.row;
         let Ok(row32) = u32::try_from(row) else {
-            return Err(fail!(TextureWriteRow, OP, label, "a row of {row} bytes is longer than one write can stage"));
+            return Err(fail!(
+                TextureWriteRow,
+                OP,
+                label,
+                "a row of {row} bytes is longer than one write can stage"
+            ));
         };
         // `texel_layout` checked that offset + len fits.
-        let needed = if fp.len == 0 { 0 } else { layout.offset.saturating_add(fp.len) };
+        let needed = if fp.len == 0 {
+            0
+        } else {
+            layout.offset.saturating_add(fp.len)
+        };
         if needed > data.len() as u64 {
-            return Err(fail!(TextureWriteData, OP, label, "the write reads {needed} bytes but data holds {}", data.len()));
+            return Err(fail!(
+                TextureWriteData,
+                OP,
+                label,
+                "the write reads {needed} bytes but data holds {}",
+                data.len()
+            ));
         }
         if needed == 0 {
             return Ok(());
         }
         // Rows are packed tightly into staging; `tight` is at most `needed`, so it fits.
-        let tight = row.saturating_mul(u64::from(size[1])).saturating_mul(u64::from(size[2]));
+        let tight = row
+            .saturating_mul(u64::from(size[1]))
+            .saturating_mul(u64::from(size[2]));
         let mut q = lock(&self.queue);
         q.staging.check_room(OP, label, tight)?;
         // Every row lies inside `data` (`needed <= data.len()`), so none of this saturates.
@@ -252,16 +286,23 @@ impl<A: Api> Device<A> {
         let row_len = usize::try_from(row).unwrap_or(usize::MAX);
         for z in 0..u64::from(size[2]) {
             for y in 0..u64::from(size[1]) {
-                let start = layout.offset.saturating_add(z.saturating_mul(fp.image)).saturating_add(y.saturating_mul(fp.pitch));
+                let start = layout
+                    .offset
+                    .saturating_add(z.saturating_mul(fp.image))
+                    .saturating_add(y.saturating_mul(fp.pitch));
                 let start = usize::try_from(start).unwrap_or(usize::MAX);
                 if let Some(bytes) = data.get(start..).and_then(|d| d.get(..row_len)) {
                     packed.extend_from_slice(bytes);
                 }
             }
         }
-        let (chunk, src_offset) = self.staging_space(&mut q, tight).map_err(|e| self.hal_error(e, OP, label))?;
+        let (chunk, src_offset) = self
+            .staging_space(&mut q, tight)
+            .map_err(|e| self.hal_error(e, OP, label))?;
         if let Some(c) = q.uploads.chunks.get_mut(chunk) {
-            self.hal.write_mapped(&c.buffer, src_offset, &packed).map_err(|e| self.hal_error(e, OP, label))?;
+            self.hal
+                .write_mapped(&c.buffer, src_offset, &packed)
+                .map_err(|e| self.hal_error(e, OP, label))?;
             c.used = src_offset.saturating_add(tight);
         }
         q.uploads.texture_writes.push(PendingTextureWrite {
@@ -284,19 +325,38 @@ impl<A: Api> Device<A> {
 
     /// Reads a `[width, height]` rectangle of one layer and mip level back, rows packed
     /// tightly. Waits for the work before it (bounded by progress).
-    pub fn read_texture(&self, texture: Texture, at: TexelCopyTextureInfo, size: [u32; 2]) -> Result<Vec<u8>> {
+    pub fn read_texture(
+        &self,
+        texture: Texture,
+        at: TexelCopyTextureInfo,
+        size: [u32; 2],
+    ) -> Result<Vec<u8>> {
         const OP: &str = "read_texture";
         self.check_alive(OP)?;
         let texel = {
             let tex = self.lookup(texture, OP)?;
             if !tex.desc.usage.contains(TextureUsages::COPY_SRC) {
-                return Err(fail!(TextureReadUsage, OP, &tex.label, "reading back needs COPY_SRC usage; the texture has {:?}", tex.desc.usage));
+                return Err(fail!(
+                    TextureReadUsage,
+                    OP,
+                    &tex.label,
+                    "reading back needs COPY_SRC usage; the texture has {:?}",
+                    tex.desc.usage
+                ));
             }
             validate::copy::texture_box(OP, &tex.label, &tex.desc, &at, [size[0], size[1], 1])?
         };
         let row = u64::from(size[0]).saturating_mul(u64::from(texel));
-        let Some(pitch) = row.checked_next_multiple_of(256).and_then(|p| u32::try_from(p).ok()) else {
-            return Err(fail!(TextureWriteRow, OP, "", "a row of {row} bytes is longer than one readback can copy"));
+        let Some(pitch) = row
+            .checked_next_multiple_of(256)
+            .and_then(|p| u32::try_from(p).ok())
+        else {
+            return Err(fail!(
+                TextureWriteRow,
+                OP,
+                "",
+                "a row of {row} bytes is longer than one readback can copy"
+            ));
         };
         let bytes = u64::from(pitch).saturating_mul(u64::from(size[1].max(1)));
         let readback = self.create_buffer(&super::BufferDescriptor {
@@ -305,8 +365,20 @@ impl<A: Api> Device<A> {
             usage: vigil_hal::BufferUsages::MAP_READ | vigil_hal::BufferUsages::COPY_DST,
         })?;
         let result = (|| {
-            let mut enc = self.create_command_encoder(&crate::CommandEncoderDescriptor { label: "vigil texture readback" })?;
-            enc.copy_texture_to_buffer(texture, at, readback, TexelCopyBufferLayout { offset: 0, bytes_per_row: pitch, rows_per_image: Some(size[1]) }, [size[0], size[1], 1])?;
+            let mut enc = self.create_command_encoder(&crate::CommandEncoderDescriptor {
+                label: "vigil texture readback",
+            })?;
+            enc.copy_texture_to_buffer(
+                texture,
+                at,
+                readback,
+                TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: pitch,
+                    rows_per_image: Some(size[1]),
+                },
+                [size[0], size[1], 1],
+            )?;
             self.submit([enc.finish()?])?;
             let raw = self.read_buffer(readback, 0, bytes.max(4))?;
             let row = usize::try_from(row).unwrap_or(usize::MAX);

@@ -14,7 +14,9 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use vigil_hal::{Access, Api, BufferCopy, BufferTextureCopy, BufferUsages, MemoryBarrier, Stages, TextureLayout};
+use vigil_hal::{
+    Access, Api, BufferCopy, BufferTextureCopy, BufferUsages, MemoryBarrier, Stages, TextureLayout,
+};
 
 /// Most writes that may wait for one submission.
 pub const MAX_QUEUED_WRITES: u32 = 16_384;
@@ -156,11 +158,24 @@ impl StagingAccount {
     /// Refuses `size` more staged bytes past the write count or the budget.
     pub fn check_room(&self, op: &'static str, label: &str, size: u64) -> Result<()> {
         if self.queued_writes >= MAX_QUEUED_WRITES {
-            return Err(fail!(StagingWrites, op, label, "{MAX_QUEUED_WRITES} writes already wait for the next submission; submit before writing more"));
+            return Err(fail!(
+                StagingWrites,
+                op,
+                label,
+                "{MAX_QUEUED_WRITES} writes already wait for the next submission; submit before writing more"
+            ));
         }
         let total = self.queued_bytes.saturating_add(self.in_flight_bytes);
         if total.saturating_add(size) > self.budget {
-            return Err(fail!(StagingBudget, op, label, "staging {size} more bytes would exceed the budget: {} queued + {} in flight of {} bytes; submit and let work complete first", self.queued_bytes, self.in_flight_bytes, self.budget));
+            return Err(fail!(
+                StagingBudget,
+                op,
+                label,
+                "staging {size} more bytes would exceed the budget: {} queued + {} in flight of {} bytes; submit and let work complete first",
+                self.queued_bytes,
+                self.in_flight_bytes,
+                self.budget
+            ));
         }
         Ok(())
     }
@@ -185,7 +200,14 @@ impl<A: Api> Device<A> {
 
 impl<A: Api> Core<A> {
     /// Stages `data` for `buffer` at `offset` and queues its copy (the queue lock held).
-    pub(crate) fn queue_write(&self, q: &mut QueueState<A>, buffer: &Arc<BufferObj<A>>, offset: u64, data: &[u8], op: &'static str) -> Result<()> {
+    pub(crate) fn queue_write(
+        &self,
+        q: &mut QueueState<A>,
+        buffer: &Arc<BufferObj<A>>,
+        offset: u64,
+        data: &[u8],
+        op: &'static str,
+    ) -> Result<()> {
         let size = data.len() as u64;
         let key = (Arc::as_ptr(buffer) as usize, offset, size);
         // A repeated write of the same range replaces the staged bytes in place.
@@ -194,7 +216,9 @@ impl<A: Api> Core<A> {
                 if w.live && Arc::ptr_eq(&w.dst, buffer) {
                     let at = w.src_offset;
                     if let Some(chunk) = q.uploads.chunks.get(w.chunk) {
-                        self.hal.write_mapped(&chunk.buffer, at, data).map_err(|e| self.hal_error(e, op, &buffer.label))?;
+                        self.hal
+                            .write_mapped(&chunk.buffer, at, data)
+                            .map_err(|e| self.hal_error(e, op, &buffer.label))?;
                         q.staging.coalesced = q.staging.coalesced.wrapping_add(1);
                         return Ok(());
                     }
@@ -202,13 +226,26 @@ impl<A: Api> Core<A> {
             }
         }
         q.staging.check_room(op, &buffer.label, size)?;
-        let (chunk, src_offset) = self.staging_space(q, size).map_err(|e| self.hal_error(e, op, &buffer.label))?;
+        let (chunk, src_offset) = self
+            .staging_space(q, size)
+            .map_err(|e| self.hal_error(e, op, &buffer.label))?;
         if let Some(c) = q.uploads.chunks.get_mut(chunk) {
-            self.hal.write_mapped(&c.buffer, src_offset, data).map_err(|e| self.hal_error(e, op, &buffer.label))?;
+            self.hal
+                .write_mapped(&c.buffer, src_offset, data)
+                .map_err(|e| self.hal_error(e, op, &buffer.label))?;
             c.used = src_offset.saturating_add(size);
         }
-        q.uploads.writes.push(PendingWrite { dst: buffer.clone(), live: true, dst_offset: offset, chunk, src_offset, size });
-        q.uploads.coalesce.insert(key, q.uploads.writes.len().saturating_sub(1));
+        q.uploads.writes.push(PendingWrite {
+            dst: buffer.clone(),
+            live: true,
+            dst_offset: offset,
+            chunk,
+            src_offset,
+            size,
+        });
+        q.uploads
+            .coalesce
+            .insert(key, q.uploads.writes.len().saturating_sub(1));
         q.staging.queued_writes = q.staging.queued_writes.saturating_add(1);
         q.staging.queued_bytes = q.staging.queued_bytes.saturating_add(size);
         buffer.queued_writes.store(true, Ordering::Release);
@@ -217,7 +254,11 @@ impl<A: Api> Core<A> {
 
     /// Finds `size` bytes of staging: in the batch's last chunk, else in a spare chunk
     /// from a completed submission, else in a new one. Returns chunk index and offset.
-    pub(crate) fn staging_space(&self, q: &mut QueueState<A>, size: u64) -> vigil_hal::Result<(usize, u64)> {
+    pub(crate) fn staging_space(
+        &self,
+        q: &mut QueueState<A>,
+        size: u64,
+    ) -> vigil_hal::Result<(usize, u64)> {
         // Sizes are within the staging budget (checked by the callers), far from u64::MAX.
         let size = size.checked_next_multiple_of(4).unwrap_or(u64::MAX);
         if let Some((i, c)) = q.uploads.chunks.iter().enumerate().last() {
@@ -241,7 +282,11 @@ impl<A: Api> Core<A> {
                     location: vigil_hal::MemoryLocation::CpuToGpu,
                 })?;
                 q.staging.allocations = q.staging.allocations.wrapping_add(1);
-                StagingChunk { buffer: Owned::new(&self.hal, buffer), size: chunk_size, used: 0 }
+                StagingChunk {
+                    buffer: Owned::new(&self.hal, buffer),
+                    size: chunk_size,
+                    used: 0,
+                }
             }
         };
         q.uploads.chunks.push(StagingChunk { used: 0, ..chunk });
@@ -260,20 +305,35 @@ impl<A: Api> Core<A> {
 
     /// Drops the unsubmitted writes to a destroyed buffer or texture, returning their share
     /// of the staging budget and of the write count.
-    pub(crate) fn drop_queued_writes_to(&self, q: &mut QueueState<A>, buffer: Option<&BufferObj<A>>, texture: Option<&TextureObj<A>>) {
+    pub(crate) fn drop_queued_writes_to(
+        &self,
+        q: &mut QueueState<A>,
+        buffer: Option<&BufferObj<A>>,
+        texture: Option<&TextureObj<A>>,
+    ) {
         if q.staging.queued_writes == 0 {
             return;
         }
         let (mut bytes, mut count) = (0u64, 0u32);
         if let Some(b) = buffer {
-            for w in q.uploads.writes.iter_mut().filter(|w| w.live && std::ptr::eq(&*w.dst, b)) {
+            for w in q
+                .uploads
+                .writes
+                .iter_mut()
+                .filter(|w| w.live && std::ptr::eq(&*w.dst, b))
+            {
                 w.live = false;
                 bytes = bytes.saturating_add(w.size);
                 count = count.saturating_add(1);
             }
         }
         if let Some(t) = texture {
-            for w in q.uploads.texture_writes.iter_mut().filter(|w| w.live && std::ptr::eq(&*w.texture, t)) {
+            for w in q
+                .uploads
+                .texture_writes
+                .iter_mut()
+                .filter(|w| w.live && std::ptr::eq(&*w.texture, t))
+            {
                 w.live = false;
                 bytes = bytes.saturating_add(w.bytes);
                 count = count.saturating_add(1);
@@ -286,16 +346,29 @@ impl<A: Api> Core<A> {
     /// Records the staged uploads: the barriers their destinations need against earlier
     /// work (and a zero fill of buffers never used), then the copies. Moves each
     /// destination's state on, keeping the old one in `undo`; returns the buffers written.
-    pub(crate) fn record_uploads(&self, rec: &mut Rec<'_, A>, uploads: &PendingUploads<A>, undo: &mut super::Undo<A>) -> Vec<Arc<BufferObj<A>>> {
+    pub(crate) fn record_uploads(
+        &self,
+        rec: &mut Rec<'_, A>,
+        uploads: &PendingUploads<A>,
+        undo: &mut super::Undo<A>,
+    ) -> Vec<Arc<BufferObj<A>>> {
         const WRITE: Use = Use::buffer(Stages::TRANSFER, Access::TRANSFER_WRITE);
-        const TEX_WRITE: Use = Use { stages: Stages::TRANSFER, access: Access::TRANSFER_WRITE, layout: TextureLayout::TransferDst };
+        const TEX_WRITE: Use = Use {
+            stages: Stages::TRANSFER,
+            access: Access::TRANSFER_WRITE,
+            layout: TextureLayout::TransferDst,
+        };
         let o = &self.objects;
         let mut written: Vec<Arc<BufferObj<A>>> = Vec::new();
         let mut head = super::Head::<A>::default();
         // Every destination once: its barrier against earlier work, and the zero fill of a
         // buffer never used (WebGPU buffers start zeroed; a write covers only its range).
         let mut seen: HashMap<usize, (), BuildHasherDefault<KeyHasher>> = HashMap::default();
-        for w in uploads.writes.iter().filter(|w| w.live && o.buffers.is_live(w.dst.handle.index(), w.dst.handle.generation())) {
+        for w in uploads.writes.iter().filter(|w| {
+            w.live
+                && o.buffers
+                    .is_live(w.dst.handle.index(), w.dst.handle.generation())
+        }) {
             if seen.insert(Arc::as_ptr(&w.dst) as usize, ()).is_some() {
                 continue;
             }
@@ -307,17 +380,24 @@ impl<A: Api> Core<A> {
                 g.state = super::written_by_transfer(TextureLayout::General);
             }
             if let Some(t) = step(&mut g.state, WRITE) {
-                head.barriers.buffers.push((w.dst.clone(), 0, w.dst.size, t));
+                head.barriers
+                    .buffers
+                    .push((w.dst.clone(), 0, w.dst.size, t));
             }
             written.push(w.dst.clone());
         }
         let mut textures_seen: Vec<usize> = Vec::new();
-        for w in uploads.texture_writes.iter().filter(|w| w.live && o.textures.is_live(w.texture.handle.index(), w.texture.handle.generation())) {
+        for w in uploads.texture_writes.iter().filter(|w| {
+            w.live
+                && o.textures
+                    .is_live(w.texture.handle.index(), w.texture.handle.generation())
+        }) {
             let t = &w.texture;
             let mut g = lock(&t.state);
             if !textures_seen.contains(&(Arc::as_ptr(t) as usize)) {
                 textures_seen.push(Arc::as_ptr(t) as usize);
-                undo.textures.push((t.clone(), g.initialized, g.parts.clone()));
+                undo.textures
+                    .push((t.clone(), g.initialized, g.parts.clone()));
             }
             if !g.initialized {
                 head.clear_textures.push(t.clone());
@@ -328,11 +408,18 @@ impl<A: Api> Core<A> {
             }
             let layers = t.desc.array_layers.max(1);
             for layer in w.at.array_layer..w.at.array_layer.saturating_add(w.size[2]) {
-                let i = (w.at.mip_level as usize).saturating_mul(layers as usize).saturating_add(layer as usize);
+                let i = (w.at.mip_level as usize)
+                    .saturating_mul(layers as usize)
+                    .saturating_add(layer as usize);
                 // Against earlier work (and the zero clear); writes to one texture in one
                 // batch are ordered among themselves by the barrier between copies below.
                 if let Some(tr) = g.parts.get_mut(i).and_then(|s| step(s, TEX_WRITE)) {
-                    let range = Subresources { base_mip: w.at.mip_level, mips: 1, base_layer: layer, layers: 1 };
+                    let range = Subresources {
+                        base_mip: w.at.mip_level,
+                        mips: 1,
+                        base_layer: layer,
+                        layers: 1,
+                    };
                     head.barriers.textures.push((t.clone(), range, tr));
                 }
             }
@@ -344,66 +431,110 @@ impl<A: Api> Core<A> {
         // and overlapping writes keep their order.
         let mut run: Vec<BufferCopy> = Vec::new();
         let mut run_key: Option<(usize, usize)> = None;
-        let flush = |rec: &mut Rec<'_, A>, run: &mut Vec<BufferCopy>, key: Option<(usize, usize)>| {
-            if let Some((chunk, w)) = key {
-                if let (Some(c), Some(w)) = (uploads.chunks.get(chunk), uploads.writes.get(w)) {
-                    rec.copy_buffer_regions(&c.buffer, &w.dst.raw, run);
+        let flush =
+            |rec: &mut Rec<'_, A>, run: &mut Vec<BufferCopy>, key: Option<(usize, usize)>| {
+                if let Some((chunk, w)) = key {
+                    if let (Some(c), Some(w)) = (uploads.chunks.get(chunk), uploads.writes.get(w)) {
+                        rec.copy_buffer_regions(&c.buffer, &w.dst.raw, run);
+                    }
                 }
-            }
-            run.clear();
-        };
+                run.clear();
+            };
         // Per destination, the span written since the last barrier: a write that reaches
         // into it must wait for the earlier copies (a transfer barrier), else their order
         // on the GPU is undefined. Sequential writes never reach back.
-        let mut spans: HashMap<usize, (u64, u64), BuildHasherDefault<KeyHasher>> = HashMap::default();
+        let mut spans: HashMap<usize, (u64, u64), BuildHasherDefault<KeyHasher>> =
+            HashMap::default();
         let mut first_of_run = 0usize;
         for (wi, w) in uploads.writes.iter().enumerate() {
-            if !w.live || !o.buffers.is_live(w.dst.handle.index(), w.dst.handle.generation()) {
+            if !w.live
+                || !o
+                    .buffers
+                    .is_live(w.dst.handle.index(), w.dst.handle.generation())
+            {
                 continue;
             }
             let dst = Arc::as_ptr(&w.dst) as usize;
             let (start, end) = (w.dst_offset, w.dst_offset.saturating_add(w.size));
-            if spans.get(&dst).is_some_and(|&(lo, hi)| start < hi && end > lo) {
+            if spans
+                .get(&dst)
+                .is_some_and(|&(lo, hi)| start < hi && end > lo)
+            {
                 flush(rec, &mut run, run_key.map(|(c, _)| (c, first_of_run)));
                 run_key = None;
-                rec.barriers(Some(MemoryBarrier { src: Stages::TRANSFER, dst: Stages::TRANSFER }), &[], &[]);
+                rec.barriers(
+                    Some(MemoryBarrier {
+                        src: Stages::TRANSFER,
+                        dst: Stages::TRANSFER,
+                    }),
+                    &[],
+                    &[],
+                );
                 spans.clear();
             }
             let span = spans.entry(dst).or_insert((start, end));
             *span = (span.0.min(start), span.1.max(end));
             let key = Some((w.chunk, dst));
-            let follows = run.last().is_some_and(|r| w.dst_offset >= r.dst_offset.saturating_add(r.size));
+            let follows = run
+                .last()
+                .is_some_and(|r| w.dst_offset >= r.dst_offset.saturating_add(r.size));
             if key != run_key || !follows || run.len() >= MAX_REGIONS_PER_COPY {
                 flush(rec, &mut run, run_key.map(|(c, _)| (c, first_of_run)));
                 run_key = key;
                 first_of_run = wi;
             }
-            run.push(BufferCopy { src_offset: w.src_offset, dst_offset: w.dst_offset, size: w.size });
+            run.push(BufferCopy {
+                src_offset: w.src_offset,
+                dst_offset: w.dst_offset,
+                size: w.size,
+            });
         }
         flush(rec, &mut run, run_key.map(|(c, _)| (c, first_of_run)));
         let mut written_textures: Vec<usize> = Vec::new();
         for w in uploads.texture_writes.iter() {
-            if !w.live || !o.textures.is_live(w.texture.handle.index(), w.texture.handle.generation()) {
+            if !w.live
+                || !o
+                    .textures
+                    .is_live(w.texture.handle.index(), w.texture.handle.generation())
+            {
                 continue;
             }
-            let Some(c) = uploads.chunks.get(w.chunk) else { continue };
+            let Some(c) = uploads.chunks.get(w.chunk) else {
+                continue;
+            };
             let t = Arc::as_ptr(&w.texture) as usize;
             if written_textures.contains(&t) {
-                rec.barriers(Some(MemoryBarrier { src: Stages::TRANSFER, dst: Stages::TRANSFER }), &[], &[]);
+                rec.barriers(
+                    Some(MemoryBarrier {
+                        src: Stages::TRANSFER,
+                        dst: Stages::TRANSFER,
+                    }),
+                    &[],
+                    &[],
+                );
                 written_textures.clear();
             }
             written_textures.push(t);
-            rec.copy_buffer_to_texture(&c.buffer, &w.texture.raw, &BufferTextureCopy {
-                buffer_offset: w.src_offset,
-                bytes_per_row: w.bytes_per_row,
-                rows_per_image: w.rows_per_image,
-                mip_level: w.at.mip_level,
-                base_array_layer: w.at.array_layer,
-                origin: w.at.origin,
-                size: w.size,
-                aspect: w.at.aspect,
-            });
-            w.texture.last_use.store(self.last_submitted.load(Ordering::Acquire).saturating_add(1), Ordering::Release);
+            rec.copy_buffer_to_texture(
+                &c.buffer,
+                &w.texture.raw,
+                &BufferTextureCopy {
+                    buffer_offset: w.src_offset,
+                    bytes_per_row: w.bytes_per_row,
+                    rows_per_image: w.rows_per_image,
+                    mip_level: w.at.mip_level,
+                    base_array_layer: w.at.array_layer,
+                    origin: w.at.origin,
+                    size: w.size,
+                    aspect: w.at.aspect,
+                },
+            );
+            w.texture.last_use.store(
+                self.last_submitted
+                    .load(Ordering::Acquire)
+                    .saturating_add(1),
+                Ordering::Release,
+            );
         }
         written
     }

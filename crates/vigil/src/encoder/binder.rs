@@ -52,7 +52,11 @@ pub(crate) fn mask(count: usize) -> u8 {
 }
 
 impl Binder {
-    fn group<'u, A: Api>(&self, groups: &'u Seen<BindGroupObj<A>>, g: usize) -> Option<&'u std::sync::Arc<BindGroupObj<A>>> {
+    fn group<'u, A: Api>(
+        &self,
+        groups: &'u Seen<BindGroupObj<A>>,
+        g: usize,
+    ) -> Option<&'u std::sync::Arc<BindGroupObj<A>>> {
         let (i, generation) = self.groups.get(g)?.group?;
         groups.get(i, generation)
     }
@@ -63,15 +67,21 @@ impl Binder {
             return false;
         };
         self.compat.get(g) == Some(&group.compat)
-            && self
-                .late
-                .iter()
-                .filter(|c| c.group as usize == g)
-                .all(|c| group.sizes.get(c.entry as usize).is_some_and(|&size| size >= c.min))
+            && self.late.iter().filter(|c| c.group as usize == g).all(|c| {
+                group
+                    .sizes
+                    .get(c.entry as usize)
+                    .is_some_and(|&size| size >= c.min)
+            })
     }
 
     /// Binds a pipeline.
-    pub fn set_pipeline<A: Api>(&mut self, groups: &Seen<BindGroupObj<A>>, key: (u32, u32), info: &PipelineInfo<A>) {
+    pub fn set_pipeline<A: Api>(
+        &mut self,
+        groups: &Seen<BindGroupObj<A>>,
+        key: (u32, u32),
+        info: &PipelineInfo<A>,
+    ) {
         let layout = std::sync::Arc::as_ptr(&info.layout) as usize;
         let changed = self.pipeline.is_none() || self.layout != layout;
         self.pipeline = Some(key);
@@ -98,7 +108,13 @@ impl Binder {
     }
 
     /// Sets group `g`; returns false when it was already bound with these offsets.
-    pub fn set_group<A: Api>(&mut self, used: &mut Used<A>, g: usize, key: (u32, u32), offsets: &[u32]) -> bool {
+    pub fn set_group<A: Api>(
+        &mut self,
+        used: &mut Used<A>,
+        g: usize,
+        key: (u32, u32),
+        offsets: &[u32],
+    ) -> bool {
         let Some(slot) = self.groups.get_mut(g) else {
             return false;
         };
@@ -135,7 +151,13 @@ impl Binder {
 
     /// Binds natively the groups the pipeline uses that changed.
     #[inline]
-    pub fn flush<A: Api>(&mut self, used: &Used<A>, layout: &A::PipelineLayout, rec: &mut crate::native::Rec<'_, A>, point: BindPoint) {
+    pub fn flush<A: Api>(
+        &mut self,
+        used: &Used<A>,
+        layout: &A::PipelineLayout,
+        rec: &mut crate::native::Rec<'_, A>,
+        point: BindPoint,
+    ) {
         let dirty = self.dirty & mask(self.count);
         if dirty == 0 {
             return;
@@ -146,7 +168,16 @@ impl Binder {
             }
             let bound = &self.groups[g];
             if let Some(group) = self.group(&used.groups, g) {
-                rec.set_bind_group(point, layout, g as u32, &group.raw, bound.offsets.get(..bound.offset_count as usize).unwrap_or(&[]));
+                rec.set_bind_group(
+                    point,
+                    layout,
+                    g as u32,
+                    &group.raw,
+                    bound
+                        .offsets
+                        .get(..bound.offset_count as usize)
+                        .unwrap_or(&[]),
+                );
             }
         }
         self.dirty &= !dirty;
@@ -160,25 +191,48 @@ impl Binder {
 
     /// Adds the uses of group `g`'s members, seen from `stages`, to a scope. `Err` names
     /// the member's label when it conflicts with another use in the scope.
-    pub fn scope_group<A: Api>(&self, used: &Used<A>, scope: &mut super::scope::Scope, g: usize, stages: Stages) -> Result<(), String> {
-        let Some(bound) = self.groups.get(g) else { return Ok(()) };
-        let Some(group) = self.group(&used.groups, g) else { return Ok(()) };
-        let slots = used.group_slots.get(bound.members).map_or(&[][..], |s| &s[..]);
+    pub fn scope_group<A: Api>(
+        &self,
+        used: &Used<A>,
+        scope: &mut super::scope::Scope,
+        g: usize,
+        stages: Stages,
+    ) -> Result<(), String> {
+        let Some(bound) = self.groups.get(g) else {
+            return Ok(());
+        };
+        let Some(group) = self.group(&used.groups, g) else {
+            return Ok(());
+        };
+        let slots = used
+            .group_slots
+            .get(bound.members)
+            .map_or(&[][..], |s| &s[..]);
         for (m, &slot) in group.members.iter().zip(slots.iter()) {
             match m {
-                Member::Buffer { buffer, offset, size, dynamic: d, usage } => {
+                Member::Buffer {
+                    buffer,
+                    offset,
+                    size,
+                    dynamic: d,
+                    usage,
+                } => {
                     let extra = d
                         .filter(|&i| i < bound.offset_count as usize)
                         .and_then(|i| bound.offsets.get(i).copied())
                         .unwrap_or(0);
-                    let Some(u) = seen_from(*usage, stages) else { continue };
+                    let Some(u) = seen_from(*usage, stages) else {
+                        continue;
+                    };
                     let start = offset.saturating_add(u64::from(extra));
                     if scope.buffer(slot, start, *size, u).is_err() {
                         return Err(format!("buffer '{}'", buffer.label));
                     }
                 }
                 Member::View { view, usage } => {
-                    let Some(u) = seen_from(*usage, stages) else { continue };
+                    let Some(u) = seen_from(*usage, stages) else {
+                        continue;
+                    };
                     if scope.texture(slot, view.subresources(), u).is_err() {
                         return Err(format!("texture '{}'", view.texture.label));
                     }

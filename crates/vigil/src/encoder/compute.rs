@@ -31,6 +31,10 @@ pub struct ComputePassDescriptor<'a> {
     pub timestamp_writes: Option<PassTimestampWrites>,
 }
 
+/// A pass's timestamp queries after validation: the set's `(slot, generation)`, and the
+/// queries written at its beginning and end.
+pub(crate) type PassQueries = ((u32, u32), Option<u32>, Option<u32>);
+
 /// What a compute pass has bound.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ComputeState {
@@ -50,13 +54,19 @@ impl<A: Api> CommandEncoder<A> {
             e.ensure_open(OP)?;
             let writes = ts.and_then(|(key, beginning, end)| {
                 let set = e.used.query_sets.get(key.0, key.1)?;
-                Some(vigil_hal::PassTimestampWrites { query_set: &*set.raw, beginning, end })
+                Some(vigil_hal::PassTimestampWrites {
+                    query_set: &*set.raw,
+                    beginning,
+                    end,
+                })
             });
             if let Some(pool) = e.pool.as_mut() {
-                crate::native::Rec::<A>(pool).begin_compute_pass(&vigil_hal::ComputePassDescriptor {
-                    label: desc.label,
-                    timestamp_writes: writes,
-                });
+                crate::native::Rec::<A>(pool).begin_compute_pass(
+                    &vigil_hal::ComputePassDescriptor {
+                        label: desc.label,
+                        timestamp_writes: writes,
+                    },
+                );
             }
             e.pass = Pass::Compute;
             e.compute = ComputeState::default();
@@ -102,23 +112,47 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Binds a bind group at `index` for the open pass, with one dynamic offset per
     /// dynamic binding of its layout, in binding order.
-    pub fn set_bind_group(&mut self, index: u32, group: BindGroup, dynamic_offsets: &[u32]) -> Result<()> {
+    pub fn set_bind_group(
+        &mut self,
+        index: u32,
+        group: BindGroup,
+        dynamic_offsets: &[u32],
+    ) -> Result<()> {
         const OP: &str = "set_bind_group";
         self.step(OP, |e| {
             if e.pass == Pass::None {
-                return Err(fail!(PassNotOpen, OP, &e.label, "bind groups are set inside a compute or render pass; none is open"));
+                return Err(fail!(
+                    PassNotOpen,
+                    OP,
+                    &e.label,
+                    "bind groups are set inside a compute or render pass; none is open"
+                ));
             }
             validate::encoder::group_index(OP, &e.label, index, &e.core.limits, MAX_GROUPS)?;
-            let first_meeting = e.used.groups.get(group.index(), group.generation()).is_none();
+            let first_meeting = e
+                .used
+                .groups
+                .get(group.index(), group.generation())
+                .is_none();
             let g = find(&mut e.used.groups, &e.core, group, OP)?;
-            validate::encoder::dynamic_offsets(OP, &e.label, &g.label, &g.dynamic, dynamic_offsets)?;
+            validate::encoder::dynamic_offsets(
+                OP,
+                &e.label,
+                &g.label,
+                &g.dynamic,
+                dynamic_offsets,
+            )?;
             if first_meeting && !members_live(&e.core, g) {
                 // A member went before recording began: submission checks everything (and
                 // refuses, naming it).
                 e.epoch = u64::MAX;
             }
             let key = (group.index(), group.generation());
-            let binder = if e.pass == Pass::Compute { &mut e.compute.binder } else { &mut e.render.binder };
+            let binder = if e.pass == Pass::Compute {
+                &mut e.compute.binder
+            } else {
+                &mut e.render.binder
+            };
             binder.set_group(&mut e.used, index as usize, key, dynamic_offsets);
             Ok(())
         })
@@ -168,13 +202,23 @@ impl<A: Api> CommandEncoder<A> {
         for g in 0..binder.count {
             if let Err(what) = binder.scope_group(&self.used, &mut self.scope, g, Stages::COMPUTE) {
                 self.scope.clear();
-                return Err(fail!(PassUsageConflict, op, &self.label, "{what} is written and used another way by one dispatch; a dispatch cannot order the two"));
+                return Err(fail!(
+                    PassUsageConflict,
+                    op,
+                    &self.label,
+                    "{what} is written and used another way by one dispatch; a dispatch cannot order the two"
+                ));
             }
         }
         if let Some((slot, offset)) = indirect {
             if self.scope.buffer(slot, offset, 12, INDIRECT).is_err() {
                 self.scope.clear();
-                return Err(fail!(PassUsageConflict, op, &self.label, "the indirect buffer is also written by the dispatch"));
+                return Err(fail!(
+                    PassUsageConflict,
+                    op,
+                    &self.label,
+                    "the indirect buffer is also written by the dispatch"
+                ));
             }
         }
         self.scope.apply(&mut self.used, &mut self.pending);
@@ -182,8 +226,14 @@ impl<A: Api> CommandEncoder<A> {
         let Some((pi, pg)) = self.compute.binder.pipeline else {
             return Ok(());
         };
-        if let (Some(p), Some(pool)) = (self.used.compute_pipelines.get(pi, pg), self.pool.as_mut()) {
-            self.compute.binder.flush(&self.used, &p.info.layout.raw, &mut crate::native::Rec(pool), BindPoint::Compute);
+        if let (Some(p), Some(pool)) = (self.used.compute_pipelines.get(pi, pg), self.pool.as_mut())
+        {
+            self.compute.binder.flush(
+                &self.used,
+                &p.info.layout.raw,
+                &mut crate::native::Rec(pool),
+                BindPoint::Compute,
+            );
         }
         Ok(())
     }
@@ -199,8 +249,16 @@ impl<A: Api> CommandEncoder<A> {
             return fail!(PipelineNotSet, op, &self.label, "no {what} pipeline is set");
         };
         let info = match self.pass {
-            Pass::Render => self.used.render_pipelines.get(pi, pg).map(|p| (p.label.as_str(), &p.info)),
-            _ => self.used.compute_pipelines.get(pi, pg).map(|p| (p.label.as_str(), &p.info)),
+            Pass::Render => self
+                .used
+                .render_pipelines
+                .get(pi, pg)
+                .map(|p| (p.label.as_str(), &p.info)),
+            _ => self
+                .used
+                .compute_pipelines
+                .get(pi, pg)
+                .map(|p| (p.label.as_str(), &p.info)),
         };
         let Some((label, info)) = info else {
             return fail!(PipelineNotSet, op, &self.label, "no {what} pipeline is set");
@@ -208,32 +266,66 @@ impl<A: Api> CommandEncoder<A> {
         let bound = |g: usize| {
             let (i, generation) = binder.groups.get(g)?.group?;
             let group = self.used.groups.get(i, generation)?;
-            Some(validate::encoder::BoundFacts { label: &group.label, compat: group.compat, sizes: &group.sizes })
+            Some(validate::encoder::BoundFacts {
+                label: &group.label,
+                compat: group.compat,
+                sizes: &group.sizes,
+            })
         };
-        validate::encoder::groups_not_ready(op, &self.label, label, &info.group_compat, &info.late_checks, &bound)
+        validate::encoder::groups_not_ready(
+            op,
+            &self.label,
+            label,
+            &info.group_compat,
+            &info.late_checks,
+            &bound,
+        )
     }
 
     /// Validates pass timestamp writes and resets their queries where needed (in the
     /// open native command buffer, before the pass begins). Returns the set's key and the
     /// queries.
-    pub(crate) fn prepare_pass_timestamps(&mut self, ts: Option<PassTimestampWrites>, op: &'static str) -> Result<Option<((u32, u32), Option<u32>, Option<u32>)>> {
+    pub(crate) fn prepare_pass_timestamps(
+        &mut self,
+        ts: Option<PassTimestampWrites>,
+        op: &'static str,
+    ) -> Result<Option<PassQueries>> {
         let Some(ts) = ts else { return Ok(None) };
         let set = find(&mut self.used.query_sets, &self.core, ts.query_set, op)?;
-        validate::encoder::pass_timestamps(op, &self.label, &set.label, set.count, ts.beginning, ts.end)?;
+        validate::encoder::pass_timestamps(
+            op,
+            &self.label,
+            &set.label,
+            set.count,
+            ts.beginning,
+            ts.end,
+        )?;
         for q in [ts.beginning, ts.end].into_iter().flatten() {
             self.prepare_query_write(ts.query_set, q, op)?;
         }
-        Ok(Some(((ts.query_set.index(), ts.query_set.generation()), ts.beginning, ts.end)))
+        Ok(Some((
+            (ts.query_set.index(), ts.query_set.generation()),
+            ts.beginning,
+            ts.end,
+        )))
     }
 
     /// Before a query is written: resets its set the first time this encoder uses it, and
     /// the query itself when this encoder wrote it already (WebGPU lets a timestamp be
     /// overwritten; Vulkan wants a reset between two writes).
-    pub(crate) fn prepare_query_write(&mut self, set: QuerySet, index: u32, op: &'static str) -> Result<()> {
+    pub(crate) fn prepare_query_write(
+        &mut self,
+        set: QuerySet,
+        index: u32,
+        op: &'static str,
+    ) -> Result<()> {
         self.ensure_open(op)?;
         let first_use = !self.written_queries.iter().any(|(s, _)| *s == set.index());
         let rewritten = self.query_written(set.index(), index);
-        if let (Some(q), Some(pool)) = (self.used.query_sets.get(set.index(), set.generation()), self.pool.as_mut()) {
+        if let (Some(q), Some(pool)) = (
+            self.used.query_sets.get(set.index(), set.generation()),
+            self.pool.as_mut(),
+        ) {
             let mut r = crate::native::Rec::<A>(pool);
             if first_use {
                 r.reset_queries(&q.raw, 0, q.count);
@@ -250,11 +342,19 @@ impl<A: Api> CommandEncoder<A> {
 fn members_live<A: Api>(core: &crate::device::Core<A>, g: &crate::device::BindGroupObj<A>) -> bool {
     let o = &core.objects;
     g.members.iter().all(|m| match m {
-        crate::device::Member::Buffer { buffer, .. } => o.buffers.is_live(buffer.handle.index(), buffer.handle.generation()),
+        crate::device::Member::Buffer { buffer, .. } => o
+            .buffers
+            .is_live(buffer.handle.index(), buffer.handle.generation()),
         crate::device::Member::View { view, .. } => {
-            o.views.is_live(view.handle.index(), view.handle.generation())
-                && o.textures.is_live(view.texture.handle.index(), view.texture.handle.generation())
+            o.views
+                .is_live(view.handle.index(), view.handle.generation())
+                && o.textures.is_live(
+                    view.texture.handle.index(),
+                    view.texture.handle.generation(),
+                )
         }
-        crate::device::Member::Sampler(s) => o.samplers.is_live(s.handle.index(), s.handle.generation()),
+        crate::device::Member::Sampler(s) => {
+            o.samplers.is_live(s.handle.index(), s.handle.generation())
+        }
     })
 }

@@ -201,7 +201,12 @@ impl<A: Api> CommandEncoder<A> {
             return Ok(());
         }
         let Some(pool) = self.pool.as_mut() else {
-            return Err(fail!(EncoderFinished, op, &self.label, "the encoder is finished"));
+            return Err(fail!(
+                EncoderFinished,
+                op,
+                &self.label,
+                "the encoder is finished"
+            ));
         };
         pool.begin(&self.label)
             .map_err(|e| self.core.hal_error(e, op, &self.label))?;
@@ -266,10 +271,30 @@ impl<A: Api> CommandEncoder<A> {
     #[cold]
     fn pass_error(&self, want: Pass, op: &'static str) -> Error {
         match (want, self.pass) {
-            (Pass::None, Pass::Compute) => fail!(PassOpen, op, &self.label, "a compute pass is open; end it first (passes cannot nest, and copies happen outside passes)"),
-            (Pass::None, _) => fail!(PassOpen, op, &self.label, "a render pass is open; end it first (passes cannot nest, and copies happen outside passes)"),
-            (Pass::Compute, _) => fail!(PassNotOpen, op, &self.label, "this command belongs in a compute pass; none is open"),
-            (Pass::Render, _) => fail!(PassNotOpen, op, &self.label, "this command belongs in a render pass; none is open"),
+            (Pass::None, Pass::Compute) => fail!(
+                PassOpen,
+                op,
+                &self.label,
+                "a compute pass is open; end it first (passes cannot nest, and copies happen outside passes)"
+            ),
+            (Pass::None, _) => fail!(
+                PassOpen,
+                op,
+                &self.label,
+                "a render pass is open; end it first (passes cannot nest, and copies happen outside passes)"
+            ),
+            (Pass::Compute, _) => fail!(
+                PassNotOpen,
+                op,
+                &self.label,
+                "this command belongs in a compute pass; none is open"
+            ),
+            (Pass::Render, _) => fail!(
+                PassNotOpen,
+                op,
+                &self.label,
+                "this command belongs in a render pass; none is open"
+            ),
         }
     }
 
@@ -281,7 +306,12 @@ impl<A: Api> CommandEncoder<A> {
             return Err(first);
         }
         if self.pass != Pass::None {
-            let e = fail!(PassOpen, OP, &self.label, "a pass is still open; end it before finishing");
+            let e = fail!(
+                PassOpen,
+                OP,
+                &self.label,
+                "a pass is still open; end it before finishing"
+            );
             return Err(self.latch(e));
         }
         if self.recorded {
@@ -373,7 +403,8 @@ pub(crate) fn record_barriers<A: Api>(
             if std::ptr::eq(last.texture, &*tex.obj.raw)
                 && r.base_mip_level == mip
                 && r.base_array_layer.saturating_add(r.array_layer_count) == layer
-                && (last.old_layout, last.new_layout, last.src, last.dst) == (t.old_layout, t.new_layout, t.src, t.dst)
+                && (last.old_layout, last.new_layout, last.src, last.dst)
+                    == (t.old_layout, t.new_layout, t.src, t.dst)
                 && (last.src_access, last.dst_access) == (t.src_access, t.dst_access)
             {
                 last.range.array_layer_count = last.range.array_layer_count.saturating_add(1);
@@ -479,7 +510,8 @@ impl<A: Api> CommandBuffer<A> {
         };
         macro_rules! live {
             ($obj:expr, $reg:ident) => {
-                o.$reg.is_live($obj.handle.index(), $obj.handle.generation())
+                o.$reg
+                    .is_live($obj.handle.index(), $obj.handle.generation())
             };
         }
         for b in self.used.buffers.iter() {
@@ -566,7 +598,9 @@ impl<A: Api> CommandBuffer<A> {
             for (offset, size, part) in t.track.parts() {
                 let mut s = before;
                 if let Some(tr) = resolve(&mut s, part) {
-                    head.barriers.buffers.push((t.obj.clone(), offset, size, tr));
+                    head.barriers
+                        .buffers
+                        .push((t.obj.clone(), offset, size, tr));
                 }
                 after = Some(after.map_or(s, |a| a.merge(s)));
             }
@@ -575,7 +609,8 @@ impl<A: Api> CommandBuffer<A> {
         }
         for t in &self.used.tracked_textures {
             let mut g = lock(&t.obj.state);
-            undo.textures.push((t.obj.clone(), g.initialized, g.parts.clone()));
+            undo.textures
+                .push((t.obj.clone(), g.initialized, g.parts.clone()));
             if !g.initialized {
                 head.clear_textures.push(t.obj.clone());
                 g.initialized = true;

@@ -112,10 +112,19 @@ const SHADERS: Stages = Stages::VERTEX_SHADER.union(Stages::FRAGMENT_SHADER);
 
 impl<A: Api> CommandEncoder<A> {
     /// The facts an attachment check needs of a view, after looking it up.
-    fn attachment_view(&mut self, view: TextureView, op: &'static str) -> Result<Arc<crate::device::ViewObj<A>>> {
+    fn attachment_view(
+        &mut self,
+        view: TextureView,
+        op: &'static str,
+    ) -> Result<Arc<crate::device::ViewObj<A>>> {
         let v = find(&mut self.used.views, &self.core, view, op)?.clone();
         let t = &v.texture;
-        if !self.core.objects.textures.is_live(t.handle.index(), t.handle.generation()) {
+        if !self
+            .core
+            .objects
+            .textures
+            .is_live(t.handle.index(), t.handle.generation())
+        {
             return Err(validate::texture::texture_destroyed(op, &v.label));
         }
         Ok(v)
@@ -127,12 +136,22 @@ impl<A: Api> CommandEncoder<A> {
         const OP: &str = "begin_render_pass";
         self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
-            let any = desc.color_attachments.iter().any(Option::is_some) || desc.depth_stencil_attachment.is_some();
-            validate::render_pass::attachment_count(&e.label, desc.color_attachments.len(), any, &e.core.limits)?;
+            let any = desc.color_attachments.iter().any(Option::is_some)
+                || desc.depth_stencil_attachment.is_some();
+            validate::render_pass::attachment_count(
+                &e.label,
+                desc.color_attachments.len(),
+                any,
+                &e.core.limits,
+            )?;
             let mut views = Vec::with_capacity(desc.color_attachments.len().saturating_add(1));
             let mut shape: Option<([u32; 2], u32)> = None;
             let mut textures: Vec<usize> = Vec::new();
-            let mut check = |e: &mut Self, view: TextureView, what: &str, depth: bool| -> Result<Arc<crate::device::ViewObj<A>>> {
+            let mut check = |e: &mut Self,
+                             view: TextureView,
+                             what: &str,
+                             depth: bool|
+             -> Result<Arc<crate::device::ViewObj<A>>> {
                 let v = e.attachment_view(view, OP)?;
                 let facts = validate::render_pass::AttachmentFacts {
                     label: &v.label,
@@ -145,7 +164,13 @@ impl<A: Api> CommandEncoder<A> {
                     extent: v.extent,
                 };
                 let tex = Arc::as_ptr(&v.texture) as usize;
-                validate::render_pass::attachment(&e.label, what, &facts, depth, textures.contains(&tex))?;
+                validate::render_pass::attachment(
+                    &e.label,
+                    what,
+                    &facts,
+                    depth,
+                    textures.contains(&tex),
+                )?;
                 textures.push(tex);
                 let (extent, samples) = *shape.get_or_insert((v.extent, v.sample_count));
                 if !what.starts_with("resolve") {
@@ -175,7 +200,13 @@ impl<A: Api> CommandEncoder<A> {
                             sample_count: rv.sample_count,
                             extent: rv.extent,
                         };
-                        validate::render_pass::resolve_target(&e.label, i, v.sample_count, v.format, &facts)?;
+                        validate::render_pass::resolve_target(
+                            &e.label,
+                            i,
+                            v.sample_count,
+                            v.format,
+                            &facts,
+                        )?;
                         Some(check(e, r, &format!("resolve target {i}"), false)?)
                     }
                     None => None,
@@ -201,7 +232,12 @@ impl<A: Api> CommandEncoder<A> {
             e.ensure_open(OP)?;
             for (v, u) in &views {
                 let slot = e.used.texture_slot(&v.texture);
-                let range = Subresources { base_mip: v.range.base_mip_level, mips: 1, base_layer: v.range.base_array_layer, layers: 1 };
+                let range = Subresources {
+                    base_mip: v.range.base_mip_level,
+                    mips: 1,
+                    base_layer: v.range.base_array_layer,
+                    layers: 1,
+                };
                 // Attachments are distinct textures (checked above): no conflict here.
                 let _ = e.scope.texture(slot, range, *u);
             }
@@ -210,24 +246,31 @@ impl<A: Api> CommandEncoder<A> {
                 let color_hal: Vec<Option<vigil_hal::ColorAttachment<'_, A>>> = colors
                     .iter()
                     .map(|c| {
-                        c.as_ref().map(|(v, r, load, store)| vigil_hal::ColorAttachment {
-                            view: &*v.raw,
-                            format: v.format,
-                            resolve_target: r.as_ref().map(|r| &*r.raw),
-                            load: *load,
-                            store: *store,
-                        })
+                        c.as_ref()
+                            .map(|(v, r, load, store)| vigil_hal::ColorAttachment {
+                                view: &*v.raw,
+                                format: v.format,
+                                resolve_target: r.as_ref().map(|r| &*r.raw),
+                                load: *load,
+                                store: *store,
+                            })
                     })
                     .collect();
-                let depth_hal = depth.as_ref().map(|(v, d)| vigil_hal::DepthStencilAttachment {
-                    view: &*v.raw,
-                    format: v.format,
-                    depth: (d.depth_load, d.depth_store),
-                    stencil: (d.stencil_load, d.stencil_store),
-                });
+                let depth_hal = depth
+                    .as_ref()
+                    .map(|(v, d)| vigil_hal::DepthStencilAttachment {
+                        view: &*v.raw,
+                        format: v.format,
+                        depth: (d.depth_load, d.depth_store),
+                        stencil: (d.stencil_load, d.stencil_store),
+                    });
                 let ts_hal = ts.and_then(|(key, beginning, end)| {
                     let set = e.used.query_sets.get(key.0, key.1)?;
-                    Some(vigil_hal::PassTimestampWrites { query_set: &*set.raw, beginning, end })
+                    Some(vigil_hal::PassTimestampWrites {
+                        query_set: &*set.raw,
+                        beginning,
+                        end,
+                    })
                 });
                 if let Some(pool) = e.pool.as_mut() {
                     let mut r = crate::native::Rec::<A>(pool);
@@ -247,7 +290,10 @@ impl<A: Api> CommandEncoder<A> {
             e.render = RenderState {
                 extent,
                 targets: PassTargets {
-                    colors: colors.iter().map(|c| c.as_ref().map(|(v, ..)| v.format)).collect(),
+                    colors: colors
+                        .iter()
+                        .map(|c| c.as_ref().map(|(v, ..)| v.format))
+                        .collect(),
                     depth: depth.as_ref().map(|(v, _)| v.format),
                     samples,
                 },
@@ -296,7 +342,12 @@ impl<A: Api> CommandEncoder<A> {
             if e.render.binder.pipeline == Some(key) {
                 return Ok(());
             }
-            validate::render_pass::pipeline_targets(&e.label, &p.label, &p.render, &e.render.targets)?;
+            validate::render_pass::pipeline_targets(
+                &e.label,
+                &p.label,
+                &p.render,
+                &e.render.targets,
+            )?;
             if let Some(mut r) = e.pool.as_mut().map(crate::native::Rec::<A>) {
                 r.set_render_pipeline(&p.raw);
             }
@@ -308,13 +359,20 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Binds `size` bytes (default: to the end) of `buffer` from `offset` as vertex buffer
     /// `slot`.
-    pub fn set_vertex_buffer(&mut self, slot: u32, buffer: Buffer, offset: u64, size: Option<u64>) -> Result<()> {
+    pub fn set_vertex_buffer(
+        &mut self,
+        slot: u32,
+        buffer: Buffer,
+        offset: u64,
+        size: Option<u64>,
+    ) -> Result<()> {
         const OP: &str = "set_vertex_buffer";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
             let cap = (e.core.limits.max_vertex_buffers as usize).min(MAX_VERTEX_SLOTS);
             let b = find(&mut e.used.buffers, &e.core, buffer, OP)?;
-            let size = validate::render_pass::vertex_buffer(&e.label, slot, cap, b.facts(), offset, size)?;
+            let size =
+                validate::render_pass::vertex_buffer(&e.label, slot, cap, b.facts(), offset, size)?;
             let key = (buffer.index(), buffer.generation());
             if let Some(cur) = e.render.vertex.get(slot as usize).copied().flatten() {
                 if cur.buffer == key && cur.offset == offset && cur.size == size {
@@ -326,7 +384,12 @@ impl<A: Api> CommandEncoder<A> {
             }
             let tracker_slot = e.used.buffer_slot_of(buffer.index(), buffer.generation());
             if let Some(v) = e.render.vertex.get_mut(slot as usize) {
-                *v = Some(VertexBinding { buffer: key, slot: tracker_slot, offset, size });
+                *v = Some(VertexBinding {
+                    buffer: key,
+                    slot: tracker_slot,
+                    offset,
+                    size,
+                });
             }
             e.render.vertex_touched |= 1 << slot;
             Ok(())
@@ -335,29 +398,60 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Binds the index buffer. 32-bit indices are refused on a device that does not honour
     /// their full range (`FULL_DRAW_INDEX_UINT32` not enabled).
-    pub fn set_index_buffer(&mut self, buffer: Buffer, format: IndexFormat, offset: u64, size: Option<u64>) -> Result<()> {
+    pub fn set_index_buffer(
+        &mut self,
+        buffer: Buffer,
+        format: IndexFormat,
+        offset: u64,
+        size: Option<u64>,
+    ) -> Result<()> {
         const OP: &str = "set_index_buffer";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
             let features = e.core.features;
             let b = find(&mut e.used.buffers, &e.core, buffer, OP)?;
-            let size = validate::render_pass::index_buffer(&e.label, features, b.facts(), format, offset, size)?;
+            let size = validate::render_pass::index_buffer(
+                &e.label,
+                features,
+                b.facts(),
+                format,
+                offset,
+                size,
+            )?;
             if let Some(pool) = e.pool.as_mut() {
                 crate::native::Rec::<A>(pool).set_index_buffer(&b.raw, offset, format);
             }
             let slot = e.used.buffer_slot_of(buffer.index(), buffer.generation());
-            e.render.index = Some(IndexBinding { slot, offset, size, format });
+            e.render.index = Some(IndexBinding {
+                slot,
+                offset,
+                size,
+                format,
+            });
             e.render.index_touched = true;
             Ok(())
         })
     }
 
     /// Sets the viewport and depth range.
-    pub fn set_viewport(&mut self, x: f32, y: f32, width: f32, height: f32, min_depth: f32, max_depth: f32) -> Result<()> {
+    pub fn set_viewport(
+        &mut self,
+        x: f32,
+        y: f32,
+        width: f32,
+        height: f32,
+        min_depth: f32,
+        max_depth: f32,
+    ) -> Result<()> {
         const OP: &str = "set_viewport";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
-            validate::render_pass::viewport(&e.label, [x, y, width, height], [min_depth, max_depth], &e.core.limits)?;
+            validate::render_pass::viewport(
+                &e.label,
+                [x, y, width, height],
+                [min_depth, max_depth],
+                &e.core.limits,
+            )?;
             if let Some(mut r) = e.rec() {
                 r.set_viewport([x, y, width, height], [min_depth, max_depth]);
             }
@@ -403,7 +497,11 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// Draws `vertices` of `instances`.
-    pub fn draw(&mut self, vertices: std::ops::Range<u32>, instances: std::ops::Range<u32>) -> Result<()> {
+    pub fn draw(
+        &mut self,
+        vertices: std::ops::Range<u32>,
+        instances: std::ops::Range<u32>,
+    ) -> Result<()> {
         const OP: &str = "draw";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
@@ -419,12 +517,22 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// Draws `indices` of the index buffer, adding `base_vertex` to each, for `instances`.
-    pub fn draw_indexed(&mut self, indices: std::ops::Range<u32>, base_vertex: i32, instances: std::ops::Range<u32>) -> Result<()> {
+    pub fn draw_indexed(
+        &mut self,
+        indices: std::ops::Range<u32>,
+        base_vertex: i32,
+        instances: std::ops::Range<u32>,
+    ) -> Result<()> {
         const OP: &str = "draw_indexed";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
             let Some(ib) = e.render.index else {
-                return Err(fail!(IndexBufferNotSet, OP, &e.label, "no index buffer is set"));
+                return Err(fail!(
+                    IndexBufferNotSet,
+                    OP,
+                    &e.label,
+                    "no index buffer is set"
+                ));
             };
             validate::render_pass::range_order(OP, &e.label, "indices", &indices)?;
             validate::render_pass::range_order(OP, &e.label, "instances", &instances)?;
@@ -450,11 +558,22 @@ impl<A: Api> CommandEncoder<A> {
         self.indirect_draw("draw_indexed_indirect", buffer, offset, true)
     }
 
-    fn indirect_draw(&mut self, op: &'static str, buffer: Buffer, offset: u64, indexed: bool) -> Result<()> {
+    fn indirect_draw(
+        &mut self,
+        op: &'static str,
+        buffer: Buffer,
+        offset: u64,
+        indexed: bool,
+    ) -> Result<()> {
         self.step(op, |e| {
             e.expect_pass(Pass::Render, op)?;
             if indexed && e.render.index.is_none() {
-                return Err(fail!(IndexBufferNotSet, op, &e.label, "no index buffer is set"));
+                return Err(fail!(
+                    IndexBufferNotSet,
+                    op,
+                    &e.label,
+                    "no index buffer is set"
+                ));
             }
             let b = find(&mut e.used.buffers, &e.core, buffer, op)?.clone();
             let size = if indexed { 20 } else { 16 };
@@ -475,7 +594,14 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Checks the draw's state, binds changed groups, checks vertex ranges and adds the
     /// uses that changed to the pass's scope (refusing conflicting ones).
-    fn prepare_draw(&mut self, op: &'static str, indirect: Option<(usize, u64, u64)>, vertices: Option<&std::ops::Range<u32>>, instances: &std::ops::Range<u32>, indexed: bool) -> Result<()> {
+    fn prepare_draw(
+        &mut self,
+        op: &'static str,
+        indirect: Option<(usize, u64, u64)>,
+        vertices: Option<&std::ops::Range<u32>>,
+        instances: &std::ops::Range<u32>,
+        indexed: bool,
+    ) -> Result<()> {
         if !self.render.binder.ready() {
             return Err(self.not_ready(op));
         }
@@ -487,12 +613,31 @@ impl<A: Api> CommandEncoder<A> {
         };
         for (slot, vb) in p.render.vertex_buffers.iter().enumerate() {
             let Some(bound) = self.render.vertex.get(slot).copied().flatten() else {
-                return Err(fail!(VertexBufferNotSet, op, &self.label, "pipeline '{}' reads vertex buffer slot {slot}, but none is set", p.label));
+                return Err(fail!(
+                    VertexBufferNotSet,
+                    op,
+                    &self.label,
+                    "pipeline '{}' reads vertex buffer slot {slot}, but none is set",
+                    p.label
+                ));
             };
-            validate::render_pass::vertex_range(op, &self.label, slot, vb, bound.size, vertices, instances)?;
+            validate::render_pass::vertex_range(
+                op,
+                &self.label,
+                slot,
+                vb,
+                bound.size,
+                vertices,
+                instances,
+            )?;
         }
         if let Some(pool) = self.pool.as_mut() {
-            self.render.binder.flush(&self.used, &p.info.layout.raw, &mut crate::native::Rec(pool), BindPoint::Render);
+            self.render.binder.flush(
+                &self.used,
+                &p.info.layout.raw,
+                &mut crate::native::Rec(pool),
+                BindPoint::Render,
+            );
         }
         let touched = self.render.binder.touched & self.render.binder.used_mask();
         if touched != 0 {
@@ -500,7 +645,11 @@ impl<A: Api> CommandEncoder<A> {
                 if touched & (1 << g) == 0 {
                     continue;
                 }
-                if let Err(what) = self.render.binder.scope_group(&self.used, &mut self.scope, g, SHADERS) {
+                if let Err(what) =
+                    self.render
+                        .binder
+                        .scope_group(&self.used, &mut self.scope, g, SHADERS)
+                {
                     return Err(self.conflict(op, &what));
                 }
             }
@@ -519,7 +668,11 @@ impl<A: Api> CommandEncoder<A> {
         self.render.vertex_touched = 0;
         if indexed && self.render.index_touched {
             if let Some(ib) = self.render.index {
-                if self.scope.buffer(ib.slot, ib.offset, ib.size, INDEX).is_err() {
+                if self
+                    .scope
+                    .buffer(ib.slot, ib.offset, ib.size, INDEX)
+                    .is_err()
+                {
                     return Err(self.conflict(op, "the index buffer"));
                 }
             }
@@ -535,6 +688,11 @@ impl<A: Api> CommandEncoder<A> {
 
     #[cold]
     fn conflict(&self, op: &'static str, what: &str) -> crate::Error {
-        fail!(PassUsageConflict, op, &self.label, "{what} is both written and used another way in this render pass (as an attachment or read-write storage, and otherwise); a pass cannot order the two")
+        fail!(
+            PassUsageConflict,
+            op,
+            &self.label,
+            "{what} is both written and used another way in this render pass (as an attachment or read-write storage, and otherwise); a pass cannot order the two"
+        )
     }
 }

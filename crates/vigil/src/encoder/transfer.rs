@@ -14,23 +14,51 @@ pub use crate::validate::copy::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIG
 
 const READ: Use = Use::buffer(Stages::TRANSFER, Access::TRANSFER_READ);
 const WRITE: Use = Use::buffer(Stages::TRANSFER, Access::TRANSFER_WRITE);
-const TEX_READ: Use = Use { stages: Stages::TRANSFER, access: Access::TRANSFER_READ, layout: TextureLayout::TransferSrc };
-const TEX_WRITE: Use = Use { stages: Stages::TRANSFER, access: Access::TRANSFER_WRITE, layout: TextureLayout::TransferDst };
+const TEX_READ: Use = Use {
+    stages: Stages::TRANSFER,
+    access: Access::TRANSFER_READ,
+    layout: TextureLayout::TransferSrc,
+};
+const TEX_WRITE: Use = Use {
+    stages: Stages::TRANSFER,
+    access: Access::TRANSFER_WRITE,
+    layout: TextureLayout::TransferDst,
+};
 
 fn copied(at: &TexelCopyTextureInfo, layers: u32) -> Subresources {
-    Subresources { base_mip: at.mip_level, mips: 1, base_layer: at.array_layer, layers }
+    Subresources {
+        base_mip: at.mip_level,
+        mips: 1,
+        base_layer: at.array_layer,
+        layers,
+    }
 }
 
 impl<A: Api> CommandEncoder<A> {
     /// Copies `size` bytes from `src` at `src_offset` to `dst` at `dst_offset`. Offsets and
     /// size are multiples of 4; `src` needs `COPY_SRC`, `dst` `COPY_DST`; they differ.
-    pub fn copy_buffer_to_buffer(&mut self, src: Buffer, src_offset: u64, dst: Buffer, dst_offset: u64, size: u64) -> Result<()> {
+    pub fn copy_buffer_to_buffer(
+        &mut self,
+        src: Buffer,
+        src_offset: u64,
+        dst: Buffer,
+        dst_offset: u64,
+        size: u64,
+    ) -> Result<()> {
         const OP: &str = "copy_buffer_to_buffer";
         self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
             let s = find(&mut e.used.buffers, &e.core, src, OP)?.clone();
             let d = find(&mut e.used.buffers, &e.core, dst, OP)?.clone();
-            validate::copy::buffers(&e.label, src == dst, s.facts(), src_offset, d.facts(), dst_offset, size)?;
+            validate::copy::buffers(
+                &e.label,
+                src == dst,
+                s.facts(),
+                src_offset,
+                d.facts(),
+                dst_offset,
+                size,
+            )?;
             if size == 0 {
                 return Ok(());
             }
@@ -39,14 +67,32 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// Records a buffer copy after the barriers it needs (arguments already checked).
-    fn copy_words_unchecked(&mut self, s: &std::sync::Arc<crate::device::BufferObj<A>>, src_offset: u64, d: &std::sync::Arc<crate::device::BufferObj<A>>, dst_offset: u64, size: u64, op: &'static str) -> Result<()> {
+    fn copy_words_unchecked(
+        &mut self,
+        s: &std::sync::Arc<crate::device::BufferObj<A>>,
+        src_offset: u64,
+        d: &std::sync::Arc<crate::device::BufferObj<A>>,
+        dst_offset: u64,
+        size: u64,
+        op: &'static str,
+    ) -> Result<()> {
         let (ss, ds) = (self.used.buffer_slot(s), self.used.buffer_slot(d));
-        self.used.use_buffer(ss, src_offset, size, READ, &mut self.pending);
-        self.used.use_buffer(ds, dst_offset, size, WRITE, &mut self.pending);
+        self.used
+            .use_buffer(ss, src_offset, size, READ, &mut self.pending);
+        self.used
+            .use_buffer(ds, dst_offset, size, WRITE, &mut self.pending);
         self.flush_pending(op)?;
         self.ensure_open(op)?;
         if let Some(mut r) = self.rec() {
-            r.copy_buffer_to_buffer(&s.raw, &d.raw, BufferCopy { src_offset, dst_offset, size });
+            r.copy_buffer_to_buffer(
+                &s.raw,
+                &d.raw,
+                BufferCopy {
+                    src_offset,
+                    dst_offset,
+                    size,
+                },
+            );
         }
         self.recorded = true;
         Ok(())
@@ -54,7 +100,13 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Copies whole words for the device's own readback (the range may reach into the
     /// padding that rounds a buffer up to whole words).
-    pub(crate) fn copy_words(&mut self, src: Buffer, src_offset: u64, dst: Buffer, size: u64) -> Result<()> {
+    pub(crate) fn copy_words(
+        &mut self,
+        src: Buffer,
+        src_offset: u64,
+        dst: Buffer,
+        size: u64,
+    ) -> Result<()> {
         const OP: &str = "read_buffer";
         self.step(OP, |e| {
             let s = find(&mut e.used.buffers, &e.core, src, OP)?.clone();
@@ -90,31 +142,72 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Copies texel rows from a buffer into a texture box. `bytes_per_row` must be a
     /// multiple of 256 and the offset a multiple of the texel size.
-    pub fn copy_buffer_to_texture(&mut self, src: Buffer, layout: TexelCopyBufferLayout, dst: Texture, at: TexelCopyTextureInfo, size: [u32; 3]) -> Result<()> {
+    pub fn copy_buffer_to_texture(
+        &mut self,
+        src: Buffer,
+        layout: TexelCopyBufferLayout,
+        dst: Texture,
+        at: TexelCopyTextureInfo,
+        size: [u32; 3],
+    ) -> Result<()> {
         self.buffer_texture_copy("copy_buffer_to_texture", src, layout, dst, at, size, true)
     }
 
     /// Copies a texture box into texel rows of a buffer. `bytes_per_row` must be a multiple
     /// of 256 and the offset a multiple of the texel size.
-    pub fn copy_texture_to_buffer(&mut self, src: Texture, at: TexelCopyTextureInfo, dst: Buffer, layout: TexelCopyBufferLayout, size: [u32; 3]) -> Result<()> {
+    pub fn copy_texture_to_buffer(
+        &mut self,
+        src: Texture,
+        at: TexelCopyTextureInfo,
+        dst: Buffer,
+        layout: TexelCopyBufferLayout,
+        size: [u32; 3],
+    ) -> Result<()> {
         self.buffer_texture_copy("copy_texture_to_buffer", dst, layout, src, at, size, false)
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn buffer_texture_copy(&mut self, op: &'static str, buffer: Buffer, layout: TexelCopyBufferLayout, texture: Texture, at: TexelCopyTextureInfo, size: [u32; 3], to_texture: bool) -> Result<()> {
+    fn buffer_texture_copy(
+        &mut self,
+        op: &'static str,
+        buffer: Buffer,
+        layout: TexelCopyBufferLayout,
+        texture: Texture,
+        at: TexelCopyTextureInfo,
+        size: [u32; 3],
+        to_texture: bool,
+    ) -> Result<()> {
         self.step(op, |e| {
             e.expect_pass(Pass::None, op)?;
             let b = find(&mut e.used.buffers, &e.core, buffer, op)?.clone();
             let t = find(&mut e.used.textures, &e.core, texture, op)?.clone();
-            let fp = validate::copy::buffer_texture(op, &e.label, to_texture, b.facts(), &layout, &t.label, &t.desc, &at, size)?;
+            let fp = validate::copy::buffer_texture(
+                op,
+                &e.label,
+                to_texture,
+                b.facts(),
+                &layout,
+                &t.label,
+                &t.desc,
+                &at,
+                size,
+            )?;
             if size.contains(&0) {
                 return Ok(());
             }
             let bs = e.used.buffer_slot_of(buffer.index(), buffer.generation());
-            let ts = e.used.texture_slot_of(texture.index(), texture.generation());
-            let (bu, tu) = if to_texture { (READ, TEX_WRITE) } else { (WRITE, TEX_READ) };
-            e.used.use_buffer(bs, layout.offset, fp.len, bu, &mut e.pending);
-            e.used.use_texture(ts, copied(&at, size[2]), tu, &mut e.pending);
+            let ts = e
+                .used
+                .texture_slot_of(texture.index(), texture.generation());
+            let (bu, tu) = if to_texture {
+                (READ, TEX_WRITE)
+            } else {
+                (WRITE, TEX_READ)
+            };
+            e.used
+                .use_buffer(bs, layout.offset, fp.len, bu, &mut e.pending);
+            e.used
+                .use_texture(ts, copied(&at, size[2]), tu, &mut e.pending);
             e.flush_pending(op)?;
             e.ensure_open(op)?;
             let region = BufferTextureCopy {
@@ -141,19 +234,38 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Copies a `[width, height, layers]` box between two textures of the same format (or
     /// sRGB twins) and sample count.
-    pub fn copy_texture_to_texture(&mut self, src: Texture, src_at: TexelCopyTextureInfo, dst: Texture, dst_at: TexelCopyTextureInfo, size: [u32; 3]) -> Result<()> {
+    pub fn copy_texture_to_texture(
+        &mut self,
+        src: Texture,
+        src_at: TexelCopyTextureInfo,
+        dst: Texture,
+        dst_at: TexelCopyTextureInfo,
+        size: [u32; 3],
+    ) -> Result<()> {
         const OP: &str = "copy_texture_to_texture";
         self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
             let s = find(&mut e.used.textures, &e.core, src, OP)?.clone();
             let d = find(&mut e.used.textures, &e.core, dst, OP)?.clone();
-            validate::copy::textures(&e.label, src == dst, &s.label, &s.desc, &src_at, &d.label, &d.desc, &dst_at, size)?;
+            validate::copy::textures(
+                &e.label,
+                src == dst,
+                &s.label,
+                &s.desc,
+                &src_at,
+                &d.label,
+                &d.desc,
+                &dst_at,
+                size,
+            )?;
             if size.contains(&0) {
                 return Ok(());
             }
             let (ss, ds) = (e.used.texture_slot(&s), e.used.texture_slot(&d));
-            e.used.use_texture(ss, copied(&src_at, size[2]), TEX_READ, &mut e.pending);
-            e.used.use_texture(ds, copied(&dst_at, size[2]), TEX_WRITE, &mut e.pending);
+            e.used
+                .use_texture(ss, copied(&src_at, size[2]), TEX_READ, &mut e.pending);
+            e.used
+                .use_texture(ds, copied(&dst_at, size[2]), TEX_WRITE, &mut e.pending);
             e.flush_pending(OP)?;
             e.ensure_open(OP)?;
             let region = TextureCopy {
@@ -182,7 +294,10 @@ impl<A: Api> CommandEncoder<A> {
             let q = find(&mut e.used.query_sets, &e.core, set, OP)?;
             validate::encoder::pass_timestamps(OP, &e.label, &q.label, q.count, Some(index), None)?;
             e.prepare_query_write(set, index, OP)?;
-            if let (Some(q), Some(pool)) = (e.used.query_sets.get(set.index(), set.generation()), e.pool.as_mut()) {
+            if let (Some(q), Some(pool)) = (
+                e.used.query_sets.get(set.index(), set.generation()),
+                e.pool.as_mut(),
+            ) {
                 crate::native::Rec::<A>(pool).write_timestamp(&q.raw, index);
             }
             e.recorded = true;
@@ -192,7 +307,14 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Copies `count` query results from `first` into `dst` at `offset` as u64 ticks
     /// (multiply by the adapter's timestamp period for nanoseconds).
-    pub fn resolve_query_set(&mut self, set: QuerySet, first: u32, count: u32, dst: Buffer, offset: u64) -> Result<()> {
+    pub fn resolve_query_set(
+        &mut self,
+        set: QuerySet,
+        first: u32,
+        count: u32,
+        dst: Buffer,
+        offset: u64,
+    ) -> Result<()> {
         const OP: &str = "resolve_query_set";
         self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;

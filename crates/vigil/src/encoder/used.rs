@@ -8,8 +8,8 @@
 //! compares: no lock, no reference count change, no allocation.
 
 use crate::device::{
-    BindGroupObj, BufferObj, ComputePipelineObj, Core, QuerySetObj, RenderPipelineObj,
-    TextureObj, ViewObj, kinds::Kind,
+    BindGroupObj, BufferObj, ComputePipelineObj, Core, QuerySetObj, RenderPipelineObj, TextureObj,
+    ViewObj, kinds::Kind,
 };
 use crate::error::Result;
 use crate::registry::Labelled;

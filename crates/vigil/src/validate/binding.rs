@@ -14,87 +14,240 @@ pub const MAX_DYNAMIC_OFFSETS: usize = 16;
 
 /// A bind group layout's entries against the limits and features; returns them sorted by
 /// binding. `storage_format_ok` says whether the device can store to a format.
-pub(crate) fn layout_entries(label: &str, entries: &[BindGroupLayoutEntry], limits: &Limits, storage_read_write: bool, storage_format_ok: &dyn Fn(TextureFormat) -> bool) -> Result<Vec<BindGroupLayoutEntry>> {
+pub(crate) fn layout_entries(
+    label: &str,
+    entries: &[BindGroupLayoutEntry],
+    limits: &Limits,
+    storage_read_write: bool,
+    storage_format_ok: &dyn Fn(TextureFormat) -> bool,
+) -> Result<Vec<BindGroupLayoutEntry>> {
     const OP: &str = "create_bind_group_layout";
     let mut sorted = entries.to_vec();
     sorted.sort_by_key(|e| e.binding);
     for pair in sorted.windows(2) {
-        ensure!(pair[0].binding != pair[1].binding, LayoutBindingDuplicate, OP, label, "binding {} appears twice", pair[0].binding);
+        ensure!(
+            pair[0].binding != pair[1].binding,
+            LayoutBindingDuplicate,
+            OP,
+            label,
+            "binding {} appears twice",
+            pair[0].binding
+        );
     }
     let mut per_stage = [[0u32; 5]; 3];
     let (mut dyn_uniform, mut dyn_storage) = (0u32, 0u32);
     for e in &sorted {
         let b = e.binding;
-        ensure!(b < limits.max_bindings_per_bind_group, LayoutBindingLimit, OP, label, "binding {b} is not below max_bindings_per_bind_group ({})", limits.max_bindings_per_bind_group);
-        ensure!(!(e.visibility.contains(ShaderStages::VERTEX) && e.ty.is_writable()), LayoutVertexWritable, OP, label, "binding {b} is a writable {} visible to the vertex stage, which may not write resources", e.ty.describe());
+        ensure!(
+            b < limits.max_bindings_per_bind_group,
+            LayoutBindingLimit,
+            OP,
+            label,
+            "binding {b} is not below max_bindings_per_bind_group ({})",
+            limits.max_bindings_per_bind_group
+        );
+        ensure!(
+            !(e.visibility.contains(ShaderStages::VERTEX) && e.ty.is_writable()),
+            LayoutVertexWritable,
+            OP,
+            label,
+            "binding {b} is a writable {} visible to the vertex stage, which may not write resources",
+            e.ty.describe()
+        );
         let class = match e.ty {
-            BindingType::Buffer { ty: BufferBindingType::Uniform, has_dynamic_offset, .. } => {
+            BindingType::Buffer {
+                ty: BufferBindingType::Uniform,
+                has_dynamic_offset,
+                ..
+            } => {
                 dyn_uniform = dyn_uniform.saturating_add(u32::from(has_dynamic_offset));
                 0
             }
-            BindingType::Buffer { has_dynamic_offset, .. } => {
+            BindingType::Buffer {
+                has_dynamic_offset, ..
+            } => {
                 dyn_storage = dyn_storage.saturating_add(u32::from(has_dynamic_offset));
                 1
             }
             BindingType::Sampler(_) => 2,
-            BindingType::Texture { multisampled, sample_type, view_dimension } => {
-                let ok = !multisampled || (view_dimension == TextureViewDimension::D2 && sample_type != (TextureSampleType::Float { filterable: true }));
-                ensure!(ok, LayoutMultisampled, OP, label, "binding {b}: a multisampled texture binding must be 2d with a non-filterable sample type");
+            BindingType::Texture {
+                multisampled,
+                sample_type,
+                view_dimension,
+            } => {
+                let ok = !multisampled
+                    || (view_dimension == TextureViewDimension::D2
+                        && sample_type != (TextureSampleType::Float { filterable: true }));
+                ensure!(
+                    ok,
+                    LayoutMultisampled,
+                    OP,
+                    label,
+                    "binding {b}: a multisampled texture binding must be 2d with a non-filterable sample type"
+                );
                 3
             }
-            BindingType::StorageTexture { access, format, view_dimension } => {
-                ensure!(access != StorageTextureAccess::ReadWrite || storage_read_write, LayoutStorageReadWrite, OP, label, "binding {b}: read-write storage textures need the STORAGE_TEXTURE_READ_WRITE feature");
-                ensure!(storage_format_ok(format), LayoutStorageFormat, OP, label, "binding {b}: {} cannot be a storage texture on this device", format.wgsl_name());
-                ensure!(!matches!(view_dimension, TextureViewDimension::Cube | TextureViewDimension::CubeArray), LayoutStorageCube, OP, label, "binding {b}: storage textures cannot be cube views");
+            BindingType::StorageTexture {
+                access,
+                format,
+                view_dimension,
+            } => {
+                ensure!(
+                    access != StorageTextureAccess::ReadWrite || storage_read_write,
+                    LayoutStorageReadWrite,
+                    OP,
+                    label,
+                    "binding {b}: read-write storage textures need the STORAGE_TEXTURE_READ_WRITE feature"
+                );
+                ensure!(
+                    storage_format_ok(format),
+                    LayoutStorageFormat,
+                    OP,
+                    label,
+                    "binding {b}: {} cannot be a storage texture on this device",
+                    format.wgsl_name()
+                );
+                ensure!(
+                    !matches!(
+                        view_dimension,
+                        TextureViewDimension::Cube | TextureViewDimension::CubeArray
+                    ),
+                    LayoutStorageCube,
+                    OP,
+                    label,
+                    "binding {b}: storage textures cannot be cube views"
+                );
                 4
             }
         };
-        for (s, stage) in [ShaderStages::VERTEX, ShaderStages::FRAGMENT, ShaderStages::COMPUTE].iter().enumerate() {
+        for (s, stage) in [
+            ShaderStages::VERTEX,
+            ShaderStages::FRAGMENT,
+            ShaderStages::COMPUTE,
+        ]
+        .iter()
+        .enumerate()
+        {
             if e.visibility.contains(*stage) {
                 per_stage[s][class] = per_stage[s][class].saturating_add(1);
             }
         }
     }
     let caps = [
-        ("uniform buffers", limits.max_uniform_buffers_per_shader_stage),
-        ("storage buffers", limits.max_storage_buffers_per_shader_stage),
+        (
+            "uniform buffers",
+            limits.max_uniform_buffers_per_shader_stage,
+        ),
+        (
+            "storage buffers",
+            limits.max_storage_buffers_per_shader_stage,
+        ),
         ("samplers", limits.max_samplers_per_shader_stage),
-        ("sampled textures", limits.max_sampled_textures_per_shader_stage),
-        ("storage textures", limits.max_storage_textures_per_shader_stage),
+        (
+            "sampled textures",
+            limits.max_sampled_textures_per_shader_stage,
+        ),
+        (
+            "storage textures",
+            limits.max_storage_textures_per_shader_stage,
+        ),
     ];
     for counts in per_stage {
         for (class, (name, cap)) in caps.iter().enumerate() {
-            ensure!(counts[class] <= *cap, LayoutStageLimit, OP, label, "{} {name} in one stage exceed the limit of {cap}", counts[class]);
+            ensure!(
+                counts[class] <= *cap,
+                LayoutStageLimit,
+                OP,
+                label,
+                "{} {name} in one stage exceed the limit of {cap}",
+                counts[class]
+            );
         }
     }
     dynamic_limits(OP, label, dyn_uniform, dyn_storage, limits, true)?;
     Ok(sorted)
 }
 
-fn dynamic_limits(op: &'static str, label: &str, uniform: u32, storage: u32, limits: &Limits, group: bool) -> Result<()> {
+fn dynamic_limits(
+    op: &'static str,
+    label: &str,
+    uniform: u32,
+    storage: u32,
+    limits: &Limits,
+    group: bool,
+) -> Result<()> {
     let u_max = limits.max_dynamic_uniform_buffers_per_pipeline_layout;
     let s_max = limits.max_dynamic_storage_buffers_per_pipeline_layout;
     if group {
-        ensure!(uniform <= u_max, LayoutDynamicLimit, op, label, "{uniform} dynamic uniform buffers exceed the limit of {u_max}");
-        ensure!(storage <= s_max, LayoutDynamicLimit, op, label, "{storage} dynamic storage buffers exceed the limit of {s_max}");
+        ensure!(
+            uniform <= u_max,
+            LayoutDynamicLimit,
+            op,
+            label,
+            "{uniform} dynamic uniform buffers exceed the limit of {u_max}"
+        );
+        ensure!(
+            storage <= s_max,
+            LayoutDynamicLimit,
+            op,
+            label,
+            "{storage} dynamic storage buffers exceed the limit of {s_max}"
+        );
         let dynamic = uniform.saturating_add(storage) as usize;
-        ensure!(dynamic <= MAX_DYNAMIC_OFFSETS, LayoutDynamicLimit, op, label, "{dynamic} dynamic-offset bindings exceed the {MAX_DYNAMIC_OFFSETS} one bind group may have in vigil");
+        ensure!(
+            dynamic <= MAX_DYNAMIC_OFFSETS,
+            LayoutDynamicLimit,
+            op,
+            label,
+            "{dynamic} dynamic-offset bindings exceed the {MAX_DYNAMIC_OFFSETS} one bind group may have in vigil"
+        );
     } else {
-        ensure!(uniform <= u_max, PipelineLayoutDynamic, op, label, "{uniform} dynamic uniform buffers exceed the limit of {u_max}");
-        ensure!(storage <= s_max, PipelineLayoutDynamic, op, label, "{storage} dynamic storage buffers exceed the limit of {s_max}");
+        ensure!(
+            uniform <= u_max,
+            PipelineLayoutDynamic,
+            op,
+            label,
+            "{uniform} dynamic uniform buffers exceed the limit of {u_max}"
+        );
+        ensure!(
+            storage <= s_max,
+            PipelineLayoutDynamic,
+            op,
+            label,
+            "{storage} dynamic storage buffers exceed the limit of {s_max}"
+        );
     }
     Ok(())
 }
 
 /// A pipeline layout made of group layouts with these entries.
-pub(crate) fn pipeline_layout(label: &str, groups: &[&[BindGroupLayoutEntry]], limits: &Limits) -> Result<()> {
+pub(crate) fn pipeline_layout(
+    label: &str,
+    groups: &[&[BindGroupLayoutEntry]],
+    limits: &Limits,
+) -> Result<()> {
     const OP: &str = "create_pipeline_layout";
-    ensure!(groups.len() as u64 <= u64::from(limits.max_bind_groups), PipelineLayoutGroups, OP, label, "{} bind group layouts exceed max_bind_groups ({})", groups.len(), limits.max_bind_groups);
+    ensure!(
+        groups.len() as u64 <= u64::from(limits.max_bind_groups),
+        PipelineLayoutGroups,
+        OP,
+        label,
+        "{} bind group layouts exceed max_bind_groups ({})",
+        groups.len(),
+        limits.max_bind_groups
+    );
     let (mut u, mut s) = (0u32, 0u32);
     for e in groups.iter().flat_map(|g| g.iter()) {
         match e.ty {
-            BindingType::Buffer { ty: BufferBindingType::Uniform, has_dynamic_offset: true, .. } => u = u.saturating_add(1),
-            BindingType::Buffer { has_dynamic_offset: true, .. } => s = s.saturating_add(1),
+            BindingType::Buffer {
+                ty: BufferBindingType::Uniform,
+                has_dynamic_offset: true,
+                ..
+            } => u = u.saturating_add(1),
+            BindingType::Buffer {
+                has_dynamic_offset: true,
+                ..
+            } => s = s.saturating_add(1),
             _ => {}
         }
     }
@@ -104,30 +257,68 @@ pub(crate) fn pipeline_layout(label: &str, groups: &[&[BindGroupLayoutEntry]], l
 const GROUP: &str = "create_bind_group";
 
 /// A bind group's entries against its layout's bindings: one entry per binding, no more.
-pub(crate) fn group_entries(label: &str, layout_label: &str, layout: &[BindGroupLayoutEntry], entries: &[BindGroupEntry]) -> Result<()> {
+pub(crate) fn group_entries(
+    label: &str,
+    layout_label: &str,
+    layout: &[BindGroupLayoutEntry],
+    entries: &[BindGroupEntry],
+) -> Result<()> {
     let mut seen: Vec<u32> = entries.iter().map(|e| e.binding).collect();
     seen.sort_unstable();
     for pair in seen.windows(2) {
-        ensure!(pair[0] != pair[1], GroupEntryDuplicate, GROUP, label, "binding {} has more than one entry", pair[0]);
+        ensure!(
+            pair[0] != pair[1],
+            GroupEntryDuplicate,
+            GROUP,
+            label,
+            "binding {} has more than one entry",
+            pair[0]
+        );
     }
     for e in entries {
-        ensure!(layout.iter().any(|l| l.binding == e.binding), GroupEntryUnknown, GROUP, label, "binding {} is not in the layout '{layout_label}'", e.binding);
+        ensure!(
+            layout.iter().any(|l| l.binding == e.binding),
+            GroupEntryUnknown,
+            GROUP,
+            label,
+            "binding {} is not in the layout '{layout_label}'",
+            e.binding
+        );
     }
     for l in layout {
-        ensure!(entries.iter().any(|e| e.binding == l.binding), GroupEntryMissing, GROUP, label, "binding {} ({}) of layout '{layout_label}' has no entry", l.binding, l.ty.describe());
+        ensure!(
+            entries.iter().any(|e| e.binding == l.binding),
+            GroupEntryMissing,
+            GROUP,
+            label,
+            "binding {} ({}) of layout '{layout_label}' has no entry",
+            l.binding,
+            l.ty.describe()
+        );
     }
     Ok(())
 }
 
 /// An entry that gives another kind of resource than its binding holds.
 #[cold]
-pub(crate) fn entry_kind(label: &str, l: &BindGroupLayoutEntry, resource: &BindingResource) -> Error {
+pub(crate) fn entry_kind(
+    label: &str,
+    l: &BindGroupLayoutEntry,
+    resource: &BindingResource,
+) -> Error {
     let got = match resource {
         BindingResource::Buffer(_) => "a buffer",
         BindingResource::Sampler(_) => "a sampler",
         BindingResource::TextureView(_) => "a texture view",
     };
-    fail!(GroupEntryKind, GROUP, label, "binding {} is a {} binding, but the entry gives {got}", l.binding, l.ty.describe())
+    fail!(
+        GroupEntryKind,
+        GROUP,
+        label,
+        "binding {} is a {} binding, but the entry gives {got}",
+        l.binding,
+        l.ty.describe()
+    )
 }
 
 /// What a buffer binding checks of its buffer.
@@ -140,35 +331,127 @@ pub(crate) struct BufferFacts<'a> {
 
 /// A buffer binding of type `ty` at `binding`; returns the bound size and the offset
 /// alignment of its kind.
-pub(crate) fn buffer(label: &str, binding: u32, ty: BufferBindingType, min_binding_size: Option<std::num::NonZeroU64>, b: &BufferBinding, buf: BufferFacts<'_>, limits: &Limits) -> Result<(u64, u32)> {
+pub(crate) fn buffer(
+    label: &str,
+    binding: u32,
+    ty: BufferBindingType,
+    min_binding_size: Option<std::num::NonZeroU64>,
+    b: &BufferBinding,
+    buf: BufferFacts<'_>,
+    limits: &Limits,
+) -> Result<(u64, u32)> {
     let (needed, align, max, kind) = match ty {
-        BufferBindingType::Uniform => (BufferUsages::UNIFORM, limits.min_uniform_buffer_offset_alignment, limits.max_uniform_buffer_binding_size, "uniform"),
-        BufferBindingType::Storage { .. } => (BufferUsages::STORAGE, limits.min_storage_buffer_offset_alignment, limits.max_storage_buffer_binding_size, "storage"),
+        BufferBindingType::Uniform => (
+            BufferUsages::UNIFORM,
+            limits.min_uniform_buffer_offset_alignment,
+            limits.max_uniform_buffer_binding_size,
+            "uniform",
+        ),
+        BufferBindingType::Storage { .. } => (
+            BufferUsages::STORAGE,
+            limits.min_storage_buffer_offset_alignment,
+            limits.max_storage_buffer_binding_size,
+            "storage",
+        ),
     };
     let name = buf.label;
-    ensure!(buf.usage.contains(needed), GroupBufferUsage, GROUP, label, "binding {binding} is a {kind} buffer binding, but buffer '{name}' was created with {:?} (needs {needed:?})", buf.usage);
-    ensure!(b.offset.checked_rem(u64::from(align)) == Some(0), GroupBufferAlignment, GROUP, label, "binding {binding}: offset {} is not a multiple of the {kind} offset alignment {align}", b.offset);
-    ensure!(b.offset <= buf.size, GroupBufferRange, GROUP, label, "binding {binding}: offset {} is past the end of buffer '{name}' ({} bytes)", b.offset, buf.size);
+    ensure!(
+        buf.usage.contains(needed),
+        GroupBufferUsage,
+        GROUP,
+        label,
+        "binding {binding} is a {kind} buffer binding, but buffer '{name}' was created with {:?} (needs {needed:?})",
+        buf.usage
+    );
+    ensure!(
+        b.offset.checked_rem(u64::from(align)) == Some(0),
+        GroupBufferAlignment,
+        GROUP,
+        label,
+        "binding {binding}: offset {} is not a multiple of the {kind} offset alignment {align}",
+        b.offset
+    );
+    ensure!(
+        b.offset <= buf.size,
+        GroupBufferRange,
+        GROUP,
+        label,
+        "binding {binding}: offset {} is past the end of buffer '{name}' ({} bytes)",
+        b.offset,
+        buf.size
+    );
     let size = b.size.unwrap_or(buf.size.saturating_sub(b.offset));
-    ensure!(size != 0, GroupBufferRange, GROUP, label, "binding {binding}: the bound range of buffer '{name}' is empty");
-    ensure!(inside(b.offset, size, buf.size), GroupBufferRange, GROUP, label, "binding {binding}: {size} bytes at offset {} are outside buffer '{name}' ({} bytes)", b.offset, buf.size);
-    ensure!(size <= max, GroupBufferLimit, GROUP, label, "binding {binding}: {size} bytes exceed the {kind} binding limit of {max}");
-    ensure!(!matches!(ty, BufferBindingType::Storage { .. }) || size % 4 == 0, GroupBufferRange, GROUP, label, "binding {binding}: a storage binding's size ({size}) must be a multiple of 4");
+    ensure!(
+        size != 0,
+        GroupBufferRange,
+        GROUP,
+        label,
+        "binding {binding}: the bound range of buffer '{name}' is empty"
+    );
+    ensure!(
+        inside(b.offset, size, buf.size),
+        GroupBufferRange,
+        GROUP,
+        label,
+        "binding {binding}: {size} bytes at offset {} are outside buffer '{name}' ({} bytes)",
+        b.offset,
+        buf.size
+    );
+    ensure!(
+        size <= max,
+        GroupBufferLimit,
+        GROUP,
+        label,
+        "binding {binding}: {size} bytes exceed the {kind} binding limit of {max}"
+    );
+    ensure!(
+        !matches!(ty, BufferBindingType::Storage { .. }) || size % 4 == 0,
+        GroupBufferRange,
+        GROUP,
+        label,
+        "binding {binding}: a storage binding's size ({size}) must be a multiple of 4"
+    );
     if let Some(min) = min_binding_size {
-        ensure!(size >= min.get(), GroupBufferRange, GROUP, label, "binding {binding}: {size} bytes are fewer than the layout's min_binding_size {}", min.get());
+        ensure!(
+            size >= min.get(),
+            GroupBufferRange,
+            GROUP,
+            label,
+            "binding {binding}: {size} bytes are fewer than the layout's min_binding_size {}",
+            min.get()
+        );
     }
     Ok((size, align))
 }
 
 /// A sampler binding of `kind`.
-pub(crate) fn sampler(label: &str, binding: u32, kind: SamplerBindingType, name: &str, comparison: bool, filtering: bool) -> Result<()> {
+pub(crate) fn sampler(
+    label: &str,
+    binding: u32,
+    kind: SamplerBindingType,
+    name: &str,
+    comparison: bool,
+    filtering: bool,
+) -> Result<()> {
     let ok = match kind {
         SamplerBindingType::Comparison => comparison,
         SamplerBindingType::Filtering => !comparison,
         SamplerBindingType::NonFiltering => !comparison && !filtering,
     };
-    let is = if comparison { "a comparison sampler" } else if filtering { "a filtering sampler" } else { "a non-filtering sampler" };
-    ensure!(ok, GroupSamplerKind, GROUP, label, "binding {binding} wants a {kind:?} sampler; sampler '{name}' is {is}");
+    let is = if comparison {
+        "a comparison sampler"
+    } else if filtering {
+        "a filtering sampler"
+    } else {
+        "a non-filtering sampler"
+    };
+    ensure!(
+        ok,
+        GroupSamplerKind,
+        GROUP,
+        label,
+        "binding {binding} wants a {kind:?} sampler; sampler '{name}' is {is}"
+    );
     Ok(())
 }
 
@@ -186,35 +469,114 @@ pub(crate) struct ViewFacts<'a> {
     pub filterable: bool,
 }
 
-fn view_common(label: &str, binding: u32, v: &ViewFacts<'_>, usage: TextureUsages, dimension: TextureViewDimension) -> Result<()> {
-    ensure!(v.usage.contains(usage), GroupViewUsage, GROUP, label, "binding {binding}: view '{}' lacks {usage:?} usage ({:?})", v.label, v.usage);
-    ensure!(v.dimension == dimension, GroupViewDimension, GROUP, label, "binding {binding} wants a {dimension:?} view; view '{}' is {:?}", v.label, v.dimension);
+fn view_common(
+    label: &str,
+    binding: u32,
+    v: &ViewFacts<'_>,
+    usage: TextureUsages,
+    dimension: TextureViewDimension,
+) -> Result<()> {
+    ensure!(
+        v.usage.contains(usage),
+        GroupViewUsage,
+        GROUP,
+        label,
+        "binding {binding}: view '{}' lacks {usage:?} usage ({:?})",
+        v.label,
+        v.usage
+    );
+    ensure!(
+        v.dimension == dimension,
+        GroupViewDimension,
+        GROUP,
+        label,
+        "binding {binding} wants a {dimension:?} view; view '{}' is {:?}",
+        v.label,
+        v.dimension
+    );
     Ok(())
 }
 
 /// A sampled texture binding.
-pub(crate) fn texture(label: &str, binding: u32, sample_type: TextureSampleType, dimension: TextureViewDimension, multisampled: bool, v: &ViewFacts<'_>) -> Result<()> {
+pub(crate) fn texture(
+    label: &str,
+    binding: u32,
+    sample_type: TextureSampleType,
+    dimension: TextureViewDimension,
+    multisampled: bool,
+    v: &ViewFacts<'_>,
+) -> Result<()> {
     view_common(label, binding, v, TextureUsages::TEXTURE_BINDING, dimension)?;
-    ensure!(multisampled == (v.sample_count > 1), GroupViewMultisampled, GROUP, label, "binding {binding}: multisampled is {multisampled} in the layout but view '{}' has {} samples", v.label, v.sample_count);
+    ensure!(
+        multisampled == (v.sample_count > 1),
+        GroupViewMultisampled,
+        GROUP,
+        label,
+        "binding {binding}: multisampled is {multisampled} in the layout but view '{}' has {} samples",
+        v.label,
+        v.sample_count
+    );
     let format_type = if v.format.is_depth_stencil() {
-        if v.aspect == TextureAspect::StencilOnly { TextureSampleType::Uint } else { TextureSampleType::Depth }
+        if v.aspect == TextureAspect::StencilOnly {
+            TextureSampleType::Uint
+        } else {
+            TextureSampleType::Depth
+        }
     } else {
         let t = v.format.info().sample_type;
-        if t == (TextureSampleType::Float { filterable: true }) && !v.filterable { TextureSampleType::Float { filterable: false } } else { t }
+        if t == (TextureSampleType::Float { filterable: true }) && !v.filterable {
+            TextureSampleType::Float { filterable: false }
+        } else {
+            t
+        }
     };
     let compatible = match (sample_type, format_type) {
-        (TextureSampleType::Float { filterable: false }, TextureSampleType::Float { .. } | TextureSampleType::Depth) => true,
+        (
+            TextureSampleType::Float { filterable: false },
+            TextureSampleType::Float { .. } | TextureSampleType::Depth,
+        ) => true,
         (a, b) => a == b,
     };
-    ensure!(compatible, GroupViewSampleType, GROUP, label, "binding {binding} wants {sample_type:?} texels; view '{}' ({}) gives {format_type:?}", v.label, v.format.wgsl_name());
+    ensure!(
+        compatible,
+        GroupViewSampleType,
+        GROUP,
+        label,
+        "binding {binding} wants {sample_type:?} texels; view '{}' ({}) gives {format_type:?}",
+        v.label,
+        v.format.wgsl_name()
+    );
     Ok(())
 }
 
 /// A storage texture binding.
-pub(crate) fn storage_texture(label: &str, binding: u32, format: TextureFormat, dimension: TextureViewDimension, v: &ViewFacts<'_>) -> Result<()> {
+pub(crate) fn storage_texture(
+    label: &str,
+    binding: u32,
+    format: TextureFormat,
+    dimension: TextureViewDimension,
+    v: &ViewFacts<'_>,
+) -> Result<()> {
     view_common(label, binding, v, TextureUsages::STORAGE_BINDING, dimension)?;
-    ensure!(v.format == format, GroupStorageFormat, GROUP, label, "binding {binding} wants a {} storage texture; view '{}' is {}", format.wgsl_name(), v.label, v.format.wgsl_name());
-    ensure!(v.mip_level_count == 1, GroupStorageMips, GROUP, label, "binding {binding}: a storage view must cover exactly one mip level; view '{}' covers {}", v.label, v.mip_level_count);
+    ensure!(
+        v.format == format,
+        GroupStorageFormat,
+        GROUP,
+        label,
+        "binding {binding} wants a {} storage texture; view '{}' is {}",
+        format.wgsl_name(),
+        v.label,
+        v.format.wgsl_name()
+    );
+    ensure!(
+        v.mip_level_count == 1,
+        GroupStorageMips,
+        GROUP,
+        label,
+        "binding {binding}: a storage view must cover exactly one mip level; view '{}' covers {}",
+        v.label,
+        v.mip_level_count
+    );
     Ok(())
 }
 
@@ -255,7 +617,11 @@ mod tests {
                     binding,
                     visibility: ShaderStages::COMPUTE,
                     ty: BindingType::Buffer {
-                        ty: if binding < 12 { BufferBindingType::Uniform } else { BufferBindingType::Storage { read_only: true } },
+                        ty: if binding < 12 {
+                            BufferBindingType::Uniform
+                        } else {
+                            BufferBindingType::Storage { read_only: true }
+                        },
                         has_dynamic_offset: true,
                         min_binding_size: None,
                     },

@@ -10,28 +10,75 @@ use vigil_hal::BufferUsages;
 pub(crate) fn descriptor(desc: &BufferDescriptor<'_>, max_size: u64) -> Result<u64> {
     const OP: &str = "create_buffer";
     let l = desc.label;
-    ensure!(desc.size != 0, BufferSizeZero, OP, l, "size is 0; a buffer holds at least one byte");
-    ensure!(desc.size <= max_size, BufferSizeLimit, OP, l, "size {} exceeds the device's max_buffer_size {max_size}", desc.size);
-    ensure!(!desc.usage.is_empty(), BufferUsageEmpty, OP, l, "usage is empty; say how the buffer will be used");
     ensure!(
-        !desc.usage.contains(BufferUsages::MAP_READ) || (BufferUsages::MAP_READ | BufferUsages::COPY_DST).contains(desc.usage),
-        BufferMapReadUsage, OP, l,
-        "MAP_READ combines only with COPY_DST (got {:?}); copy results into a separate readback buffer", desc.usage
+        desc.size != 0,
+        BufferSizeZero,
+        OP,
+        l,
+        "size is 0; a buffer holds at least one byte"
     );
     ensure!(
-        !desc.usage.contains(BufferUsages::MAP_WRITE) || (BufferUsages::MAP_WRITE | BufferUsages::COPY_SRC).contains(desc.usage),
-        BufferMapWriteUsage, OP, l,
-        "MAP_WRITE combines only with COPY_SRC (got {:?}); upload through a separate staging buffer", desc.usage
+        desc.size <= max_size,
+        BufferSizeLimit,
+        OP,
+        l,
+        "size {} exceeds the device's max_buffer_size {max_size}",
+        desc.size
+    );
+    ensure!(
+        !desc.usage.is_empty(),
+        BufferUsageEmpty,
+        OP,
+        l,
+        "usage is empty; say how the buffer will be used"
+    );
+    ensure!(
+        !desc.usage.contains(BufferUsages::MAP_READ)
+            || (BufferUsages::MAP_READ | BufferUsages::COPY_DST).contains(desc.usage),
+        BufferMapReadUsage,
+        OP,
+        l,
+        "MAP_READ combines only with COPY_DST (got {:?}); copy results into a separate readback buffer",
+        desc.usage
+    );
+    ensure!(
+        !desc.usage.contains(BufferUsages::MAP_WRITE)
+            || (BufferUsages::MAP_WRITE | BufferUsages::COPY_SRC).contains(desc.usage),
+        BufferMapWriteUsage,
+        OP,
+        l,
+        "MAP_WRITE combines only with COPY_SRC (got {:?}); upload through a separate staging buffer",
+        desc.usage
     );
     let native = desc.size.checked_next_multiple_of(4);
-    ensure!(native.is_some(), BufferSizeLimit, OP, l, "size {} cannot be rounded up to whole words", desc.size);
+    ensure!(
+        native.is_some(),
+        BufferSizeLimit,
+        OP,
+        l,
+        "size {} cannot be rounded up to whole words",
+        desc.size
+    );
     Ok(native.unwrap_or(desc.size))
 }
 
 /// `offset..offset + size` lies in a buffer of `len` bytes.
 #[inline]
-pub(crate) fn range(op: &'static str, label: &str, what: &str, offset: u64, size: u64, len: u64) -> Result<()> {
-    ensure!(inside(offset, size, len), BufferRange, op, label, "{what} range of {size} bytes at offset {offset} is outside the buffer's {len} bytes");
+pub(crate) fn range(
+    op: &'static str,
+    label: &str,
+    what: &str,
+    offset: u64,
+    size: u64,
+    len: u64,
+) -> Result<()> {
+    ensure!(
+        inside(offset, size, len),
+        BufferRange,
+        op,
+        label,
+        "{what} range of {size} bytes at offset {offset} is outside the buffer's {len} bytes"
+    );
     Ok(())
 }
 
@@ -48,10 +95,29 @@ pub(crate) struct Facts<'a> {
 pub(crate) fn write(b: Facts<'_>, offset: u64, len: u64) -> Result<()> {
     const OP: &str = "write_buffer";
     let l = b.label;
-    ensure!(b.usage.contains(BufferUsages::COPY_DST), WriteUsage, OP, l, "queue writes need COPY_DST usage; the buffer has {:?}", b.usage);
-    ensure!(offset % 4 == 0 && len % 4 == 0, WriteAlignment, OP, l, "offset {offset} and size {len} must be multiples of 4");
+    ensure!(
+        b.usage.contains(BufferUsages::COPY_DST),
+        WriteUsage,
+        OP,
+        l,
+        "queue writes need COPY_DST usage; the buffer has {:?}",
+        b.usage
+    );
+    ensure!(
+        offset % 4 == 0 && len % 4 == 0,
+        WriteAlignment,
+        OP,
+        l,
+        "offset {offset} and size {len} must be multiples of 4"
+    );
     range(OP, l, "write", offset, len, b.size)?;
-    ensure!(!b.mapped, WriteMapped, OP, l, "the buffer is mapped; unmap it before writing through the queue");
+    ensure!(
+        !b.mapped,
+        WriteMapped,
+        OP,
+        l,
+        "the buffer is mapped; unmap it before writing through the queue"
+    );
     Ok(())
 }
 
@@ -60,8 +126,22 @@ pub(crate) fn read(b: Facts<'_>, offset: u64, size: u64) -> Result<()> {
     const OP: &str = "read_buffer";
     let l = b.label;
     range(OP, l, "read", offset, size, b.size)?;
-    ensure!(!b.mapped, ReadMapped, OP, l, "the buffer is mapped; read it through its mapping");
-    ensure!(b.usage.intersects(BufferUsages::MAP_READ | BufferUsages::COPY_SRC), ReadUsage, OP, l, "reading back needs MAP_READ or COPY_SRC usage; the buffer has {:?}", b.usage);
+    ensure!(
+        !b.mapped,
+        ReadMapped,
+        OP,
+        l,
+        "the buffer is mapped; read it through its mapping"
+    );
+    ensure!(
+        b.usage
+            .intersects(BufferUsages::MAP_READ | BufferUsages::COPY_SRC),
+        ReadUsage,
+        OP,
+        l,
+        "reading back needs MAP_READ or COPY_SRC usage; the buffer has {:?}",
+        b.usage
+    );
     Ok(())
 }
 
@@ -69,10 +149,34 @@ pub(crate) fn read(b: Facts<'_>, offset: u64, size: u64) -> Result<()> {
 pub(crate) fn map(b: Facts<'_>, write: bool, offset: u64, size: u64) -> Result<()> {
     const OP: &str = "map_buffer_async";
     let l = b.label;
-    let need = if write { BufferUsages::MAP_WRITE } else { BufferUsages::MAP_READ };
-    ensure!(b.usage.contains(need), MapUsage, OP, l, "mapping for {} needs {need:?}; the buffer has {:?}", if write { "writing" } else { "reading" }, b.usage);
-    ensure!(offset % 8 == 0 && size % 4 == 0, MapAlignment, OP, l, "offset {offset} must be a multiple of 8 and size {size} of 4");
+    let need = if write {
+        BufferUsages::MAP_WRITE
+    } else {
+        BufferUsages::MAP_READ
+    };
+    ensure!(
+        b.usage.contains(need),
+        MapUsage,
+        OP,
+        l,
+        "mapping for {} needs {need:?}; the buffer has {:?}",
+        if write { "writing" } else { "reading" },
+        b.usage
+    );
+    ensure!(
+        offset % 8 == 0 && size % 4 == 0,
+        MapAlignment,
+        OP,
+        l,
+        "offset {offset} must be a multiple of 8 and size {size} of 4"
+    );
     range(OP, l, "mapped", offset, size, b.size)?;
-    ensure!(!b.mapped, MapAlreadyMapped, OP, l, "the buffer is already mapped; unmap it first");
+    ensure!(
+        !b.mapped,
+        MapAlreadyMapped,
+        OP,
+        l,
+        "the buffer is already mapped; unmap it first"
+    );
     Ok(())
 }

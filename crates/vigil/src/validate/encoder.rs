@@ -7,19 +7,63 @@ use crate::error::{Error, Result, fail};
 use vigil_hal::{BufferUsages, Limits};
 
 /// A bind group index below the device's and vigil's limit.
-pub(crate) fn group_index(op: &'static str, label: &str, index: u32, limits: &Limits, cap: usize) -> Result<()> {
+pub(crate) fn group_index(
+    op: &'static str,
+    label: &str,
+    index: u32,
+    limits: &Limits,
+    cap: usize,
+) -> Result<()> {
     let max = (limits.max_bind_groups as usize).min(cap);
-    ensure!((index as usize) < max, BindGroupIndex, op, label, "group index {index} is not below max_bind_groups ({max})");
+    ensure!(
+        (index as usize) < max,
+        BindGroupIndex,
+        op,
+        label,
+        "group index {index} is not below max_bind_groups ({max})"
+    );
     Ok(())
 }
 
 /// Dynamic offsets for a group's dynamic bindings: one each, aligned, in bounds.
-pub(crate) fn dynamic_offsets(op: &'static str, label: &str, group: &str, dynamic: &[DynamicBinding], offsets: &[u32]) -> Result<()> {
-    ensure!(offsets.len() == dynamic.len(), DynamicOffsetCount, op, label, "bind group '{group}' has {} dynamic binding(s) but {} offset(s) were given", dynamic.len(), offsets.len());
+pub(crate) fn dynamic_offsets(
+    op: &'static str,
+    label: &str,
+    group: &str,
+    dynamic: &[DynamicBinding],
+    offsets: &[u32],
+) -> Result<()> {
+    ensure!(
+        offsets.len() == dynamic.len(),
+        DynamicOffsetCount,
+        op,
+        label,
+        "bind group '{group}' has {} dynamic binding(s) but {} offset(s) were given",
+        dynamic.len(),
+        offsets.len()
+    );
     for (&o, d) in offsets.iter().zip(dynamic) {
-        ensure!(o.checked_rem(d.alignment) == Some(0), DynamicOffsetAlignment, op, label, "dynamic offset {o} for binding {} of '{group}' is not a multiple of {}", d.binding, d.alignment);
+        ensure!(
+            o.checked_rem(d.alignment) == Some(0),
+            DynamicOffsetAlignment,
+            op,
+            label,
+            "dynamic offset {o} for binding {} of '{group}' is not a multiple of {}",
+            d.binding,
+            d.alignment
+        );
         let start = d.offset.saturating_add(u64::from(o));
-        ensure!(inside(start, d.size, d.buffer_size), DynamicOffsetRange, op, label, "dynamic offset {o} moves the {} bytes of binding {} of '{group}' from offset {} past the buffer's {} bytes", d.size, d.binding, d.offset, d.buffer_size);
+        ensure!(
+            inside(start, d.size, d.buffer_size),
+            DynamicOffsetRange,
+            op,
+            label,
+            "dynamic offset {o} moves the {} bytes of binding {} of '{group}' from offset {} past the buffer's {} bytes",
+            d.size,
+            d.binding,
+            d.offset,
+            d.buffer_size
+        );
     }
     Ok(())
 }
@@ -27,14 +71,40 @@ pub(crate) fn dynamic_offsets(op: &'static str, label: &str, group: &str, dynami
 /// Workgroup counts within the limit.
 pub(crate) fn dispatch(label: &str, [x, y, z]: [u32; 3], limits: &Limits) -> Result<()> {
     let max = limits.max_compute_workgroups_per_dimension;
-    ensure!(x <= max && y <= max && z <= max, DispatchLimit, "dispatch", label, "dispatch of {x}x{y}x{z} exceeds max_compute_workgroups_per_dimension ({max})");
+    ensure!(
+        x <= max && y <= max && z <= max,
+        DispatchLimit,
+        "dispatch",
+        label,
+        "dispatch of {x}x{y}x{z} exceeds max_compute_workgroups_per_dimension ({max})"
+    );
     Ok(())
 }
 
 /// `size` bytes of indirect arguments at `offset` of a buffer.
-pub(crate) fn indirect(op: &'static str, label: &str, b: super::buffer::Facts<'_>, offset: u64, size: u64) -> Result<()> {
-    ensure!(b.usage.contains(BufferUsages::INDIRECT), IndirectUsage, op, label, "indirect arguments need INDIRECT usage; buffer '{}' has {:?}", b.label, b.usage);
-    ensure!(offset % 4 == 0, IndirectAlignment, op, label, "indirect offset {offset} is not a multiple of 4");
+pub(crate) fn indirect(
+    op: &'static str,
+    label: &str,
+    b: super::buffer::Facts<'_>,
+    offset: u64,
+    size: u64,
+) -> Result<()> {
+    ensure!(
+        b.usage.contains(BufferUsages::INDIRECT),
+        IndirectUsage,
+        op,
+        label,
+        "indirect arguments need INDIRECT usage; buffer '{}' has {:?}",
+        b.label,
+        b.usage
+    );
+    ensure!(
+        offset % 4 == 0,
+        IndirectAlignment,
+        op,
+        label,
+        "indirect offset {offset} is not a multiple of 4"
+    );
     super::buffer::range(op, label, "indirect arguments", offset, size, b.size)
 }
 
@@ -47,37 +117,103 @@ pub(crate) struct BoundFacts<'a> {
 
 /// Why the bound groups do not fit a pipeline (the slow path of the binder's bit test).
 #[cold]
-pub(crate) fn groups_not_ready<'b>(op: &'static str, label: &str, pipeline: &str, compat: &[u32], late: &[LateSizeCheck], bound: &dyn Fn(usize) -> Option<BoundFacts<'b>>) -> Error {
+pub(crate) fn groups_not_ready<'b>(
+    op: &'static str,
+    label: &str,
+    pipeline: &str,
+    compat: &[u32],
+    late: &[LateSizeCheck],
+    bound: &dyn Fn(usize) -> Option<BoundFacts<'b>>,
+) -> Error {
     for (g, &c) in compat.iter().enumerate() {
         let Some(b) = bound(g) else {
-            return fail!(GroupNotSet, op, label, "pipeline '{pipeline}' uses bind group {g}, but none is set at index {g}");
+            return fail!(
+                GroupNotSet,
+                op,
+                label,
+                "pipeline '{pipeline}' uses bind group {g}, but none is set at index {g}"
+            );
         };
         if b.compat != c {
-            return fail!(GroupNotSet, op, label, "bind group '{}' at index {g} follows a layout that does not match group {g} of pipeline '{pipeline}'", b.label);
+            return fail!(
+                GroupNotSet,
+                op,
+                label,
+                "bind group '{}' at index {g} follows a layout that does not match group {g} of pipeline '{pipeline}'",
+                b.label
+            );
         }
     }
     for c in late {
-        let Some(b) = bound(c.group as usize) else { continue };
+        let Some(b) = bound(c.group as usize) else {
+            continue;
+        };
         let size = b.sizes.get(c.entry as usize).copied().unwrap_or(0);
         if size < c.min {
-            return fail!(GroupTooSmall, op, label, "bind group '{}' binds {size} bytes at @group({}) @binding({}), but pipeline '{pipeline}' needs at least {}", b.label, c.group, c.binding, c.min);
+            return fail!(
+                GroupTooSmall,
+                op,
+                label,
+                "bind group '{}' binds {size} bytes at @group({}) @binding({}), but pipeline '{pipeline}' needs at least {}",
+                b.label,
+                c.group,
+                c.binding,
+                c.min
+            );
         }
     }
-    fail!(GroupNotSet, op, label, "the bound groups do not fit pipeline '{pipeline}'")
+    fail!(
+        GroupNotSet,
+        op,
+        label,
+        "the bound groups do not fit pipeline '{pipeline}'"
+    )
 }
 
 /// Queries `first..first + count` of a set of `set_count`.
-pub(crate) fn queries(op: &'static str, label: &str, set: &str, set_count: u32, first: u32, count: u32) -> Result<()> {
+pub(crate) fn queries(
+    op: &'static str,
+    label: &str,
+    set: &str,
+    set_count: u32,
+    first: u32,
+    count: u32,
+) -> Result<()> {
     let ok = first < set_count && first.checked_add(count).is_some_and(|end| end <= set_count);
-    ensure!(ok, QueryRange, op, label, "{count} queries from query {first} are outside query set '{set}' ({set_count} queries)");
+    ensure!(
+        ok,
+        QueryRange,
+        op,
+        label,
+        "{count} queries from query {first} are outside query set '{set}' ({set_count} queries)"
+    );
     Ok(())
 }
 
 /// A pass's timestamp writes.
-pub(crate) fn pass_timestamps(op: &'static str, label: &str, set: &str, set_count: u32, beginning: Option<u32>, end: Option<u32>) -> Result<()> {
+pub(crate) fn pass_timestamps(
+    op: &'static str,
+    label: &str,
+    set: &str,
+    set_count: u32,
+    beginning: Option<u32>,
+    end: Option<u32>,
+) -> Result<()> {
     for q in [beginning, end].into_iter().flatten() {
-        ensure!(q < set_count, QueryRange, op, label, "query {q} is outside query set '{set}' ({set_count} queries)");
+        ensure!(
+            q < set_count,
+            QueryRange,
+            op,
+            label,
+            "query {q} is outside query set '{set}' ({set_count} queries)"
+        );
     }
-    ensure!(beginning.is_none() || beginning != end, QuerySameTwice, op, label, "the beginning and end timestamps name the same query");
+    ensure!(
+        beginning.is_none() || beginning != end,
+        QuerySameTwice,
+        op,
+        label,
+        "the beginning and end timestamps name the same query"
+    );
     Ok(())
 }

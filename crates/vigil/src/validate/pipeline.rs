@@ -12,13 +12,36 @@ use vigil_hal::{
 use vigil_shader::{BindingKind, EntryPointReflection, IoScalar, Reflection, SampleKind, Stage};
 
 /// Whether a shader's view of a binding fits the layout's entry; `Err` says how it does not.
-pub(crate) fn binding_fits(shader: &BindingKind, layout: &BindingType) -> std::result::Result<(), String> {
+pub(crate) fn binding_fits(
+    shader: &BindingKind,
+    layout: &BindingType,
+) -> std::result::Result<(), String> {
     let ok = match (shader, layout) {
-        (BindingKind::UniformBuffer, BindingType::Buffer { ty: BufferBindingType::Uniform, .. }) => true,
-        (BindingKind::StorageBuffer { read_only }, BindingType::Buffer { ty: BufferBindingType::Storage { read_only: l }, .. }) => read_only == l,
         (
-            BindingKind::SampledTexture { sample, dimension, multisampled },
-            BindingType::Texture { sample_type, view_dimension, multisampled: lm },
+            BindingKind::UniformBuffer,
+            BindingType::Buffer {
+                ty: BufferBindingType::Uniform,
+                ..
+            },
+        ) => true,
+        (
+            BindingKind::StorageBuffer { read_only },
+            BindingType::Buffer {
+                ty: BufferBindingType::Storage { read_only: l },
+                ..
+            },
+        ) => read_only == l,
+        (
+            BindingKind::SampledTexture {
+                sample,
+                dimension,
+                multisampled,
+            },
+            BindingType::Texture {
+                sample_type,
+                view_dimension,
+                multisampled: lm,
+            },
         ) => {
             let sample_ok = matches!(
                 (sample, sample_type),
@@ -27,28 +50,61 @@ pub(crate) fn binding_fits(shader: &BindingKind, layout: &BindingType) -> std::r
                     | (SampleKind::Uint, TextureSampleType::Uint)
                     | (SampleKind::Sint, TextureSampleType::Sint)
             );
-            sample_ok && dimension.to_view_dimension() == Some(*view_dimension) && multisampled == lm
+            sample_ok
+                && dimension.to_view_dimension() == Some(*view_dimension)
+                && multisampled == lm
         }
         (
-            BindingKind::StorageTexture { format, access, dimension, .. },
-            BindingType::StorageTexture { access: la, format: lf, view_dimension },
-        ) => *format == Some(*lf) && access == la && dimension.to_view_dimension() == Some(*view_dimension),
-        (BindingKind::Sampler { comparison }, BindingType::Sampler(kind)) => *comparison == (*kind == SamplerBindingType::Comparison),
+            BindingKind::StorageTexture {
+                format,
+                access,
+                dimension,
+                ..
+            },
+            BindingType::StorageTexture {
+                access: la,
+                format: lf,
+                view_dimension,
+            },
+        ) => {
+            *format == Some(*lf)
+                && access == la
+                && dimension.to_view_dimension() == Some(*view_dimension)
+        }
+        (BindingKind::Sampler { comparison }, BindingType::Sampler(kind)) => {
+            *comparison == (*kind == SamplerBindingType::Comparison)
+        }
         _ => false,
     };
     if ok {
         return Ok(());
     }
     let layout_desc = match layout {
-        BindingType::Texture { sample_type, view_dimension, multisampled } => {
-            format!("sampled texture ({sample_type:?}, {view_dimension:?}, multisampled: {multisampled})")
+        BindingType::Texture {
+            sample_type,
+            view_dimension,
+            multisampled,
+        } => {
+            format!(
+                "sampled texture ({sample_type:?}, {view_dimension:?}, multisampled: {multisampled})"
+            )
         }
-        BindingType::StorageTexture { access, format, view_dimension } => {
-            format!("storage texture ({}, {access:?}, {view_dimension:?})", format.wgsl_name())
+        BindingType::StorageTexture {
+            access,
+            format,
+            view_dimension,
+        } => {
+            format!(
+                "storage texture ({}, {access:?}, {view_dimension:?})",
+                format.wgsl_name()
+            )
         }
         other => other.describe().to_owned(),
     };
-    Err(format!("the shader declares a {} ({shader:?}) but the layout has a {layout_desc}", shader.describe()))
+    Err(format!(
+        "the shader declares a {} ({shader:?}) but the layout has a {layout_desc}",
+        shader.describe()
+    ))
 }
 
 /// One group layout as a pipeline sees it: its label and entries (sorted by binding).
@@ -56,28 +112,93 @@ pub(crate) type GroupFacts<'a> = (&'a str, &'a [BindGroupLayoutEntry]);
 
 /// Every binding an entry point uses against a pipeline layout's groups; returns the size
 /// checks left for draw or dispatch time (bindings whose layout gives no minimum size).
-pub(crate) fn against_layout(op: &'static str, label: &str, ep: &EntryPointReflection, layout_label: &str, groups: &[GroupFacts<'_>]) -> Result<Vec<LateSizeCheck>> {
+pub(crate) fn against_layout(
+    op: &'static str,
+    label: &str,
+    ep: &EntryPointReflection,
+    layout_label: &str,
+    groups: &[GroupFacts<'_>],
+) -> Result<Vec<LateSizeCheck>> {
     let stage = ep.stage.to_hal();
     let mut late = Vec::new();
     for b in &ep.bindings {
-        let place = format!("{} entry point '{}' uses @group({}) @binding({}) '{}'", ep.stage.name(), ep.name, b.group, b.binding, b.name);
+        let place = format!(
+            "{} entry point '{}' uses @group({}) @binding({}) '{}'",
+            ep.stage.name(),
+            ep.name,
+            b.group,
+            b.binding,
+            b.name
+        );
         if let BindingKind::Unsupported(what) = &b.kind {
-            return Err(fail!(ShaderBindingUnsupported, op, label, "{place}, a {what}, which vigil does not bind"));
+            return Err(fail!(
+                ShaderBindingUnsupported,
+                op,
+                label,
+                "{place}, a {what}, which vigil does not bind"
+            ));
         }
         let group = groups.get(b.group as usize);
-        ensure!(group.is_some(), ShaderBindingLayout, op, label, "{place}, but the pipeline layout '{layout_label}' has only {} bind group(s)", groups.len());
-        let Some(&(bgl, entries)) = group else { continue };
-        let found = entries.iter().enumerate().find(|(_, e)| e.binding == b.binding);
-        ensure!(found.is_some(), ShaderBindingLayout, op, label, "{place}, but bind group layout '{bgl}' (group {}) has no binding {}", b.group, b.binding);
-        let Some((entry_index, entry)) = found else { continue };
-        ensure!(entry.visibility.contains(stage), ShaderBindingLayout, op, label, "{place}, but binding {} of layout '{bgl}' is visible to {:?}, not to the {} stage", b.binding, entry.visibility, ep.stage.name());
+        ensure!(
+            group.is_some(),
+            ShaderBindingLayout,
+            op,
+            label,
+            "{place}, but the pipeline layout '{layout_label}' has only {} bind group(s)",
+            groups.len()
+        );
+        let Some(&(bgl, entries)) = group else {
+            continue;
+        };
+        let found = entries
+            .iter()
+            .enumerate()
+            .find(|(_, e)| e.binding == b.binding);
+        ensure!(
+            found.is_some(),
+            ShaderBindingLayout,
+            op,
+            label,
+            "{place}, but bind group layout '{bgl}' (group {}) has no binding {}",
+            b.group,
+            b.binding
+        );
+        let Some((entry_index, entry)) = found else {
+            continue;
+        };
+        ensure!(
+            entry.visibility.contains(stage),
+            ShaderBindingLayout,
+            op,
+            label,
+            "{place}, but binding {} of layout '{bgl}' is visible to {:?}, not to the {} stage",
+            b.binding,
+            entry.visibility,
+            ep.stage.name()
+        );
         if let Err(why) = binding_fits(&b.kind, &entry.ty) {
             return Err(fail!(ShaderBindingLayout, op, label, "{place}: {why}"));
         }
-        if let BindingType::Buffer { min_binding_size, .. } = entry.ty {
+        if let BindingType::Buffer {
+            min_binding_size, ..
+        } = entry.ty
+        {
             match min_binding_size {
-                Some(min) => ensure!(min.get() >= b.min_binding_size, ShaderBindingLayout, op, label, "{place}, which needs at least {} bytes, but the layout's min_binding_size is {}", b.min_binding_size, min.get()),
-                None => late.push(LateSizeCheck { group: b.group, entry: entry_index as u32, binding: b.binding, min: b.min_binding_size }),
+                Some(min) => ensure!(
+                    min.get() >= b.min_binding_size,
+                    ShaderBindingLayout,
+                    op,
+                    label,
+                    "{place}, which needs at least {} bytes, but the layout's min_binding_size is {}",
+                    b.min_binding_size,
+                    min.get()
+                ),
+                None => late.push(LateSizeCheck {
+                    group: b.group,
+                    entry: entry_index as u32,
+                    binding: b.binding,
+                    min: b.min_binding_size,
+                }),
             }
         }
     }
@@ -85,28 +206,84 @@ pub(crate) fn against_layout(op: &'static str, label: &str, ep: &EntryPointRefle
 }
 
 /// The entry point `name` of `stage` in a module.
-pub(crate) fn entry_point<'r>(op: &'static str, label: &str, module_label: &str, reflection: &'r Reflection, name: &str, stage: Stage) -> Result<&'r EntryPointReflection> {
+pub(crate) fn entry_point<'r>(
+    op: &'static str,
+    label: &str,
+    module_label: &str,
+    reflection: &'r Reflection,
+    name: &str,
+    stage: Stage,
+) -> Result<&'r EntryPointReflection> {
     let Some(ep) = reflection.entry_point(name) else {
-        let names: Vec<_> = reflection.entry_points.iter().map(|e| e.name.as_str()).collect();
-        return Err(fail!(EntryPointMissing, op, label, "module '{module_label}' has no entry point '{name}' (it has: {})", names.join(", ")));
+        let names: Vec<_> = reflection
+            .entry_points
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        return Err(fail!(
+            EntryPointMissing,
+            op,
+            label,
+            "module '{module_label}' has no entry point '{name}' (it has: {})",
+            names.join(", ")
+        ));
     };
-    ensure!(ep.stage == stage, EntryPointMissing, op, label, "entry point '{}' is a {} entry point, not {}", ep.name, ep.stage.name(), stage.name());
+    ensure!(
+        ep.stage == stage,
+        EntryPointMissing,
+        op,
+        label,
+        "entry point '{}' is a {} entry point, not {}",
+        ep.name,
+        ep.stage.name(),
+        stage.name()
+    );
     Ok(ep)
 }
 
 /// A compute entry point's workgroup against the limits.
-pub(crate) fn workgroup(op: &'static str, label: &str, ep: &EntryPointReflection, limits: &Limits) -> Result<()> {
+pub(crate) fn workgroup(
+    op: &'static str,
+    label: &str,
+    ep: &EntryPointReflection,
+    limits: &Limits,
+) -> Result<()> {
     let [x, y, z] = ep.workgroup_size;
-    let caps = [limits.max_compute_workgroup_size_x, limits.max_compute_workgroup_size_y, limits.max_compute_workgroup_size_z];
+    let caps = [
+        limits.max_compute_workgroup_size_x,
+        limits.max_compute_workgroup_size_y,
+        limits.max_compute_workgroup_size_z,
+    ];
     for (axis, (size, cap)) in ["x", "y", "z"].iter().zip([x, y, z].into_iter().zip(caps)) {
-        ensure!(size <= cap, WorkgroupLimit, op, label, "workgroup size {axis} = {size} exceeds the limit of {cap}");
+        ensure!(
+            size <= cap,
+            WorkgroupLimit,
+            op,
+            label,
+            "workgroup size {axis} = {size} exceeds the limit of {cap}"
+        );
     }
     // Three u32 factors fit in 96 bits; saturating keeps the comparison right.
-    let invocations = u64::from(x).saturating_mul(u64::from(y)).saturating_mul(u64::from(z));
+    let invocations = u64::from(x)
+        .saturating_mul(u64::from(y))
+        .saturating_mul(u64::from(z));
     let max = limits.max_compute_invocations_per_workgroup;
-    ensure!(invocations <= u64::from(max), WorkgroupLimit, op, label, "{invocations} invocations per workgroup exceed the limit of {max}");
+    ensure!(
+        invocations <= u64::from(max),
+        WorkgroupLimit,
+        op,
+        label,
+        "{invocations} invocations per workgroup exceed the limit of {max}"
+    );
     let mem = limits.max_compute_workgroup_storage_size;
-    ensure!(ep.workgroup_storage_size <= u64::from(mem), WorkgroupLimit, op, label, "{} bytes of workgroup memory exceed the limit of {mem}", ep.workgroup_storage_size);
+    ensure!(
+        ep.workgroup_storage_size <= u64::from(mem),
+        WorkgroupLimit,
+        op,
+        label,
+        "{} bytes of workgroup memory exceed the limit of {mem}",
+        ep.workgroup_storage_size
+    );
     Ok(())
 }
 
@@ -121,82 +298,246 @@ pub(crate) struct VertexLayouts {
 
 /// A render pipeline's fixed-function parts: sample count, vertex layouts, targets and
 /// depth-stencil state, against the limits and what the device does with each format.
-pub(crate) fn render_fixed(desc: &RenderPipelineDescriptor<'_>, limits: &Limits, support: &dyn Fn(TextureFormat) -> FormatSupport) -> Result<VertexLayouts> {
+pub(crate) fn render_fixed(
+    desc: &RenderPipelineDescriptor<'_>,
+    limits: &Limits,
+    support: &dyn Fn(TextureFormat) -> FormatSupport,
+) -> Result<VertexLayouts> {
     let l = desc.label;
-    ensure!(matches!(desc.sample_count, 1 | 4), RenderSampleCount, RENDER, l, "sample count {}; vigil supports 1 and 4", desc.sample_count);
+    ensure!(
+        matches!(desc.sample_count, 1 | 4),
+        RenderSampleCount,
+        RENDER,
+        l,
+        "sample count {}; vigil supports 1 and 4",
+        desc.sample_count
+    );
     let vbs = desc.vertex.buffers;
-    ensure!(vbs.len() <= limits.max_vertex_buffers as usize, VertexBufferLimit, RENDER, l, "{} vertex buffers exceed max_vertex_buffers ({})", vbs.len(), limits.max_vertex_buffers);
+    ensure!(
+        vbs.len() <= limits.max_vertex_buffers as usize,
+        VertexBufferLimit,
+        RENDER,
+        l,
+        "{} vertex buffers exceed max_vertex_buffers ({})",
+        vbs.len(),
+        limits.max_vertex_buffers
+    );
     let max_stride = u64::from(limits.max_vertex_buffer_array_stride);
-    let mut out = VertexLayouts { locations: Vec::new(), buffers: Vec::with_capacity(vbs.len()) };
+    let mut out = VertexLayouts {
+        locations: Vec::new(),
+        buffers: Vec::with_capacity(vbs.len()),
+    };
     for (slot, vb) in vbs.iter().enumerate() {
         let stride = vb.array_stride;
-        ensure!(stride <= max_stride, VertexBufferLimit, RENDER, l, "vertex buffer {slot}: stride {stride} exceeds max_vertex_buffer_array_stride ({max_stride})");
-        ensure!(stride % 4 == 0, VertexLayout, RENDER, l, "vertex buffer {slot}: stride {stride} is not a multiple of 4");
+        ensure!(
+            stride <= max_stride,
+            VertexBufferLimit,
+            RENDER,
+            l,
+            "vertex buffer {slot}: stride {stride} exceeds max_vertex_buffer_array_stride ({max_stride})"
+        );
+        ensure!(
+            stride % 4 == 0,
+            VertexLayout,
+            RENDER,
+            l,
+            "vertex buffer {slot}: stride {stride} is not a multiple of 4"
+        );
         let mut element = 0;
         for a in vb.attributes {
             let loc = a.shader_location;
             let end = a.offset.saturating_add(a.format.size());
             let room = if stride == 0 { max_stride } else { stride };
-            ensure!(end <= room, VertexLayout, RENDER, l, "vertex buffer {slot}: attribute at @location({loc}) spans bytes {}..{end}, past the stride of {room}", a.offset);
-            ensure!(a.offset.checked_rem(a.format.size().min(4)) == Some(0), VertexLayout, RENDER, l, "vertex buffer {slot}: attribute offset {} is misaligned for {:?}", a.offset, a.format);
-            ensure!(loc < limits.max_vertex_attributes, VertexBufferLimit, RENDER, l, "@location({loc}) is not below max_vertex_attributes ({})", limits.max_vertex_attributes);
-            ensure!(!out.locations.iter().any(|(x, _)| *x == loc), VertexLayout, RENDER, l, "@location({loc}) is given by more than one attribute");
+            ensure!(
+                end <= room,
+                VertexLayout,
+                RENDER,
+                l,
+                "vertex buffer {slot}: attribute at @location({loc}) spans bytes {}..{end}, past the stride of {room}",
+                a.offset
+            );
+            ensure!(
+                a.offset.checked_rem(a.format.size().min(4)) == Some(0),
+                VertexLayout,
+                RENDER,
+                l,
+                "vertex buffer {slot}: attribute offset {} is misaligned for {:?}",
+                a.offset,
+                a.format
+            );
+            ensure!(
+                loc < limits.max_vertex_attributes,
+                VertexBufferLimit,
+                RENDER,
+                l,
+                "@location({loc}) is not below max_vertex_attributes ({})",
+                limits.max_vertex_attributes
+            );
+            ensure!(
+                !out.locations.iter().any(|(x, _)| *x == loc),
+                VertexLayout,
+                RENDER,
+                l,
+                "@location({loc}) is given by more than one attribute"
+            );
             out.locations.push((loc, a.format.shader_type().1));
             element = element.max(end);
         }
-        out.buffers.push(VertexBufferFacts { stride, step: vb.step_mode, element_size: element });
+        out.buffers.push(VertexBufferFacts {
+            stride,
+            step: vb.step_mode,
+            element_size: element,
+        });
     }
-    ensure!(out.locations.len() <= limits.max_vertex_attributes as usize, VertexBufferLimit, RENDER, l, "{} vertex attributes exceed max_vertex_attributes ({})", out.locations.len(), limits.max_vertex_attributes);
+    ensure!(
+        out.locations.len() <= limits.max_vertex_attributes as usize,
+        VertexBufferLimit,
+        RENDER,
+        l,
+        "{} vertex attributes exceed max_vertex_attributes ({})",
+        out.locations.len(),
+        limits.max_vertex_attributes
+    );
     let targets = desc.fragment.map_or(&[][..], |f| f.targets);
-    ensure!(targets.len() <= limits.max_color_attachments as usize, ColorTargetLimit, RENDER, l, "{} color targets exceed max_color_attachments ({})", targets.len(), limits.max_color_attachments);
+    ensure!(
+        targets.len() <= limits.max_color_attachments as usize,
+        ColorTargetLimit,
+        RENDER,
+        l,
+        "{} color targets exceed max_color_attachments ({})",
+        targets.len(),
+        limits.max_color_attachments
+    );
     for (i, t) in targets.iter().enumerate() {
         let Some(t) = t else { continue };
         let s = support(t.format);
         let name = t.format.wgsl_name();
-        ensure!(!t.format.is_depth_stencil(), ColorTargetFormat, RENDER, l, "color target {i}: {name} is a depth format");
-        ensure!(s.color_attachment, ColorTargetSupport, RENDER, l, "color target {i}: {name} cannot be rendered to on this device");
-        ensure!(t.blend.is_none() || (s.blendable && t.format.info().blendable), ColorTargetFormat, RENDER, l, "color target {i}: {name} cannot be blended");
-        ensure!(desc.sample_count != 4 || s.multisample4, ColorTargetSupport, RENDER, l, "color target {i}: {name} cannot be multisampled on this device");
+        ensure!(
+            !t.format.is_depth_stencil(),
+            ColorTargetFormat,
+            RENDER,
+            l,
+            "color target {i}: {name} is a depth format"
+        );
+        ensure!(
+            s.color_attachment,
+            ColorTargetSupport,
+            RENDER,
+            l,
+            "color target {i}: {name} cannot be rendered to on this device"
+        );
+        ensure!(
+            t.blend.is_none() || (s.blendable && t.format.info().blendable),
+            ColorTargetFormat,
+            RENDER,
+            l,
+            "color target {i}: {name} cannot be blended"
+        );
+        ensure!(
+            desc.sample_count != 4 || s.multisample4,
+            ColorTargetSupport,
+            RENDER,
+            l,
+            "color target {i}: {name} cannot be multisampled on this device"
+        );
     }
     if let Some(ds) = &desc.depth_stencil {
         let name = ds.format.wgsl_name();
-        ensure!(ds.format.is_depth_stencil(), DepthStencilFormat, RENDER, l, "depth-stencil format {name} is not a depth format");
-        ensure!(support(ds.format).depth_stencil_attachment, DepthStencilSupport, RENDER, l, "{name} cannot be a depth-stencil attachment on this device");
-        ensure!(!ds.stencil_enabled() || ds.format.info().has_stencil, DepthStencilFormat, RENDER, l, "stencil state is set but {name} has no stencil aspect");
+        ensure!(
+            ds.format.is_depth_stencil(),
+            DepthStencilFormat,
+            RENDER,
+            l,
+            "depth-stencil format {name} is not a depth format"
+        );
+        ensure!(
+            support(ds.format).depth_stencil_attachment,
+            DepthStencilSupport,
+            RENDER,
+            l,
+            "{name} cannot be a depth-stencil attachment on this device"
+        );
+        ensure!(
+            !ds.stencil_enabled() || ds.format.info().has_stencil,
+            DepthStencilFormat,
+            RENDER,
+            l,
+            "stencil state is set but {name} has no stencil aspect"
+        );
     }
     Ok(out)
 }
 
 fn io_matches(scalar: IoScalar, vertex: VertexScalar) -> bool {
-    matches!((scalar, vertex), (IoScalar::Float, VertexScalar::Float) | (IoScalar::Uint, VertexScalar::Uint) | (IoScalar::Sint, VertexScalar::Sint))
+    matches!(
+        (scalar, vertex),
+        (IoScalar::Float, VertexScalar::Float)
+            | (IoScalar::Uint, VertexScalar::Uint)
+            | (IoScalar::Sint, VertexScalar::Sint)
+    )
 }
 
 /// The vertex shader's inputs against the attributes.
-pub(crate) fn vertex_inputs(label: &str, vs: &EntryPointReflection, locations: &[(u32, VertexScalar)]) -> Result<()> {
+pub(crate) fn vertex_inputs(
+    label: &str,
+    vs: &EntryPointReflection,
+    locations: &[(u32, VertexScalar)],
+) -> Result<()> {
     for input in &vs.vertex_inputs {
         let loc = input.location;
         let given = locations.iter().find(|(x, _)| *x == loc);
-        ensure!(given.is_some(), VertexInput, RENDER, label, "the vertex shader reads @location({loc}) but no vertex attribute provides it");
+        ensure!(
+            given.is_some(),
+            VertexInput,
+            RENDER,
+            label,
+            "the vertex shader reads @location({loc}) but no vertex attribute provides it"
+        );
         if let Some((_, kind)) = given {
-            ensure!(io_matches(input.scalar, *kind), VertexInput, RENDER, label, "@location({loc}) is {:?} in the shader but the attribute provides {kind:?}", input.scalar);
+            ensure!(
+                io_matches(input.scalar, *kind),
+                VertexInput,
+                RENDER,
+                label,
+                "@location({loc}) is {:?} in the shader but the attribute provides {kind:?}",
+                input.scalar
+            );
         }
     }
     Ok(())
 }
 
 /// The fragment shader's outputs against the color targets.
-pub(crate) fn fragment_outputs(label: &str, fs: &EntryPointReflection, targets: &[Option<vigil_hal::ColorTargetState>]) -> Result<()> {
+pub(crate) fn fragment_outputs(
+    label: &str,
+    fs: &EntryPointReflection,
+    targets: &[Option<vigil_hal::ColorTargetState>],
+) -> Result<()> {
     for (i, t) in targets.iter().enumerate() {
         let Some(t) = t else { continue };
         let out = fs.fragment_outputs.iter().find(|o| o.location == i as u32);
-        ensure!(out.is_some() || t.write_mask.is_empty(), FragmentOutput, RENDER, label, "color target {i} is written but the fragment shader has no @location({i}) output");
+        ensure!(
+            out.is_some() || t.write_mask.is_empty(),
+            FragmentOutput,
+            RENDER,
+            label,
+            "color target {i} is written but the fragment shader has no @location({i}) output"
+        );
         if let Some(o) = out {
             let want = match t.format.info().sample_type {
                 TextureSampleType::Uint => IoScalar::Uint,
                 TextureSampleType::Sint => IoScalar::Sint,
                 _ => IoScalar::Float,
             };
-            ensure!(o.scalar == want, FragmentOutput, RENDER, label, "fragment output @location({i}) is {:?} but target format {} takes {want:?}", o.scalar, t.format.wgsl_name());
+            ensure!(
+                o.scalar == want,
+                FragmentOutput,
+                RENDER,
+                label,
+                "fragment output @location({i}) is {:?} but target format {} takes {want:?}",
+                o.scalar,
+                t.format.wgsl_name()
+            );
         }
     }
     Ok(())

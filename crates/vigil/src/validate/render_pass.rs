@@ -12,9 +12,27 @@ use vigil_hal::{
 const BEGIN: &str = "begin_render_pass";
 
 /// The number of attachments.
-pub(crate) fn attachment_count(label: &str, colors: usize, any: bool, limits: &Limits) -> Result<()> {
-    ensure!(any, PassAttachmentNone, BEGIN, label, "a render pass needs at least one attachment");
-    ensure!(colors <= limits.max_color_attachments as usize, PassAttachmentLimit, BEGIN, label, "{colors} color attachments exceed max_color_attachments ({})", limits.max_color_attachments);
+pub(crate) fn attachment_count(
+    label: &str,
+    colors: usize,
+    any: bool,
+    limits: &Limits,
+) -> Result<()> {
+    ensure!(
+        any,
+        PassAttachmentNone,
+        BEGIN,
+        label,
+        "a render pass needs at least one attachment"
+    );
+    ensure!(
+        colors <= limits.max_color_attachments as usize,
+        PassAttachmentLimit,
+        BEGIN,
+        label,
+        "{colors} color attachments exceed max_color_attachments ({})",
+        limits.max_color_attachments
+    );
     Ok(())
 }
 
@@ -33,26 +51,104 @@ pub(crate) struct AttachmentFacts<'a> {
 
 /// One attachment's view (`what` names it in messages); `seen` says whether its texture
 /// is already an attachment of the pass.
-pub(crate) fn attachment(label: &str, what: &str, v: &AttachmentFacts<'_>, want_depth: bool, seen: bool) -> Result<()> {
+pub(crate) fn attachment(
+    label: &str,
+    what: &str,
+    v: &AttachmentFacts<'_>,
+    want_depth: bool,
+    seen: bool,
+) -> Result<()> {
     let n = v.label;
-    ensure!(v.usage.contains(TextureUsages::RENDER_ATTACHMENT), AttachmentUsage, BEGIN, label, "{what}: view '{n}' lacks RENDER_ATTACHMENT usage ({:?})", v.usage);
-    ensure!(v.dimension == TextureViewDimension::D2 && v.mips == 1 && v.layers == 1, AttachmentView, BEGIN, label, "{what}: view '{n}' must be 2d with one mip level and one layer");
-    ensure!(v.format.is_depth_stencil() == want_depth, AttachmentView, BEGIN, label, "{what}: view '{n}' has format {}, which is {}a depth format", v.format.wgsl_name(), if want_depth { "not " } else { "" });
-    ensure!(!seen, AttachmentView, BEGIN, label, "{what}: the texture of view '{n}' is already an attachment of this pass");
+    ensure!(
+        v.usage.contains(TextureUsages::RENDER_ATTACHMENT),
+        AttachmentUsage,
+        BEGIN,
+        label,
+        "{what}: view '{n}' lacks RENDER_ATTACHMENT usage ({:?})",
+        v.usage
+    );
+    ensure!(
+        v.dimension == TextureViewDimension::D2 && v.mips == 1 && v.layers == 1,
+        AttachmentView,
+        BEGIN,
+        label,
+        "{what}: view '{n}' must be 2d with one mip level and one layer"
+    );
+    ensure!(
+        v.format.is_depth_stencil() == want_depth,
+        AttachmentView,
+        BEGIN,
+        label,
+        "{what}: view '{n}' has format {}, which is {}a depth format",
+        v.format.wgsl_name(),
+        if want_depth { "not " } else { "" }
+    );
+    ensure!(
+        !seen,
+        AttachmentView,
+        BEGIN,
+        label,
+        "{what}: the texture of view '{n}' is already an attachment of this pass"
+    );
     Ok(())
 }
 
 /// Attachments agree in size and sample count.
-pub(crate) fn same_shape(label: &str, what: &str, v: &AttachmentFacts<'_>, extent: [u32; 2], samples: u32) -> Result<()> {
-    ensure!(v.extent == extent, AttachmentExtent, BEGIN, label, "{what}: view '{}' is {}x{}, other attachments are {}x{}", v.label, v.extent[0], v.extent[1], extent[0], extent[1]);
-    ensure!(v.sample_count == samples, AttachmentExtent, BEGIN, label, "{what} has {} samples, other attachments {samples}", v.sample_count);
+pub(crate) fn same_shape(
+    label: &str,
+    what: &str,
+    v: &AttachmentFacts<'_>,
+    extent: [u32; 2],
+    samples: u32,
+) -> Result<()> {
+    ensure!(
+        v.extent == extent,
+        AttachmentExtent,
+        BEGIN,
+        label,
+        "{what}: view '{}' is {}x{}, other attachments are {}x{}",
+        v.label,
+        v.extent[0],
+        v.extent[1],
+        extent[0],
+        extent[1]
+    );
+    ensure!(
+        v.sample_count == samples,
+        AttachmentExtent,
+        BEGIN,
+        label,
+        "{what} has {} samples, other attachments {samples}",
+        v.sample_count
+    );
     Ok(())
 }
 
 /// A resolve target of color attachment `i` (of `samples` samples and `format`).
-pub(crate) fn resolve_target(label: &str, i: usize, samples: u32, format: TextureFormat, r: &AttachmentFacts<'_>) -> Result<()> {
-    ensure!(samples > 1, ResolveTarget, BEGIN, label, "color attachment {i} is not multisampled, so it cannot resolve");
-    ensure!(r.sample_count == 1 && r.format == format, ResolveTarget, BEGIN, label, "resolve target {i} must be single-sampled {} (it is {} with {} samples)", format.wgsl_name(), r.format.wgsl_name(), r.sample_count);
+pub(crate) fn resolve_target(
+    label: &str,
+    i: usize,
+    samples: u32,
+    format: TextureFormat,
+    r: &AttachmentFacts<'_>,
+) -> Result<()> {
+    ensure!(
+        samples > 1,
+        ResolveTarget,
+        BEGIN,
+        label,
+        "color attachment {i} is not multisampled, so it cannot resolve"
+    );
+    ensure!(
+        r.sample_count == 1 && r.format == format,
+        ResolveTarget,
+        BEGIN,
+        label,
+        "resolve target {i} must be single-sampled {} (it is {} with {} samples)",
+        format.wgsl_name(),
+        r.format.wgsl_name(),
+        r.sample_count
+    );
     Ok(())
 }
 
@@ -65,76 +161,254 @@ pub(crate) struct PassTargets {
 }
 
 /// A pipeline's targets against the pass's.
-pub(crate) fn pipeline_targets(label: &str, pipeline: &str, p: &crate::render::RenderPipelineFacts, pass: &PassTargets) -> Result<()> {
+pub(crate) fn pipeline_targets(
+    label: &str,
+    pipeline: &str,
+    p: &crate::render::RenderPipelineFacts,
+    pass: &PassTargets,
+) -> Result<()> {
     let n = p.color_formats.len().max(pass.colors.len());
     let fmt = |v: &[Option<TextureFormat>], i: usize| v.get(i).copied().flatten();
-    let same = (0..n).all(|i| fmt(&p.color_formats, i) == fmt(&pass.colors, i)) && p.depth_format == pass.depth && p.sample_count == pass.samples;
-    ensure!(same, PipelineTargets, "set_render_pipeline", label, "pipeline '{pipeline}' renders to {:?} / depth {:?} with {} samples, but the pass has {:?} / depth {:?} with {} samples", p.color_formats, p.depth_format, p.sample_count, pass.colors, pass.depth, pass.samples);
+    let same = (0..n).all(|i| fmt(&p.color_formats, i) == fmt(&pass.colors, i))
+        && p.depth_format == pass.depth
+        && p.sample_count == pass.samples;
+    ensure!(
+        same,
+        PipelineTargets,
+        "set_render_pipeline",
+        label,
+        "pipeline '{pipeline}' renders to {:?} / depth {:?} with {} samples, but the pass has {:?} / depth {:?} with {} samples",
+        p.color_formats,
+        p.depth_format,
+        p.sample_count,
+        pass.colors,
+        pass.depth,
+        pass.samples
+    );
     Ok(())
 }
 
 /// A vertex buffer binding; returns the bound size.
-pub(crate) fn vertex_buffer(label: &str, slot: u32, cap: usize, b: super::buffer::Facts<'_>, offset: u64, size: Option<u64>) -> Result<u64> {
+pub(crate) fn vertex_buffer(
+    label: &str,
+    slot: u32,
+    cap: usize,
+    b: super::buffer::Facts<'_>,
+    offset: u64,
+    size: Option<u64>,
+) -> Result<u64> {
     const OP: &str = "set_vertex_buffer";
-    ensure!((slot as usize) < cap, VertexSlot, OP, label, "vertex buffer slot {slot} is not below max_vertex_buffers ({cap})");
-    ensure!(b.usage.contains(BufferUsages::VERTEX), VertexBufferUsage, OP, label, "buffer '{}' lacks VERTEX usage ({:?})", b.label, b.usage);
-    ensure!(offset % 4 == 0, VertexBufferRange, OP, label, "vertex buffer offset {offset} is not a multiple of 4");
+    ensure!(
+        (slot as usize) < cap,
+        VertexSlot,
+        OP,
+        label,
+        "vertex buffer slot {slot} is not below max_vertex_buffers ({cap})"
+    );
+    ensure!(
+        b.usage.contains(BufferUsages::VERTEX),
+        VertexBufferUsage,
+        OP,
+        label,
+        "buffer '{}' lacks VERTEX usage ({:?})",
+        b.label,
+        b.usage
+    );
+    ensure!(
+        offset % 4 == 0,
+        VertexBufferRange,
+        OP,
+        label,
+        "vertex buffer offset {offset} is not a multiple of 4"
+    );
     // Vulkan binds a vertex buffer at an offset inside it (VUID-vkCmdBindVertexBuffers-pOffsets-00626);
     // an empty binding at the very end has no native form.
-    ensure!(offset < b.size, VertexBufferRange, OP, label, "offset {offset} is not inside buffer '{}' ({} bytes); a vertex buffer binding must start inside its buffer", b.label, b.size);
+    ensure!(
+        offset < b.size,
+        VertexBufferRange,
+        OP,
+        label,
+        "offset {offset} is not inside buffer '{}' ({} bytes); a vertex buffer binding must start inside its buffer",
+        b.label,
+        b.size
+    );
     let size = size.unwrap_or(b.size.saturating_sub(offset));
-    ensure!(inside(offset, size, b.size), VertexBufferRange, OP, label, "vertex buffer range of {size} bytes at offset {offset} is outside buffer '{}' ({} bytes)", b.label, b.size);
+    ensure!(
+        inside(offset, size, b.size),
+        VertexBufferRange,
+        OP,
+        label,
+        "vertex buffer range of {size} bytes at offset {offset} is outside buffer '{}' ({} bytes)",
+        b.label,
+        b.size
+    );
     Ok(size)
 }
 
 /// An index buffer binding; returns the bound size.
-pub(crate) fn index_buffer(label: &str, features: Features, b: super::buffer::Facts<'_>, format: IndexFormat, offset: u64, size: Option<u64>) -> Result<u64> {
+pub(crate) fn index_buffer(
+    label: &str,
+    features: Features,
+    b: super::buffer::Facts<'_>,
+    format: IndexFormat,
+    offset: u64,
+    size: Option<u64>,
+) -> Result<u64> {
     const OP: &str = "set_index_buffer";
-    ensure!(format != IndexFormat::Uint32 || features.contains(Features::FULL_DRAW_INDEX_UINT32), IndexFormatFeature, OP, label, "32-bit indices need the FULL_DRAW_INDEX_UINT32 feature on this device, which would otherwise cut index values short; use 16-bit indices or enable the feature");
-    ensure!(b.usage.contains(BufferUsages::INDEX), IndexBufferUsage, OP, label, "buffer '{}' lacks INDEX usage ({:?})", b.label, b.usage);
-    ensure!(offset.checked_rem(format.size()) == Some(0), IndexBufferRange, OP, label, "index buffer offset {offset} is not a multiple of {}", format.size());
+    ensure!(
+        format != IndexFormat::Uint32 || features.contains(Features::FULL_DRAW_INDEX_UINT32),
+        IndexFormatFeature,
+        OP,
+        label,
+        "32-bit indices need the FULL_DRAW_INDEX_UINT32 feature on this device, which would otherwise cut index values short; use 16-bit indices or enable the feature"
+    );
+    ensure!(
+        b.usage.contains(BufferUsages::INDEX),
+        IndexBufferUsage,
+        OP,
+        label,
+        "buffer '{}' lacks INDEX usage ({:?})",
+        b.label,
+        b.usage
+    );
+    ensure!(
+        offset.checked_rem(format.size()) == Some(0),
+        IndexBufferRange,
+        OP,
+        label,
+        "index buffer offset {offset} is not a multiple of {}",
+        format.size()
+    );
     // As for vertex buffers, Vulkan needs the offset inside the buffer (VUID-vkCmdBindIndexBuffer-offset-00431).
-    ensure!(offset < b.size, IndexBufferRange, OP, label, "offset {offset} is not inside buffer '{}' ({} bytes); an index buffer binding must start inside its buffer", b.label, b.size);
+    ensure!(
+        offset < b.size,
+        IndexBufferRange,
+        OP,
+        label,
+        "offset {offset} is not inside buffer '{}' ({} bytes); an index buffer binding must start inside its buffer",
+        b.label,
+        b.size
+    );
     let size = size.unwrap_or(b.size.saturating_sub(offset));
-    ensure!(inside(offset, size, b.size), IndexBufferRange, OP, label, "index buffer range of {size} bytes at offset {offset} is outside buffer '{}' ({} bytes)", b.label, b.size);
+    ensure!(
+        inside(offset, size, b.size),
+        IndexBufferRange,
+        OP,
+        label,
+        "index buffer range of {size} bytes at offset {offset} is outside buffer '{}' ({} bytes)",
+        b.label,
+        b.size
+    );
     Ok(size)
 }
 
 /// A viewport.
-pub(crate) fn viewport(label: &str, [x, y, width, height]: [f32; 4], [min_depth, max_depth]: [f32; 2], limits: &Limits) -> Result<()> {
+pub(crate) fn viewport(
+    label: &str,
+    [x, y, width, height]: [f32; 4],
+    [min_depth, max_depth]: [f32; 2],
+    limits: &Limits,
+) -> Result<()> {
     const OP: &str = "set_viewport";
     let max = 2.0 * limits.max_texture_dimension_2d as f32;
-    let finite = [x, y, width, height, min_depth, max_depth].iter().all(|v| v.is_finite());
-    let inside = width > 0.0 && height > 0.0 && x >= -max && y >= -max && x + width <= max && y + height <= max;
-    ensure!(finite && inside, ViewportRange, OP, label, "viewport ({x}, {y}, {width}, {height}) must be finite with a positive size within ±{max}");
-    let depth = (0.0..=1.0).contains(&min_depth) && (0.0..=1.0).contains(&max_depth) && min_depth <= max_depth;
-    ensure!(depth, ViewportRange, OP, label, "depth range {min_depth}..{max_depth} must lie in 0..1 with min <= max");
+    let finite = [x, y, width, height, min_depth, max_depth]
+        .iter()
+        .all(|v| v.is_finite());
+    let inside = width > 0.0
+        && height > 0.0
+        && x >= -max
+        && y >= -max
+        && x + width <= max
+        && y + height <= max;
+    ensure!(
+        finite && inside,
+        ViewportRange,
+        OP,
+        label,
+        "viewport ({x}, {y}, {width}, {height}) must be finite with a positive size within ±{max}"
+    );
+    let depth = (0.0..=1.0).contains(&min_depth)
+        && (0.0..=1.0).contains(&max_depth)
+        && min_depth <= max_depth;
+    ensure!(
+        depth,
+        ViewportRange,
+        OP,
+        label,
+        "depth range {min_depth}..{max_depth} must lie in 0..1 with min <= max"
+    );
     Ok(())
 }
 
 /// A scissor rectangle inside attachments of `extent`.
-pub(crate) fn scissor(label: &str, [x, y, width, height]: [u32; 4], [w, h]: [u32; 2]) -> Result<()> {
-    let fits = |start: u32, len: u32, limit: u32| start.checked_add(len).is_some_and(|end| end <= limit);
-    ensure!(fits(x, width, w) && fits(y, height, h), ScissorRange, "set_scissor_rect", label, "scissor ({x}, {y}, {width}, {height}) leaves the {w}x{h} attachments");
+pub(crate) fn scissor(
+    label: &str,
+    [x, y, width, height]: [u32; 4],
+    [w, h]: [u32; 2],
+) -> Result<()> {
+    let fits =
+        |start: u32, len: u32, limit: u32| start.checked_add(len).is_some_and(|end| end <= limit);
+    ensure!(
+        fits(x, width, w) && fits(y, height, h),
+        ScissorRange,
+        "set_scissor_rect",
+        label,
+        "scissor ({x}, {y}, {width}, {height}) leaves the {w}x{h} attachments"
+    );
     Ok(())
 }
 
 /// A draw's range ends at or after its start: the native call takes a count, and
 /// `end - start` would wrap to about four billion.
-pub(crate) fn range_order(op: &'static str, label: &str, what: &str, range: &std::ops::Range<u32>) -> Result<()> {
-    ensure!(range.end >= range.start, RangeInverted, op, label, "{what} {}..{} end below their start", range.start, range.end);
+pub(crate) fn range_order(
+    op: &'static str,
+    label: &str,
+    what: &str,
+    range: &std::ops::Range<u32>,
+) -> Result<()> {
+    ensure!(
+        range.end >= range.start,
+        RangeInverted,
+        op,
+        label,
+        "{what} {}..{} end below their start",
+        range.start,
+        range.end
+    );
     Ok(())
 }
 
 /// Indices `indices` inside an index binding of `bound` bytes.
-pub(crate) fn index_range(op: &'static str, label: &str, indices: &std::ops::Range<u32>, format: IndexFormat, bound: u64) -> Result<()> {
+pub(crate) fn index_range(
+    op: &'static str,
+    label: &str,
+    indices: &std::ops::Range<u32>,
+    format: IndexFormat,
+    bound: u64,
+) -> Result<()> {
     let end = u64::from(indices.end).saturating_mul(format.size());
-    ensure!(end <= bound, IndexRange, op, label, "indices {}..{} need {end} bytes of index buffer; {bound} are bound", indices.start, indices.end);
+    ensure!(
+        end <= bound,
+        IndexRange,
+        op,
+        label,
+        "indices {}..{} need {end} bytes of index buffer; {bound} are bound",
+        indices.start,
+        indices.end
+    );
     Ok(())
 }
 
 /// The vertices or instances of a draw inside vertex buffer `slot` of `bound` bytes.
-pub(crate) fn vertex_range(op: &'static str, label: &str, slot: usize, vb: &VertexBufferFacts, bound: u64, vertices: Option<&std::ops::Range<u32>>, instances: &std::ops::Range<u32>) -> Result<()> {
+pub(crate) fn vertex_range(
+    op: &'static str,
+    label: &str,
+    slot: usize,
+    vb: &VertexBufferFacts,
+    bound: u64,
+    vertices: Option<&std::ops::Range<u32>>,
+    instances: &std::ops::Range<u32>,
+) -> Result<()> {
     let range = match vb.step {
         VertexStepMode::Vertex => match vertices {
             Some(v) => v.clone(),
@@ -146,8 +420,22 @@ pub(crate) fn vertex_range(op: &'static str, label: &str, slot: usize, vb: &Vert
         return Ok(());
     }
     // `range.end > range.start >= 0` here, so `end - 1` does not wrap.
-    let need = u64::from(range.end.saturating_sub(1)).saturating_mul(vb.stride).saturating_add(vb.element_size);
-    let what = if vb.step == VertexStepMode::Vertex { "vertices" } else { "instances" };
-    ensure!(need <= bound, VertexRange, op, label, "vertex buffer slot {slot} holds {bound} bytes but {what} {}..{} need {need}", range.start, range.end);
+    let need = u64::from(range.end.saturating_sub(1))
+        .saturating_mul(vb.stride)
+        .saturating_add(vb.element_size);
+    let what = if vb.step == VertexStepMode::Vertex {
+        "vertices"
+    } else {
+        "instances"
+    };
+    ensure!(
+        need <= bound,
+        VertexRange,
+        op,
+        label,
+        "vertex buffer slot {slot} holds {bound} bytes but {what} {}..{} need {need}",
+        range.start,
+        range.end
+    );
     Ok(())
 }

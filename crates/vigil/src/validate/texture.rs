@@ -2,7 +2,9 @@
 
 use super::ensure;
 use crate::error::{Result, fail};
-use crate::texture::{SamplerDescriptor, TextureDescriptor, TextureDescriptorOwned, TextureViewDescriptor};
+use crate::texture::{
+    SamplerDescriptor, TextureDescriptor, TextureDescriptorOwned, TextureViewDescriptor,
+};
 use vigil_hal::{
     Features, FilterMode, FormatSupport, SubresourceRange, TextureFormat, TextureUsages,
     TextureViewDimension,
@@ -12,31 +14,135 @@ use vigil_hal::{
 pub const MAX_QUERIES: u32 = 4096;
 
 /// A texture descriptor against the limits and what the device can do with its format.
-pub(crate) fn descriptor(desc: &TextureDescriptor<'_>, limits: &vigil_hal::Limits, support: FormatSupport) -> Result<()> {
+pub(crate) fn descriptor(
+    desc: &TextureDescriptor<'_>,
+    limits: &vigil_hal::Limits,
+    support: FormatSupport,
+) -> Result<()> {
     const OP: &str = "create_texture";
     let l = desc.label;
     let [w, h] = desc.size;
-    ensure!(w != 0 && h != 0 && desc.array_layers != 0 && desc.mip_level_count != 0, TextureSizeZero, OP, l, "size {w}x{h}, {} layers and {} mips must all be non-zero", desc.array_layers, desc.mip_level_count);
+    ensure!(
+        w != 0 && h != 0 && desc.array_layers != 0 && desc.mip_level_count != 0,
+        TextureSizeZero,
+        OP,
+        l,
+        "size {w}x{h}, {} layers and {} mips must all be non-zero",
+        desc.array_layers,
+        desc.mip_level_count
+    );
     let max = limits.max_texture_dimension_2d;
-    ensure!(w <= max && h <= max, TextureSizeLimit, OP, l, "size {w}x{h} exceeds max_texture_dimension_2d ({max})");
-    ensure!(desc.array_layers <= limits.max_texture_array_layers, TextureLayerLimit, OP, l, "{} layers exceed max_texture_array_layers ({})", desc.array_layers, limits.max_texture_array_layers);
+    ensure!(
+        w <= max && h <= max,
+        TextureSizeLimit,
+        OP,
+        l,
+        "size {w}x{h} exceeds max_texture_dimension_2d ({max})"
+    );
+    ensure!(
+        desc.array_layers <= limits.max_texture_array_layers,
+        TextureLayerLimit,
+        OP,
+        l,
+        "{} layers exceed max_texture_array_layers ({})",
+        desc.array_layers,
+        limits.max_texture_array_layers
+    );
     let max_mips = u32::BITS.saturating_sub(w.max(h).leading_zeros());
-    ensure!(desc.mip_level_count <= max_mips, TextureMipCount, OP, l, "{} mip levels; a {w}x{h} texture has at most {max_mips}", desc.mip_level_count);
-    ensure!(!desc.usage.is_empty(), TextureUsageEmpty, OP, l, "usage is empty");
+    ensure!(
+        desc.mip_level_count <= max_mips,
+        TextureMipCount,
+        OP,
+        l,
+        "{} mip levels; a {w}x{h} texture has at most {max_mips}",
+        desc.mip_level_count
+    );
+    ensure!(
+        !desc.usage.is_empty(),
+        TextureUsageEmpty,
+        OP,
+        l,
+        "usage is empty"
+    );
     let name = desc.format.wgsl_name();
     let u = desc.usage;
-    ensure!(support != FormatSupport::default(), TextureFormatUsage, OP, l, "{name} cannot be used at all on this device");
-    ensure!(!u.contains(TextureUsages::TEXTURE_BINDING) || support.sampled, TextureFormatUsage, OP, l, "{name} cannot be sampled on this device");
-    ensure!(!u.contains(TextureUsages::STORAGE_BINDING) || (support.storage && desc.format.info().storage), TextureFormatUsage, OP, l, "{name} cannot be a storage texture on this device");
-    ensure!(!u.contains(TextureUsages::RENDER_ATTACHMENT) || support.color_attachment || support.depth_stencil_attachment, TextureFormatUsage, OP, l, "{name} cannot be a render attachment on this device");
+    ensure!(
+        support != FormatSupport::default(),
+        TextureFormatUsage,
+        OP,
+        l,
+        "{name} cannot be used at all on this device"
+    );
+    ensure!(
+        !u.contains(TextureUsages::TEXTURE_BINDING) || support.sampled,
+        TextureFormatUsage,
+        OP,
+        l,
+        "{name} cannot be sampled on this device"
+    );
+    ensure!(
+        !u.contains(TextureUsages::STORAGE_BINDING)
+            || (support.storage && desc.format.info().storage),
+        TextureFormatUsage,
+        OP,
+        l,
+        "{name} cannot be a storage texture on this device"
+    );
+    ensure!(
+        !u.contains(TextureUsages::RENDER_ATTACHMENT)
+            || support.color_attachment
+            || support.depth_stencil_attachment,
+        TextureFormatUsage,
+        OP,
+        l,
+        "{name} cannot be a render attachment on this device"
+    );
     let copies = u.intersects(TextureUsages::COPY_SRC | TextureUsages::COPY_DST);
-    ensure!(!copies || support.copy, TextureFormatUsage, OP, l, "{name} cannot be copied on this device");
-    ensure!(!copies || desc.format != TextureFormat::Depth24PlusStencil8, TextureDepthStencilCopy, OP, l, "depth24plus-stencil8 has no copyable depth layout; use depth32float to copy depth");
-    ensure!(matches!(desc.sample_count, 1 | 4), TextureSampleCount, OP, l, "sample count {}; vigil supports 1 and 4", desc.sample_count);
+    ensure!(
+        !copies || support.copy,
+        TextureFormatUsage,
+        OP,
+        l,
+        "{name} cannot be copied on this device"
+    );
+    ensure!(
+        !copies || desc.format != TextureFormat::Depth24PlusStencil8,
+        TextureDepthStencilCopy,
+        OP,
+        l,
+        "depth24plus-stencil8 has no copyable depth layout; use depth32float to copy depth"
+    );
+    ensure!(
+        matches!(desc.sample_count, 1 | 4),
+        TextureSampleCount,
+        OP,
+        l,
+        "sample count {}; vigil supports 1 and 4",
+        desc.sample_count
+    );
     if desc.sample_count == 4 {
-        ensure!(u.contains(TextureUsages::RENDER_ATTACHMENT) && !u.contains(TextureUsages::STORAGE_BINDING), TextureMultisampleUsage, OP, l, "a multisampled texture must be a render attachment and cannot be a storage texture");
-        ensure!(desc.mip_level_count == 1 && desc.array_layers == 1, TextureMultisampleShape, OP, l, "a multisampled texture has one mip level and one layer");
-        ensure!(support.multisample4 && desc.format.info().multisample, TextureFormatUsage, OP, l, "{name} cannot be multisampled on this device");
+        ensure!(
+            u.contains(TextureUsages::RENDER_ATTACHMENT)
+                && !u.contains(TextureUsages::STORAGE_BINDING),
+            TextureMultisampleUsage,
+            OP,
+            l,
+            "a multisampled texture must be a render attachment and cannot be a storage texture"
+        );
+        ensure!(
+            desc.mip_level_count == 1 && desc.array_layers == 1,
+            TextureMultisampleShape,
+            OP,
+            l,
+            "a multisampled texture has one mip level and one layer"
+        );
+        ensure!(
+            support.multisample4 && desc.format.info().multisample,
+            TextureFormatUsage,
+            OP,
+            l,
+            "{name} cannot be multisampled on this device"
+        );
     }
     Ok(())
 }
@@ -53,7 +159,11 @@ pub(crate) struct ViewShape {
 
 /// A view of a texture described by `td`; `support` says what the device can do with a
 /// format (asked for the view's own format).
-pub(crate) fn view(desc: &TextureViewDescriptor<'_>, td: &TextureDescriptorOwned, support: impl Fn(TextureFormat) -> FormatSupport) -> Result<ViewShape> {
+pub(crate) fn view(
+    desc: &TextureViewDescriptor<'_>,
+    td: &TextureDescriptorOwned,
+    support: impl Fn(TextureFormat) -> FormatSupport,
+) -> Result<ViewShape> {
     const OP: &str = "create_texture_view";
     let l = desc.label;
     let format = desc.format.unwrap_or(td.format);
@@ -61,45 +171,151 @@ pub(crate) fn view(desc: &TextureViewDescriptor<'_>, td: &TextureDescriptorOwned
         (TextureFormat::Rgba8Unorm, TextureFormat::Rgba8UnormSrgb),
         (TextureFormat::Bgra8Unorm, TextureFormat::Bgra8UnormSrgb),
     ];
-    let twin = twins.iter().any(|&(a, b)| (a, b) == (format, td.format) || (b, a) == (format, td.format));
-    ensure!(format == td.format || twin, ViewFormat, OP, l, "a {} texture cannot be viewed as {}", td.format.wgsl_name(), format.wgsl_name());
-    ensure!(desc.base_mip_level < td.mip_level_count, ViewMipRange, OP, l, "base mip level {} is outside the texture's {} levels", desc.base_mip_level, td.mip_level_count);
-    let mips = desc.mip_level_count.unwrap_or(td.mip_level_count.saturating_sub(desc.base_mip_level));
+    let twin = twins
+        .iter()
+        .any(|&(a, b)| (a, b) == (format, td.format) || (b, a) == (format, td.format));
+    ensure!(
+        format == td.format || twin,
+        ViewFormat,
+        OP,
+        l,
+        "a {} texture cannot be viewed as {}",
+        td.format.wgsl_name(),
+        format.wgsl_name()
+    );
+    ensure!(
+        desc.base_mip_level < td.mip_level_count,
+        ViewMipRange,
+        OP,
+        l,
+        "base mip level {} is outside the texture's {} levels",
+        desc.base_mip_level,
+        td.mip_level_count
+    );
+    let mips = desc
+        .mip_level_count
+        .unwrap_or(td.mip_level_count.saturating_sub(desc.base_mip_level));
     let mips_end = desc.base_mip_level.checked_add(mips);
-    ensure!(mips != 0 && mips_end.is_some_and(|end| end <= td.mip_level_count), ViewMipRange, OP, l, "{mips} mip levels from level {} are outside the texture's {} levels", desc.base_mip_level, td.mip_level_count);
-    ensure!(desc.base_array_layer < td.array_layers, ViewLayerRange, OP, l, "base layer {} is outside the texture's {} layers", desc.base_array_layer, td.array_layers);
-    let dimension = desc.dimension.unwrap_or(if td.array_layers == 1 { TextureViewDimension::D2 } else { TextureViewDimension::D2Array });
+    ensure!(
+        mips != 0 && mips_end.is_some_and(|end| end <= td.mip_level_count),
+        ViewMipRange,
+        OP,
+        l,
+        "{mips} mip levels from level {} are outside the texture's {} levels",
+        desc.base_mip_level,
+        td.mip_level_count
+    );
+    ensure!(
+        desc.base_array_layer < td.array_layers,
+        ViewLayerRange,
+        OP,
+        l,
+        "base layer {} is outside the texture's {} layers",
+        desc.base_array_layer,
+        td.array_layers
+    );
+    let dimension = desc.dimension.unwrap_or(if td.array_layers == 1 {
+        TextureViewDimension::D2
+    } else {
+        TextureViewDimension::D2Array
+    });
     let layers = desc.array_layer_count.unwrap_or(match dimension {
         TextureViewDimension::D2 => 1,
         TextureViewDimension::Cube => 6,
         _ => td.array_layers.saturating_sub(desc.base_array_layer),
     });
     let layers_end = desc.base_array_layer.checked_add(layers);
-    ensure!(layers != 0 && layers_end.is_some_and(|end| end <= td.array_layers), ViewLayerRange, OP, l, "{layers} layers from layer {} are outside the texture's {} layers", desc.base_array_layer, td.array_layers);
-    ensure!(dimension != TextureViewDimension::D2 || layers == 1, ViewDimension, OP, l, "a 2d view covers one layer, not {layers}");
-    if matches!(dimension, TextureViewDimension::Cube | TextureViewDimension::CubeArray) {
-        ensure!(td.size[0] == td.size[1] && td.array_layers >= 6, ViewDimension, OP, l, "a cube view needs a square texture with at least 6 layers");
+    ensure!(
+        layers != 0 && layers_end.is_some_and(|end| end <= td.array_layers),
+        ViewLayerRange,
+        OP,
+        l,
+        "{layers} layers from layer {} are outside the texture's {} layers",
+        desc.base_array_layer,
+        td.array_layers
+    );
+    ensure!(
+        dimension != TextureViewDimension::D2 || layers == 1,
+        ViewDimension,
+        OP,
+        l,
+        "a 2d view covers one layer, not {layers}"
+    );
+    if matches!(
+        dimension,
+        TextureViewDimension::Cube | TextureViewDimension::CubeArray
+    ) {
+        ensure!(
+            td.size[0] == td.size[1] && td.array_layers >= 6,
+            ViewDimension,
+            OP,
+            l,
+            "a cube view needs a square texture with at least 6 layers"
+        );
         let fits = layers % 6 == 0 && (dimension != TextureViewDimension::Cube || layers == 6);
-        ensure!(fits, ViewDimension, OP, l, "a {dimension:?} view covers a multiple of 6 layers (6 for a cube), not {layers}");
+        ensure!(
+            fits,
+            ViewDimension,
+            OP,
+            l,
+            "a {dimension:?} view covers a multiple of 6 layers (6 for a cube), not {layers}"
+        );
     }
-    ensure!(td.sample_count == 1 || dimension == TextureViewDimension::D2, ViewMultisample, OP, l, "a multisampled texture can only be viewed as 2d");
+    ensure!(
+        td.sample_count == 1 || dimension == TextureViewDimension::D2,
+        ViewMultisample,
+        OP,
+        l,
+        "a multisampled texture can only be viewed as 2d"
+    );
     let info = td.format.info();
     let aspect_ok = match desc.aspect {
         vigil_hal::TextureAspect::DepthOnly => info.has_depth,
         vigil_hal::TextureAspect::StencilOnly => info.has_stencil,
         vigil_hal::TextureAspect::All => true,
     };
-    ensure!(aspect_ok, ViewAspect, OP, l, "{} has no {:?} aspect", td.format.wgsl_name(), desc.aspect);
+    ensure!(
+        aspect_ok,
+        ViewAspect,
+        OP,
+        l,
+        "{} has no {:?} aspect",
+        td.format.wgsl_name(),
+        desc.aspect
+    );
     let usage = desc.usage.unwrap_or(td.usage);
-    ensure!(td.usage.contains(usage), ViewUsageSubset, OP, l, "view usage {usage:?} is not a subset of the texture's {:?}", td.usage);
+    ensure!(
+        td.usage.contains(usage),
+        ViewUsageSubset,
+        OP,
+        l,
+        "view usage {usage:?} is not a subset of the texture's {:?}",
+        td.usage
+    );
     // A native view needs a use that reads or writes through views
     // (VUID-VkImageViewCreateInfo-image-04441); copies work on the texture itself.
-    let viewable = TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING | TextureUsages::RENDER_ATTACHMENT;
-    ensure!(usage.intersects(viewable), ViewUsageNone, OP, l, "a view is used for sampling, storage or rendering, but its usage {usage:?} allows none of them");
+    let viewable = TextureUsages::TEXTURE_BINDING
+        | TextureUsages::STORAGE_BINDING
+        | TextureUsages::RENDER_ATTACHMENT;
+    ensure!(
+        usage.intersects(viewable),
+        ViewUsageNone,
+        OP,
+        l,
+        "a view is used for sampling, storage or rendering, but its usage {usage:?} allows none of them"
+    );
     // The view's own format must allow what the view is used for: an sRGB view of a
     // storage texture cannot be a storage view (VUID-VkImageViewCreateInfo-usage-02275).
-    let storage_ok = !usage.contains(TextureUsages::STORAGE_BINDING) || (format.info().storage && support(format).storage);
-    ensure!(storage_ok, ViewStorageFormat, OP, l, "a {} view cannot be a storage view; give the view a usage without STORAGE_BINDING", format.wgsl_name());
+    let storage_ok = !usage.contains(TextureUsages::STORAGE_BINDING)
+        || (format.info().storage && support(format).storage);
+    ensure!(
+        storage_ok,
+        ViewStorageFormat,
+        OP,
+        l,
+        "a {} view cannot be a storage view; give the view a usage without STORAGE_BINDING",
+        format.wgsl_name()
+    );
     Ok(ViewShape {
         format,
         dimension,
@@ -118,12 +334,39 @@ pub(crate) fn view(desc: &TextureViewDescriptor<'_>, td: &TextureDescriptorOwned
 pub(crate) fn sampler(desc: &SamplerDescriptor<'_>, features: Features) -> Result<bool> {
     const OP: &str = "create_sampler";
     let l = desc.label;
-    ensure!(desc.lod_min_clamp >= 0.0 && desc.lod_max_clamp >= desc.lod_min_clamp, SamplerLodClamp, OP, l, "LOD clamp {}..{} must satisfy 0 <= min <= max", desc.lod_min_clamp, desc.lod_max_clamp);
-    ensure!((1..=16).contains(&desc.anisotropy_clamp), SamplerAnisotropy, OP, l, "anisotropy clamp {} must be 1 to 16", desc.anisotropy_clamp);
+    ensure!(
+        desc.lod_min_clamp >= 0.0 && desc.lod_max_clamp >= desc.lod_min_clamp,
+        SamplerLodClamp,
+        OP,
+        l,
+        "LOD clamp {}..{} must satisfy 0 <= min <= max",
+        desc.lod_min_clamp,
+        desc.lod_max_clamp
+    );
+    ensure!(
+        (1..=16).contains(&desc.anisotropy_clamp),
+        SamplerAnisotropy,
+        OP,
+        l,
+        "anisotropy clamp {} must be 1 to 16",
+        desc.anisotropy_clamp
+    );
     let filters = [desc.mag_filter, desc.min_filter, desc.mipmap_filter];
     if desc.anisotropy_clamp > 1 {
-        ensure!(features.contains(Features::SAMPLER_ANISOTROPY), SamplerAnisotropyFeature, OP, l, "anisotropic filtering needs the SAMPLER_ANISOTROPY feature");
-        ensure!(!filters.contains(&FilterMode::Nearest), SamplerAnisotropy, OP, l, "anisotropic filtering needs linear mag, min and mipmap filters");
+        ensure!(
+            features.contains(Features::SAMPLER_ANISOTROPY),
+            SamplerAnisotropyFeature,
+            OP,
+            l,
+            "anisotropic filtering needs the SAMPLER_ANISOTROPY feature"
+        );
+        ensure!(
+            !filters.contains(&FilterMode::Nearest),
+            SamplerAnisotropy,
+            OP,
+            l,
+            "anisotropic filtering needs linear mag, min and mipmap filters"
+        );
     }
     Ok(filters.contains(&FilterMode::Linear))
 }
@@ -131,13 +374,30 @@ pub(crate) fn sampler(desc: &SamplerDescriptor<'_>, features: Features) -> Resul
 /// A query set of `count` timestamps.
 pub(crate) fn query_set(label: &str, count: u32, features: Features) -> Result<()> {
     const OP: &str = "create_query_set";
-    ensure!(features.contains(Features::TIMESTAMP_QUERY), QueryFeature, OP, label, "timestamp queries need the TIMESTAMP_QUERY feature");
-    ensure!((1..=MAX_QUERIES).contains(&count), QueryCount, OP, label, "{count} queries; a set holds 1 to {MAX_QUERIES}");
+    ensure!(
+        features.contains(Features::TIMESTAMP_QUERY),
+        QueryFeature,
+        OP,
+        label,
+        "timestamp queries need the TIMESTAMP_QUERY feature"
+    );
+    ensure!(
+        (1..=MAX_QUERIES).contains(&count),
+        QueryCount,
+        OP,
+        label,
+        "{count} queries; a set holds 1 to {MAX_QUERIES}"
+    );
     Ok(())
 }
 
 /// A refusal for a texture view whose texture was destroyed.
 #[cold]
 pub(crate) fn texture_destroyed(op: &'static str, label: &str) -> crate::Error {
-    fail!(ViewTextureDestroyed, op, label, "the view's texture was destroyed")
+    fail!(
+        ViewTextureDestroyed,
+        op,
+        label,
+        "the view's texture was destroyed"
+    )
 }
