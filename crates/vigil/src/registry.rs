@@ -4,9 +4,10 @@
 //! Each kind of object has one registry. A slot's state (generation, and whether it holds a
 //! live object) is an atomic word in a table that never moves, so any thread can ask
 //! whether a handle is live with one atomic load and no lock: that is what recording does
-//! on every command. The objects themselves are `Arc`s behind a short lock, taken when an
-//! object is created or destroyed and when an encoder first meets a handle (it keeps the
-//! `Arc` after that).
+//! on every command. The objects themselves are `Arc`s in read-write-locked shards,
+//! written when an object is created or destroyed and read when an encoder first meets a
+//! handle (it keeps the `Arc` after that), so encoders on many threads meet handles at
+//! once.
 //!
 //! Destroying an object moves its slot's generation on at once, so every copy of the
 //! handle is stale from then; the `Arc` leaves the registry, and the native object goes
@@ -18,7 +19,7 @@ use crate::error::Error;
 use crate::handle::Handle;
 use crate::rules::Rule;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Slots per chunk of the state table.
 const CHUNK: usize = 1024;
@@ -58,8 +59,11 @@ impl StateTable {
     }
 }
 
-struct Slots<T> {
-    objects: Vec<Option<Arc<T>>>,
+/// Object storage is split this many ways by slot index, so encoders on many threads
+/// meeting handles do not all take one lock.
+const SHARDS: usize = 16;
+
+struct Slots {
     generations: Vec<u32>,
     /// The label each slot's last object had, for messages about destroyed objects.
     labels: Vec<Box<str>>,
@@ -70,15 +74,18 @@ struct Slots<T> {
 /// Objects of one kind.
 pub(crate) struct Registry<T> {
     states: StateTable,
-    slots: Mutex<Slots<T>>,
+    /// Generations, labels and free slots: taken to create and destroy.
+    slots: Mutex<Slots>,
+    /// The objects, slot `i` in shard `i % SHARDS` at `i / SHARDS`.
+    shards: Box<[RwLock<Vec<Option<Arc<T>>>>]>,
 }
 
 impl<T> Default for Registry<T> {
     fn default() -> Self {
         Registry {
             states: StateTable::new(),
+            shards: (0..SHARDS).map(|_| RwLock::new(Vec::new())).collect(),
             slots: Mutex::new(Slots {
-                objects: vec![None],
                 generations: vec![0],
                 labels: vec![Box::from("")],
                 free: Vec::new(),
@@ -101,8 +108,23 @@ pub(crate) trait Labelled {
 }
 
 impl<T: Labelled> Registry<T> {
-    fn lock(&self) -> MutexGuard<'_, Slots<T>> {
+    fn lock(&self) -> MutexGuard<'_, Slots> {
         self.slots.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn shard(&self, index: u32) -> (usize, &RwLock<Vec<Option<Arc<T>>>>) {
+        let i = index as usize;
+        (i / SHARDS, &self.shards[i % SHARDS])
+    }
+
+    fn shard_read(&self, index: u32) -> (usize, RwLockReadGuard<'_, Vec<Option<Arc<T>>>>) {
+        let (at, shard) = self.shard(index);
+        (at, shard.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    fn shard_write(&self, index: u32) -> (usize, RwLockWriteGuard<'_, Vec<Option<Arc<T>>>>) {
+        let (at, shard) = self.shard(index);
+        (at, shard.write().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// Stores a new object made by `make` from its slot and generation; returns them with
@@ -112,11 +134,10 @@ impl<T: Labelled> Registry<T> {
         let index = match s.free.pop() {
             Some(i) => i,
             None => {
-                let i = u32::try_from(s.objects.len()).ok()?;
+                let i = u32::try_from(s.generations.len()).ok()?;
                 if i as usize >= CHUNK * CHUNKS {
                     return None;
                 }
-                s.objects.push(None);
                 s.generations.push(0);
                 s.labels.push(Box::from(""));
                 i
@@ -127,7 +148,15 @@ impl<T: Labelled> Registry<T> {
         let obj = Arc::new(make(index, generation));
         s.generations[slot] = generation;
         s.labels[slot] = Box::from(obj.label());
-        s.objects[slot] = Some(obj.clone());
+        {
+            let (at, mut shard) = self.shard_write(index);
+            if shard.len() <= at {
+                shard.resize_with(at.saturating_add(1), || None);
+            }
+            if let Some(o) = shard.get_mut(at) {
+                *o = Some(obj.clone());
+            }
+        }
         s.live = s.live.saturating_add(1);
         self.states.store(index, generation << 1 | 1);
         Some((index, generation, obj))
@@ -145,9 +174,9 @@ impl<T: Labelled> Registry<T> {
     #[inline]
     pub fn get<H: Handle>(&self, h: H, device: u32, op: &'static str) -> Result<Arc<T>, Error> {
         if h.device_id() == device && h.index() != 0 {
-            let s = self.lock();
+            let (at, shard) = self.shard_read(h.index());
             if self.is_live(h.index(), h.generation()) {
-                if let Some(Some(obj)) = s.objects.get(h.index() as usize) {
+                if let Some(Some(obj)) = shard.get(at) {
                     return Ok(obj.clone());
                 }
             }
@@ -161,8 +190,8 @@ impl<T: Labelled> Registry<T> {
         if h.device_id() == device && h.index() != 0 {
             let mut s = self.lock();
             if self.is_live(h.index(), h.generation()) {
-                let slot = h.index() as usize;
-                if let Some(obj) = s.objects.get_mut(slot).and_then(Option::take) {
+                let (at, mut shard) = self.shard_write(h.index());
+                if let Some(obj) = shard.get_mut(at).and_then(Option::take) {
                     self.states.store(h.index(), h.generation() << 1);
                     s.live = s.live.saturating_sub(1);
                     // A slot whose generation would pass what handles carry is retired.
@@ -185,9 +214,10 @@ impl<T: Labelled> Registry<T> {
     pub fn drain(&self) -> Vec<Arc<T>> {
         let mut s = self.lock();
         let mut out = Vec::new();
-        let count = s.objects.len();
+        let count = s.generations.len();
         for i in 0..count {
-            if let Some(obj) = s.objects[i].take() {
+            let (at, mut shard) = self.shard_write(i as u32);
+            if let Some(obj) = shard.get_mut(at).and_then(Option::take) {
                 let g = s.generations[i];
                 self.states.store(i as u32, g << 1);
                 out.push(obj);

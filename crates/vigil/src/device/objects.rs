@@ -3,7 +3,10 @@
 //! changes (last use, mapping, the tracker's view between submissions).
 //!
 //! Objects are shared as `Arc`s and immutable but for atomics and the few locks below; the
-//! per-kind registries own them while their handles are live.
+//! per-kind registries own them while their handles are live. The objects recording reads
+//! are aligned to a cache line, so the reference count `Arc` keeps in front of them sits on
+//! a line of its own: encoders on other threads taking a reference do not evict the object
+//! from the caches of encoders reading it.
 
 use crate::handle::{
     BindGroup, BindGroupLayout, Buffer, BufferMapping, ComputePipeline, PipelineLayout, QuerySet,
@@ -48,6 +51,7 @@ labelled!(
 );
 
 /// A buffer.
+#[repr(align(64))]
 pub(crate) struct BufferObj<A: Api> {
     pub raw: Owned<A, BufferKind>,
     pub handle: Buffer,
@@ -89,6 +93,7 @@ impl<A: Api> BufferObj<A> {
 }
 
 /// A texture.
+#[repr(align(64))]
 pub(crate) struct TextureObj<A: Api> {
     pub raw: Owned<A, TextureKind>,
     pub handle: Texture,
@@ -110,6 +115,7 @@ pub(crate) struct TextureState {
 }
 
 /// A texture view.
+#[repr(align(64))]
 pub(crate) struct ViewObj<A: Api> {
     pub raw: Owned<A, ViewKind>,
     pub handle: TextureView,
@@ -136,6 +142,7 @@ impl<A: Api> ViewObj<A> {
 }
 
 /// A sampler.
+#[repr(align(64))]
 pub(crate) struct SamplerObj<A: Api> {
     pub raw: Owned<A, SamplerKind>,
     pub handle: Sampler,
@@ -145,6 +152,7 @@ pub(crate) struct SamplerObj<A: Api> {
 }
 
 /// A timestamp query set.
+#[repr(align(64))]
 pub(crate) struct QuerySetObj<A: Api> {
     pub raw: Owned<A, QuerySetKind>,
     pub handle: QuerySet,
@@ -153,6 +161,7 @@ pub(crate) struct QuerySetObj<A: Api> {
 }
 
 /// A bind group layout.
+#[repr(align(64))]
 pub(crate) struct BindGroupLayoutObj<A: Api> {
     pub raw: Owned<A, BindGroupLayoutKind>,
     pub handle: BindGroupLayout,
@@ -190,6 +199,7 @@ pub(crate) struct DynamicBinding {
 }
 
 /// A bind group: its native set plus everything a draw needs from it, computed once.
+#[repr(align(64))]
 pub(crate) struct BindGroupObj<A: Api> {
     /// Declared first, so dropped first: the native set goes before what it names.
     pub raw: Owned<A, BindGroupKind>,
@@ -203,6 +213,7 @@ pub(crate) struct BindGroupObj<A: Api> {
 }
 
 /// A pipeline layout.
+#[repr(align(64))]
 pub(crate) struct PipelineLayoutObj<A: Api> {
     pub raw: Owned<A, PipelineLayoutKind>,
     pub handle: PipelineLayout,
@@ -237,6 +248,7 @@ pub(crate) struct PipelineInfo<A: Api> {
 }
 
 /// A compute pipeline.
+#[repr(align(64))]
 pub(crate) struct ComputePipelineObj<A: Api> {
     pub raw: Owned<A, ComputePipelineKind>,
     pub handle: ComputePipeline,
@@ -245,6 +257,7 @@ pub(crate) struct ComputePipelineObj<A: Api> {
 }
 
 /// A render pipeline.
+#[repr(align(64))]
 pub(crate) struct RenderPipelineObj<A: Api> {
     pub raw: Owned<A, RenderPipelineKind>,
     pub handle: RenderPipeline,

@@ -19,8 +19,8 @@ pub(crate) struct BoundGroup {
     pub group: Option<(u32, u32)>,
     pub offsets: [u32; MAX_DYNAMIC],
     pub offset_count: u8,
-    /// Where its members' tracker slots are (`Used::group_slots`).
-    pub members: usize,
+    /// What the recording keeps of it (`Used::group_info`).
+    pub info: usize,
 }
 
 /// Bind group slots of a pass and the pipeline they are checked against.
@@ -62,23 +62,27 @@ impl Binder {
     }
 
     /// Whether the group at `g` fits the pipeline: compatible layout, late sizes met.
-    fn fits<A: Api>(&self, groups: &Seen<BindGroupObj<A>>, g: usize) -> bool {
-        let Some(group) = self.group(groups, g) else {
+    fn fits<A: Api>(&self, used: &Used<A>, g: usize) -> bool {
+        let Some(info) = self.groups.get(g).and_then(|b| b.group.map(|_| b.info)).and_then(|i| used.group_info.get(i)) else {
             return false;
         };
-        self.compat.get(g) == Some(&group.compat)
-            && self.late.iter().filter(|c| c.group as usize == g).all(|c| {
-                group
-                    .sizes
-                    .get(c.entry as usize)
-                    .is_some_and(|&size| size >= c.min)
-            })
+        if self.compat.get(g) != Some(&info.compat) {
+            return false;
+        }
+        let mut late = self.late.iter().filter(|c| c.group as usize == g).peekable();
+        if late.peek().is_none() {
+            return true;
+        }
+        let Some(group) = self.group(&used.groups, g) else {
+            return false;
+        };
+        late.all(|c| group.sizes.get(c.entry as usize).is_some_and(|&size| size >= c.min))
     }
 
     /// Binds a pipeline.
     pub fn set_pipeline<A: Api>(
         &mut self,
-        groups: &Seen<BindGroupObj<A>>,
+        used: &Used<A>,
         key: (u32, u32),
         info: &PipelineInfo<A>,
     ) {
@@ -101,7 +105,7 @@ impl Binder {
         }
         self.ok = 0;
         for g in 0..self.count {
-            if self.fits(groups, g) {
+            if self.fits(used, g) {
                 self.ok |= 1 << g;
             }
         }
@@ -123,7 +127,7 @@ impl Binder {
             return false;
         }
         if slot.group != Some(key) {
-            slot.members = used.group_members_of(key.0, key.1);
+            slot.info = used.group_info_of(key.0, key.1);
         }
         slot.group = Some(key);
         slot.offset_count = offsets.len().min(MAX_DYNAMIC) as u8;
@@ -133,7 +137,7 @@ impl Binder {
         self.dirty |= 1 << g;
         self.touched |= 1 << g;
         if self.pipeline.is_some() && g < self.count {
-            if self.fits(&used.groups, g) {
+            if self.fits(used, g) {
                 self.ok |= 1 << g;
             } else {
                 self.ok &= !(1 << g);
@@ -205,9 +209,10 @@ impl Binder {
             return Ok(());
         };
         let slots = used
-            .group_slots
-            .get(bound.members)
-            .map_or(&[][..], |s| &s[..]);
+            .group_info
+            .get(bound.info)
+            .and_then(|i| used.member_slots.get(i.start..i.start.saturating_add(i.len)))
+            .unwrap_or(&[]);
         for (m, &slot) in group.members.iter().zip(slots.iter()) {
             match m {
                 Member::Buffer {

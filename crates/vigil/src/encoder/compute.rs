@@ -102,10 +102,11 @@ impl<A: Api> CommandEncoder<A> {
             if e.compute.binder.pipeline == Some(key) {
                 return Ok(());
             }
+            let p = p.clone();
             if let Some(pool) = e.pool.as_mut() {
                 crate::native::Rec::<A>(pool).set_compute_pipeline(&p.raw);
             }
-            e.compute.binder.set_pipeline(&e.used.groups, key, &p.info);
+            e.compute.binder.set_pipeline(&e.used, key, &p.info);
             Ok(())
         })
     }

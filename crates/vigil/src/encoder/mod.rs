@@ -81,6 +81,8 @@ pub struct CommandEncoder<A: Api = DefaultApi> {
     pub(crate) dispatches: u64,
     pub(crate) draws: u64,
     pub(crate) recorded: bool,
+    /// Render passes begun so far.
+    pub(crate) passes: u64,
     /// Queries written by this encoder: `(set slot, bitset)`.
     pub(crate) written_queries: Vec<(u32, Vec<u64>)>,
     /// The device's destroy epoch when recording began.
@@ -142,6 +144,7 @@ impl<A: Api> Device<A> {
             dispatches: 0,
             draws: 0,
             recorded: false,
+            passes: 0,
             written_queries: Vec::new(),
             epoch: self.destroy_epoch.load(Ordering::Acquire),
         })

@@ -93,6 +93,9 @@ pub(crate) struct RenderState {
     /// Vertex slots and the index buffer changed since their uses went into the scope.
     vertex_touched: u32,
     index_touched: bool,
+    /// This pass's number in the recording (from 1): a group whose uses are already in the
+    /// scope of this pass is not added again.
+    pass_id: u64,
 }
 
 const COLOR: Use = Use {
@@ -287,7 +290,9 @@ impl<A: Api> CommandEncoder<A> {
                     r.set_stencil_reference(0);
                 }
             }
+            e.passes = e.passes.wrapping_add(1);
             e.render = RenderState {
+                pass_id: e.passes,
                 extent,
                 targets: PassTargets {
                     colors: colors
@@ -342,6 +347,7 @@ impl<A: Api> CommandEncoder<A> {
             if e.render.binder.pipeline == Some(key) {
                 return Ok(());
             }
+            let p = p.clone();
             validate::render_pass::pipeline_targets(
                 &e.label,
                 &p.label,
@@ -351,7 +357,7 @@ impl<A: Api> CommandEncoder<A> {
             if let Some(mut r) = e.pool.as_mut().map(crate::native::Rec::<A>) {
                 r.set_render_pipeline(&p.raw);
             }
-            e.render.binder.set_pipeline(&e.used.groups, key, &p.info);
+            e.render.binder.set_pipeline(&e.used, key, &p.info);
             e.render.vertex_slots = p.render.vertex_buffers.len();
             Ok(())
         })
@@ -645,12 +651,23 @@ impl<A: Api> CommandEncoder<A> {
                 if touched & (1 << g) == 0 {
                     continue;
                 }
+                // A group without dynamic offsets uses the same ranges every time: once in
+                // the pass's scope is enough.
+                let info = self.render.binder.groups[g].info;
+                let pass = self.render.pass_id;
+                let scoped = self.used.group_info.get(info);
+                if scoped.is_some_and(|i| !i.dynamic && i.scoped_in == pass) {
+                    continue;
+                }
                 if let Err(what) =
                     self.render
                         .binder
                         .scope_group(&self.used, &mut self.scope, g, SHADERS)
                 {
                     return Err(self.conflict(op, &what));
+                }
+                if let Some(i) = self.used.group_info.get_mut(info) {
+                    i.scoped_in = pass;
                 }
             }
             self.render.binder.touched &= !touched;

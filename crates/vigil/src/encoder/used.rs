@@ -134,9 +134,11 @@ pub(crate) struct Used<A: Api> {
     /// Tracked buffers and textures, in first-use order.
     pub tracked_buffers: Vec<TrackedBuffer<A>>,
     pub tracked_textures: Vec<TrackedTexture<A>>,
-    /// Tracker slots of each met group's members (`usize::MAX` for samplers), indexed by
-    /// the number `groups` keeps with the group.
-    pub group_slots: Vec<Box<[usize]>>,
+    /// What the recording keeps of each group it met, indexed by the number `groups` keeps
+    /// with the group.
+    pub group_info: Vec<GroupInfo>,
+    /// The groups' members' tracker slots (`usize::MAX` for samplers), in one list.
+    pub member_slots: Vec<usize>,
     /// Where each tracked object is in the lists above, by its address.
     buffer_index: std::collections::HashMap<usize, u32, PtrHash>,
     texture_index: std::collections::HashMap<usize, u32, PtrHash>,
@@ -154,7 +156,8 @@ impl<A: Api> Default for Used<A> {
             query_sets: Seen::default(),
             tracked_buffers: Vec::new(),
             tracked_textures: Vec::new(),
-            group_slots: Vec::new(),
+            group_info: Vec::new(),
+            member_slots: Vec::new(),
             buffer_index: Default::default(),
             texture_index: Default::default(),
         }
@@ -253,10 +256,10 @@ impl<A: Api> Used<A> {
         slot
     }
 
-    /// The index in `group_slots` of a group met by handle: its members' tracker slots,
-    /// worked out the first time the recording binds it.
+    /// The index in `group_info` of a group met by handle: its members' tracker slots and
+    /// what draws check of it, worked out the first time the recording binds it.
     #[inline]
-    pub fn group_members_of(&mut self, index: u32, generation: u32) -> usize {
+    pub fn group_info_of(&mut self, index: u32, generation: u32) -> usize {
         let aux = self.groups.aux(index, generation);
         if aux != u32::MAX {
             return aux as usize;
@@ -264,17 +267,23 @@ impl<A: Api> Used<A> {
         let Some(g) = self.groups.get(index, generation).cloned() else {
             return usize::MAX;
         };
-        let slots: Box<[usize]> = g
-            .members
-            .iter()
-            .map(|m| match m {
+        let start = self.member_slots.len();
+        for m in g.members.iter() {
+            let slot = match m {
                 crate::device::Member::Buffer { buffer, .. } => self.buffer_slot(buffer),
                 crate::device::Member::View { view, .. } => self.texture_slot(&view.texture),
                 crate::device::Member::Sampler(_) => usize::MAX,
-            })
-            .collect();
-        let at = self.group_slots.len();
-        self.group_slots.push(slots);
+            };
+            self.member_slots.push(slot);
+        }
+        let at = self.group_info.len();
+        self.group_info.push(GroupInfo {
+            start,
+            len: g.members.len(),
+            compat: g.compat,
+            dynamic: !g.dynamic.is_empty(),
+            scoped_in: 0,
+        });
         self.groups.set_aux(index, generation, at as u32);
         at
     }
@@ -300,6 +309,20 @@ impl<A: Api> Used<A> {
             }
         }
     }
+}
+
+/// What a recording keeps of a bind group it met.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GroupInfo {
+    /// Its members' tracker slots: `member_slots[start..start + len]`.
+    pub start: usize,
+    pub len: usize,
+    /// Its layout's compatibility class.
+    pub compat: u32,
+    /// Whether it has dynamic offsets (its ranges change with them).
+    pub dynamic: bool,
+    /// The render pass whose scope already holds its uses (0: none).
+    pub scoped_in: u64,
 }
 
 /// Barriers a command needs before it, by tracker slot.
