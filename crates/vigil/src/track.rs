@@ -156,6 +156,17 @@ pub fn step(state: &mut State, u: Use) -> Option<Transition> {
     barrier
 }
 
+/// A global barrier recorded in a command buffer before the uses numbered `at`: all work
+/// before it, in every stage, finished and its writes made visible to the `dst` stages.
+/// A use it covers needs no barrier of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fence {
+    /// The number of the first uses after it.
+    pub at: u64,
+    /// Stages it makes earlier writes visible to (and that wait for earlier work).
+    pub dst: Stages,
+}
+
 /// One part as a command buffer sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Part {
@@ -165,6 +176,11 @@ pub struct Part {
     pub sealed: bool,
     /// The part's state after the command buffer's uses so far.
     pub state: State,
+    /// The number of the last write (or layout change) of the part (uses are numbered by
+    /// the command buffer, in order; see [`Fence`]).
+    pub written_at: u64,
+    /// The number of the last read of the part.
+    pub read_at: u64,
 }
 
 impl Part {
@@ -173,11 +189,26 @@ impl Part {
         first: None,
         sealed: false,
         state: State::fresh(TextureLayout::Undefined),
+        written_at: 0,
+        read_at: 0,
     };
 
-    /// Applies a use: the first becomes (or grows) the requirement; later ones may need a
-    /// barrier inside the command buffer.
-    pub fn apply(&mut self, u: Use) -> Option<Transition> {
+    /// Whether two parts have the same history but for when it happened (neighbouring
+    /// parts that do are merged, keeping the later numbers).
+    pub fn same(&self, other: &Part) -> bool {
+        self.first == other.first && self.sealed == other.sealed && self.state == other.state
+    }
+
+    /// Applies use number `now`: the first becomes (or grows) the requirement; later ones
+    /// may need a barrier inside the command buffer, unless `fence` (the last global
+    /// barrier) already covers them.
+    pub fn apply(&mut self, u: Use, now: u64, fence: Option<Fence>) -> Option<Transition> {
+        let (prior_write, prior_read) = (self.written_at, self.read_at);
+        if u.is_write() || self.state.layout != u.layout {
+            self.written_at = self.written_at.max(now);
+        } else {
+            self.read_at = self.read_at.max(now);
+        }
         match &mut self.first {
             None => {
                 self.first = Some(u);
@@ -202,6 +233,20 @@ impl Part {
             }
             Some(_) => {
                 self.sealed = true;
+                if let Some(f) = fence.filter(|f| f.dst.contains(u.stages)) {
+                    // Everything the part saw before the fence is finished and visible to
+                    // this use's stages.
+                    let write_covered = prior_write < f.at;
+                    let reads_covered = prior_read < f.at;
+                    if u.layout == self.state.layout {
+                        if u.is_write() && write_covered && reads_covered {
+                            self.state.write = None;
+                            self.state.reads = (Stages::empty(), Access::empty());
+                        } else if !u.is_write() && write_covered {
+                            self.state.visible |= u.stages;
+                        }
+                    }
+                }
                 step(&mut self.state, u)
             }
         }
@@ -248,9 +293,17 @@ impl BufferTrack {
         }
     }
 
-    /// Applies `u` to `offset..offset + size` (clamped to the buffer), appending the
-    /// barriers it needs as `(offset, size, transition)`.
-    pub fn apply(&mut self, offset: u64, size: u64, u: Use, out: &mut Vec<(u64, u64, Transition)>) {
+    /// Applies use number `now` to `offset..offset + size` (clamped to the buffer), appending
+    /// the barriers it needs (none where `fence` covers it) as `(offset, size, transition)`.
+    pub fn apply(
+        &mut self,
+        offset: u64,
+        size: u64,
+        u: Use,
+        now: u64,
+        fence: Option<Fence>,
+        out: &mut Vec<(u64, u64, Transition)>,
+    ) {
         let start = offset.min(self.size);
         let end = offset.saturating_add(size).min(self.size);
         if start >= end {
@@ -267,7 +320,7 @@ impl BufferTrack {
                 .parts
                 .get(i.saturating_add(1))
                 .map_or(self.size, |p| p.0);
-            if let Some(t) = self.parts[i].1.apply(u) {
+            if let Some(t) = self.parts[i].1.apply(u, now, fence) {
                 out.push((self.parts[i].0, part_end.saturating_sub(self.parts[i].0), t));
             }
         }
@@ -277,7 +330,12 @@ impl BufferTrack {
         let mut i = lo.saturating_add(1);
         let mut end_i = hi;
         while i < end_i {
-            if self.parts[i].1 == self.parts[i.saturating_sub(1)].1 {
+            let prev = i.saturating_sub(1);
+            if self.parts[i].1.same(&self.parts[prev].1) {
+                let (w, r) = (self.parts[i].1.written_at, self.parts[i].1.read_at);
+                let p = &mut self.parts[prev].1;
+                p.written_at = p.written_at.max(w);
+                p.read_at = p.read_at.max(r);
                 self.parts.remove(i);
                 end_i = end_i.saturating_sub(1);
             } else {
@@ -332,7 +390,14 @@ impl TextureTrack {
 
     /// Applies `u` to the subresources in `range` (clamped to the texture), appending the
     /// barriers they need as `(mip, layer, transition)`.
-    pub fn apply(&mut self, range: Subresources, u: Use, out: &mut Vec<(u32, u32, Transition)>) {
+    pub fn apply(
+        &mut self,
+        range: Subresources,
+        u: Use,
+        now: u64,
+        fence: Option<Fence>,
+        out: &mut Vec<(u32, u32, Transition)>,
+    ) {
         let mip_end = range.base_mip.saturating_add(range.mips).min(self.mips);
         let layer_end = range
             .base_layer
@@ -343,7 +408,7 @@ impl TextureTrack {
                 let i = (mip as usize)
                     .saturating_mul(self.layers as usize)
                     .saturating_add(layer as usize);
-                if let Some(t) = self.parts.get_mut(i).and_then(|p| p.apply(u)) {
+                if let Some(t) = self.parts.get_mut(i).and_then(|p| p.apply(u, now, fence)) {
                     out.push((mip, layer, t));
                 }
             }
@@ -467,16 +532,16 @@ mod tests {
     #[test]
     fn a_command_buffers_first_reads_merge_into_its_requirement() {
         let mut p = Part::UNTOUCHED;
-        assert_eq!(p.apply(COPY_READ), None);
-        assert_eq!(p.apply(VERTEX), None);
+        assert_eq!(p.apply(COPY_READ, 1, None), None);
+        assert_eq!(p.apply(VERTEX, 1, None), None);
         assert_eq!(
             p.first.unwrap().stages,
             Stages::TRANSFER | Stages::VERTEX_INPUT
         );
-        let t = p.apply(COMPUTE_WRITE).unwrap();
+        let t = p.apply(COMPUTE_WRITE, 1, None).unwrap();
         assert_eq!(t.src, Stages::TRANSFER | Stages::VERTEX_INPUT);
         assert!(p.sealed);
-        assert_eq!(p.apply(COPY_READ).unwrap().src, Stages::COMPUTE);
+        assert_eq!(p.apply(COPY_READ, 1, None).unwrap().src, Stages::COMPUTE);
         assert_eq!(
             p.first.unwrap().stages,
             Stages::TRANSFER | Stages::VERTEX_INPUT
@@ -488,18 +553,18 @@ mod tests {
         let mut device = State::fresh(TextureLayout::General);
         step(&mut device, COMPUTE_WRITE);
         let mut p = Part::UNTOUCHED;
-        p.apply(VERTEX);
+        p.apply(VERTEX, 1, None);
         let t = resolve(&mut device, &p).unwrap();
         assert_eq!((t.src, t.dst), (Stages::COMPUTE, Stages::VERTEX_INPUT));
         // Only reads: the device keeps the write, now visible to vertex input.
         assert_eq!(device.write.unwrap().0, Stages::COMPUTE);
         assert!(device.visible.contains(Stages::VERTEX_INPUT));
         let mut q = Part::UNTOUCHED;
-        q.apply(VERTEX);
+        q.apply(VERTEX, 1, None);
         assert_eq!(resolve(&mut device, &q), None, "visible already");
         let mut w = Part::UNTOUCHED;
-        w.apply(COPY_WRITE);
-        w.apply(COPY_READ);
+        w.apply(COPY_WRITE, 1, None);
+        w.apply(COPY_READ, 1, None);
         assert!(resolve(&mut device, &w).is_some());
         assert_eq!(
             device, w.state,
@@ -511,17 +576,17 @@ mod tests {
     fn buffer_ranges_are_tracked_apart_and_merge_back() {
         let mut b = BufferTrack::new(256);
         let mut out = Vec::new();
-        b.apply(0, 128, COMPUTE_WRITE, &mut out);
-        b.apply(128, 128, COMPUTE_WRITE, &mut out);
+        b.apply(0, 128, COMPUTE_WRITE, 1, None, &mut out);
+        b.apply(128, 128, COMPUTE_WRITE, 1, None, &mut out);
         assert!(out.is_empty(), "disjoint ranges do not wait for each other");
         assert_eq!(b.parts().count(), 1, "identical neighbours merged");
-        b.apply(64, 16, COPY_READ, &mut out);
+        b.apply(64, 16, COPY_READ, 1, None, &mut out);
         assert_eq!(out, vec![(64, 16, out[0].2)], "only the range read waits");
         assert_eq!(b.parts().count(), 3);
-        b.apply(0, 256, COMPUTE_WRITE, &mut out);
+        b.apply(0, 256, COMPUTE_WRITE, 1, None, &mut out);
         assert_eq!(out.len(), 4, "one barrier per part");
         assert_eq!(b.parts().count(), 1);
-        b.apply(300, 8, COPY_READ, &mut out);
+        b.apply(300, 8, COPY_READ, 1, None, &mut out);
         assert_eq!(out.len(), 4, "outside the buffer: nothing");
     }
 
@@ -545,14 +610,14 @@ mod tests {
             base_layer: 0,
             layers: 2,
         };
-        t.apply(all, dst, &mut out);
+        t.apply(all, dst, 1, None, &mut out);
         let one = Subresources {
             base_mip: 1,
             mips: 1,
             base_layer: 1,
             layers: 1,
         };
-        t.apply(one, src, &mut out);
+        t.apply(one, src, 1, None, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!((out[0].0, out[0].1), (1, 1));
         let firsts: Vec<_> = t
@@ -561,5 +626,38 @@ mod tests {
             .map(|(m, l, _)| (m, l))
             .collect();
         assert_eq!(firsts.len(), 6);
+    }
+
+    #[test]
+    fn a_global_barrier_covers_what_came_before_it() {
+        let mut a = Part::UNTOUCHED;
+        let mut b = Part::UNTOUCHED;
+        a.apply(COMPUTE_WRITE, 1, None);
+        b.apply(COMPUTE_WRITE, 2, None);
+        // Use 3 reads `a`: a barrier, recorded as a global one (a fence before use 3).
+        assert!(a.apply(COMPUTE_READ, 3, None).is_some());
+        let fence = Some(Fence {
+            at: 3,
+            dst: Stages::COMPUTE,
+        });
+        // `b` was written before the fence: reading and writing it again need nothing more.
+        assert_eq!(b.apply(COMPUTE_READ, 4, fence), None);
+        assert!(
+            b.apply(COMPUTE_WRITE, 5, fence).is_some(),
+            "its read (4) came after the fence"
+        );
+        let mut c = Part::UNTOUCHED;
+        c.apply(COMPUTE_WRITE, 1, None);
+        c.apply(COMPUTE_READ, 2, None);
+        assert_eq!(
+            c.apply(COMPUTE_WRITE, 4, fence),
+            None,
+            "write and read both before the fence"
+        );
+        // A stage the fence does not reach still waits.
+        let mut d = Part::UNTOUCHED;
+        d.apply(COMPUTE_WRITE, 1, None);
+        d.apply(COMPUTE_WRITE, 2, None);
+        assert!(d.apply(COPY_READ, 4, fence).is_some());
     }
 }

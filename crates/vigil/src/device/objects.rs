@@ -198,8 +198,9 @@ pub(crate) struct DynamicBinding {
     pub alignment: u32,
 }
 
-/// A bind group: its native set plus everything a draw needs from it, computed once.
-#[repr(align(64))]
+/// A bind group: its native set plus everything a draw needs from it, computed once. In
+/// declaration order (`repr(C)`): the native set, which every bind reads, comes first.
+#[repr(C, align(64))]
 pub(crate) struct BindGroupObj<A: Api> {
     /// Declared first, so dropped first: the native set goes before what it names.
     pub raw: Owned<A, BindGroupKind>,

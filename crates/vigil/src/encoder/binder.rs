@@ -63,20 +63,26 @@ impl Binder {
 
     /// Whether the group at `g` fits the pipeline: compatible layout, late sizes met.
     fn fits<A: Api>(&self, used: &Used<A>, g: usize) -> bool {
-        let Some(info) = self.groups.get(g).and_then(|b| b.group.map(|_| b.info)).and_then(|i| used.group_info.get(i)) else {
+        let Some(info) = self
+            .groups
+            .get(g)
+            .and_then(|b| b.group.map(|_| b.info))
+            .and_then(|i| used.group_info.get(i))
+        else {
             return false;
         };
         if self.compat.get(g) != Some(&info.compat) {
             return false;
         }
-        let mut late = self.late.iter().filter(|c| c.group as usize == g).peekable();
-        if late.peek().is_none() {
-            return true;
-        }
-        let Some(group) = self.group(&used.groups, g) else {
-            return false;
-        };
-        late.all(|c| group.sizes.get(c.entry as usize).is_some_and(|&size| size >= c.min))
+        let sizes = used
+            .group_sizes
+            .get(info.sizes..info.sizes.saturating_add(info.len_sizes))
+            .unwrap_or(&[]);
+        self.late.iter().filter(|c| c.group as usize == g).all(|c| {
+            sizes
+                .get(c.entry as usize)
+                .is_some_and(|&size| size >= c.min)
+        })
     }
 
     /// Binds a pipeline.
@@ -211,7 +217,10 @@ impl Binder {
         let slots = used
             .group_info
             .get(bound.info)
-            .and_then(|i| used.member_slots.get(i.start..i.start.saturating_add(i.len)))
+            .and_then(|i| {
+                used.member_slots
+                    .get(i.start..i.start.saturating_add(i.len))
+            })
             .unwrap_or(&[]);
         for (m, &slot) in group.members.iter().zip(slots.iter()) {
             match m {

@@ -130,23 +130,30 @@ impl<A: Api> CommandEncoder<A> {
                 ));
             }
             validate::encoder::group_index(OP, &e.label, index, &e.core.limits, MAX_GROUPS)?;
-            let first_meeting = e
-                .used
-                .groups
-                .get(group.index(), group.generation())
-                .is_none();
-            let g = find(&mut e.used.groups, &e.core, group, OP)?;
-            validate::encoder::dynamic_offsets(
-                OP,
-                &e.label,
-                &g.label,
-                &g.dynamic,
-                dynamic_offsets,
-            )?;
-            if first_meeting && !members_live(&e.core, g) {
-                // A member went before recording began: submission checks everything (and
-                // refuses, naming it).
-                e.epoch = u64::MAX;
+            let (gi, gg) = (group.index(), group.generation());
+            let info = e.used.groups.aux(gi, gg);
+            let live = group.device_id() == e.core.id && e.core.objects.bind_groups.is_live(gi, gg);
+            let known = e.used.group_info.get(info as usize).filter(|_| live);
+            match known {
+                // Met before in this recording and still live: what the checks need is in
+                // the recording's own compact record of the group.
+                Some(i) if i.dynamic == 0 && dynamic_offsets.is_empty() => {}
+                _ => {
+                    let first_meeting = info == u32::MAX;
+                    let g = find(&mut e.used.groups, &e.core, group, OP)?;
+                    validate::encoder::dynamic_offsets(
+                        OP,
+                        &e.label,
+                        &g.label,
+                        &g.dynamic,
+                        dynamic_offsets,
+                    )?;
+                    if first_meeting && !members_live(&e.core, g) {
+                        // A member went before recording began: submission checks
+                        // everything (and refuses, naming it).
+                        e.epoch = u64::MAX;
+                    }
+                }
             }
             let key = (group.index(), group.generation());
             let binder = if e.pass == Pass::Compute {

@@ -40,8 +40,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use used::Pending;
 use vigil_hal::{
-    Api, BufferBarrier, CommandEncoder as _, MemoryBarrier, Stages, SubresourceRange,
-    TextureAspect, TextureBarrier, TextureLayout,
+    Api, CommandEncoder as _, MemoryBarrier, Stages, SubresourceRange, TextureAspect,
+    TextureBarrier, TextureLayout,
 };
 
 /// How to create a command encoder.
@@ -253,7 +253,7 @@ impl<A: Api> CommandEncoder<A> {
         };
         record_barriers(
             &mut Rec(pool),
-            &self.used,
+            &mut self.used,
             &self.pending.buffers,
             &self.pending.textures,
         );
@@ -373,28 +373,29 @@ impl<A: Api> CommandEncoder<A> {
     }
 }
 
-/// Records tracker barriers (by tracker slot) as one pipeline barrier.
+/// Records tracker barriers (by tracker slot) as one pipeline barrier. Buffer dependencies
+/// become one global memory barrier from every stage used so far to the stages that wait:
+/// as cheap for the GPU as the buffer barriers it replaces, and it also covers every other
+/// earlier write for those stages, so the uses after it need no barrier of their own (the
+/// tracker's [`crate::track::Fence`]). Texture layout transitions stay per subresource.
 pub(crate) fn record_barriers<A: Api>(
     rec: &mut Rec<'_, A>,
-    used: &Used<A>,
+    used: &mut Used<A>,
     buffers: &[(usize, u64, u64, crate::track::Transition)],
     textures: &[(usize, u32, u32, crate::track::Transition)],
 ) {
-    let bb: Vec<BufferBarrier<'_, A>> = buffers
-        .iter()
-        .filter_map(|&(slot, offset, size, t)| {
-            let b = used.tracked_buffers.get(slot)?;
-            Some(BufferBarrier {
-                buffer: &*b.obj.raw,
-                offset,
-                size,
-                src: t.src,
-                src_access: t.src_access,
-                dst: t.dst,
-                dst_access: t.dst_access,
-            })
-        })
-        .collect();
+    let memory = if buffers.is_empty() {
+        None
+    } else {
+        let dst = buffers
+            .iter()
+            .fold(Stages::empty(), |d, (_, _, _, t)| d | t.dst);
+        let src = buffers
+            .iter()
+            .fold(used.stages_used, |s, (_, _, _, t)| s | t.src);
+        used.fence = Some(crate::track::Fence { at: used.seq, dst });
+        Some(MemoryBarrier { src, dst })
+    };
     let mut tb: Vec<TextureBarrier<'_, A>> = Vec::with_capacity(textures.len());
     for &(slot, mip, layer, t) in textures {
         let Some(tex) = used.tracked_textures.get(slot) else {
@@ -416,8 +417,8 @@ pub(crate) fn record_barriers<A: Api>(
         }
         tb.push(texture_barrier(&*tex.obj.raw, &tex.obj.desc, mip, layer, t));
     }
-    if !bb.is_empty() || !tb.is_empty() {
-        rec.barriers(None, &bb, &tb);
+    if memory.is_some() || !tb.is_empty() {
+        rec.barriers(memory, &[], &tb);
     }
 }
 

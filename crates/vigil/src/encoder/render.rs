@@ -656,7 +656,7 @@ impl<A: Api> CommandEncoder<A> {
                 let info = self.render.binder.groups[g].info;
                 let pass = self.render.pass_id;
                 let scoped = self.used.group_info.get(info);
-                if scoped.is_some_and(|i| !i.dynamic && i.scoped_in == pass) {
+                if scoped.is_some_and(|i| i.dynamic == 0 && i.scoped_in == pass) {
                     continue;
                 }
                 if let Err(what) =

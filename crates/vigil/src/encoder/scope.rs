@@ -115,6 +115,7 @@ impl Scope {
 
     /// Applies every merged use to the tracker, collecting barriers, and empties the scope.
     pub fn apply<A: Api>(&mut self, used: &mut Used<A>, out: &mut Pending) {
+        used.next_scope();
         for &(slot, start, end, u) in &self.buffers {
             used.use_buffer(slot, start, end.saturating_sub(start), u, out);
             if let Some(p) = self.buffer_pos.get_mut(slot) {

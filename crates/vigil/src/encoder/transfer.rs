@@ -77,6 +77,7 @@ impl<A: Api> CommandEncoder<A> {
         op: &'static str,
     ) -> Result<()> {
         let (ss, ds) = (self.used.buffer_slot(s), self.used.buffer_slot(d));
+        self.used.next_scope();
         self.used
             .use_buffer(ss, src_offset, size, READ, &mut self.pending);
         self.used
@@ -129,6 +130,7 @@ impl<A: Api> CommandEncoder<A> {
                 return Ok(());
             }
             let slot = e.used.buffer_slot(&b);
+            e.used.next_scope();
             e.used.use_buffer(slot, offset, size, WRITE, &mut e.pending);
             e.flush_pending(OP)?;
             e.ensure_open(OP)?;
@@ -204,6 +206,7 @@ impl<A: Api> CommandEncoder<A> {
             } else {
                 (WRITE, TEX_READ)
             };
+            e.used.next_scope();
             e.used
                 .use_buffer(bs, layout.offset, fp.len, bu, &mut e.pending);
             e.used
@@ -262,6 +265,7 @@ impl<A: Api> CommandEncoder<A> {
                 return Ok(());
             }
             let (ss, ds) = (e.used.texture_slot(&s), e.used.texture_slot(&d));
+            e.used.next_scope();
             e.used
                 .use_texture(ss, copied(&src_at, size[2]), TEX_READ, &mut e.pending);
             e.used
@@ -332,6 +336,7 @@ impl<A: Api> CommandEncoder<A> {
             }
             let slot = e.used.buffer_slot(&b);
             let bytes = u64::from(count).saturating_mul(8);
+            e.used.next_scope();
             e.used.use_buffer(slot, offset, bytes, WRITE, &mut e.pending);
             e.flush_pending(OP)?;
             e.ensure_open(OP)?;

@@ -13,7 +13,7 @@ use crate::device::{
 };
 use crate::error::Result;
 use crate::registry::Labelled;
-use crate::track::{BufferTrack, Subresources, TextureTrack, Transition, Use};
+use crate::track::{BufferTrack, Fence, Subresources, TextureTrack, Transition, Use};
 use std::sync::Arc;
 use vigil_hal::Api;
 
@@ -139,6 +139,14 @@ pub(crate) struct Used<A: Api> {
     pub group_info: Vec<GroupInfo>,
     /// The groups' members' tracker slots (`usize::MAX` for samplers), in one list.
     pub member_slots: Vec<usize>,
+    /// The groups' bound sizes per layout entry, in one list.
+    pub group_sizes: Vec<u64>,
+    /// Uses are numbered by usage scope (a dispatch, a copy, a render pass), in order.
+    pub seq: u64,
+    /// The last global barrier recorded.
+    pub fence: Option<Fence>,
+    /// Every stage a use so far was in (what a global barrier waits for).
+    pub stages_used: vigil_hal::Stages,
     /// Where each tracked object is in the lists above, by its address.
     buffer_index: std::collections::HashMap<usize, u32, PtrHash>,
     texture_index: std::collections::HashMap<usize, u32, PtrHash>,
@@ -158,6 +166,10 @@ impl<A: Api> Default for Used<A> {
             tracked_textures: Vec::new(),
             group_info: Vec::new(),
             member_slots: Vec::new(),
+            group_sizes: Vec::new(),
+            seq: 0,
+            fence: None,
+            stages_used: vigil_hal::Stages::empty(),
             buffer_index: Default::default(),
             texture_index: Default::default(),
         }
@@ -276,23 +288,35 @@ impl<A: Api> Used<A> {
             };
             self.member_slots.push(slot);
         }
+        let sizes = self.group_sizes.len();
+        self.group_sizes.extend_from_slice(&g.sizes);
         let at = self.group_info.len();
         self.group_info.push(GroupInfo {
             start,
             len: g.members.len(),
             compat: g.compat,
-            dynamic: !g.dynamic.is_empty(),
+            dynamic: g.dynamic.len(),
+            sizes,
+            len_sizes: g.sizes.len(),
             scoped_in: 0,
         });
         self.groups.set_aux(index, generation, at as u32);
         at
     }
 
+    /// Starts the next usage scope: its uses get the next number.
+    #[inline]
+    pub fn next_scope(&mut self) {
+        self.seq = self.seq.wrapping_add(1);
+    }
+
     /// Applies a use of a buffer range, collecting the barriers it needs.
     #[inline]
     pub fn use_buffer(&mut self, slot: usize, offset: u64, size: u64, u: Use, out: &mut Pending) {
+        self.stages_used |= u.stages;
         if let Some(t) = self.tracked_buffers.get_mut(slot) {
-            t.track.apply(offset, size, u, &mut out.scratch_b);
+            t.track
+                .apply(offset, size, u, self.seq, self.fence, &mut out.scratch_b);
             for (o, s, tr) in out.scratch_b.drain(..) {
                 out.buffers.push((slot, o, s, tr));
             }
@@ -302,8 +326,10 @@ impl<A: Api> Used<A> {
     /// Applies a use of texture subresources, collecting the barriers it needs.
     #[inline]
     pub fn use_texture(&mut self, slot: usize, range: Subresources, u: Use, out: &mut Pending) {
+        self.stages_used |= u.stages;
         if let Some(t) = self.tracked_textures.get_mut(slot) {
-            t.track.apply(range, u, &mut out.scratch_t);
+            t.track
+                .apply(range, u, self.seq, self.fence, &mut out.scratch_t);
             for (mip, layer, tr) in out.scratch_t.drain(..) {
                 out.textures.push((slot, mip, layer, tr));
             }
@@ -319,8 +345,11 @@ pub(crate) struct GroupInfo {
     pub len: usize,
     /// Its layout's compatibility class.
     pub compat: u32,
-    /// Whether it has dynamic offsets (its ranges change with them).
-    pub dynamic: bool,
+    /// How many dynamic offsets it takes (its ranges change with them).
+    pub dynamic: usize,
+    /// Its bound sizes per layout entry: `group_sizes[sizes..sizes + len_sizes]`.
+    pub sizes: usize,
+    pub len_sizes: usize,
     /// The render pass whose scope already holds its uses (0: none).
     pub scoped_in: u64,
 }
