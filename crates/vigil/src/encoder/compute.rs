@@ -187,12 +187,13 @@ impl<A: Api> CommandEncoder<A> {
         const OP: &str = "dispatch_indirect";
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
-            let b = find(&mut e.used.buffers, &e.core, buffer, OP)?.clone();
+            let b = find(&mut e.used.buffers, &e.core, buffer, OP)?;
             validate::encoder::indirect(OP, &e.label, b.facts(), offset, 12)?;
-            let slot = e.used.buffer_slot_of(buffer.index(), buffer.generation());
+            let (bi, bg) = (buffer.index(), buffer.generation());
+            let slot = e.used.buffer_slot_of(bi, bg);
             e.prepare_dispatch(Some((slot, offset)), OP)?;
-            if let Some(mut r) = e.rec() {
-                r.dispatch_indirect(&b.raw, offset);
+            if let (Some(b), Some(pool)) = (e.used.buffers.get(bi, bg), e.pool.as_mut()) {
+                crate::native::Rec::<A>(pool).dispatch_indirect(&b.raw, offset);
             }
             e.dispatches = e.dispatches.wrapping_add(1);
             Ok(())

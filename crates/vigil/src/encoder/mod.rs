@@ -398,7 +398,7 @@ pub(crate) fn record_barriers<A: Api>(
     };
     let mut tb: Vec<TextureBarrier<'_, A>> = Vec::with_capacity(textures.len());
     for &(slot, mip, layer, t) in textures {
-        let Some(tex) = used.tracked_textures.get(slot) else {
+        let Some(tex) = used.tracker.textures.get(slot) else {
             continue;
         };
         // Neighbouring layers of one mip with the same transition become one barrier.
@@ -486,7 +486,8 @@ impl<A: Api> CommandBuffer<A> {
         }
         let mapped = self
             .used
-            .tracked_buffers
+            .tracker
+            .buffers
             .iter()
             .map(|t| &t.obj)
             .chain(self.used.buffers.iter())
@@ -584,7 +585,7 @@ impl<A: Api> CommandBuffer<A> {
     /// states move on to what the command buffer leaves them in. The old states are kept
     /// in `undo` so a refused submission can put them back.
     pub(crate) fn resolve(&self, head: &mut Head<A>, undo: &mut crate::device::Undo<A>) {
-        for (slot, t) in self.used.tracked_buffers.iter().enumerate() {
+        for (slot, t) in self.used.tracker.buffers.iter().enumerate() {
             let mut g = lock(&t.obj.state);
             undo.buffers.push((t.obj.clone(), g.zeroed, g.state));
             if !g.zeroed {
@@ -611,7 +612,7 @@ impl<A: Api> CommandBuffer<A> {
             g.state = after.unwrap_or(before);
             let _ = slot;
         }
-        for t in &self.used.tracked_textures {
+        for t in &self.used.tracker.textures {
             let mut g = lock(&t.obj.state);
             undo.textures
                 .push((t.obj.clone(), g.initialized, g.parts.clone()));
@@ -649,13 +650,13 @@ impl<A: Api> CommandBuffer<A> {
 
     /// Marks what the command buffer uses as used by submission `serial`.
     pub(crate) fn stamp(&self, serial: u64) {
-        for t in &self.used.tracked_buffers {
+        for t in &self.used.tracker.buffers {
             t.obj.last_use.store(serial, Ordering::Release);
         }
         for b in self.used.buffers.iter() {
             b.last_use.store(serial, Ordering::Release);
         }
-        for t in &self.used.tracked_textures {
+        for t in &self.used.tracker.textures {
             t.obj.last_use.store(serial, Ordering::Release);
         }
     }

@@ -581,12 +581,14 @@ impl<A: Api> CommandEncoder<A> {
                     "no index buffer is set"
                 ));
             }
-            let b = find(&mut e.used.buffers, &e.core, buffer, op)?.clone();
+            let b = find(&mut e.used.buffers, &e.core, buffer, op)?;
             let size = if indexed { 20 } else { 16 };
             validate::encoder::indirect(op, &e.label, b.facts(), offset, size)?;
-            let slot = e.used.buffer_slot_of(buffer.index(), buffer.generation());
+            let (bi, bg) = (buffer.index(), buffer.generation());
+            let slot = e.used.buffer_slot_of(bi, bg);
             e.prepare_draw(op, Some((slot, offset, size)), None, &(0..0), indexed)?;
-            if let Some(mut r) = e.rec() {
+            if let (Some(b), Some(pool)) = (e.used.buffers.get(bi, bg), e.pool.as_mut()) {
+                let mut r = crate::native::Rec::<A>(pool);
                 if indexed {
                     r.draw_indexed_indirect(&b.raw, offset);
                 } else {

@@ -131,9 +131,8 @@ pub(crate) struct Used<A: Api> {
     pub compute_pipelines: Seen<ComputePipelineObj<A>>,
     pub render_pipelines: Seen<RenderPipelineObj<A>>,
     pub query_sets: Seen<QuerySetObj<A>>,
-    /// Tracked buffers and textures, in first-use order.
-    pub tracked_buffers: Vec<TrackedBuffer<A>>,
-    pub tracked_textures: Vec<TrackedTexture<A>>,
+    /// Tracked buffers and textures.
+    pub tracker: Tracker<A>,
     /// What the recording keeps of each group it met, indexed by the number `groups` keeps
     /// with the group.
     pub group_info: Vec<GroupInfo>,
@@ -147,9 +146,60 @@ pub(crate) struct Used<A: Api> {
     pub fence: Option<Fence>,
     /// Every stage a use so far was in (what a global barrier waits for).
     pub stages_used: vigil_hal::Stages,
+}
+
+/// The buffers and textures a recording tracks, in first-use order, with their histories.
+pub(crate) struct Tracker<A: Api> {
+    pub buffers: Vec<TrackedBuffer<A>>,
+    pub textures: Vec<TrackedTexture<A>>,
     /// Where each tracked object is in the lists above, by its address.
     buffer_index: std::collections::HashMap<usize, u32, PtrHash>,
     texture_index: std::collections::HashMap<usize, u32, PtrHash>,
+}
+
+impl<A: Api> Default for Tracker<A> {
+    fn default() -> Self {
+        Tracker {
+            buffers: Vec::new(),
+            textures: Vec::new(),
+            buffer_index: Default::default(),
+            texture_index: Default::default(),
+        }
+    }
+}
+
+impl<A: Api> Tracker<A> {
+    /// The tracker slot of a buffer, made on first use.
+    #[inline]
+    pub fn buffer_slot(&mut self, b: &Arc<BufferObj<A>>) -> usize {
+        let key = Arc::as_ptr(b) as usize;
+        if let Some(&i) = self.buffer_index.get(&key) {
+            return i as usize;
+        }
+        let i = self.buffers.len();
+        self.buffers.push(TrackedBuffer {
+            obj: b.clone(),
+            track: BufferTrack::new(b.size.checked_next_multiple_of(4).unwrap_or(b.size)),
+        });
+        self.buffer_index.insert(key, i as u32);
+        i
+    }
+
+    /// The tracker slot of a texture, made on first use.
+    #[inline]
+    pub fn texture_slot(&mut self, t: &Arc<TextureObj<A>>) -> usize {
+        let key = Arc::as_ptr(t) as usize;
+        if let Some(&i) = self.texture_index.get(&key) {
+            return i as usize;
+        }
+        let i = self.textures.len();
+        self.textures.push(TrackedTexture {
+            obj: t.clone(),
+            track: TextureTrack::new(t.desc.mip_level_count, t.desc.array_layers),
+        });
+        self.texture_index.insert(key, i as u32);
+        i
+    }
 }
 
 impl<A: Api> Default for Used<A> {
@@ -162,16 +212,13 @@ impl<A: Api> Default for Used<A> {
             compute_pipelines: Seen::default(),
             render_pipelines: Seen::default(),
             query_sets: Seen::default(),
-            tracked_buffers: Vec::new(),
-            tracked_textures: Vec::new(),
+            tracker: Tracker::default(),
             group_info: Vec::new(),
             member_slots: Vec::new(),
             group_sizes: Vec::new(),
             seq: 0,
             fence: None,
             stages_used: vigil_hal::Stages::empty(),
-            buffer_index: Default::default(),
-            texture_index: Default::default(),
         }
     }
 }
@@ -208,33 +255,13 @@ impl<A: Api> Used<A> {
     /// The tracker slot of a buffer, made on first use.
     #[inline]
     pub fn buffer_slot(&mut self, b: &Arc<BufferObj<A>>) -> usize {
-        let key = Arc::as_ptr(b) as usize;
-        if let Some(&i) = self.buffer_index.get(&key) {
-            return i as usize;
-        }
-        let i = self.tracked_buffers.len();
-        self.tracked_buffers.push(TrackedBuffer {
-            obj: b.clone(),
-            track: BufferTrack::new(b.size.checked_next_multiple_of(4).unwrap_or(b.size)),
-        });
-        self.buffer_index.insert(key, i as u32);
-        i
+        self.tracker.buffer_slot(b)
     }
 
     /// The tracker slot of a texture, made on first use.
     #[inline]
     pub fn texture_slot(&mut self, t: &Arc<TextureObj<A>>) -> usize {
-        let key = Arc::as_ptr(t) as usize;
-        if let Some(&i) = self.texture_index.get(&key) {
-            return i as usize;
-        }
-        let i = self.tracked_textures.len();
-        self.tracked_textures.push(TrackedTexture {
-            obj: t.clone(),
-            track: TextureTrack::new(t.desc.mip_level_count, t.desc.array_layers),
-        });
-        self.texture_index.insert(key, i as u32);
-        i
+        self.tracker.texture_slot(t)
     }
 
     /// The tracker slot of a buffer met by handle `(index, generation)` (kept with it, so
@@ -245,10 +272,10 @@ impl<A: Api> Used<A> {
         if aux != u32::MAX {
             return aux as usize;
         }
-        let Some(b) = self.buffers.get(index, generation).cloned() else {
+        let Some(b) = self.buffers.get(index, generation) else {
             return usize::MAX;
         };
-        let slot = self.buffer_slot(&b);
+        let slot = self.tracker.buffer_slot(b);
         self.buffers.set_aux(index, generation, slot as u32);
         slot
     }
@@ -260,10 +287,10 @@ impl<A: Api> Used<A> {
         if aux != u32::MAX {
             return aux as usize;
         }
-        let Some(t) = self.textures.get(index, generation).cloned() else {
+        let Some(t) = self.textures.get(index, generation) else {
             return usize::MAX;
         };
-        let slot = self.texture_slot(&t);
+        let slot = self.tracker.texture_slot(t);
         self.textures.set_aux(index, generation, slot as u32);
         slot
     }
@@ -276,22 +303,30 @@ impl<A: Api> Used<A> {
         if aux != u32::MAX {
             return aux as usize;
         }
-        let Some(g) = self.groups.get(index, generation).cloned() else {
+        let Used {
+            groups,
+            tracker,
+            member_slots,
+            group_sizes,
+            group_info,
+            ..
+        } = self;
+        let Some(g) = groups.get(index, generation) else {
             return usize::MAX;
         };
-        let start = self.member_slots.len();
+        let start = member_slots.len();
         for m in g.members.iter() {
             let slot = match m {
-                crate::device::Member::Buffer { buffer, .. } => self.buffer_slot(buffer),
-                crate::device::Member::View { view, .. } => self.texture_slot(&view.texture),
+                crate::device::Member::Buffer { buffer, .. } => tracker.buffer_slot(buffer),
+                crate::device::Member::View { view, .. } => tracker.texture_slot(&view.texture),
                 crate::device::Member::Sampler(_) => usize::MAX,
             };
-            self.member_slots.push(slot);
+            member_slots.push(slot);
         }
-        let sizes = self.group_sizes.len();
-        self.group_sizes.extend_from_slice(&g.sizes);
-        let at = self.group_info.len();
-        self.group_info.push(GroupInfo {
+        let sizes = group_sizes.len();
+        group_sizes.extend_from_slice(&g.sizes);
+        let at = group_info.len();
+        group_info.push(GroupInfo {
             start,
             len: g.members.len(),
             compat: g.compat,
@@ -300,7 +335,7 @@ impl<A: Api> Used<A> {
             len_sizes: g.sizes.len(),
             scoped_in: 0,
         });
-        self.groups.set_aux(index, generation, at as u32);
+        groups.set_aux(index, generation, at as u32);
         at
     }
 
@@ -314,7 +349,7 @@ impl<A: Api> Used<A> {
     #[inline]
     pub fn use_buffer(&mut self, slot: usize, offset: u64, size: u64, u: Use, out: &mut Pending) {
         self.stages_used |= u.stages;
-        if let Some(t) = self.tracked_buffers.get_mut(slot) {
+        if let Some(t) = self.tracker.buffers.get_mut(slot) {
             t.track
                 .apply(offset, size, u, self.seq, self.fence, &mut out.scratch_b);
             for (o, s, tr) in out.scratch_b.drain(..) {
@@ -327,7 +362,7 @@ impl<A: Api> Used<A> {
     #[inline]
     pub fn use_texture(&mut self, slot: usize, range: Subresources, u: Use, out: &mut Pending) {
         self.stages_used |= u.stages;
-        if let Some(t) = self.tracked_textures.get_mut(slot) {
+        if let Some(t) = self.tracker.textures.get_mut(slot) {
             t.track
                 .apply(range, u, self.seq, self.fence, &mut out.scratch_t);
             for (mip, layer, tr) in out.scratch_t.drain(..) {
