@@ -71,13 +71,16 @@ struct Slots {
     live: usize,
 }
 
+/// One shard of a registry's objects.
+type Shard<T> = RwLock<Vec<Option<Arc<T>>>>;
+
 /// Objects of one kind.
 pub(crate) struct Registry<T> {
     states: StateTable,
     /// Generations, labels and free slots: taken to create and destroy.
     slots: Mutex<Slots>,
     /// The objects, slot `i` in shard `i % SHARDS` at `i / SHARDS`.
-    shards: Box<[RwLock<Vec<Option<Arc<T>>>>]>,
+    shards: Box<[Shard<T>]>,
 }
 
 impl<T> Default for Registry<T> {
@@ -112,7 +115,7 @@ impl<T: Labelled> Registry<T> {
         self.slots.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn shard(&self, index: u32) -> (usize, &RwLock<Vec<Option<Arc<T>>>>) {
+    fn shard(&self, index: u32) -> (usize, &Shard<T>) {
         let i = index as usize;
         (i / SHARDS, &self.shards[i % SHARDS])
     }

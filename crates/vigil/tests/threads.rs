@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{bytes_of, gpu, src_dst_kernel};
+use common::{bytes_of, gpu, src_dst_group, src_dst_kernel};
 use std::sync::Barrier;
 use std::time::Duration;
 use vigil::*;
@@ -48,22 +48,7 @@ fn round(d: &Device, pipeline: ComputePipeline, bgl: BindGroupLayout, t: u32, r:
         BufferUsages::MAP_READ | BufferUsages::COPY_DST,
     );
     d.write_buffer(src, 0, &bytes_of(&input)).unwrap();
-    let group = d
-        .create_bind_group(&BindGroupDescriptor {
-            label: "io",
-            layout: bgl,
-            entries: &[
-                BindGroupEntry {
-                    binding: 0,
-                    resource: BindingResource::Buffer(BufferBinding::whole(src)),
-                },
-                BindGroupEntry {
-                    binding: 1,
-                    resource: BindingResource::Buffer(BufferBinding::whole(dst)),
-                },
-            ],
-        })
-        .unwrap();
+    let group = src_dst_group(d, bgl, src, dst);
     let mut e = d
         .create_command_encoder(&CommandEncoderDescriptor { label: "thread" })
         .unwrap();
@@ -200,23 +185,7 @@ fn encoders_record_on_other_threads_than_the_one_that_submits() {
         .collect();
     let groups: Vec<BindGroup> = outs
         .iter()
-        .map(|&dst| {
-            d.create_bind_group(&BindGroupDescriptor {
-                label: "io",
-                layout: bgl,
-                entries: &[
-                    BindGroupEntry {
-                        binding: 0,
-                        resource: BindingResource::Buffer(BufferBinding::whole(src)),
-                    },
-                    BindGroupEntry {
-                        binding: 1,
-                        resource: BindingResource::Buffer(BufferBinding::whole(dst)),
-                    },
-                ],
-            })
-            .unwrap()
-        })
+        .map(|&dst| src_dst_group(d, bgl, src, dst))
         .collect();
     // Encoders made here, moved to threads that record them, command buffers moved back.
     let encoders: Vec<CommandEncoder> = (0..THREADS)

@@ -146,3 +146,24 @@ pub fn src_dst_kernel(
         .unwrap();
     (pipeline, bgl)
 }
+
+/// A group for a `src_dst_kernel`: `src` at binding 0, `dst` at binding 1.
+pub fn src_dst_group(
+    device: &Device,
+    bgl: vigil::BindGroupLayout,
+    src: vigil::Buffer,
+    dst: vigil::Buffer,
+) -> vigil::BindGroup {
+    use vigil::*;
+    let whole = |binding, b| BindGroupEntry {
+        binding,
+        resource: BindingResource::Buffer(BufferBinding::whole(b)),
+    };
+    device
+        .create_bind_group(&BindGroupDescriptor {
+            label: "src dst",
+            layout: bgl,
+            entries: &[whole(0, src), whole(1, dst)],
+        })
+        .unwrap()
+}
