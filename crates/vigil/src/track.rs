@@ -265,6 +265,11 @@ pub fn resolve(device: &mut State, part: &Part) -> Option<Transition> {
     barrier
 }
 
+/// Most parts a buffer is tracked in before its history is merged into one (see
+/// [`BufferTrack`]): enough for the ranges one pass usually uses apart, few enough that
+/// splitting a part stays a short move.
+pub const MAX_BUFFER_PARTS: usize = 64;
+
 /// The parts of one buffer a command buffer uses: ranges with their own history.
 #[derive(Clone, Debug)]
 pub struct BufferTrack {
@@ -309,11 +314,27 @@ impl BufferTrack {
         if start >= end {
             return;
         }
-        let first = self.split_at(start);
-        let last = if end < self.size {
-            self.split_at(end)
+        // A write splits parts at its ends, so what it wrote is known exactly. A read takes
+        // the parts it touches whole: reads never wait for reads, and taking a part as read
+        // beyond the range only adds a wait to a later write there. So the many small ranges
+        // a uniform buffer is read in do not each become a part.
+        let (first, last) = if u.is_write() {
+            let first = self.split_at(start);
+            let last = if end < self.size {
+                self.split_at(end)
+            } else {
+                self.parts.len()
+            };
+            (first, last)
         } else {
-            self.parts.len()
+            let first = match self.parts.binary_search_by_key(&start, |p| p.0) {
+                Ok(i) => i,
+                Err(i) => i.saturating_sub(1),
+            };
+            let last = match self.parts.binary_search_by_key(&end, |p| p.0) {
+                Ok(j) | Err(j) => j,
+            };
+            (first, last)
         };
         for i in first..last {
             let part_end = self
@@ -342,6 +363,36 @@ impl BufferTrack {
                 i = i.saturating_add(1);
             }
         }
+        if self.parts.len() > MAX_BUFFER_PARTS {
+            self.coarsen();
+        }
+    }
+
+    /// Merges every part into one whose history covers them all: what a buffer used in
+    /// more distinct ranges than [`MAX_BUFFER_PARTS`] is tracked as from then on (until new
+    /// ranges split it again). Later uses may get barriers they did not strictly need,
+    /// never miss one.
+    fn coarsen(&mut self) {
+        let mut all = self.parts.iter().map(|(_, p)| *p);
+        let Some(mut merged) = all.next() else {
+            return;
+        };
+        for p in all {
+            merged.first = match (merged.first, p.first) {
+                (Some(a), Some(b)) => Some(Use {
+                    stages: a.stages | b.stages,
+                    access: a.access | b.access,
+                    layout: a.layout,
+                }),
+                (a, b) => a.or(b),
+            };
+            merged.sealed |= p.sealed;
+            merged.state = merged.state.merge(p.state);
+            merged.written_at = merged.written_at.max(p.written_at);
+            merged.read_at = merged.read_at.max(p.read_at);
+        }
+        self.parts.clear();
+        self.parts.push((0, merged));
     }
 
     /// The parts, as `(offset, size, part)`.
@@ -580,14 +631,37 @@ mod tests {
         b.apply(128, 128, COMPUTE_WRITE, 1, None, &mut out);
         assert!(out.is_empty(), "disjoint ranges do not wait for each other");
         assert_eq!(b.parts().count(), 1, "identical neighbours merged");
-        b.apply(64, 16, COPY_READ, 1, None, &mut out);
-        assert_eq!(out, vec![(64, 16, out[0].2)], "only the range read waits");
-        assert_eq!(b.parts().count(), 3);
-        b.apply(0, 256, COMPUTE_WRITE, 1, None, &mut out);
+        b.apply(0, 64, COPY_WRITE, 2, None, &mut out);
+        assert_eq!(
+            out,
+            vec![(0, 64, out[0].2)],
+            "a write splits at its ends and waits for what was there"
+        );
+        assert_eq!(b.parts().count(), 2);
+        // A read takes the parts it touches whole: it does not split them.
+        b.apply(8, 16, COMPUTE_READ, 3, None, &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!((out[1].0, out[1].1), (0, 64), "the part read, whole");
+        assert_eq!(b.parts().count(), 2);
+        b.apply(0, 256, COMPUTE_WRITE, 4, None, &mut out);
         assert_eq!(out.len(), 4, "one barrier per part");
         assert_eq!(b.parts().count(), 1);
-        b.apply(300, 8, COPY_READ, 1, None, &mut out);
+        b.apply(300, 8, COPY_READ, 5, None, &mut out);
         assert_eq!(out.len(), 4, "outside the buffer: nothing");
+    }
+
+    #[test]
+    fn a_buffer_written_in_many_ranges_is_merged_into_one_part() {
+        let mut b = BufferTrack::new(4096);
+        let mut out = Vec::new();
+        for i in 0..100u64 {
+            b.apply(i * 32, 16, COMPUTE_WRITE, i, None, &mut out);
+        }
+        assert!(b.parts().count() <= MAX_BUFFER_PARTS);
+        // The merged history still orders a read of any written range after the writes.
+        out.clear();
+        b.apply(99 * 32, 16, COPY_READ, 200, None, &mut out);
+        assert!(!out.is_empty());
     }
 
     #[test]

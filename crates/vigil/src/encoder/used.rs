@@ -87,7 +87,8 @@ impl<T> Seen<T> {
     }
 }
 
-/// Finds the live object `h` names, recording it as used on first meeting.
+/// Finds the live object `h` names, recording it as used on first meeting. After the first
+/// meeting: the registry's state word, the recording's slot, two compares.
 #[inline]
 pub(crate) fn find<'s, A: Api, H: Kind<A>>(
     seen: &'s mut Seen<H::Obj>,
@@ -99,15 +100,35 @@ where
     H::Obj: Labelled,
 {
     let (i, g) = (h.index(), h.generation());
+    let known = h.device_id() == core.id
+        && H::registry(&core.objects).is_live(i, g)
+        && seen.get(i, g).is_some();
+    if !known {
+        meet(seen, core, h, op)?;
+    }
+    seen.get(i, g)
+        .ok_or_else(|| H::registry(&core.objects).explain(h, core.id, op))
+}
+
+/// The first meeting of a recording with a handle (or a refusal): the registry lookup.
+#[cold]
+#[inline(never)]
+fn meet<A: Api, H: Kind<A>>(
+    seen: &mut Seen<H::Obj>,
+    core: &Core<A>,
+    h: H,
+    op: &'static str,
+) -> Result<()>
+where
+    H::Obj: Labelled,
+{
     let reg = H::registry(&core.objects);
-    if h.device_id() != core.id || !reg.is_live(i, g) {
+    if h.device_id() != core.id || !reg.is_live(h.index(), h.generation()) {
         return Err(reg.explain(h, core.id, op));
     }
-    if seen.get(i, g).is_none() {
-        let obj = reg.get(h, core.id, op)?;
-        seen.insert(i, g, obj);
-    }
-    seen.get(i, g).ok_or_else(|| reg.explain(h, core.id, op))
+    let obj = reg.get(h, core.id, op)?;
+    seen.insert(h.index(), h.generation(), obj);
+    Ok(())
 }
 
 /// A buffer a command buffer uses, with the history of its ranges.

@@ -11,6 +11,7 @@ pub const COPY_BYTES_PER_ROW_ALIGNMENT: u32 = 256;
 pub const QUERY_RESOLVE_ALIGNMENT: u64 = 256;
 
 /// A buffer-to-buffer copy.
+#[inline]
 pub(crate) fn buffers(
     label: &str,
     same: bool,
@@ -59,6 +60,7 @@ pub(crate) fn buffers(
 }
 
 /// A buffer clear; returns its size.
+#[inline]
 pub(crate) fn clear(
     label: &str,
     b: super::buffer::Facts<'_>,

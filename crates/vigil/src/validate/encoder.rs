@@ -7,6 +7,7 @@ use crate::error::{Error, Result, fail};
 use vigil_hal::{BufferUsages, Limits};
 
 /// A bind group index below the device's and vigil's limit.
+#[inline]
 pub(crate) fn group_index(
     op: &'static str,
     label: &str,
@@ -26,6 +27,7 @@ pub(crate) fn group_index(
 }
 
 /// Dynamic offsets for a group's dynamic bindings: one each, aligned, in bounds.
+#[inline]
 pub(crate) fn dynamic_offsets(
     op: &'static str,
     label: &str,
@@ -69,6 +71,7 @@ pub(crate) fn dynamic_offsets(
 }
 
 /// Workgroup counts within the limit.
+#[inline]
 pub(crate) fn dispatch(label: &str, [x, y, z]: [u32; 3], limits: &Limits) -> Result<()> {
     let max = limits.max_compute_workgroups_per_dimension;
     ensure!(
@@ -82,6 +85,7 @@ pub(crate) fn dispatch(label: &str, [x, y, z]: [u32; 3], limits: &Limits) -> Res
 }
 
 /// `size` bytes of indirect arguments at `offset` of a buffer.
+#[inline]
 pub(crate) fn indirect(
     op: &'static str,
     label: &str,

@@ -17,15 +17,23 @@ pub(crate) mod pipeline;
 pub(crate) mod render_pass;
 pub(crate) mod texture;
 
-/// Returns the error for breaking `$rule` unless `$cond` holds.
+/// Returns the error for breaking `$rule` unless `$cond` holds. The error is built out of
+/// line ([`refuse`]), so a check costs a compare and a branch on the path that passes.
 macro_rules! ensure {
     ($cond:expr, $rule:ident, $op:expr, $label:expr, $($fmt:tt)+) => {
         if !$cond {
-            return Err($crate::error::fail!($rule, $op, $label, $($fmt)+));
+            return Err($crate::validate::refuse(|| $crate::error::fail!($rule, $op, $label, $($fmt)+)));
         }
     };
 }
 pub(crate) use ensure;
+
+/// Builds a refusal, away from the checks' fast path.
+#[cold]
+#[inline(never)]
+pub(crate) fn refuse(make: impl FnOnce() -> crate::Error) -> crate::Error {
+    make()
+}
 
 /// Whether `offset..offset + size` lies in `0..len` (without overflow).
 #[inline]

@@ -161,6 +161,7 @@ pub(crate) struct PassTargets {
 }
 
 /// A pipeline's targets against the pass's.
+#[inline]
 pub(crate) fn pipeline_targets(
     label: &str,
     pipeline: &str,
@@ -189,6 +190,7 @@ pub(crate) fn pipeline_targets(
 }
 
 /// A vertex buffer binding; returns the bound size.
+#[inline]
 pub(crate) fn vertex_buffer(
     label: &str,
     slot: u32,
@@ -246,6 +248,7 @@ pub(crate) fn vertex_buffer(
 }
 
 /// An index buffer binding; returns the bound size.
+#[inline]
 pub(crate) fn index_buffer(
     label: &str,
     features: Features,
@@ -303,6 +306,7 @@ pub(crate) fn index_buffer(
 }
 
 /// A viewport.
+#[inline]
 pub(crate) fn viewport(
     label: &str,
     [x, y, width, height]: [f32; 4],
@@ -341,6 +345,7 @@ pub(crate) fn viewport(
 }
 
 /// A scissor rectangle inside attachments of `extent`.
+#[inline]
 pub(crate) fn scissor(
     label: &str,
     [x, y, width, height]: [u32; 4],
@@ -360,6 +365,7 @@ pub(crate) fn scissor(
 
 /// A draw's range ends at or after its start: the native call takes a count, and
 /// `end - start` would wrap to about four billion.
+#[inline]
 pub(crate) fn range_order(
     op: &'static str,
     label: &str,
@@ -379,6 +385,7 @@ pub(crate) fn range_order(
 }
 
 /// Indices `indices` inside an index binding of `bound` bytes.
+#[inline]
 pub(crate) fn index_range(
     op: &'static str,
     label: &str,
@@ -400,6 +407,7 @@ pub(crate) fn index_range(
 }
 
 /// The vertices or instances of a draw inside vertex buffer `slot` of `bound` bytes.
+#[inline]
 pub(crate) fn vertex_range(
     op: &'static str,
     label: &str,
