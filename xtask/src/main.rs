@@ -32,7 +32,7 @@ fn run(mut cmd: Command) -> Result<(), String> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(task) = args.first() else {
-        eprintln!("usage: cargo xtask <setup|demo|test|bench|fuzz|rules|ci> [args]");
+        eprintln!("usage: cargo xtask <setup|demo|test|bench|fuzz|count|rules|ci> [args]");
         return ExitCode::from(2);
     };
     let rest = &args[1..];
@@ -77,6 +77,14 @@ fn main() -> ExitCode {
                 .args(rest);
             run(c)
         }),
+        "count" => setup::ensure().and_then(|()| {
+            // Instructions per operation of vigil's own code against the committed
+            // baseline; `-- --bless` rewrites the baseline (say why in the commit).
+            let mut c = cargo();
+            c.args(["run", "--release", "-p", "vigil-count", "--", "guard"])
+                .args(rest);
+            run(c)
+        }),
         "rules" => {
             // Regenerates docs/rules.md from the rule table (the same test checks it in CI).
             let mut c = cargo();
@@ -100,7 +108,7 @@ fn main() -> ExitCode {
             run(clippy)
         }),
         other => Err(format!(
-            "unknown task '{other}'; try setup, demo, test, bench, fuzz, rules or ci"
+            "unknown task '{other}'; try setup, demo, test, bench, fuzz, count, rules or ci"
         )),
     };
     match result {
@@ -113,9 +121,16 @@ fn main() -> ExitCode {
 }
 
 /// The whole suite: unit tests, integration tests on the real device (validation on, as
-/// each test sets it), examples, doc tests, with the test seams compiled in.
+/// each test sets it), examples, doc tests, with the test seams compiled in; then the
+/// instruction-count guard.
 fn test(rest: &[String]) -> Result<(), String> {
     let mut c = cargo();
     c.args(["test", "--workspace", "--all-features"]).args(rest);
-    run(c)
+    run(c)?;
+    // The instruction-count guard: vigil's own code per draw, dispatch, bind, submit,
+    // write and create/destroy, counted by callgrind in a release build, against the
+    // committed baseline (more than 5% over fails).
+    let mut guard = cargo();
+    guard.args(["run", "--release", "-q", "-p", "vigil-count", "--", "guard"]);
+    run(guard)
 }

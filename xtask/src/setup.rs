@@ -1,4 +1,5 @@
-//! Set-up: a Vulkan driver, the Khronos validation layer, vulkan-tools and spirv-tools.
+//! Set-up: a Vulkan driver, the Khronos validation layer, vulkan-tools, spirv-tools, and
+//! valgrind (the instruction-count guard counts with callgrind).
 //!
 //! On Debian (as root, or with password-less sudo) whatever is missing is installed. When
 //! no GPU driver is present, Mesa's lavapipe comes from the backports suite of the Debian
@@ -15,6 +16,7 @@ const TOOLS: &[&str] = &[
     "vulkan-tools",
     "libvulkan-dev",
     "spirv-tools",
+    "valgrind",
 ];
 /// Mesa's Vulkan drivers, lavapipe among them.
 const MESA: &str = "mesa-vulkan-drivers";

@@ -1,0 +1,440 @@
+//! The counted workloads: a device on the test backend, set up outside the count, and a
+//! fixed number of operations inside [`measured`].
+
+use vigil::*;
+
+/// Every workload, in the order the guard counts them.
+pub const NAMES: &[&str] = &[
+    "draw",
+    "dispatch",
+    "set_bind_group",
+    "submit",
+    "write64",
+    "create_destroy",
+];
+
+/// Operations one run of `workload` counts.
+pub fn operations(workload: &str) -> Option<u64> {
+    Some(match workload {
+        "draw" | "dispatch" | "set_bind_group" | "write64" => 10_000,
+        "submit" => SUBMITS as u64,
+        "create_destroy" => 1_000,
+        _ => return None,
+    })
+}
+
+/// Distinct bind groups the recording workloads cycle through (as the benchmarks do).
+const GROUPS: u32 = 1_000;
+/// Submissions counted by `submit`, each of a command buffer that used every group.
+const SUBMITS: usize = 20;
+
+type D = Device<TestApi>;
+
+/// Runs `f`: the only function whose instructions (and its callees') are counted.
+#[inline(never)]
+pub fn measured<R>(f: impl FnOnce() -> R) -> R {
+    std::hint::black_box(f())
+}
+
+fn device() -> D {
+    let instance = Instance::<TestApi>::new(&InstanceDescriptor::default()).unwrap();
+    let adapter = instance.adapters().into_iter().next().unwrap();
+    adapter
+        .request_device(&DeviceDescriptor {
+            required_limits: adapter.limits().clone(),
+            ..DeviceDescriptor::default()
+        })
+        .unwrap()
+}
+
+fn buffer(d: &D, size: u64, usage: BufferUsages) -> Buffer {
+    d.create_buffer(&BufferDescriptor {
+        label: "b",
+        size,
+        usage,
+    })
+    .unwrap()
+}
+
+/// Runs one workload (uncounted unless under callgrind). `None` for an unknown name.
+pub fn run(workload: &str) -> Option<()> {
+    match workload {
+        "draw" => draw(),
+        "dispatch" => dispatch(false),
+        "set_bind_group" => dispatch(true),
+        "submit" => submit(),
+        "write64" => write64(),
+        "create_destroy" => create_destroy(),
+        _ => return None,
+    }
+    Some(())
+}
+
+/// The `draws` benchmark's frame: per draw a bind group (of 1,000: a texture view, a
+/// sampler, a uniform range), a vertex buffer, an index buffer and an indexed draw.
+fn draw() {
+    let d = device();
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "draw",
+            wgsl: r#"
+struct P { t: vec4<f32> }
+@group(0) @binding(0) var tex: texture_2d<f32>;
+@group(0) @binding(1) var samp: sampler;
+@group(0) @binding(2) var<uniform> p: P;
+@vertex fn vs(@location(0) c: vec2<f32>) -> @builtin(position) vec4<f32> { return vec4<f32>(c, 0.0, 1.0); }
+@fragment fn fs() -> @location(0) vec4<f32> { return textureSampleLevel(tex, samp, vec2<f32>(0.5), 0.0) * p.t; }
+"#,
+        })
+        .unwrap();
+    let entry = |binding, ty| BindGroupLayoutEntry {
+        binding,
+        visibility: ShaderStages::FRAGMENT,
+        ty,
+    };
+    let bgl = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "draw",
+            entries: &[
+                entry(
+                    0,
+                    BindingType::Texture {
+                        sample_type: TextureSampleType::Float { filterable: true },
+                        view_dimension: TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                ),
+                entry(1, BindingType::Sampler(SamplerBindingType::Filtering)),
+                entry(
+                    2,
+                    BindingType::Buffer {
+                        ty: BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                ),
+            ],
+        })
+        .unwrap();
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "draw",
+            bind_group_layouts: &[bgl],
+        })
+        .unwrap();
+    let attributes = [VertexAttribute {
+        format: VertexFormat::Float32x2,
+        offset: 0,
+        shader_location: 0,
+    }];
+    let targets = [Some(ColorTargetState {
+        format: TextureFormat::Rgba8Unorm,
+        blend: None,
+        write_mask: ColorWrites::ALL,
+    })];
+    let pipeline = d
+        .create_render_pipeline(&RenderPipelineDescriptor {
+            label: "draw",
+            layout,
+            vertex: VertexState {
+                module,
+                entry_point: "vs",
+                buffers: &[VertexBufferLayout {
+                    array_stride: 8,
+                    step_mode: VertexStepMode::Vertex,
+                    attributes: &attributes,
+                }],
+            },
+            fragment: Some(FragmentState {
+                module,
+                entry_point: "fs",
+                targets: &targets,
+            }),
+            primitive: PrimitiveState::default(),
+            depth_stencil: None,
+            sample_count: 1,
+        })
+        .unwrap();
+    let views: Vec<TextureView> = (0..16)
+        .map(|_| {
+            let t = d
+                .create_texture(&TextureDescriptor {
+                    label: "t",
+                    size: [4, 4],
+                    format: TextureFormat::Rgba8Unorm,
+                    usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
+                    ..TextureDescriptor::default()
+                })
+                .unwrap();
+            d.create_texture_view(t, &TextureViewDescriptor::default())
+                .unwrap()
+        })
+        .collect();
+    let sampler = d.create_sampler(&SamplerDescriptor::default()).unwrap();
+    let uniforms = buffer(&d, u64::from(GROUPS) * 256, BufferUsages::UNIFORM);
+    let vbs: Vec<Buffer> = (0..4)
+        .map(|_| buffer(&d, 32, BufferUsages::VERTEX))
+        .collect();
+    let ibs: Vec<Buffer> = (0..3)
+        .map(|_| buffer(&d, 12, BufferUsages::INDEX))
+        .collect();
+    let groups: Vec<BindGroup> = (0..GROUPS)
+        .map(|g| {
+            d.create_bind_group(&BindGroupDescriptor {
+                label: "g",
+                layout: bgl,
+                entries: &[
+                    BindGroupEntry {
+                        binding: 0,
+                        resource: BindingResource::TextureView(views[(g % 16) as usize]),
+                    },
+                    BindGroupEntry {
+                        binding: 1,
+                        resource: BindingResource::Sampler(sampler),
+                    },
+                    BindGroupEntry {
+                        binding: 2,
+                        resource: BindingResource::Buffer(BufferBinding {
+                            buffer: uniforms,
+                            offset: u64::from(g) * 256,
+                            size: Some(16),
+                        }),
+                    },
+                ],
+            })
+            .unwrap()
+        })
+        .collect();
+    let target = d
+        .create_texture(&TextureDescriptor {
+            label: "target",
+            size: [64, 64],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::RENDER_ATTACHMENT,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let view = d
+        .create_texture_view(target, &TextureViewDescriptor::default())
+        .unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "draw" })
+        .unwrap();
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "draw",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view,
+            resolve_target: None,
+            load: LoadOp::Clear([0.0; 4]),
+            store: StoreOp::Store,
+        })],
+        ..RenderPassDescriptor::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(pipeline).unwrap();
+    measured(|| {
+        for i in 0..10_000u32 {
+            e.set_bind_group(0, groups[(i % GROUPS) as usize], &[])
+                .unwrap();
+            e.set_vertex_buffer(0, vbs[(i % 4) as usize], 0, None)
+                .unwrap();
+            e.set_index_buffer(ibs[(i % 3) as usize], IndexFormat::Uint16, 0, None)
+                .unwrap();
+            e.draw_indexed(0..6, 0, i..i + 1).unwrap();
+        }
+    });
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+}
+
+/// A compute kernel over one uniform range and one storage buffer per group.
+struct Compute {
+    pipeline: ComputePipeline,
+    groups: Vec<BindGroup>,
+}
+
+fn compute(d: &D) -> Compute {
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "dispatch",
+            wgsl: r#"
+struct Params { value: u32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> out: array<u32, 64>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) lid: u32) { out[lid] = out[lid] + params.value * 64u + lid; }
+"#,
+        })
+        .unwrap();
+    let entry = |binding, ty| BindGroupLayoutEntry {
+        binding,
+        visibility: ShaderStages::COMPUTE,
+        ty: BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+    };
+    let bgl = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "dispatch",
+            entries: &[
+                entry(0, BufferBindingType::Uniform),
+                entry(1, BufferBindingType::Storage { read_only: false }),
+            ],
+        })
+        .unwrap();
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "dispatch",
+            bind_group_layouts: &[bgl],
+        })
+        .unwrap();
+    let pipeline = d
+        .create_compute_pipeline(&ComputePipelineDescriptor {
+            label: "dispatch",
+            layout,
+            module,
+            entry_point: "main",
+        })
+        .unwrap();
+    let uniforms = buffer(d, u64::from(GROUPS) * 256, BufferUsages::UNIFORM);
+    let groups = (0..GROUPS)
+        .map(|g| {
+            let out = buffer(d, 256, BufferUsages::STORAGE);
+            d.create_bind_group(&BindGroupDescriptor {
+                label: "g",
+                layout: bgl,
+                entries: &[
+                    BindGroupEntry {
+                        binding: 0,
+                        resource: BindingResource::Buffer(BufferBinding {
+                            buffer: uniforms,
+                            offset: u64::from(g) * 256,
+                            size: Some(16),
+                        }),
+                    },
+                    BindGroupEntry {
+                        binding: 1,
+                        resource: BindingResource::Buffer(BufferBinding::whole(out)),
+                    },
+                ],
+            })
+            .unwrap()
+        })
+        .collect();
+    Compute { pipeline, groups }
+}
+
+/// The `dispatches` benchmark's pass: per dispatch a bind group (of 1,000) and a dispatch;
+/// with `binds_only`, the binds alone.
+fn dispatch(binds_only: bool) {
+    let d = device();
+    let c = compute(&d);
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "dispatch" })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(c.pipeline).unwrap();
+    measured(|| {
+        for i in 0..10_000u32 {
+            e.set_bind_group(0, c.groups[(i % GROUPS) as usize], &[])
+                .unwrap();
+            if !binds_only {
+                e.dispatch(1, 1, 1).unwrap();
+            }
+        }
+    });
+    e.end_compute_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+}
+
+/// Submissions of command buffers that each used all 1,000 groups.
+fn submit() {
+    let d = device();
+    let c = compute(&d);
+    let record = || {
+        let mut e = d
+            .create_command_encoder(&CommandEncoderDescriptor { label: "submit" })
+            .unwrap();
+        e.begin_compute_pass(&ComputePassDescriptor::default())
+            .unwrap();
+        e.set_compute_pipeline(c.pipeline).unwrap();
+        for &g in &c.groups {
+            e.set_bind_group(0, g, &[]).unwrap();
+            e.dispatch(1, 1, 1).unwrap();
+        }
+        e.end_compute_pass().unwrap();
+        e.finish().unwrap()
+    };
+    // The first submission zeroes the buffers; the counted ones find them in use.
+    d.submit([record()]).unwrap();
+    let cbs: Vec<CommandBuffer<TestApi>> = (0..SUBMITS).map(|_| record()).collect();
+    measured(|| {
+        for cb in cbs {
+            d.submit([cb]).unwrap();
+        }
+    });
+    d.poll().unwrap();
+}
+
+/// 64-byte queue writes to a buffer the GPU is still using (so each is staged).
+fn write64() {
+    let d = device();
+    d.test_backend().set_auto_complete(false);
+    let b = buffer(
+        &d,
+        64 * 10_000,
+        BufferUsages::STORAGE | BufferUsages::COPY_DST,
+    );
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "busy" })
+        .unwrap();
+    e.clear_buffer(b, 0, None).unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let data = [7u8; 64];
+    measured(|| {
+        for i in 0..10_000u64 {
+            d.write_buffer(b, i * 64, &data).unwrap();
+        }
+    });
+    assert_eq!(d.write_stats().direct_writes, 0, "every write was staged");
+    d.test_backend().complete_through(d.last_submitted_serial());
+}
+
+/// A storage buffer and a bind group naming it, created and destroyed.
+fn create_destroy() {
+    let d = device();
+    let bgl = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "churn",
+            entries: &[BindGroupLayoutEntry {
+                binding: 0,
+                visibility: ShaderStages::COMPUTE,
+                ty: BindingType::Buffer {
+                    ty: BufferBindingType::Storage { read_only: true },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+            }],
+        })
+        .unwrap();
+    measured(|| {
+        for _ in 0..1_000 {
+            let b = buffer(&d, 256, BufferUsages::STORAGE);
+            let g = d
+                .create_bind_group(&BindGroupDescriptor {
+                    label: "churn",
+                    layout: bgl,
+                    entries: &[BindGroupEntry {
+                        binding: 0,
+                        resource: BindingResource::Buffer(BufferBinding::whole(b)),
+                    }],
+                })
+                .unwrap();
+            d.destroy_bind_group(g).unwrap();
+            d.destroy_buffer(b).unwrap();
+        }
+    });
+}
