@@ -61,6 +61,8 @@ fn main() -> ExitCode {
                 "--release",
                 "-p",
                 "vigil-cli",
+                "--features",
+                "bench",
                 "--bin",
                 "vigil",
                 "--",

@@ -91,11 +91,16 @@ impl Paths {
 /// Runs the selected workloads.
 pub fn run(paths: &mut Paths, opts: &Options) -> Result<Vec<WorkloadResult>, String> {
     let plan = if opts.quick {
-        Plan { warmup: 1, runs: 3 }
+        Plan {
+            warmup: 1,
+            warmup_max: 1,
+            runs: 3,
+        }
     } else {
         Plan {
-            warmup: 5,
-            runs: 31,
+            warmup: 6,
+            warmup_max: 40,
+            runs: 41,
         }
     };
     let mut order: Vec<&'static str> = Vec::new();
@@ -127,8 +132,9 @@ fn run_one(
     plan: Plan,
     name: &'static str,
 ) -> Result<Vec<WorkloadResult>, String> {
-    let mut runs = Vec::new();
+    let runs: Vec<PathResult>;
     let mut derived = Vec::new();
+    let mut extra: Vec<(String, harness::Paired)> = Vec::new();
     let unit = match name {
         "draws" | "idle-resources" | "parallel-record" => {
             use workloads::draws as d;
@@ -149,15 +155,15 @@ fn run_one(
                     parallel: par,
                 }
             };
-            if opts.runs_path("vigil") {
-                runs.push(d::vigil(&paths.vigil, size, plan, idle)?);
-            }
-            if opts.runs_path("ash") {
-                runs.push(d::ash(&mut paths.raw, size, plan, idle)?);
-            }
-            if opts.runs_path("wgpu") {
-                runs.push(d::wgpu(&paths.wgpu, size, plan, idle)?);
-            }
+            runs = each_path(
+                paths,
+                opts,
+                plan,
+                move |v| d::vigil(v, size, plan, idle),
+                move |r| d::ash(r, size, plan, idle),
+                move |g| d::wgpu(g, size, plan, idle),
+                None,
+            )?;
             check_image(name, &runs, &d::expected(size))?;
             if par {
                 // Per path: how much faster N threads record than one (N frames in the
@@ -180,6 +186,30 @@ fn run_one(
                         }
                     }
                 }
+                // The same rates paired: the counts of one repetition run back to back.
+                for p in &runs {
+                    let samples = |m: &str| {
+                        p.metrics
+                            .iter()
+                            .find(|(n, _)| *n == m)
+                            .map(|(_, s)| s.samples.as_slice())
+                    };
+                    if let Some(one) = samples(d::RECORD[0]) {
+                        for (t, m) in d::THREADS.iter().zip(d::RECORD).skip(1) {
+                            if let Some(many) = samples(m) {
+                                let rates: Vec<f64> = one
+                                    .iter()
+                                    .zip(many)
+                                    .filter(|(_, w)| !w.is_zero())
+                                    .map(|(o, w)| *t as f64 * o.as_secs_f64() / w.as_secs_f64())
+                                    .collect();
+                                if let Some(r) = harness::Paired::of(&rates) {
+                                    extra.push((format!("{} rate x{t}/x1", p.path), r));
+                                }
+                            }
+                        }
+                    }
+                }
                 let one = |path: &str| {
                     runs.iter()
                         .find(|p| p.path == path)
@@ -191,6 +221,36 @@ fn run_one(
                 }
             }
             if idle {
+                // Vigil's own sensitivity to idle resources: per repetition, vigil/ash with
+                // them over vigil/ash without (the driver's own effect, which ash shares,
+                // divides out; each vigil/ash ratio is paired within its repetition).
+                let series = |path: &str, m: &str| {
+                    runs.iter()
+                        .find(|p| p.path == path)
+                        .and_then(|p| p.metrics.iter().find(|(n, _)| *n == m))
+                        .map(|(_, s)| s.samples.clone())
+                };
+                for m in ["encode", "submit"] {
+                    let with = format!("{m}+idle");
+                    if let (Some(v), Some(a), Some(vi), Some(ai)) = (
+                        series("vigil", m),
+                        series("ash", m),
+                        series("vigil", &with),
+                        series("ash", &with),
+                    ) {
+                        let q: Vec<f64> = (0..v.len().min(a.len()).min(vi.len()).min(ai.len()))
+                            .map(|i| {
+                                let r = |x: std::time::Duration, y: std::time::Duration| {
+                                    x.as_secs_f64() / y.as_secs_f64()
+                                };
+                                r(vi[i], ai[i]) / r(v[i], a[i])
+                            })
+                            .collect();
+                        if let Some(p) = harness::Paired::of(&q) {
+                            extra.push((format!("{m} idle/none, vigil over ash"), p));
+                        }
+                    }
+                }
                 for p in &runs {
                     for m in ["encode", "submit"] {
                         if let Some(r) = metric_ratio(p, &format!("{m}+idle"), m) {
@@ -214,15 +274,15 @@ fn run_one(
                     dispatches: 10_000,
                 }
             };
-            if opts.runs_path("vigil") {
-                runs.push(d::vigil(&paths.vigil, size, plan)?);
-            }
-            if opts.runs_path("ash") {
-                runs.push(d::ash(&mut paths.raw, size, plan)?);
-            }
-            if opts.runs_path("wgpu") {
-                runs.push(d::wgpu(&paths.wgpu, size, plan)?);
-            }
+            runs = each_path(
+                paths,
+                opts,
+                plan,
+                move |v| d::vigil(v, size, plan),
+                move |r| d::ash(r, size, plan),
+                move |g| d::wgpu(g, size, plan),
+                None,
+            )?;
             let expected = d::expected(size);
             if let Some(p) = runs.iter().find(|p| p.output != expected) {
                 return Err(format!(
@@ -235,15 +295,15 @@ fn run_one(
         "churn" => {
             use workloads::churn as c;
             let count = if opts.quick { 1000 } else { 10_000 };
-            if opts.runs_path("vigil") {
-                runs.push(c::vigil(&paths.vigil, count, plan)?);
-            }
-            if opts.runs_path("ash") {
-                runs.push(c::ash(&mut paths.raw, count, plan)?);
-            }
-            if opts.runs_path("wgpu") {
-                runs.push(c::wgpu(&paths.wgpu, count, plan)?);
-            }
+            runs = each_path(
+                paths,
+                opts,
+                plan,
+                move |v| c::vigil(v, count, plan),
+                move |r| c::ash(r, count, plan),
+                move |g| c::wgpu(g, count, plan),
+                None,
+            )?;
             check_output(name, &runs, &c::expected(count))?;
             ("buffer+group", u64::from(count))
         }
@@ -287,23 +347,39 @@ fn run_one(
             let mut out = Vec::new();
             for (part, size) in parts {
                 let src = w::source(size);
-                let mut runs = Vec::new();
-                if opts.runs_path("vigil") {
-                    runs.push(w::vigil(&paths.vigil, size, &src, plan)?);
+                let src = &src;
+                let runs = each_path(
+                    paths,
+                    opts,
+                    plan,
+                    move |v| w::vigil(v, size, src, plan),
+                    move |r| w::ash(r, size, src, plan),
+                    move |g| w::wgpu(g, size, src, plan),
+                    Some(Box::new(move || w::memcpy(size, src, plan))),
+                )?;
+                check_output(part, &runs, &w::hash(src))?;
+                let mut paired = pair_paths(&runs);
+                // Vigil's time per write call, with the interval of its median.
+                if let Some((_, s)) = runs
+                    .iter()
+                    .find(|p| p.path == "vigil")
+                    .and_then(|p| p.metrics.iter().find(|(n, _)| *n == "write"))
+                {
+                    let per: Vec<f64> = s
+                        .samples
+                        .iter()
+                        .map(|d| d.as_secs_f64() * 1e9 / size.count.max(1) as f64)
+                        .collect();
+                    if let Some(p) = harness::Paired::of(&per) {
+                        paired.push(("vigil ns per write call".into(), p));
+                    }
                 }
-                if opts.runs_path("ash") {
-                    runs.push(w::ash(&mut paths.raw, size, &src, plan)?);
-                }
-                if opts.runs_path("wgpu") {
-                    runs.push(w::wgpu(&paths.wgpu, size, &src, plan)?);
-                }
-                runs.push(w::memcpy(size, &src, plan)?);
-                check_output(part, &runs, &w::hash(&src))?;
                 out.push(WorkloadResult {
                     name: part,
                     unit: ("write", size.count),
                     paths: runs,
                     derived: Vec::new(),
+                    paired,
                 });
             }
             return Ok(out);
@@ -311,15 +387,15 @@ fn run_one(
         "round-trip" => {
             use workloads::round_trip as r;
             let trips = if opts.quick { 20 } else { 200 };
-            if opts.runs_path("vigil") {
-                runs.push(r::vigil(&paths.vigil, trips, plan)?);
-            }
-            if opts.runs_path("ash") {
-                runs.push(r::ash(&mut paths.raw, trips, plan)?);
-            }
-            if opts.runs_path("wgpu") {
-                runs.push(r::wgpu(&paths.wgpu, trips, plan)?);
-            }
+            runs = each_path(
+                paths,
+                opts,
+                plan,
+                move |v| r::vigil(v, trips, plan),
+                move |r| r::ash(r, trips, plan),
+                move |g| r::wgpu(g, trips, plan),
+                None,
+            )?;
             check_output(name, &runs, &r::expected(trips))?;
             ("round trip", u64::from(trips))
         }
@@ -342,28 +418,35 @@ fn run_one(
             };
             let plan = Plan {
                 warmup: plan.warmup.min(2),
+                warmup_max: plan.warmup_max.min(10),
                 runs: plan.runs.min(9),
             };
-            if opts.runs_path("vigil") {
-                runs.push(b::vigil(&paths.vigil, size, plan)?);
-            }
-            if opts.runs_path("ash") {
-                runs.push(b::ash(&mut paths.raw, size, plan)?);
-            }
-            if opts.runs_path("wgpu") {
-                runs.push(b::wgpu(&paths.wgpu, size, plan)?);
-            }
-            check_output(name, &runs, &b::expected(size))?;
             let bytes = size.pairs() * size.chunk;
+            // The reference (PyTorch's copy_, or the host's memcpy) is paired like a path;
+            // it copies the same bytes but its output is not the workload's.
+            let what = std::sync::Mutex::new(String::new());
+            let said = &what;
+            let mut all = each_path(
+                paths,
+                opts,
+                plan,
+                move |v| b::vigil(v, size, plan),
+                move |r| b::ash(r, size, plan),
+                move |g| b::wgpu(g, size, plan),
+                Some(Box::new(move || b::reference(bytes, plan, said))),
+            )?;
+            let reference = all.pop_if(|p| p.path == "reference");
+            runs = all;
+            check_output(name, &runs, &b::expected(size))?;
             let rate = |d: std::time::Duration| bytes as f64 / d.as_secs_f64() / 1e9;
             for p in &runs {
                 if let Some((_, s)) = p.metrics.first() {
                     derived.push((format!("{} GB/s copied", p.path), rate(s.median)));
                 }
             }
-            let (what, reference) = b::reference(bytes, plan.runs);
-            if let Some(r) = reference {
-                derived.push((format!("reference GB/s copied ({what})"), rate(r)));
+            if let Some((_, r)) = reference.as_ref().and_then(|p| p.metrics.first()) {
+                let what = what.lock().map(|w| w.clone()).unwrap_or_default();
+                derived.push((format!("reference GB/s copied ({what})"), rate(r.median)));
                 if let Some((_, s)) = runs
                     .iter()
                     .find(|p| p.path == "vigil")
@@ -371,20 +454,76 @@ fn run_one(
                 {
                     derived.push((
                         "vigil rate / reference rate".into(),
-                        rate(s.median) / rate(r),
+                        rate(s.median) / rate(r.median),
                     ));
+                    // Rate over rate is the reference's time over vigil's, per repetition.
+                    if let Some(p) = harness::Paired::ratio(&r.samples, &s.samples) {
+                        extra.push(("vigil rate / reference rate".into(), p));
+                    }
                 }
             }
             ("MiB", bytes >> 20)
         }
         other => return Err(format!("no runner for workload '{other}'")),
     };
+    let mut paired = pair_paths(&runs);
+    paired.extend(extra);
     Ok(vec![WorkloadResult {
         name,
         unit,
         paths: runs,
         derived,
+        paired,
     }])
+}
+
+/// For every metric, vigil's time over each other path's, paired per repetition
+/// (`"encode: vigil/ash"`).
+fn pair_paths(runs: &[PathResult]) -> Vec<(String, harness::Paired)> {
+    let mut out = Vec::new();
+    let Some(v) = runs.iter().find(|p| p.path == "vigil") else {
+        return out;
+    };
+    for (m, vs) in &v.metrics {
+        for p in runs.iter().filter(|p| p.path != "vigil") {
+            if let Some((_, ps)) = p.metrics.iter().find(|(n, _)| n == m)
+                && let Some(r) = harness::Paired::ratio(&vs.samples, &ps.samples)
+            {
+                out.push((format!("{m}: vigil/{}", p.path), r));
+            }
+        }
+    }
+    out
+}
+
+/// A path's run of one workload, for [`harness::paired`].
+type Job<'a> = Box<dyn FnOnce() -> Result<PathResult, String> + Send + 'a>;
+
+/// Runs the selected paths of one workload, paired (see [`harness`]), in the order vigil,
+/// ash, wgpu, then `extra` (a reference that needs no device).
+#[allow(clippy::too_many_arguments)]
+fn each_path<'a>(
+    paths: &'a mut Paths,
+    opts: &Options,
+    plan: Plan,
+    vigil: impl FnOnce(&'a vigil::Device) -> Result<PathResult, String> + Send + 'a,
+    ash: impl FnOnce(&'a mut raw::Raw) -> Result<PathResult, String> + Send + 'a,
+    wgpu: impl FnOnce(&'a wgpu_ctx::Wgpu) -> Result<PathResult, String> + Send + 'a,
+    extra: Option<Job<'a>>,
+) -> Result<Vec<PathResult>, String> {
+    let (v, r, g) = (&paths.vigil, &mut paths.raw, &paths.wgpu);
+    let mut jobs: Vec<Job<'a>> = Vec::new();
+    if opts.runs_path("vigil") {
+        jobs.push(Box::new(move || vigil(v)));
+    }
+    if opts.runs_path("ash") {
+        jobs.push(Box::new(move || ash(r)));
+    }
+    if opts.runs_path("wgpu") {
+        jobs.push(Box::new(move || wgpu(g)));
+    }
+    jobs.extend(extra);
+    harness::paired(plan, jobs)
 }
 
 /// Checks every path produced `expected`.

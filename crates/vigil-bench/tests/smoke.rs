@@ -52,7 +52,50 @@ fn quick_run_produces_identical_results_on_every_path() {
         "{:?}",
         bandwidth.derived
     );
+    // Every metric is paired: vigil over each other path, from the same repetitions.
+    let draws = results.iter().find(|w| w.name == "draws").unwrap();
+    for name in [
+        "encode: vigil/ash",
+        "encode: vigil/wgpu",
+        "submit: vigil/ash",
+    ] {
+        let p = draws
+            .paired(name)
+            .unwrap_or_else(|| panic!("{name}: {:?}", draws.paired));
+        assert_eq!(p.n, 3, "{name}");
+        assert!(
+            p.lo <= p.median && p.median <= p.hi && p.lo > 0.0,
+            "{name}: {p:?}"
+        );
+    }
+    assert!(idle.paired("encode idle/none, vigil over ash").is_some());
+    let par = results
+        .iter()
+        .find(|w| w.name == "parallel-record")
+        .unwrap();
+    assert!(
+        par.paired("vigil rate x8/x1")
+            .is_some_and(|p| p.median > 0.0)
+    );
+    assert!(bandwidth.paired("vigil rate / reference rate").is_some());
+    let writes = results.iter().find(|w| w.name == "writes 64 B").unwrap();
+    assert!(
+        writes
+            .paired("vigil ns per write call")
+            .is_some_and(|p| p.median > 0.0)
+    );
+    // Every target found its figure in a full set of workloads.
+    let targets = vigil_bench::report::targets(&results);
+    assert!(
+        targets.iter().all(|t| t.value.is_some()),
+        "{:?}",
+        targets
+            .iter()
+            .filter(|t| t.value.is_none())
+            .collect::<Vec<_>>()
+    );
     let json = vigil_bench::report::json(&paths.adapter, &results);
+    assert!(json.contains("\"targets\":[{") && json.contains("\"samples_us\":["));
     assert!(json.contains("\"vigil_over_ash\""));
     assert!(json.contains("\"vigil_over_memcpy\""));
     let table = vigil_bench::report::table(&paths.adapter, &results);

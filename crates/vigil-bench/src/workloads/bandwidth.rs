@@ -587,13 +587,21 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
     })
 }
 
-/// The host's reference: on a machine with PyTorch and CUDA, the device-to-device copy
-/// rate `torch` reaches for the same bytes (median over the runs); else `memcpy` of the
-/// same bytes on the host. Returns (what, median time per `bytes`).
-pub fn reference(bytes: u64, runs: usize) -> (String, Option<Duration>) {
+/// The host's reference, as a paired path named `reference`: on a machine with PyTorch
+/// and CUDA, one `copy_` of the same bytes per repetition, timed with CUDA events (the
+/// device-to-device rate `torch` reaches); else `memcpy` of the same bytes on the host.
+/// What it was goes into `what`.
+pub fn reference(
+    bytes: u64,
+    plan: Plan,
+    what: &std::sync::Mutex<String>,
+) -> Result<PathResult, String> {
+    use std::io::{BufRead, BufReader, Write};
+    // One process for the whole phase: each line on stdin asks for one timed copy, whose
+    // milliseconds come back as a line.
     const SCRIPT: &str = r#"
 import sys, torch
-n, runs = int(sys.argv[1]), int(sys.argv[2])
+n = int(sys.argv[1])
 assert torch.cuda.is_available()
 a = torch.empty(n, dtype=torch.uint8, device="cuda")
 b = torch.empty_like(a)
@@ -601,46 +609,65 @@ a.fill_(1)
 for _ in range(3):
     b.copy_(a)
 torch.cuda.synchronize()
-ts = []
-for _ in range(runs):
+print("ready", torch.cuda.get_device_name(0), flush=True)
+for _ in sys.stdin:
     s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     s.record(); b.copy_(a); e.record(); e.synchronize()
-    ts.append(s.elapsed_time(e))
-ts.sort()
-print("ms", ts[len(ts) // 2], torch.cuda.get_device_name(0))
+    print(s.elapsed_time(e), flush=True)
 "#;
-    let torch = std::process::Command::new("python3")
-        .args(["-c", SCRIPT, &bytes.to_string(), &runs.max(3).to_string()])
-        .output();
-    if let Ok(out) = torch
-        && out.status.success()
-    {
-        let text = String::from_utf8_lossy(&out.stdout);
-        if let Some(line) = text.lines().find(|l| l.starts_with("ms ")) {
-            let mut parts = line.splitn(3, ' ');
-            let ms = parts.nth(1).and_then(|v| v.parse::<f64>().ok());
-            let name = parts.next().unwrap_or("").to_string();
-            if let Some(ms) = ms {
-                return (
-                    format!("PyTorch copy_ on {name}"),
-                    Some(Duration::from_secs_f64(ms / 1e3)),
-                );
-            }
+    let say = |w: String| {
+        if let Ok(mut slot) = what.lock() {
+            *slot = w;
         }
+    };
+    let child = std::process::Command::new("python3")
+        .args(["-c", SCRIPT, &bytes.to_string()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Ok(mut child) = child
+        && let (Some(mut input), Some(out)) = (child.stdin.take(), child.stdout.take())
+    {
+        let mut lines = BufReader::new(out).lines();
+        if let Some(Ok(first)) = lines.next()
+            && let Some(name) = first.strip_prefix("ready ")
+        {
+            say(format!("PyTorch copy_ on {name}"));
+            let timed = repeat(plan, || {
+                writeln!(input, "go").map_err(|e| format!("PyTorch reference: {e}"))?;
+                let ms = lines
+                    .next()
+                    .and_then(Result::ok)
+                    .and_then(|l| l.trim().parse::<f64>().ok())
+                    .ok_or("PyTorch reference: no time")?;
+                Ok([Duration::from_secs_f64(ms / 1e3)])
+            });
+            drop(input);
+            let _ = child.wait();
+            let [copy] = timed?;
+            return Ok(PathResult {
+                path: "reference",
+                metrics: vec![("gpu copy", copy)],
+                output: Vec::new(),
+            });
+        }
+        let _ = child.kill();
+        let _ = child.wait();
     }
     // No CUDA PyTorch here: the host's own memcpy, single thread.
+    say("host memcpy (one thread)".into());
     let src = vec![1u8; bytes as usize];
     let mut dst = vec![0u8; bytes as usize];
-    let mut times = Vec::new();
-    for _ in 0..runs.max(3) {
+    let [copy] = repeat(plan, || {
         let t = Instant::now();
         dst.copy_from_slice(&src);
         std::hint::black_box(&mut dst);
-        times.push(t.elapsed());
-    }
-    times.sort_unstable();
-    (
-        "host memcpy (one thread)".into(),
-        times.get(times.len() / 2).copied(),
-    )
+        Ok([t.elapsed()])
+    })?;
+    Ok(PathResult {
+        path: "reference",
+        metrics: vec![("gpu copy", copy)],
+        output: Vec::new(),
+    })
 }

@@ -129,10 +129,11 @@ pub struct Timings {
 }
 
 fn result(path: &'static str, t: Timings, output: Vec<u8>) -> PathResult {
-    let mut metrics = vec![("encode", t.plain[0]), ("submit", t.plain[1])];
-    if let Some(i) = t.idle {
-        metrics.push(("encode+idle", i[0]));
-        metrics.push(("submit+idle", i[1]));
+    let [encode, submit] = t.plain;
+    let mut metrics = vec![("encode", encode), ("submit", submit)];
+    if let Some([encode, submit]) = t.idle {
+        metrics.push(("encode+idle", encode));
+        metrics.push(("submit+idle", submit));
     }
     for (name, s) in RECORD.iter().zip(t.parallel) {
         metrics.push((name, s));
@@ -440,14 +441,12 @@ pub fn vigil(
     let mut par = Vec::new();
     if size.parallel {
         let mut last: Vec<CommandBuffer> = Vec::new();
-        for &t in &THREADS {
-            par.push(parallel(
-                t,
-                plan,
-                |_| record().map(|(cb, _)| cb),
-                |cbs| last = cbs,
-            )?);
-        }
+        par = parallel(
+            &THREADS,
+            plan,
+            |_| record().map(|(cb, _)| cb),
+            |cbs| last = cbs,
+        )?;
         // The last round's command buffers, recorded on eight threads, draw the frame.
         let s = device.submit(last).map_err(e)?;
         device
@@ -787,18 +786,16 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
             .map(|_| raw.command_buffer())
             .collect::<Result<Vec<_>, _>>()?;
         let mut last = Vec::new();
-        for &t in &THREADS {
-            par.push(parallel(
-                t,
-                plan,
-                |i| {
-                    let (p, c) = pools[i];
-                    record_on(p, c)?;
-                    Ok(c)
-                },
-                |cbs| last = cbs,
-            )?);
-        }
+        par = parallel(
+            &THREADS,
+            plan,
+            |i| {
+                let (p, c) = pools[i];
+                record_on(p, c)?;
+                Ok(c)
+            },
+            |cbs| last = cbs,
+        )?;
         let s = raw.submit(&last)?;
         raw.wait(s)?;
         let again = raw.read_image(&target, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)?;
@@ -1128,9 +1125,7 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan, with_idle: bool) -> Result<PathRes
     let mut par = Vec::new();
     if size.parallel {
         let mut last = Vec::new();
-        for &t in &THREADS {
-            par.push(parallel(t, plan, |_| Ok(record().0), |cbs| last = cbs)?);
-        }
+        par = parallel(&THREADS, plan, |_| Ok(record().0), |cbs| last = cbs)?;
         w.queue.submit(last);
         let again = w.read_texture(&target, target_size)?;
         if again != output {

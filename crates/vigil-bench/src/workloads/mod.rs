@@ -7,7 +7,7 @@ pub mod draws;
 pub mod round_trip;
 pub mod writes;
 
-use crate::harness::Stats;
+use crate::harness::{Paired, Stats};
 
 /// One path's results for one workload.
 #[derive(Clone, Debug)]
@@ -29,8 +29,18 @@ pub struct WorkloadResult {
     pub unit: (&'static str, u64),
     /// Per path.
     pub paths: Vec<PathResult>,
-    /// Figures derived from the timings (ratios within a path, rates), named.
+    /// Figures derived from the medians (ratios within a path, rates), named.
     pub derived: Vec<(String, f64)>,
+    /// Paired figures: medians of per-repetition ratios with their 95% intervals, named
+    /// (`"encode: vigil/ash"`, `"vigil rate x8/x1"`, …).
+    pub paired: Vec<(String, Paired)>,
+}
+
+impl WorkloadResult {
+    /// A paired figure by name.
+    pub fn paired(&self, name: &str) -> Option<Paired> {
+        self.paired.iter().find(|(n, _)| n == name).map(|(_, p)| *p)
+    }
 }
 
 impl WorkloadResult {
