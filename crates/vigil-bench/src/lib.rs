@@ -577,6 +577,8 @@ pub fn cli(args: &[String]) -> Result<(), String> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
+            // `cargo xtask bench -- ARGS` passes the separator on.
+            "--" => {}
             "--json" => json = true,
             "--save" => save = Some(it.next().ok_or("--save needs a file name")?.clone()),
             "--quick" => opts.quick = true,
