@@ -475,15 +475,13 @@ impl Scene {
                     topology: PrimitiveTopology::TriangleList,
                     front_face: FrontFace::Ccw,
                     cull_mode: CullMode::Back,
+                    strip_index_format: None,
                 },
                 depth_stencil: Some(DepthStencilState {
                     format: TextureFormat::Depth32Float,
                     depth_write_enabled: true,
                     depth_compare: CompareFunction::Less,
-                    stencil_front: StencilFaceState::default(),
-                    stencil_back: StencilFaceState::default(),
-                    stencil_read_mask: 0,
-                    stencil_write_mask: 0,
+                    stencil: StencilState::default(),
                 }),
                 sample_count: 1,
             })
@@ -629,10 +627,11 @@ impl Scene {
             })],
             depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
                 view: self.depth_view,
-                depth_load: LoadOp::Clear(1.0),
-                depth_store: StoreOp::Discard,
-                stencil_load: LoadOp::Load,
-                stencil_store: StoreOp::Discard,
+                depth_ops: Some(Operations {
+                    load: LoadOp::Clear(1.0),
+                    store: StoreOp::Discard,
+                }),
+                stencil_ops: None,
             }),
             timestamp_writes: ts(4, 5),
         })

@@ -170,6 +170,11 @@ pub struct PrimitiveState {
     pub front_face: FrontFace,
     /// Culling.
     pub cull_mode: CullMode,
+    /// For strip topologies drawn with indices: the index format, which turns on primitive
+    /// restart (the all-ones index, `0xFFFF` or `0xFFFF_FFFF`, starts a new strip), as in
+    /// WebGPU. Indexed draws with such a pipeline need an index buffer of this format.
+    /// Only strip topologies may set it.
+    pub strip_index_format: Option<IndexFormat>,
 }
 
 /// What a stencil test does to the stored value.
@@ -218,7 +223,33 @@ impl Default for StencilFaceState {
     }
 }
 
-/// Depth and stencil test state.
+/// Stencil test state (WebGPU's `GPUStencil*` fields of the depth-stencil state). The
+/// default keeps the stencil as it is: always pass, keep, all mask bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StencilState {
+    /// Front-face stencil.
+    pub front: StencilFaceState,
+    /// Back-face stencil.
+    pub back: StencilFaceState,
+    /// Stencil read mask.
+    pub read_mask: u32,
+    /// Stencil write mask.
+    pub write_mask: u32,
+}
+
+impl Default for StencilState {
+    fn default() -> Self {
+        StencilState {
+            front: StencilFaceState::default(),
+            back: StencilFaceState::default(),
+            read_mask: u32::MAX,
+            write_mask: u32::MAX,
+        }
+    }
+}
+
+/// Depth and stencil test state. For a depth-only format leave `stencil` at its default
+/// (`StencilState::default()`), as WebGPU lets a depth-only pipeline omit it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DepthStencilState {
     /// Format of the depth-stencil attachment.
@@ -227,21 +258,15 @@ pub struct DepthStencilState {
     pub depth_write_enabled: bool,
     /// Depth comparison.
     pub depth_compare: CompareFunction,
-    /// Front-face stencil.
-    pub stencil_front: StencilFaceState,
-    /// Back-face stencil.
-    pub stencil_back: StencilFaceState,
-    /// Stencil read mask.
-    pub stencil_read_mask: u32,
-    /// Stencil write mask.
-    pub stencil_write_mask: u32,
+    /// Stencil test.
+    pub stencil: StencilState,
 }
 
 impl DepthStencilState {
-    /// Whether any stencil state differs from "always pass, keep".
+    /// Whether any stencil face state differs from "always pass, keep".
     pub fn stencil_enabled(&self) -> bool {
         let off = StencilFaceState::default();
-        self.stencil_front != off || self.stencil_back != off
+        self.stencil.front != off || self.stencil.back != off
     }
 }
 
@@ -302,15 +327,16 @@ pub struct BlendComponent {
 }
 
 impl BlendComponent {
-    /// Source replaces destination.
+    /// Source replaces destination (WebGPU's `REPLACE`: one, zero, add).
     pub const REPLACE: BlendComponent = BlendComponent {
         src_factor: BlendFactor::One,
         dst_factor: BlendFactor::Zero,
         operation: BlendOperation::Add,
     };
-    /// Premultiplied-style "over" with straight alpha.
+    /// Porter-Duff "over" for premultiplied values, as in wgpu: `src + dst × (1 − src.a)`
+    /// (one, one-minus-src-alpha, add).
     pub const OVER: BlendComponent = BlendComponent {
-        src_factor: BlendFactor::SrcAlpha,
+        src_factor: BlendFactor::One,
         dst_factor: BlendFactor::OneMinusSrcAlpha,
         operation: BlendOperation::Add,
     };
@@ -326,8 +352,25 @@ pub struct BlendState {
 }
 
 impl BlendState {
-    /// Classic alpha blending.
+    /// No blending: source replaces destination in every channel.
+    pub const REPLACE: BlendState = BlendState {
+        color: BlendComponent::REPLACE,
+        alpha: BlendComponent::REPLACE,
+    };
+    /// Straight (non-premultiplied) alpha blending, as in wgpu: color
+    /// `src × src.a + dst × (1 − src.a)`, alpha [`BlendComponent::OVER`]
+    /// (`src.a + dst.a × (1 − src.a)`).
     pub const ALPHA_BLENDING: BlendState = BlendState {
+        color: BlendComponent {
+            src_factor: BlendFactor::SrcAlpha,
+            dst_factor: BlendFactor::OneMinusSrcAlpha,
+            operation: BlendOperation::Add,
+        },
+        alpha: BlendComponent::OVER,
+    };
+    /// Premultiplied alpha blending, as in wgpu: [`BlendComponent::OVER`] for color and
+    /// alpha.
+    pub const PREMULTIPLIED_ALPHA_BLENDING: BlendState = BlendState {
         color: BlendComponent::OVER,
         alpha: BlendComponent::OVER,
     };

@@ -58,7 +58,11 @@ pub(crate) fn create(
         .vertex_binding_descriptions(&bindings)
         .vertex_attribute_descriptions(&attributes);
     let topology = conv::topology(desc.primitive.topology);
-    let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(topology);
+    // Primitive restart follows WebGPU: on exactly when a strip pipeline names its index
+    // format (the all-ones index then starts a new strip).
+    let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+        .topology(topology)
+        .primitive_restart_enable(desc.primitive.strip_index_format.is_some());
     let viewport = vk::PipelineViewportStateCreateInfo::default()
         .viewport_count(1)
         .scissor_count(1);
@@ -83,14 +87,14 @@ pub(crate) fn create(
             .depth_compare_op(conv::compare_op(ds.depth_compare))
             .stencil_test_enable(ds.stencil_enabled())
             .front(conv::stencil_face(
-                &ds.stencil_front,
-                ds.stencil_read_mask,
-                ds.stencil_write_mask,
+                &ds.stencil.front,
+                ds.stencil.read_mask,
+                ds.stencil.write_mask,
             ))
             .back(conv::stencil_face(
-                &ds.stencil_back,
-                ds.stencil_read_mask,
-                ds.stencil_write_mask,
+                &ds.stencil.back,
+                ds.stencil.read_mask,
+                ds.stencil.write_mask,
             ));
     }
     let blend_attachments: Vec<_> = desc

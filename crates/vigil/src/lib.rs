@@ -71,16 +71,16 @@ pub use device::MAX_QUERIES;
 pub use device::Seams;
 pub use device::{
     BindGroupDescriptor, BindGroupEntry, BindingResource, BufferBinding, BufferDescriptor,
-    Completion, ComputePipelineDescriptor, Device, DeviceDescriptor, LossSnapshot,
-    MAX_QUEUED_WRITES, PipelineLayoutDescriptor, ShaderModuleDescriptor, Stats, WaitSite,
-    WriteStats,
+    BufferInitDescriptor, Completion, ComputePipelineDescriptor, Device, DeviceDescriptor,
+    LossSnapshot, MAX_QUEUED_WRITES, PipelineLayoutDescriptor, ShaderModuleDescriptor, Stats,
+    WaitSite, WriteStats,
 };
 pub use device::{
     CloseReport, MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport, SeamHandle,
 };
 pub use encoder::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIGNMENT};
 pub use encoder::{
-    CommandBuffer, CommandEncoder, CommandEncoderDescriptor, ComputePassDescriptor,
+    CommandBuffer, CommandEncoder, CommandEncoderDescriptor, ComputePassDescriptor, Operations,
     PassTimestampWrites, RenderPassColorAttachment, RenderPassDepthStencilAttachment,
     RenderPassDescriptor,
 };
@@ -102,9 +102,10 @@ pub use vigil_hal::{
     BlendOperation, BlendState, BufferBindingType, BufferUsages, ColorTargetState, ColorWrites,
     CompareFunction, CullMode, DepthStencilState, DeviceType, Features, FilterMode, FormatSupport,
     FrontFace, IndexFormat, Limits, LoadOp, PrimitiveState, PrimitiveTopology, SamplerBindingType,
-    ShaderStages, StencilFaceState, StencilOperation, StorageTextureAccess, StoreOp, TextureAspect,
-    TextureFormat, TextureSampleType, TextureUsages, TextureViewDimension, ValidationLog,
-    ValidationMessage, VertexAttribute, VertexBufferLayout, VertexFormat, VertexStepMode,
+    ShaderStages, StencilFaceState, StencilOperation, StencilState, StorageTextureAccess, StoreOp,
+    TextureAspect, TextureFormat, TextureSampleType, TextureUsages, TextureViewDimension,
+    ValidationLog, ValidationMessage, VertexAttribute, VertexBufferLayout, VertexFormat,
+    VertexStepMode,
 };
 /// The plain types shared with the backend layer (formats, usages, states, limits).
 pub use vigil_hal::{CallSite, FaultKind, FaultMode};

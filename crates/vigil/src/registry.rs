@@ -67,6 +67,9 @@ struct Slots {
     generations: Vec<u32>,
     /// The label each slot's last object had, for messages about destroyed objects.
     labels: Vec<Box<str>>,
+    /// The label of the object before it in the slot (slots are reused at once, so a
+    /// stale handle usually names that one).
+    retired: Vec<Box<str>>,
     free: Vec<u32>,
     live: usize,
 }
@@ -91,6 +94,7 @@ impl<T> Default for Registry<T> {
             slots: Mutex::new(Slots {
                 generations: vec![0],
                 labels: vec![Box::from("")],
+                retired: vec![Box::from("")],
                 free: Vec::new(),
                 live: 0,
             }),
@@ -143,6 +147,7 @@ impl<T: Labelled> Registry<T> {
                 }
                 s.generations.push(0);
                 s.labels.push(Box::from(""));
+                s.retired.push(Box::from(""));
                 i
             }
         };
@@ -150,7 +155,8 @@ impl<T: Labelled> Registry<T> {
         let generation = s.generations[slot].saturating_add(1);
         let obj = Arc::new(make(index, generation));
         s.generations[slot] = generation;
-        s.labels[slot] = Box::from(obj.label());
+        let before = std::mem::replace(&mut s.labels[slot], Box::from(obj.label()));
+        s.retired[slot] = before;
         {
             let (at, mut shard) = self.shard_write(index);
             if shard.len() <= at {
@@ -265,17 +271,35 @@ impl<T: Labelled> Registry<T> {
                 format!("{h:?} names no {} of this device", H::KIND),
             );
         }
-        let label = s
-            .labels
-            .get(h.index() as usize)
-            .map(|l| l.to_string())
-            .unwrap_or_default();
-        Error::new(
-            Rule::HandleStale,
-            op,
-            &label,
-            format!("{h:?} is stale: its {} '{label}' was destroyed", H::KIND),
-        )
+        let slot = h.index() as usize;
+        let current = s.generations.get(slot).copied().unwrap_or(0);
+        // The label of the very object the handle named: the slot's last, or the one before
+        // it; an older one's label is no longer kept.
+        let label = if h.generation() == current {
+            s.labels.get(slot)
+        } else if h.generation().saturating_add(1) == current {
+            s.retired.get(slot)
+        } else {
+            None
+        };
+        match label {
+            Some(label) => Error::new(
+                Rule::HandleStale,
+                op,
+                label,
+                format!("{h:?} is stale: its {} '{label}' was destroyed", H::KIND),
+            ),
+            None => Error::new(
+                Rule::HandleStale,
+                op,
+                "",
+                format!(
+                    "{h:?} is stale: its {} was destroyed, and its slot has held {} objects since (its label is no longer kept)",
+                    H::KIND,
+                    current.saturating_sub(h.generation())
+                ),
+            ),
+        }
     }
 }
 
@@ -337,6 +361,26 @@ mod tests {
         assert!(r.get(handle(&a), 7, "t").is_err());
         assert_eq!(r.get(handle(&b), 7, "t").unwrap().0, "b");
         assert_eq!(r.live_count(), 1);
+    }
+
+    #[test]
+    fn a_stale_handle_is_named_by_its_own_label_after_its_slot_is_reused() {
+        let r = Registry::<Obj>::default();
+        let a = r.insert(|_, _| Obj("first")).unwrap();
+        r.remove(handle(&a), 7, "t").unwrap();
+        let b = r.insert(|_, _| Obj("second")).unwrap();
+        assert_eq!(b.0, a.0, "the slot was reused");
+        let e = r.get(handle(&a), 7, "t").unwrap_err();
+        assert_eq!((e.rule(), e.label()), (Rule::HandleStale, "first"), "{e}");
+        r.remove(handle(&b), 7, "t").unwrap();
+        let c = r.insert(|_, _| Obj("third")).unwrap();
+        assert_eq!(r.get(handle(&b), 7, "t").unwrap_err().label(), "second");
+        // Two objects later the first one's label is gone, and the refusal says so rather
+        // than naming another object.
+        let e = r.get(handle(&a), 7, "t").unwrap_err();
+        assert_eq!((e.rule(), e.label()), (Rule::HandleStale, ""));
+        assert!(e.message().contains("no longer kept"), "{e}");
+        drop(c);
     }
 
     #[test]

@@ -70,6 +70,8 @@ pub(crate) struct RenderPipelineFacts {
     pub color_formats: Box<[Option<TextureFormat>]>,
     pub depth_format: Option<TextureFormat>,
     pub sample_count: u32,
+    /// The strip index format, which indexed draws must match.
+    pub strip_index_format: Option<vigil_hal::IndexFormat>,
 }
 
 impl<A: Api> Device<A> {
@@ -174,6 +176,7 @@ impl<A: Api> Device<A> {
             color_formats: targets.iter().map(|t| t.map(|t| t.format)).collect(),
             depth_format: desc.depth_stencil.map(|d| d.format),
             sample_count: desc.sample_count,
+            strip_index_format: desc.primitive.strip_index_format,
         };
         let info = PipelineInfo {
             group_compat: layout.compat.clone().into_boxed_slice(),

@@ -172,6 +172,7 @@ rules! {
     ShaderBindingLayout: InvalidDescriptor, "pipeline.binding-layout", "Every resource a shader uses is in the pipeline layout, visible to the stage, of a matching type, with a large enough min_binding_size.", "WebGPU validating shader binding";
     WorkgroupLimit: LimitExceeded, "pipeline.workgroup-limit", "A workgroup's size, invocations and workgroup memory are within the limits.", "WebGPU maxComputeWorkgroupSize*, maxComputeInvocationsPerWorkgroup, maxComputeWorkgroupStorageSize";
     RenderSampleCount: InvalidDescriptor, "render-pipeline.sample-count", "A render pipeline samples 1 or 4 times.", "WebGPU multisample.count";
+    StripIndexFormatTopology: InvalidDescriptor, "pipeline.strip-index-format", "Only a strip topology names a strip index format.", "WebGPU GPUPrimitiveState";
     VertexBufferLimit: LimitExceeded, "render-pipeline.vertex-buffer-limit", "Vertex buffers, strides and attribute locations are within the limits.", "WebGPU maxVertexBuffers, maxVertexBufferArrayStride, maxVertexAttributes";
     VertexLayout: InvalidDescriptor, "render-pipeline.vertex-layout", "A stride is a multiple of 4, and each attribute lies inside the stride, aligned, at a location no other attribute gives.", "WebGPU GPUVertexBufferLayout";
     VertexInput: InvalidDescriptor, "render-pipeline.vertex-input", "Every input the vertex shader reads is given by an attribute of a matching scalar type.", "WebGPU validating vertex state";
@@ -204,12 +205,13 @@ rules! {
     AttachmentUsage: UsageMismatch, "render-pass.attachment-usage", "An attachment's view has RENDER_ATTACHMENT usage.", "WebGPU beginRenderPass";
     AttachmentView: InvalidDescriptor, "render-pass.attachment-view", "An attachment is a 2d view of one mip level and layer, of a color format for color and a depth format for depth, used once in the pass.", "WebGPU GPURenderPassColorAttachment, GPURenderPassDepthStencilAttachment";
     AttachmentExtent: InvalidDescriptor, "render-pass.attachment-extent", "A pass's attachments share one size and sample count.", "WebGPU beginRenderPass";
+    AspectOps: InvalidDescriptor, "render-pass.aspect-ops", "A depth-stencil attachment gives depth operations only for a format with depth and stencil operations only for one with stencil (`None` keeps the aspect as it is).", "WebGPU GPURenderPassDepthStencilAttachment";
     ResolveTarget: InvalidDescriptor, "render-pass.resolve-target", "A resolve target belongs to a multisampled attachment and is a single-sampled view of its format.", "WebGPU resolveTarget";
     PipelineTargets: InvalidState, "render-pass.pipeline-targets", "A render pipeline's targets, depth format and sample count are the pass's.", "WebGPU setPipeline in a render pass";
     VertexSlot: OutOfBounds, "render-pass.vertex-slot", "A vertex buffer slot is below max_vertex_buffers (and vigil's 16).", "WebGPU setVertexBuffer";
     VertexBufferUsage: UsageMismatch, "render-pass.vertex-buffer-usage", "A vertex buffer has VERTEX usage.", "WebGPU setVertexBuffer";
     VertexBufferRange: OutOfBounds, "render-pass.vertex-buffer-range", "A vertex buffer binding starts inside its buffer at a multiple of 4.", "WebGPU setVertexBuffer; Vulkan VUID-vkCmdBindVertexBuffers-pOffsets-00626";
-    IndexFormatFeature: Unsupported, "render-pass.index-format", "32-bit indices need the FULL_DRAW_INDEX_UINT32 feature.", "Vulkan fullDrawIndexUint32";
+    StripIndexFormat: InvalidState, "render-pass.strip-index-format", "An indexed draw with a pipeline that names a strip index format has an index buffer of that format.", "WebGPU drawIndexed (stripIndexFormat)";
     IndexBufferUsage: UsageMismatch, "render-pass.index-buffer-usage", "An index buffer has INDEX usage.", "WebGPU setIndexBuffer";
     IndexBufferRange: OutOfBounds, "render-pass.index-buffer-range", "An index buffer binding starts inside its buffer at a multiple of the index size.", "WebGPU setIndexBuffer; Vulkan VUID-vkCmdBindIndexBuffer-offset-00431";
     ViewportRange: OutOfBounds, "render-pass.viewport", "A viewport is finite with a positive size within twice the largest texture side, its depth range inside 0..1 in order.", "WebGPU setViewport";

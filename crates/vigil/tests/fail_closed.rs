@@ -185,10 +185,12 @@ fn dynamic_state_left_unset_reads_webgpu_defaults() {
         format: TextureFormat::Depth24PlusStencil8,
         depth_write_enabled: false,
         depth_compare: CompareFunction::Always,
-        stencil_front: equal,
-        stencil_back: equal,
-        stencil_read_mask: 0xff,
-        stencil_write_mask: 0xff,
+        stencil: StencilState {
+            front: equal,
+            back: equal,
+            read_mask: 0xff,
+            write_mask: 0xff,
+        },
     };
     // Passes only where the stencil equals the reference: 0 by default.
     let stencil_test = quad_pipeline(
@@ -221,10 +223,14 @@ fn dynamic_state_left_unset_reads_webgpu_defaults() {
             color_attachments: &[Some(clear([1.0, 1.0, 1.0, 1.0], t.view))],
             depth_stencil_attachment: with_depth.then_some(RenderPassDepthStencilAttachment {
                 view: ds_view,
-                depth_load: LoadOp::Clear(1.0),
-                depth_store: StoreOp::Store,
-                stencil_load: LoadOp::Clear(0),
-                stencil_store: StoreOp::Store,
+                depth_ops: Some(Operations {
+                    load: LoadOp::Clear(1.0),
+                    store: StoreOp::Store,
+                }),
+                stencil_ops: Some(Operations {
+                    load: LoadOp::Clear(0),
+                    store: StoreOp::Store,
+                }),
             }),
             ..Default::default()
         })

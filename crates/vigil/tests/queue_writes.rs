@@ -380,3 +380,40 @@ fn overlapping_staged_writes_land_in_the_order_they_were_made() {
     assert_eq!(&words[24..32], &[0; 8]);
     assert_eq!(&words[32..36], &[4; 4]);
 }
+
+#[test]
+fn a_buffer_created_with_contents_holds_them_padded_to_whole_words() {
+    let d = gpu();
+    let b = d
+        .create_buffer_init(&BufferInitDescriptor {
+            label: "init",
+            contents: &[1, 2, 3, 4, 5, 6, 7],
+            usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC,
+        })
+        .unwrap();
+    assert_eq!(
+        d.buffer_size(b).unwrap(),
+        8,
+        "rounded up to a multiple of 4"
+    );
+    // The contents came without COPY_DST, and the buffer still has only what was asked.
+    assert_eq!(
+        d.buffer_usage(b).unwrap(),
+        BufferUsages::STORAGE | BufferUsages::COPY_SRC
+    );
+    assert_eq!(d.read_buffer(b, 0, 8).unwrap(), [1, 2, 3, 4, 5, 6, 7, 0]);
+    assert_eq!(
+        d.write_buffer(b, 0, &[0; 4]).unwrap_err().rule(),
+        Rule::WriteUsage,
+        "later writes need COPY_DST as ever"
+    );
+    // Empty contents would make a buffer of size zero.
+    let e = d
+        .create_buffer_init(&BufferInitDescriptor {
+            label: "empty",
+            contents: &[],
+            usage: BufferUsages::STORAGE,
+        })
+        .unwrap_err();
+    assert_eq!(e.rule(), Rule::BufferSizeZero, "{e}");
+}

@@ -112,10 +112,7 @@ fn the_nearer_primitive_wins_whatever_the_draw_order() {
                 format,
                 depth_write_enabled: true,
                 depth_compare: CompareFunction::Less,
-                stencil_front: StencilFaceState::default(),
-                stencil_back: StencilFaceState::default(),
-                stencil_read_mask: 0xff,
-                stencil_write_mask: 0xff,
+                stencil: StencilState::default(),
             });
             let p = d.create_render_pipeline(&desc).unwrap();
             // Green at z 0.2 covers the left 3/4, red at z 0.6 covers the right 3/4.
@@ -127,10 +124,15 @@ fn the_nearer_primitive_wins_whatever_the_draw_order() {
                 color_attachments: &[Some(clear([0.0, 0.0, 0.0, 1.0], t.view))],
                 depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
                     view: dv,
-                    depth_load: LoadOp::Clear(1.0),
-                    depth_store: StoreOp::Store,
-                    stencil_load: LoadOp::Clear(0),
-                    stencil_store: StoreOp::Store,
+                    depth_ops: Some(Operations {
+                        load: LoadOp::Clear(1.0),
+                        store: StoreOp::Store,
+                    }),
+                    // A depth-only format takes no stencil operations, as in WebGPU.
+                    stencil_ops: format.info().has_stencil.then_some(Operations {
+                        load: LoadOp::Clear(0),
+                        store: StoreOp::Store,
+                    }),
                 }),
                 ..Default::default()
             })
@@ -156,46 +158,144 @@ fn the_nearer_primitive_wins_whatever_the_draw_order() {
 }
 
 #[test]
-fn alpha_blending_mixes_with_the_destination() {
+fn blend_states_mean_what_they_mean_in_webgpu() {
     let d = gpu();
-    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
-    let m = module(&d, POS_COLOR);
-    let vbl = [pos_color_layout()];
-    let targets = [Some(ColorTargetState {
-        format: t.format,
-        blend: Some(BlendState::ALPHA_BLENDING),
-        write_mask: ColorWrites::ALL,
-    })];
-    let p = d
-        .create_render_pipeline(&pipeline_desc(empty_layout(&d), m, &vbl, &targets))
+    // Source (1, 0, 0, 0.5) over a destination cleared to (0, 0, 1, 0).
+    //   ALPHA_BLENDING: color src*a + dst*(1-a) = (0.5, 0, 0.5); alpha a + dst.a*(1-a) = 0.5.
+    //   PREMULTIPLIED_ALPHA_BLENDING: color src + dst*(1-a) = (1, 0, 0.5); alpha 0.5.
+    //   REPLACE: the source.
+    for (blend, want) in [
+        (BlendState::ALPHA_BLENDING, [128, 0, 128, 128]),
+        (BlendState::PREMULTIPLIED_ALPHA_BLENDING, [255, 0, 128, 128]),
+        (BlendState::REPLACE, [255, 0, 0, 128]),
+    ] {
+        let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+        let m = module(&d, POS_COLOR);
+        let vbl = [pos_color_layout()];
+        let targets = [Some(ColorTargetState {
+            format: t.format,
+            blend: Some(blend),
+            write_mask: ColorWrites::ALL,
+        })];
+        let p = d
+            .create_render_pipeline(&pipeline_desc(empty_layout(&d), m, &vbl, &targets))
+            .unwrap();
+        let vb = vertex_buffer(
+            &d,
+            &tri(
+                [1.0, 0.0, 0.0, 0.5],
+                [[-1.0, -1.0], [3.0, -1.0], [-1.0, 3.0]],
+            ),
+        );
+        let mut e = encoder(&d);
+        e.begin_render_pass(&RenderPassDescriptor {
+            label: "blend",
+            color_attachments: &[Some(clear([0.0, 0.0, 1.0, 0.0], t.view))],
+            ..Default::default()
+        })
         .unwrap();
-    let vb = vertex_buffer(
-        &d,
-        &[tri(
-            [1.0, 0.0, 0.0, 0.5],
-            [[-1.0, -1.0], [3.0, -1.0], [-1.0, 3.0]],
-        )]
-        .concat(),
-    );
-    let mut e = encoder(&d);
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "blend",
-        color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
-        ..Default::default()
-    })
-    .unwrap();
-    e.set_render_pipeline(p).unwrap();
-    e.set_vertex_buffer(0, vb, 0, None).unwrap();
-    e.draw(0..3, 0..1).unwrap();
-    e.end_render_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
-    let px = pixels(&d, t.texture);
-    // color = 0.5 * red + 0.5 * blue; alpha = 0.5 * 0.5 + 0.5 * 1.
-    assert!(
-        close(at(&px, 10, 10), [128, 0, 128, 191], 1),
-        "{:?}",
-        at(&px, 10, 10)
-    );
+        e.set_render_pipeline(p).unwrap();
+        e.set_vertex_buffer(0, vb, 0, None).unwrap();
+        e.draw(0..3, 0..1).unwrap();
+        e.end_render_pass().unwrap();
+        d.submit([e.finish().unwrap()]).unwrap();
+        let px = pixels(&d, t.texture);
+        assert!(
+            close(at(&px, 10, 10), want, 1),
+            "{blend:?}: {:?}, want {want:?}",
+            at(&px, 10, 10)
+        );
+    }
+}
+
+const STRIP: &str = r#"
+@vertex fn vs(@location(0) p: vec2<f32>) -> @builtin(position) vec4<f32> {
+    return vec4<f32>(p, 0.0, 1.0);
+}
+@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(1.0, 0.0, 0.0, 1.0); }
+"#;
+
+#[test]
+fn the_all_ones_index_restarts_a_strip_and_32_bit_indices_need_no_request() {
+    let d = gpu();
+    // Requested by no one: enabled because the adapter has it.
+    assert!(d.features().contains(Features::FULL_DRAW_INDEX_UINT32));
+    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let m = module(&d, STRIP);
+    let attrs = [VertexAttribute {
+        format: VertexFormat::Float32x2,
+        offset: 0,
+        shader_location: 0,
+    }];
+    let vbl = [VertexBufferLayout {
+        array_stride: 8,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &attrs,
+    }];
+    let targets = [color_target(t.format)];
+    // Two quads as strips: the left fifth and the right fifth of the target.
+    let corners: [[f32; 2]; 8] = [
+        [-1.0, -1.0],
+        [-0.6, -1.0],
+        [-1.0, 1.0],
+        [-0.6, 1.0],
+        [0.6, -1.0],
+        [1.0, -1.0],
+        [0.6, 1.0],
+        [1.0, 1.0],
+    ];
+    let vb = vertex_buffer(&d, &corners.concat());
+    for format in [IndexFormat::Uint16, IndexFormat::Uint32] {
+        let mut desc = pipeline_desc(empty_layout(&d), m, &vbl, &targets);
+        desc.primitive = PrimitiveState {
+            topology: PrimitiveTopology::TriangleStrip,
+            strip_index_format: Some(format),
+            ..Default::default()
+        };
+        let p = d.create_render_pipeline(&desc).unwrap();
+        let bytes: Vec<u8> = match format {
+            IndexFormat::Uint16 => [0u16, 1, 2, 3, 0xFFFF, 4, 5, 6, 7]
+                .iter()
+                .flat_map(|i| i.to_le_bytes())
+                .collect(),
+            IndexFormat::Uint32 => [0u32, 1, 2, 3, u32::MAX, 4, 5, 6, 7]
+                .iter()
+                .flat_map(|i| i.to_le_bytes())
+                .collect(),
+        };
+        let ib = d
+            .create_buffer_init(&BufferInitDescriptor {
+                label: "strip indices",
+                contents: &bytes,
+                usage: BufferUsages::INDEX,
+            })
+            .unwrap();
+        let mut e = encoder(&d);
+        e.begin_render_pass(&RenderPassDescriptor {
+            label: "strips",
+            color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
+            ..Default::default()
+        })
+        .unwrap();
+        e.set_render_pipeline(p).unwrap();
+        e.set_vertex_buffer(0, vb, 0, None).unwrap();
+        e.set_index_buffer(ib, format, 0, None).unwrap();
+        e.draw_indexed(0..9, 0, 0..1).unwrap();
+        e.end_render_pass().unwrap();
+        d.submit([e.finish().unwrap()]).unwrap();
+        let px = pixels(&d, t.texture);
+        let (red, blue) = ([255, 0, 0, 255], [0, 0, 255, 255]);
+        // Without the restart, the strip would join the quads across the middle.
+        assert_eq!(at(&px, 3, 32), red, "{format:?}: left quad");
+        assert_eq!(at(&px, 60, 32), red, "{format:?}: right quad");
+        for x in [16, 32, 47] {
+            assert_eq!(
+                at(&px, x, 32),
+                blue,
+                "{format:?}: ({x}, 32) between the quads"
+            );
+        }
+    }
 }
 
 const TEXTURED: &str = r#"

@@ -735,43 +735,168 @@ fn pipelines_must_match_the_pass_and_draws_their_state() {
     expect_rule(e.draw_indexed(0..3, 0, 0..1), Rule::IndexBufferNotSet);
 }
 
+fn color_pass(e: &mut CommandEncoder<TestApi>, view: TextureView) {
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "p",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view,
+            resolve_target: None,
+            load: LoadOp::Load,
+            store: StoreOp::Store,
+        })],
+        ..Default::default()
+    })
+    .unwrap();
+}
+
 #[test]
-fn thirty_two_bit_indices_need_the_full_range() {
+fn thirty_two_bit_indices_are_accepted_everywhere() {
     // The test adapter lacks FULL_DRAW_INDEX_UINT32, as Vulkan devices without
-    // fullDrawIndexUint32 do.
+    // fullDrawIndexUint32 do; 32-bit indices are accepted all the same, as in WebGPU.
     let d = device();
+    assert!(!d.features().contains(Features::FULL_DRAW_INDEX_UINT32));
     let (_, rgba) = rt(&d, TextureFormat::Rgba8Unorm, 1);
     let ib = buffer(&d, "ib", 64, BufferUsages::INDEX);
     let mut e = encoder(&d);
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "p",
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view: rgba,
-            resolve_target: None,
-            load: LoadOp::Load,
-            store: StoreOp::Store,
-        })],
-        ..Default::default()
-    })
-    .unwrap();
-    expect_rule(
-        e.set_index_buffer(ib, IndexFormat::Uint32, 0, None),
-        Rule::IndexFormatFeature,
-    );
-    let mut e = encoder(&d);
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "p",
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view: rgba,
-            resolve_target: None,
-            load: LoadOp::Load,
-            store: StoreOp::Store,
-        })],
-        ..Default::default()
-    })
-    .unwrap();
+    color_pass(&mut e, rgba);
+    e.set_index_buffer(ib, IndexFormat::Uint32, 0, None)
+        .unwrap();
     e.set_index_buffer(ib, IndexFormat::Uint16, 2, None)
         .unwrap();
+    // The offset must still be a multiple of the index size.
+    expect_rule(
+        e.set_index_buffer(ib, IndexFormat::Uint32, 2, None),
+        Rule::IndexBufferRange,
+    );
+}
+
+fn strip_pipeline(
+    d: &TDevice,
+    topology: PrimitiveTopology,
+    strip: Option<IndexFormat>,
+) -> Result<RenderPipeline> {
+    let m = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "tri",
+            wgsl: TRI,
+        })
+        .unwrap();
+    let pl = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "tri",
+            bind_group_layouts: &[],
+        })
+        .unwrap();
+    let a = attrs();
+    let vb = [VertexBufferLayout {
+        array_stride: 24,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &a,
+    }];
+    d.create_render_pipeline(&RenderPipelineDescriptor {
+        label: "strip",
+        layout: pl,
+        vertex: VertexState {
+            module: m,
+            entry_point: "vs",
+            buffers: &vb,
+        },
+        fragment: Some(FragmentState {
+            module: m,
+            entry_point: "fs",
+            targets: &target(TextureFormat::Rgba8Unorm),
+        }),
+        primitive: PrimitiveState {
+            topology,
+            strip_index_format: strip,
+            ..Default::default()
+        },
+        depth_stencil: None,
+        sample_count: 1,
+    })
+}
+
+#[test]
+fn a_strip_index_format_belongs_to_strips_and_must_match_the_index_buffer() {
+    let d = device();
+    expect_rule(
+        strip_pipeline(
+            &d,
+            PrimitiveTopology::TriangleList,
+            Some(IndexFormat::Uint16),
+        ),
+        Rule::StripIndexFormatTopology,
+    );
+    let p = strip_pipeline(
+        &d,
+        PrimitiveTopology::TriangleStrip,
+        Some(IndexFormat::Uint16),
+    )
+    .unwrap();
+    let q = strip_pipeline(&d, PrimitiveTopology::TriangleStrip, None).unwrap();
+    let (_, rgba) = rt(&d, TextureFormat::Rgba8Unorm, 1);
+    let ib = buffer(&d, "ib", 64, BufferUsages::INDEX | BufferUsages::INDIRECT);
+    let vb = buffer(&d, "vb", 24 * 16, BufferUsages::VERTEX);
+    // A refusal poisons its encoder: one encoder per case.
+    let bound = |pipeline, format| {
+        let mut e = encoder(&d);
+        color_pass(&mut e, rgba);
+        e.set_render_pipeline(pipeline).unwrap();
+        e.set_vertex_buffer(0, vb, 0, None).unwrap();
+        e.set_index_buffer(ib, format, 0, None).unwrap();
+        e
+    };
+    let mut e = bound(p, IndexFormat::Uint32);
+    expect_rule(e.draw_indexed(0..4, 0, 0..1), Rule::StripIndexFormat);
+    let mut e = bound(p, IndexFormat::Uint32);
+    expect_rule(e.draw_indexed_indirect(ib, 0), Rule::StripIndexFormat);
+    let mut e = bound(p, IndexFormat::Uint16);
+    e.draw_indexed(0..4, 0, 0..1).unwrap();
+    e.draw_indexed_indirect(ib, 0).unwrap();
+    // Without a strip index format any index buffer draws (no primitive restart).
+    let mut e = bound(q, IndexFormat::Uint32);
+    e.draw_indexed(0..4, 0, 0..1).unwrap();
+}
+
+#[test]
+fn depth_only_attachments_take_no_stencil_operations() {
+    let d = device();
+    for (format, stencil_ok) in [
+        (TextureFormat::Depth32Float, false),
+        (TextureFormat::Depth24PlusStencil8, true),
+    ] {
+        let (_, view) = rt(&d, format, 1);
+        let begin = |depth_ops: Option<Operations<f32>>, stencil_ops: Option<Operations<u32>>| {
+            let mut e = encoder(&d);
+            e.begin_render_pass(&RenderPassDescriptor {
+                label: "depth",
+                depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
+                    view,
+                    depth_ops,
+                    stencil_ops,
+                }),
+                ..Default::default()
+            })
+            .map(|()| e)
+        };
+        let clear = Some(Operations {
+            load: LoadOp::Clear(1.0),
+            store: StoreOp::Store,
+        });
+        let stencil = Some(Operations {
+            load: LoadOp::Clear(0),
+            store: StoreOp::Store,
+        });
+        // Leaving both out keeps the attachment as it is.
+        assert!(begin(None, None).is_ok());
+        assert!(begin(clear, None).is_ok());
+        let r = begin(clear, stencil);
+        if stencil_ok {
+            assert!(r.is_ok());
+        } else {
+            expect_rule(r, Rule::AspectOps);
+        }
+    }
 }
 
 #[test]

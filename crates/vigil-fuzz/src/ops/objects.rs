@@ -13,11 +13,11 @@ use vigil::{
     BindGroupLayoutEntry, BindingResource, BindingType, BlendComponent, BlendFactor,
     BlendOperation, BlendState, BufferBinding, BufferBindingType, BufferDescriptor, BufferUsages,
     ColorTargetState, ColorWrites, CompareFunction, ComputePipelineDescriptor, CullMode,
-    DepthStencilState, FilterMode, FragmentState, FrontFace, PipelineLayoutDescriptor,
+    DepthStencilState, FilterMode, FragmentState, FrontFace, IndexFormat, PipelineLayoutDescriptor,
     PrimitiveState, PrimitiveTopology, RenderPipelineDescriptor, SamplerBindingType,
     SamplerDescriptor, ShaderModuleDescriptor, ShaderStages, StencilFaceState, StencilOperation,
-    StorageTextureAccess, TextureAspect, TextureDescriptor, TextureFormat, TextureSampleType,
-    TextureUsages, TextureViewDescriptor, TextureViewDimension, VertexAttribute,
+    StencilState, StorageTextureAccess, TextureAspect, TextureDescriptor, TextureFormat,
+    TextureSampleType, TextureUsages, TextureViewDescriptor, TextureViewDimension, VertexAttribute,
     VertexBufferLayout, VertexFormat, VertexState, VertexStepMode,
 };
 
@@ -902,10 +902,12 @@ pub fn create_render_pipeline(w: &mut World<'_>, r: &mut Rng) {
             format,
             depth_write_enabled: r.chance(50),
             depth_compare: r.pick(&[CompareFunction::Less, CompareFunction::Always]),
-            stencil_front: stencil_face(r),
-            stencil_back: stencil_face(r),
-            stencil_read_mask: 0xff,
-            stencil_write_mask: 0xff,
+            stencil: StencilState {
+                front: stencil_face(r),
+                back: stencil_face(r),
+                read_mask: 0xff,
+                write_mask: 0xff,
+            },
         }
     });
     let topology = if recipe.points || r.chance(5) {
@@ -941,6 +943,13 @@ pub fn create_render_pipeline(w: &mut World<'_>, r: &mut Rng) {
             topology,
             front_face: r.pick(&[FrontFace::Ccw, FrontFace::Cw]),
             cull_mode: r.pick(&[CullMode::None, CullMode::Back]),
+            // Sometimes on a list topology, where it is refused.
+            strip_index_format: r.pick(&[
+                None,
+                None,
+                Some(IndexFormat::Uint16),
+                Some(IndexFormat::Uint32),
+            ]),
         },
         depth_stencil,
         sample_count: samples,

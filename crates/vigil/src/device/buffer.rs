@@ -22,6 +22,18 @@ pub struct BufferDescriptor<'a> {
     pub usage: BufferUsages,
 }
 
+/// How to create a buffer with contents (wgpu's `util::BufferInitDescriptor`).
+#[derive(Clone, Debug, Default)]
+pub struct BufferInitDescriptor<'a> {
+    /// Label, used in error messages and as the native debug name.
+    pub label: &'a str,
+    /// The buffer's first contents. Its size is their length rounded up to a multiple of
+    /// 4 (the padding is zero), as in wgpu; it may not be empty.
+    pub contents: &'a [u8],
+    /// Allowed uses. `COPY_DST` is not needed for the contents to arrive.
+    pub usage: BufferUsages,
+}
+
 /// The refusal for a registry with no free slot.
 #[cold]
 pub(crate) fn registry_full(op: &'static str, label: &str, kind: &str) -> Error {
@@ -37,7 +49,65 @@ impl<A: Api> Device<A> {
     /// Creates a buffer. Its contents start zeroed.
     pub fn create_buffer(&self, desc: &BufferDescriptor<'_>) -> Result<Buffer> {
         const OP: &str = "create_buffer";
-        self.check_alive(OP)?;
+        let obj = self.make_buffer(desc, BufferUsages::empty(), OP, true)?;
+        self.notify_created("buffer", desc.label);
+        Ok(obj.handle)
+    }
+
+    /// Creates a buffer holding `desc.contents` (zero-padded to a multiple of 4 bytes), as
+    /// wgpu's `create_buffer_init` does. The contents are written at once into host-visible
+    /// memory, or staged and copied in front of the next submission (as a queue write is,
+    /// within the same bounds); the buffer needs no `COPY_DST` for that. Refused, nothing
+    /// stays behind.
+    pub fn create_buffer_init(&self, desc: &BufferInitDescriptor<'_>) -> Result<Buffer> {
+        const OP: &str = "create_buffer_init";
+        let len = desc.contents.len() as u64;
+        let size = len.checked_next_multiple_of(4).unwrap_or(u64::MAX);
+        let plain = BufferDescriptor {
+            label: desc.label,
+            size,
+            usage: desc.usage,
+        };
+        // The contents arrive by a copy when the memory is not host-visible; a MAP_WRITE
+        // buffer is always host-visible (and may not carry COPY_DST).
+        let extra = if desc.usage.contains(BufferUsages::MAP_WRITE) {
+            BufferUsages::empty()
+        } else {
+            BufferUsages::COPY_DST
+        };
+        let obj = self.make_buffer(&plain, extra, OP, false)?;
+        let mut padded = desc.contents.to_vec();
+        padded.resize(usize::try_from(size).unwrap_or(0), 0);
+        let written = if obj.host_visible {
+            self.hal
+                .write_mapped(&obj.raw, 0, &padded)
+                .map_err(|e| self.hal_error(e, OP, desc.label))
+        } else {
+            let mut q = lock(&self.queue);
+            self.queue_write(&mut q, &obj, 0, &padded, OP)
+        };
+        if let Err(e) = written {
+            // Nothing used it yet: take it out again, so the refused call leaves nothing.
+            let handle = obj.handle;
+            drop(obj);
+            let _ = self.destroy_buffer(handle);
+            return Err(e);
+        }
+        self.notify_created("buffer", desc.label);
+        Ok(obj.handle)
+    }
+
+    /// Validates `desc`, creates the native buffer (with `extra` native usages beyond the
+    /// ones the buffer reports) and registers it. `zero` fills host-visible memory with
+    /// zeros (a caller writing every byte itself skips it).
+    fn make_buffer(
+        &self,
+        desc: &BufferDescriptor<'_>,
+        extra: BufferUsages,
+        op: &'static str,
+        zero: bool,
+    ) -> Result<std::sync::Arc<BufferObj<A>>> {
+        self.check_alive(op)?;
         let native_size = validate::buffer::descriptor(desc, self.limits.max_buffer_size)?;
         let location = if desc.usage.contains(BufferUsages::MAP_READ) {
             MemoryLocation::GpuToCpu
@@ -51,18 +121,18 @@ impl<A: Api> Device<A> {
             .create_buffer(&vigil_hal::BufferDescriptor {
                 label: desc.label,
                 size: native_size,
-                usage: desc.usage,
+                usage: desc.usage | extra,
                 location,
             })
-            .map_err(|e| self.hal_error(e, OP, desc.label))?;
+            .map_err(|e| self.hal_error(e, op, desc.label))?;
         let raw = Owned::new(&self.hal, raw);
         let host_visible = self.hal.buffer_host_visible(&raw);
-        if host_visible {
+        if host_visible && zero {
             // Fresh memory is not guaranteed zero; make it so (WebGPU's rule, and ours).
             let zeros = vec![0u8; usize::try_from(native_size).unwrap_or(0)];
             self.hal
                 .write_mapped(&raw, 0, &zeros)
-                .map_err(|e| self.hal_error(e, OP, desc.label))?;
+                .map_err(|e| self.hal_error(e, op, desc.label))?;
         }
         let id = self.id;
         let (_, _, obj) = self
@@ -84,9 +154,8 @@ impl<A: Api> Device<A> {
                     state: State::fresh(TextureLayout::General),
                 }),
             })
-            .ok_or_else(|| registry_full(OP, desc.label, "buffer"))?;
-        self.notify_created("buffer", desc.label);
-        Ok(obj.handle)
+            .ok_or_else(|| registry_full(op, desc.label, "buffer"))?;
+        Ok(obj)
     }
 
     /// Destroys a buffer: the handle (and every copy) is stale at once; the memory goes

@@ -49,7 +49,7 @@ use vigil_hal::{Adapter as _, AdapterInfo, Api, Device as _, Features, Limits, V
 pub use binding::{
     BindGroupDescriptor, BindGroupEntry, BindGroupLayoutDescriptor, BindingResource, BufferBinding,
 };
-pub use buffer::BufferDescriptor;
+pub use buffer::{BufferDescriptor, BufferInitDescriptor};
 pub use pipeline::{ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor};
 
 /// How to open a device.
@@ -57,7 +57,8 @@ pub use pipeline::{ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderMo
 pub struct DeviceDescriptor {
     /// Label of the device (used in error messages).
     pub label: String,
-    /// Features to enable; each must be supported by the adapter.
+    /// Features to enable; each must be supported by the adapter. `FULL_DRAW_INDEX_UINT32`
+    /// is enabled whenever the adapter has it, requested or not.
     pub required_features: Features,
     /// Limits to enforce; each must be within the adapter's.
     pub required_limits: Limits,
@@ -194,16 +195,20 @@ impl<A: Api> Device<A> {
                 ),
             ));
         }
+        // Enabled whenever the adapter has it, as WebGPU's 32-bit indices assume: in Vulkan
+        // it governs the largest index value, not whether 32-bit indices may be used.
+        let features =
+            desc.required_features | (adapter.features() & Features::FULL_DRAW_INDEX_UINT32);
         let hal = adapter
             .exposed
             .adapter
-            .open(desc.required_features, &desc.required_limits)
+            .open(features, &desc.required_limits)
             .map(Hal::new)
             .map_err(|e| Error::from_hal(e, OP, &desc.label))?;
         Device::assemble(
             hal,
             adapter.info().clone(),
-            desc.required_features,
+            features,
             desc.required_limits.clone(),
             queue::Completion::default(),
             adapter.validation_log(),

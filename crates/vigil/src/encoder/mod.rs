@@ -25,7 +25,7 @@ pub(crate) mod used;
 
 pub use compute::{ComputePassDescriptor, PassTimestampWrites};
 pub use render::{
-    RenderPassColorAttachment, RenderPassDepthStencilAttachment, RenderPassDescriptor,
+    Operations, RenderPassColorAttachment, RenderPassDepthStencilAttachment, RenderPassDescriptor,
 };
 pub use transfer::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIGNMENT};
 pub(crate) use used::Used;

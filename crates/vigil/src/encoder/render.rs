@@ -39,14 +39,21 @@ pub struct RenderPassColorAttachment {
 pub struct RenderPassDepthStencilAttachment {
     /// The view rendered to.
     pub view: TextureView,
-    /// Depth load.
-    pub depth_load: LoadOp<f32>,
-    /// Depth store.
-    pub depth_store: StoreOp,
-    /// Stencil load (ignored without a stencil aspect).
-    pub stencil_load: LoadOp<u32>,
-    /// Stencil store.
-    pub stencil_store: StoreOp,
+    /// What to do with depth, as wgpu's `depth_ops`: `None` keeps it as it is (load and
+    /// store). Refused on a format without depth.
+    pub depth_ops: Option<Operations<f32>>,
+    /// What to do with stencil, as wgpu's `stencil_ops`: `None` keeps it as it is. Refused
+    /// on a format without stencil, so a depth-only attachment leaves it `None`.
+    pub stencil_ops: Option<Operations<u32>>,
+}
+
+/// Load and store operations of one attachment aspect (wgpu's `Operations`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Operations<V> {
+    /// At the start of the pass.
+    pub load: LoadOp<V>,
+    /// At its end.
+    pub store: StoreOp,
 }
 
 /// How to begin a render pass.
@@ -90,6 +97,8 @@ pub(crate) struct RenderState {
     /// Vertex buffer slots the pipeline reads.
     vertex_slots: usize,
     index: Option<IndexBinding>,
+    /// The bound pipeline's strip index format.
+    strip_index_format: Option<IndexFormat>,
     /// Vertex slots and the index buffer changed since their uses went into the scope.
     vertex_touched: u32,
     index_touched: bool,
@@ -223,6 +232,12 @@ impl<A: Api> CommandEncoder<A> {
             let depth = match &desc.depth_stencil_attachment {
                 Some(d) => {
                     let v = check(e, d.view, "depth-stencil attachment", true)?;
+                    validate::render_pass::aspect_ops(
+                        &e.label,
+                        v.format,
+                        d.depth_ops.is_some(),
+                        d.stencil_ops.is_some(),
+                    )?;
                     views.push((v.clone(), DEPTH));
                     Some((v, *d))
                 }
@@ -264,8 +279,12 @@ impl<A: Api> CommandEncoder<A> {
                     .map(|(v, d)| vigil_hal::DepthStencilAttachment {
                         view: &*v.raw,
                         format: v.format,
-                        depth: (d.depth_load, d.depth_store),
-                        stencil: (d.stencil_load, d.stencil_store),
+                        depth: d
+                            .depth_ops
+                            .map_or((LoadOp::Load, StoreOp::Store), |o| (o.load, o.store)),
+                        stencil: d
+                            .stencil_ops
+                            .map_or((LoadOp::Load, StoreOp::Store), |o| (o.load, o.store)),
                     });
                 let ts_hal = ts.and_then(|(key, beginning, end)| {
                     let set = e.used.query_sets.get(key.0, key.1)?;
@@ -359,6 +378,7 @@ impl<A: Api> CommandEncoder<A> {
             }
             e.render.binder.set_pipeline(&e.used, key, &p.info);
             e.render.vertex_slots = p.render.vertex_buffers.len();
+            e.render.strip_index_format = p.render.strip_index_format;
             Ok(())
         })
     }
@@ -402,8 +422,10 @@ impl<A: Api> CommandEncoder<A> {
         })
     }
 
-    /// Binds the index buffer. 32-bit indices are refused on a device that does not honour
-    /// their full range (`FULL_DRAW_INDEX_UINT32` not enabled).
+    /// Binds the index buffer. Both formats are accepted everywhere, as in WebGPU; a device
+    /// is given `FULL_DRAW_INDEX_UINT32` whenever its adapter has it, and on an adapter
+    /// without it 32-bit index values above the adapter's `maxDrawIndexedIndexValue`
+    /// (2²⁴ − 1 on such hardware) do not draw what they name.
     pub fn set_index_buffer(
         &mut self,
         buffer: Buffer,
@@ -414,16 +436,9 @@ impl<A: Api> CommandEncoder<A> {
         const OP: &str = "set_index_buffer";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
-            let features = e.core.features;
             let b = find(&mut e.used.buffers, &e.core, buffer, OP)?;
-            let size = validate::render_pass::index_buffer(
-                &e.label,
-                features,
-                b.facts(),
-                format,
-                offset,
-                size,
-            )?;
+            let size =
+                validate::render_pass::index_buffer(&e.label, b.facts(), format, offset, size)?;
             if let Some(pool) = e.pool.as_mut() {
                 crate::native::Rec::<A>(pool).set_index_buffer(&b.raw, offset, format);
             }
@@ -543,6 +558,12 @@ impl<A: Api> CommandEncoder<A> {
             validate::render_pass::range_order(OP, &e.label, "indices", &indices)?;
             validate::render_pass::range_order(OP, &e.label, "instances", &instances)?;
             validate::render_pass::index_range(OP, &e.label, &indices, ib.format, ib.size)?;
+            validate::render_pass::strip_format(
+                OP,
+                &e.label,
+                e.render.strip_index_format,
+                ib.format,
+            )?;
             e.prepare_draw(OP, None, None, &instances, true)?;
             if let Some(mut r) = e.rec() {
                 r.draw_indexed(indices, base_vertex, instances);
@@ -573,13 +594,21 @@ impl<A: Api> CommandEncoder<A> {
     ) -> Result<()> {
         self.step(op, |e| {
             e.expect_pass(Pass::Render, op)?;
-            if indexed && e.render.index.is_none() {
-                return Err(fail!(
-                    IndexBufferNotSet,
+            if indexed {
+                let Some(ib) = e.render.index else {
+                    return Err(fail!(
+                        IndexBufferNotSet,
+                        op,
+                        &e.label,
+                        "no index buffer is set"
+                    ));
+                };
+                validate::render_pass::strip_format(
                     op,
                     &e.label,
-                    "no index buffer is set"
-                ));
+                    e.render.strip_index_format,
+                    ib.format,
+                )?;
             }
             let b = find(&mut e.used.buffers, &e.core, buffer, op)?;
             let size = if indexed { 20 } else { 16 };

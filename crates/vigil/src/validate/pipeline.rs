@@ -6,7 +6,7 @@ use crate::device::LateSizeCheck;
 use crate::error::{Result, fail};
 use crate::render::{RenderPipelineDescriptor, VertexBufferFacts};
 use vigil_hal::{
-    BindGroupLayoutEntry, BindingType, BufferBindingType, FormatSupport, Limits,
+    BindGroupLayoutEntry, BindingType, BufferBindingType, FormatSupport, Limits, PrimitiveTopology,
     SamplerBindingType, TextureFormat, TextureSampleType, VertexScalar,
 };
 use vigil_shader::{BindingKind, EntryPointReflection, IoScalar, Reflection, SampleKind, Stage};
@@ -311,6 +311,19 @@ pub(crate) fn render_fixed(
         l,
         "sample count {}; vigil supports 1 and 4",
         desc.sample_count
+    );
+    ensure!(
+        desc.primitive.strip_index_format.is_none()
+            || matches!(
+                desc.primitive.topology,
+                PrimitiveTopology::LineStrip | PrimitiveTopology::TriangleStrip
+            ),
+        StripIndexFormatTopology,
+        RENDER,
+        l,
+        "strip_index_format is {:?} but the topology {:?} is not a strip; leave it None",
+        desc.primitive.strip_index_format,
+        desc.primitive.topology
     );
     let vbs = desc.vertex.buffers;
     ensure!(

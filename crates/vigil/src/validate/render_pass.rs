@@ -5,8 +5,8 @@ use super::{ensure, inside};
 use crate::error::Result;
 use crate::render::VertexBufferFacts;
 use vigil_hal::{
-    BufferUsages, Features, IndexFormat, Limits, TextureFormat, TextureUsages,
-    TextureViewDimension, VertexStepMode,
+    BufferUsages, IndexFormat, Limits, TextureFormat, TextureUsages, TextureViewDimension,
+    VertexStepMode,
 };
 
 const BEGIN: &str = "begin_render_pass";
@@ -251,20 +251,12 @@ pub(crate) fn vertex_buffer(
 #[inline]
 pub(crate) fn index_buffer(
     label: &str,
-    features: Features,
     b: super::buffer::Facts<'_>,
     format: IndexFormat,
     offset: u64,
     size: Option<u64>,
 ) -> Result<u64> {
     const OP: &str = "set_index_buffer";
-    ensure!(
-        format != IndexFormat::Uint32 || features.contains(Features::FULL_DRAW_INDEX_UINT32),
-        IndexFormatFeature,
-        OP,
-        label,
-        "32-bit indices need the FULL_DRAW_INDEX_UINT32 feature on this device, which would otherwise cut index values short; use 16-bit indices or enable the feature"
-    );
     ensure!(
         b.usage.contains(BufferUsages::INDEX),
         IndexBufferUsage,
@@ -444,6 +436,51 @@ pub(crate) fn vertex_range(
         "vertex buffer slot {slot} holds {bound} bytes but {what} {}..{} need {need}",
         range.start,
         range.end
+    );
+    Ok(())
+}
+
+/// An indexed draw's index format against the pipeline's strip index format.
+#[inline]
+pub(crate) fn strip_format(
+    op: &'static str,
+    label: &str,
+    strip: Option<IndexFormat>,
+    bound: IndexFormat,
+) -> Result<()> {
+    ensure!(
+        strip.is_none_or(|f| f == bound),
+        StripIndexFormat,
+        op,
+        label,
+        "the pipeline's strip index format is {:?} but the index buffer holds {:?} indices",
+        strip,
+        bound
+    );
+    Ok(())
+}
+
+/// A depth-stencil attachment's operations against its format's aspects.
+pub(crate) fn aspect_ops(
+    label: &str,
+    format: TextureFormat,
+    depth: bool,
+    stencil: bool,
+) -> Result<()> {
+    let info = format.info();
+    ensure!(
+        !stencil || info.has_stencil,
+        AspectOps,
+        "begin_render_pass",
+        label,
+        "stencil_ops are given but {format:?} has no stencil; leave them None"
+    );
+    ensure!(
+        !depth || info.has_depth,
+        AspectOps,
+        "begin_render_pass",
+        label,
+        "depth_ops are given but {format:?} has no depth; leave them None"
     );
     Ok(())
 }
