@@ -10,7 +10,7 @@ mod shader;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  vigil info                 list adapters with features and limits
+  vigil info [--json]        list adapters with features and limits (--json: for scripts)
   vigil demo [--frames N] [--out DIR] [--no-validation]
                              run the demo workload and verify it
   vigil shader FILE.wgsl --target spirv|msl [--entry NAME] [--sizes-slot N | --argument-table] [-o OUT]
@@ -22,7 +22,7 @@ const USAGE: &str = "usage:
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
-        Some("info") => info::run(),
+        Some("info") => info::run(&args[1..]),
         Some("demo") => demo::run(&args[1..]),
         Some("bench") => bench(&args[1..]),
         Some("shader") => shader::run(&args[1..]),
