@@ -2,11 +2,15 @@
 //! check: [`triangle`], [`textured_quad`], [`compute_to_texture`], and [`scene`], the demo
 //! (a compute-generated, compute-mipmapped texture on lit, depth-tested, instanced cubes).
 //!
+//! [`ported`] holds three of wgpu's own examples (hello_triangle, cube, boids) ported to
+//! vigil.
+//!
 //! [`image`] reads and writes PNGs and compares images against goldens.
 
 pub mod compute_to_texture;
 pub mod image;
 pub mod math;
+pub mod ported;
 pub mod scene;
 pub mod textured_quad;
 pub mod triangle;

@@ -20,6 +20,8 @@ pub enum TextureFormat {
     Bgra8UnormSrgb,
     /// 8-bit RGBA, unsigned integer.
     Rgba8Uint,
+    /// 8-bit red, unsigned integer.
+    R8Uint,
     /// 32-bit red, unsigned integer.
     R32Uint,
     /// 32-bit red, signed integer.
@@ -83,7 +85,7 @@ pub struct FormatInfo {
 
 impl TextureFormat {
     /// Every format, for enumeration and tests.
-    pub const ALL: [TextureFormat; 16] = [
+    pub const ALL: [TextureFormat; 17] = [
         TextureFormat::R8Unorm,
         TextureFormat::Rg8Unorm,
         TextureFormat::Rgba8Unorm,
@@ -91,6 +93,7 @@ impl TextureFormat {
         TextureFormat::Bgra8Unorm,
         TextureFormat::Bgra8UnormSrgb,
         TextureFormat::Rgba8Uint,
+        TextureFormat::R8Uint,
         TextureFormat::R32Uint,
         TextureFormat::R32Sint,
         TextureFormat::R32Float,
@@ -127,6 +130,7 @@ impl TextureFormat {
             F::Bgra8Unorm => color(4, 4, float, true, false, false),
             F::Bgra8UnormSrgb => color(4, 4, float, true, false, true),
             F::Rgba8Uint => color(4, 4, TextureSampleType::Uint, false, true, false),
+            F::R8Uint => color(1, 1, TextureSampleType::Uint, false, false, false),
             F::R32Uint => color(4, 1, TextureSampleType::Uint, false, true, false),
             F::R32Sint => color(4, 1, TextureSampleType::Sint, false, true, false),
             F::R32Float => color(4, 1, unfilterable, false, true, false),
@@ -177,6 +181,7 @@ impl TextureFormat {
             F::Bgra8Unorm => "bgra8unorm",
             F::Bgra8UnormSrgb => "bgra8unorm-srgb",
             F::Rgba8Uint => "rgba8uint",
+            F::R8Uint => "r8uint",
             F::R32Uint => "r32uint",
             F::R32Sint => "r32sint",
             F::R32Float => "r32float",

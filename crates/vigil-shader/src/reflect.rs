@@ -375,6 +375,7 @@ fn storage_format(format: naga::StorageFormat) -> (Option<TextureFormat>, String
         S::Rgba8Unorm => Some(TextureFormat::Rgba8Unorm),
         S::Bgra8Unorm => Some(TextureFormat::Bgra8Unorm),
         S::Rgba8Uint => Some(TextureFormat::Rgba8Uint),
+        S::R8Uint => Some(TextureFormat::R8Uint),
         S::R32Uint => Some(TextureFormat::R32Uint),
         S::R32Sint => Some(TextureFormat::R32Sint),
         S::R32Float => Some(TextureFormat::R32Float),

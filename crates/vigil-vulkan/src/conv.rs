@@ -141,6 +141,7 @@ pub fn texture_format(format: hal::TextureFormat) -> vk::Format {
         F::Bgra8Unorm => vk::Format::B8G8R8A8_UNORM,
         F::Bgra8UnormSrgb => vk::Format::B8G8R8A8_SRGB,
         F::Rgba8Uint => vk::Format::R8G8B8A8_UINT,
+        F::R8Uint => vk::Format::R8_UINT,
         F::R32Uint => vk::Format::R32_UINT,
         F::R32Sint => vk::Format::R32_SINT,
         F::R32Float => vk::Format::R32_SFLOAT,
