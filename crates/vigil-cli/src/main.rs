@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   vigil info [--json]        list adapters with features and limits (--json: for scripts)
-  vigil demo [--frames N] [--out DIR] [--no-validation]
+  vigil demo [--frames N] [--out DIR] [--no-validation] [--trace FILE.json]
                              run the demo workload and verify it
   vigil shader FILE.wgsl --target spirv|msl [--entry NAME] [--sizes-slot N | --argument-table] [-o OUT]
   vigil shader FILE.wgsl --reflect

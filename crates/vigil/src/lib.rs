@@ -62,6 +62,7 @@ mod registry;
 pub mod render;
 pub mod rules;
 pub mod texture;
+pub mod timeline;
 pub mod track;
 mod validate;
 
@@ -96,6 +97,7 @@ pub use texture::{
     SamplerDescriptor, TexelCopyBufferLayout, TexelCopyTextureInfo, TextureDescriptor,
     TextureDescriptorOwned, TextureViewDescriptor,
 };
+pub use timeline::{Timeline, TimelineEvent, Track};
 
 pub use vigil_hal::{
     AdapterInfo, AddressMode, BindGroupLayoutEntry, BindingType, BlendComponent, BlendFactor,

@@ -78,11 +78,16 @@ impl<A: Api> Device<A> {
     /// Creates a render pipeline after checking vertex layouts against the vertex shader's
     /// inputs, fragment outputs against the targets, every stage's bindings against the
     /// layout, and formats and sample counts against what the device supports.
+    ///
+    /// Differs from WebGPU's `createRenderPipeline`: the layout is always explicit (no
+    /// `"auto"`), the sample count is 1 or 4, and there is no depth bias, alpha-to-coverage
+    /// or multiview.
     pub fn create_render_pipeline(
         &self,
         desc: &RenderPipelineDescriptor<'_>,
     ) -> Result<RenderPipeline> {
         const OP: &str = "create_render_pipeline";
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
         self.check_alive(OP)?;
         let l = desc.label;
         let vertex =

@@ -11,6 +11,8 @@ pub struct Options {
     pub validation: bool,
     pub frames: u32,
     pub out: std::path::PathBuf,
+    /// Where to write the CPU/GPU timeline as a Chrome trace, if anywhere.
+    pub trace: Option<std::path::PathBuf>,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -18,6 +20,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         validation: true,
         frames: 4,
         out: "target/vigil-demo".into(),
+        trace: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -30,6 +33,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
                     .ok_or("--frames needs a number")?;
             }
             "--out" => o.out = it.next().ok_or("--out needs a directory")?.into(),
+            "--trace" => o.trace = Some(it.next().ok_or("--trace needs a file name")?.into()),
             other => return Err(format!("unknown demo option '{other}'")),
         }
     }
@@ -107,7 +111,31 @@ pub fn run(args: &[String]) -> Result<(), String> {
         if opts.validation { "on" } else { "off" }
     );
     compute::run(&device)?;
+    // The timeline covers the rendered frames (scene set-up included).
+    if opts.trace.is_some() {
+        device.start_timeline().map_err(|e| e.to_string())?;
+    }
     render_frames(&device, &opts)?;
+    if let Some(path) = &opts.trace {
+        // Every frame was read back, so every submission has completed: nothing waits.
+        let timeline = device.timeline().map_err(|e| e.to_string())?;
+        std::fs::write(path, timeline.to_chrome_trace())
+            .map_err(|e| format!("writing {}: {e}", path.display()))?;
+        let picture = path.with_extension("svg");
+        std::fs::write(&picture, timeline.to_svg(1200))
+            .map_err(|e| format!("writing {}: {e}", picture.display()))?;
+        let gpu = timeline
+            .events
+            .iter()
+            .filter(|e| e.track == vigil::Track::Gpu)
+            .count();
+        println!(
+            "timeline: {} events ({gpu} on the GPU) -> {} (open it in Perfetto or chrome://tracing), drawn in {}",
+            timeline.events.len(),
+            path.display(),
+            picture.display()
+        );
+    }
     let stats = device.stats();
     let log = device.validation_log();
     drop(device);

@@ -84,6 +84,7 @@ impl<A: Api> Device<A> {
         desc: &BindGroupLayoutDescriptor<'_>,
     ) -> Result<BindGroupLayout> {
         const OP: &str = "create_bind_group_layout";
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
         self.check_alive(OP)?;
         let read_write = self
             .features
@@ -134,6 +135,7 @@ impl<A: Api> Device<A> {
     /// binds alive until it is destroyed and its last use completed.
     pub fn create_bind_group(&self, desc: &BindGroupDescriptor<'_>) -> Result<BindGroup> {
         const OP: &str = "create_bind_group";
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
         self.check_alive(OP)?;
         let label = desc.label;
         let layout = self.lookup(desc.layout, OP)?;
@@ -360,6 +362,7 @@ impl<A: Api> Device<A> {
         desc: &super::PipelineLayoutDescriptor<'_>,
     ) -> Result<PipelineLayout> {
         const OP: &str = "create_pipeline_layout";
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
         self.check_alive(OP)?;
         if desc.bind_group_layouts.len() as u64 > u64::from(self.limits.max_bind_groups) {
             check::pipeline_layout(

@@ -11,6 +11,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use vigil_hal::{Api, BufferUsages, MemoryLocation, TextureLayout};
 
 /// How to create a buffer.
+///
+/// Differs from WebGPU's `GPUBufferDescriptor`: no `mappedAtCreation` (use
+/// [`Device::create_buffer_init`] for contents at creation, or map a `MAP_WRITE` buffer).
 #[derive(Clone, Debug, Default)]
 pub struct BufferDescriptor<'a> {
     /// Label, used in error messages and as the native debug name.
@@ -49,6 +52,7 @@ impl<A: Api> Device<A> {
     /// Creates a buffer. Its contents start zeroed.
     pub fn create_buffer(&self, desc: &BufferDescriptor<'_>) -> Result<Buffer> {
         const OP: &str = "create_buffer";
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
         let obj = self.make_buffer(desc, BufferUsages::empty(), OP, true)?;
         self.notify_created("buffer", desc.label);
         Ok(obj.handle)
@@ -61,6 +65,7 @@ impl<A: Api> Device<A> {
     /// stays behind.
     pub fn create_buffer_init(&self, desc: &BufferInitDescriptor<'_>) -> Result<Buffer> {
         const OP: &str = "create_buffer_init";
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
         let len = desc.contents.len() as u64;
         let size = len.checked_next_multiple_of(4).unwrap_or(u64::MAX);
         let plain = BufferDescriptor {
@@ -188,6 +193,10 @@ impl<A: Api> Device<A> {
     /// A buffer no pending submission uses, in host-visible memory, is written at once;
     /// otherwise the bytes are staged and copied at the start of the next submission.
     /// `offset` and `data.len()` must be multiples of 4; the buffer needs `COPY_DST`.
+    ///
+    /// Differs from WebGPU's `queue.writeBuffer`: on the device (one queue), and bounded:
+    /// past [`crate::MAX_QUEUED_WRITES`] waiting writes or the staging budget the call is
+    /// refused (`LimitExceeded`) instead of growing without limit; submit and write on.
     pub fn write_buffer(&self, buffer: Buffer, offset: u64, data: &[u8]) -> Result<()> {
         const OP: &str = "write_buffer";
         self.check_alive(OP)?;

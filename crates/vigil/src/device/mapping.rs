@@ -84,6 +84,10 @@ impl<A: Api> Device<A> {
     /// Starts mapping `size` bytes of `buffer` at `offset` (offset a multiple of 8, size of
     /// 4) for `mode`; the mapping is ready once every submission that used the buffer
     /// completed. Queued writes to the buffer are submitted first.
+    ///
+    /// Differs from WebGPU's `mapAsync`: no callback or promise; poll it
+    /// ([`Device::poll_mapping`]) or wait for it, bounded ([`Device::wait_for_mapping`]),
+    /// and reach the bytes through [`Device::mapped_bytes`] / `mapped_bytes_mut`.
     pub fn map_buffer_async(
         &self,
         buffer: Buffer,

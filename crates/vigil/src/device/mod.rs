@@ -129,6 +129,8 @@ pub struct Core<A: Api> {
     pub(crate) layout_compat: Mutex<HashMap<Vec<vigil_hal::BindGroupLayoutEntry>, u32>>,
     /// Set once the device is closed (dropped): its encoders can no longer submit.
     pub(crate) closed: AtomicBool,
+    /// The CPU/GPU timeline, when started.
+    pub(crate) timeline: crate::timeline::TimelineState,
 }
 
 /// A validated device over backend `A` (Vulkan by default).
@@ -267,6 +269,7 @@ impl<A: Api> Device<A> {
                 destroy_epoch: AtomicU64::new(0),
                 layout_compat: Mutex::new(HashMap::new()),
                 closed: AtomicBool::new(false),
+                timeline: crate::timeline::TimelineState::default(),
             }),
         })
     }

@@ -55,6 +55,7 @@ impl<A: Api> Device<A> {
     /// diagnostic (file, line, column) in [`Error::shader_diagnostic`].
     pub fn create_shader_module(&self, desc: &ShaderModuleDescriptor<'_>) -> Result<ShaderModule> {
         const OP: &str = "create_shader_module";
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
         self.check_alive(OP)?;
         let file = if desc.label.is_empty() {
             "shader.wgsl".to_owned()
@@ -139,6 +140,7 @@ impl<A: Api> Device<A> {
         desc: &ComputePipelineDescriptor<'_>,
     ) -> Result<ComputePipeline> {
         const OP: &str = "create_compute_pipeline";
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
         self.check_alive(OP)?;
         let module = self.lookup(desc.module, OP)?;
         let ep = validate::pipeline::entry_point(

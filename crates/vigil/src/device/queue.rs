@@ -298,11 +298,16 @@ impl<A: Api> Device<A> {
     /// or when the device is lost. When too many command buffers are in flight the call
     /// first waits for room, judged by progress: it gives up after the stall bound without
     /// a completion or the total cap (60 s), declares the device lost and is refused.
+    ///
+    /// Differs from WebGPU's `queue.submit`: on the device, returns the submission's
+    /// serial (wait for it with [`Device::wait_for_serial_unless_stalled`]), and a refused
+    /// submission consumes nothing: the command buffers are dropped unexecuted.
     pub fn submit(
         &self,
         command_buffers: impl IntoIterator<Item = CommandBuffer<A>>,
     ) -> Result<u64> {
         const OP: &str = "submit";
+        let mut span = crate::timeline::CpuSpan::new(&self.timeline, "submit", OP, &self.label);
         let mut cbs: Vec<CommandBuffer<A>> = command_buffers.into_iter().collect();
         let refused = |e: Error| {
             let mut stats = lock(&self.stats);
@@ -421,6 +426,9 @@ impl<A: Api> Device<A> {
                 flight.pools.push((pool, segments));
             }
             flight.used.push(cb.take_used());
+            if let Some(slot) = cb.timeline.take() {
+                self.timeline.submitted(serial, span.start_ns(), slot);
+            }
         }
         flight.command_buffers = needed;
         self.completion
@@ -440,6 +448,7 @@ impl<A: Api> Device<A> {
             self.process_completed(&mut q, completed);
         }
         drop(q);
+        span.name(format!("submit #{serial}"));
         self.notify(|o| {
             o.submitted(&crate::observer::SubmissionInfo {
                 serial,

@@ -28,6 +28,7 @@ impl<A: Api> Device<A> {
     /// Creates a 2D texture. Its texels start zeroed.
     pub fn create_texture(&self, desc: &TextureDescriptor<'_>) -> Result<Texture> {
         const OP: &str = "create_texture";
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
         self.check_alive(OP)?;
         validate::texture::descriptor(desc, &self.limits, self.hal.format_support(desc.format))?;
         let raw = self
@@ -103,6 +104,7 @@ impl<A: Api> Device<A> {
         desc: &TextureViewDescriptor<'_>,
     ) -> Result<TextureView> {
         const OP: &str = "create_texture_view";
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
         self.check_alive(OP)?;
         let tex = self.lookup(texture, OP)?;
         let shape = validate::texture::view(desc, &tex.desc, |f| self.hal.format_support(f))?;
@@ -152,6 +154,7 @@ impl<A: Api> Device<A> {
     /// Creates a sampler.
     pub fn create_sampler(&self, desc: &SamplerDescriptor<'_>) -> Result<Sampler> {
         const OP: &str = "create_sampler";
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
         self.check_alive(OP)?;
         let filtering = validate::texture::sampler(desc, self.features)?;
         let raw = self
@@ -194,6 +197,7 @@ impl<A: Api> Device<A> {
     /// Creates a set of `count` timestamp queries (needs `TIMESTAMP_QUERY`).
     pub fn create_query_set(&self, label: &str, count: u32) -> Result<QuerySet> {
         const OP: &str = "create_query_set";
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, label);
         self.check_alive(OP)?;
         validate::texture::query_set(label, count, self.features)?;
         let raw = self

@@ -46,8 +46,12 @@ const INDIRECT: Use = Use::buffer(Stages::DRAW_INDIRECT, Access::INDIRECT_READ);
 
 impl<A: Api> CommandEncoder<A> {
     /// Begins a compute pass. Passes cannot nest.
+    ///
+    /// Differs from WebGPU's `beginComputePass`: no pass object; the pass's commands are
+    /// called on the encoder until [`CommandEncoder::end_compute_pass`].
     pub fn begin_compute_pass(&mut self, desc: &ComputePassDescriptor<'_>) -> Result<()> {
         const OP: &str = "begin_compute_pass";
+        self.timeline_pass("compute pass", desc.label)?;
         self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
             let ts = e.prepare_pass_timestamps(desc.timestamp_writes, OP)?;
@@ -87,7 +91,8 @@ impl<A: Api> CommandEncoder<A> {
             }
             e.pass = Pass::None;
             Ok(())
-        })
+        })?;
+        self.timeline_pass_end()
     }
 
     /// Binds a compute pipeline.
@@ -166,7 +171,7 @@ impl<A: Api> CommandEncoder<A> {
         })
     }
 
-    /// Dispatches `x * y * z` workgroups.
+    /// Dispatches `x * y * z` workgroups (WebGPU's `dispatchWorkgroups`, shorter name).
     pub fn dispatch(&mut self, x: u32, y: u32, z: u32) -> Result<()> {
         const OP: &str = "dispatch";
         self.step(OP, |e| {

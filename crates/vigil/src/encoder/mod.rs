@@ -85,6 +85,16 @@ pub struct CommandEncoder<A: Api = DefaultApi> {
     pub(crate) passes: u64,
     /// Queries written by this encoder: `(set slot, bitset)`.
     pub(crate) written_queries: Vec<(u32, Vec<u64>)>,
+    /// The timeline's query slot for this recording's passes (timeline on).
+    pub(crate) timeline: Option<crate::timeline::Slot>,
+    /// When the recording began and the open pass began (timeline clock, ns).
+    pub(crate) started_ns: u64,
+    pub(crate) pass_started: Option<(u64, &'static str, String)>,
+    /// The timeline's query to write when the open pass ends.
+    pub(crate) timeline_end: Option<(crate::handle::QuerySet, u32)>,
+    /// `tracing` spans of the recording and of its open pass (closed when dropped).
+    pub(crate) span: tracing::Span,
+    pub(crate) pass_span: tracing::Span,
     /// The device's destroy epoch when recording began.
     pub(crate) epoch: u64,
 }
@@ -99,6 +109,8 @@ pub struct CommandBuffer<A: Api = DefaultApi> {
     pub(crate) dispatches: u64,
     pub(crate) draws: u64,
     pub(crate) epoch: u64,
+    /// The timeline's query slot, resolved by this command buffer.
+    pub(crate) timeline: Option<crate::timeline::Slot>,
 }
 
 impl<A: Api> std::fmt::Debug for CommandEncoder<A> {
@@ -147,6 +159,16 @@ impl<A: Api> Device<A> {
             passes: 0,
             written_queries: Vec::new(),
             epoch: self.destroy_epoch.load(Ordering::Acquire),
+            timeline: self.timeline_slot(),
+            started_ns: if self.timeline.on() {
+                self.timeline.now_ns()
+            } else {
+                0
+            },
+            pass_started: None,
+            timeline_end: None,
+            span: tracing::debug_span!(target: "vigil", "vigil", op = "record", label = desc.label),
+            pass_span: tracing::Span::none(),
         })
     }
 }
@@ -317,6 +339,30 @@ impl<A: Api> CommandEncoder<A> {
             );
             return Err(self.latch(e));
         }
+        // The timeline's pass timestamps go to a host-readable buffer by this same command
+        // buffer, to be read once it completed.
+        if let Some(slot) = self.timeline.take() {
+            if slot.passes.is_empty() {
+                self.core.timeline.give_back(slot.objects);
+            } else {
+                let o = slot.objects;
+                let n = u32::try_from(slot.passes.len())
+                    .unwrap_or(0)
+                    .saturating_mul(2);
+                let timed = self
+                    .resolve_query_set(o.set, 0, n, o.resolve, 0)
+                    .and_then(|()| {
+                        self.copy_buffer_to_buffer(o.resolve, 0, o.readback, 0, u64::from(n) * 8)
+                    });
+                match timed {
+                    Ok(()) => self.timeline = Some(slot),
+                    Err(e) => {
+                        self.core.timeline.give_back(o);
+                        return Err(e);
+                    }
+                }
+            }
+        }
         if self.recorded {
             // The command buffer's writes become visible to host reads after completion.
             self.ensure_open(OP).map_err(|e| self.latch(e))?;
@@ -335,6 +381,10 @@ impl<A: Api> CommandEncoder<A> {
         let Some(pool) = self.pool.take() else {
             return Err(fail!(EncoderFinished, OP, &self.label, "already finished"));
         };
+        let label = &self.label;
+        self.core
+            .timeline
+            .cpu("record", || format!("record '{label}'"), self.started_ns);
         Ok(CommandBuffer {
             core: self.core.clone(),
             label: std::mem::take(&mut self.label),
@@ -343,7 +393,46 @@ impl<A: Api> CommandEncoder<A> {
             dispatches: self.dispatches,
             draws: self.draws,
             epoch: self.epoch,
+            timeline: self.timeline.take(),
         })
+    }
+
+    /// Before a pass begins (timeline on): its CPU span starts, and a timestamp of the
+    /// timeline's own is written just before it, its pair to follow the pass's end (the
+    /// caller's own `timestamp_writes`, if any, are left as they are).
+    pub(crate) fn timeline_pass(&mut self, kind: &'static str, label: &str) -> Result<()> {
+        if self.pass == Pass::None && !self.span.is_disabled() {
+            self.pass_span = tracing::debug_span!(target: "vigil", parent: &self.span, "vigil", op = kind, label);
+        }
+        if !self.core.timeline.on() || self.pass != Pass::None || self.error.is_some() {
+            return Ok(());
+        }
+        self.pass_started = Some((self.core.timeline.now_ns(), kind, label.to_owned()));
+        let name = format!("{kind} '{label}' in '{}'", self.label);
+        let Some(slot) = self.timeline.as_mut() else {
+            return Ok(());
+        };
+        let Some((beginning, end)) = slot.next_pair() else {
+            return Ok(());
+        };
+        slot.passes.push(name);
+        let set = slot.objects.set;
+        self.timeline_end = Some((set, end));
+        self.write_timestamp(set, beginning)
+    }
+
+    /// After a pass ended: its CPU span ends and the timeline's second timestamp follows.
+    pub(crate) fn timeline_pass_end(&mut self) -> Result<()> {
+        self.pass_span = tracing::Span::none();
+        if let Some((start, kind, label)) = self.pass_started.take() {
+            self.core
+                .timeline
+                .cpu("pass", || format!("record {kind} '{label}'"), start);
+        }
+        match self.timeline_end.take() {
+            Some((set, end)) => self.write_timestamp(set, end),
+            None => Ok(()),
+        }
     }
 
     /// Remembers that this encoder wrote query `index` of set slot `set`.
@@ -451,6 +540,9 @@ pub(crate) fn texture_barrier<'a, A: Api>(
 
 impl<A: Api> Drop for CommandEncoder<A> {
     fn drop(&mut self) {
+        if let Some(slot) = self.timeline.take() {
+            self.core.timeline.give_back(slot.objects);
+        }
         if let Some(mut pool) = self.pool.take() {
             // Never submitted: nothing of it is pending, so the pool is reset and reused.
             pool.discard();
@@ -679,6 +771,10 @@ impl<A: Api> CommandBuffer<A> {
 
 impl<A: Api> Drop for CommandBuffer<A> {
     fn drop(&mut self) {
+        if let Some(slot) = self.timeline.take() {
+            // Never submitted (a submitted one's slot went to the timeline).
+            self.core.timeline.give_back(slot.objects);
+        }
         if let Some((mut pool, segments)) = self.native.take() {
             // Never submitted: nothing of it is pending, so the pool can be reset.
             crate::native::reset_all::<A>(&mut pool, segments);

@@ -22,6 +22,9 @@ use vigil_hal::{Access, Api, BindPoint, IndexFormat, LoadOp, Stages, StoreOp, Te
 const MAX_VERTEX_SLOTS: usize = 16;
 
 /// A color attachment of a render pass.
+///
+/// Differs from wgpu's: `load` and `store` are fields of their own (no `ops`), and the
+/// clear value is `[f64; 4]` read in the format's own number kind.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RenderPassColorAttachment {
     /// The view rendered to (2d, one mip level).
@@ -144,8 +147,12 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Begins a render pass: checks attachments agree in size and sample count and allow
     /// rendering.
+    ///
+    /// Differs from WebGPU's `beginRenderPass`: no pass object; the pass's commands are
+    /// called on the encoder until [`CommandEncoder::end_render_pass`].
     pub fn begin_render_pass(&mut self, desc: &RenderPassDescriptor<'_>) -> Result<()> {
         const OP: &str = "begin_render_pass";
+        self.timeline_pass("render pass", desc.label)?;
         self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
             let any = desc.color_attachments.iter().any(Option::is_some)
@@ -350,7 +357,8 @@ impl<A: Api> CommandEncoder<A> {
                 e.segments.extend(pass);
             }
             Ok(())
-        })
+        })?;
+        self.timeline_pass_end()
     }
 
     /// Binds a render pipeline; its targets, depth format and sample count must match the
@@ -384,7 +392,7 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// Binds `size` bytes (default: to the end) of `buffer` from `offset` as vertex buffer
-    /// `slot`.
+    /// `slot`. As WebGPU's `setVertexBuffer`; wgpu's takes a buffer slice instead.
     pub fn set_vertex_buffer(
         &mut self,
         slot: u32,

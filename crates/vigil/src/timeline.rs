@@ -1,0 +1,526 @@
+//! A timeline of what the CPU and the GPU did, to look at in Perfetto or `chrome://tracing`.
+//!
+//! Off until [`Device::start_timeline`]. Then the device records, on the CPU clock, the
+//! spans of object creation, of each encoder's recording (creation to `finish`) and each
+//! pass in it, and of each submission; and, when the device has `TIMESTAMP_QUERY`, the GPU
+//! time of every pass: a pass the caller gave no `timestamp_writes` gets a pair of
+//! timestamps of the device's own (from a small pool of query sets), resolved and copied
+//! into a host-readable buffer by the same command buffer. [`Device::timeline`] collects
+//! the results of submissions that have completed — it never waits for the GPU — and
+//! returns every event so far. The same points are also `tracing` spans (target
+//! `vigil`), for applications with a `tracing` subscriber of their own.
+//!
+//! GPU timestamps are on the GPU's clock; the timeline places them on the CPU's by
+//! aligning the first timed pass's start with the moment its submission was made (the
+//! GPU cannot have started earlier), and keeps the GPU's own spacing after that.
+
+use crate::device::{Core, Device, lock};
+use crate::handle::{Buffer, QuerySet};
+use std::fmt::Write as _;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+use vigil_hal::{Api, BufferUsages, Features};
+
+/// Queries in one timeline slot: two per pass, so an encoder's first 32 passes are timed.
+const SLOT_QUERIES: u32 = 64;
+
+/// Which row of the timeline an event belongs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Track {
+    /// A CPU thread (a small number per thread, in order of first appearance).
+    Cpu(u32),
+    /// The GPU's queue.
+    Gpu,
+}
+
+/// One span of the timeline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimelineEvent {
+    /// What it was: `create_buffer 'label'`, `record 'encoder'`, `render pass 'label'`,
+    /// `submit #7`, …
+    pub name: String,
+    /// `"create"`, `"record"`, `"pass"` or `"submit"`.
+    pub category: &'static str,
+    /// Where it happened.
+    pub track: Track,
+    /// Start, in nanoseconds since the timeline started (CPU clock).
+    pub start_ns: u64,
+    /// Duration in nanoseconds.
+    pub duration_ns: u64,
+}
+
+/// The events of a timeline, in the order they were collected.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timeline {
+    /// Every event.
+    pub events: Vec<TimelineEvent>,
+}
+
+impl Timeline {
+    /// The events as a Chrome trace (the JSON array format: one complete event, `"ph":"X"`,
+    /// per span, times in microseconds), which Perfetto and `chrome://tracing` open. CPU
+    /// threads and the GPU are separate rows of one process.
+    pub fn to_chrome_trace(&self) -> String {
+        let mut out = String::from("[\n");
+        let mut names = vec![(0u32, "GPU".to_owned())];
+        for e in &self.events {
+            if let Track::Cpu(t) = e.track
+                && !names.iter().any(|(id, _)| *id == t.saturating_add(1))
+            {
+                names.push((t.saturating_add(1), format!("CPU thread {t}")));
+            }
+        }
+        for (id, name) in &names {
+            let _ = writeln!(
+                out,
+                "{{\"ph\":\"M\",\"pid\":1,\"tid\":{id},\"name\":\"thread_name\",\"args\":{{\"name\":{}}}}},",
+                json_str(name)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{{\"name\":\"vigil\"}}}}{}",
+            if self.events.is_empty() { "" } else { "," }
+        );
+        for (i, e) in self.events.iter().enumerate() {
+            let tid = match e.track {
+                Track::Gpu => 0,
+                Track::Cpu(t) => t.saturating_add(1),
+            };
+            let _ = write!(
+                out,
+                "{{\"ph\":\"X\",\"pid\":1,\"tid\":{tid},\"cat\":\"{}\",\"name\":{},\"ts\":{:.3},\"dur\":{:.3}}}",
+                e.category,
+                json_str(&e.name),
+                e.start_ns as f64 / 1e3,
+                e.duration_ns as f64 / 1e3
+            );
+            out.push_str(if i.saturating_add(1) < self.events.len() {
+                ",\n"
+            } else {
+                "\n"
+            });
+        }
+        out.push_str("]\n");
+        out
+    }
+}
+
+impl Timeline {
+    /// The timeline drawn as an SVG picture `width` pixels wide: one row per CPU thread and
+    /// one for the GPU, a bar per span (colored by category, labelled where it is wide
+    /// enough), and a time axis in milliseconds. For a quick look without a trace viewer.
+    pub fn to_svg(&self, width: u32) -> String {
+        const ROW: f64 = 26.0;
+        const LEFT: f64 = 110.0;
+        let mut rows: Vec<Track> = vec![Track::Gpu];
+        for e in &self.events {
+            if !rows.contains(&e.track) {
+                rows.push(e.track);
+            }
+        }
+        rows[1..].sort_by_key(|t| match t {
+            Track::Cpu(n) => *n,
+            Track::Gpu => 0,
+        });
+        let start = self.events.iter().map(|e| e.start_ns).min().unwrap_or(0);
+        let end = self
+            .events
+            .iter()
+            .map(|e| e.start_ns.saturating_add(e.duration_ns))
+            .max()
+            .unwrap_or(1)
+            .max(start.saturating_add(1));
+        let span = end.saturating_sub(start) as f64;
+        let plot = (f64::from(width) - LEFT - 40.0).max(10.0);
+        let x = |ns: u64| LEFT + (ns.saturating_sub(start)) as f64 / span * plot;
+        let height = 40.0 + ROW * rows.len() as f64;
+        let mut out = format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height:.0}\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+        );
+        for (r, track) in rows.iter().enumerate() {
+            let y = 10.0 + ROW * r as f64;
+            let name = match track {
+                Track::Gpu => "GPU".to_owned(),
+                Track::Cpu(n) => format!("CPU thread {n}"),
+            };
+            let _ = writeln!(
+                out,
+                "<text x=\"4\" y=\"{:.1}\">{name}</text><line x1=\"{LEFT}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/>",
+                y + 15.0,
+                LEFT + plot,
+                y + ROW - 2.0,
+                y + ROW - 2.0
+            );
+        }
+        for e in &self.events {
+            let r = rows.iter().position(|t| *t == e.track).unwrap_or(0);
+            let y = 10.0 + ROW * r as f64;
+            let (x0, x1) = (x(e.start_ns), x(e.start_ns.saturating_add(e.duration_ns)));
+            let w = (x1 - x0).max(1.0);
+            // A submission's GPU span is a thin bar under its passes.
+            let (y, bar) = if e.track == Track::Gpu && e.category == "submit" {
+                (y + ROW - 10.0, 4.0)
+            } else {
+                (y, ROW - 10.0)
+            };
+            let color = match e.category {
+                "create" => "#9ecae1",
+                "record" => "#fdae6b",
+                "pass" => "#74c476",
+                _ => "#bcbddc",
+            };
+            let _ = write!(
+                out,
+                "<rect x=\"{x0:.1}\" y=\"{:.1}\" width=\"{w:.1}\" height=\"{:.1}\" fill=\"{color}\" stroke=\"#555\" stroke-width=\"0.3\"><title>{} ({:.3} ms)</title></rect>",
+                y + 2.0,
+                bar,
+                xml(&e.name),
+                e.duration_ns as f64 / 1e6
+            );
+            // A label where the bar has room for a few characters.
+            if w > 60.0 && bar > 4.0 {
+                let chars = ((w - 6.0) / 6.0) as usize;
+                let label: String = e.name.chars().take(chars).collect();
+                let _ = write!(
+                    out,
+                    "<text x=\"{:.1}\" y=\"{:.1}\" clip-path=\"none\">{}</text>",
+                    x0 + 3.0,
+                    y + 13.0,
+                    xml(&label)
+                );
+            }
+            out.push('\n');
+        }
+        let axis = 10.0 + ROW * rows.len() as f64 + 14.0;
+        for k in 0..=5u32 {
+            let ns = start.saturating_add((span * f64::from(k) / 5.0) as u64);
+            let _ = writeln!(
+                out,
+                "<text x=\"{:.1}\" y=\"{axis:.1}\" text-anchor=\"middle\">{:.2} ms</text>",
+                x(ns),
+                (ns.saturating_sub(start)) as f64 / 1e6
+            );
+        }
+        out.push_str("</svg>\n");
+        out
+    }
+}
+
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn json_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().saturating_add(2));
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The device's own query set and buffers for timing one encoder's passes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SlotObjects {
+    pub set: QuerySet,
+    /// Resolve target (`QUERY_RESOLVE | COPY_SRC`).
+    pub resolve: Buffer,
+    /// Host-readable copy (`MAP_READ | COPY_DST`).
+    pub readback: Buffer,
+}
+
+/// A slot in use by one recording: which passes it timed.
+#[derive(Debug)]
+pub(crate) struct Slot {
+    pub objects: SlotObjects,
+    /// Labels of the timed passes, in order (pass `i` used queries `2i` and `2i + 1`).
+    pub passes: Vec<String>,
+}
+
+impl Slot {
+    /// The next pass's query pair, if the slot has room.
+    pub fn next_pair(&self) -> Option<(u32, u32)> {
+        let first = u32::try_from(self.passes.len()).ok()?.checked_mul(2)?;
+        (first.saturating_add(2) <= SLOT_QUERIES).then_some((first, first.saturating_add(1)))
+    }
+}
+
+/// A submitted slot waiting for its submission to complete.
+struct Pending {
+    serial: u64,
+    submitted_ns: u64,
+    slot: Slot,
+}
+
+/// The timeline's state in a device.
+pub(crate) struct TimelineState {
+    on: AtomicBool,
+    origin: Instant,
+    events: Mutex<Vec<TimelineEvent>>,
+    threads: Mutex<Vec<std::thread::ThreadId>>,
+    free: Mutex<Vec<SlotObjects>>,
+    pending: Mutex<Vec<Pending>>,
+    /// GPU clock minus CPU clock (ns), fixed by the first timed submission.
+    gpu_offset: Mutex<Option<i128>>,
+}
+
+impl Default for TimelineState {
+    fn default() -> Self {
+        TimelineState {
+            on: AtomicBool::new(false),
+            origin: Instant::now(),
+            events: Mutex::new(Vec::new()),
+            threads: Mutex::new(Vec::new()),
+            free: Mutex::new(Vec::new()),
+            pending: Mutex::new(Vec::new()),
+            gpu_offset: Mutex::new(None),
+        }
+    }
+}
+
+impl TimelineState {
+    /// Whether the timeline records.
+    #[inline]
+    pub fn on(&self) -> bool {
+        self.on.load(Ordering::Relaxed)
+    }
+
+    /// Nanoseconds since the timeline's origin.
+    pub fn now_ns(&self) -> u64 {
+        u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    fn thread(&self) -> u32 {
+        let id = std::thread::current().id();
+        let mut t = lock(&self.threads);
+        match t.iter().position(|x| *x == id) {
+            Some(i) => i as u32,
+            None => {
+                t.push(id);
+                t.len().saturating_sub(1) as u32
+            }
+        }
+    }
+
+    /// Records a CPU span that started at `start_ns` and ends now, on this thread.
+    pub fn cpu(&self, category: &'static str, name: impl FnOnce() -> String, start_ns: u64) {
+        if !self.on() {
+            return;
+        }
+        let end = self.now_ns();
+        let track = Track::Cpu(self.thread());
+        lock(&self.events).push(TimelineEvent {
+            name: name(),
+            category,
+            track,
+            start_ns,
+            duration_ns: end.saturating_sub(start_ns),
+        });
+    }
+
+    /// A submitted slot, to collect once `serial` completes.
+    pub fn submitted(&self, serial: u64, submitted_ns: u64, slot: Slot) {
+        lock(&self.pending).push(Pending {
+            serial,
+            submitted_ns,
+            slot,
+        });
+    }
+
+    /// A slot no recording uses any more.
+    pub fn give_back(&self, objects: SlotObjects) {
+        lock(&self.free).push(objects);
+    }
+}
+
+/// A CPU span that records itself when dropped (if the timeline is on), and is also a
+/// `tracing` span while it lives.
+pub(crate) struct CpuSpan<'a> {
+    state: &'a TimelineState,
+    category: &'static str,
+    name: Option<(&'static str, &'a str)>,
+    named: Option<String>,
+    start_ns: u64,
+    _span: tracing::span::EnteredSpan,
+}
+
+impl<'a> CpuSpan<'a> {
+    /// Starts a span named `op 'label'`.
+    pub fn new(
+        state: &'a TimelineState,
+        category: &'static str,
+        op: &'static str,
+        label: &'a str,
+    ) -> Self {
+        let span = tracing::debug_span!(target: "vigil", "vigil", op, label).entered();
+        let on = state.on();
+        CpuSpan {
+            state,
+            category,
+            name: on.then_some((op, label)),
+            named: None,
+            start_ns: if on { state.now_ns() } else { 0 },
+            _span: span,
+        }
+    }
+
+    /// When the span started (timeline clock, ns; 0 with the timeline off).
+    pub fn start_ns(&self) -> u64 {
+        self.start_ns
+    }
+
+    /// Names the span `name` instead of `op 'label'`.
+    pub fn name(&mut self, name: String) {
+        if self.name.is_some() {
+            self.named = Some(name);
+        }
+    }
+}
+
+impl Drop for CpuSpan<'_> {
+    fn drop(&mut self) {
+        if let Some((op, label)) = self.name {
+            let named = self.named.take();
+            self.state.cpu(
+                self.category,
+                || named.unwrap_or_else(|| format!("{op} '{label}'")),
+                self.start_ns,
+            );
+        }
+    }
+}
+
+impl<A: Api> Core<A> {
+    /// A slot for a new recording, when the timeline is on and the device can time passes.
+    pub(crate) fn timeline_slot(&self) -> Option<Slot> {
+        let t = &self.timeline;
+        if !t.on() || !self.features.contains(Features::TIMESTAMP_QUERY) {
+            return None;
+        }
+        let objects = lock(&t.free).pop()?;
+        Some(Slot {
+            objects,
+            passes: Vec::new(),
+        })
+    }
+}
+
+impl<A: Api> Device<A> {
+    /// Starts recording the timeline (see [`crate::timeline`]). With `TIMESTAMP_QUERY`
+    /// enabled, passes are timed on the GPU as well. Starting again clears what was
+    /// recorded.
+    pub fn start_timeline(&self) -> crate::Result<()> {
+        const OP: &str = "start_timeline";
+        self.check_alive(OP)?;
+        let t = &self.timeline;
+        if self.features.contains(Features::TIMESTAMP_QUERY) {
+            // Enough slots for several recordings at once; more recordings than slots are
+            // recorded on the CPU track only.
+            let mut free = lock(&t.free);
+            while free.len() < 8 {
+                let set = self.create_query_set("vigil timeline", SLOT_QUERIES)?;
+                let size = u64::from(SLOT_QUERIES) * 8;
+                let resolve = self.create_buffer(&crate::BufferDescriptor {
+                    label: "vigil timeline resolve",
+                    size,
+                    usage: BufferUsages::QUERY_RESOLVE | BufferUsages::COPY_SRC,
+                })?;
+                let readback = self.create_buffer(&crate::BufferDescriptor {
+                    label: "vigil timeline readback",
+                    size,
+                    usage: BufferUsages::MAP_READ | BufferUsages::COPY_DST,
+                })?;
+                free.push(SlotObjects {
+                    set,
+                    resolve,
+                    readback,
+                });
+            }
+        }
+        lock(&t.events).clear();
+        *lock(&t.gpu_offset) = None;
+        t.on.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Stops recording; what was recorded stays until [`Device::timeline`] or a new start.
+    pub fn stop_timeline(&self) {
+        self.timeline.on.store(false, Ordering::Relaxed);
+    }
+
+    /// Collects the GPU times of submissions that have completed (without waiting for any
+    /// that have not) and returns every event recorded since the start, draining them.
+    pub fn timeline(&self) -> crate::Result<Timeline> {
+        const OP: &str = "timeline";
+        self.check_alive(OP)?;
+        self.poll()?;
+        let t = &self.timeline;
+        let completed = self.completion.completed();
+        let done: Vec<Pending> = {
+            let mut pending = lock(&t.pending);
+            let (done, waiting): (Vec<Pending>, Vec<Pending>) =
+                pending.drain(..).partition(|p| p.serial <= completed);
+            *pending = waiting;
+            done
+        };
+        let period = f64::from(self.info.timestamp_period_ns.max(f32::MIN_POSITIVE));
+        let mut gpu = Vec::new();
+        for p in done {
+            let n = (p.slot.passes.len() as u64).saturating_mul(2);
+            // Complete, so this reads the mapped memory directly.
+            let bytes = self.read_buffer(p.slot.objects.readback, 0, n.saturating_mul(8))?;
+            let ticks: Vec<u64> = bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+                .collect();
+            let ns = |tick: u64| (tick as f64 * period) as i128;
+            let mut offset = lock(&t.gpu_offset);
+            let first = ticks.first().copied().map(ns).unwrap_or(0);
+            let off = *offset.get_or_insert(first.saturating_sub(i128::from(p.submitted_ns)));
+            drop(offset);
+            let to_cpu =
+                |tick: u64| u64::try_from(ns(tick).saturating_sub(off).max(0)).unwrap_or(0);
+            let (mut lo, mut hi) = (u64::MAX, 0u64);
+            for (label, pair) in p.slot.passes.iter().zip(ticks.chunks_exact(2)) {
+                let (b, e) = (pair[0], pair[1]);
+                let start = to_cpu(b);
+                let end = to_cpu(e.max(b));
+                lo = lo.min(start);
+                hi = hi.max(end);
+                gpu.push(TimelineEvent {
+                    name: label.clone(),
+                    category: "pass",
+                    track: Track::Gpu,
+                    start_ns: start,
+                    duration_ns: end.saturating_sub(start),
+                });
+            }
+            if hi >= lo && !p.slot.passes.is_empty() {
+                gpu.push(TimelineEvent {
+                    name: format!("submission #{} (GPU)", p.serial),
+                    category: "submit",
+                    track: Track::Gpu,
+                    start_ns: lo,
+                    duration_ns: hi.saturating_sub(lo),
+                });
+            }
+            t.give_back(p.slot.objects);
+        }
+        let mut events = std::mem::take(&mut *lock(&t.events));
+        events.extend(gpu);
+        Ok(Timeline { events })
+    }
+}
