@@ -204,14 +204,13 @@ fn a_pass_with_its_own_timestamps_keeps_them_and_an_unstarted_timeline_records_n
     let d = &*g;
     let j = job(d);
     let cb = record(d, &j, "quiet", &["p"]);
+    let serial = d.submit([cb]).unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(10))
+        .unwrap();
+    // Never started: nothing recorded, and collecting makes nothing of its own.
     let live = d.live_native_objects();
-    d.submit([cb]).unwrap();
     assert!(d.timeline().unwrap().events.is_empty());
-    assert_eq!(
-        d.live_native_objects(),
-        live,
-        "no objects of the timeline's own"
-    );
+    assert_eq!(d.live_native_objects(), live);
     // Started: a pass that names its own query set writes that one, not the timeline's.
     d.start_timeline().unwrap();
     let set = d.create_query_set("mine", 2).unwrap();
