@@ -70,6 +70,7 @@ rules! {
     ViewTextureDestroyed: InvalidHandle, "view.texture-destroyed", "A view is used only while its texture is alive.", "WebGPU: texture view of a destroyed texture";
 
     // Buffers.
+    MappedAtCreationSize: InvalidDescriptor, "buffer.mapped-at-creation-size", "A buffer mapped at creation has a size that is a multiple of 4.", "WebGPU createBuffer: mappedAtCreation";
     BufferSizeZero: InvalidDescriptor, "buffer.size-zero", "A buffer holds at least one byte.", "Vulkan VUID-VkBufferCreateInfo-size-00912";
     BufferSizeLimit: LimitExceeded, "buffer.size-limit", "A buffer's size is within max_buffer_size (and rounds up to whole words).", "WebGPU createBuffer: maxBufferSize";
     BufferUsageEmpty: InvalidDescriptor, "buffer.usage-empty", "A buffer has at least one usage.", "WebGPU createBuffer: usage != 0";

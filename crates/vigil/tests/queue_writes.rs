@@ -417,3 +417,48 @@ fn a_buffer_created_with_contents_holds_them_padded_to_whole_words() {
         .unwrap_err();
     assert_eq!(e.rule(), Rule::BufferSizeZero, "{e}");
 }
+
+#[test]
+fn a_buffer_mapped_at_creation_gets_its_bytes_when_unmapped() {
+    let d = gpu();
+    let (b, m) = d
+        .create_buffer_mapped(&BufferDescriptor {
+            label: "mapped at creation",
+            size: 16,
+            usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC,
+        })
+        .unwrap();
+    // It starts zeroed, and any usage can be mapped this way.
+    d.mapped_bytes(m, |bytes| assert_eq!(bytes, [0; 16]))
+        .unwrap();
+    d.mapped_bytes_mut(m, |bytes| {
+        for (i, byte) in bytes.iter_mut().enumerate() {
+            *byte = i as u8 + 1;
+        }
+    })
+    .unwrap();
+    // Still mapped: work that uses it is refused.
+    let out = storage(&d, "out", 16);
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "early" })
+        .unwrap();
+    e.copy_buffer_to_buffer(b, 0, out, 0, 16).unwrap();
+    assert_eq!(
+        d.submit([e.finish().unwrap()]).unwrap_err().rule(),
+        Rule::SubmitMapped
+    );
+    d.unmap(m).unwrap();
+    assert_eq!(d.unmap(m).unwrap_err().rule(), Rule::HandleStale);
+    let want: Vec<u8> = (1..=16).collect();
+    assert_eq!(d.read_buffer(b, 0, 16).unwrap(), want);
+    copy(&d, b, out, 16);
+    assert_eq!(d.read_buffer(out, 0, 16).unwrap(), want);
+    let e = d
+        .create_buffer_mapped(&BufferDescriptor {
+            label: "odd",
+            size: 6,
+            usage: BufferUsages::STORAGE,
+        })
+        .unwrap_err();
+    assert_eq!(e.rule(), Rule::MappedAtCreationSize, "{e}");
+}

@@ -80,6 +80,28 @@ pub fn create_buffer(w: &mut World<'_>, r: &mut Rng) {
         11 => BufferUsages::MAP_READ | BufferUsages::MAP_WRITE,
         _ => tame(BufferUsages::from_bits_truncate(r.bits(0x3ff))),
     };
+    if r.chance(10) && !w.mappings.full() {
+        // Mapped at creation: any usage, size a multiple of 4 (else refused).
+        let what = format!("create_buffer_mapped(size {size}, {usage:?})");
+        w.call("create_buffer_mapped", what, false, |w| {
+            let (b, m) = w.device.create_buffer_mapped(&BufferDescriptor {
+                label: "fuzz buffer mapped at creation",
+                size,
+                usage,
+            })?;
+            w.buffers.add(b, BufferMeta { size, usage });
+            w.mappings.add(
+                m,
+                crate::world::MapMeta {
+                    buffer: b,
+                    mode: vigil::MapMode::Write,
+                    size,
+                },
+            );
+            Ok(())
+        });
+        return;
+    }
     let what = format!("create_buffer(size {size}, {usage:?})");
     w.call("create_buffer", what, false, |w| {
         let b = w.device.create_buffer(&BufferDescriptor {

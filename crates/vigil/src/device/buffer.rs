@@ -12,8 +12,9 @@ use vigil_hal::{Api, BufferUsages, MemoryLocation, TextureLayout};
 
 /// How to create a buffer.
 ///
-/// Differs from WebGPU's `GPUBufferDescriptor`: no `mappedAtCreation` (use
-/// [`Device::create_buffer_init`] for contents at creation, or map a `MAP_WRITE` buffer).
+/// Differs from WebGPU's `GPUBufferDescriptor`: no `mappedAtCreation` flag; use
+/// [`Device::create_buffer_mapped`] (or [`Device::create_buffer_init`] for contents you
+/// already have).
 #[derive(Clone, Debug, Default)]
 pub struct BufferDescriptor<'a> {
     /// Label, used in error messages and as the native debug name.
@@ -105,7 +106,7 @@ impl<A: Api> Device<A> {
     /// Validates `desc`, creates the native buffer (with `extra` native usages beyond the
     /// ones the buffer reports) and registers it. `zero` fills host-visible memory with
     /// zeros (a caller writing every byte itself skips it).
-    fn make_buffer(
+    pub(crate) fn make_buffer(
         &self,
         desc: &BufferDescriptor<'_>,
         extra: BufferUsages,

@@ -116,6 +116,7 @@ impl<A: Api> Device<A> {
                 size,
                 ready_serial: b.last_use.load(Ordering::Acquire),
                 access: AtomicU32::new(0),
+                shadow: None,
             })
             .ok_or_else(|| super::buffer::registry_full(OP, &b.label, "buffer mapping"))?;
         if b.mapping
@@ -228,7 +229,10 @@ impl<A: Api> Device<A> {
                 "a closure is writing the mapping; read it once that returns"
             ));
         }
-        let r = self.hal.with_mapped(&m.buffer.raw, m.offset, m.size, f);
+        let r = match &m.shadow {
+            Some(shadow) => Ok(f(&super::lock(shadow))),
+            None => self.hal.with_mapped(&m.buffer.raw, m.offset, m.size, f),
+        };
         m.access.fetch_sub(1, Ordering::AcqRel);
         r.map_err(|e| self.hal_error(e, OP, &m.label))
     }
@@ -261,13 +265,19 @@ impl<A: Api> Device<A> {
                 "another closure is using the mapping; write it once that returns"
             ));
         }
-        let r = self.hal.with_mapped_mut(&m.buffer.raw, m.offset, m.size, f);
+        let r = match &m.shadow {
+            Some(shadow) => Ok(f(&mut super::lock(shadow))),
+            None => self.hal.with_mapped_mut(&m.buffer.raw, m.offset, m.size, f),
+        };
         m.access.store(0, Ordering::Release);
         r.map_err(|e| self.hal_error(e, OP, &m.label))
     }
 
     /// Ends a mapping: the handle and every copy go stale; the buffer can be used again.
-    /// Refused while a closure is reading or writing it.
+    /// Refused while a closure is reading or writing it. A mapping made at creation
+    /// ([`Device::create_buffer_mapped`]) hands its bytes to the buffer now (directly, or
+    /// staged for the next submission as a queue write is); refused within the staging
+    /// bounds, it stays mapped.
     pub fn unmap(&self, mapping: BufferMapping) -> Result<()> {
         const OP: &str = "unmap";
         let m = self.lookup(mapping, OP)?;
@@ -282,8 +292,86 @@ impl<A: Api> Device<A> {
                 "a closure is reading or writing the mapping; unmap it once that returns"
             ));
         }
+        if let Some(shadow) = &m.shadow {
+            let bytes = super::lock(shadow);
+            let b = &m.buffer;
+            let landed = if b.host_visible {
+                self.hal
+                    .write_mapped(&b.raw, 0, &bytes)
+                    .map_err(|e| self.hal_error(e, OP, &b.label))
+            } else {
+                let mut q = super::lock(&self.queue);
+                self.queue_write(&mut q, b, 0, &bytes, OP)
+            };
+            if let Err(e) = landed {
+                m.access.store(0, Ordering::Release);
+                return Err(e);
+            }
+        }
         self.close_mapping_of(&m.buffer);
         Ok(())
+    }
+
+    /// Creates a buffer that starts mapped for writing, as WebGPU's `mappedAtCreation`:
+    /// fill it through [`Device::mapped_bytes_mut`] (it starts zeroed), then [`unmap`]
+    /// hands the bytes to the buffer. Any usage may be mapped this way (no `MAP_WRITE`
+    /// needed); the size must be a multiple of 4. Until it is unmapped, submissions that
+    /// use the buffer are refused.
+    ///
+    /// [`unmap`]: Device::unmap
+    pub fn create_buffer_mapped(
+        &self,
+        desc: &super::BufferDescriptor<'_>,
+    ) -> Result<(Buffer, BufferMapping)> {
+        const OP: &str = "create_buffer_mapped";
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
+        crate::validate::ensure!(
+            desc.size % 4 == 0,
+            MappedAtCreationSize,
+            OP,
+            desc.label,
+            "a buffer mapped at creation is {} bytes; its size must be a multiple of 4",
+            desc.size
+        );
+        let extra = if desc.usage.contains(vigil_hal::BufferUsages::MAP_WRITE) {
+            vigil_hal::BufferUsages::empty()
+        } else {
+            vigil_hal::BufferUsages::COPY_DST
+        };
+        let b = self.make_buffer(desc, extra, OP, true)?;
+        let id = self.id;
+        let made = self
+            .objects
+            .mappings
+            .insert(|index, generation| MappingObj {
+                handle: BufferMapping::from_parts(index, generation, id),
+                label: b.label.clone(),
+                buffer: b.clone(),
+                mode: MapMode::Write,
+                offset: 0,
+                size: desc.size,
+                ready_serial: 0,
+                access: AtomicU32::new(0),
+                shadow: Some(std::sync::Mutex::new(vec![
+                    0;
+                    usize::try_from(desc.size)
+                        .unwrap_or(0)
+                ])),
+            });
+        let Some((_, _, m)) = made else {
+            let handle = b.handle;
+            drop(b);
+            let _ = self.destroy_buffer(handle);
+            return Err(super::buffer::registry_full(
+                OP,
+                desc.label,
+                "buffer mapping",
+            ));
+        };
+        b.mapping.store(word(m.handle), Ordering::Release);
+        self.destroy_epoch.fetch_add(1, Ordering::AcqRel);
+        self.notify_created("buffer", desc.label);
+        Ok((b.handle, m.handle))
     }
 
     /// Closes the mapping of a buffer, if any (unmap, or the buffer's destruction).

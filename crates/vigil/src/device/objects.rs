@@ -279,6 +279,9 @@ pub(crate) struct MappingObj<A: Api> {
     pub ready_serial: u64,
     /// Closures reading it now, or `WRITING` while one writes.
     pub access: AtomicU32,
+    /// For a buffer mapped at creation: the bytes the closures see, written into the
+    /// buffer when it is unmapped (its memory may not be host-visible).
+    pub shadow: Option<std::sync::Mutex<Vec<u8>>>,
 }
 
 /// `MappingObj::access` while a closure writes.
