@@ -69,6 +69,9 @@ pub struct AdapterInfo {
 bitflags! {
     /// Optional capabilities. A device enables a subset of what its adapter supports, and
     /// every feature check consults the device's enabled set, never the adapter's.
+    ///
+    /// Differs from WebGPU's `GPUFeatureName`: the names are Vulkan's capabilities
+    /// (`FULL_DRAW_INDEX_UINT32`, `BUFFER_DEVICE_ADDRESS`, …), not WebGPU's list.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
     pub struct Features: u64 {
         /// Timestamp queries in command encoders and passes.

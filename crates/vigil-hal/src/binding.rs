@@ -125,6 +125,8 @@ impl BindingType {
 }
 
 /// One binding of a bind group layout.
+///
+/// Differs from wgpu's: no `count` (binding arrays are not supported yet).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BindGroupLayoutEntry {
     /// Binding number, as in `@binding(n)`.

@@ -162,6 +162,8 @@ pub enum CullMode {
 }
 
 /// Primitive assembly and rasterisation state.
+///
+/// Differs from wgpu's: no `unclipped_depth`, `polygon_mode` or `conservative`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct PrimitiveState {
     /// Topology.
@@ -250,6 +252,8 @@ impl Default for StencilState {
 
 /// Depth and stencil test state. For a depth-only format leave `stencil` at its default
 /// (`StencilState::default()`), as WebGPU lets a depth-only pipeline omit it.
+///
+/// Differs from WebGPU's: no depth bias.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DepthStencilState {
     /// Format of the depth-stencil attachment.
@@ -271,6 +275,8 @@ impl DepthStencilState {
 }
 
 /// Blend factor.
+///
+/// Differs from WebGPU's: no `src-alpha-saturated` and no dual-source (`src1*`) factors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BlendFactor {
     /// 0.

@@ -3,7 +3,7 @@
 
 use bitflags::bitflags;
 
-/// Texel formats vigil supports.
+/// Texel formats vigil supports: a subset of WebGPU's, with its names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TextureFormat {
     /// 8-bit red, unsigned normalized.

@@ -174,6 +174,9 @@ impl<A: Api> Adapter<A> {
     }
 
     /// Opens a device with the requested features and limits.
+    ///
+    /// Differs from WebGPU's `requestDevice`: synchronous, and there is no separate queue
+    /// object (the device submits).
     pub fn request_device(&self, desc: &DeviceDescriptor) -> Result<Device<A>> {
         Device::new(self, desc)
     }

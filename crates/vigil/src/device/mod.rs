@@ -53,6 +53,9 @@ pub use buffer::{BufferDescriptor, BufferInitDescriptor};
 pub use pipeline::{ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor};
 
 /// How to open a device.
+///
+/// Beyond WebGPU's `GPUDeviceDescriptor`: the staging budget, the bound on command buffers
+/// in flight and the stall bound every wait uses.
 #[derive(Clone, Debug)]
 pub struct DeviceDescriptor {
     /// Label of the device (used in error messages).

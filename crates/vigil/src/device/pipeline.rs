@@ -20,6 +20,9 @@ pub struct PipelineLayoutDescriptor<'a> {
 }
 
 /// How to create a shader module.
+///
+/// Differs from WebGPU's: WGSL source only (no SPIR-V or other languages), and no
+/// `override` constants yet.
 #[derive(Clone, Debug, Default)]
 pub struct ShaderModuleDescriptor<'a> {
     /// Label; also the file name diagnostics report (`<label>.wgsl` when it has no dot).
