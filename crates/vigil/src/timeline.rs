@@ -3,9 +3,11 @@
 //! Off until [`Device::start_timeline`]. Then the device records, on the CPU clock, the
 //! spans of object creation, of each encoder's recording (creation to `finish`) and each
 //! pass in it, and of each submission; and, when the device has `TIMESTAMP_QUERY`, the GPU
-//! time of every pass: a pass the caller gave no `timestamp_writes` gets a pair of
-//! timestamps of the device's own (from a small pool of query sets), resolved and copied
-//! into a host-readable buffer by the same command buffer. [`Device::timeline`] collects
+//! time of every command buffer and every pass in it: timestamps of the device's own (from
+//! a small pool of query sets) open and close each command buffer and bracket each pass
+//! (beside any the caller asked for), and the same command buffer resolves and copies them
+//! into a host-readable buffer. A submission's GPU span runs from its first command
+//! buffer's start to its last one's end. [`Device::timeline`] collects
 //! the results of submissions that have completed — it never waits for the GPU — and
 //! returns every event so far. The same points are also `tracing` spans (target
 //! `vigil`), for applications with a `tracing` subscriber of their own.
@@ -242,19 +244,33 @@ pub(crate) struct SlotObjects {
     pub readback: Buffer,
 }
 
-/// A slot in use by one recording: which passes it timed.
+/// A slot in use by one recording: queries 0 and 1 bound the whole command buffer, then
+/// a pair per timed pass.
 #[derive(Debug)]
 pub(crate) struct Slot {
     pub objects: SlotObjects,
-    /// Labels of the timed passes, in order (pass `i` used queries `2i` and `2i + 1`).
+    /// The command buffer's label.
+    pub label: String,
+    /// Labels of the timed passes, in order (pass `i` used queries `2i + 2` and `2i + 3`).
     pub passes: Vec<String>,
 }
 
 impl Slot {
     /// The next pass's query pair, if the slot has room.
     pub fn next_pair(&self) -> Option<(u32, u32)> {
-        let first = u32::try_from(self.passes.len()).ok()?.checked_mul(2)?;
+        let first = u32::try_from(self.passes.len())
+            .ok()?
+            .checked_add(1)?
+            .checked_mul(2)?;
         (first.saturating_add(2) <= SLOT_QUERIES).then_some((first, first.saturating_add(1)))
+    }
+
+    /// Queries written: the command buffer's pair and every pass's.
+    pub fn written(&self) -> u32 {
+        u32::try_from(self.passes.len())
+            .unwrap_or(0)
+            .saturating_add(1)
+            .saturating_mul(2)
     }
 }
 
@@ -405,7 +421,7 @@ impl Drop for CpuSpan<'_> {
 
 impl<A: Api> Core<A> {
     /// A slot for a new recording, when the timeline is on and the device can time passes.
-    pub(crate) fn timeline_slot(&self) -> Option<Slot> {
+    pub(crate) fn timeline_slot(&self, label: &str) -> Option<Slot> {
         let t = &self.timeline;
         if !t.on() || !self.features.contains(Features::TIMESTAMP_QUERY) {
             return None;
@@ -413,6 +429,7 @@ impl<A: Api> Core<A> {
         let objects = lock(&t.free).pop()?;
         Some(Slot {
             objects,
+            label: label.to_owned(),
             passes: Vec::new(),
         })
     }
@@ -478,8 +495,10 @@ impl<A: Api> Device<A> {
         };
         let period = f64::from(self.info.timestamp_period_ns.max(f32::MIN_POSITIVE));
         let mut gpu = Vec::new();
+        // Per submission: the span of its command buffers on the GPU.
+        let mut submissions: Vec<(u64, u64, u64)> = Vec::new();
         for p in done {
-            let n = (p.slot.passes.len() as u64).saturating_mul(2);
+            let n = u64::from(p.slot.written());
             // Complete, so this reads the mapped memory directly.
             let bytes = self.read_buffer(p.slot.objects.readback, 0, n.saturating_mul(8))?;
             let ticks: Vec<u64> = bytes
@@ -493,31 +512,50 @@ impl<A: Api> Device<A> {
             drop(offset);
             let to_cpu =
                 |tick: u64| u64::try_from(ns(tick).saturating_sub(off).max(0)).unwrap_or(0);
-            let (mut lo, mut hi) = (u64::MAX, 0u64);
-            for (label, pair) in p.slot.passes.iter().zip(ticks.chunks_exact(2)) {
-                let (b, e) = (pair[0], pair[1]);
+            let mut pairs = ticks.chunks_exact(2);
+            let span = |pair: &[u64]| {
+                let (b, e) = (pair.first().copied().unwrap_or(0), pair.get(1).copied());
                 let start = to_cpu(b);
-                let end = to_cpu(e.max(b));
-                lo = lo.min(start);
-                hi = hi.max(end);
+                (start, to_cpu(e.unwrap_or(b).max(b)).saturating_sub(start))
+            };
+            if let Some(pair) = pairs.next() {
+                let (start, duration) = span(pair);
+                gpu.push(TimelineEvent {
+                    name: format!("command buffer '{}'", p.slot.label),
+                    category: "record",
+                    track: Track::Gpu,
+                    start_ns: start,
+                    duration_ns: duration,
+                });
+                let end = start.saturating_add(duration);
+                match submissions.iter_mut().find(|s| s.0 == p.serial) {
+                    Some(s) => {
+                        s.1 = s.1.min(start);
+                        s.2 = s.2.max(end);
+                    }
+                    None => submissions.push((p.serial, start, end)),
+                }
+            }
+            for (label, pair) in p.slot.passes.iter().zip(pairs) {
+                let (start, duration) = span(pair);
                 gpu.push(TimelineEvent {
                     name: label.clone(),
                     category: "pass",
                     track: Track::Gpu,
                     start_ns: start,
-                    duration_ns: end.saturating_sub(start),
-                });
-            }
-            if hi >= lo && !p.slot.passes.is_empty() {
-                gpu.push(TimelineEvent {
-                    name: format!("submission #{} (GPU)", p.serial),
-                    category: "submit",
-                    track: Track::Gpu,
-                    start_ns: lo,
-                    duration_ns: hi.saturating_sub(lo),
+                    duration_ns: duration,
                 });
             }
             t.give_back(p.slot.objects);
+        }
+        for (serial, lo, hi) in submissions {
+            gpu.push(TimelineEvent {
+                name: format!("submission #{serial} (GPU)"),
+                category: "submit",
+                track: Track::Gpu,
+                start_ns: lo,
+                duration_ns: hi.saturating_sub(lo),
+            });
         }
         let mut events = std::mem::take(&mut *lock(&t.events));
         events.extend(gpu);

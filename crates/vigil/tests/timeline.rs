@@ -142,8 +142,8 @@ fn the_timeline_shows_cpu_spans_and_gpu_pass_times_side_by_side() {
         first_cpu.start_ns >= rec.start_ns && first_cpu.start_ns <= rec.start_ns + rec.duration_ns
     );
     let submit = cpu(&format!("submit #{serial}"), "submit");
-    // On the GPU row: each pass, then the submission from the first pass's start to the
-    // last one's end, placed no earlier than the submission was made.
+    // On the GPU row: the command buffer, each pass inside it, and the submission
+    // around its command buffers, placed no earlier than the submission was made.
     let gpu_pass = |name: &str| {
         let found = find(&t, &format!("compute pass '{name}' in 'frame'"));
         assert_eq!(found.len(), 1, "{name}: {:#?}", t.events);
@@ -156,12 +156,16 @@ fn the_timeline_shows_cpu_spans_and_gpu_pass_times_side_by_side() {
         b.start_ns >= a.start_ns + a.duration_ns,
         "passes in order: {a:?} {b:?}"
     );
+    let cb = find(&t, "command buffer 'frame'");
+    assert_eq!(cb.len(), 1, "{:#?}", t.events);
+    assert!(cb[0].start_ns >= submit.start_ns);
+    assert!(cb[0].start_ns <= a.start_ns);
+    assert!(cb[0].start_ns + cb[0].duration_ns >= b.start_ns + b.duration_ns);
     let whole = find(&t, &format!("submission #{serial} (GPU)"));
     assert_eq!(whole.len(), 1);
-    assert_eq!(whole[0].start_ns, a.start_ns);
     assert_eq!(
-        whole[0].start_ns + whole[0].duration_ns,
-        b.start_ns + b.duration_ns
+        (whole[0].start_ns, whole[0].duration_ns),
+        (cb[0].start_ns, cb[0].duration_ns)
     );
     // The trace: both rows named, every span a complete event.
     let trace = t.to_chrome_trace();
@@ -173,8 +177,29 @@ fn the_timeline_shows_cpu_spans_and_gpu_pass_times_side_by_side() {
     assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
     assert_eq!(svg.matches("<rect x=").count(), t.events.len());
     assert!(svg.contains(">GPU</text>") && svg.contains(">CPU thread 0</text>"));
-    // Collected events are drained.
-    assert!(d.timeline().unwrap().events.is_empty());
+    // Collected events are drained; a command buffer without passes (a copy) is on the
+    // GPU row too.
+    let out = d
+        .create_buffer(&BufferDescriptor {
+            label: "copy target",
+            size: 1024,
+            usage: BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "copy only" })
+        .unwrap();
+    e.copy_buffer_to_buffer(j.data, 0, out, 0, 1024).unwrap();
+    let copied = d.submit([e.finish().unwrap()]).unwrap();
+    d.wait_for_serial_unless_stalled(copied, Duration::from_secs(10))
+        .unwrap();
+    let later = d.timeline().unwrap();
+    assert!(find(&later, "record 'frame'").is_empty());
+    assert_eq!(find(&later, "command buffer 'copy only'").len(), 1);
+    assert_eq!(
+        find(&later, &format!("submission #{copied} (GPU)")).len(),
+        1
+    );
 }
 
 #[test]

@@ -140,7 +140,7 @@ impl<A: Api> Device<A> {
         const OP: &str = "create_command_encoder";
         self.check_alive(OP)?;
         let pool = self.take_pool(OP)?;
-        Ok(CommandEncoder {
+        let mut encoder = CommandEncoder {
             core: self.core.clone(),
             label: desc.label.to_owned(),
             error: None,
@@ -159,7 +159,7 @@ impl<A: Api> Device<A> {
             passes: 0,
             written_queries: Vec::new(),
             epoch: self.destroy_epoch.load(Ordering::Acquire),
-            timeline: self.timeline_slot(),
+            timeline: self.timeline_slot(desc.label),
             started_ns: if self.timeline.on() {
                 self.timeline.now_ns()
             } else {
@@ -169,7 +169,18 @@ impl<A: Api> Device<A> {
             timeline_end: None,
             span: tracing::debug_span!(target: "vigil", "vigil", op = "record", label = desc.label),
             pass_span: tracing::Span::none(),
-        })
+        };
+        // Timeline on: the command buffer's first timestamp opens it.
+        if let Some(set) = encoder.timeline.as_ref().map(|s| s.objects.set) {
+            if let Err(e) = encoder.write_timestamp(set, 0) {
+                encoder.error = None;
+                if let Some(slot) = encoder.timeline.take() {
+                    self.timeline.give_back(slot.objects);
+                }
+                return Err(e);
+            }
+        }
+        Ok(encoder)
     }
 }
 
@@ -342,24 +353,25 @@ impl<A: Api> CommandEncoder<A> {
         // The timeline's pass timestamps go to a host-readable buffer by this same command
         // buffer, to be read once it completed.
         if let Some(slot) = self.timeline.take() {
-            if slot.passes.is_empty() {
-                self.core.timeline.give_back(slot.objects);
-            } else {
-                let o = slot.objects;
-                let n = u32::try_from(slot.passes.len())
-                    .unwrap_or(0)
-                    .saturating_mul(2);
-                let timed = self
-                    .resolve_query_set(o.set, 0, n, o.resolve, 0)
-                    .and_then(|()| {
-                        self.copy_buffer_to_buffer(o.resolve, 0, o.readback, 0, u64::from(n) * 8)
-                    });
-                match timed {
-                    Ok(()) => self.timeline = Some(slot),
-                    Err(e) => {
-                        self.core.timeline.give_back(o);
-                        return Err(e);
-                    }
+            let o = slot.objects;
+            let n = slot.written();
+            let timed = self
+                .write_timestamp(o.set, 1)
+                .and_then(|()| self.resolve_query_set(o.set, 0, n, o.resolve, 0))
+                .and_then(|()| {
+                    self.copy_buffer_to_buffer(
+                        o.resolve,
+                        0,
+                        o.readback,
+                        0,
+                        u64::from(n).saturating_mul(8),
+                    )
+                });
+            match timed {
+                Ok(()) => self.timeline = Some(slot),
+                Err(e) => {
+                    self.core.timeline.give_back(o);
+                    return Err(e);
                 }
             }
         }
