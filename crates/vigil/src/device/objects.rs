@@ -51,7 +51,7 @@ labelled!(
 );
 
 /// A buffer.
-#[repr(align(64))]
+
 pub(crate) struct BufferObj<A: Api> {
     pub raw: Owned<A, BufferKind>,
     pub handle: Buffer,
@@ -93,7 +93,7 @@ impl<A: Api> BufferObj<A> {
 }
 
 /// A texture.
-#[repr(align(64))]
+
 pub(crate) struct TextureObj<A: Api> {
     pub raw: Owned<A, TextureKind>,
     pub handle: Texture,
@@ -115,7 +115,7 @@ pub(crate) struct TextureState {
 }
 
 /// A texture view.
-#[repr(align(64))]
+
 pub(crate) struct ViewObj<A: Api> {
     pub raw: Owned<A, ViewKind>,
     pub handle: TextureView,
@@ -142,7 +142,7 @@ impl<A: Api> ViewObj<A> {
 }
 
 /// A sampler.
-#[repr(align(64))]
+
 pub(crate) struct SamplerObj<A: Api> {
     pub raw: Owned<A, SamplerKind>,
     pub handle: Sampler,
@@ -152,7 +152,7 @@ pub(crate) struct SamplerObj<A: Api> {
 }
 
 /// A timestamp query set.
-#[repr(align(64))]
+
 pub(crate) struct QuerySetObj<A: Api> {
     pub raw: Owned<A, QuerySetKind>,
     pub handle: QuerySet,
@@ -161,7 +161,7 @@ pub(crate) struct QuerySetObj<A: Api> {
 }
 
 /// A bind group layout.
-#[repr(align(64))]
+
 pub(crate) struct BindGroupLayoutObj<A: Api> {
     pub raw: Owned<A, BindGroupLayoutKind>,
     pub handle: BindGroupLayout,
@@ -200,7 +200,7 @@ pub(crate) struct DynamicBinding {
 
 /// A bind group: its native set plus everything a draw needs from it, computed once. In
 /// declaration order (`repr(C)`): the native set, which every bind reads, comes first.
-#[repr(C, align(64))]
+#[repr(C)]
 pub(crate) struct BindGroupObj<A: Api> {
     /// Declared first, so dropped first: the native set goes before what it names.
     pub raw: Owned<A, BindGroupKind>,
@@ -214,7 +214,7 @@ pub(crate) struct BindGroupObj<A: Api> {
 }
 
 /// A pipeline layout.
-#[repr(align(64))]
+
 pub(crate) struct PipelineLayoutObj<A: Api> {
     pub raw: Owned<A, PipelineLayoutKind>,
     pub handle: PipelineLayout,
@@ -249,7 +249,7 @@ pub(crate) struct PipelineInfo<A: Api> {
 }
 
 /// A compute pipeline.
-#[repr(align(64))]
+
 pub(crate) struct ComputePipelineObj<A: Api> {
     pub raw: Owned<A, ComputePipelineKind>,
     pub handle: ComputePipeline,
@@ -258,7 +258,7 @@ pub(crate) struct ComputePipelineObj<A: Api> {
 }
 
 /// A render pipeline.
-#[repr(align(64))]
+
 pub(crate) struct RenderPipelineObj<A: Api> {
     pub raw: Owned<A, RenderPipelineKind>,
     pub handle: RenderPipeline,
