@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use vigil_hal::{
-    Access, Api, BufferBarrier, CommandEncoder as _, Device as _, DeviceError, Stages,
-    SubresourceRange, TextureAspect, TextureBarrier,
+    Access, Api, BufferBarrier, CommandEncoder as _, Device as _, DeviceError, MemoryBarrier,
+    Stages, SubresourceRange, TextureAspect, TextureBarrier,
 };
 
 /// Which wait gave up on the GPU, or who else declared the loss.
@@ -1005,14 +1005,30 @@ impl<A: Api> Barriers<A> {
         self.buffers.is_empty() && self.textures.is_empty()
     }
 
-    /// Records them as one pipeline barrier.
+    /// Records them as one pipeline barrier. More than [`BUFFER_BARRIERS_MAX`] buffer
+    /// barriers become one global memory barrier over the union of their stages (a
+    /// superset of what they order, and far cheaper for the driver than a thousand
+    /// ranges).
     pub fn record(&self, rec: &mut Rec<'_, A>) {
         if self.is_empty() {
             return;
         }
+        let global = (self.buffers.len() > BUFFER_BARRIERS_MAX).then(|| {
+            self.buffers.iter().fold(
+                MemoryBarrier {
+                    src: Stages::empty(),
+                    dst: Stages::empty(),
+                },
+                |m, (_, _, _, t)| MemoryBarrier {
+                    src: m.src | t.src,
+                    dst: m.dst | t.dst,
+                },
+            )
+        });
         let buffers: Vec<BufferBarrier<'_, A>> = self
             .buffers
             .iter()
+            .filter(|_| global.is_none())
             .map(|(b, offset, size, t)| BufferBarrier {
                 buffer: &*b.raw,
                 offset: *offset,
@@ -1043,9 +1059,12 @@ impl<A: Api> Barriers<A> {
                 dst_access: t.dst_access,
             })
             .collect();
-        rec.barriers(None, &buffers, &textures);
+        rec.barriers(global, &buffers, &textures);
     }
 }
+
+/// Most buffer barriers a submission's head records one by one.
+const BUFFER_BARRIERS_MAX: usize = 16;
 
 /// What runs in front of a command buffer: zero fills of the buffers and clears of the
 /// textures it is the first to use, then the barriers its first uses need (computed
