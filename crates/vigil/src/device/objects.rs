@@ -51,7 +51,6 @@ labelled!(
 );
 
 /// A buffer.
-
 pub(crate) struct BufferObj<A: Api> {
     pub raw: Owned<A, BufferKind>,
     pub handle: Buffer,
@@ -93,7 +92,6 @@ impl<A: Api> BufferObj<A> {
 }
 
 /// A texture.
-
 pub(crate) struct TextureObj<A: Api> {
     pub raw: Owned<A, TextureKind>,
     pub handle: Texture,
@@ -115,7 +113,6 @@ pub(crate) struct TextureState {
 }
 
 /// A texture view.
-
 pub(crate) struct ViewObj<A: Api> {
     pub raw: Owned<A, ViewKind>,
     pub handle: TextureView,
@@ -142,7 +139,6 @@ impl<A: Api> ViewObj<A> {
 }
 
 /// A sampler.
-
 pub(crate) struct SamplerObj<A: Api> {
     pub raw: Owned<A, SamplerKind>,
     pub handle: Sampler,
@@ -152,7 +148,6 @@ pub(crate) struct SamplerObj<A: Api> {
 }
 
 /// A timestamp query set.
-
 pub(crate) struct QuerySetObj<A: Api> {
     pub raw: Owned<A, QuerySetKind>,
     pub handle: QuerySet,
@@ -161,7 +156,6 @@ pub(crate) struct QuerySetObj<A: Api> {
 }
 
 /// A bind group layout.
-
 pub(crate) struct BindGroupLayoutObj<A: Api> {
     pub raw: Owned<A, BindGroupLayoutKind>,
     pub handle: BindGroupLayout,
@@ -214,7 +208,6 @@ pub(crate) struct BindGroupObj<A: Api> {
 }
 
 /// A pipeline layout.
-
 pub(crate) struct PipelineLayoutObj<A: Api> {
     pub raw: Owned<A, PipelineLayoutKind>,
     pub handle: PipelineLayout,
@@ -249,7 +242,6 @@ pub(crate) struct PipelineInfo<A: Api> {
 }
 
 /// A compute pipeline.
-
 pub(crate) struct ComputePipelineObj<A: Api> {
     pub raw: Owned<A, ComputePipelineKind>,
     pub handle: ComputePipeline,
@@ -258,7 +250,6 @@ pub(crate) struct ComputePipelineObj<A: Api> {
 }
 
 /// A render pipeline.
-
 pub(crate) struct RenderPipelineObj<A: Api> {
     pub raw: Owned<A, RenderPipelineKind>,
     pub handle: RenderPipeline,
