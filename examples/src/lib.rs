@@ -42,6 +42,36 @@ pub fn open_device() -> Result<vigil::Device> {
         .map_err(err)
 }
 
+/// The body of every example binary: opens the default device, renders with `render`,
+/// writes the image to `target/vigil-examples/NAME.png` and reports; a failure is printed
+/// and becomes the exit status.
+pub fn run_example(
+    name: &str,
+    render: impl FnOnce(&vigil::Device) -> Result<image::Image>,
+) -> std::process::ExitCode {
+    let run = || -> Result<()> {
+        let device = open_device()?;
+        let image = render(&device)?;
+        let path = std::path::PathBuf::from(format!("target/vigil-examples/{name}.png"));
+        image.save(&path)?;
+        println!(
+            "{name}: wrote {} ({}x{}) on {}",
+            path.display(),
+            image.width,
+            image.height,
+            device.adapter_info().name
+        );
+        Ok(())
+    };
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// Reads an RGBA8 texture (with `COPY_SRC`) back as an image.
 pub fn read_image(
     device: &vigil::Device,

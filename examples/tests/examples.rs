@@ -2,25 +2,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use vigil::*;
-use vigil_examples::{compute_to_texture, textured_quad, triangle};
+mod common;
 
-fn device() -> (Device, std::sync::Arc<ValidationLog>) {
-    let instance = Instance::<DefaultApi>::new(&InstanceDescriptor {
-        app_name: "examples".into(),
-        validation: Validation::On,
-    })
-    .unwrap();
-    let log = instance.validation_log().unwrap();
-    let adapter = instance.default_adapter().unwrap();
-    let d = adapter
-        .request_device(&DeviceDescriptor {
-            required_limits: adapter.limits().clone(),
-            ..Default::default()
-        })
-        .unwrap();
-    (d, log)
-}
+use common::device;
+use vigil_examples::{compute_to_texture, textured_quad, triangle};
 
 #[test]
 fn triangle_covers_its_middle_and_leaves_the_corners() {

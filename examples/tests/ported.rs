@@ -3,25 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use vigil::*;
-use vigil_examples::ported::{boids, cube, hello_triangle};
+mod common;
 
-fn device() -> (Device, std::sync::Arc<ValidationLog>) {
-    let instance = Instance::<DefaultApi>::new(&InstanceDescriptor {
-        app_name: "ported examples".into(),
-        validation: Validation::On,
-    })
-    .unwrap();
-    let log = instance.validation_log().unwrap();
-    let adapter = instance.default_adapter().unwrap();
-    let d = adapter
-        .request_device(&DeviceDescriptor {
-            required_limits: adapter.limits().clone(),
-            ..Default::default()
-        })
-        .unwrap();
-    (d, log)
-}
+use common::device;
+use vigil_examples::ported::{boids, cube, hello_triangle};
 
 fn near(a: [u8; 4], b: [u8; 4], tolerance: u8) -> bool {
     a.iter().zip(b).all(|(x, y)| x.abs_diff(y) <= tolerance)
