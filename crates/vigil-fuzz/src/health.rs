@@ -140,6 +140,9 @@ pub fn drain_and_check(w: &mut World<'_>, report: &mut Report) {
         );
     }
     let _ = device.poll();
+    // The timeline's own objects go once it is stopped and collected.
+    device.stop_timeline();
+    let _ = device.timeline();
     let left: Vec<String> = device
         .live_objects()
         .into_iter()

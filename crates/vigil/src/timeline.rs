@@ -474,8 +474,26 @@ impl<A: Api> Device<A> {
     }
 
     /// Stops recording; what was recorded stays until [`Device::timeline`] or a new start.
+    /// The timeline's own query sets and buffers go as soon as no recording or submission
+    /// holds them (those in flight go when [`Device::timeline`] collects them).
     pub fn stop_timeline(&self) {
         self.timeline.on.store(false, Ordering::Relaxed);
+        self.release_idle_slots();
+    }
+
+    /// Destroys the free slots' objects while the timeline is off.
+    fn release_idle_slots(&self) {
+        if self.timeline.on() {
+            return;
+        }
+        let free = std::mem::take(&mut *lock(&self.timeline.free));
+        for o in free {
+            // The device's own objects, idle: destroying them cannot be refused except on
+            // a closed device, where they are gone anyway.
+            let _ = self.destroy_query_set(o.set);
+            let _ = self.destroy_buffer(o.resolve);
+            let _ = self.destroy_buffer(o.readback);
+        }
     }
 
     /// Collects the GPU times of submissions that have completed (without waiting for any
@@ -557,6 +575,7 @@ impl<A: Api> Device<A> {
                 duration_ns: hi.saturating_sub(lo),
             });
         }
+        self.release_idle_slots();
         let mut events = std::mem::take(&mut *lock(&t.events));
         events.extend(gpu);
         Ok(Timeline { events })

@@ -221,6 +221,17 @@ fn collecting_never_waits_for_the_gpu() {
         .unwrap();
     let t = d.timeline().unwrap();
     assert_eq!(find(&t, "compute pass 'held pass' in 'held'").len(), 1);
+    // Stopped (and collected), the timeline's own query sets and buffers are gone.
+    let count = |kind: &str| {
+        d.live_objects()
+            .into_iter()
+            .find(|(k, _)| *k == kind)
+            .map_or(0, |(_, n)| n)
+    };
+    assert!(count("query sets") > 0);
+    d.stop_timeline();
+    d.timeline().unwrap();
+    assert_eq!(count("query sets"), 0, "{:?}", d.live_objects());
 }
 
 #[test]

@@ -51,6 +51,7 @@ pub const OPS: &[(u32, Op)] = &[
     (2, queue::read),
     (3, queue::mapping),
     (3, queue::poll_and_wait),
+    (1, queue::timeline),
 ];
 
 /// Chooses an operation by weight.

@@ -278,3 +278,29 @@ pub fn poll_and_wait(w: &mut World<'_>, r: &mut Rng) {
         }
     }
 }
+
+/// The timeline: started, collected (never waits) or stopped at any moment.
+pub fn timeline(w: &mut World<'_>, r: &mut Rng) {
+    match r.below(3) {
+        0 => {
+            w.call("start_timeline", "start_timeline()".into(), false, |w| {
+                w.device.start_timeline()
+            });
+        }
+        1 => {
+            w.call("timeline", "timeline()".into(), false, |w| {
+                let t = w.device.timeline()?;
+                // Well-formed whatever was recorded.
+                let trace = t.to_chrome_trace();
+                debug_assert!(trace.starts_with('[') && trace.ends_with("]\n"));
+                Ok(())
+            });
+        }
+        _ => {
+            w.call("stop_timeline", "stop_timeline()".into(), false, |w| {
+                w.device.stop_timeline();
+                Ok(())
+            });
+        }
+    }
+}
