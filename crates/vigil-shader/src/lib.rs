@@ -20,7 +20,7 @@ mod spirv;
 pub use diagnostic::{Diagnostic, SourceSpan};
 pub use module::{Capabilities16And64, Module};
 pub use reflect::{
-    BindingKind, BindingReflection, EntryPointReflection, IoScalar, IoVariable, Reflection,
-    SampleKind, Stage, TextureDimension,
+    BindingKind, BindingReflection, EntryPointReflection, IoScalar, IoVariable, OverrideReflection,
+    Reflection, SampleKind, Stage, TextureDimension,
 };
 pub use spirv::{SpirvOptions, clamping_bounds_checks, safe_bounds_checks};

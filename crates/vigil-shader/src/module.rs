@@ -105,4 +105,81 @@ impl Module {
     pub fn naga_module(&self) -> &naga::Module {
         &self.naga
     }
+
+    /// The module with its `override` constants fixed, as a pipeline fixes them: each
+    /// `(key, value)` names an override by its id (`"7"`) or, without one, its name (see
+    /// [`crate::OverrideReflection::key`]). Refused, with a diagnostic, for a key the module
+    /// does not declare, an override with no default left without a value, or a value its
+    /// type cannot hold (not finite, out of range, a fraction for an integer). The result
+    /// has no overrides left: its reflection has the final workgroup sizes, and it
+    /// translates.
+    pub fn specialize(&self, constants: &[(&str, f64)]) -> Result<Module, Diagnostic> {
+        let declared: Vec<String> = self.reflection.overrides.iter().map(|o| o.key()).collect();
+        if let Some((key, _)) = constants
+            .iter()
+            .find(|(k, _)| !declared.iter().any(|d| d == k))
+        {
+            let known = if declared.is_empty() {
+                "it declares none".to_owned()
+            } else {
+                format!("it declares {}", declared.join(", "))
+            };
+            return Err(Diagnostic::new(
+                self.file(),
+                format!("the module has no override '{key}'; {known}"),
+            ));
+        }
+        if let Some(o) = self
+            .reflection
+            .overrides
+            .iter()
+            .find(|o| !o.has_default && !constants.iter().any(|(k, _)| *k == o.key()))
+        {
+            return Err(Diagnostic::new(
+                self.file(),
+                format!(
+                    "override '{}' has no default, so the pipeline must give it a value (key \"{}\")",
+                    o.name,
+                    o.key()
+                ),
+            ));
+        }
+        for (key, value) in constants {
+            let ty = self
+                .reflection
+                .overrides
+                .iter()
+                .find(|o| o.key() == *key)
+                .map_or("", |o| o.ty);
+            let integral = matches!(ty, "i32" | "u32");
+            if integral && value.fract() != 0.0 {
+                return Err(Diagnostic::new(
+                    self.file(),
+                    format!("override '{key}' is {ty}; {value} is not a whole number"),
+                ));
+            }
+        }
+        let mut map = naga::back::PipelineConstants::default();
+        for (key, value) in constants {
+            map.insert((*key).to_owned(), *value);
+        }
+        guarded(self.file(), || {
+            let (naga, info) = naga::back::pipeline_constants::process_overrides(
+                &self.naga, &self.info, None, &map,
+            )
+            .map_err(|e| {
+                Diagnostic::new(self.file(), format!("the override values do not fit: {e}"))
+            })?;
+            let (naga, info) = (naga.into_owned(), info.into_owned());
+            let mut reflection = reflect(&naga, &info);
+            // naga keeps the declarations, now resolved: nothing is left to fix.
+            reflection.overrides.clear();
+            Ok(Module {
+                naga,
+                info,
+                file: self.file.clone(),
+                reflection,
+            })
+        })
+    }
 }

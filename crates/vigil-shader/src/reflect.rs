@@ -211,11 +211,36 @@ pub struct EntryPointReflection {
     pub fragment_outputs: Vec<IoVariable>,
 }
 
+/// A pipeline-overridable constant (`override` in WGSL).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OverrideReflection {
+    /// Its name in the source.
+    pub name: String,
+    /// Its numeric id (`@id(n)`), if it has one; a pipeline names it by this id then.
+    pub id: Option<u16>,
+    /// Its type: `"bool"`, `"i32"`, `"u32"`, `"f32"` or `"f16"`.
+    pub ty: &'static str,
+    /// Whether it has a default (else a pipeline must give it a value).
+    pub has_default: bool,
+}
+
+impl OverrideReflection {
+    /// The key a pipeline gives its value under: the id as a decimal string if it has one,
+    /// else the name (as WebGPU's `constants` record).
+    pub fn key(&self) -> String {
+        self.id
+            .map_or_else(|| self.name.clone(), |id| id.to_string())
+    }
+}
+
 /// Reflection of a whole module.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Reflection {
     /// Entry points in declaration order.
     pub entry_points: Vec<EntryPointReflection>,
+    /// Pipeline-overridable constants, in declaration order. A module with any must be
+    /// specialized ([`crate::Module::specialize`]) before it is translated.
+    pub overrides: Vec<OverrideReflection>,
 }
 
 impl Reflection {
@@ -284,10 +309,24 @@ impl Reflection {
             );
         }
         out.push_str(if self.entry_points.is_empty() {
-            "]\n}\n"
+            "],\n"
         } else {
-            "\n  ]\n}\n"
+            "\n  ],\n"
         });
+        let overrides: Vec<String> = self
+            .overrides
+            .iter()
+            .map(|o| {
+                format!(
+                    "{{ \"name\": {}, \"id\": {}, \"type\": \"{}\", \"has_default\": {} }}",
+                    json_str(&o.name),
+                    o.id.map_or_else(|| "null".to_owned(), |i| i.to_string()),
+                    o.ty,
+                    o.has_default
+                )
+            })
+            .collect();
+        let _ = write!(out, "  \"overrides\": [{}]\n}}\n", overrides.join(", "));
         out
     }
 }
@@ -583,5 +622,28 @@ pub(crate) fn reflect(module: &naga::Module, info: &naga::valid::ModuleInfo) -> 
             }
         })
         .collect();
-    Reflection { entry_points }
+    let overrides = module
+        .overrides
+        .iter()
+        .map(|(_, o)| OverrideReflection {
+            name: o.name.clone().unwrap_or_default(),
+            id: o.id,
+            ty: match &module.types[o.ty].inner {
+                naga::TypeInner::Scalar(s) => match (s.kind, s.width) {
+                    (naga::ScalarKind::Bool, _) => "bool",
+                    (naga::ScalarKind::Sint, _) => "i32",
+                    (naga::ScalarKind::Uint, _) => "u32",
+                    (naga::ScalarKind::Float, 2) => "f16",
+                    (naga::ScalarKind::Float, _) => "f32",
+                    _ => "other",
+                },
+                _ => "other",
+            },
+            has_default: o.init.is_some(),
+        })
+        .collect();
+    Reflection {
+        entry_points,
+        overrides,
+    }
 }

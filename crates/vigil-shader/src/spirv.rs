@@ -62,6 +62,21 @@ impl Module {
         options: &SpirvOptions,
         entry: Option<&str>,
     ) -> Result<Vec<u32>, Diagnostic> {
+        if !self.reflection().overrides.is_empty() {
+            let names: Vec<String> = self
+                .reflection()
+                .overrides
+                .iter()
+                .map(|o| o.key())
+                .collect();
+            return Err(Diagnostic::new(
+                self.file(),
+                format!(
+                    "the module declares override constants ({}); fix their values first (Module::specialize, or a pipeline's constants)",
+                    names.join(", ")
+                ),
+            ));
+        }
         let pipeline = match entry {
             None => None,
             Some(name) => {
