@@ -3,7 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::process::Command;
+mod common;
+
+use common::spirv_val;
 use vigil_shader::{Module, SpirvOptions};
 
 const SRC: &str = r#"
@@ -17,30 +19,6 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     if enabled { data[id.x] = data[id.x] * scale + f32(offset); }
 }
 "#;
-
-fn spirv_val(words: &[u32]) {
-    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let file = std::env::temp_dir().join(format!("vigil-overrides-{}-{n}.spv", std::process::id()));
-    std::fs::write(
-        &file,
-        words
-            .iter()
-            .flat_map(|w| w.to_le_bytes())
-            .collect::<Vec<_>>(),
-    )
-    .unwrap();
-    let out = Command::new("spirv-val")
-        .args(["--target-env", "vulkan1.3"])
-        .arg(&file)
-        .output()
-        .expect("spirv-val installed");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 #[test]
 fn overrides_are_reflected_with_their_keys_types_and_defaults() {
@@ -85,14 +63,20 @@ fn a_specialized_module_has_the_values_and_translates() {
         s.reflection().entry_point("main").unwrap().workgroup_size,
         [32, 1, 1]
     );
-    spirv_val(&s.to_spirv(&SpirvOptions::default()).unwrap());
+    spirv_val(
+        &s.to_spirv(&SpirvOptions::default()).unwrap(),
+        "specialized",
+    );
     // Defaults fill what is not given.
     let d = m.specialize(&[("offset", 0.0)]).unwrap();
     assert_eq!(
         d.reflection().entry_point("main").unwrap().workgroup_size,
         [64, 1, 1]
     );
-    spirv_val(&d.to_spirv(&SpirvOptions::default()).unwrap());
+    spirv_val(
+        &d.to_spirv(&SpirvOptions::default()).unwrap(),
+        "with defaults",
+    );
 }
 
 #[test]

@@ -3,8 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
+use common::spirv_val;
 use std::path::PathBuf;
-use std::process::Command;
 use vigil_shader::{Module, SpirvOptions};
 
 fn corpus() -> Vec<PathBuf> {
@@ -25,8 +27,6 @@ fn corpus() -> Vec<PathBuf> {
 
 #[test]
 fn every_corpus_shader_passes_spirv_val() {
-    let out = std::env::temp_dir().join(format!("vigil-spirv-val-{}", std::process::id()));
-    std::fs::create_dir_all(&out).unwrap();
     for path in corpus() {
         let src = std::fs::read_to_string(&path).unwrap();
         let module =
@@ -38,33 +38,9 @@ fn every_corpus_shader_passes_spirv_val() {
                     ..SpirvOptions::default()
                 })
                 .unwrap();
-            let file = out.join(format!(
-                "{}-{debug}.spv",
-                path.file_stem().unwrap().to_string_lossy()
-            ));
-            std::fs::write(
-                &file,
-                words
-                    .iter()
-                    .flat_map(|w| w.to_le_bytes())
-                    .collect::<Vec<_>>(),
-            )
-            .unwrap();
-            let result = Command::new("spirv-val")
-                .args(["--target-env", "vulkan1.3"])
-                .arg(&file)
-                .output()
-                .expect("spirv-val (SPIRV-Tools) is installed; run `cargo xtask setup`");
-            assert!(
-                result.status.success(),
-                "{} (debug: {debug}) fails spirv-val:\n{}{}",
-                path.display(),
-                String::from_utf8_lossy(&result.stdout),
-                String::from_utf8_lossy(&result.stderr)
-            );
+            spirv_val(&words, &format!("{} (debug: {debug})", path.display()));
         }
     }
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 #[test]
