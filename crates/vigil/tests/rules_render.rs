@@ -455,6 +455,17 @@ fn pipeline(
     fs: &str,
     samples: u32,
 ) -> Result<RenderPipeline> {
+    pipeline_with(d, buffers, targets, fs, samples, PrimitiveState::default())
+}
+
+fn pipeline_with(
+    d: &TDevice,
+    buffers: &[VertexBufferLayout<'_>],
+    targets: &[Option<ColorTargetState>],
+    fs: &str,
+    samples: u32,
+    primitive: PrimitiveState,
+) -> Result<RenderPipeline> {
     let m = d
         .create_shader_module(&ShaderModuleDescriptor {
             label: "tri",
@@ -480,7 +491,7 @@ fn pipeline(
             entry_point: fs,
             targets,
         }),
-        primitive: PrimitiveState::default(),
+        primitive,
         depth_stencil: None,
         sample_count: samples,
     })
@@ -775,45 +786,25 @@ fn strip_pipeline(
     topology: PrimitiveTopology,
     strip: Option<IndexFormat>,
 ) -> Result<RenderPipeline> {
-    let m = d
-        .create_shader_module(&ShaderModuleDescriptor {
-            label: "tri",
-            wgsl: TRI,
-        })
-        .unwrap();
-    let pl = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "tri",
-            bind_group_layouts: &[],
-        })
-        .unwrap();
     let a = attrs();
     let vb = [VertexBufferLayout {
         array_stride: 24,
         step_mode: VertexStepMode::Vertex,
         attributes: &a,
     }];
-    d.create_render_pipeline(&RenderPipelineDescriptor {
-        label: "strip",
-        layout: pl,
-        vertex: VertexState {
-            module: m,
-            entry_point: "vs",
-            buffers: &vb,
-        },
-        fragment: Some(FragmentState {
-            module: m,
-            entry_point: "fs",
-            targets: &target(TextureFormat::Rgba8Unorm),
-        }),
-        primitive: PrimitiveState {
-            topology,
-            strip_index_format: strip,
-            ..Default::default()
-        },
-        depth_stencil: None,
-        sample_count: 1,
-    })
+    let primitive = PrimitiveState {
+        topology,
+        strip_index_format: strip,
+        ..Default::default()
+    };
+    pipeline_with(
+        d,
+        &vb,
+        &target(TextureFormat::Rgba8Unorm),
+        "fs",
+        1,
+        primitive,
+    )
 }
 
 #[test]
