@@ -169,12 +169,7 @@ fn run_one(
                 // Per path: how much faster N threads record than one (N frames in the
                 // wall time of N threads, over one frame in one thread's).
                 for p in &runs {
-                    let wall = |m: &str| {
-                        p.metrics
-                            .iter()
-                            .find(|(n, _)| *n == m)
-                            .map(|(_, s)| s.median.as_secs_f64())
-                    };
+                    let wall = |m: &str| p.metric(m).map(|s| s.median.as_secs_f64());
                     if let Some(one) = wall(d::RECORD[0]) {
                         for (t, m) in d::THREADS.iter().zip(d::RECORD).skip(1) {
                             if let Some(w) = wall(m).filter(|w| *w > 0.0) {
@@ -188,12 +183,7 @@ fn run_one(
                 }
                 // The same rates paired: the counts of one repetition run back to back.
                 for p in &runs {
-                    let samples = |m: &str| {
-                        p.metrics
-                            .iter()
-                            .find(|(n, _)| *n == m)
-                            .map(|(_, s)| s.samples.as_slice())
-                    };
+                    let samples = |m: &str| p.metric(m).map(|s| s.samples.as_slice());
                     if let Some(one) = samples(d::RECORD[0]) {
                         for (t, m) in d::THREADS.iter().zip(d::RECORD).skip(1) {
                             if let Some(many) = samples(m) {
@@ -213,8 +203,8 @@ fn run_one(
                 let one = |path: &str| {
                     runs.iter()
                         .find(|p| p.path == path)
-                        .and_then(|p| p.metrics.iter().find(|(n, _)| *n == d::RECORD[0]))
-                        .map(|(_, s)| s.median.as_secs_f64())
+                        .and_then(|p| p.metric(d::RECORD[0]))
+                        .map(|s| s.median.as_secs_f64())
                 };
                 if let (Some(v), Some(a)) = (one("vigil"), one("ash")) {
                     derived.push(("vigil/ash one-thread recording time".into(), v / a));
@@ -227,8 +217,8 @@ fn run_one(
                 let series = |path: &str, m: &str| {
                     runs.iter()
                         .find(|p| p.path == path)
-                        .and_then(|p| p.metrics.iter().find(|(n, _)| *n == m))
-                        .map(|(_, s)| s.samples.clone())
+                        .and_then(|p| p.metric(m))
+                        .map(|s| s.samples.clone())
                 };
                 for m in ["encode", "submit"] {
                     let with = format!("{m}+idle");
@@ -360,10 +350,10 @@ fn run_one(
                 check_output(part, &runs, &w::hash(src))?;
                 let mut paired = pair_paths(&runs);
                 // Vigil's time per write call, with the interval of its median.
-                if let Some((_, s)) = runs
+                if let Some(s) = runs
                     .iter()
                     .find(|p| p.path == "vigil")
-                    .and_then(|p| p.metrics.iter().find(|(n, _)| *n == "write"))
+                    .and_then(|p| p.metric("write"))
                 {
                     let per: Vec<f64> = s
                         .samples
@@ -486,7 +476,7 @@ fn pair_paths(runs: &[PathResult]) -> Vec<(String, harness::Paired)> {
     };
     for (m, vs) in &v.metrics {
         for p in runs.iter().filter(|p| p.path != "vigil") {
-            if let Some((_, ps)) = p.metrics.iter().find(|(n, _)| n == m)
+            if let Some(ps) = p.metric(m)
                 && let Some(r) = harness::Paired::ratio(&vs.samples, &ps.samples)
             {
                 out.push((format!("{m}: vigil/{}", p.path), r));
@@ -539,12 +529,7 @@ fn check_output(name: &str, runs: &[PathResult], expected: &[u8]) -> Result<(), 
 
 /// `a / b` of two metrics' medians within one path.
 fn metric_ratio(p: &PathResult, a: &str, b: &str) -> Option<f64> {
-    let m = |n: &str| {
-        p.metrics
-            .iter()
-            .find(|(x, _)| *x == n)
-            .map(|(_, s)| s.median)
-    };
+    let m = |n: &str| p.metric(n).map(|s| s.median);
     let (x, y) = (m(a)?, m(b)?);
     (!y.is_zero()).then(|| x.as_secs_f64() / y.as_secs_f64())
 }

@@ -80,15 +80,7 @@ fn us(d: std::time::Duration) -> f64 {
 
 /// The ratio of two medians of a metric (`a / b`), when both paths have it.
 pub fn ratio(w: &WorkloadResult, metric: &str, a: &str, b: &str) -> Option<f64> {
-    let m = |p: &str| {
-        w.paths
-            .iter()
-            .find(|x| x.path == p)?
-            .metrics
-            .iter()
-            .find(|(n, _)| *n == metric)
-            .map(|(_, s)| s.median)
-    };
+    let m = |p: &str| Some(w.paths.iter().find(|x| x.path == p)?.metric(metric)?.median);
     let (x, y) = (m(a)?, m(b)?);
     (!y.is_zero()).then(|| x.as_secs_f64() / y.as_secs_f64())
 }
@@ -122,7 +114,7 @@ pub fn table(adapter: &str, results: &[WorkloadResult]) -> String {
             .unwrap_or_default();
         for m in metrics {
             for p in &w.paths {
-                if let Some((_, s)) = p.metrics.iter().find(|(n, _)| *n == m) {
+                if let Some(s) = p.metric(m) {
                     let per = us(s.median) * 1e3 / w.unit.1.max(1) as f64;
                     let _ = writeln!(
                         out,

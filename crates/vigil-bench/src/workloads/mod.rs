@@ -43,6 +43,16 @@ impl WorkloadResult {
     }
 }
 
+impl PathResult {
+    /// A metric's statistics by name.
+    pub fn metric(&self, name: &str) -> Option<&Stats> {
+        self.metrics
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| s)
+    }
+}
+
 impl WorkloadResult {
     /// Whether every path produced the same output.
     pub fn outputs_agree(&self) -> bool {
