@@ -90,12 +90,32 @@ bitflags! {
         const BUFFER_DEVICE_ADDRESS = 1 << 6;
         /// Runtime-sized, partially bound and update-after-bind descriptor arrays.
         const DESCRIPTOR_INDEXING = 1 << 7;
-        /// 16-bit floats in shaders.
+        /// 16-bit floats (`f16`) in shaders, in storage and uniform buffers too (Vulkan
+        /// `shaderFloat16` with 16-bit storage and uniform buffer access).
         const SHADER_F16 = 1 << 8;
         /// 64-bit integers in shaders.
         const SHADER_INT64 = 1 << 9;
         /// Storage textures that are both read and written in one shader.
         const STORAGE_TEXTURE_READ_WRITE = 1 << 10;
+        /// 64-bit floats (`f64`) in shaders (Vulkan `shaderFloat64`).
+        const SHADER_F64 = 1 << 11;
+        /// The `clip_distances` built-in (`enable clip_distances;`; Vulkan
+        /// `shaderClipDistance`).
+        const SHADER_CLIP_DISTANCES = 1 << 12;
+        /// The `primitive_index` built-in in fragment shaders (Vulkan `geometryShader`,
+        /// which the SPIR-V `PrimitiveId` input needs).
+        const SHADER_PRIMITIVE_INDEX = 1 << 13;
+        /// The `sample_index` built-in and per-sample interpolation (Vulkan
+        /// `sampleRateShading`). Part of WebGPU's core: enabled whenever the adapter has it.
+        const SAMPLE_RATE_SHADING = 1 << 14;
+        /// Subgroup built-ins and operations (basic, vote, ballot, arithmetic, shuffle,
+        /// relative shuffle and quad) in compute and fragment shaders, and subgroup
+        /// barriers (Vulkan 1.1 subgroup properties).
+        const SUBGROUP = 1 << 15;
+        /// 64-bit integer atomics on storage buffers and workgroup memory (Vulkan
+        /// `shaderBufferInt64Atomics` and `shaderSharedInt64Atomics`); the `u64`/`i64`
+        /// types themselves need `SHADER_INT64`.
+        const SHADER_INT64_ATOMICS = 1 << 16;
     }
 }
 

@@ -61,7 +61,7 @@ fn query_features(instance: &ash::Instance, pd: vk::PhysicalDevice) -> FeatureSe
     out
 }
 
-fn supported_features(f: &FeatureSet, timestamps: bool) -> Features {
+fn supported_features(f: &FeatureSet, timestamps: bool, subgroups: bool) -> Features {
     let mut out = Features::STORAGE_TEXTURE_READ_WRITE;
     let on = |b: vk::Bool32| b == vk::TRUE;
     out.set(Features::TIMESTAMP_QUERY, timestamps);
@@ -96,9 +96,39 @@ fn supported_features(f: &FeatureSet, timestamps: bool) -> Features {
     );
     out.set(
         Features::SHADER_F16,
-        on(f.v12.shader_float16) && on(f.v11.storage_buffer16_bit_access),
+        on(f.v12.shader_float16)
+            && on(f.v11.storage_buffer16_bit_access)
+            && on(f.v11.uniform_and_storage_buffer16_bit_access),
     );
+    out.set(
+        Features::SHADER_INT64_ATOMICS,
+        on(f.v12.shader_buffer_int64_atomics) && on(f.v12.shader_shared_int64_atomics),
+    );
+    out.set(Features::SHADER_F64, on(f.core.shader_float64));
+    out.set(
+        Features::SHADER_CLIP_DISTANCES,
+        on(f.core.shader_clip_distance),
+    );
+    out.set(Features::SHADER_PRIMITIVE_INDEX, on(f.core.geometry_shader));
+    out.set(
+        Features::SAMPLE_RATE_SHADING,
+        on(f.core.sample_rate_shading),
+    );
+    out.set(Features::SUBGROUP, subgroups);
     out
+}
+
+/// Whether the subgroup operations naga can emit are there in compute and fragment shaders.
+fn subgroups_supported(p: &vk::PhysicalDeviceVulkan11Properties<'_>) -> bool {
+    let stages = vk::ShaderStageFlags::COMPUTE | vk::ShaderStageFlags::FRAGMENT;
+    let ops = vk::SubgroupFeatureFlags::BASIC
+        | vk::SubgroupFeatureFlags::VOTE
+        | vk::SubgroupFeatureFlags::ARITHMETIC
+        | vk::SubgroupFeatureFlags::BALLOT
+        | vk::SubgroupFeatureFlags::SHUFFLE
+        | vk::SubgroupFeatureFlags::SHUFFLE_RELATIVE
+        | vk::SubgroupFeatureFlags::QUAD;
+    p.subgroup_supported_stages.contains(stages) && p.subgroup_supported_operations.contains(ops)
 }
 
 fn limits_of(p: &vk::PhysicalDeviceLimits, max_buffer_size: u64) -> Limits {
@@ -149,9 +179,11 @@ impl Adapter {
     ) -> Option<hal::ExposedAdapter<Api>> {
         let raw = &instance.raw;
         let mut driver = vk::PhysicalDeviceDriverProperties::default();
+        let mut v11p = vk::PhysicalDeviceVulkan11Properties::default();
         let mut v13p = vk::PhysicalDeviceVulkan13Properties::default();
         let mut props2 = vk::PhysicalDeviceProperties2::default()
             .push_next(&mut driver)
+            .push_next(&mut v11p)
             .push_next(&mut v13p);
         // SAFETY: valid physical device; the chain points at locals.
         unsafe { raw.get_physical_device_properties2(pd, &mut props2) };
@@ -222,7 +254,7 @@ impl Adapter {
                 limits: props.limits,
             },
             info,
-            features: supported_features(&features, timestamps),
+            features: supported_features(&features, timestamps, subgroups_supported(&v11p)),
             limits: limits_of(&props.limits, max_buffer_size.min(largest_heap)),
         })
     }
@@ -252,15 +284,24 @@ impl hal::Adapter for Adapter {
             multi_draw_indirect: on(requested.contains(Features::MULTI_DRAW_INDIRECT)),
             texture_compression_bc: on(requested.contains(Features::TEXTURE_COMPRESSION_BC)),
             shader_int64: on(requested.contains(Features::SHADER_INT64)),
+            shader_float64: on(requested.contains(Features::SHADER_F64)),
+            shader_clip_distance: on(requested.contains(Features::SHADER_CLIP_DISTANCES)),
+            geometry_shader: on(requested.contains(Features::SHADER_PRIMITIVE_INDEX)),
+            sample_rate_shading: on(requested.contains(Features::SAMPLE_RATE_SHADING)),
             ..Default::default()
         };
         let indexing = requested.contains(Features::DESCRIPTOR_INDEXING);
+        let f16 = requested.contains(Features::SHADER_F16);
+        let int64_atomics = requested.contains(Features::SHADER_INT64_ATOMICS);
         let mut v11 = vk::PhysicalDeviceVulkan11Features::default()
-            .storage_buffer16_bit_access(requested.contains(Features::SHADER_F16));
+            .storage_buffer16_bit_access(f16)
+            .uniform_and_storage_buffer16_bit_access(f16);
         let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
             .timeline_semaphore(true)
             .buffer_device_address(requested.contains(Features::BUFFER_DEVICE_ADDRESS))
-            .shader_float16(requested.contains(Features::SHADER_F16))
+            .shader_float16(f16)
+            .shader_buffer_int64_atomics(int64_atomics)
+            .shader_shared_int64_atomics(int64_atomics)
             .descriptor_indexing(indexing)
             .runtime_descriptor_array(indexing)
             .descriptor_binding_partially_bound(indexing)

@@ -61,7 +61,8 @@ pub struct DeviceDescriptor {
     /// Label of the device (used in error messages).
     pub label: String,
     /// Features to enable; each must be supported by the adapter. `FULL_DRAW_INDEX_UINT32`
-    /// is enabled whenever the adapter has it, requested or not.
+    /// and `SAMPLE_RATE_SHADING` are enabled whenever the adapter has them, requested or
+    /// not.
     pub required_features: Features,
     /// Limits to enforce; each must be within the adapter's.
     pub required_limits: Limits,
@@ -200,10 +201,12 @@ impl<A: Api> Device<A> {
                 ),
             ));
         }
-        // Enabled whenever the adapter has it, as WebGPU's 32-bit indices assume: in Vulkan
-        // it governs the largest index value, not whether 32-bit indices may be used.
-        let features =
-            desc.required_features | (adapter.features() & Features::FULL_DRAW_INDEX_UINT32);
+        // Enabled whenever the adapter has them, as WebGPU's core assumes: in Vulkan
+        // `fullDrawIndexUint32` governs the largest index value, not whether 32-bit indices
+        // may be used, and `sampleRateShading` is what WGSL's `sample_index` needs.
+        let features = desc.required_features
+            | (adapter.features()
+                & (Features::FULL_DRAW_INDEX_UINT32 | Features::SAMPLE_RATE_SHADING));
         let hal = adapter
             .exposed
             .adapter
