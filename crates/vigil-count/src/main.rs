@@ -3,7 +3,7 @@
 //! Wall-clock benchmarks on a shared host drift by more than the differences they are
 //! meant to show; an instruction count does not. Each workload here sets up a device on the
 //! deterministic test backend (no driver), then runs a fixed number of operations inside
-//! [`measured`], and callgrind counts the instructions executed inside it (`--toggle-collect`),
+//! [`measured`](workloads::measured), and callgrind counts the instructions executed inside it (`--toggle-collect`),
 //! so set-up and teardown are not counted. The test backend's own recording (a few pushes
 //! onto a vector per command) is counted too; it is the same for every build.
 //!
