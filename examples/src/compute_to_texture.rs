@@ -80,6 +80,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
             layout,
             module,
             entry_point: "main",
+            constants: &[],
         })
         .map_err(err)?;
     let mut enc = device

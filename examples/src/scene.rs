@@ -260,6 +260,7 @@ impl Scene {
                     layout,
                     module,
                     entry_point: "main",
+                    constants: &[],
                 })
                 .map_err(err)
         };
@@ -464,11 +465,13 @@ impl Scene {
                 vertex: VertexState {
                     module,
                     entry_point: "vs",
+                    constants: &[],
                     buffers: &buffers,
                 },
                 fragment: Some(FragmentState {
                     module,
                     entry_point: "fs",
+                    constants: &[],
                     targets: &targets,
                 }),
                 primitive: PrimitiveState {

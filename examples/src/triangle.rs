@@ -54,11 +54,13 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
             vertex: VertexState {
                 module,
                 entry_point: "vs",
+                constants: &[],
                 buffers: &buffers,
             },
             fragment: Some(FragmentState {
                 module,
                 entry_point: "fs",
+                constants: &[],
                 targets: &targets,
             }),
             primitive: PrimitiveState::default(),

@@ -15,6 +15,7 @@ const USAGE: &str = "usage:
                              run the demo workload and verify it
   vigil shader FILE.wgsl --target spirv|msl [--entry NAME] [--sizes-slot N | --argument-table] [-o OUT]
   vigil shader FILE.wgsl --reflect
+                             [--features F1,F2,... | all] [--constant KEY=VALUE]...
                              translate a shader, or print its reflection as JSON
   vigil bench [--json] [--save FILE] [--quick] [--workload NAME] [--path vigil|ash|wgpu]
                              the same workloads through vigil, raw ash and wgpu";

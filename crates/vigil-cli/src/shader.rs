@@ -4,7 +4,13 @@ use std::io::Write as _;
 use vigil_shader::{Module, SpirvOptions, msl};
 
 const USAGE: &str = "usage: vigil shader FILE.wgsl --target spirv|msl [--entry NAME] [--sizes-slot N | --argument-table [--vertex-buffers N]] [-o OUT]
-       vigil shader FILE.wgsl --reflect";
+       vigil shader FILE.wgsl --reflect
+  options for both:
+       --features F1,F2,...   check for a device with these features enabled (names as
+                              `vigil info` prints them, e.g. SHADER_F16,SUBGROUP; `all`
+                              for every one); without it, for a device with none
+       --constant KEY=VALUE   fix an override constant (by @id, else by name), as a
+                              pipeline's constants do; repeat for each";
 
 #[derive(Default)]
 struct Args {
@@ -16,6 +22,42 @@ struct Args {
     vertex_buffers: u32,
     out: Option<String>,
     reflect: bool,
+    features: vigil::Features,
+    constants: Vec<(String, f64)>,
+}
+
+/// Parses `--features`: names separated by commas, in any case, `-` for `_`, or `all`.
+fn parse_features(list: &str) -> Result<vigil::Features, String> {
+    let mut out = vigil::Features::empty();
+    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        let upper = name.to_ascii_uppercase().replace('-', "_");
+        if upper == "ALL" {
+            out |= vigil::Features::all();
+            continue;
+        }
+        out |= vigil::Features::from_name(&upper).ok_or_else(|| {
+            format!(
+                "unknown feature '{name}'; known: {}",
+                vigil::Features::all().names().join(", ")
+            )
+        })?;
+    }
+    Ok(out)
+}
+
+/// Parses `--constant KEY=VALUE`.
+fn parse_constant(text: &str) -> Result<(String, f64), String> {
+    let (key, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("--constant takes KEY=VALUE, not '{text}'"))?;
+    let value = match value.trim() {
+        "true" => 1.0,
+        "false" => 0.0,
+        v => v
+            .parse()
+            .map_err(|_| format!("--constant {key}: '{v}' is not a number"))?,
+    };
+    Ok((key.trim().to_owned(), value))
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
@@ -46,6 +88,10 @@ fn parse(args: &[String]) -> Result<Args, String> {
             }
             "-o" | "--output" => a.out = Some(value(&mut it, "-o")?),
             "--reflect" => a.reflect = true,
+            "--features" => a.features = parse_features(&value(&mut it, "--features")?)?,
+            "--constant" => a
+                .constants
+                .push(parse_constant(&value(&mut it, "--constant")?)?),
             "-h" | "--help" => return Err(USAGE.into()),
             other if other.starts_with('-') => {
                 return Err(format!("unknown option '{other}'\n{USAGE}"));
@@ -84,7 +130,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
             e.utf8_error().valid_up_to()
         )
     })?;
-    let module = Module::from_wgsl(&source, &file).map_err(|d| d.to_string())?;
+    let mut module =
+        Module::from_wgsl_with(&source, &file, a.features).map_err(|d| d.to_string())?;
+    if !a.constants.is_empty() {
+        let constants: Vec<(&str, f64)> =
+            a.constants.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        module = module.specialize(&constants).map_err(|e| e.to_string())?;
+    }
     if a.reflect {
         return emit(a.out.as_deref(), module.reflection().to_json().as_bytes());
     }

@@ -139,6 +139,7 @@ struct P { t: vec4<f32> }
             vertex: VertexState {
                 module,
                 entry_point: "vs",
+                constants: &[],
                 buffers: &[VertexBufferLayout {
                     array_stride: 8,
                     step_mode: VertexStepMode::Vertex,
@@ -148,6 +149,7 @@ struct P { t: vec4<f32> }
             fragment: Some(FragmentState {
                 module,
                 entry_point: "fs",
+                constants: &[],
                 targets: &targets,
             }),
             primitive: PrimitiveState::default(),
@@ -296,6 +298,7 @@ fn main(@builtin(local_invocation_index) lid: u32) { out[lid] = out[lid] + param
             layout,
             module,
             entry_point: "main",
+            constants: &[],
         })
         .unwrap();
     let uniforms = buffer(d, u64::from(GROUPS) * 256, BufferUsages::UNIFORM);

@@ -58,6 +58,7 @@ pub fn make_foreign(w: &mut World<'_>, other: &Device) {
                     layout: p,
                     module: m,
                     entry_point: "main",
+                    constants: &[],
                 }) {
                     w.compute.foreign.push(c);
                 }
@@ -234,6 +235,7 @@ fn compute_job(device: &Device) -> Result<(), String> {
             layout,
             module,
             entry_point: "main",
+            constants: &[],
         })
         .map_err(|e| step("create_compute_pipeline", e))?;
     let group = device

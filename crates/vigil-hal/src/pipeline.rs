@@ -20,7 +20,7 @@ pub enum ShaderFormat {
     SpirV,
     /// MSL.
     Msl,
-    /// Nothing (test backend).
+    /// Nothing: a backend that runs no shaders and needs none translated.
     None,
 }
 

@@ -27,6 +27,9 @@ pub struct Diagnostic {
     pub span: Option<SourceSpan>,
     /// Further explanation: labels and causes, innermost last.
     pub notes: Vec<String>,
+    /// Device features the module needs that it was not checked with: enabling them
+    /// (and nothing else) makes it valid. Empty for every other problem.
+    pub features_needed: vigil_hal::Features,
 }
 
 impl Diagnostic {
@@ -37,6 +40,7 @@ impl Diagnostic {
             message: message.into(),
             span: None,
             notes: Vec::new(),
+            features_needed: vigil_hal::Features::empty(),
         }
     }
 

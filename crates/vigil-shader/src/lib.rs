@@ -10,6 +10,7 @@
 //! guarded (a large stack, panics caught), so malformed input yields a diagnostic, never a
 //! crash.
 
+mod caps;
 mod diagnostic;
 mod guard;
 mod module;
@@ -18,9 +19,11 @@ pub mod reflect;
 mod spirv;
 
 pub use diagnostic::{Diagnostic, SourceSpan};
-pub use module::{Capabilities16And64, Module};
+pub use module::{Module, OverrideError, OverrideProblem};
 pub use reflect::{
     BindingKind, BindingReflection, EntryPointReflection, IoScalar, IoVariable, OverrideReflection,
     Reflection, SampleKind, Stage, TextureDimension,
 };
 pub use spirv::{SpirvOptions, clamping_bounds_checks, safe_bounds_checks};
+/// Device features, which decide the shader capabilities a module may use.
+pub use vigil_hal::Features;

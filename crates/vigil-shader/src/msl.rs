@@ -247,6 +247,18 @@ pub fn to_msl(
     entry: Option<&str>,
 ) -> Result<String, Diagnostic> {
     let file = module.file();
+    let f64_used = module.naga.types.iter().any(|(_, ty)| {
+        ty.inner
+            .scalar()
+            .is_some_and(|s| s.kind == naga::ScalarKind::Float && s.width == 8)
+    });
+    if f64_used {
+        // naga's MSL writer would stop at the type (an internal error); say it plainly.
+        return Err(Diagnostic::new(
+            file,
+            "the module uses f64, which Metal does not have: it has no MSL translation",
+        ));
+    }
     let mut per_ep = msl::EntryPointResourceMap::new();
     let mut resources = msl::BindingMap::new();
     for (&(group, binding), &slot) in &map.resources {

@@ -1,6 +1,7 @@
 //! SPIR-V out, with bounds checks chosen so that no index in a shader can reach memory
 //! outside what is bound to it.
 
+use crate::caps::{declared_capabilities, spirv_capabilities};
 use crate::guard::guarded;
 use crate::{Diagnostic, Module};
 use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
@@ -77,6 +78,26 @@ impl Module {
                 ),
             ));
         }
+        if self.naga.entry_points.is_empty() {
+            return Err(Diagnostic::new(
+                self.file(),
+                "the module has no entry points, so there is nothing for Vulkan to run (SPIR-V without one is a linkable library, which Vulkan does not accept)",
+            ));
+        }
+        if let Some(ep) = self.naga.entry_points.iter().find(|e| {
+            (entry.is_none() || entry == Some(e.name.as_str())) && uses_sample_mask(&self.naga, e)
+        }) {
+            // naga (through version 30) declares the SampleMask built-in as a scalar where
+            // Vulkan requires an array of 32-bit integers (VUID-SampleMask-SampleMask-04359);
+            // the driver must not be handed such a module, so it is refused here.
+            return Err(Diagnostic::new(
+                self.file(),
+                format!(
+                    "entry point '{}' uses the sample_mask built-in, which vigil cannot translate for Vulkan yet: naga writes it as a scalar where Vulkan requires an array",
+                    ep.name
+                ),
+            ));
+        }
         let pipeline = match entry {
             None => None,
             Some(name) => {
@@ -110,15 +131,75 @@ impl Module {
                     lang_version: options.version,
                     flags,
                     bounds_check_policies: policies,
+                    // `f16` inputs and outputs pass as `f32` and convert, so no module
+                    // needs `storageInputOutput16`, which vigil does not enable.
+                    use_storage_input_output_16: false,
+                    capabilities: Some(spirv_capabilities(self.features()).into_iter().collect()),
                     ..naga::back::spv::Options::default()
                 };
                 naga::back::spv::write_vec(&self.naga, &self.info, &spv_options, pipeline.as_ref())
             };
             // Read-zero/skip-write first; naga lowers it for everything but atomics, where
             // clamping (just as contained) is used instead.
-            write(safe_bounds_checks())
+            let words = write(safe_bounds_checks())
                 .or_else(|_| write(clamping_bounds_checks()))
-                .map_err(|e| Diagnostic::new(self.file(), format!("SPIR-V generation failed: {e}")))
+                .map_err(|e| {
+                    Diagnostic::new(self.file(), format!("SPIR-V generation failed: {e}"))
+                })?;
+            self.check_capabilities(&words)?;
+            Ok(words)
         })
     }
+
+    /// Refuses SPIR-V that declares a capability the module's features do not allow.
+    fn check_capabilities(&self, words: &[u32]) -> Result<(), Diagnostic> {
+        let allowed = spirv_capabilities(self.features());
+        let refused: Vec<String> = declared_capabilities(words)
+            .into_iter()
+            .filter_map(|c| match naga::back::spv::Capability::from_u32(c) {
+                Some(cap) if allowed.contains(&cap) => None,
+                Some(cap) => Some(format!("{cap:?}")),
+                None => Some(format!("capability {c}")),
+            })
+            .collect();
+        if refused.is_empty() {
+            return Ok(());
+        }
+        let mut d = Diagnostic::new(
+            self.file(),
+            format!(
+                "the SPIR-V translation declares {}, which the device's enabled features do not allow",
+                refused.join(", ")
+            ),
+        );
+        d.notes.push(format!(
+            "checked against the features: {}",
+            if self.features().is_empty() {
+                "none".to_owned()
+            } else {
+                self.features().names().join(", ")
+            }
+        ));
+        Err(d)
+    }
+}
+
+/// Whether an entry point reads or writes the `sample_mask` built-in.
+fn uses_sample_mask(module: &naga::Module, ep: &naga::EntryPoint) -> bool {
+    let is_mask = |b: &Option<naga::Binding>| {
+        matches!(b, Some(naga::Binding::BuiltIn(naga::BuiltIn::SampleMask)))
+    };
+    let in_type = |ty: naga::Handle<naga::Type>| match &module.types[ty].inner {
+        naga::TypeInner::Struct { members, .. } => members.iter().any(|m| is_mask(&m.binding)),
+        _ => false,
+    };
+    ep.function
+        .arguments
+        .iter()
+        .any(|a| is_mask(&a.binding) || in_type(a.ty))
+        || ep
+            .function
+            .result
+            .as_ref()
+            .is_some_and(|r| is_mask(&r.binding) || in_type(r.ty))
 }

@@ -82,7 +82,7 @@ fn a_specialized_module_has_the_values_and_translates() {
 #[test]
 fn wrong_constants_are_refused_with_the_reason() {
     let m = Module::from_wgsl(SRC, "overrides.wgsl").unwrap();
-    let why = |c: &[(&str, f64)]| m.specialize(c).unwrap_err().message;
+    let why = |c: &[(&str, f64)]| m.specialize(c).unwrap_err().diagnostic.message;
     assert!(why(&[("offset", 1.0), ("nope", 1.0)]).contains("no override 'nope'"));
     // With an id, the key is the id, not the name.
     assert!(why(&[("offset", 1.0), ("scale", 1.0)]).contains("no override 'scale'"));

@@ -20,6 +20,9 @@ pub struct VertexState<'a> {
     pub module: ShaderModule,
     /// Name of a `@vertex` entry point.
     pub entry_point: &'a str,
+    /// Values for the module's `override` constants, keyed by `@id` where the override
+    /// has one, else by name; as in [`crate::ComputePipelineDescriptor::constants`].
+    pub constants: &'a [(&'a str, f64)],
     /// Vertex buffers, by slot.
     pub buffers: &'a [VertexBufferLayout<'a>],
 }
@@ -31,6 +34,9 @@ pub struct FragmentState<'a> {
     pub module: ShaderModule,
     /// Name of a `@fragment` entry point.
     pub entry_point: &'a str,
+    /// Values for the module's `override` constants, keyed by `@id` where the override
+    /// has one, else by name; as in [`crate::ComputePipelineDescriptor::constants`].
+    pub constants: &'a [(&'a str, f64)],
     /// Color targets by attachment index (`None` leaves one unused).
     pub targets: &'a [Option<ColorTargetState>],
 }
@@ -93,11 +99,18 @@ impl<A: Api> Device<A> {
         let vertex =
             validate::pipeline::render_fixed(desc, &self.limits, &|f| self.hal.format_support(f))?;
         let vmod = self.lookup(desc.vertex.module, OP)?;
+        let vcode = self.stage_code(
+            OP,
+            l,
+            &vmod,
+            (desc.vertex.entry_point, Stage::Vertex),
+            desc.vertex.constants,
+        )?;
         let vs = validate::pipeline::entry_point(
             OP,
             l,
             &vmod.label,
-            &vmod.reflection,
+            vcode.reflection(),
             desc.vertex.entry_point,
             Stage::Vertex,
         )?;
@@ -107,13 +120,22 @@ impl<A: Api> Device<A> {
         let mut late = validate::pipeline::against_layout(OP, l, vs, &layout.label, &groups)?;
         let targets = desc.fragment.map_or(&[][..], |f| f.targets);
         let fmod = match &desc.fragment {
-            Some(f) => {
-                let fmod = self.lookup(f.module, OP)?;
+            Some(f) => Some(self.lookup(f.module, OP)?),
+            None => None,
+        };
+        let fcode = match (&desc.fragment, &fmod) {
+            (Some(f), Some(m)) => {
+                Some(self.stage_code(OP, l, m, (f.entry_point, Stage::Fragment), f.constants)?)
+            }
+            _ => None,
+        };
+        if let (Some(f), Some(fmod), Some(fcode)) = (&desc.fragment, &fmod, &fcode) {
+            {
                 let fs = validate::pipeline::entry_point(
                     OP,
                     l,
                     &fmod.label,
-                    &fmod.reflection,
+                    fcode.reflection(),
                     f.entry_point,
                     Stage::Fragment,
                 )?;
@@ -126,10 +148,8 @@ impl<A: Api> Device<A> {
                         late.push(c);
                     }
                 }
-                Some(fmod)
             }
-            None => None,
-        };
+        }
         drop(groups);
         // Attributes the vertex shader does not read are valid (WebGPU allows them) but have
         // no use natively, and the driver is told only of the ones it consumes.
@@ -156,8 +176,8 @@ impl<A: Api> Device<A> {
             .zip(&consumed)
             .map(|(vb, attributes)| VertexBufferLayout { attributes, ..*vb })
             .collect();
-        let fragment = match (&desc.fragment, &fmod) {
-            (Some(f), Some(m)) => Some((&*m.raw, f.entry_point)),
+        let fragment = match (&desc.fragment, &fcode) {
+            (Some(f), Some(c)) => Some((c.raw(), f.entry_point)),
             _ => None,
         };
         let raw = self
@@ -165,7 +185,7 @@ impl<A: Api> Device<A> {
             .create_render_pipeline(&vigil_hal::RenderPipelineDescriptor {
                 label: l,
                 layout: &layout.raw,
-                vertex_module: &vmod.raw,
+                vertex_module: vcode.raw(),
                 vertex_entry: desc.vertex.entry_point,
                 vertex_buffers: &native_buffers,
                 fragment,

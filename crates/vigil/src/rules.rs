@@ -166,11 +166,15 @@ rules! {
     PipelineLayoutGroups: LimitExceeded, "pipeline-layout.groups", "A pipeline layout has at most max_bind_groups group layouts.", "WebGPU createPipelineLayout: maxBindGroups";
     PipelineLayoutDynamic: LimitExceeded, "pipeline-layout.dynamic", "A pipeline layout's dynamic buffers stay within the per-layout limits.", "WebGPU maxDynamic*BuffersPerPipelineLayout";
     ShaderCompile: InvalidDescriptor, "shader.compile", "WGSL parses and validates for the device's capabilities.", "WebGPU createShaderModule";
+    ShaderFeature: Unsupported, "shader.feature", "A shader uses only the capabilities the device's enabled features grant (f16 needs SHADER_F16, f64 SHADER_F64, subgroup operations SUBGROUP, ...), and its translation declares no other.", "WebGPU createShaderModule: enable directives and features; Vulkan SPIR-V environment capabilities";
     ShaderTranslate: InvalidDescriptor, "shader.translate", "A validated module translates to the backend's code.", "vigil";
     ShaderForm: Unsupported, "shader.form", "The backend consumes the form vigil translates to (MSL modules are made per pipeline).", "vigil";
     EntryPointMissing: InvalidDescriptor, "pipeline.entry-point", "A pipeline's entry point exists in its module and is of its stage.", "WebGPU GPUProgrammableStage";
     ShaderBindingUnsupported: Unsupported, "pipeline.binding-unsupported", "Every resource a shader uses is of a kind vigil binds.", "vigil";
     ShaderBindingLayout: InvalidDescriptor, "pipeline.binding-layout", "Every resource a shader uses is in the pipeline layout, visible to the stage, of a matching type, with a large enough min_binding_size.", "WebGPU validating shader binding";
+    OverrideUnknown: InvalidDescriptor, "pipeline.override-unknown", "A stage's constants name only overrides its module declares (by @id where it has one, else by name), each once.", "WebGPU GPUProgrammableStage constants";
+    OverrideMissing: InvalidDescriptor, "pipeline.override-missing", "Every override without a default is given a value.", "WebGPU GPUProgrammableStage constants";
+    OverrideValue: InvalidDescriptor, "pipeline.override-value", "Each constant's value is one its override's type can hold (finite, in range, whole for integers).", "WebGPU GPUProgrammableStage constants";
     WorkgroupLimit: LimitExceeded, "pipeline.workgroup-limit", "A workgroup's size, invocations and workgroup memory are within the limits.", "WebGPU maxComputeWorkgroupSize*, maxComputeInvocationsPerWorkgroup, maxComputeWorkgroupStorageSize";
     RenderSampleCount: InvalidDescriptor, "render-pipeline.sample-count", "A render pipeline samples 1 or 4 times.", "WebGPU multisample.count";
     StripIndexFormatTopology: InvalidDescriptor, "pipeline.strip-index-format", "Only a strip topology names a strip index format.", "WebGPU GPUPrimitiveState";

@@ -114,6 +114,7 @@ fn out_of_bounds_indexing_stays_inside_the_bound_ranges() {
             layout,
             module,
             entry_point: "main",
+            constants: &[],
         })
         .unwrap();
     let mut enc = d

@@ -66,6 +66,7 @@ fn kernel(device: &Device) -> Kernel {
             layout: pl,
             module,
             entry_point: "main",
+            constants: &[],
         })
         .unwrap();
     Kernel { pipeline, layout }

@@ -451,6 +451,7 @@ fn main() {
             layout,
             module,
             entry_point: "main",
+            constants: &[],
         })
         .unwrap();
     let mut enc = encoder(&d);

@@ -165,6 +165,7 @@ fn workload(d: &Device) -> (usize, Duration) {
                 layout: l,
                 module,
                 entry_point: "main",
+                constants: &[],
             })
         });
         let target = d.create_texture(&TextureDescriptor {
@@ -189,11 +190,13 @@ fn workload(d: &Device) -> (usize, Duration) {
                 vertex: VertexState {
                     module,
                     entry_point: "vs",
+                    constants: &[],
                     buffers: &[],
                 },
                 fragment: Some(FragmentState {
                     module,
                     entry_point: "fs",
+                    constants: &[],
                     targets: &targets,
                 }),
                 primitive: PrimitiveState {

@@ -159,6 +159,7 @@ fn spin_setup(d: &Device) -> Spin {
             layout,
             module,
             entry_point: "main",
+            constants: &[],
         })
         .unwrap();
     let params = d

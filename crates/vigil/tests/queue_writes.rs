@@ -300,6 +300,7 @@ fn a_write_to_a_buffer_bound_by_pending_work_lands_after_it() {
             layout,
             module,
             entry_point: "main",
+            constants: &[],
         })
         .unwrap();
     let group = d

@@ -72,11 +72,13 @@ fn pipeline_with(d: &TDevice, attributes: &[VertexAttribute]) -> Result<RenderPi
         vertex: VertexState {
             module,
             entry_point: "vs",
+            constants: &[],
             buffers: &buffers,
         },
         fragment: Some(FragmentState {
             module,
             entry_point: "fs",
+            constants: &[],
             targets: &targets,
         }),
         primitive: PrimitiveState::default(),

@@ -31,6 +31,7 @@ fn pipeline_for(
         layout: pl,
         module,
         entry_point: "main",
+        constants: &[],
     })
 }
 
@@ -165,6 +166,7 @@ fn every_used_binding_must_be_in_the_layout() {
             layout: empty,
             module,
             entry_point: "main",
+            constants: &[],
         }),
         Rule::ShaderBindingLayout,
     );
@@ -225,6 +227,7 @@ fn entry_points_must_exist_and_be_compute() {
             layout: pl,
             module,
             entry_point: "nope",
+            constants: &[],
         }),
         Rule::EntryPointMissing,
     );
@@ -240,6 +243,7 @@ fn entry_points_must_exist_and_be_compute() {
             layout: pl,
             module: vs,
             entry_point: "main",
+            constants: &[],
         }),
         Rule::EntryPointMissing,
     );

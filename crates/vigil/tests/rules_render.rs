@@ -484,11 +484,13 @@ fn pipeline_with(
         vertex: VertexState {
             module: m,
             entry_point: "vs",
+            constants: &[],
             buffers,
         },
         fragment: Some(FragmentState {
             module: m,
             entry_point: fs,
+            constants: &[],
             targets,
         }),
         primitive,
@@ -925,11 +927,13 @@ fn an_attachment_cannot_be_sampled_in_its_own_pass() {
             vertex: VertexState {
                 module: m,
                 entry_point: "vs",
+                constants: &[],
                 buffers: &[],
             },
             fragment: Some(FragmentState {
                 module: m,
                 entry_point: "fs",
+                constants: &[],
                 targets: &targets,
             }),
             primitive: PrimitiveState::default(),

@@ -420,6 +420,7 @@ fn a_storage_texture_written_by_compute_reads_back() {
             layout,
             module,
             entry_point: "main",
+            constants: &[],
         })
         .unwrap();
     let mut e = d

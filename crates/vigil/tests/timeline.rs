@@ -57,6 +57,7 @@ fn job(d: &Device) -> Job {
             layout: pl,
             module,
             entry_point: "main",
+            constants: &[],
         })
         .unwrap();
     let data = d

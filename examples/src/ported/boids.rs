@@ -348,11 +348,13 @@ pub fn run(device: &Device, size: [u32; 2], frames: u32) -> Result<Run> {
             vertex: VertexState {
                 module: draw_shader,
                 entry_point: "main_vs",
+                constants: &[],
                 buffers: &vertex_buffers,
             },
             fragment: Some(FragmentState {
                 module: draw_shader,
                 entry_point: "main_fs",
+                constants: &[],
                 targets: &targets,
             }),
             primitive: PrimitiveState::default(),
@@ -368,6 +370,7 @@ pub fn run(device: &Device, size: [u32; 2], frames: u32) -> Result<Run> {
             layout: compute_pipeline_layout,
             module: compute_shader,
             entry_point: "main",
+            constants: &[],
         })
         .map_err(err)?;
 

@@ -297,11 +297,13 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
             vertex: VertexState {
                 module: shader,
                 entry_point: "vs_main",
+                constants: &[],
                 buffers: &vertex_buffers,
             },
             fragment: Some(FragmentState {
                 module: shader,
                 entry_point: "fs_main",
+                constants: &[],
                 targets: &targets,
             }),
             primitive: PrimitiveState {

@@ -91,6 +91,7 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
             layout,
             module,
             entry_point: "main",
+            constants: &[],
         })
         .map_err(e)?;
     let uniforms = device

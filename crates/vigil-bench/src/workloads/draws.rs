@@ -212,6 +212,7 @@ pub fn vigil(
             vertex: VertexState {
                 module,
                 entry_point: "vs",
+                constants: &[],
                 buffers: &[VertexBufferLayout {
                     array_stride: 8,
                     step_mode: VertexStepMode::Vertex,
@@ -221,6 +222,7 @@ pub fn vigil(
             fragment: Some(FragmentState {
                 module,
                 entry_point: "fs",
+                constants: &[],
                 targets: &targets,
             }),
             primitive: PrimitiveState::default(),

@@ -84,6 +84,7 @@ pub fn run(device: &Device) -> Result<(), String> {
             layout,
             module,
             entry_point: "main",
+            constants: &[],
         })
         .map_err(err)?;
     let bytes = u64::from(count) * 4;

@@ -789,6 +789,7 @@ pub fn create_compute_pipeline(w: &mut World<'_>, r: &mut Rng) {
                     layout,
                     module,
                     entry_point: entry,
+                    constants: &[],
                 })?;
             w.compute.add(p, recipe);
             Ok(())
@@ -954,11 +955,13 @@ pub fn create_render_pipeline(w: &mut World<'_>, r: &mut Rng) {
         vertex: VertexState {
             module,
             entry_point: if r.chance(97) { "vs" } else { "main" },
+            constants: &[],
             buffers: &buffers,
         },
         fragment: fragment_state.then_some(FragmentState {
             module,
             entry_point: "fs",
+            constants: &[],
             targets: &targets,
         }),
         primitive: PrimitiveState {

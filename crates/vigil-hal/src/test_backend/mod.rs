@@ -50,7 +50,9 @@ pub struct TestBuffer {
 
 impl Api for TestApi {
     const NAME: &'static str = "test";
-    const SHADER_FORMAT: ShaderFormat = ShaderFormat::None;
+    // Shaders are translated to SPIR-V as for Vulkan (and then ignored), so every check
+    // on the way to the driver runs in the rule tests too.
+    const SHADER_FORMAT: ShaderFormat = ShaderFormat::SpirV;
     type Instance = TestInstance;
     type Adapter = TestAdapter;
     type Device = TestDevice;

@@ -216,12 +216,13 @@ pub(crate) struct PipelineLayoutObj<A: Api> {
     pub compat: Vec<u32>,
 }
 
-/// A shader module: native code plus the reflection pipelines are checked against.
+/// A shader module: the checked module, and its native code when it has no overrides to
+/// fix (a module with overrides is translated per pipeline, with that pipeline's values).
 pub(crate) struct ShaderModuleObj<A: Api> {
-    pub raw: Owned<A, ShaderModuleKind>,
+    pub raw: Option<Owned<A, ShaderModuleKind>>,
     pub handle: ShaderModule,
     pub label: String,
-    pub reflection: vigil_shader::Reflection,
+    pub module: vigil_shader::Module,
 }
 
 /// A size check deferred to the draw or dispatch: the layout gave no minimum binding size,

@@ -21,8 +21,9 @@ pub struct PipelineLayoutDescriptor<'a> {
 
 /// How to create a shader module.
 ///
-/// Differs from WebGPU's: WGSL source only (no SPIR-V or other languages), and no
-/// `override` constants yet.
+/// Differs from WebGPU's: WGSL source only (no SPIR-V or other languages). A module that
+/// declares `override` constants is translated by each pipeline made from it, with that
+/// pipeline's `constants`.
 #[derive(Clone, Debug, Default)]
 pub struct ShaderModuleDescriptor<'a> {
     /// Label; also the file name diagnostics report (`<label>.wgsl` when it has no dot).
@@ -42,6 +43,42 @@ pub struct ComputePipelineDescriptor<'a> {
     pub module: ShaderModule,
     /// Name of a `@compute` entry point.
     pub entry_point: &'a str,
+    /// Values for the module's `override` constants, keyed by `@id` where the override
+    /// has one, else by name (WebGPU's `constants`; wgpu has them in
+    /// `compilation_options`). Overrides with a default may be left out.
+    pub constants: &'a [(&'a str, f64)],
+}
+
+/// A pipeline stage's native code and the reflection it is checked against.
+pub(crate) enum StageCode<'m, A: Api> {
+    /// The module's own (it has no overrides and the stage gives no constants).
+    Shared {
+        raw: &'m Owned<A, crate::native::ShaderModuleKind>,
+        reflection: &'m vigil_shader::Reflection,
+    },
+    /// Made for this pipeline with its constants fixed.
+    Specialized {
+        raw: Owned<A, crate::native::ShaderModuleKind>,
+        reflection: vigil_shader::Reflection,
+    },
+}
+
+impl<A: Api> StageCode<'_, A> {
+    /// The native module.
+    pub fn raw(&self) -> &A::ShaderModule {
+        match self {
+            StageCode::Shared { raw, .. } => raw,
+            StageCode::Specialized { raw, .. } => raw,
+        }
+    }
+
+    /// The reflection, with final workgroup sizes.
+    pub fn reflection(&self) -> &vigil_shader::Reflection {
+        match self {
+            StageCode::Shared { reflection, .. } => reflection,
+            StageCode::Specialized { reflection, .. } => reflection,
+        }
+    }
 }
 
 /// A pipeline layout's groups as the checks see them.
@@ -67,48 +104,27 @@ impl<A: Api> Device<A> {
         } else {
             format!("{}.wgsl", desc.label)
         };
-        let caps = vigil_shader::Capabilities16And64 {
-            shader_f16: self.features.contains(vigil_hal::Features::SHADER_F16),
-            shader_int64: self.features.contains(vigil_hal::Features::SHADER_INT64),
-        };
-        let module = vigil_shader::Module::from_wgsl_with(desc.wgsl, &file, caps).map_err(|d| {
-            Error::new(
-                Rule::ShaderCompile,
-                OP,
-                desc.label,
-                format!("the WGSL does not compile: {}", d.message),
-            )
-            .with_diagnostic(d)
-        })?;
-        let words;
-        let code = match A::SHADER_FORMAT {
-            ShaderFormat::SpirV => {
-                words = module
-                    .to_spirv(&vigil_shader::SpirvOptions::default())
-                    .map_err(|d| {
-                        Error::new(Rule::ShaderTranslate, OP, desc.label, d.message.clone())
-                            .with_diagnostic(d)
-                    })?;
-                vigil_hal::ShaderCode::SpirV(&words)
-            }
-            ShaderFormat::Msl => {
-                return Err(fail!(
-                    ShaderForm,
+        let module = vigil_shader::Module::from_wgsl_with(desc.wgsl, &file, self.features)
+            .map_err(|d| {
+                let rule = if d.features_needed.is_empty() {
+                    Rule::ShaderCompile
+                } else {
+                    Rule::ShaderFeature
+                };
+                Error::new(
+                    rule,
                     OP,
                     desc.label,
-                    "MSL modules are made per pipeline by the Metal backend"
-                ));
-            }
-            ShaderFormat::None => vigil_hal::ShaderCode::None,
+                    format!("the WGSL does not compile: {}", d.message),
+                )
+                .with_diagnostic(d)
+            })?;
+        // A module with overrides is translated by each pipeline, once its values are known.
+        let raw = if module.reflection().overrides.is_empty() {
+            Some(self.native_module(OP, desc.label, &module)?)
+        } else {
+            None
         };
-        let raw = self
-            .hal
-            .create_shader_module(&vigil_hal::ShaderModuleDescriptor {
-                label: desc.label,
-                code,
-            })
-            .map_err(|e| self.hal_error(e, OP, desc.label))?;
-        let raw = Owned::new(&self.hal, raw);
         let id = self.id;
         let (_, _, obj) = self
             .objects
@@ -117,11 +133,104 @@ impl<A: Api> Device<A> {
                 raw,
                 handle: ShaderModule::from_parts(index, generation, id),
                 label: desc.label.to_owned(),
-                reflection: module.reflection().clone(),
+                module,
             })
             .ok_or_else(|| super::buffer::registry_full(OP, desc.label, "shader module"))?;
         self.notify_created("shader module", desc.label);
         Ok(obj.handle)
+    }
+
+    /// Translates a checked module (with no overrides left) and makes its native module.
+    fn native_module(
+        &self,
+        op: &'static str,
+        label: &str,
+        module: &vigil_shader::Module,
+    ) -> Result<Owned<A, crate::native::ShaderModuleKind>> {
+        let words;
+        let code = match A::SHADER_FORMAT {
+            ShaderFormat::SpirV => {
+                words = module
+                    .to_spirv(&vigil_shader::SpirvOptions::default())
+                    .map_err(|d| {
+                        // The only capability refusal at this point is the SPIR-V check.
+                        let rule = if d.message.contains("enabled features do not allow") {
+                            Rule::ShaderFeature
+                        } else {
+                            Rule::ShaderTranslate
+                        };
+                        Error::new(rule, op, label, d.message.clone()).with_diagnostic(d)
+                    })?;
+                vigil_hal::ShaderCode::SpirV(&words)
+            }
+            ShaderFormat::Msl => {
+                return Err(fail!(
+                    ShaderForm,
+                    op,
+                    label,
+                    "MSL modules are made per pipeline by the Metal backend"
+                ));
+            }
+            ShaderFormat::None => vigil_hal::ShaderCode::None,
+        };
+        let raw = self
+            .hal
+            .create_shader_module(&vigil_hal::ShaderModuleDescriptor { label, code })
+            .map_err(|e| self.hal_error(e, op, label))?;
+        Ok(Owned::new(&self.hal, raw))
+    }
+
+    /// A pipeline stage's code: the module's own native module when it needs no constants,
+    /// else the module cut down to the entry point, specialized with `constants` and
+    /// translated for this pipeline alone (the native module is released once the
+    /// pipeline exists). The entry point is checked to exist first.
+    pub(crate) fn stage_code<'m>(
+        &self,
+        op: &'static str,
+        label: &str,
+        module: &'m ShaderModuleObj<A>,
+        (entry, stage): (&str, Stage),
+        constants: &[(&str, f64)],
+    ) -> Result<StageCode<'m, A>> {
+        validate::pipeline::entry_point(
+            op,
+            label,
+            &module.label,
+            module.module.reflection(),
+            entry,
+            stage,
+        )?;
+        if let (Some(raw), true) = (&module.raw, constants.is_empty()) {
+            return Ok(StageCode::Shared {
+                raw,
+                reflection: module.module.reflection(),
+            });
+        }
+        let specialized = module
+            .module
+            .specialize_entry(stage, entry, constants)
+            .map_err(|e| {
+                let rule = match e.problem {
+                    vigil_shader::OverrideProblem::Unknown => Rule::OverrideUnknown,
+                    vigil_shader::OverrideProblem::Missing => Rule::OverrideMissing,
+                    vigil_shader::OverrideProblem::Value => Rule::OverrideValue,
+                };
+                Error::new(
+                    rule,
+                    op,
+                    label,
+                    format!(
+                        "the constants for module '{}' are refused: {}",
+                        module.label, e.diagnostic.message
+                    ),
+                )
+                .with_diagnostic(*e.diagnostic)
+            })?;
+        let raw = self.native_module(op, label, &specialized)?;
+        Ok(StageCode::Specialized {
+            raw,
+            reflection: specialized.reflection().clone(),
+        })
     }
 
     /// Destroys a shader module (pipelines made from it keep working).
@@ -131,8 +240,14 @@ impl<A: Api> Device<A> {
     }
 
     /// The reflection of a shader module (what each entry point uses).
+    /// A module with `override` constants reports them in `overrides`; its entry points'
+    /// workgroup sizes are final only in a pipeline, where the constants are known.
     pub fn shader_reflection(&self, module: ShaderModule) -> Result<vigil_shader::Reflection> {
-        Ok(self.lookup(module, "shader_reflection")?.reflection.clone())
+        Ok(self
+            .lookup(module, "shader_reflection")?
+            .module
+            .reflection()
+            .clone())
     }
 
     /// Creates a compute pipeline after checking its entry point against the layout
@@ -146,11 +261,18 @@ impl<A: Api> Device<A> {
         let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
         self.check_alive(OP)?;
         let module = self.lookup(desc.module, OP)?;
+        let code = self.stage_code(
+            OP,
+            desc.label,
+            &module,
+            (desc.entry_point, Stage::Compute),
+            desc.constants,
+        )?;
         let ep = validate::pipeline::entry_point(
             OP,
             desc.label,
             &module.label,
-            &module.reflection,
+            code.reflection(),
             desc.entry_point,
             Stage::Compute,
         )?;
@@ -168,11 +290,12 @@ impl<A: Api> Device<A> {
             .create_compute_pipeline(&vigil_hal::ComputePipelineDescriptor {
                 label: desc.label,
                 layout: &layout.raw,
-                module: &module.raw,
+                module: code.raw(),
                 entry_point: desc.entry_point,
             })
             .map_err(|e| self.hal_error(e, OP, desc.label))?;
         let raw = Owned::new(&self.hal, raw);
+        drop(code);
         let info = PipelineInfo {
             group_compat: layout.compat.clone().into_boxed_slice(),
             late_checks: late.into_boxed_slice(),

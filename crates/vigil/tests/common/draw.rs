@@ -137,11 +137,13 @@ pub fn pipeline_desc<'a>(
         vertex: VertexState {
             module,
             entry_point: "vs",
+            constants: &[],
             buffers,
         },
         fragment: Some(FragmentState {
             module,
             entry_point: "fs",
+            constants: &[],
             targets,
         }),
         primitive: PrimitiveState::default(),

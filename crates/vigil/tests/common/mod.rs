@@ -111,10 +111,19 @@ pub fn src_dst_kernel(
     label: &str,
     wgsl: &str,
 ) -> (vigil::ComputePipeline, vigil::BindGroupLayout) {
+    src_dst_kernel_with(device, label, wgsl, &[]).unwrap()
+}
+
+/// A `src_dst_kernel` whose pipeline fixes override `constants`; a refusal of the module
+/// or the pipeline is returned as is.
+pub fn src_dst_kernel_with(
+    device: &Device,
+    label: &str,
+    wgsl: &str,
+    constants: &[(&str, f64)],
+) -> vigil::Result<(vigil::ComputePipeline, vigil::BindGroupLayout)> {
     use vigil::*;
-    let module = device
-        .create_shader_module(&ShaderModuleDescriptor { label, wgsl })
-        .unwrap();
+    let module = device.create_shader_module(&ShaderModuleDescriptor { label, wgsl })?;
     let e = |binding, read_only| BindGroupLayoutEntry {
         binding,
         visibility: ShaderStages::COMPUTE,
@@ -136,15 +145,14 @@ pub fn src_dst_kernel(
             bind_group_layouts: &[bgl],
         })
         .unwrap();
-    let pipeline = device
-        .create_compute_pipeline(&ComputePipelineDescriptor {
-            label,
-            layout,
-            module,
-            entry_point: "main",
-        })
-        .unwrap();
-    (pipeline, bgl)
+    let pipeline = device.create_compute_pipeline(&ComputePipelineDescriptor {
+        label,
+        layout,
+        module,
+        entry_point: "main",
+        constants,
+    })?;
+    Ok((pipeline, bgl))
 }
 
 /// A group for a `src_dst_kernel`: `src` at binding 0, `dst` at binding 1.
@@ -166,4 +174,43 @@ pub fn src_dst_group(
             entries: &[whole(0, src), whole(1, dst)],
         })
         .unwrap()
+}
+
+/// Runs a `src_dst_kernel` once over `src` with `groups` workgroups, and reads back
+/// `dst_words` words of its output (which starts zeroed).
+pub fn run_src_dst(
+    device: &Device,
+    kernel: (vigil::ComputePipeline, vigil::BindGroupLayout),
+    src: &[u32],
+    dst_words: usize,
+    groups: u32,
+) -> Vec<u32> {
+    use vigil::*;
+    let usage = BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST;
+    let a = device
+        .create_buffer_init(&BufferInitDescriptor {
+            label: "src",
+            contents: &bytes_of(src),
+            usage,
+        })
+        .unwrap();
+    let b = device
+        .create_buffer(&BufferDescriptor {
+            label: "dst",
+            size: dst_words as u64 * 4,
+            usage,
+        })
+        .unwrap();
+    let group = src_dst_group(device, kernel.1, a, b);
+    let mut e = device
+        .create_command_encoder(&CommandEncoderDescriptor { label: "run" })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(kernel.0).unwrap();
+    e.set_bind_group(0, group, &[]).unwrap();
+    e.dispatch(groups, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    device.submit([e.finish().unwrap()]).unwrap();
+    read_u32(device, b, dst_words)
 }

@@ -143,6 +143,7 @@ pub fn copy_kernel(d: &TDevice) -> CopyKernel {
             layout: pl,
             module,
             entry_point: "main",
+            constants: &[],
         })
         .unwrap();
     CopyKernel {

@@ -1,0 +1,168 @@
+//! The capabilities a module may use follow the device features it is checked against:
+//! without the feature a shader is refused naming it, with it the SPIR-V passes
+//! `spirv-val`; what no feature grants is refused saying so.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::spirv_val;
+use vigil_shader::{Features, Module, SpirvOptions};
+
+/// One shader per feature that grants a capability naga's corpus does not exercise.
+const NEEDS: &[(&str, Features, &str)] = &[
+    (
+        "f16 in storage and uniform buffers",
+        Features::SHADER_F16,
+        "enable f16;
+        @group(0) @binding(0) var<storage, read_write> d: array<f16>;
+        @group(0) @binding(1) var<uniform> u: vec4<f16>;
+        @compute @workgroup_size(1) fn main() { d[0] = d[0] * u.x + 1.0h; }",
+    ),
+    (
+        "f16 between stages",
+        Features::SHADER_F16,
+        "enable f16;
+        struct V { @builtin(position) p: vec4f, @location(0) h: f16 }
+        @vertex fn vs() -> V { return V(vec4f(0.0), 1.0h); }
+        @fragment fn fs(v: V) -> @location(0) vec4f { return vec4f(f32(v.h)); }",
+    ),
+    (
+        "subgroup operations",
+        Features::SUBGROUP,
+        "@group(0) @binding(0) var<storage, read_write> d: array<u32>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(subgroup_invocation_id) i: u32, @builtin(subgroup_size) n: u32) {
+            let sum = subgroupAdd(i);
+            let first = subgroupBroadcastFirst(i);
+            let ballot = subgroupBallot(i % 2u == 0u);
+            let q = quadSwapX(i);
+            d[i] = sum + first + ballot.x + n + q + subgroupShuffle(i, 0u);
+            subgroupBarrier();
+        }",
+    ),
+    (
+        "clip distances",
+        Features::SHADER_CLIP_DISTANCES,
+        "enable clip_distances;
+        struct V { @builtin(position) p: vec4f, @builtin(clip_distances) c: array<f32, 2> }
+        @vertex fn vs() -> V { return V(vec4f(0.0), array<f32, 2>(1.0, -1.0)); }",
+    ),
+    (
+        "primitive index",
+        Features::SHADER_PRIMITIVE_INDEX,
+        "enable primitive_index;
+        @fragment fn fs(@builtin(primitive_index) i: u32) -> @location(0) vec4f {
+            return vec4f(f32(i));
+        }",
+    ),
+    (
+        "sample index",
+        Features::SAMPLE_RATE_SHADING,
+        "@fragment fn fs(@builtin(sample_index) i: u32) -> @location(0) vec4f {
+            return vec4f(f32(i));
+        }",
+    ),
+];
+
+#[test]
+fn each_feature_is_named_when_missing_and_enough_when_given() {
+    for (what, feature, src) in NEEDS {
+        let d = Module::from_wgsl(src, "f.wgsl").unwrap_err();
+        assert_eq!(d.features_needed, *feature, "{what}: {d}");
+        assert!(
+            d.message
+                .contains(&format!("needs the device feature {}", feature.names()[0])),
+            "{what}: {d}"
+        );
+        // Other features do not help.
+        let others = Features::all() - *feature;
+        let d = Module::from_wgsl_with(src, "f.wgsl", others).unwrap_err();
+        assert_eq!(d.features_needed, *feature, "{what}: {d}");
+        // The feature does, and the SPIR-V declares what it grants and passes spirv-val.
+        let m = Module::from_wgsl_with(src, "f.wgsl", *feature)
+            .unwrap_or_else(|d| panic!("{what}: {d}"));
+        spirv_val(&m.to_spirv(&SpirvOptions::default()).unwrap(), what);
+    }
+}
+
+#[test]
+fn pack2x16float_needs_no_feature() {
+    // The issue that started this: every Vulkan device packs halves into a u32.
+    let m = Module::from_wgsl(
+        "@group(0) @binding(0) var<storage, read_write> d: array<u32>;
+        @compute @workgroup_size(1) fn main() {
+            d[0] = pack2x16float(vec2f(1.0, 2.0));
+            d[1] = pack2x16float(unpack2x16float(d[0]));
+            d[2] = bitcast<u32>(quantizeToF16(1.1));
+        }",
+        "pack.wgsl",
+    )
+    .unwrap();
+    spirv_val(
+        &m.to_spirv(&SpirvOptions::default()).unwrap(),
+        "pack2x16float",
+    );
+}
+
+#[test]
+fn a_missing_enable_directive_is_explained_with_its_feature() {
+    let src = "@group(0) @binding(0) var<storage, read_write> d: array<f16>;
+        @compute @workgroup_size(1) fn main() { d[0] = 1.0h; }";
+    let d = Module::from_wgsl(src, "f.wgsl").unwrap_err();
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.contains("add `enable f16;`") && n.contains("needs the feature SHADER_F16")),
+        "{d}"
+    );
+    assert_eq!(d.features_needed, Features::SHADER_F16);
+    // With the feature, only the directive is missing.
+    let d = Module::from_wgsl_with(src, "f.wgsl", Features::SHADER_F16).unwrap_err();
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n == "add `enable f16;` at the top of the shader"),
+        "{d}"
+    );
+    assert!(d.features_needed.is_empty());
+}
+
+#[test]
+fn what_no_feature_grants_is_refused_saying_so() {
+    // Subgroup operations in the vertex stage: vigil's SUBGROUP covers compute and
+    // fragment only.
+    let d = Module::from_wgsl_with(
+        "@vertex fn vs(@builtin(vertex_index) v: u32) -> @builtin(position) vec4f {
+            return vec4f(f32(subgroupAdd(v)));
+        }",
+        "v.wgsl",
+        Features::all(),
+    )
+    .unwrap_err();
+    assert!(
+        d.message
+            .contains("uses SUBGROUP_VERTEX_STAGE, which no vigil device feature enables yet"),
+        "{d}"
+    );
+    assert!(d.features_needed.is_empty());
+}
+
+#[test]
+fn a_module_keeps_the_features_it_was_checked_against() {
+    let m = Module::from_wgsl_with(
+        "@compute @workgroup_size(1) fn main() {}",
+        "m.wgsl",
+        Features::SUBGROUP,
+    )
+    .unwrap();
+    assert_eq!(m.features(), Features::SUBGROUP);
+    let s = Module::from_wgsl(
+        "override n: u32 = 1; @compute @workgroup_size(n) fn main() {}",
+        "o.wgsl",
+    )
+    .unwrap()
+    .specialize(&[])
+    .unwrap();
+    assert_eq!(s.features(), Features::empty());
+}

@@ -1,0 +1,229 @@
+//! Override constants on pipelines and shader capabilities that follow the device's
+//! enabled features: each refusal with its rule, on the test backend.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "common/rules.rs"]
+mod rules;
+
+use rules::*;
+use vigil::*;
+
+const KERNEL: &str = r#"
+@id(4) override scale: f32 = 1.0;
+override count: u32;
+override unused: u32;
+override size: u32 = 64;
+@group(0) @binding(0) var<storage, read_write> data: array<f32>;
+@compute @workgroup_size(size)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    if id.x < count { data[id.x] = data[id.x] * scale; }
+}
+@compute @workgroup_size(1)
+fn other() { data[0] = f32(unused); }
+"#;
+
+fn pipeline(d: &TDevice, wgsl: &str, constants: &[(&str, f64)]) -> Result<ComputePipeline> {
+    let module = d.create_shader_module(&ShaderModuleDescriptor { label: "k", wgsl })?;
+    let bgl = layout(
+        d,
+        &[entry(
+            0,
+            ShaderStages::COMPUTE,
+            buf_ty(BufferBindingType::Storage { read_only: false }, false),
+        )],
+    );
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "k",
+            bind_group_layouts: &[bgl],
+        })
+        .unwrap();
+    d.create_compute_pipeline(&ComputePipelineDescriptor {
+        label: "k",
+        layout,
+        module,
+        entry_point: "main",
+        constants,
+    })
+}
+
+#[test]
+fn constants_are_keyed_by_id_or_name_and_only_used_overrides_need_values() {
+    let d = device();
+    // `unused` has no default but `main` does not use it.
+    pipeline(&d, KERNEL, &[("count", 10.0)]).unwrap();
+    pipeline(&d, KERNEL, &[("count", 10.0), ("4", 2.5), ("size", 128.0)]).unwrap();
+    // The reflection of the module lists its overrides.
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "k",
+            wgsl: KERNEL,
+        })
+        .unwrap();
+    let keys: Vec<String> = d
+        .shader_reflection(module)
+        .unwrap()
+        .overrides
+        .iter()
+        .map(|o| o.key())
+        .collect();
+    assert_eq!(keys, ["4", "count", "unused", "size"]);
+}
+
+#[test]
+fn an_unknown_or_repeated_key_is_refused() {
+    let d = device();
+    let e = expect_rule(
+        pipeline(&d, KERNEL, &[("count", 1.0), ("scale", 2.0)]),
+        Rule::OverrideUnknown,
+    );
+    // `scale` has an id, so its key is "4".
+    assert!(e.to_string().contains("no override 'scale'"), "{e}");
+    expect_rule(
+        pipeline(&d, KERNEL, &[("count", 1.0), ("count", 2.0)]),
+        Rule::OverrideUnknown,
+    );
+    // A module without overrides takes no constants.
+    expect_rule(
+        pipeline(
+            &d,
+            "@group(0) @binding(0) var<storage, read_write> data: array<f32>;
+             @compute @workgroup_size(1) fn main() { data[0] = 1.0; }",
+            &[("x", 1.0)],
+        ),
+        Rule::OverrideUnknown,
+    );
+}
+
+#[test]
+fn a_used_override_without_default_needs_a_value() {
+    let d = device();
+    let e = expect_rule(pipeline(&d, KERNEL, &[]), Rule::OverrideMissing);
+    assert!(e.to_string().contains("'count'"), "{e}");
+}
+
+#[test]
+fn a_value_the_type_cannot_hold_is_refused() {
+    let d = device();
+    for bad in [
+        [("count", 1.5), ("4", 1.0)],
+        [("count", -1.0), ("4", 1.0)],
+        [("count", 4_294_967_296.0), ("4", 1.0)],
+        [("count", 1.0), ("4", f64::NAN)],
+        [("count", 1.0), ("4", f64::INFINITY)],
+    ] {
+        expect_rule(pipeline(&d, KERNEL, &bad), Rule::OverrideValue);
+    }
+}
+
+#[test]
+fn a_workgroup_size_from_an_override_is_checked_against_the_limits() {
+    let d = device();
+    let limit = d.limits().max_compute_invocations_per_workgroup;
+    pipeline(&d, KERNEL, &[("count", 1.0), ("size", f64::from(limit))]).unwrap();
+    expect_rule(
+        pipeline(
+            &d,
+            KERNEL,
+            &[("count", 1.0), ("size", f64::from(limit) + 1.0)],
+        ),
+        Rule::WorkgroupLimit,
+    );
+    // Zero is no workgroup size at all.
+    expect_rule(
+        pipeline(&d, KERNEL, &[("count", 1.0), ("size", 0.0)]),
+        Rule::OverrideValue,
+    );
+}
+
+#[test]
+fn a_missing_entry_point_is_refused_before_the_constants_are_looked_at() {
+    let d = device();
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "k",
+            wgsl: KERNEL,
+        })
+        .unwrap();
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "k",
+            bind_group_layouts: &[],
+        })
+        .unwrap();
+    expect_rule(
+        d.create_compute_pipeline(&ComputePipelineDescriptor {
+            label: "k",
+            layout,
+            module,
+            entry_point: "nope",
+            constants: &[("nope", 1.0)],
+        }),
+        Rule::EntryPointMissing,
+    );
+}
+
+const F64: &str = "@group(0) @binding(0) var<storage, read_write> d: array<f64>;
+    @compute @workgroup_size(1) fn main() { d[0] = d[0] * 2.0lf; }";
+
+#[test]
+fn a_shader_needing_a_feature_the_device_did_not_enable_is_refused_naming_it() {
+    let d = device();
+    let e = expect_rule(
+        d.create_shader_module(&ShaderModuleDescriptor {
+            label: "f64",
+            wgsl: F64,
+        }),
+        Rule::ShaderFeature,
+    );
+    assert!(e.to_string().contains("SHADER_F64"), "{e}");
+    assert_eq!(
+        e.shader_diagnostic().unwrap().features_needed,
+        Features::SHADER_F64
+    );
+    // The same device type with the feature enabled takes it.
+    let d = device_with(Features::SHADER_F64);
+    d.create_shader_module(&ShaderModuleDescriptor {
+        label: "f64",
+        wgsl: F64,
+    })
+    .unwrap();
+}
+
+#[test]
+fn sample_rate_shading_comes_with_every_device_whose_adapter_has_it() {
+    // The test adapter has it; no one asked for it.
+    let d = device_with(Features::empty());
+    assert!(d.features().contains(Features::SAMPLE_RATE_SHADING));
+    d.create_shader_module(&ShaderModuleDescriptor {
+        label: "sample",
+        wgsl: "@fragment fn fs(@builtin(sample_index) i: u32) -> @location(0) vec4f {
+                   return vec4f(f32(i));
+               }",
+    })
+    .unwrap();
+}
+
+#[test]
+fn what_vigil_cannot_hand_the_driver_is_refused_with_the_reason() {
+    let d = device();
+    let e = expect_rule(
+        d.create_shader_module(&ShaderModuleDescriptor {
+            label: "mask",
+            wgsl: "@fragment fn fs(@builtin(sample_mask) m: u32) -> @location(0) vec4f {
+                       return vec4f(f32(m));
+                   }",
+        }),
+        Rule::ShaderTranslate,
+    );
+    assert!(e.to_string().contains("sample_mask"), "{e}");
+    let e = expect_rule(
+        d.create_shader_module(&ShaderModuleDescriptor {
+            label: "library",
+            wgsl: "fn helper(x: f32) -> f32 { return x * 2.0; }",
+        }),
+        Rule::ShaderTranslate,
+    );
+    assert!(e.to_string().contains("no entry points"), "{e}");
+}
