@@ -152,6 +152,30 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         blend_constant: false,
     },
     Recipe {
+        name: "override-kernel",
+        wgsl: r#"
+override size: u32 = 8;
+@id(2) override add: u32;
+override twice: bool = false;
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(size)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i < arrayLength(&dst) && i < arrayLength(&src)) {
+        dst[i] = select(src[i] + add, (src[i] + add) * 2u, twice);
+    }
+}
+"#,
+        shape: Shape::Compute,
+        group: || vec![storage(0, true, C), storage(1, false, C)],
+        vertex_buffers: &[],
+        targets: &[],
+        depth: None,
+        points: false,
+        blend_constant: false,
+    },
+    Recipe {
         name: "dynamic-uniform-kernel",
         wgsl: r#"
 struct Params { add: u32, pad0: u32, pad1: u32, pad2: u32 }

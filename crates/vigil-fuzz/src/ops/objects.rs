@@ -773,8 +773,9 @@ pub fn create_compute_pipeline(w: &mut World<'_>, r: &mut Rng) {
     } else {
         r.pick(&["vs", "", "nope"])
     };
+    let constants = constants(r);
     let what = format!(
-        "create_compute_pipeline({}, {layout:?}, {module:?}, {entry:?})",
+        "create_compute_pipeline({}, {layout:?}, {module:?}, {entry:?}, {constants:?})",
         RECIPES[recipe].name
     );
     w.call(
@@ -789,12 +790,39 @@ pub fn create_compute_pipeline(w: &mut World<'_>, r: &mut Rng) {
                     layout,
                     module,
                     entry_point: entry,
-                    constants: &[],
+                    constants: &constants,
                 })?;
             w.compute.add(p, recipe);
             Ok(())
         },
     );
+}
+
+/// Override constants for a pipeline: mostly none, else values that fit the override
+/// recipe (`size`, `2` for `add`, `twice`), keys it lacks, repeated keys and values no
+/// type holds, mixed.
+fn constants(r: &mut Rng) -> Vec<(&'static str, f64)> {
+    if r.chance(60) {
+        return Vec::new();
+    }
+    let keys = ["size", "2", "twice", "add", "", "nope", "2"];
+    let values = [
+        0.0,
+        1.0,
+        3.0,
+        8.0,
+        64.0,
+        256.0,
+        257.0,
+        1e9,
+        -1.0,
+        0.5,
+        4_294_967_296.0,
+        f64::NAN,
+        f64::INFINITY,
+    ];
+    let n = r.below(4);
+    (0..n).map(|_| (r.pick(&keys), r.pick(&values))).collect()
 }
 
 fn blend(r: &mut Rng) -> Option<BlendState> {
@@ -949,19 +977,25 @@ pub fn create_render_pipeline(w: &mut World<'_>, r: &mut Rng) {
         _ => 1,
     };
     let fragment_state = matches!(recipe.shape, Shape::Render { fragment: true }) || r.chance(5);
+    // The render recipes declare no overrides: any constant is refused, stage by stage.
+    let (vertex_constants, fragment_constants) = if r.chance(95) {
+        (Vec::new(), Vec::new())
+    } else {
+        (constants(r), constants(r))
+    };
     let desc = RenderPipelineDescriptor {
         label: "fuzz render pipeline",
         layout,
         vertex: VertexState {
             module,
             entry_point: if r.chance(97) { "vs" } else { "main" },
-            constants: &[],
+            constants: &vertex_constants,
             buffers: &buffers,
         },
         fragment: fragment_state.then_some(FragmentState {
             module,
             entry_point: "fs",
-            constants: &[],
+            constants: &fragment_constants,
             targets: &targets,
         }),
         primitive: PrimitiveState {
