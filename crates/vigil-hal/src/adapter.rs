@@ -116,6 +116,9 @@ bitflags! {
         /// `shaderBufferInt64Atomics` and `shaderSharedInt64Atomics`); the `u64`/`i64`
         /// types themselves need `SHADER_INT64`.
         const SHADER_INT64_ATOMICS = 1 << 16;
+        /// Dual-source blending: `@blend_src` outputs (`enable dual_source_blending;`) and
+        /// the `Src1*` blend factors, with one color target (Vulkan `dualSrcBlend`).
+        const DUAL_SOURCE_BLENDING = 1 << 17;
     }
 }
 

@@ -276,7 +276,7 @@ impl DepthStencilState {
 
 /// Blend factor.
 ///
-/// Differs from WebGPU's: no `src-alpha-saturated` and no dual-source (`src1*`) factors.
+/// Differs from WebGPU's: no `src-alpha-saturated`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BlendFactor {
     /// 0.
@@ -303,6 +303,28 @@ pub enum BlendFactor {
     Constant,
     /// 1 - the blend constant.
     OneMinusConstant,
+    /// The fragment shader's second source color (`@blend_src(1)`); needs the
+    /// `DUAL_SOURCE_BLENDING` feature.
+    Src1,
+    /// 1 - the second source color.
+    OneMinusSrc1,
+    /// The second source's alpha.
+    Src1Alpha,
+    /// 1 - the second source's alpha.
+    OneMinusSrc1Alpha,
+}
+
+impl BlendFactor {
+    /// Whether the factor reads the fragment shader's second source (dual-source blending).
+    pub fn uses_src1(self) -> bool {
+        matches!(
+            self,
+            BlendFactor::Src1
+                | BlendFactor::OneMinusSrc1
+                | BlendFactor::Src1Alpha
+                | BlendFactor::OneMinusSrc1Alpha
+        )
+    }
 }
 
 /// Blend operation.

@@ -34,6 +34,7 @@ const GRANTS: &[(Features, Naga)] = &[
         Features::SUBGROUP,
         Naga::SUBGROUP.union(Naga::SUBGROUP_BARRIER),
     ),
+    (Features::DUAL_SOURCE_BLENDING, Naga::DUAL_SOURCE_BLENDING),
 ];
 
 /// The naga capabilities a device with `features` enabled can run.
@@ -117,8 +118,8 @@ pub(crate) fn enable_extension_feature(name: &str) -> Option<Option<Features>> {
         "f16" => Some(Features::SHADER_F16),
         "clip_distances" => Some(Features::SHADER_CLIP_DISTANCES),
         "primitive_index" => Some(Features::SHADER_PRIMITIVE_INDEX),
-        "dual_source_blending"
-        | "wgpu_binding_array"
+        "dual_source_blending" => Some(Features::DUAL_SOURCE_BLENDING),
+        "wgpu_binding_array"
         | "wgpu_ray_query"
         | "wgpu_ray_query_vertex_return"
         | "wgpu_mesh_shader"

@@ -190,6 +190,9 @@ pub struct IoVariable {
     pub scalar: IoScalar,
     /// Components (1 to 4).
     pub components: u32,
+    /// The blend source index of a fragment output (`@blend_src(n)`), for dual-source
+    /// blending.
+    pub blend_src: Option<u32>,
 }
 
 /// Everything about one entry point.
@@ -287,7 +290,7 @@ impl Reflection {
                 vars.iter()
                     .map(|v| {
                         format!(
-                            "{{ \"location\": {}, \"scalar\": \"{}\", \"components\": {} }}",
+                            "{{ \"location\": {}, \"scalar\": \"{}\", \"components\": {}{} }}",
                             v.location,
                             match v.scalar {
                                 IoScalar::Float => "float",
@@ -295,7 +298,9 @@ impl Reflection {
                                 IoScalar::Sint => "sint",
                                 IoScalar::Other => "other",
                             },
-                            v.components
+                            v.components,
+                            v.blend_src
+                                .map_or_else(String::new, |b| format!(", \"blend_src\": {b}"))
                         )
                     })
                     .collect::<Vec<_>>()
@@ -523,12 +528,17 @@ fn collect_io(
     out: &mut Vec<IoVariable>,
 ) {
     match binding {
-        Some(naga::Binding::Location { location, .. }) => {
+        Some(naga::Binding::Location {
+            location,
+            blend_src,
+            ..
+        }) => {
             let (scalar, components) = io_of(module, ty);
             out.push(IoVariable {
                 location: *location,
                 scalar,
                 components,
+                blend_src: *blend_src,
             });
         }
         Some(naga::Binding::BuiltIn(_)) => {}
@@ -605,7 +615,7 @@ pub(crate) fn reflect(module: &naga::Module, info: &naga::valid::ModuleInfo) -> 
                         &mut fragment_outputs,
                     );
                 }
-                fragment_outputs.sort_by_key(|v| v.location);
+                fragment_outputs.sort_by_key(|v| (v.location, v.blend_src));
             }
             EntryPointReflection {
                 name: ep.name.clone(),

@@ -57,6 +57,13 @@ const NEEDS: &[(&str, Features, &str)] = &[
         }",
     ),
     (
+        "dual-source blending",
+        Features::DUAL_SOURCE_BLENDING,
+        "enable dual_source_blending;
+        struct O { @location(0) @blend_src(0) a: vec4f, @location(0) @blend_src(1) b: vec4f }
+        @fragment fn fs() -> O { return O(vec4f(1.0), vec4f(0.5)); }",
+    ),
+    (
         "sample index",
         Features::SAMPLE_RATE_SHADING,
         "@fragment fn fs(@builtin(sample_index) i: u32) -> @location(0) vec4f {

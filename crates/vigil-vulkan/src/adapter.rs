@@ -115,6 +115,7 @@ fn supported_features(f: &FeatureSet, timestamps: bool, subgroups: bool) -> Feat
         on(f.core.sample_rate_shading),
     );
     out.set(Features::SUBGROUP, subgroups);
+    out.set(Features::DUAL_SOURCE_BLENDING, on(f.core.dual_src_blend));
     out
 }
 
@@ -288,6 +289,7 @@ impl hal::Adapter for Adapter {
             shader_clip_distance: on(requested.contains(Features::SHADER_CLIP_DISTANCES)),
             geometry_shader: on(requested.contains(Features::SHADER_PRIMITIVE_INDEX)),
             sample_rate_shading: on(requested.contains(Features::SAMPLE_RATE_SHADING)),
+            dual_src_blend: on(requested.contains(Features::DUAL_SOURCE_BLENDING)),
             ..Default::default()
         };
         let indexing = requested.contains(Features::DESCRIPTOR_INDEXING);

@@ -392,6 +392,10 @@ pub fn blend_factor(f: hal::BlendFactor) -> vk::BlendFactor {
         B::OneMinusDst => vk::BlendFactor::ONE_MINUS_DST_COLOR,
         B::DstAlpha => vk::BlendFactor::DST_ALPHA,
         B::OneMinusDstAlpha => vk::BlendFactor::ONE_MINUS_DST_ALPHA,
+        B::Src1 => vk::BlendFactor::SRC1_COLOR,
+        B::OneMinusSrc1 => vk::BlendFactor::ONE_MINUS_SRC1_COLOR,
+        B::Src1Alpha => vk::BlendFactor::SRC1_ALPHA,
+        B::OneMinusSrc1Alpha => vk::BlendFactor::ONE_MINUS_SRC1_ALPHA,
         B::Constant => vk::BlendFactor::CONSTANT_COLOR,
         B::OneMinusConstant => vk::BlendFactor::ONE_MINUS_CONSTANT_COLOR,
     }

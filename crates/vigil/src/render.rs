@@ -139,6 +139,7 @@ impl<A: Api> Device<A> {
                     f.entry_point,
                     Stage::Fragment,
                 )?;
+                validate::pipeline::dual_source(l, self.features, fs, f.targets)?;
                 validate::pipeline::fragment_outputs(l, fs, f.targets)?;
                 for c in validate::pipeline::against_layout(OP, l, fs, &layout.label, &groups)? {
                     if !late

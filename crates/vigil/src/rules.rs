@@ -181,6 +181,8 @@ rules! {
     VertexBufferLimit: LimitExceeded, "render-pipeline.vertex-buffer-limit", "Vertex buffers, strides and attribute locations are within the limits.", "WebGPU maxVertexBuffers, maxVertexBufferArrayStride, maxVertexAttributes";
     VertexLayout: InvalidDescriptor, "render-pipeline.vertex-layout", "A stride is a multiple of 4, and each attribute lies inside the stride, aligned, at a location no other attribute gives.", "WebGPU GPUVertexBufferLayout";
     VertexInput: InvalidDescriptor, "render-pipeline.vertex-input", "Every input the vertex shader reads is given by an attribute of a matching scalar type.", "WebGPU validating vertex state";
+    DualSourceFeature: Unsupported, "render-pipeline.dual-source-feature", "The Src1 blend factors need the DUAL_SOURCE_BLENDING feature.", "WebGPU dual-source-blending; Vulkan dualSrcBlend";
+    DualSource: InvalidDescriptor, "render-pipeline.dual-source", "A pipeline blending with Src1 factors has one color target, and its fragment shader writes @location(0) @blend_src(1).", "WebGPU dual-source-blending; Vulkan maxFragmentDualSrcAttachments";
     ColorTargetLimit: LimitExceeded, "render-pipeline.color-target-limit", "A pipeline has at most max_color_attachments targets.", "WebGPU maxColorAttachments";
     ColorTargetFormat: InvalidDescriptor, "render-pipeline.color-target-format", "A color target's format is a color format, blended only if blendable.", "WebGPU GPUColorTargetState";
     ColorTargetSupport: Unsupported, "render-pipeline.color-target-support", "A color target's format can be rendered to, and multisampled when the pipeline is, on the device.", "WebGPU format capabilities";

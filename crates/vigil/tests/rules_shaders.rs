@@ -227,3 +227,124 @@ fn what_vigil_cannot_hand_the_driver_is_refused_with_the_reason() {
     );
     assert!(e.to_string().contains("no entry points"), "{e}");
 }
+
+const DUAL: &str = "enable dual_source_blending;
+    @vertex fn vs() -> @builtin(position) vec4f { return vec4f(0.0); }
+    struct O { @location(0) @blend_src(0) a: vec4f, @location(0) @blend_src(1) b: vec4f }
+    @fragment fn fs() -> O { return O(vec4f(1.0), vec4f(0.5)); }
+    @fragment fn single() -> @location(0) vec4f { return vec4f(1.0); }";
+
+fn src1_target() -> Option<ColorTargetState> {
+    Some(ColorTargetState {
+        format: TextureFormat::Rgba8Unorm,
+        blend: Some(BlendState {
+            color: BlendComponent {
+                src_factor: BlendFactor::One,
+                dst_factor: BlendFactor::OneMinusSrc1Alpha,
+                operation: BlendOperation::Add,
+            },
+            alpha: BlendComponent::REPLACE,
+        }),
+        write_mask: ColorWrites::ALL,
+    })
+}
+
+fn dual_pipeline(
+    d: &TDevice,
+    fs: &str,
+    targets: &[Option<ColorTargetState>],
+) -> Result<RenderPipeline> {
+    let module = d.create_shader_module(&ShaderModuleDescriptor {
+        label: "dual",
+        wgsl: DUAL,
+    })?;
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "dual",
+            bind_group_layouts: &[],
+        })
+        .unwrap();
+    d.create_render_pipeline(&RenderPipelineDescriptor {
+        label: "dual",
+        layout,
+        vertex: VertexState {
+            module,
+            entry_point: "vs",
+            constants: &[],
+            buffers: &[],
+        },
+        fragment: Some(FragmentState {
+            module,
+            entry_point: fs,
+            constants: &[],
+            targets,
+        }),
+        primitive: PrimitiveState::default(),
+        depth_stencil: None,
+        sample_count: 1,
+    })
+}
+
+#[test]
+fn dual_source_blending_needs_its_feature_one_target_and_a_second_source() {
+    // Without the feature the shader itself is refused, naming it.
+    let e = expect_rule(
+        dual_pipeline(&device(), "fs", &[src1_target()]),
+        Rule::ShaderFeature,
+    );
+    assert!(e.to_string().contains("DUAL_SOURCE_BLENDING"), "{e}");
+    let d = device_with(Features::DUAL_SOURCE_BLENDING);
+    dual_pipeline(&d, "fs", &[src1_target()]).unwrap();
+    // Two targets.
+    expect_rule(
+        dual_pipeline(&d, "fs", &[src1_target(), src1_target()]),
+        Rule::DualSource,
+    );
+    // A fragment shader without @blend_src(1).
+    let e = expect_rule(
+        dual_pipeline(&d, "single", &[src1_target()]),
+        Rule::DualSource,
+    );
+    assert!(e.to_string().contains("@blend_src(1)"), "{e}");
+}
+
+#[test]
+fn src1_factors_without_the_feature_are_refused() {
+    let d = device();
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "plain",
+            wgsl: "@vertex fn vs() -> @builtin(position) vec4f { return vec4f(0.0); }
+                   @fragment fn fs() -> @location(0) vec4f { return vec4f(1.0); }",
+        })
+        .unwrap();
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "plain",
+            bind_group_layouts: &[],
+        })
+        .unwrap();
+    let targets = [src1_target()];
+    expect_rule(
+        d.create_render_pipeline(&RenderPipelineDescriptor {
+            label: "plain",
+            layout,
+            vertex: VertexState {
+                module,
+                entry_point: "vs",
+                constants: &[],
+                buffers: &[],
+            },
+            fragment: Some(FragmentState {
+                module,
+                entry_point: "fs",
+                constants: &[],
+                targets: &targets,
+            }),
+            primitive: PrimitiveState::default(),
+            depth_stencil: None,
+            sample_count: 1,
+        }),
+        Rule::DualSourceFeature,
+    );
+}

@@ -20,7 +20,8 @@ const SHADER_FEATURES: Features = Features::SHADER_F16
     .union(Features::SUBGROUP)
     .union(Features::SHADER_CLIP_DISTANCES)
     .union(Features::SHADER_PRIMITIVE_INDEX)
-    .union(Features::SAMPLE_RATE_SHADING);
+    .union(Features::SAMPLE_RATE_SHADING)
+    .union(Features::DUAL_SOURCE_BLENDING);
 
 fn device(features: impl Fn(Features) -> Features) -> Gpu {
     gpu_with(|adapter| DeviceDescriptor {
@@ -260,5 +261,79 @@ fn render_capabilities_run_with_their_feature() {
                 assert_eq!(got, expect(x, y), "{name} at ({x}, {y})");
             }
         }
+    }
+}
+
+#[test]
+fn dual_source_blending_weighs_the_first_source_by_the_second() {
+    let d = device(|supported| supported & SHADER_FEATURES);
+    let wgsl = format!(
+        "enable dual_source_blending; {QUAD}
+        @vertex fn vs(@builtin(vertex_index) v: u32) -> @builtin(position) vec4f {{
+            return corner(v);
+        }}
+        struct O {{ @location(0) @blend_src(0) a: vec4f, @location(0) @blend_src(1) b: vec4f }}
+        @fragment fn fs() -> O {{
+            return O(vec4f(1.0, 1.0, 0.5, 1.0), vec4f(0.5, 0.25, 1.0, 1.0));
+        }}"
+    );
+    if !d.features().contains(Features::DUAL_SOURCE_BLENDING) {
+        let e = d
+            .create_shader_module(&ShaderModuleDescriptor {
+                label: "dual",
+                wgsl: &wgsl,
+            })
+            .unwrap_err();
+        assert_eq!(e.rule(), Rule::ShaderFeature, "{e}");
+        return;
+    }
+    let format = TextureFormat::Rgba8Unorm;
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "dual",
+            wgsl: &wgsl,
+        })
+        .unwrap();
+    // color = src * src1 + dst * (1 - src1); alpha = src.a.
+    let targets = [Some(ColorTargetState {
+        format,
+        blend: Some(BlendState {
+            color: BlendComponent {
+                src_factor: BlendFactor::Src1,
+                dst_factor: BlendFactor::OneMinusSrc1,
+                operation: BlendOperation::Add,
+            },
+            alpha: BlendComponent::REPLACE,
+        }),
+        write_mask: ColorWrites::ALL,
+    })];
+    let pipeline = d
+        .create_render_pipeline(&draw::pipeline_desc(
+            draw::empty_layout(&d),
+            module,
+            &[],
+            &targets,
+        ))
+        .unwrap();
+    let t = draw::target(&d, format, 1);
+    let mut e = draw::encoder(&d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "dual",
+        // Cleared to (0, 0, 1, 1): blue survives where src1 leaves room for it.
+        color_attachments: &[Some(draw::clear([0.0, 0.0, 1.0, 1.0], t.view))],
+        ..RenderPassDescriptor::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(pipeline).unwrap();
+    e.draw(0..6, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let px = draw::pixels(&d, t.texture);
+    // r = 1 * 0.5 + 0 = 0.5; g = 1 * 0.25 = 0.25; b = 0.5 * 1 + 1 * 0 = 0.5.
+    for p in [px[0], px[2080], px[4095]] {
+        assert!(
+            draw::close(p, [128, 64, 128, 255], 1),
+            "dual-source result {p:?}"
+        );
     }
 }

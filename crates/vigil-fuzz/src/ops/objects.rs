@@ -828,6 +828,10 @@ fn constants(r: &mut Rng) -> Vec<(&'static str, f64)> {
 fn blend(r: &mut Rng) -> Option<BlendState> {
     let component = |r: &mut Rng| {
         let factor = |r: &mut Rng| {
+            if r.chance(2) {
+                // Refused: no recipe writes a second source.
+                return BlendFactor::OneMinusSrc1;
+            }
             r.pick(&[
                 BlendFactor::One,
                 BlendFactor::Zero,

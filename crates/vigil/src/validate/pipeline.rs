@@ -520,6 +520,51 @@ pub(crate) fn vertex_inputs(
     Ok(())
 }
 
+/// Dual-source blending: a target whose blend reads the second source needs the feature,
+/// must be the only target, and the fragment shader must write that source.
+pub(crate) fn dual_source(
+    label: &str,
+    features: vigil_hal::Features,
+    fs: &EntryPointReflection,
+    targets: &[Option<vigil_hal::ColorTargetState>],
+) -> Result<()> {
+    let uses_src1 = targets.iter().flatten().filter_map(|t| t.blend).any(|b| {
+        [b.color, b.alpha]
+            .iter()
+            .any(|c| c.src_factor.uses_src1() || c.dst_factor.uses_src1())
+    });
+    if !uses_src1 {
+        return Ok(());
+    }
+    ensure!(
+        features.contains(vigil_hal::Features::DUAL_SOURCE_BLENDING),
+        DualSourceFeature,
+        RENDER,
+        label,
+        "a blend factor reads the second source (Src1*), which needs the DUAL_SOURCE_BLENDING feature"
+    );
+    ensure!(
+        targets.len() == 1,
+        DualSource,
+        RENDER,
+        label,
+        "dual-source blending writes one color target; this pipeline has {}",
+        targets.len()
+    );
+    let writes_src1 = fs
+        .fragment_outputs
+        .iter()
+        .any(|o| o.location == 0 && o.blend_src == Some(1));
+    ensure!(
+        writes_src1,
+        DualSource,
+        RENDER,
+        label,
+        "a blend factor reads the second source, but the fragment shader has no @location(0) @blend_src(1) output"
+    );
+    Ok(())
+}
+
 /// The fragment shader's outputs against the color targets.
 pub(crate) fn fragment_outputs(
     label: &str,
