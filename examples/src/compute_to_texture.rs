@@ -66,6 +66,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "compute",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .map_err(err)?;
     let module = device

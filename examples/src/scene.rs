@@ -252,6 +252,7 @@ impl Scene {
                 .create_pipeline_layout(&PipelineLayoutDescriptor {
                     label,
                     bind_group_layouts: &[bgl],
+                    immediate_size: 0,
                 })
                 .map_err(err)?;
             device
@@ -410,6 +411,7 @@ impl Scene {
             .create_pipeline_layout(&PipelineLayoutDescriptor {
                 label: "mesh",
                 bind_group_layouts: &[mesh_bgl],
+                immediate_size: 0,
             })
             .map_err(err)?;
         let per_vertex = [

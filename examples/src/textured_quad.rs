@@ -108,6 +108,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "quad",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .map_err(err)?;
     let module = device

@@ -23,6 +23,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "triangle",
             bind_group_layouts: &[],
+            immediate_size: 0,
         })
         .map_err(err)?;
     let attributes = [

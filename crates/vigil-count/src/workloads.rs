@@ -120,6 +120,7 @@ struct P { t: vec4<f32> }
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "draw",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .unwrap();
     let attributes = [VertexAttribute {
@@ -290,6 +291,7 @@ fn main(@builtin(local_invocation_index) lid: u32) { out[lid] = out[lid] + param
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "dispatch",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .unwrap();
     let pipeline = d

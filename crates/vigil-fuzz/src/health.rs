@@ -46,6 +46,7 @@ pub fn make_foreign(w: &mut World<'_>, other: &Device) {
         if let Ok(p) = other.create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "foreign pipeline layout",
             bind_group_layouts: &[l],
+            immediate_size: 0,
         }) {
             w.pipeline_layouts.foreign.push(p);
             if let Ok(m) = other.create_shader_module(&ShaderModuleDescriptor {
@@ -221,6 +222,7 @@ fn compute_job(device: &Device) -> Result<(), String> {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "health",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .map_err(|e| step("create_pipeline_layout", e))?;
     let module = device

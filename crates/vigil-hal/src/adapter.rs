@@ -189,6 +189,9 @@ pub struct Limits {
     pub max_compute_workgroup_size_z: u32,
     /// Most workgroups in each dimension of one dispatch.
     pub max_compute_workgroups_per_dimension: u32,
+    /// Most bytes of immediate data (`var<immediate>`; Vulkan push constants) a pipeline
+    /// layout may hold.
+    pub max_immediate_size: u32,
 }
 
 impl Default for Limits {
@@ -221,6 +224,7 @@ impl Default for Limits {
             max_compute_workgroup_size_y: 256,
             max_compute_workgroup_size_z: 64,
             max_compute_workgroups_per_dimension: 65535,
+            max_immediate_size: 64,
         }
     }
 }
@@ -241,7 +245,8 @@ macro_rules! limit_fields {
                 max_vertex_attributes, max_vertex_buffer_array_stride, max_color_attachments,
                 max_compute_workgroup_storage_size, max_compute_invocations_per_workgroup,
                 max_compute_workgroup_size_x, max_compute_workgroup_size_y,
-                max_compute_workgroup_size_z, max_compute_workgroups_per_dimension;
+                max_compute_workgroup_size_z, max_compute_workgroups_per_dimension,
+                max_immediate_size;
             align: min_uniform_buffer_offset_alignment, min_storage_buffer_offset_alignment
         }
     };

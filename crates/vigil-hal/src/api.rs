@@ -583,6 +583,14 @@ pub trait CommandEncoder: Send + Debug {
         dynamic_offsets: &[u32],
     );
 
+    /// Sets the immediate data (push constants) from byte 0: `data` is the whole of what
+    /// `layout` declares.
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]); `data.len()` is the
+    /// layout's immediate size, a multiple of 4.
+    unsafe fn set_immediates(&mut self, layout: &<Self::A as Api>::PipelineLayout, data: &[u8]);
+
     /// Begins a compute pass.
     ///
     /// # Safety

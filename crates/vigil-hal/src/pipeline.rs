@@ -39,6 +39,8 @@ pub struct PipelineLayoutDescriptor<'a, A: Api> {
     pub label: &'a str,
     /// Bind group layouts, in group order.
     pub bind_group_layouts: &'a [&'a A::BindGroupLayout],
+    /// Bytes of immediate data (push constants), visible to every stage; 0 for none.
+    pub immediate_size: u32,
 }
 
 /// What the backend needs to create a compute pipeline.

@@ -12,11 +12,13 @@ use naga::valid::Capabilities as Naga;
 use vigil_hal::Features;
 
 /// naga capabilities every vigil device has: cube-array views are part of vigil's
-/// baseline, `pack2x16float` and its kin are core SPIR-V (GLSL.std.450), and early depth
-/// tests are an execution mode Vulkan always accepts.
+/// baseline, `pack2x16float` and its kin are core SPIR-V (GLSL.std.450), early depth
+/// tests are an execution mode Vulkan always accepts, and immediate data is Vulkan's push
+/// constants (at least 128 bytes on every device; `max_immediate_size`).
 const BASELINE: Naga = Naga::CUBE_ARRAY_TEXTURES
     .union(Naga::SHADER_FLOAT16_IN_FLOAT32)
-    .union(Naga::EARLY_DEPTH_TEST);
+    .union(Naga::EARLY_DEPTH_TEST)
+    .union(Naga::IMMEDIATES);
 
 /// Each device feature and the naga capabilities it grants.
 const GRANTS: &[(Features, Naga)] = &[

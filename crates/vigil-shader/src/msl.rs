@@ -63,6 +63,8 @@ pub struct BindingMap {
     pub sizes_slot: u8,
     /// Buffer index of each vertex buffer, by vertex buffer slot.
     pub vertex_buffers: Vec<u8>,
+    /// Buffer index of the immediate data (`var<immediate>`), for modules that declare it.
+    pub immediates_slot: Option<u8>,
 }
 
 impl BindingMap {
@@ -73,6 +75,9 @@ impl BindingMap {
             out.push_str(&format!("@group({g}) @binding({b}) -> {slot}\n"));
         }
         out.push_str(&format!("_buffer_sizes -> buffer({})\n", self.sizes_slot));
+        if let Some(i) = self.immediates_slot {
+            out.push_str(&format!("immediates -> buffer({i})\n"));
+        }
         for (i, v) in self.vertex_buffers.iter().enumerate() {
             out.push_str(&format!("vertex buffer {i} -> buffer({v})\n"));
         }
@@ -88,6 +93,14 @@ fn slot_kind(module: &naga::Module, var: &naga::GlobalVariable) -> Option<char> 
         naga::TypeInner::Sampler { .. } => 's',
         _ => 'b',
     })
+}
+
+/// Whether the module declares immediate data.
+fn has_immediates(module: &naga::Module) -> bool {
+    module
+        .global_variables
+        .iter()
+        .any(|(_, v)| v.space == naga::AddressSpace::Immediate)
 }
 
 /// The module's bound globals sorted by `(group, binding)`, with their slot kind.
@@ -158,6 +171,23 @@ pub fn naga_numbering(module: &Module, sizes_slot: Option<u8>) -> Result<Binding
             ),
         ));
     }
+    if has_immediates(&module.naga) {
+        // The first buffer index neither a resource nor the sizes table takes.
+        let taken: Vec<u8> = map
+            .resources
+            .values()
+            .filter_map(|s| match s {
+                Slot::Buffer(i) => Some(*i),
+                _ => None,
+            })
+            .chain([map.sizes_slot])
+            .collect();
+        map.immediates_slot = Some(
+            (0..=MAX_BUFFER_INDEX)
+                .find(|i| !taken.contains(i))
+                .ok_or_else(|| too_many("buffers"))?,
+        );
+    }
     Ok(map)
 }
 
@@ -210,6 +240,12 @@ pub fn argument_table(module: &Module, vertex_buffers: u32) -> Result<BindingMap
         }
     }
     let mut free = (0..=MAX_BUFFER_INDEX).rev().filter(|i| !taken.contains(i));
+    if has_immediates(&module.naga) {
+        // Immediate data takes the highest free index; vertex buffers come below it.
+        map.immediates_slot = Some(free.next().ok_or_else(|| {
+            Diagnostic::new(file, "no buffer index is left for the immediate data")
+        })?);
+    }
     for slot in 0..vertex_buffers {
         match free.next() {
             Some(i) => map.vertex_buffers.push(i),
@@ -287,7 +323,7 @@ pub fn to_msl(
             ep.name.clone(),
             msl::EntryPointResources {
                 resources: resources.clone(),
-                immediates_buffer: None,
+                immediates_buffer: map.immediates_slot,
                 sizes_buffer: Some(map.sizes_slot),
             },
         );

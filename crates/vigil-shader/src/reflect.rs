@@ -206,6 +206,8 @@ pub struct EntryPointReflection {
     pub workgroup_size: [u32; 3],
     /// Workgroup memory it uses, in bytes.
     pub workgroup_storage_size: u64,
+    /// Bytes of immediate data (`var<immediate>`) it uses; 0 for none.
+    pub immediate_size: u32,
     /// Bindings it statically uses, sorted by group then binding.
     pub bindings: Vec<BindingReflection>,
     /// Vertex inputs (vertex stage), sorted by location.
@@ -259,13 +261,14 @@ impl Reflection {
             out.push_str(if i == 0 { "\n" } else { ",\n" });
             let _ = write!(
                 out,
-                "    {{\n      \"name\": {},\n      \"stage\": \"{}\",\n      \"workgroup_size\": [{}, {}, {}],\n      \"workgroup_storage_size\": {},\n      \"bindings\": [",
+                "    {{\n      \"name\": {},\n      \"stage\": \"{}\",\n      \"workgroup_size\": [{}, {}, {}],\n      \"workgroup_storage_size\": {},\n      \"immediate_size\": {},\n      \"bindings\": [",
                 json_str(&ep.name),
                 ep.stage.name(),
                 ep.workgroup_size[0],
                 ep.workgroup_size[1],
                 ep.workgroup_size[2],
-                ep.workgroup_storage_size
+                ep.workgroup_storage_size,
+                ep.immediate_size
             );
             for (j, b) in ep.bindings.iter().enumerate() {
                 out.push_str(if j == 0 { "\n" } else { ",\n" });
@@ -563,6 +566,7 @@ pub(crate) fn reflect(module: &naga::Module, info: &naga::valid::ModuleInfo) -> 
             let fun_info = info.get_entry_point(index);
             let mut bindings = Vec::new();
             let mut workgroup_storage_size = 0u64;
+            let mut immediate_size = 0u32;
             for (handle, var) in module.global_variables.iter() {
                 let usage = fun_info[handle];
                 if usage.is_empty() {
@@ -570,6 +574,9 @@ pub(crate) fn reflect(module: &naga::Module, info: &naga::valid::ModuleInfo) -> 
                 }
                 if var.space == AddressSpace::WorkGroup {
                     workgroup_storage_size += u64::from(module.types[var.ty].inner.size(gctx));
+                }
+                if var.space == AddressSpace::Immediate {
+                    immediate_size = immediate_size.max(module.types[var.ty].inner.size(gctx));
                 }
                 let Some(rb) = &var.binding else { continue };
                 let kind = binding_kind(module, var);
@@ -626,6 +633,7 @@ pub(crate) fn reflect(module: &naga::Module, info: &naga::valid::ModuleInfo) -> 
                     [0; 3]
                 },
                 workgroup_storage_size,
+                immediate_size,
                 bindings,
                 vertex_inputs,
                 fragment_outputs,

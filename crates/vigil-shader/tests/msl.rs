@@ -281,3 +281,35 @@ fn modules_without_runtime_arrays_take_no_table() {
     // `main` is reserved in MSL; naga renames the entry point.
     assert_eq!(attributes(&msl)["main_"]["out"], Slot::Buffer(0));
 }
+
+#[test]
+fn immediate_data_gets_a_buffer_index_of_its_own() {
+    let m = module(
+        "struct P { scale: u32, add: u32 }
+        var<immediate> p: P;
+        @group(0) @binding(0) var<storage, read_write> d: array<u32>;
+        @compute @workgroup_size(1) fn main() { d[0] = d[0] * p.scale + p.add; }",
+    );
+    assert_eq!(
+        m.reflection().entry_point("main").unwrap().immediate_size,
+        8
+    );
+    // naga numbering: after the resource buffers and the sizes table.
+    let map = naga_numbering(&m, None).unwrap();
+    assert_eq!(
+        (map.resources[&(0, 0)], map.sizes_slot, map.immediates_slot),
+        (Slot::Buffer(0), 1, Some(2))
+    );
+    let msl = to_msl(&m, &map, None).unwrap();
+    assert!(msl.contains("[[buffer(2)]]"), "{msl}");
+    assert!(map.describe().contains("immediates -> buffer(2)"));
+    // Argument table: the highest index, vertex buffers below it.
+    let map = argument_table(&m, 1).unwrap();
+    assert_eq!(
+        (map.immediates_slot, map.vertex_buffers.as_slice()),
+        (Some(30), &[29][..])
+    );
+    // Without immediate data, no slot.
+    let plain = module("@compute @workgroup_size(1) fn main() {}");
+    assert_eq!(naga_numbering(&plain, None).unwrap().immediates_slot, None);
+}

@@ -169,6 +169,8 @@ fn limits_of(p: &vk::PhysicalDeviceLimits, max_buffer_size: u64) -> Limits {
             .copied()
             .min()
             .unwrap_or(0),
+        // vigil keeps up to 256 bytes of immediate data per pass.
+        max_immediate_size: p.max_push_constants_size.min(256),
     }
 }
 

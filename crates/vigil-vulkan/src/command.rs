@@ -493,6 +493,20 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
+    unsafe fn set_immediates(&mut self, layout: &PipelineLayout, data: &[u8]) {
+        // SAFETY: the layout declares one push-constant range of `data.len()` bytes for
+        // these stages (validated above us).
+        unsafe {
+            self.device.cmd_push_constants(
+                self.active,
+                layout.raw,
+                crate::device::IMMEDIATE_STAGES,
+                0,
+                data,
+            )
+        };
+    }
+
     unsafe fn set_bind_group(
         &mut self,
         point: hal::BindPoint,

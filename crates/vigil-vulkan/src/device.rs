@@ -240,6 +240,13 @@ pub struct CommandBuffer {
 }
 
 /// State shared by the device and its command encoders.
+/// The stages a layout's immediate data (one push-constant range) is visible to.
+pub(crate) const IMMEDIATE_STAGES: vk::ShaderStageFlags = vk::ShaderStageFlags::from_raw(
+    vk::ShaderStageFlags::VERTEX.as_raw()
+        | vk::ShaderStageFlags::FRAGMENT.as_raw()
+        | vk::ShaderStageFlags::COMPUTE.as_raw(),
+);
+
 pub(crate) struct DeviceShared {
     pub raw: ash::Device,
     /// Keeps the instance alive for as long as the device.
@@ -973,7 +980,19 @@ impl hal::Device for Device {
     ) -> hal::Result<PipelineLayout> {
         let s = &self.shared;
         let sets: Vec<_> = desc.bind_group_layouts.iter().map(|l| l.raw).collect();
-        let info = vk::PipelineLayoutCreateInfo::default().set_layouts(&sets);
+        let ranges = [vk::PushConstantRange {
+            stage_flags: IMMEDIATE_STAGES,
+            offset: 0,
+            size: desc.immediate_size,
+        }];
+        let ranges = if desc.immediate_size > 0 {
+            &ranges[..]
+        } else {
+            &[]
+        };
+        let info = vk::PipelineLayoutCreateInfo::default()
+            .set_layouts(&sets)
+            .push_constant_ranges(ranges);
         s.check("vkCreatePipelineLayout")?;
         // SAFETY: valid set layouts.
         let raw = unsafe { s.raw.create_pipeline_layout(&info, None) }.map_err(conv::map_result)?;

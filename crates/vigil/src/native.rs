@@ -391,6 +391,8 @@ recording! {
     fn write_timestamp(&mut self, set: &A::QuerySet, index: u32);
     /// A query resolve.
     fn resolve_queries(&mut self, set: &A::QuerySet, first: u32, count: u32, dst: &A::Buffer, offset: u64);
+    /// Immediate data, from byte 0, the layout's whole size.
+    fn set_immediates(&mut self, layout: &A::PipelineLayout, data: &[u8]);
     /// A bind group.
     fn set_bind_group(&mut self, point: BindPoint, layout: &A::PipelineLayout, index: u32, group: &A::BindGroup, dynamic_offsets: &[u32]);
     /// A compute pass begins.

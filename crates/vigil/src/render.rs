@@ -117,6 +117,7 @@ impl<A: Api> Device<A> {
         validate::pipeline::vertex_inputs(l, vs, &vertex.locations)?;
         let layout = self.lookup(desc.layout, OP)?;
         let groups = group_facts(&layout);
+        validate::pipeline::immediates(OP, l, vs, &layout.label, layout.immediate_size)?;
         let mut late = validate::pipeline::against_layout(OP, l, vs, &layout.label, &groups)?;
         let targets = desc.fragment.map_or(&[][..], |f| f.targets);
         let fmod = match &desc.fragment {
@@ -139,6 +140,7 @@ impl<A: Api> Device<A> {
                     f.entry_point,
                     Stage::Fragment,
                 )?;
+                validate::pipeline::immediates(OP, l, fs, &layout.label, layout.immediate_size)?;
                 validate::pipeline::dual_source(l, self.features, fs, f.targets)?;
                 validate::pipeline::fragment_outputs(l, fs, f.targets)?;
                 for c in validate::pipeline::against_layout(OP, l, fs, &layout.label, &groups)? {

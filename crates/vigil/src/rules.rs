@@ -164,6 +164,8 @@ rules! {
 
     // Pipeline layouts, shaders, pipelines.
     PipelineLayoutGroups: LimitExceeded, "pipeline-layout.groups", "A pipeline layout has at most max_bind_groups group layouts.", "WebGPU createPipelineLayout: maxBindGroups";
+    ImmediateSizeLimit: LimitExceeded, "pipeline-layout.immediate-size-limit", "A layout's immediate size is within max_immediate_size.", "WebGPU immediates: maxImmediateSize; Vulkan maxPushConstantsSize";
+    ImmediateSizeAlign: InvalidDescriptor, "pipeline-layout.immediate-size-align", "A layout's immediate size is a multiple of 4.", "WebGPU immediates; Vulkan VUID-VkPushConstantRange-size-00369";
     PipelineLayoutDynamic: LimitExceeded, "pipeline-layout.dynamic", "A pipeline layout's dynamic buffers stay within the per-layout limits.", "WebGPU maxDynamic*BuffersPerPipelineLayout";
     ShaderCompile: InvalidDescriptor, "shader.compile", "WGSL parses and validates for the device's capabilities.", "WebGPU createShaderModule";
     ShaderFeature: Unsupported, "shader.feature", "A shader uses only the capabilities the device's enabled features grant (f16 needs SHADER_F16, f64 SHADER_F64, subgroup operations SUBGROUP, ...), and its translation declares no other.", "WebGPU createShaderModule: enable directives and features; Vulkan SPIR-V environment capabilities";
@@ -172,6 +174,7 @@ rules! {
     EntryPointMissing: InvalidDescriptor, "pipeline.entry-point", "A pipeline's entry point exists in its module and is of its stage.", "WebGPU GPUProgrammableStage";
     ShaderBindingUnsupported: Unsupported, "pipeline.binding-unsupported", "Every resource a shader uses is of a kind vigil binds.", "vigil";
     ShaderBindingLayout: InvalidDescriptor, "pipeline.binding-layout", "Every resource a shader uses is in the pipeline layout, visible to the stage, of a matching type, with a large enough min_binding_size.", "WebGPU validating shader binding";
+    ShaderImmediates: InvalidDescriptor, "pipeline.immediate-size", "The immediate data a shader declares fits its pipeline layout's immediate_size.", "WebGPU immediates; Vulkan VUID-VkComputePipelineCreateInfo-layout-07987";
     OverrideUnknown: InvalidDescriptor, "pipeline.override-unknown", "A stage's constants name only overrides its module declares (by @id where it has one, else by name), each once.", "WebGPU GPUProgrammableStage constants";
     OverrideMissing: InvalidDescriptor, "pipeline.override-missing", "Every override without a default is given a value.", "WebGPU GPUProgrammableStage constants";
     OverrideValue: InvalidDescriptor, "pipeline.override-value", "Each constant's value is one its override's type can hold (finite, in range, whole for integers).", "WebGPU GPUProgrammableStage constants";
@@ -199,6 +202,7 @@ rules! {
     DynamicOffsetCount: InvalidDescriptor, "encoder.dynamic-offset-count", "A bind group gets one dynamic offset per dynamic binding.", "WebGPU setBindGroup";
     DynamicOffsetAlignment: OutOfBounds, "encoder.dynamic-offset-alignment", "Dynamic offsets are multiples of their binding kind's alignment.", "WebGPU setBindGroup";
     DynamicOffsetRange: OutOfBounds, "encoder.dynamic-offset-range", "A dynamic offset keeps its binding inside the buffer.", "WebGPU setBindGroup";
+    ImmediatesRange: OutOfBounds, "encoder.immediates-range", "Immediate data is set at a multiple of 4 bytes, a multiple of 4 bytes long, within max_immediate_size.", "WebGPU immediates: setImmediates; Vulkan VUID-vkCmdPushConstants-offset-00368";
     DispatchLimit: LimitExceeded, "encoder.dispatch-limit", "A dispatch's workgroup counts are within max_compute_workgroups_per_dimension.", "WebGPU dispatchWorkgroups";
     PipelineNotSet: InvalidState, "encoder.pipeline-not-set", "A draw or dispatch has a pipeline set.", "WebGPU validate encoder bind groups";
     GroupNotSet: InvalidState, "encoder.group-not-set", "Every group the pipeline uses is set, with a layout matching the pipeline's.", "WebGPU validate encoder bind groups";

@@ -106,6 +106,7 @@ fn out_of_bounds_indexing_stays_inside_the_bound_ranges() {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "oob",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .unwrap();
     let p = d

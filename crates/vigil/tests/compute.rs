@@ -58,6 +58,7 @@ fn kernel(device: &Device) -> Kernel {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "scale",
             bind_group_layouts: &[layout],
+            immediate_size: 0,
         })
         .unwrap();
     let pipeline = device

@@ -437,6 +437,7 @@ fn main() {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "cubes",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .unwrap();
     let module = d

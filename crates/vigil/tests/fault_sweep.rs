@@ -154,10 +154,12 @@ fn workload(d: &Device) -> (usize, Duration) {
         let layout = d.create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "sweep",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         });
         let empty = d.create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "empty",
             bind_group_layouts: &[],
+            immediate_size: 0,
         });
         let pipeline = layout.clone().and_then(|l| {
             d.create_compute_pipeline(&ComputePipelineDescriptor {

@@ -151,6 +151,7 @@ fn spin_setup(d: &Device) -> Spin {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "spin",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .unwrap();
     let pipeline = d

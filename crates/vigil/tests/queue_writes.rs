@@ -292,6 +292,7 @@ fn a_write_to_a_buffer_bound_by_pending_work_lands_after_it() {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "add one",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .unwrap();
     let pipeline = d

@@ -396,6 +396,7 @@ fn sample_with(d: &Device, mode: AddressMode) -> Vec<[u8; 4]> {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "tex",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .unwrap();
     let targets = [color_target(t.format)];

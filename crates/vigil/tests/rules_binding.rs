@@ -226,6 +226,7 @@ fn pipeline_layouts_respect_group_and_dynamic_limits() {
         d.create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "many",
             bind_group_layouts: &too_many,
+            immediate_size: 0,
         }),
         Rule::PipelineLayoutGroups,
     );
@@ -237,6 +238,7 @@ fn pipeline_layouts_respect_group_and_dynamic_limits() {
             d.create_pipeline_layout(&PipelineLayoutDescriptor {
                 label: "dyn",
                 bind_group_layouts: &groups,
+                immediate_size: 0,
             }),
             Rule::PipelineLayoutDynamic,
         );
@@ -245,6 +247,7 @@ fn pipeline_layouts_respect_group_and_dynamic_limits() {
         d.create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "null",
             bind_group_layouts: &[BindGroupLayout::NULL],
+            immediate_size: 0,
         }),
         Rule::HandleNull,
     );

@@ -54,6 +54,7 @@ fn pipeline_with(d: &TDevice, attributes: &[VertexAttribute]) -> Result<RenderPi
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "tri",
             bind_group_layouts: &[],
+            immediate_size: 0,
         })
         .unwrap();
     let buffers = [VertexBufferLayout {

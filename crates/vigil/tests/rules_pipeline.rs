@@ -24,6 +24,7 @@ fn pipeline_for(
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "k",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .unwrap();
     d.create_compute_pipeline(&ComputePipelineDescriptor {
@@ -158,6 +159,7 @@ fn every_used_binding_must_be_in_the_layout() {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "empty",
             bind_group_layouts: &[],
+            immediate_size: 0,
         })
         .unwrap();
     expect_rule(
@@ -219,6 +221,7 @@ fn entry_points_must_exist_and_be_compute() {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "k",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .unwrap();
     expect_rule(

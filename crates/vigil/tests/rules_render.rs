@@ -476,6 +476,7 @@ fn pipeline_with(
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "tri",
             bind_group_layouts: &[],
+            immediate_size: 0,
         })
         .unwrap();
     d.create_render_pipeline(&RenderPipelineDescriptor {
@@ -917,6 +918,7 @@ fn an_attachment_cannot_be_sampled_in_its_own_pass() {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "s",
             bind_group_layouts: &[l],
+            immediate_size: 0,
         })
         .unwrap();
     let targets = target(TextureFormat::Rgba8Unorm);

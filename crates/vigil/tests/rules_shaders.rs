@@ -37,6 +37,7 @@ fn pipeline(d: &TDevice, wgsl: &str, constants: &[(&str, f64)]) -> Result<Comput
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "k",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .unwrap();
     d.create_compute_pipeline(&ComputePipelineDescriptor {
@@ -150,6 +151,7 @@ fn a_missing_entry_point_is_refused_before_the_constants_are_looked_at() {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "k",
             bind_group_layouts: &[],
+            immediate_size: 0,
         })
         .unwrap();
     expect_rule(
@@ -262,6 +264,7 @@ fn dual_pipeline(
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "dual",
             bind_group_layouts: &[],
+            immediate_size: 0,
         })
         .unwrap();
     d.create_render_pipeline(&RenderPipelineDescriptor {
@@ -322,6 +325,7 @@ fn src1_factors_without_the_feature_are_refused() {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "plain",
             bind_group_layouts: &[],
+            immediate_size: 0,
         })
         .unwrap();
     let targets = [src1_target()];
@@ -347,4 +351,108 @@ fn src1_factors_without_the_feature_are_refused() {
         }),
         Rule::DualSourceFeature,
     );
+}
+
+const IMMEDIATE_KERNEL: &str = "struct P { scale: u32, add: u32 }
+    var<immediate> p: P;
+    @group(0) @binding(0) var<storage, read_write> data: array<f32>;
+    @compute @workgroup_size(1) fn main() { data[0] = f32(p.scale + p.add); }";
+
+fn immediate_pipeline(d: &TDevice, immediate_size: u32) -> Result<ComputePipeline> {
+    immediate_kernel(d, immediate_size).map(|(p, _)| p)
+}
+
+fn immediate_kernel(
+    d: &TDevice,
+    immediate_size: u32,
+) -> Result<(ComputePipeline, BindGroupLayout)> {
+    let module = d.create_shader_module(&ShaderModuleDescriptor {
+        label: "imm",
+        wgsl: IMMEDIATE_KERNEL,
+    })?;
+    let bgl = layout(
+        d,
+        &[entry(
+            0,
+            ShaderStages::COMPUTE,
+            buf_ty(BufferBindingType::Storage { read_only: false }, false),
+        )],
+    );
+    let layout = d.create_pipeline_layout(&PipelineLayoutDescriptor {
+        label: "imm",
+        bind_group_layouts: &[bgl],
+        immediate_size,
+    })?;
+    let p = d.create_compute_pipeline(&ComputePipelineDescriptor {
+        label: "imm",
+        layout,
+        module,
+        entry_point: "main",
+        constants: &[],
+    })?;
+    Ok((p, bgl))
+}
+
+#[test]
+fn a_layout_holds_a_whole_number_of_words_of_immediates_within_the_limit() {
+    let d = device();
+    let max = d.limits().max_immediate_size;
+    immediate_pipeline(&d, max).unwrap();
+    expect_rule(immediate_pipeline(&d, max + 4), Rule::ImmediateSizeLimit);
+    expect_rule(immediate_pipeline(&d, 6), Rule::ImmediateSizeAlign);
+    // The shader's 8 bytes must fit the layout's.
+    let e = expect_rule(immediate_pipeline(&d, 4), Rule::ShaderImmediates);
+    assert!(e.to_string().contains("8 bytes of immediate data"), "{e}");
+    immediate_pipeline(&d, 8).unwrap();
+}
+
+#[test]
+fn immediates_are_set_in_a_pass_in_words_within_the_limit() {
+    let d = device();
+    let mut e = encoder(&d);
+    expect_rule(e.set_immediates(0, &[0; 4]), Rule::PassNotOpen);
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    let max = d.limits().max_immediate_size;
+    e.set_immediates(0, &vec![0; max as usize]).unwrap();
+    e.set_immediates(max - 4, &[1; 4]).unwrap();
+    for (offset, len) in [(2, 4), (0, 6), (max - 4, 8), (u32::MAX - 3, 4)] {
+        let mut e = encoder(&d);
+        compute_pass(&mut e);
+        expect_rule(
+            e.set_immediates(offset, &vec![0; len]),
+            Rule::ImmediatesRange,
+        );
+    }
+}
+
+#[test]
+fn each_dispatch_pushes_the_immediates_it_sees_zero_where_unset() {
+    let d = device();
+    let (p, bgl) = immediate_kernel(&d, 8).unwrap();
+    let g = group(&d, bgl, &[(0, whole(storage(&d, 16)))]).unwrap();
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(p).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.set_immediates(4, &7u32.to_le_bytes()).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    // Unchanged: nothing pushed again.
+    e.dispatch(1, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let pushed: Vec<Vec<u8>> = d
+        .test_backend()
+        .submitted_commands()
+        .pop()
+        .unwrap()
+        .1
+        .into_iter()
+        .filter_map(|c| match c {
+            vigil::hal_test::TestCommand::SetImmediates(bytes) => Some(bytes),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(pushed, [vec![0; 8], [0, 0, 0, 0, 7, 0, 0, 0].to_vec()]);
 }

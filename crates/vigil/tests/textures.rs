@@ -406,6 +406,7 @@ fn a_storage_texture_written_by_compute_reads_back() {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "fill",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .unwrap();
     let module = d

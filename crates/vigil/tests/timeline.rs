@@ -49,6 +49,7 @@ fn job(d: &Device) -> Job {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "double",
             bind_group_layouts: &[layout],
+            immediate_size: 0,
         })
         .unwrap();
     let pipeline = d

@@ -297,6 +297,7 @@ pub fn run(device: &Device, size: [u32; 2], frames: u32) -> Result<Run> {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "compute",
             bind_group_layouts: &[compute_bind_group_layout],
+            immediate_size: 0,
         })
         .map_err(err)?;
 
@@ -305,6 +306,7 @@ pub fn run(device: &Device, size: [u32; 2], frames: u32) -> Result<Run> {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "render",
             bind_group_layouts: &[],
+            immediate_size: 0,
         })
         .map_err(err)?;
     let particle_attributes = [

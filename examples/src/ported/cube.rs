@@ -199,6 +199,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "cube",
             bind_group_layouts: &[bind_group_layout],
+            immediate_size: 0,
         })
         .map_err(err)?;
 

@@ -35,6 +35,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "hello_triangle",
             bind_group_layouts: &[],
+            immediate_size: 0,
         })
         .map_err(err)?;
     let targets = [Some(ColorTargetState {

@@ -83,6 +83,7 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "dispatch",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .map_err(e)?;
     let pipeline = device

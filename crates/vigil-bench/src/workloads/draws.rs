@@ -193,6 +193,7 @@ pub fn vigil(
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "draws",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .map_err(e)?;
     let targets = [Some(ColorTargetState {

@@ -76,6 +76,7 @@ pub fn run(device: &Device) -> Result<(), String> {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "demo kernel",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .map_err(err)?;
     let pipeline = device

@@ -522,6 +522,23 @@ fn set_bind_group_on(w: &mut World<'_>, r: &mut Rng, i: usize) {
     });
 }
 
+pub fn set_immediates(w: &mut World<'_>, r: &mut Rng) {
+    let Some(i) = pick_encoder(w, r, |p| *p != PassState::None) else {
+        return begin_some_pass(w, r);
+    };
+    let max = w.limits.max_immediate_size;
+    let (offset, len) = match r.below(8) {
+        0 => (r.edge_u32(4), r.pick(&[0usize, 2, 4, 8, 260])),
+        1 => (max.saturating_sub(4), 8),
+        _ => (4 * r.below(u64::from(max / 4).max(1)) as u32, 4),
+    };
+    let data: Vec<u8> = (0..len).map(|_| r.below(256) as u8).collect();
+    let what = format!("set_immediates({offset}, {len} bytes)");
+    on_encoder(w, i, "set_immediates", what, false, |o| {
+        o.encoder.set_immediates(offset, &data)
+    });
+}
+
 /// A live buffer with `usage` (and, when `only_controlled`, one the fuzzer keeps small
 /// values in), or any pick.
 fn buffer_for(w: &World<'_>, r: &mut Rng, usage: BufferUsages) -> (vigil::Buffer, u64, Validity) {

@@ -36,6 +36,7 @@ pub const OPS: &[(u32, Op)] = &[
     (3, encode::begin_render_pass),
     (5, encode::set_pipeline),
     (8, encode::set_bind_group),
+    (2, encode::set_immediates),
     (4, encode::set_vertex_buffer),
     (2, encode::set_index_buffer),
     (2, encode::set_dynamic_state),

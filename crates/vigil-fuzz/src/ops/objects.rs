@@ -680,11 +680,21 @@ pub fn create_pipeline_layout(w: &mut World<'_>, r: &mut Rng) {
         }
     };
     let groups = layouts.len();
-    let what = format!("create_pipeline_layout({layouts:?})");
+    // Mostly none; else a size every pipeline fits (no recipe reads immediates), the
+    // limit, or one that is refused.
+    let max = w.limits.max_immediate_size;
+    let immediate_size = match r.below(10) {
+        0..=5 => 0,
+        6 | 7 => 16,
+        8 => max,
+        _ => r.pick(&[6, max.saturating_add(4), u32::MAX]),
+    };
+    let what = format!("create_pipeline_layout({layouts:?}, immediate_size {immediate_size})");
     w.call("create_pipeline_layout", what, invalid, |w| {
         let p = w.device.create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "fuzz pipeline layout",
             bind_group_layouts: &layouts,
+            immediate_size,
         })?;
         w.pipeline_layouts
             .add(p, PipelineLayoutMeta { recipe, groups });

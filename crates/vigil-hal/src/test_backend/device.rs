@@ -79,6 +79,8 @@ impl TestAdapter {
         Limits {
             max_buffer_size: 1 << 40,
             max_storage_buffer_binding_size: 1 << 32,
+            // What every Vulkan device offers.
+            max_immediate_size: 128,
             ..Limits::default()
         }
     }

@@ -94,6 +94,8 @@ pub enum TestCommand {
     WriteTimestamp(ObjectId, u32),
     /// Query resolve.
     ResolveQueries(ObjectId),
+    /// Immediate data set (its bytes).
+    SetImmediates(Vec<u8>),
     /// Bind group bound.
     SetBindGroup {
         /// Group index.
@@ -314,6 +316,10 @@ impl CommandEncoder for TestCommandEncoder {
 
     unsafe fn resolve_queries(&mut self, set: &TestObject, _: u32, _: u32, _: &TestBuffer, _: u64) {
         self.push(TestCommand::ResolveQueries(set.id));
+    }
+
+    unsafe fn set_immediates(&mut self, _layout: &TestObject, data: &[u8]) {
+        self.push(TestCommand::SetImmediates(data.to_vec()));
     }
 
     unsafe fn set_bind_group(

@@ -364,6 +364,7 @@ impl<A: Api> Device<A> {
         const OP: &str = "create_pipeline_layout";
         let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
         self.check_alive(OP)?;
+        check::immediate_size(desc.label, desc.immediate_size, &self.limits)?;
         if desc.bind_group_layouts.len() as u64 > u64::from(self.limits.max_bind_groups) {
             check::pipeline_layout(
                 desc.label,
@@ -385,6 +386,7 @@ impl<A: Api> Device<A> {
                 .create_pipeline_layout(&vigil_hal::PipelineLayoutDescriptor {
                     label: desc.label,
                     bind_group_layouts: &raws,
+                    immediate_size: desc.immediate_size,
                 })
                 .map_err(|e| self.hal_error(e, OP, desc.label))?
         };
@@ -400,6 +402,7 @@ impl<A: Api> Device<A> {
                 label: desc.label.to_owned(),
                 groups,
                 compat,
+                immediate_size: desc.immediate_size,
             })
             .ok_or_else(|| super::buffer::registry_full(OP, desc.label, "pipeline layout"))?;
         self.notify_created("pipeline layout", desc.label);

@@ -214,6 +214,8 @@ pub(crate) struct PipelineLayoutObj<A: Api> {
     pub label: String,
     pub groups: Vec<Arc<BindGroupLayoutObj<A>>>,
     pub compat: Vec<u32>,
+    /// Bytes of immediate data.
+    pub immediate_size: u32,
 }
 
 /// A shader module: the checked module, and its native code when it has no overrides to

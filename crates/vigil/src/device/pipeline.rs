@@ -17,6 +17,10 @@ pub struct PipelineLayoutDescriptor<'a> {
     pub label: &'a str,
     /// Bind group layouts, in group order.
     pub bind_group_layouts: &'a [crate::BindGroupLayout],
+    /// Bytes of immediate data (`var<immediate>` in WGSL; Vulkan push constants) every
+    /// stage sees: a multiple of 4 within `max_immediate_size`; 0 for none. Set with
+    /// [`crate::CommandEncoder::set_immediates`] in a pass.
+    pub immediate_size: u32,
 }
 
 /// How to create a shader module.
@@ -278,6 +282,7 @@ impl<A: Api> Device<A> {
         )?;
         validate::pipeline::workgroup(OP, desc.label, ep, &self.limits)?;
         let layout = self.lookup(desc.layout, OP)?;
+        validate::pipeline::immediates(OP, desc.label, ep, &layout.label, layout.immediate_size)?;
         let late = validate::pipeline::against_layout(
             OP,
             desc.label,

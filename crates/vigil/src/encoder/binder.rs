@@ -41,6 +41,12 @@ pub(crate) struct Binder {
     ok: u8,
     /// Groups set since their uses were last added to a scope (render passes).
     pub touched: u8,
+    /// The pass's immediate data: zero until set (grown to what was set).
+    immediates: Vec<u8>,
+    /// The pipeline layout's immediate size.
+    immediate_size: u32,
+    /// Immediate data to push before the next draw or dispatch.
+    immediates_dirty: bool,
 }
 
 #[inline]
@@ -103,6 +109,12 @@ impl Binder {
         }
         self.late.clear();
         self.late.extend_from_slice(&info.late_checks);
+        let size = info.layout.immediate_size;
+        if changed && size > 0 {
+            // Another layout: its immediate data is pushed again (zeros where unset).
+            self.immediates_dirty = true;
+        }
+        self.immediate_size = size;
         if changed {
             // Another layout: every bound group must be bound again against it.
             self.dirty = self.groups.iter().enumerate().fold(0, |m, (i, g)| {
@@ -152,6 +164,18 @@ impl Binder {
         true
     }
 
+    /// Sets immediate data at `offset` (checked against the limit by the caller).
+    pub fn set_immediates(&mut self, offset: usize, data: &[u8]) {
+        let end = offset.saturating_add(data.len());
+        if self.immediates.len() < end {
+            self.immediates.resize(end, 0);
+        }
+        if let Some(dst) = self.immediates.get_mut(offset..end) {
+            dst.copy_from_slice(data);
+        }
+        self.immediates_dirty = true;
+    }
+
     /// Whether a pipeline is bound and every group it uses fits it.
     #[inline]
     pub fn ready(&self) -> bool {
@@ -168,6 +192,14 @@ impl Binder {
         rec: &mut crate::native::Rec<'_, A>,
         point: BindPoint,
     ) {
+        if self.immediates_dirty && self.immediate_size > 0 {
+            let size = self.immediate_size as usize;
+            if self.immediates.len() < size {
+                self.immediates.resize(size, 0);
+            }
+            rec.set_immediates(layout, self.immediates.get(..size).unwrap_or(&[]));
+            self.immediates_dirty = false;
+        }
         let dirty = self.dirty & mask(self.count);
         if dirty == 0 {
             return;

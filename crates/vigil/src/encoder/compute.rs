@@ -171,6 +171,34 @@ impl<A: Api> CommandEncoder<A> {
         })
     }
 
+    /// Sets `data` as the open pass's immediate data (`var<immediate>` in WGSL) from byte
+    /// `offset`. A pass starts with all of it zero; each draw or dispatch sees what was set
+    /// before it, up to its pipeline layout's `immediate_size`. `offset` and `data.len()`
+    /// are multiples of 4 and end within `max_immediate_size`.
+    ///
+    /// WebGPU's proposed `setImmediates` (wgpu's `set_immediates`; push constants before).
+    pub fn set_immediates(&mut self, offset: u32, data: &[u8]) -> Result<()> {
+        const OP: &str = "set_immediates";
+        self.step(OP, |e| {
+            if e.pass == Pass::None {
+                return Err(fail!(
+                    PassNotOpen,
+                    OP,
+                    &e.label,
+                    "immediate data is set inside a compute or render pass; none is open"
+                ));
+            }
+            validate::encoder::immediates(&e.label, offset, data.len(), &e.core.limits)?;
+            let binder = if e.pass == Pass::Compute {
+                &mut e.compute.binder
+            } else {
+                &mut e.render.binder
+            };
+            binder.set_immediates(offset as usize, data);
+            Ok(())
+        })
+    }
+
     /// Dispatches `x * y * z` workgroups (WebGPU's `dispatchWorkgroups`, shorter name).
     pub fn dispatch(&mut self, x: u32, y: u32, z: u32) -> Result<()> {
         const OP: &str = "dispatch";

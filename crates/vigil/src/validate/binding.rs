@@ -220,6 +220,27 @@ fn dynamic_limits(
     Ok(())
 }
 
+/// A pipeline layout's immediate data size.
+pub(crate) fn immediate_size(label: &str, size: u32, limits: &Limits) -> Result<()> {
+    const OP: &str = "create_pipeline_layout";
+    ensure!(
+        size <= limits.max_immediate_size,
+        ImmediateSizeLimit,
+        OP,
+        label,
+        "immediate_size {size} exceeds max_immediate_size ({})",
+        limits.max_immediate_size
+    );
+    ensure!(
+        size % 4 == 0,
+        ImmediateSizeAlign,
+        OP,
+        label,
+        "immediate_size {size} is not a multiple of 4"
+    );
+    Ok(())
+}
+
 /// A pipeline layout made of group layouts with these entries.
 pub(crate) fn pipeline_layout(
     label: &str,

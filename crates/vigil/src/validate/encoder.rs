@@ -70,6 +70,20 @@ pub(crate) fn dynamic_offsets(
     Ok(())
 }
 
+/// `len` bytes of immediate data at `offset`: aligned and within the limit.
+pub(crate) fn immediates(label: &str, offset: u32, len: usize, limits: &Limits) -> Result<()> {
+    let end = u64::from(offset).saturating_add(len as u64);
+    ensure!(
+        offset % 4 == 0 && len % 4 == 0 && end <= u64::from(limits.max_immediate_size),
+        ImmediatesRange,
+        "set_immediates",
+        label,
+        "{len} bytes at offset {offset}: both must be multiples of 4 and the end within max_immediate_size ({})",
+        limits.max_immediate_size
+    );
+    Ok(())
+}
+
 /// Workgroup counts within the limit.
 #[inline]
 pub(crate) fn dispatch(label: &str, [x, y, z]: [u32; 3], limits: &Limits) -> Result<()> {

@@ -112,6 +112,27 @@ pub(crate) type GroupFacts<'a> = (&'a str, &'a [BindGroupLayoutEntry]);
 
 /// Every binding an entry point uses against a pipeline layout's groups; returns the size
 /// checks left for draw or dispatch time (bindings whose layout gives no minimum size).
+/// The immediate data an entry point declares against its layout's immediate size.
+pub(crate) fn immediates(
+    op: &'static str,
+    label: &str,
+    ep: &EntryPointReflection,
+    layout_label: &str,
+    layout_size: u32,
+) -> Result<()> {
+    ensure!(
+        ep.immediate_size <= layout_size,
+        ShaderImmediates,
+        op,
+        label,
+        "{} entry point '{}' uses {} bytes of immediate data, but layout '{layout_label}' has immediate_size {layout_size}",
+        ep.stage.name(),
+        ep.name,
+        ep.immediate_size
+    );
+    Ok(())
+}
+
 pub(crate) fn against_layout(
     op: &'static str,
     label: &str,

@@ -86,6 +86,7 @@ pub fn empty_layout(d: &Device) -> PipelineLayout {
     d.create_pipeline_layout(&PipelineLayoutDescriptor {
         label: "empty",
         bind_group_layouts: &[],
+        immediate_size: 0,
     })
     .unwrap()
 }

@@ -143,6 +143,7 @@ pub fn src_dst_kernel_with(
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label,
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .unwrap();
     let pipeline = device.create_compute_pipeline(&ComputePipelineDescriptor {

@@ -135,6 +135,7 @@ pub fn copy_kernel(d: &TDevice) -> CopyKernel {
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "copy",
             bind_group_layouts: &[bgl],
+            immediate_size: 0,
         })
         .unwrap();
     let pipeline = d
