@@ -119,6 +119,9 @@ bitflags! {
         /// Dual-source blending: `@blend_src` outputs (`enable dual_source_blending;`) and
         /// the `Src1*` blend factors, with one color target (Vulkan `dualSrcBlend`).
         const DUAL_SOURCE_BLENDING = 1 << 17;
+        /// The `draw_index` built-in in vertex shaders (`enable draw_index;`; Vulkan
+        /// `shaderDrawParameters`).
+        const SHADER_DRAW_INDEX = 1 << 18;
     }
 }
 

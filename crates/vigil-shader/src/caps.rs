@@ -37,6 +37,7 @@ const GRANTS: &[(Features, Naga)] = &[
         Naga::SUBGROUP.union(Naga::SUBGROUP_BARRIER),
     ),
     (Features::DUAL_SOURCE_BLENDING, Naga::DUAL_SOURCE_BLENDING),
+    (Features::SHADER_DRAW_INDEX, Naga::DRAW_INDEX),
 ];
 
 /// The naga capabilities a device with `features` enabled can run.
@@ -92,6 +93,7 @@ pub(crate) fn spirv_capabilities(features: Features) -> Vec<Spv> {
         (Features::SHADER_CLIP_DISTANCES, &[Spv::ClipDistance]),
         (Features::SHADER_PRIMITIVE_INDEX, &[Spv::Geometry]),
         (Features::SAMPLE_RATE_SHADING, &[Spv::SampleRateShading]),
+        (Features::SHADER_DRAW_INDEX, &[Spv::DrawParameters]),
         (
             Features::SUBGROUP,
             &[
@@ -121,6 +123,7 @@ pub(crate) fn enable_extension_feature(name: &str) -> Option<Option<Features>> {
         "clip_distances" => Some(Features::SHADER_CLIP_DISTANCES),
         "primitive_index" => Some(Features::SHADER_PRIMITIVE_INDEX),
         "dual_source_blending" => Some(Features::DUAL_SOURCE_BLENDING),
+        "draw_index" => Some(Features::SHADER_DRAW_INDEX),
         "wgpu_binding_array"
         | "wgpu_ray_query"
         | "wgpu_ray_query_vertex_return"

@@ -64,6 +64,14 @@ const NEEDS: &[(&str, Features, &str)] = &[
         @fragment fn fs() -> O { return O(vec4f(1.0), vec4f(0.5)); }",
     ),
     (
+        "draw index",
+        Features::SHADER_DRAW_INDEX,
+        "enable draw_index;
+        @vertex fn vs(@builtin(draw_index) d: u32) -> @builtin(position) vec4f {
+            return vec4f(f32(d));
+        }",
+    ),
+    (
         "sample index",
         Features::SAMPLE_RATE_SHADING,
         "@fragment fn fs(@builtin(sample_index) i: u32) -> @location(0) vec4f {

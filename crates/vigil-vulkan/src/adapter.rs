@@ -116,6 +116,10 @@ fn supported_features(f: &FeatureSet, timestamps: bool, subgroups: bool) -> Feat
     );
     out.set(Features::SUBGROUP, subgroups);
     out.set(Features::DUAL_SOURCE_BLENDING, on(f.core.dual_src_blend));
+    out.set(
+        Features::SHADER_DRAW_INDEX,
+        on(f.v11.shader_draw_parameters),
+    );
     out
 }
 
@@ -299,7 +303,8 @@ impl hal::Adapter for Adapter {
         let int64_atomics = requested.contains(Features::SHADER_INT64_ATOMICS);
         let mut v11 = vk::PhysicalDeviceVulkan11Features::default()
             .storage_buffer16_bit_access(f16)
-            .uniform_and_storage_buffer16_bit_access(f16);
+            .uniform_and_storage_buffer16_bit_access(f16)
+            .shader_draw_parameters(requested.contains(Features::SHADER_DRAW_INDEX));
         let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
             .timeline_semaphore(true)
             .buffer_device_address(requested.contains(Features::BUFFER_DEVICE_ADDRESS))

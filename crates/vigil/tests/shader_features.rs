@@ -21,7 +21,8 @@ const SHADER_FEATURES: Features = Features::SHADER_F16
     .union(Features::SHADER_CLIP_DISTANCES)
     .union(Features::SHADER_PRIMITIVE_INDEX)
     .union(Features::SAMPLE_RATE_SHADING)
-    .union(Features::DUAL_SOURCE_BLENDING);
+    .union(Features::DUAL_SOURCE_BLENDING)
+    .union(Features::SHADER_DRAW_INDEX);
 
 fn device(features: impl Fn(Features) -> Features) -> Gpu {
     gpu_with(|adapter| DeviceDescriptor {
@@ -182,7 +183,22 @@ type Pixel = fn(u32, u32) -> [u8; 4];
 #[test]
 fn render_capabilities_run_with_their_feature() {
     let d = device(|supported| supported & SHADER_FEATURES);
-    let cases: [(Features, String, Pixel); 3] = [
+    let cases: [(Features, String, Pixel); 4] = [
+        (
+            Features::SHADER_DRAW_INDEX,
+            format!(
+                "enable draw_index; {QUAD}
+                struct V {{ @builtin(position) p: vec4f, @location(0) @interpolate(flat) d: u32 }}
+                @vertex fn vs(@builtin(vertex_index) v: u32, @builtin(draw_index) d: u32) -> V {{
+                    return V(corner(v), d + 1u);
+                }}
+                @fragment fn fs(v: V) -> @location(0) vec4f {{
+                    // A direct draw is draw 0.
+                    return vec4f(0.0, 0.0, f32(v.d), 1.0);
+                }}"
+            ),
+            |_, _| [0, 0, 255, 255],
+        ),
         (
             Features::SHADER_PRIMITIVE_INDEX,
             format!(
