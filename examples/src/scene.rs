@@ -489,6 +489,7 @@ impl Scene {
                     stencil: StencilState::default(),
                 }),
                 sample_count: 1,
+                multiview_mask: None,
             })
             .map_err(err)?;
         let (color, color_view) = crate::render_target(device, "scene color", size)?;
@@ -639,6 +640,7 @@ impl Scene {
                 stencil_ops: None,
             }),
             timestamp_writes: ts(4, 5),
+            multiview_mask: None,
         })
         .map_err(err)?;
         enc.set_render_pipeline(self.mesh).map_err(err)?;

@@ -141,6 +141,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
             primitive: PrimitiveState::default(),
             depth_stencil: None,
             sample_count: 1,
+            multiview_mask: None,
         })
         .map_err(err)?;
     let (texture, target) = render_target(device, "quad target", size)?;

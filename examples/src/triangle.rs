@@ -67,6 +67,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
             primitive: PrimitiveState::default(),
             depth_stencil: None,
             sample_count: 1,
+            multiview_mask: None,
         })
         .map_err(err)?;
     #[rustfmt::skip]

@@ -156,6 +156,7 @@ struct P { t: vec4<f32> }
             primitive: PrimitiveState::default(),
             depth_stencil: None,
             sample_count: 1,
+            multiview_mask: None,
         })
         .unwrap();
     let views: Vec<TextureView> = (0..16)

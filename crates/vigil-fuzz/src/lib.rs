@@ -51,7 +51,8 @@ pub struct Config {
 const OPTIONAL: Features = Features::TIMESTAMP_QUERY
     .union(Features::FULL_DRAW_INDEX_UINT32)
     .union(Features::INDIRECT_FIRST_INSTANCE)
-    .union(Features::SAMPLER_ANISOTROPY);
+    .union(Features::SAMPLER_ANISOTROPY)
+    .union(Features::MULTIVIEW);
 
 /// Runs one seed on the default adapter (or `VIGIL_ADAPTER`) and reports what it found.
 /// `Err` only when no device could be opened at all.

@@ -122,6 +122,9 @@ bitflags! {
         /// The `draw_index` built-in in vertex shaders (`enable draw_index;`; Vulkan
         /// `shaderDrawParameters`).
         const SHADER_DRAW_INDEX = 1 << 18;
+        /// Multiview rendering: render passes and pipelines with a view mask, and the
+        /// `view_index` built-in (Vulkan `multiview`).
+        const MULTIVIEW = 1 << 19;
     }
 }
 
@@ -195,6 +198,8 @@ pub struct Limits {
     /// Most bytes of immediate data (`var<immediate>`; Vulkan push constants) a pipeline
     /// layout may hold.
     pub max_immediate_size: u32,
+    /// Views a multiview render pass may render (its mask's highest bit is below this).
+    pub max_multiview_view_count: u32,
 }
 
 impl Default for Limits {
@@ -228,6 +233,7 @@ impl Default for Limits {
             max_compute_workgroup_size_z: 64,
             max_compute_workgroups_per_dimension: 65535,
             max_immediate_size: 64,
+            max_multiview_view_count: 4,
         }
     }
 }
@@ -249,7 +255,7 @@ macro_rules! limit_fields {
                 max_compute_workgroup_storage_size, max_compute_invocations_per_workgroup,
                 max_compute_workgroup_size_x, max_compute_workgroup_size_y,
                 max_compute_workgroup_size_z, max_compute_workgroups_per_dimension,
-                max_immediate_size;
+                max_immediate_size, max_multiview_view_count;
             align: min_uniform_buffer_offset_alignment, min_storage_buffer_offset_alignment
         }
     };

@@ -460,6 +460,8 @@ pub struct RenderPipelineDescriptor<'a, A: Api> {
     pub depth_stencil: Option<DepthStencilState>,
     /// Sample count (1 or 4).
     pub sample_count: u32,
+    /// The view mask of the passes it is used in (0 for none).
+    pub view_mask: u32,
 }
 
 /// What to do with an attachment at the start of a pass.
@@ -519,6 +521,8 @@ pub struct RenderPassDescriptor<'a, A: Api> {
     pub depth_stencil_attachment: Option<DepthStencilAttachment<'a, A>>,
     /// Timestamps to write.
     pub timestamp_writes: Option<PassTimestampWrites<'a, A>>,
+    /// Multiview: bit `i` renders view `i` into layer `i` of every attachment; 0 for none.
+    pub view_mask: u32,
 }
 
 /// One region of a buffer-texture copy.

@@ -38,6 +38,7 @@ const GRANTS: &[(Features, Naga)] = &[
     ),
     (Features::DUAL_SOURCE_BLENDING, Naga::DUAL_SOURCE_BLENDING),
     (Features::SHADER_DRAW_INDEX, Naga::DRAW_INDEX),
+    (Features::MULTIVIEW, Naga::MULTIVIEW),
 ];
 
 /// The naga capabilities a device with `features` enabled can run.
@@ -94,6 +95,7 @@ pub(crate) fn spirv_capabilities(features: Features) -> Vec<Spv> {
         (Features::SHADER_PRIMITIVE_INDEX, &[Spv::Geometry]),
         (Features::SAMPLE_RATE_SHADING, &[Spv::SampleRateShading]),
         (Features::SHADER_DRAW_INDEX, &[Spv::DrawParameters]),
+        (Features::MULTIVIEW, &[Spv::MultiView]),
         (
             Features::SUBGROUP,
             &[

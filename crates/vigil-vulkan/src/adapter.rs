@@ -120,6 +120,7 @@ fn supported_features(f: &FeatureSet, timestamps: bool, subgroups: bool) -> Feat
         Features::SHADER_DRAW_INDEX,
         on(f.v11.shader_draw_parameters),
     );
+    out.set(Features::MULTIVIEW, on(f.v11.multiview));
     out
 }
 
@@ -136,7 +137,11 @@ fn subgroups_supported(p: &vk::PhysicalDeviceVulkan11Properties<'_>) -> bool {
     p.subgroup_supported_stages.contains(stages) && p.subgroup_supported_operations.contains(ops)
 }
 
-fn limits_of(p: &vk::PhysicalDeviceLimits, max_buffer_size: u64) -> Limits {
+fn limits_of(
+    p: &vk::PhysicalDeviceLimits,
+    v11: &vk::PhysicalDeviceVulkan11Properties<'_>,
+    max_buffer_size: u64,
+) -> Limits {
     Limits {
         max_texture_dimension_2d: p.max_image_dimension2_d,
         max_texture_array_layers: p.max_image_array_layers,
@@ -175,6 +180,7 @@ fn limits_of(p: &vk::PhysicalDeviceLimits, max_buffer_size: u64) -> Limits {
             .unwrap_or(0),
         // vigil keeps up to 256 bytes of immediate data per pass.
         max_immediate_size: p.max_push_constants_size.min(256),
+        max_multiview_view_count: v11.max_multiview_view_count.min(32),
     }
 }
 
@@ -262,7 +268,7 @@ impl Adapter {
             },
             info,
             features: supported_features(&features, timestamps, subgroups_supported(&v11p)),
-            limits: limits_of(&props.limits, max_buffer_size.min(largest_heap)),
+            limits: limits_of(&props.limits, &v11p, max_buffer_size.min(largest_heap)),
         })
     }
 }
@@ -304,7 +310,8 @@ impl hal::Adapter for Adapter {
         let mut v11 = vk::PhysicalDeviceVulkan11Features::default()
             .storage_buffer16_bit_access(f16)
             .uniform_and_storage_buffer16_bit_access(f16)
-            .shader_draw_parameters(requested.contains(Features::SHADER_DRAW_INDEX));
+            .shader_draw_parameters(requested.contains(Features::SHADER_DRAW_INDEX))
+            .multiview(requested.contains(Features::MULTIVIEW));
         let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
             .timeline_semaphore(true)
             .buffer_device_address(requested.contains(Features::BUFFER_DEVICE_ADDRESS))

@@ -642,6 +642,7 @@ impl hal::CommandEncoder for CommandEncoder {
         let mut info = vk::RenderingInfo::default()
             .render_area(area)
             .layer_count(1)
+            .view_mask(desc.view_mask)
             .color_attachments(&colors);
         if let Some(d) = depth
             .as_ref()

@@ -135,6 +135,7 @@ pub(crate) fn create(
         .collect();
     let ds_format = desc.depth_stencil.map(|d| d.format);
     let mut rendering = vk::PipelineRenderingCreateInfo::default()
+        .view_mask(desc.view_mask)
         .color_attachment_formats(&color_formats)
         .depth_attachment_format(
             ds_format

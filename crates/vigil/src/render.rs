@@ -58,6 +58,9 @@ pub struct RenderPipelineDescriptor<'a> {
     pub depth_stencil: Option<DepthStencilState>,
     /// Samples per pixel: 1, or 4 for multisampling.
     pub sample_count: u32,
+    /// The multiview mask of the passes it draws in (`None` for ordinary passes); needs
+    /// the `MULTIVIEW` feature. As wgpu's `multiview_mask`.
+    pub multiview_mask: Option<std::num::NonZeroU32>,
 }
 
 /// Per vertex buffer slot: what draws check ranges against.
@@ -78,6 +81,8 @@ pub(crate) struct RenderPipelineFacts {
     pub sample_count: u32,
     /// The strip index format, which indexed draws must match.
     pub strip_index_format: Option<vigil_hal::IndexFormat>,
+    /// The multiview mask (0 for none), which the pass's must equal.
+    pub multiview_mask: u32,
 }
 
 impl<A: Api> Device<A> {
@@ -86,8 +91,9 @@ impl<A: Api> Device<A> {
     /// layout, and formats and sample counts against what the device supports.
     ///
     /// Differs from WebGPU's `createRenderPipeline`: the layout is always explicit (no
-    /// `"auto"`), the sample count is 1 or 4, and there is no depth bias, alpha-to-coverage
-    /// or multiview.
+    /// `"auto"`), the sample count is 1 or 4, and there is no depth bias or
+    /// alpha-to-coverage; multiview (wgpu's `multiview_mask`) is there with the `MULTIVIEW`
+    /// feature.
     pub fn create_render_pipeline(
         &self,
         desc: &RenderPipelineDescriptor<'_>,
@@ -98,6 +104,8 @@ impl<A: Api> Device<A> {
         let l = desc.label;
         let vertex =
             validate::pipeline::render_fixed(desc, &self.limits, &|f| self.hal.format_support(f))?;
+        let view_mask = desc.multiview_mask.map_or(0, std::num::NonZeroU32::get);
+        validate::render_pass::multiview(OP, l, view_mask, self.features, &self.limits)?;
         let vmod = self.lookup(desc.vertex.module, OP)?;
         let vcode = self.stage_code(
             OP,
@@ -196,6 +204,7 @@ impl<A: Api> Device<A> {
                 primitive: desc.primitive,
                 depth_stencil: desc.depth_stencil,
                 sample_count: desc.sample_count,
+                view_mask,
             })
             .map_err(|e| self.hal_error(e, OP, l))?;
         let raw = Owned::new(&self.hal, raw);
@@ -205,6 +214,7 @@ impl<A: Api> Device<A> {
             depth_format: desc.depth_stencil.map(|d| d.format),
             sample_count: desc.sample_count,
             strip_index_format: desc.primitive.strip_index_format,
+            multiview_mask: view_mask,
         };
         let info = PipelineInfo {
             group_compat: layout.compat.clone().into_boxed_slice(),

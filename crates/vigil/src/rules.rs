@@ -186,6 +186,8 @@ rules! {
     VertexInput: InvalidDescriptor, "render-pipeline.vertex-input", "Every input the vertex shader reads is given by an attribute of a matching scalar type.", "WebGPU validating vertex state";
     DualSourceFeature: Unsupported, "render-pipeline.dual-source-feature", "The Src1 blend factors need the DUAL_SOURCE_BLENDING feature.", "WebGPU dual-source-blending; Vulkan dualSrcBlend";
     DualSource: InvalidDescriptor, "render-pipeline.dual-source", "A pipeline blending with Src1 factors has one color target, and its fragment shader writes @location(0) @blend_src(1).", "WebGPU dual-source-blending; Vulkan maxFragmentDualSrcAttachments";
+    MultiviewFeature: Unsupported, "multiview.feature", "Multiview render passes and pipelines need the MULTIVIEW feature.", "WebGPU multiview proposal; Vulkan multiview";
+    MultiviewLimit: LimitExceeded, "multiview.limit", "A multiview mask names only views below max_multiview_view_count.", "Vulkan maxMultiviewViewCount, VUID-VkRenderingInfo-viewMask-06128";
     ColorTargetLimit: LimitExceeded, "render-pipeline.color-target-limit", "A pipeline has at most max_color_attachments targets.", "WebGPU maxColorAttachments";
     ColorTargetFormat: InvalidDescriptor, "render-pipeline.color-target-format", "A color target's format is a color format, blended only if blendable.", "WebGPU GPUColorTargetState";
     ColorTargetSupport: Unsupported, "render-pipeline.color-target-support", "A color target's format can be rendered to, and multisampled when the pipeline is, on the device.", "WebGPU format capabilities";

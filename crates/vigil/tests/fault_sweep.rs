@@ -207,6 +207,7 @@ fn workload(d: &Device) -> (usize, Duration) {
                 },
                 depth_stencil: None,
                 sample_count: 1,
+                multiview_mask: None,
             })
         });
         let queries = d

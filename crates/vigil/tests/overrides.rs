@@ -129,6 +129,7 @@ fn vertex_and_fragment_stages_take_their_own_constants() {
             primitive: PrimitiveState::default(),
             depth_stencil: None,
             sample_count: 1,
+            multiview_mask: None,
         })
     };
     for (constants, expect) in [

@@ -497,6 +497,7 @@ fn pipeline_with(
         primitive,
         depth_stencil: None,
         sample_count: samples,
+        multiview_mask: None,
     })
 }
 
@@ -941,6 +942,7 @@ fn an_attachment_cannot_be_sampled_in_its_own_pass() {
             primitive: PrimitiveState::default(),
             depth_stencil: None,
             sample_count: 1,
+            multiview_mask: None,
         })
         .unwrap();
     let mut e = encoder(&d);

@@ -285,6 +285,7 @@ fn dual_pipeline(
         primitive: PrimitiveState::default(),
         depth_stencil: None,
         sample_count: 1,
+        multiview_mask: None,
     })
 }
 
@@ -348,6 +349,7 @@ fn src1_factors_without_the_feature_are_refused() {
             primitive: PrimitiveState::default(),
             depth_stencil: None,
             sample_count: 1,
+            multiview_mask: None,
         }),
         Rule::DualSourceFeature,
     );
@@ -455,4 +457,119 @@ fn each_dispatch_pushes_the_immediates_it_sees_zero_where_unset() {
         })
         .collect();
     assert_eq!(pushed, [vec![0; 8], [0, 0, 0, 0, 7, 0, 0, 0].to_vec()]);
+}
+
+fn multiview_pipeline(d: &TDevice, mask: u32) -> Result<RenderPipeline> {
+    let module = d.create_shader_module(&ShaderModuleDescriptor {
+        label: "mv",
+        wgsl: "@vertex fn vs() -> @builtin(position) vec4f { return vec4f(0.0); }
+               @fragment fn fs() -> @location(0) vec4f { return vec4f(1.0); }",
+    })?;
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "mv",
+            bind_group_layouts: &[],
+            immediate_size: 0,
+        })
+        .unwrap();
+    d.create_render_pipeline(&RenderPipelineDescriptor {
+        label: "mv",
+        layout,
+        vertex: VertexState {
+            module,
+            entry_point: "vs",
+            constants: &[],
+            buffers: &[],
+        },
+        fragment: Some(FragmentState {
+            module,
+            entry_point: "fs",
+            constants: &[],
+            targets: &[Some(ColorTargetState {
+                format: TextureFormat::Rgba8Unorm,
+                blend: None,
+                write_mask: ColorWrites::ALL,
+            })],
+        }),
+        primitive: PrimitiveState::default(),
+        depth_stencil: None,
+        sample_count: 1,
+        multiview_mask: std::num::NonZeroU32::new(mask),
+    })
+}
+
+fn layered_view(d: &TDevice, layers: u32, dimension: TextureViewDimension) -> TextureView {
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label: "layers",
+            size: [16, 16],
+            array_layers: layers,
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::RENDER_ATTACHMENT,
+            ..Default::default()
+        })
+        .unwrap();
+    d.create_texture_view(
+        t,
+        &TextureViewDescriptor {
+            dimension: Some(dimension),
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
+fn multiview_pass(e: &mut CommandEncoder<TestApi>, view: TextureView, mask: u32) -> Result<()> {
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "mv",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view,
+            resolve_target: None,
+            load: LoadOp::Clear([0.0; 4]),
+            store: StoreOp::Store,
+        })],
+        multiview_mask: std::num::NonZeroU32::new(mask),
+        ..RenderPassDescriptor::default()
+    })
+}
+
+#[test]
+fn multiview_needs_its_feature_views_within_the_limit_and_layered_attachments() {
+    let plain = device();
+    expect_rule(multiview_pipeline(&plain, 0b11), Rule::MultiviewFeature);
+    let v = layered_view(&plain, 2, TextureViewDimension::D2Array);
+    expect_rule(
+        multiview_pass(&mut encoder(&plain), v, 0b11),
+        Rule::MultiviewFeature,
+    );
+
+    let d = device_with(Features::MULTIVIEW);
+    let views = d.limits().max_multiview_view_count;
+    multiview_pipeline(&d, 0b11).unwrap();
+    expect_rule(multiview_pipeline(&d, 1 << views), Rule::MultiviewLimit);
+    // Two views need a 2d-array view of at least two layers.
+    let one = layered_view(&d, 1, TextureViewDimension::D2Array);
+    let e = expect_rule(
+        multiview_pass(&mut encoder(&d), one, 0b11),
+        Rule::AttachmentView,
+    );
+    assert!(e.to_string().contains("at least 2 layers"), "{e}");
+    let two = layered_view(&d, 2, TextureViewDimension::D2Array);
+    let mut enc = encoder(&d);
+    multiview_pass(&mut enc, two, 0b11).unwrap();
+    enc.set_render_pipeline(multiview_pipeline(&d, 0b11).unwrap())
+        .unwrap();
+    // The pipeline's mask must be the pass's.
+    let mut enc = encoder(&d);
+    multiview_pass(&mut enc, two, 0b11).unwrap();
+    let other = multiview_pipeline(&d, 0b01).unwrap();
+    expect_rule(enc.set_render_pipeline(other), Rule::PipelineTargets);
+    // An ordinary pass takes an ordinary pipeline only.
+    let single = layered_view(&d, 1, TextureViewDimension::D2);
+    let mut enc = encoder(&d);
+    multiview_pass(&mut enc, single, 0).unwrap();
+    expect_rule(
+        enc.set_render_pipeline(multiview_pipeline(&d, 0b11).unwrap()),
+        Rule::PipelineTargets,
+    );
 }

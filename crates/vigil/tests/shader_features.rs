@@ -353,3 +353,92 @@ fn dual_source_blending_weighs_the_first_source_by_the_second() {
         );
     }
 }
+
+#[test]
+fn multiview_renders_each_view_into_its_layer() {
+    let d = device(|supported| supported & SHADER_FEATURES.union(Features::MULTIVIEW));
+    let wgsl = format!(
+        "{QUAD}
+        @vertex fn vs(@builtin(vertex_index) v: u32) -> @builtin(position) vec4f {{
+            return corner(v);
+        }}
+        @fragment fn fs(@builtin(view_index) view: u32) -> @location(0) vec4f {{
+            return vec4f(1.0 - f32(view), f32(view), 0.25, 1.0);
+        }}"
+    );
+    if !d.features().contains(Features::MULTIVIEW) {
+        let e = d
+            .create_shader_module(&ShaderModuleDescriptor {
+                label: "multiview",
+                wgsl: &wgsl,
+            })
+            .unwrap_err();
+        assert_eq!(e.rule(), Rule::ShaderFeature, "{e}");
+        return;
+    }
+    let format = TextureFormat::Rgba8Unorm;
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "multiview",
+            wgsl: &wgsl,
+        })
+        .unwrap();
+    let mask = std::num::NonZeroU32::new(0b11);
+    let targets = [draw::color_target(format)];
+    let pipeline = d
+        .create_render_pipeline(&RenderPipelineDescriptor {
+            multiview_mask: mask,
+            ..draw::pipeline_desc(draw::empty_layout(&d), module, &[], &targets)
+        })
+        .unwrap();
+    let texture = d
+        .create_texture(&TextureDescriptor {
+            label: "layers",
+            size: [draw::W, draw::H],
+            array_layers: 2,
+            format,
+            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
+            ..Default::default()
+        })
+        .unwrap();
+    let view = d
+        .create_texture_view(
+            texture,
+            &TextureViewDescriptor {
+                dimension: Some(TextureViewDimension::D2Array),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let mut e = draw::encoder(&d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "multiview",
+        color_attachments: &[Some(draw::clear([0.0; 4], view))],
+        multiview_mask: mask,
+        ..RenderPassDescriptor::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(pipeline).unwrap();
+    e.draw(0..6, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    for (layer, expect) in [(0, [255, 0, 64, 255]), (1, [0, 255, 64, 255])] {
+        let bytes = d
+            .read_texture(
+                texture,
+                TexelCopyTextureInfo {
+                    array_layer: layer,
+                    ..Default::default()
+                },
+                [draw::W, draw::H],
+            )
+            .unwrap();
+        for px in [0usize, 2080, 4095] {
+            let p = &bytes[px * 4..px * 4 + 4];
+            assert!(
+                draw::close([p[0], p[1], p[2], p[3]], expect, 1),
+                "layer {layer}, pixel {px}: {p:?}"
+            );
+        }
+    }
+}

@@ -313,6 +313,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
             },
             depth_stencil: None,
             sample_count: 1,
+            multiview_mask: None,
         })
         .map_err(err)?;
 

@@ -229,6 +229,7 @@ pub fn vigil(
             primitive: PrimitiveState::default(),
             depth_stencil: None,
             sample_count: 1,
+            multiview_mask: None,
         })
         .map_err(e)?;
     let mut views = Vec::new();

@@ -383,7 +383,13 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
     }
     let (ts, ts_invalid) = pass_timestamps(w, r);
     invalid |= ts_invalid;
-    let what = format!("begin_render_pass({colors:?}, {depth:?}, {ts:?})");
+    // Rarely multiview: refused without the feature or layered attachments.
+    let multiview_mask = if r.chance(3) {
+        std::num::NonZeroU32::new(r.pick(&[0b1, 0b11, 1 << 31]))
+    } else {
+        None
+    };
+    let what = format!("begin_render_pass({colors:?}, {depth:?}, {ts:?}, {multiview_mask:?})");
     let pass = PassState::Render {
         colors: formats,
         depth: recipe.depth,
@@ -395,6 +401,7 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
             color_attachments: &colors,
             depth_stencil_attachment: depth,
             timestamp_writes: ts,
+            multiview_mask,
         })?;
         o.pass = pass;
         o.bound = Bound {

@@ -1026,6 +1026,11 @@ pub fn create_render_pipeline(w: &mut World<'_>, r: &mut Rng) {
         },
         depth_stencil,
         sample_count: samples,
+        multiview_mask: if r.chance(3) {
+            std::num::NonZeroU32::new(r.pick(&[0b1, 0b11, 1 << 31]))
+        } else {
+            None
+        },
     };
     let what = format!("create_render_pipeline({}, {desc:?})", recipe.name);
     w.call(

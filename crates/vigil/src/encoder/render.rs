@@ -70,6 +70,10 @@ pub struct RenderPassDescriptor<'a> {
     pub depth_stencil_attachment: Option<RenderPassDepthStencilAttachment>,
     /// Timestamps to write.
     pub timestamp_writes: Option<PassTimestampWrites>,
+    /// Multiview: bit `i` renders view `i` (`view_index` in WGSL) into layer `i` of every
+    /// attachment, which are then 2d-array views with enough layers; needs the `MULTIVIEW`
+    /// feature, and pipelines with the same mask. As wgpu's `multiview_mask`.
+    pub multiview_mask: Option<std::num::NonZeroU32>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -155,6 +159,15 @@ impl<A: Api> CommandEncoder<A> {
         self.timeline_pass("render pass", desc.label)?;
         self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
+            let view_mask = desc.multiview_mask.map_or(0, std::num::NonZeroU32::get);
+            validate::render_pass::multiview(
+                OP,
+                &e.label,
+                view_mask,
+                e.core.features,
+                &e.core.limits,
+            )?;
+            let view_layers = validate::render_pass::multiview_layers(view_mask);
             let any = desc.color_attachments.iter().any(Option::is_some)
                 || desc.depth_stencil_attachment.is_some();
             validate::render_pass::attachment_count(
@@ -189,6 +202,7 @@ impl<A: Api> CommandEncoder<A> {
                     &facts,
                     depth,
                     textures.contains(&tex),
+                    view_layers,
                 )?;
                 textures.push(tex);
                 let (extent, samples) = *shape.get_or_insert((v.extent, v.sample_count));
@@ -261,7 +275,7 @@ impl<A: Api> CommandEncoder<A> {
                     base_mip: v.range.base_mip_level,
                     mips: 1,
                     base_layer: v.range.base_array_layer,
-                    layers: 1,
+                    layers: view_layers.max(1),
                 };
                 // Attachments are distinct textures (checked above): no conflict here.
                 let _ = e.scope.texture(slot, range, *u);
@@ -309,6 +323,7 @@ impl<A: Api> CommandEncoder<A> {
                         color_attachments: &color_hal,
                         depth_stencil_attachment: depth_hal,
                         timestamp_writes: ts_hal,
+                        view_mask,
                     });
                     // WebGPU's defaults for the dynamic state a pass may leave unset: every
                     // pipeline reads them, and the driver's own are undefined.
@@ -327,6 +342,7 @@ impl<A: Api> CommandEncoder<A> {
                         .collect(),
                     depth: depth.as_ref().map(|(v, _)| v.format),
                     samples,
+                    multiview_mask: view_mask,
                 },
                 ..RenderState::default()
             };

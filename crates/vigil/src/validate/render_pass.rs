@@ -49,14 +49,52 @@ pub(crate) struct AttachmentFacts<'a> {
     pub extent: [u32; 2],
 }
 
+/// The layers a multiview mask renders into (its highest view plus one); 0 for none.
+pub(crate) fn multiview_layers(mask: u32) -> u32 {
+    32u32.saturating_sub(mask.leading_zeros())
+}
+
+/// A multiview mask of a pass or pipeline (`op`): the feature is enabled and every view is
+/// below the limit.
+pub(crate) fn multiview(
+    op: &'static str,
+    label: &str,
+    mask: u32,
+    features: vigil_hal::Features,
+    limits: &vigil_hal::Limits,
+) -> Result<()> {
+    if mask == 0 {
+        return Ok(());
+    }
+    ensure!(
+        features.contains(vigil_hal::Features::MULTIVIEW),
+        MultiviewFeature,
+        op,
+        label,
+        "a multiview mask ({mask:#b}) needs the MULTIVIEW feature"
+    );
+    ensure!(
+        multiview_layers(mask) <= limits.max_multiview_view_count,
+        MultiviewLimit,
+        op,
+        label,
+        "multiview mask {mask:#b} names view {}, but max_multiview_view_count is {}",
+        multiview_layers(mask).saturating_sub(1),
+        limits.max_multiview_view_count
+    );
+    Ok(())
+}
+
 /// One attachment's view (`what` names it in messages); `seen` says whether its texture
-/// is already an attachment of the pass.
+/// is already an attachment of the pass; `views` is the layers a multiview pass renders
+/// (0 for an ordinary pass).
 pub(crate) fn attachment(
     label: &str,
     what: &str,
     v: &AttachmentFacts<'_>,
     want_depth: bool,
     seen: bool,
+    views: u32,
 ) -> Result<()> {
     let n = v.label;
     ensure!(
@@ -67,13 +105,25 @@ pub(crate) fn attachment(
         "{what}: view '{n}' lacks RENDER_ATTACHMENT usage ({:?})",
         v.usage
     );
-    ensure!(
-        v.dimension == TextureViewDimension::D2 && v.mips == 1 && v.layers == 1,
-        AttachmentView,
-        BEGIN,
-        label,
-        "{what}: view '{n}' must be 2d with one mip level and one layer"
-    );
+    if views == 0 {
+        ensure!(
+            v.dimension == TextureViewDimension::D2 && v.mips == 1 && v.layers == 1,
+            AttachmentView,
+            BEGIN,
+            label,
+            "{what}: view '{n}' must be 2d with one mip level and one layer"
+        );
+    } else {
+        ensure!(
+            v.dimension == TextureViewDimension::D2Array && v.mips == 1 && v.layers >= views,
+            AttachmentView,
+            BEGIN,
+            label,
+            "{what}: a multiview pass rendering {views} views needs a 2d-array view with one mip level and at least {views} layers; view '{n}' is {:?} with {} layers",
+            v.dimension,
+            v.layers
+        );
+    }
     ensure!(
         v.format.is_depth_stencil() == want_depth,
         AttachmentView,
@@ -158,6 +208,7 @@ pub(crate) struct PassTargets {
     pub colors: Vec<Option<TextureFormat>>,
     pub depth: Option<TextureFormat>,
     pub samples: u32,
+    pub multiview_mask: u32,
 }
 
 /// A pipeline's targets against the pass's.
@@ -172,19 +223,22 @@ pub(crate) fn pipeline_targets(
     let fmt = |v: &[Option<TextureFormat>], i: usize| v.get(i).copied().flatten();
     let same = (0..n).all(|i| fmt(&p.color_formats, i) == fmt(&pass.colors, i))
         && p.depth_format == pass.depth
-        && p.sample_count == pass.samples;
+        && p.sample_count == pass.samples
+        && p.multiview_mask == pass.multiview_mask;
     ensure!(
         same,
         PipelineTargets,
         "set_render_pipeline",
         label,
-        "pipeline '{pipeline}' renders to {:?} / depth {:?} with {} samples, but the pass has {:?} / depth {:?} with {} samples",
+        "pipeline '{pipeline}' renders to {:?} / depth {:?} with {} samples, view mask {:#b}, but the pass has {:?} / depth {:?} with {} samples, view mask {:#b}",
         p.color_formats,
         p.depth_format,
         p.sample_count,
+        p.multiview_mask,
         pass.colors,
         pass.depth,
-        pass.samples
+        pass.samples,
+        pass.multiview_mask
     );
     Ok(())
 }

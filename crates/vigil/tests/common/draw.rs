@@ -150,6 +150,7 @@ pub fn pipeline_desc<'a>(
         primitive: PrimitiveState::default(),
         depth_stencil: None,
         sample_count: 1,
+        multiview_mask: None,
     }
 }
 
