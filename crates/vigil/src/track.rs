@@ -275,7 +275,8 @@ pub const MAX_BUFFER_PARTS: usize = 64;
 pub struct BufferTrack {
     size: u64,
     /// Parts by start offset; each runs to the next one's start (the last to `size`).
-    parts: Vec<(u64, Part)>,
+    /// One part (a buffer used as a whole) stays inline.
+    parts: smallvec::SmallVec<[(u64, Part); 1]>,
 }
 
 impl BufferTrack {
@@ -283,7 +284,7 @@ impl BufferTrack {
     pub fn new(size: u64) -> BufferTrack {
         BufferTrack {
             size,
-            parts: vec![(0, Part::UNTOUCHED)],
+            parts: smallvec::smallvec![(0, Part::UNTOUCHED)],
         }
     }
 

@@ -388,7 +388,7 @@ impl<A: Api> Device<A> {
             // The driver refused the submission: the states move back, the staged uploads
             // it carried are dropped (the buffers keep their old contents), and the caller
             // sees the driver's error.
-            plan.undo(self, &mut q);
+            plan.undo(self, &mut q, &cbs);
             drop(q);
             return refused(self.hal_error(e, OP, &self.label));
         }
@@ -508,9 +508,17 @@ impl<A: Api> Device<A> {
 
 /// The states a submission's planning changed, as they were: put back if the driver
 /// refuses the submission.
+///
+/// The uploads' destinations are kept by reference count; the command buffers' resources
+/// by position only (their command buffers hold them, in the same order), so planning a
+/// submission of a thousand resources clones no `Arc` for its undo.
 pub(crate) struct Undo<A: Api> {
     pub buffers: Vec<(Arc<super::BufferObj<A>>, bool, State)>,
     pub textures: Vec<(Arc<super::TextureObj<A>>, bool, Vec<State>)>,
+    /// Per tracked buffer of the command buffers, in order: `(zeroed, state)`.
+    pub cb_buffers: Vec<(bool, State)>,
+    /// Per tracked texture of the command buffers, in order: `(initialized, parts)`.
+    pub cb_textures: Vec<(bool, Vec<State>)>,
 }
 
 impl<A: Api> Default for Undo<A> {
@@ -518,13 +526,36 @@ impl<A: Api> Default for Undo<A> {
         Undo {
             buffers: Vec::new(),
             textures: Vec::new(),
+            cb_buffers: Vec::new(),
+            cb_textures: Vec::new(),
         }
     }
 }
 
 impl<A: Api> Undo<A> {
-    /// Puts the states back, latest change first.
-    fn apply(self) {
+    /// Puts the states back, latest change first: the command buffers' (`cbs`, those the
+    /// plan resolved), then the uploads'.
+    fn apply(self, cbs: &[CommandBuffer<A>]) {
+        let buffers: Vec<&super::BufferObj<A>> = cbs
+            .iter()
+            .flat_map(CommandBuffer::tracked_buffers)
+            .take(self.cb_buffers.len())
+            .collect();
+        for (b, (zeroed, state)) in buffers.into_iter().zip(self.cb_buffers).rev() {
+            let mut g = lock(&b.state);
+            g.zeroed = zeroed;
+            g.state = state;
+        }
+        let textures: Vec<&super::TextureObj<A>> = cbs
+            .iter()
+            .flat_map(CommandBuffer::tracked_textures)
+            .take(self.cb_textures.len())
+            .collect();
+        for (t, (initialized, parts)) in textures.into_iter().zip(self.cb_textures).rev() {
+            let mut g = lock(&t.state);
+            g.initialized = initialized;
+            g.parts = parts;
+        }
         for (b, zeroed, state) in self.buffers.into_iter().rev() {
             let mut g = lock(&b.state);
             g.zeroed = zeroed;
@@ -558,8 +589,8 @@ impl<A: Api> Plan<A> {
     /// Puts back what planning changed (the driver refused the submission). The staged
     /// bytes it carried are dropped and their share of the budget returned; buffers keep
     /// their old contents.
-    fn undo(self, core: &Core<A>, q: &mut QueueState<A>) {
-        self.undo.apply();
+    fn undo(self, core: &Core<A>, q: &mut QueueState<A>, cbs: &[CommandBuffer<A>]) {
+        self.undo.apply(cbs);
         if let Some(mut pool) = self.pool {
             crate::native::reset_all::<A>(&mut pool, self.heads.into_iter().flatten().collect());
             core.return_pool(pool);
@@ -629,7 +660,7 @@ impl<A: Api> Core<A> {
             if let Some(pool) = plan.pool.as_mut() {
                 pool.discard();
             }
-            plan.undo(self, q);
+            plan.undo(self, q, cbs);
             return Err(e);
         }
         Ok(plan)
@@ -985,13 +1016,14 @@ pub(crate) fn written_by_transfer(layout: vigil_hal::TextureLayout) -> State {
     }
 }
 
-/// Barriers waiting to be recorded together (one pipeline barrier).
-pub(crate) struct Barriers<A: Api> {
-    pub buffers: Vec<(Arc<super::BufferObj<A>>, u64, u64, Transition)>,
-    pub textures: Vec<(Arc<super::TextureObj<A>>, Subresources, Transition)>,
+/// Barriers waiting to be recorded together (one pipeline barrier), of resources that
+/// outlive them (the caller's command buffers or uploads hold them).
+pub(crate) struct Barriers<'r, A: Api> {
+    pub buffers: Vec<(&'r super::BufferObj<A>, u64, u64, Transition)>,
+    pub textures: Vec<(&'r super::TextureObj<A>, Subresources, Transition)>,
 }
 
-impl<A: Api> Default for Barriers<A> {
+impl<A: Api> Default for Barriers<'_, A> {
     fn default() -> Self {
         Barriers {
             buffers: Vec::new(),
@@ -1000,7 +1032,7 @@ impl<A: Api> Default for Barriers<A> {
     }
 }
 
-impl<A: Api> Barriers<A> {
+impl<A: Api> Barriers<'_, A> {
     pub fn is_empty(&self) -> bool {
         self.buffers.is_empty() && self.textures.is_empty()
     }
@@ -1069,13 +1101,13 @@ const BUFFER_BARRIERS_MAX: usize = 16;
 /// What runs in front of a command buffer: zero fills of the buffers and clears of the
 /// textures it is the first to use, then the barriers its first uses need (computed
 /// against the states the fills leave).
-pub(crate) struct Head<A: Api> {
-    pub zero_buffers: Vec<Arc<super::BufferObj<A>>>,
-    pub clear_textures: Vec<Arc<super::TextureObj<A>>>,
-    pub barriers: Barriers<A>,
+pub(crate) struct Head<'r, A: Api> {
+    pub zero_buffers: Vec<&'r super::BufferObj<A>>,
+    pub clear_textures: Vec<&'r super::TextureObj<A>>,
+    pub barriers: Barriers<'r, A>,
 }
 
-impl<A: Api> Default for Head<A> {
+impl<A: Api> Default for Head<'_, A> {
     fn default() -> Self {
         Head {
             zero_buffers: Vec::new(),
@@ -1085,7 +1117,7 @@ impl<A: Api> Default for Head<A> {
     }
 }
 
-impl<A: Api> Head<A> {
+impl<A: Api> Head<'_, A> {
     pub fn is_empty(&self) -> bool {
         self.zero_buffers.is_empty() && self.clear_textures.is_empty() && self.barriers.is_empty()
     }

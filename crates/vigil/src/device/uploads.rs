@@ -375,14 +375,12 @@ impl<A: Api> Core<A> {
             let mut g = lock(&w.dst.state);
             undo.buffers.push((w.dst.clone(), g.zeroed, g.state));
             if !g.zeroed {
-                head.zero_buffers.push(w.dst.clone());
+                head.zero_buffers.push(&w.dst);
                 g.zeroed = true;
                 g.state = super::written_by_transfer(TextureLayout::General);
             }
             if let Some(t) = step(&mut g.state, WRITE) {
-                head.barriers
-                    .buffers
-                    .push((w.dst.clone(), 0, w.dst.size, t));
+                head.barriers.buffers.push((&w.dst, 0, w.dst.size, t));
             }
             written.push(w.dst.clone());
         }
@@ -400,7 +398,7 @@ impl<A: Api> Core<A> {
                     .push((t.clone(), g.initialized, g.parts.clone()));
             }
             if !g.initialized {
-                head.clear_textures.push(t.clone());
+                head.clear_textures.push(t);
                 g.initialized = true;
                 for s in g.parts.iter_mut() {
                     *s = super::written_by_transfer(TextureLayout::TransferDst);
@@ -420,7 +418,7 @@ impl<A: Api> Core<A> {
                         base_layer: layer,
                         layers: 1,
                     };
-                    head.barriers.textures.push((t.clone(), range, tr));
+                    head.barriers.textures.push((t, range, tr));
                 }
             }
         }

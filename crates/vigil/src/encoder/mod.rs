@@ -688,12 +688,19 @@ impl<A: Api> CommandBuffer<A> {
     /// (zero fills of buffers and textures never used, barriers) goes into `head`, and the
     /// states move on to what the command buffer leaves them in. The old states are kept
     /// in `undo` so a refused submission can put them back.
-    pub(crate) fn resolve(&self, head: &mut Head<A>, undo: &mut crate::device::Undo<A>) {
-        for (slot, t) in self.used.tracker.buffers.iter().enumerate() {
+    pub(crate) fn resolve<'r>(&'r self, head: &mut Head<'r, A>, undo: &mut crate::device::Undo<A>) {
+        // A resource needs at most one barrier per part: room for one each up front spares
+        // the growth of these lists one push at a time.
+        undo.cb_buffers.reserve(self.used.tracker.buffers.len());
+        undo.cb_textures.reserve(self.used.tracker.textures.len());
+        head.barriers
+            .buffers
+            .reserve(self.used.tracker.buffers.len());
+        for t in &self.used.tracker.buffers {
             let mut g = lock(&t.obj.state);
-            undo.buffers.push((t.obj.clone(), g.zeroed, g.state));
+            undo.cb_buffers.push((g.zeroed, g.state));
             if !g.zeroed {
-                head.zero_buffers.push(t.obj.clone());
+                head.zero_buffers.push(&t.obj);
                 g.zeroed = true;
                 g.state = State {
                     write: Some((Stages::TRANSFER, vigil_hal::Access::TRANSFER_WRITE)),
@@ -707,21 +714,17 @@ impl<A: Api> CommandBuffer<A> {
             for (offset, size, part) in t.track.parts() {
                 let mut s = before;
                 if let Some(tr) = resolve(&mut s, part) {
-                    head.barriers
-                        .buffers
-                        .push((t.obj.clone(), offset, size, tr));
+                    head.barriers.buffers.push((&t.obj, offset, size, tr));
                 }
                 after = Some(after.map_or(s, |a| a.merge(s)));
             }
             g.state = after.unwrap_or(before);
-            let _ = slot;
         }
         for t in &self.used.tracker.textures {
             let mut g = lock(&t.obj.state);
-            undo.textures
-                .push((t.obj.clone(), g.initialized, g.parts.clone()));
+            undo.cb_textures.push((g.initialized, g.parts.clone()));
             if !g.initialized {
-                head.clear_textures.push(t.obj.clone());
+                head.clear_textures.push(&t.obj);
                 g.initialized = true;
                 for s in g.parts.iter_mut() {
                     *s = State {
@@ -745,11 +748,21 @@ impl<A: Api> CommandBuffer<A> {
                             base_layer: layer,
                             layers: 1,
                         };
-                        head.barriers.textures.push((t.obj.clone(), range, tr));
+                        head.barriers.textures.push((&t.obj, range, tr));
                     }
                 }
             }
         }
+    }
+
+    /// The buffers the tracker follows, in its order (the order `resolve` visits them).
+    pub(crate) fn tracked_buffers(&self) -> impl Iterator<Item = &crate::device::BufferObj<A>> {
+        self.used.tracker.buffers.iter().map(|t| &*t.obj)
+    }
+
+    /// The textures the tracker follows, in its order.
+    pub(crate) fn tracked_textures(&self) -> impl Iterator<Item = &crate::device::TextureObj<A>> {
+        self.used.tracker.textures.iter().map(|t| &*t.obj)
     }
 
     /// Marks what the command buffer uses as used by submission `serial`.
