@@ -96,18 +96,11 @@ const NEEDING: &[(&str, Features)] = &[
 const MSL_REFUSED: &[(&str, &str)] = &[("f64.wgsl", "f64, which Metal does not have")];
 
 fn corpus() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/naga-corpus");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wgsl"))
-        .collect();
-    files.sort();
+    let files = common::wgsl_files("naga-corpus", 86);
     assert_eq!(
         files.len(),
         86,
-        "the corpus in {} is incomplete",
-        dir.display()
+        "naga-corpus has files its README does not list"
     );
     files
 }

@@ -10,19 +10,7 @@ use std::path::PathBuf;
 use vigil_shader::{Module, SpirvOptions};
 
 fn corpus() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/shaders");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wgsl"))
-        .collect();
-    files.sort();
-    assert!(
-        files.len() >= 6,
-        "the corpus is missing from {}",
-        dir.display()
-    );
-    files
+    common::wgsl_files("shaders", 6)
 }
 
 #[test]

@@ -251,24 +251,24 @@ fn src1_target() -> Option<ColorTargetState> {
     })
 }
 
-fn dual_pipeline(
+/// A render pipeline of `wgsl`'s `vs` and `fs` entry points.
+fn render_pipeline(
     d: &TDevice,
+    wgsl: &str,
     fs: &str,
     targets: &[Option<ColorTargetState>],
+    multiview_mask: u32,
 ) -> Result<RenderPipeline> {
-    let module = d.create_shader_module(&ShaderModuleDescriptor {
-        label: "dual",
-        wgsl: DUAL,
-    })?;
+    let module = d.create_shader_module(&ShaderModuleDescriptor { label: "r", wgsl })?;
     let layout = d
         .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "dual",
+            label: "r",
             bind_group_layouts: &[],
             immediate_size: 0,
         })
         .unwrap();
     d.create_render_pipeline(&RenderPipelineDescriptor {
-        label: "dual",
+        label: "r",
         layout,
         vertex: VertexState {
             module,
@@ -285,9 +285,20 @@ fn dual_pipeline(
         primitive: PrimitiveState::default(),
         depth_stencil: None,
         sample_count: 1,
-        multiview_mask: None,
+        multiview_mask: std::num::NonZeroU32::new(multiview_mask),
     })
 }
+
+fn dual_pipeline(
+    d: &TDevice,
+    fs: &str,
+    targets: &[Option<ColorTargetState>],
+) -> Result<RenderPipeline> {
+    render_pipeline(d, DUAL, fs, targets, 0)
+}
+
+const PLAIN: &str = "@vertex fn vs() -> @builtin(position) vec4f { return vec4f(0.0); }
+    @fragment fn fs() -> @location(0) vec4f { return vec4f(1.0); }";
 
 #[test]
 fn dual_source_blending_needs_its_feature_one_target_and_a_second_source() {
@@ -314,43 +325,8 @@ fn dual_source_blending_needs_its_feature_one_target_and_a_second_source() {
 
 #[test]
 fn src1_factors_without_the_feature_are_refused() {
-    let d = device();
-    let module = d
-        .create_shader_module(&ShaderModuleDescriptor {
-            label: "plain",
-            wgsl: "@vertex fn vs() -> @builtin(position) vec4f { return vec4f(0.0); }
-                   @fragment fn fs() -> @location(0) vec4f { return vec4f(1.0); }",
-        })
-        .unwrap();
-    let layout = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "plain",
-            bind_group_layouts: &[],
-            immediate_size: 0,
-        })
-        .unwrap();
-    let targets = [src1_target()];
     expect_rule(
-        d.create_render_pipeline(&RenderPipelineDescriptor {
-            label: "plain",
-            layout,
-            vertex: VertexState {
-                module,
-                entry_point: "vs",
-                constants: &[],
-                buffers: &[],
-            },
-            fragment: Some(FragmentState {
-                module,
-                entry_point: "fs",
-                constants: &[],
-                targets: &targets,
-            }),
-            primitive: PrimitiveState::default(),
-            depth_stencil: None,
-            sample_count: 1,
-            multiview_mask: None,
-        }),
+        render_pipeline(&device(), PLAIN, "fs", &[src1_target()], 0),
         Rule::DualSourceFeature,
     );
 }
@@ -460,42 +436,12 @@ fn each_dispatch_pushes_the_immediates_it_sees_zero_where_unset() {
 }
 
 fn multiview_pipeline(d: &TDevice, mask: u32) -> Result<RenderPipeline> {
-    let module = d.create_shader_module(&ShaderModuleDescriptor {
-        label: "mv",
-        wgsl: "@vertex fn vs() -> @builtin(position) vec4f { return vec4f(0.0); }
-               @fragment fn fs() -> @location(0) vec4f { return vec4f(1.0); }",
-    })?;
-    let layout = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "mv",
-            bind_group_layouts: &[],
-            immediate_size: 0,
-        })
-        .unwrap();
-    d.create_render_pipeline(&RenderPipelineDescriptor {
-        label: "mv",
-        layout,
-        vertex: VertexState {
-            module,
-            entry_point: "vs",
-            constants: &[],
-            buffers: &[],
-        },
-        fragment: Some(FragmentState {
-            module,
-            entry_point: "fs",
-            constants: &[],
-            targets: &[Some(ColorTargetState {
-                format: TextureFormat::Rgba8Unorm,
-                blend: None,
-                write_mask: ColorWrites::ALL,
-            })],
-        }),
-        primitive: PrimitiveState::default(),
-        depth_stencil: None,
-        sample_count: 1,
-        multiview_mask: std::num::NonZeroU32::new(mask),
-    })
+    let target = Some(ColorTargetState {
+        format: TextureFormat::Rgba8Unorm,
+        blend: None,
+        write_mask: ColorWrites::ALL,
+    });
+    render_pipeline(d, PLAIN, "fs", &[target], mask)
 }
 
 fn layered_view(d: &TDevice, layers: u32, dimension: TextureViewDimension) -> TextureView {

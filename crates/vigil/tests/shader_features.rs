@@ -137,27 +137,37 @@ fn sixty_four_bit_atomics_add_across_invocations() {
 
 /// Draws `vertices` with `wgsl`'s `vs` and `fs` into a cleared 64×64 target.
 fn render(d: &Device, wgsl: &str, vertices: u32) -> Vec<[u8; 4]> {
-    let format = TextureFormat::Rgba8Unorm;
+    let targets = [draw::color_target(TextureFormat::Rgba8Unorm)];
+    render_with(d, wgsl, vertices, &targets, [0.0, 0.0, 0.0, 1.0])
+}
+
+/// Draws `vertices` with `wgsl`'s `vs` and `fs` into one rgba8 target cleared to `clear`.
+fn render_with(
+    d: &Device,
+    wgsl: &str,
+    vertices: u32,
+    targets: &[Option<ColorTargetState>],
+    clear: [f64; 4],
+) -> Vec<[u8; 4]> {
     let module = d
         .create_shader_module(&ShaderModuleDescriptor {
             label: "render",
             wgsl,
         })
         .unwrap();
-    let targets = [draw::color_target(format)];
     let pipeline = d
         .create_render_pipeline(&draw::pipeline_desc(
             draw::empty_layout(d),
             module,
             &[],
-            &targets,
+            targets,
         ))
         .unwrap();
-    let t = draw::target(d, format, 1);
+    let t = draw::target(d, TextureFormat::Rgba8Unorm, 1);
     let mut e = draw::encoder(d);
     e.begin_render_pass(&RenderPassDescriptor {
         label: "render",
-        color_attachments: &[Some(draw::clear([0.0, 0.0, 0.0, 1.0], t.view))],
+        color_attachments: &[Some(draw::clear(clear, t.view))],
         ..RenderPassDescriptor::default()
     })
     .unwrap();
@@ -303,16 +313,9 @@ fn dual_source_blending_weighs_the_first_source_by_the_second() {
         assert_eq!(e.rule(), Rule::ShaderFeature, "{e}");
         return;
     }
-    let format = TextureFormat::Rgba8Unorm;
-    let module = d
-        .create_shader_module(&ShaderModuleDescriptor {
-            label: "dual",
-            wgsl: &wgsl,
-        })
-        .unwrap();
     // color = src * src1 + dst * (1 - src1); alpha = src.a.
     let targets = [Some(ColorTargetState {
-        format,
+        format: TextureFormat::Rgba8Unorm,
         blend: Some(BlendState {
             color: BlendComponent {
                 src_factor: BlendFactor::Src1,
@@ -323,28 +326,8 @@ fn dual_source_blending_weighs_the_first_source_by_the_second() {
         }),
         write_mask: ColorWrites::ALL,
     })];
-    let pipeline = d
-        .create_render_pipeline(&draw::pipeline_desc(
-            draw::empty_layout(&d),
-            module,
-            &[],
-            &targets,
-        ))
-        .unwrap();
-    let t = draw::target(&d, format, 1);
-    let mut e = draw::encoder(&d);
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "dual",
-        // Cleared to (0, 0, 1, 1): blue survives where src1 leaves room for it.
-        color_attachments: &[Some(draw::clear([0.0, 0.0, 1.0, 1.0], t.view))],
-        ..RenderPassDescriptor::default()
-    })
-    .unwrap();
-    e.set_render_pipeline(pipeline).unwrap();
-    e.draw(0..6, 0..1).unwrap();
-    e.end_render_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
-    let px = draw::pixels(&d, t.texture);
+    // Cleared to (0, 0, 1, 1): blue survives where src1 leaves room for it.
+    let px = render_with(&d, &wgsl, 6, &targets, [0.0, 0.0, 1.0, 1.0]);
     // r = 1 * 0.5 + 0 = 0.5; g = 1 * 0.25 = 0.25; b = 0.5 * 1 + 1 * 0 = 0.5.
     for p in [px[0], px[2080], px[4095]] {
         assert!(

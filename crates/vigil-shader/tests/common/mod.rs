@@ -1,7 +1,9 @@
 //! What the shader tests share.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+// Each test file uses part of this.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -31,4 +33,23 @@ pub fn spirv_val(words: &[u32], what: &str) {
         String::from_utf8_lossy(&result.stdout),
         String::from_utf8_lossy(&result.stderr)
     );
+}
+
+/// The `.wgsl` files of `tests/<dir>`, sorted; at least `min` of them.
+pub fn wgsl_files(dir: &str, min: usize) -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(dir);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wgsl"))
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= min,
+        "the corpus in {} is incomplete",
+        dir.display()
+    );
+    files
 }

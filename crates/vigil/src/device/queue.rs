@@ -536,15 +536,23 @@ impl<A: Api> Undo<A> {
     /// Puts the states back, latest change first: the command buffers' (`cbs`, those the
     /// plan resolved), then the uploads'.
     fn apply(self, cbs: &[CommandBuffer<A>]) {
+        let put_buffer = |b: &super::BufferObj<A>, zeroed, state| {
+            let mut g = lock(&b.state);
+            g.zeroed = zeroed;
+            g.state = state;
+        };
+        let put_texture = |t: &super::TextureObj<A>, initialized, parts| {
+            let mut g = lock(&t.state);
+            g.initialized = initialized;
+            g.parts = parts;
+        };
         let buffers: Vec<&super::BufferObj<A>> = cbs
             .iter()
             .flat_map(CommandBuffer::tracked_buffers)
             .take(self.cb_buffers.len())
             .collect();
         for (b, (zeroed, state)) in buffers.into_iter().zip(self.cb_buffers).rev() {
-            let mut g = lock(&b.state);
-            g.zeroed = zeroed;
-            g.state = state;
+            put_buffer(b, zeroed, state);
         }
         let textures: Vec<&super::TextureObj<A>> = cbs
             .iter()
@@ -552,19 +560,13 @@ impl<A: Api> Undo<A> {
             .take(self.cb_textures.len())
             .collect();
         for (t, (initialized, parts)) in textures.into_iter().zip(self.cb_textures).rev() {
-            let mut g = lock(&t.state);
-            g.initialized = initialized;
-            g.parts = parts;
+            put_texture(t, initialized, parts);
         }
         for (b, zeroed, state) in self.buffers.into_iter().rev() {
-            let mut g = lock(&b.state);
-            g.zeroed = zeroed;
-            g.state = state;
+            put_buffer(&b, zeroed, state);
         }
         for (t, initialized, parts) in self.textures.into_iter().rev() {
-            let mut g = lock(&t.state);
-            g.initialized = initialized;
-            g.parts = parts;
+            put_texture(&t, initialized, parts);
         }
     }
 }

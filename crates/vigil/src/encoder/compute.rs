@@ -126,14 +126,7 @@ impl<A: Api> CommandEncoder<A> {
     ) -> Result<()> {
         const OP: &str = "set_bind_group";
         self.step(OP, |e| {
-            if e.pass == Pass::None {
-                return Err(fail!(
-                    PassNotOpen,
-                    OP,
-                    &e.label,
-                    "bind groups are set inside a compute or render pass; none is open"
-                ));
-            }
+            e.expect_some_pass(OP, "bind groups")?;
             validate::encoder::group_index(OP, &e.label, index, &e.core.limits, MAX_GROUPS)?;
             let (gi, gg) = (group.index(), group.generation());
             let info = e.used.groups.aux(gi, gg);
@@ -161,12 +154,12 @@ impl<A: Api> CommandEncoder<A> {
                 }
             }
             let key = (group.index(), group.generation());
-            let binder = if e.pass == Pass::Compute {
-                &mut e.compute.binder
-            } else {
-                &mut e.render.binder
-            };
-            binder.set_group(&mut e.used, index as usize, key, dynamic_offsets);
+            pass_binder(e.pass, &mut e.compute, &mut e.render).set_group(
+                &mut e.used,
+                index as usize,
+                key,
+                dynamic_offsets,
+            );
             Ok(())
         })
     }
@@ -180,23 +173,25 @@ impl<A: Api> CommandEncoder<A> {
     pub fn set_immediates(&mut self, offset: u32, data: &[u8]) -> Result<()> {
         const OP: &str = "set_immediates";
         self.step(OP, |e| {
-            if e.pass == Pass::None {
-                return Err(fail!(
-                    PassNotOpen,
-                    OP,
-                    &e.label,
-                    "immediate data is set inside a compute or render pass; none is open"
-                ));
-            }
+            e.expect_some_pass(OP, "immediate data")?;
             validate::encoder::immediates(&e.label, offset, data.len(), &e.core.limits)?;
-            let binder = if e.pass == Pass::Compute {
-                &mut e.compute.binder
-            } else {
-                &mut e.render.binder
-            };
-            binder.set_immediates(offset as usize, data);
+            pass_binder(e.pass, &mut e.compute, &mut e.render)
+                .set_immediates(offset as usize, data);
             Ok(())
         })
+    }
+
+    /// Refuses a pass command (`what` is set in a pass) when no pass is open.
+    fn expect_some_pass(&self, op: &'static str, what: &str) -> Result<()> {
+        if self.pass == Pass::None {
+            return Err(fail!(
+                PassNotOpen,
+                op,
+                &self.label,
+                "{what} can only be set inside a compute or render pass, and none is open"
+            ));
+        }
+        Ok(())
     }
 
     /// Dispatches `x * y * z` workgroups (WebGPU's `dispatchWorkgroups`, shorter name).
@@ -399,4 +394,17 @@ fn members_live<A: Api>(core: &crate::device::Core<A>, g: &crate::device::BindGr
             o.samplers.is_live(s.handle.index(), s.handle.generation())
         }
     })
+}
+
+/// The binder of the open pass: the compute pass's, else the render pass's.
+fn pass_binder<'s>(
+    pass: Pass,
+    compute: &'s mut ComputeState,
+    render: &'s mut super::render::RenderState,
+) -> &'s mut Binder {
+    if pass == Pass::Compute {
+        &mut compute.binder
+    } else {
+        &mut render.binder
+    }
 }
