@@ -56,6 +56,40 @@ pub(crate) fn shader_features() -> Features {
         .fold(Features::empty(), |all, (f, _)| all | *f)
 }
 
+/// The SPIR-V capabilities each device feature allows.
+const SPIRV_BY_FEATURE: &[(Features, &[Spv])] = &[
+    // naga declares the 16-bit storage capabilities for any `f16`; vigil enables
+    // `storageBuffer16BitAccess` and `uniformAndStorageBuffer16BitAccess` with it.
+    (
+        Features::SHADER_F16,
+        &[
+            Spv::Float16,
+            Spv::StorageBuffer16BitAccess,
+            Spv::UniformAndStorageBuffer16BitAccess,
+        ],
+    ),
+    (Features::SHADER_F64, &[Spv::Float64]),
+    (Features::SHADER_INT64, &[Spv::Int64]),
+    (Features::SHADER_INT64_ATOMICS, &[Spv::Int64Atomics]),
+    (Features::SHADER_CLIP_DISTANCES, &[Spv::ClipDistance]),
+    (Features::SHADER_PRIMITIVE_INDEX, &[Spv::Geometry]),
+    (Features::SAMPLE_RATE_SHADING, &[Spv::SampleRateShading]),
+    (Features::SHADER_DRAW_INDEX, &[Spv::DrawParameters]),
+    (Features::MULTIVIEW, &[Spv::MultiView]),
+    (
+        Features::SUBGROUP,
+        &[
+            Spv::GroupNonUniform,
+            Spv::GroupNonUniformVote,
+            Spv::GroupNonUniformArithmetic,
+            Spv::GroupNonUniformBallot,
+            Spv::GroupNonUniformShuffle,
+            Spv::GroupNonUniformShuffleRelative,
+            Spv::GroupNonUniformQuad,
+        ],
+    ),
+];
+
 /// The SPIR-V capabilities a module may declare on a device with `features` enabled: those
 /// Vulkan 1.3 accepts with no feature, and those whose feature (Vulkan's "SPIR-V
 /// environment" table) vigil enables with the matching device feature. Anything else is
@@ -77,44 +111,20 @@ pub(crate) fn spirv_capabilities(features: Features) -> Vec<Spv> {
         Spv::SampledCubeArray,
         Spv::ImageCubeArray,
     ];
-    let by_feature: &[(Features, &[Spv])] = &[
-        // naga declares the 16-bit storage capabilities for any `f16`; vigil enables
-        // `storageBuffer16BitAccess` and `uniformAndStorageBuffer16BitAccess` with it.
-        (
-            Features::SHADER_F16,
-            &[
-                Spv::Float16,
-                Spv::StorageBuffer16BitAccess,
-                Spv::UniformAndStorageBuffer16BitAccess,
-            ],
-        ),
-        (Features::SHADER_F64, &[Spv::Float64]),
-        (Features::SHADER_INT64, &[Spv::Int64]),
-        (Features::SHADER_INT64_ATOMICS, &[Spv::Int64Atomics]),
-        (Features::SHADER_CLIP_DISTANCES, &[Spv::ClipDistance]),
-        (Features::SHADER_PRIMITIVE_INDEX, &[Spv::Geometry]),
-        (Features::SAMPLE_RATE_SHADING, &[Spv::SampleRateShading]),
-        (Features::SHADER_DRAW_INDEX, &[Spv::DrawParameters]),
-        (Features::MULTIVIEW, &[Spv::MultiView]),
-        (
-            Features::SUBGROUP,
-            &[
-                Spv::GroupNonUniform,
-                Spv::GroupNonUniformVote,
-                Spv::GroupNonUniformArithmetic,
-                Spv::GroupNonUniformBallot,
-                Spv::GroupNonUniformShuffle,
-                Spv::GroupNonUniformShuffleRelative,
-                Spv::GroupNonUniformQuad,
-            ],
-        ),
-    ];
-    for (f, caps) in by_feature {
+    for (f, caps) in SPIRV_BY_FEATURE {
         if features.contains(*f) {
             out.extend_from_slice(caps);
         }
     }
     out
+}
+
+/// The device feature that allows SPIR-V capability `cap`, if one does.
+pub(crate) fn spirv_capability_feature(cap: Spv) -> Option<Features> {
+    SPIRV_BY_FEATURE
+        .iter()
+        .find(|(_, caps)| caps.contains(&cap))
+        .map(|(f, _)| *f)
 }
 
 /// The feature each `enable` extension of WGSL needs, for the front end's "not enabled"
@@ -238,5 +248,11 @@ mod tests {
         assert!(spirv_capabilities(Features::SHADER_F64).contains(&Spv::Float64));
         assert!(!spirv_capabilities(Features::all()).contains(&Spv::StorageInputOutput16));
         assert!(!spirv_capabilities(Features::all()).contains(&Spv::Linkage));
+        assert_eq!(
+            spirv_capability_feature(Spv::UniformAndStorageBuffer16BitAccess),
+            Some(Features::SHADER_F16)
+        );
+        assert_eq!(spirv_capability_feature(Spv::Shader), None);
+        assert_eq!(spirv_capability_feature(Spv::StorageInputOutput16), None);
     }
 }

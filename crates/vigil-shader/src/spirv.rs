@@ -1,7 +1,7 @@
 //! SPIR-V out, with bounds checks chosen so that no index in a shader can reach memory
 //! outside what is bound to it.
 
-use crate::caps::{declared_capabilities, spirv_capabilities};
+use crate::caps::{declared_capabilities, spirv_capabilities, spirv_capability_feature};
 use crate::guard::guarded;
 use crate::{Diagnostic, Module};
 use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
@@ -151,14 +151,20 @@ impl Module {
         })
     }
 
-    /// Refuses SPIR-V that declares a capability the module's features do not allow.
+    /// Refuses SPIR-V that declares a capability the module's features do not allow,
+    /// naming the features that would ([`Diagnostic::features_needed`]) where there are
+    /// some.
     fn check_capabilities(&self, words: &[u32]) -> Result<(), Diagnostic> {
         let allowed = spirv_capabilities(self.features());
+        let mut needed = vigil_hal::Features::empty();
         let refused: Vec<String> = declared_capabilities(words)
             .into_iter()
             .filter_map(|c| match naga::back::spv::Capability::from_u32(c) {
                 Some(cap) if allowed.contains(&cap) => None,
-                Some(cap) => Some(format!("{cap:?}")),
+                Some(cap) => {
+                    needed |= spirv_capability_feature(cap).unwrap_or_default();
+                    Some(format!("{cap:?}"))
+                }
                 None => Some(format!("capability {c}")),
             })
             .collect();
@@ -172,6 +178,7 @@ impl Module {
                 refused.join(", ")
             ),
         );
+        d.features_needed = needed;
         d.notes.push(format!(
             "checked against the features: {}",
             if self.features().is_empty() {

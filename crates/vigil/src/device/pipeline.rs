@@ -157,11 +157,11 @@ impl<A: Api> Device<A> {
                 words = module
                     .to_spirv(&vigil_shader::SpirvOptions::default())
                     .map_err(|d| {
-                        // The only capability refusal at this point is the SPIR-V check.
-                        let rule = if d.message.contains("enabled features do not allow") {
-                            Rule::ShaderFeature
-                        } else {
+                        // A capability a device feature would allow: that feature is named.
+                        let rule = if d.features_needed.is_empty() {
                             Rule::ShaderTranslate
+                        } else {
+                            Rule::ShaderFeature
                         };
                         Error::new(rule, op, label, d.message.clone()).with_diagnostic(d)
                     })?;
