@@ -316,6 +316,7 @@ fn explain_needs(mut d: Diagnostic, features: Features, naga: &naga::Module) -> 
     };
     let message = match find_needs(features, valid) {
         Needs::Nothing => return d,
+        Needs::Features(needed) if needed.is_empty() => return d,
         Needs::Features(needed) => {
             d.features_needed = needed;
             format!(
@@ -339,7 +340,9 @@ fn explain_needs(mut d: Diagnostic, features: Features, naga: &naga::Module) -> 
 }
 
 /// Adds to the front end's "the `X` enable extension is not enabled" what to do about it:
-/// the `enable` directive, and the device feature it needs.
+/// the `enable` directive, and the device feature it needs. naga's parse error does not
+/// expose its kind, so this reads its message (`tests/features.rs` fails if the wording
+/// changes).
 fn explain_enable(mut d: Diagnostic, features: Features) -> Diagnostic {
     let Some(name) = d
         .message

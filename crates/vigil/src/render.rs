@@ -139,25 +139,23 @@ impl<A: Api> Device<A> {
             _ => None,
         };
         if let (Some(f), Some(fmod), Some(fcode)) = (&desc.fragment, &fmod, &fcode) {
-            {
-                let fs = validate::pipeline::entry_point(
-                    OP,
-                    l,
-                    &fmod.label,
-                    fcode.reflection(),
-                    f.entry_point,
-                    Stage::Fragment,
-                )?;
-                validate::pipeline::immediates(OP, l, fs, &layout.label, layout.immediate_size)?;
-                validate::pipeline::dual_source(l, self.features, fs, f.targets)?;
-                validate::pipeline::fragment_outputs(l, fs, f.targets)?;
-                for c in validate::pipeline::against_layout(OP, l, fs, &layout.label, &groups)? {
-                    if !late
-                        .iter()
-                        .any(|x| x.group == c.group && x.binding == c.binding && x.min >= c.min)
-                    {
-                        late.push(c);
-                    }
+            let fs = validate::pipeline::entry_point(
+                OP,
+                l,
+                &fmod.label,
+                fcode.reflection(),
+                f.entry_point,
+                Stage::Fragment,
+            )?;
+            validate::pipeline::immediates(OP, l, fs, &layout.label, layout.immediate_size)?;
+            validate::pipeline::dual_source(l, self.features, fs, f.targets)?;
+            validate::pipeline::fragment_outputs(l, fs, f.targets)?;
+            for c in validate::pipeline::against_layout(OP, l, fs, &layout.label, &groups)? {
+                if !late
+                    .iter()
+                    .any(|x| x.group == c.group && x.binding == c.binding && x.min >= c.min)
+                {
+                    late.push(c);
                 }
             }
         }
