@@ -315,6 +315,16 @@ impl BufferTrack {
         if start >= end {
             return;
         }
+        // The usual case, a buffer used as a whole while it is one part: what the general
+        // path below does, without its searches, splits and merges.
+        if start == 0 && end == self.size {
+            if let [(0, part)] = self.parts.as_mut_slice() {
+                if let Some(t) = part.apply(u, now, fence) {
+                    out.push((0, self.size, t));
+                }
+                return;
+            }
+        }
         // A write splits parts at its ends, so what it wrote is known exactly. A read takes
         // the parts it touches whole: reads never wait for reads, and taking a part as read
         // beyond the range only adds a wait to a later write there. So the many small ranges
@@ -649,6 +659,35 @@ mod tests {
         assert_eq!(b.parts().count(), 1);
         b.apply(300, 8, COPY_READ, 5, None, &mut out);
         assert_eq!(out.len(), 4, "outside the buffer: nothing");
+    }
+
+    #[test]
+    fn a_buffer_used_whole_keeps_one_part_and_gets_whole_barriers() {
+        let mut b = BufferTrack::new(256);
+        let mut out = Vec::new();
+        b.apply(0, 256, COMPUTE_WRITE, 1, None, &mut out);
+        assert!(
+            out.is_empty(),
+            "a first use is the command buffer's requirement"
+        );
+        b.apply(0, 300, COPY_READ, 2, None, &mut out);
+        b.apply(0, 256, COMPUTE_WRITE, 3, None, &mut out);
+        assert_eq!(
+            out.iter().map(|(o, s, _)| (*o, *s)).collect::<Vec<_>>(),
+            [(0, 256), (0, 256)],
+            "read after write, then write after read, each over the whole buffer"
+        );
+        let mut split = BufferTrack::new(256);
+        let mut expect = Vec::new();
+        split.apply(0, 128, COMPUTE_WRITE, 1, None, &mut expect);
+        split.apply(128, 128, COMPUTE_WRITE, 1, None, &mut expect);
+        split.apply(0, 256, COPY_READ, 2, None, &mut expect);
+        split.apply(0, 256, COMPUTE_WRITE, 3, None, &mut expect);
+        assert_eq!(
+            out, expect,
+            "the same as a buffer that reached one part by merging"
+        );
+        assert_eq!(b.parts().count(), 1);
     }
 
     #[test]
