@@ -1,6 +1,7 @@
 //! Runnable vigil programs, each a function the `examples/` binaries call and the tests
-//! check: [`triangle`], [`textured_quad`], [`compute_to_texture`], and [`scene`], the demo
-//! (a compute-generated, compute-mipmapped texture on lit, depth-tested, instanced cubes).
+//! check: [`triangle`], [`textured_quad`], [`compute_to_texture`], [`tiles`] (override
+//! constants and immediate data), and [`scene`], the demo (a compute-generated,
+//! compute-mipmapped texture on lit, depth-tested, instanced cubes).
 //!
 //! [`ported`] holds three of wgpu's own examples (hello_triangle, cube, boids) ported to
 //! vigil.
@@ -13,6 +14,7 @@ pub mod math;
 pub mod ported;
 pub mod scene;
 pub mod textured_quad;
+pub mod tiles;
 pub mod triangle;
 
 /// An example's failure, in words.

@@ -58,3 +58,31 @@ fn compute_to_texture_writes_every_texel() {
     drop(d);
     assert_eq!(log.count(), 0, "{:?}", log.messages());
 }
+
+#[test]
+fn tiles_draws_each_tile_in_its_color_from_immediates_on_a_grid_from_an_override() {
+    let (d, log) = device();
+    for grid in [3u32, 5] {
+        let size = [120u32, 120];
+        let img = vigil_examples::tiles::render(&d, size, grid).unwrap();
+        let cell = size[0] / grid;
+        for i in 0..grid * grid {
+            let (x, y) = ((i % grid) * cell + cell / 2, (i / grid) * cell + cell / 2);
+            let want = vigil_examples::tiles::color(i, grid).map(|v| (v * 255.0).round());
+            let got = img.pixel(x, y);
+            for c in 0..4 {
+                assert!(
+                    (f32::from(got[c]) - want[c]).abs() <= 1.0,
+                    "grid {grid}, tile {i} at ({x},{y}): {got:?} vs {want:?}"
+                );
+            }
+        }
+        // The gap between the first two tiles (0.2 of a tile, from the @id(0) override)
+        // shows the background.
+        let bg = vigil_examples::tiles::CLEAR.map(|v| (v * 255.0).round() as u8);
+        assert_eq!(img.pixel(cell, cell / 2), bg, "grid {grid}: the gap");
+        assert_eq!(img.pixel(1, 1), bg, "grid {grid}: the border");
+    }
+    drop(d);
+    assert_eq!(log.count(), 0, "{:?}", log.messages());
+}
