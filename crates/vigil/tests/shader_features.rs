@@ -135,6 +135,23 @@ fn sixty_four_bit_atomics_add_across_invocations() {
     assert_eq!(out, [0, (0..256).sum::<u32>(), 255, 1]);
 }
 
+/// Whether `d` lacks `feature` (its adapter does not have it); if so, checks that a module
+/// of `wgsl` is refused naming it.
+fn refused_for_want_of(d: &Device, feature: Features, wgsl: &str) -> bool {
+    if d.features().contains(feature) {
+        return false;
+    }
+    let e = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "feature",
+            wgsl,
+        })
+        .unwrap_err();
+    assert_eq!(e.rule(), Rule::ShaderFeature, "{feature:?}: {e}");
+    assert_eq!(e.shader_diagnostic().unwrap().features_needed, feature);
+    true
+}
+
 /// Draws `vertices` with `wgsl`'s `vs` and `fs` into a cleared 64×64 target.
 fn render(d: &Device, wgsl: &str, vertices: u32) -> Vec<[u8; 4]> {
     let targets = [draw::color_target(TextureFormat::Rgba8Unorm)];
@@ -268,11 +285,7 @@ fn render_capabilities_run_with_their_feature() {
     ];
     for (feature, wgsl, expect) in &cases {
         let name = feature.names().join("");
-        if !d.features().contains(*feature) {
-            let e = d
-                .create_shader_module(&ShaderModuleDescriptor { label: &name, wgsl })
-                .unwrap_err();
-            assert_eq!(e.rule(), Rule::ShaderFeature, "{name}: {e}");
+        if refused_for_want_of(&d, *feature, wgsl) {
             continue;
         }
         let px = render(&d, wgsl, 6);
@@ -303,14 +316,7 @@ fn dual_source_blending_weighs_the_first_source_by_the_second() {
             return O(vec4f(1.0, 1.0, 0.5, 1.0), vec4f(0.5, 0.25, 1.0, 1.0));
         }}"
     );
-    if !d.features().contains(Features::DUAL_SOURCE_BLENDING) {
-        let e = d
-            .create_shader_module(&ShaderModuleDescriptor {
-                label: "dual",
-                wgsl: &wgsl,
-            })
-            .unwrap_err();
-        assert_eq!(e.rule(), Rule::ShaderFeature, "{e}");
+    if refused_for_want_of(&d, Features::DUAL_SOURCE_BLENDING, &wgsl) {
         return;
     }
     // color = src * src1 + dst * (1 - src1); alpha = src.a.
@@ -349,14 +355,7 @@ fn multiview_renders_each_view_into_its_layer() {
             return vec4f(1.0 - f32(view), f32(view), 0.25, 1.0);
         }}"
     );
-    if !d.features().contains(Features::MULTIVIEW) {
-        let e = d
-            .create_shader_module(&ShaderModuleDescriptor {
-                label: "multiview",
-                wgsl: &wgsl,
-            })
-            .unwrap_err();
-        assert_eq!(e.rule(), Rule::ShaderFeature, "{e}");
+    if refused_for_want_of(&d, Features::MULTIVIEW, &wgsl) {
         return;
     }
     let format = TextureFormat::Rgba8Unorm;
