@@ -49,6 +49,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
                     format: TextureFormat::Rgba8Unorm,
                     view_dimension: TextureViewDimension::D2,
                 },
+                array: None,
             }],
         })
         .map_err(err)?;

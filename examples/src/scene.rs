@@ -144,6 +144,7 @@ fn entry(binding: u32, visibility: ShaderStages, ty: BindingType) -> BindGroupLa
         binding,
         visibility,
         ty,
+        array: None,
     }
 }
 

@@ -79,11 +79,13 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
                         view_dimension: TextureViewDimension::D2,
                         multisampled: false,
                     },
+                    array: None,
                 },
                 BindGroupLayoutEntry {
                     binding: 1,
                     visibility: ShaderStages::FRAGMENT,
                     ty: BindingType::Sampler(SamplerBindingType::Filtering),
+                    array: None,
                 },
             ],
         })

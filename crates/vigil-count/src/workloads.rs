@@ -91,6 +91,7 @@ struct P { t: vec4<f32> }
         binding,
         visibility: ShaderStages::FRAGMENT,
         ty,
+        array: None,
     };
     let bgl = d
         .create_bind_group_layout(&BindGroupLayoutDescriptor {
@@ -278,6 +279,7 @@ fn main(@builtin(local_invocation_index) lid: u32) { out[lid] = out[lid] + param
             has_dynamic_offset: false,
             min_binding_size: None,
         },
+        array: None,
     };
     let bgl = d
         .create_bind_group_layout(&BindGroupLayoutDescriptor {
@@ -423,6 +425,7 @@ fn create_destroy() {
                     has_dynamic_offset: false,
                     min_binding_size: None,
                 },
+                array: None,
             }],
         })
         .unwrap();

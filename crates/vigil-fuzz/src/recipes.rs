@@ -66,6 +66,7 @@ fn storage(binding: u32, read_only: bool, visibility: ShaderStages) -> BindGroup
             has_dynamic_offset: false,
             min_binding_size: None,
         },
+        array: None,
     }
 }
 
@@ -78,6 +79,7 @@ fn uniform(binding: u32, dynamic: bool, visibility: ShaderStages) -> BindGroupLa
             has_dynamic_offset: dynamic,
             min_binding_size: None,
         },
+        array: None,
     }
 }
 
@@ -90,6 +92,7 @@ fn sampled(binding: u32, visibility: ShaderStages) -> BindGroupLayoutEntry {
             view_dimension: TextureViewDimension::D2,
             multisampled: false,
         },
+        array: None,
     }
 }
 
@@ -98,6 +101,7 @@ fn sampler(binding: u32, visibility: ShaderStages) -> BindGroupLayoutEntry {
         binding,
         visibility,
         ty: BindingType::Sampler(SamplerBindingType::Filtering),
+        array: None,
     }
 }
 
@@ -218,6 +222,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
                     format: TextureFormat::Rgba8Unorm,
                     view_dimension: TextureViewDimension::D2,
                 },
+                array: None,
             }]
         },
         vertex_buffers: &[],

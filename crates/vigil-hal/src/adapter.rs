@@ -88,8 +88,10 @@ bitflags! {
         const TEXTURE_COMPRESSION_BC = 1 << 5;
         /// 64-bit device addresses of buffers (the GPU-pointer tier).
         const BUFFER_DEVICE_ADDRESS = 1 << 6;
-        /// Runtime-sized, partially bound and update-after-bind descriptor arrays.
-        const DESCRIPTOR_INDEXING = 1 << 7;
+        /// Arrays of sampled textures and of samplers (`binding_array<texture_2d<f32>, N>`),
+        /// indexed by dynamically uniform values (Vulkan
+        /// `shaderSampledImageArrayDynamicIndexing`).
+        const TEXTURE_BINDING_ARRAY = 1 << 7;
         /// 16-bit floats (`f16`) in shaders, in storage and uniform buffers too (Vulkan
         /// `shaderFloat16` with 16-bit storage and uniform buffer access).
         const SHADER_F16 = 1 << 8;
@@ -125,6 +127,35 @@ bitflags! {
         /// Multiview rendering: render passes and pipelines with a view mask, and the
         /// `view_index` built-in (Vulkan `multiview`).
         const MULTIVIEW = 1 << 19;
+        /// Arrays of uniform buffers (Vulkan `shaderUniformBufferArrayDynamicIndexing`).
+        const BUFFER_BINDING_ARRAY = 1 << 20;
+        /// Arrays of storage buffers and of storage textures (Vulkan
+        /// `shaderStorageBufferArrayDynamicIndexing` and
+        /// `shaderStorageImageArrayDynamicIndexing`).
+        const STORAGE_RESOURCE_BINDING_ARRAY = 1 << 21;
+        /// Binding arrays indexed by values that differ between invocations, for every kind
+        /// (Vulkan's four `shader*ArrayNonUniformIndexing` features).
+        const BINDING_ARRAY_NON_UNIFORM_INDEXING = 1 << 22;
+        /// Binding arrays whose elements may be left empty
+        /// ([`BindingArrayFlags::PARTIALLY_BOUND`](crate::BindingArrayFlags::PARTIALLY_BOUND);
+        /// Vulkan `descriptorBindingPartiallyBound`).
+        const PARTIALLY_BOUND_BINDING_ARRAY = 1 << 23;
+        /// A last binding whose length each bind group chooses
+        /// ([`BindingArrayFlags::VARIABLE_COUNT`](crate::BindingArrayFlags::VARIABLE_COUNT);
+        /// Vulkan `descriptorBindingVariableDescriptorCount`).
+        const VARIABLE_COUNT_BINDING_ARRAY = 1 << 24;
+        /// Update-after-bind uniform buffer bindings (Vulkan
+        /// `descriptorBindingUniformBufferUpdateAfterBind`).
+        const UPDATE_AFTER_BIND_UNIFORM_BUFFERS = 1 << 25;
+        /// Update-after-bind storage buffer bindings (Vulkan
+        /// `descriptorBindingStorageBufferUpdateAfterBind`).
+        const UPDATE_AFTER_BIND_STORAGE_BUFFERS = 1 << 26;
+        /// Update-after-bind sampled texture and sampler bindings (Vulkan
+        /// `descriptorBindingSampledImageUpdateAfterBind`).
+        const UPDATE_AFTER_BIND_SAMPLED_TEXTURES = 1 << 27;
+        /// Update-after-bind storage texture bindings (Vulkan
+        /// `descriptorBindingStorageImageUpdateAfterBind`).
+        const UPDATE_AFTER_BIND_STORAGE_TEXTURES = 1 << 28;
     }
 }
 

@@ -141,10 +141,12 @@ pub enum BoundResource<'a, A: Api> {
     TextureView(&'a A::TextureView, crate::texture::TextureLayout),
 }
 
-/// One entry of a bind group.
+/// One element of a bind group.
 pub struct BindGroupEntry<'a, A: Api> {
     /// Binding number.
     pub binding: u32,
+    /// Element of a binding array (0 for a single resource).
+    pub array_element: u32,
     /// What it binds.
     pub resource: BoundResource<'a, A>,
 }
@@ -155,8 +157,11 @@ pub struct BindGroupDescriptor<'a, A: Api> {
     pub label: &'a str,
     /// Its layout.
     pub layout: &'a A::BindGroupLayout,
-    /// One entry per layout binding, sorted by binding.
+    /// The elements bound, sorted by binding then element; elements of a partially
+    /// bound array may be missing.
     pub entries: &'a [BindGroupEntry<'a, A>],
+    /// Length of the layout's variable-count last binding, if it has one.
+    pub variable_count: Option<u32>,
 }
 
 /// Which pipeline kind a bind group is bound for.
@@ -301,6 +306,18 @@ pub trait Device: Send + Sync + Debug {
     /// # Safety
     /// As for [`Device::destroy_buffer`].
     unsafe fn destroy_bind_group(&self, group: <Self::A as Api>::BindGroup);
+    /// Replaces elements of a bind group.
+    ///
+    /// # Safety
+    /// Each entry matches its layout entry as for [`Device::create_bind_group`], its element
+    /// lies inside the group's length for that binding, and no command buffer that is
+    /// recording or pending uses the group.
+    unsafe fn update_bind_group(
+        &self,
+        group: &<Self::A as Api>::BindGroup,
+        layout: &<Self::A as Api>::BindGroupLayout,
+        entries: &[BindGroupEntry<'_, Self::A>],
+    ) -> Result<()>;
     /// Creates a pipeline layout.
     ///
     /// # Safety

@@ -2,7 +2,7 @@
 
 use crate::texture::{TextureFormat, TextureSampleType, TextureViewDimension};
 use bitflags::bitflags;
-use std::num::NonZeroU64;
+use std::num::{NonZeroU32, NonZeroU64};
 
 bitflags! {
     /// Shader stages that may see a binding.
@@ -124,9 +124,49 @@ impl BindingType {
     }
 }
 
+bitflags! {
+    /// How the elements of a binding array may be bound and written. Each flag needs its
+    /// device feature enabled (for update-after-bind, the one for the binding's kind).
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct BindingArrayFlags: u32 {
+        /// Elements may be left empty; a shader must not read an empty one
+        /// (`PARTIALLY_BOUND_BINDING_ARRAY`).
+        const PARTIALLY_BOUND = 1 << 0;
+        /// The binding is created update-after-bind (its layout counts against the larger
+        /// update-after-bind limits; one of the `UPDATE_AFTER_BIND_*` features for its
+        /// kind). vigil still writes a group only while nothing holds it (see
+        /// `Device::write_bind_group`).
+        const UPDATE_AFTER_BIND = 1 << 1;
+        /// The last binding of the layout whose length each bind group chooses, up to the
+        /// count (`VARIABLE_COUNT_BINDING_ARRAY`).
+        const VARIABLE_COUNT = 1 << 2;
+    }
+}
+
+/// A binding that holds an array of resources (`binding_array<T, N>` in WGSL).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BindingArray {
+    /// Number of elements; with [`BindingArrayFlags::VARIABLE_COUNT`], the most a bind
+    /// group may have.
+    pub count: NonZeroU32,
+    /// How the elements may be bound.
+    pub flags: BindingArrayFlags,
+}
+
+impl BindingArray {
+    /// An array of `count` elements, every one bound (`count` 0 is taken as 1).
+    pub fn of(count: u32) -> Option<BindingArray> {
+        Some(BindingArray {
+            count: NonZeroU32::new(count).unwrap_or(NonZeroU32::MIN),
+            flags: BindingArrayFlags::empty(),
+        })
+    }
+}
+
 /// One binding of a bind group layout.
 ///
-/// Differs from wgpu's: no `count` (binding arrays are not supported yet).
+/// Differs from wgpu's: `array` instead of `count`, carrying the binding's array flags
+/// (wgpu sets partially-bound itself whenever its feature is on).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BindGroupLayoutEntry {
     /// Binding number, as in `@binding(n)`.
@@ -135,6 +175,20 @@ pub struct BindGroupLayoutEntry {
     pub visibility: ShaderStages,
     /// What it holds.
     pub ty: BindingType,
+    /// `Some` for a binding array; `None` for a single resource.
+    pub array: Option<BindingArray>,
+}
+
+impl BindGroupLayoutEntry {
+    /// Elements the binding holds at most (1 unless it is an array).
+    pub fn count(&self) -> u32 {
+        self.array.map_or(1, |a| a.count.get())
+    }
+
+    /// The binding's array flags (empty unless it is an array).
+    pub fn array_flags(&self) -> BindingArrayFlags {
+        self.array.map_or(BindingArrayFlags::empty(), |a| a.flags)
+    }
 }
 
 /// What the backend needs to create a bind group layout. Entries are sorted by binding.

@@ -37,8 +37,8 @@ pub use api::{
     Device, ExposedAdapter, Instance, InstanceDescriptor, Mapping,
 };
 pub use binding::{
-    BindGroupLayoutDescriptor, BindGroupLayoutEntry, BindingType, BufferBindingType,
-    SamplerBindingType, ShaderStages, StorageTextureAccess,
+    BindGroupLayoutDescriptor, BindGroupLayoutEntry, BindingArray, BindingArrayFlags, BindingType,
+    BufferBindingType, SamplerBindingType, ShaderStages, StorageTextureAccess,
 };
 pub use buffer::{BufferCopy, BufferDescriptor, BufferUsages, MemoryLocation};
 pub use command::{

@@ -39,7 +39,28 @@ const GRANTS: &[(Features, Naga)] = &[
     (Features::DUAL_SOURCE_BLENDING, Naga::DUAL_SOURCE_BLENDING),
     (Features::SHADER_DRAW_INDEX, Naga::DRAW_INDEX),
     (Features::MULTIVIEW, Naga::MULTIVIEW),
+    (
+        Features::TEXTURE_BINDING_ARRAY,
+        Naga::TEXTURE_AND_SAMPLER_BINDING_ARRAY,
+    ),
+    (Features::BUFFER_BINDING_ARRAY, Naga::BUFFER_BINDING_ARRAY),
+    (
+        Features::STORAGE_RESOURCE_BINDING_ARRAY,
+        Naga::STORAGE_BUFFER_BINDING_ARRAY.union(Naga::STORAGE_TEXTURE_BINDING_ARRAY),
+    ),
+    (
+        Features::BINDING_ARRAY_NON_UNIFORM_INDEXING,
+        Naga::TEXTURE_AND_SAMPLER_BINDING_ARRAY_NON_UNIFORM_INDEXING
+            .union(Naga::BUFFER_BINDING_ARRAY_NON_UNIFORM_INDEXING)
+            .union(Naga::STORAGE_BUFFER_BINDING_ARRAY_NON_UNIFORM_INDEXING)
+            .union(Naga::STORAGE_TEXTURE_BINDING_ARRAY_NON_UNIFORM_INDEXING),
+    ),
 ];
+
+/// Every feature that allows some kind of binding array.
+pub(crate) const BINDING_ARRAY_FEATURES: Features = Features::TEXTURE_BINDING_ARRAY
+    .union(Features::BUFFER_BINDING_ARRAY)
+    .union(Features::STORAGE_RESOURCE_BINDING_ARRAY);
 
 /// The naga capabilities a device with `features` enabled can run.
 pub(crate) fn naga_capabilities(features: Features) -> Naga {
@@ -76,6 +97,10 @@ const SPIRV_BY_FEATURE: &[(Features, &[Spv])] = &[
     (Features::SAMPLE_RATE_SHADING, &[Spv::SampleRateShading]),
     (Features::SHADER_DRAW_INDEX, &[Spv::DrawParameters]),
     (Features::MULTIVIEW, &[Spv::MultiView]),
+    (
+        Features::BINDING_ARRAY_NON_UNIFORM_INDEXING,
+        &[Spv::ShaderNonUniform],
+    ),
     (
         Features::SUBGROUP,
         &[
@@ -136,8 +161,8 @@ pub(crate) fn enable_extension_feature(name: &str) -> Option<Option<Features>> {
         "primitive_index" => Some(Features::SHADER_PRIMITIVE_INDEX),
         "dual_source_blending" => Some(Features::DUAL_SOURCE_BLENDING),
         "draw_index" => Some(Features::SHADER_DRAW_INDEX),
-        "wgpu_binding_array"
-        | "wgpu_ray_query"
+        "wgpu_binding_array" => Some(BINDING_ARRAY_FEATURES),
+        "wgpu_ray_query"
         | "wgpu_ray_query_vertex_return"
         | "wgpu_mesh_shader"
         | "wgpu_cooperative_matrix"

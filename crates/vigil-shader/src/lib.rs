@@ -21,8 +21,8 @@ mod spirv;
 pub use diagnostic::{Diagnostic, SourceSpan};
 pub use module::{Module, OverrideError, OverrideProblem};
 pub use reflect::{
-    BindingKind, BindingReflection, EntryPointReflection, IoScalar, IoVariable, OverrideReflection,
-    Reflection, SampleKind, Stage, TextureDimension,
+    ArrayCount, BindingKind, BindingReflection, EntryPointReflection, IoScalar, IoVariable,
+    OverrideReflection, Reflection, SampleKind, Stage, TextureDimension,
 };
 pub use spirv::{SpirvOptions, clamping_bounds_checks, safe_bounds_checks};
 /// Device features, which decide the shader capabilities a module may use.

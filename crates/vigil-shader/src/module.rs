@@ -352,14 +352,20 @@ fn explain_enable(mut d: Diagnostic, features: Features) -> Diagnostic {
         return d;
     };
     let note = match crate::caps::enable_extension_feature(name) {
-        Some(Some(f)) if features.contains(f) => {
+        Some(Some(f)) if features.intersects(f) => {
             format!("add `enable {name};` at the top of the shader")
         }
         Some(Some(f)) => {
             d.features_needed = f;
+            let names = f.names();
             format!(
-                "add `enable {name};` at the top of the shader; the device needs the feature {} enabled too",
-                f.names().join(", ")
+                "add `enable {name};` at the top of the shader; the device needs {} {} enabled too",
+                if names.len() > 1 {
+                    "one of the features"
+                } else {
+                    "the feature"
+                },
+                names.join(", ")
             )
         }
         Some(None) => format!("`{name}` is not offered by any vigil device feature yet"),

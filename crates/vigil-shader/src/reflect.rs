@@ -166,6 +166,18 @@ pub struct BindingReflection {
     pub runtime_array: bool,
     /// Whether the entry point writes through it.
     pub written: bool,
+    /// `Some` for a binding array (`binding_array<T, N>` or `binding_array<T>`); `kind`
+    /// and `min_binding_size` then describe one element.
+    pub array: Option<ArrayCount>,
+}
+
+/// The length of a binding array as the shader declares it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArrayCount {
+    /// `binding_array<T, N>`.
+    Fixed(u32),
+    /// `binding_array<T>` (or a length given by an override not yet fixed).
+    Runtime,
 }
 
 /// Scalar kind of a stage input or output.
@@ -274,14 +286,19 @@ impl Reflection {
                 out.push_str(if j == 0 { "\n" } else { ",\n" });
                 let _ = write!(
                     out,
-                    "        {{ \"group\": {}, \"binding\": {}, \"name\": {}, {}, \"min_binding_size\": {}, \"runtime_array\": {}, \"written\": {} }}",
+                    "        {{ \"group\": {}, \"binding\": {}, \"name\": {}, {}, \"min_binding_size\": {}, \"runtime_array\": {}, \"written\": {}, \"array\": {} }}",
                     b.group,
                     b.binding,
                     json_str(&b.name),
                     kind_json(&b.kind),
                     b.min_binding_size,
                     b.runtime_array,
-                    b.written
+                    b.written,
+                    match b.array {
+                        None => "null".to_owned(),
+                        Some(ArrayCount::Fixed(n)) => n.to_string(),
+                        Some(ArrayCount::Runtime) => "\"runtime\"".to_owned(),
+                    }
                 );
             }
             out.push_str(if ep.bindings.is_empty() {
@@ -450,7 +467,25 @@ fn dimension(dim: ImageDimension, arrayed: bool) -> TextureDimension {
     }
 }
 
+/// The element type of a binding array (or the type itself) and the array's length.
+fn element_of(
+    module: &naga::Module,
+    ty: naga::Handle<naga::Type>,
+) -> (naga::Handle<naga::Type>, Option<ArrayCount>) {
+    match module.types[ty].inner {
+        TypeInner::BindingArray { base, size } => (
+            base,
+            Some(match size {
+                naga::ArraySize::Constant(n) => ArrayCount::Fixed(n.get()),
+                _ => ArrayCount::Runtime,
+            }),
+        ),
+        _ => (ty, None),
+    }
+}
+
 fn binding_kind(module: &naga::Module, var: &naga::GlobalVariable) -> BindingKind {
+    let (ty, _) = element_of(module, var.ty);
     match var.space {
         AddressSpace::Uniform => return BindingKind::UniformBuffer,
         AddressSpace::Storage { access } => {
@@ -460,7 +495,7 @@ fn binding_kind(module: &naga::Module, var: &naga::GlobalVariable) -> BindingKin
         }
         _ => {}
     }
-    match &module.types[var.ty].inner {
+    match &module.types[ty].inner {
         TypeInner::Image {
             dim,
             arrayed,
@@ -502,7 +537,9 @@ fn binding_kind(module: &naga::Module, var: &naga::GlobalVariable) -> BindingKin
         TypeInner::Sampler { comparison } => BindingKind::Sampler {
             comparison: *comparison,
         },
-        TypeInner::BindingArray { .. } => BindingKind::Unsupported("binding array".into()),
+        TypeInner::BindingArray { .. } => {
+            BindingKind::Unsupported("binding array of binding arrays".into())
+        }
         TypeInner::AccelerationStructure { .. } => {
             BindingKind::Unsupported("acceleration structure".into())
         }
@@ -584,16 +621,18 @@ pub(crate) fn reflect(module: &naga::Module, info: &naga::valid::ModuleInfo) -> 
                     kind,
                     BindingKind::UniformBuffer | BindingKind::StorageBuffer { .. }
                 );
+                let (element, array) = element_of(module, var.ty);
                 bindings.push(BindingReflection {
                     group: rb.group,
                     binding: rb.binding,
                     name: var.name.clone().unwrap_or_default(),
                     min_binding_size: if is_buffer {
-                        u64::from(module.types[var.ty].inner.size(gctx))
+                        u64::from(module.types[element].inner.size(gctx))
                     } else {
                         0
                     },
-                    runtime_array: holds_runtime_array(module, var.ty),
+                    array,
+                    runtime_array: holds_runtime_array(module, element),
                     written: usage.contains(naga::valid::GlobalUse::WRITE),
                     kind,
                 });

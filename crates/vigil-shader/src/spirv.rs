@@ -98,6 +98,28 @@ impl Module {
                 ),
             ));
         }
+        if let Some(var) = self.naga.global_variables.iter().find_map(|(_, v)| {
+            matches!(
+                self.naga.types[v.ty].inner,
+                naga::TypeInner::BindingArray {
+                    size: naga::ArraySize::Dynamic,
+                    ..
+                }
+            )
+            .then_some(v)
+        }) {
+            // vigil clamps every binding-array index to the array's length (naga's
+            // `Restrict` policy), which needs the length in the shader; naga cannot bound an
+            // index into an array without one, and an unchecked index may reach past the
+            // descriptors the group has. Refused rather than emitted unchecked.
+            return Err(Diagnostic::new(
+                self.file(),
+                format!(
+                    "binding array '{}' has no length (`binding_array<T>`); vigil bounds every binding-array index, which needs the length: write `binding_array<T, N>` with N at most the layout's count",
+                    var.name.as_deref().unwrap_or("")
+                ),
+            ));
+        }
         let pipeline = match entry {
             None => None,
             Some(name) => {
@@ -144,7 +166,19 @@ impl Module {
             let words = write(safe_bounds_checks())
                 .or_else(|_| write(clamping_bounds_checks()))
                 .map_err(|e| {
-                    Diagnostic::new(self.file(), format!("SPIR-V generation failed: {e}"))
+                    let message = e.to_string();
+                    let mut d = Diagnostic::new(
+                        self.file(),
+                        format!("SPIR-V generation failed: {message}"),
+                    );
+                    if message.contains("[ShaderNonUniform]") {
+                        // naga decorates an index its uniformity analysis cannot prove
+                        // uniform (any loop counter or other function variable) as
+                        // non-uniform, which needs the device feature.
+                        d.features_needed = vigil_hal::Features::BINDING_ARRAY_NON_UNIFORM_INDEXING;
+                        d.notes.push("a binding array is indexed by a value naga cannot prove uniform (a loop counter or other function variable counts as non-uniform); enable BINDING_ARRAY_NON_UNIFORM_INDEXING on the device".to_owned());
+                    }
+                    d
                 })?;
             self.check_capabilities(&words)?;
             Ok(words)

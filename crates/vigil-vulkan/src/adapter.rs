@@ -88,11 +88,48 @@ fn supported_features(f: &FeatureSet, timestamps: bool, subgroups: bool) -> Feat
         on(f.v12.buffer_device_address),
     );
     out.set(
-        Features::DESCRIPTOR_INDEXING,
-        on(f.v12.descriptor_indexing)
-            && on(f.v12.runtime_descriptor_array)
-            && on(f.v12.descriptor_binding_partially_bound)
-            && on(f.v12.shader_sampled_image_array_non_uniform_indexing),
+        Features::TEXTURE_BINDING_ARRAY,
+        on(f.core.shader_sampled_image_array_dynamic_indexing),
+    );
+    out.set(
+        Features::BUFFER_BINDING_ARRAY,
+        on(f.core.shader_uniform_buffer_array_dynamic_indexing),
+    );
+    out.set(
+        Features::STORAGE_RESOURCE_BINDING_ARRAY,
+        on(f.core.shader_storage_buffer_array_dynamic_indexing)
+            && on(f.core.shader_storage_image_array_dynamic_indexing),
+    );
+    out.set(
+        Features::BINDING_ARRAY_NON_UNIFORM_INDEXING,
+        on(f.v12.shader_sampled_image_array_non_uniform_indexing)
+            && on(f.v12.shader_storage_buffer_array_non_uniform_indexing)
+            && on(f.v12.shader_uniform_buffer_array_non_uniform_indexing)
+            && on(f.v12.shader_storage_image_array_non_uniform_indexing),
+    );
+    out.set(
+        Features::PARTIALLY_BOUND_BINDING_ARRAY,
+        on(f.v12.descriptor_binding_partially_bound),
+    );
+    out.set(
+        Features::VARIABLE_COUNT_BINDING_ARRAY,
+        on(f.v12.descriptor_binding_variable_descriptor_count),
+    );
+    out.set(
+        Features::UPDATE_AFTER_BIND_UNIFORM_BUFFERS,
+        on(f.v12.descriptor_binding_uniform_buffer_update_after_bind),
+    );
+    out.set(
+        Features::UPDATE_AFTER_BIND_STORAGE_BUFFERS,
+        on(f.v12.descriptor_binding_storage_buffer_update_after_bind),
+    );
+    out.set(
+        Features::UPDATE_AFTER_BIND_SAMPLED_TEXTURES,
+        on(f.v12.descriptor_binding_sampled_image_update_after_bind),
+    );
+    out.set(
+        Features::UPDATE_AFTER_BIND_STORAGE_TEXTURES,
+        on(f.v12.descriptor_binding_storage_image_update_after_bind),
     );
     out.set(
         Features::SHADER_F16,
@@ -302,9 +339,22 @@ impl hal::Adapter for Adapter {
             geometry_shader: on(requested.contains(Features::SHADER_PRIMITIVE_INDEX)),
             sample_rate_shading: on(requested.contains(Features::SAMPLE_RATE_SHADING)),
             dual_src_blend: on(requested.contains(Features::DUAL_SOURCE_BLENDING)),
+            shader_sampled_image_array_dynamic_indexing: on(
+                requested.contains(Features::TEXTURE_BINDING_ARRAY)
+            ),
+            shader_uniform_buffer_array_dynamic_indexing: on(
+                requested.contains(Features::BUFFER_BINDING_ARRAY)
+            ),
+            shader_storage_buffer_array_dynamic_indexing: on(
+                requested.contains(Features::STORAGE_RESOURCE_BINDING_ARRAY)
+            ),
+            shader_storage_image_array_dynamic_indexing: on(
+                requested.contains(Features::STORAGE_RESOURCE_BINDING_ARRAY)
+            ),
             ..Default::default()
         };
-        let indexing = requested.contains(Features::DESCRIPTOR_INDEXING);
+        let non_uniform = requested.contains(Features::BINDING_ARRAY_NON_UNIFORM_INDEXING);
+        let has = |f: Features| requested.contains(f);
         let f16 = requested.contains(Features::SHADER_F16);
         let int64_atomics = requested.contains(Features::SHADER_INT64_ATOMICS);
         let mut v11 = vk::PhysicalDeviceVulkan11Features::default()
@@ -318,10 +368,26 @@ impl hal::Adapter for Adapter {
             .shader_float16(f16)
             .shader_buffer_int64_atomics(int64_atomics)
             .shader_shared_int64_atomics(int64_atomics)
-            .descriptor_indexing(indexing)
-            .runtime_descriptor_array(indexing)
-            .descriptor_binding_partially_bound(indexing)
-            .shader_sampled_image_array_non_uniform_indexing(indexing);
+            .shader_sampled_image_array_non_uniform_indexing(non_uniform)
+            .shader_storage_buffer_array_non_uniform_indexing(non_uniform)
+            .shader_uniform_buffer_array_non_uniform_indexing(non_uniform)
+            .shader_storage_image_array_non_uniform_indexing(non_uniform)
+            .descriptor_binding_partially_bound(has(Features::PARTIALLY_BOUND_BINDING_ARRAY))
+            .descriptor_binding_variable_descriptor_count(has(
+                Features::VARIABLE_COUNT_BINDING_ARRAY,
+            ))
+            .descriptor_binding_uniform_buffer_update_after_bind(has(
+                Features::UPDATE_AFTER_BIND_UNIFORM_BUFFERS,
+            ))
+            .descriptor_binding_storage_buffer_update_after_bind(has(
+                Features::UPDATE_AFTER_BIND_STORAGE_BUFFERS,
+            ))
+            .descriptor_binding_sampled_image_update_after_bind(has(
+                Features::UPDATE_AFTER_BIND_SAMPLED_TEXTURES,
+            ))
+            .descriptor_binding_storage_image_update_after_bind(has(
+                Features::UPDATE_AFTER_BIND_STORAGE_TEXTURES,
+            ));
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default()
             .synchronization2(true)
             .dynamic_rendering(true);

@@ -272,6 +272,21 @@ pub fn shader_stages(stages: hal::ShaderStages) -> vk::ShaderStageFlags {
     out
 }
 
+/// A binding's array flags as Vulkan binding flags.
+pub fn binding_flags(flags: hal::BindingArrayFlags) -> vk::DescriptorBindingFlags {
+    let mut out = vk::DescriptorBindingFlags::empty();
+    if flags.contains(hal::BindingArrayFlags::PARTIALLY_BOUND) {
+        out |= vk::DescriptorBindingFlags::PARTIALLY_BOUND;
+    }
+    if flags.contains(hal::BindingArrayFlags::UPDATE_AFTER_BIND) {
+        out |= vk::DescriptorBindingFlags::UPDATE_AFTER_BIND;
+    }
+    if flags.contains(hal::BindingArrayFlags::VARIABLE_COUNT) {
+        out |= vk::DescriptorBindingFlags::VARIABLE_DESCRIPTOR_COUNT;
+    }
+    out
+}
+
 pub fn descriptor_type(ty: &hal::BindingType) -> vk::DescriptorType {
     match ty {
         hal::BindingType::Buffer {

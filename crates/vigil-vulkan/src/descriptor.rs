@@ -1,5 +1,7 @@
 //! Descriptor pools: bind groups are allocated from a growing list of pools and freed back
-//! individually.
+//! individually. A group whose layout has binding arrays or update-after-bind bindings gets
+//! a pool of its own, sized for exactly that set (arrays can be far larger than the shared
+//! pools' share per set, and update-after-bind sets need a pool created for them).
 
 use crate::conv;
 use crate::device::BindGroupLayout;
@@ -114,6 +116,73 @@ impl DescriptorPools {
         self.try_allocate(device, index, layout.raw)
             .map(|set| (set, index))
             .ok_or(hal::DeviceError::OutOfMemory)
+    }
+
+    /// Allocates a set of `layout` from a new pool of its own, sized for it; `variable` is
+    /// the length of its variable-count last binding, if it has one.
+    pub(crate) fn allocate_dedicated(
+        device: &ash::Device,
+        layout: &BindGroupLayout,
+        variable: Option<u32>,
+    ) -> hal::Result<(vk::DescriptorSet, vk::DescriptorPool)> {
+        let mut sizes: Vec<vk::DescriptorPoolSize> = Vec::new();
+        for e in &layout.entries {
+            let ty = conv::descriptor_type(&e.ty);
+            let count = match variable {
+                Some(n)
+                    if e.array_flags()
+                        .contains(hal::BindingArrayFlags::VARIABLE_COUNT) =>
+                {
+                    n
+                }
+                _ => e.count(),
+            }
+            .max(1);
+            match sizes.iter_mut().find(|s| s.ty == ty) {
+                Some(s) => s.descriptor_count = s.descriptor_count.saturating_add(count),
+                None => sizes.push(vk::DescriptorPoolSize {
+                    ty,
+                    descriptor_count: count,
+                }),
+            }
+        }
+        let mut flags = vk::DescriptorPoolCreateFlags::empty();
+        if layout.update_after_bind {
+            flags |= vk::DescriptorPoolCreateFlags::UPDATE_AFTER_BIND;
+        }
+        let info = vk::DescriptorPoolCreateInfo::default()
+            .flags(flags)
+            .max_sets(1)
+            .pool_sizes(&sizes);
+        // SAFETY: valid device and create info.
+        let pool =
+            unsafe { device.create_descriptor_pool(&info, None) }.map_err(conv::map_result)?;
+        let layouts = [layout.raw];
+        let counts = [variable.unwrap_or(0)];
+        let mut variable_info = vk::DescriptorSetVariableDescriptorCountAllocateInfo::default()
+            .descriptor_counts(&counts);
+        let mut alloc = vk::DescriptorSetAllocateInfo::default()
+            .descriptor_pool(pool)
+            .set_layouts(&layouts);
+        if variable.is_some() {
+            alloc = alloc.push_next(&mut variable_info);
+        }
+        // SAFETY: the pool is fresh and sized for this one set of `layout`.
+        match unsafe { device.allocate_descriptor_sets(&alloc) } {
+            Ok(sets) => match sets.into_iter().next() {
+                Some(set) => Ok((set, pool)),
+                None => {
+                    // SAFETY: the pool is ours and holds no set.
+                    unsafe { device.destroy_descriptor_pool(pool, None) };
+                    Err(hal::DeviceError::OutOfMemory)
+                }
+            },
+            Err(e) => {
+                // SAFETY: the pool is ours and holds no set.
+                unsafe { device.destroy_descriptor_pool(pool, None) };
+                Err(conv::map_result(e))
+            }
+        }
     }
 
     /// Frees a set back into its pool.

@@ -200,13 +200,85 @@ pub struct QuerySet {
 pub struct BindGroupLayout {
     pub(crate) raw: vk::DescriptorSetLayout,
     pub(crate) entries: Vec<hal::BindGroupLayoutEntry>,
+    /// Whether its sets need a pool of their own (binding arrays, update-after-bind).
+    pub(crate) dedicated: bool,
+    /// Whether a binding is update-after-bind (the layout and pool are created for it).
+    pub(crate) update_after_bind: bool,
+}
+
+/// Writes `entries` into `set`, one element per write.
+fn write_descriptors(
+    device: &ash::Device,
+    set: vk::DescriptorSet,
+    layout: &BindGroupLayout,
+    entries: &[hal::BindGroupEntry<'_, Api>],
+) {
+    let mut buffer_infos = Vec::with_capacity(entries.len());
+    let mut image_infos = Vec::with_capacity(entries.len());
+    for entry in entries {
+        match &entry.resource {
+            hal::BoundResource::Buffer {
+                buffer,
+                offset,
+                size,
+            } => buffer_infos.push(
+                vk::DescriptorBufferInfo::default()
+                    .buffer(buffer.raw)
+                    .offset(*offset)
+                    .range(*size),
+            ),
+            hal::BoundResource::Sampler(sampler) => {
+                image_infos.push(vk::DescriptorImageInfo::default().sampler(sampler.raw))
+            }
+            hal::BoundResource::TextureView(view, image_layout) => image_infos.push(
+                vk::DescriptorImageInfo::default()
+                    .image_view(view.raw)
+                    .image_layout(conv::image_layout(*image_layout)),
+            ),
+        }
+    }
+    let (mut bi, mut ii) = (0, 0);
+    let writes: Vec<_> = entries
+        .iter()
+        .filter_map(|entry| {
+            let layout_entry = layout.entries.iter().find(|e| e.binding == entry.binding)?;
+            let write = vk::WriteDescriptorSet::default()
+                .dst_set(set)
+                .dst_binding(entry.binding)
+                .dst_array_element(entry.array_element)
+                .descriptor_type(conv::descriptor_type(&layout_entry.ty));
+            Some(match entry.resource {
+                hal::BoundResource::Buffer { .. } => {
+                    bi += 1;
+                    write.buffer_info(std::slice::from_ref(buffer_infos.get(bi - 1)?))
+                }
+                _ => {
+                    ii += 1;
+                    write.image_info(std::slice::from_ref(image_infos.get(ii - 1)?))
+                }
+            })
+        })
+        .collect();
+    // SAFETY: every write was validated above us (kind, range, element inside the set's
+    // length), and no recording or pending command buffer uses the set (the caller's
+    // guarantee for `update_bind_group`; a fresh set for `create_bind_group`).
+    unsafe { device.update_descriptor_sets(&writes, &[]) };
+}
+
+/// Where a descriptor set came from.
+#[derive(Debug)]
+pub(crate) enum SetPool {
+    /// One of the device's shared pools, by index.
+    Shared(usize),
+    /// A pool made for this set alone.
+    Dedicated(vk::DescriptorPool),
 }
 
 /// A descriptor set and the pool it came from.
 #[derive(Debug)]
 pub struct BindGroup {
     pub(crate) raw: vk::DescriptorSet,
-    pub(crate) pool: usize,
+    pub(crate) pool: SetPool,
 }
 
 /// A pipeline layout.
@@ -877,13 +949,31 @@ impl hal::Device for Device {
                 vk::DescriptorSetLayoutBinding::default()
                     .binding(e.binding)
                     .descriptor_type(conv::descriptor_type(&e.ty))
-                    .descriptor_count(1)
+                    .descriptor_count(e.count())
                     .stage_flags(conv::shader_stages(e.visibility))
             })
             .collect();
-        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+        let flags: Vec<vk::DescriptorBindingFlags> = desc
+            .entries
+            .iter()
+            .map(|e| conv::binding_flags(e.array_flags()))
+            .collect();
+        let update_after_bind = desc.entries.iter().any(|e| {
+            e.array_flags()
+                .contains(hal::BindingArrayFlags::UPDATE_AFTER_BIND)
+        });
+        let dedicated = desc.entries.iter().any(|e| e.array.is_some());
+        let mut flag_info =
+            vk::DescriptorSetLayoutBindingFlagsCreateInfo::default().binding_flags(&flags);
+        let mut info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+        if update_after_bind {
+            info = info.flags(vk::DescriptorSetLayoutCreateFlags::UPDATE_AFTER_BIND_POOL);
+        }
+        if flags.iter().any(|f| !f.is_empty()) {
+            info = info.push_next(&mut flag_info);
+        }
         s.check("vkCreateDescriptorSetLayout")?;
-        // SAFETY: valid create info.
+        // SAFETY: valid create info; every flag's feature was enabled (checked above us).
         let raw =
             unsafe { s.raw.create_descriptor_set_layout(&info, None) }.map_err(conv::map_result)?;
         s.set_name(raw, desc.label);
@@ -891,6 +981,8 @@ impl hal::Device for Device {
         Ok(BindGroupLayout {
             raw,
             entries: desc.entries.to_vec(),
+            dedicated: dedicated || update_after_bind,
+            update_after_bind,
         })
     }
 
@@ -910,59 +1002,15 @@ impl hal::Device for Device {
     ) -> hal::Result<BindGroup> {
         let s = &self.shared;
         s.check("vkAllocateDescriptorSets")?;
-        let (raw, pool) = lock(&s.descriptors).allocate(&s.raw, desc.layout)?;
-        let mut buffer_infos = Vec::with_capacity(desc.entries.len());
-        let mut image_infos = Vec::with_capacity(desc.entries.len());
-        for entry in desc.entries {
-            match &entry.resource {
-                hal::BoundResource::Buffer {
-                    buffer,
-                    offset,
-                    size,
-                } => buffer_infos.push(
-                    vk::DescriptorBufferInfo::default()
-                        .buffer(buffer.raw)
-                        .offset(*offset)
-                        .range(*size),
-                ),
-                hal::BoundResource::Sampler(sampler) => {
-                    image_infos.push(vk::DescriptorImageInfo::default().sampler(sampler.raw))
-                }
-                hal::BoundResource::TextureView(view, layout) => image_infos.push(
-                    vk::DescriptorImageInfo::default()
-                        .image_view(view.raw)
-                        .image_layout(conv::image_layout(*layout)),
-                ),
-            }
-        }
-        let (mut bi, mut ii) = (0, 0);
-        let writes: Vec<_> = desc
-            .entries
-            .iter()
-            .filter_map(|entry| {
-                let layout_entry = desc
-                    .layout
-                    .entries
-                    .iter()
-                    .find(|e| e.binding == entry.binding)?;
-                let write = vk::WriteDescriptorSet::default()
-                    .dst_set(raw)
-                    .dst_binding(entry.binding)
-                    .descriptor_type(conv::descriptor_type(&layout_entry.ty));
-                Some(match entry.resource {
-                    hal::BoundResource::Buffer { .. } => {
-                        bi += 1;
-                        write.buffer_info(std::slice::from_ref(&buffer_infos[bi - 1]))
-                    }
-                    _ => {
-                        ii += 1;
-                        write.image_info(std::slice::from_ref(&image_infos[ii - 1]))
-                    }
-                })
-            })
-            .collect();
-        // SAFETY: the set is fresh and unused; every write was validated above us.
-        unsafe { s.raw.update_descriptor_sets(&writes, &[]) };
+        let (raw, pool) = if desc.layout.dedicated {
+            let (set, pool) =
+                DescriptorPools::allocate_dedicated(&s.raw, desc.layout, desc.variable_count)?;
+            (set, SetPool::Dedicated(pool))
+        } else {
+            let (set, index) = lock(&s.descriptors).allocate(&s.raw, desc.layout)?;
+            (set, SetPool::Shared(index))
+        };
+        write_descriptors(&s.raw, raw, desc.layout, desc.entries);
         s.set_name(raw, desc.label);
         s.created();
         Ok(BindGroup { raw, pool })
@@ -970,8 +1018,22 @@ impl hal::Device for Device {
 
     unsafe fn destroy_bind_group(&self, group: BindGroup) {
         let s = &self.shared;
-        lock(&s.descriptors).free(&s.raw, group.pool, group.raw);
+        match group.pool {
+            SetPool::Shared(index) => lock(&s.descriptors).free(&s.raw, index, group.raw),
+            // SAFETY: the pool holds only this set, which no pending GPU work uses.
+            SetPool::Dedicated(pool) => unsafe { s.raw.destroy_descriptor_pool(pool, None) },
+        }
         s.released();
+    }
+
+    unsafe fn update_bind_group(
+        &self,
+        group: &BindGroup,
+        layout: &BindGroupLayout,
+        entries: &[hal::BindGroupEntry<'_, Api>],
+    ) -> hal::Result<()> {
+        write_descriptors(&self.shared.raw, group.raw, layout, entries);
+        Ok(())
     }
 
     unsafe fn create_pipeline_layout(

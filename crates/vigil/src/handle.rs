@@ -88,6 +88,8 @@ handles! {
     BindGroupLayout = "bind group layout";
     /// A bind group.
     BindGroup = "bind group";
+    /// A pool of bind groups that is reset as a whole (per-frame groups).
+    BindGroupPool = "bind group pool";
     /// A pipeline layout.
     PipelineLayout = "pipeline layout";
     /// A shader module.

@@ -71,10 +71,10 @@ pub use device::MAX_QUERIES;
 #[cfg(feature = "test-seams")]
 pub use device::Seams;
 pub use device::{
-    BindGroupDescriptor, BindGroupEntry, BindingResource, BufferBinding, BufferDescriptor,
-    BufferInitDescriptor, Completion, ComputePipelineDescriptor, Device, DeviceDescriptor,
-    LossSnapshot, MAX_QUEUED_WRITES, PipelineLayoutDescriptor, ShaderModuleDescriptor, Stats,
-    WaitSite, WriteStats,
+    BindGroupDescriptor, BindGroupEntry, BindGroupPoolDescriptor, BindGroupWrite, BindingResource,
+    BufferBinding, BufferDescriptor, BufferInitDescriptor, Completion, ComputePipelineDescriptor,
+    Device, DeviceDescriptor, LossSnapshot, MAX_QUEUED_WRITES, PipelineLayoutDescriptor,
+    ShaderModuleDescriptor, Stats, WaitSite, WriteStats,
 };
 pub use device::{
     CloseReport, MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport, SeamHandle,
@@ -87,8 +87,8 @@ pub use encoder::{
 };
 pub use error::{Error, ErrorKind, Result};
 pub use handle::{
-    BindGroup, BindGroupLayout, Buffer, BufferMapping, ComputePipeline, Handle, PipelineLayout,
-    QuerySet, RenderPipeline, Sampler, ShaderModule, Texture, TextureView,
+    BindGroup, BindGroupLayout, BindGroupPool, Buffer, BufferMapping, ComputePipeline, Handle,
+    PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Texture, TextureView,
 };
 pub use instance::{Adapter, Instance, InstanceDescriptor, Validation};
 pub use render::{FragmentState, RenderPipelineDescriptor, VertexState};
@@ -100,14 +100,14 @@ pub use texture::{
 pub use timeline::{Timeline, TimelineEvent, Track};
 
 pub use vigil_hal::{
-    AdapterInfo, AddressMode, BindGroupLayoutEntry, BindingType, BlendComponent, BlendFactor,
-    BlendOperation, BlendState, BufferBindingType, BufferUsages, ColorTargetState, ColorWrites,
-    CompareFunction, CullMode, DepthStencilState, DeviceType, Features, FilterMode, FormatSupport,
-    FrontFace, IndexFormat, Limits, LoadOp, PrimitiveState, PrimitiveTopology, SamplerBindingType,
-    ShaderStages, StencilFaceState, StencilOperation, StencilState, StorageTextureAccess, StoreOp,
-    TextureAspect, TextureFormat, TextureSampleType, TextureUsages, TextureViewDimension,
-    ValidationLog, ValidationMessage, VertexAttribute, VertexBufferLayout, VertexFormat,
-    VertexStepMode,
+    AdapterInfo, AddressMode, BindGroupLayoutEntry, BindingArray, BindingArrayFlags, BindingType,
+    BlendComponent, BlendFactor, BlendOperation, BlendState, BufferBindingType, BufferUsages,
+    ColorTargetState, ColorWrites, CompareFunction, CullMode, DepthStencilState, DeviceType,
+    Features, FilterMode, FormatSupport, FrontFace, IndexFormat, Limits, LoadOp, PrimitiveState,
+    PrimitiveTopology, SamplerBindingType, ShaderStages, StencilFaceState, StencilOperation,
+    StencilState, StorageTextureAccess, StoreOp, TextureAspect, TextureFormat, TextureSampleType,
+    TextureUsages, TextureViewDimension, ValidationLog, ValidationMessage, VertexAttribute,
+    VertexBufferLayout, VertexFormat, VertexStepMode,
 };
 /// The plain types shared with the backend layer (formats, usages, states, limits).
 pub use vigil_hal::{CallSite, FaultKind, FaultMode};

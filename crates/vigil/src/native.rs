@@ -230,6 +230,21 @@ impl<A: Api> Hal<A> {
         unsafe { self.0.destroy_bind_group(group) }
     }
 
+    /// Rewrites elements of a bind group that nothing else holds (`write_bind_group`
+    /// checked every entry and holds the group uniquely, so no encoder has recorded it and
+    /// no submission in flight uses it).
+    pub fn update_bind_group(
+        &self,
+        group: &A::BindGroup,
+        layout: &A::BindGroupLayout,
+        entries: &[vigil_hal::BindGroupEntry<'_, A>],
+    ) -> vigil_hal::Result<()> {
+        // SAFETY: each entry matches its layout entry, lies inside the group's length and
+        // names a live object of the device; no recording or pending command buffer uses
+        // the group.
+        unsafe { self.0.update_bind_group(group, layout, entries) }
+    }
+
     /// A pipeline layout (group layouts live, limits checked by `create_pipeline_layout`).
     pub fn create_pipeline_layout(
         &self,

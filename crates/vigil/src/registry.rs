@@ -70,6 +70,11 @@ struct Slots {
     /// The label of the object before it in the slot (slots are reused at once, so a
     /// stale handle usually names that one).
     retired: Vec<Box<str>>,
+    /// Why the slot's last object was taken out, where that was not a plain destroy (a
+    /// bind group pool's reset): the rule and the words, for messages about stale handles.
+    reasons: Vec<Option<(Rule, Box<str>)>>,
+    /// The same for the object before it.
+    retired_reasons: Vec<Option<(Rule, Box<str>)>>,
     free: Vec<u32>,
     live: usize,
 }
@@ -95,6 +100,8 @@ impl<T> Default for Registry<T> {
                 generations: vec![0],
                 labels: vec![Box::from("")],
                 retired: vec![Box::from("")],
+                reasons: vec![None],
+                retired_reasons: vec![None],
                 free: Vec::new(),
                 live: 0,
             }),
@@ -148,6 +155,8 @@ impl<T: Labelled> Registry<T> {
                 s.generations.push(0);
                 s.labels.push(Box::from(""));
                 s.retired.push(Box::from(""));
+                s.reasons.push(None);
+                s.retired_reasons.push(None);
                 i
             }
         };
@@ -157,6 +166,8 @@ impl<T: Labelled> Registry<T> {
         s.generations[slot] = generation;
         let before = std::mem::replace(&mut s.labels[slot], Box::from(obj.label()));
         s.retired[slot] = before;
+        let reason = s.reasons[slot].take();
+        s.retired_reasons[slot] = reason;
         {
             let (at, mut shard) = self.shard_write(index);
             if shard.len() <= at {
@@ -208,6 +219,46 @@ impl<T: Labelled> Registry<T> {
                         s.free.push(h.index());
                     }
                     return Ok(obj);
+                }
+            }
+        }
+        Err(self.explain(h, device, op))
+    }
+
+    /// Takes a live object out as [`Registry::remove`] does, remembering why: a later use
+    /// of a copy of its handle is refused with `rule` and `why`.
+    pub fn remove_because<H: Handle>(
+        &self,
+        h: H,
+        device: u32,
+        op: &'static str,
+        rule: Rule,
+        why: &str,
+    ) -> Result<Arc<T>, Error> {
+        let obj = self.remove(h, device, op)?;
+        let mut s = self.lock();
+        if let Some(r) = s.reasons.get_mut(h.index() as usize) {
+            *r = Some((rule, Box::from(why)));
+        }
+        Ok(obj)
+    }
+
+    /// Runs `f` on the live object a handle names when nothing but the registry holds it
+    /// (no encoder has met it, no submission in flight keeps it): `Ok(Some(..))`; `Ok(None)`
+    /// when something else holds it. While `f` runs no encoder can meet the object (the
+    /// object's shard is write-locked), so nothing starts using it half-changed.
+    pub fn with_unique<H: Handle, R>(
+        &self,
+        h: H,
+        device: u32,
+        op: &'static str,
+        f: impl FnOnce(&mut T) -> R,
+    ) -> Result<Option<R>, Error> {
+        if h.device_id() == device && h.index() != 0 {
+            let (at, mut shard) = self.shard_write(h.index());
+            if self.is_live(h.index(), h.generation()) {
+                if let Some(Some(obj)) = shard.get_mut(at) {
+                    return Ok(Arc::get_mut(obj).map(f));
                 }
             }
         }
@@ -282,6 +333,21 @@ impl<T: Labelled> Registry<T> {
         } else {
             None
         };
+        let reason = if h.generation() == current {
+            s.reasons.get(slot)
+        } else if h.generation().saturating_add(1) == current {
+            s.retired_reasons.get(slot)
+        } else {
+            None
+        };
+        if let (Some(label), Some(Some((rule, why)))) = (label, reason) {
+            return Error::new(
+                *rule,
+                op,
+                label,
+                format!("{h:?} is stale: {} '{label}' {why}", H::KIND),
+            );
+        }
         match label {
             Some(label) => Error::new(
                 Rule::HandleStale,

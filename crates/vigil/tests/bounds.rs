@@ -71,6 +71,7 @@ fn out_of_bounds_indexing_stays_inside_the_bound_ranges() {
             has_dynamic_offset: false,
             min_binding_size: None,
         },
+        array: None,
     };
     let bgl = d
         .create_bind_group_layout(&BindGroupLayoutDescriptor {

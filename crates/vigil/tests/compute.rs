@@ -38,6 +38,7 @@ fn kernel(device: &Device) -> Kernel {
         binding,
         visibility: ShaderStages::COMPUTE,
         ty,
+        array: None,
     };
     let buf = |ty| BindingType::Buffer {
         ty,

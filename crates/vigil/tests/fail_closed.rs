@@ -386,6 +386,7 @@ fn main() {
         binding,
         visibility: ShaderStages::COMPUTE,
         ty,
+        array: None,
     };
     let bgl = d
         .create_bind_group_layout(&BindGroupLayoutDescriptor {

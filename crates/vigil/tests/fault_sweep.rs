@@ -74,6 +74,7 @@ fn workload(d: &Device) -> (usize, Duration) {
         binding,
         visibility: ShaderStages::COMPUTE,
         ty,
+        array: None,
     };
     let bgl = d.create_bind_group_layout(&BindGroupLayoutDescriptor {
         label: "sweep",

@@ -38,6 +38,7 @@ fn each_dispatch_sees_the_immediates_set_before_it() {
                     has_dynamic_offset: false,
                     min_binding_size: None,
                 },
+                array: None,
             }],
         })
         .unwrap();

@@ -123,6 +123,7 @@ fn spin_setup(d: &Device) -> Spin {
         binding,
         visibility: ShaderStages::COMPUTE,
         ty,
+        array: None,
     };
     let bgl = d
         .create_bind_group_layout(&BindGroupLayoutDescriptor {

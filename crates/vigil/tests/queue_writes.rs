@@ -285,6 +285,7 @@ fn a_write_to_a_buffer_bound_by_pending_work_lands_after_it() {
                     has_dynamic_offset: false,
                     min_binding_size: None,
                 },
+                array: None,
             }],
         })
         .unwrap();

@@ -367,11 +367,13 @@ fn sample_with(d: &Device, mode: AddressMode) -> Vec<[u8; 4]> {
                         view_dimension: TextureViewDimension::D2,
                         multisampled: false,
                     },
+                    array: None,
                 },
                 BindGroupLayoutEntry {
                     binding: 1,
                     visibility: ShaderStages::FRAGMENT,
                     ty: BindingType::Sampler(SamplerBindingType::Filtering),
+                    array: None,
                 },
             ],
         })

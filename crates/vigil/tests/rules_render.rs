@@ -377,6 +377,7 @@ fn sampled_views_must_match_the_layout() {
         binding: 0,
         visibility: ShaderStages::FRAGMENT,
         ty,
+        array: None,
     };
     let float2d = entry(BindingType::Texture {
         sample_type: TextureSampleType::Float { filterable: true },
@@ -908,6 +909,7 @@ fn an_attachment_cannot_be_sampled_in_its_own_pass() {
                 view_dimension: TextureViewDimension::D2,
                 multisampled: false,
             },
+            array: None,
         }],
     );
     let g = group(&d, l, &[(0, BindingResource::TextureView(v))]).unwrap();

@@ -389,6 +389,7 @@ fn a_storage_texture_written_by_compute_reads_back() {
                     format: TextureFormat::Rgba8Unorm,
                     view_dimension: TextureViewDimension::D2,
                 },
+                array: None,
             }],
         })
         .unwrap();

@@ -42,6 +42,7 @@ fn job(d: &Device) -> Job {
                     has_dynamic_offset: false,
                     min_binding_size: None,
                 },
+                array: None,
             }],
         })
         .unwrap();

@@ -274,6 +274,7 @@ pub fn run(device: &Device, size: [u32; 2], frames: u32) -> Result<Run> {
             has_dynamic_offset: false,
             min_binding_size: std::num::NonZeroU64::new(u64::from(NUM_PARTICLES) * 16),
         },
+        array: None,
     };
     let compute_bind_group_layout = device
         .create_bind_group_layout(&BindGroupLayoutDescriptor {
@@ -287,6 +288,7 @@ pub fn run(device: &Device, size: [u32; 2], frames: u32) -> Result<Run> {
                         has_dynamic_offset: false,
                         min_binding_size: std::num::NonZeroU64::new(28),
                     },
+                    array: None,
                 },
                 storage(1, true),
                 storage(2, false),

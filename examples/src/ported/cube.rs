@@ -182,6 +182,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
                         has_dynamic_offset: false,
                         min_binding_size: std::num::NonZeroU64::new(64),
                     },
+                    array: None,
                 },
                 BindGroupLayoutEntry {
                     binding: 1,
@@ -191,6 +192,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
                         view_dimension: TextureViewDimension::D2,
                         multisampled: false,
                     },
+                    array: None,
                 },
             ],
         })

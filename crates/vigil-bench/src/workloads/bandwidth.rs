@@ -116,6 +116,7 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
             has_dynamic_offset: false,
             min_binding_size: None,
         },
+        array: None,
     };
     let fill_bgl = device
         .create_bind_group_layout(&BindGroupLayoutDescriptor {

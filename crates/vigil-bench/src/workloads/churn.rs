@@ -37,6 +37,7 @@ pub fn vigil(device: &vigil::Device, count: u32, plan: Plan) -> Result<PathResul
                     has_dynamic_offset: false,
                     min_binding_size: None,
                 },
+                array: None,
             }],
         })
         .map_err(e)?;

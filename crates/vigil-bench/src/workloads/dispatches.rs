@@ -55,6 +55,7 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
         binding,
         visibility: ShaderStages::COMPUTE,
         ty,
+        array: None,
     };
     let bgl = device
         .create_bind_group_layout(&BindGroupLayoutDescriptor {

@@ -164,6 +164,7 @@ pub fn vigil(
         binding,
         visibility: ShaderStages::FRAGMENT,
         ty,
+        array: None,
     };
     let bgl = device
         .create_bind_group_layout(&BindGroupLayoutDescriptor {

@@ -56,6 +56,7 @@ pub fn run(device: &Device) -> Result<(), String> {
         binding,
         visibility: ShaderStages::COMPUTE,
         ty,
+        array: None,
     };
     let buffer = |ty| BindingType::Buffer {
         ty,

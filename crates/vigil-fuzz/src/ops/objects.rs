@@ -412,6 +412,7 @@ fn random_entry(r: &mut Rng, binding: u32) -> BindGroupLayoutEntry {
         binding,
         visibility,
         ty,
+        array: None,
     }
 }
 
@@ -439,6 +440,7 @@ pub fn create_bind_group_layout(w: &mut World<'_>, r: &mut Rng) {
                     has_dynamic_offset: true,
                     min_binding_size: None,
                 },
+                array: None,
             })
             .collect();
         (entries, None)

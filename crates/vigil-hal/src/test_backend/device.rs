@@ -4,7 +4,8 @@ use super::encoder::{TestCommand, TestCommandBuffer, TestCommandEncoder};
 use super::{TestApi, TestBuffer, TestObject, next_id};
 use crate::adapter::{AdapterInfo, DeviceType, Features, Limits};
 use crate::api::{
-    Adapter, BindGroupDescriptor, Device, ExposedAdapter, Instance, InstanceDescriptor, Mapping,
+    Adapter, BindGroupDescriptor, BindGroupEntry, Device, ExposedAdapter, Instance,
+    InstanceDescriptor, Mapping,
 };
 use crate::binding::BindGroupLayoutDescriptor;
 use crate::buffer::BufferDescriptor;
@@ -115,6 +116,11 @@ pub const TEST_CALL_SITES: &[CallSite] = &[
     },
     CallSite {
         name: "create_bind_group",
+        errors: &[FaultKind::OutOfMemory],
+        only_if: None,
+    },
+    CallSite {
+        name: "update_bind_group",
         errors: &[FaultKind::OutOfMemory],
         only_if: None,
     },
@@ -386,6 +392,15 @@ impl Device for TestDevice {
 
     unsafe fn destroy_bind_group(&self, _group: TestObject) {
         self.release();
+    }
+
+    unsafe fn update_bind_group(
+        &self,
+        _group: &TestObject,
+        _layout: &TestObject,
+        _entries: &[BindGroupEntry<'_, TestApi>],
+    ) -> Result<()> {
+        self.check("update_bind_group")
     }
 
     unsafe fn create_pipeline_layout(

@@ -2,12 +2,12 @@
 //! (the objects themselves), so their native objects outlive the group's last use.
 
 use super::{
-    BindGroupLayoutObj, BindGroupObj, Device, DynamicBinding, Member, PipelineLayoutObj,
-    shader_layout,
+    BindGroupLayoutObj, BindGroupObj, BindGroupPoolObj, Device, DynamicBinding, Member,
+    PipelineLayoutObj, PoolState, shader_layout,
 };
 use crate::error::Result;
 use crate::handle::{
-    BindGroup, BindGroupLayout, Buffer, Handle, PipelineLayout, Sampler, TextureView,
+    BindGroup, BindGroupLayout, BindGroupPool, Buffer, Handle, PipelineLayout, Sampler, TextureView,
 };
 use crate::native::Owned;
 use crate::track::Use;
@@ -46,24 +46,77 @@ impl BufferBinding {
     }
 }
 
-/// What an entry binds.
+/// What an entry binds: one resource, or the elements of a binding array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BindingResource {
+pub enum BindingResource<'a> {
     /// A buffer range.
     Buffer(BufferBinding),
     /// A sampler.
     Sampler(Sampler),
     /// A texture view.
     TextureView(TextureView),
+    /// Buffer ranges of a binding array, from its first element (or a write's first).
+    BufferArray(&'a [BufferBinding]),
+    /// Samplers of a binding array.
+    SamplerArray(&'a [Sampler]),
+    /// Texture views of a binding array.
+    TextureViewArray(&'a [TextureView]),
+}
+
+/// One resource of a [`BindingResource`].
+#[derive(Clone, Copy, Debug)]
+enum Element {
+    Buffer(BufferBinding),
+    Sampler(Sampler),
+    View(TextureView),
+}
+
+impl BindingResource<'_> {
+    /// Whether it gives array elements.
+    pub fn is_array(&self) -> bool {
+        matches!(
+            self,
+            BindingResource::BufferArray(_)
+                | BindingResource::SamplerArray(_)
+                | BindingResource::TextureViewArray(_)
+        )
+    }
+
+    /// How many resources it gives.
+    pub fn len(&self) -> usize {
+        match self {
+            BindingResource::BufferArray(a) => a.len(),
+            BindingResource::SamplerArray(a) => a.len(),
+            BindingResource::TextureViewArray(a) => a.len(),
+            _ => 1,
+        }
+    }
+
+    /// Whether it gives no resource (an empty array).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn element(&self, i: usize) -> Option<Element> {
+        match *self {
+            BindingResource::Buffer(b) if i == 0 => Some(Element::Buffer(b)),
+            BindingResource::Sampler(s) if i == 0 => Some(Element::Sampler(s)),
+            BindingResource::TextureView(v) if i == 0 => Some(Element::View(v)),
+            BindingResource::BufferArray(a) => a.get(i).copied().map(Element::Buffer),
+            BindingResource::SamplerArray(a) => a.get(i).copied().map(Element::Sampler),
+            BindingResource::TextureViewArray(a) => a.get(i).copied().map(Element::View),
+            _ => None,
+        }
+    }
 }
 
 /// One entry of a bind group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BindGroupEntry {
+pub struct BindGroupEntry<'a> {
     /// Binding number in the layout.
     pub binding: u32,
-    /// What it binds.
-    pub resource: BindingResource,
+    /// What it binds; for a binding array, its elements from element 0.
+    pub resource: BindingResource<'a>,
 }
 
 /// How to create a bind group.
@@ -74,7 +127,96 @@ pub struct BindGroupDescriptor<'a> {
     /// The layout it follows.
     pub layout: BindGroupLayout,
     /// One entry per layout binding.
-    pub entries: &'a [BindGroupEntry],
+    pub entries: &'a [BindGroupEntry<'a>],
+}
+
+/// Elements written into an existing bind group by [`Device::write_bind_group`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BindGroupWrite<'a> {
+    /// Binding number in the layout.
+    pub binding: u32,
+    /// The first element written (0 for a single resource).
+    pub first_element: u32,
+    /// The resources, one per element from `first_element`: a single resource for a
+    /// binding that is not an array, an array variant for one that is.
+    pub resource: BindingResource<'a>,
+}
+
+/// How to create a bind group pool.
+#[derive(Clone, Debug, Default)]
+pub struct BindGroupPoolDescriptor<'a> {
+    /// Label.
+    pub label: &'a str,
+}
+
+/// What binding one element produces.
+struct Bound<A: Api> {
+    member: Member<A>,
+}
+
+/// A group's elements resolved and checked, ready for the backend.
+struct Resolved<A: Api> {
+    /// `(binding, element)` and what is bound there, sorted.
+    elements: Vec<((u32, u32), Bound<A>)>,
+    dynamic: Vec<DynamicBinding>,
+    lengths: Vec<u32>,
+    variable_count: Option<u32>,
+}
+
+fn hal_entries<'m, A: Api>(
+    elements: impl Iterator<Item = (&'m (u32, u32), &'m Member<A>)>,
+) -> Vec<vigil_hal::BindGroupEntry<'m, A>> {
+    elements
+        .map(|(&(binding, array_element), m)| vigil_hal::BindGroupEntry {
+            binding,
+            array_element,
+            resource: match m {
+                Member::Buffer {
+                    buffer,
+                    offset,
+                    size,
+                    ..
+                } => vigil_hal::BoundResource::Buffer {
+                    buffer: &*buffer.raw,
+                    offset: *offset,
+                    size: *size,
+                },
+                Member::Sampler(s) => vigil_hal::BoundResource::Sampler(&*s.raw),
+                Member::View { view, usage } => {
+                    vigil_hal::BoundResource::TextureView(&*view.raw, usage.layout)
+                }
+            },
+        })
+        .collect()
+}
+
+/// What draw-time checks read of a group, per layout entry: the smallest bound size of its
+/// buffer elements (`u64::MAX` for a buffer entry with none bound; 0 for other kinds),
+/// then, after one per entry, the group's length of each entry (for variable-count arrays
+/// against the shader's array length).
+fn entry_sizes<A: Api>(
+    layout: &[vigil_hal::BindGroupLayoutEntry],
+    places: &[(u32, u32)],
+    members: &[Member<A>],
+    lengths: &[u32],
+) -> Vec<u64> {
+    layout
+        .iter()
+        .map(|l| match l.ty {
+            BindingType::Buffer { .. } => places
+                .iter()
+                .zip(members)
+                .filter(|((b, _), _)| *b == l.binding)
+                .filter_map(|(_, m)| match m {
+                    Member::Buffer { size, .. } => Some(*size),
+                    _ => None,
+                })
+                .min()
+                .unwrap_or(u64::MAX),
+            _ => 0,
+        })
+        .chain(lengths.iter().map(|&n| u64::from(n)))
+        .collect()
 }
 
 impl<A: Api> Device<A> {
@@ -86,13 +228,13 @@ impl<A: Api> Device<A> {
         const OP: &str = "create_bind_group_layout";
         let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
         self.check_alive(OP)?;
-        let read_write = self
-            .features
-            .contains(vigil_hal::Features::STORAGE_TEXTURE_READ_WRITE);
-        let sorted =
-            check::layout_entries(desc.label, desc.entries, &self.limits, read_write, &|f| {
-                self.hal.format_support(f).storage
-            })?;
+        let sorted = check::layout_entries(
+            desc.label,
+            desc.entries,
+            &self.limits,
+            self.features,
+            &|f| self.hal.format_support(f).storage,
+        )?;
         let raw = self
             .hal
             .create_bind_group_layout(&vigil_hal::BindGroupLayoutDescriptor {
@@ -131,178 +273,88 @@ impl<A: Api> Device<A> {
     }
 
     /// Creates a bind group: every layout binding matched by exactly one live entry of the
-    /// right kind and usage, with its range in bounds and aligned. The group keeps what it
-    /// binds alive until it is destroyed and its last use completed.
+    /// right kind and usage, with its range in bounds and aligned (a binding array: its
+    /// count of elements, or fewer when it is partially bound or variable-count; a
+    /// variable-count binding's length is the number of elements given). The group keeps
+    /// what it binds alive until it is destroyed and its last use completed.
     pub fn create_bind_group(&self, desc: &BindGroupDescriptor<'_>) -> Result<BindGroup> {
-        const OP: &str = "create_bind_group";
-        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
+        self.make_bind_group("create_bind_group", desc, None, false)
+    }
+
+    /// Creates a bind group in `pool`: as [`Device::create_bind_group`], and the group
+    /// goes stale when the pool is reset ([`Device::reset_bind_group_pool`]).
+    pub fn create_bind_group_in(
+        &self,
+        pool: BindGroupPool,
+        desc: &BindGroupDescriptor<'_>,
+    ) -> Result<BindGroup> {
+        const OP: &str = "create_bind_group_in";
         self.check_alive(OP)?;
+        let pool = self.lookup(pool, OP)?;
+        let mut st = super::lock(&pool.state);
+        let generation = st.generation;
+        let group = self.make_bind_group(OP, desc, Some((pool.handle, generation)), false)?;
+        st.groups.push(group);
+        Ok(group)
+    }
+
+    /// Creates a bind group that retains and tracks nothing: validated as
+    /// [`Device::create_bind_group`] is at creation, but the group keeps none of what it
+    /// binds alive, vigil inserts no barrier or layout transition for it, and a submission
+    /// using it is not refused when something it binds was destroyed. It can never be
+    /// written ([`Device::write_bind_group`]) and a render graph refuses to import it.
+    ///
+    /// # Safety
+    /// Until every submission that uses the group has completed, the caller keeps every
+    /// buffer, texture, view and sampler it binds alive (not destroyed), and makes sure by
+    /// its own means (other commands' barriers, waits) that what the shaders read through
+    /// it was written before and is not written while they run.
+    // The one `unsafe` item outside `native.rs`: it performs no unsafe operation, it hands
+    // the caller a contract vigil cannot check.
+    #[allow(unsafe_code)]
+    pub unsafe fn create_bind_group_untracked(
+        &self,
+        desc: &BindGroupDescriptor<'_>,
+    ) -> Result<BindGroup> {
+        self.make_bind_group("create_bind_group_untracked", desc, None, true)
+    }
+
+    fn make_bind_group(
+        &self,
+        op: &'static str,
+        desc: &BindGroupDescriptor<'_>,
+        pool: Option<(BindGroupPool, u32)>,
+        untracked: bool,
+    ) -> Result<BindGroup> {
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", op, desc.label);
+        self.check_alive(op)?;
         let label = desc.label;
-        let layout = self.lookup(desc.layout, OP)?;
+        let layout = self.lookup(desc.layout, op)?;
         check::group_entries(label, &layout.label, &layout.entries, desc.entries)?;
-        let mut members: Vec<Member<A>> = Vec::with_capacity(layout.entries.len());
-        let mut dynamic: Vec<DynamicBinding> = Vec::new();
-        let mut sizes: Vec<u64> = Vec::with_capacity(layout.entries.len());
-        for l in &layout.entries {
-            let Some(entry) = desc.entries.iter().find(|e| e.binding == l.binding) else {
-                continue;
-            };
-            let stages = check::shader_stages(l.visibility);
-            match (l.ty, entry.resource) {
-                (
-                    BindingType::Buffer {
-                        ty,
-                        has_dynamic_offset,
-                        min_binding_size,
-                    },
-                    BindingResource::Buffer(b),
-                ) => {
-                    let buf = self.lookup(b.buffer, OP)?;
-                    let facts = check::BufferFacts {
-                        label: &buf.label,
-                        size: buf.size,
-                        usage: buf.usage,
-                    };
-                    let (size, alignment) = check::buffer(
-                        label,
-                        l.binding,
-                        ty,
-                        min_binding_size,
-                        &b,
-                        facts,
-                        &self.limits,
-                    )?;
-                    let access = match ty {
-                        BufferBindingType::Uniform => Access::UNIFORM_READ,
-                        BufferBindingType::Storage { read_only: true } => Access::SHADER_READ,
-                        BufferBindingType::Storage { read_only: false } => {
-                            Access::SHADER_READ | Access::SHADER_WRITE
-                        }
-                    };
-                    let d = has_dynamic_offset.then(|| {
-                        dynamic.push(DynamicBinding {
-                            binding: l.binding,
-                            offset: b.offset,
-                            size,
-                            buffer_size: buf.size,
-                            alignment,
-                        });
-                        dynamic.len().saturating_sub(1)
-                    });
-                    sizes.push(size);
-                    members.push(Member::Buffer {
-                        buffer: buf,
-                        offset: b.offset,
-                        size,
-                        dynamic: d,
-                        usage: Use::buffer(stages, access),
-                    });
-                }
-                (BindingType::Sampler(kind), BindingResource::Sampler(s)) => {
-                    let sampler = self.lookup(s, OP)?;
-                    check::sampler(
-                        label,
-                        l.binding,
-                        kind,
-                        &sampler.label,
-                        sampler.comparison,
-                        sampler.filtering,
-                    )?;
-                    sizes.push(0);
-                    members.push(Member::Sampler(sampler));
-                }
-                (
-                    BindingType::Texture {
-                        sample_type,
-                        view_dimension,
-                        multisampled,
-                    },
-                    BindingResource::TextureView(v),
-                ) => {
-                    let view = self.bound_view(v, OP, label)?;
-                    check::texture(
-                        label,
-                        l.binding,
-                        sample_type,
-                        view_dimension,
-                        multisampled,
-                        &self.view_facts(&view),
-                    )?;
-                    let u = Use {
-                        stages,
-                        access: Access::SHADER_READ,
-                        layout: shader_layout(view.texture.desc.usage),
-                    };
-                    sizes.push(0);
-                    members.push(Member::View { view, usage: u });
-                }
-                (
-                    BindingType::StorageTexture {
-                        access,
-                        format,
-                        view_dimension,
-                    },
-                    BindingResource::TextureView(v),
-                ) => {
-                    let view = self.bound_view(v, OP, label)?;
-                    check::storage_texture(
-                        label,
-                        l.binding,
-                        format,
-                        view_dimension,
-                        &self.view_facts(&view),
-                    )?;
-                    let access = match access {
-                        StorageTextureAccess::ReadOnly => Access::SHADER_READ,
-                        StorageTextureAccess::WriteOnly => Access::SHADER_WRITE,
-                        StorageTextureAccess::ReadWrite => {
-                            Access::SHADER_READ | Access::SHADER_WRITE
-                        }
-                    };
-                    let u = Use {
-                        stages,
-                        access,
-                        layout: shader_layout(view.texture.desc.usage),
-                    };
-                    sizes.push(0);
-                    members.push(Member::View { view, usage: u });
-                }
-                (_, resource) => return Err(check::entry_kind(label, l, &resource)),
-            }
-        }
+        let resolved = self.resolve_group(op, label, &layout.entries, desc.entries)?;
+        let (places, members): (Vec<(u32, u32)>, Vec<Member<A>>) = resolved
+            .elements
+            .into_iter()
+            .map(|(place, b)| (place, b.member))
+            .unzip();
         let raw = {
-            let entries: Vec<vigil_hal::BindGroupEntry<'_, A>> = members
-                .iter()
-                .zip(layout.entries.iter())
-                .map(|(m, l)| vigil_hal::BindGroupEntry {
-                    binding: l.binding,
-                    resource: match m {
-                        Member::Buffer {
-                            buffer,
-                            offset,
-                            size,
-                            ..
-                        } => vigil_hal::BoundResource::Buffer {
-                            buffer: &*buffer.raw,
-                            offset: *offset,
-                            size: *size,
-                        },
-                        Member::Sampler(s) => vigil_hal::BoundResource::Sampler(&*s.raw),
-                        Member::View { view, usage } => {
-                            vigil_hal::BoundResource::TextureView(&*view.raw, usage.layout)
-                        }
-                    },
-                })
-                .collect();
+            let entries = hal_entries(places.iter().zip(members.iter()));
             self.hal
                 .create_bind_group(&vigil_hal::BindGroupDescriptor {
                     label,
                     layout: &layout.raw,
                     entries: &entries,
+                    variable_count: resolved.variable_count,
                 })
-                .map_err(|e| self.hal_error(e, OP, label))?
+                .map_err(|e| self.hal_error(e, op, label))?
         };
         let raw = Owned::new(&self.hal, raw);
+        let sizes = entry_sizes(&layout.entries, &places, &members, &resolved.lengths);
+        let (places, members) = if untracked {
+            (Vec::new(), Vec::new())
+        } else {
+            (places, members)
+        };
         let id = self.id;
         let compat = layout.compat;
         let (_, _, obj) = self
@@ -314,12 +366,402 @@ impl<A: Api> Device<A> {
                 label: label.to_owned(),
                 compat,
                 members: members.into_boxed_slice(),
-                dynamic: dynamic.into_boxed_slice(),
+                dynamic: resolved.dynamic.into_boxed_slice(),
                 sizes: sizes.into_boxed_slice(),
+                places: places.into_boxed_slice(),
+                lengths: resolved.lengths.into_boxed_slice(),
+                layout,
+                untracked,
+                pool,
             })
-            .ok_or_else(|| super::buffer::registry_full(OP, label, "bind group"))?;
+            .ok_or_else(|| super::buffer::registry_full(op, label, "bind group"))?;
         self.notify_created("bind group", label);
         Ok(obj.handle)
+    }
+
+    /// Every element of a new group's entries, checked against its layout entry.
+    fn resolve_group(
+        &self,
+        op: &'static str,
+        label: &str,
+        layout: &[vigil_hal::BindGroupLayoutEntry],
+        entries: &[BindGroupEntry<'_>],
+    ) -> Result<Resolved<A>> {
+        let mut out = Resolved {
+            elements: Vec::with_capacity(layout.len()),
+            dynamic: Vec::new(),
+            lengths: Vec::with_capacity(layout.len()),
+            variable_count: None,
+        };
+        for l in layout {
+            let Some(entry) = entries.iter().find(|e| e.binding == l.binding) else {
+                continue;
+            };
+            let n = check::array_length(label, l, &entry.resource, 0, None)?;
+            let flags = l.array_flags();
+            let length = if flags.contains(vigil_hal::BindingArrayFlags::VARIABLE_COUNT) {
+                out.variable_count = Some(n);
+                n
+            } else {
+                l.count()
+            };
+            out.lengths.push(length);
+            for i in 0..n {
+                let Some(element) = entry.resource.element(i as usize) else {
+                    continue;
+                };
+                let bound = self.bind_element(op, label, l, element, &mut out.dynamic)?;
+                out.elements.push(((l.binding, i), bound));
+            }
+        }
+        Ok(out)
+    }
+
+    /// One element bound at layout entry `l`: the object looked up and checked.
+    fn bind_element(
+        &self,
+        op: &'static str,
+        label: &str,
+        l: &vigil_hal::BindGroupLayoutEntry,
+        element: Element,
+        dynamic: &mut Vec<DynamicBinding>,
+    ) -> Result<Bound<A>> {
+        let stages = check::shader_stages(l.visibility);
+        match (l.ty, element) {
+            (
+                BindingType::Buffer {
+                    ty,
+                    has_dynamic_offset,
+                    min_binding_size,
+                },
+                Element::Buffer(b),
+            ) => {
+                let buf = self.lookup(b.buffer, op)?;
+                let facts = check::BufferFacts {
+                    label: &buf.label,
+                    size: buf.size,
+                    usage: buf.usage,
+                };
+                let (size, alignment) = check::buffer(
+                    label,
+                    l.binding,
+                    ty,
+                    min_binding_size,
+                    &b,
+                    facts,
+                    &self.limits,
+                )?;
+                let access = match ty {
+                    BufferBindingType::Uniform => Access::UNIFORM_READ,
+                    BufferBindingType::Storage { read_only: true } => Access::SHADER_READ,
+                    BufferBindingType::Storage { read_only: false } => {
+                        Access::SHADER_READ | Access::SHADER_WRITE
+                    }
+                };
+                let d = has_dynamic_offset.then(|| {
+                    dynamic.push(DynamicBinding {
+                        binding: l.binding,
+                        offset: b.offset,
+                        size,
+                        buffer_size: buf.size,
+                        alignment,
+                    });
+                    dynamic.len().saturating_sub(1)
+                });
+                Ok(Bound {
+                    member: Member::Buffer {
+                        buffer: buf,
+                        offset: b.offset,
+                        size,
+                        dynamic: d,
+                        usage: Use::buffer(stages, access),
+                    },
+                })
+            }
+            (BindingType::Sampler(kind), Element::Sampler(s)) => {
+                let sampler = self.lookup(s, op)?;
+                check::sampler(
+                    label,
+                    l.binding,
+                    kind,
+                    &sampler.label,
+                    sampler.comparison,
+                    sampler.filtering,
+                )?;
+                Ok(Bound {
+                    member: Member::Sampler(sampler),
+                })
+            }
+            (
+                BindingType::Texture {
+                    sample_type,
+                    view_dimension,
+                    multisampled,
+                },
+                Element::View(v),
+            ) => {
+                let view = self.bound_view(v, op, label)?;
+                check::texture(
+                    label,
+                    l.binding,
+                    sample_type,
+                    view_dimension,
+                    multisampled,
+                    &self.view_facts(&view),
+                )?;
+                let usage = Use {
+                    stages,
+                    access: Access::SHADER_READ,
+                    layout: shader_layout(view.texture.desc.usage),
+                };
+                Ok(Bound {
+                    member: Member::View { view, usage },
+                })
+            }
+            (
+                BindingType::StorageTexture {
+                    access,
+                    format,
+                    view_dimension,
+                },
+                Element::View(v),
+            ) => {
+                let view = self.bound_view(v, op, label)?;
+                check::storage_texture(
+                    label,
+                    l.binding,
+                    format,
+                    view_dimension,
+                    &self.view_facts(&view),
+                )?;
+                let access = match access {
+                    StorageTextureAccess::ReadOnly => Access::SHADER_READ,
+                    StorageTextureAccess::WriteOnly => Access::SHADER_WRITE,
+                    StorageTextureAccess::ReadWrite => Access::SHADER_READ | Access::SHADER_WRITE,
+                };
+                let usage = Use {
+                    stages,
+                    access,
+                    layout: shader_layout(view.texture.desc.usage),
+                };
+                Ok(Bound {
+                    member: Member::View { view, usage },
+                })
+            }
+            (_, element) => Err(check::entry_kind(
+                label,
+                l,
+                match element {
+                    Element::Buffer(_) => "a buffer",
+                    Element::Sampler(_) => "a sampler",
+                    Element::View(_) => "a texture view",
+                },
+            )),
+        }
+    }
+
+    /// Writes elements into a bind group: each checked as at creation, inside the group's
+    /// length of its binding. The native descriptors are updated first; the group lets go
+    /// of what it held at those elements (and keeps the new resources) only once that
+    /// succeeded. A refused write changes nothing.
+    ///
+    /// A group is written only while nothing uses it: no open encoder has recorded it and
+    /// no unfinished submission uses it (`group.write-in-use`; finish or drop the encoder,
+    /// wait for the submission). Commands recorded after the write see the new elements.
+    /// For bindless tables written every frame, keep one group per frame in flight.
+    ///
+    /// Differs from WebGPU, whose bind groups never change; follows Vulkan's
+    /// `vkUpdateDescriptorSets` with its in-use rule enforced.
+    pub fn write_bind_group(&self, group: BindGroup, writes: &[BindGroupWrite<'_>]) -> Result<()> {
+        const OP: &str = "write_bind_group";
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, "");
+        self.check_alive(OP)?;
+        let obj = self.lookup(group, OP)?;
+        let label = obj.label.clone();
+        if obj.untracked {
+            return Err(crate::error::fail!(
+                GroupUntracked,
+                OP,
+                &label,
+                "the group was made untracked, and an untracked group is never written"
+            ));
+        }
+        let layout = obj.layout.clone();
+        let lengths = obj.lengths.clone();
+        drop(obj);
+        let mut elements: Vec<((u32, u32), Bound<A>)> = Vec::new();
+        let mut dynamic = Vec::new();
+        for w in writes {
+            let Some((at, l)) = layout
+                .entries
+                .iter()
+                .enumerate()
+                .find(|(_, l)| l.binding == w.binding)
+            else {
+                return Err(crate::error::fail!(
+                    GroupEntryUnknown,
+                    OP,
+                    &label,
+                    "binding {} is not in the layout '{}'",
+                    w.binding,
+                    layout.label
+                ));
+            };
+            let length = lengths.get(at).copied().unwrap_or(0);
+            let n = check::array_length(&label, l, &w.resource, w.first_element, Some(length))?;
+            for i in 0..n {
+                let Some(element) = w.resource.element(i as usize) else {
+                    continue;
+                };
+                let bound = self.bind_element(OP, &label, l, element, &mut dynamic)?;
+                let place = (w.binding, w.first_element.saturating_add(i));
+                elements.retain(|(p, _)| *p != place);
+                elements.push((place, bound));
+            }
+        }
+        elements.sort_by_key(|(p, _)| *p);
+        let entries = hal_entries(elements.iter().map(|(p, b)| (p, &b.member)));
+        let apply = |g: &mut BindGroupObj<A>| -> Result<()> {
+            self.hal
+                .update_bind_group(&g.raw, &g.layout.raw, &entries)
+                .map_err(|e| self.hal_error(e, OP, &label))?;
+            let mut placed: Vec<((u32, u32), Member<A>)> = std::mem::take(&mut g.places)
+                .into_vec()
+                .into_iter()
+                .zip(std::mem::take(&mut g.members).into_vec())
+                .collect();
+            for (place, bound) in &elements {
+                let member = bound.member.clone();
+                match placed.binary_search_by_key(place, |(p, _)| *p) {
+                    Ok(i) => {
+                        if let Some(slot) = placed.get_mut(i) {
+                            slot.1 = member;
+                        }
+                    }
+                    Err(i) => placed.insert(i, (*place, member)),
+                }
+            }
+            // Only non-dynamic bindings can be arrays or written partly, but a single
+            // dynamic binding rewritten keeps its dynamic slot and takes the new range.
+            for (_, m) in placed.iter_mut() {
+                if let Member::Buffer {
+                    dynamic: Some(d),
+                    offset,
+                    size,
+                    buffer,
+                    ..
+                } = m
+                {
+                    if let Some(slot) = g.dynamic.get_mut(*d) {
+                        slot.offset = *offset;
+                        slot.size = *size;
+                        slot.buffer_size = buffer.size;
+                    }
+                }
+            }
+            let (places, members): (Vec<(u32, u32)>, Vec<Member<A>>) = placed.into_iter().unzip();
+            g.sizes =
+                entry_sizes(&g.layout.entries, &places, &members, &g.lengths).into_boxed_slice();
+            g.places = places.into_boxed_slice();
+            g.members = members.into_boxed_slice();
+            Ok(())
+        };
+        let mut outcome = self
+            .objects
+            .bind_groups
+            .with_unique(group, self.id, OP, |g| apply(g))?;
+        if outcome.is_none() {
+            // Completed submissions may still hold the group until their release runs.
+            self.poll()?;
+            outcome = self
+                .objects
+                .bind_groups
+                .with_unique(group, self.id, OP, |g| apply(g))?;
+        }
+        match outcome {
+            Some(r) => r,
+            None => Err(crate::error::fail!(
+                GroupWriteInUse,
+                OP,
+                &label,
+                "an open encoder has recorded the group or an unfinished submission uses it; write it before recording, or after the work completed"
+            )),
+        }
+    }
+
+    /// Creates a bind group pool: groups made in it ([`Device::create_bind_group_in`]) go
+    /// stale together when it is reset.
+    pub fn create_bind_group_pool(
+        &self,
+        desc: &BindGroupPoolDescriptor<'_>,
+    ) -> Result<BindGroupPool> {
+        const OP: &str = "create_bind_group_pool";
+        self.check_alive(OP)?;
+        let id = self.id;
+        let (_, _, obj) = self
+            .objects
+            .bind_group_pools
+            .insert(|index, generation| BindGroupPoolObj {
+                handle: BindGroupPool::from_parts(index, generation, id),
+                label: desc.label.to_owned(),
+                state: std::sync::Mutex::new(PoolState::default()),
+                _api: std::marker::PhantomData,
+            })
+            .ok_or_else(|| super::buffer::registry_full(OP, desc.label, "bind group pool"))?;
+        self.notify_created("bind group pool", desc.label);
+        Ok(obj.handle)
+    }
+
+    /// Resets a bind group pool: every group made in it is stale from now on (any use is
+    /// refused with `group.pool-reset`), and the pool's generation moves on. Safe at any
+    /// moment: each group's native descriptor set goes back to the device once the last
+    /// submission using it has completed (work already recorded or submitted keeps it).
+    /// Returns the pool's new generation.
+    pub fn reset_bind_group_pool(&self, pool: BindGroupPool) -> Result<u32> {
+        const OP: &str = "reset_bind_group_pool";
+        let obj = self.lookup(pool, OP)?;
+        self.reset_pool(&obj, OP)
+    }
+
+    fn reset_pool(&self, pool: &BindGroupPoolObj<A>, op: &'static str) -> Result<u32> {
+        let mut st = super::lock(&pool.state);
+        let generation = st.generation.wrapping_add(1);
+        let why = format!(
+            "was made in generation {} of bind group pool '{}', which was reset (now generation {generation})",
+            st.generation, pool.label
+        );
+        let groups = std::mem::take(&mut st.groups);
+        st.generation = generation;
+        drop(st);
+        let mut taken = Vec::with_capacity(groups.len());
+        for g in groups {
+            // A group destroyed one by one is no longer there; that is fine.
+            if let Ok(obj) = self.objects.bind_groups.remove_because(
+                g,
+                self.id,
+                op,
+                crate::rules::Rule::GroupPoolReset,
+                &why,
+            ) {
+                taken.push(obj);
+            }
+        }
+        drop(taken);
+        Ok(generation)
+    }
+
+    /// Destroys a bind group pool, resetting it first (its groups go stale).
+    pub fn destroy_bind_group_pool(&self, pool: BindGroupPool) -> Result<()> {
+        const OP: &str = "destroy_bind_group_pool";
+        let obj = self.remove(pool, OP)?;
+        self.reset_pool(&obj, OP)?;
+        Ok(())
+    }
+
+    /// The pool a bind group was made in and the pool's generation then (`None` for a group
+    /// made outside a pool). Refused for a stale group, as every use of one is.
+    pub fn bind_group_pool_of(&self, group: BindGroup) -> Result<Option<(BindGroupPool, u32)>> {
+        Ok(self.lookup(group, "bind_group_pool_of")?.pool)
     }
 
     /// The view a texture binding names: live, and its texture live.

@@ -64,6 +64,7 @@ kinds! {
     // Dropped in this order at teardown: what retains comes before what it retains.
     mappings: BufferMapping => MappingObj, "buffer mappings";
     bind_groups: BindGroup => BindGroupObj, "bind groups";
+    bind_group_pools: BindGroupPool => BindGroupPoolObj, "bind group pools";
     compute_pipelines: ComputePipeline => ComputePipelineObj, "compute pipelines";
     render_pipelines: RenderPipeline => RenderPipelineObj, "render pipelines";
     pipeline_layouts: PipelineLayout => PipelineLayoutObj, "pipeline layouts";

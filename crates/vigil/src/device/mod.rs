@@ -47,7 +47,8 @@ use vigil_hal::test_backend::{TestApi, TestDevice};
 use vigil_hal::{Adapter as _, AdapterInfo, Api, Device as _, Features, Limits, ValidationLog};
 
 pub use binding::{
-    BindGroupDescriptor, BindGroupEntry, BindGroupLayoutDescriptor, BindingResource, BufferBinding,
+    BindGroupDescriptor, BindGroupEntry, BindGroupLayoutDescriptor, BindGroupPoolDescriptor,
+    BindGroupWrite, BindingResource, BufferBinding,
 };
 pub use buffer::{BufferDescriptor, BufferInitDescriptor};
 pub use pipeline::{ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor};

@@ -9,8 +9,8 @@
 //! from the caches of encoders reading it.
 
 use crate::handle::{
-    BindGroup, BindGroupLayout, Buffer, BufferMapping, ComputePipeline, PipelineLayout, QuerySet,
-    RenderPipeline, Sampler, ShaderModule, Texture, TextureView,
+    BindGroup, BindGroupLayout, BindGroupPool, Buffer, BufferMapping, ComputePipeline,
+    PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Texture, TextureView,
 };
 use crate::native::{
     BindGroupKind, BindGroupLayoutKind, BufferKind, ComputePipelineKind, Owned, PipelineLayoutKind,
@@ -43,6 +43,7 @@ labelled!(
     QuerySetObj,
     BindGroupLayoutObj,
     BindGroupObj,
+    BindGroupPoolObj,
     PipelineLayoutObj,
     ShaderModuleObj,
     ComputePipelineObj,
@@ -182,6 +183,31 @@ pub(crate) enum Member<A: Api> {
     Sampler(Arc<SamplerObj<A>>),
 }
 
+impl<A: Api> Clone for Member<A> {
+    fn clone(&self) -> Self {
+        match self {
+            Member::Buffer {
+                buffer,
+                offset,
+                size,
+                dynamic,
+                usage,
+            } => Member::Buffer {
+                buffer: buffer.clone(),
+                offset: *offset,
+                size: *size,
+                dynamic: *dynamic,
+                usage: *usage,
+            },
+            Member::View { view, usage } => Member::View {
+                view: view.clone(),
+                usage: *usage,
+            },
+            Member::Sampler(s) => Member::Sampler(s.clone()),
+        }
+    }
+}
+
 /// One dynamic-offset binding of a bind group, in binding order.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct DynamicBinding {
@@ -203,8 +229,37 @@ pub(crate) struct BindGroupObj<A: Api> {
     pub compat: u32,
     pub members: Box<[Member<A>]>,
     pub dynamic: Box<[DynamicBinding]>,
-    /// Bound size per layout entry (0 for non-buffers), in layout entry order.
+    /// Bound size per layout entry (0 for non-buffers), in layout entry order; for a
+    /// buffer array, the smallest element's (`u64::MAX` while none is bound).
     pub sizes: Box<[u64]>,
+    /// Where each member is bound: `(binding, array element)`, sorted, one per member.
+    pub places: Box<[(u32, u32)]>,
+    /// The group's length of each layout entry (its count, or the variable count).
+    pub lengths: Box<[u32]>,
+    /// Its layout (for writes).
+    pub layout: Arc<BindGroupLayoutObj<A>>,
+    /// Made by `create_bind_group_untracked`: retains and tracks nothing (`members` is
+    /// empty), is never written.
+    pub untracked: bool,
+    /// The pool it was made in, with the pool's generation then.
+    pub pool: Option<(BindGroupPool, u32)>,
+}
+
+/// A bind group pool: its generation and the groups made in it since the last reset.
+pub(crate) struct BindGroupPoolObj<A: Api> {
+    pub handle: BindGroupPool,
+    pub label: String,
+    pub state: Mutex<PoolState>,
+    pub _api: std::marker::PhantomData<fn() -> A>,
+}
+
+/// What a bind group pool's lock guards.
+#[derive(Debug, Default)]
+pub(crate) struct PoolState {
+    /// Moves on at every reset.
+    pub generation: u32,
+    /// Groups made since the last reset (some may have been destroyed one by one).
+    pub groups: Vec<BindGroup>,
 }
 
 /// A pipeline layout.
@@ -228,13 +283,16 @@ pub(crate) struct ShaderModuleObj<A: Api> {
 }
 
 /// A size check deferred to the draw or dispatch: the layout gave no minimum binding size,
-/// so the bound range must be at least what the shader needs.
+/// so the bound range must be at least what the shader needs; or (`elements`) a
+/// variable-count array, whose group's length must be at least the shader's array length.
+/// `entry` indexes the group's `sizes` (lengths follow the per-entry sizes).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LateSizeCheck {
     pub group: u32,
     pub entry: u32,
     pub binding: u32,
     pub min: u64,
+    pub elements: bool,
 }
 
 /// What draws and dispatches need to know about a pipeline.

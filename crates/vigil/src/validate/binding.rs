@@ -4,24 +4,26 @@ use super::{ensure, inside};
 use crate::device::{BindGroupEntry, BindingResource, BufferBinding};
 use crate::error::{Error, Result, fail};
 use vigil_hal::{
-    BindGroupLayoutEntry, BindingType, BufferBindingType, BufferUsages, Limits, SamplerBindingType,
-    ShaderStages, StorageTextureAccess, TextureAspect, TextureFormat, TextureSampleType,
-    TextureUsages, TextureViewDimension,
+    BindGroupLayoutEntry, BindingArrayFlags, BindingType, BufferBindingType, BufferUsages,
+    Features, Limits, SamplerBindingType, ShaderStages, StorageTextureAccess, TextureAspect,
+    TextureFormat, TextureSampleType, TextureUsages, TextureViewDimension,
 };
 
 /// Most dynamic offsets one bind group may have (the size of an encoder's offset table).
 pub const MAX_DYNAMIC_OFFSETS: usize = 16;
 
-/// A bind group layout's entries against the limits and features; returns them sorted by
-/// binding. `storage_format_ok` says whether the device can store to a format.
+/// A bind group layout's entries against the limits and the device's enabled features;
+/// returns them sorted by binding. `storage_format_ok` says whether the device can store
+/// to a format.
 pub(crate) fn layout_entries(
     label: &str,
     entries: &[BindGroupLayoutEntry],
     limits: &Limits,
-    storage_read_write: bool,
+    features: Features,
     storage_format_ok: &dyn Fn(TextureFormat) -> bool,
 ) -> Result<Vec<BindGroupLayoutEntry>> {
     const OP: &str = "create_bind_group_layout";
+    let storage_read_write = features.contains(Features::STORAGE_TEXTURE_READ_WRITE);
     let mut sorted = entries.to_vec();
     sorted.sort_by_key(|e| e.binding);
     for pair in sorted.windows(2) {
@@ -36,8 +38,10 @@ pub(crate) fn layout_entries(
     }
     let mut per_stage = [[0u32; 5]; 3];
     let (mut dyn_uniform, mut dyn_storage) = (0u32, 0u32);
+    let last = sorted.last().map(|e| e.binding);
     for e in &sorted {
         let b = e.binding;
+        array(label, e, features, last)?;
         ensure!(
             b < limits.max_bindings_per_bind_group,
             LayoutBindingLimit,
@@ -129,7 +133,7 @@ pub(crate) fn layout_entries(
         .enumerate()
         {
             if e.visibility.contains(*stage) {
-                per_stage[s][class] = per_stage[s][class].saturating_add(1);
+                per_stage[s][class] = per_stage[s][class].saturating_add(e.count());
             }
         }
     }
@@ -166,6 +170,108 @@ pub(crate) fn layout_entries(
     }
     dynamic_limits(OP, label, dyn_uniform, dyn_storage, limits, true)?;
     Ok(sorted)
+}
+
+/// A binding's array part: the kind's array feature, each flag's feature, no dynamic
+/// offsets, variable count only on the last binding.
+fn array(
+    label: &str,
+    e: &BindGroupLayoutEntry,
+    features: Features,
+    last: Option<u32>,
+) -> Result<()> {
+    const OP: &str = "create_bind_group_layout";
+    let b = e.binding;
+    let Some(a) = e.array else {
+        return Ok(());
+    };
+    let (array_feature, update_feature) = match e.ty {
+        BindingType::Buffer {
+            ty: BufferBindingType::Uniform,
+            ..
+        } => (
+            Features::BUFFER_BINDING_ARRAY,
+            Features::UPDATE_AFTER_BIND_UNIFORM_BUFFERS,
+        ),
+        BindingType::Buffer { .. } => (
+            Features::STORAGE_RESOURCE_BINDING_ARRAY,
+            Features::UPDATE_AFTER_BIND_STORAGE_BUFFERS,
+        ),
+        BindingType::Sampler(_) | BindingType::Texture { .. } => (
+            Features::TEXTURE_BINDING_ARRAY,
+            Features::UPDATE_AFTER_BIND_SAMPLED_TEXTURES,
+        ),
+        BindingType::StorageTexture { .. } => (
+            Features::STORAGE_RESOURCE_BINDING_ARRAY,
+            Features::UPDATE_AFTER_BIND_STORAGE_TEXTURES,
+        ),
+    };
+    let needs = |f: Features| f.names().join("");
+    ensure!(
+        features.contains(array_feature),
+        LayoutArrayFeature,
+        OP,
+        label,
+        "binding {b} is an array of {} {}s, which needs the {} feature enabled on the device",
+        a.count,
+        e.ty.describe(),
+        needs(array_feature)
+    );
+    ensure!(
+        !matches!(
+            e.ty,
+            BindingType::Buffer {
+                has_dynamic_offset: true,
+                ..
+            }
+        ),
+        LayoutArrayDynamic,
+        OP,
+        label,
+        "binding {b} is an array of {}s with dynamic offsets, which vigil does not support",
+        e.ty.describe()
+    );
+    for (flag, feature) in [
+        (
+            BindingArrayFlags::PARTIALLY_BOUND,
+            Features::PARTIALLY_BOUND_BINDING_ARRAY,
+        ),
+        (
+            BindingArrayFlags::VARIABLE_COUNT,
+            Features::VARIABLE_COUNT_BINDING_ARRAY,
+        ),
+        (BindingArrayFlags::UPDATE_AFTER_BIND, update_feature),
+    ] {
+        ensure!(
+            !a.flags.contains(flag) || features.contains(feature),
+            LayoutArrayFlagFeature,
+            OP,
+            label,
+            "binding {b} is {} ({} {}s), which needs the {} feature enabled on the device",
+            needs_flag(flag),
+            a.count,
+            e.ty.describe(),
+            needs(feature)
+        );
+    }
+    ensure!(
+        !a.flags.contains(BindingArrayFlags::VARIABLE_COUNT) || last == Some(b),
+        LayoutArrayVariableLast,
+        OP,
+        label,
+        "binding {b} is variable-count but is not the layout's highest-numbered binding"
+    );
+    Ok(())
+}
+
+fn needs_flag(flag: BindingArrayFlags) -> &'static str {
+    if flag == BindingArrayFlags::PARTIALLY_BOUND {
+        "partially bound"
+    } else if flag == BindingArrayFlags::VARIABLE_COUNT {
+        "variable-count"
+    } else {
+        "update-after-bind"
+    }
 }
 
 fn dynamic_limits(
@@ -282,7 +388,7 @@ pub(crate) fn group_entries(
     label: &str,
     layout_label: &str,
     layout: &[BindGroupLayoutEntry],
-    entries: &[BindGroupEntry],
+    entries: &[BindGroupEntry<'_>],
 ) -> Result<()> {
     let mut seen: Vec<u32> = entries.iter().map(|e| e.binding).collect();
     seen.sort_unstable();
@@ -320,18 +426,10 @@ pub(crate) fn group_entries(
     Ok(())
 }
 
-/// An entry that gives another kind of resource than its binding holds.
+/// An entry that gives another kind of resource than its binding holds (`got`: "a
+/// buffer", "a sampler", "a texture view").
 #[cold]
-pub(crate) fn entry_kind(
-    label: &str,
-    l: &BindGroupLayoutEntry,
-    resource: &BindingResource,
-) -> Error {
-    let got = match resource {
-        BindingResource::Buffer(_) => "a buffer",
-        BindingResource::Sampler(_) => "a sampler",
-        BindingResource::TextureView(_) => "a texture view",
-    };
+pub(crate) fn entry_kind(label: &str, l: &BindGroupLayoutEntry, got: &str) -> Error {
     fail!(
         GroupEntryKind,
         GROUP,
@@ -340,6 +438,92 @@ pub(crate) fn entry_kind(
         l.binding,
         l.ty.describe()
     )
+}
+
+/// How many elements an entry (`length` `None`) or a write from `first` (`length`: the
+/// group's length of the binding) gives at layout entry `l`: an array variant exactly
+/// for an array binding, its count of elements unless partially bound or variable-count,
+/// a write inside the length.
+pub(crate) fn array_length(
+    label: &str,
+    l: &BindGroupLayoutEntry,
+    resource: &BindingResource<'_>,
+    first: u32,
+    length: Option<u32>,
+) -> Result<u32> {
+    let b = l.binding;
+    let op = if length.is_some() {
+        "write_bind_group"
+    } else {
+        GROUP
+    };
+    match l.array {
+        None => {
+            ensure!(
+                !resource.is_array(),
+                GroupEntryKind,
+                op,
+                label,
+                "binding {b} holds one {}, but the entry gives an array of {}",
+                l.ty.describe(),
+                resource.len()
+            );
+            ensure!(
+                first == 0,
+                GroupArrayLength,
+                op,
+                label,
+                "binding {b} holds one {}; element {first} does not exist",
+                l.ty.describe()
+            );
+            Ok(1)
+        }
+        Some(a) => {
+            ensure!(
+                resource.is_array(),
+                GroupEntryKind,
+                op,
+                label,
+                "binding {b} is an array of {} {}s, but the entry gives a single resource (use the array variant)",
+                a.count,
+                l.ty.describe()
+            );
+            let n = u32::try_from(resource.len()).unwrap_or(u32::MAX);
+            match length {
+                None => {
+                    let count = a.count.get();
+                    let shorter = a.flags.intersects(
+                        vigil_hal::BindingArrayFlags::PARTIALLY_BOUND
+                            | vigil_hal::BindingArrayFlags::VARIABLE_COUNT,
+                    );
+                    ensure!(
+                        n <= count,
+                        GroupArrayLength,
+                        op,
+                        label,
+                        "binding {b} holds at most {count} elements, but the entry gives {n}"
+                    );
+                    ensure!(
+                        n == count || shorter,
+                        GroupArrayLength,
+                        op,
+                        label,
+                        "binding {b} holds {count} elements and is neither partially bound nor variable-count, but the entry gives {n}"
+                    );
+                }
+                Some(len) => {
+                    ensure!(
+                        first.checked_add(n).is_some_and(|end| end <= len),
+                        GroupArrayLength,
+                        op,
+                        label,
+                        "binding {b}: {n} elements from element {first} pass the group's length of {len}"
+                    );
+                }
+            }
+            Ok(n)
+        }
+    }
 }
 
 /// What a buffer binding checks of its buffer.
@@ -646,10 +830,11 @@ mod tests {
                         has_dynamic_offset: true,
                         min_binding_size: None,
                     },
+                    array: None,
                 })
                 .collect()
         };
-        let check = |n| layout_entries("many", &entries(n), &limits, false, &|_| true);
+        let check = |n| layout_entries("many", &entries(n), &limits, Features::empty(), &|_| true);
         assert!(check(16).is_ok());
         let e = check(17).unwrap_err();
         assert_eq!(e.rule(), Rule::LayoutDynamicLimit);

@@ -167,6 +167,18 @@ pub(crate) fn groups_not_ready<'b>(
             continue;
         };
         let size = b.sizes.get(c.entry as usize).copied().unwrap_or(0);
+        if size < c.min && c.elements {
+            return fail!(
+                GroupTooSmall,
+                op,
+                label,
+                "bind group '{}' has {size} elements at @group({}) @binding({}), but pipeline '{pipeline}' declares the array with {}",
+                b.label,
+                c.group,
+                c.binding,
+                c.min
+            );
+        }
         if size < c.min {
             return fail!(
                 GroupTooSmall,

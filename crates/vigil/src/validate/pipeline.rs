@@ -200,6 +200,56 @@ pub(crate) fn against_layout(
         if let Err(why) = binding_fits(&b.kind, &entry.ty) {
             return Err(fail!(ShaderBindingLayout, op, label, "{place}: {why}"));
         }
+        match (b.array, entry.array) {
+            (None, None) => {}
+            (Some(_), None) => {
+                return Err(fail!(
+                    ShaderBindingLayout,
+                    op,
+                    label,
+                    "{place}, a binding array, but binding {} of layout '{bgl}' holds one resource",
+                    b.binding
+                ));
+            }
+            (None, Some(a)) => {
+                return Err(fail!(
+                    ShaderBindingLayout,
+                    op,
+                    label,
+                    "{place}, a single resource, but binding {} of layout '{bgl}' is an array of {}",
+                    b.binding,
+                    a.count
+                ));
+            }
+            (Some(shader), Some(a)) => {
+                let n = match shader {
+                    vigil_shader::ArrayCount::Fixed(n) => n,
+                    // Refused when the module is translated; nothing to compare here.
+                    vigil_shader::ArrayCount::Runtime => 0,
+                };
+                ensure!(
+                    n <= a.count.get(),
+                    ShaderBindingLayout,
+                    op,
+                    label,
+                    "{place}, an array of {n}, but binding {} of layout '{bgl}' holds only {}",
+                    b.binding,
+                    a.count
+                );
+                if a.flags
+                    .contains(vigil_hal::BindingArrayFlags::VARIABLE_COUNT)
+                {
+                    late.push(LateSizeCheck {
+                        group: b.group,
+                        entry: u32::try_from(entries.len().saturating_add(entry_index))
+                            .unwrap_or(u32::MAX),
+                        binding: b.binding,
+                        min: u64::from(n),
+                        elements: true,
+                    });
+                }
+            }
+        }
         if let BindingType::Buffer {
             min_binding_size, ..
         } = entry.ty
@@ -219,6 +269,7 @@ pub(crate) fn against_layout(
                     entry: entry_index as u32,
                     binding: b.binding,
                     min: b.min_binding_size,
+                    elements: false,
                 }),
             }
         }

@@ -132,6 +132,7 @@ pub fn src_dst_kernel_with(
             has_dynamic_offset: false,
             min_binding_size: None,
         },
+        array: None,
     };
     let bgl = device
         .create_bind_group_layout(&BindGroupLayoutDescriptor {

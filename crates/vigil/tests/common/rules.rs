@@ -57,6 +57,7 @@ pub fn entry(binding: u32, visibility: ShaderStages, ty: BindingType) -> BindGro
         binding,
         visibility,
         ty,
+        array: None,
     }
 }
 
@@ -80,14 +81,14 @@ pub fn layout(d: &TDevice, entries: &[BindGroupLayoutEntry]) -> BindGroupLayout 
     .unwrap()
 }
 
-pub fn whole(b: Buffer) -> BindingResource {
+pub fn whole(b: Buffer) -> BindingResource<'static> {
     BindingResource::Buffer(BufferBinding::whole(b))
 }
 
 pub fn group(
     d: &TDevice,
     layout: BindGroupLayout,
-    entries: &[(u32, BindingResource)],
+    entries: &[(u32, BindingResource<'_>)],
 ) -> Result<BindGroup> {
     let entries: Vec<_> = entries
         .iter()
