@@ -17,6 +17,7 @@ mod module;
 pub mod msl;
 pub mod reflect;
 mod spirv;
+mod spirv_fix;
 
 pub use diagnostic::{Diagnostic, SourceSpan};
 pub use module::{Module, OverrideError, OverrideProblem};

@@ -163,7 +163,7 @@ impl Module {
             };
             // Read-zero/skip-write first; naga lowers it for everything but atomics, where
             // clamping (just as contained) is used instead.
-            let words = write(safe_bounds_checks())
+            let mut words = write(safe_bounds_checks())
                 .or_else(|_| write(clamping_bounds_checks()))
                 .map_err(|e| {
                     let message = e.to_string();
@@ -180,6 +180,8 @@ impl Module {
                     }
                     d
                 })?;
+            crate::spirv_fix::block_decorate_uniform_arrays(&mut words)
+                .map_err(|m| Diagnostic::new(self.file(), m))?;
             self.check_capabilities(&words)?;
             Ok(words)
         })

@@ -72,6 +72,38 @@ const NEEDS: &[(&str, Features, &str)] = &[
         }",
     ),
     (
+        "texture and sampler arrays",
+        Features::TEXTURE_BINDING_ARRAY,
+        "enable wgpu_binding_array;
+        @group(0) @binding(0) var t: binding_array<texture_2d<f32>, 3>;
+        @group(0) @binding(1) var s: binding_array<sampler, 2>;
+        @group(0) @binding(2) var<storage, read_write> d: array<f32>;
+        @compute @workgroup_size(1) fn main() {
+            d[0] = textureSampleLevel(t[2], s[1], vec2f(0.5), 0.0).x;
+        }",
+    ),
+    (
+        "uniform buffer arrays",
+        Features::BUFFER_BINDING_ARRAY,
+        "enable wgpu_binding_array;
+        struct U { v: vec4<u32> }
+        @group(0) @binding(0) var<uniform> u: binding_array<U, 4>;
+        @group(0) @binding(1) var<storage, read_write> d: array<u32>;
+        @compute @workgroup_size(1) fn main() { d[0] = u[3].v.x; }",
+    ),
+    (
+        "storage buffer and storage texture arrays",
+        Features::STORAGE_RESOURCE_BINDING_ARRAY,
+        "enable wgpu_binding_array;
+        struct B { v: array<u32, 4> }
+        @group(0) @binding(0) var<storage, read_write> b: binding_array<B, 2>;
+        @group(0) @binding(1) var t: binding_array<texture_storage_2d<rgba8unorm, write>, 2>;
+        @compute @workgroup_size(1) fn main() {
+            b[1].v[0] = b[0].v[1];
+            textureStore(t[1], vec2(0), vec4f(1.0));
+        }",
+    ),
+    (
         "sample index",
         Features::SAMPLE_RATE_SHADING,
         "@fragment fn fs(@builtin(sample_index) i: u32) -> @location(0) vec4f {
@@ -180,4 +212,76 @@ fn a_module_keeps_the_features_it_was_checked_against() {
     .specialize(&[])
     .unwrap();
     assert_eq!(s.features(), Features::empty());
+}
+
+#[test]
+fn a_non_uniform_binding_array_index_needs_its_own_feature() {
+    let src = "enable wgpu_binding_array;
+        @group(0) @binding(0) var t: binding_array<texture_2d<f32>, 4>;
+        @group(0) @binding(1) var<storage, read_write> d: array<f32>;
+        @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+            d[id.x] = textureLoad(t[id.x % 4u], vec2(0), 0).x;
+        }";
+    let d = Module::from_wgsl_with(src, "n.wgsl", Features::TEXTURE_BINDING_ARRAY).unwrap_err();
+    assert_eq!(
+        d.features_needed,
+        Features::BINDING_ARRAY_NON_UNIFORM_INDEXING,
+        "{d}"
+    );
+    let both = Features::TEXTURE_BINDING_ARRAY | Features::BINDING_ARRAY_NON_UNIFORM_INDEXING;
+    let m = Module::from_wgsl_with(src, "n.wgsl", both).unwrap();
+    spirv_val(
+        &m.to_spirv(&SpirvOptions::default()).unwrap(),
+        "non-uniform",
+    );
+}
+
+#[test]
+fn a_binding_array_without_a_length_is_refused() {
+    let m = Module::from_wgsl_with(
+        "enable wgpu_binding_array;
+        @group(0) @binding(0) var t: binding_array<texture_2d<f32>>;
+        @group(0) @binding(1) var<storage, read_write> d: array<f32>;
+        @compute @workgroup_size(1) fn main() { d[0] = textureLoad(t[0], vec2(0), 0).x; }",
+        "r.wgsl",
+        Features::all(),
+    )
+    .unwrap();
+    let d = m.to_spirv(&SpirvOptions::default()).unwrap_err();
+    assert!(d.message.contains("binding array 't' has no length"), "{d}");
+}
+
+/// naga's own binding-array inputs, with the `enable` directive naga 30 wants and the
+/// `@interpolate(flat)` it requires of integer stage inputs added.
+fn corpus_with_enable(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/naga-corpus")
+        .join(name);
+    let src = std::fs::read_to_string(path).unwrap();
+    format!(
+        "enable wgpu_binding_array;\n{}",
+        src.replace(
+            "@location(0) index: u32",
+            "@location(0) @interpolate(flat) index: u32"
+        )
+    )
+}
+
+#[test]
+fn the_corpus_binding_arrays_translate_once_enabled() {
+    let src = corpus_with_enable("binding-buffer-arrays.wgsl");
+    let m = Module::from_wgsl_with(&src, "binding-buffer-arrays.wgsl", Features::all()).unwrap();
+    spirv_val(
+        &m.to_spirv(&SpirvOptions::default()).unwrap(),
+        "binding-buffer-arrays",
+    );
+    // Its texture twin declares an array without a length: refused for that alone.
+    let src = corpus_with_enable("binding-arrays.wgsl");
+    let m = Module::from_wgsl_with(&src, "binding-arrays.wgsl", Features::all()).unwrap();
+    let d = m.to_spirv(&SpirvOptions::default()).unwrap_err();
+    assert!(
+        d.message
+            .contains("binding array 'texture_array_unbounded' has no length"),
+        "{d}"
+    );
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 use vigil::*;
 
 const ARRAY_FEATURES: Features = Features::TEXTURE_BINDING_ARRAY
+    .union(Features::BUFFER_BINDING_ARRAY)
     .union(Features::STORAGE_RESOURCE_BINDING_ARRAY)
     .union(Features::BINDING_ARRAY_NON_UNIFORM_INDEXING)
     .union(Features::PARTIALLY_BOUND_BINDING_ARRAY)
@@ -186,6 +187,70 @@ fn each_invocation_reads_the_storage_buffer_its_own_index_picks() {
     e.end_compute_pass().unwrap();
     let err = d.submit([e.finish().unwrap()]).unwrap_err();
     assert_eq!(err.rule(), Rule::SubmitDestroyed, "{err}");
+}
+
+#[test]
+fn uniform_buffer_arrays_reach_the_driver_with_their_block_decoration() {
+    // naga 30 leaves the array's struct without `Block`; vigil adds it (see
+    // vigil-shader's spirv_fix), and the validation layer checks the module here.
+    let d = device();
+    let uniform = BindGroupLayoutEntry {
+        binding: 1,
+        visibility: ShaderStages::COMPUTE,
+        ty: BindingType::Buffer {
+            ty: BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        array: None,
+    };
+    let (pipeline, bgl) = kernel(
+        &d,
+        "enable wgpu_binding_array;
+        struct U { v: vec4<u32> }
+        @group(0) @binding(0) var<storage, read_write> out: array<u32>;
+        @group(0) @binding(1) var<uniform> u: binding_array<U, 3>;
+        @compute @workgroup_size(1) fn main() {
+            out[0] = u[0].v.x;
+            out[1] = u[1].v.y;
+            out[2] = u[2].v.w;
+        }",
+        &[
+            storage_entry(0, false),
+            array_of(uniform, 3, BindingArrayFlags::empty()),
+        ],
+    );
+    let ranges: Vec<BufferBinding> = (0..3u32)
+        .map(|k| {
+            let b = d
+                .create_buffer_init(&BufferInitDescriptor {
+                    label: "uniform",
+                    contents: &bytes_of(&[k, k + 10, k + 20, k + 30]),
+                    usage: BufferUsages::UNIFORM,
+                })
+                .unwrap();
+            BufferBinding::whole(b)
+        })
+        .collect();
+    let out = zeroed(&d, 3);
+    let group = d
+        .create_bind_group(&BindGroupDescriptor {
+            label: "uniforms",
+            layout: bgl,
+            entries: &[
+                BindGroupEntry {
+                    binding: 0,
+                    resource: BindingResource::Buffer(BufferBinding::whole(out)),
+                },
+                BindGroupEntry {
+                    binding: 1,
+                    resource: BindingResource::BufferArray(&ranges),
+                },
+            ],
+        })
+        .unwrap();
+    wait(&d, dispatch(&d, pipeline, group, 1));
+    assert_eq!(read_u32(&d, out, 3), vec![0, 11, 32]);
 }
 
 #[test]
