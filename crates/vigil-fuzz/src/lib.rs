@@ -52,7 +52,14 @@ const OPTIONAL: Features = Features::TIMESTAMP_QUERY
     .union(Features::FULL_DRAW_INDEX_UINT32)
     .union(Features::INDIRECT_FIRST_INSTANCE)
     .union(Features::SAMPLER_ANISOTROPY)
-    .union(Features::MULTIVIEW);
+    .union(Features::MULTIVIEW)
+    .union(Features::TEXTURE_BINDING_ARRAY)
+    .union(Features::BUFFER_BINDING_ARRAY)
+    .union(Features::STORAGE_RESOURCE_BINDING_ARRAY)
+    .union(Features::PARTIALLY_BOUND_BINDING_ARRAY)
+    .union(Features::VARIABLE_COUNT_BINDING_ARRAY)
+    .union(Features::UPDATE_AFTER_BIND_STORAGE_BUFFERS)
+    .union(Features::UPDATE_AFTER_BIND_SAMPLED_TEXTURES);
 
 /// Runs one seed on the default adapter (or `VIGIL_ADAPTER`) and reports what it found.
 /// `Err` only when no device could be opened at all.

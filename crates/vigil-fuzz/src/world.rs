@@ -10,10 +10,10 @@ use std::collections::{BTreeMap, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use vigil::{
-    BindGroup, BindGroupLayout, BindGroupLayoutEntry, Buffer, BufferMapping, BufferUsages,
-    CommandBuffer, CommandEncoder, ComputePipeline, Device, Features, Handle, Limits, MapMode,
-    PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Texture, TextureFormat,
-    TextureUsages, TextureView, TextureViewDimension, ValidationLog,
+    BindGroup, BindGroupLayout, BindGroupLayoutEntry, BindGroupPool, Buffer, BufferMapping,
+    BufferUsages, CommandBuffer, CommandEncoder, ComputePipeline, Device, Features, Handle, Limits,
+    MapMode, PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Texture,
+    TextureFormat, TextureUsages, TextureView, TextureViewDimension, ValidationLog,
 };
 
 /// How a picked handle relates to the device: the fuzzer's own expectation of validity.
@@ -340,6 +340,10 @@ pub struct World<'d> {
     pub layouts: Pool<BindGroupLayout, LayoutMeta>,
     /// Bind groups.
     pub groups: Pool<BindGroup, GroupMeta>,
+    /// Bind group pools.
+    pub bind_group_pools: Pool<BindGroupPool, ()>,
+    /// Groups made in a pool since its last reset, with the pool.
+    pub pool_groups: Vec<(BindGroupPool, BindGroup)>,
     /// Pipeline layouts.
     pub pipeline_layouts: Pool<PipelineLayout, PipelineLayoutMeta>,
     /// Shader modules.
@@ -390,6 +394,8 @@ impl<'d> World<'d> {
             query_sets: Pool::default(),
             layouts: Pool::default(),
             groups: Pool::default(),
+            bind_group_pools: Pool::default(),
+            pool_groups: Vec::new(),
             pipeline_layouts: Pool::default(),
             modules: Pool::default(),
             compute: Pool::default(),

@@ -21,6 +21,8 @@ pub const OPS: &[(u32, Op)] = &[
     (1, objects::create_query_set),
     (3, objects::create_bind_group_layout),
     (6, objects::create_bind_group),
+    (2, objects::write_bind_group),
+    (2, objects::bind_group_pools),
     (3, objects::create_pipeline_layout),
     (2, objects::create_shader_module),
     (3, objects::create_compute_pipeline),

@@ -6,18 +6,19 @@ use crate::world::{
     BufferMeta, GroupMeta, LayoutMeta, ModuleMeta, PipelineLayoutMeta, RenderMeta, SamplerMeta,
     TextureMeta, Validity, ViewMeta, World,
 };
-use std::num::NonZeroU64;
+use std::num::{NonZeroU32, NonZeroU64};
 use std::sync::Arc;
 use vigil::{
     AddressMode, BindGroupDescriptor, BindGroupEntry, BindGroupLayoutDescriptor,
-    BindGroupLayoutEntry, BindingResource, BindingType, BlendComponent, BlendFactor,
-    BlendOperation, BlendState, BufferBinding, BufferBindingType, BufferDescriptor, BufferUsages,
-    ColorTargetState, ColorWrites, CompareFunction, ComputePipelineDescriptor, CullMode,
-    DepthStencilState, FilterMode, FragmentState, FrontFace, IndexFormat, PipelineLayoutDescriptor,
-    PrimitiveState, PrimitiveTopology, RenderPipelineDescriptor, SamplerBindingType,
-    SamplerDescriptor, ShaderModuleDescriptor, ShaderStages, StencilFaceState, StencilOperation,
-    StencilState, StorageTextureAccess, TextureAspect, TextureDescriptor, TextureFormat,
-    TextureSampleType, TextureUsages, TextureViewDescriptor, TextureViewDimension, VertexAttribute,
+    BindGroupLayoutEntry, BindGroupPool, BindGroupPoolDescriptor, BindGroupWrite, BindingArray,
+    BindingArrayFlags, BindingResource, BindingType, BlendComponent, BlendFactor, BlendOperation,
+    BlendState, BufferBinding, BufferBindingType, BufferDescriptor, BufferUsages, ColorTargetState,
+    ColorWrites, CompareFunction, ComputePipelineDescriptor, CullMode, DepthStencilState,
+    FilterMode, FragmentState, FrontFace, IndexFormat, PipelineLayoutDescriptor, PrimitiveState,
+    PrimitiveTopology, RenderPipelineDescriptor, Sampler, SamplerBindingType, SamplerDescriptor,
+    ShaderModuleDescriptor, ShaderStages, StencilFaceState, StencilOperation, StencilState,
+    StorageTextureAccess, TextureAspect, TextureDescriptor, TextureFormat, TextureSampleType,
+    TextureUsages, TextureView, TextureViewDescriptor, TextureViewDimension, VertexAttribute,
     VertexBufferLayout, VertexFormat, VertexState, VertexStepMode,
 };
 
@@ -462,6 +463,17 @@ pub fn create_bind_group_layout(w: &mut World<'_>, r: &mut Rng) {
             _ => entries[i] = random_entry(r, entries[i].binding),
         }
     }
+    if r.chance(12) && !entries.is_empty() {
+        // A binding array: counts at the edges, any flags (each needs its feature, which
+        // the device may or may not have enabled).
+        recipe = None;
+        let i = r.index(entries.len());
+        entries[i].array = Some(BindingArray {
+            count: NonZeroU32::new(r.pick(&[1, 2, 3, 4, 8, 1000, u32::MAX]))
+                .unwrap_or(NonZeroU32::MIN),
+            flags: BindingArrayFlags::from_bits_truncate(r.bits(0x7)),
+        });
+    }
     let what = format!("create_bind_group_layout({entries:?})");
     w.call("create_bind_group_layout", what, false, |w| {
         let l = w
@@ -510,7 +522,148 @@ fn view_where(
     (v, validity)
 }
 
+/// One resource for layout entry `e`: mostly a fitting live object, at times an edge value
+/// or a handle that is not live (then `invalid` is set and `notes` say why).
+fn element(
+    w: &World<'_>,
+    r: &mut Rng,
+    e: &BindGroupLayoutEntry,
+    invalid: &mut bool,
+    notes: &mut Vec<String>,
+) -> BindingResource<'static> {
+    let align = u64::from(w.limits.min_uniform_buffer_offset_alignment.max(1));
+    match e.ty {
+        BindingType::Buffer { ty, .. } => {
+            let usage = match ty {
+                BufferBindingType::Uniform => BufferUsages::UNIFORM,
+                BufferBindingType::Storage { .. } => BufferUsages::STORAGE,
+            };
+            let (buffer, size, v) = buffer_with(w, r, usage);
+            *invalid |= v.invalid();
+            if v.invalid() {
+                notes.push(format!("{buffer:?} is {v:?}"));
+            }
+            let (offset, size) = if r.chance(80) {
+                (
+                    0,
+                    if r.chance(70) {
+                        None
+                    } else {
+                        Some(size.min(256))
+                    },
+                )
+            } else {
+                (
+                    r.edge_u64(size, align),
+                    if r.chance(50) {
+                        None
+                    } else {
+                        Some(r.edge_u64(size, 4))
+                    },
+                )
+            };
+            BindingResource::Buffer(BufferBinding {
+                buffer,
+                offset,
+                size,
+            })
+        }
+        BindingType::Sampler(kind) => {
+            let comparison = kind == SamplerBindingType::Comparison;
+            let (s, v) = match w.samplers.live_where(r, |m| m.comparison == comparison) {
+                Some((s, _)) if r.chance(90) => (s, Validity::Live),
+                _ => {
+                    let (s, _, v) = w.samplers.pick(r, w.id);
+                    (s, v)
+                }
+            };
+            *invalid |= v.invalid();
+            if v.invalid() {
+                notes.push(format!("{s:?} is {v:?}"));
+            }
+            BindingResource::Sampler(s)
+        }
+        BindingType::Texture { .. } => {
+            let (v, validity) = view_where(w, r, |m| {
+                m.usage.contains(TextureUsages::TEXTURE_BINDING)
+                    && m.dimension == TextureViewDimension::D2
+                    && m.samples == 1
+                    && m.format == TextureFormat::Rgba8Unorm
+            });
+            *invalid |= validity.invalid();
+            if validity.invalid() {
+                notes.push(format!("{v:?} is {validity:?}"));
+            }
+            BindingResource::TextureView(v)
+        }
+        BindingType::StorageTexture { .. } => {
+            let (v, validity) = view_where(w, r, |m| {
+                m.usage.contains(TextureUsages::STORAGE_BINDING)
+                    && m.single
+                    && m.format == TextureFormat::Rgba8Unorm
+            });
+            *invalid |= validity.invalid();
+            BindingResource::TextureView(v)
+        }
+    }
+}
+
+/// The elements of an array resource, owned, so entries can borrow them.
+#[derive(Debug, Default)]
+struct Elements {
+    buffers: Vec<BufferBinding>,
+    samplers: Vec<Sampler>,
+    views: Vec<TextureView>,
+}
+
+impl Elements {
+    /// `n` elements for entry `e` (one kind; of `element`'s making).
+    fn make(
+        w: &World<'_>,
+        r: &mut Rng,
+        e: &BindGroupLayoutEntry,
+        n: u32,
+        invalid: &mut bool,
+        notes: &mut Vec<String>,
+    ) -> Elements {
+        let mut out = Elements::default();
+        for _ in 0..n {
+            match element(w, r, e, invalid, notes) {
+                BindingResource::Buffer(b) => out.buffers.push(b),
+                BindingResource::Sampler(s) => out.samplers.push(s),
+                BindingResource::TextureView(v) => out.views.push(v),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn resource(&self, ty: &BindingType) -> BindingResource<'_> {
+        match ty {
+            BindingType::Buffer { .. } => BindingResource::BufferArray(&self.buffers),
+            BindingType::Sampler(_) => BindingResource::SamplerArray(&self.samplers),
+            _ => BindingResource::TextureViewArray(&self.views),
+        }
+    }
+}
+
+/// How many elements to give an array of `count`: mostly all of it (at most 8), at times
+/// fewer or one too many.
+fn element_count(r: &mut Rng, count: u32) -> u32 {
+    let cap = count.min(8);
+    match r.below(10) {
+        0 => r.below(u64::from(cap) + 1) as u32,
+        1 => cap.saturating_add(1),
+        _ => cap,
+    }
+}
+
 pub fn create_bind_group(w: &mut World<'_>, r: &mut Rng) {
+    create_bind_group_in(w, r, None);
+}
+
+/// A bind group, in `pool` when given.
+fn create_bind_group_in(w: &mut World<'_>, r: &mut Rng, pool: Option<BindGroupPool>) {
     if w.groups.full() {
         return destroy_something(w, r);
     }
@@ -533,82 +686,21 @@ pub fn create_bind_group(w: &mut World<'_>, r: &mut Rng) {
     if validity.invalid() {
         notes.push(format!("{layout:?} is {validity:?}"));
     }
-    let align = u64::from(w.limits.min_uniform_buffer_offset_alignment.max(1));
+    let arrays: Vec<Option<Elements>> = meta
+        .entries
+        .iter()
+        .map(|e| {
+            e.array.map(|a| {
+                let n = element_count(r, a.count.get());
+                Elements::make(w, r, e, n, &mut invalid, &mut notes)
+            })
+        })
+        .collect();
     let mut entries = Vec::with_capacity(meta.entries.len());
-    for e in meta.entries.iter() {
-        let resource = match e.ty {
-            BindingType::Buffer { ty, .. } => {
-                let usage = match ty {
-                    BufferBindingType::Uniform => BufferUsages::UNIFORM,
-                    BufferBindingType::Storage { .. } => BufferUsages::STORAGE,
-                };
-                let (buffer, size, v) = buffer_with(w, r, usage);
-                invalid |= v.invalid();
-                if v.invalid() {
-                    notes.push(format!("{buffer:?} is {v:?}"));
-                }
-                let (offset, size) = if r.chance(80) {
-                    (
-                        0,
-                        if r.chance(70) {
-                            None
-                        } else {
-                            Some(size.min(256))
-                        },
-                    )
-                } else {
-                    (
-                        r.edge_u64(size, align),
-                        if r.chance(50) {
-                            None
-                        } else {
-                            Some(r.edge_u64(size, 4))
-                        },
-                    )
-                };
-                BindingResource::Buffer(BufferBinding {
-                    buffer,
-                    offset,
-                    size,
-                })
-            }
-            BindingType::Sampler(kind) => {
-                let comparison = kind == SamplerBindingType::Comparison;
-                let (s, v) = match w.samplers.live_where(r, |m| m.comparison == comparison) {
-                    Some((s, _)) if r.chance(90) => (s, Validity::Live),
-                    _ => {
-                        let (s, _, v) = w.samplers.pick(r, w.id);
-                        (s, v)
-                    }
-                };
-                invalid |= v.invalid();
-                if v.invalid() {
-                    notes.push(format!("{s:?} is {v:?}"));
-                }
-                BindingResource::Sampler(s)
-            }
-            BindingType::Texture { .. } => {
-                let (v, validity) = view_where(w, r, |m| {
-                    m.usage.contains(TextureUsages::TEXTURE_BINDING)
-                        && m.dimension == TextureViewDimension::D2
-                        && m.samples == 1
-                        && m.format == TextureFormat::Rgba8Unorm
-                });
-                invalid |= validity.invalid();
-                if validity.invalid() {
-                    notes.push(format!("{v:?} is {validity:?}"));
-                }
-                BindingResource::TextureView(v)
-            }
-            BindingType::StorageTexture { .. } => {
-                let (v, validity) = view_where(w, r, |m| {
-                    m.usage.contains(TextureUsages::STORAGE_BINDING)
-                        && m.single
-                        && m.format == TextureFormat::Rgba8Unorm
-                });
-                invalid |= validity.invalid();
-                BindingResource::TextureView(v)
-            }
+    for (e, array) in meta.entries.iter().zip(arrays.iter()) {
+        let resource = match array {
+            Some(elements) => elements.resource(&e.ty),
+            None => element(w, r, e, &mut invalid, &mut notes),
         };
         entries.push(BindGroupEntry {
             binding: e.binding,
@@ -640,13 +732,17 @@ pub fn create_bind_group(w: &mut World<'_>, r: &mut Rng) {
             }
         }
     }
-    let what = format!("create_bind_group({layout:?}, {entries:?}) {notes:?}");
+    let what = format!("create_bind_group({layout:?}, {pool:?}, {entries:?}) {notes:?}");
     w.call("create_bind_group", what, invalid, |w| {
-        let g = w.device.create_bind_group(&BindGroupDescriptor {
+        let desc = BindGroupDescriptor {
             label: "fuzz group",
             layout,
             entries: &entries,
-        })?;
+        };
+        let g = match pool {
+            Some(p) => w.device.create_bind_group_in(p, &desc)?,
+            None => w.device.create_bind_group(&desc)?,
+        };
         w.groups.add(
             g,
             GroupMeta {
@@ -654,8 +750,124 @@ pub fn create_bind_group(w: &mut World<'_>, r: &mut Rng) {
                 recipe: meta.recipe,
             },
         );
+        if let Some(p) = pool {
+            w.pool_groups.push((p, g));
+        }
         Ok(())
     });
+}
+
+/// Rewrites elements of a group: mostly fitting resources inside its length, at times
+/// past it, of the wrong shape, or into a group something still uses.
+pub fn write_bind_group(w: &mut World<'_>, r: &mut Rng) {
+    let (group, meta, validity) = w.groups.pick(r, w.id);
+    let Some(meta) = meta else {
+        return;
+    };
+    let Some(e) = meta
+        .entries
+        .get(r.index(meta.entries.len().max(1)))
+        .copied()
+    else {
+        return;
+    };
+    let mut invalid = validity.invalid();
+    let mut notes = Vec::new();
+    let first_element = match e.array {
+        Some(a) if r.chance(85) => r.below(u64::from(a.count.get().min(8))) as u32,
+        Some(a) => r.edge_u32(a.count.get()),
+        None if r.chance(90) => 0,
+        None => r.edge_u32(4),
+    };
+    let shaped_as_array = e.array.is_some() != r.chance(5);
+    let elements;
+    let resource = if shaped_as_array {
+        let n = r.pick(&[0, 1, 1, 2, 3]);
+        elements = Elements::make(w, r, &e, n, &mut invalid, &mut notes);
+        elements.resource(&e.ty)
+    } else {
+        element(w, r, &e, &mut invalid, &mut notes)
+    };
+    let writes = [BindGroupWrite {
+        binding: e.binding,
+        first_element,
+        resource,
+    }];
+    let what = format!("write_bind_group({group:?}, {writes:?}) {notes:?}");
+    w.call("write_bind_group", what, invalid, |w| {
+        w.device.write_bind_group(group, &writes)
+    });
+}
+
+/// Bind group pools: made, given groups, reset (staling their groups) and destroyed.
+pub fn bind_group_pools(w: &mut World<'_>, r: &mut Rng) {
+    match r.below(6) {
+        0 => {
+            if w.bind_group_pools.full() {
+                return;
+            }
+            w.call(
+                "create_bind_group_pool",
+                "create_bind_group_pool".into(),
+                false,
+                |w| {
+                    let p = w
+                        .device
+                        .create_bind_group_pool(&BindGroupPoolDescriptor { label: "fuzz pool" })?;
+                    w.bind_group_pools.add(p, ());
+                    Ok(())
+                },
+            );
+        }
+        1..=3 => {
+            let (pool, _, validity) = w.bind_group_pools.pick(r, w.id);
+            if validity.invalid() {
+                let what = format!("create_bind_group_in({pool:?}) of a pool that is {validity:?}");
+                let layout = w.layouts.pick(r, w.id).0;
+                w.call("create_bind_group", what, true, |w| {
+                    w.device
+                        .create_bind_group_in(
+                            pool,
+                            &BindGroupDescriptor {
+                                label: "fuzz group",
+                                layout,
+                                entries: &[],
+                            },
+                        )
+                        .map(drop)
+                });
+            } else {
+                create_bind_group_in(w, r, Some(pool));
+            }
+        }
+        k => {
+            let (pool, _, validity) = w.bind_group_pools.pick(r, w.id);
+            let destroy = k == 5;
+            let what = format!(
+                "{}({pool:?})",
+                if destroy {
+                    "destroy_bind_group_pool"
+                } else {
+                    "reset_bind_group_pool"
+                }
+            );
+            w.call("bind_group_pool", what, validity.invalid(), |w| {
+                if destroy {
+                    w.device.destroy_bind_group_pool(pool)?;
+                    w.bind_group_pools.kill(pool);
+                } else {
+                    w.device.reset_bind_group_pool(pool)?;
+                }
+                let (gone, kept): (Vec<_>, Vec<_>) =
+                    w.pool_groups.drain(..).partition(|(p, _)| *p == pool);
+                w.pool_groups = kept;
+                for (_, g) in gone {
+                    w.groups.kill(g);
+                }
+                Ok(())
+            });
+        }
+    }
 }
 
 pub fn create_pipeline_layout(w: &mut World<'_>, r: &mut Rng) {
