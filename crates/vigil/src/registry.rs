@@ -70,11 +70,10 @@ struct Slots {
     /// The label of the object before it in the slot (slots are reused at once, so a
     /// stale handle usually names that one).
     retired: Vec<Box<str>>,
-    /// Why the slot's last object was taken out, where that was not a plain destroy (a
-    /// bind group pool's reset): the rule and the words, for messages about stale handles.
-    reasons: Vec<Option<(Rule, Box<str>)>>,
-    /// The same for the object before it.
-    retired_reasons: Vec<Option<(Rule, Box<str>)>>,
+    /// Why an object was taken out where that was not a plain destroy (a bind group
+    /// pool's reset), by slot: its generation, the rule and the words, for messages about
+    /// its stale handles. Sparse, so creating and destroying objects never touches it.
+    reasons: std::collections::HashMap<u32, (u32, Rule, Box<str>)>,
     free: Vec<u32>,
     live: usize,
 }
@@ -100,8 +99,7 @@ impl<T> Default for Registry<T> {
                 generations: vec![0],
                 labels: vec![Box::from("")],
                 retired: vec![Box::from("")],
-                reasons: vec![None],
-                retired_reasons: vec![None],
+                reasons: std::collections::HashMap::new(),
                 free: Vec::new(),
                 live: 0,
             }),
@@ -155,8 +153,6 @@ impl<T: Labelled> Registry<T> {
                 s.generations.push(0);
                 s.labels.push(Box::from(""));
                 s.retired.push(Box::from(""));
-                s.reasons.push(None);
-                s.retired_reasons.push(None);
                 i
             }
         };
@@ -166,8 +162,6 @@ impl<T: Labelled> Registry<T> {
         s.generations[slot] = generation;
         let before = std::mem::replace(&mut s.labels[slot], Box::from(obj.label()));
         s.retired[slot] = before;
-        let reason = s.reasons[slot].take();
-        s.retired_reasons[slot] = reason;
         {
             let (at, mut shard) = self.shard_write(index);
             if shard.len() <= at {
@@ -237,9 +231,8 @@ impl<T: Labelled> Registry<T> {
     ) -> Result<Arc<T>, Error> {
         let obj = self.remove(h, device, op)?;
         let mut s = self.lock();
-        if let Some(r) = s.reasons.get_mut(h.index() as usize) {
-            *r = Some((rule, Box::from(why)));
-        }
+        s.reasons
+            .insert(h.index(), (h.generation(), rule, Box::from(why)));
         Ok(obj)
     }
 
@@ -333,14 +326,11 @@ impl<T: Labelled> Registry<T> {
         } else {
             None
         };
-        let reason = if h.generation() == current {
-            s.reasons.get(slot)
-        } else if h.generation().saturating_add(1) == current {
-            s.retired_reasons.get(slot)
-        } else {
-            None
-        };
-        if let (Some(label), Some(Some((rule, why)))) = (label, reason) {
+        let reason = s
+            .reasons
+            .get(&h.index())
+            .filter(|(generation, _, _)| *generation == h.generation());
+        if let (Some(label), Some((_, rule, why))) = (label, reason) {
             return Error::new(
                 *rule,
                 op,

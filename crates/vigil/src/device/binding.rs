@@ -2,7 +2,7 @@
 //! (the objects themselves), so their native objects outlive the group's last use.
 
 use super::{
-    BindGroupLayoutObj, BindGroupObj, BindGroupPoolObj, Device, DynamicBinding, Member,
+    BindGroupLayoutObj, BindGroupObj, BindGroupPoolObj, Device, DynamicBinding, GroupExtra, Member,
     PipelineLayoutObj, PoolState, shader_layout,
 };
 use crate::error::Result;
@@ -156,18 +156,37 @@ struct Bound<A: Api> {
 
 /// A group's elements resolved and checked, ready for the backend.
 struct Resolved<A: Api> {
-    /// `(binding, element)` and what is bound there, sorted.
-    elements: Vec<((u32, u32), Bound<A>)>,
-    dynamic: Vec<DynamicBinding>,
+    /// What is bound, sorted by binding then element.
+    members: Vec<Member<A>>,
+    /// `(binding, element)` of each member; empty for a layout without arrays, whose
+    /// members are its entries in order (so the common group allocates nothing for it).
+    places: Vec<(u32, u32)>,
+    /// As `BindGroupObj::sizes`.
+    sizes: Vec<u64>,
+    /// The group's length of each entry; empty for a layout without arrays.
     lengths: Vec<u32>,
+    dynamic: Vec<DynamicBinding>,
     variable_count: Option<u32>,
 }
 
+/// Where member `i` of a group is bound: from `places`, or for a layout without arrays
+/// (empty `places`) the `i`-th layout entry's element 0.
+fn place_of(
+    places: &[(u32, u32)],
+    layout: &[vigil_hal::BindGroupLayoutEntry],
+    i: usize,
+) -> (u32, u32) {
+    match places.get(i) {
+        Some(p) => *p,
+        None => (layout.get(i).map_or(u32::MAX, |l| l.binding), 0),
+    }
+}
+
 fn hal_entries<'m, A: Api>(
-    elements: impl Iterator<Item = (&'m (u32, u32), &'m Member<A>)>,
+    elements: impl Iterator<Item = ((u32, u32), &'m Member<A>)>,
 ) -> Vec<vigil_hal::BindGroupEntry<'m, A>> {
     elements
-        .map(|(&(binding, array_element), m)| vigil_hal::BindGroupEntry {
+        .map(|((binding, array_element), m)| vigil_hal::BindGroupEntry {
             binding,
             array_element,
             resource: match m {
@@ -332,13 +351,14 @@ impl<A: Api> Device<A> {
         let layout = self.lookup(desc.layout, op)?;
         check::group_entries(label, &layout.label, &layout.entries, desc.entries)?;
         let resolved = self.resolve_group(op, label, &layout.entries, desc.entries)?;
-        let (places, members): (Vec<(u32, u32)>, Vec<Member<A>>) = resolved
-            .elements
-            .into_iter()
-            .map(|(place, b)| (place, b.member))
-            .unzip();
         let raw = {
-            let entries = hal_entries(places.iter().zip(members.iter()));
+            let entries = hal_entries(
+                resolved
+                    .members
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| (place_of(&resolved.places, &layout.entries, i), m)),
+            );
             self.hal
                 .create_bind_group(&vigil_hal::BindGroupDescriptor {
                     label,
@@ -349,12 +369,18 @@ impl<A: Api> Device<A> {
                 .map_err(|e| self.hal_error(e, op, label))?
         };
         let raw = Owned::new(&self.hal, raw);
-        let sizes = entry_sizes(&layout.entries, &places, &members, &resolved.lengths);
-        let (places, members) = if untracked {
-            (Vec::new(), Vec::new())
-        } else {
-            (places, members)
-        };
+        let Resolved {
+            mut members,
+            mut places,
+            sizes,
+            lengths,
+            dynamic,
+            ..
+        } = resolved;
+        if untracked {
+            members = Vec::new();
+            places = Vec::new();
+        }
         let id = self.id;
         let compat = layout.compat;
         let (_, _, obj) = self
@@ -366,13 +392,18 @@ impl<A: Api> Device<A> {
                 label: label.to_owned(),
                 compat,
                 members: members.into_boxed_slice(),
-                dynamic: resolved.dynamic.into_boxed_slice(),
+                dynamic: dynamic.into_boxed_slice(),
                 sizes: sizes.into_boxed_slice(),
-                places: places.into_boxed_slice(),
-                lengths: resolved.lengths.into_boxed_slice(),
                 layout,
-                untracked,
-                pool,
+                extra: (!places.is_empty() || !lengths.is_empty() || untracked || pool.is_some())
+                    .then(|| {
+                        Box::new(GroupExtra {
+                            places: places.into_boxed_slice(),
+                            lengths: lengths.into_boxed_slice(),
+                            untracked,
+                            pool,
+                        })
+                    }),
             })
             .ok_or_else(|| super::buffer::registry_full(op, label, "bind group"))?;
         self.notify_created("bind group", label);
@@ -387,10 +418,17 @@ impl<A: Api> Device<A> {
         layout: &[vigil_hal::BindGroupLayoutEntry],
         entries: &[BindGroupEntry<'_>],
     ) -> Result<Resolved<A>> {
+        let arrays = layout.iter().any(|l| l.array.is_some());
         let mut out = Resolved {
-            elements: Vec::with_capacity(layout.len()),
+            members: Vec::with_capacity(layout.len()),
+            places: Vec::new(),
+            sizes: Vec::with_capacity(if arrays {
+                layout.len().saturating_mul(2)
+            } else {
+                layout.len()
+            }),
+            lengths: Vec::new(),
             dynamic: Vec::new(),
-            lengths: Vec::with_capacity(layout.len()),
             variable_count: None,
         };
         for l in layout {
@@ -398,22 +436,35 @@ impl<A: Api> Device<A> {
                 continue;
             };
             let n = check::array_length(label, l, &entry.resource, 0, None)?;
-            let flags = l.array_flags();
-            let length = if flags.contains(vigil_hal::BindingArrayFlags::VARIABLE_COUNT) {
-                out.variable_count = Some(n);
-                n
-            } else {
-                l.count()
+            if arrays {
+                let variable = l
+                    .array_flags()
+                    .contains(vigil_hal::BindingArrayFlags::VARIABLE_COUNT);
+                if variable {
+                    out.variable_count = Some(n);
+                }
+                out.lengths.push(if variable { n } else { l.count() });
+            }
+            let mut smallest = match l.ty {
+                BindingType::Buffer { .. } => u64::MAX,
+                _ => 0,
             };
-            out.lengths.push(length);
             for i in 0..n {
                 let Some(element) = entry.resource.element(i as usize) else {
                     continue;
                 };
                 let bound = self.bind_element(op, label, l, element, &mut out.dynamic)?;
-                out.elements.push(((l.binding, i), bound));
+                if let Member::Buffer { size, .. } = bound.member {
+                    smallest = smallest.min(size);
+                }
+                out.members.push(bound.member);
+                if arrays {
+                    out.places.push((l.binding, i));
+                }
             }
+            out.sizes.push(smallest);
         }
+        out.sizes.extend(out.lengths.iter().map(|&n| u64::from(n)));
         Ok(out)
     }
 
@@ -578,7 +629,7 @@ impl<A: Api> Device<A> {
         self.check_alive(OP)?;
         let obj = self.lookup(group, OP)?;
         let label = obj.label.clone();
-        if obj.untracked {
+        if obj.extra.as_ref().is_some_and(|e| e.untracked) {
             return Err(crate::error::fail!(
                 GroupUntracked,
                 OP,
@@ -587,8 +638,9 @@ impl<A: Api> Device<A> {
             ));
         }
         let layout = obj.layout.clone();
-        let lengths = obj.lengths.clone();
+        let lengths: Box<[u32]> = obj.lengths().into();
         drop(obj);
+        let arrays = !lengths.is_empty();
         let mut elements: Vec<((u32, u32), Bound<A>)> = Vec::new();
         let mut dynamic = Vec::new();
         for w in writes {
@@ -607,7 +659,7 @@ impl<A: Api> Device<A> {
                     layout.label
                 ));
             };
-            let length = lengths.get(at).copied().unwrap_or(0);
+            let length = lengths.get(at).copied().unwrap_or(l.count());
             let n = check::array_length(&label, l, &w.resource, w.first_element, Some(length))?;
             for i in 0..n {
                 let Some(element) = w.resource.element(i as usize) else {
@@ -620,15 +672,17 @@ impl<A: Api> Device<A> {
             }
         }
         elements.sort_by_key(|(p, _)| *p);
-        let entries = hal_entries(elements.iter().map(|(p, b)| (p, &b.member)));
+        let entries = hal_entries(elements.iter().map(|(p, b)| (*p, &b.member)));
         let apply = |g: &mut BindGroupObj<A>| -> Result<()> {
             self.hal
                 .update_bind_group(&g.raw, &g.layout.raw, &entries)
                 .map_err(|e| self.hal_error(e, OP, &label))?;
-            let mut placed: Vec<((u32, u32), Member<A>)> = std::mem::take(&mut g.places)
+            let places: Box<[(u32, u32)]> = g.places().into();
+            let mut placed: Vec<((u32, u32), Member<A>)> = std::mem::take(&mut g.members)
                 .into_vec()
                 .into_iter()
-                .zip(std::mem::take(&mut g.members).into_vec())
+                .enumerate()
+                .map(|(i, m)| (place_of(&places, &g.layout.entries, i), m))
                 .collect();
             for (place, bound) in &elements {
                 let member = bound.member.clone();
@@ -661,8 +715,11 @@ impl<A: Api> Device<A> {
             }
             let (places, members): (Vec<(u32, u32)>, Vec<Member<A>>) = placed.into_iter().unzip();
             g.sizes =
-                entry_sizes(&g.layout.entries, &places, &members, &g.lengths).into_boxed_slice();
-            g.places = places.into_boxed_slice();
+                entry_sizes(&g.layout.entries, &places, &members, g.lengths()).into_boxed_slice();
+            // A layout without arrays keeps its members in entry order, one each.
+            if arrays {
+                g.extra.get_or_insert_with(Box::default).places = places.into_boxed_slice();
+            }
             g.members = members.into_boxed_slice();
             Ok(())
         };
@@ -761,7 +818,11 @@ impl<A: Api> Device<A> {
     /// The pool a bind group was made in and the pool's generation then (`None` for a group
     /// made outside a pool). Refused for a stale group, as every use of one is.
     pub fn bind_group_pool_of(&self, group: BindGroup) -> Result<Option<(BindGroupPool, u32)>> {
-        Ok(self.lookup(group, "bind_group_pool_of")?.pool)
+        Ok(self
+            .lookup(group, "bind_group_pool_of")?
+            .extra
+            .as_ref()
+            .and_then(|e| e.pool))
     }
 
     /// The view a texture binding names: live, and its texture live.

@@ -230,19 +230,43 @@ pub(crate) struct BindGroupObj<A: Api> {
     pub members: Box<[Member<A>]>,
     pub dynamic: Box<[DynamicBinding]>,
     /// Bound size per layout entry (0 for non-buffers), in layout entry order; for a
-    /// buffer array, the smallest element's (`u64::MAX` while none is bound).
+    /// buffer array, the smallest element's (`u64::MAX` while none is bound). For a layout
+    /// with arrays, the group's length of each entry follows (what variable-count checks
+    /// read).
     pub sizes: Box<[u64]>,
-    /// Where each member is bound: `(binding, array element)`, sorted, one per member.
-    pub places: Box<[(u32, u32)]>,
-    /// The group's length of each layout entry (its count, or the variable count).
-    pub lengths: Box<[u32]>,
     /// Its layout (for writes).
     pub layout: Arc<BindGroupLayoutObj<A>>,
+    /// What only groups with arrays, groups of a pool and untracked groups have (`None`
+    /// for the common group, which keeps its object small).
+    pub extra: Option<Box<GroupExtra>>,
+}
+
+/// The rarer facts of a bind group.
+#[derive(Debug, Default)]
+pub(crate) struct GroupExtra {
+    /// Where each member is bound: `(binding, array element)`, sorted, one per member;
+    /// empty for a layout without arrays, whose members are its entries in order.
+    pub places: Box<[(u32, u32)]>,
+    /// The group's length of each layout entry (its count, or the variable count); empty
+    /// for a layout without arrays (every length is 1).
+    pub lengths: Box<[u32]>,
     /// Made by `create_bind_group_untracked`: retains and tracks nothing (`members` is
     /// empty), is never written.
     pub untracked: bool,
     /// The pool it was made in, with the pool's generation then.
     pub pool: Option<(BindGroupPool, u32)>,
+}
+
+impl<A: Api> BindGroupObj<A> {
+    /// Where each member is bound (empty: the layout's entries in order).
+    pub fn places(&self) -> &[(u32, u32)] {
+        self.extra.as_ref().map_or(&[], |e| &e.places)
+    }
+
+    /// The group's length of each layout entry (empty: every length is 1).
+    pub fn lengths(&self) -> &[u32] {
+        self.extra.as_ref().map_or(&[], |e| &e.lengths)
+    }
 }
 
 /// A bind group pool: its generation and the groups made in it since the last reset.
