@@ -132,9 +132,9 @@ bitflags! {
         /// Elements may be left empty; a shader must not read an empty one
         /// (`PARTIALLY_BOUND_BINDING_ARRAY`).
         const PARTIALLY_BOUND = 1 << 0;
-        /// The binding is created update-after-bind (its layout counts against the larger
-        /// update-after-bind limits; one of the `UPDATE_AFTER_BIND_*` features for its
-        /// kind). vigil still writes a group only while nothing holds it (see
+        /// The binding is created update-after-bind (one of the `UPDATE_AFTER_BIND_*`
+        /// features for its kind; no binding of the layout may then have dynamic offsets).
+        /// vigil still writes a group only while nothing holds it (see
         /// `Device::write_bind_group`).
         const UPDATE_AFTER_BIND = 1 << 1;
         /// The last binding of the layout whose length each bind group chooses, up to the

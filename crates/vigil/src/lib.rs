@@ -73,8 +73,8 @@ pub use device::Seams;
 pub use device::{
     BindGroupDescriptor, BindGroupEntry, BindGroupPoolDescriptor, BindGroupWrite, BindingResource,
     BufferBinding, BufferDescriptor, BufferInitDescriptor, Completion, ComputePipelineDescriptor,
-    Device, DeviceDescriptor, LossSnapshot, MAX_QUEUED_WRITES, PipelineLayoutDescriptor,
-    ShaderModuleDescriptor, Stats, WaitSite, WriteStats,
+    Device, DeviceDescriptor, GroupBinding, GroupResource, LossSnapshot, MAX_QUEUED_WRITES,
+    PipelineLayoutDescriptor, ShaderModuleDescriptor, Stats, WaitSite, WriteStats,
 };
 pub use device::{
     CloseReport, MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport, SeamHandle,
@@ -117,6 +117,10 @@ pub use vigil_shader as shader;
 
 /// The backend `vigil::Device` uses when none is named: Vulkan.
 pub type DefaultApi = vigil_vulkan::Api;
+
+/// The backend trait [`Device`] and [`CommandEncoder`] are generic over (for code, like a
+/// render graph, that works with any backend, the test backend included).
+pub use vigil_hal::Api;
 
 /// The deterministic test backend (no GPU), for validation tests.
 pub use vigil_hal::test_backend::TestApi;

@@ -146,7 +146,7 @@ rules! {
     LayoutDynamicLimit: LimitExceeded, "layout.dynamic-limit", "Dynamic uniform and storage buffers stay within their per-layout limits, and a group has at most 16 dynamic offsets.", "WebGPU maxDynamic*BuffersPerPipelineLayout; vigil's per-pass table";
     LayoutArrayFeature: Unsupported, "layout.array-feature", "A binding array of sampled textures or samplers needs TEXTURE_BINDING_ARRAY, of uniform buffers BUFFER_BINDING_ARRAY, of storage buffers or storage textures STORAGE_RESOURCE_BINDING_ARRAY (enabled on the device).", "Vulkan shader*ArrayDynamicIndexing; wgpu binding arrays";
     LayoutArrayFlagFeature: Unsupported, "layout.array-flag-feature", "A partially bound array needs PARTIALLY_BOUND_BINDING_ARRAY, a variable-count one VARIABLE_COUNT_BINDING_ARRAY, an update-after-bind one the UPDATE_AFTER_BIND_* feature of its kind (enabled on the device).", "Vulkan VkDescriptorSetLayoutBindingFlagsCreateInfo";
-    LayoutArrayDynamic: InvalidDescriptor, "layout.array-dynamic", "A binding array has no dynamic offsets, and a dynamic-offset binding is not update-after-bind.", "vigil; Vulkan VUID-VkDescriptorSetLayoutBindingFlagsCreateInfo-descriptorBindingUniformBufferUpdateAfterBind-03005";
+    LayoutArrayDynamic: InvalidDescriptor, "layout.array-dynamic", "A binding array has no dynamic offsets, and a layout with an update-after-bind binding has no dynamic-offset bindings at all.", "vigil; Vulkan VUID-VkDescriptorSetLayoutCreateInfo-descriptorType-03001";
     LayoutArrayVariableLast: InvalidDescriptor, "layout.array-variable-last", "Only the layout's highest-numbered binding may be variable-count.", "Vulkan VUID-VkDescriptorSetLayoutBindingFlagsCreateInfo-pBindingFlags-03004";
 
     // Bind groups.
@@ -168,6 +168,7 @@ rules! {
     GroupArrayLength: OutOfBounds, "group.array-length", "A binding array gets exactly its count of elements, fewer only when it is partially bound or variable-count; a write's elements lie inside the group's length of the binding.", "Vulkan descriptorCount; vigil";
     GroupWriteInUse: InvalidState, "group.write-in-use", "A bind group is written only while no open encoder has recorded it and no unfinished submission uses it.", "Vulkan vkUpdateDescriptorSets: sets in use; vigil";
     GroupUntracked: InvalidState, "group.untracked", "An untracked bind group is never written after creation and never imported by a render graph.", "vigil";
+    GroupMemberDestroyed: InvalidState, "group.member-destroyed", "A bind group is inspected or imported into a render graph only while everything it binds is alive.", "vigil";
     GroupPoolReset: InvalidHandle, "group.pool-reset", "A bind group made in a pool is stale once the pool is reset or destroyed.", "vigil; reference descriptor-pool generations";
 
     // Pipeline layouts, shaders, pipelines.

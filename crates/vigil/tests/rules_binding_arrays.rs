@@ -126,6 +126,16 @@ fn arrays_have_no_dynamic_offsets_and_only_the_last_binding_is_variable() {
         ..entry(0, ShaderStages::COMPUTE, buf_ty(RO, true))
     };
     expect_rule(try_layout(&d, &[dynamic]), Rule::LayoutArrayDynamic);
+    // Update-after-bind anywhere rules out dynamic offsets everywhere in the layout (a
+    // fuzzer finding on the H200: the layer reported VUID-...-descriptorType-03001).
+    let d2 = device_with(ARRAYS | Features::UPDATE_AFTER_BIND_STORAGE_BUFFERS);
+    let uniform_dynamic = entry(0, ShaderStages::COMPUTE, buf_ty(UNIFORM, true));
+    let update_after_bind = storage_array(1, 2, BindingArrayFlags::UPDATE_AFTER_BIND);
+    expect_rule(
+        try_layout(&d2, &[uniform_dynamic, update_after_bind]),
+        Rule::LayoutArrayDynamic,
+    );
+    try_layout(&d2, &[update_after_bind]).unwrap();
     let variable = storage_array(0, 4, BindingArrayFlags::VARIABLE_COUNT);
     let after = entry(1, ShaderStages::COMPUTE, buf_ty(RW, false));
     expect_rule(

@@ -142,6 +142,54 @@ pub struct BindGroupWrite<'a> {
     pub resource: BindingResource<'a>,
 }
 
+/// One element a bind group binds, as [`Device::bind_group_bindings`] reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GroupBinding {
+    /// Binding number.
+    pub binding: u32,
+    /// Array element (0 for a single resource).
+    pub element: u32,
+    /// The stages that may use it (the layout entry's visibility).
+    pub visibility: vigil_hal::ShaderStages,
+    /// The layout entry's kind.
+    pub ty: BindingType,
+    /// What is bound.
+    pub resource: GroupResource,
+}
+
+/// What one element of a bind group binds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupResource {
+    /// A buffer range (its base range: dynamic offsets come at bind time).
+    Buffer {
+        /// The buffer.
+        buffer: Buffer,
+        /// Start of the range.
+        offset: u64,
+        /// Length of the range.
+        size: u64,
+        /// The buffer's size.
+        buffer_size: u64,
+    },
+    /// A texture view, with its texture and the mips and layers it covers.
+    Texture {
+        /// The view.
+        view: TextureView,
+        /// Its texture.
+        texture: crate::handle::Texture,
+        /// First mip level.
+        base_mip_level: u32,
+        /// Mip levels.
+        mip_level_count: u32,
+        /// First array layer.
+        base_array_layer: u32,
+        /// Array layers.
+        array_layer_count: u32,
+    },
+    /// A sampler.
+    Sampler(Sampler),
+}
+
 /// How to create a bind group pool.
 #[derive(Clone, Debug, Default)]
 pub struct BindGroupPoolDescriptor<'a> {
@@ -813,6 +861,90 @@ impl<A: Api> Device<A> {
         let obj = self.remove(pool, OP)?;
         self.reset_pool(&obj, OP)?;
         Ok(())
+    }
+
+    /// Every element a bind group binds, in binding then element order: what a render
+    /// graph imports through the group. Refused for a stale group, an untracked one (it
+    /// retains nothing to report, `group.untracked`), and one binding a resource that was
+    /// destroyed since (`group.member-destroyed`).
+    pub fn bind_group_bindings(&self, group: BindGroup) -> Result<Vec<GroupBinding>> {
+        const OP: &str = "bind_group_bindings";
+        let g = self.lookup(group, OP)?;
+        if g.extra.as_ref().is_some_and(|e| e.untracked) {
+            return Err(crate::error::fail!(
+                GroupUntracked,
+                OP,
+                &g.label,
+                "the group is untracked: it retains nothing, so nothing can be imported through it"
+            ));
+        }
+        let places = g.places();
+        let mut out = Vec::with_capacity(g.members.len());
+        for (i, m) in g.members.iter().enumerate() {
+            let (binding, element) = place_of(places, &g.layout.entries, i);
+            let Some(l) = g.layout.entries.iter().find(|l| l.binding == binding) else {
+                continue;
+            };
+            let gone = |kind: &str, label: &str| {
+                crate::error::fail!(
+                    GroupMemberDestroyed,
+                    OP,
+                    &g.label,
+                    "binding {binding} element {element}: its {kind} '{label}' was destroyed"
+                )
+            };
+            let resource = match m {
+                Member::Buffer {
+                    buffer,
+                    offset,
+                    size,
+                    ..
+                } => {
+                    let h = buffer.handle;
+                    if !self.objects.buffers.is_live(h.index(), h.generation()) {
+                        return Err(gone("buffer", &buffer.label));
+                    }
+                    GroupResource::Buffer {
+                        buffer: h,
+                        offset: *offset,
+                        size: *size,
+                        buffer_size: buffer.size,
+                    }
+                }
+                Member::View { view, .. } => {
+                    let (v, t) = (view.handle, view.texture.handle);
+                    if !self.objects.views.is_live(v.index(), v.generation()) {
+                        return Err(gone("texture view", &view.label));
+                    }
+                    if !self.objects.textures.is_live(t.index(), t.generation()) {
+                        return Err(gone("texture", &view.texture.label));
+                    }
+                    GroupResource::Texture {
+                        view: v,
+                        texture: t,
+                        base_mip_level: view.range.base_mip_level,
+                        mip_level_count: view.range.mip_level_count,
+                        base_array_layer: view.range.base_array_layer,
+                        array_layer_count: view.range.array_layer_count,
+                    }
+                }
+                Member::Sampler(s) => {
+                    let h = s.handle;
+                    if !self.objects.samplers.is_live(h.index(), h.generation()) {
+                        return Err(gone("sampler", &s.label));
+                    }
+                    GroupResource::Sampler(h)
+                }
+            };
+            out.push(GroupBinding {
+                binding,
+                element,
+                visibility: l.visibility,
+                ty: l.ty,
+                resource,
+            });
+        }
+        Ok(out)
     }
 
     /// The pool a bind group was made in and the pool's generation then (`None` for a group

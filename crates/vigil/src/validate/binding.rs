@@ -168,6 +168,23 @@ pub(crate) fn layout_entries(
             );
         }
     }
+    // Vulkan forbids dynamic buffers anywhere in a layout with an update-after-bind binding
+    // (VUID-VkDescriptorSetLayoutCreateInfo-descriptorType-03001); found by the fuzzer on
+    // the H200.
+    let update_after_bind = sorted.iter().find(|e| {
+        e.array_flags()
+            .contains(BindingArrayFlags::UPDATE_AFTER_BIND)
+    });
+    if let Some(u) = update_after_bind {
+        ensure!(
+            dyn_uniform == 0 && dyn_storage == 0,
+            LayoutArrayDynamic,
+            OP,
+            label,
+            "binding {} is update-after-bind, so no binding of the layout may have dynamic offsets",
+            u.binding
+        );
+    }
     dynamic_limits(OP, label, dyn_uniform, dyn_storage, limits, true)?;
     Ok(sorted)
 }
