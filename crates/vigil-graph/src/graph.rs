@@ -1,0 +1,599 @@
+//! Building a graph: resources (imported with their initial state, or transient), bind
+//! groups imported with everything they bind, and passes with their uses and recorders.
+
+use crate::error::{GraphError, Result};
+use crate::state::{Access, Layout, ResourceState, Usage, shader_stages};
+use std::collections::HashMap;
+use vigil::{
+    Api, BindGroup, BindingType, Buffer, BufferBindingType, BufferUsages, CommandEncoder,
+    DefaultApi, Device, GroupResource, StorageTextureAccess, Texture,
+};
+
+/// What identifies an imported resource: its handle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ResourceKey {
+    /// A buffer.
+    Buffer(Buffer),
+    /// A texture (a view's texture, for views bound in groups).
+    Texture(Texture),
+}
+
+/// A resource of one graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ResourceId(pub(crate) u32);
+
+/// A pass of one graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PassId(pub(crate) u32);
+
+/// A bind group imported into one graph (with its dynamic offsets).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GroupId(pub(crate) u32);
+
+/// The part of a resource a use covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Range {
+    /// All of it.
+    Whole,
+    /// Bytes `offset..offset + size` of a buffer.
+    Bytes {
+        /// First byte.
+        offset: u64,
+        /// Length.
+        size: u64,
+    },
+    /// Mips and layers of a texture.
+    Subresources {
+        /// First mip level.
+        base_mip_level: u32,
+        /// Mip levels.
+        mip_level_count: u32,
+        /// First array layer.
+        base_array_layer: u32,
+        /// Array layers.
+        array_layer_count: u32,
+    },
+}
+
+impl Range {
+    /// Whether two ranges of one resource share any part.
+    pub fn overlaps(&self, other: &Range) -> bool {
+        let meet =
+            |a: u64, an: u64, b: u64, bn: u64| a < b.saturating_add(bn) && b < a.saturating_add(an);
+        match (self, other) {
+            (Range::Whole, _) | (_, Range::Whole) => true,
+            (
+                Range::Bytes { offset, size },
+                Range::Bytes {
+                    offset: o2,
+                    size: s2,
+                },
+            ) => meet(*offset, *size, *o2, *s2),
+            (
+                Range::Subresources {
+                    base_mip_level: m,
+                    mip_level_count: mn,
+                    base_array_layer: l,
+                    array_layer_count: ln,
+                },
+                Range::Subresources {
+                    base_mip_level: m2,
+                    mip_level_count: mn2,
+                    base_array_layer: l2,
+                    array_layer_count: ln2,
+                },
+            ) => {
+                meet(
+                    u64::from(*m),
+                    u64::from(*mn),
+                    u64::from(*m2),
+                    u64::from(*mn2),
+                ) && meet(
+                    u64::from(*l),
+                    u64::from(*ln),
+                    u64::from(*l2),
+                    u64::from(*ln2),
+                )
+            }
+            _ => true,
+        }
+    }
+
+    /// The smallest range covering both.
+    pub fn union(&self, other: &Range) -> Range {
+        match (self, other) {
+            (
+                Range::Bytes { offset, size },
+                Range::Bytes {
+                    offset: o2,
+                    size: s2,
+                },
+            ) => {
+                let start = (*offset).min(*o2);
+                let end = offset.saturating_add(*size).max(o2.saturating_add(*s2));
+                Range::Bytes {
+                    offset: start,
+                    size: end - start,
+                }
+            }
+            (a, b) if a == b => *a,
+            _ => Range::Whole,
+        }
+    }
+}
+
+/// One use of a resource by a pass: which part, and in what state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Scope {
+    /// The resource.
+    pub resource: ResourceId,
+    /// The part used.
+    pub range: Range,
+    /// How.
+    pub state: ResourceState,
+}
+
+/// A transient resource the graph creates at its first execution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransientBuffer {
+    /// Size in bytes.
+    pub size: u64,
+    /// Usages.
+    pub usage: BufferUsages,
+}
+
+pub(crate) struct ResourceEntry {
+    pub name: String,
+    pub key: Option<ResourceKey>,
+    pub initial: ResourceState,
+    pub texture: bool,
+    pub transient: Option<TransientBuffer>,
+}
+
+pub(crate) struct GroupEntry {
+    pub group: BindGroup,
+    pub offsets: Vec<u32>,
+    pub scopes: Vec<Scope>,
+}
+
+/// The context a pass records in: the encoder, and the groups and transient buffers the
+/// pass was given.
+pub struct PassContext<'a, A: Api = DefaultApi> {
+    /// The encoder of the execution.
+    pub encoder: &'a mut CommandEncoder<A>,
+    pub(crate) groups: &'a [(u32, BindGroup, Vec<u32>)],
+    pub(crate) buffers: &'a HashMap<ResourceId, Buffer>,
+}
+
+impl<A: Api> PassContext<'_, A> {
+    /// Binds every group the pass uses at its set index, with the dynamic offsets it was
+    /// imported with (ordered by binding number, as the layout orders them).
+    pub fn set_bind_groups(&mut self) -> vigil::Result<()> {
+        for (set, group, offsets) in self.groups {
+            self.encoder.set_bind_group(*set, *group, offsets)?;
+        }
+        Ok(())
+    }
+
+    /// The buffer behind a resource: an imported buffer's handle, or the buffer the graph
+    /// made for a transient one.
+    pub fn buffer(&self, id: ResourceId) -> Option<Buffer> {
+        self.buffers.get(&id).copied()
+    }
+}
+
+/// What a pass records, given its context.
+pub type Recorder<A> = dyn FnMut(&mut PassContext<'_, A>) -> vigil::Result<()> + Send;
+
+/// What kind of pass it is (shown in the DOT export).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassKind {
+    /// Compute dispatches.
+    Compute,
+    /// A render pass.
+    Render,
+    /// Copies.
+    Copy,
+}
+
+pub(crate) struct PassEntry<A: Api> {
+    pub name: String,
+    pub kind: PassKind,
+    pub scopes: Vec<Scope>,
+    pub groups: Vec<(u32, GroupId)>,
+    pub keep: bool,
+    pub record: Option<Box<Recorder<A>>>,
+}
+
+/// A render graph under construction. [`Graph::compile`] turns it into a
+/// [`crate::CompiledGraph`] that runs any number of times.
+pub struct Graph<A: Api = DefaultApi> {
+    pub(crate) resources: Vec<ResourceEntry>,
+    pub(crate) index: HashMap<ResourceKey, ResourceId>,
+    pub(crate) groups: Vec<GroupEntry>,
+    pub(crate) passes: Vec<PassEntry<A>>,
+}
+
+impl<A: Api> Default for Graph<A> {
+    fn default() -> Self {
+        Graph {
+            resources: Vec::new(),
+            index: HashMap::new(),
+            groups: Vec::new(),
+            passes: Vec::new(),
+        }
+    }
+}
+
+fn id32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl<A: Api> Graph<A> {
+    /// An empty graph.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Imports a buffer in `initial` state. Importing it again (directly or through a bind
+    /// group) gives the same resource, if the state is the same.
+    pub fn import_buffer(
+        &mut self,
+        name: &str,
+        buffer: Buffer,
+        initial: ResourceState,
+    ) -> Result<ResourceId> {
+        self.import(name, ResourceKey::Buffer(buffer), initial)
+    }
+
+    /// Imports a texture in `initial` state (see [`Graph::import_buffer`]).
+    pub fn import_texture(
+        &mut self,
+        name: &str,
+        texture: Texture,
+        initial: ResourceState,
+    ) -> Result<ResourceId> {
+        self.import(name, ResourceKey::Texture(texture), initial)
+    }
+
+    fn import(
+        &mut self,
+        name: &str,
+        key: ResourceKey,
+        initial: ResourceState,
+    ) -> Result<ResourceId> {
+        if let Some(&id) = self.index.get(&key) {
+            let e = self.resource(id)?;
+            if e.initial != initial {
+                return Err(GraphError::ConflictingInitialState {
+                    resource: e.name.clone(),
+                    first: e.initial,
+                    second: initial,
+                });
+            }
+            return Ok(id);
+        }
+        let id = ResourceId(id32(self.resources.len()));
+        self.resources.push(ResourceEntry {
+            name: name.to_owned(),
+            key: Some(key),
+            initial,
+            texture: matches!(key, ResourceKey::Texture(_)),
+            transient: None,
+        });
+        self.index.insert(key, id);
+        Ok(id)
+    }
+
+    /// A buffer the graph creates at its first execution and keeps for the next ones.
+    pub fn create_buffer(&mut self, name: &str, desc: TransientBuffer) -> ResourceId {
+        let id = ResourceId(id32(self.resources.len()));
+        self.resources.push(ResourceEntry {
+            name: name.to_owned(),
+            key: None,
+            initial: ResourceState::UNUSED,
+            texture: false,
+            transient: Some(desc),
+        });
+        id
+    }
+
+    pub(crate) fn resource(&self, id: ResourceId) -> Result<&ResourceEntry> {
+        self.resources
+            .get(id.0 as usize)
+            .ok_or(GraphError::UnknownId("resource", id.0))
+    }
+
+    /// The resource an imported handle became, if it was imported.
+    pub fn resource_of(&self, key: ResourceKey) -> Option<ResourceId> {
+        self.index.get(&key).copied()
+    }
+
+    /// A resource's name and initial state.
+    pub fn describe(&self, id: ResourceId) -> Option<(&str, ResourceState)> {
+        self.resources
+            .get(id.0 as usize)
+            .map(|e| (e.name.as_str(), e.initial))
+    }
+
+    /// Imports a bind group and, through it, every resource it binds: each is imported as
+    /// [`Graph::import_buffer`] / [`Graph::import_texture`] would, in the state `initial`
+    /// gives for it (so a resource already imported must be given the same state). The
+    /// group's uses become scopes of the passes that use it: uniform buffers a uniform
+    /// read over the exact range (the dynamic offset applied), storage buffers a read, or
+    /// read and write unless read-only, sampled textures a shader read in the read-only
+    /// layout over the view's mips and layers, storage textures their access in the
+    /// general layout, samplers nothing.
+    ///
+    /// Refused: an untracked or stale group, one binding a destroyed resource (the
+    /// device's error), and dynamic offsets of the wrong number, alignment or range.
+    pub fn import_bind_group(
+        &mut self,
+        device: &Device<A>,
+        group: BindGroup,
+        dynamic_offsets: &[u32],
+        initial: impl Fn(ResourceKey) -> ResourceState,
+    ) -> Result<GroupId> {
+        let bindings = device.bind_group_bindings(group)?;
+        let dynamic: Vec<usize> = bindings
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| {
+                matches!(
+                    b.ty,
+                    BindingType::Buffer {
+                        has_dynamic_offset: true,
+                        ..
+                    }
+                )
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if dynamic.len() != dynamic_offsets.len() {
+            return Err(GraphError::DynamicOffsetCount {
+                expected: dynamic.len(),
+                given: dynamic_offsets.len(),
+            });
+        }
+        let limits = device.limits();
+        let mut offsets_of = HashMap::new();
+        for (&i, &offset) in dynamic.iter().zip(dynamic_offsets) {
+            let Some(b) = bindings.get(i) else { continue };
+            let alignment = match b.ty {
+                BindingType::Buffer {
+                    ty: BufferBindingType::Uniform,
+                    ..
+                } => limits.min_uniform_buffer_offset_alignment,
+                _ => limits.min_storage_buffer_offset_alignment,
+            }
+            .max(1);
+            if offset % alignment != 0 {
+                return Err(GraphError::DynamicOffsetAlignment {
+                    binding: b.binding,
+                    offset,
+                    alignment,
+                });
+            }
+            if let GroupResource::Buffer {
+                offset: base,
+                size,
+                buffer_size,
+                ..
+            } = b.resource
+            {
+                let end = base
+                    .checked_add(u64::from(offset))
+                    .and_then(|start| start.checked_add(size));
+                if end.is_none_or(|end| end > buffer_size) {
+                    return Err(GraphError::DynamicOffsetRange {
+                        binding: b.binding,
+                        offset,
+                        base,
+                        size,
+                        buffer_size,
+                    });
+                }
+            }
+            offsets_of.insert(i, offset);
+        }
+        let mut scopes = Vec::with_capacity(bindings.len());
+        for (i, b) in bindings.iter().enumerate() {
+            let stages = shader_stages(b.visibility);
+            match b.resource {
+                GroupResource::Sampler(_) => {}
+                GroupResource::Buffer {
+                    buffer,
+                    offset,
+                    size,
+                    ..
+                } => {
+                    let key = ResourceKey::Buffer(buffer);
+                    let id = self.import(&format!("{buffer:?}"), key, initial(key))?;
+                    let access = match b.ty {
+                        BindingType::Buffer {
+                            ty: BufferBindingType::Uniform,
+                            ..
+                        } => Access::UNIFORM_READ,
+                        BindingType::Buffer {
+                            ty: BufferBindingType::Storage { read_only: true },
+                            ..
+                        } => Access::SHADER_READ,
+                        _ => Access::SHADER_READ | Access::SHADER_WRITE,
+                    };
+                    let dynamic = u64::from(offsets_of.get(&i).copied().unwrap_or(0));
+                    scopes.push(Scope {
+                        resource: id,
+                        range: Range::Bytes {
+                            offset: offset.saturating_add(dynamic),
+                            size,
+                        },
+                        state: ResourceState::new(stages, access, Layout::Undefined),
+                    });
+                }
+                GroupResource::Texture {
+                    texture,
+                    base_mip_level,
+                    mip_level_count,
+                    base_array_layer,
+                    array_layer_count,
+                    ..
+                } => {
+                    let key = ResourceKey::Texture(texture);
+                    let id = self.import(&format!("{texture:?}"), key, initial(key))?;
+                    let (access, layout) = match b.ty {
+                        BindingType::StorageTexture { access, .. } => (
+                            match access {
+                                StorageTextureAccess::ReadOnly => Access::SHADER_READ,
+                                StorageTextureAccess::WriteOnly => Access::SHADER_WRITE,
+                                StorageTextureAccess::ReadWrite => {
+                                    Access::SHADER_READ | Access::SHADER_WRITE
+                                }
+                            },
+                            Layout::General,
+                        ),
+                        _ => (Access::SHADER_READ, Layout::ShaderReadOnly),
+                    };
+                    scopes.push(Scope {
+                        resource: id,
+                        range: Range::Subresources {
+                            base_mip_level,
+                            mip_level_count,
+                            base_array_layer,
+                            array_layer_count,
+                        },
+                        state: ResourceState::new(stages, access, layout),
+                    });
+                }
+            }
+        }
+        let id = GroupId(id32(self.groups.len()));
+        self.groups.push(GroupEntry {
+            group,
+            offsets: dynamic_offsets.to_vec(),
+            scopes,
+        });
+        Ok(id)
+    }
+
+    /// The scopes an imported group contributes to a pass using it.
+    pub fn group_scopes(&self, group: GroupId) -> Result<&[Scope]> {
+        self.groups
+            .get(group.0 as usize)
+            .map(|g| g.scopes.as_slice())
+            .ok_or(GraphError::UnknownId("group", group.0))
+    }
+
+    /// Adds a pass; passes run in the order they are added.
+    pub fn add_pass(&mut self, name: &str, kind: PassKind) -> PassId {
+        let id = PassId(id32(self.passes.len()));
+        self.passes.push(PassEntry {
+            name: name.to_owned(),
+            kind,
+            scopes: Vec::new(),
+            groups: Vec::new(),
+            keep: false,
+            record: None,
+        });
+        id
+    }
+
+    fn pass_mut(&mut self, pass: PassId) -> Result<&mut PassEntry<A>> {
+        self.passes
+            .get_mut(pass.0 as usize)
+            .ok_or(GraphError::UnknownId("pass", pass.0))
+    }
+
+    /// Declares a use of (all of) a resource by a pass.
+    pub fn uses(&mut self, pass: PassId, resource: ResourceId, usage: Usage) -> Result<()> {
+        self.uses_range(pass, resource, Range::Whole, usage)
+    }
+
+    /// Declares a use of part of a resource by a pass.
+    pub fn uses_range(
+        &mut self,
+        pass: PassId,
+        resource: ResourceId,
+        range: Range,
+        usage: Usage,
+    ) -> Result<()> {
+        let texture = self.resource(resource)?.texture;
+        let state = usage.state(texture);
+        self.pass_mut(pass)?.scopes.push(Scope {
+            resource,
+            range,
+            state,
+        });
+        Ok(())
+    }
+
+    /// Gives a pass an imported group at set index `set`: its uses become the pass's, and
+    /// [`PassContext::set_bind_groups`] binds it.
+    pub fn use_group(&mut self, pass: PassId, set: u32, group: GroupId) -> Result<()> {
+        self.group_scopes(group)?;
+        self.pass_mut(pass)?.groups.push((set, group));
+        Ok(())
+    }
+
+    /// Keeps a pass even when nothing it writes is used (it has effects the graph does not
+    /// see).
+    pub fn keep(&mut self, pass: PassId) -> Result<()> {
+        self.pass_mut(pass)?.keep = true;
+        Ok(())
+    }
+
+    /// Sets what a pass records.
+    pub fn record(
+        &mut self,
+        pass: PassId,
+        f: impl FnMut(&mut PassContext<'_, A>) -> vigil::Result<()> + Send + 'static,
+    ) -> Result<()> {
+        self.pass_mut(pass)?.record = Some(Box::new(f));
+        Ok(())
+    }
+
+    /// A pass's uses, merged per resource: the uses of one resource in one pass combine
+    /// their stages, accesses and ranges; texture uses of overlapping parts that need
+    /// different layouts are refused.
+    pub fn pass_scopes(&self, pass: PassId) -> Result<Vec<Scope>> {
+        let p = self
+            .passes
+            .get(pass.0 as usize)
+            .ok_or(GraphError::UnknownId("pass", pass.0))?;
+        let mut all: Vec<Scope> = p.scopes.clone();
+        for (_, g) in &p.groups {
+            all.extend_from_slice(self.group_scopes(*g)?);
+        }
+        let mut merged: Vec<Scope> = Vec::new();
+        for s in all {
+            let texture = self.resource(s.resource)?.texture;
+            let mut placed = false;
+            for m in merged.iter_mut().filter(|m| m.resource == s.resource) {
+                if texture && m.state.layout != s.state.layout {
+                    if m.range.overlaps(&s.range) {
+                        return Err(GraphError::LayoutConflict {
+                            pass: p.name.clone(),
+                            resource: self.resource(s.resource)?.name.clone(),
+                            first: m.state.layout,
+                            second: s.state.layout,
+                        });
+                    }
+                    continue;
+                }
+                m.range = m.range.union(&s.range);
+                m.state.stages |= s.state.stages;
+                m.state.access |= s.state.access;
+                placed = true;
+                break;
+            }
+            if !placed {
+                merged.push(s);
+            }
+        }
+        Ok(merged)
+    }
+}
+
+/// Whether a use writes.
+pub(crate) fn writes(state: &ResourceState) -> bool {
+    !state.access.writes().is_empty()
+}

@@ -1,0 +1,246 @@
+//! What a resource's use is, in synchronization2 terms: the pipeline stages that touch it,
+//! how (the access), and for textures the layout it must be in.
+
+use bitflags::bitflags;
+
+bitflags! {
+    /// Pipeline stages of a use.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct Stages: u32 {
+        /// Indirect argument reads.
+        const DRAW_INDIRECT = 1 << 0;
+        /// Vertex and index fetches.
+        const VERTEX_INPUT = 1 << 1;
+        /// The vertex shader.
+        const VERTEX_SHADER = 1 << 2;
+        /// The fragment shader.
+        const FRAGMENT_SHADER = 1 << 3;
+        /// Depth and stencil tests.
+        const DEPTH_STENCIL = 1 << 4;
+        /// Color attachment output.
+        const COLOR_OUTPUT = 1 << 5;
+        /// Compute shaders.
+        const COMPUTE_SHADER = 1 << 6;
+        /// Copies, fills and clears.
+        const TRANSFER = 1 << 7;
+        /// The host (mapping, CPU reads after the graph).
+        const HOST = 1 << 8;
+    }
+}
+
+bitflags! {
+    /// Memory accesses of a use.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct Access: u32 {
+        /// Indirect argument reads.
+        const INDIRECT_READ = 1 << 0;
+        /// Index buffer reads.
+        const INDEX_READ = 1 << 1;
+        /// Vertex buffer reads.
+        const VERTEX_READ = 1 << 2;
+        /// Uniform buffer reads.
+        const UNIFORM_READ = 1 << 3;
+        /// Shader reads: sampled textures, storage reads.
+        const SHADER_READ = 1 << 4;
+        /// Shader writes: storage buffers and textures.
+        const SHADER_WRITE = 1 << 5;
+        /// Color attachment reads (loads, blending).
+        const COLOR_READ = 1 << 6;
+        /// Color attachment writes.
+        const COLOR_WRITE = 1 << 7;
+        /// Depth/stencil attachment reads.
+        const DEPTH_STENCIL_READ = 1 << 8;
+        /// Depth/stencil attachment writes.
+        const DEPTH_STENCIL_WRITE = 1 << 9;
+        /// Copy sources.
+        const TRANSFER_READ = 1 << 10;
+        /// Copy destinations, fills, clears.
+        const TRANSFER_WRITE = 1 << 11;
+        /// Host reads.
+        const HOST_READ = 1 << 12;
+        /// Host writes.
+        const HOST_WRITE = 1 << 13;
+    }
+}
+
+impl Access {
+    /// Every access that writes.
+    pub const WRITES: Access = Access::SHADER_WRITE
+        .union(Access::COLOR_WRITE)
+        .union(Access::DEPTH_STENCIL_WRITE)
+        .union(Access::TRANSFER_WRITE)
+        .union(Access::HOST_WRITE);
+
+    /// The writing part.
+    pub fn writes(self) -> Access {
+        self & Access::WRITES
+    }
+
+    /// The reading part.
+    pub fn reads(self) -> Access {
+        self - Access::WRITES
+    }
+}
+
+/// The layout a texture is in for a use (buffers have none: [`Layout::Undefined`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Contents undefined (a buffer, or a texture whose contents do not matter).
+    #[default]
+    Undefined,
+    /// Any use (storage textures).
+    General,
+    /// Sampled reads.
+    ShaderReadOnly,
+    /// Color attachment.
+    ColorAttachment,
+    /// Depth/stencil attachment, written.
+    DepthStencilAttachment,
+    /// Depth/stencil, read only.
+    DepthStencilReadOnly,
+    /// Copy source.
+    TransferSrc,
+    /// Copy destination.
+    TransferDst,
+}
+
+/// A resource's state: how it was last used before the graph runs (its initial state), or
+/// how a pass uses it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ResourceState {
+    /// Stages.
+    pub stages: Stages,
+    /// Accesses.
+    pub access: Access,
+    /// Layout (textures).
+    pub layout: Layout,
+}
+
+impl ResourceState {
+    /// Not used before the graph: no stage, no access, contents undefined.
+    pub const UNUSED: ResourceState = ResourceState {
+        stages: Stages::empty(),
+        access: Access::empty(),
+        layout: Layout::Undefined,
+    };
+
+    /// Written by copies or uploads before the graph (vigil's queue writes and
+    /// `create_buffer_init` land as transfer writes).
+    pub const TRANSFER_WRITTEN: ResourceState = ResourceState {
+        stages: Stages::TRANSFER,
+        access: Access::TRANSFER_WRITE,
+        layout: Layout::TransferDst,
+    };
+
+    /// A state from its parts.
+    pub const fn new(stages: Stages, access: Access, layout: Layout) -> ResourceState {
+        ResourceState {
+            stages,
+            access,
+            layout,
+        }
+    }
+}
+
+/// How a pass uses a resource it declares by hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Usage {
+    /// Read in shaders of `stages` (storage buffer read, or a sampled texture).
+    ShaderRead(Stages),
+    /// Written (and read) in shaders of `stages` (storage buffer or texture).
+    ShaderWrite(Stages),
+    /// Uniform reads in `stages`.
+    Uniform(Stages),
+    /// Rendered to as a color attachment (loaded and stored).
+    ColorAttachment,
+    /// Depth/stencil attachment, tested and written.
+    DepthAttachment,
+    /// Vertex buffer.
+    Vertex,
+    /// Index buffer.
+    Index,
+    /// Indirect arguments.
+    Indirect,
+    /// Copy source.
+    CopySrc,
+    /// Copy destination.
+    CopyDst,
+}
+
+impl Usage {
+    /// The state a pass needs the resource in; `texture` picks the layout.
+    pub fn state(self, texture: bool) -> ResourceState {
+        let (stages, access, layout) = match self {
+            Usage::ShaderRead(s) => (
+                s,
+                Access::SHADER_READ,
+                if texture {
+                    Layout::ShaderReadOnly
+                } else {
+                    Layout::Undefined
+                },
+            ),
+            Usage::ShaderWrite(s) => (
+                s,
+                Access::SHADER_READ | Access::SHADER_WRITE,
+                if texture {
+                    Layout::General
+                } else {
+                    Layout::Undefined
+                },
+            ),
+            Usage::Uniform(s) => (s, Access::UNIFORM_READ, Layout::Undefined),
+            Usage::ColorAttachment => (
+                Stages::COLOR_OUTPUT,
+                Access::COLOR_READ | Access::COLOR_WRITE,
+                Layout::ColorAttachment,
+            ),
+            Usage::DepthAttachment => (
+                Stages::DEPTH_STENCIL,
+                Access::DEPTH_STENCIL_READ | Access::DEPTH_STENCIL_WRITE,
+                Layout::DepthStencilAttachment,
+            ),
+            Usage::Vertex => (Stages::VERTEX_INPUT, Access::VERTEX_READ, Layout::Undefined),
+            Usage::Index => (Stages::VERTEX_INPUT, Access::INDEX_READ, Layout::Undefined),
+            Usage::Indirect => (
+                Stages::DRAW_INDIRECT,
+                Access::INDIRECT_READ,
+                Layout::Undefined,
+            ),
+            Usage::CopySrc => (
+                Stages::TRANSFER,
+                Access::TRANSFER_READ,
+                if texture {
+                    Layout::TransferSrc
+                } else {
+                    Layout::Undefined
+                },
+            ),
+            Usage::CopyDst => (
+                Stages::TRANSFER,
+                Access::TRANSFER_WRITE,
+                if texture {
+                    Layout::TransferDst
+                } else {
+                    Layout::Undefined
+                },
+            ),
+        };
+        ResourceState::new(stages, access, layout)
+    }
+}
+
+/// The graph stages a binding's shader visibility means.
+pub fn shader_stages(visibility: vigil::ShaderStages) -> Stages {
+    let mut s = Stages::empty();
+    if visibility.contains(vigil::ShaderStages::VERTEX) {
+        s |= Stages::VERTEX_SHADER;
+    }
+    if visibility.contains(vigil::ShaderStages::FRAGMENT) {
+        s |= Stages::FRAGMENT_SHADER;
+    }
+    if visibility.contains(vigil::ShaderStages::COMPUTE) {
+        s |= Stages::COMPUTE_SHADER;
+    }
+    s
+}

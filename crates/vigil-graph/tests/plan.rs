@@ -1,0 +1,618 @@
+//! Graph rules and barrier plans on vigil's test backend: identity of imported resources,
+//! conflicting initial states, access scopes derived from group layouts, dynamic offsets,
+//! stale and untracked groups, culling, and the planned barriers of reference graphs
+//! against hand-derived lists.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::num::NonZeroU64;
+use vigil::*;
+use vigil_graph::{
+    Access, Barrier, Graph, GraphError, Layout, PassKind, Range, ResourceKey, ResourceState,
+    Stages, TransientBuffer, Usage,
+};
+
+type TDevice = Device<TestApi>;
+type TGraph = Graph<TestApi>;
+
+fn device() -> TDevice {
+    let instance = Instance::<TestApi>::new(&InstanceDescriptor::default()).unwrap();
+    let adapter = instance.adapters().into_iter().next().unwrap();
+    adapter
+        .request_device(&DeviceDescriptor {
+            label: "graph".into(),
+            required_limits: adapter.limits().clone(),
+            ..DeviceDescriptor::default()
+        })
+        .unwrap()
+}
+
+fn buffer(d: &TDevice, size: u64) -> Buffer {
+    d.create_buffer(&BufferDescriptor {
+        label: "buf",
+        size,
+        usage: BufferUsages::STORAGE | BufferUsages::UNIFORM | BufferUsages::COPY_DST,
+    })
+    .unwrap()
+}
+
+fn entry(binding: u32, ty: BindingType) -> BindGroupLayoutEntry {
+    BindGroupLayoutEntry {
+        binding,
+        visibility: ShaderStages::COMPUTE | ShaderStages::FRAGMENT,
+        ty,
+        array: None,
+    }
+}
+
+fn storage(read_only: bool, dynamic: bool) -> BindingType {
+    BindingType::Buffer {
+        ty: BufferBindingType::Storage { read_only },
+        has_dynamic_offset: dynamic,
+        min_binding_size: None,
+    }
+}
+
+fn uniform(dynamic: bool) -> BindingType {
+    BindingType::Buffer {
+        ty: BufferBindingType::Uniform,
+        has_dynamic_offset: dynamic,
+        min_binding_size: NonZeroU64::new(16),
+    }
+}
+
+fn group(
+    d: &TDevice,
+    entries: &[BindGroupLayoutEntry],
+    resources: &[BindingResource<'_>],
+) -> BindGroup {
+    let layout = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "layout",
+            entries,
+        })
+        .unwrap();
+    let entries: Vec<BindGroupEntry<'_>> = entries
+        .iter()
+        .zip(resources)
+        .map(|(e, &resource)| BindGroupEntry {
+            binding: e.binding,
+            resource,
+        })
+        .collect();
+    d.create_bind_group(&BindGroupDescriptor {
+        label: "group",
+        layout,
+        entries: &entries,
+    })
+    .unwrap()
+}
+
+fn whole(b: Buffer) -> BindingResource<'static> {
+    BindingResource::Buffer(BufferBinding::whole(b))
+}
+
+const READ: ResourceState = ResourceState::new(
+    Stages::COMPUTE_SHADER,
+    Access::SHADER_READ,
+    Layout::Undefined,
+);
+
+#[test]
+fn one_resource_however_it_is_imported_in_either_order() {
+    let d = device();
+    let (a, b) = (buffer(&d, 256), buffer(&d, 256));
+    let g1 = group(&d, &[entry(0, storage(true, false))], &[whole(a)]);
+    let g2 = group(
+        &d,
+        &[
+            entry(0, storage(true, false)),
+            entry(1, storage(false, false)),
+        ],
+        &[whole(a), whole(b)],
+    );
+    // Direct first, then through two groups.
+    let mut graph = TGraph::new();
+    let direct = graph.import_buffer("a", a, READ).unwrap();
+    graph.import_bind_group(&d, g1, &[], |_| READ).unwrap();
+    graph.import_bind_group(&d, g2, &[], |_| READ).unwrap();
+    assert_eq!(graph.resource_of(ResourceKey::Buffer(a)), Some(direct));
+    // Groups first, then direct.
+    let mut graph = TGraph::new();
+    graph.import_bind_group(&d, g2, &[], |_| READ).unwrap();
+    let first = graph.resource_of(ResourceKey::Buffer(a)).unwrap();
+    assert_eq!(graph.import_buffer("a", a, READ).unwrap(), first);
+    graph.import_bind_group(&d, g1, &[], |_| READ).unwrap();
+    assert_eq!(graph.resource_of(ResourceKey::Buffer(a)), Some(first));
+    // Another initial state is an error in either order, never a merge.
+    let other = ResourceState::TRANSFER_WRITTEN;
+    assert!(matches!(
+        graph.import_buffer("a", a, other),
+        Err(GraphError::ConflictingInitialState { .. })
+    ));
+    let mut graph = TGraph::new();
+    graph.import_buffer("a", a, other).unwrap();
+    assert!(matches!(
+        graph.import_bind_group(&d, g1, &[], |_| READ),
+        Err(GraphError::ConflictingInitialState { .. })
+    ));
+    // The refused import changed nothing: the state is still the first one.
+    let id = graph.resource_of(ResourceKey::Buffer(a)).unwrap();
+    assert_eq!(graph.describe(id).unwrap().1, other);
+}
+
+#[test]
+fn scopes_follow_the_group_layout() {
+    let d = device();
+    let (u, ro, rw) = (buffer(&d, 1024), buffer(&d, 512), buffer(&d, 512));
+    let sampler = d.create_sampler(&SamplerDescriptor::default()).unwrap();
+    let tex = d
+        .create_texture(&TextureDescriptor {
+            label: "tex",
+            size: [4, 4],
+            array_layers: 2,
+            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let layer1 = d
+        .create_texture_view(
+            tex,
+            &TextureViewDescriptor {
+                dimension: Some(TextureViewDimension::D2),
+                base_array_layer: 1,
+                array_layer_count: Some(1),
+                ..TextureViewDescriptor::default()
+            },
+        )
+        .unwrap();
+    let g = group(
+        &d,
+        &[
+            entry(0, uniform(true)),
+            entry(1, storage(true, false)),
+            entry(2, storage(false, false)),
+            entry(3, BindingType::Sampler(SamplerBindingType::Filtering)),
+            entry(
+                4,
+                BindingType::Texture {
+                    sample_type: TextureSampleType::Float { filterable: true },
+                    view_dimension: TextureViewDimension::D2,
+                    multisampled: false,
+                },
+            ),
+        ],
+        &[
+            BindingResource::Buffer(BufferBinding {
+                buffer: u,
+                offset: 256,
+                size: Some(64),
+            }),
+            whole(ro),
+            whole(rw),
+            BindingResource::Sampler(sampler),
+            BindingResource::TextureView(layer1),
+        ],
+    );
+    let mut graph = TGraph::new();
+    let id = graph
+        .import_bind_group(&d, g, &[512], |_| ResourceState::UNUSED)
+        .unwrap();
+    let scopes = graph.group_scopes(id).unwrap();
+    // The sampler has no scope.
+    assert_eq!(scopes.len(), 4);
+    let stages = Stages::COMPUTE_SHADER | Stages::FRAGMENT_SHADER;
+    let of = |b: Buffer| graph.resource_of(ResourceKey::Buffer(b)).unwrap();
+    assert_eq!(scopes[0].resource, of(u));
+    assert_eq!(
+        scopes[0].range,
+        Range::Bytes {
+            offset: 256 + 512,
+            size: 64
+        }
+    );
+    assert_eq!(
+        scopes[0].state,
+        ResourceState::new(stages, Access::UNIFORM_READ, Layout::Undefined)
+    );
+    assert_eq!(scopes[1].state.access, Access::SHADER_READ);
+    assert_eq!(
+        scopes[2].state.access,
+        Access::SHADER_READ | Access::SHADER_WRITE
+    );
+    assert_eq!(
+        scopes[3].resource,
+        graph.resource_of(ResourceKey::Texture(tex)).unwrap()
+    );
+    assert_eq!(
+        scopes[3].range,
+        Range::Subresources {
+            base_mip_level: 0,
+            mip_level_count: 1,
+            base_array_layer: 1,
+            array_layer_count: 1
+        }
+    );
+    assert_eq!(
+        scopes[3].state,
+        ResourceState::new(stages, Access::SHADER_READ, Layout::ShaderReadOnly)
+    );
+}
+
+#[test]
+fn dynamic_offsets_are_counted_aligned_and_kept_in_range() {
+    let d = device();
+    let u = buffer(&d, 1024);
+    let g = group(
+        &d,
+        &[entry(0, uniform(true))],
+        &[BindingResource::Buffer(BufferBinding {
+            buffer: u,
+            offset: 0,
+            size: Some(256),
+        })],
+    );
+    let mut graph = TGraph::new();
+    let unused = |_| ResourceState::UNUSED;
+    assert!(matches!(
+        graph.import_bind_group(&d, g, &[], unused),
+        Err(GraphError::DynamicOffsetCount {
+            expected: 1,
+            given: 0
+        })
+    ));
+    assert!(matches!(
+        graph.import_bind_group(&d, g, &[4], unused),
+        Err(GraphError::DynamicOffsetAlignment { .. })
+    ));
+    assert!(matches!(
+        graph.import_bind_group(&d, g, &[1024], unused),
+        Err(GraphError::DynamicOffsetRange { .. })
+    ));
+    assert!(matches!(
+        graph.import_bind_group(&d, g, &[u32::MAX - 255], unused),
+        Err(GraphError::DynamicOffsetAlignment { .. } | GraphError::DynamicOffsetRange { .. })
+    ));
+    graph.import_bind_group(&d, g, &[768], unused).unwrap();
+}
+
+#[test]
+fn untracked_stale_and_destroyed_groups_are_refused() {
+    let d = device();
+    let a = buffer(&d, 256);
+    let layout_entries = [entry(0, storage(true, false))];
+    let layout = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "layout",
+            entries: &layout_entries,
+        })
+        .unwrap();
+    let entries = [BindGroupEntry {
+        binding: 0,
+        resource: whole(a),
+    }];
+    let desc = BindGroupDescriptor {
+        label: "g",
+        layout,
+        entries: &entries,
+    };
+    // SAFETY: `a` lives until the device goes; the group is never submitted.
+    let untracked = unsafe { d.create_bind_group_untracked(&desc) }.unwrap();
+    let err = TGraph::new()
+        .import_bind_group(&d, untracked, &[], |_| READ)
+        .unwrap_err();
+    assert!(
+        matches!(&err, GraphError::Device(e) if e.rule() == Rule::GroupUntracked),
+        "{err}"
+    );
+    // A pool reset after compiling: the execution is refused before anything is recorded.
+    let pool = d
+        .create_bind_group_pool(&BindGroupPoolDescriptor { label: "frame" })
+        .unwrap();
+    let pooled = d.create_bind_group_in(pool, &desc).unwrap();
+    let mut graph = TGraph::new();
+    let gid = graph.import_bind_group(&d, pooled, &[], |_| READ).unwrap();
+    let pass = graph.add_pass("reads", PassKind::Compute);
+    graph.use_group(pass, 0, gid).unwrap();
+    graph.keep(pass).unwrap();
+    let ran = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let counter = ran.clone();
+    graph
+        .record(pass, move |_ctx| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Ok(())
+        })
+        .unwrap();
+    let mut compiled = graph.compile().unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "frame" })
+        .unwrap();
+    compiled.execute(&d, &mut e).unwrap();
+    assert_eq!(ran.load(std::sync::atomic::Ordering::Relaxed), 1);
+    d.reset_bind_group_pool(pool).unwrap();
+    let err = compiled.execute(&d, &mut e).unwrap_err();
+    assert!(
+        matches!(&err, GraphError::Device(e) if e.rule() == Rule::GroupPoolReset),
+        "{err}"
+    );
+    assert_eq!(ran.load(std::sync::atomic::Ordering::Relaxed), 1);
+    // A group whose buffer was destroyed is refused too.
+    let g = d.create_bind_group(&desc).unwrap();
+    d.destroy_buffer(a).unwrap();
+    let err = TGraph::new()
+        .import_bind_group(&d, g, &[], |_| READ)
+        .unwrap_err();
+    assert!(
+        matches!(&err, GraphError::Device(e) if e.rule() == Rule::GroupMemberDestroyed),
+        "{err}"
+    );
+}
+
+#[test]
+fn overlapping_texture_uses_in_one_pass_need_one_layout() {
+    let d = device();
+    let tex = d
+        .create_texture(&TextureDescriptor {
+            label: "t",
+            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let mut graph = TGraph::new();
+    let t = graph
+        .import_texture("t", tex, ResourceState::UNUSED)
+        .unwrap();
+    let p = graph.add_pass("both", PassKind::Compute);
+    graph
+        .uses(p, t, Usage::ShaderRead(Stages::COMPUTE_SHADER))
+        .unwrap();
+    graph
+        .uses(p, t, Usage::ShaderWrite(Stages::COMPUTE_SHADER))
+        .unwrap();
+    assert!(matches!(
+        graph.pass_scopes(p),
+        Err(GraphError::LayoutConflict { .. })
+    ));
+    // Disjoint mips may differ.
+    let q = graph.add_pass("disjoint", PassKind::Compute);
+    let mip = |m| Range::Subresources {
+        base_mip_level: m,
+        mip_level_count: 1,
+        base_array_layer: 0,
+        array_layer_count: 1,
+    };
+    graph
+        .uses_range(q, t, mip(0), Usage::ShaderRead(Stages::COMPUTE_SHADER))
+        .unwrap();
+    graph
+        .uses_range(q, t, mip(1), Usage::ShaderWrite(Stages::COMPUTE_SHADER))
+        .unwrap();
+    assert_eq!(graph.pass_scopes(q).unwrap().len(), 2);
+    // Uses of one buffer in one pass merge into one scope.
+    let b = graph
+        .import_buffer("b", buffer(&d, 64), ResourceState::UNUSED)
+        .unwrap();
+    let r = graph.add_pass("merge", PassKind::Compute);
+    graph
+        .uses(r, b, Usage::Uniform(Stages::VERTEX_SHADER))
+        .unwrap();
+    graph
+        .uses(r, b, Usage::ShaderRead(Stages::FRAGMENT_SHADER))
+        .unwrap();
+    let merged = graph.pass_scopes(r).unwrap();
+    assert_eq!(merged.len(), 1);
+    assert_eq!(
+        merged[0].state.stages,
+        Stages::VERTEX_SHADER | Stages::FRAGMENT_SHADER
+    );
+    assert_eq!(
+        merged[0].state.access,
+        Access::UNIFORM_READ | Access::SHADER_READ
+    );
+}
+
+fn barrier(
+    resource: vigil_graph::ResourceId,
+    src: (Stages, Access),
+    dst: (Stages, Access),
+    layouts: (Layout, Layout),
+) -> Barrier {
+    Barrier {
+        resource,
+        range: Range::Whole,
+        src_stages: src.0,
+        src_access: src.1,
+        dst_stages: dst.0,
+        dst_access: dst.1,
+        old_layout: layouts.0,
+        new_layout: layouts.1,
+    }
+}
+
+const C: Stages = Stages::COMPUTE_SHADER;
+const F: Stages = Stages::FRAGMENT_SHADER;
+const R: Access = Access::SHADER_READ;
+const RW: Access = Access::SHADER_READ.union(Access::SHADER_WRITE);
+const W: Access = Access::SHADER_WRITE;
+const U: Layout = Layout::Undefined;
+
+#[test]
+fn reference_graphs_plan_the_hand_derived_barriers() {
+    let d = device();
+    // 1. A chain: upload -> read A, write B -> read B, write C.
+    let mut g = TGraph::new();
+    let a = g
+        .import_buffer("a", buffer(&d, 64), ResourceState::TRANSFER_WRITTEN)
+        .unwrap();
+    let b = g
+        .import_buffer("b", buffer(&d, 64), ResourceState::UNUSED)
+        .unwrap();
+    let c = g
+        .import_buffer("c", buffer(&d, 64), ResourceState::UNUSED)
+        .unwrap();
+    let p1 = g.add_pass("p1", PassKind::Compute);
+    g.uses(p1, a, Usage::ShaderRead(C)).unwrap();
+    g.uses(p1, b, Usage::ShaderWrite(C)).unwrap();
+    let p2 = g.add_pass("p2", PassKind::Compute);
+    g.uses(p2, b, Usage::ShaderRead(C)).unwrap();
+    g.uses(p2, c, Usage::ShaderWrite(C)).unwrap();
+    let plan = g.compile().unwrap().plan().clone();
+    assert_eq!(
+        plan.passes[0].barriers,
+        vec![barrier(
+            a,
+            (Stages::TRANSFER, Access::TRANSFER_WRITE),
+            (C, R),
+            (U, U)
+        )]
+    );
+    assert_eq!(
+        plan.passes[1].barriers,
+        vec![barrier(b, (C, W), (C, R), (U, U))]
+    );
+    assert_eq!(plan.barrier_count(), 2);
+
+    // 2. Reads after reads: none again for a stage already covered, one for a new stage.
+    let mut g = TGraph::new();
+    let a = g
+        .import_buffer("a", buffer(&d, 64), ResourceState::TRANSFER_WRITTEN)
+        .unwrap();
+    let out = g
+        .import_buffer("out", buffer(&d, 64), ResourceState::UNUSED)
+        .unwrap();
+    for (name, stage) in [("r1", C), ("r2", C), ("r3", F)] {
+        let p = g.add_pass(name, PassKind::Compute);
+        g.uses(p, a, Usage::ShaderRead(stage)).unwrap();
+        g.uses(p, out, Usage::ShaderWrite(C)).unwrap();
+    }
+    let plan = g.compile().unwrap().plan().clone();
+    let on_a: Vec<Vec<Barrier>> = plan
+        .passes
+        .iter()
+        .map(|p| {
+            p.barriers
+                .iter()
+                .filter(|b| b.resource == a)
+                .copied()
+                .collect()
+        })
+        .collect();
+    assert_eq!(on_a[0].len(), 1);
+    assert!(on_a[1].is_empty());
+    assert_eq!(
+        on_a[2],
+        vec![barrier(
+            a,
+            (Stages::TRANSFER, Access::TRANSFER_WRITE),
+            (F, R),
+            (U, U)
+        )]
+    );
+
+    // 3. A write after reads waits for them (execution only), and a write after a write
+    // makes the first available.
+    let mut g = TGraph::new();
+    let a = g.import_buffer("a", buffer(&d, 64), READ).unwrap();
+    let p1 = g.add_pass("w1", PassKind::Compute);
+    g.uses(p1, a, Usage::ShaderWrite(C)).unwrap();
+    let p2 = g.add_pass("w2", PassKind::Compute);
+    g.uses(p2, a, Usage::ShaderWrite(F)).unwrap();
+    let plan = g.compile().unwrap().plan().clone();
+    assert_eq!(
+        plan.passes[0].barriers,
+        vec![barrier(a, (C, Access::empty()), (C, RW), (U, U))]
+    );
+    assert_eq!(
+        plan.passes[1].barriers,
+        vec![barrier(a, (C, W), (F, RW), (U, U))]
+    );
+
+    // 4. A texture: storage-written in general layout, then sampled by fragment and
+    // compute shaders in the read-only layout (one transition, then one more barrier for
+    // the stage the transition did not cover).
+    let mut g = TGraph::new();
+    let tex = d
+        .create_texture(&TextureDescriptor {
+            label: "t",
+            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let t = g.import_texture("t", tex, ResourceState::UNUSED).unwrap();
+    let p1 = g.add_pass("fill", PassKind::Compute);
+    g.uses(p1, t, Usage::ShaderWrite(C)).unwrap();
+    let p2 = g.add_pass("shade", PassKind::Render);
+    g.uses(p2, t, Usage::ShaderRead(F)).unwrap();
+    let p3 = g.add_pass("reduce", PassKind::Compute);
+    g.uses(p3, t, Usage::ShaderRead(C)).unwrap();
+    g.keep(p2).unwrap();
+    g.keep(p3).unwrap();
+    let plan = g.compile().unwrap().plan().clone();
+    assert_eq!(
+        plan.passes[0].barriers,
+        vec![barrier(
+            t,
+            (Stages::empty(), Access::empty()),
+            (C, RW),
+            (U, Layout::General)
+        )]
+    );
+    assert_eq!(
+        plan.passes[1].barriers,
+        vec![barrier(
+            t,
+            (C, W),
+            (F, R),
+            (Layout::General, Layout::ShaderReadOnly)
+        )]
+    );
+    assert_eq!(
+        plan.passes[2].barriers,
+        vec![barrier(
+            t,
+            (F, Access::empty()),
+            (C, R),
+            (Layout::ShaderReadOnly, Layout::ShaderReadOnly)
+        )]
+    );
+    assert_eq!(plan.barrier_count(), 3);
+}
+
+#[test]
+fn passes_nobody_needs_are_culled() {
+    let d = device();
+    let mut g = TGraph::new();
+    let out = g
+        .import_buffer("out", buffer(&d, 64), ResourceState::UNUSED)
+        .unwrap();
+    let used = g.create_buffer(
+        "used",
+        TransientBuffer {
+            size: 64,
+            usage: BufferUsages::STORAGE,
+        },
+    );
+    let unused = g.create_buffer(
+        "unused",
+        TransientBuffer {
+            size: 64,
+            usage: BufferUsages::STORAGE,
+        },
+    );
+    let make = g.add_pass("make", PassKind::Compute);
+    g.uses(make, used, Usage::ShaderWrite(C)).unwrap();
+    let waste = g.add_pass("waste", PassKind::Compute);
+    g.uses(waste, unused, Usage::ShaderWrite(C)).unwrap();
+    let finish = g.add_pass("finish", PassKind::Compute);
+    g.uses(finish, used, Usage::ShaderRead(C)).unwrap();
+    g.uses(finish, out, Usage::ShaderWrite(C)).unwrap();
+    let compiled = g.compile().unwrap();
+    let plan = compiled.plan();
+    assert_eq!(plan.culled, vec![waste]);
+    let names: Vec<&str> = plan.passes.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["make", "finish"]);
+    let dot = compiled.to_dot();
+    assert!(dot.starts_with("digraph vigil_graph {"), "{dot}");
+    assert!(dot.contains("waste (culled)"), "{dot}");
+    assert!(dot.contains("barrier used"), "{dot}");
+}
