@@ -2,7 +2,9 @@
 //! planned per resource from the uses of every pass.
 
 use crate::error::{GraphError, Result};
-use crate::graph::{Graph, PassContext, PassId, Range, ResourceId, ResourceKey, Scope, writes};
+use crate::graph::{
+    Graph, PassContext, PassId, Range, ResourceId, ResourceKey, Scope, TransientBuffer, writes,
+};
 use crate::state::{Access, Layout, ResourceState, Stages};
 use std::collections::{HashMap, HashSet};
 use vigil::{Api, BindGroup, Buffer, BufferDescriptor, CommandEncoder, DefaultApi, Device};
@@ -50,13 +52,35 @@ pub struct Plan {
     pub passes: Vec<PlannedPass>,
     /// Passes culled: nothing they write reaches an imported resource or a kept pass.
     pub culled: Vec<PassId>,
+    /// The buffer each transient resource lives in: transients whose lifetimes (first to
+    /// last running pass that uses them) do not overlap share one.
+    pub aliases: Vec<(ResourceId, usize)>,
+    /// The buffers transients live in: size (the largest of its transients) and usages
+    /// (all of theirs).
+    pub backings: Vec<TransientBuffer>,
+    /// Bytes the running passes' transients would take without sharing.
+    pub transient_bytes_unaliased: u64,
 }
 
 impl Plan {
+    /// Bytes the transients take with sharing (the sum of the backings).
+    pub fn transient_bytes(&self) -> u64 {
+        self.backings
+            .iter()
+            .fold(0u64, |sum, b| sum.saturating_add(b.size))
+    }
+
     /// Barriers in the whole plan.
     pub fn barrier_count(&self) -> usize {
         self.passes.iter().map(|p| p.barriers.len()).sum()
     }
+}
+
+/// What the planner tracks: an imported resource, or a buffer transients share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum TrackKey {
+    Resource(ResourceId),
+    Backing(usize),
 }
 
 /// What the planner knows of a resource between passes.
@@ -109,10 +133,16 @@ impl Track {
             },
         };
         if relayout || writes(&state) {
-            let (w_stages, w_access) = self.last_write.unwrap_or_default();
-            let src_stages = w_stages | self.readers;
+            // After reads, waiting for them is enough: they waited for the last write,
+            // whose results are already available. Without reads since, the write itself
+            // is waited for and made available.
+            let (src_stages, src_access) = if self.readers.is_empty() {
+                self.last_write.unwrap_or_default()
+            } else {
+                (self.readers, Access::empty())
+            };
             let out = (relayout || !src_stages.is_empty())
-                .then(|| barrier(src_stages, w_access, self.layout));
+                .then(|| barrier(src_stages, src_access, self.layout));
             self.last_write = Some((state.stages, state.access.writes()));
             self.readers = Stages::empty();
             // After a write, a later pass's reads need a barrier (reads in the same pass
@@ -175,8 +205,17 @@ impl<A: Api> Graph<A> {
                 );
             }
         }
-        let mut tracks: HashMap<ResourceId, Track> = HashMap::new();
         let mut plan = Plan::default();
+        self.alias_transients(&scopes, &live, &mut plan);
+        // Barriers are planned per backing: a transient sharing a buffer with an earlier
+        // one waits for the earlier one's last uses before its first (its contents are
+        // undefined then).
+        let backing_of: HashMap<ResourceId, TrackKey> = plan
+            .aliases
+            .iter()
+            .map(|(r, slot)| (*r, TrackKey::Backing(*slot)))
+            .collect();
+        let mut tracks: HashMap<TrackKey, Track> = HashMap::new();
         for (i, s) in scopes.into_iter().enumerate() {
             let id = PassId(u32::try_from(i).unwrap_or(u32::MAX));
             if !live.get(i).copied().unwrap_or(false) {
@@ -189,8 +228,12 @@ impl<A: Api> Graph<A> {
                     .resources
                     .get(scope.resource.0 as usize)
                     .ok_or(GraphError::UnknownId("resource", scope.resource.0))?;
+                let key = backing_of
+                    .get(&scope.resource)
+                    .copied()
+                    .unwrap_or(TrackKey::Resource(scope.resource));
                 let track = tracks
-                    .entry(scope.resource)
+                    .entry(key)
                     .or_insert_with(|| Track::from_initial(r.initial));
                 if let Some(b) = track.use_scope(scope, r.texture) {
                     barriers.push(b);
@@ -210,8 +253,60 @@ impl<A: Api> Graph<A> {
         Ok(CompiledGraph {
             graph: self,
             plan,
-            transients: HashMap::new(),
+            backings: Vec::new(),
         })
+    }
+}
+
+impl<A: Api> Graph<A> {
+    /// Assigns each transient used by a running pass a backing buffer, sharing one between
+    /// transients whose lifetimes do not overlap (greedy, in order of first use).
+    fn alias_transients(&self, scopes: &[Vec<Scope>], live: &[bool], plan: &mut Plan) {
+        let mut lifetimes: Vec<(ResourceId, usize, usize, TransientBuffer)> = Vec::new();
+        for (order, s) in scopes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| live.get(*i).copied().unwrap_or(false))
+            .map(|(_, s)| s)
+            .enumerate()
+        {
+            for scope in s {
+                let Some(t) = self
+                    .resources
+                    .get(scope.resource.0 as usize)
+                    .and_then(|r| r.transient)
+                else {
+                    continue;
+                };
+                match lifetimes.iter_mut().find(|l| l.0 == scope.resource) {
+                    Some(l) => l.2 = order,
+                    None => lifetimes.push((scope.resource, order, order, t)),
+                }
+            }
+        }
+        lifetimes.sort_by_key(|l| l.1);
+        // Each backing: its description and the last pass (in running order) using it.
+        let mut slots: Vec<(TransientBuffer, usize)> = Vec::new();
+        for (id, first, last, t) in lifetimes {
+            plan.transient_bytes_unaliased = plan.transient_bytes_unaliased.saturating_add(t.size);
+            let free = slots.iter().position(|(_, end)| *end < first);
+            let slot = match free {
+                Some(k) => {
+                    if let Some((b, end)) = slots.get_mut(k) {
+                        b.size = b.size.max(t.size);
+                        b.usage |= t.usage;
+                        *end = last;
+                    }
+                    k
+                }
+                None => {
+                    slots.push((t, last));
+                    slots.len() - 1
+                }
+            };
+            plan.aliases.push((id, slot));
+        }
+        plan.backings = slots.into_iter().map(|(b, _)| b).collect();
     }
 }
 
@@ -219,7 +314,8 @@ impl<A: Api> Graph<A> {
 pub struct CompiledGraph<A: Api = DefaultApi> {
     pub(crate) graph: Graph<A>,
     plan: Plan,
-    transients: HashMap<ResourceId, Buffer>,
+    /// The buffers made for the plan's backings, at the first execution.
+    backings: Vec<Buffer>,
 }
 
 impl<A: Api> CompiledGraph<A> {
@@ -246,18 +342,28 @@ impl<A: Api> CompiledGraph<A> {
         for g in &self.graph.groups {
             device.bind_group_bindings(g.group)?;
         }
-        for (i, r) in self.graph.resources.iter().enumerate() {
-            let id = ResourceId(u32::try_from(i).unwrap_or(u32::MAX));
-            if let (Some(t), false) = (r.transient, self.transients.contains_key(&id)) {
+        if self.backings.len() < self.plan.backings.len() {
+            for (k, t) in self
+                .plan
+                .backings
+                .iter()
+                .enumerate()
+                .skip(self.backings.len())
+            {
                 let b = device.create_buffer(&BufferDescriptor {
-                    label: &r.name,
+                    label: &format!("graph transient {k}"),
                     size: t.size,
                     usage: t.usage,
                 })?;
-                self.transients.insert(id, b);
+                self.backings.push(b);
             }
         }
-        let mut buffers = self.transients.clone();
+        let mut buffers: HashMap<ResourceId, Buffer> = self
+            .plan
+            .aliases
+            .iter()
+            .filter_map(|(id, slot)| self.backings.get(*slot).map(|b| (*id, *b)))
+            .collect();
         for (key, id) in &self.graph.index {
             if let ResourceKey::Buffer(b) = key {
                 buffers.insert(*id, *b);
@@ -293,10 +399,10 @@ impl<A: Api> CompiledGraph<A> {
         Ok(())
     }
 
-    /// Destroys the transient buffers the executions made (they go once the work using
-    /// them completes).
+    /// Destroys the buffers the executions made for transients (they go once the work
+    /// using them completes).
     pub fn release(&mut self, device: &Device<A>) -> Result<()> {
-        for (_, b) in self.transients.drain() {
+        for b in self.backings.drain(..) {
             device.destroy_buffer(b)?;
         }
         Ok(())

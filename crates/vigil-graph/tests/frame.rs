@@ -235,3 +235,80 @@ fn a_graph_frame_equals_the_same_frame_recorded_by_hand() {
     drop(d);
     assert_eq!(log.count(), 0, "{:?}", log.messages());
 }
+
+#[test]
+fn transients_sharing_a_buffer_keep_their_contents_apart() {
+    use vigil_graph::{TransientBuffer, Usage};
+    let (d, log) = device();
+    let usage = BufferUsages::COPY_SRC | BufferUsages::COPY_DST;
+    let make = |label, words: &[u32]| {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        d.create_buffer_init(&BufferInitDescriptor {
+            label,
+            contents: &bytes,
+            usage,
+        })
+        .unwrap()
+    };
+    let (a, b) = (make("a", &[1; 64]), make("b", &[2; 64]));
+    let (out_a, out_b) = (make("out a", &[0; 64]), make("out b", &[0; 64]));
+    let mut graph: Graph = Graph::new();
+    let ids: Vec<_> = [("a", a), ("b", b)]
+        .into_iter()
+        .map(|(n, h)| {
+            graph
+                .import_buffer(n, h, ResourceState::TRANSFER_WRITTEN)
+                .unwrap()
+        })
+        .collect();
+    let outs: Vec<_> = [("out a", out_a), ("out b", out_b)]
+        .into_iter()
+        .map(|(n, h)| {
+            graph
+                .import_buffer(n, h, ResourceState::TRANSFER_WRITTEN)
+                .unwrap()
+        })
+        .collect();
+    let transient =
+        |graph: &mut Graph, name| graph.create_buffer(name, TransientBuffer { size: 256, usage });
+    let (t1, t2) = (transient(&mut graph, "t1"), transient(&mut graph, "t2"));
+    for (name, src, dst) in [
+        ("fill t1", ids[0], t1),
+        ("drain t1", t1, outs[0]),
+        ("fill t2", ids[1], t2),
+        ("drain t2", t2, outs[1]),
+    ] {
+        let pass = graph.add_pass(name, PassKind::Copy);
+        graph.uses(pass, src, Usage::CopySrc).unwrap();
+        graph.uses(pass, dst, Usage::CopyDst).unwrap();
+        graph
+            .record(pass, move |ctx| {
+                let (Some(s), Some(t)) = (ctx.buffer(src), ctx.buffer(dst)) else {
+                    return Ok(());
+                };
+                ctx.encoder.copy_buffer_to_buffer(s, 0, t, 0, 256)
+            })
+            .unwrap();
+    }
+    let mut compiled = graph.compile().unwrap();
+    assert_eq!(compiled.plan().backings.len(), 1);
+    assert_eq!(compiled.plan().transient_bytes(), 256);
+    assert_eq!(compiled.plan().transient_bytes_unaliased, 512);
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "aliased" })
+        .unwrap();
+    compiled.execute(&d, &mut e).unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let words = |buf| -> Vec<u32> {
+        d.read_buffer(buf, 0, 256)
+            .unwrap()
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    assert_eq!(words(out_a), vec![1; 64]);
+    assert_eq!(words(out_b), vec![2; 64]);
+    compiled.release(&d).unwrap();
+    drop(d);
+    assert_eq!(log.count(), 0, "{:?}", log.messages());
+}

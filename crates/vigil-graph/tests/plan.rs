@@ -616,3 +616,73 @@ fn passes_nobody_needs_are_culled() {
     assert!(dot.contains("waste (culled)"), "{dot}");
     assert!(dot.contains("barrier used"), "{dot}");
 }
+
+#[test]
+fn transients_whose_lifetimes_do_not_overlap_share_a_buffer() {
+    let d = device();
+    let mut g = TGraph::new();
+    let input = g
+        .import_buffer("input", buffer(&d, 1024), ResourceState::TRANSFER_WRITTEN)
+        .unwrap();
+    let (out1, out2) = (
+        g.import_buffer("out1", buffer(&d, 1024), ResourceState::UNUSED)
+            .unwrap(),
+        g.import_buffer("out2", buffer(&d, 1024), ResourceState::UNUSED)
+            .unwrap(),
+    );
+    let t = |g: &mut TGraph, name, size| {
+        g.create_buffer(
+            name,
+            TransientBuffer {
+                size,
+                usage: BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+            },
+        )
+    };
+    let (t1, t2, t3) = (
+        t(&mut g, "t1", 1024),
+        t(&mut g, "t2", 512),
+        t(&mut g, "t3", 256),
+    );
+    // t3 lives across the others: it gets a buffer of its own.
+    let p = g.add_pass("t3 across", PassKind::Copy);
+    g.uses(p, t3, Usage::CopyDst).unwrap();
+    g.uses(p, input, Usage::CopySrc).unwrap();
+    let chain = [
+        ("fill t1", input, t1),
+        ("drain t1", t1, out1),
+        ("fill t2", input, t2),
+        ("drain t2", t2, out2),
+    ];
+    for (name, src, dst) in chain {
+        let p = g.add_pass(name, PassKind::Copy);
+        g.uses(p, src, Usage::CopySrc).unwrap();
+        g.uses(p, dst, Usage::CopyDst).unwrap();
+    }
+    let q = g.add_pass("t3 read", PassKind::Copy);
+    g.uses(q, t3, Usage::CopySrc).unwrap();
+    g.uses(q, out1, Usage::CopyDst).unwrap();
+    let plan = g.compile().unwrap().plan().clone();
+    let slot = |r| plan.aliases.iter().find(|(t, _)| *t == r).unwrap().1;
+    assert_eq!(slot(t1), slot(t2));
+    assert_ne!(slot(t1), slot(t3));
+    assert_eq!(plan.backings.len(), 2);
+    assert_eq!(plan.transient_bytes_unaliased, 1024 + 512 + 256);
+    assert_eq!(plan.transient_bytes(), 1024 + 256);
+    // t2's first write waits for t1's last read of the shared buffer.
+    let fill_t2 = &plan.passes[3];
+    assert!(
+        fill_t2.barriers.contains(&Barrier {
+            resource: t2,
+            range: Range::Whole,
+            src_stages: Stages::TRANSFER,
+            src_access: Access::empty(),
+            dst_stages: Stages::TRANSFER,
+            dst_access: Access::TRANSFER_WRITE,
+            old_layout: U,
+            new_layout: U,
+        }),
+        "{:#?}",
+        fill_t2.barriers
+    );
+}
