@@ -27,6 +27,7 @@ pub const WORKLOADS: &[&str] = &[
     "writes",
     "idle-resources",
     "round-trip",
+    "graph-compile",
 ];
 
 /// What to run.
@@ -453,6 +454,43 @@ fn run_one(
                 }
             }
             ("MiB", bytes >> 20)
+        }
+        "graph-compile" => {
+            use workloads::graph_compile as gc;
+            let ring = gc::ring(&paths.vigil)?;
+            let ring = &ring;
+            let sizes: [(usize, &'static str); 3] = [
+                (100, "100 passes"),
+                (1000, "1,000 passes"),
+                (10_000, "10,000 passes"),
+            ];
+            let jobs: Vec<Job<'_>> = sizes
+                .iter()
+                .map(|&(n, label)| -> Job<'_> { Box::new(move || gc::path(ring, n, label, plan)) })
+                .collect();
+            runs = harness::paired(plan, jobs)?;
+            let per_pass = |p: &PathResult, n: usize| -> Vec<std::time::Duration> {
+                p.metrics
+                    .first()
+                    .map(|(_, s)| s.samples.iter().map(|d| *d / n as u32).collect())
+                    .unwrap_or_default()
+            };
+            let small = runs.first().map(|p| per_pass(p, 100)).unwrap_or_default();
+            for (p, &(n, label)) in runs.iter().zip(sizes.iter()) {
+                let each = per_pass(p, n);
+                if let Some((_, s)) = p.metrics.first() {
+                    derived.push((
+                        format!("{label}: compile ns per pass (median)"),
+                        s.median.as_nanos() as f64 / n as f64,
+                    ));
+                }
+                if n != 100 {
+                    if let Some(r) = harness::Paired::ratio(&each, &small) {
+                        extra.push((format!("compile per pass: {label} / 100 passes"), r));
+                    }
+                }
+            }
+            ("graph", 1)
         }
         other => return Err(format!("no runner for workload '{other}'")),
     };

@@ -6,7 +6,7 @@ use crate::graph::{
     Graph, PassContext, PassId, Range, ResourceId, ResourceKey, Scope, TransientBuffer, writes,
 };
 use crate::state::{Access, Layout, ResourceState, Stages};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use vigil::{Api, BindGroup, Buffer, BufferDescriptor, CommandEncoder, DefaultApi, Device};
 
 /// One barrier the plan puts before a pass: the earlier uses of a resource it waits for,
@@ -74,13 +74,6 @@ impl Plan {
     pub fn barrier_count(&self) -> usize {
         self.passes.iter().map(|p| p.barriers.len()).sum()
     }
-}
-
-/// What the planner tracks: an imported resource, or a buffer transients share.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum TrackKey {
-    Resource(ResourceId),
-    Backing(usize),
 }
 
 /// What the planner knows of a resource between passes.
@@ -180,7 +173,7 @@ impl<A: Api> Graph<A> {
         }
         // Culling, from the last pass back: a pass runs when it is kept, or writes an
         // imported resource, or writes something a running later pass reads.
-        let mut needed: HashSet<ResourceId> = HashSet::new();
+        let mut needed = vec![false; self.resources.len()];
         let mut live = vec![false; self.passes.len()];
         for i in (0..self.passes.len()).rev() {
             let (Some(p), Some(s)) = (self.passes.get(i), scopes.get(i)) else {
@@ -188,7 +181,7 @@ impl<A: Api> Graph<A> {
             };
             let output = s.iter().any(|s| {
                 writes(&s.state)
-                    && (needed.contains(&s.resource)
+                    && (needed.get(s.resource.0 as usize).copied().unwrap_or(false)
                         || self
                             .resources
                             .get(s.resource.0 as usize)
@@ -198,11 +191,11 @@ impl<A: Api> Graph<A> {
                 if let Some(l) = live.get_mut(i) {
                     *l = true;
                 }
-                needed.extend(
-                    s.iter()
-                        .filter(|s| !s.state.access.reads().is_empty())
-                        .map(|s| s.resource),
-                );
+                for r in s.iter().filter(|s| !s.state.access.reads().is_empty()) {
+                    if let Some(n) = needed.get_mut(r.resource.0 as usize) {
+                        *n = true;
+                    }
+                }
             }
         }
         let mut plan = Plan::default();
@@ -210,12 +203,15 @@ impl<A: Api> Graph<A> {
         // Barriers are planned per backing: a transient sharing a buffer with an earlier
         // one waits for the earlier one's last uses before its first (its contents are
         // undefined then).
-        let backing_of: HashMap<ResourceId, TrackKey> = plan
-            .aliases
-            .iter()
-            .map(|(r, slot)| (*r, TrackKey::Backing(*slot)))
-            .collect();
-        let mut tracks: HashMap<TrackKey, Track> = HashMap::new();
+        // Tracks by index: resources first, then backings.
+        let n = self.resources.len();
+        let mut track_of: Vec<usize> = (0..n).collect();
+        for (r, slot) in &plan.aliases {
+            if let Some(t) = track_of.get_mut(r.0 as usize) {
+                *t = n.saturating_add(*slot);
+            }
+        }
+        let mut tracks: Vec<Option<Track>> = vec![None; n.saturating_add(plan.backings.len())];
         for (i, s) in scopes.into_iter().enumerate() {
             let id = PassId(u32::try_from(i).unwrap_or(u32::MAX));
             if !live.get(i).copied().unwrap_or(false) {
@@ -228,13 +224,14 @@ impl<A: Api> Graph<A> {
                     .resources
                     .get(scope.resource.0 as usize)
                     .ok_or(GraphError::UnknownId("resource", scope.resource.0))?;
-                let key = backing_of
-                    .get(&scope.resource)
+                let key = track_of
+                    .get(scope.resource.0 as usize)
                     .copied()
-                    .unwrap_or(TrackKey::Resource(scope.resource));
-                let track = tracks
-                    .entry(key)
-                    .or_insert_with(|| Track::from_initial(r.initial));
+                    .unwrap_or(usize::MAX);
+                let Some(slot) = tracks.get_mut(key) else {
+                    continue;
+                };
+                let track = slot.get_or_insert_with(|| Track::from_initial(r.initial));
                 if let Some(b) = track.use_scope(scope, r.texture) {
                     barriers.push(b);
                 }
@@ -263,6 +260,7 @@ impl<A: Api> Graph<A> {
     /// transients whose lifetimes do not overlap (greedy, in order of first use).
     fn alias_transients(&self, scopes: &[Vec<Scope>], live: &[bool], plan: &mut Plan) {
         let mut lifetimes: Vec<(ResourceId, usize, usize, TransientBuffer)> = Vec::new();
+        let mut at: Vec<Option<usize>> = vec![None; self.resources.len()];
         for (order, s) in scopes
             .iter()
             .enumerate()
@@ -278,9 +276,15 @@ impl<A: Api> Graph<A> {
                 else {
                     continue;
                 };
-                match lifetimes.iter_mut().find(|l| l.0 == scope.resource) {
+                let index = at.get(scope.resource.0 as usize).copied().flatten();
+                match index.and_then(|k| lifetimes.get_mut(k)) {
                     Some(l) => l.2 = order,
-                    None => lifetimes.push((scope.resource, order, order, t)),
+                    None => {
+                        if let Some(a) = at.get_mut(scope.resource.0 as usize) {
+                            *a = Some(lifetimes.len());
+                        }
+                        lifetimes.push((scope.resource, order, order, t));
+                    }
                 }
             }
         }

@@ -4,6 +4,7 @@ pub mod bandwidth;
 pub mod churn;
 pub mod dispatches;
 pub mod draws;
+pub mod graph_compile;
 pub mod round_trip;
 pub mod writes;
 
