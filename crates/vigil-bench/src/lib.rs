@@ -484,10 +484,10 @@ fn run_one(
                         s.median.as_nanos() as f64 / n as f64,
                     ));
                 }
-                if n != 100 {
-                    if let Some(r) = harness::Paired::ratio(&each, &small) {
-                        extra.push((format!("compile per pass: {label} / 100 passes"), r));
-                    }
+                if n != 100
+                    && let Some(r) = harness::Paired::ratio(&each, &small)
+                {
+                    extra.push((format!("compile per pass: {label} / 100 passes"), r));
                 }
             }
             ("graph", 1)
