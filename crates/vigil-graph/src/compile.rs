@@ -3,11 +3,15 @@
 
 use crate::error::{GraphError, Result};
 use crate::graph::{
-    Graph, PassContext, PassId, Range, ResourceId, ResourceKey, Scope, TransientBuffer, writes,
+    Graph, PassContext, PassId, Range, Recorder, ResourceId, ResourceKey, Scope, TransientBuffer,
+    writes,
 };
 use crate::state::{Access, Layout, ResourceState, Stages};
 use std::collections::HashMap;
-use vigil::{Api, BindGroup, Buffer, BufferDescriptor, CommandEncoder, DefaultApi, Device};
+use vigil::{
+    Api, BindGroup, Buffer, BufferDescriptor, CommandBuffer, CommandEncoder,
+    CommandEncoderDescriptor, DefaultApi, Device,
+};
 
 /// One barrier the plan puts before a pass: the earlier uses of a resource it waits for,
 /// the pass's use it makes them visible to, and the layout transition it performs.
@@ -343,6 +347,134 @@ impl<A: Api> CompiledGraph<A> {
     /// commands recorded by hand. The plan states what the graph derives, for inspection
     /// and the DOT export.
     pub fn execute(&mut self, device: &Device<A>, encoder: &mut CommandEncoder<A>) -> Result<()> {
+        let buffers = self.prepare(device)?;
+        let groups = self.pass_groups();
+        for planned in &self.plan.passes {
+            let Some(pass) = self.graph.passes.get_mut(planned.pass.0 as usize) else {
+                continue;
+            };
+            let Some(record) = pass.record.as_mut() else {
+                continue;
+            };
+            let mut ctx = PassContext {
+                encoder,
+                groups: groups.get(&planned.pass).map_or(&[], |g| g.as_slice()),
+                buffers: &buffers,
+            };
+            record(&mut ctx).map_err(|error| GraphError::Recording {
+                pass: pass.name.clone(),
+                error,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Records the graph's passes on up to `threads` threads: the running passes are split
+    /// into that many runs of consecutive passes, each recorded into its own encoder on
+    /// its own thread. Returns the finished command buffers in pass order; submit them
+    /// together, in that order (vigil orders what one command buffer does before the next
+    /// one's uses when it resolves the submission). Checks as [`CompiledGraph::execute`].
+    pub fn execute_parallel(
+        &mut self,
+        device: &Device<A>,
+        threads: usize,
+    ) -> Result<Vec<CommandBuffer<A>>>
+    where
+        Device<A>: Sync,
+        CommandBuffer<A>: Send,
+    {
+        let buffers = self.prepare(device)?;
+        let groups = self.pass_groups();
+        let order: Vec<PassId> = self.plan.passes.iter().map(|p| p.pass).collect();
+        let threads = threads.clamp(1, order.len().max(1));
+        let per = order.len().div_ceil(threads).max(1);
+        // Each thread takes the recorders of its passes out of the graph, and gives them
+        // back when done.
+        let mut chunks: Vec<Vec<(PassId, String, Option<Box<Recorder<A>>>)>> = Vec::new();
+        for ids in order.chunks(per) {
+            chunks.push(
+                ids.iter()
+                    .map(|id| {
+                        let pass = self.graph.passes.get_mut(id.0 as usize);
+                        let name = pass.as_ref().map(|p| p.name.clone()).unwrap_or_default();
+                        (*id, name, pass.and_then(|p| p.record.take()))
+                    })
+                    .collect(),
+            );
+        }
+        let (buffers, groups) = (&buffers, &groups);
+        let outcomes: Vec<(
+            Vec<(PassId, Option<Box<Recorder<A>>>)>,
+            Result<CommandBuffer<A>>,
+        )> = std::thread::scope(|scope| {
+            let handles: Vec<_> = chunks
+                .into_iter()
+                .enumerate()
+                .map(|(k, mut chunk)| {
+                    scope.spawn(move || {
+                        let mut run = || -> Result<CommandBuffer<A>> {
+                            let mut encoder =
+                                device.create_command_encoder(&CommandEncoderDescriptor {
+                                    label: &format!("graph part {k}"),
+                                })?;
+                            for (id, name, record) in chunk.iter_mut() {
+                                let Some(record) = record.as_mut() else {
+                                    continue;
+                                };
+                                let mut ctx = PassContext {
+                                    encoder: &mut encoder,
+                                    groups: groups.get(id).map_or(&[], |g| g.as_slice()),
+                                    buffers,
+                                };
+                                record(&mut ctx).map_err(|error| GraphError::Recording {
+                                    pass: name.clone(),
+                                    error,
+                                })?;
+                            }
+                            Ok(encoder.finish()?)
+                        };
+                        let result = run();
+                        let back = chunk.into_iter().map(|(id, _, r)| (id, r)).collect();
+                        (back, result)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        (
+                            Vec::new(),
+                            Err(GraphError::UnknownId("recording thread", 0)),
+                        )
+                    })
+                })
+                .collect()
+        });
+        let mut out = Vec::with_capacity(outcomes.len());
+        let mut first_error = None;
+        for (back, result) in outcomes {
+            for (id, record) in back {
+                if let Some(pass) = self.graph.passes.get_mut(id.0 as usize) {
+                    pass.record = record;
+                }
+            }
+            match result {
+                Ok(cb) => out.push(cb),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
+    /// What every execution does first: re-checks the imported groups, makes the
+    /// transients' backings, and maps every buffer resource to its buffer.
+    fn prepare(&mut self, device: &Device<A>) -> Result<HashMap<ResourceId, Buffer>> {
         for g in &self.graph.groups {
             device.bind_group_bindings(g.group)?;
         }
@@ -373,34 +505,29 @@ impl<A: Api> CompiledGraph<A> {
                 buffers.insert(*id, *b);
             }
         }
-        for planned in &self.plan.passes {
-            let Some(pass) = self.graph.passes.get_mut(planned.pass.0 as usize) else {
-                continue;
-            };
-            let groups: Vec<(u32, BindGroup, Vec<u32>)> = pass
-                .groups
-                .iter()
-                .filter_map(|(set, g)| {
-                    self.graph
-                        .groups
-                        .get(g.0 as usize)
-                        .map(|e| (*set, e.group, e.offsets.clone()))
-                })
-                .collect();
-            let Some(record) = pass.record.as_mut() else {
-                continue;
-            };
-            let mut ctx = PassContext {
-                encoder,
-                groups: &groups,
-                buffers: &buffers,
-            };
-            record(&mut ctx).map_err(|error| GraphError::Recording {
-                pass: pass.name.clone(),
-                error,
-            })?;
-        }
-        Ok(())
+        Ok(buffers)
+    }
+
+    /// The groups each running pass binds: set index, group, dynamic offsets.
+    fn pass_groups(&self) -> HashMap<PassId, Vec<(u32, BindGroup, Vec<u32>)>> {
+        self.plan
+            .passes
+            .iter()
+            .filter_map(|planned| {
+                let pass = self.graph.passes.get(planned.pass.0 as usize)?;
+                let groups = pass
+                    .groups
+                    .iter()
+                    .filter_map(|(set, g)| {
+                        self.graph
+                            .groups
+                            .get(g.0 as usize)
+                            .map(|e| (*set, e.group, e.offsets.clone()))
+                    })
+                    .collect();
+                Some((planned.pass, groups))
+            })
+            .collect()
     }
 
     /// Destroys the buffers the executions made for transients (they go once the work

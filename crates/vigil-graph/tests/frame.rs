@@ -312,3 +312,41 @@ fn transients_sharing_a_buffer_keep_their_contents_apart() {
     drop(d);
     assert_eq!(log.count(), 0, "{:?}", log.messages());
 }
+
+#[test]
+fn passes_recorded_on_several_threads_give_the_same_frame() {
+    let (d, log) = device();
+    let want: Vec<u32> = (0..N as u32).map(|i| (i * 3 + 1) * 2 + 5).collect();
+    let g = frame(&d);
+    let mut graph: Graph = Graph::new();
+    let initial = |key| match key {
+        ResourceKey::Buffer(b) if b == g.middle || b == g.output => ResourceState::UNUSED,
+        _ => ResourceState::TRANSFER_WRITTEN,
+    };
+    let first = graph.import_bind_group(&d, g.first, &[0], initial).unwrap();
+    let second = graph.import_bind_group(&d, g.second, &[256], initial).unwrap();
+    for (name, group) in [("first", first), ("second", second)] {
+        let pass = graph.add_pass(name, PassKind::Compute);
+        graph.use_group(pass, 0, group).unwrap();
+        let pipeline = g.pipeline;
+        graph
+            .record(pass, move |ctx| {
+                ctx.encoder
+                    .begin_compute_pass(&ComputePassDescriptor::default())?;
+                ctx.encoder.set_compute_pipeline(pipeline)?;
+                ctx.set_bind_groups()?;
+                ctx.encoder.dispatch(4, 1, 1)?;
+                ctx.encoder.end_compute_pass()
+            })
+            .unwrap();
+    }
+    let mut compiled = graph.compile().unwrap();
+    for threads in [2, 1, 8] {
+        let cbs = compiled.execute_parallel(&d, threads).unwrap();
+        assert_eq!(cbs.len(), threads.min(2));
+        d.submit(cbs).unwrap();
+        assert_eq!(read(&d, g.output), want, "{threads} threads");
+    }
+    drop(d);
+    assert_eq!(log.count(), 0, "{:?}", log.messages());
+}
