@@ -318,6 +318,16 @@ impl<A: Api> Graph<A> {
     }
 }
 
+/// A pass's recorder taken out of the graph for a recording thread: the pass, its name and
+/// the recorder.
+type Taken<A> = (PassId, String, Option<Box<Recorder<A>>>);
+
+/// What a recording thread gives back: the recorders it took, and its command buffer.
+type Outcome<A> = (
+    Vec<(PassId, Option<Box<Recorder<A>>>)>,
+    Result<CommandBuffer<A>>,
+);
+
 /// A compiled graph: its plan, and what it needs to run.
 pub struct CompiledGraph<A: Api = DefaultApi> {
     pub(crate) graph: Graph<A>,
@@ -390,7 +400,7 @@ impl<A: Api> CompiledGraph<A> {
         let per = order.len().div_ceil(threads).max(1);
         // Each thread takes the recorders of its passes out of the graph, and gives them
         // back when done.
-        let mut chunks: Vec<Vec<(PassId, String, Option<Box<Recorder<A>>>)>> = Vec::new();
+        let mut chunks: Vec<Vec<Taken<A>>> = Vec::new();
         for ids in order.chunks(per) {
             chunks.push(
                 ids.iter()
@@ -403,10 +413,7 @@ impl<A: Api> CompiledGraph<A> {
             );
         }
         let (buffers, groups) = (&buffers, &groups);
-        let outcomes: Vec<(
-            Vec<(PassId, Option<Box<Recorder<A>>>)>,
-            Result<CommandBuffer<A>>,
-        )> = std::thread::scope(|scope| {
+        let outcomes: Vec<Outcome<A>> = std::thread::scope(|scope| {
             let handles: Vec<_> = chunks
                 .into_iter()
                 .enumerate()

@@ -324,7 +324,9 @@ fn passes_recorded_on_several_threads_give_the_same_frame() {
         _ => ResourceState::TRANSFER_WRITTEN,
     };
     let first = graph.import_bind_group(&d, g.first, &[0], initial).unwrap();
-    let second = graph.import_bind_group(&d, g.second, &[256], initial).unwrap();
+    let second = graph
+        .import_bind_group(&d, g.second, &[256], initial)
+        .unwrap();
     for (name, group) in [("first", first), ("second", second)] {
         let pass = graph.add_pass(name, PassKind::Compute);
         graph.use_group(pass, 0, group).unwrap();
