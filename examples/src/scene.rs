@@ -98,6 +98,7 @@ pub struct Scene {
     indices: Buffer,
     color: Texture,
     color_view: TextureView,
+    depth: Texture,
     depth_view: TextureView,
     pattern: ComputePipeline,
     pattern_group: BindGroup,
@@ -529,6 +530,7 @@ impl Scene {
             indices,
             color,
             color_view,
+            depth,
             depth_view,
             pattern,
             pattern_group,
@@ -686,6 +688,143 @@ impl Scene {
             cpu_ms,
             gpu_ms,
         })
+    }
+}
+
+impl Scene {
+    /// The same frame as [`Scene::frame`], as a render graph: the pattern pass, one pass
+    /// per mip level, and the scene pass. Every bind group is imported whole (the graph
+    /// learns from them what each pass reads and writes); only the vertex, index and
+    /// instance buffers and the attachments are declared by hand. Compile once, run with
+    /// [`Scene::frame_with_graph`] each frame.
+    pub fn graph(&self, device: &Device) -> Result<vigil_graph::CompiledGraph> {
+        use vigil_graph::{Graph, PassKind, ResourceKey, ResourceState, Usage};
+        let ge = |e: vigil_graph::GraphError| e.to_string();
+        let mut g: Graph = Graph::new();
+        // Uniforms and meshes arrive by queue writes and uploads; the textures' contents
+        // are made anew every frame.
+        let initial = |key: ResourceKey| match key {
+            ResourceKey::Buffer(_) => ResourceState::TRANSFER_WRITTEN,
+            ResourceKey::Texture(_) => ResourceState::UNUSED,
+        };
+        let pattern_group = g
+            .import_bind_group(device, self.pattern_group, &[], initial)
+            .map_err(ge)?;
+        let pattern = g.add_pass("pattern", PassKind::Compute);
+        g.use_group(pattern, 0, pattern_group).map_err(ge)?;
+        let pipeline = self.pattern;
+        g.record(pattern, move |ctx| {
+            ctx.encoder.begin_compute_pass(&ComputePassDescriptor {
+                label: "pattern",
+                timestamp_writes: None,
+            })?;
+            ctx.encoder.set_compute_pipeline(pipeline)?;
+            ctx.set_bind_groups()?;
+            ctx.encoder
+                .dispatch(TEXTURE_SIZE / 8, TEXTURE_SIZE / 8, 1)?;
+            ctx.encoder.end_compute_pass()
+        })
+        .map_err(ge)?;
+        for (level, &(group, size)) in self.mip_groups.iter().enumerate() {
+            let imported = g
+                .import_bind_group(device, group, &[], initial)
+                .map_err(ge)?;
+            let pass = g.add_pass(&format!("mip {}", level + 1), PassKind::Compute);
+            g.use_group(pass, 0, imported).map_err(ge)?;
+            let pipeline = self.downsample;
+            g.record(pass, move |ctx| {
+                ctx.encoder.begin_compute_pass(&ComputePassDescriptor {
+                    label: "mipmap",
+                    timestamp_writes: None,
+                })?;
+                ctx.encoder.set_compute_pipeline(pipeline)?;
+                ctx.set_bind_groups()?;
+                ctx.encoder
+                    .dispatch(size.div_ceil(8), size.div_ceil(8), 1)?;
+                ctx.encoder.end_compute_pass()
+            })
+            .map_err(ge)?;
+        }
+        let mesh_group = g
+            .import_bind_group(device, self.mesh_group, &[], initial)
+            .map_err(ge)?;
+        let scene = g.add_pass("scene", PassKind::Render);
+        g.use_group(scene, 0, mesh_group).map_err(ge)?;
+        let buffers = [
+            (self.vertices, Usage::Vertex),
+            (self.instances, Usage::Vertex),
+            (self.indices, Usage::Index),
+        ];
+        let buffers = [
+            ("vertices", buffers[0].0, buffers[0].1),
+            ("instances", buffers[1].0, buffers[1].1),
+            ("indices", buffers[2].0, buffers[2].1),
+        ];
+        for (name, b, usage) in buffers {
+            let r = g
+                .import_buffer(name, b, ResourceState::TRANSFER_WRITTEN)
+                .map_err(ge)?;
+            g.uses(scene, r, usage).map_err(ge)?;
+        }
+        let color = g
+            .import_texture("color", self.color, ResourceState::UNUSED)
+            .map_err(ge)?;
+        g.uses(scene, color, Usage::ColorAttachment).map_err(ge)?;
+        let depth = g
+            .import_texture("depth", self.depth, ResourceState::UNUSED)
+            .map_err(ge)?;
+        g.uses(scene, depth, Usage::DepthAttachment).map_err(ge)?;
+        let (mesh, color_view, depth_view) = (self.mesh, self.color_view, self.depth_view);
+        let (vertices, instances, indices) = (self.vertices, self.instances, self.indices);
+        g.record(scene, move |ctx| {
+            ctx.encoder.begin_render_pass(&RenderPassDescriptor {
+                label: "scene",
+                color_attachments: &[Some(RenderPassColorAttachment {
+                    view: color_view,
+                    resolve_target: None,
+                    load: LoadOp::Clear([0.07, 0.08, 0.11, 1.0]),
+                    store: StoreOp::Store,
+                })],
+                depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
+                    view: depth_view,
+                    depth_ops: Some(Operations {
+                        load: LoadOp::Clear(1.0),
+                        store: StoreOp::Discard,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: None,
+                multiview_mask: None,
+            })?;
+            ctx.encoder.set_render_pipeline(mesh)?;
+            ctx.set_bind_groups()?;
+            ctx.encoder.set_vertex_buffer(0, vertices, 0, None)?;
+            ctx.encoder.set_vertex_buffer(1, instances, 0, None)?;
+            ctx.encoder
+                .set_index_buffer(indices, IndexFormat::Uint16, 0, None)?;
+            ctx.encoder.draw_indexed(0..36, 0, 0..INSTANCES)?;
+            ctx.encoder.end_render_pass()
+        })
+        .map_err(ge)?;
+        g.compile().map_err(ge)
+    }
+
+    /// Renders frame `index` through a graph from [`Scene::graph`] and reads it back.
+    pub fn frame_with_graph(
+        &self,
+        device: &Device,
+        graph: &mut vigil_graph::CompiledGraph,
+        index: u32,
+    ) -> Result<Image> {
+        self.update(device, index)?;
+        let mut enc = device
+            .create_command_encoder(&CommandEncoderDescriptor {
+                label: "scene frame (graph)",
+            })
+            .map_err(err)?;
+        graph.execute(device, &mut enc).map_err(|e| e.to_string())?;
+        device.submit([enc.finish().map_err(err)?]).map_err(err)?;
+        read_image(device, self.color, self.size)
     }
 }
 

@@ -4,6 +4,7 @@
 //! library crates.
 
 mod demo;
+mod graph;
 mod info;
 mod shader;
 
@@ -17,6 +18,8 @@ const USAGE: &str = "usage:
   vigil shader FILE.wgsl --reflect
                              [--features F1,F2,... | all] [--constant KEY=VALUE]...
                              translate a shader, or print its reflection as JSON
+  vigil graph [--dot] [-o FILE]
+                             the demo frame's render graph: its plan, or Graphviz DOT
   vigil bench [--json] [--save FILE] [--quick] [--workload NAME] [--path vigil|ash|wgpu]
                              the same workloads through vigil, raw ash and wgpu";
 
@@ -26,6 +29,7 @@ fn main() -> ExitCode {
         Some("info") => info::run(&args[1..]),
         Some("demo") => demo::run(&args[1..]),
         Some("bench") => bench(&args[1..]),
+        Some("graph") => graph::run(&args[1..]),
         Some("shader") => shader::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");

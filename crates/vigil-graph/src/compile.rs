@@ -7,7 +7,7 @@ use crate::graph::{
     writes,
 };
 use crate::state::{Access, Layout, ResourceState, Stages};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use vigil::{
     Api, BindGroup, Buffer, BufferDescriptor, CommandBuffer, CommandEncoder,
     CommandEncoderDescriptor, DefaultApi, Device,
@@ -90,6 +90,124 @@ struct Track {
     /// Stages and accesses the last write was made visible to.
     visible: (Stages, Access),
     layout: Layout,
+}
+
+/// A resource's tracking: one state for a buffer; for a texture, one per mip and layer a
+/// pass has named, and one for every subresource no pass has named yet.
+#[derive(Clone, Debug)]
+enum Tracked {
+    Whole(Track),
+    Texture(TextureTrack),
+}
+
+#[derive(Clone, Debug)]
+struct TextureTrack {
+    /// Subresources no use has named one by one.
+    rest: Track,
+    /// By `(mip, layer)`.
+    each: BTreeMap<(u32, u32), Track>,
+}
+
+/// Mips and layers a group of subresources spans: first and last mip, first and last
+/// layer.
+type Span = (u32, u32, u32, u32);
+
+impl TextureTrack {
+    /// The barriers a use of some subresources needs: one per distinct earlier state,
+    /// over the use's range (or, when the subresources were in different states, over
+    /// each one's own mip and layer).
+    fn use_scope(&mut self, s: &Scope) -> Vec<Barrier> {
+        let mut found: Vec<((u32, u32), Barrier)> = Vec::new();
+        match s.range {
+            Range::Subresources {
+                base_mip_level,
+                mip_level_count,
+                base_array_layer,
+                array_layer_count,
+            } => {
+                for mip in base_mip_level..base_mip_level.saturating_add(mip_level_count) {
+                    for layer in
+                        base_array_layer..base_array_layer.saturating_add(array_layer_count)
+                    {
+                        let rest = self.rest;
+                        let t = self.each.entry((mip, layer)).or_insert(rest);
+                        if let Some(b) = t.use_scope(s, true) {
+                            found.push(((mip, layer), b));
+                        }
+                    }
+                }
+            }
+            _ => {
+                if let Some(b) = self.rest.use_scope(s, true) {
+                    found.push(((u32::MAX, u32::MAX), b));
+                }
+                for (&at, t) in self.each.iter_mut() {
+                    if let Some(b) = t.use_scope(s, true) {
+                        found.push((at, b));
+                    }
+                }
+            }
+        }
+        let key = |b: &Barrier| (b.src_stages, b.src_access, b.old_layout);
+        // Group the subresources by the state they were in: one barrier per group over
+        // the mips and layers it spans, unless those spans overlap another group's (then
+        // one barrier per subresource).
+        let mut groups: Vec<(Barrier, Option<Span>)> = Vec::new();
+        for &((mip, layer), b) in &found {
+            let here = (mip != u32::MAX).then_some((mip, mip, layer, layer));
+            match groups.iter_mut().find(|(g, _)| key(g) == key(&b)) {
+                Some((_, span)) => {
+                    *span = match (*span, here) {
+                        (Some((m0, m1, l0, l1)), Some((m, _, l, _))) => {
+                            Some((m0.min(m), m1.max(m), l0.min(l), l1.max(l)))
+                        }
+                        _ => None,
+                    }
+                }
+                None => groups.push((b, here)),
+            }
+        }
+        if groups.len() <= 1 {
+            return groups.into_iter().map(|(b, _)| b).collect();
+        }
+        let meets = |a: Span, b: Span| a.0 <= b.1 && b.0 <= a.1 && a.2 <= b.3 && b.2 <= a.3;
+        let spans: Vec<Option<Span>> = groups.iter().map(|(_, sp)| *sp).collect();
+        let apart = spans.iter().all(Option::is_some)
+            && spans.iter().enumerate().all(|(x, a)| {
+                spans
+                    .iter()
+                    .skip(x + 1)
+                    .all(|b| !matches!((a, b), (Some(a), Some(b)) if meets(*a, *b)))
+            });
+        let range_of = |(m0, m1, l0, l1): Span| Range::Subresources {
+            base_mip_level: m0,
+            mip_level_count: m1 - m0 + 1,
+            base_array_layer: l0,
+            array_layer_count: l1 - l0 + 1,
+        };
+        if apart {
+            return groups
+                .into_iter()
+                .filter_map(|(b, span)| {
+                    span.map(|sp| Barrier {
+                        range: range_of(sp),
+                        ..b
+                    })
+                })
+                .collect();
+        }
+        found
+            .into_iter()
+            .map(|((mip, layer), b)| Barrier {
+                range: if mip == u32::MAX {
+                    s.range
+                } else {
+                    range_of((mip, mip, layer, layer))
+                },
+                ..b
+            })
+            .collect()
+    }
 }
 
 impl Track {
@@ -215,7 +333,7 @@ impl<A: Api> Graph<A> {
                 *t = n.saturating_add(*slot);
             }
         }
-        let mut tracks: Vec<Option<Track>> = vec![None; n.saturating_add(plan.backings.len())];
+        let mut tracks: Vec<Option<Tracked>> = vec![None; n.saturating_add(plan.backings.len())];
         for (i, s) in scopes.into_iter().enumerate() {
             let id = PassId(u32::try_from(i).unwrap_or(u32::MAX));
             if !live.get(i).copied().unwrap_or(false) {
@@ -235,9 +353,23 @@ impl<A: Api> Graph<A> {
                 let Some(slot) = tracks.get_mut(key) else {
                     continue;
                 };
-                let track = slot.get_or_insert_with(|| Track::from_initial(r.initial));
-                if let Some(b) = track.use_scope(scope, r.texture) {
-                    barriers.push(b);
+                let tracked = slot.get_or_insert_with(|| {
+                    if r.texture {
+                        Tracked::Texture(TextureTrack {
+                            rest: Track::from_initial(r.initial),
+                            each: BTreeMap::new(),
+                        })
+                    } else {
+                        Tracked::Whole(Track::from_initial(r.initial))
+                    }
+                });
+                match tracked {
+                    Tracked::Whole(track) => {
+                        if let Some(b) = track.use_scope(scope, false) {
+                            barriers.push(b);
+                        }
+                    }
+                    Tracked::Texture(t) => barriers.extend(t.use_scope(scope)),
                 }
             }
             plan.passes.push(PlannedPass {

@@ -42,9 +42,27 @@ impl<A: Api> CompiledGraph<A> {
             let mut label = format!("{}\\n({kind})", quote(&p.name));
             for b in &p.barriers {
                 let (name, _) = g.describe(b.resource).unwrap_or(("?", Default::default()));
+                let part = match b.range {
+                    crate::graph::Range::Subresources {
+                        base_mip_level,
+                        mip_level_count,
+                        ..
+                    } if mip_level_count == 1 => format!(" (mip {base_mip_level})"),
+                    crate::graph::Range::Subresources {
+                        base_mip_level,
+                        mip_level_count,
+                        ..
+                    } => format!(
+                        " (mips {base_mip_level}-{})",
+                        base_mip_level
+                            .saturating_add(mip_level_count)
+                            .saturating_sub(1)
+                    ),
+                    _ => String::new(),
+                };
                 let _ = write!(
                     label,
-                    "\\nbarrier {}: {:?}/{:?} -> {:?}/{:?}",
+                    "\\nbarrier {}{part}: {:?}/{:?} -> {:?}/{:?}",
                     quote(name),
                     b.src_stages,
                     b.src_access,

@@ -408,7 +408,7 @@ impl<A: Api> Graph<A> {
                     ..
                 } => {
                     let key = ResourceKey::Buffer(buffer);
-                    let id = self.import(&format!("{buffer:?}"), key, initial(key))?;
+                    let id = self.import(&b.label, key, initial(key))?;
                     let access = match b.ty {
                         BindingType::Buffer {
                             ty: BufferBindingType::Uniform,
@@ -439,7 +439,7 @@ impl<A: Api> Graph<A> {
                     ..
                 } => {
                     let key = ResourceKey::Texture(texture);
-                    let id = self.import(&format!("{texture:?}"), key, initial(key))?;
+                    let id = self.import(&b.label, key, initial(key))?;
                     let (access, layout) = match b.ty {
                         BindingType::StorageTexture { access, .. } => (
                             match access {

@@ -686,3 +686,71 @@ fn transients_whose_lifetimes_do_not_overlap_share_a_buffer() {
         fill_t2.barriers
     );
 }
+
+#[test]
+fn texture_barriers_are_planned_per_mip_and_layer() {
+    let d = device();
+    let tex = d
+        .create_texture(&TextureDescriptor {
+            label: "mipped",
+            size: [8, 8],
+            mip_level_count: 3,
+            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let mut g = TGraph::new();
+    let t = g.import_texture("t", tex, ResourceState::UNUSED).unwrap();
+    let mips = |base, count| Range::Subresources {
+        base_mip_level: base,
+        mip_level_count: count,
+        base_array_layer: 0,
+        array_layer_count: 1,
+    };
+    // A mip chain: each pass reads one level and writes the next, as the demo's do.
+    for (name, level) in [("mip 1", 1), ("mip 2", 2)] {
+        let p = g.add_pass(name, PassKind::Compute);
+        g.uses_range(p, t, mips(level - 1, 1), Usage::ShaderRead(C))
+            .unwrap();
+        g.uses_range(p, t, mips(level, 1), Usage::ShaderWrite(C))
+            .unwrap();
+    }
+    let shade = g.add_pass("shade", PassKind::Render);
+    g.uses_range(shade, t, mips(0, 3), Usage::ShaderRead(F))
+        .unwrap();
+    g.keep(shade).unwrap();
+    let plan = g.compile().unwrap().plan().clone();
+    let sro = Layout::ShaderReadOnly;
+    let general = Layout::General;
+    let with =
+        |range, src: (Stages, Access), dst: (Stages, Access), layouts: (Layout, Layout)| Barrier {
+            range,
+            ..barrier(t, src, dst, layouts)
+        };
+    let none = (Stages::empty(), Access::empty());
+    // Level 0 goes read-only, level 1 general: each from undefined, nothing to wait for.
+    assert_eq!(
+        plan.passes[0].barriers,
+        vec![
+            with(mips(0, 1), none, (C, R), (U, sro)),
+            with(mips(1, 1), none, (C, RW), (U, general)),
+        ]
+    );
+    // Level 1, just written, goes read-only; level 2 general.
+    assert_eq!(
+        plan.passes[1].barriers,
+        vec![
+            with(mips(1, 1), (C, W), (C, R), (general, sro)),
+            with(mips(2, 1), none, (C, RW), (U, general)),
+        ]
+    );
+    // The fragment read: levels 0 and 1 were read by compute shaders in the read-only
+    // layout (one barrier over both); level 2 was written (a transition).
+    assert_eq!(
+        plan.passes[2].barriers,
+        vec![
+            with(mips(0, 2), (C, Access::empty()), (F, R), (sro, sro)),
+            with(mips(2, 1), (C, W), (F, R), (general, sro)),
+        ]
+    );
+}

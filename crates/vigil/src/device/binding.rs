@@ -143,8 +143,10 @@ pub struct BindGroupWrite<'a> {
 }
 
 /// One element a bind group binds, as [`Device::bind_group_bindings`] reports it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GroupBinding {
+    /// The bound object's label (a view's texture's, for textures).
+    pub label: String,
     /// Binding number.
     pub binding: u32,
     /// Array element (0 for a single resource).
@@ -893,6 +895,11 @@ impl<A: Api> Device<A> {
                     "binding {binding} element {element}: its {kind} '{label}' was destroyed"
                 )
             };
+            let label = match m {
+                Member::Buffer { buffer, .. } => buffer.label.clone(),
+                Member::View { view, .. } => view.texture.label.clone(),
+                Member::Sampler(s) => s.label.clone(),
+            };
             let resource = match m {
                 Member::Buffer {
                     buffer,
@@ -937,6 +944,7 @@ impl<A: Api> Device<A> {
                 }
             };
             out.push(GroupBinding {
+                label,
                 binding,
                 element,
                 visibility: l.visibility,
