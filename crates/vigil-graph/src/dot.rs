@@ -45,9 +45,9 @@ impl<A: Api> CompiledGraph<A> {
                 let part = match b.range {
                     crate::graph::Range::Subresources {
                         base_mip_level,
-                        mip_level_count,
+                        mip_level_count: 1,
                         ..
-                    } if mip_level_count == 1 => format!(" (mip {base_mip_level})"),
+                    } => format!(" (mip {base_mip_level})"),
                     crate::graph::Range::Subresources {
                         base_mip_level,
                         mip_level_count,
