@@ -106,3 +106,35 @@ fn quick_run_produces_identical_results_on_every_path() {
         );
     }
 }
+
+#[test]
+fn graph_compile_runs_on_request_with_a_per_pass_ratio_per_size() {
+    let mut paths = vigil_bench::Paths::open().expect("three paths on the default adapter");
+    let results = vigil_bench::run(
+        &mut paths,
+        &vigil_bench::Options {
+            quick: true,
+            workloads: vec!["graph-compile".into()],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let [w] = results.as_slice() else {
+        panic!("{} results", results.len());
+    };
+    let sizes: Vec<_> = w.paths.iter().map(|p| p.path).collect();
+    assert_eq!(sizes, ["100 passes", "1,000 passes", "10,000 passes"]);
+    for label in ["1,000 passes", "10,000 passes"] {
+        let p = w
+            .paired(&format!("compile per pass: {label} / 100 passes"))
+            .unwrap_or_else(|| panic!("{label}: {:?}", w.paired));
+        assert!(p.lo <= p.median && p.median <= p.hi && p.lo > 0.0, "{p:?}");
+    }
+    assert!(
+        w.derived
+            .iter()
+            .any(|(n, v)| n == "10,000 passes: compile ns per pass (median)" && *v > 0.0),
+        "{:?}",
+        w.derived
+    );
+}

@@ -212,7 +212,7 @@ impl TextureTrack {
 
 impl Track {
     fn from_initial(initial: ResourceState) -> Track {
-        let writes = initial.access.writes();
+        let writes = crate::state::writes_of(initial.access);
         Track {
             last_write: (!writes.is_empty()).then_some((initial.stages, writes)),
             readers: if writes.is_empty() {
@@ -258,7 +258,7 @@ impl Track {
             };
             let out = (relayout || !src_stages.is_empty())
                 .then(|| barrier(src_stages, src_access, self.layout));
-            self.last_write = Some((state.stages, state.access.writes()));
+            self.last_write = Some((state.stages, crate::state::writes_of(state.access)));
             self.readers = Stages::empty();
             // After a write, a later pass's reads need a barrier (reads in the same pass
             // need none); after a transition for reading, the barrier made the texture
@@ -313,7 +313,10 @@ impl<A: Api> Graph<A> {
                 if let Some(l) = live.get_mut(i) {
                     *l = true;
                 }
-                for r in s.iter().filter(|s| !s.state.access.reads().is_empty()) {
+                for r in s
+                    .iter()
+                    .filter(|s| !crate::state::reads_of(s.state.access).is_empty())
+                {
                     if let Some(n) = needed.get_mut(r.resource.0 as usize) {
                         *n = true;
                     }

@@ -78,7 +78,7 @@ impl<A: Api> CompiledGraph<A> {
                 if writes(&s.state) {
                     let _ = writeln!(out, "  p{} -> r{};", p.pass.0, s.resource.0);
                 }
-                if !s.state.access.reads().is_empty() {
+                if !crate::state::reads_of(s.state.access).is_empty() {
                     let _ = writeln!(out, "  r{} -> p{};", s.resource.0, p.pass.0);
                 }
             }

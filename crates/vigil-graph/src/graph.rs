@@ -595,5 +595,5 @@ impl<A: Api> Graph<A> {
 
 /// Whether a use writes.
 pub(crate) fn writes(state: &ResourceState) -> bool {
-    !state.access.writes().is_empty()
+    !crate::state::writes_of(state.access).is_empty()
 }

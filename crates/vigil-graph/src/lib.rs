@@ -28,4 +28,4 @@ pub use graph::{
     Graph, GroupId, PassContext, PassId, PassKind, Range, Recorder, ResourceId, ResourceKey, Scope,
     TransientBuffer,
 };
-pub use state::{Access, Layout, ResourceState, Stages, Usage, shader_stages};
+pub use state::{Access, Layout, ResourceState, Stages, Usage, reads_of, shader_stages, writes_of};

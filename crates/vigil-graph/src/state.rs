@@ -1,85 +1,16 @@
 //! What a resource's use is, in synchronization2 terms: the pipeline stages that touch it,
 //! how (the access), and for textures the layout it must be in.
 
-use bitflags::bitflags;
+pub use vigil::{Access, Stages};
 
-bitflags! {
-    /// Pipeline stages of a use.
-    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-    pub struct Stages: u32 {
-        /// Indirect argument reads.
-        const DRAW_INDIRECT = 1 << 0;
-        /// Vertex and index fetches.
-        const VERTEX_INPUT = 1 << 1;
-        /// The vertex shader.
-        const VERTEX_SHADER = 1 << 2;
-        /// The fragment shader.
-        const FRAGMENT_SHADER = 1 << 3;
-        /// Depth and stencil tests.
-        const DEPTH_STENCIL = 1 << 4;
-        /// Color attachment output.
-        const COLOR_OUTPUT = 1 << 5;
-        /// Compute shaders.
-        const COMPUTE_SHADER = 1 << 6;
-        /// Copies, fills and clears.
-        const TRANSFER = 1 << 7;
-        /// The host (mapping, CPU reads after the graph).
-        const HOST = 1 << 8;
-    }
+/// The writing part of an access.
+pub fn writes_of(access: Access) -> Access {
+    access & Access::WRITES
 }
 
-bitflags! {
-    /// Memory accesses of a use.
-    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-    pub struct Access: u32 {
-        /// Indirect argument reads.
-        const INDIRECT_READ = 1 << 0;
-        /// Index buffer reads.
-        const INDEX_READ = 1 << 1;
-        /// Vertex buffer reads.
-        const VERTEX_READ = 1 << 2;
-        /// Uniform buffer reads.
-        const UNIFORM_READ = 1 << 3;
-        /// Shader reads: sampled textures, storage reads.
-        const SHADER_READ = 1 << 4;
-        /// Shader writes: storage buffers and textures.
-        const SHADER_WRITE = 1 << 5;
-        /// Color attachment reads (loads, blending).
-        const COLOR_READ = 1 << 6;
-        /// Color attachment writes.
-        const COLOR_WRITE = 1 << 7;
-        /// Depth/stencil attachment reads.
-        const DEPTH_STENCIL_READ = 1 << 8;
-        /// Depth/stencil attachment writes.
-        const DEPTH_STENCIL_WRITE = 1 << 9;
-        /// Copy sources.
-        const TRANSFER_READ = 1 << 10;
-        /// Copy destinations, fills, clears.
-        const TRANSFER_WRITE = 1 << 11;
-        /// Host reads.
-        const HOST_READ = 1 << 12;
-        /// Host writes.
-        const HOST_WRITE = 1 << 13;
-    }
-}
-
-impl Access {
-    /// Every access that writes.
-    pub const WRITES: Access = Access::SHADER_WRITE
-        .union(Access::COLOR_WRITE)
-        .union(Access::DEPTH_STENCIL_WRITE)
-        .union(Access::TRANSFER_WRITE)
-        .union(Access::HOST_WRITE);
-
-    /// The writing part.
-    pub fn writes(self) -> Access {
-        self & Access::WRITES
-    }
-
-    /// The reading part.
-    pub fn reads(self) -> Access {
-        self - Access::WRITES
-    }
+/// The reading part of an access.
+pub fn reads_of(access: Access) -> Access {
+    access - Access::WRITES
 }
 
 /// The layout a texture is in for a use (buffers have none: [`Layout::Undefined`]).
@@ -191,7 +122,7 @@ impl Usage {
             ),
             Usage::Uniform(s) => (s, Access::UNIFORM_READ, Layout::Undefined),
             Usage::ColorAttachment => (
-                Stages::COLOR_OUTPUT,
+                Stages::COLOR_ATTACHMENT,
                 Access::COLOR_READ | Access::COLOR_WRITE,
                 Layout::ColorAttachment,
             ),
@@ -240,7 +171,7 @@ pub fn shader_stages(visibility: vigil::ShaderStages) -> Stages {
         s |= Stages::FRAGMENT_SHADER;
     }
     if visibility.contains(vigil::ShaderStages::COMPUTE) {
-        s |= Stages::COMPUTE_SHADER;
+        s |= Stages::COMPUTE;
     }
     s
 }

@@ -159,6 +159,36 @@ fn frame(d: &Device) -> Frame {
     }
 }
 
+/// The frame as a graph: each pass imports its group (uploads waited for, the middle and
+/// output buffers unused before) and dispatches over it.
+fn frame_graph(d: &Device, g: &Frame) -> Graph {
+    let mut graph: Graph = Graph::new();
+    let initial = |key| match key {
+        ResourceKey::Buffer(b) if b == g.middle || b == g.output => ResourceState::UNUSED,
+        _ => ResourceState::TRANSFER_WRITTEN,
+    };
+    let first = graph.import_bind_group(d, g.first, &[0], initial).unwrap();
+    let second = graph
+        .import_bind_group(d, g.second, &[256], initial)
+        .unwrap();
+    for (name, group) in [("first", first), ("second", second)] {
+        let pass = graph.add_pass(name, PassKind::Compute);
+        graph.use_group(pass, 0, group).unwrap();
+        let pipeline = g.pipeline;
+        graph
+            .record(pass, move |ctx| {
+                ctx.encoder
+                    .begin_compute_pass(&ComputePassDescriptor::default())?;
+                ctx.encoder.set_compute_pipeline(pipeline)?;
+                ctx.set_bind_groups()?;
+                ctx.encoder.dispatch(4, 1, 1)?;
+                ctx.encoder.end_compute_pass()
+            })
+            .unwrap();
+    }
+    graph
+}
+
 fn read(d: &Device, b: Buffer) -> Vec<u32> {
     d.read_buffer(b, 0, N * 4)
         .unwrap()
@@ -191,30 +221,7 @@ fn a_graph_frame_equals_the_same_frame_recorded_by_hand() {
 
     // Through the graph, twice (compile once, execute many times).
     let g = frame(&d);
-    let mut graph: Graph = Graph::new();
-    let initial = |key| match key {
-        ResourceKey::Buffer(b) if b == g.middle || b == g.output => ResourceState::UNUSED,
-        _ => ResourceState::TRANSFER_WRITTEN,
-    };
-    let first = graph.import_bind_group(&d, g.first, &[0], initial).unwrap();
-    let second = graph
-        .import_bind_group(&d, g.second, &[256], initial)
-        .unwrap();
-    for (name, group) in [("first", first), ("second", second)] {
-        let pass = graph.add_pass(name, PassKind::Compute);
-        graph.use_group(pass, 0, group).unwrap();
-        let pipeline = g.pipeline;
-        graph
-            .record(pass, move |ctx| {
-                ctx.encoder
-                    .begin_compute_pass(&ComputePassDescriptor::default())?;
-                ctx.encoder.set_compute_pipeline(pipeline)?;
-                ctx.set_bind_groups()?;
-                ctx.encoder.dispatch(4, 1, 1)?;
-                ctx.encoder.end_compute_pass()
-            })
-            .unwrap();
-    }
+    let graph = frame_graph(&d, &g);
     let mut compiled = graph.compile().unwrap();
     // The input and the parameters wait for their uploads before the first pass, the
     // middle buffer for the first pass before the second; the output has nothing before
@@ -318,30 +325,7 @@ fn passes_recorded_on_several_threads_give_the_same_frame() {
     let (d, log) = device();
     let want: Vec<u32> = (0..N as u32).map(|i| (i * 3 + 1) * 2 + 5).collect();
     let g = frame(&d);
-    let mut graph: Graph = Graph::new();
-    let initial = |key| match key {
-        ResourceKey::Buffer(b) if b == g.middle || b == g.output => ResourceState::UNUSED,
-        _ => ResourceState::TRANSFER_WRITTEN,
-    };
-    let first = graph.import_bind_group(&d, g.first, &[0], initial).unwrap();
-    let second = graph
-        .import_bind_group(&d, g.second, &[256], initial)
-        .unwrap();
-    for (name, group) in [("first", first), ("second", second)] {
-        let pass = graph.add_pass(name, PassKind::Compute);
-        graph.use_group(pass, 0, group).unwrap();
-        let pipeline = g.pipeline;
-        graph
-            .record(pass, move |ctx| {
-                ctx.encoder
-                    .begin_compute_pass(&ComputePassDescriptor::default())?;
-                ctx.encoder.set_compute_pipeline(pipeline)?;
-                ctx.set_bind_groups()?;
-                ctx.encoder.dispatch(4, 1, 1)?;
-                ctx.encoder.end_compute_pass()
-            })
-            .unwrap();
-    }
+    let graph = frame_graph(&d, &g);
     let mut compiled = graph.compile().unwrap();
     for threads in [2, 1, 8] {
         let cbs = compiled.execute_parallel(&d, threads).unwrap();

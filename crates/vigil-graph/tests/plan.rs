@@ -92,11 +92,8 @@ fn whole(b: Buffer) -> BindingResource<'static> {
     BindingResource::Buffer(BufferBinding::whole(b))
 }
 
-const READ: ResourceState = ResourceState::new(
-    Stages::COMPUTE_SHADER,
-    Access::SHADER_READ,
-    Layout::Undefined,
-);
+const READ: ResourceState =
+    ResourceState::new(Stages::COMPUTE, Access::SHADER_READ, Layout::Undefined);
 
 #[test]
 fn one_resource_however_it_is_imported_in_either_order() {
@@ -201,7 +198,7 @@ fn scopes_follow_the_group_layout() {
     let scopes = graph.group_scopes(id).unwrap();
     // The sampler has no scope.
     assert_eq!(scopes.len(), 4);
-    let stages = Stages::COMPUTE_SHADER | Stages::FRAGMENT_SHADER;
+    let stages = Stages::COMPUTE | Stages::FRAGMENT_SHADER;
     let of = |b: Buffer| graph.resource_of(ResourceKey::Buffer(b)).unwrap();
     assert_eq!(scopes[0].resource, of(u));
     assert_eq!(
@@ -364,10 +361,10 @@ fn overlapping_texture_uses_in_one_pass_need_one_layout() {
         .unwrap();
     let p = graph.add_pass("both", PassKind::Compute);
     graph
-        .uses(p, t, Usage::ShaderRead(Stages::COMPUTE_SHADER))
+        .uses(p, t, Usage::ShaderRead(Stages::COMPUTE))
         .unwrap();
     graph
-        .uses(p, t, Usage::ShaderWrite(Stages::COMPUTE_SHADER))
+        .uses(p, t, Usage::ShaderWrite(Stages::COMPUTE))
         .unwrap();
     assert!(matches!(
         graph.pass_scopes(p),
@@ -382,10 +379,10 @@ fn overlapping_texture_uses_in_one_pass_need_one_layout() {
         array_layer_count: 1,
     };
     graph
-        .uses_range(q, t, mip(0), Usage::ShaderRead(Stages::COMPUTE_SHADER))
+        .uses_range(q, t, mip(0), Usage::ShaderRead(Stages::COMPUTE))
         .unwrap();
     graph
-        .uses_range(q, t, mip(1), Usage::ShaderWrite(Stages::COMPUTE_SHADER))
+        .uses_range(q, t, mip(1), Usage::ShaderWrite(Stages::COMPUTE))
         .unwrap();
     assert_eq!(graph.pass_scopes(q).unwrap().len(), 2);
     // Uses of one buffer in one pass merge into one scope.
@@ -429,7 +426,7 @@ fn barrier(
     }
 }
 
-const C: Stages = Stages::COMPUTE_SHADER;
+const C: Stages = Stages::COMPUTE;
 const F: Stages = Stages::FRAGMENT_SHADER;
 const R: Access = Access::SHADER_READ;
 const RW: Access = Access::SHADER_READ.union(Access::SHADER_WRITE);

@@ -121,6 +121,9 @@ pub type DefaultApi = vigil_vulkan::Api;
 /// The backend trait [`Device`] and [`CommandEncoder`] are generic over (for code, like a
 /// render graph, that works with any backend, the test backend included).
 pub use vigil_hal::Api;
+/// Pipeline stages and memory accesses as barriers see them (what the render graph plans
+/// with).
+pub use vigil_hal::{Access, Stages};
 
 /// The deterministic test backend (no GPU), for validation tests.
 pub use vigil_hal::test_backend::TestApi;

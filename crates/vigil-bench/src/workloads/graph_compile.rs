@@ -36,7 +36,7 @@ fn build(ring: &[Buffer], n: usize) -> Result<Graph, String> {
         .map(|&b| g.import_buffer("ring", b, ResourceState::UNUSED))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
-    let c = Stages::COMPUTE_SHADER;
+    let c = Stages::COMPUTE;
     let mut previous = None;
     for i in 0..n {
         let pass = g.add_pass("pass", PassKind::Compute);
