@@ -581,3 +581,38 @@ fn an_untracked_group_is_never_written() {
         Rule::GroupEntryMissing,
     );
 }
+
+#[test]
+fn a_rewritten_dynamic_binding_keeps_its_own_offset_slot() {
+    let d = device();
+    let bgl = layout(
+        &d,
+        &[
+            entry(0, ShaderStages::COMPUTE, buf_ty(UNIFORM, true)),
+            entry(1, ShaderStages::COMPUTE, buf_ty(UNIFORM, true)),
+        ],
+    );
+    let usage = BufferUsages::UNIFORM;
+    let (a, b, c) = (
+        buffer(&d, "a", 512, usage),
+        buffer(&d, "b", 256, usage),
+        buffer(&d, "c", 1024, usage),
+    );
+    let range = |buffer| {
+        BindingResource::Buffer(BufferBinding {
+            buffer,
+            offset: 0,
+            size: Some(256),
+        })
+    };
+    let g = group(&d, bgl, &[(0, range(a)), (1, range(b))]).unwrap();
+    write(&d, g, 1, 0, range(c)).unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "offsets" })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    // Binding 0 still ranges over `a` (512 bytes), binding 1 now over `c` (1024).
+    e.set_bind_group(0, g, &[256, 768]).unwrap();
+    expect_rule(e.set_bind_group(0, g, &[512, 0]), Rule::DynamicOffsetRange);
+}

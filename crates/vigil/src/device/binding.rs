@@ -359,8 +359,12 @@ impl<A: Api> Device<A> {
     ) -> Result<BindGroup> {
         const OP: &str = "create_bind_group_in";
         self.check_alive(OP)?;
+        let handle = pool;
         let pool = self.lookup(pool, OP)?;
         let mut st = super::lock(&pool.state);
+        if st.destroyed {
+            return Err(self.objects.bind_group_pools.explain(handle, self.id, OP));
+        }
         let generation = st.generation;
         let group = self.make_bind_group(OP, desc, Some((pool.handle, generation)), false)?;
         st.groups.push(group);
@@ -735,7 +739,16 @@ impl<A: Api> Device<A> {
                 .map(|(i, m)| (place_of(&places, &g.layout.entries, i), m))
                 .collect();
             for (place, bound) in &elements {
-                let member = bound.member.clone();
+                let mut member = bound.member.clone();
+                // A dynamic binding keeps its slot in the group's offset table (the index
+                // `bind_element` gave counts this write's bindings, not the group's).
+                if let Member::Buffer {
+                    dynamic: dynamic @ Some(_),
+                    ..
+                } = &mut member
+                {
+                    *dynamic = g.dynamic.iter().position(|d| d.binding == place.0);
+                }
                 match placed.binary_search_by_key(place, |(p, _)| *p) {
                     Ok(i) => {
                         if let Some(slot) = placed.get_mut(i) {
@@ -745,8 +758,7 @@ impl<A: Api> Device<A> {
                     Err(i) => placed.insert(i, (*place, member)),
                 }
             }
-            // Only non-dynamic bindings can be arrays or written partly, but a single
-            // dynamic binding rewritten keeps its dynamic slot and takes the new range.
+            // A dynamic binding rewritten takes its new range in its slot.
             for (_, m) in placed.iter_mut() {
                 if let Member::Buffer {
                     dynamic: Some(d),
@@ -827,11 +839,17 @@ impl<A: Api> Device<A> {
     pub fn reset_bind_group_pool(&self, pool: BindGroupPool) -> Result<u32> {
         const OP: &str = "reset_bind_group_pool";
         let obj = self.lookup(pool, OP)?;
-        self.reset_pool(&obj, OP)
+        self.reset_pool(&obj, OP, false)
     }
 
-    fn reset_pool(&self, pool: &BindGroupPoolObj<A>, op: &'static str) -> Result<u32> {
+    fn reset_pool(
+        &self,
+        pool: &BindGroupPoolObj<A>,
+        op: &'static str,
+        destroying: bool,
+    ) -> Result<u32> {
         let mut st = super::lock(&pool.state);
+        st.destroyed |= destroying;
         let generation = st.generation.wrapping_add(1);
         let why = format!(
             "was made in generation {} of bind group pool '{}', which was reset (now generation {generation})",
@@ -861,7 +879,7 @@ impl<A: Api> Device<A> {
     pub fn destroy_bind_group_pool(&self, pool: BindGroupPool) -> Result<()> {
         const OP: &str = "destroy_bind_group_pool";
         let obj = self.remove(pool, OP)?;
-        self.reset_pool(&obj, OP)?;
+        self.reset_pool(&obj, OP, true)?;
         Ok(())
     }
 

@@ -284,6 +284,9 @@ pub(crate) struct PoolState {
     pub generation: u32,
     /// Groups made since the last reset (some may have been destroyed one by one).
     pub groups: Vec<BindGroup>,
+    /// Set when the pool is destroyed: a creation that looked the pool up before then
+    /// and waited for its lock is refused rather than adding to a pool nobody resets.
+    pub destroyed: bool,
 }
 
 /// A pipeline layout.
