@@ -199,11 +199,6 @@ pub struct BindGroupPoolDescriptor<'a> {
     pub label: &'a str,
 }
 
-/// What binding one element produces.
-struct Bound<A: Api> {
-    member: Member<A>,
-}
-
 /// A group's elements resolved and checked, ready for the backend.
 struct Resolved<A: Api> {
     /// What is bound, sorted by binding then element.
@@ -508,10 +503,10 @@ impl<A: Api> Device<A> {
                     continue;
                 };
                 let bound = self.bind_element(op, label, l, element, &mut out.dynamic)?;
-                if let Member::Buffer { size, .. } = bound.member {
+                if let Member::Buffer { size, .. } = bound {
                     smallest = smallest.min(size);
                 }
-                out.members.push(bound.member);
+                out.members.push(bound);
                 if arrays {
                     out.places.push((l.binding, i));
                 }
@@ -530,7 +525,7 @@ impl<A: Api> Device<A> {
         l: &vigil_hal::BindGroupLayoutEntry,
         element: Element,
         dynamic: &mut Vec<DynamicBinding>,
-    ) -> Result<Bound<A>> {
+    ) -> Result<Member<A>> {
         let stages = check::shader_stages(l.visibility);
         match (l.ty, element) {
             (
@@ -573,14 +568,12 @@ impl<A: Api> Device<A> {
                     });
                     dynamic.len().saturating_sub(1)
                 });
-                Ok(Bound {
-                    member: Member::Buffer {
-                        buffer: buf,
-                        offset: b.offset,
-                        size,
-                        dynamic: d,
-                        usage: Use::buffer(stages, access),
-                    },
+                Ok(Member::Buffer {
+                    buffer: buf,
+                    offset: b.offset,
+                    size,
+                    dynamic: d,
+                    usage: Use::buffer(stages, access),
                 })
             }
             (BindingType::Sampler(kind), Element::Sampler(s)) => {
@@ -593,9 +586,7 @@ impl<A: Api> Device<A> {
                     sampler.comparison,
                     sampler.filtering,
                 )?;
-                Ok(Bound {
-                    member: Member::Sampler(sampler),
-                })
+                Ok(Member::Sampler(sampler))
             }
             (
                 BindingType::Texture {
@@ -619,9 +610,7 @@ impl<A: Api> Device<A> {
                     access: Access::SHADER_READ,
                     layout: shader_layout(view.texture.desc.usage),
                 };
-                Ok(Bound {
-                    member: Member::View { view, usage },
-                })
+                Ok(Member::View { view, usage })
             }
             (
                 BindingType::StorageTexture {
@@ -649,9 +638,7 @@ impl<A: Api> Device<A> {
                     access,
                     layout: shader_layout(view.texture.desc.usage),
                 };
-                Ok(Bound {
-                    member: Member::View { view, usage },
-                })
+                Ok(Member::View { view, usage })
             }
             (_, element) => Err(check::entry_kind(
                 label,
@@ -695,7 +682,7 @@ impl<A: Api> Device<A> {
         let lengths: Box<[u32]> = obj.lengths().into();
         drop(obj);
         let arrays = !lengths.is_empty();
-        let mut elements: Vec<((u32, u32), Bound<A>)> = Vec::new();
+        let mut elements: Vec<((u32, u32), Member<A>)> = Vec::new();
         let mut dynamic = Vec::new();
         for w in writes {
             let Some((at, l)) = layout
@@ -726,7 +713,7 @@ impl<A: Api> Device<A> {
             }
         }
         elements.sort_by_key(|(p, _)| *p);
-        let entries = hal_entries(elements.iter().map(|(p, b)| (*p, &b.member)));
+        let entries = hal_entries(elements.iter().map(|(p, m)| (*p, m)));
         let apply = |g: &mut BindGroupObj<A>| -> Result<()> {
             self.hal
                 .update_bind_group(&g.raw, &g.layout.raw, &entries)
@@ -739,7 +726,7 @@ impl<A: Api> Device<A> {
                 .map(|(i, m)| (place_of(&places, &g.layout.entries, i), m))
                 .collect();
             for (place, bound) in &elements {
-                let mut member = bound.member.clone();
+                let mut member = bound.clone();
                 // A dynamic binding keeps its slot in the group's offset table (the index
                 // `bind_element` gave counts this write's bindings, not the group's).
                 if let Member::Buffer {
