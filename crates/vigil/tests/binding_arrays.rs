@@ -113,6 +113,32 @@ fn kernel(
     (pipeline, bgl)
 }
 
+/// A group of `layout` with the output buffer `out` at binding 0 and `array` at
+/// binding 1, the shape of most kernels here.
+fn out_and_array(
+    d: &Device,
+    layout: BindGroupLayout,
+    label: &str,
+    out: Buffer,
+    array: BindingResource<'_>,
+) -> BindGroup {
+    d.create_bind_group(&BindGroupDescriptor {
+        label,
+        layout,
+        entries: &[
+            BindGroupEntry {
+                binding: 0,
+                resource: BindingResource::Buffer(BufferBinding::whole(out)),
+            },
+            BindGroupEntry {
+                binding: 1,
+                resource: array,
+            },
+        ],
+    })
+    .unwrap()
+}
+
 fn dispatch(d: &Device, pipeline: ComputePipeline, group: BindGroup, x: u32) -> u64 {
     let mut e = d
         .create_command_encoder(&CommandEncoderDescriptor { label: "arrays" })
@@ -154,22 +180,13 @@ fn each_invocation_reads_the_storage_buffer_its_own_index_picks() {
         .collect();
     let ranges: Vec<BufferBinding> = bufs.iter().map(|&b| BufferBinding::whole(b)).collect();
     let out = zeroed(&d, 64);
-    let group = d
-        .create_bind_group(&BindGroupDescriptor {
-            label: "per invocation",
-            layout: bgl,
-            entries: &[
-                BindGroupEntry {
-                    binding: 0,
-                    resource: BindingResource::Buffer(BufferBinding::whole(out)),
-                },
-                BindGroupEntry {
-                    binding: 1,
-                    resource: BindingResource::BufferArray(&ranges),
-                },
-            ],
-        })
-        .unwrap();
+    let group = out_and_array(
+        &d,
+        bgl,
+        "per invocation",
+        out,
+        BindingResource::BufferArray(&ranges),
+    );
     wait(&d, dispatch(&d, pipeline, group, 1));
     let got = read_u32(&d, out, 64);
     let want: Vec<u32> = (0..64u32).map(|i| (i % 4) * 10 + (i / 4) % 4).collect();
@@ -233,22 +250,13 @@ fn uniform_buffer_arrays_reach_the_driver_with_their_block_decoration() {
         })
         .collect();
     let out = zeroed(&d, 3);
-    let group = d
-        .create_bind_group(&BindGroupDescriptor {
-            label: "uniforms",
-            layout: bgl,
-            entries: &[
-                BindGroupEntry {
-                    binding: 0,
-                    resource: BindingResource::Buffer(BufferBinding::whole(out)),
-                },
-                BindGroupEntry {
-                    binding: 1,
-                    resource: BindingResource::BufferArray(&ranges),
-                },
-            ],
-        })
-        .unwrap();
+    let group = out_and_array(
+        &d,
+        bgl,
+        "uniforms",
+        out,
+        BindingResource::BufferArray(&ranges),
+    );
     wait(&d, dispatch(&d, pipeline, group, 1));
     assert_eq!(read_u32(&d, out, 3), vec![0, 11, 32]);
 }
@@ -455,22 +463,13 @@ fn a_variable_count_group_allocates_its_own_length() {
         .map(|&v| BufferBinding::whole(filled(&d, &[v, 0, 0, 0])))
         .collect();
     let out = zeroed(&d, 1);
-    let g = d
-        .create_bind_group(&BindGroupDescriptor {
-            label: "variable",
-            layout: bgl,
-            entries: &[
-                BindGroupEntry {
-                    binding: 0,
-                    resource: BindingResource::Buffer(BufferBinding::whole(out)),
-                },
-                BindGroupEntry {
-                    binding: 1,
-                    resource: BindingResource::BufferArray(&data),
-                },
-            ],
-        })
-        .unwrap();
+    let g = out_and_array(
+        &d,
+        bgl,
+        "variable",
+        out,
+        BindingResource::BufferArray(&data),
+    );
     wait(&d, dispatch(&d, sum3, g, 1));
     assert_eq!(read_u32(&d, out, 1), vec![18]);
     // Writing past the group's own length (3, not the layout's 4) is refused.
@@ -488,22 +487,13 @@ fn update_after_bind_bindings_are_created_and_written() {
     let data: Vec<Buffer> = (1..=5u32).map(|v| filled(&d, &[v, 0, 0, 0])).collect();
     let ranges: Vec<BufferBinding> = data[..4].iter().map(|&b| BufferBinding::whole(b)).collect();
     let out = zeroed(&d, 1);
-    let g = d
-        .create_bind_group(&BindGroupDescriptor {
-            label: "update after bind",
-            layout: bgl,
-            entries: &[
-                BindGroupEntry {
-                    binding: 0,
-                    resource: BindingResource::Buffer(BufferBinding::whole(out)),
-                },
-                BindGroupEntry {
-                    binding: 1,
-                    resource: BindingResource::BufferArray(&ranges),
-                },
-            ],
-        })
-        .unwrap();
+    let g = out_and_array(
+        &d,
+        bgl,
+        "update after bind",
+        out,
+        BindingResource::BufferArray(&ranges),
+    );
     wait(&d, dispatch(&d, sum4, g, 1));
     assert_eq!(read_u32(&d, out, 1), vec![10]);
     write(&d, g, 3, &data[4..5]).unwrap();
