@@ -2,6 +2,7 @@
 //! then invalid) and makes one call through [`World::call`].
 
 mod encode;
+mod graph;
 mod objects;
 mod queue;
 
@@ -46,6 +47,7 @@ pub const OPS: &[(u32, Op)] = &[
     (10, encode::dispatch),
     (6, encode::copy),
     (1, encode::timestamps),
+    (2, graph::graph),
     // Queue.
     (6, queue::submit),
     (1, queue::drop_command_buffer),
