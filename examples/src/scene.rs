@@ -603,59 +603,12 @@ impl Scene {
                 end: Some(e),
             })
         };
-        enc.begin_compute_pass(&ComputePassDescriptor {
-            label: "pattern",
-            timestamp_writes: ts(0, 1),
-        })
-        .map_err(err)?;
-        enc.set_compute_pipeline(self.pattern).map_err(err)?;
-        enc.set_bind_group(0, self.pattern_group, &[])
+        let passes = self.passes();
+        passes
+            .pattern(&mut enc, ts(0, 1))
+            .and_then(|()| passes.mips(&mut enc, &self.mip_groups, ts(2, 3)))
+            .and_then(|()| passes.scene(&mut enc, ts(4, 5)))
             .map_err(err)?;
-        enc.dispatch(TEXTURE_SIZE / 8, TEXTURE_SIZE / 8, 1)
-            .map_err(err)?;
-        enc.end_compute_pass().map_err(err)?;
-        enc.begin_compute_pass(&ComputePassDescriptor {
-            label: "mipmaps",
-            timestamp_writes: ts(2, 3),
-        })
-        .map_err(err)?;
-        enc.set_compute_pipeline(self.downsample).map_err(err)?;
-        for &(group, size) in &self.mip_groups {
-            enc.set_bind_group(0, group, &[]).map_err(err)?;
-            enc.dispatch(size.div_ceil(8), size.div_ceil(8), 1)
-                .map_err(err)?;
-        }
-        enc.end_compute_pass().map_err(err)?;
-        enc.begin_render_pass(&RenderPassDescriptor {
-            label: "scene",
-            color_attachments: &[Some(RenderPassColorAttachment {
-                view: self.color_view,
-                resolve_target: None,
-                load: LoadOp::Clear([0.07, 0.08, 0.11, 1.0]),
-                store: StoreOp::Store,
-            })],
-            depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
-                view: self.depth_view,
-                depth_ops: Some(Operations {
-                    load: LoadOp::Clear(1.0),
-                    store: StoreOp::Discard,
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: ts(4, 5),
-            multiview_mask: None,
-        })
-        .map_err(err)?;
-        enc.set_render_pipeline(self.mesh).map_err(err)?;
-        enc.set_bind_group(0, self.mesh_group, &[]).map_err(err)?;
-        enc.set_vertex_buffer(0, self.vertices, 0, None)
-            .map_err(err)?;
-        enc.set_vertex_buffer(1, self.instances, 0, None)
-            .map_err(err)?;
-        enc.set_index_buffer(self.indices, IndexFormat::Uint16, 0, None)
-            .map_err(err)?;
-        enc.draw_indexed(0..36, 0, 0..INSTANCES).map_err(err)?;
-        enc.end_render_pass().map_err(err)?;
         if let Some((q, resolve)) = self.queries {
             enc.resolve_query_set(q, 0, 6, resolve, 0).map_err(err)?;
         }
@@ -691,9 +644,114 @@ impl Scene {
     }
 }
 
+/// What a frame records with: every handle its three kinds of pass use (copyable, so a
+/// render graph's recorders can each own one). The immediate frame and the graph's passes
+/// record through it alike.
+#[derive(Clone, Copy)]
+struct Passes {
+    pattern: ComputePipeline,
+    pattern_group: BindGroup,
+    downsample: ComputePipeline,
+    mesh: RenderPipeline,
+    mesh_group: BindGroup,
+    color_view: TextureView,
+    depth_view: TextureView,
+    vertices: Buffer,
+    instances: Buffer,
+    indices: Buffer,
+}
+
+impl Passes {
+    /// The pattern pass: the texture's level 0.
+    fn pattern(
+        &self,
+        enc: &mut CommandEncoder,
+        ts: Option<PassTimestampWrites>,
+    ) -> vigil::Result<()> {
+        enc.begin_compute_pass(&ComputePassDescriptor {
+            label: "pattern",
+            timestamp_writes: ts,
+        })?;
+        enc.set_compute_pipeline(self.pattern)?;
+        enc.set_bind_group(0, self.pattern_group, &[])?;
+        enc.dispatch(TEXTURE_SIZE / 8, TEXTURE_SIZE / 8, 1)?;
+        enc.end_compute_pass()
+    }
+
+    /// One compute pass making the mip levels `groups` write (each group: the level it
+    /// reads and the one it writes, with that level's size).
+    fn mips(
+        &self,
+        enc: &mut CommandEncoder,
+        groups: &[(BindGroup, u32)],
+        ts: Option<PassTimestampWrites>,
+    ) -> vigil::Result<()> {
+        enc.begin_compute_pass(&ComputePassDescriptor {
+            label: "mipmaps",
+            timestamp_writes: ts,
+        })?;
+        enc.set_compute_pipeline(self.downsample)?;
+        for &(group, size) in groups {
+            enc.set_bind_group(0, group, &[])?;
+            enc.dispatch(size.div_ceil(8), size.div_ceil(8), 1)?;
+        }
+        enc.end_compute_pass()
+    }
+
+    /// The scene pass: the instanced cubes, textured, into the color target.
+    fn scene(
+        &self,
+        enc: &mut CommandEncoder,
+        ts: Option<PassTimestampWrites>,
+    ) -> vigil::Result<()> {
+        enc.begin_render_pass(&RenderPassDescriptor {
+            label: "scene",
+            color_attachments: &[Some(RenderPassColorAttachment {
+                view: self.color_view,
+                resolve_target: None,
+                load: LoadOp::Clear([0.07, 0.08, 0.11, 1.0]),
+                store: StoreOp::Store,
+            })],
+            depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
+                view: self.depth_view,
+                depth_ops: Some(Operations {
+                    load: LoadOp::Clear(1.0),
+                    store: StoreOp::Discard,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: ts,
+            multiview_mask: None,
+        })?;
+        enc.set_render_pipeline(self.mesh)?;
+        enc.set_bind_group(0, self.mesh_group, &[])?;
+        enc.set_vertex_buffer(0, self.vertices, 0, None)?;
+        enc.set_vertex_buffer(1, self.instances, 0, None)?;
+        enc.set_index_buffer(self.indices, IndexFormat::Uint16, 0, None)?;
+        enc.draw_indexed(0..36, 0, 0..INSTANCES)?;
+        enc.end_render_pass()
+    }
+}
+
 impl Scene {
+    fn passes(&self) -> Passes {
+        Passes {
+            pattern: self.pattern,
+            pattern_group: self.pattern_group,
+            downsample: self.downsample,
+            mesh: self.mesh,
+            mesh_group: self.mesh_group,
+            color_view: self.color_view,
+            depth_view: self.depth_view,
+            vertices: self.vertices,
+            instances: self.instances,
+            indices: self.indices,
+        }
+    }
+
     /// The same frame as [`Scene::frame`], as a render graph: the pattern pass, one pass
-    /// per mip level, and the scene pass. Every bind group is imported whole (the graph
+    /// per mip level, and the scene pass, each recorded by the same code as the immediate
+    /// frame's (one mip level per pass here). Every bind group is imported whole (the graph
     /// learns from them what each pass reads and writes); only the vertex, index and
     /// instance buffers and the attachments are declared by hand. Compile once, run with
     /// [`Scene::frame_with_graph`] each frame.
@@ -712,36 +770,17 @@ impl Scene {
             .map_err(ge)?;
         let pattern = g.add_pass("pattern", PassKind::Compute);
         g.use_group(pattern, 0, pattern_group).map_err(ge)?;
-        let pipeline = self.pattern;
-        g.record(pattern, move |ctx| {
-            ctx.encoder.begin_compute_pass(&ComputePassDescriptor {
-                label: "pattern",
-                timestamp_writes: None,
-            })?;
-            ctx.encoder.set_compute_pipeline(pipeline)?;
-            ctx.set_bind_groups()?;
-            ctx.encoder
-                .dispatch(TEXTURE_SIZE / 8, TEXTURE_SIZE / 8, 1)?;
-            ctx.encoder.end_compute_pass()
-        })
-        .map_err(ge)?;
+        let passes = self.passes();
+        g.record(pattern, move |ctx| passes.pattern(ctx.encoder, None))
+            .map_err(ge)?;
         for (level, &(group, size)) in self.mip_groups.iter().enumerate() {
             let imported = g
                 .import_bind_group(device, group, &[], initial)
                 .map_err(ge)?;
             let pass = g.add_pass(&format!("mip {}", level + 1), PassKind::Compute);
             g.use_group(pass, 0, imported).map_err(ge)?;
-            let pipeline = self.downsample;
             g.record(pass, move |ctx| {
-                ctx.encoder.begin_compute_pass(&ComputePassDescriptor {
-                    label: "mipmap",
-                    timestamp_writes: None,
-                })?;
-                ctx.encoder.set_compute_pipeline(pipeline)?;
-                ctx.set_bind_groups()?;
-                ctx.encoder
-                    .dispatch(size.div_ceil(8), size.div_ceil(8), 1)?;
-                ctx.encoder.end_compute_pass()
+                passes.mips(ctx.encoder, &[(group, size)], None)
             })
             .map_err(ge)?;
         }
@@ -751,14 +790,9 @@ impl Scene {
         let scene = g.add_pass("scene", PassKind::Render);
         g.use_group(scene, 0, mesh_group).map_err(ge)?;
         let buffers = [
-            (self.vertices, Usage::Vertex),
-            (self.instances, Usage::Vertex),
-            (self.indices, Usage::Index),
-        ];
-        let buffers = [
-            ("vertices", buffers[0].0, buffers[0].1),
-            ("instances", buffers[1].0, buffers[1].1),
-            ("indices", buffers[2].0, buffers[2].1),
+            ("vertices", self.vertices, Usage::Vertex),
+            ("instances", self.instances, Usage::Vertex),
+            ("indices", self.indices, Usage::Index),
         ];
         for (name, b, usage) in buffers {
             let r = g
@@ -774,38 +808,8 @@ impl Scene {
             .import_texture("depth", self.depth, ResourceState::UNUSED)
             .map_err(ge)?;
         g.uses(scene, depth, Usage::DepthAttachment).map_err(ge)?;
-        let (mesh, color_view, depth_view) = (self.mesh, self.color_view, self.depth_view);
-        let (vertices, instances, indices) = (self.vertices, self.instances, self.indices);
-        g.record(scene, move |ctx| {
-            ctx.encoder.begin_render_pass(&RenderPassDescriptor {
-                label: "scene",
-                color_attachments: &[Some(RenderPassColorAttachment {
-                    view: color_view,
-                    resolve_target: None,
-                    load: LoadOp::Clear([0.07, 0.08, 0.11, 1.0]),
-                    store: StoreOp::Store,
-                })],
-                depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
-                    view: depth_view,
-                    depth_ops: Some(Operations {
-                        load: LoadOp::Clear(1.0),
-                        store: StoreOp::Discard,
-                    }),
-                    stencil_ops: None,
-                }),
-                timestamp_writes: None,
-                multiview_mask: None,
-            })?;
-            ctx.encoder.set_render_pipeline(mesh)?;
-            ctx.set_bind_groups()?;
-            ctx.encoder.set_vertex_buffer(0, vertices, 0, None)?;
-            ctx.encoder.set_vertex_buffer(1, instances, 0, None)?;
-            ctx.encoder
-                .set_index_buffer(indices, IndexFormat::Uint16, 0, None)?;
-            ctx.encoder.draw_indexed(0..36, 0, 0..INSTANCES)?;
-            ctx.encoder.end_render_pass()
-        })
-        .map_err(ge)?;
+        g.record(scene, move |ctx| passes.scene(ctx.encoder, None))
+            .map_err(ge)?;
         g.compile().map_err(ge)
     }
 
