@@ -15,7 +15,7 @@ use vigil::{
 /// Most encoders open at once.
 const MAX_OPEN: usize = 4;
 /// Most finished command buffers waiting.
-const MAX_FINISHED: usize = 8;
+pub(crate) const MAX_FINISHED: usize = 8;
 
 /// An open encoder that is usable (not poisoned by a refused call) and in a pass `want`
 /// accepts; now and then any encoder at all (to reach the wrong-state refusals). `None`

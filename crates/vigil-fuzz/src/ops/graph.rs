@@ -4,6 +4,7 @@
 //! a group destroyed before it runs, and executed into new encoders (one or several
 //! threads) whose command buffers join the world's.
 
+use super::encode::MAX_FINISHED;
 use crate::rng::Rng;
 use crate::world::World;
 use vigil::{BindingType, BufferUsages, CommandEncoderDescriptor};
@@ -11,9 +12,6 @@ use vigil_graph::{
     Access, Graph, GraphError, Layout, PassKind, ResourceId, ResourceState, Stages,
     TransientBuffer, Usage,
 };
-
-/// Most finished command buffers the world keeps (as `encode` does).
-const MAX_FINISHED: usize = 8;
 
 const STATES: [ResourceState; 4] = [
     ResourceState::UNUSED,
