@@ -4,16 +4,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::PathBuf;
+mod common;
+
 use std::process::Command;
 
 #[test]
 fn the_demo_verifies_its_frames_both_ways_with_a_silent_layer() {
-    let bin = std::env::var_os("VIGIL_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_vigil")));
     let out_dir = std::env::temp_dir().join(format!("vigil-demo-test-{}", std::process::id()));
-    let out = Command::new(bin)
+    let out = Command::new(common::bin())
         .args(["demo", "--frames", "2", "--out"])
         .arg(&out_dir)
         .output()

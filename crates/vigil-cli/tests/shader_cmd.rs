@@ -2,15 +2,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
 fn vigil(args: &[&str]) -> (bool, String, String, Vec<u8>) {
-    // VIGIL_BIN runs a copied binary (as on a machine the test executables were moved to).
-    let bin = std::env::var_os("VIGIL_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_vigil")));
-    let out = Command::new(bin).args(args).output().unwrap();
+    let out = Command::new(common::bin()).args(args).output().unwrap();
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
