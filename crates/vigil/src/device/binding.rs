@@ -264,23 +264,24 @@ fn entry_sizes<A: Api>(
     members: &[Member<A>],
     lengths: &[u32],
 ) -> Vec<u64> {
-    layout
-        .iter()
-        .map(|l| match l.ty {
-            BindingType::Buffer { .. } => places
-                .iter()
-                .zip(members)
-                .filter(|((b, _), _)| *b == l.binding)
-                .filter_map(|(_, m)| match m {
-                    Member::Buffer { size, .. } => Some(*size),
-                    _ => None,
-                })
-                .min()
-                .unwrap_or(u64::MAX),
-            _ => 0,
-        })
-        .chain(lengths.iter().map(|&n| u64::from(n)))
-        .collect()
+    let mut sizes: Vec<u64> = Vec::with_capacity(layout.len().saturating_add(lengths.len()));
+    sizes.extend(layout.iter().map(|l| match l.ty {
+        BindingType::Buffer { .. } => u64::MAX,
+        _ => 0,
+    }));
+    // Layout entries are sorted by binding: one search per member.
+    for (i, m) in members.iter().enumerate() {
+        let Member::Buffer { size, .. } = m else {
+            continue;
+        };
+        let (binding, _) = place_of(places, layout, i);
+        let at = layout.binary_search_by_key(&binding, |l| l.binding).ok();
+        if let Some(s) = at.and_then(|at| sizes.get_mut(at)) {
+            *s = (*s).min(*size);
+        }
+    }
+    sizes.extend(lengths.iter().map(|&n| u64::from(n)));
+    sizes
 }
 
 impl<A: Api> Device<A> {
@@ -471,11 +472,7 @@ impl<A: Api> Device<A> {
         let mut out = Resolved {
             members: Vec::with_capacity(layout.len()),
             places: Vec::new(),
-            sizes: Vec::with_capacity(if arrays {
-                layout.len().saturating_mul(2)
-            } else {
-                layout.len()
-            }),
+            sizes: Vec::new(),
             lengths: Vec::new(),
             dynamic: Vec::new(),
             variable_count: None,
@@ -494,26 +491,18 @@ impl<A: Api> Device<A> {
                 }
                 out.lengths.push(if variable { n } else { l.count() });
             }
-            let mut smallest = match l.ty {
-                BindingType::Buffer { .. } => u64::MAX,
-                _ => 0,
-            };
             for i in 0..n {
                 let Some(element) = entry.resource.element(i as usize) else {
                     continue;
                 };
                 let bound = self.bind_element(op, label, l, element, &mut out.dynamic)?;
-                if let Member::Buffer { size, .. } = bound {
-                    smallest = smallest.min(size);
-                }
                 out.members.push(bound);
                 if arrays {
                     out.places.push((l.binding, i));
                 }
             }
-            out.sizes.push(smallest);
         }
-        out.sizes.extend(out.lengths.iter().map(|&n| u64::from(n)));
+        out.sizes = entry_sizes(layout, &out.places, &out.members, &out.lengths);
         Ok(out)
     }
 
