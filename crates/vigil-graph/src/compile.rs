@@ -3,14 +3,15 @@
 
 use crate::error::{GraphError, Result};
 use crate::graph::{
-    Graph, PassContext, PassId, Range, Recorder, ResourceId, ResourceKey, Scope, TransientBuffer,
-    writes,
+    Graph, GraphResource, PassContext, PassId, Range, Recorder, ResourceId, ResourceKey, Scope,
+    Transient, writes,
 };
 use crate::state::{Access, Layout, ResourceState, Stages};
 use std::collections::{BTreeMap, HashMap};
 use vigil::{
-    Api, BindGroup, Buffer, BufferDescriptor, CommandBuffer, CommandEncoder,
-    CommandEncoderDescriptor, DefaultApi, Device,
+    Api, BindGroup, BindGroupDescriptor, BindGroupEntry, BindingResource, Buffer, BufferBinding,
+    BufferDescriptor, CommandBuffer, CommandEncoder, CommandEncoderDescriptor, DefaultApi, Device,
+    Texture, TextureDescriptor, TextureView, TextureViewDescriptor,
 };
 
 /// One barrier the plan puts before a pass: the earlier uses of a resource it waits for,
@@ -56,12 +57,13 @@ pub struct Plan {
     pub passes: Vec<PlannedPass>,
     /// Passes culled: nothing they write reaches an imported resource or a kept pass.
     pub culled: Vec<PassId>,
-    /// The buffer each transient resource lives in: transients whose lifetimes (first to
-    /// last running pass that uses them) do not overlap share one.
+    /// The backing each transient resource lives in: transients whose lifetimes (first
+    /// to last running pass that uses them) do not overlap share one — buffers any
+    /// buffer, textures one of the same shape and format.
     pub aliases: Vec<(ResourceId, usize)>,
-    /// The buffers transients live in: size (the largest of its transients) and usages
-    /// (all of theirs).
-    pub backings: Vec<TransientBuffer>,
+    /// The buffers and textures transients live in: a buffer as large as the largest of
+    /// its transients, and each with the usages of all of them.
+    pub backings: Vec<Transient>,
     /// Bytes the running passes' transients would take without sharing.
     pub transient_bytes_unaliased: u64,
 }
@@ -71,7 +73,7 @@ impl Plan {
     pub fn transient_bytes(&self) -> u64 {
         self.backings
             .iter()
-            .fold(0u64, |sum, b| sum.saturating_add(b.size))
+            .fold(0u64, |sum, b| sum.saturating_add(b.bytes()))
     }
 
     /// Barriers in the whole plan.
@@ -395,10 +397,11 @@ impl<A: Api> Graph<A> {
 }
 
 impl<A: Api> Graph<A> {
-    /// Assigns each transient used by a running pass a backing buffer, sharing one between
-    /// transients whose lifetimes do not overlap (greedy, in order of first use).
+    /// Assigns each transient used by a running pass a backing, sharing one between
+    /// transients whose lifetimes do not overlap and whose descriptions fit (greedy, in
+    /// order of first use).
     fn alias_transients(&self, scopes: &[Vec<Scope>], live: &[bool], plan: &mut Plan) {
-        let mut lifetimes: Vec<(ResourceId, usize, usize, TransientBuffer)> = Vec::new();
+        let mut lifetimes: Vec<(ResourceId, usize, usize, Transient)> = Vec::new();
         let mut at: Vec<Option<usize>> = vec![None; self.resources.len()];
         for (order, s) in scopes
             .iter()
@@ -429,15 +432,29 @@ impl<A: Api> Graph<A> {
         }
         lifetimes.sort_by_key(|l| l.1);
         // Each backing: its description and the last pass (in running order) using it.
-        let mut slots: Vec<(TransientBuffer, usize)> = Vec::new();
+        let mut slots: Vec<(Transient, usize)> = Vec::new();
         for (id, first, last, t) in lifetimes {
-            plan.transient_bytes_unaliased = plan.transient_bytes_unaliased.saturating_add(t.size);
-            let free = slots.iter().position(|(_, end)| *end < first);
+            plan.transient_bytes_unaliased =
+                plan.transient_bytes_unaliased.saturating_add(t.bytes());
+            let free = slots.iter().position(|(b, end)| {
+                *end < first
+                    && match (b, &t) {
+                        (Transient::Buffer(_), Transient::Buffer(_)) => true,
+                        (Transient::Texture(a), Transient::Texture(b)) => a.fits(b),
+                        _ => false,
+                    }
+            });
             let slot = match free {
                 Some(k) => {
                     if let Some((b, end)) = slots.get_mut(k) {
-                        b.size = b.size.max(t.size);
-                        b.usage |= t.usage;
+                        match (b, t) {
+                            (Transient::Buffer(b), Transient::Buffer(t)) => {
+                                b.size = b.size.max(t.size);
+                                b.usage |= t.usage;
+                            }
+                            (Transient::Texture(b), Transient::Texture(t)) => b.usage |= t.usage,
+                            _ => {}
+                        }
                         *end = last;
                     }
                     k
@@ -463,12 +480,41 @@ type Outcome<A> = (
     Result<CommandBuffer<A>>,
 );
 
+/// What an execution hands its recorders: every resource's buffer or texture, and the
+/// groups each running pass binds (set index, group, dynamic offsets).
+struct Resolved {
+    buffers: HashMap<ResourceId, Buffer>,
+    textures: HashMap<ResourceId, (Texture, Option<TextureView>)>,
+    groups: HashMap<PassId, Vec<(u32, BindGroup, Vec<u32>)>>,
+}
+
+impl Resolved {
+    fn context<'a, A: Api>(
+        &'a self,
+        pass: PassId,
+        encoder: &'a mut CommandEncoder<A>,
+    ) -> PassContext<'a, A> {
+        PassContext {
+            encoder,
+            groups: self.groups.get(&pass).map_or(&[], |g| g.as_slice()),
+            buffers: &self.buffers,
+            textures: &self.textures,
+        }
+    }
+}
+
+/// A backing the graph made.
+enum Made {
+    Buffer(Buffer),
+    Texture(Texture, TextureView),
+}
+
 /// A compiled graph: its plan, and what it needs to run.
 pub struct CompiledGraph<A: Api = DefaultApi> {
     pub(crate) graph: Graph<A>,
     plan: Plan,
-    /// The buffers made for the plan's backings, at the first execution.
-    backings: Vec<Buffer>,
+    /// The buffers and textures made for the plan's backings, at the first execution.
+    backings: Vec<Made>,
 }
 
 impl<A: Api> CompiledGraph<A> {
@@ -484,16 +530,16 @@ impl<A: Api> CompiledGraph<A> {
 
     /// Records the graph's passes into `encoder`, in order. Every imported bind group is
     /// checked again first (stale after a pool reset, untracked, binding a destroyed
-    /// resource: refused before anything is recorded); transient buffers are made at the
-    /// first execution and kept.
+    /// resource: refused before anything is recorded); transient buffers and textures,
+    /// and the groups the graph makes over them, are made at the first execution and
+    /// kept.
     ///
     /// The native barriers are vigil's own: the encoder's tracker derives them from the
     /// same uses at record time, so a graph frame is synchronized exactly like the same
     /// commands recorded by hand. The plan states what the graph derives, for inspection
     /// and the DOT export.
     pub fn execute(&mut self, device: &Device<A>, encoder: &mut CommandEncoder<A>) -> Result<()> {
-        let buffers = self.prepare(device)?;
-        let groups = self.pass_groups();
+        let resolved = self.prepare(device)?;
         for planned in &self.plan.passes {
             let Some(pass) = self.graph.passes.get_mut(planned.pass.0 as usize) else {
                 continue;
@@ -501,11 +547,7 @@ impl<A: Api> CompiledGraph<A> {
             let Some(record) = pass.record.as_mut() else {
                 continue;
             };
-            let mut ctx = PassContext {
-                encoder,
-                groups: groups.get(&planned.pass).map_or(&[], |g| g.as_slice()),
-                buffers: &buffers,
-            };
+            let mut ctx = resolved.context(planned.pass, encoder);
             record(&mut ctx).map_err(|error| GraphError::Recording {
                 pass: pass.name.clone(),
                 error,
@@ -528,8 +570,7 @@ impl<A: Api> CompiledGraph<A> {
         Device<A>: Sync,
         CommandBuffer<A>: Send,
     {
-        let buffers = self.prepare(device)?;
-        let groups = self.pass_groups();
+        let resolved = self.prepare(device)?;
         let order: Vec<PassId> = self.plan.passes.iter().map(|p| p.pass).collect();
         let threads = threads.clamp(1, order.len().max(1));
         let per = order.len().div_ceil(threads).max(1);
@@ -547,7 +588,7 @@ impl<A: Api> CompiledGraph<A> {
                     .collect(),
             );
         }
-        let (buffers, groups) = (&buffers, &groups);
+        let resolved = &resolved;
         let outcomes: Vec<Outcome<A>> = std::thread::scope(|scope| {
             let handles: Vec<_> = chunks
                 .into_iter()
@@ -563,11 +604,7 @@ impl<A: Api> CompiledGraph<A> {
                                 let Some(record) = record.as_mut() else {
                                     continue;
                                 };
-                                let mut ctx = PassContext {
-                                    encoder: &mut encoder,
-                                    groups: groups.get(id).map_or(&[], |g| g.as_slice()),
-                                    buffers,
-                                };
+                                let mut ctx = resolved.context(*id, &mut encoder);
                                 record(&mut ctx).map_err(|error| GraphError::Recording {
                                     pass: name.clone(),
                                     error,
@@ -615,44 +652,132 @@ impl<A: Api> CompiledGraph<A> {
     }
 
     /// What every execution does first: re-checks the imported groups, makes the
-    /// transients' backings, and maps every buffer resource to its buffer.
-    fn prepare(&mut self, device: &Device<A>) -> Result<HashMap<ResourceId, Buffer>> {
-        for g in &self.graph.groups {
-            device.bind_group_bindings(g.group)?;
-        }
-        if self.backings.len() < self.plan.backings.len() {
-            for (k, t) in self
-                .plan
-                .backings
-                .iter()
-                .enumerate()
-                .skip(self.backings.len())
-            {
-                let b = device.create_buffer(&BufferDescriptor {
-                    label: &format!("graph transient {k}"),
-                    size: t.size,
-                    usage: t.usage,
-                })?;
-                self.backings.push(b);
+    /// transients' backings and the groups the graph makes (once), and maps every
+    /// resource to its buffer or texture and every running pass to its groups.
+    fn prepare(&mut self, device: &Device<A>) -> Result<Resolved> {
+        for g in self.graph.groups.iter().filter(|g| g.owned.is_none()) {
+            if let Some(group) = g.group {
+                device.bind_group_bindings(group)?;
             }
         }
-        let mut buffers: HashMap<ResourceId, Buffer> = self
+        for (k, t) in self
             .plan
-            .aliases
+            .backings
             .iter()
-            .filter_map(|(id, slot)| self.backings.get(*slot).map(|b| (*id, *b)))
-            .collect();
-        for (key, id) in &self.graph.index {
-            if let ResourceKey::Buffer(b) = key {
-                buffers.insert(*id, *b);
+            .enumerate()
+            .skip(self.backings.len())
+        {
+            let label = format!("graph transient {k}");
+            let made = match t {
+                Transient::Buffer(b) => Made::Buffer(device.create_buffer(&BufferDescriptor {
+                    label: &label,
+                    size: b.size,
+                    usage: b.usage,
+                })?),
+                Transient::Texture(t) => {
+                    let texture = device.create_texture(&TextureDescriptor {
+                        label: &label,
+                        size: t.size,
+                        array_layers: t.array_layers,
+                        mip_level_count: t.mip_level_count,
+                        sample_count: t.sample_count,
+                        format: t.format,
+                        usage: t.usage,
+                    })?;
+                    let view = device.create_texture_view(
+                        texture,
+                        &TextureViewDescriptor {
+                            label: &label,
+                            ..Default::default()
+                        },
+                    );
+                    match view {
+                        Ok(view) => Made::Texture(texture, view),
+                        Err(e) => {
+                            // Not kept: nothing else holds it.
+                            device.destroy_texture(texture)?;
+                            return Err(e.into());
+                        }
+                    }
+                }
+            };
+            self.backings.push(made);
+        }
+        let mut buffers = HashMap::new();
+        let mut textures = HashMap::new();
+        for (id, slot) in &self.plan.aliases {
+            match self.backings.get(*slot) {
+                Some(Made::Buffer(b)) => {
+                    buffers.insert(*id, *b);
+                }
+                Some(Made::Texture(t, v)) => {
+                    textures.insert(*id, (*t, Some(*v)));
+                }
+                None => {}
             }
         }
-        Ok(buffers)
-    }
-
-    /// The groups each running pass binds: set index, group, dynamic offsets.
-    fn pass_groups(&self) -> HashMap<PassId, Vec<(u32, BindGroup, Vec<u32>)>> {
-        self.plan
+        for (key, id) in &self.graph.index {
+            match key {
+                ResourceKey::Buffer(b) => {
+                    buffers.insert(*id, *b);
+                }
+                ResourceKey::Texture(t) => {
+                    textures.insert(*id, (*t, None));
+                }
+            }
+        }
+        // The groups the graph makes, for the passes that run.
+        for planned in &self.plan.passes {
+            let Some(pass) = self.graph.passes.get(planned.pass.0 as usize) else {
+                continue;
+            };
+            for (_, g) in &pass.groups {
+                let Some(entry) = self.graph.groups.get_mut(g.0 as usize) else {
+                    continue;
+                };
+                let (None, Some(owned)) = (entry.group, entry.owned.as_ref()) else {
+                    continue;
+                };
+                let mut resources = Vec::with_capacity(owned.entries.len());
+                for e in &owned.entries {
+                    let missing = |id: ResourceId| GraphError::UnknownId("made resource", id.0);
+                    resources.push(match e.resource {
+                        GraphResource::Buffer {
+                            resource,
+                            offset,
+                            size,
+                        } => BindingResource::Buffer(BufferBinding {
+                            buffer: *buffers.get(&resource).ok_or(missing(resource))?,
+                            offset,
+                            size,
+                        }),
+                        GraphResource::Texture(resource) => BindingResource::TextureView(
+                            textures
+                                .get(&resource)
+                                .and_then(|(_, v)| *v)
+                                .ok_or(missing(resource))?,
+                        ),
+                        GraphResource::Sampler(s) => BindingResource::Sampler(s),
+                    });
+                }
+                let entries: Vec<BindGroupEntry<'_>> = owned
+                    .entries
+                    .iter()
+                    .zip(resources)
+                    .map(|(e, resource)| BindGroupEntry {
+                        binding: e.binding,
+                        resource,
+                    })
+                    .collect();
+                entry.group = Some(device.create_bind_group(&BindGroupDescriptor {
+                    label: &owned.label,
+                    layout: owned.layout,
+                    entries: &entries,
+                })?);
+            }
+        }
+        let groups = self
+            .plan
             .passes
             .iter()
             .filter_map(|planned| {
@@ -661,22 +786,37 @@ impl<A: Api> CompiledGraph<A> {
                     .groups
                     .iter()
                     .filter_map(|(set, g)| {
-                        self.graph
-                            .groups
-                            .get(g.0 as usize)
-                            .map(|e| (*set, e.group, e.offsets.clone()))
+                        let e = self.graph.groups.get(g.0 as usize)?;
+                        Some((*set, e.group?, e.offsets.clone()))
                     })
                     .collect();
                 Some((planned.pass, groups))
             })
-            .collect()
+            .collect();
+        Ok(Resolved {
+            buffers,
+            textures,
+            groups,
+        })
     }
 
-    /// Destroys the buffers the executions made for transients (they go once the work
-    /// using them completes).
+    /// Destroys what the executions made — the groups the graph made, then the transient
+    /// buffers and textures (each goes once the work using it completes). A later
+    /// execution makes them again.
     pub fn release(&mut self, device: &Device<A>) -> Result<()> {
-        for b in self.backings.drain(..) {
-            device.destroy_buffer(b)?;
+        for g in self.graph.groups.iter_mut().filter(|g| g.owned.is_some()) {
+            if let Some(group) = g.group.take() {
+                device.destroy_bind_group(group)?;
+            }
+        }
+        for made in self.backings.drain(..) {
+            match made {
+                Made::Buffer(b) => device.destroy_buffer(b)?,
+                Made::Texture(t, v) => {
+                    device.destroy_texture_view(v)?;
+                    device.destroy_texture(t)?;
+                }
+            }
         }
         Ok(())
     }

@@ -19,15 +19,21 @@ impl<A: Api> CompiledGraph<A> {
             "digraph vigil_graph {\n  rankdir=LR;\n  node [fontname=\"monospace\"];\n",
         );
         for (i, r) in g.resources.iter().enumerate() {
+            let backing = self
+                .plan()
+                .aliases
+                .iter()
+                .find(|(id, _)| id.0 as usize == i)
+                .map(|(_, slot)| *slot);
+            let note = match (r.transient.is_some(), backing) {
+                (true, Some(slot)) => format!("\\n(transient, backing {slot})"),
+                (true, None) => "\\n(transient, unused)".to_owned(),
+                _ => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "  r{i} [shape=ellipse label=\"{}{}\"];",
+                "  r{i} [shape=ellipse label=\"{}{note}\"];",
                 quote(&r.name),
-                if r.transient.is_some() {
-                    "\\n(transient)"
-                } else {
-                    ""
-                }
             );
         }
         for p in &self.plan().passes {

@@ -58,6 +58,15 @@ pub enum GraphError {
         /// The buffer's size.
         buffer_size: u64,
     },
+    /// An entry of a group the graph is asked to make that does not fit its layout.
+    GroupEntry {
+        /// The group's label.
+        group: String,
+        /// The binding.
+        binding: u32,
+        /// What is wrong.
+        reason: String,
+    },
     /// An id that this graph did not hand out.
     UnknownId(&'static str, u32),
     /// A pass's recording closure returned an error.
@@ -112,6 +121,11 @@ impl std::fmt::Display for GraphError {
                 f,
                 "binding {binding}: {size} bytes at {base} + dynamic offset {offset} pass the end of the buffer ({buffer_size} bytes)"
             ),
+            GraphError::GroupEntry {
+                group,
+                binding,
+                reason,
+            } => write!(f, "group '{group}', binding {binding}: {reason}"),
             GraphError::UnknownId(kind, id) => write!(f, "{kind} {id} is not one of this graph's"),
             GraphError::Recording { pass, error } => {
                 write!(f, "pass '{pass}' failed while recording: {error}")

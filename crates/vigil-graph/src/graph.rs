@@ -5,8 +5,9 @@ use crate::error::{GraphError, Result};
 use crate::state::{Access, Layout, ResourceState, Usage, shader_stages};
 use std::collections::HashMap;
 use vigil::{
-    Api, BindGroup, BindingType, Buffer, BufferBindingType, BufferUsages, CommandEncoder,
-    DefaultApi, Device, GroupResource, StorageTextureAccess, Texture,
+    Api, BindGroup, BindGroupLayout, BindingType, Buffer, BufferBindingType, BufferUsages,
+    CommandEncoder, DefaultApi, Device, GroupResource, Sampler, StorageTextureAccess, Texture,
+    TextureFormat, TextureUsages, TextureView,
 };
 
 /// What identifies an imported resource: its handle.
@@ -133,7 +134,7 @@ pub struct Scope {
     pub state: ResourceState,
 }
 
-/// A transient resource the graph creates at its first execution.
+/// A transient buffer the graph creates at its first execution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TransientBuffer {
     /// Size in bytes.
@@ -142,18 +143,119 @@ pub struct TransientBuffer {
     pub usage: BufferUsages,
 }
 
+/// A transient texture the graph creates at its first execution (a 2D texture, or an
+/// array of them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransientTexture {
+    /// `[width, height]` in texels.
+    pub size: [u32; 2],
+    /// Array layers.
+    pub array_layers: u32,
+    /// Mip levels.
+    pub mip_level_count: u32,
+    /// Samples per texel.
+    pub sample_count: u32,
+    /// Texel format.
+    pub format: TextureFormat,
+    /// Usages.
+    pub usage: TextureUsages,
+}
+
+impl TransientTexture {
+    /// Bytes its texels take: every mip level of every layer, times the samples (what a
+    /// driver allocates is at least this).
+    pub fn bytes(&self) -> u64 {
+        let texel = u64::from(self.format.info().bytes_per_texel);
+        let mut sum = 0u64;
+        for mip in 0..self.mip_level_count.min(32) {
+            let w = u64::from((self.size[0] >> mip).max(1));
+            let h = u64::from((self.size[1] >> mip).max(1));
+            sum = sum.saturating_add(w.saturating_mul(h));
+        }
+        sum.saturating_mul(texel)
+            .saturating_mul(u64::from(self.array_layers))
+            .saturating_mul(u64::from(self.sample_count))
+    }
+
+    /// Whether `other` can live in a texture made for `self`: the same shape and format
+    /// (usages are joined).
+    pub fn fits(&self, other: &TransientTexture) -> bool {
+        TransientTexture {
+            usage: other.usage,
+            ..*self
+        } == *other
+    }
+}
+
+/// A resource the graph makes: a buffer or a texture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transient {
+    /// A buffer.
+    Buffer(TransientBuffer),
+    /// A texture.
+    Texture(TransientTexture),
+}
+
+impl Transient {
+    /// Its bytes ([`TransientTexture::bytes`] for a texture).
+    pub fn bytes(&self) -> u64 {
+        match self {
+            Transient::Buffer(b) => b.size,
+            Transient::Texture(t) => t.bytes(),
+        }
+    }
+}
+
 pub(crate) struct ResourceEntry {
     pub name: String,
     pub key: Option<ResourceKey>,
     pub initial: ResourceState,
     pub texture: bool,
-    pub transient: Option<TransientBuffer>,
+    pub transient: Option<Transient>,
 }
 
 pub(crate) struct GroupEntry {
-    pub group: BindGroup,
+    /// The group: an imported one's handle, or the one the graph made over its layout
+    /// (at the first execution that runs a pass using it).
+    pub group: Option<BindGroup>,
     pub offsets: Vec<u32>,
     pub scopes: Vec<Scope>,
+    /// For a group the graph makes: its label, layout and entries.
+    pub owned: Option<OwnedGroup>,
+}
+
+pub(crate) struct OwnedGroup {
+    pub label: String,
+    pub layout: BindGroupLayout,
+    pub entries: Vec<GraphGroupEntry>,
+}
+
+/// What one binding of a group the graph makes binds ([`Graph::create_bind_group`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GraphResource {
+    /// A range of a buffer resource (imported or transient); `size: None` binds to its
+    /// end.
+    Buffer {
+        /// The resource.
+        resource: ResourceId,
+        /// First byte.
+        offset: u64,
+        /// Length.
+        size: Option<u64>,
+    },
+    /// A whole transient texture, through the view the graph makes of it.
+    Texture(ResourceId),
+    /// A sampler.
+    Sampler(Sampler),
+}
+
+/// One binding of a group the graph makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GraphGroupEntry {
+    /// Binding number in the layout.
+    pub binding: u32,
+    /// What it binds.
+    pub resource: GraphResource,
 }
 
 /// The context a pass records in: the encoder, and the groups and transient buffers the
@@ -163,6 +265,7 @@ pub struct PassContext<'a, A: Api = DefaultApi> {
     pub encoder: &'a mut CommandEncoder<A>,
     pub(crate) groups: &'a [(u32, BindGroup, Vec<u32>)],
     pub(crate) buffers: &'a HashMap<ResourceId, Buffer>,
+    pub(crate) textures: &'a HashMap<ResourceId, (Texture, Option<TextureView>)>,
 }
 
 impl<A: Api> PassContext<'_, A> {
@@ -179,6 +282,19 @@ impl<A: Api> PassContext<'_, A> {
     /// made for a transient one.
     pub fn buffer(&self, id: ResourceId) -> Option<Buffer> {
         self.buffers.get(&id).copied()
+    }
+
+    /// The texture behind a resource: an imported texture's handle, or the texture the
+    /// graph made for a transient one (shared with transients whose lifetimes do not
+    /// overlap this one's).
+    pub fn texture(&self, id: ResourceId) -> Option<Texture> {
+        self.textures.get(&id).map(|(t, _)| *t)
+    }
+
+    /// The view of the whole texture the graph made for a transient texture (for its
+    /// attachments); `None` for imported textures, whose views the caller has.
+    pub fn view(&self, id: ResourceId) -> Option<TextureView> {
+        self.textures.get(&id).and_then(|(_, v)| *v)
     }
 }
 
@@ -293,7 +409,23 @@ impl<A: Api> Graph<A> {
             key: None,
             initial: ResourceState::UNUSED,
             texture: false,
-            transient: Some(desc),
+            transient: Some(Transient::Buffer(desc)),
+        });
+        id
+    }
+
+    /// A texture the graph creates at its first execution and keeps for the next ones,
+    /// with a view of all of it ([`PassContext::view`]). Its contents are undefined at
+    /// its first use in each execution: textures whose lifetimes do not overlap and
+    /// whose descriptions fit share one.
+    pub fn create_texture(&mut self, name: &str, desc: TransientTexture) -> ResourceId {
+        let id = ResourceId(id32(self.resources.len()));
+        self.resources.push(ResourceEntry {
+            name: name.to_owned(),
+            key: None,
+            initial: ResourceState::UNUSED,
+            texture: true,
+            transient: Some(Transient::Texture(desc)),
         });
         id
     }
@@ -410,14 +542,7 @@ impl<A: Api> Graph<A> {
                     let key = ResourceKey::Buffer(buffer);
                     let id = self.import(&b.label, key, initial(key))?;
                     let access = match b.ty {
-                        BindingType::Buffer {
-                            ty: BufferBindingType::Uniform,
-                            ..
-                        } => Access::UNIFORM_READ,
-                        BindingType::Buffer {
-                            ty: BufferBindingType::Storage { read_only: true },
-                            ..
-                        } => Access::SHADER_READ,
+                        BindingType::Buffer { ty, .. } => buffer_access(ty),
                         _ => Access::SHADER_READ | Access::SHADER_WRITE,
                     };
                     let dynamic = u64::from(offsets_of.get(&i).copied().unwrap_or(0));
@@ -440,19 +565,7 @@ impl<A: Api> Graph<A> {
                 } => {
                     let key = ResourceKey::Texture(texture);
                     let id = self.import(&b.label, key, initial(key))?;
-                    let (access, layout) = match b.ty {
-                        BindingType::StorageTexture { access, .. } => (
-                            match access {
-                                StorageTextureAccess::ReadOnly => Access::SHADER_READ,
-                                StorageTextureAccess::WriteOnly => Access::SHADER_WRITE,
-                                StorageTextureAccess::ReadWrite => {
-                                    Access::SHADER_READ | Access::SHADER_WRITE
-                                }
-                            },
-                            Layout::General,
-                        ),
-                        _ => (Access::SHADER_READ, Layout::ShaderReadOnly),
-                    };
+                    let (access, layout) = texture_access(b.ty);
                     scopes.push(Scope {
                         resource: id,
                         range: Range::Subresources {
@@ -468,9 +581,142 @@ impl<A: Api> Graph<A> {
         }
         let id = GroupId(id32(self.groups.len()));
         self.groups.push(GroupEntry {
-            group,
+            group: Some(group),
             offsets: dynamic_offsets.to_vec(),
             scopes,
+            owned: None,
+        });
+        Ok(id)
+    }
+
+    /// A bind group the graph makes over `layout`, binding graph resources: transient
+    /// buffers and textures (which exist only once the graph runs) as well as imported
+    /// buffers. Its uses are derived from the layout as for an imported group (see
+    /// [`Graph::import_bind_group`]); the group is made by the first execution that runs
+    /// a pass using it, through [`Device::create_bind_group`] and its checks, and kept.
+    ///
+    /// Refused here: a layout binding with no entry or an entry with no binding, an entry
+    /// of the wrong kind for its binding (a buffer for a texture binding, …), a texture
+    /// entry naming a resource the graph does not make, binding arrays and dynamic
+    /// offsets (give such groups by [`Graph::import_bind_group`]).
+    pub fn create_bind_group(
+        &mut self,
+        device: &Device<A>,
+        label: &str,
+        layout: BindGroupLayout,
+        entries: &[GraphGroupEntry],
+    ) -> Result<GroupId> {
+        let layout_entries = device.bind_group_layout_entries(layout)?;
+        let refuse = |binding: u32, reason: &str| GraphError::GroupEntry {
+            group: label.to_owned(),
+            binding,
+            reason: reason.to_owned(),
+        };
+        if let Some(e) = entries
+            .iter()
+            .find(|e| !layout_entries.iter().any(|l| l.binding == e.binding))
+        {
+            return Err(refuse(e.binding, "the layout has no such binding"));
+        }
+        let mut scopes = Vec::with_capacity(layout_entries.len());
+        for l in &layout_entries {
+            let mut given = entries.iter().filter(|e| e.binding == l.binding);
+            let (Some(e), None) = (given.next(), given.next()) else {
+                return Err(refuse(
+                    l.binding,
+                    "each layout binding takes exactly one entry",
+                ));
+            };
+            if l.array.is_some() {
+                return Err(refuse(
+                    l.binding,
+                    "binding arrays are not made by the graph: import such a group",
+                ));
+            }
+            let stages = shader_stages(l.visibility);
+            match (l.ty, e.resource) {
+                (BindingType::Sampler { .. }, GraphResource::Sampler(_)) => {}
+                (
+                    BindingType::Buffer {
+                        has_dynamic_offset: true,
+                        ..
+                    },
+                    _,
+                ) => {
+                    return Err(refuse(
+                        l.binding,
+                        "dynamic offsets are not given to groups the graph makes",
+                    ));
+                }
+                (
+                    BindingType::Buffer { ty, .. },
+                    GraphResource::Buffer {
+                        resource,
+                        offset,
+                        size,
+                    },
+                ) => {
+                    let entry = self.resource(resource)?;
+                    if entry.texture {
+                        return Err(refuse(l.binding, "a buffer binding given a texture"));
+                    }
+                    let end = match entry.transient {
+                        Some(Transient::Buffer(t)) => t.size,
+                        _ => u64::MAX,
+                    };
+                    let range = match size {
+                        None if offset == 0 => Range::Whole,
+                        _ => Range::Bytes {
+                            offset,
+                            size: size.unwrap_or(end.saturating_sub(offset)),
+                        },
+                    };
+                    scopes.push(Scope {
+                        resource,
+                        range,
+                        state: ResourceState::new(stages, buffer_access(ty), Layout::Undefined),
+                    });
+                }
+                (
+                    BindingType::Texture { .. } | BindingType::StorageTexture { .. },
+                    GraphResource::Texture(resource),
+                ) => {
+                    let Some(Transient::Texture(t)) = self.resource(resource)?.transient else {
+                        return Err(refuse(
+                            l.binding,
+                            "a texture entry names a texture the graph makes (its view is the graph's)",
+                        ));
+                    };
+                    let (access, layout) = texture_access(l.ty);
+                    scopes.push(Scope {
+                        resource,
+                        range: Range::Subresources {
+                            base_mip_level: 0,
+                            mip_level_count: t.mip_level_count,
+                            base_array_layer: 0,
+                            array_layer_count: t.array_layers,
+                        },
+                        state: ResourceState::new(stages, access, layout),
+                    });
+                }
+                _ => {
+                    return Err(refuse(
+                        l.binding,
+                        "the entry is not of the binding's kind (buffer, texture or sampler)",
+                    ));
+                }
+            }
+        }
+        let id = GroupId(id32(self.groups.len()));
+        self.groups.push(GroupEntry {
+            group: None,
+            offsets: Vec::new(),
+            scopes,
+            owned: Some(OwnedGroup {
+                label: label.to_owned(),
+                layout,
+                entries: entries.to_vec(),
+            }),
         });
         Ok(id)
     }
@@ -590,6 +836,32 @@ impl<A: Api> Graph<A> {
             }
         }
         Ok(merged)
+    }
+}
+
+/// What a buffer binding of this kind does to its range.
+fn buffer_access(ty: BufferBindingType) -> Access {
+    match ty {
+        BufferBindingType::Uniform => Access::UNIFORM_READ,
+        BufferBindingType::Storage { read_only: true } => Access::SHADER_READ,
+        BufferBindingType::Storage { read_only: false } => {
+            Access::SHADER_READ | Access::SHADER_WRITE
+        }
+    }
+}
+
+/// What a texture binding of this kind does to its subresources, and in which layout.
+fn texture_access(ty: BindingType) -> (Access, Layout) {
+    match ty {
+        BindingType::StorageTexture { access, .. } => (
+            match access {
+                StorageTextureAccess::ReadOnly => Access::SHADER_READ,
+                StorageTextureAccess::WriteOnly => Access::SHADER_WRITE,
+                StorageTextureAccess::ReadWrite => Access::SHADER_READ | Access::SHADER_WRITE,
+            },
+            Layout::General,
+        ),
+        _ => (Access::SHADER_READ, Layout::ShaderReadOnly),
     }
 }
 

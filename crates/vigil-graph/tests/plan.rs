@@ -8,8 +8,8 @@
 use std::num::NonZeroU64;
 use vigil::*;
 use vigil_graph::{
-    Access, Barrier, Graph, GraphError, Layout, PassKind, Range, ResourceKey, ResourceState,
-    Stages, TransientBuffer, Usage,
+    Access, Barrier, Graph, GraphError, GraphGroupEntry, GraphResource, Layout, PassKind, Range,
+    ResourceKey, ResourceState, Scope, Stages, Transient, TransientBuffer, TransientTexture, Usage,
 };
 
 type TDevice = Device<TestApi>;
@@ -750,4 +750,274 @@ fn texture_barriers_are_planned_per_mip_and_layer() {
             with(mips(2, 1), (C, W), (F, R), (general, sro)),
         ]
     );
+}
+
+fn target(format: TextureFormat) -> TransientTexture {
+    TransientTexture {
+        size: [64, 32],
+        array_layers: 1,
+        mip_level_count: 1,
+        sample_count: 1,
+        format,
+        usage: TextureUsages::RENDER_ATTACHMENT,
+    }
+}
+
+#[test]
+fn transient_textures_share_only_with_textures_that_fit() {
+    let d = device();
+    let mut g = TGraph::new();
+    let out = g
+        .import_buffer("out", buffer(&d, 1024), ResourceState::UNUSED)
+        .unwrap();
+    let a = g.create_texture("a", target(TextureFormat::Rgba16Float));
+    let b = g.create_texture("b", target(TextureFormat::Rgba8Unorm));
+    let c = g.create_texture(
+        "c",
+        TransientTexture {
+            usage: TextureUsages::TEXTURE_BINDING,
+            ..target(TextureFormat::Rgba16Float)
+        },
+    );
+    let small = g.create_texture(
+        "small",
+        TransientTexture {
+            size: [32, 32],
+            ..target(TextureFormat::Rgba16Float)
+        },
+    );
+    // a lives in passes 0-1; b, c and small start after it.
+    let chain = [(None, a), (Some(a), b), (Some(b), c), (Some(c), small)];
+    for (k, (src, dst)) in chain.into_iter().enumerate() {
+        let p = g.add_pass(&format!("p{k}"), PassKind::Render);
+        if let Some(src) = src {
+            g.uses(p, src, Usage::ShaderRead(F)).unwrap();
+        }
+        g.uses(p, dst, Usage::ColorAttachment).unwrap();
+    }
+    let last = g.add_pass("last", PassKind::Compute);
+    g.uses(last, small, Usage::ShaderRead(C)).unwrap();
+    g.uses(last, out, Usage::ShaderWrite(C)).unwrap();
+    let plan = g.compile().unwrap().plan().clone();
+    let slot = |r| plan.aliases.iter().find(|(t, _)| *t == r).unwrap().1;
+    // c fits a (same shape and format; usages join), b has another format, small another
+    // size: neither shares.
+    assert_eq!(slot(a), slot(c));
+    assert_ne!(slot(b), slot(a));
+    assert_ne!(slot(small), slot(a));
+    assert_ne!(slot(small), slot(b));
+    assert_eq!(plan.backings.len(), 3);
+    assert_eq!(
+        plan.backings[slot(a)],
+        Transient::Texture(TransientTexture {
+            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::TEXTURE_BINDING,
+            ..target(TextureFormat::Rgba16Float)
+        })
+    );
+    let (big16, big8, small16) = (64 * 32 * 8, 64 * 32 * 4, 32 * 32 * 8);
+    assert_eq!(target(TextureFormat::Rgba16Float).bytes(), big16);
+    assert_eq!(
+        plan.transient_bytes_unaliased,
+        big16 + big8 + big16 + small16
+    );
+    assert_eq!(plan.transient_bytes(), big16 + big8 + small16);
+    // c's first use waits for a's last read of the shared texture and moves it from the
+    // layout a left it in.
+    assert!(
+        plan.passes[2].barriers.contains(&Barrier {
+            resource: c,
+            range: Range::Whole,
+            src_stages: F,
+            src_access: Access::empty(),
+            dst_stages: Stages::COLOR_ATTACHMENT,
+            dst_access: Access::COLOR_READ | Access::COLOR_WRITE,
+            old_layout: Layout::ShaderReadOnly,
+            new_layout: Layout::ColorAttachment,
+        }),
+        "{:#?}",
+        plan.passes[2].barriers
+    );
+    // Mipped and layered textures count every level and layer.
+    let mipped = TransientTexture {
+        size: [8, 4],
+        array_layers: 2,
+        mip_level_count: 4,
+        sample_count: 1,
+        format: TextureFormat::Rgba8Unorm,
+        usage: TextureUsages::TEXTURE_BINDING,
+    };
+    assert_eq!(mipped.bytes(), (32 + 8 + 2 + 1) * 4 * 2);
+}
+
+#[test]
+fn groups_the_graph_makes_derive_their_uses_from_the_layout() {
+    let d = device();
+    let layout = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "made",
+            entries: &[
+                entry(
+                    0,
+                    BindingType::Texture {
+                        sample_type: TextureSampleType::Float { filterable: false },
+                        view_dimension: TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                ),
+                entry(1, uniform(false)),
+                entry(2, storage(false, false)),
+            ],
+        })
+        .unwrap();
+    let mut g = TGraph::new();
+    let params = g
+        .import_buffer("params", buffer(&d, 256), ResourceState::TRANSFER_WRITTEN)
+        .unwrap();
+    let tex = g.create_texture(
+        "tex",
+        TransientTexture {
+            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::TEXTURE_BINDING,
+            ..target(TextureFormat::Rgba16Float)
+        },
+    );
+    let scratch = g.create_buffer(
+        "scratch",
+        TransientBuffer {
+            size: 512,
+            usage: BufferUsages::STORAGE,
+        },
+    );
+    let entries = [
+        GraphGroupEntry {
+            binding: 0,
+            resource: GraphResource::Texture(tex),
+        },
+        GraphGroupEntry {
+            binding: 1,
+            resource: GraphResource::Buffer {
+                resource: params,
+                offset: 0,
+                size: Some(64),
+            },
+        },
+        GraphGroupEntry {
+            binding: 2,
+            resource: GraphResource::Buffer {
+                resource: scratch,
+                offset: 256,
+                size: None,
+            },
+        },
+    ];
+    let made = g.create_bind_group(&d, "made", layout, &entries).unwrap();
+    let stages = C | F;
+    assert_eq!(
+        g.group_scopes(made).unwrap(),
+        &[
+            Scope {
+                resource: tex,
+                range: Range::Subresources {
+                    base_mip_level: 0,
+                    mip_level_count: 1,
+                    base_array_layer: 0,
+                    array_layer_count: 1,
+                },
+                state: ResourceState::new(stages, R, Layout::ShaderReadOnly),
+            },
+            Scope {
+                resource: params,
+                range: Range::Bytes {
+                    offset: 0,
+                    size: 64
+                },
+                state: ResourceState::new(stages, Access::UNIFORM_READ, U),
+            },
+            Scope {
+                resource: scratch,
+                range: Range::Bytes {
+                    offset: 256,
+                    size: 256
+                },
+                state: ResourceState::new(stages, RW, U),
+            },
+        ]
+    );
+
+    // Refusals: each names the group and binding.
+    let refused = |g: &mut TGraph, entries: &[GraphGroupEntry], binding: u32, why: &str| match g
+        .create_bind_group(&d, "bad", layout, entries)
+    {
+        Err(GraphError::GroupEntry {
+            group,
+            binding: b,
+            reason,
+        }) => {
+            assert_eq!((group.as_str(), b), ("bad", binding));
+            assert!(reason.contains(why), "{reason}");
+        }
+        other => panic!("expected a GroupEntry refusal, got {:?}", other.map(|_| ())),
+    };
+    refused(&mut g, &entries[..2], 2, "exactly one entry");
+    let mut doubled = entries.to_vec();
+    doubled.push(entries[0]);
+    refused(&mut g, &doubled, 0, "exactly one entry");
+    let mut stray = entries.to_vec();
+    stray.push(GraphGroupEntry {
+        binding: 9,
+        ..entries[0]
+    });
+    refused(&mut g, &stray, 9, "no such binding");
+    let mut swapped = entries.to_vec();
+    swapped[0].resource = entries[1].resource;
+    refused(&mut g, &swapped, 0, "not of the binding's kind");
+    let mut texture_as_buffer = entries.to_vec();
+    texture_as_buffer[1].resource = GraphResource::Buffer {
+        resource: tex,
+        offset: 0,
+        size: None,
+    };
+    refused(
+        &mut g,
+        &texture_as_buffer,
+        1,
+        "a buffer binding given a texture",
+    );
+    let imported = g
+        .import_texture("imported", texture(&d), ResourceState::UNUSED)
+        .unwrap();
+    let mut not_made = entries.to_vec();
+    not_made[0].resource = GraphResource::Texture(imported);
+    refused(&mut g, &not_made, 0, "a texture the graph makes");
+    let dynamic = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "dynamic",
+            entries: &[entry(0, uniform(true))],
+        })
+        .unwrap();
+    let at0 = [GraphGroupEntry {
+        binding: 0,
+        ..entries[1]
+    }];
+    match g.create_bind_group(&d, "bad", dynamic, &at0) {
+        Err(GraphError::GroupEntry { reason, .. }) => {
+            assert!(reason.contains("dynamic offsets"), "{reason}")
+        }
+        other => panic!("expected a GroupEntry refusal, got {:?}", other.map(|_| ())),
+    }
+    // A destroyed layout is the device's refusal.
+    d.destroy_bind_group_layout(dynamic).unwrap();
+    assert!(matches!(
+        g.create_bind_group(&d, "bad", dynamic, &at0),
+        Err(GraphError::Device(_))
+    ));
+}
+
+fn texture(d: &TDevice) -> Texture {
+    d.create_texture(&TextureDescriptor {
+        label: "t",
+        size: [4, 4],
+        usage: TextureUsages::TEXTURE_BINDING,
+        ..TextureDescriptor::default()
+    })
+    .unwrap()
 }

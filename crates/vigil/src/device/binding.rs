@@ -337,6 +337,18 @@ impl<A: Api> Device<A> {
         Ok(())
     }
 
+    /// A layout's entries, sorted by binding number: what a render graph reads to derive
+    /// the uses of a group it will make over this layout.
+    pub fn bind_group_layout_entries(
+        &self,
+        layout: BindGroupLayout,
+    ) -> Result<Vec<vigil_hal::BindGroupLayoutEntry>> {
+        Ok(self
+            .lookup(layout, "bind_group_layout_entries")?
+            .entries
+            .clone())
+    }
+
     /// Creates a bind group: every layout binding matched by exactly one live entry of the
     /// right kind and usage, with its range in bounds and aligned (a binding array: its
     /// count of elements, or fewer when it is partially bound or variable-count; a
