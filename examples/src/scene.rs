@@ -68,12 +68,21 @@ fn rotation(a: f32) -> mat3x3<f32> {
     let lambert = max(dot(normalize(i.normal), -cam.light.xyz), 0.0);
     return vec4<f32>(albedo * (0.25 + 0.75 * lambert), 1.0);
 }
+struct G { @location(0) albedo: vec4<f32>, @location(1) normal: vec4<f32> }
+@fragment fn fs_gbuffer(i: O) -> G {
+    var g: G;
+    g.albedo = vec4<f32>(textureSample(tex, samp, i.uv).rgb * i.tint, 1.0);
+    g.normal = vec4<f32>(normalize(i.normal), 1.0);
+    return g;
+}
 "#;
 
 /// Side of the generated texture.
 pub const TEXTURE_SIZE: u32 = 256;
 /// Cubes drawn (one instanced draw).
 pub const INSTANCES: u32 = 9;
+/// The color behind the cubes.
+const BACKGROUND: [f64; 4] = [0.07, 0.08, 0.11, 1.0];
 
 /// One rendered frame.
 #[derive(Clone, Debug)]
@@ -106,8 +115,14 @@ pub struct Scene {
     mip_groups: Vec<(BindGroup, u32)>,
     mesh: RenderPipeline,
     mesh_group: BindGroup,
+    /// The mesh shader and its layout, for the deferred frame's G-buffer pipeline.
+    mesh_module: ShaderModule,
+    mesh_layout: PipelineLayout,
     queries: Option<(QuerySet, Buffer)>,
 }
+
+mod deferred;
+pub use deferred::Deferred;
 
 fn cube() -> (Vec<f32>, Vec<u16>) {
     let faces: [([f32; 3], [f32; 3], [f32; 3]); 6] = [
@@ -159,6 +174,90 @@ fn buffer_with(device: &Device, label: &str, data: &[u8], usage: BufferUsages) -
         .map_err(err)?;
     device.write_buffer(b, 0, data).map_err(err)?;
     Ok(b)
+}
+
+/// The cubes' render pipeline over `module` with fragment entry `fs` writing `targets`
+/// (the forward frame's and the deferred frame's G-buffer pass differ only in those).
+fn mesh_pipeline(
+    device: &Device,
+    layout: PipelineLayout,
+    module: ShaderModule,
+    fs: &str,
+    targets: &[Option<ColorTargetState>],
+) -> Result<RenderPipeline> {
+    let per_vertex = [
+        VertexAttribute {
+            format: VertexFormat::Float32x3,
+            offset: 0,
+            shader_location: 0,
+        },
+        VertexAttribute {
+            format: VertexFormat::Float32x3,
+            offset: 12,
+            shader_location: 1,
+        },
+        VertexAttribute {
+            format: VertexFormat::Float32x2,
+            offset: 24,
+            shader_location: 2,
+        },
+    ];
+    let per_instance = [
+        VertexAttribute {
+            format: VertexFormat::Float32x4,
+            offset: 0,
+            shader_location: 3,
+        },
+        VertexAttribute {
+            format: VertexFormat::Float32x4,
+            offset: 16,
+            shader_location: 4,
+        },
+    ];
+    let buffers = [
+        VertexBufferLayout {
+            array_stride: 32,
+            step_mode: VertexStepMode::Vertex,
+            attributes: &per_vertex,
+        },
+        VertexBufferLayout {
+            array_stride: 32,
+            step_mode: VertexStepMode::Instance,
+            attributes: &per_instance,
+        },
+    ];
+    device
+        .create_render_pipeline(&RenderPipelineDescriptor {
+            label: "mesh",
+            layout,
+            vertex: VertexState {
+                module,
+                entry_point: "vs",
+                constants: &[],
+                buffers: &buffers,
+            },
+            fragment: Some(FragmentState {
+                module,
+                entry_point: fs,
+                constants: &[],
+                targets,
+            }),
+            primitive: PrimitiveState {
+                topology: PrimitiveTopology::TriangleList,
+                front_face: FrontFace::Ccw,
+                cull_mode: CullMode::Back,
+                strip_index_format: None,
+            },
+            depth_stencil: Some(DepthStencilState {
+                format: TextureFormat::Depth32Float,
+                depth_write_enabled: true,
+                depth_compare: CompareFunction::Less,
+                stencil: StencilState::default(),
+            }),
+            sample_count: 1,
+            multiview_mask: None,
+        })
+        .map_err(err)
 }
 
 impl Scene {
@@ -416,84 +515,12 @@ impl Scene {
                 immediate_size: 0,
             })
             .map_err(err)?;
-        let per_vertex = [
-            VertexAttribute {
-                format: VertexFormat::Float32x3,
-                offset: 0,
-                shader_location: 0,
-            },
-            VertexAttribute {
-                format: VertexFormat::Float32x3,
-                offset: 12,
-                shader_location: 1,
-            },
-            VertexAttribute {
-                format: VertexFormat::Float32x2,
-                offset: 24,
-                shader_location: 2,
-            },
-        ];
-        let per_instance = [
-            VertexAttribute {
-                format: VertexFormat::Float32x4,
-                offset: 0,
-                shader_location: 3,
-            },
-            VertexAttribute {
-                format: VertexFormat::Float32x4,
-                offset: 16,
-                shader_location: 4,
-            },
-        ];
-        let buffers = [
-            VertexBufferLayout {
-                array_stride: 32,
-                step_mode: VertexStepMode::Vertex,
-                attributes: &per_vertex,
-            },
-            VertexBufferLayout {
-                array_stride: 32,
-                step_mode: VertexStepMode::Instance,
-                attributes: &per_instance,
-            },
-        ];
         let targets = [Some(ColorTargetState {
             format: TextureFormat::Rgba8Unorm,
             blend: None,
             write_mask: ColorWrites::ALL,
         })];
-        let mesh = device
-            .create_render_pipeline(&RenderPipelineDescriptor {
-                label: "mesh",
-                layout,
-                vertex: VertexState {
-                    module,
-                    entry_point: "vs",
-                    constants: &[],
-                    buffers: &buffers,
-                },
-                fragment: Some(FragmentState {
-                    module,
-                    entry_point: "fs",
-                    constants: &[],
-                    targets: &targets,
-                }),
-                primitive: PrimitiveState {
-                    topology: PrimitiveTopology::TriangleList,
-                    front_face: FrontFace::Ccw,
-                    cull_mode: CullMode::Back,
-                    strip_index_format: None,
-                },
-                depth_stencil: Some(DepthStencilState {
-                    format: TextureFormat::Depth32Float,
-                    depth_write_enabled: true,
-                    depth_compare: CompareFunction::Less,
-                    stencil: StencilState::default(),
-                }),
-                sample_count: 1,
-                multiview_mask: None,
-            })
-            .map_err(err)?;
+        let mesh = mesh_pipeline(device, layout, module, "fs", &targets)?;
         let (color, color_view) = crate::render_target(device, "scene color", size)?;
         let depth = device
             .create_texture(&TextureDescriptor {
@@ -538,6 +565,8 @@ impl Scene {
             mip_groups,
             mesh,
             mesh_group,
+            mesh_module: module,
+            mesh_layout: layout,
             queries,
         })
     }
@@ -704,16 +733,38 @@ impl Passes {
         enc: &mut CommandEncoder,
         ts: Option<PassTimestampWrites>,
     ) -> vigil::Result<()> {
-        enc.begin_render_pass(&RenderPassDescriptor {
-            label: "scene",
-            color_attachments: &[Some(RenderPassColorAttachment {
+        self.cubes(
+            enc,
+            "scene",
+            self.mesh,
+            &[Some(RenderPassColorAttachment {
                 view: self.color_view,
                 resolve_target: None,
-                load: LoadOp::Clear([0.07, 0.08, 0.11, 1.0]),
+                load: LoadOp::Clear(BACKGROUND),
                 store: StoreOp::Store,
             })],
+            self.depth_view,
+            ts,
+        )
+    }
+
+    /// A render pass drawing the instanced cubes with `pipeline` into `colors`, tested
+    /// against `depth` (cleared; not kept).
+    #[allow(clippy::too_many_arguments)]
+    fn cubes(
+        &self,
+        enc: &mut CommandEncoder,
+        label: &str,
+        pipeline: RenderPipeline,
+        colors: &[Option<RenderPassColorAttachment>],
+        depth: TextureView,
+        ts: Option<PassTimestampWrites>,
+    ) -> vigil::Result<()> {
+        enc.begin_render_pass(&RenderPassDescriptor {
+            label,
+            color_attachments: colors,
             depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
-                view: self.depth_view,
+                view: depth,
                 depth_ops: Some(Operations {
                     load: LoadOp::Clear(1.0),
                     store: StoreOp::Discard,
@@ -723,7 +774,7 @@ impl Passes {
             timestamp_writes: ts,
             multiview_mask: None,
         })?;
-        enc.set_render_pipeline(self.mesh)?;
+        enc.set_render_pipeline(pipeline)?;
         enc.set_bind_group(0, self.mesh_group, &[])?;
         enc.set_vertex_buffer(0, self.vertices, 0, None)?;
         enc.set_vertex_buffer(1, self.instances, 0, None)?;
@@ -756,17 +807,43 @@ impl Scene {
     /// instance buffers and the attachments are declared by hand. Compile once, run with
     /// [`Scene::frame_with_graph`] each frame.
     pub fn graph(&self, device: &Device) -> Result<vigil_graph::CompiledGraph> {
-        use vigil_graph::{Graph, PassKind, ResourceKey, ResourceState, Usage};
+        use vigil_graph::{Graph, PassKind, ResourceState, Usage};
         let ge = |e: vigil_graph::GraphError| e.to_string();
         let mut g: Graph = Graph::new();
-        // Uniforms and meshes arrive by queue writes and uploads; the textures' contents
-        // are made anew every frame.
-        let initial = |key: ResourceKey| match key {
+        self.texture_passes(&mut g, device)?;
+        let scene = g.add_pass("scene", PassKind::Render);
+        self.mesh_uses(&mut g, device, scene)?;
+        let color = g
+            .import_texture("color", self.color, ResourceState::UNUSED)
+            .map_err(ge)?;
+        g.uses(scene, color, Usage::ColorAttachment).map_err(ge)?;
+        let depth = g
+            .import_texture("depth", self.depth, ResourceState::UNUSED)
+            .map_err(ge)?;
+        g.uses(scene, depth, Usage::DepthAttachment).map_err(ge)?;
+        let passes = self.passes();
+        g.record(scene, move |ctx| passes.scene(ctx.encoder, None))
+            .map_err(ge)?;
+        g.compile().map_err(ge)
+    }
+
+    /// The state the frame's imported resources are in before it: uniforms and meshes
+    /// arrive by queue writes and uploads; the textures' contents are made anew every
+    /// frame.
+    fn initial(key: vigil_graph::ResourceKey) -> vigil_graph::ResourceState {
+        use vigil_graph::{ResourceKey, ResourceState};
+        match key {
             ResourceKey::Buffer(_) => ResourceState::TRANSFER_WRITTEN,
             ResourceKey::Texture(_) => ResourceState::UNUSED,
-        };
+        }
+    }
+
+    /// Adds the pattern pass and one pass per mip level to `g`, their groups imported.
+    fn texture_passes(&self, g: &mut vigil_graph::Graph, device: &Device) -> Result<()> {
+        use vigil_graph::PassKind;
+        let ge = |e: vigil_graph::GraphError| e.to_string();
         let pattern_group = g
-            .import_bind_group(device, self.pattern_group, &[], initial)
+            .import_bind_group(device, self.pattern_group, &[], Self::initial)
             .map_err(ge)?;
         let pattern = g.add_pass("pattern", PassKind::Compute);
         g.use_group(pattern, 0, pattern_group).map_err(ge)?;
@@ -775,7 +852,7 @@ impl Scene {
             .map_err(ge)?;
         for (level, &(group, size)) in self.mip_groups.iter().enumerate() {
             let imported = g
-                .import_bind_group(device, group, &[], initial)
+                .import_bind_group(device, group, &[], Self::initial)
                 .map_err(ge)?;
             let pass = g.add_pass(&format!("mip {}", level + 1), PassKind::Compute);
             g.use_group(pass, 0, imported).map_err(ge)?;
@@ -784,11 +861,23 @@ impl Scene {
             })
             .map_err(ge)?;
         }
+        Ok(())
+    }
+
+    /// Gives `pass` (which draws the cubes) the mesh group and the vertex, instance and
+    /// index buffers.
+    fn mesh_uses(
+        &self,
+        g: &mut vigil_graph::Graph,
+        device: &Device,
+        pass: vigil_graph::PassId,
+    ) -> Result<()> {
+        use vigil_graph::{ResourceState, Usage};
+        let ge = |e: vigil_graph::GraphError| e.to_string();
         let mesh_group = g
-            .import_bind_group(device, self.mesh_group, &[], initial)
+            .import_bind_group(device, self.mesh_group, &[], Self::initial)
             .map_err(ge)?;
-        let scene = g.add_pass("scene", PassKind::Render);
-        g.use_group(scene, 0, mesh_group).map_err(ge)?;
+        g.use_group(pass, 0, mesh_group).map_err(ge)?;
         let buffers = [
             ("vertices", self.vertices, Usage::Vertex),
             ("instances", self.instances, Usage::Vertex),
@@ -798,19 +887,9 @@ impl Scene {
             let r = g
                 .import_buffer(name, b, ResourceState::TRANSFER_WRITTEN)
                 .map_err(ge)?;
-            g.uses(scene, r, usage).map_err(ge)?;
+            g.uses(pass, r, usage).map_err(ge)?;
         }
-        let color = g
-            .import_texture("color", self.color, ResourceState::UNUSED)
-            .map_err(ge)?;
-        g.uses(scene, color, Usage::ColorAttachment).map_err(ge)?;
-        let depth = g
-            .import_texture("depth", self.depth, ResourceState::UNUSED)
-            .map_err(ge)?;
-        g.uses(scene, depth, Usage::DepthAttachment).map_err(ge)?;
-        g.record(scene, move |ctx| passes.scene(ctx.encoder, None))
-            .map_err(ge)?;
-        g.compile().map_err(ge)
+        Ok(())
     }
 
     /// Renders frame `index` through a graph from [`Scene::graph`] and reads it back.

@@ -1,6 +1,7 @@
-//! `vigil graph`: the demo frame's render graph, as a plan or in Graphviz DOT.
+//! `vigil graph`: the demo's deferred frame as a render graph, as a plan or in Graphviz
+//! DOT.
 
-use vigil_examples::scene::Scene;
+use vigil_examples::scene::{Deferred, Scene};
 
 /// Runs `vigil graph [--dot] [-o FILE]`.
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -16,7 +17,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let device = vigil_examples::open_device()?;
     let scene = Scene::new(&device, [320, 240])?;
-    let graph = scene.graph(&device)?;
+    let deferred = Deferred::new(&device, &scene)?;
+    let graph = deferred.graph(&device, &scene)?;
     let text = if dot {
         graph.to_dot()
     } else {
@@ -46,10 +48,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
             }
         }
         s.push_str(&format!(
-            "{} passes, {} barriers, {} culled\n",
+            "{} passes, {} barriers, {} culled; transients {} bytes unshared, {} shared\n",
             plan.passes.len(),
             plan.barrier_count(),
-            plan.culled.len()
+            plan.culled.len(),
+            plan.transient_bytes_unaliased,
+            plan.transient_bytes()
         ));
         s
     };

@@ -19,7 +19,7 @@ const USAGE: &str = "usage:
                              [--features F1,F2,... | all] [--constant KEY=VALUE]...
                              translate a shader, or print its reflection as JSON
   vigil graph [--dot] [-o FILE]
-                             the demo frame's render graph: its plan, or Graphviz DOT
+                             the demo's deferred frame as a render graph: its plan, or DOT
   vigil bench [--json] [--save FILE] [--quick] [--workload NAME] [--path vigil|ash|wgpu]
                              the same workloads through vigil, raw ash and wgpu";
 

@@ -268,14 +268,18 @@ pub struct PassContext<'a, A: Api = DefaultApi> {
     pub(crate) textures: &'a HashMap<ResourceId, (Texture, Option<TextureView>)>,
 }
 
-impl<A: Api> PassContext<'_, A> {
+impl<'a, A: Api> PassContext<'a, A> {
     /// Binds every group the pass uses at its set index, with the dynamic offsets it was
     /// imported with (ordered by binding number, as the layout orders them).
     pub fn set_bind_groups(&mut self) -> vigil::Result<()> {
-        for (set, group, offsets) in self.groups {
-            self.encoder.set_bind_group(*set, *group, offsets)?;
-        }
-        Ok(())
+        PassGroups(self.groups).bind(self.encoder)
+    }
+
+    /// The encoder and the pass's groups apart, for recording code that takes the encoder
+    /// and binds the groups in the middle (after beginning a pass and setting a
+    /// pipeline).
+    pub fn parts(&mut self) -> (&mut CommandEncoder<A>, PassGroups<'a>) {
+        (self.encoder, PassGroups(self.groups))
     }
 
     /// The buffer behind a resource: an imported buffer's handle, or the buffer the graph
@@ -295,6 +299,21 @@ impl<A: Api> PassContext<'_, A> {
     /// attachments); `None` for imported textures, whose views the caller has.
     pub fn view(&self, id: ResourceId) -> Option<TextureView> {
         self.textures.get(&id).and_then(|(_, v)| *v)
+    }
+}
+
+/// The groups a pass binds ([`PassContext::parts`]).
+#[derive(Clone, Copy, Debug)]
+pub struct PassGroups<'a>(&'a [(u32, BindGroup, Vec<u32>)]);
+
+impl PassGroups<'_> {
+    /// Binds every group at its set index with its dynamic offsets, as
+    /// [`PassContext::set_bind_groups`] does.
+    pub fn bind<A: Api>(&self, encoder: &mut CommandEncoder<A>) -> vigil::Result<()> {
+        for (set, group, offsets) in self.0 {
+            encoder.set_bind_group(*set, *group, offsets)?;
+        }
+        Ok(())
     }
 }
 
@@ -439,6 +458,14 @@ impl<A: Api> Graph<A> {
     /// The resource an imported handle became, if it was imported.
     pub fn resource_of(&self, key: ResourceKey) -> Option<ResourceId> {
         self.index.get(&key).copied()
+    }
+
+    /// Every resource, in the order they were added, with its name.
+    pub fn resources(&self) -> impl Iterator<Item = (ResourceId, &str)> + '_ {
+        self.resources
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (ResourceId(id32(i)), e.name.as_str()))
     }
 
     /// A resource's name and initial state.
@@ -762,8 +789,20 @@ impl<A: Api> Graph<A> {
         range: Range,
         usage: Usage,
     ) -> Result<()> {
-        let texture = self.resource(resource)?.texture;
+        let entry = self.resource(resource)?;
+        let texture = entry.texture;
         let state = usage.state(texture);
+        // A transient texture's shape is known: "all of it" is its mips and layers, so
+        // the planner tracks them one by one like the parts groups name.
+        let range = match (range, entry.transient) {
+            (Range::Whole, Some(Transient::Texture(t))) => Range::Subresources {
+                base_mip_level: 0,
+                mip_level_count: t.mip_level_count,
+                base_array_layer: 0,
+                array_layer_count: t.array_layers,
+            },
+            _ => range,
+        };
         self.pass_mut(pass)?.scopes.push(Scope {
             resource,
             range,

@@ -25,7 +25,7 @@ mod state;
 pub use compile::{Barrier, CompiledGraph, Plan, PlannedPass};
 pub use error::{GraphError, Result};
 pub use graph::{
-    Graph, GraphGroupEntry, GraphResource, GroupId, PassContext, PassId, PassKind, Range, Recorder,
-    ResourceId, ResourceKey, Scope, Transient, TransientBuffer, TransientTexture,
+    Graph, GraphGroupEntry, GraphResource, GroupId, PassContext, PassGroups, PassId, PassKind,
+    Range, Recorder, ResourceId, ResourceKey, Scope, Transient, TransientBuffer, TransientTexture,
 };
 pub use state::{Access, Layout, ResourceState, Stages, Usage, reads_of, shader_stages, writes_of};

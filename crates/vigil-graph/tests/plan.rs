@@ -826,7 +826,12 @@ fn transient_textures_share_only_with_textures_that_fit() {
     assert!(
         plan.passes[2].barriers.contains(&Barrier {
             resource: c,
-            range: Range::Whole,
+            range: Range::Subresources {
+                base_mip_level: 0,
+                mip_level_count: 1,
+                base_array_layer: 0,
+                array_layer_count: 1,
+            },
             src_stages: F,
             src_access: Access::empty(),
             dst_stages: Stages::COLOR_ATTACHMENT,
