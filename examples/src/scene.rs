@@ -898,17 +898,37 @@ impl Scene {
         device: &Device,
         graph: &mut vigil_graph::CompiledGraph,
         index: u32,
-    ) -> Result<Image> {
+    ) -> Result<GraphFrame> {
         self.update(device, index)?;
-        let mut enc = device
-            .create_command_encoder(&CommandEncoderDescriptor {
-                label: "scene frame (graph)",
-            })
-            .map_err(err)?;
-        graph.execute(device, &mut enc).map_err(|e| e.to_string())?;
-        device.submit([enc.finish().map_err(err)?]).map_err(err)?;
-        read_image(device, self.color, self.size)
+        let derived_barrier_batches = run_graph(device, graph, "scene frame (graph)")?;
+        Ok(GraphFrame {
+            image: read_image(device, self.color, self.size)?,
+            derived_barrier_batches,
+        })
     }
+}
+
+/// A frame rendered through a render graph.
+#[derive(Clone, Debug)]
+pub struct GraphFrame {
+    /// The frame.
+    pub image: Image,
+    /// Pipeline barriers vigil's tracker added beyond the graph's plan while the frame
+    /// was recorded ([`CommandEncoder::derived_barrier_batches`]): 0 when the plan
+    /// covered every use.
+    pub derived_barrier_batches: u64,
+}
+
+/// Records `graph` into one encoder and submits it; returns the barriers the tracker added
+/// beyond the plan's.
+fn run_graph(device: &Device, graph: &mut vigil_graph::CompiledGraph, label: &str) -> Result<u64> {
+    let mut enc = device
+        .create_command_encoder(&CommandEncoderDescriptor { label })
+        .map_err(err)?;
+    graph.execute(device, &mut enc).map_err(|e| e.to_string())?;
+    let derived = enc.derived_barrier_batches();
+    device.submit([enc.finish().map_err(err)?]).map_err(err)?;
+    Ok(derived)
 }
 
 /// Renders `count` frames of the scene at `size`.

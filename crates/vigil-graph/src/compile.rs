@@ -10,8 +10,9 @@ use crate::state::{Access, Layout, ResourceState, Stages};
 use std::collections::{BTreeMap, HashMap};
 use vigil::{
     Api, BindGroup, BindGroupDescriptor, BindGroupEntry, BindingResource, Buffer, BufferBinding,
-    BufferDescriptor, CommandBuffer, CommandEncoder, CommandEncoderDescriptor, DefaultApi, Device,
-    Texture, TextureDescriptor, TextureView, TextureViewDescriptor,
+    BufferDescriptor, BufferTransition, CommandBuffer, CommandEncoder, CommandEncoderDescriptor,
+    DefaultApi, Device, Texture, TextureDescriptor, TextureLayout, TextureTransition, TextureView,
+    TextureViewDescriptor,
 };
 
 /// One barrier the plan puts before a pass: the earlier uses of a resource it waits for,
@@ -470,9 +471,9 @@ impl<A: Api> Graph<A> {
     }
 }
 
-/// A pass's recorder taken out of the graph for a recording thread: the pass, its name and
-/// the recorder.
-type Taken<A> = (PassId, String, Option<Box<Recorder<A>>>);
+/// A pass's recorder taken out of the graph for a recording thread: the pass's place in the
+/// plan, the pass, its name and the recorder.
+type Taken<A> = (usize, PassId, String, Option<Box<Recorder<A>>>);
 
 /// What a recording thread gives back: the recorders it took, and its command buffer.
 type Outcome<A> = (
@@ -489,6 +490,75 @@ struct Resolved {
 }
 
 impl Resolved {
+    /// Records the plan's barriers before a pass, as transitions of the resources to the
+    /// states the pass uses them in: vigil takes each barrier's source side from its
+    /// tracker, so the pass's own commands then need none (and a use the plan missed
+    /// still gets one).
+    fn transitions<A: Api>(
+        &self,
+        planned: &PlannedPass,
+        encoder: &mut CommandEncoder<A>,
+    ) -> vigil::Result<()> {
+        let mut buffers = Vec::new();
+        let mut textures = Vec::new();
+        for b in &planned.barriers {
+            if let Some(&buffer) = self.buffers.get(&b.resource) {
+                let (offset, size) = match b.range {
+                    Range::Bytes { offset, size } => (offset, Some(size)),
+                    _ => (0, None),
+                };
+                buffers.push(BufferTransition {
+                    buffer,
+                    offset,
+                    size,
+                    stages: b.dst_stages,
+                    access: b.dst_access,
+                });
+            } else if let Some(&(texture, _)) = self.textures.get(&b.resource) {
+                let layout = match b.new_layout {
+                    Layout::Undefined => continue,
+                    Layout::General => TextureLayout::General,
+                    Layout::ShaderReadOnly => TextureLayout::ShaderReadOnly,
+                    Layout::ColorAttachment => TextureLayout::ColorAttachment,
+                    Layout::DepthStencilAttachment | Layout::DepthStencilReadOnly => {
+                        TextureLayout::DepthStencilAttachment
+                    }
+                    Layout::TransferSrc => TextureLayout::TransferSrc,
+                    Layout::TransferDst => TextureLayout::TransferDst,
+                };
+                let (base_mip_level, mip_level_count, base_array_layer, array_layer_count) =
+                    match b.range {
+                        Range::Subresources {
+                            base_mip_level,
+                            mip_level_count,
+                            base_array_layer,
+                            array_layer_count,
+                        } => (
+                            base_mip_level,
+                            Some(mip_level_count),
+                            base_array_layer,
+                            Some(array_layer_count),
+                        ),
+                        _ => (0, None, 0, None),
+                    };
+                textures.push(TextureTransition {
+                    texture,
+                    base_mip_level,
+                    mip_level_count,
+                    base_array_layer,
+                    array_layer_count,
+                    stages: b.dst_stages,
+                    access: b.dst_access,
+                    layout,
+                });
+            }
+        }
+        if buffers.is_empty() && textures.is_empty() {
+            return Ok(());
+        }
+        encoder.transition_resources(&buffers, &textures)
+    }
+
     fn context<'a, A: Api>(
         &'a self,
         pass: PassId,
@@ -534,10 +604,13 @@ impl<A: Api> CompiledGraph<A> {
     /// and the groups the graph makes over them, are made at the first execution and
     /// kept.
     ///
-    /// The native barriers are vigil's own: the encoder's tracker derives them from the
-    /// same uses at record time, so a graph frame is synchronized exactly like the same
-    /// commands recorded by hand. The plan states what the graph derives, for inspection
-    /// and the DOT export.
+    /// Before each pass, the plan's barriers are recorded as one batch
+    /// ([`CommandEncoder::transition_resources`], each resource moved to the state the
+    /// pass uses it in); the pass's own commands then need none
+    /// ([`CommandEncoder::derived_barrier_batches`] stays 0 when the plan covers them).
+    /// vigil's tracker stays in charge of what each barrier waits for, and still adds a
+    /// barrier for any use the plan did not prepare (a pass using a resource it did not
+    /// declare, or a recorder doing more than one dependent dispatch).
     pub fn execute(&mut self, device: &Device<A>, encoder: &mut CommandEncoder<A>) -> Result<()> {
         let resolved = self.prepare(device)?;
         for planned in &self.plan.passes {
@@ -547,11 +620,13 @@ impl<A: Api> CompiledGraph<A> {
             let Some(record) = pass.record.as_mut() else {
                 continue;
             };
-            let mut ctx = resolved.context(planned.pass, encoder);
-            record(&mut ctx).map_err(|error| GraphError::Recording {
+            let failed = |error| GraphError::Recording {
                 pass: pass.name.clone(),
                 error,
-            })?;
+            };
+            resolved.transitions(planned, encoder).map_err(failed)?;
+            let mut ctx = resolved.context(planned.pass, encoder);
+            record(&mut ctx).map_err(failed)?;
         }
         Ok(())
     }
@@ -577,18 +652,20 @@ impl<A: Api> CompiledGraph<A> {
         // Each thread takes the recorders of its passes out of the graph, and gives them
         // back when done.
         let mut chunks: Vec<Vec<Taken<A>>> = Vec::new();
-        for ids in order.chunks(per) {
+        for (k, ids) in order.chunks(per).enumerate() {
             chunks.push(
                 ids.iter()
-                    .map(|id| {
+                    .enumerate()
+                    .map(|(i, id)| {
                         let pass = self.graph.passes.get_mut(id.0 as usize);
                         let name = pass.as_ref().map(|p| p.name.clone()).unwrap_or_default();
-                        (*id, name, pass.and_then(|p| p.record.take()))
+                        let at = k.saturating_mul(per).saturating_add(i);
+                        (at, *id, name, pass.and_then(|p| p.record.take()))
                     })
                     .collect(),
             );
         }
-        let resolved = &resolved;
+        let (resolved, plan) = (&resolved, &self.plan);
         let outcomes: Vec<Outcome<A>> = std::thread::scope(|scope| {
             let handles: Vec<_> = chunks
                 .into_iter()
@@ -600,20 +677,26 @@ impl<A: Api> CompiledGraph<A> {
                                 device.create_command_encoder(&CommandEncoderDescriptor {
                                     label: &format!("graph part {k}"),
                                 })?;
-                            for (id, name, record) in chunk.iter_mut() {
+                            for (at, id, name, record) in chunk.iter_mut() {
                                 let Some(record) = record.as_mut() else {
                                     continue;
                                 };
-                                let mut ctx = resolved.context(*id, &mut encoder);
-                                record(&mut ctx).map_err(|error| GraphError::Recording {
+                                let failed = |error| GraphError::Recording {
                                     pass: name.clone(),
                                     error,
-                                })?;
+                                };
+                                if let Some(planned) = plan.passes.get(*at) {
+                                    resolved
+                                        .transitions(planned, &mut encoder)
+                                        .map_err(failed)?;
+                                }
+                                let mut ctx = resolved.context(*id, &mut encoder);
+                                record(&mut ctx).map_err(failed)?;
                             }
                             Ok(encoder.finish()?)
                         };
                         let result = run();
-                        let back = chunk.into_iter().map(|(id, _, r)| (id, r)).collect();
+                        let back = chunk.into_iter().map(|(_, id, _, r)| (id, r)).collect();
                         (back, result)
                     })
                 })

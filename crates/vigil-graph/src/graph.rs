@@ -588,11 +588,14 @@ impl<A: Api> Graph<A> {
                     mip_level_count,
                     base_array_layer,
                     array_layer_count,
+                    layout,
                     ..
                 } => {
                     let key = ResourceKey::Texture(texture);
                     let id = self.import(&b.label, key, initial(key))?;
-                    let (access, layout) = texture_access(b.ty);
+                    // The layout is the one the group's descriptor names.
+                    let (access, _) = texture_access(b.ty, TextureUsages::empty());
+                    let layout = Layout::from(layout);
                     scopes.push(Scope {
                         resource: id,
                         range: Range::Subresources {
@@ -714,7 +717,7 @@ impl<A: Api> Graph<A> {
                             "a texture entry names a texture the graph makes (its view is the graph's)",
                         ));
                     };
-                    let (access, layout) = texture_access(l.ty);
+                    let (access, layout) = texture_access(l.ty, t.usage);
                     scopes.push(Scope {
                         resource,
                         range: Range::Subresources {
@@ -792,6 +795,14 @@ impl<A: Api> Graph<A> {
         let entry = self.resource(resource)?;
         let texture = entry.texture;
         let state = usage.state(texture);
+        // A transient texture's usage is known: its sampled reads are in the layout vigil
+        // samples such a texture in.
+        let mut state = state;
+        if let (Some(Transient::Texture(t)), Layout::ShaderReadOnly) =
+            (entry.transient, state.layout)
+        {
+            state.layout = Layout::from(vigil::sampled_layout(t.usage));
+        }
         // A transient texture's shape is known: "all of it" is its mips and layers, so
         // the planner tracks them one by one like the parts groups name.
         let range = match (range, entry.transient) {
@@ -889,8 +900,9 @@ fn buffer_access(ty: BufferBindingType) -> Access {
     }
 }
 
-/// What a texture binding of this kind does to its subresources, and in which layout.
-fn texture_access(ty: BindingType) -> (Access, Layout) {
+/// What a texture binding of this kind does to the subresources of a texture with `usage`,
+/// and in which layout (vigil's: see [`vigil::sampled_layout`]).
+fn texture_access(ty: BindingType, usage: TextureUsages) -> (Access, Layout) {
     match ty {
         BindingType::StorageTexture { access, .. } => (
             match access {
@@ -900,7 +912,10 @@ fn texture_access(ty: BindingType) -> (Access, Layout) {
             },
             Layout::General,
         ),
-        _ => (Access::SHADER_READ, Layout::ShaderReadOnly),
+        _ => (
+            Access::SHADER_READ,
+            Layout::from(vigil::sampled_layout(usage)),
+        ),
     }
 }
 

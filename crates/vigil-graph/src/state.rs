@@ -35,6 +35,21 @@ pub enum Layout {
     TransferDst,
 }
 
+impl From<vigil::TextureLayout> for Layout {
+    fn from(l: vigil::TextureLayout) -> Layout {
+        use vigil::TextureLayout as T;
+        match l {
+            T::Undefined | T::Present => Layout::Undefined,
+            T::General => Layout::General,
+            T::ShaderReadOnly => Layout::ShaderReadOnly,
+            T::ColorAttachment => Layout::ColorAttachment,
+            T::DepthStencilAttachment => Layout::DepthStencilAttachment,
+            T::TransferSrc => Layout::TransferSrc,
+            T::TransferDst => Layout::TransferDst,
+        }
+    }
+}
+
 /// A resource's state: how it was last used before the graph runs (its initial state), or
 /// how a pass uses it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -215,6 +215,8 @@ fn a_graph_frame_equals_the_same_frame_recorded_by_hand() {
     e.set_bind_group(0, f.second, &[256]).unwrap();
     e.dispatch(4, 1, 1).unwrap();
     e.end_compute_pass().unwrap();
+    // By hand, the tracker puts the barrier between the dependent dispatches.
+    assert_eq!(e.derived_barrier_batches(), 1);
     d.submit([e.finish().unwrap()]).unwrap();
     let by_hand = read(&d, f.output);
     assert_eq!(by_hand, want);
@@ -234,6 +236,9 @@ fn a_graph_frame_equals_the_same_frame_recorded_by_hand() {
             .create_command_encoder(&CommandEncoderDescriptor { label: "graph" })
             .unwrap();
         compiled.execute(&d, &mut e).unwrap();
+        // Through the graph, the plan's barriers are the only ones: the passes' own
+        // commands needed none.
+        assert_eq!(e.derived_barrier_batches(), 0);
         d.submit([e.finish().unwrap()]).unwrap();
         assert_eq!(read(&d, g.output), by_hand);
     }
@@ -305,6 +310,7 @@ fn transients_sharing_a_buffer_keep_their_contents_apart() {
         .create_command_encoder(&CommandEncoderDescriptor { label: "aliased" })
         .unwrap();
     compiled.execute(&d, &mut e).unwrap();
+    assert_eq!(e.derived_barrier_batches(), 0);
     d.submit([e.finish().unwrap()]).unwrap();
     let words = |buf| -> Vec<u32> {
         d.read_buffer(buf, 0, 256)

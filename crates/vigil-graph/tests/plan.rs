@@ -163,6 +163,22 @@ fn scopes_follow_the_group_layout() {
             },
         )
         .unwrap();
+    let sampled_only = d
+        .create_texture(&TextureDescriptor {
+            label: "sampled only",
+            size: [4, 4],
+            usage: TextureUsages::TEXTURE_BINDING,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let sampled_view = d
+        .create_texture_view(sampled_only, &TextureViewDescriptor::default())
+        .unwrap();
+    let sampled = BindingType::Texture {
+        sample_type: TextureSampleType::Float { filterable: true },
+        view_dimension: TextureViewDimension::D2,
+        multisampled: false,
+    };
     let g = group(
         &d,
         &[
@@ -170,14 +186,8 @@ fn scopes_follow_the_group_layout() {
             entry(1, storage(true, false)),
             entry(2, storage(false, false)),
             entry(3, BindingType::Sampler(SamplerBindingType::Filtering)),
-            entry(
-                4,
-                BindingType::Texture {
-                    sample_type: TextureSampleType::Float { filterable: true },
-                    view_dimension: TextureViewDimension::D2,
-                    multisampled: false,
-                },
-            ),
+            entry(4, sampled),
+            entry(5, sampled),
         ],
         &[
             BindingResource::Buffer(BufferBinding {
@@ -189,6 +199,7 @@ fn scopes_follow_the_group_layout() {
             whole(rw),
             BindingResource::Sampler(sampler),
             BindingResource::TextureView(layer1),
+            BindingResource::TextureView(sampled_view),
         ],
     );
     let mut graph = TGraph::new();
@@ -197,7 +208,7 @@ fn scopes_follow_the_group_layout() {
         .unwrap();
     let scopes = graph.group_scopes(id).unwrap();
     // The sampler has no scope.
-    assert_eq!(scopes.len(), 4);
+    assert_eq!(scopes.len(), 5);
     let stages = Stages::COMPUTE | Stages::FRAGMENT_SHADER;
     let of = |b: Buffer| graph.resource_of(ResourceKey::Buffer(b)).unwrap();
     assert_eq!(scopes[0].resource, of(u));
@@ -230,8 +241,14 @@ fn scopes_follow_the_group_layout() {
             array_layer_count: 1
         }
     );
+    // Sampled in the layout the group's descriptor names: vigil samples a texture that
+    // can also be a storage texture in the general layout, others read-only.
     assert_eq!(
         scopes[3].state,
+        ResourceState::new(stages, Access::SHADER_READ, Layout::General)
+    );
+    assert_eq!(
+        scopes[4].state,
         ResourceState::new(stages, Access::SHADER_READ, Layout::ShaderReadOnly)
     );
 }

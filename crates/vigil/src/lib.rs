@@ -74,17 +74,17 @@ pub use device::{
     BindGroupDescriptor, BindGroupEntry, BindGroupPoolDescriptor, BindGroupWrite, BindingResource,
     BufferBinding, BufferDescriptor, BufferInitDescriptor, Completion, ComputePipelineDescriptor,
     Device, DeviceDescriptor, GroupBinding, GroupResource, LossSnapshot, MAX_QUEUED_WRITES,
-    PipelineLayoutDescriptor, ShaderModuleDescriptor, Stats, WaitSite, WriteStats,
+    PipelineLayoutDescriptor, ShaderModuleDescriptor, Stats, WaitSite, WriteStats, sampled_layout,
 };
 pub use device::{
     CloseReport, MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport, SeamHandle,
 };
-pub use encoder::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIGNMENT};
 pub use encoder::{
-    CommandBuffer, CommandEncoder, CommandEncoderDescriptor, ComputePassDescriptor, Operations,
-    PassTimestampWrites, RenderPassColorAttachment, RenderPassDepthStencilAttachment,
-    RenderPassDescriptor,
+    BufferTransition, CommandBuffer, CommandEncoder, CommandEncoderDescriptor,
+    ComputePassDescriptor, Operations, PassTimestampWrites, RenderPassColorAttachment,
+    RenderPassDepthStencilAttachment, RenderPassDescriptor, TextureTransition,
 };
+pub use encoder::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIGNMENT};
 pub use error::{Error, ErrorKind, Result};
 pub use handle::{
     BindGroup, BindGroupLayout, BindGroupPool, Buffer, BufferMapping, ComputePipeline, Handle,
@@ -121,9 +121,9 @@ pub type DefaultApi = vigil_vulkan::Api;
 /// The backend trait [`Device`] and [`CommandEncoder`] are generic over (for code, like a
 /// render graph, that works with any backend, the test backend included).
 pub use vigil_hal::Api;
-/// Pipeline stages and memory accesses as barriers see them (what the render graph plans
-/// with).
-pub use vigil_hal::{Access, Stages};
+/// Pipeline stages, memory accesses and texture layouts as barriers see them (what the
+/// render graph plans with, and [`CommandEncoder::transition_resources`] takes).
+pub use vigil_hal::{Access, Stages, TextureLayout};
 
 /// The deterministic test backend (no GPU), for validation tests.
 pub use vigil_hal::test_backend::TestApi;

@@ -113,8 +113,8 @@ rules! {
 
     // Views.
     ViewFormat: InvalidDescriptor, "view.format", "A view's format is its texture's, or that format's sRGB twin.", "WebGPU createView: view formats";
-    ViewMipRange: OutOfBounds, "view.mip-range", "A view's mip levels lie inside its texture's.", "WebGPU createView";
-    ViewLayerRange: OutOfBounds, "view.layer-range", "A view's layers lie inside its texture's.", "WebGPU createView";
+    ViewMipRange: OutOfBounds, "view.mip-range", "A view's (or a transition's) mip levels lie inside its texture's.", "WebGPU createView";
+    ViewLayerRange: OutOfBounds, "view.layer-range", "A view's (or a transition's) layers lie inside its texture's.", "WebGPU createView";
     ViewDimension: InvalidDescriptor, "view.dimension", "A 2d view covers one layer; a cube view six layers of a square texture; a cube-array view a multiple of six.", "WebGPU createView: dimension";
     ViewMultisample: InvalidDescriptor, "view.multisample", "A multisampled texture is viewed as 2d.", "WebGPU createView";
     ViewAspect: InvalidDescriptor, "view.aspect", "A depth-only or stencil-only view is of a format with that aspect.", "WebGPU createView: aspect";
@@ -219,6 +219,9 @@ rules! {
     GroupNotSet: InvalidState, "encoder.group-not-set", "Every group the pipeline uses is set, with a layout matching the pipeline's.", "WebGPU validate encoder bind groups";
     GroupTooSmall: OutOfBounds, "encoder.group-too-small", "A buffer binding is at least as large as the pipeline's shader needs.", "WebGPU minimum buffer binding size";
     IndirectUsage: UsageMismatch, "encoder.indirect-usage", "Indirect arguments come from an INDIRECT buffer.", "WebGPU drawIndirect, dispatchWorkgroupsIndirect";
+    TransitionStages: InvalidDescriptor, "encoder.transition-stages", "A transition names at least one pipeline stage (not HOST or ALL_COMMANDS, no host access), and every access it names belongs to one of its stages: indirect reads to DRAW_INDIRECT, index and vertex reads to VERTEX_INPUT, uniform and shader accesses to a shader stage, color to COLOR_ATTACHMENT, depth-stencil to DEPTH_STENCIL, transfer to TRANSFER.", "Vulkan VUID-VkMemoryBarrier2-dstAccessMask-03900 to -03918";
+    TransitionConflict: UsageMismatch, "encoder.transition-conflict", "One transition call does not prepare a buffer, or overlapping subresources of a texture, for a write and for another use (the barriers of one batch are not ordered with each other).", "vigil; Vulkan: barriers of one vkCmdPipelineBarrier2 are unordered";
+    TransitionLayout: UsageMismatch, "encoder.transition-layout", "A texture is transitioned to a layout its usage and format allow: shader read-only needs TEXTURE_BINDING, attachments RENDER_ATTACHMENT and a color (or depth) format, transfer layouts COPY_SRC (or COPY_DST); never to undefined or present.", "Vulkan VUID-VkImageMemoryBarrier2-oldLayout-01208 to -01213";
     IndirectAlignment: OutOfBounds, "encoder.indirect-alignment", "Indirect arguments start at a multiple of 4.", "WebGPU drawIndirect";
 
     // Render passes and draws.

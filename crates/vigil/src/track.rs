@@ -14,6 +14,13 @@
 //! The rules: a write waits for every earlier read and write of the part; a read waits for
 //! the last write unless that write is already visible to the read's stages; a layout
 //! change waits for everything before it and counts as a write of the new layout.
+//!
+//! A part can also be *prepared* for a use ([`Part::prepare`]): the barrier the use would
+//! need is taken now (a caller batching the barriers of a whole pass ahead of it, as a
+//! render graph does), and the use itself, when it comes next, needs none. A prepared read
+//! is a read; a prepared write leaves the part *cleared* for the write's stages: every
+//! earlier use is finished before them, so the next use, if it is a write in those stages,
+//! waits for nothing more.
 
 pub use vigil_hal::{Access, Stages, TextureLayout};
 
@@ -54,6 +61,9 @@ pub struct State {
     pub reads: (Stages, Access),
     /// Stages the last write is already visible to.
     pub visible: Stages,
+    /// Stages every earlier use is finished before (a prepared write's, until the next
+    /// use).
+    pub cleared: Stages,
     /// The part's layout.
     pub layout: TextureLayout,
 }
@@ -66,6 +76,7 @@ impl State {
             write: None,
             reads: (Stages::empty(), Access::empty()),
             visible: Stages::empty(),
+            cleared: Stages::empty(),
             layout,
         }
     }
@@ -81,6 +92,7 @@ impl State {
             write,
             reads: (self.reads.0 | other.reads.0, self.reads.1 | other.reads.1),
             visible: self.visible & other.visible,
+            cleared: self.cleared & other.cleared,
             layout: self.layout,
         }
     }
@@ -110,9 +122,11 @@ pub fn step(state: &mut State, u: Use) -> Option<Transition> {
     let write = u.is_write();
     let (ws, wa) = state.write.unwrap_or((Stages::empty(), Access::empty()));
     let barrier = if relayout || write {
-        // Everything earlier finishes first: writes (made available), reads (executed).
+        // Everything earlier finishes first: writes (made available), reads (executed) —
+        // unless a prepared write already waited for them, for these stages.
         let src = ws | state.reads.0;
-        (relayout || !src.is_empty()).then_some(Transition {
+        let cleared = !relayout && state.cleared.contains(u.stages);
+        (relayout || !(src.is_empty() || cleared)).then_some(Transition {
             src,
             src_access: wa,
             dst: u.stages,
@@ -137,6 +151,7 @@ pub fn step(state: &mut State, u: Use) -> Option<Transition> {
             write: Some((u.stages, u.access)),
             reads: (Stages::empty(), Access::empty()),
             visible: Stages::empty(),
+            cleared: Stages::empty(),
             layout: u.layout,
         };
     } else if relayout {
@@ -145,10 +160,12 @@ pub fn step(state: &mut State, u: Use) -> Option<Transition> {
             write: Some((u.stages, Access::empty())),
             reads: (u.stages, u.access),
             visible: u.stages,
+            cleared: Stages::empty(),
             layout: u.layout,
         };
     } else {
         state.reads = (state.reads.0 | u.stages, state.reads.1 | u.access);
+        state.cleared = Stages::empty();
         if barrier.is_some() {
             state.visible |= u.stages;
         }
@@ -221,6 +238,7 @@ impl Part {
                         (u.stages, u.access)
                     },
                     visible: Stages::empty(),
+                    cleared: Stages::empty(),
                     layout: u.layout,
                 };
                 None
@@ -250,6 +268,24 @@ impl Part {
                 step(&mut self.state, u)
             }
         }
+    }
+}
+
+impl Part {
+    /// Prepares the part for use `u` (number `now`): returns the barrier the use needs, as
+    /// [`Part::apply`] would, and leaves the part so that `u`, when it comes next, needs
+    /// none. A prepared write records a write-like point in `u`'s stages with nothing to
+    /// make available (later uses in other stages wait for it, and through it for
+    /// everything before), and clears the part for those stages.
+    pub fn prepare(&mut self, u: Use, now: u64, fence: Option<Fence>) -> Option<Transition> {
+        let barrier = self.apply(u, now, fence);
+        if u.is_write() {
+            self.state.write = Some((u.stages, Access::empty()));
+            self.state.reads = (Stages::empty(), Access::empty());
+            self.state.visible = u.stages;
+            self.state.cleared = u.stages;
+        }
+        barrier
     }
 }
 
@@ -301,6 +337,7 @@ impl BufferTrack {
 
     /// Applies use number `now` to `offset..offset + size` (clamped to the buffer), appending
     /// the barriers it needs (none where `fence` covers it) as `(offset, size, transition)`.
+    #[inline]
     pub fn apply(
         &mut self,
         offset: u64,
@@ -310,6 +347,41 @@ impl BufferTrack {
         fence: Option<Fence>,
         out: &mut Vec<(u64, u64, Transition)>,
     ) {
+        self.apply_as(offset, size, u, now, fence, false, out);
+    }
+
+    /// As [`BufferTrack::apply`], preparing the range for `u` ([`Part::prepare`]).
+    pub fn prepare(
+        &mut self,
+        offset: u64,
+        size: u64,
+        u: Use,
+        now: u64,
+        fence: Option<Fence>,
+        out: &mut Vec<(u64, u64, Transition)>,
+    ) {
+        self.apply_as(offset, size, u, now, fence, true, out);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn apply_as(
+        &mut self,
+        offset: u64,
+        size: u64,
+        u: Use,
+        now: u64,
+        fence: Option<Fence>,
+        prepare: bool,
+        out: &mut Vec<(u64, u64, Transition)>,
+    ) {
+        let step = |part: &mut Part| {
+            if prepare {
+                part.prepare(u, now, fence)
+            } else {
+                part.apply(u, now, fence)
+            }
+        };
         let start = offset.min(self.size);
         let end = offset.saturating_add(size).min(self.size);
         if start >= end {
@@ -319,7 +391,7 @@ impl BufferTrack {
         // path below does, without its searches, splits and merges.
         if start == 0 && end == self.size {
             if let [(0, part)] = self.parts.as_mut_slice() {
-                if let Some(t) = part.apply(u, now, fence) {
+                if let Some(t) = step(part) {
                     out.push((0, self.size, t));
                 }
                 return;
@@ -352,7 +424,7 @@ impl BufferTrack {
                 .parts
                 .get(i.saturating_add(1))
                 .map_or(self.size, |p| p.0);
-            if let Some(t) = self.parts[i].1.apply(u, now, fence) {
+            if let Some(t) = step(&mut self.parts[i].1) {
                 out.push((self.parts[i].0, part_end.saturating_sub(self.parts[i].0), t));
             }
         }
@@ -452,12 +524,38 @@ impl TextureTrack {
 
     /// Applies `u` to the subresources in `range` (clamped to the texture), appending the
     /// barriers they need as `(mip, layer, transition)`.
+    #[inline]
     pub fn apply(
         &mut self,
         range: Subresources,
         u: Use,
         now: u64,
         fence: Option<Fence>,
+        out: &mut Vec<(u32, u32, Transition)>,
+    ) {
+        self.apply_as(range, u, now, fence, false, out);
+    }
+
+    /// As [`TextureTrack::apply`], preparing the subresources for `u` ([`Part::prepare`]).
+    pub fn prepare(
+        &mut self,
+        range: Subresources,
+        u: Use,
+        now: u64,
+        fence: Option<Fence>,
+        out: &mut Vec<(u32, u32, Transition)>,
+    ) {
+        self.apply_as(range, u, now, fence, true, out);
+    }
+
+    #[inline]
+    fn apply_as(
+        &mut self,
+        range: Subresources,
+        u: Use,
+        now: u64,
+        fence: Option<Fence>,
+        prepare: bool,
         out: &mut Vec<(u32, u32, Transition)>,
     ) {
         let mip_end = range.base_mip.saturating_add(range.mips).min(self.mips);
@@ -470,7 +568,15 @@ impl TextureTrack {
                 let i = (mip as usize)
                     .saturating_mul(self.layers as usize)
                     .saturating_add(layer as usize);
-                if let Some(t) = self.parts.get_mut(i).and_then(|p| p.apply(u, now, fence)) {
+                let Some(part) = self.parts.get_mut(i) else {
+                    continue;
+                };
+                let t = if prepare {
+                    part.prepare(u, now, fence)
+                } else {
+                    part.apply(u, now, fence)
+                };
+                if let Some(t) = t {
                     out.push((mip, layer, t));
                 }
             }
@@ -525,6 +631,58 @@ mod tests {
         );
         let t = step(&mut s, VERTEX).unwrap();
         assert_eq!(t.src, Stages::COMPUTE, "not yet visible to vertex input");
+    }
+
+    #[test]
+    fn a_prepared_write_takes_the_barrier_its_write_would_have_needed() {
+        let mut p = Part::UNTOUCHED;
+        p.apply(COPY_WRITE, 1, None);
+        p.apply(VERTEX, 2, None);
+        // Prepared: the barrier waits for the copy and the vertex fetch, now.
+        let t = p.prepare(COMPUTE_WRITE, 3, None).unwrap();
+        assert_eq!(t.src, Stages::TRANSFER | Stages::VERTEX_INPUT);
+        assert_eq!(t.src_access, Access::TRANSFER_WRITE);
+        // The write itself needs nothing more.
+        assert_eq!(p.apply(COMPUTE_WRITE, 4, None), None);
+        // The clearance was for that one use: the next write waits for it.
+        let t = p.apply(COMPUTE_WRITE, 5, None).unwrap();
+        assert_eq!(t.src, Stages::COMPUTE);
+    }
+
+    #[test]
+    fn a_use_in_other_stages_after_a_prepared_write_still_waits() {
+        let mut p = Part::UNTOUCHED;
+        p.apply(COPY_WRITE, 1, None);
+        p.apply(VERTEX, 2, None);
+        p.prepare(COMPUTE_WRITE, 3, None);
+        // A copy before the prepared write comes: it waits for the point the transition
+        // made in compute (which waited for everything before it).
+        let t = p.apply(COPY_WRITE, 4, None).unwrap();
+        assert_eq!(t.src, Stages::COMPUTE);
+        // A read in another stage after the prepared write: waits too.
+        let mut p = Part::UNTOUCHED;
+        p.apply(COPY_WRITE, 1, None);
+        p.apply(COPY_READ, 2, None);
+        p.prepare(COMPUTE_WRITE, 3, None);
+        assert_eq!(
+            p.apply(VERTEX, 4, None).map(|t| t.src),
+            Some(Stages::COMPUTE)
+        );
+        // A read in the prepared stages needs nothing.
+        let mut p = Part::UNTOUCHED;
+        p.apply(COPY_WRITE, 1, None);
+        p.apply(COPY_READ, 2, None);
+        p.prepare(COMPUTE_WRITE, 3, None);
+        assert_eq!(p.apply(COMPUTE_READ, 4, None), None);
+        // A prepared read is a read: the write after it waits for it.
+        let mut p = Part::UNTOUCHED;
+        p.apply(COPY_WRITE, 1, None);
+        p.apply(COPY_READ, 2, None);
+        let t = p.prepare(COMPUTE_READ, 3, None).unwrap();
+        assert_eq!((t.src, t.dst), (Stages::TRANSFER, Stages::COMPUTE));
+        assert_eq!(p.apply(COMPUTE_READ, 4, None), None);
+        let t = p.apply(COMPUTE_WRITE, 5, None).unwrap();
+        assert_eq!(t.src, Stages::TRANSFER | Stages::COMPUTE);
     }
 
     #[test]

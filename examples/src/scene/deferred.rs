@@ -5,7 +5,7 @@
 //! graph makes, sharing memory where their lifetimes allow — and the two are compared
 //! pixel for pixel.
 
-use super::{BACKGROUND, Passes, Scene, entry, mesh_pipeline};
+use super::{BACKGROUND, GraphFrame, Passes, Scene, entry, mesh_pipeline, run_graph};
 use crate::image::Image;
 use crate::{Result, err, read_image};
 use vigil::*;
@@ -546,15 +546,12 @@ impl Deferred {
         scene: &Scene,
         graph: &mut CompiledGraph,
         index: u32,
-    ) -> Result<Image> {
+    ) -> Result<GraphFrame> {
         scene.update(device, index)?;
-        let mut enc = device
-            .create_command_encoder(&CommandEncoderDescriptor {
-                label: "deferred frame (graph)",
-            })
-            .map_err(err)?;
-        graph.execute(device, &mut enc).map_err(|e| e.to_string())?;
-        device.submit([enc.finish().map_err(err)?]).map_err(err)?;
-        read_image(device, self.output, self.size)
+        let derived_barrier_batches = run_graph(device, graph, "deferred frame (graph)")?;
+        Ok(GraphFrame {
+            image: read_image(device, self.output, self.size)?,
+            derived_barrier_batches,
+        })
     }
 }

@@ -85,18 +85,30 @@ fn render_frames(device: &Device, opts: &Options) -> Result<(), String> {
     );
     for (i, immediate) in (0..opts.frames).zip(&images) {
         let t = Instant::now();
-        let image = s.frame_with_graph(device, &mut graph, i)?;
+        let frame = s.frame_with_graph(device, &mut graph, i)?;
+        plan_only(&frame)?;
+        let image = frame.image;
         if image.rgba != immediate.rgba {
             return Err(format!(
                 "frame {i} through the graph differs from the immediate-mode frame"
             ));
         }
         println!(
-            "  graph frame {i}: CPU+readback {:.3} ms, identical to the immediate-mode frame",
+            "  graph frame {i}: CPU+readback {:.3} ms, identical to the immediate-mode frame, barriers from the plan only",
             t.elapsed().as_secs_f64() * 1e3
         );
     }
     deferred_frames(device, &s, opts)
+}
+
+/// Fails unless vigil's tracker needed no barrier beyond the graph's plan.
+fn plan_only(frame: &vigil_examples::scene::GraphFrame) -> Result<(), String> {
+    match frame.derived_barrier_batches {
+        0 => Ok(()),
+        n => Err(format!(
+            "the tracker added {n} barrier batch(es) the graph's plan did not cover"
+        )),
+    }
 }
 
 /// The deferred frame (G-buffer, lighting, bloom, composite), in immediate mode and as a
@@ -131,14 +143,16 @@ fn deferred_frames(
         let immediate = deferred.frame(device, s, i)?;
         let path = opts.out.join(format!("deferred_{i}.png"));
         immediate.save(&path)?;
-        let image = deferred.frame_with_graph(device, s, &mut graph, i)?;
+        let frame = deferred.frame_with_graph(device, s, &mut graph, i)?;
+        plan_only(&frame)?;
+        let image = frame.image;
         if image.rgba != immediate.rgba {
             return Err(format!(
                 "deferred frame {i} through the graph differs from the immediate-mode frame"
             ));
         }
         println!(
-            "  deferred frame {i}: identical through the graph and in immediate mode -> {}",
+            "  deferred frame {i}: identical through the graph and in immediate mode, barriers from the plan only -> {}",
             path.display()
         );
     }

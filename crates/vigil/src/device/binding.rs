@@ -187,9 +187,20 @@ pub enum GroupResource {
         base_array_layer: u32,
         /// Array layers.
         array_layer_count: u32,
+        /// The layout shaders see it in through this group ([`sampled_layout`] for a
+        /// sampled texture, `General` for a storage texture).
+        layout: vigil_hal::TextureLayout,
     },
     /// A sampler.
     Sampler(Sampler),
+}
+
+/// The layout sampled reads of a texture with `usage` happen in: `General` when it can
+/// also be a storage texture (so its sampled and storage uses never disagree),
+/// `ShaderReadOnly` otherwise. Bind groups record it when they are made; a render graph
+/// plans with it.
+pub fn sampled_layout(usage: vigil_hal::TextureUsages) -> vigil_hal::TextureLayout {
+    super::objects::shader_layout(usage)
 }
 
 /// How to create a bind group pool.
@@ -924,7 +935,7 @@ impl<A: Api> Device<A> {
                         buffer_size: buffer.size,
                     }
                 }
-                Member::View { view, .. } => {
+                Member::View { view, usage } => {
                     let (v, t) = (view.handle, view.texture.handle);
                     if !self.objects.views.is_live(v.index(), v.generation()) {
                         return Err(gone("texture view", &view.label));
@@ -939,6 +950,7 @@ impl<A: Api> Device<A> {
                         mip_level_count: view.range.mip_level_count,
                         base_array_layer: view.range.base_array_layer,
                         array_layer_count: view.range.array_layer_count,
+                        layout: usage.layout,
                     }
                 }
                 Member::Sampler(s) => {

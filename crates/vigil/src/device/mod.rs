@@ -48,7 +48,7 @@ use vigil_hal::{Adapter as _, AdapterInfo, Api, Device as _, Features, Limits, V
 
 pub use binding::{
     BindGroupDescriptor, BindGroupEntry, BindGroupLayoutDescriptor, BindGroupPoolDescriptor,
-    BindGroupWrite, BindingResource, BufferBinding, GroupBinding, GroupResource,
+    BindGroupWrite, BindingResource, BufferBinding, GroupBinding, GroupResource, sampled_layout,
 };
 pub use buffer::{BufferDescriptor, BufferInitDescriptor};
 pub use pipeline::{ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor};

@@ -1014,6 +1014,7 @@ pub(crate) fn written_by_transfer(layout: vigil_hal::TextureLayout) -> State {
         write: Some((Stages::TRANSFER, Access::TRANSFER_WRITE)),
         reads: (Stages::empty(), Access::empty()),
         visible: Stages::empty(),
+        cleared: Stages::empty(),
         layout,
     }
 }

@@ -21,6 +21,7 @@ mod compute;
 mod render;
 mod scope;
 mod transfer;
+mod transition;
 pub(crate) mod used;
 
 pub use compute::{ComputePassDescriptor, PassTimestampWrites};
@@ -28,6 +29,7 @@ pub use render::{
     Operations, RenderPassColorAttachment, RenderPassDepthStencilAttachment, RenderPassDescriptor,
 };
 pub use transfer::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIGNMENT};
+pub use transition::{BufferTransition, TextureTransition};
 pub(crate) use used::Used;
 
 use crate::DefaultApi;
@@ -76,6 +78,9 @@ pub struct CommandEncoder<A: Api = DefaultApi> {
     pub(crate) pending: Pending,
     /// The usage scope of the open render pass or of the next dispatch.
     pub(crate) scope: scope::Scope,
+    /// Pipeline barriers the tracker recorded for commands' own uses (not for
+    /// transitions).
+    pub(crate) derived_batches: u64,
     pub(crate) compute: compute::ComputeState,
     pub(crate) render: render::RenderState,
     pub(crate) dispatches: u64,
@@ -151,6 +156,7 @@ impl<A: Api> Device<A> {
             used: Used::default(),
             pending: Pending::default(),
             scope: scope::Scope::default(),
+            derived_batches: 0,
             compute: compute::ComputeState::default(),
             render: render::RenderState::default(),
             dispatches: 0,
@@ -277,6 +283,15 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Records the barriers collected in `pending` as one pipeline barrier.
     pub(crate) fn flush_pending(&mut self, op: &'static str) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        self.derived_batches = self.derived_batches.saturating_add(1);
+        self.record_pending(op)
+    }
+
+    /// Records the barriers collected in `pending`, whoever asked for them.
+    pub(crate) fn record_pending(&mut self, op: &'static str) -> Result<()> {
         if self.pending.is_empty() {
             return Ok(());
         }
@@ -706,6 +721,7 @@ impl<A: Api> CommandBuffer<A> {
                     write: Some((Stages::TRANSFER, vigil_hal::Access::TRANSFER_WRITE)),
                     reads: (Stages::empty(), vigil_hal::Access::empty()),
                     visible: Stages::empty(),
+                    cleared: Stages::empty(),
                     layout: TextureLayout::General,
                 };
             }
@@ -731,6 +747,7 @@ impl<A: Api> CommandBuffer<A> {
                         write: Some((Stages::TRANSFER, vigil_hal::Access::TRANSFER_WRITE)),
                         reads: (Stages::empty(), vigil_hal::Access::empty()),
                         visible: Stages::empty(),
+                        cleared: Stages::empty(),
                         layout: TextureLayout::TransferDst,
                     };
                 }

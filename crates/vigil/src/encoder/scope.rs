@@ -114,17 +114,38 @@ impl Scope {
     }
 
     /// Applies every merged use to the tracker, collecting barriers, and empties the scope.
+    #[inline]
     pub fn apply<A: Api>(&mut self, used: &mut Used<A>, out: &mut Pending) {
+        self.apply_as(used, out, false);
+    }
+
+    /// Prepares the tracker for every merged use ([`crate::track::Part::prepare`]),
+    /// collecting barriers, and empties the scope.
+    pub fn prepare<A: Api>(&mut self, used: &mut Used<A>, out: &mut Pending) {
+        self.apply_as(used, out, true);
+    }
+
+    #[inline]
+    fn apply_as<A: Api>(&mut self, used: &mut Used<A>, out: &mut Pending, prepare: bool) {
         used.next_scope();
         for &(slot, start, end, u) in &self.buffers {
-            used.use_buffer(slot, start, end.saturating_sub(start), u, out);
+            let size = end.saturating_sub(start);
+            if prepare {
+                used.prepare_buffer(slot, start, size, u, out);
+            } else {
+                used.use_buffer(slot, start, size, u, out);
+            }
             if let Some(p) = self.buffer_pos.get_mut(slot) {
                 *p = u32::MAX;
             }
         }
         self.buffers.clear();
         for &(slot, range, u, _) in &self.textures {
-            used.use_texture(slot, range, u, out);
+            if prepare {
+                used.prepare_texture(slot, range, u, out);
+            } else {
+                used.use_texture(slot, range, u, out);
+            }
             if let Some(l) = self.texture_last.get_mut(slot) {
                 *l = u32::MAX;
             }

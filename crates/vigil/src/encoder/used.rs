@@ -379,6 +379,38 @@ impl<A: Api> Used<A> {
         }
     }
 
+    /// Prepares a buffer range for a use ([`crate::track::Part::prepare`]), collecting the
+    /// barriers it needs.
+    pub fn prepare_buffer(
+        &mut self,
+        slot: usize,
+        offset: u64,
+        size: u64,
+        u: Use,
+        out: &mut Pending,
+    ) {
+        self.stages_used |= u.stages;
+        if let Some(t) = self.tracker.buffers.get_mut(slot) {
+            t.track
+                .prepare(offset, size, u, self.seq, self.fence, &mut out.scratch_b);
+            for (o, s, tr) in out.scratch_b.drain(..) {
+                out.buffers.push((slot, o, s, tr));
+            }
+        }
+    }
+
+    /// Prepares texture subresources for a use, collecting the barriers they need.
+    pub fn prepare_texture(&mut self, slot: usize, range: Subresources, u: Use, out: &mut Pending) {
+        self.stages_used |= u.stages;
+        if let Some(t) = self.tracker.textures.get_mut(slot) {
+            t.track
+                .prepare(range, u, self.seq, self.fence, &mut out.scratch_t);
+            for (mip, layer, tr) in out.scratch_t.drain(..) {
+                out.textures.push((slot, mip, layer, tr));
+            }
+        }
+    }
+
     /// Applies a use of texture subresources, collecting the barriers it needs.
     #[inline]
     pub fn use_texture(&mut self, slot: usize, range: Subresources, u: Use, out: &mut Pending) {

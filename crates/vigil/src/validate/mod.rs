@@ -16,6 +16,7 @@ pub(crate) mod encoder;
 pub(crate) mod pipeline;
 pub(crate) mod render_pass;
 pub(crate) mod texture;
+pub(crate) mod transition;
 
 /// Returns the error for breaking `$rule` unless `$cond` holds. The error is built out of
 /// line ([`refuse`]), so a check costs a compare and a branch on the path that passes.

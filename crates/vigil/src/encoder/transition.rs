@@ -1,0 +1,160 @@
+//! Resource transitions: the barriers a coming pass needs, recorded ahead of it in one
+//! batch. The tracker stays in charge: a transition is checked like any command, its
+//! barrier's source side comes from what the tracker knows (never from the caller), and a
+//! use a transition did not prepare still gets its own barrier.
+
+use super::used::find;
+use super::{CommandEncoder, Pass};
+use crate::error::{Result, fail};
+use crate::handle::{Buffer, Handle, Texture};
+use crate::track::{Subresources, Use};
+use crate::validate;
+use vigil_hal::{Access, Api, Stages, TextureLayout};
+
+/// A buffer range to make ready for a use ([`CommandEncoder::transition_resources`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferTransition {
+    /// The buffer.
+    pub buffer: Buffer,
+    /// First byte.
+    pub offset: u64,
+    /// Length; `None`: to the end.
+    pub size: Option<u64>,
+    /// The stages of the coming use.
+    pub stages: Stages,
+    /// Its accesses.
+    pub access: Access,
+}
+
+/// Texture subresources to make ready for a use ([`CommandEncoder::transition_resources`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextureTransition {
+    /// The texture.
+    pub texture: Texture,
+    /// First mip level.
+    pub base_mip_level: u32,
+    /// Mip levels; `None`: the rest.
+    pub mip_level_count: Option<u32>,
+    /// First layer.
+    pub base_array_layer: u32,
+    /// Layers; `None`: the rest.
+    pub array_layer_count: Option<u32>,
+    /// The stages of the coming use.
+    pub stages: Stages,
+    /// Its accesses.
+    pub access: Access,
+    /// The layout it needs.
+    pub layout: TextureLayout,
+}
+
+impl<A: Api> CommandEncoder<A> {
+    /// Makes resources ready for the uses the next commands make, recording the barriers
+    /// they need now, as one batch: what a render graph does before each pass. The
+    /// commands that follow need no barrier of their own for what was prepared, as long as
+    /// they use it as declared (a write prepared in some stages leaves its part ready for
+    /// the next use only, if that is a write in those stages or a read in them).
+    ///
+    /// Only the destination side is the caller's: what must finish first is the
+    /// tracker's, so a wrong or missing transition costs a barrier, never a hazard.
+    /// Refused inside a pass, for stages and accesses that do not go together
+    /// (`encoder.transition-stages`), layouts the texture's usage or format does not allow
+    /// (`encoder.transition-layout`), ranges outside the resource, and a write and another
+    /// use of one buffer, or of overlapping texture subresources, in one call
+    /// (`encoder.transition-conflict`; uses of one buffer in one call merge, as in a pass).
+    pub fn transition_resources(
+        &mut self,
+        buffers: &[BufferTransition],
+        textures: &[TextureTransition],
+    ) -> Result<()> {
+        const OP: &str = "transition_resources";
+        self.step(OP, |e| {
+            e.expect_pass(Pass::None, OP)?;
+            // Everything is checked first, then merged in the scope, before the tracker
+            // moves.
+            let mut bs = Vec::with_capacity(buffers.len());
+            for t in buffers {
+                let b = find(&mut e.used.buffers, &e.core, t.buffer, OP)?.clone();
+                validate::transition::scope(OP, &e.label, t.stages, t.access)?;
+                let f = b.facts();
+                let size = t.size.unwrap_or(f.size.saturating_sub(t.offset));
+                validate::buffer::range(OP, &e.label, "transition", t.offset, size, f.size)?;
+                if size > 0 {
+                    bs.push((b, t.offset, size, Use::buffer(t.stages, t.access)));
+                }
+            }
+            let mut ts = Vec::with_capacity(textures.len());
+            for t in textures {
+                let tex = find(&mut e.used.textures, &e.core, t.texture, OP)?.clone();
+                validate::transition::scope(OP, &e.label, t.stages, t.access)?;
+                let d = &tex.desc;
+                let mips = t
+                    .mip_level_count
+                    .unwrap_or(d.mip_level_count.saturating_sub(t.base_mip_level));
+                let layers = t
+                    .array_layer_count
+                    .unwrap_or(d.array_layers.saturating_sub(t.base_array_layer));
+                validate::transition::texture(
+                    OP,
+                    &e.label,
+                    &tex.label,
+                    d,
+                    t.layout,
+                    t.base_mip_level,
+                    mips,
+                    t.base_array_layer,
+                    layers,
+                )?;
+                let range = Subresources {
+                    base_mip: t.base_mip_level,
+                    mips,
+                    base_layer: t.base_array_layer,
+                    layers,
+                };
+                let u = Use {
+                    stages: t.stages,
+                    access: t.access,
+                    layout: t.layout,
+                };
+                ts.push((t.texture, tex.label.clone(), range, u));
+            }
+            let mut conflict = None;
+            for (b, offset, size, u) in bs {
+                let slot = e.used.buffer_slot(&b);
+                if e.scope.buffer(slot, offset, size, u).is_err() {
+                    conflict.get_or_insert_with(|| b.label.clone());
+                }
+            }
+            for (texture, label, range, u) in ts {
+                let slot = e
+                    .used
+                    .texture_slot_of(texture.index(), texture.generation());
+                if e.scope.texture(slot, range, u).is_err() {
+                    conflict.get_or_insert(label);
+                }
+            }
+            if let Some(label) = conflict {
+                e.scope.clear();
+                return Err(fail!(
+                    TransitionConflict,
+                    OP,
+                    &e.label,
+                    "'{label}' is prepared for a write and another use in one call (of one buffer, or of overlapping texture subresources); give them to separate calls"
+                ));
+            }
+            e.scope.prepare(&mut e.used, &mut e.pending);
+            if !e.pending.is_empty() {
+                e.recorded = true;
+            }
+            e.record_pending(OP)
+        })
+    }
+
+    /// Pipeline barriers the tracker recorded in this encoder for commands' own uses —
+    /// those no [`CommandEncoder::transition_resources`] call had prepared. Zero when
+    /// transitions prepared every use (a render graph's plan covering its passes).
+    /// Barriers resolved at submission (a command buffer's first use of each resource,
+    /// against the device's state) are not recorded here and not counted.
+    pub fn derived_barrier_batches(&self) -> u64 {
+        self.derived_batches
+    }
+}
