@@ -1042,3 +1042,128 @@ pub fn timestamps(w: &mut World<'_>, r: &mut Rng) {
         );
     }
 }
+
+/// Stages a transition names: mostly one that goes with its access, now and then any.
+const TRANSITION_STAGES: [vigil::Stages; 9] = [
+    vigil::Stages::TRANSFER,
+    vigil::Stages::COMPUTE,
+    vigil::Stages::DRAW_INDIRECT,
+    vigil::Stages::VERTEX_INPUT,
+    vigil::Stages::VERTEX_SHADER,
+    vigil::Stages::FRAGMENT_SHADER,
+    vigil::Stages::DEPTH_STENCIL,
+    vigil::Stages::COLOR_ATTACHMENT,
+    vigil::Stages::HOST,
+];
+
+/// A use to prepare: stages, access and layout that go together (mostly), or a random mix.
+fn transition_use(r: &mut Rng) -> (vigil::Stages, vigil::Access, vigil::TextureLayout) {
+    use vigil::{Access as A, Stages as S, TextureLayout as L};
+    let uses = [
+        (S::COMPUTE, A::SHADER_READ, L::General),
+        (S::COMPUTE, A::SHADER_READ | A::SHADER_WRITE, L::General),
+        (S::FRAGMENT_SHADER, A::SHADER_READ, L::ShaderReadOnly),
+        (
+            S::VERTEX_SHADER | S::FRAGMENT_SHADER,
+            A::UNIFORM_READ,
+            L::General,
+        ),
+        (S::VERTEX_INPUT, A::VERTEX_READ | A::INDEX_READ, L::General),
+        (S::DRAW_INDIRECT, A::INDIRECT_READ, L::General),
+        (S::TRANSFER, A::TRANSFER_READ, L::TransferSrc),
+        (S::TRANSFER, A::TRANSFER_WRITE, L::TransferDst),
+        (
+            S::COLOR_ATTACHMENT,
+            A::COLOR_READ | A::COLOR_WRITE,
+            L::ColorAttachment,
+        ),
+        (
+            S::DEPTH_STENCIL,
+            A::DEPTH_STENCIL_READ | A::DEPTH_STENCIL_WRITE,
+            L::DepthStencilAttachment,
+        ),
+    ];
+    if r.chance(85) {
+        return uses[r.index(uses.len())];
+    }
+    let layouts = [
+        L::Undefined,
+        L::General,
+        L::ShaderReadOnly,
+        L::ColorAttachment,
+        L::DepthStencilAttachment,
+        L::TransferSrc,
+        L::TransferDst,
+        L::Present,
+    ];
+    let mut stages = S::empty();
+    for _ in 0..r.below(3) {
+        stages |= r.pick(&TRANSITION_STAGES);
+    }
+    let access = A::from_bits_truncate(r.below(1 << 14) as u32);
+    (stages, access, r.pick(&layouts))
+}
+
+/// Prepares buffers and textures for the next commands of an encoder: mostly live objects
+/// and uses their usages allow, now and then a stale handle, a bad range, a stage that
+/// does not go with the access, or a layout the texture cannot take.
+pub fn transition(w: &mut World<'_>, r: &mut Rng) {
+    let Some(i) = pick_encoder(w, r, |p| *p == PassState::None) else {
+        return outside_pass(w, r);
+    };
+    let mut invalid = false;
+    let mut buffers = Vec::new();
+    for _ in 0..r.below(3) {
+        let (buffer, meta, v) = w.buffers.pick(r, w.id);
+        invalid |= v.invalid();
+        let size = meta.map_or(0, |m| m.size);
+        let (stages, access, _) = transition_use(r);
+        let (offset, len) = if r.chance(70) {
+            (0, None)
+        } else {
+            (r.edge_u64(size, 4), Some(r.edge_u64(size, 4)))
+        };
+        buffers.push(vigil::BufferTransition {
+            buffer,
+            offset,
+            size: len,
+            stages,
+            access,
+        });
+    }
+    let mut textures = Vec::new();
+    for _ in 0..r.below(3) {
+        let (texture, meta, v) = w.textures.pick(r, w.id);
+        invalid |= v.invalid();
+        let (mips, layers) = meta.map_or((1, 1), |m| (m.mips, m.layers));
+        let (stages, access, layout) = transition_use(r);
+        let (base_mip_level, mip_level_count) = if r.chance(70) {
+            (0, None)
+        } else {
+            (r.edge_u32(mips), Some(r.edge_u32(mips)))
+        };
+        let (base_array_layer, array_layer_count) = if r.chance(70) {
+            (0, None)
+        } else {
+            (r.edge_u32(layers), Some(r.edge_u32(layers)))
+        };
+        textures.push(vigil::TextureTransition {
+            texture,
+            base_mip_level,
+            mip_level_count,
+            base_array_layer,
+            array_layer_count,
+            stages,
+            access,
+            layout,
+        });
+    }
+    let what = format!(
+        "transition_resources({} buffers, {} textures)",
+        buffers.len(),
+        textures.len()
+    );
+    on_encoder(w, i, "transition_resources", what, invalid, |o| {
+        o.encoder.transition_resources(&buffers, &textures)
+    });
+}

@@ -1,16 +1,17 @@
 //! Render graphs over the world's objects: bind groups imported (live or not, with edge
 //! dynamic offsets and initial states that may conflict), buffers imported and made
-//! transient, passes that copy between the graph's buffers; compiled, sometimes left with
+//! transient, transient textures, passes that copy between the graph's buffers (each
+//! preceded by the plan's transitions); compiled, sometimes left with
 //! a group destroyed before it runs, and executed into new encoders (one or several
 //! threads) whose command buffers join the world's.
 
 use super::encode::MAX_FINISHED;
 use crate::rng::Rng;
 use crate::world::World;
-use vigil::{BindingType, BufferUsages, CommandEncoderDescriptor};
+use vigil::{BindingType, BufferUsages, CommandEncoderDescriptor, TextureFormat, TextureUsages};
 use vigil_graph::{
     Access, Graph, GraphError, Layout, PassKind, ResourceId, ResourceState, Stages,
-    TransientBuffer, Usage,
+    TransientBuffer, TransientTexture, Usage,
 };
 
 const STATES: [ResourceState; 4] = [
@@ -94,6 +95,22 @@ pub fn graph(w: &mut World<'_>, r: &mut Rng) {
                 TransientBuffer {
                     size: r.pick(&[4, 256, 4096]),
                     usage: BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+                },
+            ));
+        }
+        if r.chance(20) {
+            let side = r.pick(&[4, 16]);
+            resources.push(g.create_texture(
+                "fuzz transient texture",
+                TransientTexture {
+                    size: [side, side],
+                    array_layers: r.pick(&[1, 2]),
+                    mip_level_count: r.pick(&[1, 2]),
+                    sample_count: 1,
+                    format: TextureFormat::Rgba8Unorm,
+                    usage: TextureUsages::COPY_SRC
+                        | TextureUsages::COPY_DST
+                        | TextureUsages::TEXTURE_BINDING,
                 },
             ));
         }

@@ -46,6 +46,7 @@ pub const OPS: &[(u32, Op)] = &[
     (14, encode::draw),
     (10, encode::dispatch),
     (6, encode::copy),
+    (3, encode::transition),
     (1, encode::timestamps),
     (2, graph::graph),
     // Queue.
