@@ -30,7 +30,7 @@ fn graph_prints_the_plan_and_the_dot() {
     assert!(dot.contains("g-buffer\\n(render)"), "{dot}");
     assert!(dot.contains("bright\\n(transient, backing 0)"), "{dot}");
     assert!(
-        dot.contains("barrier generated texture (mips 0-7)"),
+        dot.contains("barrier generated texture (mips 0-8)"),
         "{dot}"
     );
     assert!(dot.trim_end().ends_with('}'));

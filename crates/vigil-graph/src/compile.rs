@@ -153,13 +153,14 @@ impl TextureTrack {
         }
         let key = |b: &Barrier| (b.src_stages, b.src_access, b.old_layout);
         // Group the subresources by the state they were in: one barrier per group over
-        // the mips and layers it spans, unless those spans overlap another group's (then
-        // one barrier per subresource).
-        let mut groups: Vec<(Barrier, Option<Span>)> = Vec::new();
+        // the mips and layers it spans, when it fills that span exactly and no two
+        // groups' spans meet (otherwise one barrier per subresource).
+        let mut groups: Vec<(Barrier, Option<Span>, u64)> = Vec::new();
         for &((mip, layer), b) in &found {
             let here = (mip != u32::MAX).then_some((mip, mip, layer, layer));
-            match groups.iter_mut().find(|(g, _)| key(g) == key(&b)) {
-                Some((_, span)) => {
+            match groups.iter_mut().find(|(g, ..)| key(g) == key(&b)) {
+                Some((_, span, count)) => {
+                    *count = count.saturating_add(1);
                     *span = match (*span, here) {
                         (Some((m0, m1, l0, l1)), Some((m, _, l, _))) => {
                             Some((m0.min(m), m1.max(m), l0.min(l), l1.max(l)))
@@ -167,31 +168,37 @@ impl TextureTrack {
                         _ => None,
                     }
                 }
-                None => groups.push((b, here)),
+                None => groups.push((b, here, 1)),
             }
         }
-        if groups.len() <= 1 {
-            return groups.into_iter().map(|(b, _)| b).collect();
-        }
-        let meets = |a: Span, b: Span| a.0 <= b.1 && b.0 <= a.1 && a.2 <= b.3 && b.2 <= a.3;
-        let spans: Vec<Option<Span>> = groups.iter().map(|(_, sp)| *sp).collect();
-        let apart = spans.iter().all(Option::is_some)
-            && spans.iter().enumerate().all(|(x, a)| {
-                spans
-                    .iter()
-                    .skip(x + 1)
-                    .all(|b| !matches!((a, b), (Some(a), Some(b)) if meets(*a, *b)))
-            });
         let range_of = |(m0, m1, l0, l1): Span| Range::Subresources {
             base_mip_level: m0,
             mip_level_count: m1 - m0 + 1,
             base_array_layer: l0,
             array_layer_count: l1 - l0 + 1,
         };
-        if apart {
+        // Subresources no use had named (the rest) have no span: alone, their barrier
+        // covers the use's range.
+        if let [(b, None, _)] = groups.as_slice() {
+            return vec![*b];
+        }
+        let area =
+            |(m0, m1, l0, l1): Span| u64::from(m1 - m0 + 1).saturating_mul(u64::from(l1 - l0 + 1));
+        let meets = |a: Span, b: Span| a.0 <= b.1 && b.0 <= a.1 && a.2 <= b.3 && b.2 <= a.3;
+        let spans: Vec<Option<Span>> = groups.iter().map(|(_, sp, _)| *sp).collect();
+        let exact = groups
+            .iter()
+            .all(|(_, span, count)| span.is_some_and(|sp| area(sp) == *count));
+        let apart = spans.iter().enumerate().all(|(x, a)| {
+            spans
+                .iter()
+                .skip(x + 1)
+                .all(|b| !matches!((a, b), (Some(a), Some(b)) if meets(*a, *b)))
+        });
+        if exact && apart {
             return groups
                 .into_iter()
-                .filter_map(|(b, span)| {
+                .filter_map(|(b, span, _)| {
                     span.map(|sp| Barrier {
                         range: range_of(sp),
                         ..b

@@ -104,6 +104,30 @@ impl Range {
     pub fn union(&self, other: &Range) -> Range {
         match (self, other) {
             (
+                Range::Subresources {
+                    base_mip_level: m,
+                    mip_level_count: mn,
+                    base_array_layer: l,
+                    array_layer_count: ln,
+                },
+                Range::Subresources {
+                    base_mip_level: m2,
+                    mip_level_count: mn2,
+                    base_array_layer: l2,
+                    array_layer_count: ln2,
+                },
+            ) => {
+                let (m0, l0) = ((*m).min(*m2), (*l).min(*l2));
+                let m1 = m.saturating_add(*mn).max(m2.saturating_add(*mn2));
+                let l1 = l.saturating_add(*ln).max(l2.saturating_add(*ln2));
+                Range::Subresources {
+                    base_mip_level: m0,
+                    mip_level_count: m1 - m0,
+                    base_array_layer: l0,
+                    array_layer_count: l1 - l0,
+                }
+            }
+            (
                 Range::Bytes { offset, size },
                 Range::Bytes {
                     offset: o2,
@@ -847,8 +871,9 @@ impl<A: Api> Graph<A> {
         Ok(())
     }
 
-    /// A pass's uses, merged per resource: the uses of one resource in one pass combine
-    /// their stages, accesses and ranges; texture uses of overlapping parts that need
+    /// A pass's uses, merged per resource: the uses of one buffer in one pass combine their
+    /// stages, accesses and ranges, and so do the uses of overlapping parts of one texture
+    /// (uses of parts apart stay apart); texture uses of overlapping parts that need
     /// different layouts are refused.
     pub fn pass_scopes(&self, pass: PassId) -> Result<Vec<Scope>> {
         let p = self
@@ -864,16 +889,18 @@ impl<A: Api> Graph<A> {
             let texture = self.resource(s.resource)?.texture;
             let mut placed = false;
             for m in merged.iter_mut().filter(|m| m.resource == s.resource) {
-                if texture && m.state.layout != s.state.layout {
-                    if m.range.overlaps(&s.range) {
-                        return Err(GraphError::LayoutConflict {
-                            pass: p.name.clone(),
-                            resource: self.resource(s.resource)?.name.clone(),
-                            first: m.state.layout,
-                            second: s.state.layout,
-                        });
-                    }
+                // A texture's uses of parts apart stay apart (a pass reading one mip and
+                // writing the next writes only that one).
+                if texture && !m.range.overlaps(&s.range) {
                     continue;
+                }
+                if texture && m.state.layout != s.state.layout {
+                    return Err(GraphError::LayoutConflict {
+                        pass: p.name.clone(),
+                        resource: self.resource(s.resource)?.name.clone(),
+                        first: m.state.layout,
+                        second: s.state.layout,
+                    });
                 }
                 m.range = m.range.union(&s.range);
                 m.state.stages |= s.state.stages;

@@ -1043,3 +1043,73 @@ fn texture(d: &TDevice) -> Texture {
     })
     .unwrap()
 }
+
+#[test]
+fn uses_of_different_mips_in_one_pass_stay_apart() {
+    let d = device();
+    let mut g = TGraph::new();
+    let out = g
+        .import_buffer("out", buffer(&d, 256), ResourceState::UNUSED)
+        .unwrap();
+    // Can be a storage texture: vigil samples it in the general layout, so the read of one
+    // level and the write of the next share a layout, and still stay two uses.
+    let t = g.create_texture(
+        "chain",
+        TransientTexture {
+            mip_level_count: 2,
+            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING,
+            ..target(TextureFormat::Rgba8Unorm)
+        },
+    );
+    let mip = |m| Range::Subresources {
+        base_mip_level: m,
+        mip_level_count: 1,
+        base_array_layer: 0,
+        array_layer_count: 1,
+    };
+    let first = g.add_pass("level 0", PassKind::Compute);
+    g.uses_range(first, t, mip(0), Usage::ShaderWrite(C))
+        .unwrap();
+    let second = g.add_pass("level 1", PassKind::Compute);
+    g.uses_range(second, t, mip(0), Usage::ShaderRead(C))
+        .unwrap();
+    g.uses_range(second, t, mip(1), Usage::ShaderWrite(C))
+        .unwrap();
+    let last = g.add_pass("read", PassKind::Compute);
+    g.uses(last, t, Usage::ShaderRead(C)).unwrap();
+    g.uses(last, out, Usage::ShaderWrite(C)).unwrap();
+    let scopes = g.pass_scopes(second).unwrap();
+    assert_eq!(scopes.len(), 2, "{scopes:#?}");
+    assert_eq!(scopes[0].state, ResourceState::new(C, R, Layout::General));
+    assert_eq!(scopes[1].state, ResourceState::new(C, RW, Layout::General));
+    let plan = g.compile().unwrap().plan().clone();
+    assert_eq!(
+        plan.passes[1].barriers,
+        vec![
+            Barrier {
+                resource: t,
+                range: mip(0),
+                src_stages: C,
+                src_access: W,
+                dst_stages: C,
+                dst_access: R,
+                old_layout: Layout::General,
+                new_layout: Layout::General,
+            },
+            Barrier {
+                resource: t,
+                range: mip(1),
+                src_stages: Stages::empty(),
+                src_access: Access::empty(),
+                dst_stages: C,
+                dst_access: RW,
+                old_layout: Layout::Undefined,
+                new_layout: Layout::General,
+            },
+        ]
+    );
+    // The last pass reads both levels: one barrier over both, for level 1's write (level
+    // 0's reads were made visible to compute already).
+    assert_eq!(plan.passes[2].barriers.len(), 1, "{:#?}", plan.passes[2]);
+    assert_eq!(plan.passes[2].barriers[0].range, mip(1));
+}
