@@ -28,6 +28,9 @@ use crate::pipeline::{
 use crate::render::{
     BufferTextureCopy, RenderPassDescriptor, RenderPipelineDescriptor, TextureCopy,
 };
+use crate::surface::{
+    PresentOutcome, PresentSource, SurfaceCapabilities, SurfaceConfiguration, WindowTarget,
+};
 use crate::texture::{SamplerDescriptor, TextureDescriptor, TextureViewDescriptor};
 use crate::validation_log::ValidationLog;
 use crate::{IndexFormat, Result};
@@ -79,6 +82,8 @@ pub trait Api: Clone + Debug + Send + Sync + Sized + 'static {
     type ComputePipeline: Debug + Send + Sync;
     /// A render pipeline.
     type RenderPipeline: Debug + Send + Sync;
+    /// A presentation surface (a window's, with its swapchain).
+    type Surface: Debug + Send + Sync;
 }
 
 /// How to create an instance.
@@ -396,6 +401,50 @@ pub trait Device: Send + Sync + Debug {
         command_buffers: &[&<Self::A as Api>::CommandBuffer],
         signal_value: u64,
     ) -> Result<()>;
+    /// Creates a surface presenting to `target`.
+    ///
+    /// # Safety
+    /// The platform objects `target` names are valid and outlive the surface.
+    unsafe fn create_surface(&self, target: WindowTarget) -> Result<<Self::A as Api>::Surface>;
+    /// What `surface` supports now (the window's current size among it).
+    fn surface_capabilities(
+        &self,
+        surface: &<Self::A as Api>::Surface,
+    ) -> Result<SurfaceCapabilities>;
+    /// Configures (or reconfigures) how `surface` presents.
+    ///
+    /// # Safety
+    /// The configuration was checked against the surface's capabilities; no present of the
+    /// surface is still executing (the last one's signal value completed).
+    unsafe fn configure_surface(
+        &self,
+        surface: &mut <Self::A as Api>::Surface,
+        config: &SurfaceConfiguration,
+    ) -> Result<()>;
+    /// Presents `source`: takes the surface's next image, copies `source` into it on the
+    /// queue (after `from`'s accesses, leaving `source` in the transfer-source layout) and
+    /// hands it to the window system. When it submits, the copy's completion sets the
+    /// completion counter to `signal_value`. Reports the surface's state; an out-of-date
+    /// or lost surface submits nothing.
+    ///
+    /// # Safety
+    /// The surface is configured; `source` is alive, of the configured format and extent,
+    /// has transfer-source usage, and stays alive until `signal_value` completes; the
+    /// previous present's signal value completed; `signal_value` is above every value
+    /// signalled before.
+    unsafe fn present(
+        &self,
+        surface: &mut <Self::A as Api>::Surface,
+        source: &<Self::A as Api>::Texture,
+        from: PresentSource,
+        signal_value: u64,
+    ) -> Result<PresentOutcome>;
+    /// Destroys a surface and its swapchain.
+    ///
+    /// # Safety
+    /// No present of the surface is still executing.
+    unsafe fn destroy_surface(&self, surface: <Self::A as Api>::Surface);
+
     /// Another logical device over the same native device and queue, with its own
     /// completion counter: what several vigil devices over one native device use.
     fn share(&self) -> Result<Self>

@@ -25,6 +25,7 @@ mod error;
 pub mod faults;
 pub mod pipeline;
 pub mod render;
+pub mod surface;
 pub mod test_backend;
 pub mod texture;
 pub mod validation_log;
@@ -52,5 +53,6 @@ pub use pipeline::{
     ShaderModuleDescriptor,
 };
 pub use render::*;
+pub use surface::*;
 pub use texture::*;
 pub use validation_log::{Severity, ValidationLog, ValidationMessage};

@@ -396,13 +396,28 @@ impl hal::Adapter for Adapter {
             .push_next(&mut v11)
             .push_next(&mut v12)
             .push_next(&mut v13);
+        // Swapchains, where the device has them (and the instance has surfaces).
+        // SAFETY: plain query on a valid physical device.
+        let device_exts =
+            unsafe { raw.enumerate_device_extension_properties(self.raw) }.unwrap_or_default();
+        let swapchain = self.instance.surface.is_some()
+            && device_exts.iter().any(|e| {
+                e.extension_name_as_c_str()
+                    .is_ok_and(|n| n == ash::khr::swapchain::NAME)
+            });
+        let ext_names: Vec<*const std::ffi::c_char> = if swapchain {
+            vec![ash::khr::swapchain::NAME.as_ptr()]
+        } else {
+            Vec::new()
+        };
         let create = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_info)
+            .enabled_extension_names(&ext_names)
             .push_next(&mut f2);
         // SAFETY: valid physical device; the create info points at locals alive for the call.
         let device =
             unsafe { raw.create_device(self.raw, &create, None) }.map_err(conv::map_result)?;
-        let shared = Arc::new(DeviceShared::new(self, device, requested)?);
+        let shared = Arc::new(DeviceShared::new(self, device, requested, swapchain)?);
         Device::over(shared)
     }
 }

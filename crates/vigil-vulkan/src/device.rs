@@ -5,6 +5,7 @@ use crate::adapter::Adapter;
 use crate::command::CommandEncoder;
 use crate::descriptor::DescriptorPools;
 use crate::instance::InstanceShared;
+use crate::surface::Surface;
 use crate::{Api, conv};
 use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme, Allocator};
@@ -322,7 +323,10 @@ pub(crate) const IMMEDIATE_STAGES: vk::ShaderStageFlags = vk::ShaderStageFlags::
 pub(crate) struct DeviceShared {
     pub raw: ash::Device,
     /// Keeps the instance alive for as long as the device.
-    _instance: Arc<InstanceShared>,
+    instance: Arc<InstanceShared>,
+    pub physical: vk::PhysicalDevice,
+    /// Swapchains (present when the device has VK_KHR_swapchain).
+    pub swapchain: Option<ash::khr::swapchain::Device>,
     pub debug_utils: Option<ash::ext::debug_utils::Device>,
     pub queue_family: u32,
     queue: Mutex<vk::Queue>,
@@ -353,6 +357,7 @@ impl DeviceShared {
         adapter: &Adapter,
         raw: ash::Device,
         features: Features,
+        swapchain: bool,
     ) -> hal::Result<Self> {
         let instance = adapter.instance.clone();
         // SAFETY: the queue family and index were part of the device's create info.
@@ -440,8 +445,10 @@ impl DeviceShared {
             })
             .collect();
         Ok(DeviceShared {
+            swapchain: swapchain.then(|| ash::khr::swapchain::Device::new(&instance.raw, &raw)),
             raw,
-            _instance: instance,
+            instance,
+            physical: adapter.raw,
             debug_utils,
             queue_family: adapter.queue_family,
             queue: Mutex::new(queue),
@@ -454,6 +461,16 @@ impl DeviceShared {
             depth24_stencil8,
             format_support,
         })
+    }
+
+    /// The instance.
+    pub(crate) fn instance(&self) -> &InstanceShared {
+        &self.instance
+    }
+
+    /// The queue, locked (it is externally synchronized).
+    pub(crate) fn lock_queue(&self) -> MutexGuard<'_, vk::Queue> {
+        lock(&self.queue)
     }
 
     /// Consults the fault injector before the native call at `site`.
@@ -1161,6 +1178,36 @@ impl hal::Device for Device {
         unsafe { self.submit_with(command_buffers, signal_value, None) }
     }
 
+    unsafe fn create_surface(&self, target: hal::WindowTarget) -> hal::Result<Surface> {
+        self.create_surface_raw(target)
+    }
+
+    fn surface_capabilities(&self, surface: &Surface) -> hal::Result<hal::SurfaceCapabilities> {
+        self.surface_capabilities_raw(surface)
+    }
+
+    unsafe fn configure_surface(
+        &self,
+        surface: &mut Surface,
+        config: &hal::SurfaceConfiguration,
+    ) -> hal::Result<()> {
+        self.configure_surface_raw(surface, config)
+    }
+
+    unsafe fn present(
+        &self,
+        surface: &mut Surface,
+        source: &Texture,
+        from: hal::PresentSource,
+        signal_value: u64,
+    ) -> hal::Result<hal::PresentOutcome> {
+        self.present_raw(surface, source, from, signal_value)
+    }
+
+    unsafe fn destroy_surface(&self, surface: Surface) {
+        self.destroy_surface_raw(surface);
+    }
+
     fn share(&self) -> hal::Result<Device> {
         Device::over(self.shared.clone())
     }
@@ -1279,6 +1326,16 @@ impl Device {
             .map_err(conv::map_result)?;
         self.last_signal.fetch_max(signal_value, Ordering::AcqRel);
         Ok(())
+    }
+
+    /// The completion counter's semaphore.
+    pub(crate) fn timeline_semaphore(&self) -> vk::Semaphore {
+        self.timeline
+    }
+
+    /// Notes a value a submission made elsewhere (a present) will signal.
+    pub(crate) fn note_signal(&self, value: u64) {
+        self.last_signal.fetch_max(value, Ordering::AcqRel);
     }
 }
 

@@ -18,6 +18,11 @@ pub(crate) struct InstanceShared {
     _entry: ash::Entry,
     pub raw: ash::Instance,
     pub debug_utils: Option<ash::ext::debug_utils::Instance>,
+    /// Surfaces (present when the loader has VK_KHR_surface), by window system.
+    pub surface: Option<ash::khr::surface::Instance>,
+    pub xlib: Option<ash::khr::xlib_surface::Instance>,
+    pub xcb: Option<ash::khr::xcb_surface::Instance>,
+    pub wayland: Option<ash::khr::wayland_surface::Instance>,
     messenger: vk::DebugUtilsMessengerEXT,
     /// Owned by the messenger's user data pointer; kept here to outlive it.
     pub log: Option<Arc<ValidationLog>>,
@@ -147,6 +152,23 @@ impl hal::Instance for Instance {
         if has_debug_utils {
             ext_names.push(ash::ext::debug_utils::NAME.as_ptr());
         }
+        // Presentation, where the loader has it: the surface extension and each window
+        // system's that is there.
+        let has_surface = has_ext(ash::khr::surface::NAME);
+        let window_systems = [
+            ash::khr::xlib_surface::NAME,
+            ash::khr::xcb_surface::NAME,
+            ash::khr::wayland_surface::NAME,
+        ];
+        let has_window = window_systems.map(|n| has_surface && has_ext(n));
+        if has_surface {
+            ext_names.push(ash::khr::surface::NAME.as_ptr());
+        }
+        for (name, has) in window_systems.iter().zip(has_window) {
+            if has {
+                ext_names.push(name.as_ptr());
+            }
+        }
         // The layer's synchronization validation reports missing or wrong barriers as
         // hazards, whatever the driver does with them (lavapipe runs work in order and
         // would hide them).
@@ -213,10 +235,19 @@ impl hal::Instance for Instance {
         };
         let debug_utils =
             has_debug_utils.then(|| ash::ext::debug_utils::Instance::new(&entry, &raw));
+        let [xlib, xcb, wayland] = has_window;
+        let surface = has_surface.then(|| ash::khr::surface::Instance::new(&entry, &raw));
+        let xlib = xlib.then(|| ash::khr::xlib_surface::Instance::new(&entry, &raw));
+        let xcb = xcb.then(|| ash::khr::xcb_surface::Instance::new(&entry, &raw));
+        let wayland = wayland.then(|| ash::khr::wayland_surface::Instance::new(&entry, &raw));
         let mut shared = InstanceShared {
             _entry: entry,
             raw,
             debug_utils,
+            surface,
+            xlib,
+            xcb,
+            wayland,
             messenger: vk::DebugUtilsMessengerEXT::null(),
             log,
             log_ptr,

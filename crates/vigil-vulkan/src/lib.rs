@@ -22,6 +22,7 @@ mod descriptor;
 mod device;
 mod instance;
 mod render_pipeline;
+mod surface;
 
 pub use adapter::Adapter;
 pub use command::CommandEncoder;
@@ -45,6 +46,7 @@ impl vigil_hal::Api for Api {
     type CommandBuffer = CommandBuffer;
     type Buffer = Buffer;
     type Texture = Texture;
+    type Surface = surface::Surface;
     type TextureView = TextureView;
     type Sampler = Sampler;
     type QuerySet = QuerySet;

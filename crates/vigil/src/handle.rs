@@ -98,6 +98,8 @@ handles! {
     ComputePipeline = "compute pipeline";
     /// A render pipeline.
     RenderPipeline = "render pipeline";
+    /// A surface presenting to a window.
+    Surface = "surface";
     /// An open mapping of a buffer range.
     BufferMapping = "buffer mapping";
 }

@@ -74,7 +74,8 @@ pub use device::{
     BindGroupDescriptor, BindGroupEntry, BindGroupPoolDescriptor, BindGroupWrite, BindingResource,
     BufferBinding, BufferDescriptor, BufferInitDescriptor, Completion, ComputePipelineDescriptor,
     Device, DeviceDescriptor, GroupBinding, GroupResource, LossSnapshot, MAX_QUEUED_WRITES,
-    PipelineLayoutDescriptor, ShaderModuleDescriptor, Stats, WaitSite, WriteStats, sampled_layout,
+    PipelineLayoutDescriptor, ShaderModuleDescriptor, Stats, SurfaceConfiguration, SurfaceFrame,
+    WaitSite, WriteStats, sampled_layout,
 };
 pub use device::{
     CloseReport, MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport, SeamHandle,
@@ -88,7 +89,7 @@ pub use encoder::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIGNMENT};
 pub use error::{Error, ErrorKind, Result};
 pub use handle::{
     BindGroup, BindGroupLayout, BindGroupPool, Buffer, BufferMapping, ComputePipeline, Handle,
-    PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Texture, TextureView,
+    PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Surface, Texture, TextureView,
 };
 pub use instance::{Adapter, Instance, InstanceDescriptor, Validation};
 pub use render::{FragmentState, RenderPipelineDescriptor, VertexState};
@@ -99,6 +100,8 @@ pub use texture::{
 };
 pub use timeline::{Timeline, TimelineEvent, Track};
 
+/// The window-handle traits a window passed to [`Device::create_surface`] implements.
+pub use raw_window_handle;
 pub use vigil_hal::{
     AdapterInfo, AddressMode, BindGroupLayoutEntry, BindingArray, BindingArrayFlags, BindingType,
     BlendComponent, BlendFactor, BlendOperation, BlendState, BufferBindingType, BufferUsages,
@@ -111,6 +114,8 @@ pub use vigil_hal::{
 };
 /// The plain types shared with the backend layer (formats, usages, states, limits).
 pub use vigil_hal::{CallSite, FaultKind, FaultMode};
+/// Presentation types shared with the backend layer.
+pub use vigil_hal::{CompositeAlphaMode, PresentMode, SurfaceCapabilities, SurfaceStatus};
 
 /// The shader front end, for reflection and diagnostics.
 pub use vigil_shader as shader;

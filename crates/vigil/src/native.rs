@@ -66,6 +66,48 @@ impl<A: Api> Hal<A> {
         unsafe { self.0.create_buffer(desc) }
     }
 
+    /// A surface over `target`, whose window the caller's surface object keeps alive.
+    pub fn create_surface(&self, target: vigil_hal::WindowTarget) -> vigil_hal::Result<A::Surface> {
+        // SAFETY: the window `target` names is held (an `Arc` of the application's window)
+        // by the surface object for as long as the native surface lives, or is the test
+        // backend's headless target.
+        unsafe { self.0.create_surface(target) }
+    }
+
+    /// Configures a surface (configuration checked against its capabilities).
+    pub fn configure_surface(
+        &self,
+        surface: &mut A::Surface,
+        config: &vigil_hal::SurfaceConfiguration,
+    ) -> vigil_hal::Result<()> {
+        // SAFETY: the device checked format, extent, present and alpha modes against the
+        // surface's capabilities, and waited for the surface's last present to complete.
+        unsafe { self.0.configure_surface(surface, config) }
+    }
+
+    /// Presents a frame texture through a surface.
+    pub fn present(
+        &self,
+        surface: &mut A::Surface,
+        source: &A::Texture,
+        from: vigil_hal::PresentSource,
+        signal_value: u64,
+    ) -> vigil_hal::Result<vigil_hal::PresentOutcome> {
+        // SAFETY: the surface is configured; the frame texture was made for that
+        // configuration (format, extent, COPY_SRC) and is held by the submission record
+        // until `signal_value` completes; the previous present's serial completed (the
+        // device waited for it); `signal_value` is the next serial, under the queue lock.
+        unsafe { self.0.present(surface, source, from, signal_value) }
+    }
+
+    /// Releases a surface.
+    pub fn destroy_surface(&self, surface: A::Surface) {
+        // SAFETY: reached only from `Owned::drop`: the surface object is gone, and its
+        // last present completed (waited for when the surface was destroyed) or the device
+        // is lost.
+        unsafe { self.0.destroy_surface(surface) }
+    }
+
     /// Releases a buffer nothing uses any more.
     pub fn destroy_buffer(&self, buffer: A::Buffer) {
         // SAFETY: reached only from `Owned::drop`, when the last holder of the buffer let
@@ -476,6 +518,14 @@ impl<A: Api, K: NativeKind> Owned<A, K> {
     }
 }
 
+impl<A: Api, K: NativeKind> Owned<A, K> {
+    /// The native object, to change (a surface's configuration; callers hold the lock
+    /// around it).
+    pub fn get_mut(&mut self) -> &mut K::Raw<A> {
+        &mut self.raw
+    }
+}
+
 impl<A: Api, K: NativeKind> Deref for Owned<A, K> {
     type Target = K::Raw<A>;
     #[inline]
@@ -523,4 +573,5 @@ native_kinds! {
     ShaderModuleKind: ShaderModule => destroy_shader_module;
     ComputePipelineKind: ComputePipeline => destroy_compute_pipeline;
     RenderPipelineKind: RenderPipeline => destroy_render_pipeline;
+    SurfaceKind: Surface => destroy_surface;
 }

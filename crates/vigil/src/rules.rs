@@ -205,6 +205,14 @@ rules! {
     FragmentOutput: InvalidDescriptor, "render-pipeline.fragment-output", "Every written color target has a fragment output of a matching scalar type.", "WebGPU validating fragment state";
 
     // Encoders and passes.
+    // Surfaces.
+    SurfaceUnsupported: Unsupported, "surface.unsupported", "A surface is made for a window the device can present to (X11 through Xlib or XCB, or Wayland, with VK_KHR_swapchain).", "Vulkan VK_KHR_surface, VK_KHR_swapchain";
+    SurfaceConfiguration: InvalidDescriptor, "surface.configuration", "A surface is configured with a format, present mode and alpha mode its capabilities list, an extent within their bounds (and not zero), and frame usages they allow.", "WebGPU GPUCanvasContext.configure; Vulkan VUID-VkSwapchainCreateInfoKHR-imageExtent-01274";
+    SurfaceNotConfigured: InvalidState, "surface.not-configured", "A surface is configured before a frame is acquired.", "WebGPU getCurrentTexture";
+    SurfaceFrameOutstanding: InvalidState, "surface.frame-outstanding", "A surface hands out one frame at a time: the next acquire (or a reconfiguration) waits, within the stall bound, for the frame out to be presented or abandoned, then gives up.", "vigil; the reference's drawable stall";
+    SurfaceNoFrame: InvalidState, "surface.no-frame", "A frame is presented or abandoned once, after it was acquired.", "WebGPU present";
+    SurfaceFrameTexture: UsageMismatch, "surface.frame-texture", "A surface's frame is rendered to or copied, never bound in a group or destroyed directly (present or abandon it).", "vigil; the reference: a bind group cannot keep a swapchain image alive";
+
     EncoderPoisoned: InvalidState, "encoder.poisoned", "An encoder refuses every call after its first refused call; finish reports that first error.", "WebGPU invalid encoder";
     EncoderFinished: InvalidState, "encoder.finished", "An encoder is finished once.", "WebGPU finish";
     PassOpen: InvalidState, "encoder.pass-open", "Passes do not nest, copies happen outside passes, and an encoder is finished with no pass open.", "WebGPU encoder state";

@@ -1,7 +1,7 @@
 //! The test backend's instance, adapter and device.
 
 use super::encoder::{TestCommand, TestCommandBuffer, TestCommandEncoder};
-use super::{TestApi, TestBuffer, TestObject, next_id};
+use super::{TestApi, TestBuffer, TestObject, TestSurface, next_id};
 use crate::adapter::{AdapterInfo, DeviceType, Features, Limits};
 use crate::api::{
     Adapter, BindGroupDescriptor, BindGroupEntry, Device, ExposedAdapter, Instance,
@@ -16,7 +16,13 @@ use crate::pipeline::{
     ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor,
 };
 use crate::render::RenderPipelineDescriptor;
-use crate::texture::{SamplerDescriptor, TextureDescriptor, TextureViewDescriptor};
+use crate::surface::{
+    CompositeAlphaMode, PresentMode, PresentOutcome, PresentSource, SurfaceCapabilities,
+    SurfaceConfiguration, SurfaceStatus, WindowTarget,
+};
+use crate::texture::{
+    SamplerDescriptor, TextureDescriptor, TextureFormat, TextureUsages, TextureViewDescriptor,
+};
 use crate::validation_log::ValidationLog;
 use crate::{DeviceError, IndexFormat, Result};
 use std::ptr::NonNull;
@@ -168,6 +174,8 @@ pub struct TestDevice {
     pending: Mutex<std::collections::VecDeque<(u64, Option<u64>)>>,
     faults: Arc<FaultInjector>,
     log: Mutex<Vec<(u64, Vec<TestCommand>)>>,
+    /// The size of every test surface's window.
+    surface_extent: Arc<Mutex<[u32; 2]>>,
 }
 
 impl TestDevice {
@@ -183,6 +191,7 @@ impl TestDevice {
             pending: Mutex::new(std::collections::VecDeque::new()),
             faults: Arc::new(FaultInjector::default()),
             log: Mutex::new(Vec::new()),
+            surface_extent: Arc::new(Mutex::new([64, 64])),
         }
     }
 
@@ -243,6 +252,15 @@ impl TestDevice {
             return Err(DeviceError::Lost);
         }
         self.faults.check(site)
+    }
+
+    /// Resizes the window of every surface of this device (and of devices sharing its
+    /// root): what a user dragging the window's corner does.
+    pub fn set_surface_extent(&self, extent: [u32; 2]) {
+        *self
+            .surface_extent
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = extent;
     }
 
     fn object(&self, site: &str, label: &str) -> Result<TestObject> {
@@ -465,11 +483,86 @@ impl Device for TestDevice {
         self.submit_with(command_buffers, signal_value, None)
     }
 
+    unsafe fn create_surface(&self, _target: WindowTarget) -> Result<TestSurface> {
+        self.check("create_surface")?;
+        self.live.fetch_add(1, Ordering::AcqRel);
+        Ok(TestSurface {
+            id: next_id(),
+            config: None,
+        })
+    }
+
+    fn surface_capabilities(&self, _surface: &TestSurface) -> Result<SurfaceCapabilities> {
+        self.check("surface_capabilities")?;
+        let extent = *self
+            .surface_extent
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        Ok(SurfaceCapabilities {
+            formats: vec![TextureFormat::Bgra8Unorm, TextureFormat::Rgba8Unorm],
+            present_modes: vec![PresentMode::Fifo, PresentMode::Mailbox],
+            alpha_modes: vec![CompositeAlphaMode::Opaque],
+            current_extent: Some(extent),
+            min_extent: [1, 1],
+            max_extent: [16384, 16384],
+            usages: TextureUsages::RENDER_ATTACHMENT
+                | TextureUsages::COPY_DST
+                | TextureUsages::COPY_SRC,
+        })
+    }
+
+    unsafe fn configure_surface(
+        &self,
+        surface: &mut TestSurface,
+        config: &SurfaceConfiguration,
+    ) -> Result<()> {
+        self.check("configure_surface")?;
+        surface.config = Some(*config);
+        Ok(())
+    }
+
+    unsafe fn present(
+        &self,
+        surface: &mut TestSurface,
+        source: &TestObject,
+        _from: PresentSource,
+        signal_value: u64,
+    ) -> Result<PresentOutcome> {
+        self.check("present")?;
+        let extent = *self
+            .surface_extent
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if surface.config.is_none_or(|c| c.extent != extent) {
+            return Ok(PresentOutcome {
+                status: SurfaceStatus::OutOfDate,
+                submitted: false,
+            });
+        }
+        let cb = TestCommandBuffer {
+            label: "present".to_owned(),
+            commands: vec![TestCommand::Present {
+                surface: surface.id,
+                source: source.id,
+            }],
+        };
+        self.submit_with(&[&cb], signal_value, None)?;
+        Ok(PresentOutcome {
+            status: SurfaceStatus::Good,
+            submitted: true,
+        })
+    }
+
+    unsafe fn destroy_surface(&self, _surface: TestSurface) {
+        self.release();
+    }
+
     fn share(&self) -> Result<TestDevice> {
         self.check("share")?;
         let mut other = TestDevice::new(self.features);
         other.live = self.live.clone();
         other.lost = self.lost.clone();
+        other.surface_extent = self.surface_extent.clone();
         Ok(other)
     }
 

@@ -15,6 +15,13 @@ use std::sync::{Arc, Mutex};
 /// One recorded command.
 #[derive(Clone, Debug)]
 pub enum TestCommand {
+    /// A frame presented: the texture copied to the surface (recorded by `present`).
+    Present {
+        /// The surface.
+        surface: ObjectId,
+        /// The texture presented.
+        source: ObjectId,
+    },
     /// A global memory barrier.
     Barrier(MemoryBarrier),
     /// A dependency on a buffer range.

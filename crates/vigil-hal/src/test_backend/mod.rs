@@ -69,4 +69,15 @@ impl Api for TestApi {
     type ShaderModule = TestObject;
     type ComputePipeline = TestObject;
     type RenderPipeline = TestObject;
+    type Surface = TestSurface;
+}
+
+/// A surface of the test backend: it presents into its log, and its window's size is the
+/// device's ([`TestDevice::set_surface_extent`]).
+#[derive(Debug)]
+pub struct TestSurface {
+    /// Identity.
+    pub id: ObjectId,
+    /// The configuration, once configured.
+    pub config: Option<crate::surface::SurfaceConfiguration>,
 }

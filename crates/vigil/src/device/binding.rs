@@ -995,6 +995,17 @@ impl<A: Api> Device<A> {
         if !self.objects.textures.is_live(t.index(), t.generation()) {
             return Err(validate::texture::texture_destroyed(op, label));
         }
+        if view.texture.frame {
+            // A group would keep the frame past its present, which a swapchain image
+            // cannot outlive.
+            return Err(crate::error::fail!(
+                SurfaceFrameTexture,
+                op,
+                label,
+                "view '{}' is of a surface's frame, which is rendered to or copied, never bound in a group",
+                view.label
+            ));
+        }
         Ok(view)
     }
 

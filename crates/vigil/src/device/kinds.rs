@@ -62,6 +62,7 @@ macro_rules! kinds {
 
 kinds! {
     // Dropped in this order at teardown: what retains comes before what it retains.
+    surfaces: Surface => SurfaceObj, "surfaces";
     mappings: BufferMapping => MappingObj, "buffer mappings";
     bind_groups: BindGroup => BindGroupObj, "bind groups";
     bind_group_pools: BindGroupPool => BindGroupPoolObj, "bind group pools";

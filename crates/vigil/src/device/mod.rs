@@ -18,6 +18,7 @@ mod pipeline;
 mod progress;
 mod queue;
 mod seams;
+mod surface;
 mod texture;
 mod uploads;
 
@@ -52,6 +53,7 @@ pub use binding::{
 };
 pub use buffer::{BufferDescriptor, BufferInitDescriptor};
 pub use pipeline::{ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor};
+pub use surface::{SurfaceConfiguration, SurfaceFrame};
 
 /// How to open a device.
 ///

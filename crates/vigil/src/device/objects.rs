@@ -10,11 +10,12 @@
 
 use crate::handle::{
     BindGroup, BindGroupLayout, BindGroupPool, Buffer, BufferMapping, ComputePipeline,
-    PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Texture, TextureView,
+    PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Surface, Texture, TextureView,
 };
 use crate::native::{
     BindGroupKind, BindGroupLayoutKind, BufferKind, ComputePipelineKind, Owned, PipelineLayoutKind,
-    QuerySetKind, RenderPipelineKind, SamplerKind, ShaderModuleKind, TextureKind, ViewKind,
+    QuerySetKind, RenderPipelineKind, SamplerKind, ShaderModuleKind, SurfaceKind, TextureKind,
+    ViewKind,
 };
 use crate::registry::Labelled;
 use crate::track::{State, Subresources, Use};
@@ -48,7 +49,8 @@ labelled!(
     ShaderModuleObj,
     ComputePipelineObj,
     RenderPipelineObj,
-    MappingObj
+    MappingObj,
+    SurfaceObj
 );
 
 /// A buffer.
@@ -103,6 +105,32 @@ pub(crate) struct TextureObj<A: Api> {
     /// Between submissions: whether its contents were zeroed yet, and each subresource's
     /// state (mip-major).
     pub state: Mutex<TextureState>,
+    /// A surface's frame: presented or abandoned through its surface, never destroyed
+    /// directly or bound in a group.
+    pub frame: bool,
+}
+
+/// A surface: the native surface (with its swapchain), the window it presents to (held
+/// so it outlives the native surface), and its frame.
+pub(crate) struct SurfaceObj<A: Api> {
+    pub handle: Surface,
+    pub label: String,
+    pub state: Mutex<SurfaceState<A>>,
+    /// Signalled when a frame is presented or abandoned (a waiting acquire looks again).
+    pub frame_done: std::sync::Condvar,
+    /// The application's window, kept alive for as long as the native surface; dropped
+    /// after it (fields drop in order, and `state` holds the native surface).
+    pub _window: Option<Arc<dyn std::any::Any + Send + Sync>>,
+}
+
+/// What changes in a surface.
+pub(crate) struct SurfaceState<A: Api> {
+    pub raw: Owned<A, SurfaceKind>,
+    pub config: Option<crate::device::SurfaceConfiguration>,
+    /// The frame handed out and not yet presented or abandoned.
+    pub frame: Option<Arc<TextureObj<A>>>,
+    /// Serial of the last present's copy (0: none).
+    pub last_present: u64,
 }
 
 /// A texture's state between submissions.

@@ -27,9 +27,18 @@ pub use crate::validate::texture::MAX_QUERIES;
 impl<A: Api> Device<A> {
     /// Creates a 2D texture. Its texels start zeroed.
     pub fn create_texture(&self, desc: &TextureDescriptor<'_>) -> Result<Texture> {
-        const OP: &str = "create_texture";
-        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
-        self.check_alive(OP)?;
+        Ok(self.make_texture(desc, false, "create_texture")?.handle)
+    }
+
+    /// Creates a texture: an application's, or (`frame`) a surface's frame.
+    pub(crate) fn make_texture(
+        &self,
+        desc: &TextureDescriptor<'_>,
+        frame: bool,
+        op: &'static str,
+    ) -> Result<std::sync::Arc<TextureObj<A>>> {
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", op, desc.label);
+        self.check_alive(op)?;
         validate::texture::descriptor(desc, &self.limits, self.hal.format_support(desc.format))?;
         let raw = self
             .hal
@@ -44,7 +53,7 @@ impl<A: Api> Device<A> {
                 usage: desc.usage,
                 cube_compatible: desc.array_layers >= 6 && desc.size[0] == desc.size[1],
             })
-            .map_err(|e| self.hal_error(e, OP, desc.label))?;
+            .map_err(|e| self.hal_error(e, op, desc.label))?;
         let raw = Owned::new(&self.hal, raw);
         let parts = (desc.mip_level_count as usize).saturating_mul(desc.array_layers as usize);
         let id = self.id;
@@ -69,16 +78,25 @@ impl<A: Api> Device<A> {
                     initialized: false,
                     parts: vec![State::fresh(TextureLayout::Undefined); parts],
                 }),
+                frame,
             })
-            .ok_or_else(|| super::buffer::registry_full(OP, desc.label, "texture"))?;
+            .ok_or_else(|| super::buffer::registry_full(op, desc.label, "texture"))?;
         self.notify_created("texture", desc.label);
-        Ok(obj.handle)
+        Ok(obj)
     }
 
     /// Destroys a texture (views and bind groups naming it keep its memory until they go,
     /// but refuse to be used).
     pub fn destroy_texture(&self, texture: Texture) -> Result<()> {
         const OP: &str = "destroy_texture";
+        if self.lookup(texture, OP)?.frame {
+            return Err(fail!(
+                SurfaceFrameTexture,
+                OP,
+                "",
+                "{texture:?} is a surface's frame: present it or abandon it through its surface"
+            ));
+        }
         let obj = self.remove(texture, OP)?;
         let mut q = lock(&self.queue);
         self.drop_queued_writes_to(&mut q, None, Some(&obj));

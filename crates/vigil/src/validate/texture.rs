@@ -401,3 +401,62 @@ pub(crate) fn texture_destroyed(op: &'static str, label: &str) -> crate::Error {
         "the view's texture was destroyed"
     )
 }
+
+/// A surface configuration against the surface's capabilities.
+pub(crate) fn surface_configuration(
+    label: &str,
+    config: &crate::device::SurfaceConfiguration,
+    caps: &vigil_hal::SurfaceCapabilities,
+) -> Result<()> {
+    const OP: &str = "configure_surface";
+    ensure!(
+        caps.formats.contains(&config.format),
+        SurfaceConfiguration,
+        OP,
+        label,
+        "format {:?} is not one the surface presents ({:?})",
+        config.format,
+        caps.formats
+    );
+    ensure!(
+        caps.present_modes.contains(&config.present_mode),
+        SurfaceConfiguration,
+        OP,
+        label,
+        "present mode {:?} is not one the surface has ({:?})",
+        config.present_mode,
+        caps.present_modes
+    );
+    ensure!(
+        caps.alpha_modes.contains(&config.alpha_mode),
+        SurfaceConfiguration,
+        OP,
+        label,
+        "alpha mode {:?} is not one the surface has ({:?})",
+        config.alpha_mode,
+        caps.alpha_modes
+    );
+    let [w, h] = config.extent;
+    ensure!(
+        w > 0
+            && h > 0
+            && (caps.min_extent[0]..=caps.max_extent[0]).contains(&w)
+            && (caps.min_extent[1]..=caps.max_extent[1]).contains(&h),
+        SurfaceConfiguration,
+        OP,
+        label,
+        "extent {w}x{h} is outside {:?}..={:?} (or zero)",
+        caps.min_extent,
+        caps.max_extent
+    );
+    ensure!(
+        caps.usages.contains(config.usage) && !config.usage.is_empty(),
+        SurfaceConfiguration,
+        OP,
+        label,
+        "frame usage {:?} is not within what the surface allows ({:?}), or empty",
+        config.usage,
+        caps.usages
+    );
+    Ok(())
+}
