@@ -800,6 +800,67 @@ impl Scene {
         }
     }
 
+    /// A render pipeline drawing the scene into targets of `format` (a window's frames are
+    /// often BGRA where the scene's own target is RGBA).
+    pub fn pipeline_for(&self, device: &Device, format: TextureFormat) -> Result<RenderPipeline> {
+        mesh_pipeline(
+            device,
+            self.mesh_layout,
+            self.mesh_module,
+            "fs",
+            &[Some(ColorTargetState {
+                format,
+                blend: None,
+                write_mask: ColorWrites::ALL,
+            })],
+        )
+    }
+
+    /// Renders frame `index` into `target` (a view of a texture of the scene's size, of
+    /// the format `pipeline` was made for by [`Scene::pipeline_for`]) and submits it: the
+    /// same passes as [`Scene::frame`], the last one drawing into `target`.
+    pub fn render_into(
+        &self,
+        device: &Device,
+        index: u32,
+        target: TextureView,
+        pipeline: RenderPipeline,
+    ) -> Result<()> {
+        self.update(device, index)?;
+        let mut enc = device
+            .create_command_encoder(&CommandEncoderDescriptor {
+                label: "scene frame (window)",
+            })
+            .map_err(err)?;
+        let passes = self.passes();
+        passes
+            .pattern(&mut enc, None)
+            .and_then(|()| passes.mips(&mut enc, &self.mip_groups, None))
+            .and_then(|()| {
+                passes.cubes(
+                    &mut enc,
+                    "scene",
+                    pipeline,
+                    &[Some(RenderPassColorAttachment {
+                        view: target,
+                        resolve_target: None,
+                        load: LoadOp::Clear(BACKGROUND),
+                        store: StoreOp::Store,
+                    })],
+                    self.depth_view,
+                    None,
+                )
+            })
+            .map_err(err)?;
+        device.submit([enc.finish().map_err(err)?]).map_err(err)?;
+        Ok(())
+    }
+
+    /// The size the scene renders at.
+    pub fn size(&self) -> [u32; 2] {
+        self.size
+    }
+
     /// The same frame as [`Scene::frame`], as a render graph: the pattern pass, one pass
     /// per mip level, and the scene pass, each recorded by the same code as the immediate
     /// frame's (one mip level per pass here). Every bind group is imported whole (the graph

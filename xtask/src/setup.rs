@@ -17,6 +17,13 @@ const TOOLS: &[&str] = &[
     "libvulkan-dev",
     "spirv-tools",
     "valgrind",
+    // The window example's test: a virtual X server, and the X libraries winit loads.
+    "xvfb",
+    "libx11-xcb1",
+    "libxcursor1",
+    "libxrandr2",
+    "libxi6",
+    "libxkbcommon-x11-0",
 ];
 /// Mesa's Vulkan drivers, lavapipe among them.
 const MESA: &str = "mesa-vulkan-drivers";
