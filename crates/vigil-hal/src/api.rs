@@ -401,6 +401,16 @@ pub trait Device: Send + Sync + Debug {
         command_buffers: &[&<Self::A as Api>::CommandBuffer],
         signal_value: u64,
     ) -> Result<()>;
+    /// Another texture object naming `texture`'s native image (for a device over the same
+    /// native device to use it): destroying the alias releases only the alias.
+    ///
+    /// # Safety
+    /// `texture` belongs to a device over the same native device, and outlives the alias.
+    unsafe fn alias_texture(
+        &self,
+        texture: &<Self::A as Api>::Texture,
+    ) -> Result<<Self::A as Api>::Texture>;
+
     /// Creates a surface presenting to `target`.
     ///
     /// # Safety

@@ -176,6 +176,8 @@ pub struct Texture {
     pub(crate) raw: vk::Image,
     allocation: Option<Allocation>,
     pub(crate) format: TextureFormat,
+    /// Whether destroying it destroys the image (an alias names another's image).
+    owned: bool,
 }
 
 /// An image view.
@@ -863,17 +865,31 @@ impl hal::Device for Device {
             raw,
             allocation: Some(allocation),
             format: desc.format,
+            owned: true,
         })
     }
 
     unsafe fn destroy_texture(&self, mut texture: Texture) {
         let s = &self.shared;
-        // SAFETY: no pending GPU work uses it (caller's guarantee).
-        unsafe { s.raw.destroy_image(texture.raw, None) };
+        if texture.owned {
+            // SAFETY: no pending GPU work uses it (caller's guarantee).
+            unsafe { s.raw.destroy_image(texture.raw, None) };
+        }
         if let Some(a) = texture.allocation.take() {
             s.free(a);
         }
         s.released();
+    }
+
+    unsafe fn alias_texture(&self, texture: &Texture) -> hal::Result<Texture> {
+        self.shared.check("alias_texture")?;
+        self.shared.created();
+        Ok(Texture {
+            raw: texture.raw,
+            allocation: None,
+            format: texture.format,
+            owned: false,
+        })
     }
 
     unsafe fn create_texture_view(

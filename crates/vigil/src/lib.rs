@@ -75,7 +75,7 @@ pub use device::{
     BufferBinding, BufferDescriptor, BufferInitDescriptor, Completion, ComputePipelineDescriptor,
     Device, DeviceDescriptor, GroupBinding, GroupResource, LossSnapshot, MAX_QUEUED_WRITES,
     PipelineLayoutDescriptor, ShaderModuleDescriptor, Stats, SurfaceConfiguration, SurfaceFrame,
-    WaitSite, WriteStats, sampled_layout,
+    TextureExport, WaitSite, WriteStats, sampled_layout,
 };
 pub use device::{
     CloseReport, MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport, SeamHandle,

@@ -66,6 +66,14 @@ impl<A: Api> Hal<A> {
         unsafe { self.0.create_buffer(desc) }
     }
 
+    /// An alias of another device's texture (over the same native device).
+    pub fn alias_texture(&self, texture: &A::Texture) -> vigil_hal::Result<A::Texture> {
+        // SAFETY: the texture comes from an export token of a device over the same native
+        // device (checked by `register_texture`); the registration holds the exporting
+        // texture object, so the image outlives the alias.
+        unsafe { self.0.alias_texture(texture) }
+    }
+
     /// A surface over `target`, whose window the caller's surface object keeps alive.
     pub fn create_surface(&self, target: vigil_hal::WindowTarget) -> vigil_hal::Result<A::Surface> {
         // SAFETY: the window `target` names is held (an `Arc` of the application's window)

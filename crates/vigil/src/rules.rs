@@ -205,6 +205,9 @@ rules! {
     FragmentOutput: InvalidDescriptor, "render-pipeline.fragment-output", "Every written color target has a fragment output of a matching scalar type.", "WebGPU validating fragment state";
 
     // Encoders and passes.
+    // Textures shared between devices over one native device.
+    TextureExportForeign: DeviceMismatch, "texture.export-foreign", "An exported texture is registered by another device over the same native device (not by its own, not by a device over another).", "the reference's registerTexture";
+
     // Surfaces.
     SurfaceUnsupported: Unsupported, "surface.unsupported", "A surface is made for a window the device can present to (X11 through Xlib or XCB, or Wayland, with VK_KHR_swapchain).", "Vulkan VK_KHR_surface, VK_KHR_swapchain";
     SurfaceConfiguration: InvalidDescriptor, "surface.configuration", "A surface is configured with a format, present mode and alpha mode its capabilities list, an extent within their bounds (and not zero), and frame usages they allow.", "WebGPU GPUCanvasContext.configure; Vulkan VUID-VkSwapchainCreateInfoKHR-imageExtent-01274";

@@ -483,6 +483,16 @@ impl Device for TestDevice {
         self.submit_with(command_buffers, signal_value, None)
     }
 
+    unsafe fn alias_texture(&self, texture: &TestObject) -> Result<TestObject> {
+        self.check("alias_texture")?;
+        self.live.fetch_add(1, Ordering::AcqRel);
+        // The same identity: commands naming the alias name the texture.
+        Ok(TestObject {
+            id: texture.id,
+            label: texture.label.clone(),
+        })
+    }
+
     unsafe fn create_surface(&self, _target: WindowTarget) -> Result<TestSurface> {
         self.check("create_surface")?;
         self.live.fetch_add(1, Ordering::AcqRel);

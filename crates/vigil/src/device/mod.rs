@@ -18,6 +18,7 @@ mod pipeline;
 mod progress;
 mod queue;
 mod seams;
+mod shared;
 mod surface;
 mod texture;
 mod uploads;
@@ -53,6 +54,7 @@ pub use binding::{
 };
 pub use buffer::{BufferDescriptor, BufferInitDescriptor};
 pub use pipeline::{ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor};
+pub use shared::TextureExport;
 pub use surface::{SurfaceConfiguration, SurfaceFrame};
 
 /// How to open a device.
@@ -138,6 +140,8 @@ pub struct Core<A: Api> {
     pub(crate) closed: AtomicBool,
     /// The CPU/GPU timeline, when started.
     pub(crate) timeline: crate::timeline::TimelineState,
+    /// Textures this device exported (for the shared tail it reports).
+    pub(crate) exports: Mutex<Vec<std::sync::Weak<TextureObj<A>>>>,
 }
 
 /// A validated device over backend `A` (Vulkan by default).
@@ -279,6 +283,7 @@ impl<A: Api> Device<A> {
                 layout_compat: Mutex::new(HashMap::new()),
                 closed: AtomicBool::new(false),
                 timeline: crate::timeline::TimelineState::default(),
+                exports: Mutex::new(Vec::new()),
             }),
         })
     }

@@ -103,11 +103,28 @@ pub(crate) struct TextureObj<A: Api> {
     /// Serial of the last submission that used it (0: none).
     pub last_use: AtomicU64,
     /// Between submissions: whether its contents were zeroed yet, and each subresource's
-    /// state (mip-major).
-    pub state: Mutex<TextureState>,
+    /// state (mip-major). Shared with the registrations of an exported texture in other
+    /// devices over the same native device (one native image, one set of layouts).
+    pub state: Arc<Mutex<TextureState>>,
     /// A surface's frame: presented or abandoned through its surface, never destroyed
     /// directly or bound in a group.
     pub frame: bool,
+    /// For a registration of another device's exported texture: that texture and its
+    /// device.
+    pub source: Option<TextureSource<A>>,
+    /// Whether the texture was exported (its submissions then take `order`).
+    pub exported: AtomicBool,
+    /// Held by any device submitting work on the texture (its own or a registration) from
+    /// planning to the native submission, so the shared layouts change in queue order.
+    pub order: Arc<Mutex<()>>,
+}
+
+/// Where a registered texture comes from.
+pub(crate) struct TextureSource<A: Api> {
+    /// The exporting device's texture (kept alive by the registration).
+    pub texture: Arc<TextureObj<A>>,
+    /// The exporting device.
+    pub producer: Arc<crate::device::Core<A>>,
 }
 
 /// A surface: the native surface (with its swapchain), the window it presents to (held

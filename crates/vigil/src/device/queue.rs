@@ -100,6 +100,11 @@ pub struct Completion {
 }
 
 impl Completion {
+    /// Whether `other` is a device over the same native device (they share loss).
+    pub(crate) fn same_root(&self, other: &Completion) -> bool {
+        Arc::ptr_eq(&self.loss, &other.loss)
+    }
+
     /// Completion for another device over the same native device: its own serials, the
     /// same loss.
     pub(crate) fn sharing_loss(other: &Completion) -> Completion {
@@ -353,6 +358,23 @@ impl<A: Api> Device<A> {
                 return refused(e);
             }
         }
+        // Textures shared with other devices over the native device: wait for the
+        // producers of registrations, and hold each one's order lock until the work is
+        // on the queue (the layouts they share then change in queue order).
+        let shared: Vec<Arc<super::TextureObj<A>>> = cbs
+            .iter()
+            .flat_map(|cb| cb.used.tracker.textures.iter())
+            .filter(|t| t.obj.source.is_some() || t.obj.exported.load(Ordering::Acquire))
+            .map(|t| t.obj.clone())
+            .collect();
+        let stall = lock(&self.timeouts).stall;
+        let _order = match super::shared::order_shared(&shared, stall, OP) {
+            Ok(g) => g,
+            Err(e) => {
+                drop(q);
+                return refused(e);
+            }
+        };
         let serial = self
             .last_submitted
             .load(Ordering::Acquire)

@@ -74,11 +74,14 @@ impl<A: Api> Device<A> {
                     usage: desc.usage,
                 },
                 last_use: AtomicU64::new(0),
-                state: Mutex::new(TextureState {
+                state: std::sync::Arc::new(Mutex::new(TextureState {
                     initialized: false,
                     parts: vec![State::fresh(TextureLayout::Undefined); parts],
-                }),
+                })),
                 frame,
+                source: None,
+                exported: std::sync::atomic::AtomicBool::new(false),
+                order: std::sync::Arc::new(Mutex::new(())),
             })
             .ok_or_else(|| super::buffer::registry_full(op, desc.label, "texture"))?;
         self.notify_created("texture", desc.label);
