@@ -176,6 +176,26 @@ fn buffer_with(device: &Device, label: &str, data: &[u8], usage: BufferUsages) -
     Ok(b)
 }
 
+/// A shader module and a pipeline layout of one bind group layout, both named `label`.
+fn module_and_layout(
+    device: &Device,
+    label: &str,
+    wgsl: &str,
+    bgl: BindGroupLayout,
+) -> Result<(ShaderModule, PipelineLayout)> {
+    let module = device
+        .create_shader_module(&ShaderModuleDescriptor { label, wgsl })
+        .map_err(err)?;
+    let layout = device
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label,
+            bind_group_layouts: &[bgl],
+            immediate_size: 0,
+        })
+        .map_err(err)?;
+    Ok((module, layout))
+}
+
 /// The cubes' render pipeline over `module` with fragment entry `fs` writing `targets`
 /// (the forward frame's and the deferred frame's G-buffer pass differ only in those).
 fn mesh_pipeline(
@@ -346,16 +366,7 @@ impl Scene {
             })
             .map_err(err)?;
         let compute = |label, wgsl, bgl| -> Result<ComputePipeline> {
-            let module = device
-                .create_shader_module(&ShaderModuleDescriptor { label, wgsl })
-                .map_err(err)?;
-            let layout = device
-                .create_pipeline_layout(&PipelineLayoutDescriptor {
-                    label,
-                    bind_group_layouts: &[bgl],
-                    immediate_size: 0,
-                })
-                .map_err(err)?;
+            let (module, layout) = module_and_layout(device, label, wgsl, bgl)?;
             device
                 .create_compute_pipeline(&ComputePipelineDescriptor {
                     label,

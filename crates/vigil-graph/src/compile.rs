@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use vigil::{
     Api, BindGroup, BindGroupDescriptor, BindGroupEntry, BindingResource, Buffer, BufferBinding,
     BufferDescriptor, BufferTransition, CommandBuffer, CommandEncoder, CommandEncoderDescriptor,
-    DefaultApi, Device, Texture, TextureDescriptor, TextureLayout, TextureTransition, TextureView,
+    DefaultApi, Device, Texture, TextureLayout, TextureTransition, TextureView,
     TextureViewDescriptor,
 };
 
@@ -765,15 +765,7 @@ impl<A: Api> CompiledGraph<A> {
                     usage: b.usage,
                 })?),
                 Transient::Texture(t) => {
-                    let texture = device.create_texture(&TextureDescriptor {
-                        label: &label,
-                        size: t.size,
-                        array_layers: t.array_layers,
-                        mip_level_count: t.mip_level_count,
-                        sample_count: t.sample_count,
-                        format: t.format,
-                        usage: t.usage,
-                    })?;
+                    let texture = device.create_texture(&t.descriptor(&label))?;
                     let view = device.create_texture_view(
                         texture,
                         &TextureViewDescriptor {

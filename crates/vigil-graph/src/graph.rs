@@ -57,12 +57,35 @@ pub enum Range {
 }
 
 impl Range {
+    /// Mips and layers as `(first mip, mips, first layer, layers)`, for a subresource range.
+    fn subresources(&self) -> Option<(u32, u32, u32, u32)> {
+        match *self {
+            Range::Subresources {
+                base_mip_level,
+                mip_level_count,
+                base_array_layer,
+                array_layer_count,
+            } => Some((
+                base_mip_level,
+                mip_level_count,
+                base_array_layer,
+                array_layer_count,
+            )),
+            _ => None,
+        }
+    }
+
     /// Whether two ranges of one resource share any part.
     pub fn overlaps(&self, other: &Range) -> bool {
         let meet =
             |a: u64, an: u64, b: u64, bn: u64| a < b.saturating_add(bn) && b < a.saturating_add(an);
+        if let (Some((m, mn, l, ln)), Some((m2, mn2, l2, ln2))) =
+            (self.subresources(), other.subresources())
+        {
+            let w = u64::from;
+            return meet(w(m), w(mn), w(m2), w(mn2)) && meet(w(l), w(ln), w(l2), w(ln2));
+        }
         match (self, other) {
-            (Range::Whole, _) | (_, Range::Whole) => true,
             (
                 Range::Bytes { offset, size },
                 Range::Bytes {
@@ -70,63 +93,26 @@ impl Range {
                     size: s2,
                 },
             ) => meet(*offset, *size, *o2, *s2),
-            (
-                Range::Subresources {
-                    base_mip_level: m,
-                    mip_level_count: mn,
-                    base_array_layer: l,
-                    array_layer_count: ln,
-                },
-                Range::Subresources {
-                    base_mip_level: m2,
-                    mip_level_count: mn2,
-                    base_array_layer: l2,
-                    array_layer_count: ln2,
-                },
-            ) => {
-                meet(
-                    u64::from(*m),
-                    u64::from(*mn),
-                    u64::from(*m2),
-                    u64::from(*mn2),
-                ) && meet(
-                    u64::from(*l),
-                    u64::from(*ln),
-                    u64::from(*l2),
-                    u64::from(*ln2),
-                )
-            }
             _ => true,
         }
     }
 
     /// The smallest range covering both.
     pub fn union(&self, other: &Range) -> Range {
+        if let (Some((m, mn, l, ln)), Some((m2, mn2, l2, ln2))) =
+            (self.subresources(), other.subresources())
+        {
+            let (m0, l0) = (m.min(m2), l.min(l2));
+            let m1 = m.saturating_add(mn).max(m2.saturating_add(mn2));
+            let l1 = l.saturating_add(ln).max(l2.saturating_add(ln2));
+            return Range::Subresources {
+                base_mip_level: m0,
+                mip_level_count: m1 - m0,
+                base_array_layer: l0,
+                array_layer_count: l1 - l0,
+            };
+        }
         match (self, other) {
-            (
-                Range::Subresources {
-                    base_mip_level: m,
-                    mip_level_count: mn,
-                    base_array_layer: l,
-                    array_layer_count: ln,
-                },
-                Range::Subresources {
-                    base_mip_level: m2,
-                    mip_level_count: mn2,
-                    base_array_layer: l2,
-                    array_layer_count: ln2,
-                },
-            ) => {
-                let (m0, l0) = ((*m).min(*m2), (*l).min(*l2));
-                let m1 = m.saturating_add(*mn).max(m2.saturating_add(*mn2));
-                let l1 = l.saturating_add(*ln).max(l2.saturating_add(*ln2));
-                Range::Subresources {
-                    base_mip_level: m0,
-                    mip_level_count: m1 - m0,
-                    base_array_layer: l0,
-                    array_layer_count: l1 - l0,
-                }
-            }
             (
                 Range::Bytes { offset, size },
                 Range::Bytes {
@@ -189,16 +175,20 @@ impl TransientTexture {
     /// Bytes its texels take: every mip level of every layer, times the samples (what a
     /// driver allocates is at least this).
     pub fn bytes(&self) -> u64 {
-        let texel = u64::from(self.format.info().bytes_per_texel);
-        let mut sum = 0u64;
-        for mip in 0..self.mip_level_count.min(32) {
-            let w = u64::from((self.size[0] >> mip).max(1));
-            let h = u64::from((self.size[1] >> mip).max(1));
-            sum = sum.saturating_add(w.saturating_mul(h));
+        vigil::texture_bytes(&self.descriptor(""))
+    }
+
+    /// The descriptor a texture made for it has.
+    pub fn descriptor<'a>(&self, label: &'a str) -> vigil::TextureDescriptor<'a> {
+        vigil::TextureDescriptor {
+            label,
+            size: self.size,
+            array_layers: self.array_layers,
+            mip_level_count: self.mip_level_count,
+            sample_count: self.sample_count,
+            format: self.format,
+            usage: self.usage,
         }
-        sum.saturating_mul(texel)
-            .saturating_mul(u64::from(self.array_layers))
-            .saturating_mul(u64::from(self.sample_count))
     }
 
     /// Whether `other` can live in a texture made for `self`: the same shape and format

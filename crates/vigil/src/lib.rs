@@ -96,7 +96,7 @@ pub use render::{FragmentState, RenderPipelineDescriptor, VertexState};
 pub use rules::Rule;
 pub use texture::{
     SamplerDescriptor, TexelCopyBufferLayout, TexelCopyTextureInfo, TextureDescriptor,
-    TextureDescriptorOwned, TextureViewDescriptor,
+    TextureDescriptorOwned, TextureViewDescriptor, texture_bytes,
 };
 pub use timeline::{Timeline, TimelineEvent, Track};
 

@@ -165,3 +165,18 @@ pub struct TexelCopyTextureInfo {
     /// Aspect (for depth-stencil formats).
     pub aspect: TextureAspect,
 }
+
+/// Bytes the texels of a texture so described take: every mip level of every layer, times
+/// the samples (what a driver allocates is at least this).
+pub fn texture_bytes(desc: &TextureDescriptor<'_>) -> u64 {
+    let texel = u64::from(desc.format.info().bytes_per_texel);
+    let mut sum = 0u64;
+    for mip in 0..desc.mip_level_count.min(32) {
+        let w = u64::from((desc.size[0] >> mip).max(1));
+        let h = u64::from((desc.size[1] >> mip).max(1));
+        sum = sum.saturating_add(w.saturating_mul(h));
+    }
+    sum.saturating_mul(texel)
+        .saturating_mul(u64::from(desc.array_layers))
+        .saturating_mul(u64::from(desc.sample_count))
+}

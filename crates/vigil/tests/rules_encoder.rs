@@ -232,20 +232,6 @@ fn copy_rules() {
     );
 }
 
-/// Commands of the last submission.
-fn last_commands(d: &TDevice) -> Vec<TestCommand> {
-    d.test_backend().submitted_commands().pop().unwrap().1
-}
-
-fn is_barrier(c: &TestCommand) -> bool {
-    matches!(
-        c,
-        TestCommand::Barrier(_)
-            | TestCommand::BufferBarrier { .. }
-            | TestCommand::TextureBarrier { .. }
-    )
-}
-
 #[test]
 fn dependent_dispatches_get_a_barrier_between_them() {
     let d = device();

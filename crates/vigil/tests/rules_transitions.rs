@@ -25,20 +25,6 @@ fn prepare(buffer: Buffer, stages: Stages, access: Access) -> BufferTransition {
     }
 }
 
-/// Commands of the last submission.
-fn last_commands(d: &TDevice) -> Vec<TestCommand> {
-    d.test_backend().submitted_commands().pop().unwrap().1
-}
-
-fn is_barrier(c: &TestCommand) -> bool {
-    matches!(
-        c,
-        TestCommand::Barrier(_)
-            | TestCommand::BufferBarrier { .. }
-            | TestCommand::TextureBarrier { .. }
-    )
-}
-
 /// Two dependent dispatches (a -> b, then b -> c), with `between` called between them;
 /// returns the encoder's derived barrier count and the commands between the dispatches.
 fn chain(

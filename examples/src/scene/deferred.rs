@@ -5,7 +5,9 @@
 //! graph makes, sharing memory where their lifetimes allow — and the two are compared
 //! pixel for pixel.
 
-use super::{BACKGROUND, GraphFrame, Passes, Scene, entry, mesh_pipeline, run_graph};
+use super::{
+    BACKGROUND, GraphFrame, Passes, Scene, entry, mesh_pipeline, module_and_layout, run_graph,
+};
 use crate::image::Image;
 use crate::{Result, err, read_image};
 use vigil::*;
@@ -234,16 +236,7 @@ impl Deferred {
             })
             .map_err(err)?;
         let pipeline = |label, wgsl, fs, bgl, format| -> Result<RenderPipeline> {
-            let module = device
-                .create_shader_module(&ShaderModuleDescriptor { label, wgsl })
-                .map_err(err)?;
-            let layout = device
-                .create_pipeline_layout(&PipelineLayoutDescriptor {
-                    label,
-                    bind_group_layouts: &[bgl],
-                    immediate_size: 0,
-                })
-                .map_err(err)?;
+            let (module, layout) = module_and_layout(device, label, wgsl, bgl)?;
             device
                 .create_render_pipeline(&RenderPipelineDescriptor {
                     label,
@@ -322,17 +315,8 @@ impl Deferred {
         camera: Buffer,
     ) -> Result<Targets> {
         let make = |label, depth| -> Result<TextureView> {
-            let t = Self::intermediate(size, depth);
             let texture = device
-                .create_texture(&TextureDescriptor {
-                    label,
-                    size: t.size,
-                    array_layers: t.array_layers,
-                    mip_level_count: t.mip_level_count,
-                    sample_count: t.sample_count,
-                    format: t.format,
-                    usage: t.usage,
-                })
+                .create_texture(&Self::intermediate(size, depth).descriptor(label))
                 .map_err(err)?;
             device
                 .create_texture_view(texture, &TextureViewDescriptor::default())

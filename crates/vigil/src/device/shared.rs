@@ -44,21 +44,6 @@ impl<A: Api> std::fmt::Debug for TextureExport<A> {
     }
 }
 
-/// Bytes a texture's texels take (every mip, layer and sample).
-fn texture_bytes<A: Api>(t: &TextureObj<A>) -> u64 {
-    let d = &t.desc;
-    let texel = u64::from(d.format.info().bytes_per_texel);
-    let mut sum = 0u64;
-    for mip in 0..d.mip_level_count.min(32) {
-        let w = u64::from((d.size[0] >> mip).max(1));
-        let h = u64::from((d.size[1] >> mip).max(1));
-        sum = sum.saturating_add(w.saturating_mul(h));
-    }
-    sum.saturating_mul(texel)
-        .saturating_mul(u64::from(d.array_layers))
-        .saturating_mul(u64::from(d.sample_count))
-}
-
 impl<A: Api> Device<A> {
     /// Exports `texture` for devices over the same native device to register. Refused
     /// for a surface's frame (`surface.frame-texture`) and a registration (re-export the
@@ -193,7 +178,7 @@ impl<A: Api> Device<A> {
                     .textures
                     .is_live(t.handle.index(), t.handle.generation())
             })
-            .map(|t| texture_bytes(&t))
+            .map(|t| crate::texture::texture_bytes(&t.desc.descriptor()))
             .fold(0u64, u64::saturating_add)
     }
 }

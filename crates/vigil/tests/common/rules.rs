@@ -164,3 +164,19 @@ pub fn compute_pass(e: &mut CommandEncoder<TestApi>) {
     e.begin_compute_pass(&ComputePassDescriptor::default())
         .unwrap();
 }
+
+/// Commands of the last submission that reached the test backend.
+pub fn last_commands(d: &TDevice) -> Vec<vigil::hal_test::TestCommand> {
+    d.test_backend().submitted_commands().pop().unwrap().1
+}
+
+/// Whether a command is a barrier of any kind.
+pub fn is_barrier(c: &vigil::hal_test::TestCommand) -> bool {
+    use vigil::hal_test::TestCommand;
+    matches!(
+        c,
+        TestCommand::Barrier(_)
+            | TestCommand::BufferBarrier { .. }
+            | TestCommand::TextureBarrier { .. }
+    )
+}
