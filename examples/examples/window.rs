@@ -1,10 +1,13 @@
-//! The demo scene in a resizable window (X11), presented through a vigil surface, with the
-//! frame time in the title.
+//! The demo scene in a resizable window (X11 or Wayland), presented through a vigil surface,
+//! with the frame time in the title.
 //!
 //! ```text
 //! cargo run -p vigil-examples --example window
 //! cargo run -p vigil-examples --example window -- --frames 120 --screenshot shot.png
 //! ```
+//!
+//! `--xcb` presents through the window's XCB connection instead of its Xlib display (X11
+//! only), so both ways onto X11 are exercised.
 //!
 //! With `--frames N` it renders N frames, resizing the window twice on the way (at a third
 //! and at two thirds), saves the last frame it presented to `--screenshot` (read back from
@@ -27,12 +30,14 @@ use winit::window::{Window, WindowId};
 struct Options {
     frames: Option<u32>,
     screenshot: Option<PathBuf>,
+    xcb: bool,
 }
 
 fn parse() -> Result<Options, String> {
     let mut o = Options {
         frames: None,
         screenshot: None,
+        xcb: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -47,10 +52,73 @@ fn parse() -> Result<Options, String> {
             "--screenshot" => {
                 o.screenshot = Some(args.next().ok_or("--screenshot needs a file")?.into())
             }
+            "--xcb" => o.xcb = true,
             other => return Err(format!("unknown option '{other}'")),
         }
     }
     Ok(o)
+}
+
+/// A winit X11 window seen through XCB: the XCB connection under its Xlib display, and
+/// the same window id.
+struct XcbWindow {
+    window: Arc<Window>,
+    connection: std::ptr::NonNull<std::ffi::c_void>,
+    id: std::num::NonZeroU32,
+}
+
+// SAFETY: the connection pointer is only handed to the surface, and XCB connections may be
+// used from any thread.
+unsafe impl Send for XcbWindow {}
+// SAFETY: as above; nothing here dereferences it.
+unsafe impl Sync for XcbWindow {}
+
+impl XcbWindow {
+    fn of(window: Arc<Window>) -> Result<XcbWindow, String> {
+        use winit::raw_window_handle::{
+            HasDisplayHandle, HasWindowHandle, RawDisplayHandle, RawWindowHandle,
+        };
+        let display = window.display_handle().map_err(|e| e.to_string())?.as_raw();
+        let handle = window.window_handle().map_err(|e| e.to_string())?.as_raw();
+        let (RawDisplayHandle::Xlib(d), RawWindowHandle::Xlib(w)) = (display, handle) else {
+            return Err("--xcb needs an X11 window".into());
+        };
+        let dpy = d.display.ok_or("the Xlib display is null")?;
+        let lib = x11_dl::xlib_xcb::Xlib_xcb::open().map_err(|e| e.to_string())?;
+        // SAFETY: `dpy` is winit's open display, alive as long as the window.
+        let conn = unsafe { (lib.XGetXCBConnection)(dpy.as_ptr().cast()) };
+        Ok(XcbWindow {
+            window,
+            connection: std::ptr::NonNull::new(conn).ok_or("no XCB connection")?,
+            id: u32::try_from(w.window)
+                .ok()
+                .and_then(std::num::NonZeroU32::new)
+                .ok_or("window id out of XCB's range")?,
+        })
+    }
+}
+
+impl winit::raw_window_handle::HasWindowHandle for XcbWindow {
+    fn window_handle(
+        &self,
+    ) -> Result<winit::raw_window_handle::WindowHandle<'_>, winit::raw_window_handle::HandleError>
+    {
+        let raw = winit::raw_window_handle::XcbWindowHandle::new(self.id);
+        // SAFETY: the window id names the live window `self.window` holds.
+        Ok(unsafe { winit::raw_window_handle::WindowHandle::borrow_raw(raw.into()) })
+    }
+}
+
+impl winit::raw_window_handle::HasDisplayHandle for XcbWindow {
+    fn display_handle(
+        &self,
+    ) -> Result<winit::raw_window_handle::DisplayHandle<'_>, winit::raw_window_handle::HandleError>
+    {
+        let _ = &self.window;
+        let raw = winit::raw_window_handle::XcbDisplayHandle::new(Some(self.connection), 0);
+        // SAFETY: the connection belongs to the display the window holds open.
+        Ok(unsafe { winit::raw_window_handle::DisplayHandle::borrow_raw(raw.into()) })
+    }
 }
 
 /// A window with its surface and a scene of its size.
@@ -84,16 +152,21 @@ impl App {
             .with_title("vigil")
             .with_inner_size(PhysicalSize::new(FIRST_SIZE[0], FIRST_SIZE[1]));
         let window = Arc::new(el.create_window(attrs).map_err(|e| e.to_string())?);
-        let surface = self
-            .device
-            .create_surface("window", window.clone())
-            .map_err(err)?;
+        let surface = if self.options.xcb {
+            let xcb = Arc::new(XcbWindow::of(window.clone())?);
+            self.device.create_surface("window (xcb)", xcb)
+        } else {
+            self.device.create_surface("window", window.clone())
+        }
+        .map_err(err)?;
         let caps = self.device.surface_capabilities(surface).map_err(err)?;
         let format = [TextureFormat::Bgra8Unorm, TextureFormat::Rgba8Unorm]
             .into_iter()
             .find(|f| caps.formats.contains(f))
             .ok_or_else(|| format!("no 8-bit UNORM format among {:?}", caps.formats))?;
-        let size = caps.current_extent.unwrap_or(FIRST_SIZE);
+        let inner = window.inner_size();
+        let size = caps.current_extent.unwrap_or([inner.width, inner.height]);
+        let size = if size.contains(&0) { FIRST_SIZE } else { size };
         let scene = Scene::new(&self.device, size)?;
         let pipeline = scene.pipeline_for(&self.device, format)?;
         let shown = Shown {
@@ -125,7 +198,8 @@ impl App {
     }
 
     /// Reconfigures for the window's size now (the application's response to a resize or
-    /// an out-of-date frame) and makes a scene of that size.
+    /// an out-of-date frame) and makes a scene of that size. The surface names the size
+    /// where the window system fixes it (X11); elsewhere (Wayland) the window's is taken.
     fn resize(&mut self) -> Result<(), String> {
         let Some(shown) = self.shown.as_mut() else {
             return Ok(());
@@ -134,9 +208,8 @@ impl App {
             .device
             .surface_capabilities(shown.surface)
             .map_err(err)?;
-        let Some(size) = caps.current_extent else {
-            return Ok(());
-        };
+        let inner = shown.window.inner_size();
+        let size = caps.current_extent.unwrap_or([inner.width, inner.height]);
         if size == shown.scene.size() || size.contains(&0) {
             return Ok(());
         }
@@ -208,15 +281,21 @@ impl App {
             Some(n) if self.presented >= n => el.exit(),
             Some(n) => {
                 // The unattended run resizes the window twice on the way.
+                let mut resized_now = false;
                 for (k, size) in RESIZES.iter().enumerate() {
                     let at = n * (k as u32 + 1) / 3;
                     if self.presented == at {
-                        let _ = shown
+                        // Some window systems (Wayland) resize at once and send no event.
+                        resized_now |= shown
                             .window
-                            .request_inner_size(PhysicalSize::new(size[0], size[1]));
+                            .request_inner_size(PhysicalSize::new(size[0], size[1]))
+                            .is_some();
                     }
                 }
                 shown.window.request_redraw();
+                if resized_now {
+                    self.resize()?;
+                }
             }
             None => shown.window.request_redraw(),
         }

@@ -1,7 +1,9 @@
-//! The window example under Xvfb (a virtual X server, installed by the set-up) on the
-//! device: 120 frames presented through a surface, the window resized twice (each time the
-//! surface is reconfigured), the validation layer silent, and the last presented frame
-//! equal, pixel for pixel, to the same frame rendered off-screen.
+//! The window example on the device, once per way onto a window system vigil presents to —
+//! X11 through Xlib and through XCB (under Xvfb, a virtual X server) and Wayland (under a
+//! headless Weston), both installed by the set-up: 120 frames presented through a surface,
+//! the window resized twice (each time the surface is reconfigured), the validation layer
+//! silent, and the last presented frame equal, pixel for pixel, to the same frame rendered
+//! off-screen.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -13,17 +15,32 @@ use std::time::{Duration, Instant};
 use vigil_examples::image::Image;
 use vigil_examples::scene::Scene;
 
-/// An X server of our own, stopped when dropped.
-struct Xvfb {
+/// A display server of our own (Xvfb or a headless Weston), stopped when dropped, and the
+/// environment a client needs to reach it.
+struct Server {
     child: Child,
-    display: String,
+    env: Vec<(&'static str, String)>,
+    _runtime: Option<PathBuf>,
 }
 
-impl Xvfb {
-    fn start() -> Xvfb {
-        // A display number nobody holds.
-        let n = (100..200)
-            .map(|k| k + std::process::id() % 50)
+/// Waits for a server's socket to appear.
+fn wait_for(socket: &Path, what: &str) {
+    let start = Instant::now();
+    while !socket.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{what} did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+impl Server {
+    /// An X server on a display number nobody holds; `slot` keeps the tests of one run
+    /// (which start their servers at once) on different numbers.
+    fn xvfb(slot: u32) -> Server {
+        let n = (0..50)
+            .map(|k| 100 + slot * 100 + (std::process::id() + k) % 50)
             .find(|n| !Path::new(&format!("/tmp/.X{n}-lock")).exists())
             .unwrap();
         let child = Command::new("Xvfb")
@@ -39,26 +56,51 @@ impl Xvfb {
             .stderr(Stdio::null())
             .spawn()
             .expect("Xvfb is not installed: run `cargo xtask setup` (the README's set-up)");
-        let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
-        let start = Instant::now();
-        while !socket.exists() {
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "Xvfb :{n} did not start"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Xvfb {
+        wait_for(&PathBuf::from(format!("/tmp/.X11-unix/X{n}")), "Xvfb");
+        Server {
             child,
-            display: format!(":{n}"),
+            env: vec![("DISPLAY", format!(":{n}"))],
+            _runtime: None,
+        }
+    }
+
+    fn weston() -> Server {
+        use std::os::unix::fs::PermissionsExt;
+        let runtime = std::env::temp_dir().join(format!("vigil-weston-{}", std::process::id()));
+        std::fs::create_dir_all(&runtime).unwrap();
+        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let socket = format!("wayland-vigil-{}", std::process::id());
+        let child = Command::new("weston")
+            .args([
+                "--backend=headless-backend.so",
+                &format!("--socket={socket}"),
+                "--idle-time=0",
+            ])
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env_remove("DISPLAY")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("weston is not installed: run `cargo xtask setup` (the README's set-up)");
+        wait_for(&runtime.join(&socket), "Weston");
+        Server {
+            child,
+            env: vec![
+                ("XDG_RUNTIME_DIR", runtime.display().to_string()),
+                ("WAYLAND_DISPLAY", socket),
+            ],
+            _runtime: Some(runtime),
         }
     }
 }
 
-impl Drop for Xvfb {
+impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if let Some(dir) = &self._runtime {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 
@@ -75,35 +117,39 @@ fn example() -> PathBuf {
     bin
 }
 
-#[test]
-fn the_window_example_presents_resizes_and_matches_an_offscreen_frame() {
-    let x = Xvfb::start();
-    let shot = std::env::temp_dir().join(format!("vigil-window-{}.png", std::process::id()));
-    let mut child = Command::new(example())
-        .args(["--frames", "120", "--screenshot"])
+/// Runs the example against `server` (with `extra` arguments) and checks what it did
+/// against an off-screen render.
+fn presents_resizes_and_matches(server: &Server, extra: &[&str], name: &str) {
+    let shot = std::env::temp_dir().join(format!("vigil-window-{name}-{}.png", std::process::id()));
+    let mut cmd = Command::new(example());
+    cmd.args(["--frames", "120", "--screenshot"])
         .arg(&shot)
-        .env("DISPLAY", &x.display)
+        .args(extra)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
         .env("VIGIL_VALIDATION", "1")
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::piped());
+    for (k, v) in &server.env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
     let start = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if start.elapsed() > Duration::from_secs(240) {
             let _ = child.kill();
-            panic!("the window example did not finish in 240 s");
+            panic!("the window example ({name}) did not finish in 240 s");
         }
         std::thread::sleep(Duration::from_millis(50));
     }
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(out.status.success(), "{name}: {stdout}\n{stderr}");
     assert!(stdout.contains("window: 120 frames presented"), "{stdout}");
     assert!(
         stdout.contains("reconfigured 2 times ([[400, 300], [256, 192]])"),
-        "{stdout}"
+        "{name}: {stdout}"
     );
     assert!(stdout.contains("validation: 0 message(s)"), "{stdout}");
     assert!(
@@ -122,9 +168,24 @@ fn the_window_example_presents_resizes_and_matches_an_offscreen_frame() {
     );
     assert!(
         presented.rgba == offscreen.rgba,
-        "the presented frame differs from the off-screen one"
+        "{name}: the presented frame differs from the off-screen one"
     );
     drop(scene);
     drop(device);
     assert_eq!(log.count(), 0, "{:?}", log.messages());
+}
+
+#[test]
+fn on_x11_through_xlib() {
+    presents_resizes_and_matches(&Server::xvfb(0), &[], "xlib");
+}
+
+#[test]
+fn on_x11_through_xcb() {
+    presents_resizes_and_matches(&Server::xvfb(1), &["--xcb"], "xcb");
+}
+
+#[test]
+fn on_wayland() {
+    presents_resizes_and_matches(&Server::weston(), &[], "wayland");
 }

@@ -17,8 +17,10 @@ const TOOLS: &[&str] = &[
     "libvulkan-dev",
     "spirv-tools",
     "valgrind",
-    // The window example's test: a virtual X server, and the X libraries winit loads.
+    // The window example's tests: a virtual X server, a headless Wayland compositor, and
+    // the X libraries winit loads.
     "xvfb",
+    "weston",
     "libx11-xcb1",
     "libxcursor1",
     "libxrandr2",
