@@ -30,6 +30,7 @@ pub const OPS: &[(u32, Op)] = &[
     (4, objects::create_render_pipeline),
     (6, objects::destroy_something),
     (1, objects::inspect),
+    (1, objects::share_texture),
     // Encoders.
     (5, encode::create_encoder),
     (4, encode::finish_encoder),

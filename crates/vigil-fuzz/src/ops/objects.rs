@@ -1411,3 +1411,29 @@ pub fn inspect(w: &mut World<'_>, r: &mut Rng) {
         }
     }
 }
+
+/// A texture shared with a second device over the same native device: exported (live or
+/// not, a frame never: the world has no surfaces), registered there, read back through the
+/// registration now and then (the read waits for this device's work on it), and the second
+/// device dropped with whatever it still holds.
+pub fn share_texture(w: &mut World<'_>, r: &mut Rng) {
+    let (t, meta, v) = w.textures.pick(r, w.id);
+    let read = r.chance(60);
+    let what = format!("export_texture({t:?}) -> register on a shared device, read {read}");
+    w.call("share_texture", what, v.invalid(), |w| {
+        let export = w.device.export_texture(t)?;
+        let other = w.device.share()?;
+        let registered = other.register_texture(&export)?;
+        if read {
+            let size = meta.map_or([1, 1], |m| m.size);
+            // Refused for formats and samples readback does not take: an answer.
+            let _ = other.read_texture(registered, vigil::TexelCopyTextureInfo::default(), size);
+        }
+        if r.chance(50) {
+            other.destroy_texture(registered)?;
+        }
+        drop(export);
+        drop(other);
+        Ok(())
+    });
+}
