@@ -367,7 +367,7 @@ impl<A: Api> Device<A> {
             .filter(|t| t.obj.source.is_some() || t.obj.exported.load(Ordering::Acquire))
             .map(|t| t.obj.clone())
             .collect();
-        let stall = lock(&self.timeouts).stall;
+        let stall = self.timeouts().stall;
         let _order = match super::shared::order_shared(&shared, stall, OP) {
             Ok(g) => g,
             Err(e) => {

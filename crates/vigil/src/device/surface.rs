@@ -180,7 +180,7 @@ impl<A: Api> Device<A> {
         obj: &'s SurfaceObj<A>,
         op: &'static str,
     ) -> Result<std::sync::MutexGuard<'s, SurfaceState<A>>> {
-        let bound = lock(&self.timeouts).stall;
+        let bound = self.timeouts().stall;
         let start = Instant::now();
         let mut st = lock(&obj.state);
         while st.frame.is_some() {
@@ -207,7 +207,7 @@ impl<A: Api> Device<A> {
         if st.last_present == 0 {
             return Ok(());
         }
-        let stall = lock(&self.timeouts).stall;
+        let stall = self.timeouts().stall;
         self.wait_progressing(st.last_present, stall, super::WaitSite::Present, op)
     }
 
@@ -312,7 +312,7 @@ impl<A: Api> Device<A> {
         if self.completion.is_lost() {
             return Ok(SurfaceStatus::DeviceLost);
         }
-        let stall = lock(&self.timeouts).stall;
+        let stall = self.timeouts().stall;
         let last = frame.last_use.load(Ordering::Acquire);
         let waited = self
             .wait_progressing(last, stall, super::WaitSite::Present, OP)
