@@ -573,7 +573,7 @@ impl<A: Api> Graph<A> {
         for (i, b) in bindings.iter().enumerate() {
             let stages = shader_stages(b.visibility);
             match b.resource {
-                GroupResource::Sampler(_) => {}
+                GroupResource::Sampler(_) | GroupResource::AccelerationStructure(_) => {}
                 GroupResource::Buffer {
                     buffer,
                     offset,

@@ -156,6 +156,11 @@ bitflags! {
         /// Update-after-bind storage texture bindings (Vulkan
         /// `descriptorBindingStorageImageUpdateAfterBind`).
         const UPDATE_AFTER_BIND_STORAGE_TEXTURES = 1 << 28;
+        /// Acceleration structures (bottom level over triangles, top level over instances),
+        /// their builds, `acceleration_structure` bindings and WGSL ray queries (`enable
+        /// wgpu_ray_query;`): Vulkan `VK_KHR_acceleration_structure` and `VK_KHR_ray_query`
+        /// (with buffer device addresses, which builds need).
+        const RAY_QUERY = 1 << 29;
     }
 }
 

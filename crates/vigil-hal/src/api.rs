@@ -84,6 +84,8 @@ pub trait Api: Clone + Debug + Send + Sync + Sized + 'static {
     type RenderPipeline: Debug + Send + Sync;
     /// A presentation surface (a window's, with its swapchain).
     type Surface: Debug + Send + Sync;
+    /// An acceleration structure, with its own storage and build scratch.
+    type AccelerationStructure: Debug + Send + Sync;
 }
 
 /// How to create an instance.
@@ -144,6 +146,8 @@ pub enum BoundResource<'a, A: Api> {
     Sampler(&'a A::Sampler),
     /// A texture view, in the layout it will be in whenever the group is used.
     TextureView(&'a A::TextureView, crate::texture::TextureLayout),
+    /// A top-level acceleration structure.
+    AccelerationStructure(&'a A::AccelerationStructure),
 }
 
 /// One element of a bind group.
@@ -411,6 +415,31 @@ pub trait Device: Send + Sync + Debug {
         texture: &<Self::A as Api>::Texture,
     ) -> Result<<Self::A as Api>::Texture>;
 
+    /// Creates an acceleration structure sized for `desc`, with the storage and scratch
+    /// memory its builds need.
+    ///
+    /// # Safety
+    /// The device was opened with `RAY_QUERY`; every count in `desc` is non-zero; the
+    /// vertex format is `Float32x3`.
+    unsafe fn create_acceleration_structure(
+        &self,
+        desc: &crate::accel::AccelerationStructureDescriptor<'_>,
+    ) -> Result<<Self::A as Api>::AccelerationStructure>;
+    /// Releases an acceleration structure.
+    ///
+    /// # Safety
+    /// As for [`Device::destroy_buffer`]; no top-level structure that pending work may
+    /// traverse holds an instance of it.
+    unsafe fn destroy_acceleration_structure(
+        &self,
+        structure: <Self::A as Api>::AccelerationStructure,
+    );
+    /// The device address of an acceleration structure (what instance records hold).
+    fn acceleration_structure_address(
+        &self,
+        structure: &<Self::A as Api>::AccelerationStructure,
+    ) -> u64;
+
     /// Creates a surface presenting to `target`.
     ///
     /// # Safety
@@ -549,6 +578,21 @@ pub trait CommandEncoder: Send + Debug {
         memory: Option<MemoryBarrier>,
         buffers: &[BufferBarrier<'_, Self::A>],
         textures: &[TextureBarrier<'_, Self::A>],
+    );
+    /// Builds `dst` from `input`, replacing what it held.
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]); outside any pass; `input`
+    /// matches what `dst` was created for (bottom level: one entry per geometry, counts
+    /// within the maxima; top level: at most its instance count); every range read lies in
+    /// its buffer, buffers have `BLAS_INPUT`; every index is below its geometry's
+    /// `vertex_count`; every instance record names a built bottom-level structure that
+    /// outlives every traversal of `dst`; barriers order the build after earlier uses of
+    /// `dst` and of its inputs, and later uses after it.
+    unsafe fn build_acceleration_structure(
+        &mut self,
+        dst: &<Self::A as Api>::AccelerationStructure,
+        input: crate::accel::BuildInput<'_, Self::A>,
     );
     /// Copies between buffers.
     ///

@@ -86,6 +86,9 @@ pub enum BindingType {
         /// The view's dimension.
         view_dimension: TextureViewDimension,
     },
+    /// A top-level acceleration structure (WGSL `acceleration_structure`; needs
+    /// `RAY_QUERY`).
+    AccelerationStructure,
 }
 
 impl BindingType {
@@ -120,6 +123,7 @@ impl BindingType {
             BindingType::Sampler(_) => "sampler",
             BindingType::Texture { .. } => "sampled texture",
             BindingType::StorageTexture { .. } => "storage texture",
+            BindingType::AccelerationStructure => "acceleration structure",
         }
     }
 }

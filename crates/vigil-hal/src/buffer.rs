@@ -26,6 +26,8 @@ bitflags! {
         const INDIRECT = 1 << 8;
         /// Destination of query resolves.
         const QUERY_RESOLVE = 1 << 9;
+        /// Vertex or index input of acceleration structure builds (needs `RAY_QUERY`).
+        const BLAS_INPUT = 1 << 10;
     }
 }
 

@@ -28,6 +28,8 @@ bitflags! {
         const HOST = 1 << 8;
         /// Every stage of every command.
         const ALL_COMMANDS = 1 << 9;
+        /// Acceleration structure builds (only on devices with `RAY_QUERY`).
+        const ACCELERATION_STRUCTURE_BUILD = 1 << 10;
         /// Every graphics stage.
         const ALL_GRAPHICS = Self::DRAW_INDIRECT.bits() | Self::VERTEX_INPUT.bits()
             | Self::VERTEX_SHADER.bits() | Self::FRAGMENT_SHADER.bits()
@@ -67,10 +69,15 @@ bitflags! {
         const HOST_READ = 1 << 12;
         /// Host writes of mapped memory.
         const HOST_WRITE = 1 << 13;
+        /// Reading acceleration structures: traversal in shaders, builds reading their
+        /// inputs' structures and scratch (only on devices with `RAY_QUERY`).
+        const ACCELERATION_STRUCTURE_READ = 1 << 14;
+        /// Acceleration structure builds writing the structure and its scratch.
+        const ACCELERATION_STRUCTURE_WRITE = 1 << 15;
         /// Every write kind.
         const WRITES = Self::SHADER_WRITE.bits() | Self::COLOR_WRITE.bits()
             | Self::DEPTH_STENCIL_WRITE.bits() | Self::TRANSFER_WRITE.bits()
-            | Self::HOST_WRITE.bits();
+            | Self::HOST_WRITE.bits() | Self::ACCELERATION_STRUCTURE_WRITE.bits();
     }
 }
 

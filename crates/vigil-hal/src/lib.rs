@@ -16,6 +16,7 @@
 //! This crate has no native dependencies and no `unsafe` code of its own: it only declares
 //! the `unsafe fn`s whose contracts the layer above must meet.
 
+pub mod accel;
 pub mod adapter;
 pub mod api;
 pub mod binding;
@@ -30,6 +31,10 @@ pub mod test_backend;
 pub mod texture;
 pub mod validation_log;
 
+pub use accel::{
+    AccelerationStructureDescriptor, AccelerationStructureFlags, AccelerationStructureSizing,
+    BuildInput, INSTANCE_RECORD_SIZE, TriangleGeometry, TriangleGeometrySize, instance_record,
+};
 pub use adapter::{AdapterInfo, DeviceType, Features, Limits};
 #[cfg(feature = "test-seams")]
 pub use api::TestControl;

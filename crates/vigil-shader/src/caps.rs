@@ -39,6 +39,7 @@ const GRANTS: &[(Features, Naga)] = &[
     (Features::DUAL_SOURCE_BLENDING, Naga::DUAL_SOURCE_BLENDING),
     (Features::SHADER_DRAW_INDEX, Naga::DRAW_INDEX),
     (Features::MULTIVIEW, Naga::MULTIVIEW),
+    (Features::RAY_QUERY, Naga::RAY_QUERY),
     (
         Features::TEXTURE_BINDING_ARRAY,
         Naga::TEXTURE_AND_SAMPLER_BINDING_ARRAY,
@@ -97,6 +98,8 @@ const SPIRV_BY_FEATURE: &[(Features, &[Spv])] = &[
     (Features::SAMPLE_RATE_SHADING, &[Spv::SampleRateShading]),
     (Features::SHADER_DRAW_INDEX, &[Spv::DrawParameters]),
     (Features::MULTIVIEW, &[Spv::MultiView]),
+    // `rayQuery`, with VK_KHR_ray_query (SPV_KHR_ray_query), enabled with RAY_QUERY.
+    (Features::RAY_QUERY, &[Spv::RayQueryKHR]),
     (
         Features::BINDING_ARRAY_NON_UNIFORM_INDEXING,
         &[Spv::ShaderNonUniform],
@@ -162,8 +165,8 @@ pub(crate) fn enable_extension_feature(name: &str) -> Option<Option<Features>> {
         "dual_source_blending" => Some(Features::DUAL_SOURCE_BLENDING),
         "draw_index" => Some(Features::SHADER_DRAW_INDEX),
         "wgpu_binding_array" => Some(BINDING_ARRAY_FEATURES),
-        "wgpu_ray_query"
-        | "wgpu_ray_query_vertex_return"
+        "wgpu_ray_query" => Some(Features::RAY_QUERY),
+        "wgpu_ray_query_vertex_return"
         | "wgpu_mesh_shader"
         | "wgpu_cooperative_matrix"
         | "wgpu_per_vertex" => None,

@@ -128,7 +128,10 @@ pub enum BindingKind {
         /// Whether it is a comparison sampler.
         comparison: bool,
     },
-    /// Anything else (binding arrays, acceleration structures, external textures).
+    /// A top-level acceleration structure (`acceleration_structure`; `enable
+    /// wgpu_ray_query;`).
+    AccelerationStructure,
+    /// Anything else (binding arrays of arrays, external textures).
     Unsupported(String),
 }
 
@@ -143,6 +146,7 @@ impl BindingKind {
             BindingKind::StorageTexture { .. } => "storage texture".into(),
             BindingKind::Sampler { comparison: true } => "comparison sampler".into(),
             BindingKind::Sampler { comparison: false } => "sampler".into(),
+            BindingKind::AccelerationStructure => "acceleration structure".into(),
             BindingKind::Unsupported(what) => format!("unsupported binding ({what})"),
         }
     }
@@ -411,6 +415,7 @@ fn kind_json(kind: &BindingKind) -> String {
         BindingKind::Sampler { comparison } => {
             format!("\"kind\": \"sampler\", \"comparison\": {comparison}")
         }
+        BindingKind::AccelerationStructure => "\"kind\": \"acceleration-structure\"".into(),
         BindingKind::Unsupported(what) => {
             format!("\"kind\": \"unsupported\", \"what\": {}", json_str(what))
         }
@@ -540,9 +545,12 @@ fn binding_kind(module: &naga::Module, var: &naga::GlobalVariable) -> BindingKin
         TypeInner::BindingArray { .. } => {
             BindingKind::Unsupported("binding array of binding arrays".into())
         }
-        TypeInner::AccelerationStructure { .. } => {
-            BindingKind::Unsupported("acceleration structure".into())
-        }
+        TypeInner::AccelerationStructure {
+            vertex_return: false,
+        } => BindingKind::AccelerationStructure,
+        TypeInner::AccelerationStructure {
+            vertex_return: true,
+        } => BindingKind::Unsupported("acceleration structure with vertex return".into()),
         other => BindingKind::Unsupported(format!("{other:?}")),
     }
 }

@@ -285,3 +285,47 @@ fn the_corpus_binding_arrays_translate_once_enabled() {
         "{d}"
     );
 }
+
+/// The corpus's two ray-query files with the `enable` naga 30 wants: refused without
+/// `RAY_QUERY` naming it, and with it SPIR-V that `spirv-val` accepts and MSL.
+#[test]
+fn the_corpus_ray_queries_translate_with_ray_query() {
+    for name in ["ray-query.wgsl", "overrides-ray-query.wgsl"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/naga-corpus")
+            .join(name);
+        let src = format!(
+            "enable wgpu_ray_query;\n{}",
+            std::fs::read_to_string(path).unwrap()
+        );
+        let refused = Module::from_wgsl_with(&src, name, Features::empty()).unwrap_err();
+        assert!(
+            refused.features_needed.contains(Features::RAY_QUERY),
+            "{name}: {refused}"
+        );
+        let mut m = Module::from_wgsl_with(&src, name, Features::RAY_QUERY).unwrap();
+        let overrides: Vec<String> = m
+            .reflection()
+            .overrides
+            .iter()
+            .filter(|o| !o.has_default)
+            .map(|o| o.key())
+            .collect();
+        if !overrides.is_empty() {
+            let pairs: Vec<(&str, f64)> = overrides.iter().map(|k| (k.as_str(), 1.0)).collect();
+            m = m.specialize(&pairs).map_err(|e| *e.diagnostic).unwrap();
+        }
+        let b = m
+            .reflection()
+            .entry_points
+            .iter()
+            .flat_map(|e| e.bindings.iter())
+            .find(|b| b.name == "acc_struct")
+            .unwrap();
+        assert_eq!(b.kind, vigil_shader::BindingKind::AccelerationStructure);
+        spirv_val(&m.to_spirv(&SpirvOptions::default()).unwrap(), name);
+        let map = vigil_shader::msl::naga_numbering(&m, None).unwrap();
+        let msl = vigil_shader::msl::to_msl(&m, &map, None).unwrap();
+        assert!(msl.contains("instance_acceleration_structure"), "{msl}");
+    }
+}

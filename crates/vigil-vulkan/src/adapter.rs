@@ -161,6 +161,43 @@ fn supported_features(f: &FeatureSet, timestamps: bool, subgroups: bool) -> Feat
     out
 }
 
+/// Device extensions ray queries need: acceleration structures (which need deferred host
+/// operations to be enabled beside them, though vigil builds only on the device) and ray
+/// queries themselves.
+const RAY_QUERY_EXTENSIONS: [&std::ffi::CStr; 3] = [
+    ash::khr::acceleration_structure::NAME,
+    ash::khr::deferred_host_operations::NAME,
+    ash::khr::ray_query::NAME,
+];
+
+fn has_extensions(
+    instance: &ash::Instance,
+    pd: vk::PhysicalDevice,
+    names: &[&std::ffi::CStr],
+) -> bool {
+    // SAFETY: plain query on a valid physical device.
+    let exts = unsafe { instance.enumerate_device_extension_properties(pd) }.unwrap_or_default();
+    names.iter().all(|want| {
+        exts.iter()
+            .any(|e| e.extension_name_as_c_str().is_ok_and(|n| n == *want))
+    })
+}
+
+/// Whether the device has the extensions and features `RAY_QUERY` enables.
+fn ray_query_supported(instance: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
+    if !has_extensions(instance, pd, &RAY_QUERY_EXTENSIONS) {
+        return false;
+    }
+    let mut accel = vk::PhysicalDeviceAccelerationStructureFeaturesKHR::default();
+    let mut rq = vk::PhysicalDeviceRayQueryFeaturesKHR::default();
+    let mut f2 = vk::PhysicalDeviceFeatures2::default()
+        .push_next(&mut accel)
+        .push_next(&mut rq);
+    // SAFETY: valid physical device that has both extensions; the chain points at locals.
+    unsafe { instance.get_physical_device_features2(pd, &mut f2) };
+    accel.acceleration_structure == vk::TRUE && rq.ray_query == vk::TRUE
+}
+
 /// Whether the subgroup operations naga can emit are there in compute and fragment shaders.
 fn subgroups_supported(p: &vk::PhysicalDeviceVulkan11Properties<'_>) -> bool {
     let stages = vk::ShaderStageFlags::COMPUTE | vk::ShaderStageFlags::FRAGMENT;
@@ -243,6 +280,8 @@ impl Adapter {
             return None;
         }
         let features = query_features(raw, pd);
+        let ray_query =
+            ray_query_supported(raw, pd) && features.v12.buffer_device_address == vk::TRUE;
         if features.v12.timeline_semaphore != vk::TRUE
             || features.v13.synchronization2 != vk::TRUE
             || features.v13.dynamic_rendering != vk::TRUE
@@ -304,7 +343,11 @@ impl Adapter {
                 limits: props.limits,
             },
             info,
-            features: supported_features(&features, timestamps, subgroups_supported(&v11p)),
+            features: {
+                let mut f = supported_features(&features, timestamps, subgroups_supported(&v11p));
+                f.set(Features::RAY_QUERY, ray_query);
+                f
+            },
             limits: limits_of(&props.limits, &v11p, max_buffer_size.min(largest_heap)),
         })
     }
@@ -364,7 +407,9 @@ impl hal::Adapter for Adapter {
             .multiview(requested.contains(Features::MULTIVIEW));
         let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
             .timeline_semaphore(true)
-            .buffer_device_address(requested.contains(Features::BUFFER_DEVICE_ADDRESS))
+            .buffer_device_address(
+                requested.intersects(Features::BUFFER_DEVICE_ADDRESS | Features::RAY_QUERY),
+            )
             .shader_float16(f16)
             .shader_buffer_int64_atomics(int64_atomics)
             .shader_shared_int64_atomics(int64_atomics)
@@ -391,11 +436,18 @@ impl hal::Adapter for Adapter {
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default()
             .synchronization2(true)
             .dynamic_rendering(true);
+        let ray_query = requested.contains(Features::RAY_QUERY);
+        let mut accel = vk::PhysicalDeviceAccelerationStructureFeaturesKHR::default()
+            .acceleration_structure(true);
+        let mut rq = vk::PhysicalDeviceRayQueryFeaturesKHR::default().ray_query(true);
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
             .features(core)
             .push_next(&mut v11)
             .push_next(&mut v12)
             .push_next(&mut v13);
+        if ray_query {
+            f2 = f2.push_next(&mut accel).push_next(&mut rq);
+        }
         // Swapchains, where the device has them (and the instance has surfaces).
         // SAFETY: plain query on a valid physical device.
         let device_exts =
@@ -405,11 +457,14 @@ impl hal::Adapter for Adapter {
                 e.extension_name_as_c_str()
                     .is_ok_and(|n| n == ash::khr::swapchain::NAME)
             });
-        let ext_names: Vec<*const std::ffi::c_char> = if swapchain {
+        let mut ext_names: Vec<*const std::ffi::c_char> = if swapchain {
             vec![ash::khr::swapchain::NAME.as_ptr()]
         } else {
             Vec::new()
         };
+        if ray_query {
+            ext_names.extend(RAY_QUERY_EXTENSIONS.iter().map(|n| n.as_ptr()));
+        }
         let create = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_info)
             .enabled_extension_names(&ext_names)

@@ -280,6 +280,14 @@ impl hal::CommandEncoder for CommandEncoder {
         unsafe { self.device.cmd_pipeline_barrier2(self.active, &dep) };
     }
 
+    unsafe fn build_acceleration_structure(
+        &mut self,
+        dst: &crate::accel::AccelerationStructure,
+        input: hal::BuildInput<'_, Api>,
+    ) {
+        crate::accel::record_build(&self.shared, self.active, dst, input);
+    }
+
     unsafe fn copy_buffer_to_buffer(
         &mut self,
         src: &Buffer,

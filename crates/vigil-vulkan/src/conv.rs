@@ -23,6 +23,10 @@ pub fn buffer_usage(usage: hal::BufferUsages) -> vk::BufferUsageFlags {
     if usage.contains(hal::BufferUsages::INDIRECT) {
         out |= vk::BufferUsageFlags::INDIRECT_BUFFER;
     }
+    if usage.contains(hal::BufferUsages::BLAS_INPUT) {
+        out |= vk::BufferUsageFlags::ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_KHR
+            | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
+    }
     out
 }
 
@@ -54,6 +58,10 @@ pub fn stages(stages: hal::Stages) -> vk::PipelineStageFlags2 {
         ),
         (S::COLOR_ATTACHMENT, V::COLOR_ATTACHMENT_OUTPUT),
         (S::HOST, V::HOST),
+        (
+            S::ACCELERATION_STRUCTURE_BUILD,
+            V::ACCELERATION_STRUCTURE_BUILD_KHR,
+        ),
     ];
     for (ours, theirs) in map {
         if stages.contains(ours) {
@@ -104,6 +112,14 @@ pub fn access(access: hal::Access) -> vk::AccessFlags2 {
         (A::TRANSFER_WRITE, V::TRANSFER_WRITE),
         (A::HOST_READ, V::HOST_READ),
         (A::HOST_WRITE, V::HOST_WRITE),
+        (
+            A::ACCELERATION_STRUCTURE_READ,
+            V::ACCELERATION_STRUCTURE_READ_KHR,
+        ),
+        (
+            A::ACCELERATION_STRUCTURE_WRITE,
+            V::ACCELERATION_STRUCTURE_WRITE_KHR,
+        ),
     ];
     let mut out = V::NONE;
     for (ours, theirs) in map {
@@ -312,6 +328,7 @@ pub fn descriptor_type(ty: &hal::BindingType) -> vk::DescriptorType {
         hal::BindingType::Sampler(_) => vk::DescriptorType::SAMPLER,
         hal::BindingType::Texture { .. } => vk::DescriptorType::SAMPLED_IMAGE,
         hal::BindingType::StorageTexture { .. } => vk::DescriptorType::STORAGE_IMAGE,
+        hal::BindingType::AccelerationStructure => vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
     }
 }
 

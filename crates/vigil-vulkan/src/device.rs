@@ -1,6 +1,7 @@
 //! The logical device: resource creation and release, mapped memory, submission and the
 //! timeline semaphore that counts completed submissions.
 
+use crate::accel::AccelerationStructure;
 use crate::adapter::Adapter;
 use crate::command::CommandEncoder;
 use crate::descriptor::DescriptorPools;
@@ -57,6 +58,11 @@ pub const CALL_SITES: &[CallSite] = &[
         name: "vkCreateSampler",
         errors: OOM,
         only_if: None,
+    },
+    CallSite {
+        name: "vkCreateAccelerationStructureKHR",
+        errors: OOM,
+        only_if: Some("devices with RAY_QUERY enabled"),
     },
     CallSite {
         name: "vkCreateQueryPool",
@@ -161,6 +167,8 @@ pub struct Buffer {
     memory: vk::DeviceMemory,
     memory_offset: u64,
     size: u64,
+    /// Device address (0 unless created for acceleration structure builds).
+    pub(crate) address: u64,
 }
 
 impl Buffer {
@@ -218,8 +226,10 @@ fn write_descriptors(
 ) {
     let mut buffer_infos = Vec::with_capacity(entries.len());
     let mut image_infos = Vec::with_capacity(entries.len());
+    let mut structures = Vec::new();
     for entry in entries {
         match &entry.resource {
+            hal::BoundResource::AccelerationStructure(s) => structures.push(s.raw),
             hal::BoundResource::Buffer {
                 buffer,
                 offset,
@@ -240,6 +250,14 @@ fn write_descriptors(
             ),
         }
     }
+    let mut structure_infos: Vec<_> = structures
+        .iter()
+        .map(|s| {
+            vk::WriteDescriptorSetAccelerationStructureKHR::default()
+                .acceleration_structures(std::slice::from_ref(s))
+        })
+        .collect();
+    let mut structure_infos = structure_infos.iter_mut();
     let (mut bi, mut ii) = (0, 0);
     let writes: Vec<_> = entries
         .iter()
@@ -254,6 +272,12 @@ fn write_descriptors(
                 hal::BoundResource::Buffer { .. } => {
                     bi += 1;
                     write.buffer_info(std::slice::from_ref(buffer_infos.get(bi - 1)?))
+                }
+                hal::BoundResource::AccelerationStructure(_) => {
+                    // The structure travels in the chained struct; the count is set by hand.
+                    let mut w = write.push_next(structure_infos.next()?);
+                    w.descriptor_count = 1;
+                    w
                 }
                 _ => {
                     ii += 1;
@@ -340,6 +364,10 @@ pub(crate) struct DeviceShared {
     non_coherent_atom: u64,
     depth24_stencil8: vk::Format,
     format_support: Vec<(TextureFormat, hal::FormatSupport)>,
+    /// Acceleration structure calls (present when the device was opened with `RAY_QUERY`).
+    pub accel: Option<ash::khr::acceleration_structure::Device>,
+    /// Alignment of build scratch addresses.
+    pub scratch_align: u64,
 }
 
 impl std::fmt::Debug for DeviceShared {
@@ -374,7 +402,8 @@ impl DeviceShared {
                 d.log_leaks_on_shutdown = false;
                 d
             },
-            buffer_device_address: features.contains(Features::BUFFER_DEVICE_ADDRESS),
+            buffer_device_address: features
+                .intersects(Features::BUFFER_DEVICE_ADDRESS | Features::RAY_QUERY),
             allocation_sizes: gpu_allocator::AllocationSizes::default(),
         });
         let allocator = match allocator {
@@ -446,7 +475,24 @@ impl DeviceShared {
                 (format, support)
             })
             .collect();
+        let ray_query = features.contains(Features::RAY_QUERY);
+        let scratch_align = if ray_query {
+            let mut accel_props = vk::PhysicalDeviceAccelerationStructurePropertiesKHR::default();
+            let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut accel_props);
+            // SAFETY: plain query; the device has the extension (it was enabled).
+            unsafe {
+                instance
+                    .raw
+                    .get_physical_device_properties2(adapter.raw, &mut props2)
+            };
+            u64::from(accel_props.min_acceleration_structure_scratch_offset_alignment).max(1)
+        } else {
+            1
+        };
         Ok(DeviceShared {
+            accel: ray_query
+                .then(|| ash::khr::acceleration_structure::Device::new(&instance.raw, &raw)),
+            scratch_align,
             swapchain: swapchain.then(|| ash::khr::swapchain::Device::new(&instance.raw, &raw)),
             raw,
             instance,
@@ -465,6 +511,74 @@ impl DeviceShared {
         })
     }
 
+    /// Creates a buffer with native usage `usage`, bound to fresh memory at `location`.
+    pub(crate) fn make_buffer(
+        &self,
+        label: &str,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        location: hal::MemoryLocation,
+    ) -> hal::Result<Buffer> {
+        let s = self;
+        let info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        s.check("vkCreateBuffer")?;
+        // SAFETY: valid device and create info (size non-zero, validated above).
+        let raw = unsafe { s.raw.create_buffer(&info, None) }.map_err(conv::map_result)?;
+        // SAFETY: `raw` is a live buffer of this device.
+        let requirements = unsafe { s.raw.get_buffer_memory_requirements(raw) };
+        let allocation =
+            match s.allocate(label, requirements, conv::memory_location(location), true) {
+                Ok(a) => a,
+                Err(e) => {
+                    // SAFETY: not bound, not used.
+                    unsafe { s.raw.destroy_buffer(raw, None) };
+                    return Err(e);
+                }
+            };
+        // SAFETY: reading the memory handle of an allocation we own.
+        let memory = unsafe { allocation.memory() };
+        let bind = s.check("vkBindBufferMemory").and_then(|()| {
+            // SAFETY: memory satisfies the buffer's requirements (the allocator chose it).
+            unsafe { s.raw.bind_buffer_memory(raw, memory, allocation.offset()) }
+                .map_err(conv::map_result)
+        });
+        if let Err(e) = bind {
+            s.free(allocation);
+            // SAFETY: not used.
+            unsafe { s.raw.destroy_buffer(raw, None) };
+            return Err(e);
+        }
+        s.set_name(raw, label);
+        s.created();
+        let mapped = allocation.mapped_ptr().map(|p| MappedPtr(p.cast()));
+        let coherent = allocation
+            .memory_properties()
+            .contains(vk::MemoryPropertyFlags::HOST_COHERENT);
+        let memory_offset = allocation.offset();
+        let address = if usage.contains(vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS) {
+            let info = vk::BufferDeviceAddressInfo::default().buffer(raw);
+            // SAFETY: a live buffer created with SHADER_DEVICE_ADDRESS, bound to memory
+            // allocated with the device-address flag (the allocator sets it on devices
+            // with buffer device addresses, which such usage implies).
+            unsafe { s.raw.get_buffer_device_address(&info) }
+        } else {
+            0
+        };
+        Ok(Buffer {
+            raw,
+            allocation: Some(allocation),
+            mapped,
+            coherent,
+            memory,
+            memory_offset,
+            size,
+            address,
+        })
+    }
+
     /// The instance.
     pub(crate) fn instance(&self) -> &InstanceShared {
         &self.instance
@@ -479,6 +593,16 @@ impl DeviceShared {
     #[inline]
     pub(crate) fn check(&self, site: &'static str) -> hal::Result<()> {
         self.faults.check(site)
+    }
+
+    /// Destroys a buffer made by [`DeviceShared::make_buffer`] and frees its memory.
+    pub(crate) fn destroy_buffer(&self, mut buffer: Buffer) {
+        // SAFETY: the caller guarantees no pending GPU work uses it.
+        unsafe { self.raw.destroy_buffer(buffer.raw, None) };
+        if let Some(a) = buffer.allocation.take() {
+            self.free(a);
+        }
+        self.released();
     }
 
     pub(crate) fn created(&self) {
@@ -698,68 +822,31 @@ impl hal::Device for Device {
     type A = Api;
 
     unsafe fn create_buffer(&self, desc: &hal::BufferDescriptor<'_>) -> hal::Result<Buffer> {
-        let s = &self.shared;
-        let info = vk::BufferCreateInfo::default()
-            .size(desc.size)
-            .usage(conv::buffer_usage(desc.usage))
-            .sharing_mode(vk::SharingMode::EXCLUSIVE);
-        s.check("vkCreateBuffer")?;
-        // SAFETY: valid device and create info (size non-zero, validated above).
-        let raw = unsafe { s.raw.create_buffer(&info, None) }.map_err(conv::map_result)?;
-        // SAFETY: `raw` is a live buffer of this device.
-        let requirements = unsafe { s.raw.get_buffer_memory_requirements(raw) };
-        let allocation = match s.allocate(
+        self.shared.make_buffer(
             desc.label,
-            requirements,
-            conv::memory_location(desc.location),
-            true,
-        ) {
-            Ok(a) => a,
-            Err(e) => {
-                // SAFETY: not bound, not used.
-                unsafe { s.raw.destroy_buffer(raw, None) };
-                return Err(e);
-            }
-        };
-        // SAFETY: reading the memory handle of an allocation we own.
-        let memory = unsafe { allocation.memory() };
-        let bind = s.check("vkBindBufferMemory").and_then(|()| {
-            // SAFETY: memory satisfies the buffer's requirements (the allocator chose it).
-            unsafe { s.raw.bind_buffer_memory(raw, memory, allocation.offset()) }
-                .map_err(conv::map_result)
-        });
-        if let Err(e) = bind {
-            s.free(allocation);
-            // SAFETY: not used.
-            unsafe { s.raw.destroy_buffer(raw, None) };
-            return Err(e);
-        }
-        s.set_name(raw, desc.label);
-        s.created();
-        let mapped = allocation.mapped_ptr().map(|p| MappedPtr(p.cast()));
-        let coherent = allocation
-            .memory_properties()
-            .contains(vk::MemoryPropertyFlags::HOST_COHERENT);
-        let memory_offset = allocation.offset();
-        Ok(Buffer {
-            raw,
-            allocation: Some(allocation),
-            mapped,
-            coherent,
-            memory,
-            memory_offset,
-            size: desc.size,
-        })
+            desc.size,
+            conv::buffer_usage(desc.usage),
+            desc.location,
+        )
     }
 
-    unsafe fn destroy_buffer(&self, mut buffer: Buffer) {
-        let s = &self.shared;
-        // SAFETY: the caller guarantees no pending GPU work uses it.
-        unsafe { s.raw.destroy_buffer(buffer.raw, None) };
-        if let Some(a) = buffer.allocation.take() {
-            s.free(a);
-        }
-        s.released();
+    unsafe fn destroy_buffer(&self, buffer: Buffer) {
+        self.shared.destroy_buffer(buffer);
+    }
+
+    unsafe fn create_acceleration_structure(
+        &self,
+        desc: &hal::AccelerationStructureDescriptor<'_>,
+    ) -> hal::Result<AccelerationStructure> {
+        self.shared.create_acceleration_structure(desc)
+    }
+
+    unsafe fn destroy_acceleration_structure(&self, structure: AccelerationStructure) {
+        self.shared.destroy_acceleration_structure(structure);
+    }
+
+    fn acceleration_structure_address(&self, structure: &AccelerationStructure) -> u64 {
+        structure.address()
     }
 
     fn mapping(&self, buffer: &Buffer) -> Option<hal::Mapping> {
@@ -995,7 +1082,12 @@ impl hal::Device for Device {
             e.array_flags()
                 .contains(hal::BindingArrayFlags::UPDATE_AFTER_BIND)
         });
-        let dedicated = desc.entries.iter().any(|e| e.array.is_some());
+        // Arrays and acceleration structures get pools of their own: the shared pools'
+        // sizes name only the descriptor types every device has.
+        let dedicated = desc
+            .entries
+            .iter()
+            .any(|e| e.array.is_some() || e.ty == hal::BindingType::AccelerationStructure);
         let mut flag_info =
             vk::DescriptorSetLayoutBindingFlagsCreateInfo::default().binding_flags(&flags);
         let mut info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);

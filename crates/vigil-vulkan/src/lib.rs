@@ -15,6 +15,7 @@
 
 #![warn(unsafe_op_in_unsafe_fn)]
 
+mod accel;
 mod adapter;
 mod command;
 mod conv;
@@ -24,6 +25,7 @@ mod instance;
 mod render_pipeline;
 mod surface;
 
+pub use accel::AccelerationStructure;
 pub use adapter::Adapter;
 pub use command::CommandEncoder;
 pub use device::{
@@ -47,6 +49,7 @@ impl vigil_hal::Api for Api {
     type Buffer = Buffer;
     type Texture = Texture;
     type Surface = surface::Surface;
+    type AccelerationStructure = accel::AccelerationStructure;
     type TextureView = TextureView;
     type Sampler = Sampler;
     type QuerySet = QuerySet;

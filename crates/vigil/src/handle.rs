@@ -102,4 +102,9 @@ handles! {
     Surface = "surface";
     /// An open mapping of a buffer range.
     BufferMapping = "buffer mapping";
+    /// A bottom-level acceleration structure: triangles (needs `RAY_QUERY`).
+    Blas = "bottom-level acceleration structure";
+    /// A top-level acceleration structure: instances of bottom-level ones, what ray queries
+    /// traverse (needs `RAY_QUERY`).
+    Tlas = "top-level acceleration structure";
 }

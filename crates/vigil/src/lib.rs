@@ -72,14 +72,16 @@ pub use device::MAX_QUERIES;
 pub use device::Seams;
 pub use device::{
     BindGroupDescriptor, BindGroupEntry, BindGroupPoolDescriptor, BindGroupWrite, BindingResource,
-    BufferBinding, BufferDescriptor, BufferInitDescriptor, Completion, ComputePipelineDescriptor,
-    Device, DeviceDescriptor, GroupBinding, GroupResource, LossSnapshot, MAX_QUEUED_WRITES,
-    PipelineLayoutDescriptor, ShaderModuleDescriptor, Stats, SurfaceConfiguration, SurfaceFrame,
-    TextureExport, WaitSite, WriteStats, sampled_layout,
+    BlasDescriptor, BufferBinding, BufferDescriptor, BufferInitDescriptor, Completion,
+    ComputePipelineDescriptor, Device, DeviceDescriptor, GroupBinding, GroupResource, LossSnapshot,
+    MAX_QUEUED_WRITES, PipelineLayoutDescriptor, ShaderModuleDescriptor, Stats,
+    SurfaceConfiguration, SurfaceFrame, TextureExport, TlasDescriptor, WaitSite, WriteStats,
+    sampled_layout,
 };
 pub use device::{
     CloseReport, MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport, SeamHandle,
 };
+pub use encoder::{BlasBuildEntry, BlasTriangleGeometry, TlasBuildEntry, TlasInstance};
 pub use encoder::{
     BufferTransition, CommandBuffer, CommandEncoder, CommandEncoderDescriptor,
     ComputePassDescriptor, Operations, PassTimestampWrites, RenderPassColorAttachment,
@@ -88,8 +90,9 @@ pub use encoder::{
 pub use encoder::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIGNMENT};
 pub use error::{Error, ErrorKind, Result};
 pub use handle::{
-    BindGroup, BindGroupLayout, BindGroupPool, Buffer, BufferMapping, ComputePipeline, Handle,
-    PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Surface, Texture, TextureView,
+    BindGroup, BindGroupLayout, BindGroupPool, Blas, Buffer, BufferMapping, ComputePipeline,
+    Handle, PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Surface, Texture,
+    TextureView, Tlas,
 };
 pub use instance::{Adapter, Instance, InstanceDescriptor, Validation};
 pub use render::{FragmentState, RenderPipelineDescriptor, VertexState};
@@ -102,6 +105,7 @@ pub use timeline::{Timeline, TimelineEvent, Track};
 
 /// The window-handle traits a window passed to [`Device::create_surface`] implements.
 pub use raw_window_handle;
+pub use vigil_hal::{AccelerationStructureFlags, TriangleGeometrySize};
 pub use vigil_hal::{
     AdapterInfo, AddressMode, BindGroupLayoutEntry, BindingArray, BindingArrayFlags, BindingType,
     BlendComponent, BlendFactor, BlendOperation, BlendState, BufferBindingType, BufferUsages,

@@ -116,6 +116,24 @@ impl<A: Api> Hal<A> {
         unsafe { self.0.destroy_surface(surface) }
     }
 
+    /// An acceleration structure (descriptor checked by `validate::accel`).
+    pub fn create_acceleration_structure(
+        &self,
+        desc: &vigil_hal::AccelerationStructureDescriptor<'_>,
+    ) -> vigil_hal::Result<A::AccelerationStructure> {
+        // SAFETY: the device has `RAY_QUERY` enabled, every count is non-zero and within
+        // vigil's caps, and the vertex format is Float32x3 (checked by `validate::accel`).
+        unsafe { self.0.create_acceleration_structure(desc) }
+    }
+
+    /// Releases an acceleration structure nothing uses any more.
+    pub fn destroy_acceleration_structure(&self, structure: A::AccelerationStructure) {
+        // SAFETY: reached only from `Owned::drop`, when the last holder let go: no
+        // registry, group, top-level structure built over it, open recording or
+        // submission in flight names it.
+        unsafe { self.0.destroy_acceleration_structure(structure) }
+    }
+
     /// Releases a buffer nothing uses any more.
     pub fn destroy_buffer(&self, buffer: A::Buffer) {
         // SAFETY: reached only from `Owned::drop`, when the last holder of the buffer let
@@ -434,6 +452,8 @@ macro_rules! recording {
 }
 
 recording! {
+    /// An acceleration structure build.
+    fn build_acceleration_structure(&mut self, dst: &A::AccelerationStructure, input: vigil_hal::BuildInput<'_, A>);
     /// One pipeline barrier: global, buffer ranges, texture subresources.
     fn barriers(&mut self, memory: Option<MemoryBarrier>, buffers: &[BufferBarrier<'_, A>], textures: &[TextureBarrier<'_, A>]);
     /// A buffer copy.
@@ -582,4 +602,5 @@ native_kinds! {
     ComputePipelineKind: ComputePipeline => destroy_compute_pipeline;
     RenderPipelineKind: RenderPipeline => destroy_render_pipeline;
     SurfaceKind: Surface => destroy_surface;
+    AccelKind: AccelerationStructure => destroy_acceleration_structure;
 }

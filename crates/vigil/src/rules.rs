@@ -204,6 +204,17 @@ rules! {
     DepthStencilSupport: Unsupported, "render-pipeline.depth-stencil-support", "A depth-stencil format can be a depth-stencil attachment on the device.", "WebGPU format capabilities";
     FragmentOutput: InvalidDescriptor, "render-pipeline.fragment-output", "Every written color target has a fragment output of a matching scalar type.", "WebGPU validating fragment state";
 
+    // Acceleration structures.
+    AccelFeature: Unsupported, "accel.feature", "Acceleration structures, their builds, BLAS_INPUT buffers and acceleration_structure bindings need the RAY_QUERY feature.", "WebGPU/wgpu EXPERIMENTAL_RAY_QUERY; Vulkan VK_KHR_acceleration_structure";
+    BlasDescriptor: InvalidDescriptor, "blas.descriptor", "A bottom-level structure has 1 to 16,777,216 triangle geometries, each of Float32x3 positions, 1 to 2^29 triangles and at least one vertex (three per triangle when unindexed).", "Vulkan maxGeometryCount, maxPrimitiveCount (their guaranteed minimums); wgpu createBlas";
+    TlasDescriptor: InvalidDescriptor, "tlas.descriptor", "A top-level structure holds 1 to 16,777,216 instances.", "Vulkan maxInstanceCount (its guaranteed minimum)";
+    BlasBuildGeometry: InvalidDescriptor, "blas.build-geometry", "A bottom-level build gives one geometry per geometry the structure was made with, each indexed exactly when it was made indexed, with at most its vertices and triangles (three vertices per triangle when unindexed).", "Vulkan VUID-vkCmdBuildAccelerationStructuresKHR-pInfos-03758 and siblings; wgpu BlasBuildEntry";
+    BlasInputUsage: UsageMismatch, "blas.input-usage", "The vertex and index buffers of a build have BLAS_INPUT usage.", "wgpu BufferUsages::BLAS_INPUT; Vulkan VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR";
+    BlasInputRange: OutOfBounds, "blas.input-range", "The vertices and indices a build reads lie inside their buffers; the stride is at least 12 and, like the first vertex's offset, a multiple of 4; the first index's offset is a multiple of the index size.", "Vulkan VUID-VkAccelerationStructureGeometryTrianglesDataKHR-vertexStride-03735, VUID-vkCmdBuildAccelerationStructuresKHR-pInfos-03711";
+    TlasBuildInstances: InvalidDescriptor, "tlas.build-instances", "A top-level build gives at most the structure's instance count, each with a custom index below 2^24 and a finite transform, naming a live bottom-level structure of the same device.", "Vulkan VkAccelerationStructureInstanceKHR; wgpu TlasInstance";
+    AccelBuildDuplicate: InvalidDescriptor, "accel.build-duplicate", "One build call builds each structure at most once.", "Vulkan VUID-vkCmdBuildAccelerationStructuresKHR-dstAccelerationStructure-03698";
+    AccelUnbuilt: InvalidState, "accel.unbuilt", "A structure is built before it is used: the bottom-level structures a top-level build names, and a top-level structure a bound group holds, are built earlier in the same command buffer or by an earlier submission.", "wgpu: acceleration structures built before use; Vulkan: traversal of an unbuilt structure is undefined";
+
     // Encoders and passes.
     // Textures shared between devices over one native device.
     TextureExportForeign: DeviceMismatch, "texture.export-foreign", "An exported texture is registered by another device over the same native device (not by its own, not by a device over another).", "the reference's registerTexture";

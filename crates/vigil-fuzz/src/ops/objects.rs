@@ -533,6 +533,13 @@ fn element(
 ) -> BindingResource<'static> {
     let align = u64::from(w.limits.min_uniform_buffer_offset_alignment.max(1));
     match e.ty {
+        BindingType::AccelerationStructure => {
+            // The fuzzer's layouts hold no acceleration structures (its devices do not
+            // enable RAY_QUERY); a null handle keeps the match whole and is refused.
+            *invalid = true;
+            notes.push("null top-level acceleration structure".into());
+            BindingResource::AccelerationStructure(vigil::Tlas::NULL)
+        }
         BindingType::Buffer { ty, .. } => {
             let usage = match ty {
                 BufferBindingType::Uniform => BufferUsages::UNIFORM,

@@ -24,6 +24,15 @@ pub enum TestCommand {
     },
     /// A global memory barrier.
     Barrier(MemoryBarrier),
+    /// An acceleration structure build.
+    BuildAccelerationStructure {
+        /// The structure built.
+        dst: ObjectId,
+        /// Triangles built (bottom level) or instances (top level).
+        primitives: u64,
+        /// Whether it is a top-level build.
+        top_level: bool,
+    },
     /// A dependency on a buffer range.
     BufferBarrier {
         /// Buffer.
@@ -229,6 +238,24 @@ impl CommandEncoder for TestCommandEncoder {
                 new: b.new_layout,
             });
         }
+    }
+
+    unsafe fn build_acceleration_structure(
+        &mut self,
+        dst: &TestObject,
+        input: crate::accel::BuildInput<'_, TestApi>,
+    ) {
+        let (primitives, top_level) = match input {
+            crate::accel::BuildInput::Triangles(g) => {
+                (g.iter().map(|g| u64::from(g.primitive_count)).sum(), false)
+            }
+            crate::accel::BuildInput::Instances { count, .. } => (u64::from(count), true),
+        };
+        self.push(TestCommand::BuildAccelerationStructure {
+            dst: dst.id,
+            primitives,
+            top_level,
+        });
     }
 
     unsafe fn copy_buffer_to_buffer(

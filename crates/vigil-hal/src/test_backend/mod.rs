@@ -70,6 +70,7 @@ impl Api for TestApi {
     type ComputePipeline = TestObject;
     type RenderPipeline = TestObject;
     type Surface = TestSurface;
+    type AccelerationStructure = TestObject;
 }
 
 /// A surface of the test backend: it presents into its log, and its window's size is the

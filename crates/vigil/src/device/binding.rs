@@ -7,7 +7,8 @@ use super::{
 };
 use crate::error::Result;
 use crate::handle::{
-    BindGroup, BindGroupLayout, BindGroupPool, Buffer, Handle, PipelineLayout, Sampler, TextureView,
+    BindGroup, BindGroupLayout, BindGroupPool, Buffer, Handle, PipelineLayout, Sampler,
+    TextureView, Tlas,
 };
 use crate::native::Owned;
 use crate::track::Use;
@@ -61,6 +62,9 @@ pub enum BindingResource<'a> {
     SamplerArray(&'a [Sampler]),
     /// Texture views of a binding array.
     TextureViewArray(&'a [TextureView]),
+    /// A top-level acceleration structure (`acceleration_structure` in WGSL; needs
+    /// `RAY_QUERY`).
+    AccelerationStructure(Tlas),
 }
 
 /// One resource of a [`BindingResource`].
@@ -69,6 +73,7 @@ enum Element {
     Buffer(BufferBinding),
     Sampler(Sampler),
     View(TextureView),
+    Tlas(Tlas),
 }
 
 impl BindingResource<'_> {
@@ -102,6 +107,7 @@ impl BindingResource<'_> {
             BindingResource::Buffer(b) if i == 0 => Some(Element::Buffer(b)),
             BindingResource::Sampler(s) if i == 0 => Some(Element::Sampler(s)),
             BindingResource::TextureView(v) if i == 0 => Some(Element::View(v)),
+            BindingResource::AccelerationStructure(t) if i == 0 => Some(Element::Tlas(t)),
             BindingResource::BufferArray(a) => a.get(i).copied().map(Element::Buffer),
             BindingResource::SamplerArray(a) => a.get(i).copied().map(Element::Sampler),
             BindingResource::TextureViewArray(a) => a.get(i).copied().map(Element::View),
@@ -193,6 +199,9 @@ pub enum GroupResource {
     },
     /// A sampler.
     Sampler(Sampler),
+    /// A top-level acceleration structure (nothing for a graph to track: builds fence
+    /// themselves).
+    AccelerationStructure(Tlas),
 }
 
 /// The layout sampled reads of a texture with `usage` happen in: `General` when it can
@@ -260,6 +269,7 @@ fn hal_entries<'m, A: Api>(
                 Member::View { view, usage } => {
                     vigil_hal::BoundResource::TextureView(&*view.raw, usage.layout)
                 }
+                Member::Tlas(t) => vigil_hal::BoundResource::AccelerationStructure(&*t.raw),
             },
         })
         .collect()
@@ -652,6 +662,9 @@ impl<A: Api> Device<A> {
                 };
                 Ok(Member::View { view, usage })
             }
+            (BindingType::AccelerationStructure, Element::Tlas(t)) => {
+                Ok(Member::Tlas(self.lookup(t, op)?))
+            }
             (_, element) => Err(check::entry_kind(
                 label,
                 l,
@@ -659,6 +672,7 @@ impl<A: Api> Device<A> {
                     Element::Buffer(_) => "a buffer",
                     Element::Sampler(_) => "a sampler",
                     Element::View(_) => "a texture view",
+                    Element::Tlas(_) => "an acceleration structure",
                 },
             )),
         }
@@ -916,6 +930,7 @@ impl<A: Api> Device<A> {
                 Member::Buffer { buffer, .. } => buffer.label.clone(),
                 Member::View { view, .. } => view.texture.label.clone(),
                 Member::Sampler(s) => s.label.clone(),
+                Member::Tlas(t) => t.label.clone(),
             };
             let resource = match m {
                 Member::Buffer {
@@ -959,6 +974,13 @@ impl<A: Api> Device<A> {
                         return Err(gone("sampler", &s.label));
                     }
                     GroupResource::Sampler(h)
+                }
+                Member::Tlas(t) => {
+                    let h = t.handle;
+                    if !self.objects.tlas.is_live(h.index(), h.generation()) {
+                        return Err(gone("top-level acceleration structure", &t.label));
+                    }
+                    GroupResource::AccelerationStructure(h)
                 }
             };
             out.push(GroupBinding {

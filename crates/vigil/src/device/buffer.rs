@@ -115,6 +115,7 @@ impl<A: Api> Device<A> {
     ) -> Result<std::sync::Arc<BufferObj<A>>> {
         self.check_alive(op)?;
         let native_size = validate::buffer::descriptor(desc, self.limits.max_buffer_size)?;
+        validate::accel::input_usage(desc.label, desc.usage, self.features)?;
         let location = if desc.usage.contains(BufferUsages::MAP_READ) {
             MemoryLocation::GpuToCpu
         } else if desc.usage.contains(BufferUsages::MAP_WRITE) {

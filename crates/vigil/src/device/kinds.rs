@@ -65,6 +65,8 @@ kinds! {
     surfaces: Surface => SurfaceObj, "surfaces";
     mappings: BufferMapping => MappingObj, "buffer mappings";
     bind_groups: BindGroup => BindGroupObj, "bind groups";
+    tlas: Tlas => TlasObj, "top-level acceleration structures";
+    blas: Blas => BlasObj, "bottom-level acceleration structures";
     bind_group_pools: BindGroupPool => BindGroupPoolObj, "bind group pools";
     compute_pipelines: ComputePipeline => ComputePipelineObj, "compute pipelines";
     render_pipelines: RenderPipeline => RenderPipelineObj, "render pipelines";

@@ -9,6 +9,7 @@
 //! It does not record commands (see [`crate::encoder`]) or know shader languages (see
 //! `vigil-shader`); its checks are pure functions in [`crate::validate`].
 
+mod accel;
 mod binding;
 mod buffer;
 pub(crate) mod kinds;
@@ -48,6 +49,7 @@ use std::time::Duration;
 use vigil_hal::test_backend::{TestApi, TestDevice};
 use vigil_hal::{Adapter as _, AdapterInfo, Api, Device as _, Features, Limits, ValidationLog};
 
+pub use accel::{BlasDescriptor, TlasDescriptor};
 pub use binding::{
     BindGroupDescriptor, BindGroupEntry, BindGroupLayoutDescriptor, BindGroupPoolDescriptor,
     BindGroupWrite, BindingResource, BufferBinding, GroupBinding, GroupResource, sampled_layout,

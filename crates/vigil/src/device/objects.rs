@@ -12,10 +12,11 @@ use crate::handle::{
     BindGroup, BindGroupLayout, BindGroupPool, Buffer, BufferMapping, ComputePipeline,
     PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Surface, Texture, TextureView,
 };
+use crate::handle::{Blas, Tlas};
 use crate::native::{
-    BindGroupKind, BindGroupLayoutKind, BufferKind, ComputePipelineKind, Owned, PipelineLayoutKind,
-    QuerySetKind, RenderPipelineKind, SamplerKind, ShaderModuleKind, SurfaceKind, TextureKind,
-    ViewKind,
+    AccelKind, BindGroupKind, BindGroupLayoutKind, BufferKind, ComputePipelineKind, Owned,
+    PipelineLayoutKind, QuerySetKind, RenderPipelineKind, SamplerKind, ShaderModuleKind,
+    SurfaceKind, TextureKind, ViewKind,
 };
 use crate::registry::Labelled;
 use crate::track::{State, Subresources, Use};
@@ -50,8 +51,36 @@ labelled!(
     ComputePipelineObj,
     RenderPipelineObj,
     MappingObj,
-    SurfaceObj
+    SurfaceObj,
+    BlasObj,
+    TlasObj
 );
+
+/// A bottom-level acceleration structure.
+pub(crate) struct BlasObj<A: Api> {
+    pub raw: Owned<A, AccelKind>,
+    pub handle: Blas,
+    pub label: String,
+    /// What each geometry may hold at most.
+    pub geometries: Box<[vigil_hal::TriangleGeometrySize]>,
+    /// Its device address (what instance records name).
+    pub address: u64,
+    /// A submission that builds it was made: instances may name it.
+    pub built: AtomicBool,
+}
+
+/// A top-level acceleration structure.
+pub(crate) struct TlasObj<A: Api> {
+    pub raw: Owned<A, AccelKind>,
+    pub handle: Tlas,
+    pub label: String,
+    pub max_instances: u32,
+    /// A submission that builds it was made: shaders may traverse it.
+    pub built: AtomicBool,
+    /// The bottom-level structures its last submitted build named: kept alive while it
+    /// may be traversed.
+    pub blas: Mutex<Vec<Arc<BlasObj<A>>>>,
+}
 
 /// A buffer.
 pub(crate) struct BufferObj<A: Api> {
@@ -226,6 +255,9 @@ pub(crate) enum Member<A: Api> {
     View { view: Arc<ViewObj<A>>, usage: Use },
     /// A sampler (nothing to track).
     Sampler(Arc<SamplerObj<A>>),
+    /// A top-level acceleration structure. Not tracked per resource: every build is
+    /// fenced by global barriers on both sides (see `encoder/accel.rs`).
+    Tlas(Arc<TlasObj<A>>),
 }
 
 impl<A: Api> Clone for Member<A> {
@@ -249,6 +281,7 @@ impl<A: Api> Clone for Member<A> {
                 usage: *usage,
             },
             Member::Sampler(s) => Member::Sampler(s.clone()),
+            Member::Tlas(t) => Member::Tlas(t.clone()),
         }
     }
 }

@@ -329,6 +329,25 @@ impl<A: Api> Device<A> {
                 return refused(e);
             }
         }
+        // Acceleration structures used before they were built here must be built by an
+        // earlier submission or an earlier command buffer of this one (decided under the
+        // queue lock, so submissions see each other's builds in order).
+        let mut built_before: Vec<usize> = Vec::new();
+        for cb in &cbs {
+            if let Some((kind, label)) = cb.used.accel.unbuilt(&built_before) {
+                let e = Error::new(
+                    Rule::AccelUnbuilt,
+                    OP,
+                    &cb.label,
+                    format!(
+                        "the command buffer uses {kind} '{label}', which no earlier submission or command buffer builds; build it first"
+                    ),
+                );
+                drop(q);
+                return refused(e);
+            }
+            built_before.extend(cb.used.accel.built_addresses());
+        }
         if cbs.len() as u64 > self.max_in_flight {
             drop(q);
             return refused(Error::new(
@@ -441,6 +460,7 @@ impl<A: Api> Device<A> {
         }
         let count = cbs.len();
         for mut cb in cbs.drain(..) {
+            cb.used.accel.commit();
             cb.stamp(serial);
             draws = draws.saturating_add(cb.draws);
             dispatches = dispatches.saturating_add(cb.dispatches);

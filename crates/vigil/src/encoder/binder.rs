@@ -283,7 +283,7 @@ impl Binder {
                         return Err(format!("texture '{}'", view.texture.label));
                     }
                 }
-                Member::Sampler(_) => {}
+                Member::Sampler(_) | Member::Tlas(_) => {}
             }
         }
         Ok(())

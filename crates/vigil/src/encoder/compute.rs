@@ -393,6 +393,7 @@ fn members_live<A: Api>(core: &crate::device::Core<A>, g: &crate::device::BindGr
         crate::device::Member::Sampler(s) => {
             o.samplers.is_live(s.handle.index(), s.handle.generation())
         }
+        crate::device::Member::Tlas(t) => o.tlas.is_live(t.handle.index(), t.handle.generation()),
     })
 }
 

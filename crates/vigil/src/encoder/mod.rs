@@ -16,6 +16,7 @@
 //! the pass ends. What a command buffer needs of each resource before its first use is
 //! resolved at submission against the device's state of the resource.
 
+mod accel;
 mod binder;
 mod compute;
 mod render;
@@ -24,6 +25,7 @@ mod transfer;
 mod transition;
 pub(crate) mod used;
 
+pub use accel::{BlasBuildEntry, BlasTriangleGeometry, TlasBuildEntry, TlasInstance};
 pub use compute::{ComputePassDescriptor, PassTimestampWrites};
 pub use render::{
     Operations, RenderPassColorAttachment, RenderPassDepthStencilAttachment, RenderPassDescriptor,
@@ -668,6 +670,16 @@ impl<A: Api> CommandBuffer<A> {
                 return gone("query set", &q.label);
             }
         }
+        for b in self.used.blas.iter() {
+            if !live!(b, blas) {
+                return gone("bottom-level acceleration structure", &b.label);
+            }
+        }
+        for t in self.used.tlas.iter() {
+            if !live!(t, tlas) {
+                return gone("top-level acceleration structure", &t.label);
+            }
+        }
         for g in self.used.groups.iter() {
             if !live!(g, bind_groups) {
                 return gone("bind group", &g.label);
@@ -683,6 +695,9 @@ impl<A: Api> CommandBuffer<A> {
                         &view.label,
                     ),
                     crate::device::Member::Sampler(s) => (live!(s, samplers), "sampler", &s.label),
+                    crate::device::Member::Tlas(t) => {
+                        (live!(t, tlas), "top-level acceleration structure", &t.label)
+                    }
                 };
                 if !alive {
                     return Err(fail!(

@@ -8,8 +8,8 @@
 //! compares: no lock, no reference count change, no allocation.
 
 use crate::device::{
-    BindGroupObj, BufferObj, ComputePipelineObj, Core, QuerySetObj, RenderPipelineObj, TextureObj,
-    ViewObj, kinds::Kind,
+    BindGroupObj, BlasObj, BufferObj, ComputePipelineObj, Core, QuerySetObj, RenderPipelineObj,
+    TextureObj, TlasObj, ViewObj, kinds::Kind,
 };
 use crate::error::Result;
 use crate::registry::Labelled;
@@ -152,6 +152,10 @@ pub(crate) struct Used<A: Api> {
     pub compute_pipelines: Seen<ComputePipelineObj<A>>,
     pub render_pipelines: Seen<RenderPipelineObj<A>>,
     pub query_sets: Seen<QuerySetObj<A>>,
+    pub blas: Seen<BlasObj<A>>,
+    pub tlas: Seen<TlasObj<A>>,
+    /// What the recording built and what it needs built before it runs.
+    pub accel: AccelUse<A>,
     /// Tracked buffers and textures.
     pub tracker: Tracker<A>,
     /// What the recording keeps of each group it met, indexed by the number `groups` keeps
@@ -233,6 +237,9 @@ impl<A: Api> Default for Used<A> {
             compute_pipelines: Seen::default(),
             render_pipelines: Seen::default(),
             query_sets: Seen::default(),
+            blas: Seen::default(),
+            tlas: Seen::default(),
+            accel: AccelUse::default(),
             tracker: Tracker::default(),
             group_info: Vec::new(),
             member_slots: Vec::new(),
@@ -330,6 +337,7 @@ impl<A: Api> Used<A> {
             member_slots,
             group_sizes,
             group_info,
+            accel,
             ..
         } = self;
         let Some(g) = groups.get(index, generation) else {
@@ -341,6 +349,11 @@ impl<A: Api> Used<A> {
                 crate::device::Member::Buffer { buffer, .. } => tracker.buffer_slot(buffer),
                 crate::device::Member::View { view, .. } => tracker.texture_slot(&view.texture),
                 crate::device::Member::Sampler(_) => usize::MAX,
+                crate::device::Member::Tlas(t) => {
+                    // Its first use in this recording: it must be built by then.
+                    accel.need_tlas(t);
+                    usize::MAX
+                }
             };
             member_slots.push(slot);
         }
@@ -421,6 +434,103 @@ impl<A: Api> Used<A> {
             for (mip, layer, tr) in out.scratch_t.drain(..) {
                 out.textures.push((slot, mip, layer, tr));
             }
+        }
+    }
+}
+
+/// Acceleration structures a recording builds, and those it uses that must be built before
+/// it runs (checked at submission, in submission order).
+pub(crate) struct AccelUse<A: Api> {
+    /// Bottom-level structures built, in order.
+    pub built_blas: Vec<Arc<BlasObj<A>>>,
+    /// Top-level structures built, each with the bottom-level structures its last build in
+    /// this recording named.
+    pub built_tlas: Vec<(Arc<TlasObj<A>>, Vec<Arc<BlasObj<A>>>)>,
+    /// Used before this recording built them (or never built here).
+    pub need_blas: Vec<Arc<BlasObj<A>>>,
+    pub need_tlas: Vec<Arc<TlasObj<A>>>,
+    /// Buffers of instance records written for top-level builds, kept until the
+    /// submission completes.
+    pub instances: Vec<crate::native::Owned<A, crate::native::BufferKind>>,
+    /// What top-level structures held before this submission's builds replaced it: kept
+    /// until the submission completes, since earlier work may still traverse it (held
+    /// only to be dropped then).
+    #[allow(dead_code)]
+    pub retired: Vec<Arc<BlasObj<A>>>,
+}
+
+impl<A: Api> Default for AccelUse<A> {
+    fn default() -> Self {
+        AccelUse {
+            built_blas: Vec::new(),
+            built_tlas: Vec::new(),
+            need_blas: Vec::new(),
+            need_tlas: Vec::new(),
+            instances: Vec::new(),
+            retired: Vec::new(),
+        }
+    }
+}
+
+impl<A: Api> AccelUse<A> {
+    /// Notes a use of `b`: fine when it was submitted built or was built earlier here.
+    pub fn need_blas(&mut self, b: &Arc<BlasObj<A>>) {
+        let built = b.built.load(std::sync::atomic::Ordering::Acquire)
+            || self.built_blas.iter().any(|x| Arc::ptr_eq(x, b));
+        if !built && !self.need_blas.iter().any(|x| Arc::ptr_eq(x, b)) {
+            self.need_blas.push(b.clone());
+        }
+    }
+
+    /// Notes a use of `t` (a bound group holding it, at the group's first binding here).
+    pub fn need_tlas(&mut self, t: &Arc<TlasObj<A>>) {
+        let built = t.built.load(std::sync::atomic::Ordering::Acquire)
+            || self.built_tlas.iter().any(|(x, _)| Arc::ptr_eq(x, t));
+        if !built && !self.need_tlas.iter().any(|x| Arc::ptr_eq(x, t)) {
+            self.need_tlas.push(t.clone());
+        }
+    }
+
+    /// The first structure this recording needs built that is neither built on the device
+    /// nor built by an earlier command buffer of the submission (`earlier`: addresses of
+    /// those), as `(kind, label)`.
+    pub fn unbuilt(&self, earlier: &[usize]) -> Option<(&'static str, &str)> {
+        let ready = |built: bool, p: usize| built || earlier.contains(&p);
+        let acquire = std::sync::atomic::Ordering::Acquire;
+        if let Some(b) = self
+            .need_blas
+            .iter()
+            .find(|b| !ready(b.built.load(acquire), Arc::as_ptr(b) as usize))
+        {
+            return Some(("bottom-level acceleration structure", &b.label));
+        }
+        self.need_tlas
+            .iter()
+            .find(|t| !ready(t.built.load(acquire), Arc::as_ptr(t) as usize))
+            .map(|t| ("top-level acceleration structure", t.label.as_str()))
+    }
+
+    /// Addresses of the structures this recording builds.
+    pub fn built_addresses(&self) -> impl Iterator<Item = usize> + '_ {
+        self.built_blas
+            .iter()
+            .map(|b| Arc::as_ptr(b) as usize)
+            .chain(self.built_tlas.iter().map(|(t, _)| Arc::as_ptr(t) as usize))
+    }
+
+    /// The submission went to the queue: what it builds counts as built, and each top-level
+    /// structure now holds what its build named (the old list retired with this recording).
+    pub fn commit(&mut self) {
+        let release = std::sync::atomic::Ordering::Release;
+        for b in &self.built_blas {
+            b.built.store(true, release);
+        }
+        for (t, named) in self.built_tlas.drain(..) {
+            t.built.store(true, release);
+            let mut held = t.blas.lock().unwrap_or_else(|p| p.into_inner());
+            let old = std::mem::replace(&mut *held, named);
+            drop(held);
+            self.retired.extend(old);
         }
     }
 }

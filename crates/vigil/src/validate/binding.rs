@@ -36,7 +36,7 @@ pub(crate) fn layout_entries(
             pair[0].binding
         );
     }
-    let mut per_stage = [[0u32; 5]; 3];
+    let mut per_stage = [[0u32; 6]; 3];
     let (mut dyn_uniform, mut dyn_storage) = (0u32, 0u32);
     let last = sorted.last().map(|e| e.binding);
     for e in &sorted {
@@ -123,6 +123,16 @@ pub(crate) fn layout_entries(
                 );
                 4
             }
+            BindingType::AccelerationStructure => {
+                ensure!(
+                    features.contains(Features::RAY_QUERY),
+                    AccelFeature,
+                    OP,
+                    label,
+                    "binding {b} holds an acceleration structure, which needs the RAY_QUERY feature enabled on the device"
+                );
+                5
+            }
         };
         for (s, stage) in [
             ShaderStages::VERTEX,
@@ -155,6 +165,8 @@ pub(crate) fn layout_entries(
             "storage textures",
             limits.max_storage_textures_per_shader_stage,
         ),
+        // Vulkan's guaranteed maxPerStageDescriptorAccelerationStructures.
+        ("acceleration structures", 16),
     ];
     for counts in per_stage {
         for (class, (name, cap)) in caps.iter().enumerate() {
@@ -222,6 +234,14 @@ fn array(
             Features::STORAGE_RESOURCE_BINDING_ARRAY,
             Features::UPDATE_AFTER_BIND_STORAGE_TEXTURES,
         ),
+        BindingType::AccelerationStructure => {
+            return Err(fail!(
+                LayoutArrayFeature,
+                OP,
+                label,
+                "binding {b} is an array of acceleration structures, which vigil does not offer; bind one top-level structure per binding"
+            ));
+        }
     };
     let needs = |f: Features| f.names().join("");
     ensure!(

@@ -9,6 +9,7 @@
 //! Arithmetic on values a caller chooses is checked or saturating throughout (the crate
 //! denies wrapping arithmetic), so no check can be passed by overflowing it.
 
+pub(crate) mod accel;
 pub(crate) mod binding;
 pub(crate) mod buffer;
 pub(crate) mod copy;

@@ -74,6 +74,7 @@ pub(crate) fn binding_fits(
         (BindingKind::Sampler { comparison }, BindingType::Sampler(kind)) => {
             *comparison == (*kind == SamplerBindingType::Comparison)
         }
+        (BindingKind::AccelerationStructure, BindingType::AccelerationStructure) => true,
         _ => false,
     };
     if ok {
