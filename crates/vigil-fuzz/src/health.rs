@@ -119,6 +119,8 @@ pub fn drain_and_check(w: &mut World<'_>, report: &mut Report) {
     }
     destroy_all!(mappings, unmap);
     destroy_all!(groups, destroy_bind_group);
+    destroy_all!(tlas, destroy_tlas);
+    destroy_all!(blas, destroy_blas);
     destroy_all!(bind_group_pools, destroy_bind_group_pool);
     w.pool_groups.clear();
     destroy_all!(compute, destroy_compute_pipeline);

@@ -59,7 +59,8 @@ const OPTIONAL: Features = Features::TIMESTAMP_QUERY
     .union(Features::PARTIALLY_BOUND_BINDING_ARRAY)
     .union(Features::VARIABLE_COUNT_BINDING_ARRAY)
     .union(Features::UPDATE_AFTER_BIND_STORAGE_BUFFERS)
-    .union(Features::UPDATE_AFTER_BIND_SAMPLED_TEXTURES);
+    .union(Features::UPDATE_AFTER_BIND_SAMPLED_TEXTURES)
+    .union(Features::RAY_QUERY);
 
 /// Runs one seed on the default adapter (or `VIGIL_ADAPTER`) and reports what it found.
 /// `Err` only when no device could be opened at all.

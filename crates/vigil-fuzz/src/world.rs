@@ -354,6 +354,10 @@ pub struct World<'d> {
     pub render: Pool<RenderPipeline, RenderMeta>,
     /// Mappings.
     pub mappings: Pool<BufferMapping, MapMeta>,
+    /// Bottom-level acceleration structures, with the sizes they were made for.
+    pub blas: Pool<vigil::Blas, Arc<[vigil::TriangleGeometrySize]>>,
+    /// Top-level acceleration structures, with their instance counts.
+    pub tlas: Pool<vigil::Tlas, u32>,
     /// Open encoders.
     pub encoders: Vec<Open>,
     /// Finished command buffers.
@@ -401,6 +405,8 @@ impl<'d> World<'d> {
             compute: Pool::default(),
             render: Pool::default(),
             mappings: Pool::default(),
+            blas: Pool::default(),
+            tlas: Pool::default(),
             encoders: Vec::new(),
             command_buffers: Vec::new(),
             encoder_count: 0,

@@ -21,7 +21,11 @@ pub(crate) const MAX_FINISHED: usize = 8;
 /// accepts; now and then any encoder at all (to reach the wrong-state refusals). `None`
 /// when there is none: the caller then makes the state it needs (opens an encoder or a
 /// pass) instead, which keeps the call stream deep rather than refused at the door.
-fn pick_encoder(w: &World<'_>, r: &mut Rng, want: impl Fn(&PassState) -> bool) -> Option<usize> {
+pub(super) fn pick_encoder(
+    w: &World<'_>,
+    r: &mut Rng,
+    want: impl Fn(&PassState) -> bool,
+) -> Option<usize> {
     if w.encoders.is_empty() {
         return None;
     }
@@ -70,7 +74,7 @@ fn in_render(p: &PassState) -> bool {
 
 /// Runs `f` on encoder `i` as one logged call; a refusal poisons the encoder (vigil's
 /// rule), which the fuzzer then finishes or drops before long.
-fn on_encoder<T>(
+pub(super) fn on_encoder<T>(
     w: &mut World<'_>,
     i: usize,
     op: &'static str,
@@ -176,7 +180,7 @@ fn pass_timestamps(w: &World<'_>, r: &mut Rng) -> (Option<PassTimestampWrites>, 
 }
 
 /// Makes an encoder outside any pass available: ends a pass or opens an encoder.
-fn outside_pass(w: &mut World<'_>, r: &mut Rng) {
+pub(super) fn outside_pass(w: &mut World<'_>, r: &mut Rng) {
     if w.encoders.len() >= MAX_OPEN || r.chance(30) {
         end_pass(w, r)
     } else {

@@ -1,6 +1,7 @@
 //! The operations: each picks its arguments (mostly valid, biased to edge values, now and
 //! then invalid) and makes one call through [`World::call`].
 
+mod accel;
 mod encode;
 mod graph;
 mod objects;
@@ -31,6 +32,7 @@ pub const OPS: &[(u32, Op)] = &[
     (6, objects::destroy_something),
     (1, objects::inspect),
     (1, objects::share_texture),
+    (3, accel::acceleration_structures),
     // Encoders.
     (5, encode::create_encoder),
     (4, encode::finish_encoder),

@@ -78,7 +78,8 @@ pub fn create_buffer(w: &mut World<'_>, r: &mut Rng) {
                 | BufferUsages::COPY_DST
         }
         10 => BufferUsages::empty(),
-        11 => BufferUsages::MAP_READ | BufferUsages::MAP_WRITE,
+        11 if r.chance(50) => BufferUsages::MAP_READ | BufferUsages::MAP_WRITE,
+        11 => BufferUsages::BLAS_INPUT | BufferUsages::COPY_DST | BufferUsages::STORAGE,
         _ => tame(BufferUsages::from_bits_truncate(r.bits(0x3ff))),
     };
     if r.chance(10) && !w.mappings.full() {
@@ -534,11 +535,12 @@ fn element(
     let align = u64::from(w.limits.min_uniform_buffer_offset_alignment.max(1));
     match e.ty {
         BindingType::AccelerationStructure => {
-            // The fuzzer's layouts hold no acceleration structures (its devices do not
-            // enable RAY_QUERY); a null handle keeps the match whole and is refused.
-            *invalid = true;
-            notes.push("null top-level acceleration structure".into());
-            BindingResource::AccelerationStructure(vigil::Tlas::NULL)
+            let (t, _, v) = w.tlas.pick(r, w.id);
+            *invalid |= v.invalid();
+            if v.invalid() {
+                notes.push(format!("{t:?} is {v:?}"));
+            }
+            BindingResource::AccelerationStructure(t)
         }
         BindingType::Buffer { ty, .. } => {
             let usage = match ty {

@@ -438,6 +438,9 @@ impl<A: Api> Used<A> {
     }
 }
 
+/// Bottom-level structures a top-level build names.
+pub(crate) type BlasList<A> = Vec<Arc<BlasObj<A>>>;
+
 /// Acceleration structures a recording builds, and those it uses that must be built before
 /// it runs (checked at submission, in submission order).
 pub(crate) struct AccelUse<A: Api> {
@@ -445,7 +448,7 @@ pub(crate) struct AccelUse<A: Api> {
     pub built_blas: Vec<Arc<BlasObj<A>>>,
     /// Top-level structures built, each with the bottom-level structures its last build in
     /// this recording named.
-    pub built_tlas: Vec<(Arc<TlasObj<A>>, Vec<Arc<BlasObj<A>>>)>,
+    pub built_tlas: Vec<(Arc<TlasObj<A>>, BlasList<A>)>,
     /// Used before this recording built them (or never built here).
     pub need_blas: Vec<Arc<BlasObj<A>>>,
     pub need_tlas: Vec<Arc<TlasObj<A>>>,
