@@ -19,6 +19,16 @@ pub fn acceleration_structures(w: &mut World<'_>, r: &mut Rng) {
     match r.below(12) {
         0 | 1 => create_blas(w, r),
         2 => create_tlas(w, r),
+        _ if !w.features.contains(vigil::Features::RAY_QUERY) => {}
+        _ if w.blas.live_count() < 2 => create_blas(w, r),
+        _ if w.tlas.live_count() == 0 => create_tlas(w, r),
+        _ if w
+            .buffers
+            .live_where(r, |m| m.usage.contains(BufferUsages::BLAS_INPUT))
+            .is_none() =>
+        {
+            input_buffer(w)
+        }
         3..=6 => build(w, r),
         7 | 8 => bind(w, r),
         9 => {
@@ -56,24 +66,44 @@ fn create_blas(w: &mut World<'_>, r: &mut Rng) {
         return;
     }
     let count = r.pick(&[1usize, 1, 1, 2, 3, 0]);
+    let fitting = r.chance(80);
     let sizes: Vec<TriangleGeometrySize> = (0..count)
-        .map(|_| TriangleGeometrySize {
-            vertex_format: if r.chance(95) {
-                VertexFormat::Float32x3
-            } else {
-                VertexFormat::Float32x2
-            },
-            max_vertex_count: r.pick(&[3, 3, 4, 6, 8, 64, 0]),
-            index_format: r.pick(&[
+        .map(|_| {
+            let index_format = r.pick(&[
                 None,
                 None,
                 Some(IndexFormat::Uint16),
                 Some(IndexFormat::Uint32),
-            ]),
-            // Sizes stay small (the driver sizes the storage from them); the one past the
-            // cap is refused before anything is made.
-            max_primitive_count: r.pick(&[1, 1, 2, 4, 16, 0, (1 << 29) + 1]),
-            opaque: r.chance(80),
+            ]);
+            if fitting {
+                // A shape every rule accepts: three vertices per unindexed triangle.
+                let max_vertex_count = r.pick(&[3u32, 4, 6, 8, 64]);
+                let most = if index_format.is_some() {
+                    16
+                } else {
+                    max_vertex_count / 3
+                };
+                return TriangleGeometrySize {
+                    vertex_format: VertexFormat::Float32x3,
+                    max_vertex_count,
+                    index_format,
+                    max_primitive_count: 1 + r.below(u64::from(most)) as u32,
+                    opaque: r.chance(80),
+                };
+            }
+            TriangleGeometrySize {
+                vertex_format: if r.chance(80) {
+                    VertexFormat::Float32x3
+                } else {
+                    VertexFormat::Float32x2
+                },
+                max_vertex_count: r.pick(&[3, 3, 4, 6, 8, 64, 0]),
+                index_format,
+                // Sizes stay small (the driver sizes the storage from them); the one past
+                // the cap is refused before anything is made.
+                max_primitive_count: r.pick(&[1, 1, 2, 4, 16, 0, (1 << 29) + 1]),
+                opaque: r.chance(80),
+            }
         })
         .collect();
     let what = format!("create_blas({sizes:?})");
@@ -92,11 +122,34 @@ fn create_blas(w: &mut World<'_>, r: &mut Rng) {
     });
 }
 
+/// A buffer builds can read, with room for 256 positions.
+fn input_buffer(w: &mut World<'_>) {
+    if w.buffers.full() {
+        return;
+    }
+    let usage = BufferUsages::BLAS_INPUT | BufferUsages::COPY_DST | BufferUsages::STORAGE;
+    w.call(
+        "create_buffer",
+        "create_buffer(3072, BLAS_INPUT)".into(),
+        false,
+        |w| {
+            let b = w.device.create_buffer(&vigil::BufferDescriptor {
+                label: "fuzz blas input",
+                size: 3072,
+                usage,
+            })?;
+            w.buffers
+                .add(b, crate::world::BufferMeta { size: 3072, usage });
+            Ok(())
+        },
+    );
+}
+
 fn create_tlas(w: &mut World<'_>, r: &mut Rng) {
     if w.tlas.full() {
         return;
     }
-    let max = r.pick(&[1u32, 2, 4, 16, 0, (1 << 24) + 1]);
+    let max = r.pick(&[1u32, 2, 4, 4, 16, 16, 0, (1 << 24) + 1]);
     w.call("create_tlas", format!("create_tlas({max})"), false, |w| {
         let t = w.device.create_tlas(&TlasDescriptor {
             label: "fuzz tlas",
@@ -108,52 +161,57 @@ fn create_tlas(w: &mut World<'_>, r: &mut Rng) {
     });
 }
 
-/// A geometry for `size`: mostly one that fits a live `BLAS_INPUT` buffer.
+/// A geometry for `size`: mostly one every rule accepts, over a live `BLAS_INPUT` buffer;
+/// now and then one field pushed to an edge value.
 fn geometry(
     w: &World<'_>,
     r: &mut Rng,
     size: Option<&TriangleGeometrySize>,
     invalid: &mut bool,
 ) -> BlasTriangleGeometry {
+    let max_vertices = size.map_or(3, |s| s.max_vertex_count);
+    let max_prims = size.map_or(1, |s| s.max_primitive_count);
+    let indexed = size.map_or(r.chance(30), |s| s.index_format.is_some());
+    let stride = r.pick(&[12u64, 12, 16]);
+    // Room for the vertices and for three 32-bit indices per triangle.
+    let need = (u64::from(max_vertices) * stride).max(u64::from(max_prims) * 12);
     let input = |w: &World<'_>, r: &mut Rng, invalid: &mut bool| {
-        if r.chance(90) {
-            if let Some((b, m)) = w
-                .buffers
-                .live_where(r, |m| m.usage.contains(BufferUsages::BLAS_INPUT))
-            {
-                return (b, m.size);
+        if r.chance(95) {
+            if let Some((b, _)) = w.buffers.live_where(r, |m| {
+                m.usage.contains(BufferUsages::BLAS_INPUT) && m.size >= need
+            }) {
+                return b;
             }
         }
-        let (b, m, v) = w.buffers.pick(r, w.id);
+        let (b, _, v) = w.buffers.pick(r, w.id);
         *invalid |= v.invalid();
-        (b, m.map_or(0, |m| m.size))
+        b
     };
-    let (vb, vb_size) = input(w, r, invalid);
-    let stride = r.pick(&[12u64, 12, 16, 8, 14, u64::from(u32::MAX) + 4]);
-    let fits = (vb_size / stride.max(1)).min(u64::from(u32::MAX)) as u32;
-    let max_vertices = size.map_or(3, |s| s.max_vertex_count);
-    let vertex_count = if r.chance(85) {
-        fits.min(max_vertices)
-    } else {
-        r.edge_u32(max_vertices.saturating_add(1))
-    };
-    let indexed = size.map_or(r.chance(30), |s| s.index_format.is_some()) ^ r.chance(5);
-    let index_buffer = indexed.then(|| input(w, r, invalid).0);
-    let max_prims = size.map_or(1, |s| s.max_primitive_count);
-    let primitive_count = if r.chance(85) {
-        max_prims.min(if indexed { 1 } else { vertex_count / 3 })
-    } else {
-        r.edge_u32(max_prims.saturating_add(1))
-    };
-    BlasTriangleGeometry {
-        vertex_buffer: vb,
-        first_vertex: if r.chance(85) { 0 } else { r.edge_u32(fits) },
+    let mut g = BlasTriangleGeometry {
+        vertex_buffer: input(w, r, invalid),
+        first_vertex: 0,
         vertex_stride: stride,
-        vertex_count,
-        index_buffer,
-        first_index: if r.chance(90) { 0 } else { r.edge_u32(64) },
-        primitive_count,
+        vertex_count: max_vertices,
+        index_buffer: indexed.then(|| input(w, r, invalid)),
+        first_index: 0,
+        primitive_count: if indexed {
+            max_prims
+        } else {
+            max_prims.min(max_vertices / 3)
+        },
+    };
+    if r.chance(12) {
+        match r.below(7) {
+            0 => g.vertex_stride = r.pick(&[8, 14, u64::from(u32::MAX) + 4]),
+            1 => g.vertex_count = r.edge_u32(max_vertices.saturating_add(1)),
+            2 => g.primitive_count = r.edge_u32(max_prims.saturating_add(1)),
+            3 => g.first_vertex = r.edge_u32(4096),
+            4 => g.first_index = r.edge_u32(4096),
+            5 => g.index_buffer = if indexed { None } else { Some(g.vertex_buffer) },
+            _ => g.vertex_count = 0,
+        }
     }
+    g
 }
 
 fn build(w: &mut World<'_>, r: &mut Rng) {
