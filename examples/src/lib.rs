@@ -12,6 +12,7 @@ pub mod compute_to_texture;
 pub mod image;
 pub mod math;
 pub mod ported;
+pub mod ray_query;
 pub mod scene;
 pub mod textured_quad;
 pub mod tiles;
@@ -28,6 +29,12 @@ pub fn err(e: vigil::Error) -> String {
 /// Opens the default adapter with validation as the environment says, and the features
 /// the examples can use when present.
 pub fn open_device() -> Result<vigil::Device> {
+    open_device_with(vigil::Features::TIMESTAMP_QUERY)
+}
+
+/// Opens the default adapter's device with whichever of `features` it supports (the
+/// validation layer as the environment says).
+pub fn open_device_with(features: vigil::Features) -> Result<vigil::Device> {
     let instance = vigil::Instance::<vigil::DefaultApi>::new(&vigil::InstanceDescriptor {
         app_name: "vigil example".into(),
         validation: vigil::Validation::FromEnvironment,
@@ -37,7 +44,7 @@ pub fn open_device() -> Result<vigil::Device> {
     adapter
         .request_device(&vigil::DeviceDescriptor {
             label: "example".into(),
-            required_features: adapter.features() & vigil::Features::TIMESTAMP_QUERY,
+            required_features: adapter.features() & features,
             required_limits: adapter.limits().clone(),
             ..vigil::DeviceDescriptor::default()
         })
@@ -51,8 +58,17 @@ pub fn run_example(
     name: &str,
     render: impl FnOnce(&vigil::Device) -> Result<image::Image>,
 ) -> std::process::ExitCode {
+    run_example_with(name, vigil::Features::TIMESTAMP_QUERY, render)
+}
+
+/// As [`run_example`], on a device with whichever of `features` the adapter supports.
+pub fn run_example_with(
+    name: &str,
+    features: vigil::Features,
+    render: impl FnOnce(&vigil::Device) -> Result<image::Image>,
+) -> std::process::ExitCode {
     let run = || -> Result<()> {
-        let device = open_device()?;
+        let device = open_device_with(features)?;
         let image = render(&device)?;
         let path = std::path::PathBuf::from(format!("target/vigil-examples/{name}.png"));
         image.save(&path)?;

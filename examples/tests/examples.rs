@@ -4,8 +4,8 @@
 
 mod common;
 
-use common::device;
-use vigil_examples::{compute_to_texture, textured_quad, triangle};
+use common::{device, device_with};
+use vigil_examples::{compute_to_texture, ray_query, textured_quad, triangle};
 
 #[test]
 fn triangle_covers_its_middle_and_leaves_the_corners() {
@@ -82,6 +82,56 @@ fn tiles_draws_each_tile_in_its_color_from_immediates_on_a_grid_from_an_override
         let bg = vigil_examples::tiles::CLEAR.map(|v| (v * 255.0).round() as u8);
         assert_eq!(img.pixel(cell, cell / 2), bg, "grid {grid}: the gap");
         assert_eq!(img.pixel(1, 1), bg, "grid {grid}: the border");
+    }
+    drop(d);
+    assert_eq!(log.count(), 0, "{:?}", log.messages());
+}
+
+#[test]
+fn ray_query_traces_the_scene_the_cpu_traces() {
+    let (d, log) = device_with(vigil::Features::RAY_QUERY);
+    let size = [160, 120];
+    if !d.features().contains(vigil::Features::RAY_QUERY) {
+        // An adapter without ray queries: the example says so instead of drawing.
+        let e = ray_query::render(&d, size).unwrap_err();
+        assert!(e.contains("RAY_QUERY"), "{e}");
+        return;
+    }
+    let img = ray_query::render(&d, size).unwrap();
+    let want = ray_query::reference(size);
+    let mut off = 0;
+    for y in 0..size[1] {
+        for x in 0..size[0] {
+            let (g, w) = (img.pixel(x, y), want.pixel(x, y));
+            if (0..4).any(|c| g[c].abs_diff(w[c]) > 2) {
+                off += 1;
+            }
+        }
+    }
+    // Rays that graze an edge may round to either side; anything more is a wrong scene.
+    assert!(
+        off * 100 <= size[0] * size[1],
+        "{off} pixels differ from the CPU's"
+    );
+    // Every color of the CPU's image (sky, floor and each cube, lit and in shadow) is
+    // there on the GPU's too (within the rounding of 8-bit storage), each on more than a
+    // few pixels.
+    let mut colors: Vec<[u8; 4]> = Vec::new();
+    for y in 0..size[1] {
+        for x in 0..size[0] {
+            let c = want.pixel(x, y);
+            if !colors.contains(&c) {
+                colors.push(c);
+            }
+        }
+    }
+    assert!(colors.len() >= 8, "{colors:?}");
+    for c in colors {
+        let n = (0..size[1])
+            .flat_map(|y| (0..size[0]).map(move |x| (x, y)))
+            .filter(|&(x, y)| (0..4).all(|k| img.pixel(x, y)[k].abs_diff(c[k]) <= 2))
+            .count();
+        assert!(n > 20, "{n} pixels of {c:?}");
     }
     drop(d);
     assert_eq!(log.count(), 0, "{:?}", log.messages());

@@ -7,6 +7,11 @@ use vigil::*;
 /// The default adapter's device with the validation layer on, and the layer's log (every
 /// test ends by checking it stayed silent).
 pub fn device() -> (Device, std::sync::Arc<ValidationLog>) {
+    device_with(Features::empty())
+}
+
+/// As [`device`], with whichever of `features` the adapter supports.
+pub fn device_with(features: Features) -> (Device, std::sync::Arc<ValidationLog>) {
     let instance = Instance::<DefaultApi>::new(&InstanceDescriptor {
         app_name: "example tests".into(),
         validation: Validation::On,
@@ -16,6 +21,7 @@ pub fn device() -> (Device, std::sync::Arc<ValidationLog>) {
     let adapter = instance.default_adapter().unwrap();
     let d = adapter
         .request_device(&DeviceDescriptor {
+            required_features: adapter.features() & features,
             required_limits: adapter.limits().clone(),
             ..Default::default()
         })
