@@ -121,6 +121,12 @@ fn bytes<T: Copy, const N: usize>(v: &[T], to: impl Fn(T) -> [u8; N]) -> Vec<u8>
 
 /// Traces a `size` image of the scene on `device` (which needs `RAY_QUERY`).
 pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
+    if !device.features().contains(Features::RAY_QUERY) {
+        return Err(format!(
+            "the device has no RAY_QUERY feature ('{}' does not offer ray queries)",
+            device.adapter_info().name
+        ));
+    }
     let input = |label, contents: &[u8]| {
         device
             .create_buffer_init(&BufferInitDescriptor {

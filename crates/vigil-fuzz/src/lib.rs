@@ -60,7 +60,8 @@ const OPTIONAL: Features = Features::TIMESTAMP_QUERY
     .union(Features::VARIABLE_COUNT_BINDING_ARRAY)
     .union(Features::UPDATE_AFTER_BIND_STORAGE_BUFFERS)
     .union(Features::UPDATE_AFTER_BIND_SAMPLED_TEXTURES)
-    .union(Features::RAY_QUERY);
+    .union(Features::RAY_QUERY)
+    .union(Features::ACCELERATION_STRUCTURE);
 
 /// Runs one seed on the default adapter (or `VIGIL_ADAPTER`) and reports what it found.
 /// `Err` only when no device could be opened at all.

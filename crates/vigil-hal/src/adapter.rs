@@ -156,11 +156,15 @@ bitflags! {
         /// Update-after-bind storage texture bindings (Vulkan
         /// `descriptorBindingStorageImageUpdateAfterBind`).
         const UPDATE_AFTER_BIND_STORAGE_TEXTURES = 1 << 28;
-        /// Acceleration structures (bottom level over triangles, top level over instances),
-        /// their builds, `acceleration_structure` bindings and WGSL ray queries (`enable
-        /// wgpu_ray_query;`): Vulkan `VK_KHR_acceleration_structure` and `VK_KHR_ray_query`
-        /// (with buffer device addresses, which builds need).
+        /// WGSL ray queries (`enable wgpu_ray_query;`) through top-level acceleration
+        /// structures: Vulkan `VK_KHR_ray_query`. Implies `ACCELERATION_STRUCTURE` (a device
+        /// asking for it gets both).
         const RAY_QUERY = 1 << 29;
+        /// Acceleration structures (bottom level over triangles, top level over instances),
+        /// their builds and `acceleration_structure` bindings: Vulkan
+        /// `VK_KHR_acceleration_structure`, with buffer device addresses, which builds read
+        /// their inputs through. What traverses them is `RAY_QUERY`.
+        const ACCELERATION_STRUCTURE = 1 << 30;
     }
 }
 

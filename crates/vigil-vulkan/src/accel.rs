@@ -91,7 +91,7 @@ impl DeviceShared {
     ) -> hal::Result<AccelerationStructure> {
         let Some(ext) = self.accel.as_ref() else {
             return Err(hal::DeviceError::Unsupported(
-                "acceleration structures need the RAY_QUERY feature".into(),
+                "acceleration structures need the ACCELERATION_STRUCTURE feature".into(),
             ));
         };
         let (geometries, counts, top_level): (Vec<_>, Vec<u32>, bool) = match desc.sizing {

@@ -19,6 +19,21 @@ pub struct Adapter {
     pub(crate) queue_family: u32,
     pub(crate) robust_buffer_access: bool,
     pub(crate) limits: vk::PhysicalDeviceLimits,
+    /// What the driver offers for acceleration structures and tracing through them.
+    pub(crate) ray: RayNative,
+}
+
+/// The driver's acceleration structures and the ways it can trace through them. Vulkan
+/// lets a device size or build structures only with a tracing feature enabled (ray queries
+/// or ray-tracing pipelines: VUID-vkGetAccelerationStructureBuildSizesKHR-rayTracingPipeline-03617),
+/// so a device opened with `ACCELERATION_STRUCTURE` alone enables whichever the driver has,
+/// natively, without offering it to shaders.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RayNative {
+    /// Acceleration structures with ray queries.
+    pub ray_query: bool,
+    /// Acceleration structures with ray-tracing pipelines.
+    pub pipeline: bool,
 }
 
 /// Every feature struct we read, chained.
@@ -161,13 +176,11 @@ fn supported_features(f: &FeatureSet, timestamps: bool, subgroups: bool) -> Feat
     out
 }
 
-/// Device extensions ray queries need: acceleration structures (which need deferred host
-/// operations to be enabled beside them, though vigil builds only on the device) and ray
-/// queries themselves.
-const RAY_QUERY_EXTENSIONS: [&std::ffi::CStr; 3] = [
+/// Device extensions acceleration structures need (deferred host operations must be
+/// enabled beside them, though vigil builds only on the device).
+const ACCELERATION_STRUCTURE_EXTENSIONS: [&std::ffi::CStr; 2] = [
     ash::khr::acceleration_structure::NAME,
     ash::khr::deferred_host_operations::NAME,
-    ash::khr::ray_query::NAME,
 ];
 
 fn has_extensions(
@@ -183,19 +196,31 @@ fn has_extensions(
     })
 }
 
-/// Whether the device has the extensions and features `RAY_QUERY` enables.
-fn ray_query_supported(instance: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
-    if !has_extensions(instance, pd, &RAY_QUERY_EXTENSIONS) {
-        return false;
+/// What the device has of acceleration structures, ray queries and ray-tracing pipelines.
+fn ray_native(instance: &ash::Instance, pd: vk::PhysicalDevice) -> RayNative {
+    if !has_extensions(instance, pd, &ACCELERATION_STRUCTURE_EXTENSIONS) {
+        return RayNative::default();
     }
+    let rq_ext = has_extensions(instance, pd, &[ash::khr::ray_query::NAME]);
+    let rt_ext = has_extensions(instance, pd, &[ash::khr::ray_tracing_pipeline::NAME]);
     let mut accel = vk::PhysicalDeviceAccelerationStructureFeaturesKHR::default();
     let mut rq = vk::PhysicalDeviceRayQueryFeaturesKHR::default();
-    let mut f2 = vk::PhysicalDeviceFeatures2::default()
-        .push_next(&mut accel)
-        .push_next(&mut rq);
-    // SAFETY: valid physical device that has both extensions; the chain points at locals.
+    let mut rt = vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default();
+    let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut accel);
+    if rq_ext {
+        f2 = f2.push_next(&mut rq);
+    }
+    if rt_ext {
+        f2 = f2.push_next(&mut rt);
+    }
+    // SAFETY: valid physical device that has the extensions whose structs are chained; the
+    // chain points at locals.
     unsafe { instance.get_physical_device_features2(pd, &mut f2) };
-    accel.acceleration_structure == vk::TRUE && rq.ray_query == vk::TRUE
+    let accel = accel.acceleration_structure == vk::TRUE;
+    RayNative {
+        ray_query: accel && rq_ext && rq.ray_query == vk::TRUE,
+        pipeline: accel && rt_ext && rt.ray_tracing_pipeline == vk::TRUE,
+    }
 }
 
 /// Whether the subgroup operations naga can emit are there in compute and fragment shaders.
@@ -280,8 +305,10 @@ impl Adapter {
             return None;
         }
         let features = query_features(raw, pd);
-        let ray_query =
-            ray_query_supported(raw, pd) && features.v12.buffer_device_address == vk::TRUE;
+        let bda = features.v12.buffer_device_address == vk::TRUE;
+        let ray = ray_native(raw, pd);
+        let accel = bda && (ray.ray_query || ray.pipeline);
+        let ray_query = bda && ray.ray_query;
         if features.v12.timeline_semaphore != vk::TRUE
             || features.v13.synchronization2 != vk::TRUE
             || features.v13.dynamic_rendering != vk::TRUE
@@ -341,10 +368,12 @@ impl Adapter {
                 queue_family: family as u32,
                 robust_buffer_access: features.core.robust_buffer_access == vk::TRUE,
                 limits: props.limits,
+                ray,
             },
             info,
             features: {
                 let mut f = supported_features(&features, timestamps, subgroups_supported(&v11p));
+                f.set(Features::ACCELERATION_STRUCTURE, accel);
                 f.set(Features::RAY_QUERY, ray_query);
                 f
             },
@@ -407,9 +436,11 @@ impl hal::Adapter for Adapter {
             .multiview(requested.contains(Features::MULTIVIEW));
         let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
             .timeline_semaphore(true)
-            .buffer_device_address(
-                requested.intersects(Features::BUFFER_DEVICE_ADDRESS | Features::RAY_QUERY),
-            )
+            .buffer_device_address(requested.intersects(
+                Features::BUFFER_DEVICE_ADDRESS
+                    | Features::ACCELERATION_STRUCTURE
+                    | Features::RAY_QUERY,
+            ))
             .shader_float16(f16)
             .shader_buffer_int64_atomics(int64_atomics)
             .shader_shared_int64_atomics(int64_atomics)
@@ -437,16 +468,29 @@ impl hal::Adapter for Adapter {
             .synchronization2(true)
             .dynamic_rendering(true);
         let ray_query = requested.contains(Features::RAY_QUERY);
+        let structures = ray_query || requested.contains(Features::ACCELERATION_STRUCTURE);
         let mut accel = vk::PhysicalDeviceAccelerationStructureFeaturesKHR::default()
             .acceleration_structure(true);
         let mut rq = vk::PhysicalDeviceRayQueryFeaturesKHR::default().ray_query(true);
+        let mut rt =
+            vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default().ray_tracing_pipeline(true);
+        // Structures need a tracing feature enabled natively (see `RayNative`): ray queries
+        // where the driver has them, else ray-tracing pipelines (never offered to shaders).
+        let native_rq = structures && self.ray.ray_query;
+        let native_rt = structures && !native_rq && self.ray.pipeline;
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
             .features(core)
             .push_next(&mut v11)
             .push_next(&mut v12)
             .push_next(&mut v13);
-        if ray_query {
-            f2 = f2.push_next(&mut accel).push_next(&mut rq);
+        if structures {
+            f2 = f2.push_next(&mut accel);
+        }
+        if native_rq {
+            f2 = f2.push_next(&mut rq);
+        }
+        if native_rt {
+            f2 = f2.push_next(&mut rt);
         }
         // Swapchains, where the device has them (and the instance has surfaces).
         // SAFETY: plain query on a valid physical device.
@@ -462,8 +506,14 @@ impl hal::Adapter for Adapter {
         } else {
             Vec::new()
         };
-        if ray_query {
-            ext_names.extend(RAY_QUERY_EXTENSIONS.iter().map(|n| n.as_ptr()));
+        if structures {
+            ext_names.extend(ACCELERATION_STRUCTURE_EXTENSIONS.iter().map(|n| n.as_ptr()));
+        }
+        if native_rq {
+            ext_names.push(ash::khr::ray_query::NAME.as_ptr());
+        }
+        if native_rt {
+            ext_names.push(ash::khr::ray_tracing_pipeline::NAME.as_ptr());
         }
         let create = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_info)

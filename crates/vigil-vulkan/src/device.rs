@@ -62,7 +62,7 @@ pub const CALL_SITES: &[CallSite] = &[
     CallSite {
         name: "vkCreateAccelerationStructureKHR",
         errors: OOM,
-        only_if: Some("devices with RAY_QUERY enabled"),
+        only_if: Some("devices with ACCELERATION_STRUCTURE enabled"),
     },
     CallSite {
         name: "vkCreateQueryPool",
@@ -402,8 +402,11 @@ impl DeviceShared {
                 d.log_leaks_on_shutdown = false;
                 d
             },
-            buffer_device_address: features
-                .intersects(Features::BUFFER_DEVICE_ADDRESS | Features::RAY_QUERY),
+            buffer_device_address: features.intersects(
+                Features::BUFFER_DEVICE_ADDRESS
+                    | Features::ACCELERATION_STRUCTURE
+                    | Features::RAY_QUERY,
+            ),
             allocation_sizes: gpu_allocator::AllocationSizes::default(),
         });
         let allocator = match allocator {
@@ -475,8 +478,9 @@ impl DeviceShared {
                 (format, support)
             })
             .collect();
-        let ray_query = features.contains(Features::RAY_QUERY);
-        let scratch_align = if ray_query {
+        let structures =
+            features.intersects(Features::ACCELERATION_STRUCTURE | Features::RAY_QUERY);
+        let scratch_align = if structures {
             let mut accel_props = vk::PhysicalDeviceAccelerationStructurePropertiesKHR::default();
             let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut accel_props);
             // SAFETY: plain query; the device has the extension (it was enabled).
@@ -490,7 +494,7 @@ impl DeviceShared {
             1
         };
         Ok(DeviceShared {
-            accel: ray_query
+            accel: structures
                 .then(|| ash::khr::acceleration_structure::Device::new(&instance.raw, &raw)),
             scratch_align,
             swapchain: swapchain.then(|| ash::khr::swapchain::Device::new(&instance.raw, &raw)),

@@ -205,7 +205,7 @@ rules! {
     FragmentOutput: InvalidDescriptor, "render-pipeline.fragment-output", "Every written color target has a fragment output of a matching scalar type.", "WebGPU validating fragment state";
 
     // Acceleration structures.
-    AccelFeature: Unsupported, "accel.feature", "Acceleration structures, their builds, BLAS_INPUT buffers and acceleration_structure bindings need the RAY_QUERY feature.", "WebGPU/wgpu EXPERIMENTAL_RAY_QUERY; Vulkan VK_KHR_acceleration_structure";
+    AccelFeature: Unsupported, "accel.feature", "Acceleration structures, their builds, BLAS_INPUT buffers and acceleration_structure bindings need the ACCELERATION_STRUCTURE feature (which RAY_QUERY brings).", "wgpu EXPERIMENTAL_RAY_QUERY; Vulkan VK_KHR_acceleration_structure";
     BlasDescriptor: InvalidDescriptor, "blas.descriptor", "A bottom-level structure has 1 to 16,777,216 triangle geometries, each of Float32x3 positions, 1 to 2^29 triangles and at least one vertex (three per triangle when unindexed).", "Vulkan maxGeometryCount, maxPrimitiveCount (their guaranteed minimums); wgpu createBlas";
     TlasDescriptor: InvalidDescriptor, "tlas.descriptor", "A top-level structure holds 1 to 16,777,216 instances.", "Vulkan maxInstanceCount (its guaranteed minimum)";
     BlasBuildGeometry: InvalidDescriptor, "blas.build-geometry", "A bottom-level build gives one geometry per geometry the structure was made with, each indexed exactly when it was made indexed, with at most its vertices and triangles (three vertices per triangle when unindexed).", "Vulkan VUID-vkCmdBuildAccelerationStructuresKHR-pInfos-03758 and siblings; wgpu BlasBuildEntry";

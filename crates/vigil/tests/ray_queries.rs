@@ -561,3 +561,259 @@ fn without_the_feature_every_call_is_refused_naming_it() {
     assert_eq!(err.rule(), Rule::ShaderFeature);
     d.finish();
 }
+
+/// Acceleration structures without ray queries (what a device whose driver builds them but
+/// has no `VK_KHR_ray_query` offers, the H200's among them): positions written by a compute
+/// shader are built from (the build waits for the write), structures are rebuilt, bound in
+/// a group that a dispatch uses, destroyed while a top-level structure holds them, and
+/// everything is released at the end; the layer, synchronization validation included,
+/// stays silent. A ray-query shader is refused on such a device, naming `RAY_QUERY`.
+#[test]
+fn structures_build_bind_and_release_without_ray_queries() {
+    let mut supported = false;
+    let d = gpu_with(|adapter| {
+        supported = adapter
+            .features()
+            .contains(Features::ACCELERATION_STRUCTURE);
+        DeviceDescriptor {
+            label: "acceleration structures".into(),
+            required_features: adapter.features() & Features::ACCELERATION_STRUCTURE,
+            required_limits: adapter.limits().clone(),
+            ..DeviceDescriptor::default()
+        }
+    });
+    if !supported {
+        let err = d
+            .create_tlas(&TlasDescriptor {
+                label: "t",
+                max_instances: 1,
+                flags: AccelerationStructureFlags::empty(),
+            })
+            .unwrap_err();
+        assert_eq!(err.rule(), Rule::AccelFeature);
+        return;
+    }
+    assert!(!d.features().contains(Features::RAY_QUERY));
+    let err = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "trace",
+            wgsl: TRACE,
+        })
+        .unwrap_err();
+    assert_eq!(err.rule(), Rule::ShaderFeature);
+    assert!(err.to_string().contains("RAY_QUERY"), "{err}");
+    let baseline = d.live_native_objects();
+    // A compute shader writes a quad's positions (4 × Float32x3) and indices.
+    let positions = d
+        .create_buffer(&BufferDescriptor {
+            label: "positions",
+            size: 48,
+            usage: BufferUsages::BLAS_INPUT | BufferUsages::STORAGE | BufferUsages::COPY_SRC,
+        })
+        .unwrap();
+    let indices = input(
+        &d,
+        &[0u16, 1, 2, 0, 2, 3]
+            .iter()
+            .flat_map(|i| i.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    );
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "positions",
+            wgsl: "@group(0) @binding(0) var<storage, read_write> p: array<f32, 12>;
+            @compute @workgroup_size(12) fn main(@builtin(local_invocation_index) i: u32) {
+                let corner = i / 3u;
+                let axis = i % 3u;
+                let x = f32((corner == 1u) || (corner == 2u));
+                let y = f32(corner >= 2u);
+                p[i] = select(0.0, select(y, x, axis == 0u), axis != 2u);
+            }",
+        })
+        .unwrap();
+    let entries = [
+        BindGroupLayoutEntry {
+            binding: 0,
+            visibility: ShaderStages::COMPUTE,
+            ty: BindingType::Buffer {
+                ty: BufferBindingType::Storage { read_only: false },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            array: None,
+        },
+        BindGroupLayoutEntry {
+            binding: 1,
+            visibility: ShaderStages::COMPUTE,
+            ty: BindingType::AccelerationStructure,
+            array: None,
+        },
+    ];
+    let bgl = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "positions",
+            entries: &entries,
+        })
+        .unwrap();
+    let pipeline_layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "positions",
+            bind_group_layouts: &[bgl],
+            immediate_size: 0,
+        })
+        .unwrap();
+    let pipeline = d
+        .create_compute_pipeline(&ComputePipelineDescriptor {
+            label: "positions",
+            layout: pipeline_layout,
+            module,
+            entry_point: "main",
+            constants: &[],
+        })
+        .unwrap();
+    let quad = d
+        .create_blas(&BlasDescriptor {
+            label: "quad",
+            geometries: &[QUAD_SIZE],
+            flags: AccelerationStructureFlags::PREFER_FAST_BUILD,
+        })
+        .unwrap();
+    let tlas = d
+        .create_tlas(&TlasDescriptor {
+            label: "scene",
+            max_instances: 4,
+            flags: AccelerationStructureFlags::empty(),
+        })
+        .unwrap();
+    let group = d
+        .create_bind_group(&BindGroupDescriptor {
+            label: "positions",
+            layout: bgl,
+            entries: &[
+                BindGroupEntry {
+                    binding: 0,
+                    resource: BindingResource::Buffer(BufferBinding::whole(positions)),
+                },
+                BindGroupEntry {
+                    binding: 1,
+                    resource: BindingResource::AccelerationStructure(tlas),
+                },
+            ],
+        })
+        .unwrap();
+    let geometry = [BlasTriangleGeometry {
+        vertex_buffer: positions,
+        first_vertex: 0,
+        vertex_stride: 12,
+        vertex_count: 4,
+        index_buffer: Some(indices),
+        first_index: 0,
+        primitive_count: 2,
+    }];
+    let instances: Vec<TlasInstance> = (0..4)
+        .map(|i| TlasInstance::new(quad, translate(i as f32 * 2.0, 0.0, 1.0), i, 0xFF))
+        .collect();
+    // Write the positions, build both levels from them, then a dispatch whose group holds
+    // the structure just built: one command buffer, every hazard ordered by vigil.
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor {
+            label: "write+build",
+        })
+        .unwrap();
+    let run = |e: &mut CommandEncoder| {
+        e.begin_compute_pass(&ComputePassDescriptor::default())
+            .unwrap();
+        e.set_compute_pipeline(pipeline).unwrap();
+        e.set_bind_group(0, group, &[]).unwrap();
+        e.dispatch(1, 1, 1).unwrap();
+        e.end_compute_pass().unwrap();
+    };
+    // The group's first use precedes the build here: refused at submission.
+    run(&mut e);
+    e.build_acceleration_structures(
+        &[BlasBuildEntry {
+            blas: quad,
+            geometries: &geometry,
+        }],
+        &[TlasBuildEntry {
+            tlas,
+            instances: &instances,
+        }],
+    )
+    .unwrap();
+    let err = d.submit([e.finish().unwrap()]).unwrap_err();
+    assert_eq!(err.rule(), Rule::AccelUnbuilt);
+    // Built in a submission of its own first (from the zeroed positions: degenerate
+    // triangles, which builds accept).
+    let mut first = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "build" })
+        .unwrap();
+    first
+        .build_acceleration_structures(
+            &[BlasBuildEntry {
+                blas: quad,
+                geometries: &geometry,
+            }],
+            &[TlasBuildEntry {
+                tlas,
+                instances: &instances,
+            }],
+        )
+        .unwrap();
+    let serial = d.submit([first.finish().unwrap()]).unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+        .unwrap();
+    // Now the structure is built: the dispatch rewrites the positions, the bottom level is
+    // rebuilt from them (after the write) and the top level from it, then another dispatch
+    // uses the group again (after the builds).
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "again" })
+        .unwrap();
+    run(&mut e);
+    e.build_acceleration_structures(
+        &[BlasBuildEntry {
+            blas: quad,
+            geometries: &geometry,
+        }],
+        &[TlasBuildEntry {
+            tlas,
+            instances: &instances[..2],
+        }],
+    )
+    .unwrap();
+    run(&mut e);
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+        .unwrap();
+    // The positions the shader wrote are the quad's corners.
+    let p: Vec<f32> = d
+        .read_buffer(positions, 0, 48)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    assert_eq!(
+        p,
+        [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0]
+    );
+    // The bottom level destroyed: the top level keeps it; a dispatch still runs.
+    d.destroy_blas(quad).unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "after" })
+        .unwrap();
+    run(&mut e);
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+        .unwrap();
+    // The group and the top level destroyed: once the GPU is done, both structures'
+    // native objects (each a structure, its storage and its scratch: 6) and the group's
+    // set (1) are released.
+    d.poll().unwrap();
+    let before = d.live_native_objects();
+    d.destroy_bind_group(group).unwrap();
+    d.destroy_tlas(tlas).unwrap();
+    d.poll().unwrap();
+    assert_eq!(before - d.live_native_objects(), 7);
+    let _ = (baseline, module, positions, indices);
+    d.finish();
+}

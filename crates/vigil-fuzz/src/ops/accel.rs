@@ -19,7 +19,7 @@ pub fn acceleration_structures(w: &mut World<'_>, r: &mut Rng) {
     match r.below(12) {
         0 | 1 => create_blas(w, r),
         2 => create_tlas(w, r),
-        _ if !w.features.contains(vigil::Features::RAY_QUERY) => {}
+        _ if !w.features.contains(vigil::Features::ACCELERATION_STRUCTURE) => {}
         _ if w.blas.live_count() < 2 => create_blas(w, r),
         _ if w.tlas.live_count() == 0 => create_tlas(w, r),
         _ if w

@@ -69,7 +69,7 @@ pub struct DeviceDescriptor {
     pub label: String,
     /// Features to enable; each must be supported by the adapter. `FULL_DRAW_INDEX_UINT32`
     /// and `SAMPLE_RATE_SHADING` are enabled whenever the adapter has them, requested or
-    /// not.
+    /// not; `RAY_QUERY` brings `ACCELERATION_STRUCTURE` with it.
     pub required_features: Features,
     /// Limits to enforce; each must be within the adapter's.
     pub required_limits: Limits,
@@ -213,9 +213,13 @@ impl<A: Api> Device<A> {
         // Enabled whenever the adapter has them, as WebGPU's core assumes: in Vulkan
         // `fullDrawIndexUint32` governs the largest index value, not whether 32-bit indices
         // may be used, and `sampleRateShading` is what WGSL's `sample_index` needs.
-        let features = desc.required_features
+        let mut features = desc.required_features
             | (adapter.features()
                 & (Features::FULL_DRAW_INDEX_UINT32 | Features::SAMPLE_RATE_SHADING));
+        // Ray queries traverse acceleration structures: asking for them brings those.
+        if features.contains(Features::RAY_QUERY) {
+            features |= Features::ACCELERATION_STRUCTURE;
+        }
         let hal = adapter
             .exposed
             .adapter

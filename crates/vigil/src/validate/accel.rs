@@ -15,19 +15,19 @@ pub(crate) const MAX_INSTANCES: u32 = 1 << 24;
 /// Most triangles of a bottom-level structure (over all its geometries).
 pub(crate) const MAX_PRIMITIVES: u64 = 1 << 29;
 
-/// The device has `RAY_QUERY` enabled.
+/// The device has `ACCELERATION_STRUCTURE` enabled (`RAY_QUERY` brings it).
 pub(crate) fn feature(op: &'static str, label: &str, features: Features) -> Result<()> {
     ensure!(
-        features.contains(Features::RAY_QUERY),
+        features.contains(Features::ACCELERATION_STRUCTURE),
         AccelFeature,
         op,
         label,
-        "acceleration structures need the RAY_QUERY feature; enable it when opening the device (the adapter must support it)"
+        "acceleration structures need the ACCELERATION_STRUCTURE feature (or RAY_QUERY, which brings it); enable it when opening the device (the adapter must support it)"
     );
     Ok(())
 }
 
-/// A buffer with `BLAS_INPUT` usage is made only on a device with `RAY_QUERY`.
+/// A buffer with `BLAS_INPUT` usage is made only on a device with acceleration structures.
 pub(crate) fn input_usage(label: &str, usage: BufferUsages, features: Features) -> Result<()> {
     if usage.contains(BufferUsages::BLAS_INPUT) {
         feature("create_buffer", label, features)?;

@@ -125,11 +125,11 @@ pub(crate) fn layout_entries(
             }
             BindingType::AccelerationStructure => {
                 ensure!(
-                    features.contains(Features::RAY_QUERY),
+                    features.contains(Features::ACCELERATION_STRUCTURE),
                     AccelFeature,
                     OP,
                     label,
-                    "binding {b} holds an acceleration structure, which needs the RAY_QUERY feature enabled on the device"
+                    "binding {b} holds an acceleration structure, which needs the ACCELERATION_STRUCTURE feature (or RAY_QUERY) enabled on the device"
                 );
                 5
             }
