@@ -455,3 +455,26 @@ fn a_structure_used_before_any_build_is_refused_at_submission() {
     d.destroy_blas(b).unwrap();
     expect_rule(d.submit([stale.finish().unwrap()]), Rule::SubmitDestroyed);
 }
+
+#[test]
+fn structures_alone_do_not_grant_ray_queries() {
+    let d = device_with(Features::ACCELERATION_STRUCTURE);
+    assert!(!d.features().contains(Features::RAY_QUERY));
+    tlas(&d, 1).unwrap();
+    let err = expect_rule(
+        d.create_shader_module(&ShaderModuleDescriptor {
+            label: "trace",
+            wgsl: "enable wgpu_ray_query;
+            @group(0) @binding(0) var acc: acceleration_structure;
+            @compute @workgroup_size(1) fn main() {
+                var rq: ray_query;
+                rayQueryInitialize(&rq, acc, RayDesc(0u, 0xFFu, 0.0, 1.0, vec3<f32>(0.0), vec3<f32>(0.0, 0.0, 1.0)));
+            }",
+        }),
+        Rule::ShaderFeature,
+    );
+    assert!(err.to_string().contains("RAY_QUERY"), "{err}");
+    // Asking for ray queries brings structures.
+    let d = device_with(Features::RAY_QUERY);
+    assert!(d.features().contains(Features::ACCELERATION_STRUCTURE));
+}
