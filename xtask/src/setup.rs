@@ -1,5 +1,6 @@
-//! Set-up: a Vulkan driver, the Khronos validation layer, vulkan-tools, spirv-tools, and
-//! valgrind (the instruction-count guard counts with callgrind).
+//! Set-up: a Vulkan driver, the Khronos validation layer, vulkan-tools, spirv-tools, glslc
+//! and spirv-cross (the GPU-pointer tier's shaders), and valgrind (the instruction-count
+//! guard counts with callgrind).
 //!
 //! On Debian (as root, or with password-less sudo) whatever is missing is installed. When
 //! no GPU driver is present, Mesa's lavapipe comes from the backports suite of the Debian
@@ -16,6 +17,9 @@ const TOOLS: &[&str] = &[
     "vulkan-tools",
     "libvulkan-dev",
     "spirv-tools",
+    // GPU-pointer shaders: GLSL with buffer references to SPIR-V, and SPIR-V to MSL.
+    "glslc",
+    "spirv-cross",
     "valgrind",
     // The window example's tests: a virtual X server, a headless Wayland compositor, and
     // the X libraries winit loads.

@@ -434,6 +434,8 @@ pub trait Device: Send + Sync + Debug {
         &self,
         structure: <Self::A as Api>::AccelerationStructure,
     );
+    /// The device address of a buffer made with `DEVICE_ADDRESS` (0 for any other).
+    fn buffer_address(&self, buffer: &<Self::A as Api>::Buffer) -> u64;
     /// The device address of an acceleration structure (what instance records hold).
     fn acceleration_structure_address(
         &self,

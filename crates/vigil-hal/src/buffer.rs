@@ -26,8 +26,12 @@ bitflags! {
         const INDIRECT = 1 << 8;
         /// Destination of query resolves.
         const QUERY_RESOLVE = 1 << 9;
-        /// Vertex or index input of acceleration structure builds (needs `RAY_QUERY`).
+        /// Vertex or index input of acceleration structure builds (needs
+        /// `ACCELERATION_STRUCTURE`).
         const BLAS_INPUT = 1 << 10;
+        /// Has a device address shaders follow: what the GPU-pointer tier's heaps are made
+        /// with (`Device::create_gpu_heap`); `create_buffer` refuses it.
+        const DEVICE_ADDRESS = 1 << 11;
     }
 }
 

@@ -12,6 +12,7 @@
 
 mod caps;
 mod diagnostic;
+pub mod glsl;
 mod guard;
 mod module;
 pub mod msl;

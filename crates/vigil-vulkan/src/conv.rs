@@ -23,6 +23,9 @@ pub fn buffer_usage(usage: hal::BufferUsages) -> vk::BufferUsageFlags {
     if usage.contains(hal::BufferUsages::INDIRECT) {
         out |= vk::BufferUsageFlags::INDIRECT_BUFFER;
     }
+    if usage.contains(hal::BufferUsages::DEVICE_ADDRESS) {
+        out |= vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
+    }
     if usage.contains(hal::BufferUsages::BLAS_INPUT) {
         out |= vk::BufferUsageFlags::ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_KHR
             | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;

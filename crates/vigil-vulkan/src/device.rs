@@ -849,6 +849,10 @@ impl hal::Device for Device {
         self.shared.destroy_acceleration_structure(structure);
     }
 
+    fn buffer_address(&self, buffer: &Buffer) -> u64 {
+        buffer.address
+    }
+
     fn acceleration_structure_address(&self, structure: &AccelerationStructure) -> u64 {
         structure.address()
     }

@@ -107,4 +107,6 @@ handles! {
     /// A top-level acceleration structure: instances of bottom-level ones, what ray queries
     /// traverse (needs `RAY_QUERY`).
     Tlas = "top-level acceleration structure";
+    /// A GPU heap: memory with a device address that pointer-tier shaders follow.
+    GpuHeap = "GPU heap";
 }

@@ -73,10 +73,10 @@ pub use device::Seams;
 pub use device::{
     BindGroupDescriptor, BindGroupEntry, BindGroupPoolDescriptor, BindGroupWrite, BindingResource,
     BlasDescriptor, BufferBinding, BufferDescriptor, BufferInitDescriptor, Completion,
-    ComputePipelineDescriptor, Device, DeviceDescriptor, GroupBinding, GroupResource, LossSnapshot,
-    MAX_QUEUED_WRITES, PipelineLayoutDescriptor, ShaderModuleDescriptor, Stats,
-    SurfaceConfiguration, SurfaceFrame, TextureExport, TlasDescriptor, WaitSite, WriteStats,
-    sampled_layout,
+    ComputePipelineDescriptor, Device, DeviceDescriptor, GpuHeapDescriptor, GpuPtr, GroupBinding,
+    GroupResource, HeapKind, LossSnapshot, MAX_QUEUED_WRITES, PipelineLayoutDescriptor,
+    PointerComputePipelineDescriptor, ShaderModuleDescriptor, Stats, SurfaceConfiguration,
+    SurfaceFrame, TextureExport, TlasDescriptor, WaitSite, WriteStats, sampled_layout,
 };
 pub use device::{
     CloseReport, MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport, SeamHandle,
@@ -91,8 +91,8 @@ pub use encoder::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIGNMENT};
 pub use error::{Error, ErrorKind, Result};
 pub use handle::{
     BindGroup, BindGroupLayout, BindGroupPool, Blas, Buffer, BufferMapping, ComputePipeline,
-    Handle, PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Surface, Texture,
-    TextureView, Tlas,
+    GpuHeap, Handle, PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Surface,
+    Texture, TextureView, Tlas,
 };
 pub use instance::{Adapter, Instance, InstanceDescriptor, Validation};
 pub use render::{FragmentState, RenderPipelineDescriptor, VertexState};

@@ -218,6 +218,7 @@ impl<A: Api> Device<A> {
             group_compat: layout.compat.clone().into_boxed_slice(),
             late_checks: late.into_boxed_slice(),
             layout,
+            pointer: false,
         };
         let id = self.id;
         let (_, _, obj) = self

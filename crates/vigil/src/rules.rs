@@ -215,6 +215,14 @@ rules! {
     AccelBuildDuplicate: InvalidDescriptor, "accel.build-duplicate", "One build call builds each structure at most once.", "Vulkan VUID-vkCmdBuildAccelerationStructuresKHR-dstAccelerationStructure-03698";
     AccelUnbuilt: InvalidState, "accel.unbuilt", "A structure is built before it is used: the bottom-level structures a top-level build names, and a top-level structure a bound group holds, are built earlier in the same command buffer or by an earlier submission.", "wgpu: acceleration structures built before use; Vulkan: traversal of an unbuilt structure is undefined";
 
+    // The GPU-pointer tier.
+    GpuFeature: Unsupported, "gpu.feature", "GPU heaps, pointer pipelines and roots need the BUFFER_DEVICE_ADDRESS feature.", "Vulkan bufferDeviceAddress; the reference's GPU-pointer model";
+    GpuHeapDescriptor: InvalidDescriptor, "gpu.heap-descriptor", "A GPU heap holds 1 byte to max_buffer_size, a multiple of 4 bytes; ordinary buffers never have DEVICE_ADDRESS usage (heaps do).", "vigil";
+    GpuPointer: OutOfBounds, "gpu.pointer", "A pointer the CPU hands the GPU (a heap pointer, a root) lies in a live heap of this device, with room for what it points at, aligned to it.", "vigil; Vulkan VUID-vkGetBufferDeviceAddress (addresses of live buffers only)";
+    GpuHeapAccess: UsageMismatch, "gpu.heap-access", "The CPU writes only CPU-visible heaps and reads only CPU-visible and readback heaps, inside them.", "vigil; the reference's heap kinds";
+    GpuShader: InvalidDescriptor, "gpu.shader", "A pointer-tier module compiles (glslc), its SPIR-V validates for Vulkan 1.3 (spirv-val), and it uses only capabilities the device enables.", "vigil; Vulkan SPIR-V environment";
+    GpuRoot: InvalidState, "gpu.root", "A root is set in a pass whose pipeline takes one (a pointer pipeline), before the dispatch that reads it.", "vigil; the reference's root ABI";
+
     // Encoders and passes.
     // Textures shared between devices over one native device.
     TextureExportForeign: DeviceMismatch, "texture.export-foreign", "An exported texture is registered by another device over the same native device (not by its own, not by a device over another).", "the reference's registerTexture";

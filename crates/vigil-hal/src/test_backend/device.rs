@@ -578,6 +578,11 @@ impl Device for TestDevice {
         self.release();
     }
 
+    fn buffer_address(&self, buffer: &TestBuffer) -> u64 {
+        // Made up, distinct per buffer and far apart (no two ranges overlap below 1 TiB).
+        buffer.id.wrapping_mul(1 << 40)
+    }
+
     fn acceleration_structure_address(&self, structure: &TestObject) -> u64 {
         // A made-up address, distinct per object and aligned as Vulkan's are.
         structure.id.wrapping_mul(256)

@@ -67,6 +67,7 @@ kinds! {
     bind_groups: BindGroup => BindGroupObj, "bind groups";
     tlas: Tlas => TlasObj, "top-level acceleration structures";
     blas: Blas => BlasObj, "bottom-level acceleration structures";
+    gpu_heaps: GpuHeap => GpuHeapObj, "GPU heaps";
     bind_group_pools: BindGroupPool => BindGroupPoolObj, "bind group pools";
     compute_pipelines: ComputePipeline => ComputePipelineObj, "compute pipelines";
     render_pipelines: RenderPipeline => RenderPipelineObj, "render pipelines";

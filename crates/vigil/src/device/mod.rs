@@ -12,6 +12,7 @@
 mod accel;
 mod binding;
 mod buffer;
+mod gpu;
 pub(crate) mod kinds;
 pub(crate) mod mapping;
 pub(crate) mod objects;
@@ -55,6 +56,7 @@ pub use binding::{
     BindGroupWrite, BindingResource, BufferBinding, GroupBinding, GroupResource, sampled_layout,
 };
 pub use buffer::{BufferDescriptor, BufferInitDescriptor};
+pub use gpu::{GpuHeapDescriptor, GpuPtr, HeapKind, PointerComputePipelineDescriptor};
 pub use pipeline::{ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor};
 pub use shared::TextureExport;
 pub use surface::{SurfaceConfiguration, SurfaceFrame};
@@ -144,6 +146,8 @@ pub struct Core<A: Api> {
     pub(crate) timeline: crate::timeline::TimelineState,
     /// Textures this device exported (for the shared tail it reports).
     pub(crate) exports: Mutex<Vec<std::sync::Weak<TextureObj<A>>>>,
+    /// Live GPU heaps by address (what roots are checked against).
+    pub(crate) heaps: Mutex<Vec<Arc<GpuHeapObj<A>>>>,
 }
 
 /// A validated device over backend `A` (Vulkan by default).
@@ -290,6 +294,7 @@ impl<A: Api> Device<A> {
                 closed: AtomicBool::new(false),
                 timeline: crate::timeline::TimelineState::default(),
                 exports: Mutex::new(Vec::new()),
+                heaps: Mutex::new(Vec::new()),
             }),
         })
     }

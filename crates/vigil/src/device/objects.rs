@@ -12,7 +12,7 @@ use crate::handle::{
     BindGroup, BindGroupLayout, BindGroupPool, Buffer, BufferMapping, ComputePipeline,
     PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Surface, Texture, TextureView,
 };
-use crate::handle::{Blas, Tlas};
+use crate::handle::{Blas, GpuHeap, Tlas};
 use crate::native::{
     AccelKind, BindGroupKind, BindGroupLayoutKind, BufferKind, ComputePipelineKind, Owned,
     PipelineLayoutKind, QuerySetKind, RenderPipelineKind, SamplerKind, ShaderModuleKind,
@@ -53,8 +53,20 @@ labelled!(
     MappingObj,
     SurfaceObj,
     BlasObj,
-    TlasObj
+    TlasObj,
+    GpuHeapObj
 );
+
+/// A GPU heap: a buffer with a device address, partitioned by the application.
+pub(crate) struct GpuHeapObj<A: Api> {
+    pub raw: Owned<A, BufferKind>,
+    pub handle: GpuHeap,
+    pub label: String,
+    pub size: u64,
+    pub kind: super::gpu::HeapKind,
+    /// Its first byte's device address.
+    pub address: u64,
+}
 
 /// A bottom-level acceleration structure.
 pub(crate) struct BlasObj<A: Api> {
@@ -405,6 +417,9 @@ pub(crate) struct PipelineInfo<A: Api> {
     pub layout: Arc<PipelineLayoutObj<A>>,
     pub group_compat: Box<[u32]>,
     pub late_checks: Box<[LateSizeCheck]>,
+    /// A pointer pipeline: its first 8 bytes of immediate data are the root, set only
+    /// through `set_root`.
+    pub pointer: bool,
 }
 
 /// A compute pipeline.

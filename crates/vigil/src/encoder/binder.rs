@@ -47,6 +47,10 @@ pub(crate) struct Binder {
     immediate_size: u32,
     /// Immediate data to push before the next draw or dispatch.
     immediates_dirty: bool,
+    /// The bound pipeline is a pointer pipeline (its root comes from `set_root`).
+    pub pointer: bool,
+    /// A root was set in this pass (and no immediate write covered it since).
+    pub root_set: bool,
 }
 
 #[inline]
@@ -102,6 +106,7 @@ impl Binder {
         let changed = self.pipeline.is_none() || self.layout != layout;
         self.pipeline = Some(key);
         self.layout = layout;
+        self.pointer = info.pointer;
         self.count = info.group_compat.len().min(MAX_GROUPS);
         self.compat = [0; MAX_GROUPS];
         for (c, &v) in self.compat.iter_mut().zip(info.group_compat.iter()) {
@@ -167,6 +172,10 @@ impl Binder {
     /// Sets immediate data at `offset` (checked against the limit by the caller).
     pub fn set_immediates(&mut self, offset: usize, data: &[u8]) {
         let end = offset.saturating_add(data.len());
+        if offset < vigil_shader::glsl::ROOT_SIZE as usize && end > offset {
+            // Bytes of the root overwritten: a pointer pipeline needs `set_root` again.
+            self.root_set = false;
+        }
         if self.immediates.len() < end {
             self.immediates.resize(end, 0);
         }

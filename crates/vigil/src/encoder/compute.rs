@@ -175,6 +175,16 @@ impl<A: Api> CommandEncoder<A> {
         self.step(OP, |e| {
             e.expect_some_pass(OP, "immediate data")?;
             validate::encoder::immediates(&e.label, offset, data.len(), &e.core.limits)?;
+            let b = pass_binder(e.pass, &mut e.compute, &mut e.render);
+            if b.pointer && offset < vigil_shader::glsl::ROOT_SIZE && !data.is_empty() {
+                return Err(fail!(
+                    GpuRoot,
+                    OP,
+                    &e.label,
+                    "the first {} bytes of a pointer pipeline's immediate data are its root; set it with set_root",
+                    vigil_shader::glsl::ROOT_SIZE
+                ));
+            }
             pass_binder(e.pass, &mut e.compute, &mut e.render)
                 .set_immediates(offset as usize, data);
             Ok(())
@@ -234,6 +244,14 @@ impl<A: Api> CommandEncoder<A> {
     fn prepare_dispatch(&mut self, indirect: Option<(usize, u64)>, op: &'static str) -> Result<()> {
         if !self.compute.binder.ready() {
             return Err(self.not_ready(op));
+        }
+        if self.compute.binder.pointer && !self.compute.binder.root_set {
+            return Err(fail!(
+                GpuRoot,
+                op,
+                &self.label,
+                "the pipeline is a pointer pipeline and no root was set in this pass; call set_root first"
+            ));
         }
         let binder = &self.compute.binder;
         for g in 0..binder.count {

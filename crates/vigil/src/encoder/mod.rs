@@ -19,6 +19,7 @@
 mod accel;
 mod binder;
 mod compute;
+mod gpu;
 mod render;
 mod scope;
 mod transfer;
@@ -668,6 +669,11 @@ impl<A: Api> CommandBuffer<A> {
         for q in self.used.query_sets.iter() {
             if !live!(q, query_sets) {
                 return gone("query set", &q.label);
+            }
+        }
+        for h in &self.used.gpu_heaps {
+            if !live!(h, gpu_heaps) {
+                return gone("GPU heap", &h.label);
             }
         }
         for b in self.used.blas.iter() {

@@ -154,6 +154,8 @@ pub(crate) struct Used<A: Api> {
     pub query_sets: Seen<QuerySetObj<A>>,
     pub blas: Seen<BlasObj<A>>,
     pub tlas: Seen<TlasObj<A>>,
+    /// GPU heaps the recording's roots point into (checked live at submission).
+    pub gpu_heaps: Vec<Arc<crate::device::GpuHeapObj<A>>>,
     /// What the recording built and what it needs built before it runs.
     pub accel: AccelUse<A>,
     /// Tracked buffers and textures.
@@ -239,6 +241,7 @@ impl<A: Api> Default for Used<A> {
             query_sets: Seen::default(),
             blas: Seen::default(),
             tlas: Seen::default(),
+            gpu_heaps: Vec::new(),
             accel: AccelUse::default(),
             tracker: Tracker::default(),
             group_info: Vec::new(),

@@ -26,6 +26,13 @@ pub(crate) fn descriptor(desc: &BufferDescriptor<'_>, max_size: u64) -> Result<u
         desc.size
     );
     ensure!(
+        !desc.usage.contains(BufferUsages::DEVICE_ADDRESS),
+        GpuHeapDescriptor,
+        OP,
+        l,
+        "DEVICE_ADDRESS is a GPU heap's usage: make one with create_gpu_heap"
+    );
+    ensure!(
         !desc.usage.is_empty(),
         BufferUsageEmpty,
         OP,

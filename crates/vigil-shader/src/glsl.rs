@@ -1,0 +1,204 @@
+//! The GPU-pointer tier's shader language: GLSL 4.60 with `GL_EXT_buffer_reference`
+//! (pointers to `buffer_reference` blocks), compiled by `glslc` (shaderc) to SPIR-V,
+//! checked by `spirv-val`, and translated to MSL by `spirv-cross`.
+//!
+//! WGSL has no pointers into device memory; GLSL's buffer references are the smallest step
+//! from it that has them, and both tools are Debian packages of a few megabytes (see
+//! `docs/gpu-pointers.md` for the choice against Slang). The tools run as processes: a
+//! module is compiled once, at pipeline creation.
+//!
+//! Every module gets [`PRELUDE`] in front of it: the version, the extensions, and the root
+//! block — one 64-bit pointer in push constants (Vulkan) that spirv-cross places at
+//! `[[buffer(0)]]` (Metal). The source declares its root type with `VIGIL_ROOT(Type)`.
+
+use crate::Diagnostic;
+use crate::caps::{declared_capabilities, spirv_capabilities, spirv_capability_feature};
+use naga::back::spv::Capability as Spv;
+use std::io::Write;
+use std::process::{Command, Stdio};
+use vigil_hal::Features;
+
+/// What every pointer-tier module starts with. `VIGIL_ROOT(T)` declares the push-constant
+/// root: `vigil.root` is a `T` reference (declare `T` as a `buffer_reference` block first).
+pub const PRELUDE: &str = "#version 460
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_buffer_reference2 : require
+#extension GL_EXT_buffer_reference_uvec2 : require
+#extension GL_EXT_scalar_block_layout : require
+#define VIGIL_ROOT(T) layout(push_constant) uniform VigilRoot { T root; } vigil
+#define VIGIL_IS_NULL(p) (uvec2(p) == uvec2(0u))
+#line 1
+";
+
+/// Bytes of the root: one device address.
+pub const ROOT_SIZE: u32 = 8;
+
+/// Runs `program` with `args`, `input` on stdin; its stdout, or its stderr as the error.
+fn run(program: &str, args: &[&str], input: &[u8]) -> Result<Vec<u8>, String> {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            format!("`{program}` could not run ({e}); `cargo xtask setup` installs it (Debian package glslc, spirv-tools or spirv-cross)")
+        })?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(input)
+            .map_err(|e| format!("writing to `{program}`: {e}"))?;
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("waiting for `{program}`: {e}"))?;
+    if out.status.success() {
+        Ok(out.stdout)
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
+    }
+}
+
+/// Compiles a compute module of the pointer tier: [`PRELUDE`] then `source`, to SPIR-V
+/// (1.5, as for Vulkan 1.2) that `spirv-val` accepts for Vulkan 1.3 and that declares only capabilities a device
+/// with `features` enabled allows (pointers themselves need `BUFFER_DEVICE_ADDRESS`, which
+/// the tier requires; 64-bit integers `SHADER_INT64`). Diagnostics keep glslc's words, with
+/// line numbers of `source`.
+pub fn compile_compute(
+    file: &str,
+    source: &str,
+    features: Features,
+) -> Result<Vec<u32>, Diagnostic> {
+    let text = format!("{PRELUDE}{source}");
+    let bytes = run(
+        "glslc",
+        &[
+            // Vulkan 1.2's SPIR-V (1.5): for 1.3 glslc declares the workgroup size with
+            // `LocalSizeId`, which needs `maintenance4` (VUID-RuntimeSpirv-LocalSizeId-06434,
+            // found by the validation layer); vigil does not enable it.
+            "--target-env=vulkan1.2",
+            "-fshader-stage=compute",
+            "-std=460",
+            "-",
+            "-o",
+            "-",
+        ],
+        text.as_bytes(),
+    )
+    .map_err(|e| {
+        Diagnostic::new(
+            file,
+            format!("GLSL did not compile: {}", e.replace("<stdin>", file)),
+        )
+    })?;
+    if bytes.len() % 4 != 0 || bytes.is_empty() {
+        return Err(Diagnostic::new(file, "glslc produced no SPIR-V"));
+    }
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    run("spirv-val", &["--target-env", "vulkan1.3", "-"], &bytes).map_err(|e| {
+        Diagnostic::new(
+            file,
+            format!("the SPIR-V glslc produced is not valid for Vulkan 1.3: {e}"),
+        )
+    })?;
+    let mut allowed: Vec<u32> = spirv_capabilities(features)
+        .into_iter()
+        .map(|c| c as u32)
+        .collect();
+    allowed.push(Spv::PhysicalStorageBufferAddresses as u32);
+    if features.contains(Features::SHADER_INT64) {
+        allowed.push(Spv::Int64 as u32);
+    }
+    if has_execution_mode_id(&words) {
+        return Err(Diagnostic::new(
+            file,
+            "the module declares an execution mode by id (LocalSizeId: a workgroup size from specialization constants), which needs maintenance4; give the size as numbers",
+        ));
+    }
+    for cap in declared_capabilities(&words) {
+        if allowed.contains(&cap) {
+            continue;
+        }
+        let mut d = Diagnostic::new(
+            file,
+            format!("the module needs SPIR-V capability {cap}, which the device does not enable"),
+        );
+        let feature = if cap == Spv::Int64 as u32 {
+            Some(Features::SHADER_INT64)
+        } else {
+            spirv_capability_feature_of(cap)
+        };
+        if let Some(f) = feature {
+            d.message = format!(
+                "the module needs the {} feature (SPIR-V capability {cap})",
+                f.names().join(" | ")
+            );
+            d.features_needed = f;
+        }
+        return Err(d);
+    }
+    Ok(words)
+}
+
+/// Whether a module has `OpExecutionModeId` (opcode 331).
+fn has_execution_mode_id(words: &[u32]) -> bool {
+    const OP_EXECUTION_MODE_ID: u32 = 331;
+    let mut at = 5;
+    while let Some(&first) = words.get(at) {
+        let count = (first >> 16) as usize;
+        if count == 0 {
+            return false;
+        }
+        if first & 0xffff == OP_EXECUTION_MODE_ID {
+            return true;
+        }
+        at = at.saturating_add(count);
+    }
+    false
+}
+
+/// The device feature that allows SPIR-V capability number `cap`, if one does.
+fn spirv_capability_feature_of(cap: u32) -> Option<Features> {
+    SPIRV_KNOWN
+        .iter()
+        .find(|c| **c as u32 == cap)
+        .and_then(|c| spirv_capability_feature(*c))
+}
+
+/// Capabilities a feature may grant (for naming it in a refusal).
+const SPIRV_KNOWN: &[Spv] = &[
+    Spv::Float16,
+    Spv::Float64,
+    Spv::Int64,
+    Spv::Int64Atomics,
+    Spv::ClipDistance,
+    Spv::Geometry,
+    Spv::SampleRateShading,
+    Spv::DrawParameters,
+    Spv::MultiView,
+    Spv::ShaderNonUniform,
+    Spv::GroupNonUniform,
+    Spv::RayQueryKHR,
+];
+
+/// MSL 2.4 for a pointer-tier module: the root at `[[buffer(0)]]` (spirv-cross places the
+/// push-constant block first).
+pub fn to_msl(file: &str, words: &[u32]) -> Result<String, Diagnostic> {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let out = run(
+        "spirv-cross",
+        &["--msl", "--msl-version", "20400", "-"],
+        &bytes,
+    )
+    .map_err(|e| {
+        Diagnostic::new(
+            file,
+            format!("spirv-cross could not translate it to MSL: {e}"),
+        )
+    })?;
+    String::from_utf8(out)
+        .map_err(|_| Diagnostic::new(file, "spirv-cross wrote MSL that is not UTF-8"))
+}

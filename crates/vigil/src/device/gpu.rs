@@ -1,0 +1,366 @@
+//! The GPU-pointer tier, first part: heaps with device addresses, typed pointers into
+//! them, and compute pipelines whose shaders follow pointers from one root address per
+//! dispatch (see `docs/gpu-pointers.md`).
+//!
+//! The application owns the layout of its heaps; vigil checks every address the CPU hands
+//! the GPU (each root lies inside a live heap, with room for what it points at) and keeps a
+//! destroyed heap's memory until all work submitted before the destroy has completed, since
+//! any of it may reach the heap through pointers. What shaders do with pointers cannot be
+//! seen from the CPU and is not checked.
+
+use super::{ComputePipelineObj, Device, GpuHeapObj, PipelineInfo};
+use crate::error::{Result, fail};
+use crate::handle::{ComputePipeline, GpuHeap, Handle};
+use crate::native::Owned;
+use crate::validate;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use vigil_hal::Device as _;
+use vigil_hal::{Api, BufferUsages, Features, MemoryLocation};
+
+/// Where a heap's memory lives and who may touch it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HeapKind {
+    /// Host-visible: the CPU writes it (`write_gpu_heap`) and may read it; the GPU reads and
+    /// writes it. For roots, tables and data the CPU prepares each frame.
+    CpuVisible,
+    /// Device-local: only the GPU touches it.
+    GpuOnly,
+    /// Host-visible and cached for reading: the GPU writes it, the CPU reads it
+    /// (`read_gpu_heap`) once the work is complete.
+    Readback,
+}
+
+/// How to make a GPU heap.
+#[derive(Clone, Copy, Debug)]
+pub struct GpuHeapDescriptor<'a> {
+    /// Label.
+    pub label: &'a str,
+    /// Bytes (a multiple of 4).
+    pub size: u64,
+    /// Where it lives.
+    pub kind: HeapKind,
+}
+
+/// A typed device address: what a `buffer_reference` of type `T` holds in a shader, 8
+/// bytes, `#[repr(transparent)]` over the address so it can sit in structures shared with
+/// shaders (written with [`GpuPtr::to_bytes`]). Made by [`Device::gpu_heap_ptr`], which
+/// checks it lies in a live heap with room for a `T`; arithmetic on it is the
+/// application's, and the GPU follows whatever it is given.
+#[repr(transparent)]
+pub struct GpuPtr<T> {
+    address: u64,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for GpuPtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for GpuPtr<T> {}
+impl<T> PartialEq for GpuPtr<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.address == other.address
+    }
+}
+impl<T> Eq for GpuPtr<T> {}
+impl<T> std::fmt::Debug for GpuPtr<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "GpuPtr({:#x})", self.address)
+    }
+}
+
+impl<T> GpuPtr<T> {
+    /// The null pointer (address 0), what shaders test with `VIGIL_IS_NULL`.
+    pub const NULL: GpuPtr<T> = GpuPtr {
+        address: 0,
+        _t: PhantomData,
+    };
+
+    /// The device address.
+    pub fn address(self) -> u64 {
+        self.address
+    }
+
+    /// Whether it is null.
+    pub fn is_null(self) -> bool {
+        self.address == 0
+    }
+
+    /// The same address as a pointer to `U`.
+    pub fn cast<U>(self) -> GpuPtr<U> {
+        GpuPtr {
+            address: self.address,
+            _t: PhantomData,
+        }
+    }
+
+    /// The address as the 8 little-endian bytes shaders read.
+    pub fn to_bytes(self) -> [u8; 8] {
+        self.address.to_le_bytes()
+    }
+}
+
+/// How to make a pointer pipeline: a compute shader in the tier's GLSL (see
+/// [`vigil_shader::glsl`]), entry point `main`, one root per dispatch.
+#[derive(Clone, Copy, Debug)]
+pub struct PointerComputePipelineDescriptor<'a> {
+    /// Label (also the file name in diagnostics).
+    pub label: &'a str,
+    /// GLSL after the tier's prelude: declare `buffer_reference` blocks and the root with
+    /// `VIGIL_ROOT(Type);`, then `void main()`.
+    pub glsl: &'a str,
+}
+
+impl<A: Api> Device<A> {
+    /// Makes a GPU heap of `desc.size` bytes with a device address. Needs
+    /// `BUFFER_DEVICE_ADDRESS`. CPU-visible heaps start zeroed; others hold whatever the
+    /// GPU writes first.
+    pub fn create_gpu_heap(&self, desc: &GpuHeapDescriptor<'_>) -> Result<GpuHeap> {
+        const OP: &str = "create_gpu_heap";
+        let label = desc.label;
+        self.check_alive(OP)?;
+        self.gpu_feature(OP, label)?;
+        if desc.size == 0 || desc.size % 4 != 0 || desc.size > self.limits.max_buffer_size {
+            return Err(fail!(
+                GpuHeapDescriptor,
+                OP,
+                label,
+                "size {} must be a non-zero multiple of 4 within max_buffer_size ({})",
+                desc.size,
+                self.limits.max_buffer_size
+            ));
+        }
+        let location = match desc.kind {
+            HeapKind::CpuVisible => MemoryLocation::CpuToGpu,
+            HeapKind::GpuOnly => MemoryLocation::GpuOnly,
+            HeapKind::Readback => MemoryLocation::GpuToCpu,
+        };
+        let raw = self
+            .hal
+            .create_buffer(&vigil_hal::BufferDescriptor {
+                label,
+                size: desc.size,
+                usage: BufferUsages::DEVICE_ADDRESS | BufferUsages::STORAGE,
+                location,
+            })
+            .map_err(|e| self.hal_error(e, OP, label))?;
+        if desc.kind == HeapKind::CpuVisible {
+            let zeros = vec![0u8; usize::try_from(desc.size).unwrap_or(0)];
+            self.hal
+                .write_mapped(&raw, 0, &zeros)
+                .map_err(|e| self.hal_error(e, OP, label))?;
+        }
+        let address = self.hal.buffer_address(&raw);
+        let raw = Owned::new(&self.hal, raw);
+        let id = self.id;
+        let (_, _, obj) = self
+            .objects
+            .gpu_heaps
+            .insert(|index, generation| GpuHeapObj {
+                raw,
+                handle: GpuHeap::from_parts(index, generation, id),
+                label: label.to_owned(),
+                size: desc.size,
+                kind: desc.kind,
+                address,
+            })
+            .ok_or_else(|| super::buffer::registry_full(OP, label, "GPU heap"))?;
+        let handle = obj.handle;
+        let mut heaps = self.lock_heaps();
+        let at = heaps.partition_point(|h| h.address < address);
+        heaps.insert(at, obj);
+        drop(heaps);
+        self.notify_created("GPU heap", label);
+        Ok(handle)
+    }
+
+    /// A pointer to a `T` at byte `offset` of `heap`: the heap is live, `offset` is a
+    /// multiple of `T`'s alignment and a `T` fits there (`gpu.pointer`).
+    pub fn gpu_heap_ptr<T>(&self, heap: GpuHeap, offset: u64) -> Result<GpuPtr<T>> {
+        const OP: &str = "gpu_heap_ptr";
+        let h = self.lookup(heap, OP)?;
+        let size = std::mem::size_of::<T>() as u64;
+        let align = std::mem::align_of::<T>() as u64;
+        if offset.checked_rem(align) != Some(0) || !validate::inside(offset, size.max(1), h.size) {
+            return Err(fail!(
+                GpuPointer,
+                OP,
+                &h.label,
+                "a {size}-byte value aligned to {align} does not fit at offset {offset} of the heap's {} bytes",
+                h.size
+            ));
+        }
+        Ok(GpuPtr {
+            address: h.address.saturating_add(offset),
+            _t: PhantomData,
+        })
+    }
+
+    /// Writes `data` at byte `offset` of a CPU-visible heap. Work in flight that reads the
+    /// same bytes sees old or new values (the application partitions its heaps per frame);
+    /// nothing the CPU can do here reaches outside the heap.
+    pub fn write_gpu_heap(&self, heap: GpuHeap, offset: u64, data: &[u8]) -> Result<()> {
+        const OP: &str = "write_gpu_heap";
+        self.check_alive(OP)?;
+        let h = self.lookup(heap, OP)?;
+        self.heap_access(OP, &h, offset, data.len() as u64, &[HeapKind::CpuVisible])?;
+        self.hal
+            .write_mapped(&h.raw, offset, data)
+            .map_err(|e| self.hal_error(e, OP, &h.label))
+    }
+
+    /// Reads `len` bytes at `offset` of a CPU-visible or readback heap, as the memory holds
+    /// them now (wait for the work that writes them first).
+    pub fn read_gpu_heap(&self, heap: GpuHeap, offset: u64, len: u64) -> Result<Vec<u8>> {
+        const OP: &str = "read_gpu_heap";
+        self.check_alive(OP)?;
+        let h = self.lookup(heap, OP)?;
+        self.heap_access(
+            OP,
+            &h,
+            offset,
+            len,
+            &[HeapKind::CpuVisible, HeapKind::Readback],
+        )?;
+        let mut out = vec![0u8; usize::try_from(len).unwrap_or(0)];
+        self.hal
+            .read_mapped(&h.raw, offset, &mut out)
+            .map_err(|e| self.hal_error(e, OP, &h.label))?;
+        Ok(out)
+    }
+
+    /// Destroys a heap: its handle is stale at once, and command buffers whose roots point
+    /// into it are refused at submission. Its memory stays until every submission made
+    /// before now has completed (any of them may reach it through pointers).
+    pub fn destroy_gpu_heap(&self, heap: GpuHeap) -> Result<()> {
+        let obj = self.remove(heap, "destroy_gpu_heap")?;
+        self.lock_heaps().retain(|h| !Arc::ptr_eq(h, &obj));
+        let mut q = super::lock(&self.queue);
+        if let Some(last) = q.in_flight.back_mut() {
+            let mut keep = crate::encoder::used::Used::default();
+            keep.gpu_heaps.push(obj);
+            last.used.push(keep);
+        }
+        Ok(())
+    }
+
+    /// Makes a compute pipeline from tier GLSL: compiled with `glslc`, checked with
+    /// `spirv-val` and against the device's enabled features (`gpu.shader`), with a layout
+    /// of no groups and the 8-byte root as its immediate data. Needs
+    /// `BUFFER_DEVICE_ADDRESS`. Bind it with `set_compute_pipeline`, give each dispatch its
+    /// root with `set_root`.
+    pub fn create_pointer_compute_pipeline(
+        &self,
+        desc: &PointerComputePipelineDescriptor<'_>,
+    ) -> Result<ComputePipeline> {
+        const OP: &str = "create_pointer_compute_pipeline";
+        let label = desc.label;
+        self.check_alive(OP)?;
+        self.gpu_feature(OP, label)?;
+        let words = vigil_shader::glsl::compile_compute(label, desc.glsl, self.features)
+            .map_err(|d| fail!(GpuShader, OP, label, "{}", d.message).with_diagnostic(d))?;
+        let layout = self.create_pipeline_layout(&super::PipelineLayoutDescriptor {
+            label,
+            bind_group_layouts: &[],
+            immediate_size: vigil_shader::glsl::ROOT_SIZE,
+        })?;
+        // The layout is the pipeline's own: out of the registry, held by the pipeline.
+        let layout = self.remove(layout, OP)?;
+        let module = self
+            .hal
+            .create_shader_module(&vigil_hal::ShaderModuleDescriptor {
+                label,
+                code: vigil_hal::ShaderCode::SpirV(&words),
+            })
+            .map_err(|e| self.hal_error(e, OP, label))?;
+        let module = Owned::<A, crate::native::ShaderModuleKind>::new(&self.hal, module);
+        let raw = self
+            .hal
+            .create_compute_pipeline(&vigil_hal::ComputePipelineDescriptor {
+                label,
+                layout: &layout.raw,
+                module: &module,
+                entry_point: "main",
+            })
+            .map_err(|e| self.hal_error(e, OP, label))?;
+        drop(module);
+        let raw = Owned::new(&self.hal, raw);
+        let info = PipelineInfo {
+            group_compat: Box::new([]),
+            late_checks: Box::new([]),
+            layout,
+            pointer: true,
+        };
+        let id = self.id;
+        let (_, _, obj) = self
+            .objects
+            .compute_pipelines
+            .insert(|index, generation| ComputePipelineObj {
+                raw,
+                handle: ComputePipeline::from_parts(index, generation, id),
+                label: label.to_owned(),
+                info,
+            })
+            .ok_or_else(|| super::buffer::registry_full(OP, label, "compute pipeline"))?;
+        self.notify_created("compute pipeline", label);
+        Ok(obj.handle)
+    }
+
+    fn gpu_feature(&self, op: &'static str, label: &str) -> Result<()> {
+        if self.features.contains(Features::BUFFER_DEVICE_ADDRESS) {
+            return Ok(());
+        }
+        Err(fail!(
+            GpuFeature,
+            op,
+            label,
+            "the GPU-pointer tier needs the BUFFER_DEVICE_ADDRESS feature; enable it when opening the device"
+        ))
+    }
+
+    fn heap_access(
+        &self,
+        op: &'static str,
+        h: &GpuHeapObj<A>,
+        offset: u64,
+        len: u64,
+        kinds: &[HeapKind],
+    ) -> Result<()> {
+        if !kinds.contains(&h.kind) {
+            return Err(fail!(
+                GpuHeapAccess,
+                op,
+                &h.label,
+                "the heap is {:?}; this needs one of {kinds:?}",
+                h.kind
+            ));
+        }
+        if !validate::inside(offset, len, h.size) {
+            return Err(fail!(
+                GpuHeapAccess,
+                op,
+                &h.label,
+                "{len} bytes at offset {offset} are outside the heap's {} bytes",
+                h.size
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl<A: Api> super::Core<A> {
+    fn lock_heaps(&self) -> std::sync::MutexGuard<'_, Vec<Arc<GpuHeapObj<A>>>> {
+        super::lock(&self.heaps)
+    }
+
+    /// The live heap holding `address..address + size`, if one does.
+    pub(crate) fn heap_at(&self, address: u64, size: u64) -> Option<Arc<GpuHeapObj<A>>> {
+        let heaps = self.lock_heaps();
+        let at = heaps.partition_point(|h| h.address <= address);
+        let h = heaps.get(at.checked_sub(1)?)?;
+        let offset = address.checked_sub(h.address)?;
+        validate::inside(offset, size, h.size).then(|| h.clone())
+    }
+}

@@ -1,0 +1,53 @@
+//! Roots of the GPU-pointer tier: each dispatch of a pointer pipeline reads one device
+//! address from its immediate data, checked here to lie in a live heap.
+
+use super::{CommandEncoder, Pass};
+use crate::device::GpuPtr;
+use crate::error::{Result, fail};
+use std::sync::Arc;
+use vigil_hal::Api;
+
+impl<A: Api> CommandEncoder<A> {
+    /// Sets the root the next dispatches of the open compute pass read: `root` must point
+    /// into a live GPU heap of this device, with room for a `T` (`gpu.pointer`). The heap is
+    /// checked again at submission (a command buffer whose root's heap was destroyed is
+    /// refused); what the shader reaches from the root is the application's.
+    pub fn set_root<T>(&mut self, root: GpuPtr<T>) -> Result<()> {
+        const OP: &str = "set_root";
+        self.step(OP, |e| {
+            if e.pass != Pass::Compute {
+                return Err(fail!(
+                    GpuRoot,
+                    OP,
+                    &e.label,
+                    "a root is set inside a compute pass, and none is open"
+                ));
+            }
+            let size = std::mem::size_of::<T>() as u64;
+            let align = std::mem::align_of::<T>() as u64;
+            let Some(heap) = e.core.heap_at(root.address(), size.max(1)) else {
+                return Err(fail!(
+                    GpuPointer,
+                    OP,
+                    &e.label,
+                    "root {root:?} does not point into a live GPU heap of this device with room for {size} bytes"
+                ));
+            };
+            if root.address().checked_rem(align) != Some(0) {
+                return Err(fail!(
+                    GpuPointer,
+                    OP,
+                    &e.label,
+                    "root {root:?} is not aligned to {align} bytes"
+                ));
+            }
+            if !e.used.gpu_heaps.iter().any(|h| Arc::ptr_eq(h, &heap)) {
+                e.used.gpu_heaps.push(heap);
+            }
+            let b = &mut e.compute.binder;
+            b.set_immediates(0, &root.to_bytes());
+            b.root_set = true;
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,234 @@
+//! The GPU-pointer tier on a real device with the validation layer on: a linked list built
+//! by the CPU in a heap, walked by a shader through pointers from one root, results read
+//! back from a readback heap; and the checks on roots and heaps.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{Gpu, gpu_with};
+use std::time::Duration;
+use vigil::*;
+
+fn device() -> Gpu {
+    gpu_with(|adapter| {
+        assert!(
+            adapter.features().contains(Features::BUFFER_DEVICE_ADDRESS),
+            "every Vulkan 1.3 device has buffer device addresses"
+        );
+        DeviceDescriptor {
+            label: "gpu pointers".into(),
+            required_features: Features::BUFFER_DEVICE_ADDRESS,
+            required_limits: adapter.limits().clone(),
+            ..DeviceDescriptor::default()
+        }
+    })
+}
+
+/// Walks the list from `root.head`, writing the sum of the values and the node count.
+const WALK: &str = "
+layout(buffer_reference) buffer Node;
+layout(buffer_reference, scalar, buffer_reference_align = 8) buffer Node { uint value; uint pad; Node next; };
+layout(buffer_reference, scalar, buffer_reference_align = 8) buffer Out { uint sum; uint count; };
+layout(buffer_reference, scalar, buffer_reference_align = 8) buffer Root { Node head; Out result; };
+VIGIL_ROOT(Root);
+layout(local_size_x = 1) in;
+void main() {
+    Node n = vigil.root.head;
+    uint sum = 0u;
+    uint count = 0u;
+    while (!VIGIL_IS_NULL(n) && count < 100000u) {
+        sum += n.value;
+        count += 1u;
+        n = n.next;
+    }
+    vigil.root.result.sum = sum;
+    vigil.root.result.count = count;
+}
+";
+
+/// What the CPU lays out: `#[repr(C)]` twins of the shader's blocks.
+#[repr(C)]
+struct Root {
+    head: GpuPtr<Node>,
+    result: GpuPtr<Out>,
+}
+#[repr(C)]
+struct Node {
+    value: u32,
+    pad: u32,
+    next: GpuPtr<Node>,
+}
+#[repr(C)]
+struct Out {
+    sum: u32,
+    count: u32,
+}
+
+fn heap(d: &Device, label: &str, size: u64, kind: HeapKind) -> GpuHeap {
+    d.create_gpu_heap(&GpuHeapDescriptor { label, size, kind })
+        .unwrap()
+}
+
+fn walk(d: &Device, pipeline: ComputePipeline, root: GpuPtr<Root>) -> CommandBuffer {
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "walk" })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(pipeline).unwrap();
+    e.set_root(root).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    e.finish().unwrap()
+}
+
+/// Lays out `n` nodes in a scrambled order after the root; returns the expected sum.
+fn build_list(d: &Device, nodes: GpuHeap, out: GpuHeap, n: u32) -> u32 {
+    // Node i sits in slot (i * 7919) % n: following `next` jumps around the heap.
+    let slot = |i: u32| u64::from((i.wrapping_mul(7919)) % n);
+    let node_at = |i: u32| d.gpu_heap_ptr::<Node>(nodes, 256 + slot(i) * 16).unwrap();
+    let mut sum = 0u32;
+    for i in 0..n {
+        let value = i * 3 + 1;
+        sum = sum.wrapping_add(value);
+        let next = if i + 1 < n {
+            node_at(i + 1)
+        } else {
+            GpuPtr::NULL
+        };
+        let mut bytes = Vec::with_capacity(16);
+        bytes.extend_from_slice(&value.to_le_bytes());
+        bytes.extend_from_slice(&0u32.to_le_bytes());
+        bytes.extend_from_slice(&next.to_bytes());
+        d.write_gpu_heap(nodes, 256 + slot(i) * 16, &bytes).unwrap();
+    }
+    let mut root = Vec::with_capacity(16);
+    root.extend_from_slice(&node_at(0).to_bytes());
+    root.extend_from_slice(&d.gpu_heap_ptr::<Out>(out, 0).unwrap().to_bytes());
+    d.write_gpu_heap(nodes, 0, &root).unwrap();
+    sum
+}
+
+#[test]
+fn a_shader_walks_a_linked_list_the_cpu_built() {
+    let d = device();
+    let pipeline = d
+        .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
+            label: "walk",
+            glsl: WALK,
+        })
+        .unwrap();
+    let nodes = heap(&d, "nodes", 256 + 1000 * 16, HeapKind::CpuVisible);
+    let out = heap(&d, "out", 256, HeapKind::Readback);
+    let want = build_list(&d, nodes, out, 1000);
+    let root = d.gpu_heap_ptr::<Root>(nodes, 0).unwrap();
+    let serial = d.submit([walk(&d, pipeline, root)]).unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+        .unwrap();
+    let got = d.read_gpu_heap(out, 0, 8).unwrap();
+    let sum = u32::from_le_bytes(got[0..4].try_into().unwrap());
+    let count = u32::from_le_bytes(got[4..8].try_into().unwrap());
+    assert_eq!((sum, count), (want, 1000));
+    // The list cut after 10 nodes: the same pipeline, the same root, the new contents.
+    let tenth = d
+        .gpu_heap_ptr::<Node>(nodes, 256 + u64::from((9u32 * 7919) % 1000) * 16)
+        .unwrap();
+    d.write_gpu_heap(
+        nodes,
+        tenth.address() - root.address() + 8,
+        &GpuPtr::<Node>::NULL.to_bytes(),
+    )
+    .unwrap();
+    let serial = d.submit([walk(&d, pipeline, root)]).unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+        .unwrap();
+    let got = d.read_gpu_heap(out, 0, 8).unwrap();
+    let want10: u32 = (0..10u32).map(|i| i * 3 + 1).sum();
+    assert_eq!(got, [want10.to_le_bytes(), 10u32.to_le_bytes()].concat());
+    d.finish();
+}
+
+#[test]
+fn roots_and_heaps_are_checked() {
+    let d = device();
+    let pipeline = d
+        .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
+            label: "walk",
+            glsl: WALK,
+        })
+        .unwrap();
+    let nodes = heap(&d, "nodes", 1024, HeapKind::CpuVisible);
+    let out = heap(&d, "out", 256, HeapKind::Readback);
+    build_list(&d, nodes, out, 4);
+    let root = d.gpu_heap_ptr::<Root>(nodes, 0).unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "checks" })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(pipeline).unwrap();
+    // A dispatch before any root: refused (it would follow a null pointer).
+    assert_eq!(e.dispatch(1, 1, 1).unwrap_err().rule(), Rule::GpuRoot);
+    drop(e);
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "checks" })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(pipeline).unwrap();
+    // A root past the heap's end, or between heaps: refused.
+    let past = GpuPtr::<Root>::NULL;
+    assert_eq!(e.set_root(past).unwrap_err().rule(), Rule::GpuPointer);
+    drop(e);
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "checks" })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(pipeline).unwrap();
+    // The root's bytes cannot be written as plain immediate data.
+    assert_eq!(
+        e.set_immediates(0, &[0; 8]).unwrap_err().rule(),
+        Rule::GpuRoot
+    );
+    drop(e);
+    // Pointers the CPU makes stay inside their heap.
+    assert_eq!(
+        d.gpu_heap_ptr::<Root>(nodes, 1024 - 8).unwrap_err().rule(),
+        Rule::GpuPointer
+    );
+    assert_eq!(
+        d.gpu_heap_ptr::<Root>(nodes, 4).unwrap_err().rule(),
+        Rule::GpuPointer
+    );
+    // The CPU writes only CPU-visible heaps, inside them.
+    assert_eq!(
+        d.write_gpu_heap(out, 0, &[0; 4]).unwrap_err().rule(),
+        Rule::GpuHeapAccess
+    );
+    assert_eq!(
+        d.write_gpu_heap(nodes, 1020, &[0; 8]).unwrap_err().rule(),
+        Rule::GpuHeapAccess
+    );
+    // A command buffer whose root's heap was destroyed after recording: refused.
+    let cb = walk(&d, pipeline, root);
+    let serial = d.submit([walk(&d, pipeline, root)]).unwrap();
+    d.destroy_gpu_heap(nodes).unwrap();
+    assert_eq!(d.submit([cb]).unwrap_err().rule(), Rule::SubmitDestroyed);
+    // The submission made before the destroy still completes, reading the heap.
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+        .unwrap();
+    let got = d.read_gpu_heap(out, 0, 8).unwrap();
+    assert_eq!(got[4..8], 4u32.to_le_bytes());
+    // A module that does not compile: refused with glslc's words.
+    let err = d
+        .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
+            label: "broken",
+            glsl: "void main() { undefined_thing = 1; }",
+        })
+        .unwrap_err();
+    assert_eq!(err.rule(), Rule::GpuShader);
+    assert!(err.to_string().contains("undefined_thing"), "{err}");
+    d.finish();
+}
