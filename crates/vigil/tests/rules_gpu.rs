@@ -1,0 +1,173 @@
+//! The GPU-pointer tier's rules on the test backend, each refusal by its code.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "common/rules.rs"]
+mod rules;
+
+use rules::*;
+use vigil::*;
+
+fn bda() -> TDevice {
+    device_with(Features::BUFFER_DEVICE_ADDRESS)
+}
+
+fn heap(d: &TDevice, size: u64, kind: HeapKind) -> Result<GpuHeap> {
+    d.create_gpu_heap(&GpuHeapDescriptor {
+        label: "heap",
+        size,
+        kind,
+    })
+}
+
+/// A root whose shader adds one to the `uint` it points at.
+const BUMP: &str = "
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Counter { uint value; };
+VIGIL_ROOT(Counter);
+layout(local_size_x = 1) in;
+void main() { vigil.root.value += 1u; }
+";
+
+fn bump(d: &TDevice) -> ComputePipeline {
+    d.create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
+        label: "bump",
+        glsl: BUMP,
+    })
+    .unwrap()
+}
+
+#[test]
+fn the_tier_needs_buffer_device_addresses() {
+    let d = device();
+    expect_rule(heap(&d, 64, HeapKind::CpuVisible), Rule::GpuFeature);
+    expect_rule(
+        d.create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
+            label: "bump",
+            glsl: BUMP,
+        }),
+        Rule::GpuFeature,
+    );
+}
+
+#[test]
+fn heaps_are_sized_and_ordinary_buffers_have_no_address() {
+    let d = bda();
+    expect_rule(heap(&d, 0, HeapKind::GpuOnly), Rule::GpuHeapDescriptor);
+    expect_rule(heap(&d, 6, HeapKind::GpuOnly), Rule::GpuHeapDescriptor);
+    expect_rule(
+        heap(&d, d.limits().max_buffer_size + 4, HeapKind::GpuOnly),
+        Rule::GpuHeapDescriptor,
+    );
+    expect_rule(
+        d.create_buffer(&BufferDescriptor {
+            label: "b",
+            size: 64,
+            usage: BufferUsages::DEVICE_ADDRESS | BufferUsages::STORAGE,
+        }),
+        Rule::GpuHeapDescriptor,
+    );
+}
+
+#[test]
+fn pointers_the_cpu_makes_stay_inside_live_heaps() {
+    let d = bda();
+    let h = heap(&d, 64, HeapKind::CpuVisible).unwrap();
+    let p = d.gpu_heap_ptr::<u64>(h, 56).unwrap();
+    let base = d.gpu_heap_ptr::<u8>(h, 0).unwrap();
+    assert_eq!(p.address(), base.address() + 56);
+    assert_eq!(base.cast::<u64>(), d.gpu_heap_ptr::<u64>(h, 0).unwrap());
+    assert!(!base.is_null());
+    expect_rule(d.gpu_heap_ptr::<u64>(h, 60), Rule::GpuPointer);
+    expect_rule(d.gpu_heap_ptr::<u64>(h, 4), Rule::GpuPointer);
+    expect_rule(d.gpu_heap_ptr::<u8>(h, u64::MAX), Rule::GpuPointer);
+    d.destroy_gpu_heap(h).unwrap();
+    expect_rule(d.gpu_heap_ptr::<u64>(h, 0), Rule::HandleStale);
+}
+
+#[test]
+fn the_cpu_touches_only_heaps_it_can_see() {
+    let d = bda();
+    let cpu = heap(&d, 64, HeapKind::CpuVisible).unwrap();
+    let gpu = heap(&d, 64, HeapKind::GpuOnly).unwrap();
+    let back = heap(&d, 64, HeapKind::Readback).unwrap();
+    d.write_gpu_heap(cpu, 8, &[1, 2, 3, 4]).unwrap();
+    assert_eq!(d.read_gpu_heap(cpu, 8, 4).unwrap(), [1, 2, 3, 4]);
+    assert_eq!(d.read_gpu_heap(cpu, 0, 8).unwrap(), [0; 8], "heaps start zeroed");
+    expect_rule(d.write_gpu_heap(gpu, 0, &[0; 4]), Rule::GpuHeapAccess);
+    expect_rule(d.write_gpu_heap(back, 0, &[0; 4]), Rule::GpuHeapAccess);
+    expect_rule(d.read_gpu_heap(gpu, 0, 4), Rule::GpuHeapAccess);
+    d.read_gpu_heap(back, 0, 4).unwrap();
+    expect_rule(d.write_gpu_heap(cpu, 62, &[0; 4]), Rule::GpuHeapAccess);
+    expect_rule(d.read_gpu_heap(cpu, u64::MAX, 2), Rule::GpuHeapAccess);
+}
+
+#[test]
+fn roots_point_into_live_heaps_and_every_dispatch_has_one() {
+    let d = bda();
+    let p = bump(&d);
+    let h = heap(&d, 64, HeapKind::CpuVisible).unwrap();
+    let counter = d.gpu_heap_ptr::<u32>(h, 60).unwrap();
+    // Outside a pass; outside any heap; past the heap's end for the root's type.
+    let mut e = encoder(&d);
+    expect_rule(e.set_root(counter), Rule::GpuRoot);
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(p).unwrap();
+    expect_rule(e.set_root(GpuPtr::<u32>::NULL), Rule::GpuPointer);
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    expect_rule(e.set_root(counter.cast::<u64>()), Rule::GpuPointer);
+    // A pointer pipeline's dispatch without a root, and its root written as plain data.
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(p).unwrap();
+    expect_rule(e.dispatch(1, 1, 1), Rule::GpuRoot);
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(p).unwrap();
+    expect_rule(e.set_immediates(0, &[0; 8]), Rule::GpuRoot);
+    // With a root: accepted and submitted; once the heap is destroyed, a command buffer
+    // recorded with it is refused.
+    let record = || {
+        let mut e = encoder(&d);
+        compute_pass(&mut e);
+        e.set_compute_pipeline(p).unwrap();
+        e.set_root(counter).unwrap();
+        e.dispatch(1, 1, 1).unwrap();
+        e.end_compute_pass().unwrap();
+        e.finish().unwrap()
+    };
+    d.submit([record()]).unwrap();
+    let late = record();
+    d.destroy_gpu_heap(h).unwrap();
+    expect_rule(d.submit([late]), Rule::SubmitDestroyed);
+    // And no root can point into it any more.
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    expect_rule(e.set_root(counter), Rule::GpuPointer);
+}
+
+#[test]
+fn modules_that_do_not_compile_or_need_more_are_refused() {
+    let d = bda();
+    let err = expect_rule(
+        d.create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
+            label: "broken.comp",
+            glsl: "layout(local_size_x = 1) in;\nvoid main() { x = 1; }\n",
+        }),
+        Rule::GpuShader,
+    );
+    assert!(err.shader_diagnostic().is_some());
+    let err = expect_rule(
+        d.create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
+            label: "int64.comp",
+            glsl: "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+layout(buffer_reference, scalar, buffer_reference_align = 8) buffer R { uint64_t v; };
+VIGIL_ROOT(R);
+layout(local_size_x = 1) in;
+void main() { vigil.root.v += 1ul; }",
+        }),
+        Rule::GpuShader,
+    );
+    assert!(err.to_string().contains("SHADER_INT64"), "{err}");
+}
