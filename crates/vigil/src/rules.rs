@@ -221,6 +221,7 @@ rules! {
     GpuPointer: OutOfBounds, "gpu.pointer", "A pointer the CPU hands the GPU (a heap pointer, a root) lies in a live heap of this device, with room for what it points at, aligned to it.", "vigil; Vulkan VUID-vkGetBufferDeviceAddress (addresses of live buffers only)";
     GpuHeapAccess: UsageMismatch, "gpu.heap-access", "The CPU writes only CPU-visible heaps and reads only CPU-visible and readback heaps, inside them.", "vigil; the reference's heap kinds";
     GpuShader: InvalidDescriptor, "gpu.shader", "A pointer-tier module compiles (glslc), its SPIR-V validates for Vulkan 1.3 (spirv-val), and it uses only capabilities the device enables.", "vigil; Vulkan SPIR-V environment";
+    GpuBarrier: InvalidState, "gpu.barrier", "A memory barrier names source and destination stages (the host is not a source) and is recorded outside render passes.", "Vulkan vkCmdPipelineBarrier2 inside render passes; the reference's stage/access barriers";
     GpuRoot: InvalidState, "gpu.root", "A root is set in a pass whose pipeline takes one (a pointer pipeline), before the dispatch that reads it.", "vigil; the reference's root ABI";
 
     // Encoders and passes.

@@ -232,3 +232,46 @@ fn roots_and_heaps_are_checked() {
     assert!(err.to_string().contains("undefined_thing"), "{err}");
     d.finish();
 }
+
+/// Adds one to the `uint` the root points at.
+const BUMP: &str = "
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Counter { uint value; };
+VIGIL_ROOT(Counter);
+layout(local_size_x = 1) in;
+void main() { vigil.root.value += 1u; }
+";
+
+#[test]
+fn dispatches_sharing_heap_memory_are_ordered_by_the_applications_barriers() {
+    let d = device();
+    let bump = d
+        .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
+            label: "bump",
+            glsl: BUMP,
+        })
+        .unwrap();
+    let counters = heap(&d, "counters", 64, HeapKind::Readback);
+    let a = d.gpu_heap_ptr::<u32>(counters, 0).unwrap();
+    let b = d.gpu_heap_ptr::<u32>(counters, 4).unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "bumps" })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(bump).unwrap();
+    // Three bumps of `a`, each after a barrier from the one before; one of `b`.
+    for _ in 0..3 {
+        e.set_root(a).unwrap();
+        e.dispatch(1, 1, 1).unwrap();
+        e.memory_barrier(Stages::COMPUTE, Stages::COMPUTE).unwrap();
+    }
+    e.set_root(b).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+        .unwrap();
+    let got = d.read_gpu_heap(counters, 0, 8).unwrap();
+    assert_eq!(got, [3u32.to_le_bytes(), 1u32.to_le_bytes()].concat());
+    d.finish();
+}

@@ -92,7 +92,11 @@ fn the_cpu_touches_only_heaps_it_can_see() {
     let back = heap(&d, 64, HeapKind::Readback).unwrap();
     d.write_gpu_heap(cpu, 8, &[1, 2, 3, 4]).unwrap();
     assert_eq!(d.read_gpu_heap(cpu, 8, 4).unwrap(), [1, 2, 3, 4]);
-    assert_eq!(d.read_gpu_heap(cpu, 0, 8).unwrap(), [0; 8], "heaps start zeroed");
+    assert_eq!(
+        d.read_gpu_heap(cpu, 0, 8).unwrap(),
+        [0; 8],
+        "heaps start zeroed"
+    );
     expect_rule(d.write_gpu_heap(gpu, 0, &[0; 4]), Rule::GpuHeapAccess);
     expect_rule(d.write_gpu_heap(back, 0, &[0; 4]), Rule::GpuHeapAccess);
     expect_rule(d.read_gpu_heap(gpu, 0, 4), Rule::GpuHeapAccess);
@@ -170,4 +174,48 @@ void main() { vigil.root.v += 1ul; }",
         Rule::GpuShader,
     );
     assert!(err.to_string().contains("SHADER_INT64"), "{err}");
+}
+
+#[test]
+fn barriers_name_stages_and_stay_out_of_render_passes() {
+    let d = bda();
+    let mut e = encoder(&d);
+    e.memory_barrier(Stages::COMPUTE, Stages::COMPUTE).unwrap();
+    expect_rule(
+        e.memory_barrier(Stages::empty(), Stages::COMPUTE),
+        Rule::GpuBarrier,
+    );
+    let mut e = encoder(&d);
+    expect_rule(
+        e.memory_barrier(Stages::HOST, Stages::COMPUTE),
+        Rule::GpuBarrier,
+    );
+    let mut e = encoder(&d);
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label: "t",
+            size: [4, 4],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::RENDER_ATTACHMENT,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let v = d
+        .create_texture_view(t, &TextureViewDescriptor::default())
+        .unwrap();
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "p",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view: v,
+            resolve_target: None,
+            load: LoadOp::Clear([0.0; 4]),
+            store: StoreOp::Store,
+        })],
+        ..RenderPassDescriptor::default()
+    })
+    .unwrap();
+    expect_rule(
+        e.memory_barrier(Stages::COMPUTE, Stages::FRAGMENT_SHADER),
+        Rule::GpuBarrier,
+    );
 }

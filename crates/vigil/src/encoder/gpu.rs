@@ -5,7 +5,7 @@ use super::{CommandEncoder, Pass};
 use crate::device::GpuPtr;
 use crate::error::{Result, fail};
 use std::sync::Arc;
-use vigil_hal::Api;
+use vigil_hal::{Api, MemoryBarrier, Stages};
 
 impl<A: Api> CommandEncoder<A> {
     /// Sets the root the next dispatches of the open compute pass read: `root` must point
@@ -47,6 +47,38 @@ impl<A: Api> CommandEncoder<A> {
             let b = &mut e.compute.binder;
             b.set_immediates(0, &root.to_bytes());
             b.root_set = true;
+            Ok(())
+        })
+    }
+
+    /// A global memory barrier: everything the `src` stages wrote before it is visible to
+    /// the `dst` stages after it. The tier's heaps are not tracked (what shaders reach
+    /// through pointers cannot be seen), so ordering dispatches that share heap memory is
+    /// the application's, as in the reference model; uses vigil tracks get their barriers
+    /// as always. Outside render passes; both stage sets non-empty.
+    pub fn memory_barrier(&mut self, src: Stages, dst: Stages) -> Result<()> {
+        const OP: &str = "memory_barrier";
+        self.step(OP, |e| {
+            if e.pass == Pass::Render {
+                return Err(fail!(
+                    GpuBarrier,
+                    OP,
+                    &e.label,
+                    "a render pass is open; barriers go between passes"
+                ));
+            }
+            if src.is_empty() || dst.is_empty() || src.contains(Stages::HOST) {
+                return Err(fail!(
+                    GpuBarrier,
+                    OP,
+                    &e.label,
+                    "the barrier needs source and destination stages (not the host): {src:?} -> {dst:?}"
+                ));
+            }
+            e.ensure_open(OP)?;
+            if let Some(mut r) = e.rec() {
+                r.barriers(Some(MemoryBarrier { src, dst }), &[], &[]);
+            }
             Ok(())
         })
     }
