@@ -121,6 +121,18 @@ pub fn drain_and_check(w: &mut World<'_>, report: &mut Report) {
     destroy_all!(groups, destroy_bind_group);
     destroy_all!(tlas, destroy_tlas);
     destroy_all!(blas, destroy_blas);
+    destroy_all!(gpu_heaps, destroy_gpu_heap);
+    if let Some(p) = w.bump.take() {
+        if let Err(e) = device.destroy_compute_pipeline(p) {
+            if !device.is_lost() {
+                w.finding(
+                    FindingKind::HealthCheck,
+                    at,
+                    format!("destroying the pointer pipeline was refused: {e}"),
+                );
+            }
+        }
+    }
     destroy_all!(bind_group_pools, destroy_bind_group_pool);
     w.pool_groups.clear();
     destroy_all!(compute, destroy_compute_pipeline);

@@ -358,6 +358,10 @@ pub struct World<'d> {
     pub blas: Pool<vigil::Blas, Arc<[vigil::TriangleGeometrySize]>>,
     /// Top-level acceleration structures, with their instance counts.
     pub tlas: Pool<vigil::Tlas, u32>,
+    /// GPU heaps, with their size, kind and base address.
+    pub gpu_heaps: Pool<vigil::GpuHeap, (u64, vigil::HeapKind, u64)>,
+    /// The pointer pipeline (adds one to the word its root points at), once made.
+    pub bump: Option<ComputePipeline>,
     /// Open encoders.
     pub encoders: Vec<Open>,
     /// Finished command buffers.
@@ -407,6 +411,8 @@ impl<'d> World<'d> {
             mappings: Pool::default(),
             blas: Pool::default(),
             tlas: Pool::default(),
+            gpu_heaps: Pool::default(),
+            bump: None,
             encoders: Vec::new(),
             command_buffers: Vec::new(),
             encoder_count: 0,

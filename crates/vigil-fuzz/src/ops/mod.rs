@@ -3,6 +3,7 @@
 
 mod accel;
 mod encode;
+mod gpu;
 mod graph;
 mod objects;
 mod queue;
@@ -33,6 +34,7 @@ pub const OPS: &[(u32, Op)] = &[
     (1, objects::inspect),
     (1, objects::share_texture),
     (3, accel::acceleration_structures),
+    (3, gpu::gpu_pointers),
     // Encoders.
     (5, encode::create_encoder),
     (4, encode::finish_encoder),

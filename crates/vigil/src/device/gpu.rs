@@ -78,6 +78,21 @@ impl<T> GpuPtr<T> {
         _t: PhantomData,
     };
 
+    /// A pointer to whatever is at `address`: for addresses the application computes or
+    /// reads back from the GPU. Nothing is checked here; vigil checks a pointer when it is
+    /// handed one (`set_root`).
+    pub fn from_address(address: u64) -> Self {
+        GpuPtr {
+            address,
+            _t: PhantomData,
+        }
+    }
+
+    /// The pointer `bytes` further on (saturating at the top of the address space).
+    pub fn byte_add(self, bytes: u64) -> Self {
+        GpuPtr::from_address(self.address.saturating_add(bytes))
+    }
+
     /// The device address.
     pub fn address(self) -> u64 {
         self.address

@@ -1,0 +1,163 @@
+//! The GPU-pointer tier: heaps made, written, read and destroyed, pointers asked for at
+//! edge offsets, and dispatches of a pointer pipeline with roots that mostly point into a
+//! live heap and now and then do not (null, past the end, into a destroyed heap).
+//!
+//! The pipeline only touches the word its root points at, which `set_root` checks lies in
+//! a live heap: a stream of valid calls can never make the GPU follow a bad address.
+
+use super::encode::{on_encoder, outside_pass, pick_encoder};
+use crate::rng::Rng;
+use crate::world::{PassState, World};
+use vigil::{GpuHeapDescriptor, GpuPtr, HeapKind, PointerComputePipelineDescriptor, Stages};
+
+const BUMP: &str = "
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Counter { uint value; };
+VIGIL_ROOT(Counter);
+layout(local_size_x = 1) in;
+void main() { vigil.root.value += 1u; }
+";
+
+/// One of the operations below.
+pub fn gpu_pointers(w: &mut World<'_>, r: &mut Rng) {
+    match r.below(10) {
+        0 | 1 => create_heap(w, r),
+        2 => write(w, r),
+        3 => read(w, r),
+        4 => {
+            let (h, meta, v) = w.gpu_heaps.pick(r, w.id);
+            let offset = r.edge_u64(meta.map_or(64, |m| m.0), 8);
+            let what = format!("gpu_heap_ptr::<u64>({h:?}, {offset})");
+            w.call("gpu_heap_ptr", what, v.invalid(), |w| {
+                w.device.gpu_heap_ptr::<u64>(h, offset).map(|_| ())
+            });
+        }
+        5 => {
+            let (h, _, v) = w.gpu_heaps.pick(r, w.id);
+            w.call(
+                "destroy_gpu_heap",
+                format!("destroy_gpu_heap({h:?})"),
+                v.invalid(),
+                |w| {
+                    w.device.destroy_gpu_heap(h)?;
+                    w.gpu_heaps.kill(h);
+                    Ok(())
+                },
+            );
+        }
+        _ => dispatch(w, r),
+    }
+}
+
+fn create_heap(w: &mut World<'_>, r: &mut Rng) {
+    if w.gpu_heaps.full() {
+        return;
+    }
+    let size = r.pick(&[64u64, 256, 4096, 65536, 0, 6]);
+    let kind = r.pick(&[HeapKind::CpuVisible, HeapKind::GpuOnly, HeapKind::Readback]);
+    let what = format!("create_gpu_heap({size}, {kind:?})");
+    w.call("create_gpu_heap", what, false, |w| {
+        let h = w.device.create_gpu_heap(&GpuHeapDescriptor {
+            label: "fuzz heap",
+            size,
+            kind,
+        })?;
+        let base = w.device.gpu_heap_ptr::<u8>(h, 0)?.address();
+        w.gpu_heaps.add(h, (size, kind, base));
+        Ok(())
+    });
+}
+
+fn write(w: &mut World<'_>, r: &mut Rng) {
+    let (h, meta, v) = match w.gpu_heaps.live_where(r, |m| m.1 == HeapKind::CpuVisible) {
+        Some((h, m)) if r.chance(80) => (h, Some(m), crate::world::Validity::Live),
+        _ => w.gpu_heaps.pick(r, w.id),
+    };
+    let size = meta.map_or(64, |m| m.0);
+    let offset = if r.chance(85) {
+        r.below(size / 4) * 4
+    } else {
+        r.edge_u64(size, 4)
+    };
+    let len = r.pick(&[4usize, 8, 16, 64]);
+    let what = format!("write_gpu_heap({h:?}, {offset}, {len} bytes)");
+    w.call("write_gpu_heap", what, v.invalid(), |w| {
+        w.device.write_gpu_heap(h, offset, &vec![0x5a; len])
+    });
+}
+
+fn read(w: &mut World<'_>, r: &mut Rng) {
+    let (h, meta, v) = w.gpu_heaps.pick(r, w.id);
+    let size = meta.map_or(64, |m| m.0);
+    let offset = r.edge_u64(size, 4);
+    let len = r.pick(&[4u64, 8, 64]);
+    let what = format!("read_gpu_heap({h:?}, {offset}, {len})");
+    w.call("read_gpu_heap", what, v.invalid(), |w| {
+        w.device.read_gpu_heap(h, offset, len).map(|_| ())
+    });
+}
+
+fn dispatch(w: &mut World<'_>, r: &mut Rng) {
+    if w.bump.is_none() {
+        if !w.features.contains(vigil::Features::BUFFER_DEVICE_ADDRESS) && !r.chance(5) {
+            return;
+        }
+        w.call(
+            "create_pointer_compute_pipeline",
+            "bump".into(),
+            false,
+            |w| {
+                let p = w.device.create_pointer_compute_pipeline(
+                    &PointerComputePipelineDescriptor {
+                        label: "fuzz bump",
+                        glsl: BUMP,
+                    },
+                )?;
+                w.bump = Some(p);
+                Ok(())
+            },
+        );
+        return;
+    }
+    let Some(pipeline) = w.bump else { return };
+    let Some(i) = pick_encoder(w, r, |p| *p == PassState::Compute) else {
+        return outside_pass(w, r);
+    };
+    // Mostly a word inside a live heap; else null, past a heap's end, or in a destroyed one.
+    let (root, invalid) = match w.gpu_heaps.live_where(r, |m| m.0 >= 4) {
+        Some((_, (size, _, base))) if r.chance(85) => (
+            GpuPtr::<u32>::from_address(base + r.below(size / 4) * 4),
+            false,
+        ),
+        _ => {
+            let stale = w.gpu_heaps.items.iter().find(|e| !e.live).map(|e| e.meta.2);
+            match (r.below(3), stale) {
+                (0, Some(base)) => (GpuPtr::from_address(base), true),
+                (1, _) => (GpuPtr::NULL, true),
+                _ => {
+                    let end = w
+                        .gpu_heaps
+                        .items
+                        .iter()
+                        .find(|e| e.live)
+                        .map_or(0, |e| e.meta.2 + e.meta.0);
+                    (GpuPtr::from_address(end), true)
+                }
+            }
+        }
+    };
+    let barrier = r.chance(50);
+    let what = format!(
+        "set_compute_pipeline(bump), set_root({root:?}), dispatch (barrier after: {barrier})"
+    );
+    on_encoder(w, i, "pointer_dispatch", what, invalid, |o| {
+        o.bound.pipeline = None;
+        o.bound.group = None;
+        o.encoder.set_compute_pipeline(pipeline)?;
+        o.encoder.set_root(root)?;
+        o.encoder.dispatch(1, 1, 1)?;
+        if barrier {
+            o.encoder.memory_barrier(Stages::COMPUTE, Stages::COMPUTE)?;
+        }
+        Ok(())
+    });
+}
