@@ -275,3 +275,75 @@ fn dispatches_sharing_heap_memory_are_ordered_by_the_applications_barriers() {
     assert_eq!(got, [3u32.to_le_bytes(), 1u32.to_le_bytes()].concat());
     d.finish();
 }
+
+/// Writes `(4, 1, 1)` where the root points: the workgroup counts of the next dispatch.
+const WRITE_ARGS: &str = "
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Args { uint x; uint y; uint z; };
+VIGIL_ROOT(Args);
+layout(local_size_x = 1) in;
+void main() { vigil.root.x = 4u; vigil.root.y = 1u; vigil.root.z = 1u; }
+";
+
+/// Each workgroup adds one to the word at the root.
+const COUNT: &str = "
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Counter { uint value; };
+VIGIL_ROOT(Counter);
+layout(local_size_x = 1) in;
+void main() { atomicAdd(vigil.root.value, 1u); }
+";
+
+#[test]
+fn a_dispatch_reads_its_workgroup_counts_from_a_heap_the_gpu_wrote() {
+    let d = device();
+    let pipe = |label, glsl| {
+        d.create_pointer_compute_pipeline(&PointerComputePipelineDescriptor { label, glsl })
+            .unwrap()
+    };
+    let (write_args, count) = (pipe("write args", WRITE_ARGS), pipe("count", COUNT));
+    let work = heap(&d, "work", 256, HeapKind::GpuOnly);
+    let out = heap(&d, "out", 64, HeapKind::Readback);
+    let args = d.gpu_heap_ptr::<[u32; 3]>(work, 16).unwrap();
+    let counter = d.gpu_heap_ptr::<u32>(out, 0).unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor {
+            label: "gpu-driven",
+        })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(write_args).unwrap();
+    e.set_root(args).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.memory_barrier(Stages::COMPUTE, Stages::DRAW_INDIRECT | Stages::COMPUTE)
+        .unwrap();
+    e.set_compute_pipeline(count).unwrap();
+    e.set_root(counter).unwrap();
+    e.dispatch_indirect_at(args).unwrap();
+    // Arguments outside every heap, or misaligned: refused.
+    assert_eq!(
+        e.dispatch_indirect_at(GpuPtr::NULL).unwrap_err().rule(),
+        Rule::GpuPointer
+    );
+    drop(e);
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor {
+            label: "gpu-driven",
+        })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(write_args).unwrap();
+    e.set_root(args).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.memory_barrier(Stages::COMPUTE, Stages::DRAW_INDIRECT | Stages::COMPUTE)
+        .unwrap();
+    e.set_compute_pipeline(count).unwrap();
+    e.set_root(counter).unwrap();
+    e.dispatch_indirect_at(args).unwrap();
+    e.end_compute_pass().unwrap();
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+        .unwrap();
+    assert_eq!(d.read_gpu_heap(out, 0, 4).unwrap(), 4u32.to_le_bytes());
+    d.finish();
+}

@@ -219,3 +219,26 @@ fn barriers_name_stages_and_stay_out_of_render_passes() {
         Rule::GpuBarrier,
     );
 }
+
+#[test]
+fn indirect_arguments_by_address_lie_in_a_live_heap() {
+    let d = bda();
+    let p = bump(&d);
+    let h = heap(&d, 64, HeapKind::GpuOnly).unwrap();
+    let counter = d.gpu_heap_ptr::<u32>(h, 0).unwrap();
+    let args = d.gpu_heap_ptr::<[u32; 3]>(h, 16).unwrap();
+    let run = |at: GpuPtr<[u32; 3]>| {
+        let mut e = encoder(&d);
+        compute_pass(&mut e);
+        e.set_compute_pipeline(p).unwrap();
+        e.set_root(counter).unwrap();
+        e.dispatch_indirect_at(at)
+    };
+    run(args).unwrap();
+    expect_rule(run(args.byte_add(2)), Rule::GpuPointer);
+    expect_rule(run(args.byte_add(48)), Rule::GpuPointer);
+    expect_rule(run(GpuPtr::NULL), Rule::GpuPointer);
+    // Outside a compute pass.
+    let mut e = encoder(&d);
+    expect_rule(e.dispatch_indirect_at(args), Rule::PassNotOpen);
+}

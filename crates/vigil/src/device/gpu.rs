@@ -157,7 +157,10 @@ impl<A: Api> Device<A> {
             .create_buffer(&vigil_hal::BufferDescriptor {
                 label,
                 size: desc.size,
-                usage: BufferUsages::DEVICE_ADDRESS | BufferUsages::STORAGE,
+                // Storage for what shaders reach; indirect for arguments read by address.
+                usage: BufferUsages::DEVICE_ADDRESS
+                    | BufferUsages::STORAGE
+                    | BufferUsages::INDIRECT,
                 location,
             })
             .map_err(|e| self.hal_error(e, OP, label))?;

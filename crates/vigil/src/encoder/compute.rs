@@ -241,7 +241,11 @@ impl<A: Api> CommandEncoder<A> {
     /// Checks the pass is ready to dispatch (a bit test), binds changed groups, and
     /// records the barriers the dispatch's uses need.
     #[inline]
-    fn prepare_dispatch(&mut self, indirect: Option<(usize, u64)>, op: &'static str) -> Result<()> {
+    pub(super) fn prepare_dispatch(
+        &mut self,
+        indirect: Option<(usize, u64)>,
+        op: &'static str,
+    ) -> Result<()> {
         if !self.compute.binder.ready() {
             return Err(self.not_ready(op));
         }

@@ -51,6 +51,44 @@ impl<A: Api> CommandEncoder<A> {
         })
     }
 
+    /// Dispatches with `(x, y, z)` read by the GPU from `args`, an address in a live heap
+    /// (12 bytes, 4-aligned: `gpu.pointer`) — arguments a previous dispatch may have
+    /// written (order the two with [`CommandEncoder::memory_barrier`] from the writer's
+    /// stage to `DRAW_INDIRECT`). The counts are the GPU's and are not checked against the
+    /// limits.
+    pub fn dispatch_indirect_at(&mut self, args: GpuPtr<[u32; 3]>) -> Result<()> {
+        const OP: &str = "dispatch_indirect_at";
+        self.step(OP, |e| {
+            e.expect_pass(Pass::Compute, OP)?;
+            let Some(heap) = e.core.heap_at(args.address(), 12) else {
+                return Err(fail!(
+                    GpuPointer,
+                    OP,
+                    &e.label,
+                    "arguments at {args:?} do not lie in a live GPU heap of this device (12 bytes)"
+                ));
+            };
+            if args.address().checked_rem(4) != Some(0) {
+                return Err(fail!(
+                    GpuPointer,
+                    OP,
+                    &e.label,
+                    "arguments at {args:?} are not 4-byte aligned"
+                ));
+            }
+            e.prepare_dispatch(None, OP)?;
+            let offset = args.address().saturating_sub(heap.address);
+            if let Some(mut r) = e.rec() {
+                r.dispatch_indirect(&heap.raw, offset);
+            }
+            if !e.used.gpu_heaps.iter().any(|h| Arc::ptr_eq(h, &heap)) {
+                e.used.gpu_heaps.push(heap);
+            }
+            e.dispatches = e.dispatches.wrapping_add(1);
+            Ok(())
+        })
+    }
+
     /// A global memory barrier: everything the `src` stages wrote before it is visible to
     /// the `dst` stages after it. The tier's heaps are not tracked (what shaders reach
     /// through pointers cannot be seen), so ordering dispatches that share heap memory is
