@@ -304,42 +304,33 @@ fn a_dispatch_reads_its_workgroup_counts_from_a_heap_the_gpu_wrote() {
     let out = heap(&d, "out", 64, HeapKind::Readback);
     let args = d.gpu_heap_ptr::<[u32; 3]>(work, 16).unwrap();
     let counter = d.gpu_heap_ptr::<u32>(out, 0).unwrap();
-    let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor {
-            label: "gpu-driven",
-        })
-        .unwrap();
-    e.begin_compute_pass(&ComputePassDescriptor::default())
-        .unwrap();
-    e.set_compute_pipeline(write_args).unwrap();
-    e.set_root(args).unwrap();
-    e.dispatch(1, 1, 1).unwrap();
-    e.memory_barrier(Stages::COMPUTE, Stages::DRAW_INDIRECT | Stages::COMPUTE)
-        .unwrap();
-    e.set_compute_pipeline(count).unwrap();
-    e.set_root(counter).unwrap();
-    e.dispatch_indirect_at(args).unwrap();
-    // Arguments outside every heap, or misaligned: refused.
+    // One dispatch writes the counts, a barrier, then a dispatch reads them.
+    let record = || {
+        let mut e = d
+            .create_command_encoder(&CommandEncoderDescriptor {
+                label: "gpu-driven",
+            })
+            .unwrap();
+        e.begin_compute_pass(&ComputePassDescriptor::default())
+            .unwrap();
+        e.set_compute_pipeline(write_args).unwrap();
+        e.set_root(args).unwrap();
+        e.dispatch(1, 1, 1).unwrap();
+        e.memory_barrier(Stages::COMPUTE, Stages::DRAW_INDIRECT | Stages::COMPUTE)
+            .unwrap();
+        e.set_compute_pipeline(count).unwrap();
+        e.set_root(counter).unwrap();
+        e.dispatch_indirect_at(args).unwrap();
+        e
+    };
+    // Arguments outside every heap: refused (and that encoder is dropped).
+    let mut e = record();
     assert_eq!(
         e.dispatch_indirect_at(GpuPtr::NULL).unwrap_err().rule(),
         Rule::GpuPointer
     );
     drop(e);
-    let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor {
-            label: "gpu-driven",
-        })
-        .unwrap();
-    e.begin_compute_pass(&ComputePassDescriptor::default())
-        .unwrap();
-    e.set_compute_pipeline(write_args).unwrap();
-    e.set_root(args).unwrap();
-    e.dispatch(1, 1, 1).unwrap();
-    e.memory_barrier(Stages::COMPUTE, Stages::DRAW_INDIRECT | Stages::COMPUTE)
-        .unwrap();
-    e.set_compute_pipeline(count).unwrap();
-    e.set_root(counter).unwrap();
-    e.dispatch_indirect_at(args).unwrap();
+    let mut e = record();
     e.end_compute_pass().unwrap();
     let serial = d.submit([e.finish().unwrap()]).unwrap();
     d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))

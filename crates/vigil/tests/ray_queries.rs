@@ -304,6 +304,14 @@ fn wait(d: &Device, serial: u64) {
         .unwrap();
 }
 
+/// Submits `e`, waits, and reads the tracer's output with misses normalised.
+fn traced(d: &Device, t: &Tracer, e: CommandEncoder) -> Vec<u32> {
+    wait(d, d.submit([e.finish().unwrap()]).unwrap());
+    let mut got = read_u32(d, t.out, 48);
+    miss_words(&mut got);
+    got
+}
+
 /// A miss leaves every word of its ray 0 but the kind, which is 0 too; zeroing the output
 /// first makes the comparison exact for misses (the shader writes t and the index anyway).
 fn miss_words(got: &mut [u32]) {
@@ -377,9 +385,7 @@ fn rays_hit_the_instances_the_scene_places_and_skip_the_masked_one() {
     )
     .unwrap();
     record_trace(&mut e, &t, group);
-    wait(&d, d.submit([e.finish().unwrap()]).unwrap());
-    let mut got = read_u32(&d, t.out, 48);
-    miss_words(&mut got);
+    let got = traced(&d, &t, e);
     let want = expected(&placed);
     assert_eq!(got, want);
     // Rays that hit: two quads (two rays each) and the triangle (one ray).
@@ -411,9 +417,7 @@ fn rays_hit_the_instances_the_scene_places_and_skip_the_masked_one() {
     )
     .unwrap();
     record_trace(&mut e, &t, group);
-    wait(&d, d.submit([e.finish().unwrap()]).unwrap());
-    let mut got = read_u32(&d, t.out, 48);
-    miss_words(&mut got);
+    let got = traced(&d, &t, e);
     assert_eq!(got, expected(&moved));
 
     // The bottom-level structures destroyed: the top-level one keeps them, so tracing it
@@ -426,9 +430,7 @@ fn rays_hit_the_instances_the_scene_places_and_skip_the_masked_one() {
         })
         .unwrap();
     record_trace(&mut e, &t, group);
-    wait(&d, d.submit([e.finish().unwrap()]).unwrap());
-    let mut got = read_u32(&d, t.out, 48);
-    miss_words(&mut got);
+    let got = traced(&d, &t, e);
     assert_eq!(got, expected(&moved));
     d.finish();
 }
@@ -602,7 +604,6 @@ fn structures_build_bind_and_release_without_ray_queries() {
         .unwrap_err();
     assert_eq!(err.rule(), Rule::ShaderFeature);
     assert!(err.to_string().contains("RAY_QUERY"), "{err}");
-    let baseline = d.live_native_objects();
     // A compute shader writes a quad's positions (4 × Float32x3) and indices.
     let positions = d
         .create_buffer(&BufferDescriptor {
@@ -814,6 +815,5 @@ fn structures_build_bind_and_release_without_ray_queries() {
     d.destroy_tlas(tlas).unwrap();
     d.poll().unwrap();
     assert_eq!(before - d.live_native_objects(), 7);
-    let _ = (baseline, module, positions, indices);
     d.finish();
 }

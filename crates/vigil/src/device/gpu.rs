@@ -164,6 +164,8 @@ impl<A: Api> Device<A> {
                 location,
             })
             .map_err(|e| self.hal_error(e, OP, label))?;
+        // Owned first: a failure below releases the buffer.
+        let raw = Owned::<A, crate::native::BufferKind>::new(&self.hal, raw);
         if desc.kind == HeapKind::CpuVisible {
             let zeros = vec![0u8; usize::try_from(desc.size).unwrap_or(0)];
             self.hal
@@ -171,7 +173,6 @@ impl<A: Api> Device<A> {
                 .map_err(|e| self.hal_error(e, OP, label))?;
         }
         let address = self.hal.buffer_address(&raw);
-        let raw = Owned::new(&self.hal, raw);
         let id = self.id;
         let (_, _, obj) = self
             .objects

@@ -244,13 +244,16 @@ impl<A: Api> CommandEncoder<A> {
                         location: MemoryLocation::CpuToGpu,
                     })
                     .map_err(|err| e.core.hal_error(err, OP, &t.label))?;
+                // Owned first: a failed write releases the buffer.
+                let raw =
+                    crate::native::Owned::<A, crate::native::BufferKind>::new(&e.core.hal, raw);
                 let mut bytes: Vec<u8> = records.iter().flatten().copied().collect();
-                bytes.resize(size as usize, 0);
+                bytes.resize(usize::try_from(size).unwrap_or(0), 0);
                 e.core
                     .hal
                     .write_mapped(&raw, 0, &bytes)
                     .map_err(|err| e.core.hal_error(err, OP, &t.label))?;
-                instance_buffers.push(crate::native::Owned::new(&e.core.hal, raw));
+                instance_buffers.push(raw);
             }
             // The inputs' uses, in the build stage, and their barriers.
             e.used.next_scope();

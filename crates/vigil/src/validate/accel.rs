@@ -8,7 +8,7 @@ use super::{ensure, inside};
 use crate::error::Result;
 use vigil_hal::{BufferUsages, Features, IndexFormat, TriangleGeometrySize, VertexFormat};
 
-/// Most geometries of a bottom-level structure, and most instances of a top-level one.
+/// Most geometries of a bottom-level structure.
 pub(crate) const MAX_GEOMETRIES: u32 = 1 << 24;
 /// Most instances of a top-level structure.
 pub(crate) const MAX_INSTANCES: u32 = 1 << 24;
