@@ -13,6 +13,7 @@
 
 use crate::Diagnostic;
 use crate::caps::{declared_capabilities, spirv_capabilities, spirv_capability_feature};
+use crate::reflect::{EntryPointReflection, IoScalar, IoVariable, Stage};
 use naga::back::spv::Capability as Spv;
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -69,7 +70,28 @@ pub fn compile_compute(
     source: &str,
     features: Features,
 ) -> Result<Vec<u32>, Diagnostic> {
+    compile(file, source, Stage::Compute, features)
+}
+
+/// As [`compile_compute`], for a vertex, fragment or compute module (entry point `main`).
+pub fn compile(
+    file: &str,
+    source: &str,
+    stage: Stage,
+    features: Features,
+) -> Result<Vec<u32>, Diagnostic> {
     let text = format!("{PRELUDE}{source}");
+    let stage_flag = match stage {
+        Stage::Vertex => "-fshader-stage=vertex",
+        Stage::Fragment => "-fshader-stage=fragment",
+        Stage::Compute => "-fshader-stage=compute",
+        Stage::Other => {
+            return Err(Diagnostic::new(
+                file,
+                "the pointer tier compiles vertex, fragment and compute modules",
+            ));
+        }
+    };
     let bytes = run(
         "glslc",
         &[
@@ -77,7 +99,7 @@ pub fn compile_compute(
             // `LocalSizeId`, which needs `maintenance4` (VUID-RuntimeSpirv-LocalSizeId-06434,
             // found by the validation layer); vigil does not enable it.
             "--target-env=vulkan1.2",
-            "-fshader-stage=compute",
+            stage_flag,
             "-std=460",
             "-",
             "-o",
@@ -201,4 +223,113 @@ pub fn to_msl(file: &str, words: &[u32]) -> Result<String, Diagnostic> {
     })?;
     String::from_utf8(out)
         .map_err(|_| Diagnostic::new(file, "spirv-cross wrote MSL that is not UTF-8"))
+}
+
+/// What pipeline checks need of a pointer-tier module: its stage inputs and outputs with a
+/// `Location` (the vertex inputs vertex buffers would feed, the fragment outputs targets
+/// take), read from the SPIR-V; entry point `main`, the root as its immediate data.
+pub fn reflect(
+    file: &str,
+    words: &[u32],
+    stage: Stage,
+) -> Result<EntryPointReflection, Diagnostic> {
+    const OP_TYPE_INT: u32 = 21;
+    const OP_TYPE_FLOAT: u32 = 22;
+    const OP_TYPE_VECTOR: u32 = 23;
+    const OP_TYPE_POINTER: u32 = 32;
+    const OP_VARIABLE: u32 = 59;
+    const OP_DECORATE: u32 = 71;
+    const LOCATION: u32 = 30;
+    const INPUT: u32 = 1;
+    const OUTPUT: u32 = 3;
+    let mut locations: Vec<(u32, u32)> = Vec::new();
+    let mut scalars: Vec<(u32, IoScalar)> = Vec::new();
+    let mut vectors: Vec<(u32, u32, u32)> = Vec::new();
+    let mut pointers: Vec<(u32, u32)> = Vec::new();
+    let mut variables: Vec<(u32, u32, u32)> = Vec::new();
+    let mut at = 5;
+    while let Some(&first) = words.get(at) {
+        let count = (first >> 16) as usize;
+        if count == 0 {
+            break;
+        }
+        let op = words.get(at..at.saturating_add(count)).unwrap_or(&[]);
+        let w = |i: usize| op.get(i).copied().unwrap_or(0);
+        match first & 0xffff {
+            OP_DECORATE if w(2) == LOCATION => locations.push((w(1), w(3))),
+            OP_TYPE_INT => scalars.push((
+                w(1),
+                if w(3) == 1 {
+                    IoScalar::Sint
+                } else {
+                    IoScalar::Uint
+                },
+            )),
+            OP_TYPE_FLOAT => scalars.push((w(1), IoScalar::Float)),
+            OP_TYPE_VECTOR => vectors.push((w(1), w(2), w(3))),
+            OP_TYPE_POINTER => pointers.push((w(1), w(3))),
+            OP_VARIABLE => variables.push((w(1), w(2), w(3))),
+            _ => {}
+        }
+        at = at.saturating_add(count);
+    }
+    let mut inputs = Vec::new();
+    let mut outputs = Vec::new();
+    for &(ty, id, class) in &variables {
+        if class != INPUT && class != OUTPUT {
+            continue;
+        }
+        let Some(&(_, location)) = locations.iter().find(|(v, _)| *v == id) else {
+            continue;
+        };
+        let pointee = pointers.iter().find(|(p, _)| *p == ty).map(|(_, t)| *t);
+        let vector = pointee.and_then(|t| vectors.iter().find(|(v, _, _)| *v == t));
+        let (scalar_ty, components) = match vector {
+            Some(&(_, component, n)) => (Some(component), n),
+            None => (pointee, 1),
+        };
+        let scalar = scalar_ty
+            .and_then(|t| scalars.iter().find(|(s, _)| *s == t))
+            .map(|(_, k)| *k);
+        let Some(scalar) = scalar else {
+            return Err(Diagnostic::new(
+                file,
+                format!(
+                    "the stage {} at location {location} is not a scalar or vector of numbers",
+                    if class == INPUT { "input" } else { "output" }
+                ),
+            ));
+        };
+        let io = IoVariable {
+            location,
+            scalar,
+            components,
+            blend_src: None,
+        };
+        if class == INPUT {
+            inputs.push(io);
+        } else {
+            outputs.push(io);
+        }
+    }
+    inputs.sort_by_key(|i| i.location);
+    outputs.sort_by_key(|o| o.location);
+    Ok(EntryPointReflection {
+        name: "main".into(),
+        stage,
+        workgroup_size: [0; 3],
+        workgroup_storage_size: 0,
+        immediate_size: ROOT_SIZE,
+        bindings: Vec::new(),
+        vertex_inputs: if stage == Stage::Vertex {
+            inputs
+        } else {
+            Vec::new()
+        },
+        fragment_outputs: if stage == Stage::Fragment {
+            outputs
+        } else {
+            Vec::new()
+        },
+    })
 }

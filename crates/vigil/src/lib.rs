@@ -75,8 +75,9 @@ pub use device::{
     BlasDescriptor, BufferBinding, BufferDescriptor, BufferInitDescriptor, Completion,
     ComputePipelineDescriptor, Device, DeviceDescriptor, GpuHeapDescriptor, GpuPtr, GroupBinding,
     GroupResource, HeapKind, LossSnapshot, MAX_QUEUED_WRITES, PipelineLayoutDescriptor,
-    PointerComputePipelineDescriptor, ShaderModuleDescriptor, Stats, SurfaceConfiguration,
-    SurfaceFrame, TextureExport, TlasDescriptor, WaitSite, WriteStats, sampled_layout,
+    PointerComputePipelineDescriptor, PointerRenderPipelineDescriptor, ShaderModuleDescriptor,
+    Stats, SurfaceConfiguration, SurfaceFrame, TextureExport, TlasDescriptor, WaitSite, WriteStats,
+    sampled_layout,
 };
 pub use device::{
     CloseReport, MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport, SeamHandle,

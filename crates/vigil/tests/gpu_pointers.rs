@@ -338,3 +338,134 @@ fn a_dispatch_reads_its_workgroup_counts_from_a_heap_the_gpu_wrote() {
     assert_eq!(d.read_gpu_heap(out, 0, 4).unwrap(), 4u32.to_le_bytes());
     d.finish();
 }
+
+/// Vertices fetched through the root (`positions[gl_VertexIndex]`), the color from it too:
+/// both stages see the same root.
+const PULL_VS: &str = "
+layout(buffer_reference, scalar, buffer_reference_align = 8) buffer Positions { vec2 p[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 8) buffer Root { Positions positions; vec4 color; };
+VIGIL_ROOT(Root);
+void main() { gl_Position = vec4(vigil.root.positions.p[gl_VertexIndex], 0.0, 1.0); }
+";
+const PULL_FS: &str = "
+layout(buffer_reference, scalar, buffer_reference_align = 8) buffer Positions { vec2 p[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 8) buffer Root { Positions positions; vec4 color; };
+VIGIL_ROOT(Root);
+layout(location = 0) out vec4 color;
+void main() { color = vigil.root.color; }
+";
+
+#[test]
+fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
+    let d = device();
+    let targets = [Some(ColorTargetState {
+        format: TextureFormat::Rgba8Unorm,
+        blend: None,
+        write_mask: ColorWrites::ALL,
+    })];
+    let pipeline = d
+        .create_pointer_render_pipeline(&PointerRenderPipelineDescriptor {
+            label: "pull",
+            vertex_glsl: PULL_VS,
+            fragment: Some((PULL_FS, &targets)),
+            primitive: PrimitiveState::default(),
+            depth_stencil: None,
+            sample_count: 1,
+        })
+        .unwrap();
+    // The root (the positions pointer, then the color at offset 8: scalar layout), the
+    // positions, and the draw's arguments, all in one CPU-visible heap.
+    let data = heap(&d, "scene", 256, HeapKind::CpuVisible);
+    let root = d.gpu_heap_ptr::<[f32; 6]>(data, 0).unwrap();
+    let positions = d.gpu_heap_ptr::<[f32; 6]>(data, 64).unwrap();
+    let args = d.gpu_heap_ptr::<[u32; 4]>(data, 128).unwrap();
+    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let mut root_bytes = positions.to_bytes().to_vec();
+    root_bytes.extend(f(&[0.0, 0.5, 1.0, 1.0]));
+    d.write_gpu_heap(data, 0, &root_bytes).unwrap();
+    d.write_gpu_heap(data, 64, &f(&[-0.5, -0.5, 0.5, -0.5, 0.0, 0.5]))
+        .unwrap();
+    let a: Vec<u8> = [3u32, 1, 0, 0].iter().flat_map(|x| x.to_le_bytes()).collect();
+    d.write_gpu_heap(data, 128, &a).unwrap();
+    let target = d
+        .create_texture(&TextureDescriptor {
+            label: "target",
+            size: [32, 32],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let view = d
+        .create_texture_view(target, &TextureViewDescriptor::default())
+        .unwrap();
+    for indirect in [false, true] {
+        let mut e = d
+            .create_command_encoder(&CommandEncoderDescriptor { label: "pull" })
+            .unwrap();
+        e.begin_render_pass(&RenderPassDescriptor {
+            label: "pull",
+            color_attachments: &[Some(RenderPassColorAttachment {
+                view,
+                resolve_target: None,
+                load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
+                store: StoreOp::Store,
+            })],
+            ..RenderPassDescriptor::default()
+        })
+        .unwrap();
+        e.set_render_pipeline(pipeline).unwrap();
+        // A draw before the root: refused.
+        if !indirect {
+            let mut probe = d
+                .create_command_encoder(&CommandEncoderDescriptor { label: "probe" })
+                .unwrap();
+            probe
+                .begin_render_pass(&RenderPassDescriptor {
+                    label: "probe",
+                    color_attachments: &[Some(RenderPassColorAttachment {
+                        view,
+                        resolve_target: None,
+                        load: LoadOp::Load,
+                        store: StoreOp::Store,
+                    })],
+                    ..RenderPassDescriptor::default()
+                })
+                .unwrap();
+            probe.set_render_pipeline(pipeline).unwrap();
+            assert_eq!(probe.draw(0..3, 0..1).unwrap_err().rule(), Rule::GpuRoot);
+        }
+        e.set_root(root).unwrap();
+        if indirect {
+            e.draw_indirect_at(args).unwrap();
+        } else {
+            e.draw(0..3, 0..1).unwrap();
+        }
+        e.end_render_pass().unwrap();
+        let serial = d.submit([e.finish().unwrap()]).unwrap();
+        d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+            .unwrap();
+        let pixels = d
+            .read_texture(target, TexelCopyTextureInfo::default(), [32, 32])
+            .unwrap();
+        let at = |x: usize, y: usize| &pixels[(y * 32 + x) * 4..(y * 32 + x) * 4 + 4];
+        assert_eq!(at(16, 16), [0, 128, 255, 255], "inside (indirect: {indirect})");
+        assert_eq!(at(1, 1), [0, 0, 0, 255], "outside (indirect: {indirect})");
+    }
+    // A fragment shader whose output type does not match the target: refused.
+    let err = d
+        .create_pointer_render_pipeline(&PointerRenderPipelineDescriptor {
+            label: "mismatch",
+            vertex_glsl: PULL_VS,
+            fragment: Some((
+                "layout(location = 0) out uvec4 color; void main() { color = uvec4(1u); }",
+                &targets,
+            )),
+            primitive: PrimitiveState::default(),
+            depth_stencil: None,
+            sample_count: 1,
+        })
+        .unwrap_err();
+    assert_eq!(err.rule(), Rule::FragmentOutput);
+    d.finish();
+}

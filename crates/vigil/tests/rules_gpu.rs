@@ -242,3 +242,123 @@ fn indirect_arguments_by_address_lie_in_a_live_heap() {
     let mut e = encoder(&d);
     expect_rule(e.dispatch_indirect_at(args), Rule::PassNotOpen);
 }
+
+const VS: &str = "
+layout(buffer_reference, scalar, buffer_reference_align = 8) buffer Root { vec2 p[]; };
+VIGIL_ROOT(Root);
+void main() { gl_Position = vec4(vigil.root.p[gl_VertexIndex], 0.0, 1.0); }
+";
+
+fn render_pipeline(
+    d: &TDevice,
+    vertex: &str,
+    fragment: &str,
+    format: TextureFormat,
+) -> Result<RenderPipeline> {
+    d.create_pointer_render_pipeline(&PointerRenderPipelineDescriptor {
+        label: "pointer render",
+        vertex_glsl: vertex,
+        fragment: Some((
+            fragment,
+            &[Some(ColorTargetState {
+                format,
+                blend: None,
+                write_mask: ColorWrites::ALL,
+            })],
+        )),
+        primitive: PrimitiveState::default(),
+        depth_stencil: None,
+        sample_count: 1,
+    })
+}
+
+#[test]
+fn pointer_render_pipelines_are_checked_like_ordinary_ones() {
+    let d = bda();
+    let fs = "layout(location = 0) out vec4 c; void main() { c = vec4(1.0); }";
+    render_pipeline(&d, VS, fs, TextureFormat::Rgba8Unorm).unwrap();
+    // Vertex inputs have no buffers to come from.
+    expect_rule(
+        render_pipeline(
+            &d,
+            "layout(location = 0) in vec2 pos; void main() { gl_Position = vec4(pos, 0.0, 1.0); }",
+            fs,
+            TextureFormat::Rgba8Unorm,
+        ),
+        Rule::VertexInput,
+    );
+    // Outputs against targets; a target written by nobody.
+    expect_rule(
+        render_pipeline(&d, VS, fs, TextureFormat::R32Uint),
+        Rule::FragmentOutput,
+    );
+    expect_rule(
+        render_pipeline(&d, VS, "void main() {}", TextureFormat::Rgba8Unorm),
+        Rule::FragmentOutput,
+    );
+    // Fixed-function state as for every pipeline.
+    let err = d.create_pointer_render_pipeline(&PointerRenderPipelineDescriptor {
+        label: "samples",
+        vertex_glsl: VS,
+        fragment: None,
+        primitive: PrimitiveState::default(),
+        depth_stencil: None,
+        sample_count: 2,
+    });
+    expect_rule(err, Rule::RenderSampleCount);
+    expect_rule(
+        render_pipeline(&d, "void main() { broken }", fs, TextureFormat::Rgba8Unorm),
+        Rule::GpuShader,
+    );
+}
+
+#[test]
+fn draws_by_address_lie_in_live_heaps() {
+    let d = bda();
+    let fs = "layout(location = 0) out vec4 c; void main() { c = vec4(1.0); }";
+    let p = render_pipeline(&d, VS, fs, TextureFormat::Rgba8Unorm).unwrap();
+    let h = heap(&d, 256, HeapKind::CpuVisible).unwrap();
+    let root = d.gpu_heap_ptr::<[f32; 6]>(h, 0).unwrap();
+    let args = d.gpu_heap_ptr::<[u32; 4]>(h, 64).unwrap();
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label: "t",
+            size: [4, 4],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::RENDER_ATTACHMENT,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let v = d
+        .create_texture_view(t, &TextureViewDescriptor::default())
+        .unwrap();
+    let pass = |e: &mut CommandEncoder<TestApi>| {
+        e.begin_render_pass(&RenderPassDescriptor {
+            label: "p",
+            color_attachments: &[Some(RenderPassColorAttachment {
+                view: v,
+                resolve_target: None,
+                load: LoadOp::Clear([0.0; 4]),
+                store: StoreOp::Store,
+            })],
+            ..RenderPassDescriptor::default()
+        })
+        .unwrap();
+        e.set_render_pipeline(p).unwrap();
+    };
+    let mut e = encoder(&d);
+    pass(&mut e);
+    expect_rule(e.draw(0..3, 0..1), Rule::GpuRoot);
+    let mut e = encoder(&d);
+    pass(&mut e);
+    e.set_root(root).unwrap();
+    e.draw(0..3, 0..1).unwrap();
+    e.draw_indirect_at(args).unwrap();
+    expect_rule(e.draw_indirect_at(args.byte_add(250)), Rule::GpuPointer);
+    let mut e = encoder(&d);
+    pass(&mut e);
+    e.set_root(root).unwrap();
+    expect_rule(e.draw_indirect_at(args.byte_add(1)), Rule::GpuPointer);
+    let mut e = encoder(&d);
+    expect_rule(e.draw_indirect_at(args), Rule::PassNotOpen);
+}

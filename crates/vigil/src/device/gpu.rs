@@ -8,15 +8,19 @@
 //! any of it may reach the heap through pointers. What shaders do with pointers cannot be
 //! seen from the CPU and is not checked.
 
-use super::{ComputePipelineObj, Device, GpuHeapObj, PipelineInfo};
+use super::{ComputePipelineObj, Device, GpuHeapObj, PipelineInfo, RenderPipelineObj};
 use crate::error::{Result, fail};
-use crate::handle::{ComputePipeline, GpuHeap, Handle};
+use crate::handle::{ComputePipeline, GpuHeap, Handle, RenderPipeline, ShaderModule};
 use crate::native::Owned;
 use crate::validate;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use vigil_hal::Device as _;
-use vigil_hal::{Api, BufferUsages, Features, MemoryLocation};
+use vigil_hal::{
+    Api, BufferUsages, ColorTargetState, DepthStencilState, Features, MemoryLocation,
+    PrimitiveState,
+};
+use vigil_shader::Stage;
 
 /// Where a heap's memory lives and who may touch it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -126,6 +130,25 @@ pub struct PointerComputePipelineDescriptor<'a> {
     /// GLSL after the tier's prelude: declare `buffer_reference` blocks and the root with
     /// `VIGIL_ROOT(Type);`, then `void main()`.
     pub glsl: &'a str,
+}
+
+/// How to make a pointer render pipeline: vertex (and fragment) shaders in the tier's GLSL,
+/// entry points `main`, one root per draw seen by both stages, no vertex buffers (vertices
+/// are fetched through pointers, by `gl_VertexIndex`).
+#[derive(Clone, Copy, Debug)]
+pub struct PointerRenderPipelineDescriptor<'a> {
+    /// Label (also the file name in diagnostics).
+    pub label: &'a str,
+    /// The vertex shader.
+    pub vertex_glsl: &'a str,
+    /// The fragment shader, and the color targets it writes (`None` for depth-only).
+    pub fragment: Option<(&'a str, &'a [Option<ColorTargetState>])>,
+    /// Primitive state.
+    pub primitive: PrimitiveState,
+    /// Depth-stencil state.
+    pub depth_stencil: Option<DepthStencilState>,
+    /// Sample count (1 or 4).
+    pub sample_count: u32,
 }
 
 impl<A: Api> Device<A> {
@@ -280,13 +303,7 @@ impl<A: Api> Device<A> {
         self.gpu_feature(OP, label)?;
         let words = vigil_shader::glsl::compile_compute(label, desc.glsl, self.features)
             .map_err(|d| fail!(GpuShader, OP, label, "{}", d.message).with_diagnostic(d))?;
-        let layout = self.create_pipeline_layout(&super::PipelineLayoutDescriptor {
-            label,
-            bind_group_layouts: &[],
-            immediate_size: vigil_shader::glsl::ROOT_SIZE,
-        })?;
-        // The layout is the pipeline's own: out of the registry, held by the pipeline.
-        let layout = self.remove(layout, OP)?;
+        let layout = self.root_layout(OP, label)?;
         let module = self
             .hal
             .create_shader_module(&vigil_hal::ShaderModuleDescriptor {
@@ -325,6 +342,146 @@ impl<A: Api> Device<A> {
             .ok_or_else(|| super::buffer::registry_full(OP, label, "compute pipeline"))?;
         self.notify_created("compute pipeline", label);
         Ok(obj.handle)
+    }
+
+    /// Makes a render pipeline from tier GLSL: each stage compiled and checked as for
+    /// [`Device::create_pointer_compute_pipeline`]; the fixed-function state checked as for
+    /// [`Device::create_render_pipeline`] (targets, formats, sample count, strip formats),
+    /// no vertex inputs (there are no vertex buffers), and the fragment outputs read from the
+    /// SPIR-V checked against the targets. Bind it with `set_render_pipeline`, give each
+    /// draw its root with `set_root`.
+    pub fn create_pointer_render_pipeline(
+        &self,
+        desc: &PointerRenderPipelineDescriptor<'_>,
+    ) -> Result<RenderPipeline> {
+        const OP: &str = "create_pointer_render_pipeline";
+        let l = desc.label;
+        self.check_alive(OP)?;
+        self.gpu_feature(OP, l)?;
+        let targets = desc.fragment.map_or(&[][..], |(_, t)| t);
+        // The fixed-function checks of ordinary pipelines, on the same state.
+        let fixed = crate::render::RenderPipelineDescriptor {
+            label: l,
+            layout: crate::handle::PipelineLayout::NULL,
+            vertex: crate::render::VertexState {
+                module: ShaderModule::NULL,
+                entry_point: "main",
+                constants: &[],
+                buffers: &[],
+            },
+            fragment: desc
+                .fragment
+                .map(|(_, targets)| crate::render::FragmentState {
+                    module: ShaderModule::NULL,
+                    entry_point: "main",
+                    constants: &[],
+                    targets,
+                }),
+            primitive: desc.primitive,
+            depth_stencil: desc.depth_stencil,
+            sample_count: desc.sample_count,
+            multiview_mask: None,
+        };
+        let vertex = validate::pipeline::render_fixed(&fixed, &self.limits, &|f| {
+            self.hal.format_support(f)
+        })?;
+        let stage =
+            |glsl: &str, stage: Stage| -> Result<(Vec<u32>, vigil_shader::EntryPointReflection)> {
+                let shader = |d: vigil_shader::Diagnostic| {
+                    fail!(GpuShader, OP, l, "{}", d.message).with_diagnostic(d)
+                };
+                let words =
+                    vigil_shader::glsl::compile(l, glsl, stage, self.features).map_err(shader)?;
+                let reflection = vigil_shader::glsl::reflect(l, &words, stage).map_err(shader)?;
+                Ok((words, reflection))
+            };
+        let (vwords, vs) = stage(desc.vertex_glsl, Stage::Vertex)?;
+        validate::pipeline::vertex_inputs(l, &vs, &vertex.locations)?;
+        let fragment = match desc.fragment {
+            Some((glsl, targets)) => {
+                let (words, fs) = stage(glsl, Stage::Fragment)?;
+                validate::pipeline::dual_source(l, self.features, &fs, targets)?;
+                validate::pipeline::fragment_outputs(l, &fs, targets)?;
+                Some(words)
+            }
+            None => None,
+        };
+        let layout = self.root_layout(OP, l)?;
+        let module = |words: &[u32]| {
+            self.hal
+                .create_shader_module(&vigil_hal::ShaderModuleDescriptor {
+                    label: l,
+                    code: vigil_hal::ShaderCode::SpirV(words),
+                })
+                .map(|m| Owned::<A, crate::native::ShaderModuleKind>::new(&self.hal, m))
+                .map_err(|e| self.hal_error(e, OP, l))
+        };
+        let vmodule = module(&vwords)?;
+        let fmodule = match &fragment {
+            Some(words) => Some(module(words)?),
+            None => None,
+        };
+        let raw = self
+            .hal
+            .create_render_pipeline(&vigil_hal::RenderPipelineDescriptor {
+                label: l,
+                layout: &layout.raw,
+                vertex_module: &vmodule,
+                vertex_entry: "main",
+                vertex_buffers: &[],
+                fragment: fmodule.as_ref().map(|m| (&**m, "main")),
+                targets,
+                primitive: desc.primitive,
+                depth_stencil: desc.depth_stencil,
+                sample_count: desc.sample_count,
+                view_mask: 0,
+            })
+            .map_err(|e| self.hal_error(e, OP, l))?;
+        drop((vmodule, fmodule));
+        let raw = Owned::new(&self.hal, raw);
+        let render = crate::render::RenderPipelineFacts {
+            vertex_buffers: Box::new([]),
+            color_formats: targets.iter().map(|t| t.map(|t| t.format)).collect(),
+            depth_format: desc.depth_stencil.map(|d| d.format),
+            sample_count: desc.sample_count,
+            strip_index_format: desc.primitive.strip_index_format,
+            multiview_mask: 0,
+        };
+        let info = PipelineInfo {
+            group_compat: Box::new([]),
+            late_checks: Box::new([]),
+            layout,
+            pointer: true,
+        };
+        let id = self.id;
+        let (_, _, obj) = self
+            .objects
+            .render_pipelines
+            .insert(|index, generation| RenderPipelineObj {
+                raw,
+                handle: RenderPipeline::from_parts(index, generation, id),
+                label: l.to_owned(),
+                info,
+                render,
+            })
+            .ok_or_else(|| super::buffer::registry_full(OP, l, "render pipeline"))?;
+        self.notify_created("render pipeline", l);
+        Ok(obj.handle)
+    }
+
+    /// The layout of pointer pipelines: no groups, the root as immediate data; the
+    /// pipeline's own (out of the registry, held by the pipeline).
+    fn root_layout(
+        &self,
+        op: &'static str,
+        label: &str,
+    ) -> Result<Arc<super::PipelineLayoutObj<A>>> {
+        let layout = self.create_pipeline_layout(&super::PipelineLayoutDescriptor {
+            label,
+            bind_group_layouts: &[],
+            immediate_size: vigil_shader::glsl::ROOT_SIZE,
+        })?;
+        self.remove(layout, op)
     }
 
     fn gpu_feature(&self, op: &'static str, label: &str) -> Result<()> {

@@ -56,7 +56,10 @@ pub use binding::{
     BindGroupWrite, BindingResource, BufferBinding, GroupBinding, GroupResource, sampled_layout,
 };
 pub use buffer::{BufferDescriptor, BufferInitDescriptor};
-pub use gpu::{GpuHeapDescriptor, GpuPtr, HeapKind, PointerComputePipelineDescriptor};
+pub use gpu::{
+    GpuHeapDescriptor, GpuPtr, HeapKind, PointerComputePipelineDescriptor,
+    PointerRenderPipelineDescriptor,
+};
 pub use pipeline::{ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor};
 pub use shared::TextureExport;
 pub use surface::{SurfaceConfiguration, SurfaceFrame};

@@ -420,7 +420,7 @@ fn members_live<A: Api>(core: &crate::device::Core<A>, g: &crate::device::BindGr
 }
 
 /// The binder of the open pass: the compute pass's, else the render pass's.
-fn pass_binder<'s>(
+pub(super) fn pass_binder<'s>(
     pass: Pass,
     compute: &'s mut ComputeState,
     render: &'s mut super::render::RenderState,

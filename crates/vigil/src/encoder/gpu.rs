@@ -8,19 +8,20 @@ use std::sync::Arc;
 use vigil_hal::{Api, MemoryBarrier, Stages};
 
 impl<A: Api> CommandEncoder<A> {
-    /// Sets the root the next dispatches of the open compute pass read: `root` must point
-    /// into a live GPU heap of this device, with room for a `T` (`gpu.pointer`). The heap is
-    /// checked again at submission (a command buffer whose root's heap was destroyed is
-    /// refused); what the shader reaches from the root is the application's.
+    /// Sets the root the next dispatches (or draws: every graphics stage sees it) of the
+    /// open pass read: `root` must point into a live GPU heap of this device, with room for
+    /// a `T` (`gpu.pointer`). The heap is checked again at submission (a command buffer
+    /// whose root's heap was destroyed is refused); what the shader reaches from the root is
+    /// the application's.
     pub fn set_root<T>(&mut self, root: GpuPtr<T>) -> Result<()> {
         const OP: &str = "set_root";
         self.step(OP, |e| {
-            if e.pass != Pass::Compute {
+            if e.pass == Pass::None {
                 return Err(fail!(
                     GpuRoot,
                     OP,
                     &e.label,
-                    "a root is set inside a compute pass, and none is open"
+                    "a root is set inside a compute or render pass, and none is open"
                 ));
             }
             let size = std::mem::size_of::<T>() as u64;
@@ -44,7 +45,7 @@ impl<A: Api> CommandEncoder<A> {
             if !e.used.gpu_heaps.iter().any(|h| Arc::ptr_eq(h, &heap)) {
                 e.used.gpu_heaps.push(heap);
             }
-            let b = &mut e.compute.binder;
+            let b = super::compute::pass_binder(e.pass, &mut e.compute, &mut e.render);
             b.set_immediates(0, &root.to_bytes());
             b.root_set = true;
             Ok(())
@@ -85,6 +86,44 @@ impl<A: Api> CommandEncoder<A> {
                 e.used.gpu_heaps.push(heap);
             }
             e.dispatches = e.dispatches.wrapping_add(1);
+            Ok(())
+        })
+    }
+
+    /// Draws with `(vertex_count, instance_count, first_vertex, first_instance)` read by the
+    /// GPU from `args`, an address in a live heap (16 bytes, 4-aligned: `gpu.pointer`):
+    /// arguments a compute pass may have written (order them with
+    /// [`CommandEncoder::memory_barrier`] from `COMPUTE` to `DRAW_INDIRECT` before the render
+    /// pass). The counts are the GPU's.
+    pub fn draw_indirect_at(&mut self, args: GpuPtr<[u32; 4]>) -> Result<()> {
+        const OP: &str = "draw_indirect_at";
+        self.step(OP, |e| {
+            e.expect_pass(Pass::Render, OP)?;
+            let Some(heap) = e.core.heap_at(args.address(), 16) else {
+                return Err(fail!(
+                    GpuPointer,
+                    OP,
+                    &e.label,
+                    "arguments at {args:?} do not lie in a live GPU heap of this device (16 bytes)"
+                ));
+            };
+            if args.address().checked_rem(4) != Some(0) {
+                return Err(fail!(
+                    GpuPointer,
+                    OP,
+                    &e.label,
+                    "arguments at {args:?} are not 4-byte aligned"
+                ));
+            }
+            e.prepare_draw(OP, None, None, &(0..0), false)?;
+            let offset = args.address().saturating_sub(heap.address);
+            if let Some(mut r) = e.rec() {
+                r.draw_indirect(&heap.raw, offset);
+            }
+            if !e.used.gpu_heaps.iter().any(|h| Arc::ptr_eq(h, &heap)) {
+                e.used.gpu_heaps.push(heap);
+            }
+            e.draws = e.draws.wrapping_add(1);
             Ok(())
         })
     }

@@ -655,7 +655,7 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Checks the draw's state, binds changed groups, checks vertex ranges and adds the
     /// uses that changed to the pass's scope (refusing conflicting ones).
-    fn prepare_draw(
+    pub(super) fn prepare_draw(
         &mut self,
         op: &'static str,
         indirect: Option<(usize, u64, u64)>,
@@ -665,6 +665,14 @@ impl<A: Api> CommandEncoder<A> {
     ) -> Result<()> {
         if !self.render.binder.ready() {
             return Err(self.not_ready(op));
+        }
+        if self.render.binder.pointer && !self.render.binder.root_set {
+            return Err(fail!(
+                GpuRoot,
+                op,
+                &self.label,
+                "the pipeline is a pointer pipeline and no root was set in this pass; call set_root first"
+            ));
         }
         let Some((pi, pg)) = self.render.binder.pipeline else {
             return Err(self.not_ready(op));
