@@ -385,8 +385,14 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
     d.write_gpu_heap(data, 0, &root_bytes).unwrap();
     d.write_gpu_heap(data, 64, &f(&[-0.5, -0.5, 0.5, -0.5, 0.0, 0.5]))
         .unwrap();
-    let a: Vec<u8> = [3u32, 1, 0, 0].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let a: Vec<u8> = [3u32, 1, 0, 0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
     d.write_gpu_heap(data, 128, &a).unwrap();
+    let indices = d.gpu_heap_ptr::<u32>(data, 192).unwrap();
+    let i: Vec<u8> = [2u32, 0, 1].iter().flat_map(|x| x.to_le_bytes()).collect();
+    d.write_gpu_heap(data, 192, &i).unwrap();
     let target = d
         .create_texture(&TextureDescriptor {
             label: "target",
@@ -399,7 +405,7 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
     let view = d
         .create_texture_view(target, &TextureViewDescriptor::default())
         .unwrap();
-    for indirect in [false, true] {
+    for mode in ["direct", "indirect", "indexed"] {
         let mut e = d
             .create_command_encoder(&CommandEncoderDescriptor { label: "pull" })
             .unwrap();
@@ -416,7 +422,7 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
         .unwrap();
         e.set_render_pipeline(pipeline).unwrap();
         // A draw before the root: refused.
-        if !indirect {
+        if mode == "direct" {
             let mut probe = d
                 .create_command_encoder(&CommandEncoderDescriptor { label: "probe" })
                 .unwrap();
@@ -436,10 +442,12 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
             assert_eq!(probe.draw(0..3, 0..1).unwrap_err().rule(), Rule::GpuRoot);
         }
         e.set_root(root).unwrap();
-        if indirect {
-            e.draw_indirect_at(args).unwrap();
-        } else {
-            e.draw(0..3, 0..1).unwrap();
+        match mode {
+            "indirect" => e.draw_indirect_at(args).unwrap(),
+            "indexed" => e
+                .draw_indexed_at(indices, IndexFormat::Uint32, 3, 0, 0..1)
+                .unwrap(),
+            _ => e.draw(0..3, 0..1).unwrap(),
         }
         e.end_render_pass().unwrap();
         let serial = d.submit([e.finish().unwrap()]).unwrap();
@@ -449,8 +457,8 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
             .read_texture(target, TexelCopyTextureInfo::default(), [32, 32])
             .unwrap();
         let at = |x: usize, y: usize| &pixels[(y * 32 + x) * 4..(y * 32 + x) * 4 + 4];
-        assert_eq!(at(16, 16), [0, 128, 255, 255], "inside (indirect: {indirect})");
-        assert_eq!(at(1, 1), [0, 0, 0, 255], "outside (indirect: {indirect})");
+        assert_eq!(at(16, 16), [0, 128, 255, 255], "inside ({mode})");
+        assert_eq!(at(1, 1), [0, 0, 0, 255], "outside ({mode})");
     }
     // A fragment shader whose output type does not match the target: refused.
     let err = d

@@ -361,4 +361,29 @@ fn draws_by_address_lie_in_live_heaps() {
     expect_rule(e.draw_indirect_at(args.byte_add(1)), Rule::GpuPointer);
     let mut e = encoder(&d);
     expect_rule(e.draw_indirect_at(args), Rule::PassNotOpen);
+    // Indices by address: inside a live heap, aligned to their size.
+    let idx = d.gpu_heap_ptr::<u32>(h, 128).unwrap();
+    let mut e = encoder(&d);
+    pass(&mut e);
+    e.set_root(root).unwrap();
+    e.draw_indexed_at(idx, IndexFormat::Uint32, 32, 0, 0..1)
+        .unwrap();
+    expect_rule(
+        e.draw_indexed_at(idx, IndexFormat::Uint32, 33, 0, 0..1),
+        Rule::GpuPointer,
+    );
+    let mut e = encoder(&d);
+    pass(&mut e);
+    e.set_root(root).unwrap();
+    expect_rule(
+        e.draw_indexed_at(idx.byte_add(2), IndexFormat::Uint32, 3, 0, 0..1),
+        Rule::GpuPointer,
+    );
+    // The pass has no index buffer set after it: an ordinary indexed draw is refused.
+    let mut e = encoder(&d);
+    pass(&mut e);
+    e.set_root(root).unwrap();
+    e.draw_indexed_at(idx, IndexFormat::Uint16, 3, 0, 0..1)
+        .unwrap();
+    expect_rule(e.draw_indexed(0..3, 0, 0..1), Rule::IndexBufferNotSet);
 }

@@ -183,7 +183,8 @@ impl<A: Api> Device<A> {
                 // Storage for what shaders reach; indirect for arguments read by address.
                 usage: BufferUsages::DEVICE_ADDRESS
                     | BufferUsages::STORAGE
-                    | BufferUsages::INDIRECT,
+                    | BufferUsages::INDIRECT
+                    | BufferUsages::INDEX,
                 location,
             })
             .map_err(|e| self.hal_error(e, OP, label))?;

@@ -5,7 +5,7 @@ use super::{CommandEncoder, Pass};
 use crate::device::GpuPtr;
 use crate::error::{Result, fail};
 use std::sync::Arc;
-use vigil_hal::{Api, MemoryBarrier, Stages};
+use vigil_hal::{Api, IndexFormat, MemoryBarrier, Stages};
 
 impl<A: Api> CommandEncoder<A> {
     /// Sets the root the next dispatches (or draws: every graphics stage sees it) of the
@@ -120,6 +120,59 @@ impl<A: Api> CommandEncoder<A> {
             if let Some(mut r) = e.rec() {
                 r.draw_indirect(&heap.raw, offset);
             }
+            if !e.used.gpu_heaps.iter().any(|h| Arc::ptr_eq(h, &heap)) {
+                e.used.gpu_heaps.push(heap);
+            }
+            e.draws = e.draws.wrapping_add(1);
+            Ok(())
+        })
+    }
+
+    /// Draws `count` indices read from `indices` (an address in a live heap, aligned to the
+    /// index size, with room for all of them: `gpu.pointer`), adding `base_vertex` to each,
+    /// for `instances`: the index "buffer" is named by address, as the reference model's
+    /// indexed draws take it. Afterwards the pass has no index buffer set (set one again
+    /// before an ordinary indexed draw). Index values are the application's: with vertices
+    /// fetched through pointers, they index the shader's own arrays.
+    pub fn draw_indexed_at(
+        &mut self,
+        indices: GpuPtr<u32>,
+        format: IndexFormat,
+        count: u32,
+        base_vertex: i32,
+        instances: std::ops::Range<u32>,
+    ) -> Result<()> {
+        const OP: &str = "draw_indexed_at";
+        self.step(OP, |e| {
+            e.expect_pass(Pass::Render, OP)?;
+            let width = format.size();
+            let bytes = u64::from(count).saturating_mul(width);
+            let Some(heap) = e.core.heap_at(indices.address(), bytes.max(1)) else {
+                return Err(fail!(
+                    GpuPointer,
+                    OP,
+                    &e.label,
+                    "{count} indices at {indices:?} do not lie in a live GPU heap of this device"
+                ));
+            };
+            if indices.address().checked_rem(width) != Some(0) {
+                return Err(fail!(
+                    GpuPointer,
+                    OP,
+                    &e.label,
+                    "indices at {indices:?} are not aligned to their {width} bytes"
+                ));
+            }
+            crate::validate::render_pass::range_order(OP, &e.label, "instances", &instances)?;
+            e.prepare_draw(OP, None, None, &instances, false)?;
+            let offset = indices.address().saturating_sub(heap.address);
+            if let Some(mut r) = e.rec() {
+                r.set_index_buffer(&heap.raw, offset, format);
+                r.draw_indexed(0..count, base_vertex, instances);
+            }
+            // The native index buffer is the heap now: ordinary indexed draws need theirs
+            // set again.
+            e.render.clear_index();
             if !e.used.gpu_heaps.iter().any(|h| Arc::ptr_eq(h, &heap)) {
                 e.used.gpu_heaps.push(heap);
             }

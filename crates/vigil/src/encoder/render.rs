@@ -114,6 +114,13 @@ pub(crate) struct RenderState {
     pass_id: u64,
 }
 
+impl RenderState {
+    /// Forgets the index buffer (another was bound natively).
+    pub(crate) fn clear_index(&mut self) {
+        self.index = None;
+    }
+}
+
 const COLOR: Use = Use {
     stages: Stages::COLOR_ATTACHMENT,
     access: Access::COLOR_READ.union(Access::COLOR_WRITE),
