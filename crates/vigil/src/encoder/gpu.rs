@@ -8,6 +8,38 @@ use std::sync::Arc;
 use vigil_hal::{Api, IndexFormat, MemoryBarrier, Stages};
 
 impl<A: Api> CommandEncoder<A> {
+    /// The live heap holding `size` bytes at `address`, aligned to `align` (`gpu.pointer`,
+    /// naming `what`), kept with the recording so submission checks it is still live.
+    fn heap_for(
+        &mut self,
+        op: &'static str,
+        what: std::fmt::Arguments<'_>,
+        address: u64,
+        size: u64,
+        align: u64,
+    ) -> Result<Arc<crate::device::GpuHeapObj<A>>> {
+        let Some(heap) = self.core.heap_at(address, size.max(1)) else {
+            return Err(fail!(
+                GpuPointer,
+                op,
+                &self.label,
+                "{what} at {address:#x} does not lie in a live GPU heap of this device ({size} bytes)"
+            ));
+        };
+        if address.checked_rem(align) != Some(0) {
+            return Err(fail!(
+                GpuPointer,
+                op,
+                &self.label,
+                "{what} at {address:#x} is not aligned to {align} bytes"
+            ));
+        }
+        if !self.used.gpu_heaps.iter().any(|h| Arc::ptr_eq(h, &heap)) {
+            self.used.gpu_heaps.push(heap.clone());
+        }
+        Ok(heap)
+    }
+
     /// Sets the root the next dispatches (or draws: every graphics stage sees it) of the
     /// open pass read: `root` must point into a live GPU heap of this device, with room for
     /// a `T` (`gpu.pointer`). The heap is checked again at submission (a command buffer
@@ -26,25 +58,7 @@ impl<A: Api> CommandEncoder<A> {
             }
             let size = std::mem::size_of::<T>() as u64;
             let align = std::mem::align_of::<T>() as u64;
-            let Some(heap) = e.core.heap_at(root.address(), size.max(1)) else {
-                return Err(fail!(
-                    GpuPointer,
-                    OP,
-                    &e.label,
-                    "root {root:?} does not point into a live GPU heap of this device with room for {size} bytes"
-                ));
-            };
-            if root.address().checked_rem(align) != Some(0) {
-                return Err(fail!(
-                    GpuPointer,
-                    OP,
-                    &e.label,
-                    "root {root:?} is not aligned to {align} bytes"
-                ));
-            }
-            if !e.used.gpu_heaps.iter().any(|h| Arc::ptr_eq(h, &heap)) {
-                e.used.gpu_heaps.push(heap);
-            }
+            e.heap_for(OP, format_args!("the root"), root.address(), size, align)?;
             let b = super::compute::pass_binder(e.pass, &mut e.compute, &mut e.render);
             b.set_immediates(0, &root.to_bytes());
             b.root_set = true;
@@ -61,29 +75,11 @@ impl<A: Api> CommandEncoder<A> {
         const OP: &str = "dispatch_indirect_at";
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
-            let Some(heap) = e.core.heap_at(args.address(), 12) else {
-                return Err(fail!(
-                    GpuPointer,
-                    OP,
-                    &e.label,
-                    "arguments at {args:?} do not lie in a live GPU heap of this device (12 bytes)"
-                ));
-            };
-            if args.address().checked_rem(4) != Some(0) {
-                return Err(fail!(
-                    GpuPointer,
-                    OP,
-                    &e.label,
-                    "arguments at {args:?} are not 4-byte aligned"
-                ));
-            }
+            let heap = e.heap_for(OP, format_args!("the arguments"), args.address(), 12, 4)?;
             e.prepare_dispatch(None, OP)?;
             let offset = args.address().saturating_sub(heap.address);
             if let Some(mut r) = e.rec() {
                 r.dispatch_indirect(&heap.raw, offset);
-            }
-            if !e.used.gpu_heaps.iter().any(|h| Arc::ptr_eq(h, &heap)) {
-                e.used.gpu_heaps.push(heap);
             }
             e.dispatches = e.dispatches.wrapping_add(1);
             Ok(())
@@ -99,29 +95,11 @@ impl<A: Api> CommandEncoder<A> {
         const OP: &str = "draw_indirect_at";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
-            let Some(heap) = e.core.heap_at(args.address(), 16) else {
-                return Err(fail!(
-                    GpuPointer,
-                    OP,
-                    &e.label,
-                    "arguments at {args:?} do not lie in a live GPU heap of this device (16 bytes)"
-                ));
-            };
-            if args.address().checked_rem(4) != Some(0) {
-                return Err(fail!(
-                    GpuPointer,
-                    OP,
-                    &e.label,
-                    "arguments at {args:?} are not 4-byte aligned"
-                ));
-            }
+            let heap = e.heap_for(OP, format_args!("the arguments"), args.address(), 16, 4)?;
             e.prepare_draw(OP, None, None, &(0..0), false)?;
             let offset = args.address().saturating_sub(heap.address);
             if let Some(mut r) = e.rec() {
                 r.draw_indirect(&heap.raw, offset);
-            }
-            if !e.used.gpu_heaps.iter().any(|h| Arc::ptr_eq(h, &heap)) {
-                e.used.gpu_heaps.push(heap);
             }
             e.draws = e.draws.wrapping_add(1);
             Ok(())
@@ -147,22 +125,8 @@ impl<A: Api> CommandEncoder<A> {
             e.expect_pass(Pass::Render, OP)?;
             let width = format.size();
             let bytes = u64::from(count).saturating_mul(width);
-            let Some(heap) = e.core.heap_at(indices.address(), bytes.max(1)) else {
-                return Err(fail!(
-                    GpuPointer,
-                    OP,
-                    &e.label,
-                    "{count} indices at {indices:?} do not lie in a live GPU heap of this device"
-                ));
-            };
-            if indices.address().checked_rem(width) != Some(0) {
-                return Err(fail!(
-                    GpuPointer,
-                    OP,
-                    &e.label,
-                    "indices at {indices:?} are not aligned to their {width} bytes"
-                ));
-            }
+            let what = format_args!("{count} indices");
+            let heap = e.heap_for(OP, what, indices.address(), bytes, width)?;
             crate::validate::render_pass::range_order(OP, &e.label, "instances", &instances)?;
             e.prepare_draw(OP, None, None, &instances, false)?;
             let offset = indices.address().saturating_sub(heap.address);
@@ -173,9 +137,6 @@ impl<A: Api> CommandEncoder<A> {
             // The native index buffer is the heap now: ordinary indexed draws need theirs
             // set again.
             e.render.clear_index();
-            if !e.used.gpu_heaps.iter().any(|h| Arc::ptr_eq(h, &heap)) {
-                e.used.gpu_heaps.push(heap);
-            }
             e.draws = e.draws.wrapping_add(1);
             Ok(())
         })
