@@ -1,6 +1,6 @@
 //! Ray queries: a floor and three cubes as instances of two bottom-level acceleration
 //! structures, traced per pixel by a compute shader with a shadow ray towards the light.
-//! [`reference`] traces the same scene on the CPU, so tests can compare every pixel.
+//! [`reference()`] traces the same scene on the CPU, so tests can compare every pixel.
 
 use crate::image::Image;
 use crate::{Result, err, read_image};
