@@ -2,9 +2,9 @@
 //! `validate::pipeline` tie vertex layouts, shader inputs and outputs, targets and
 //! depth-stencil state together.
 
-use crate::device::{Device, PipelineInfo, RenderPipelineObj, group_facts};
+use crate::device::{Device, PipelineInfo, group_facts};
 use crate::error::Result;
-use crate::handle::{Handle, PipelineLayout, RenderPipeline, ShaderModule};
+use crate::handle::{PipelineLayout, RenderPipeline, ShaderModule};
 use crate::native::Owned;
 use crate::validate;
 use vigil_hal::{
@@ -220,20 +220,7 @@ impl<A: Api> Device<A> {
             layout,
             pointer: false,
         };
-        let id = self.id;
-        let (_, _, obj) = self
-            .objects
-            .render_pipelines
-            .insert(|index, generation| RenderPipelineObj {
-                raw,
-                handle: RenderPipeline::from_parts(index, generation, id),
-                label: l.to_owned(),
-                info,
-                render,
-            })
-            .ok_or_else(|| crate::device::registry_full(OP, l, "render pipeline"))?;
-        self.notify_created("render pipeline", l);
-        Ok(obj.handle)
+        self.register_render_pipeline(OP, l, raw, info, render)
     }
 
     /// Destroys a render pipeline.

@@ -8,7 +8,7 @@
 //! any of it may reach the heap through pointers. What shaders do with pointers cannot be
 //! seen from the CPU and is not checked.
 
-use super::{ComputePipelineObj, Device, GpuHeapObj, PipelineInfo, RenderPipelineObj};
+use super::{Device, GpuHeapObj, PipelineInfo};
 use crate::error::{Result, fail};
 use crate::handle::{ComputePipeline, GpuHeap, Handle, RenderPipeline, ShaderModule};
 use crate::native::Owned;
@@ -305,14 +305,7 @@ impl<A: Api> Device<A> {
         let words = vigil_shader::glsl::compile_compute(label, desc.glsl, self.features)
             .map_err(|d| fail!(GpuShader, OP, label, "{}", d.message).with_diagnostic(d))?;
         let layout = self.root_layout(OP, label)?;
-        let module = self
-            .hal
-            .create_shader_module(&vigil_hal::ShaderModuleDescriptor {
-                label,
-                code: vigil_hal::ShaderCode::SpirV(&words),
-            })
-            .map_err(|e| self.hal_error(e, OP, label))?;
-        let module = Owned::<A, crate::native::ShaderModuleKind>::new(&self.hal, module);
+        let module = self.spirv_module(OP, label, &words)?;
         let raw = self
             .hal
             .create_compute_pipeline(&vigil_hal::ComputePipelineDescriptor {
@@ -324,25 +317,7 @@ impl<A: Api> Device<A> {
             .map_err(|e| self.hal_error(e, OP, label))?;
         drop(module);
         let raw = Owned::new(&self.hal, raw);
-        let info = PipelineInfo {
-            group_compat: Box::new([]),
-            late_checks: Box::new([]),
-            layout,
-            pointer: true,
-        };
-        let id = self.id;
-        let (_, _, obj) = self
-            .objects
-            .compute_pipelines
-            .insert(|index, generation| ComputePipelineObj {
-                raw,
-                handle: ComputePipeline::from_parts(index, generation, id),
-                label: label.to_owned(),
-                info,
-            })
-            .ok_or_else(|| super::buffer::registry_full(OP, label, "compute pipeline"))?;
-        self.notify_created("compute pipeline", label);
-        Ok(obj.handle)
+        self.register_compute_pipeline(OP, label, raw, PipelineInfo::pointer(layout))
     }
 
     /// Makes a render pipeline from tier GLSL: each stage compiled and checked as for
@@ -408,18 +383,9 @@ impl<A: Api> Device<A> {
             None => None,
         };
         let layout = self.root_layout(OP, l)?;
-        let module = |words: &[u32]| {
-            self.hal
-                .create_shader_module(&vigil_hal::ShaderModuleDescriptor {
-                    label: l,
-                    code: vigil_hal::ShaderCode::SpirV(words),
-                })
-                .map(|m| Owned::<A, crate::native::ShaderModuleKind>::new(&self.hal, m))
-                .map_err(|e| self.hal_error(e, OP, l))
-        };
-        let vmodule = module(&vwords)?;
+        let vmodule = self.spirv_module(OP, l, &vwords)?;
         let fmodule = match &fragment {
-            Some(words) => Some(module(words)?),
+            Some(words) => Some(self.spirv_module(OP, l, words)?),
             None => None,
         };
         let raw = self
@@ -448,26 +414,24 @@ impl<A: Api> Device<A> {
             strip_index_format: desc.primitive.strip_index_format,
             multiview_mask: 0,
         };
-        let info = PipelineInfo {
-            group_compat: Box::new([]),
-            late_checks: Box::new([]),
-            layout,
-            pointer: true,
-        };
-        let id = self.id;
-        let (_, _, obj) = self
-            .objects
-            .render_pipelines
-            .insert(|index, generation| RenderPipelineObj {
-                raw,
-                handle: RenderPipeline::from_parts(index, generation, id),
-                label: l.to_owned(),
-                info,
-                render,
+        self.register_render_pipeline(OP, l, raw, PipelineInfo::pointer(layout), render)
+    }
+
+    /// A native module from checked SPIR-V, released when the returned owner goes.
+    fn spirv_module(
+        &self,
+        op: &'static str,
+        label: &str,
+        words: &[u32],
+    ) -> Result<Owned<A, crate::native::ShaderModuleKind>> {
+        let module = self
+            .hal
+            .create_shader_module(&vigil_hal::ShaderModuleDescriptor {
+                label,
+                code: vigil_hal::ShaderCode::SpirV(words),
             })
-            .ok_or_else(|| super::buffer::registry_full(OP, l, "render pipeline"))?;
-        self.notify_created("render pipeline", l);
-        Ok(obj.handle)
+            .map_err(|e| self.hal_error(e, op, label))?;
+        Ok(Owned::new(&self.hal, module))
     }
 
     /// The layout of pointer pipelines: no groups, the root as immediate data; the

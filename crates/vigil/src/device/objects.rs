@@ -422,6 +422,18 @@ pub(crate) struct PipelineInfo<A: Api> {
     pub pointer: bool,
 }
 
+impl<A: Api> PipelineInfo<A> {
+    /// What a pointer pipeline keeps: its own root layout, no groups.
+    pub fn pointer(layout: Arc<PipelineLayoutObj<A>>) -> Self {
+        PipelineInfo {
+            group_compat: Box::new([]),
+            late_checks: Box::new([]),
+            layout,
+            pointer: true,
+        }
+    }
+}
+
 /// A compute pipeline.
 pub(crate) struct ComputePipelineObj<A: Api> {
     pub raw: Owned<A, ComputePipelineKind>,

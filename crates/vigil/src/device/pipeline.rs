@@ -307,6 +307,17 @@ impl<A: Api> Device<A> {
             layout,
             pointer: false,
         };
+        self.register_compute_pipeline(OP, desc.label, raw, info)
+    }
+
+    /// Puts a made compute pipeline in the registry (ordinary and pointer pipelines).
+    pub(crate) fn register_compute_pipeline(
+        &self,
+        op: &'static str,
+        label: &str,
+        raw: Owned<A, crate::native::ComputePipelineKind>,
+        info: PipelineInfo<A>,
+    ) -> Result<ComputePipeline> {
         let id = self.id;
         let (_, _, obj) = self
             .objects
@@ -314,11 +325,36 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| ComputePipelineObj {
                 raw,
                 handle: ComputePipeline::from_parts(index, generation, id),
-                label: desc.label.to_owned(),
+                label: label.to_owned(),
                 info,
             })
-            .ok_or_else(|| super::buffer::registry_full(OP, desc.label, "compute pipeline"))?;
-        self.notify_created("compute pipeline", desc.label);
+            .ok_or_else(|| super::buffer::registry_full(op, label, "compute pipeline"))?;
+        self.notify_created("compute pipeline", label);
+        Ok(obj.handle)
+    }
+
+    /// Puts a made render pipeline in the registry (ordinary and pointer pipelines).
+    pub(crate) fn register_render_pipeline(
+        &self,
+        op: &'static str,
+        label: &str,
+        raw: Owned<A, crate::native::RenderPipelineKind>,
+        info: PipelineInfo<A>,
+        render: crate::render::RenderPipelineFacts,
+    ) -> Result<crate::handle::RenderPipeline> {
+        let id = self.id;
+        let (_, _, obj) = self
+            .objects
+            .render_pipelines
+            .insert(|index, generation| super::RenderPipelineObj {
+                raw,
+                handle: crate::handle::RenderPipeline::from_parts(index, generation, id),
+                label: label.to_owned(),
+                info,
+                render,
+            })
+            .ok_or_else(|| super::buffer::registry_full(op, label, "render pipeline"))?;
+        self.notify_created("render pipeline", label);
         Ok(obj.handle)
     }
 
