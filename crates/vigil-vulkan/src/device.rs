@@ -412,15 +412,24 @@ impl DeviceShared {
         let allocator = match allocator {
             Ok(a) => a,
             Err(e) => {
+                let _loader = crate::instance::loader_lock();
                 // SAFETY: nothing was created from the device yet.
                 unsafe { raw.destroy_device(None) };
                 return Err(conv::map_alloc_error(e));
             }
         };
+        // Extension tables resolve device entry points (see `loader_lock`).
+        let loader = crate::instance::loader_lock();
         let debug_utils = instance
             .debug_utils
             .as_ref()
             .map(|_| ash::ext::debug_utils::Device::new(&instance.raw, &raw));
+        let structures =
+            features.intersects(Features::ACCELERATION_STRUCTURE | Features::RAY_QUERY);
+        let accel =
+            structures.then(|| ash::khr::acceleration_structure::Device::new(&instance.raw, &raw));
+        let swapchain = swapchain.then(|| ash::khr::swapchain::Device::new(&instance.raw, &raw));
+        drop(loader);
         let format_props = |f: vk::Format| {
             // SAFETY: plain query.
             unsafe {
@@ -478,8 +487,6 @@ impl DeviceShared {
                 (format, support)
             })
             .collect();
-        let structures =
-            features.intersects(Features::ACCELERATION_STRUCTURE | Features::RAY_QUERY);
         let scratch_align = if structures {
             let mut accel_props = vk::PhysicalDeviceAccelerationStructurePropertiesKHR::default();
             let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut accel_props);
@@ -494,10 +501,9 @@ impl DeviceShared {
             1
         };
         Ok(DeviceShared {
-            accel: structures
-                .then(|| ash::khr::acceleration_structure::Device::new(&instance.raw, &raw)),
+            accel,
             scratch_align,
-            swapchain: swapchain.then(|| ash::khr::swapchain::Device::new(&instance.raw, &raw)),
+            swapchain,
             raw,
             instance,
             physical: adapter.raw,
@@ -702,6 +708,7 @@ impl Drop for DeviceShared {
         lock(&self.descriptors).destroy_all(&self.raw);
         // The allocator frees its memory blocks when dropped; it must go before the device.
         drop(lock(&self.allocator).take());
+        let _loader = crate::instance::loader_lock();
         // SAFETY: every object made from the device has been released by the layer above
         // (it drains and destroys everything before dropping the device).
         unsafe { self.raw.destroy_device(None) };

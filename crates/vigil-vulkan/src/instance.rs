@@ -5,11 +5,33 @@ use crate::adapter::Adapter;
 use crate::{Api, conv};
 use ash::vk;
 use std::ffi::{CStr, c_void};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use vigil_hal as hal;
 use vigil_hal::{Severity, ValidationLog, ValidationMessage};
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+
+/// Held across every call that creates or destroys an instance or a device, or resolves a
+/// device's entry points.
+///
+/// The Vulkan loader keeps process-wide lists of instances and of each driver's devices.
+/// It walks a driver's device list under its own lock when resolving device entry points
+/// (which `vkCreateDevice` does, and ash does for every device table), but adds and frees
+/// list nodes in `vkCreateDevice`/`vkDestroyDevice` without that lock (Vulkan-Loader issue
+/// 2018, still so in 1.4.341): two threads making and dropping devices at once can read a
+/// freed node. The spec lets applications make those calls concurrently, and vigil's users
+/// do (a test harness runs tests on several threads, each with its own device), so vigil
+/// serialises them. They are rare, slow calls; nothing on a recording or submission path
+/// takes this lock.
+static LOADER: Mutex<()> = Mutex::new(());
+
+/// Takes [`LOADER`] (a panic while it was held poisons nothing it protects: it guards no
+/// data).
+pub(crate) fn loader_lock() -> MutexGuard<'static, ()> {
+    LOADER
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 /// Shared by the instance, its adapters and their devices, so the instance lives until the
 /// last of them is gone.
@@ -51,6 +73,7 @@ impl Drop for InstanceShared {
                 unsafe { du.destroy_debug_utils_messenger(self.messenger, None) };
             }
         }
+        let _loader = loader_lock();
         // SAFETY: every device and object made from the instance holds an Arc to it, so none
         // is left when the last Arc drops.
         unsafe { self.raw.destroy_instance(None) };
@@ -110,6 +133,8 @@ impl hal::Instance for Instance {
     type A = Api;
 
     fn init(desc: &hal::InstanceDescriptor<'_>) -> hal::Result<Self> {
+        // The loader's scan and its instance list change here (see `LOADER`).
+        let loader = loader_lock();
         // SAFETY: loading the Vulkan loader library runs its initialisers; nothing else is
         // required of us.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| {
@@ -240,6 +265,8 @@ impl hal::Instance for Instance {
         let xlib = xlib.then(|| ash::khr::xlib_surface::Instance::new(&entry, &raw));
         let xcb = xcb.then(|| ash::khr::xcb_surface::Instance::new(&entry, &raw));
         let wayland = wayland.then(|| ash::khr::wayland_surface::Instance::new(&entry, &raw));
+        // Released before `shared` exists: dropping it (on the error below) takes the lock.
+        drop(loader);
         let mut shared = InstanceShared {
             _entry: entry,
             raw,
