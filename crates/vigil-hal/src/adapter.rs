@@ -165,6 +165,16 @@ bitflags! {
         /// `VK_KHR_acceleration_structure`, with buffer device addresses, which builds read
         /// their inputs through. What traverses them is `RAY_QUERY`.
         const ACCELERATION_STRUCTURE = 1 << 30;
+        /// Texture and sampler descriptor heaps of the GPU-pointer tier: application-owned
+        /// arrays of [`TEXTURE_HEAP_SLOTS`](crate::TEXTURE_HEAP_SLOTS) sampled textures and
+        /// [`SAMPLER_HEAP_SLOTS`](crate::SAMPLER_HEAP_SLOTS) samplers that tier shaders index
+        /// by integer. Vulkan: descriptor indexing (non-uniform indexing of sampled images,
+        /// partially bound, variable-count and update-after-bind bindings, updates of
+        /// unused descriptors while pending) with update-after-bind limits of at least those
+        /// counts. Brings `BUFFER_DEVICE_ADDRESS`, `TEXTURE_BINDING_ARRAY`,
+        /// `BINDING_ARRAY_NON_UNIFORM_INDEXING`, `PARTIALLY_BOUND_BINDING_ARRAY`,
+        /// `VARIABLE_COUNT_BINDING_ARRAY` and `UPDATE_AFTER_BIND_SAMPLED_TEXTURES` with it.
+        const DESCRIPTOR_HEAPS = 1 << 31;
     }
 }
 

@@ -320,7 +320,10 @@ pub trait Device: Send + Sync + Debug {
     /// # Safety
     /// Each entry matches its layout entry as for [`Device::create_bind_group`], its element
     /// lies inside the group's length for that binding, and no command buffer that is
-    /// recording or pending uses the group.
+    /// recording or pending uses the group — except for a group of update-after-bind
+    /// bindings on a device opened with `DESCRIPTOR_HEAPS` (whose update-after-bind
+    /// bindings also take updates while pending), where pending command buffers may use the
+    /// group but must not read the elements written.
     unsafe fn update_bind_group(
         &self,
         group: &<Self::A as Api>::BindGroup,

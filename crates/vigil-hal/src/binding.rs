@@ -147,6 +147,14 @@ bitflags! {
     }
 }
 
+/// Slots of every texture heap's binding (`Features::DESCRIPTOR_HEAPS`): what tier shaders
+/// declare (set 1, binding 0, `texture2D[TEXTURE_HEAP_SLOTS]`); each heap has up to this
+/// many.
+pub const TEXTURE_HEAP_SLOTS: u32 = 65_536;
+
+/// Slots of every sampler heap's binding (set 2, binding 0, `sampler[SAMPLER_HEAP_SLOTS]`).
+pub const SAMPLER_HEAP_SLOTS: u32 = 4_096;
+
 /// A binding that holds an array of resources (`binding_array<T, N>` in WGSL).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BindingArray {

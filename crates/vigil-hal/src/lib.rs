@@ -44,7 +44,8 @@ pub use api::{
 };
 pub use binding::{
     BindGroupLayoutDescriptor, BindGroupLayoutEntry, BindingArray, BindingArrayFlags, BindingType,
-    BufferBindingType, SamplerBindingType, ShaderStages, StorageTextureAccess,
+    BufferBindingType, SAMPLER_HEAP_SLOTS, SamplerBindingType, ShaderStages, StorageTextureAccess,
+    TEXTURE_HEAP_SLOTS,
 };
 pub use buffer::{BufferCopy, BufferDescriptor, BufferUsages, MemoryLocation};
 pub use command::{

@@ -21,6 +21,11 @@ use vigil_hal::Features;
 
 /// What every pointer-tier module starts with. `VIGIL_ROOT(T)` declares the push-constant
 /// root: `vigil.root` is a `T` reference (declare `T` as a `buffer_reference` block first).
+/// `VIGIL_TEXTURE_HEAP;` and `VIGIL_SAMPLER_HEAP;` declare the heaps (arrays of
+/// [`vigil_hal::TEXTURE_HEAP_SLOTS`] `texture2D` and [`vigil_hal::SAMPLER_HEAP_SLOTS`]
+/// `sampler`), read as `texture(sampler2D(vigil_texture(i), vigil_sampler(j)), uv)`. The
+/// macros clamp indices to the arrays, and every element of a heap's native set is
+/// written, so no index reads outside it (past the heap's slots: the placeholder).
 pub const PRELUDE: &str = "#version 460
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference2 : require
@@ -28,8 +33,63 @@ pub const PRELUDE: &str = "#version 460
 #extension GL_EXT_scalar_block_layout : require
 #define VIGIL_ROOT(T) layout(push_constant) uniform VigilRoot { T root; } vigil
 #define VIGIL_IS_NULL(p) (uvec2(p) == uvec2(0u))
+#extension GL_EXT_nonuniform_qualifier : enable
+#define VIGIL_TEXTURE_HEAP layout(set = 1, binding = 0) uniform texture2D vigil_textures[65536]
+#define VIGIL_SAMPLER_HEAP layout(set = 2, binding = 0) uniform sampler vigil_samplers[4096]
+#define vigil_texture(i) vigil_textures[nonuniformEXT(min(uint(i), 65535u))]
+#define vigil_sampler(i) vigil_samplers[nonuniformEXT(min(uint(i), 4095u))]
 #line 1
 ";
+
+/// Which heaps a module indexes: bit 0 the texture heap (`VIGIL_TEXTURE_HEAP`: set 1,
+/// binding 0), bit 1 the sampler heap (`VIGIL_SAMPLER_HEAP`: set 2, binding 0). Tier
+/// modules reach no other descriptor: any other set or binding is refused.
+pub fn heap_use(file: &str, words: &[u32]) -> Result<u8, Diagnostic> {
+    const OP_DECORATE: u32 = 71;
+    const BINDING: u32 = 33;
+    const DESCRIPTOR_SET: u32 = 34;
+    let mut sets: Vec<(u32, u32)> = Vec::new();
+    let mut bindings: Vec<(u32, u32)> = Vec::new();
+    let mut at = 5;
+    while let Some(&first) = words.get(at) {
+        let count = (first >> 16) as usize;
+        if count == 0 {
+            break;
+        }
+        if first & 0xffff == OP_DECORATE && count >= 4 {
+            if let (Some(&target), Some(&decoration), Some(&value)) =
+                (words.get(at + 1), words.get(at + 2), words.get(at + 3))
+            {
+                match decoration {
+                    DESCRIPTOR_SET => sets.push((target, value)),
+                    BINDING => bindings.push((target, value)),
+                    _ => {}
+                }
+            }
+        }
+        at = at.saturating_add(count);
+    }
+    let mut out = 0u8;
+    for (target, set) in sets {
+        let binding = bindings
+            .iter()
+            .find(|(t, _)| *t == target)
+            .map_or(0, |(_, b)| *b);
+        match (set, binding) {
+            (1, 0) => out |= 1,
+            (2, 0) => out |= 2,
+            _ => {
+                return Err(Diagnostic::new(
+                    file,
+                    format!(
+                        "the module declares a resource at set {set}, binding {binding}; tier shaders reach textures and samplers through the heaps only (VIGIL_TEXTURE_HEAP, VIGIL_SAMPLER_HEAP) and memory through pointers"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
 
 /// Bytes of the root: one device address.
 pub const ROOT_SIZE: u32 = 8;
@@ -126,6 +186,14 @@ pub fn compile(
             format!("the SPIR-V glslc produced is not valid for Vulkan 1.3: {e}"),
         )
     })?;
+    if heap_use(file, &words)? != 0 && !features.contains(Features::DESCRIPTOR_HEAPS) {
+        let mut d = Diagnostic::new(
+            file,
+            "the module indexes a texture or sampler heap, which needs the DESCRIPTOR_HEAPS feature; enable it when opening the device",
+        );
+        d.features_needed = Features::DESCRIPTOR_HEAPS;
+        return Err(d);
+    }
     let mut allowed: Vec<u32> = spirv_capabilities(features)
         .into_iter()
         .map(|c| c as u32)
@@ -133,6 +201,11 @@ pub fn compile(
     allowed.push(Spv::PhysicalStorageBufferAddresses as u32);
     if features.contains(Features::SHADER_INT64) {
         allowed.push(Spv::Int64 as u32);
+    }
+    if features.contains(Features::DESCRIPTOR_HEAPS) {
+        // `vigil_texture(i)` / `vigil_sampler(i)` index the heaps non-uniformly.
+        allowed.push(Spv::ShaderNonUniform as u32);
+        allowed.push(Spv::SampledImageArrayNonUniformIndexing as u32);
     }
     if has_execution_mode_id(&words) {
         return Err(Diagnostic::new(
@@ -206,23 +279,69 @@ const SPIRV_KNOWN: &[Spv] = &[
     Spv::RayQueryKHR,
 ];
 
-/// MSL 2.4 for a pointer-tier module: the root at `[[buffer(0)]]` (spirv-cross places the
-/// push-constant block first).
+/// MSL 2.4 for a pointer-tier module, in the tier's Metal layout: the root at
+/// `[[buffer(0)]]`, the texture heap's argument buffer at `[[buffer(1)]]` and the sampler
+/// heap's at `[[buffer(2)]]`.
 pub fn to_msl(file: &str, words: &[u32]) -> Result<String, Diagnostic> {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let out = run(
-        "spirv-cross",
-        &["--msl", "--msl-version", "20400", "-"],
-        &bytes,
-    )
-    .map_err(|e| {
+    let heaps = heap_use(file, words)?;
+    // With heaps, each descriptor set becomes an argument buffer at `[[buffer(set)]]`:
+    // the texture heap at 1, the sampler heap at 2; the root is moved to 0 below.
+    let args: &[&str] = if heaps == 0 {
+        &["--msl", "--msl-version", "20400", "-"]
+    } else {
+        &[
+            "--msl",
+            "--msl-version",
+            "20400",
+            "--msl-argument-buffers",
+            "-",
+        ]
+    };
+    let out = run("spirv-cross", args, &bytes).map_err(|e| {
         Diagnostic::new(
             file,
             format!("spirv-cross could not translate it to MSL: {e}"),
         )
     })?;
-    String::from_utf8(out)
-        .map_err(|_| Diagnostic::new(file, "spirv-cross wrote MSL that is not UTF-8"))
+    let msl = String::from_utf8(out)
+        .map_err(|_| Diagnostic::new(file, "spirv-cross wrote MSL that is not UTF-8"))?;
+    if heaps == 0 {
+        return Ok(msl);
+    }
+    root_at_buffer_zero(file, &msl)
+}
+
+/// spirv-cross numbers the push-constant root after the argument buffers; the tier's ABI
+/// has it at `[[buffer(0)]]`, which argument buffers of sets 1 and 2 leave free.
+fn root_at_buffer_zero(file: &str, msl: &str) -> Result<String, Diagnostic> {
+    const ROOT: &str = "VigilRoot& vigil [[buffer(";
+    let stray = || {
+        Diagnostic::new(
+            file,
+            "spirv-cross placed the root or buffer 0 where the tier's MSL layout does not expect it",
+        )
+    };
+    if msl.contains("[[buffer(0)]]") {
+        return Err(stray());
+    }
+    let mut out = String::with_capacity(msl.len());
+    let mut rest = msl;
+    let mut found = false;
+    while let Some(at) = rest.find(ROOT) {
+        let (head, tail) = rest.split_at(at.saturating_add(ROOT.len()));
+        let close = tail.find(")]]").ok_or_else(stray)?;
+        let index = tail.get(..close).ok_or_else(stray)?;
+        if index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(stray());
+        }
+        out.push_str(head);
+        out.push('0');
+        rest = tail.get(close..).ok_or_else(stray)?;
+        found = true;
+    }
+    out.push_str(rest);
+    if found { Ok(out) } else { Ok(msl.to_owned()) }
 }
 
 /// What pipeline checks need of a pointer-tier module: its stage inputs and outputs with a
@@ -332,4 +451,36 @@ pub fn reflect(
             Vec::new()
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prelude_declares_the_heaps_with_the_slot_counts_of_the_hal() {
+        let textures = format!(
+            "texture2D vigil_textures[{}]",
+            vigil_hal::TEXTURE_HEAP_SLOTS
+        );
+        let samplers = format!("sampler vigil_samplers[{}]", vigil_hal::SAMPLER_HEAP_SLOTS);
+        assert!(PRELUDE.contains(&textures), "{PRELUDE}");
+        assert!(PRELUDE.contains(&samplers), "{PRELUDE}");
+        let clamp = |n: u32| format!("min(uint(i), {}u)", n - 1);
+        assert!(PRELUDE.contains(&clamp(vigil_hal::TEXTURE_HEAP_SLOTS)));
+        assert!(PRELUDE.contains(&clamp(vigil_hal::SAMPLER_HEAP_SLOTS)));
+    }
+
+    #[test]
+    fn the_root_moves_to_buffer_zero_and_nothing_else_changes() {
+        let msl = "fragment main0_out main0(constant spvDescriptorSetBuffer1& spvDescriptorSet1 [[buffer(1)]], constant VigilRoot& vigil [[buffer(3)]])";
+        let out = root_at_buffer_zero("t", msl).unwrap_or_default();
+        assert_eq!(
+            out,
+            "fragment main0_out main0(constant spvDescriptorSetBuffer1& spvDescriptorSet1 [[buffer(1)]], constant VigilRoot& vigil [[buffer(0)]])"
+        );
+        assert!(
+            root_at_buffer_zero("t", "x [[buffer(0)]] VigilRoot& vigil [[buffer(3)]]").is_err()
+        );
+    }
 }

@@ -176,6 +176,27 @@ fn supported_features(f: &FeatureSet, timestamps: bool, subgroups: bool) -> Feat
     out
 }
 
+/// Whether the device can hold the tier's texture and sampler heaps: one update-after-bind,
+/// partially bound, variable-count binding of [`hal::TEXTURE_HEAP_SLOTS`] sampled images
+/// and one of [`hal::SAMPLER_HEAP_SLOTS`] samplers in one pipeline layout, indexed
+/// non-uniformly, with slots written while work that does not read them is pending.
+fn descriptor_heaps(f: &FeatureSet, p: &vk::PhysicalDeviceVulkan12Properties<'_>) -> bool {
+    let on = |b: vk::Bool32| b == vk::TRUE;
+    let (textures, samplers) = (hal::TEXTURE_HEAP_SLOTS, hal::SAMPLER_HEAP_SLOTS);
+    on(f.v12.buffer_device_address)
+        && on(f.core.shader_sampled_image_array_dynamic_indexing)
+        && on(f.v12.shader_sampled_image_array_non_uniform_indexing)
+        && on(f.v12.descriptor_binding_partially_bound)
+        && on(f.v12.descriptor_binding_variable_descriptor_count)
+        && on(f.v12.descriptor_binding_sampled_image_update_after_bind)
+        && on(f.v12.descriptor_binding_update_unused_while_pending)
+        && p.max_per_stage_descriptor_update_after_bind_sampled_images >= textures
+        && p.max_descriptor_set_update_after_bind_sampled_images >= textures
+        && p.max_per_stage_descriptor_update_after_bind_samplers >= samplers
+        && p.max_descriptor_set_update_after_bind_samplers >= samplers
+        && p.max_per_stage_update_after_bind_resources >= textures.saturating_add(samplers)
+}
+
 /// Device extensions acceleration structures need (deferred host operations must be
 /// enabled beside them, though vigil builds only on the device).
 const ACCELERATION_STRUCTURE_EXTENSIONS: [&std::ffi::CStr; 2] = [
@@ -292,10 +313,12 @@ impl Adapter {
         let raw = &instance.raw;
         let mut driver = vk::PhysicalDeviceDriverProperties::default();
         let mut v11p = vk::PhysicalDeviceVulkan11Properties::default();
+        let mut v12p = vk::PhysicalDeviceVulkan12Properties::default();
         let mut v13p = vk::PhysicalDeviceVulkan13Properties::default();
         let mut props2 = vk::PhysicalDeviceProperties2::default()
             .push_next(&mut driver)
             .push_next(&mut v11p)
+            .push_next(&mut v12p)
             .push_next(&mut v13p);
         // SAFETY: valid physical device; the chain points at locals.
         unsafe { raw.get_physical_device_properties2(pd, &mut props2) };
@@ -375,6 +398,10 @@ impl Adapter {
                 let mut f = supported_features(&features, timestamps, subgroups_supported(&v11p));
                 f.set(Features::ACCELERATION_STRUCTURE, accel);
                 f.set(Features::RAY_QUERY, ray_query);
+                f.set(
+                    Features::DESCRIPTOR_HEAPS,
+                    descriptor_heaps(&features, &v12p),
+                );
                 f
             },
             limits: limits_of(&props.limits, &v11p, max_buffer_size.min(largest_heap)),
@@ -449,6 +476,8 @@ impl hal::Adapter for Adapter {
             .shader_uniform_buffer_array_non_uniform_indexing(non_uniform)
             .shader_storage_image_array_non_uniform_indexing(non_uniform)
             .descriptor_binding_partially_bound(has(Features::PARTIALLY_BOUND_BINDING_ARRAY))
+            // Heaps take writes of slots that pending work does not read (see `conv::binding_flags`).
+            .descriptor_binding_update_unused_while_pending(has(Features::DESCRIPTOR_HEAPS))
             .descriptor_binding_variable_descriptor_count(has(
                 Features::VARIABLE_COUNT_BINDING_ARRAY,
             ))

@@ -1091,7 +1091,18 @@ impl hal::Device for Device {
         let flags: Vec<vk::DescriptorBindingFlags> = desc
             .entries
             .iter()
-            .map(|e| conv::binding_flags(e.array_flags()))
+            .map(|e| {
+                let mut f = conv::binding_flags(e.array_flags());
+                // On a device with descriptor heaps, update-after-bind bindings also take
+                // writes of elements no pending work reads: what the tier's heaps need. It
+                // only permits more (bind groups are still written only while unused).
+                if f.contains(vk::DescriptorBindingFlags::UPDATE_AFTER_BIND)
+                    && self.shared.features.contains(Features::DESCRIPTOR_HEAPS)
+                {
+                    f |= vk::DescriptorBindingFlags::UPDATE_UNUSED_WHILE_PENDING;
+                }
+                f
+            })
             .collect();
         let update_after_bind = desc.entries.iter().any(|e| {
             e.array_flags()

@@ -109,4 +109,10 @@ handles! {
     Tlas = "top-level acceleration structure";
     /// A GPU heap: memory with a device address that pointer-tier shaders follow.
     GpuHeap = "GPU heap";
+    /// A texture heap: slots of sampled texture views that pointer-tier shaders index by
+    /// integer (needs `DESCRIPTOR_HEAPS`).
+    TextureHeap = "texture heap";
+    /// A sampler heap: slots of samplers that pointer-tier shaders index by integer (needs
+    /// `DESCRIPTOR_HEAPS`).
+    SamplerHeap = "sampler heap";
 }

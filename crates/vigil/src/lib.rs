@@ -75,9 +75,9 @@ pub use device::{
     BlasDescriptor, BufferBinding, BufferDescriptor, BufferInitDescriptor, Completion,
     ComputePipelineDescriptor, Device, DeviceDescriptor, GpuHeapDescriptor, GpuPtr, GroupBinding,
     GroupResource, HeapKind, LossSnapshot, MAX_QUEUED_WRITES, PipelineLayoutDescriptor,
-    PointerComputePipelineDescriptor, PointerRenderPipelineDescriptor, ShaderModuleDescriptor,
-    Stats, SurfaceConfiguration, SurfaceFrame, TextureExport, TlasDescriptor, WaitSite, WriteStats,
-    sampled_layout,
+    PointerComputePipelineDescriptor, PointerRenderPipelineDescriptor, SamplerHeapDescriptor,
+    ShaderModuleDescriptor, Stats, SurfaceConfiguration, SurfaceFrame, TextureExport,
+    TextureHeapDescriptor, TlasDescriptor, WaitSite, WriteStats, sampled_layout,
 };
 pub use device::{
     CloseReport, MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport, SeamHandle,
@@ -92,8 +92,8 @@ pub use encoder::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIGNMENT};
 pub use error::{Error, ErrorKind, Result};
 pub use handle::{
     BindGroup, BindGroupLayout, BindGroupPool, Blas, Buffer, BufferMapping, ComputePipeline,
-    GpuHeap, Handle, PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Surface,
-    Texture, TextureView, Tlas,
+    GpuHeap, Handle, PipelineLayout, QuerySet, RenderPipeline, Sampler, SamplerHeap, ShaderModule,
+    Surface, Texture, TextureHeap, TextureView, Tlas,
 };
 pub use instance::{Adapter, Instance, InstanceDescriptor, Validation};
 pub use render::{FragmentState, RenderPipelineDescriptor, VertexState};

@@ -313,6 +313,24 @@ impl<A: Api> Hal<A> {
         unsafe { self.0.update_bind_group(group, layout, entries) }
     }
 
+    /// Rewrites slots of a texture or sampler heap, which work in flight may be using.
+    pub fn write_heap(
+        &self,
+        heap: &A::BindGroup,
+        layout: &A::BindGroupLayout,
+        entries: &[vigil_hal::BindGroupEntry<'_, A>],
+    ) -> vigil_hal::Result<()> {
+        // SAFETY: each entry is a view or sampler of the heap's kind (checked by the heap
+        // calls: 2D, sampled usage, one sample, float formats; filtering samplers), names a
+        // live object of the device that the heap holds from now on, and lies inside the
+        // heap's length. The heap's binding is update-after-bind and
+        // update-unused-while-pending (devices with DESCRIPTOR_HEAPS), so pending work may
+        // use the set; which slots that work reads the CPU cannot see, and writing one it
+        // reads is the application's race (the tier's documented contract), never a
+        // release of what it reads: old contents stay alive until that work completes.
+        unsafe { self.0.update_bind_group(heap, layout, entries) }
+    }
+
     /// A pipeline layout (group layouts live, limits checked by `create_pipeline_layout`).
     pub fn create_pipeline_layout(
         &self,

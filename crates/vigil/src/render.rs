@@ -219,6 +219,7 @@ impl<A: Api> Device<A> {
             late_checks: late.into_boxed_slice(),
             layout,
             pointer: false,
+            heaps: 0,
         };
         self.register_render_pipeline(OP, l, raw, info, render)
     }

@@ -303,7 +303,8 @@ impl<A: Api> Device<A> {
         self.check_alive(OP)?;
         self.gpu_feature(OP, label)?;
         let words = vigil_shader::glsl::compile_compute(label, desc.glsl, self.features)
-            .map_err(|d| fail!(GpuShader, OP, label, "{}", d.message).with_diagnostic(d))?;
+            .map_err(|d| shader_error(OP, label, d))?;
+        let heaps = self.heaps_of(OP, label, &words)?;
         let layout = self.root_layout(OP, label)?;
         let module = self.spirv_module(OP, label, &words)?;
         let raw = self
@@ -317,7 +318,7 @@ impl<A: Api> Device<A> {
             .map_err(|e| self.hal_error(e, OP, label))?;
         drop(module);
         let raw = Owned::new(&self.hal, raw);
-        self.register_compute_pipeline(OP, label, raw, PipelineInfo::pointer(layout))
+        self.register_compute_pipeline(OP, label, raw, PipelineInfo::pointer(layout, heaps))
     }
 
     /// Makes a render pipeline from tier GLSL: each stage compiled and checked as for
@@ -363,19 +364,19 @@ impl<A: Api> Device<A> {
         })?;
         let stage =
             |glsl: &str, stage: Stage| -> Result<(Vec<u32>, vigil_shader::EntryPointReflection)> {
-                let shader = |d: vigil_shader::Diagnostic| {
-                    fail!(GpuShader, OP, l, "{}", d.message).with_diagnostic(d)
-                };
+                let shader = |d: vigil_shader::Diagnostic| shader_error(OP, l, d);
                 let words =
                     vigil_shader::glsl::compile(l, glsl, stage, self.features).map_err(shader)?;
                 let reflection = vigil_shader::glsl::reflect(l, &words, stage).map_err(shader)?;
                 Ok((words, reflection))
             };
         let (vwords, vs) = stage(desc.vertex_glsl, Stage::Vertex)?;
+        let mut heaps = self.heaps_of(OP, l, &vwords)?;
         validate::pipeline::vertex_inputs(l, &vs, &vertex.locations)?;
         let fragment = match desc.fragment {
             Some((glsl, targets)) => {
                 let (words, fs) = stage(glsl, Stage::Fragment)?;
+                heaps |= self.heaps_of(OP, l, &words)?;
                 validate::pipeline::dual_source(l, self.features, &fs, targets)?;
                 validate::pipeline::fragment_outputs(l, &fs, targets)?;
                 Some(words)
@@ -414,7 +415,7 @@ impl<A: Api> Device<A> {
             strip_index_format: desc.primitive.strip_index_format,
             multiview_mask: 0,
         };
-        self.register_render_pipeline(OP, l, raw, PipelineInfo::pointer(layout), render)
+        self.register_render_pipeline(OP, l, raw, PipelineInfo::pointer(layout, heaps), render)
     }
 
     /// A native module from checked SPIR-V, released when the returned owner goes.
@@ -434,13 +435,33 @@ impl<A: Api> Device<A> {
         Ok(Owned::new(&self.hal, module))
     }
 
-    /// The layout of pointer pipelines: no groups, the root as immediate data; the
-    /// pipeline's own (out of the registry, held by the pipeline).
+    /// The heaps a module indexes (bit 0 textures, bit 1 samplers): only on a device with
+    /// `DESCRIPTOR_HEAPS` (`gpu.heap-feature`), and no other descriptors (`gpu.shader`).
+    fn heaps_of(&self, op: &'static str, label: &str, words: &[u32]) -> Result<u8> {
+        let heaps = vigil_shader::glsl::heap_use(label, words)
+            .map_err(|d| fail!(GpuShader, op, label, "{}", d.message).with_diagnostic(d))?;
+        if heaps != 0 && !self.features.contains(Features::DESCRIPTOR_HEAPS) {
+            return Err(fail!(
+                GpuHeapFeature,
+                op,
+                label,
+                "the module indexes a texture or sampler heap, which needs the DESCRIPTOR_HEAPS feature; enable it when opening the device"
+            ));
+        }
+        Ok(heaps)
+    }
+
+    /// The layout of pointer pipelines: the root as immediate data, and on a device with
+    /// `DESCRIPTOR_HEAPS` the heaps at sets 1 and 2 (one layout every pointer pipeline
+    /// shares); else no groups, the pipeline's own (out of the registry, held by it).
     fn root_layout(
         &self,
         op: &'static str,
         label: &str,
     ) -> Result<Arc<super::PipelineLayoutObj<A>>> {
+        if self.features.contains(Features::DESCRIPTOR_HEAPS) {
+            return Ok(self.heap_shared(op, label)?.pipeline.clone());
+        }
         let layout = self.create_pipeline_layout(&super::PipelineLayoutDescriptor {
             label,
             bind_group_layouts: &[],
@@ -488,6 +509,16 @@ impl<A: Api> Device<A> {
             ));
         }
         Ok(())
+    }
+}
+
+/// A tier module's refusal: `gpu.heap-feature` when it needs descriptor heaps the device
+/// lacks, else `gpu.shader`.
+fn shader_error(op: &'static str, label: &str, d: vigil_shader::Diagnostic) -> crate::Error {
+    if d.features_needed.contains(Features::DESCRIPTOR_HEAPS) {
+        fail!(GpuHeapFeature, op, label, "{}", d.message).with_diagnostic(d)
+    } else {
+        fail!(GpuShader, op, label, "{}", d.message).with_diagnostic(d)
     }
 }
 

@@ -68,6 +68,8 @@ kinds! {
     tlas: Tlas => TlasObj, "top-level acceleration structures";
     blas: Blas => BlasObj, "bottom-level acceleration structures";
     gpu_heaps: GpuHeap => GpuHeapObj, "GPU heaps";
+    texture_heaps: TextureHeap => TextureHeapObj, "texture heaps";
+    sampler_heaps: SamplerHeap => SamplerHeapObj, "sampler heaps";
     bind_group_pools: BindGroupPool => BindGroupPoolObj, "bind group pools";
     compute_pipelines: ComputePipeline => ComputePipelineObj, "compute pipelines";
     render_pipelines: RenderPipeline => RenderPipelineObj, "render pipelines";

@@ -13,6 +13,7 @@ mod accel;
 mod binding;
 mod buffer;
 mod gpu;
+pub(crate) mod heaps;
 pub(crate) mod kinds;
 pub(crate) mod mapping;
 pub(crate) mod objects;
@@ -59,6 +60,7 @@ pub use gpu::{
     GpuHeapDescriptor, GpuPtr, HeapKind, PointerComputePipelineDescriptor,
     PointerRenderPipelineDescriptor,
 };
+pub use heaps::{SamplerHeapDescriptor, TextureHeapDescriptor};
 pub use pipeline::{ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor};
 pub use shared::TextureExport;
 pub use surface::{SurfaceConfiguration, SurfaceFrame};
@@ -150,6 +152,8 @@ pub struct Core<A: Api> {
     pub(crate) exports: Mutex<Vec<std::sync::Weak<TextureObj<A>>>>,
     /// Live GPU heaps by address (what roots are checked against).
     pub(crate) heaps: Mutex<Vec<Arc<GpuHeapObj<A>>>>,
+    /// What texture and sampler heaps share, made with the first heap.
+    pub(crate) descriptor_heaps: Mutex<Option<Arc<heaps::HeapShared<A>>>>,
 }
 
 /// A validated device over backend `A` (Vulkan by default).
@@ -226,6 +230,15 @@ impl<A: Api> Device<A> {
         if features.contains(Features::RAY_QUERY) {
             features |= Features::ACCELERATION_STRUCTURE;
         }
+        // Descriptor heaps are binding arrays with every flag, indexed by pointer shaders.
+        if features.contains(Features::DESCRIPTOR_HEAPS) {
+            features |= Features::BUFFER_DEVICE_ADDRESS
+                | Features::TEXTURE_BINDING_ARRAY
+                | Features::BINDING_ARRAY_NON_UNIFORM_INDEXING
+                | Features::PARTIALLY_BOUND_BINDING_ARRAY
+                | Features::VARIABLE_COUNT_BINDING_ARRAY
+                | Features::UPDATE_AFTER_BIND_SAMPLED_TEXTURES;
+        }
         let hal = adapter
             .exposed
             .adapter
@@ -297,6 +310,7 @@ impl<A: Api> Device<A> {
                 timeline: crate::timeline::TimelineState::default(),
                 exports: Mutex::new(Vec::new()),
                 heaps: Mutex::new(Vec::new()),
+                descriptor_heaps: Mutex::new(None),
             }),
         })
     }

@@ -12,7 +12,7 @@ use crate::handle::{
     BindGroup, BindGroupLayout, BindGroupPool, Buffer, BufferMapping, ComputePipeline,
     PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Surface, Texture, TextureView,
 };
-use crate::handle::{Blas, GpuHeap, Tlas};
+use crate::handle::{Blas, GpuHeap, SamplerHeap, TextureHeap, Tlas};
 use crate::native::{
     AccelKind, BindGroupKind, BindGroupLayoutKind, BufferKind, ComputePipelineKind, Owned,
     PipelineLayoutKind, QuerySetKind, RenderPipelineKind, SamplerKind, ShaderModuleKind,
@@ -54,8 +54,37 @@ labelled!(
     SurfaceObj,
     BlasObj,
     TlasObj,
-    GpuHeapObj
+    GpuHeapObj,
+    TextureHeapObj,
+    SamplerHeapObj
 );
+
+/// What one slot of a descriptor heap names.
+pub(crate) enum HeapSlot<A: Api> {
+    /// The device's placeholder (a 1×1 zero texture, or a nearest-filtering sampler): what
+    /// a slot holds until written, and after what it named is destroyed.
+    Placeholder,
+    /// A texture view (texture heaps).
+    View(Arc<ViewObj<A>>),
+    /// A sampler (sampler heaps).
+    Sampler(Arc<SamplerObj<A>>),
+}
+
+/// A texture or sampler heap: one native descriptor set of `capacity` slots, every slot
+/// written (with the placeholder until the application writes it), holding what each slot
+/// names so no slot ever names a released native object.
+pub(crate) struct DescriptorHeapObj<A: Api, H> {
+    pub raw: Owned<A, BindGroupKind>,
+    pub handle: H,
+    pub label: String,
+    pub capacity: u32,
+    pub slots: Mutex<Vec<HeapSlot<A>>>,
+}
+
+/// A texture heap.
+pub(crate) type TextureHeapObj<A> = DescriptorHeapObj<A, TextureHeap>;
+/// A sampler heap.
+pub(crate) type SamplerHeapObj<A> = DescriptorHeapObj<A, SamplerHeap>;
 
 /// A GPU heap: a buffer with a device address, partitioned by the application.
 pub(crate) struct GpuHeapObj<A: Api> {
@@ -158,6 +187,9 @@ pub(crate) struct TextureObj<A: Api> {
     /// Held by any device submitting work on the texture (its own or a registration) from
     /// planning to the native submission, so the shared layouts change in queue order.
     pub order: Arc<Mutex<()>>,
+    /// Texture-heap slots naming a view of it: while non-zero, the texture stays in its
+    /// sampled layout (`gpu.heap-resident`).
+    pub heap_slots: AtomicU32,
 }
 
 /// Where a registered texture comes from.
@@ -420,16 +452,19 @@ pub(crate) struct PipelineInfo<A: Api> {
     /// A pointer pipeline: its first 8 bytes of immediate data are the root, set only
     /// through `set_root`.
     pub pointer: bool,
+    /// Heaps a pointer pipeline's shaders index: bit 0 textures, bit 1 samplers.
+    pub heaps: u8,
 }
 
 impl<A: Api> PipelineInfo<A> {
     /// What a pointer pipeline keeps: its own root layout, no groups.
-    pub fn pointer(layout: Arc<PipelineLayoutObj<A>>) -> Self {
+    pub fn pointer(layout: Arc<PipelineLayoutObj<A>>, heaps: u8) -> Self {
         PipelineInfo {
             group_compat: Box::new([]),
             late_checks: Box::new([]),
             layout,
             pointer: true,
+            heaps,
         }
     }
 }

@@ -306,6 +306,7 @@ impl<A: Api> Device<A> {
             late_checks: late.into_boxed_slice(),
             layout,
             pointer: false,
+            heaps: 0,
         };
         self.register_compute_pipeline(OP, desc.label, raw, info)
     }

@@ -225,11 +225,15 @@ pub(crate) struct QueueState<A: Api> {
     /// Staging chunks of completed uploads, kept for reuse (within the budget).
     pub spare_staging: Vec<StagingChunk<A>>,
     pub spare_staging_bytes: u64,
+    /// Textures just named by a texture heap: the next submission zeroes those never
+    /// written and moves them to their sampled layout (`Core::make_resident`).
+    pub resident: Vec<Arc<super::TextureObj<A>>>,
 }
 
 impl<A: Api> QueueState<A> {
     pub fn new(staging_budget: u64) -> Self {
         QueueState {
+            resident: Vec::new(),
             in_flight: VecDeque::new(),
             uploads: PendingUploads::default(),
             staging: StagingAccount::new(staging_budget),
@@ -626,6 +630,8 @@ pub(crate) struct Plan<A: Api> {
     written: Vec<Arc<super::BufferObj<A>>>,
     /// The uploads recorded (their chunks moved to `staging`).
     uploads: PendingUploads<A>,
+    /// Textures moved to their sampled layout for heaps (back to the queue if refused).
+    resident: Vec<Arc<super::TextureObj<A>>>,
     undo: Undo<A>,
 }
 
@@ -635,6 +641,7 @@ impl<A: Api> Plan<A> {
     /// their old contents.
     fn undo(self, core: &Core<A>, q: &mut QueueState<A>, cbs: &[CommandBuffer<A>]) {
         self.undo.apply(cbs);
+        q.resident.extend(self.resident);
         if let Some(mut pool) = self.pool {
             crate::native::reset_all::<A>(&mut pool, self.heads.into_iter().flatten().collect());
             core.return_pool(pool);
@@ -659,6 +666,7 @@ impl<A: Api> Core<A> {
         op: &'static str,
     ) -> Result<Plan<A>> {
         let mut uploads = std::mem::take(&mut q.uploads);
+        let resident = std::mem::take(&mut q.resident);
         let mut plan = Plan {
             pool: None,
             heads: Vec::with_capacity(cbs.len().saturating_add(1)),
@@ -666,18 +674,26 @@ impl<A: Api> Core<A> {
             staging_bytes: q.staging.queued_bytes,
             written: Vec::new(),
             uploads: PendingUploads::default(),
+            resident: Vec::new(),
             undo: Undo::default(),
         };
         q.staging.queued_bytes = 0;
         q.staging.queued_writes = 0;
         let result = (|| -> Result<()> {
-            let head = if uploads.is_empty() {
+            let head = if uploads.is_empty() && resident.is_empty() {
                 None
             } else {
                 let pool = self.head_pool(&mut plan.pool, op)?;
                 pool.begin("vigil uploads")
                     .map_err(|e| self.hal_error(e, op, &self.label))?;
-                plan.written = self.record_uploads(&mut Rec(pool), &uploads, &mut plan.undo);
+                if !uploads.is_empty() {
+                    plan.written = self.record_uploads(&mut Rec(pool), &uploads, &mut plan.undo);
+                }
+                if !resident.is_empty() {
+                    let mut head = Head::default();
+                    make_resident(&resident, &mut head, &mut plan.undo);
+                    head.record(&mut Rec(pool));
+                }
                 Some(pool.end().map_err(|e| self.hal_error(e, op, &self.label))?)
             };
             plan.heads.push(head);
@@ -700,6 +716,7 @@ impl<A: Api> Core<A> {
         // The staging goes with the submission either way (refused: back to the spares).
         plan.staging = std::mem::take(&mut uploads.chunks);
         plan.uploads = uploads;
+        plan.resident = resident;
         if let Err(e) = result {
             if let Some(pool) = plan.pool.as_mut() {
                 pool.discard();
@@ -1046,6 +1063,46 @@ impl<A: Api> Drop for Core<A> {
         // (the device was closed), so nothing of theirs is pending.
         for (pool, _) in lock(&self.pools).drain(..) {
             self.hal.destroy_command_encoder(pool);
+        }
+    }
+}
+
+/// Moves textures a texture heap just named to their sampled layout, read by every shader
+/// stage (heap reads are not tracked: this is what later uses wait for), zeroing those
+/// never written first; the old states go to `undo`.
+fn make_resident<'r, A: Api>(
+    resident: &'r [Arc<super::TextureObj<A>>],
+    head: &mut Head<'r, A>,
+    undo: &mut Undo<A>,
+) {
+    for t in resident {
+        let mut g = lock(&t.state);
+        undo.textures
+            .push((t.clone(), g.initialized, g.parts.clone()));
+        if !g.initialized {
+            head.clear_textures.push(t);
+            g.initialized = true;
+            for s in g.parts.iter_mut() {
+                *s = written_by_transfer(vigil_hal::TextureLayout::TransferDst);
+            }
+        }
+        let u = crate::track::Use {
+            stages: Stages::VERTEX_SHADER | Stages::FRAGMENT_SHADER | Stages::COMPUTE,
+            access: Access::SHADER_READ,
+            layout: super::objects::shader_layout(t.desc.usage),
+        };
+        let layers = t.desc.array_layers.max(1);
+        for (i, s) in g.parts.iter_mut().enumerate() {
+            if let Some(tr) = crate::track::step(s, u) {
+                let i = u32::try_from(i).unwrap_or(u32::MAX);
+                let range = Subresources {
+                    base_mip: i / layers,
+                    mips: 1,
+                    base_layer: i % layers,
+                    layers: 1,
+                };
+                head.barriers.textures.push((t, range, tr));
+            }
         }
     }
 }

@@ -136,6 +136,7 @@ impl<A: Api> Device<A> {
                 }),
                 exported: AtomicBool::new(false),
                 order: source.order.clone(),
+                heap_slots: std::sync::atomic::AtomicU32::new(0),
             })
             .ok_or_else(|| super::buffer::registry_full(OP, &label, "texture"))?;
         self.notify_created("texture", &label);

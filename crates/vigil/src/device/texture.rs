@@ -82,6 +82,7 @@ impl<A: Api> Device<A> {
                 source: None,
                 exported: std::sync::atomic::AtomicBool::new(false),
                 order: std::sync::Arc::new(Mutex::new(())),
+                heap_slots: std::sync::atomic::AtomicU32::new(0),
             })
             .ok_or_else(|| super::buffer::registry_full(op, desc.label, "texture"))?;
         self.notify_created("texture", desc.label);
@@ -104,6 +105,10 @@ impl<A: Api> Device<A> {
         let mut q = lock(&self.queue);
         self.drop_queued_writes_to(&mut q, None, Some(&obj));
         drop(q);
+        if obj.heap_slots.load(std::sync::atomic::Ordering::Acquire) > 0 {
+            // Heap slots naming its views get the placeholder back.
+            self.evict_views(|v| std::sync::Arc::ptr_eq(&v.texture, &obj));
+        }
         drop(obj);
         Ok(())
     }
@@ -168,7 +173,15 @@ impl<A: Api> Device<A> {
 
     /// Destroys a texture view.
     pub fn destroy_texture_view(&self, view: TextureView) -> Result<()> {
-        drop(self.remove(view, "destroy_texture_view")?);
+        let obj = self.remove(view, "destroy_texture_view")?;
+        if obj
+            .texture
+            .heap_slots
+            .load(std::sync::atomic::Ordering::Acquire)
+            > 0
+        {
+            self.evict_views(|v| std::ptr::eq(v, &*obj));
+        }
         Ok(())
     }
 
@@ -211,7 +224,8 @@ impl<A: Api> Device<A> {
 
     /// Destroys a sampler.
     pub fn destroy_sampler(&self, sampler: Sampler) -> Result<()> {
-        drop(self.remove(sampler, "destroy_sampler")?);
+        let obj = self.remove(sampler, "destroy_sampler")?;
+        self.evict_sampler(&obj);
         Ok(())
     }
 

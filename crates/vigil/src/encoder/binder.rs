@@ -51,6 +51,13 @@ pub(crate) struct Binder {
     pub pointer: bool,
     /// A root was set in this pass (and no immediate write covered it since).
     pub root_set: bool,
+    /// Heaps the bound pointer pipeline's shaders index: bit 0 textures, bit 1 samplers.
+    pub heaps_needed: u8,
+    /// The texture and sampler heaps set in this pass, as indexes of the recording's
+    /// `texture_heaps` and `sampler_heaps`.
+    pub heaps: [Option<usize>; 2],
+    /// Heaps to bind natively before the next draw or dispatch.
+    pub heaps_dirty: u8,
 }
 
 #[inline]
@@ -107,6 +114,12 @@ impl Binder {
         self.pipeline = Some(key);
         self.layout = layout;
         self.pointer = info.pointer;
+        self.heaps_needed = info.heaps;
+        if changed {
+            // Another layout (an ordinary pipeline's groups may have replaced sets 1 and
+            // 2): the heaps set are bound again.
+            self.heaps_dirty = 0b11;
+        }
         self.count = info.group_compat.len().min(MAX_GROUPS);
         self.compat = [0; MAX_GROUPS];
         for (c, &v) in self.compat.iter_mut().zip(info.group_compat.iter()) {
@@ -209,6 +222,9 @@ impl Binder {
             rec.set_immediates(layout, self.immediates.get(..size).unwrap_or(&[]));
             self.immediates_dirty = false;
         }
+        if self.pointer && self.heaps_dirty != 0 {
+            self.flush_heaps(used, layout, rec, point);
+        }
         let dirty = self.dirty & mask(self.count);
         if dirty == 0 {
             return;
@@ -232,6 +248,29 @@ impl Binder {
             }
         }
         self.dirty &= !dirty;
+    }
+
+    /// Binds the heaps set in this pass at sets 1 (textures) and 2 (samplers) of the
+    /// pointer pipelines' layout.
+    #[cold]
+    fn flush_heaps<A: Api>(
+        &mut self,
+        used: &Used<A>,
+        layout: &A::PipelineLayout,
+        rec: &mut crate::native::Rec<'_, A>,
+        point: BindPoint,
+    ) {
+        if self.heaps_dirty & 1 != 0 {
+            if let Some(h) = self.heaps[0].and_then(|i| used.texture_heaps.get(i)) {
+                rec.set_bind_group(point, layout, 1, &h.raw, &[]);
+            }
+        }
+        if self.heaps_dirty & 2 != 0 {
+            if let Some(h) = self.heaps[1].and_then(|i| used.sampler_heaps.get(i)) {
+                rec.set_bind_group(point, layout, 2, &h.raw, &[]);
+            }
+        }
+        self.heaps_dirty = 0;
     }
 
     /// Mask of the groups the pipeline uses.

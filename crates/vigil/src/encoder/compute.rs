@@ -249,13 +249,8 @@ impl<A: Api> CommandEncoder<A> {
         if !self.compute.binder.ready() {
             return Err(self.not_ready(op));
         }
-        if self.compute.binder.pointer && !self.compute.binder.root_set {
-            return Err(fail!(
-                GpuRoot,
-                op,
-                &self.label,
-                "the pipeline is a pointer pipeline and no root was set in this pass; call set_root first"
-            ));
+        if self.compute.binder.pointer {
+            self.pointer_ready(op)?;
         }
         let binder = &self.compute.binder;
         for g in 0..binder.count {

@@ -66,6 +66,109 @@ impl<A: Api> CommandEncoder<A> {
         })
     }
 
+    /// Sets the texture heap the open pass's pointer pipelines index (`vigil_texture(i)`):
+    /// a live heap of this device, checked again at submission. Slot contents are read when
+    /// the work runs (the heap is update-after-bind): what a slot names then is what the
+    /// shader samples.
+    pub fn set_texture_heap(&mut self, heap: crate::TextureHeap) -> Result<()> {
+        const OP: &str = "set_texture_heap";
+        self.step(OP, |e| {
+            e.heap_pass(OP)?;
+            let h = e.core.lookup(heap, OP)?;
+            let used = &mut e.used.texture_heaps;
+            let at = match used.iter().position(|x| Arc::ptr_eq(x, &h)) {
+                Some(at) => at,
+                None => {
+                    used.push(h);
+                    used.len().saturating_sub(1)
+                }
+            };
+            let b = super::compute::pass_binder(e.pass, &mut e.compute, &mut e.render);
+            b.heaps[0] = Some(at);
+            b.heaps_dirty |= 1;
+            Ok(())
+        })
+    }
+
+    /// Sets the sampler heap the open pass's pointer pipelines index (`vigil_sampler(i)`).
+    pub fn set_sampler_heap(&mut self, heap: crate::SamplerHeap) -> Result<()> {
+        const OP: &str = "set_sampler_heap";
+        self.step(OP, |e| {
+            e.heap_pass(OP)?;
+            let h = e.core.lookup(heap, OP)?;
+            let used = &mut e.used.sampler_heaps;
+            let at = match used.iter().position(|x| Arc::ptr_eq(x, &h)) {
+                Some(at) => at,
+                None => {
+                    used.push(h);
+                    used.len().saturating_sub(1)
+                }
+            };
+            let b = super::compute::pass_binder(e.pass, &mut e.compute, &mut e.render);
+            b.heaps[1] = Some(at);
+            b.heaps_dirty |= 2;
+            Ok(())
+        })
+    }
+
+    /// Heaps are set inside a pass, on a device with `DESCRIPTOR_HEAPS`.
+    fn heap_pass(&self, op: &'static str) -> Result<()> {
+        if !self
+            .core
+            .features
+            .contains(vigil_hal::Features::DESCRIPTOR_HEAPS)
+        {
+            return Err(fail!(
+                GpuHeapFeature,
+                op,
+                &self.label,
+                "texture and sampler heaps need the DESCRIPTOR_HEAPS feature"
+            ));
+        }
+        if self.pass == Pass::None {
+            return Err(fail!(
+                GpuHeapUnset,
+                op,
+                &self.label,
+                "heaps are set inside a compute or render pass, and none is open"
+            ));
+        }
+        Ok(())
+    }
+
+    /// The checks of a pointer pipeline's draw or dispatch: a root, and the heaps its
+    /// shaders index (`gpu.root`, `gpu.heap-unset`).
+    #[inline]
+    pub(super) fn pointer_ready(&self, op: &'static str) -> Result<()> {
+        let b = if self.pass == Pass::Render {
+            &self.render.binder
+        } else {
+            &self.compute.binder
+        };
+        if !b.root_set {
+            return Err(fail!(
+                GpuRoot,
+                op,
+                &self.label,
+                "the pipeline is a pointer pipeline and no root was set in this pass; call set_root first"
+            ));
+        }
+        for (bit, what, call) in [
+            (0usize, "texture", "set_texture_heap"),
+            (1, "sampler", "set_sampler_heap"),
+        ] {
+            if b.heaps_needed & (1 << bit) != 0 && b.heaps.get(bit).copied().flatten().is_none() {
+                return Err(fail!(
+                    GpuHeapUnset,
+                    op,
+                    &self.label,
+                    "the pipeline's shaders index the {what} heap and none was set in this pass; call {call} first"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Dispatches with `(x, y, z)` read by the GPU from `args`, an address in a live heap
     /// (12 bytes, 4-aligned: `gpu.pointer`) — arguments a previous dispatch may have
     /// written (order the two with [`CommandEncoder::memory_barrier`] from the writer's

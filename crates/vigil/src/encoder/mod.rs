@@ -623,6 +623,12 @@ impl<A: Api> CommandBuffer<A> {
                 b.label
             ));
         }
+        if core
+            .features
+            .contains(vigil_hal::Features::DESCRIPTOR_HEAPS)
+        {
+            self.check_resident()?;
+        }
         if core.destroy_epoch.load(Ordering::Acquire) == self.epoch {
             return Ok(());
         }
@@ -676,6 +682,16 @@ impl<A: Api> CommandBuffer<A> {
                 return gone("GPU heap", &h.label);
             }
         }
+        for h in &self.used.texture_heaps {
+            if !live!(h, texture_heaps) {
+                return gone("texture heap", &h.label);
+            }
+        }
+        for h in &self.used.sampler_heaps {
+            if !live!(h, sampler_heaps) {
+                return gone("sampler heap", &h.label);
+            }
+        }
         for b in self.used.blas.iter() {
             if !live!(b, blas) {
                 return gone("bottom-level acceleration structure", &b.label);
@@ -714,6 +730,31 @@ impl<A: Api> CommandBuffer<A> {
                         g.label
                     ));
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a command buffer that uses a texture a heap names in another layout than
+    /// its sampled one (`gpu.heap-resident`): heap shaders read it in that layout whenever
+    /// they run, so it may not leave it.
+    fn check_resident(&self) -> Result<()> {
+        for t in &self.used.tracker.textures {
+            let sampled = crate::device::objects::shader_layout(t.obj.desc.usage);
+            if t.obj.heap_slots.load(Ordering::Acquire) == 0 {
+                continue;
+            }
+            let moved = t.track.parts().any(|(_, _, p)| {
+                p.first.is_some_and(|u| u.layout != sampled) || p.state.layout != sampled
+            });
+            if moved {
+                return Err(fail!(
+                    GpuHeapResident,
+                    "submit",
+                    &self.label,
+                    "texture '{}' is named by a texture heap, and the command buffer uses it in another layout than the one heap shaders sample it in (a copy, attachment or clear); take its views out of heaps first",
+                    t.obj.label
+                ));
             }
         }
         Ok(())

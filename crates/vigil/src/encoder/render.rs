@@ -673,13 +673,8 @@ impl<A: Api> CommandEncoder<A> {
         if !self.render.binder.ready() {
             return Err(self.not_ready(op));
         }
-        if self.render.binder.pointer && !self.render.binder.root_set {
-            return Err(fail!(
-                GpuRoot,
-                op,
-                &self.label,
-                "the pipeline is a pointer pipeline and no root was set in this pass; call set_root first"
-            ));
+        if self.render.binder.pointer {
+            self.pointer_ready(op)?;
         }
         let Some((pi, pg)) = self.render.binder.pipeline else {
             return Err(self.not_ready(op));

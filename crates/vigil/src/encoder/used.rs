@@ -156,6 +156,13 @@ pub(crate) struct Used<A: Api> {
     pub tlas: Seen<TlasObj<A>>,
     /// GPU heaps the recording's roots point into (checked live at submission).
     pub gpu_heaps: Vec<Arc<crate::device::GpuHeapObj<A>>>,
+    /// Texture and sampler heaps the recording set (checked live at submission).
+    pub texture_heaps: Vec<Arc<crate::device::TextureHeapObj<A>>>,
+    pub sampler_heaps: Vec<Arc<crate::device::SamplerHeapObj<A>>>,
+    /// What heaps let go of while work was in flight, kept until it completes (held only
+    /// to be dropped then).
+    #[allow(dead_code)]
+    pub retired: Vec<crate::device::heaps::Retired<A>>,
     /// What the recording built and what it needs built before it runs.
     pub accel: AccelUse<A>,
     /// Tracked buffers and textures.
@@ -242,6 +249,9 @@ impl<A: Api> Default for Used<A> {
             blas: Seen::default(),
             tlas: Seen::default(),
             gpu_heaps: Vec::new(),
+            texture_heaps: Vec::new(),
+            sampler_heaps: Vec::new(),
+            retired: Vec::new(),
             accel: AccelUse::default(),
             tracker: Tracker::default(),
             group_info: Vec::new(),

@@ -1,0 +1,509 @@
+//! Texture and sampler heaps of the GPU-pointer tier on a real device with the validation
+//! layer (synchronization validation included) on: 10,000 textures drawn by index from
+//! one heap, slots rewritten and emptied by destroys between frames, and the checks on
+//! heaps, their slots and the textures they name — every result read back.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{Gpu, gpu_with};
+use std::time::Duration;
+use vigil::*;
+
+fn device() -> Gpu {
+    gpu_with(|adapter| {
+        assert!(
+            adapter.features().contains(Features::DESCRIPTOR_HEAPS),
+            "lavapipe (Mesa 25) and the H200 have descriptor heaps; this adapter has not: {:?}",
+            adapter.info()
+        );
+        DeviceDescriptor {
+            label: "gpu heaps".into(),
+            required_features: Features::DESCRIPTOR_HEAPS,
+            required_limits: adapter.limits().clone(),
+            ..DeviceDescriptor::default()
+        }
+    })
+}
+
+/// The frame is `SIDE × SIDE` pixels; point `i` lands on pixel `(i % SIDE, i / SIDE)`.
+const SIDE: u32 = 100;
+const COUNT: u32 = SIDE * SIDE;
+
+/// One point per texture, at its pixel's centre, carrying its slot number.
+const POINTS_VS: &str = "
+layout(location = 0) flat out uint slot;
+void main() {
+    uint i = uint(gl_VertexIndex);
+    vec2 pixel = vec2(float(i % 100u), float(i / 100u)) + 0.5;
+    gl_Position = vec4(pixel / 50.0 - 1.0, 0.0, 1.0);
+    gl_PointSize = 1.0;
+    slot = i;
+}
+";
+
+/// Samples slot `slot` of the texture heap with slot 0 of the sampler heap.
+const POINTS_FS: &str = "
+VIGIL_TEXTURE_HEAP;
+VIGIL_SAMPLER_HEAP;
+layout(location = 0) flat in uint slot;
+layout(location = 0) out vec4 color;
+void main() {
+    color = texture(sampler2D(vigil_texture(slot), vigil_sampler(0)), vec2(0.5));
+}
+";
+
+/// Texture `i`'s one texel.
+fn texel(i: u32) -> [u8; 4] {
+    [
+        (i & 0xff) as u8,
+        (i >> 8) as u8,
+        (i.wrapping_mul(37) & 0xff) as u8,
+        255,
+    ]
+}
+
+fn texture_of(d: &Device, label: &str, usage: TextureUsages) -> (Texture, TextureView) {
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label,
+            size: [1, 1],
+            format: TextureFormat::Rgba8Unorm,
+            usage,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let v = d
+        .create_texture_view(t, &TextureViewDescriptor::default())
+        .unwrap();
+    (t, v)
+}
+
+fn points_pipeline(d: &Device) -> RenderPipeline {
+    let targets = [Some(ColorTargetState {
+        format: TextureFormat::Rgba8Unorm,
+        blend: None,
+        write_mask: ColorWrites::ALL,
+    })];
+    d.create_pointer_render_pipeline(&PointerRenderPipelineDescriptor {
+        label: "points",
+        vertex_glsl: POINTS_VS,
+        fragment: Some((POINTS_FS, &targets)),
+        primitive: PrimitiveState {
+            topology: PrimitiveTopology::PointList,
+            ..PrimitiveState::default()
+        },
+        depth_stencil: None,
+        sample_count: 1,
+    })
+    .unwrap()
+}
+
+struct Frame {
+    target: Texture,
+    view: TextureView,
+    root: GpuPtr<u64>,
+    pipeline: RenderPipeline,
+}
+
+fn frame(d: &Device) -> Frame {
+    let target = d
+        .create_texture(&TextureDescriptor {
+            label: "target",
+            size: [SIDE, SIDE],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let view = d
+        .create_texture_view(target, &TextureViewDescriptor::default())
+        .unwrap();
+    // The shaders read nothing through the root, but every tier draw takes one.
+    let heap = d
+        .create_gpu_heap(&GpuHeapDescriptor {
+            label: "root",
+            size: 64,
+            kind: HeapKind::CpuVisible,
+        })
+        .unwrap();
+    let root = d.gpu_heap_ptr::<u64>(heap, 0).unwrap();
+    Frame {
+        target,
+        view,
+        root,
+        pipeline: points_pipeline(d),
+    }
+}
+
+/// Draws the `COUNT` points with `textures` and `samplers` set, returns the pixels.
+fn draw(d: &Device, f: &Frame, textures: TextureHeap, samplers: SamplerHeap) -> Vec<[u8; 4]> {
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "points" })
+        .unwrap();
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "points",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view: f.view,
+            resolve_target: None,
+            load: LoadOp::Clear([0.0, 0.0, 0.0, 0.0]),
+            store: StoreOp::Store,
+        })],
+        ..RenderPassDescriptor::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(f.pipeline).unwrap();
+    e.set_root(f.root).unwrap();
+    e.set_texture_heap(textures).unwrap();
+    e.set_sampler_heap(samplers).unwrap();
+    e.draw(0..COUNT, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(60))
+        .unwrap();
+    d.read_texture(f.target, TexelCopyTextureInfo::default(), [SIDE, SIDE])
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| [c[0], c[1], c[2], c[3]])
+        .collect()
+}
+
+fn nearest(d: &Device) -> Sampler {
+    d.create_sampler(&SamplerDescriptor {
+        label: "nearest",
+        ..SamplerDescriptor::default()
+    })
+    .unwrap()
+}
+
+#[test]
+fn ten_thousand_textures_are_drawn_by_index_from_one_heap() {
+    let d = device();
+    let f = frame(&d);
+    let usage = TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST;
+    let (textures, views): (Vec<Texture>, Vec<TextureView>) = (0..COUNT)
+        .map(|i| texture_of(&d, &format!("t{i}"), usage))
+        .unzip();
+    for (i, &t) in (0u32..).zip(&textures) {
+        d.write_texture(
+            t,
+            TexelCopyTextureInfo::default(),
+            &texel(i),
+            TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: 4,
+                rows_per_image: None,
+            },
+            [1, 1, 1],
+        )
+        .unwrap();
+    }
+    let heap = d
+        .create_texture_heap(&TextureHeapDescriptor {
+            label: "ten thousand",
+            slots: COUNT,
+        })
+        .unwrap();
+    d.write_texture_heap(heap, 0, &views).unwrap();
+    let samplers = d
+        .create_sampler_heap(&SamplerHeapDescriptor {
+            label: "samplers",
+            slots: 4,
+        })
+        .unwrap();
+    d.write_sampler_heap(samplers, 0, &[nearest(&d)]).unwrap();
+    let pixels = draw(&d, &f, heap, samplers);
+    for i in 0..COUNT {
+        assert_eq!(pixels[i as usize], texel(i), "pixel {i}");
+    }
+
+    // Slot 7 rewritten to texture 9's view, slot 8 copied from slot 3 (both now read the
+    // texture they name), texture 5 destroyed (its slot reads the zero placeholder), slot
+    // 6's view destroyed likewise: the next frame shows each.
+    d.write_texture_heap(heap, 7, &[views[9]]).unwrap();
+    d.copy_texture_heap(heap, 3, heap, 8, 1).unwrap();
+    d.destroy_texture(textures[5]).unwrap();
+    d.destroy_texture_view(views[6]).unwrap();
+    let pixels = draw(&d, &f, heap, samplers);
+    for i in 0..COUNT {
+        let want = match i {
+            7 => texel(9),
+            8 => texel(3),
+            5 | 6 => [0, 0, 0, 0],
+            _ => texel(i),
+        };
+        assert_eq!(pixels[i as usize], want, "pixel {i} after the rewrites");
+    }
+    d.finish();
+}
+
+#[test]
+fn a_texture_in_a_heap_keeps_its_sampled_layout_until_it_leaves() {
+    let d = device();
+    let f = frame(&d);
+    let usage = TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST;
+    let (t, v) = texture_of(&d, "resident", usage);
+    let heap = d
+        .create_texture_heap(&TextureHeapDescriptor {
+            label: "one",
+            slots: 1,
+        })
+        .unwrap();
+    let samplers = d
+        .create_sampler_heap(&SamplerHeapDescriptor {
+            label: "samplers",
+            slots: 1,
+        })
+        .unwrap();
+    d.write_texture_heap(heap, 0, &[v]).unwrap();
+    // Never written: the heap's first submission zeroes it, as WebGPU textures start.
+    // Points 1.. index past the heap's one slot: they read the zero placeholder (the set
+    // has every slot a shader can name, and the macros clamp indices), not memory.
+    let pixels = draw(&d, &f, heap, samplers);
+    assert_eq!(pixels[0], [0, 0, 0, 0]);
+    assert!(pixels[1..].iter().all(|p| *p == [0, 0, 0, 0]));
+
+    // A copy into it while a heap names it: refused at submission, and nothing changes.
+    let source = d
+        .create_buffer_init(&BufferInitDescriptor {
+            label: "texel",
+            contents: &[200, 100, 50, 255],
+            usage: BufferUsages::COPY_SRC,
+        })
+        .unwrap();
+    let copy = |d: &Device| {
+        let mut e = d
+            .create_command_encoder(&CommandEncoderDescriptor { label: "copy" })
+            .unwrap();
+        e.copy_buffer_to_texture(
+            source,
+            TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: 256,
+                rows_per_image: None,
+            },
+            t,
+            TexelCopyTextureInfo::default(),
+            [1, 1, 1],
+        )
+        .unwrap();
+        e.finish().unwrap()
+    };
+    let err = d.submit([copy(&d)]).unwrap_err();
+    assert_eq!(err.rule(), Rule::GpuHeapResident, "{err}");
+    assert_eq!(draw(&d, &f, heap, samplers)[0], [0, 0, 0, 0]);
+
+    // Out of the heap (its slot rewritten with another view), the copy goes through; back
+    // in, the heap's next frame samples what it wrote.
+    let (_, other) = texture_of(&d, "other", usage);
+    d.write_texture_heap(heap, 0, &[other]).unwrap();
+    let serial = d.submit([copy(&d)]).unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+        .unwrap();
+    d.write_texture_heap(heap, 0, &[v]).unwrap();
+    let pixels = draw(&d, &f, heap, samplers);
+    assert_eq!(pixels[0], [200, 100, 50, 255]);
+    assert!(pixels[1..].iter().all(|p| *p == [0, 0, 0, 0]));
+    d.finish();
+}
+
+#[test]
+fn heaps_and_their_slots_are_checked() {
+    let d = device();
+    let f = frame(&d);
+    let rule = |r: Result<()>| r.unwrap_err().rule();
+    for slots in [0, vigil_hal::TEXTURE_HEAP_SLOTS + 1] {
+        let err = d
+            .create_texture_heap(&TextureHeapDescriptor { label: "t", slots })
+            .unwrap_err();
+        assert_eq!(err.rule(), Rule::GpuHeapSlots, "{slots} slots: {err}");
+    }
+    let err = d
+        .create_sampler_heap(&SamplerHeapDescriptor {
+            label: "s",
+            slots: vigil_hal::SAMPLER_HEAP_SLOTS + 1,
+        })
+        .unwrap_err();
+    assert_eq!(err.rule(), Rule::GpuHeapSlots);
+    let heap = d
+        .create_texture_heap(&TextureHeapDescriptor {
+            label: "four",
+            slots: 4,
+        })
+        .unwrap();
+    let samplers = d
+        .create_sampler_heap(&SamplerHeapDescriptor {
+            label: "two",
+            slots: 2,
+        })
+        .unwrap();
+    let (_, v) = texture_of(&d, "ok", TextureUsages::TEXTURE_BINDING);
+    assert_eq!(
+        rule(d.write_texture_heap(heap, 3, &[v, v])),
+        Rule::GpuHeapSlots
+    );
+    assert_eq!(
+        rule(d.copy_texture_heap(heap, 2, heap, 0, 3)),
+        Rule::GpuHeapSlots
+    );
+    // What a slot may hold.
+    let (_, unsampled) = texture_of(&d, "unsampled", TextureUsages::RENDER_ATTACHMENT);
+    assert_eq!(
+        rule(d.write_texture_heap(heap, 0, &[unsampled])),
+        Rule::GpuHeapEntry
+    );
+    let uint = d
+        .create_texture(&TextureDescriptor {
+            label: "uint",
+            size: [1, 1],
+            format: TextureFormat::R32Uint,
+            usage: TextureUsages::TEXTURE_BINDING,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let uint = d
+        .create_texture_view(uint, &TextureViewDescriptor::default())
+        .unwrap();
+    assert_eq!(
+        rule(d.write_texture_heap(heap, 0, &[uint])),
+        Rule::GpuHeapEntry
+    );
+    let layers = d
+        .create_texture(&TextureDescriptor {
+            label: "layers",
+            size: [1, 1],
+            array_layers: 2,
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::TEXTURE_BINDING,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let array = d
+        .create_texture_view(layers, &TextureViewDescriptor::default())
+        .unwrap();
+    assert_eq!(
+        rule(d.write_texture_heap(heap, 0, &[array])),
+        Rule::GpuHeapEntry
+    );
+    let comparison = d
+        .create_sampler(&SamplerDescriptor {
+            label: "comparison",
+            compare: Some(CompareFunction::Less),
+            ..SamplerDescriptor::default()
+        })
+        .unwrap();
+    assert_eq!(
+        rule(d.write_sampler_heap(samplers, 0, &[comparison])),
+        Rule::GpuHeapEntry
+    );
+    // A refused write changes nothing: the slots still hold the placeholder.
+    let pixels = draw(&d, &f, heap, samplers);
+    assert_eq!(pixels[0], [0, 0, 0, 0]);
+    // Stale handles.
+    let destroyed = d.create_sampler(&SamplerDescriptor::default()).unwrap();
+    d.destroy_sampler(destroyed).unwrap();
+    assert_eq!(
+        rule(d.write_sampler_heap(samplers, 0, &[destroyed])),
+        Rule::HandleStale
+    );
+
+    // A heap destroyed between recording and submission: the submission is refused.
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "late" })
+        .unwrap();
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "late",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view: f.view,
+            resolve_target: None,
+            load: LoadOp::Clear([0.0; 4]),
+            store: StoreOp::Store,
+        })],
+        ..RenderPassDescriptor::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(f.pipeline).unwrap();
+    e.set_root(f.root).unwrap();
+    e.set_texture_heap(heap).unwrap();
+    e.set_sampler_heap(samplers).unwrap();
+    e.draw(0..1, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    let cb = e.finish().unwrap();
+    d.destroy_texture_heap(heap).unwrap();
+    assert_eq!(d.submit([cb]).unwrap_err().rule(), Rule::SubmitDestroyed);
+    assert_eq!(rule(d.write_texture_heap(heap, 0, &[v])), Rule::HandleStale);
+    // A draw whose shaders index a heap not set in its pass (each probe its own encoder:
+    // a refused call poisons the encoder).
+    for set_textures in [false, true] {
+        let mut e = d
+            .create_command_encoder(&CommandEncoderDescriptor { label: "probe" })
+            .unwrap();
+        e.begin_render_pass(&RenderPassDescriptor {
+            label: "probe",
+            color_attachments: &[Some(RenderPassColorAttachment {
+                view: f.view,
+                resolve_target: None,
+                load: LoadOp::Clear([0.0; 4]),
+                store: StoreOp::Store,
+            })],
+            ..RenderPassDescriptor::default()
+        })
+        .unwrap();
+        e.set_render_pipeline(f.pipeline).unwrap();
+        e.set_root(f.root).unwrap();
+        let other = d
+            .create_texture_heap(&TextureHeapDescriptor {
+                label: "other",
+                slots: 1,
+            })
+            .unwrap();
+        if set_textures {
+            e.set_texture_heap(other).unwrap();
+        }
+        assert_eq!(rule(e.draw(0..1, 0..1)), Rule::GpuHeapUnset);
+    }
+    // Heaps are set inside passes.
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "outside" })
+        .unwrap();
+    assert_eq!(rule(e.set_sampler_heap(samplers)), Rule::GpuHeapUnset);
+    d.finish();
+}
+
+#[test]
+fn heaps_need_their_feature() {
+    let d = gpu_with(|adapter| DeviceDescriptor {
+        label: "no heaps".into(),
+        required_features: Features::BUFFER_DEVICE_ADDRESS,
+        required_limits: adapter.limits().clone(),
+        ..DeviceDescriptor::default()
+    });
+    let err = d
+        .create_texture_heap(&TextureHeapDescriptor {
+            label: "t",
+            slots: 1,
+        })
+        .unwrap_err();
+    assert_eq!(err.rule(), Rule::GpuHeapFeature, "{err}");
+    let targets = [Some(ColorTargetState {
+        format: TextureFormat::Rgba8Unorm,
+        blend: None,
+        write_mask: ColorWrites::ALL,
+    })];
+    let err = d
+        .create_pointer_render_pipeline(&PointerRenderPipelineDescriptor {
+            label: "points",
+            vertex_glsl: POINTS_VS,
+            fragment: Some((POINTS_FS, &targets)),
+            primitive: PrimitiveState {
+                topology: PrimitiveTopology::PointList,
+                ..PrimitiveState::default()
+            },
+            depth_stencil: None,
+            sample_count: 1,
+        })
+        .unwrap_err();
+    assert_eq!(err.rule(), Rule::GpuHeapFeature, "{err}");
+    d.finish();
+}
