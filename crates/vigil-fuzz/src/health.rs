@@ -122,6 +122,19 @@ pub fn drain_and_check(w: &mut World<'_>, report: &mut Report) {
     destroy_all!(tlas, destroy_tlas);
     destroy_all!(blas, destroy_blas);
     destroy_all!(gpu_heaps, destroy_gpu_heap);
+    destroy_all!(texture_heaps, destroy_texture_heap);
+    destroy_all!(sampler_heaps, destroy_sampler_heap);
+    if let Some(p) = w.sample.take() {
+        if let Err(e) = device.destroy_compute_pipeline(p) {
+            if !device.is_lost() {
+                w.finding(
+                    FindingKind::HealthCheck,
+                    at,
+                    format!("destroying the heap-sampling pipeline was refused: {e}"),
+                );
+            }
+        }
+    }
     if let Some(p) = w.bump.take() {
         if let Err(e) = device.destroy_compute_pipeline(p) {
             if !device.is_lost() {

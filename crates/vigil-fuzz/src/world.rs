@@ -362,6 +362,12 @@ pub struct World<'d> {
     pub gpu_heaps: Pool<vigil::GpuHeap, (u64, vigil::HeapKind, u64)>,
     /// The pointer pipeline (adds one to the word its root points at), once made.
     pub bump: Option<ComputePipeline>,
+    /// Texture heaps, with their slot counts.
+    pub texture_heaps: Pool<vigil::TextureHeap, u32>,
+    /// Sampler heaps, with their slot counts.
+    pub sampler_heaps: Pool<vigil::SamplerHeap, u32>,
+    /// The pointer pipeline that samples the heaps at the index its root's word holds.
+    pub sample: Option<ComputePipeline>,
     /// Open encoders.
     pub encoders: Vec<Open>,
     /// Finished command buffers.
@@ -413,6 +419,9 @@ impl<'d> World<'d> {
             tlas: Pool::default(),
             gpu_heaps: Pool::default(),
             bump: None,
+            texture_heaps: Pool::default(),
+            sampler_heaps: Pool::default(),
+            sample: None,
             encoders: Vec::new(),
             command_buffers: Vec::new(),
             encoder_count: 0,

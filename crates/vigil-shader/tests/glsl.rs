@@ -64,3 +64,56 @@ fn compile_errors_keep_the_compilers_words_and_the_sources_lines() {
     assert!(d.message.contains("broken.comp:3"), "{d}");
     assert!(d.message.contains("nope"), "{d}");
 }
+
+/// A fragment shader indexing both heaps from numbers in its root.
+const HEAPS: &str = "
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Root { uint tex; uint smp; };
+VIGIL_ROOT(Root);
+VIGIL_TEXTURE_HEAP;
+VIGIL_SAMPLER_HEAP;
+layout(location = 0) out vec4 color;
+void main() {
+    color = texture(sampler2D(vigil_texture(vigil.root.tex), vigil_sampler(vigil.root.smp)), vec2(0.5));
+}
+";
+
+#[test]
+fn heap_modules_place_the_root_at_buffer_zero_textures_at_one_and_samplers_at_two() {
+    let features = Features::DESCRIPTOR_HEAPS | Features::BUFFER_DEVICE_ADDRESS;
+    let words =
+        glsl::compile("heaps.frag", HEAPS, vigil_shader::Stage::Fragment, features).unwrap();
+    spirv_val(&words, "heaps.frag");
+    assert_eq!(glsl::heap_use("heaps.frag", &words).unwrap(), 0b11);
+    let msl = glsl::to_msl("heaps.frag", &words).unwrap();
+    let entry = msl
+        .lines()
+        .find(|l| l.starts_with("fragment "))
+        .unwrap_or_else(|| panic!("no fragment entry point in:\n{msl}"));
+    assert!(entry.contains("VigilRoot& vigil [[buffer(0)]]"), "{entry}");
+    assert!(entry.contains("spvDescriptorSet1 [[buffer(1)]]"), "{entry}");
+    assert!(entry.contains("spvDescriptorSet2 [[buffer(2)]]"), "{entry}");
+    assert!(
+        msl.contains("array<texture2d<float>, 65536> vigil_textures"),
+        "{msl}"
+    );
+    assert!(msl.contains("array<sampler, 4096> vigil_samplers"), "{msl}");
+    // Without the feature, the module is refused naming it.
+    let err = glsl::compile(
+        "heaps.frag",
+        HEAPS,
+        vigil_shader::Stage::Fragment,
+        Features::BUFFER_DEVICE_ADDRESS,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.features_needed,
+        Features::DESCRIPTOR_HEAPS,
+        "{}",
+        err.message
+    );
+    // Other descriptors than the heaps are refused.
+    let stray = "layout(set = 0, binding = 3) uniform sampler2D t; layout(location = 0) out vec4 c; void main() { c = texture(t, vec2(0.5)); }";
+    let err =
+        glsl::compile("stray.frag", stray, vigil_shader::Stage::Fragment, features).unwrap_err();
+    assert!(err.message.contains("set 0, binding 3"), "{}", err.message);
+}

@@ -5,6 +5,7 @@ mod accel;
 mod encode;
 mod gpu;
 mod graph;
+mod heaps;
 mod objects;
 mod queue;
 
@@ -35,6 +36,7 @@ pub const OPS: &[(u32, Op)] = &[
     (1, objects::share_texture),
     (3, accel::acceleration_structures),
     (3, gpu::gpu_pointers),
+    (3, heaps::descriptor_heaps),
     // Encoders.
     (5, encode::create_encoder),
     (4, encode::finish_encoder),

@@ -25,6 +25,7 @@ use crate::native::{BindGroupLayoutKind, Owned};
 use crate::texture::{SamplerDescriptor, TextureDescriptor, TextureViewDescriptor};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use vigil_hal::Device as _;
 use vigil_hal::{
     Api, BindGroupEntry, BindGroupLayoutEntry, BindingArray, BindingArrayFlags, BindingType,
     BoundResource, Features, SAMPLER_HEAP_SLOTS, SamplerBindingType, ShaderStages,
@@ -285,8 +286,9 @@ impl<A: Api> Device<A> {
     }
 
     /// Writes `views` into slots `first..first + views.len()` of `heap`. Each view must be a
-    /// live 2D view of this device with `TEXTURE_BINDING` usage, one sample and a float or
-    /// depth format (`gpu.heap-entry`), the slots inside the heap (`gpu.heap-slots`). A
+    /// live 2D view of this device with `TEXTURE_BINDING` usage, one sample and a color
+    /// format the device can filter (any sampler of a sampler heap may sample it:
+    /// `gpu.heap-entry`), the slots inside the heap (`gpu.heap-slots`). A
     /// texture named by a slot stays in its sampled layout (`gpu.heap-resident`); the next
     /// submission moves it there. What a slot named before stays alive until the work
     /// already submitted is complete; work in flight that reads a slot being written sees
@@ -305,7 +307,12 @@ impl<A: Api> Device<A> {
             .iter()
             .map(|&v| {
                 let view = self.lookup(v, OP)?;
-                heap_view(OP, &h.label, &view)?;
+                heap_view(
+                    OP,
+                    &h.label,
+                    &view,
+                    self.hal.format_support(view.format).filterable,
+                )?;
                 Ok(view)
             })
             .collect::<Result<Vec<_>>>()?;
@@ -674,7 +681,7 @@ fn slot_range(
 }
 
 /// What a texture-heap slot may name (`gpu.heap-entry`).
-fn heap_view<A: Api>(op: &'static str, heap: &str, v: &ViewObj<A>) -> Result<()> {
+fn heap_view<A: Api>(op: &'static str, heap: &str, v: &ViewObj<A>, filterable: bool) -> Result<()> {
     let t = &v.texture;
     let why = if v.dimension != TextureViewDimension::D2 {
         Some(format!(
@@ -685,12 +692,9 @@ fn heap_view<A: Api>(op: &'static str, heap: &str, v: &ViewObj<A>) -> Result<()>
         Some("lacks TEXTURE_BINDING usage".to_owned())
     } else if v.sample_count != 1 {
         Some("is multisampled".to_owned())
-    } else if matches!(
-        v.format.info().sample_type,
-        TextureSampleType::Uint | TextureSampleType::Sint
-    ) {
+    } else if !filterable || v.format.is_depth_stencil() {
         Some(format!(
-            "has the integer format {:?}; heap shaders read texture2D (float): bind integer textures through groups",
+            "has the format {:?}, which the device cannot filter; heap textures are sampled with any sampler of the sampler heap, linear ones included (bind such textures through groups)",
             v.format
         ))
     } else if t.frame {

@@ -1002,6 +1002,12 @@ impl<A: Api> Core<A> {
         // Objects still held by encoders or command buffers that outlive the device are
         // released when those go.
         drop(self.objects.drain());
+        let heaps = lock(&self.descriptor_heaps).take();
+        if quiet {
+            drop(heaps);
+        } else {
+            std::mem::forget(heaps);
+        }
         self.progress.release();
     }
 

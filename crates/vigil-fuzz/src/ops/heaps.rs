@@ -1,0 +1,238 @@
+//! Texture and sampler heaps of the pointer tier: heaps made (sizes at the edges), slots
+//! written with views and samplers the world holds (live, stale, foreign, of every format
+//! and usage), copied, and heaps destroyed while command buffers that set them wait; and
+//! dispatches of a pointer pipeline that samples both heaps at whatever index its root's
+//! word holds (the shader macros clamp it, the heaps' native sets have every slot).
+//!
+//! Textures the heaps name are copied into and rendered to by the other operations, so
+//! submissions meet `gpu.heap-resident` refusals as the stream goes.
+
+use super::encode::{on_encoder, outside_pass, pick_encoder};
+use crate::rng::Rng;
+use crate::world::{PassState, Pool, Validity, World};
+use vigil::{
+    GpuPtr, PointerComputePipelineDescriptor, SamplerHeapDescriptor, TextureHeapDescriptor,
+};
+
+const SAMPLE: &str = "
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Counter { uint value; };
+VIGIL_ROOT(Counter);
+VIGIL_TEXTURE_HEAP;
+VIGIL_SAMPLER_HEAP;
+layout(local_size_x = 1) in;
+void main() {
+    uint i = vigil.root.value;
+    vec4 c = textureLod(sampler2D(vigil_texture(i), vigil_sampler(i)), vec2(0.5), 0.0);
+    vigil.root.value = i + uint(c.x >= 0.0);
+}
+";
+
+/// Mostly a live handle of `pool` (when it has one), else whatever `pick` gives: stale,
+/// null, foreign or forged now and then.
+fn mostly_live<H: vigil::Handle, M: Clone>(
+    pool: &Pool<H, M>,
+    r: &mut Rng,
+    device: u32,
+) -> (H, Option<M>, Validity) {
+    match pool.live_where(r, |_| true) {
+        Some((h, m)) if r.chance(85) => (h, Some(m), Validity::Live),
+        _ => pool.pick(r, device),
+    }
+}
+
+/// One of the operations below.
+pub fn descriptor_heaps(w: &mut World<'_>, r: &mut Rng) {
+    if w.texture_heaps.live_count() == 0 || w.sampler_heaps.live_count() == 0 {
+        if r.chance(50) {
+            return create(w, r);
+        }
+    }
+    match r.below(12) {
+        0 => create(w, r),
+        1 | 2 => write_textures(w, r),
+        3 => write_samplers(w, r),
+        4 => copy(w, r),
+        5 => {
+            let (h, _, v) = w.texture_heaps.pick(r, w.id);
+            w.call(
+                "destroy_texture_heap",
+                format!("destroy_texture_heap({h:?})"),
+                v.invalid(),
+                |w| {
+                    w.device.destroy_texture_heap(h)?;
+                    w.texture_heaps.kill(h);
+                    Ok(())
+                },
+            );
+        }
+        6 => {
+            let (h, _, v) = w.sampler_heaps.pick(r, w.id);
+            w.call(
+                "destroy_sampler_heap",
+                format!("destroy_sampler_heap({h:?})"),
+                v.invalid(),
+                |w| {
+                    w.device.destroy_sampler_heap(h)?;
+                    w.sampler_heaps.kill(h);
+                    Ok(())
+                },
+            );
+        }
+        _ => dispatch(w, r),
+    }
+}
+
+fn create(w: &mut World<'_>, r: &mut Rng) {
+    let slots = r.pick(&[1u32, 4, 64, 0, vigil_hal_slots(true) + 1, 1024]);
+    if r.chance(60) {
+        if w.texture_heaps.full() {
+            return;
+        }
+        w.call(
+            "create_texture_heap",
+            format!("create_texture_heap({slots})"),
+            false,
+            |w| {
+                let h = w.device.create_texture_heap(&TextureHeapDescriptor {
+                    label: "fuzz textures",
+                    slots,
+                })?;
+                w.texture_heaps.add(h, slots);
+                Ok(())
+            },
+        );
+    } else {
+        if w.sampler_heaps.full() {
+            return;
+        }
+        let slots = slots.min(vigil_hal_slots(false) + 1);
+        w.call(
+            "create_sampler_heap",
+            format!("create_sampler_heap({slots})"),
+            false,
+            |w| {
+                let h = w.device.create_sampler_heap(&SamplerHeapDescriptor {
+                    label: "fuzz samplers",
+                    slots,
+                })?;
+                w.sampler_heaps.add(h, slots);
+                Ok(())
+            },
+        );
+    }
+}
+
+/// The heaps' most slots (textures, or samplers).
+fn vigil_hal_slots(textures: bool) -> u32 {
+    if textures { 65_536 } else { 4_096 }
+}
+
+fn write_textures(w: &mut World<'_>, r: &mut Rng) {
+    let (h, slots, hv) = mostly_live(&w.texture_heaps, r, w.id);
+    let n = r.pick(&[1usize, 2, 3]);
+    let mut views = Vec::with_capacity(n);
+    let mut invalid = hv.invalid();
+    for _ in 0..n {
+        let (v, _, vv) = mostly_live(&w.views, r, w.id);
+        invalid |= vv.invalid();
+        views.push(v);
+    }
+    let slots = u64::from(slots.unwrap_or(4));
+    let first = if r.chance(85) {
+        r.below(slots.max(1)) as u32
+    } else {
+        r.edge_u64(slots, 1) as u32
+    };
+    let what = format!("write_texture_heap({h:?}, {first}, {views:?})");
+    w.call("write_texture_heap", what, invalid, |w| {
+        w.device.write_texture_heap(h, first, &views)
+    });
+}
+
+fn write_samplers(w: &mut World<'_>, r: &mut Rng) {
+    let (h, slots, hv) = mostly_live(&w.sampler_heaps, r, w.id);
+    let (s, _, sv) = mostly_live(&w.samplers, r, w.id);
+    let slots = u64::from(slots.unwrap_or(4));
+    let first = if r.chance(85) {
+        r.below(slots.max(1)) as u32
+    } else {
+        r.edge_u64(slots, 1) as u32
+    };
+    let what = format!("write_sampler_heap({h:?}, {first}, [{s:?}])");
+    w.call(
+        "write_sampler_heap",
+        what,
+        hv.invalid() || sv.invalid(),
+        |w| w.device.write_sampler_heap(h, first, &[s]),
+    );
+}
+
+fn copy(w: &mut World<'_>, r: &mut Rng) {
+    let (src, src_slots, sv) = mostly_live(&w.texture_heaps, r, w.id);
+    let (dst, dst_slots, dv) = mostly_live(&w.texture_heaps, r, w.id);
+    let count = r.pick(&[1u32, 2, 8]);
+    let src_first = r.edge_u64(u64::from(src_slots.unwrap_or(4)), 1) as u32;
+    let dst_first = r.edge_u64(u64::from(dst_slots.unwrap_or(4)), 1) as u32;
+    let what = format!("copy_texture_heap({src:?}, {src_first}, {dst:?}, {dst_first}, {count})");
+    w.call(
+        "copy_texture_heap",
+        what,
+        sv.invalid() || dv.invalid(),
+        |w| {
+            w.device
+                .copy_texture_heap(src, src_first, dst, dst_first, count)
+        },
+    );
+}
+
+fn dispatch(w: &mut World<'_>, r: &mut Rng) {
+    if w.sample.is_none() {
+        if !w.features.contains(vigil::Features::DESCRIPTOR_HEAPS) && !r.chance(5) {
+            return;
+        }
+        w.call(
+            "create_pointer_compute_pipeline",
+            "sample heaps".into(),
+            false,
+            |w| {
+                let p = w.device.create_pointer_compute_pipeline(
+                    &PointerComputePipelineDescriptor {
+                        label: "fuzz sample heaps",
+                        glsl: SAMPLE,
+                    },
+                )?;
+                w.sample = Some(p);
+                Ok(())
+            },
+        );
+        return;
+    }
+    let Some(pipeline) = w.sample else { return };
+    let Some(i) = pick_encoder(w, r, |p| *p == PassState::Compute) else {
+        return outside_pass(w, r);
+    };
+    let Some((_, (size, _, base))) = w.gpu_heaps.live_where(r, |m| m.0 >= 4) else {
+        return;
+    };
+    let root = GpuPtr::<u32>::from_address(base + r.below(size / 4) * 4);
+    let (textures, _, tv) = mostly_live(&w.texture_heaps, r, w.id);
+    let (samplers, _, sv) = mostly_live(&w.sampler_heaps, r, w.id);
+    let skip = r.below(4);
+    let invalid = (skip != 1 && tv.invalid()) || (skip != 2 && sv.invalid());
+    let what = format!(
+        "set_compute_pipeline(sample), set_root({root:?}), heaps {textures:?} {samplers:?} (skip {skip}), dispatch"
+    );
+    on_encoder(w, i, "heap_dispatch", what, invalid, |o| {
+        o.bound.pipeline = None;
+        o.bound.group = None;
+        o.encoder.set_compute_pipeline(pipeline)?;
+        o.encoder.set_root(root)?;
+        if skip != 1 {
+            o.encoder.set_texture_heap(textures)?;
+        }
+        if skip != 2 {
+            o.encoder.set_sampler_heap(samplers)?;
+        }
+        o.encoder.dispatch(1, 1, 1)
+    });
+}
