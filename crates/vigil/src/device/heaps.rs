@@ -637,6 +637,7 @@ impl<A: Api> Core<A> {
 /// Something kept only until the work submitted before it was let go is complete.
 #[allow(dead_code)]
 pub(crate) enum Retired<A: Api> {
+    Texture(Arc<TextureObj<A>>),
     View(Arc<ViewObj<A>>),
     Sampler(Arc<SamplerObj<A>>),
     Slot(HeapSlot<A>),

@@ -462,6 +462,16 @@ impl<A: Api> Device<A> {
             w.last_use.store(serial, Ordering::Release);
             w.queued_writes.store(false, Ordering::Release);
         }
+        if !plan.resident.is_empty() {
+            // The head clears and transitions them: they live until it has run.
+            let mut keep = Used::default();
+            keep.retired = plan
+                .resident
+                .into_iter()
+                .map(super::heaps::Retired::Texture)
+                .collect();
+            flight.used.push(keep);
+        }
         let count = cbs.len();
         for mut cb in cbs.drain(..) {
             cb.used.accel.commit();
