@@ -9,6 +9,7 @@
 //! [`image`] reads and writes PNGs and compares images against goldens.
 
 pub mod compute_to_texture;
+pub mod gpu_driven;
 pub mod image;
 pub mod math;
 pub mod ported;

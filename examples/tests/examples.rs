@@ -5,7 +5,7 @@
 mod common;
 
 use common::{device, device_with};
-use vigil_examples::{compute_to_texture, ray_query, textured_quad, triangle};
+use vigil_examples::{compute_to_texture, gpu_driven, ray_query, textured_quad, triangle};
 
 #[test]
 fn triangle_covers_its_middle_and_leaves_the_corners() {
@@ -133,6 +133,57 @@ fn ray_query_traces_the_scene_the_cpu_traces() {
             .count();
         assert!(n > 20, "{n} pixels of {c:?}");
     }
+    drop(d);
+    assert_eq!(log.count(), 0, "{:?}", log.messages());
+}
+
+#[test]
+fn gpu_driven_frames_draw_what_the_cpu_culls() {
+    let (d, log) = device_with(vigil::Features::DESCRIPTOR_HEAPS);
+    assert!(
+        d.features().contains(vigil::Features::DESCRIPTOR_HEAPS),
+        "lavapipe and the H200 have descriptor heaps"
+    );
+    let size = [400, 300];
+    let frames = gpu_driven::render(&d, size).unwrap();
+    assert_eq!(frames.len(), gpu_driven::CAMERAS.len());
+    for (n, (f, camera)) in frames.iter().zip(gpu_driven::CAMERAS).enumerate() {
+        // The GPU's cull kept exactly the objects the CPU's does.
+        let visible = gpu_driven::visible(camera);
+        assert_eq!(f.visible as usize, visible.len(), "frame {n}");
+        // Every visible object wide enough to have a clear centre shows its texture's
+        // inside color there; the grid's gaps show the background.
+        let pixels_per_unit = size[0] as f32 / (2.0 * camera[2]);
+        let mut checked = 0;
+        if gpu_driven::QUAD * pixels_per_unit >= 6.0 {
+            for &i in &visible {
+                let [x, y] = gpu_driven::centre_pixel(i, camera, size);
+                if x < 0.0 || y < 0.0 || x >= size[0] as f32 || y >= size[1] as f32 {
+                    continue;
+                }
+                let got = f.image.pixel(x as u32, y as u32);
+                assert_eq!(
+                    got,
+                    gpu_driven::fill(i % gpu_driven::TEXTURES),
+                    "frame {n}, object {i}"
+                );
+                checked += 1;
+            }
+            assert!(checked >= 40, "frame {n}: only {checked} objects checked");
+            // A gap: half a pitch right of object's square, between two columns.
+            let [x, y] = gpu_driven::centre_pixel(visible[0], camera, size);
+            let gap = x + 0.5 * pixels_per_unit;
+            if gap >= 0.0 && gap < size[0] as f32 && y >= 0.0 && y < size[1] as f32 {
+                assert_eq!(
+                    f.image.pixel(gap as u32, y as u32),
+                    gpu_driven::CLEAR,
+                    "frame {n}"
+                );
+            }
+        }
+    }
+    // The wide frame drew all 10,000 objects.
+    assert!(frames.iter().any(|f| f.visible == gpu_driven::OBJECTS));
     drop(d);
     assert_eq!(log.count(), 0, "{:?}", log.messages());
 }
