@@ -66,6 +66,9 @@ pub mod timeline;
 pub mod track;
 mod validate;
 
+/// The plain-data traits [`Device::write_gpu_values`] takes (derive them with bytemuck's
+/// `derive` feature in your own crate).
+pub use bytemuck;
 pub use device::BindGroupLayoutDescriptor;
 pub use device::MAX_QUERIES;
 #[cfg(feature = "test-seams")]
@@ -73,11 +76,11 @@ pub use device::Seams;
 pub use device::{
     BindGroupDescriptor, BindGroupEntry, BindGroupPoolDescriptor, BindGroupWrite, BindingResource,
     BlasDescriptor, BufferBinding, BufferDescriptor, BufferInitDescriptor, Completion,
-    ComputePipelineDescriptor, Device, DeviceDescriptor, GpuHeapDescriptor, GpuPtr, GroupBinding,
-    GroupResource, HeapKind, LossSnapshot, MAX_QUEUED_WRITES, PipelineLayoutDescriptor,
-    PointerComputePipelineDescriptor, PointerRenderPipelineDescriptor, SamplerHeapDescriptor,
-    ShaderModuleDescriptor, Stats, SurfaceConfiguration, SurfaceFrame, TextureExport,
-    TextureHeapDescriptor, TlasDescriptor, WaitSite, WriteStats, sampled_layout,
+    ComputePipelineDescriptor, Device, DeviceDescriptor, GpuHeapDescriptor, GpuPtr, GpuSlice,
+    GroupBinding, GroupResource, HeapKind, LossSnapshot, MAX_QUEUED_WRITES,
+    PipelineLayoutDescriptor, PointerComputePipelineDescriptor, PointerRenderPipelineDescriptor,
+    SamplerHeapDescriptor, ShaderModuleDescriptor, Stats, SurfaceConfiguration, SurfaceFrame,
+    TextureExport, TextureHeapDescriptor, TlasDescriptor, WaitSite, WriteStats, sampled_layout,
 };
 pub use device::{
     CloseReport, MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport, SeamHandle,

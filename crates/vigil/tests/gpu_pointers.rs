@@ -478,3 +478,80 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
     assert_eq!(err.rule(), Rule::FragmentOutput);
     d.finish();
 }
+
+/// Sums `n` words of a slice the root points at into the root's `sum`.
+const SUM: &str = "
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Words { uint v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 8) buffer Root { Words words; uint n; uint sum; };
+VIGIL_ROOT(Root);
+layout(local_size_x = 1) in;
+void main() {
+    uint s = 0u;
+    for (uint i = 0u; i < vigil.root.n; i++) { s += vigil.root.words.v[i]; }
+    vigil.root.sum = s;
+}
+";
+
+#[test]
+fn typed_values_and_slices_are_written_read_and_followed() {
+    let d = device();
+    let h = heap(&d, "values", 1024, HeapKind::CpuVisible);
+    // A slice of 100 words at byte 256, written as values; the root (pointer, count, sum)
+    // at byte 0 as plain data: [u32; 4] is the block's scalar layout.
+    let words = d.gpu_heap_slice::<u32>(h, 256, 100).unwrap();
+    assert_eq!(words.len(), 100);
+    assert_eq!(
+        words.get(99).unwrap().address(),
+        words.ptr().address() + 396
+    );
+    assert!(words.get(100).is_none());
+    let values: Vec<u32> = (1..=100).collect();
+    d.write_gpu_values(h, 256, &values).unwrap();
+    let address = words.ptr().address();
+    let root = [address as u32, (address >> 32) as u32, 100, 0];
+    d.write_gpu_values(h, 0, &[root]).unwrap();
+    assert_eq!(d.read_gpu_values::<u32>(h, 256, 3).unwrap(), vec![1, 2, 3]);
+    // Checked: alignment of the values, room in the heap, the heap's kind.
+    assert_eq!(
+        d.write_gpu_values(h, 2, &[1u32]).unwrap_err().rule(),
+        Rule::GpuPointer
+    );
+    assert_eq!(
+        d.read_gpu_values::<u64>(h, 4, 1).unwrap_err().rule(),
+        Rule::GpuPointer
+    );
+    assert_eq!(
+        d.gpu_heap_slice::<u32>(h, 256, 200).unwrap_err().rule(),
+        Rule::GpuPointer
+    );
+    assert_eq!(
+        d.write_gpu_values(h, 1020, &[1u32, 2]).unwrap_err().rule(),
+        Rule::GpuHeapAccess
+    );
+    let gpu_only = heap(&d, "gpu only", 64, HeapKind::GpuOnly);
+    assert_eq!(
+        d.write_gpu_values(gpu_only, 0, &[1u32]).unwrap_err().rule(),
+        Rule::GpuHeapAccess
+    );
+    let sum = d
+        .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
+            label: "sum",
+            glsl: SUM,
+        })
+        .unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "sum" })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(sum).unwrap();
+    e.set_root(d.gpu_heap_ptr::<[u32; 4]>(h, 0).unwrap())
+        .unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+        .unwrap();
+    assert_eq!(d.read_gpu_values::<[u32; 4]>(h, 0, 1).unwrap()[0][3], 5050);
+    d.finish();
+}

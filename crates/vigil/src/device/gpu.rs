@@ -121,6 +121,51 @@ impl<T> GpuPtr<T> {
     }
 }
 
+/// `len` values of type `T` in a row at a device address: what a shader's unsized array
+/// in a `buffer_reference` block (`T v[]`) points at. Made by [`Device::gpu_heap_slice`],
+/// which checks it lies in a live heap, aligned to `T`.
+pub struct GpuSlice<T> {
+    ptr: GpuPtr<T>,
+    len: u64,
+}
+
+impl<T> Clone for GpuSlice<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for GpuSlice<T> {}
+impl<T> std::fmt::Debug for GpuSlice<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "GpuSlice({:#x}, {})", self.ptr.address, self.len)
+    }
+}
+
+impl<T> GpuSlice<T> {
+    /// Its first value's pointer (what a shader's block pointer holds).
+    pub fn ptr(self) -> GpuPtr<T> {
+        self.ptr
+    }
+
+    /// How many values it holds.
+    pub fn len(self) -> u64 {
+        self.len
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+
+    /// A pointer to value `i`, or `None` past the end.
+    pub fn get(self, i: u64) -> Option<GpuPtr<T>> {
+        (i < self.len).then(|| {
+            self.ptr
+                .byte_add(i.saturating_mul(std::mem::size_of::<T>() as u64))
+        })
+    }
+}
+
 /// How to make a pointer pipeline: a compute shader in the tier's GLSL (see
 /// [`vigil_shader::glsl`]), entry point `main`, one root per dispatch.
 #[derive(Clone, Copy, Debug)]
@@ -239,6 +284,85 @@ impl<A: Api> Device<A> {
             address: h.address.saturating_add(offset),
             _t: PhantomData,
         })
+    }
+
+    /// `len` values of `T` from byte `offset` of `heap`: the heap is live, `offset` is a
+    /// multiple of `T`'s alignment and all of them fit (`gpu.pointer`).
+    pub fn gpu_heap_slice<T>(&self, heap: GpuHeap, offset: u64, len: u64) -> Result<GpuSlice<T>> {
+        const OP: &str = "gpu_heap_slice";
+        let h = self.lookup(heap, OP)?;
+        let size = (std::mem::size_of::<T>() as u64).saturating_mul(len);
+        let align = std::mem::align_of::<T>() as u64;
+        if offset.checked_rem(align) != Some(0) || !validate::inside(offset, size, h.size) {
+            return Err(fail!(
+                GpuPointer,
+                OP,
+                &h.label,
+                "{len} values of {} bytes aligned to {align} do not fit at offset {offset} of the heap's {} bytes",
+                std::mem::size_of::<T>(),
+                h.size
+            ));
+        }
+        Ok(GpuSlice {
+            ptr: GpuPtr {
+                address: h.address.saturating_add(offset),
+                _t: PhantomData,
+            },
+            len,
+        })
+    }
+
+    /// Writes `values` at byte `offset` of a CPU-visible heap, as their bytes (`T` is
+    /// plain data: `#[repr(C)]` with bytemuck's `Pod`, its layout the shader block's with
+    /// `scalar` packing). `offset` must be a multiple of `T`'s alignment (`gpu.pointer`);
+    /// otherwise as [`Device::write_gpu_heap`].
+    pub fn write_gpu_values<T: bytemuck::Pod>(
+        &self,
+        heap: GpuHeap,
+        offset: u64,
+        values: &[T],
+    ) -> Result<()> {
+        const OP: &str = "write_gpu_values";
+        self.value_alignment::<T>(OP, heap, offset)?;
+        let bytes: &[u8] = bytemuck::cast_slice(values);
+        let h = self.lookup(heap, OP)?;
+        self.check_alive(OP)?;
+        self.heap_access(OP, &h, offset, bytes.len() as u64, &[HeapKind::CpuVisible])?;
+        self.hal
+            .write_mapped(&h.raw, offset, bytes)
+            .map_err(|e| self.hal_error(e, OP, &h.label))
+    }
+
+    /// Reads `count` values of `T` at byte `offset` of a CPU-visible or readback heap (as
+    /// [`Device::read_gpu_heap`]; `offset` aligned to `T`).
+    pub fn read_gpu_values<T: bytemuck::Pod>(
+        &self,
+        heap: GpuHeap,
+        offset: u64,
+        count: u64,
+    ) -> Result<Vec<T>> {
+        const OP: &str = "read_gpu_values";
+        self.value_alignment::<T>(OP, heap, offset)?;
+        let size = std::mem::size_of::<T>() as u64;
+        let bytes = self.read_gpu_heap(heap, offset, size.saturating_mul(count))?;
+        Ok(bytes
+            .chunks_exact(std::mem::size_of::<T>().max(1))
+            .map(bytemuck::pod_read_unaligned)
+            .collect())
+    }
+
+    fn value_alignment<T>(&self, op: &'static str, heap: GpuHeap, offset: u64) -> Result<()> {
+        let align = std::mem::align_of::<T>() as u64;
+        if offset.checked_rem(align) == Some(0) {
+            return Ok(());
+        }
+        let h = self.lookup(heap, op)?;
+        Err(fail!(
+            GpuPointer,
+            op,
+            &h.label,
+            "offset {offset} is not a multiple of the values' alignment ({align})"
+        ))
     }
 
     /// Writes `data` at byte `offset` of a CPU-visible heap. Work in flight that reads the

@@ -57,7 +57,7 @@ pub use binding::{
 };
 pub use buffer::{BufferDescriptor, BufferInitDescriptor};
 pub use gpu::{
-    GpuHeapDescriptor, GpuPtr, HeapKind, PointerComputePipelineDescriptor,
+    GpuHeapDescriptor, GpuPtr, GpuSlice, HeapKind, PointerComputePipelineDescriptor,
     PointerRenderPipelineDescriptor,
 };
 pub use heaps::{SamplerHeapDescriptor, TextureHeapDescriptor};
