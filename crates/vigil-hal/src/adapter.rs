@@ -175,6 +175,11 @@ bitflags! {
         /// `BINDING_ARRAY_NON_UNIFORM_INDEXING`, `PARTIALLY_BOUND_BINDING_ARRAY`,
         /// `VARIABLE_COUNT_BINDING_ARRAY` and `UPDATE_AFTER_BIND_SAMPLED_TEXTURES` with it.
         const DESCRIPTOR_HEAPS = 1 << 31;
+        /// Task and mesh shaders and the draws that launch them (`draw_mesh_tasks`,
+        /// `draw_mesh_tasks_indirect_at`): Vulkan `VK_EXT_mesh_shader` with `taskShader`
+        /// and `meshShader`. Mesh pipelines are pointer-tier pipelines, so it brings
+        /// `BUFFER_DEVICE_ADDRESS` with it.
+        const MESH_SHADER = 1 << 32;
     }
 }
 

@@ -439,6 +439,10 @@ pub trait Device: Send + Sync + Debug {
     );
     /// The device address of a buffer made with `DEVICE_ADDRESS` (0 for any other).
     fn buffer_address(&self, buffer: &<Self::A as Api>::Buffer) -> u64;
+    /// What mesh draws may launch, on a device opened with `MESH_SHADER`.
+    fn mesh_limits(&self) -> Option<crate::render::MeshLimits> {
+        None
+    }
     /// The device address of an acceleration structure (what instance records hold).
     fn acceleration_structure_address(
         &self,
@@ -822,4 +826,18 @@ pub trait CommandEncoder: Send + Debug {
     /// # Safety
     /// The trait's recording contract (see [`CommandEncoder`]).
     unsafe fn draw_indexed_indirect(&mut self, buffer: &<Self::A as Api>::Buffer, offset: u64);
+    /// Launches `count` task workgroups (or mesh workgroups, without a task shader) of the
+    /// bound mesh pipeline.
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]); a mesh pipeline is bound and
+    /// `count` is within the device's [`MeshLimits`](crate::render::MeshLimits).
+    unsafe fn draw_mesh_tasks(&mut self, count: [u32; 3]);
+    /// As [`CommandEncoder::draw_mesh_tasks`], the counts read from `buffer` at `offset`
+    /// (three `u32`s) when the GPU runs it.
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]); a mesh pipeline is bound and
+    /// the 12 bytes lie in the buffer, 4-aligned.
+    unsafe fn draw_mesh_tasks_indirect(&mut self, buffer: &<Self::A as Api>::Buffer, offset: u64);
 }

@@ -14,6 +14,8 @@ bitflags! {
         const FRAGMENT = 1 << 1;
         /// Compute stage.
         const COMPUTE = 1 << 2;
+        /// Task and mesh stages (devices with `MESH_SHADER`).
+        const MESH = 1 << 3;
         /// Vertex and fragment stages.
         const VERTEX_FRAGMENT = Self::VERTEX.bits() | Self::FRAGMENT.bits();
     }

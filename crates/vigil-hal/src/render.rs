@@ -462,6 +462,28 @@ pub struct RenderPipelineDescriptor<'a, A: Api> {
     pub sample_count: u32,
     /// The view mask of the passes it is used in (0 for none).
     pub view_mask: u32,
+    /// `Some` for a mesh pipeline: `vertex_module` and `vertex_entry` then name the mesh
+    /// shader, `vertex_buffers` is empty and the topology is the mesh shader's.
+    pub mesh: Option<MeshStages<'a, A>>,
+}
+
+/// What a mesh pipeline has besides its mesh shader.
+pub struct MeshStages<'a, A: Api> {
+    /// The task shader launching the mesh workgroups, if any.
+    pub task: Option<(&'a A::ShaderModule, &'a str)>,
+}
+
+/// Workgroup counts a mesh draw may launch (`VkPhysicalDeviceMeshShaderPropertiesEXT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MeshLimits {
+    /// Most task workgroups per dimension of one draw.
+    pub max_task_work_group_count: [u32; 3],
+    /// Most task workgroups in all of one draw.
+    pub max_task_work_group_total_count: u32,
+    /// Most mesh workgroups per dimension of one draw (without a task shader).
+    pub max_mesh_work_group_count: [u32; 3],
+    /// Most mesh workgroups in all of one draw.
+    pub max_mesh_work_group_total_count: u32,
 }
 
 /// What to do with an attachment at the start of a pass.

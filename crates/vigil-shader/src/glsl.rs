@@ -140,7 +140,6 @@ pub fn compile(
     stage: Stage,
     features: Features,
 ) -> Result<Vec<u32>, Diagnostic> {
-    let text = format!("{PRELUDE}{source}");
     let stage_flag = match stage {
         Stage::Vertex => "-fshader-stage=vertex",
         Stage::Fragment => "-fshader-stage=fragment",
@@ -148,10 +147,43 @@ pub fn compile(
         Stage::Other => {
             return Err(Diagnostic::new(
                 file,
-                "the pointer tier compiles vertex, fragment and compute modules",
+                "the pointer tier compiles vertex, fragment and compute modules (task and mesh ones with compile_mesh)",
             ));
         }
     };
+    compile_as(file, &format!("{PRELUDE}{source}"), stage_flag, features)
+}
+
+/// As [`compile`], for a task (`task: true`) or mesh module: `GL_EXT_mesh_shader` is
+/// enabled after the prelude, and the module's `MeshShadingEXT` capability needs the
+/// `MESH_SHADER` feature.
+pub fn compile_mesh(
+    file: &str,
+    source: &str,
+    task: bool,
+    features: Features,
+) -> Result<Vec<u32>, Diagnostic> {
+    let flag = if task {
+        "-fshader-stage=task"
+    } else {
+        "-fshader-stage=mesh"
+    };
+    let prelude = PRELUDE.replacen(
+        "#line 1",
+        "#extension GL_EXT_mesh_shader : require\n#line 1",
+        1,
+    );
+    compile_as(file, &format!("{prelude}{source}"), flag, features)
+}
+
+/// Compiles prelude-and-source `text` for the stage glslc's `stage_flag` names, and checks
+/// it (see [`compile`]).
+fn compile_as(
+    file: &str,
+    text: &str,
+    stage_flag: &str,
+    features: Features,
+) -> Result<Vec<u32>, Diagnostic> {
     let bytes = run(
         "glslc",
         &[
@@ -202,6 +234,9 @@ pub fn compile(
     if features.contains(Features::SHADER_INT64) {
         allowed.push(Spv::Int64 as u32);
     }
+    if features.contains(Features::MESH_SHADER) {
+        allowed.push(MESH_SHADING_EXT);
+    }
     if features.contains(Features::DESCRIPTOR_HEAPS) {
         // `vigil_texture(i)` / `vigil_sampler(i)` index the heaps non-uniformly.
         allowed.push(Spv::ShaderNonUniform as u32);
@@ -223,6 +258,8 @@ pub fn compile(
         );
         let feature = if cap == Spv::Int64 as u32 {
             Some(Features::SHADER_INT64)
+        } else if cap == MESH_SHADING_EXT {
+            Some(Features::MESH_SHADER)
         } else {
             spirv_capability_feature_of(cap)
         };
@@ -237,6 +274,9 @@ pub fn compile(
     }
     Ok(words)
 }
+
+/// SPIR-V's `MeshShadingEXT` capability (task and mesh shaders).
+const MESH_SHADING_EXT: u32 = 5283;
 
 /// Whether a module has `OpExecutionModeId` (opcode 331).
 fn has_execution_mode_id(words: &[u32]) -> bool {

@@ -244,6 +244,19 @@ fn ray_native(instance: &ash::Instance, pd: vk::PhysicalDevice) -> RayNative {
     }
 }
 
+/// Whether the device has task and mesh shaders (`VK_EXT_mesh_shader`).
+fn mesh_native(instance: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
+    if !has_extensions(instance, pd, &[ash::ext::mesh_shader::NAME]) {
+        return false;
+    }
+    let mut mesh = vk::PhysicalDeviceMeshShaderFeaturesEXT::default();
+    let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut mesh);
+    // SAFETY: valid physical device that has the extension whose struct is chained; the
+    // chain points at a local.
+    unsafe { instance.get_physical_device_features2(pd, &mut f2) };
+    mesh.task_shader == vk::TRUE && mesh.mesh_shader == vk::TRUE
+}
+
 /// Whether the subgroup operations naga can emit are there in compute and fragment shaders.
 fn subgroups_supported(p: &vk::PhysicalDeviceVulkan11Properties<'_>) -> bool {
     let stages = vk::ShaderStageFlags::COMPUTE | vk::ShaderStageFlags::FRAGMENT;
@@ -402,6 +415,7 @@ impl Adapter {
                     Features::DESCRIPTOR_HEAPS,
                     descriptor_heaps(&features, &v12p),
                 );
+                f.set(Features::MESH_SHADER, bda && mesh_native(raw, pd));
                 f
             },
             limits: limits_of(&props.limits, &v11p, max_buffer_size.min(largest_heap)),
@@ -503,6 +517,10 @@ impl hal::Adapter for Adapter {
         let mut rq = vk::PhysicalDeviceRayQueryFeaturesKHR::default().ray_query(true);
         let mut rt =
             vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default().ray_tracing_pipeline(true);
+        let mesh = requested.contains(Features::MESH_SHADER);
+        let mut mesh_features = vk::PhysicalDeviceMeshShaderFeaturesEXT::default()
+            .task_shader(true)
+            .mesh_shader(true);
         // Structures need a tracing feature enabled natively (see `RayNative`): ray queries
         // where the driver has them, else ray-tracing pipelines (never offered to shaders).
         let native_rq = structures && self.ray.ray_query;
@@ -520,6 +538,9 @@ impl hal::Adapter for Adapter {
         }
         if native_rt {
             f2 = f2.push_next(&mut rt);
+        }
+        if mesh {
+            f2 = f2.push_next(&mut mesh_features);
         }
         // Swapchains, where the device has them (and the instance has surfaces).
         // SAFETY: plain query on a valid physical device.
@@ -543,6 +564,9 @@ impl hal::Adapter for Adapter {
         }
         if native_rt {
             ext_names.push(ash::khr::ray_tracing_pipeline::NAME.as_ptr());
+        }
+        if mesh {
+            ext_names.push(ash::ext::mesh_shader::NAME.as_ptr());
         }
         let create = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queue_info)

@@ -508,7 +508,7 @@ impl hal::CommandEncoder for CommandEncoder {
             self.device.cmd_push_constants(
                 self.active,
                 layout.raw,
-                crate::device::IMMEDIATE_STAGES,
+                self.shared.immediate_stages,
                 0,
                 data,
             )
@@ -809,5 +809,23 @@ impl hal::CommandEncoder for CommandEncoder {
             self.device
                 .cmd_draw_indexed_indirect(self.active, buffer.raw, offset, 1, 20)
         };
+    }
+
+    unsafe fn draw_mesh_tasks(&mut self, count: [u32; 3]) {
+        let Some(mesh) = self.shared.mesh.as_ref() else {
+            return;
+        };
+        let [x, y, z] = count;
+        // SAFETY: a mesh pipeline is bound (the caller's contract) on a device with the
+        // extension, and the counts are within its limits.
+        unsafe { mesh.cmd_draw_mesh_tasks(self.active, x, y, z) };
+    }
+
+    unsafe fn draw_mesh_tasks_indirect(&mut self, buffer: &Buffer, offset: u64) {
+        let Some(mesh) = self.shared.mesh.as_ref() else {
+            return;
+        };
+        // SAFETY: a mesh pipeline is bound; the 12 argument bytes lie in an INDIRECT buffer.
+        unsafe { mesh.cmd_draw_mesh_tasks_indirect(self.active, buffer.raw, offset, 1, 12) };
     }
 }

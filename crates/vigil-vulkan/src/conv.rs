@@ -288,6 +288,9 @@ pub fn shader_stages(stages: hal::ShaderStages) -> vk::ShaderStageFlags {
     if stages.contains(hal::ShaderStages::COMPUTE) {
         out |= vk::ShaderStageFlags::COMPUTE;
     }
+    if stages.contains(hal::ShaderStages::MESH) {
+        out |= vk::ShaderStageFlags::TASK_EXT | vk::ShaderStageFlags::MESH_EXT;
+    }
     out
 }
 

@@ -339,7 +339,8 @@ pub struct CommandBuffer {
 }
 
 /// State shared by the device and its command encoders.
-/// The stages a layout's immediate data (one push-constant range) is visible to.
+/// The stages a layout's immediate data (one push-constant range) is visible to; with mesh
+/// shaders, the task and mesh stages too ([`DeviceShared::immediate_stages`]).
 pub(crate) const IMMEDIATE_STAGES: vk::ShaderStageFlags = vk::ShaderStageFlags::from_raw(
     vk::ShaderStageFlags::VERTEX.as_raw()
         | vk::ShaderStageFlags::FRAGMENT.as_raw()
@@ -366,6 +367,12 @@ pub(crate) struct DeviceShared {
     format_support: Vec<(TextureFormat, hal::FormatSupport)>,
     /// Acceleration structure calls (present when the device was opened with `RAY_QUERY`).
     pub accel: Option<ash::khr::acceleration_structure::Device>,
+    /// Mesh draws, on devices opened with `MESH_SHADER`.
+    pub mesh: Option<ash::ext::mesh_shader::Device>,
+    /// What mesh draws may launch there.
+    pub mesh_limits: Option<hal::MeshLimits>,
+    /// The stages layouts' immediate data is visible to (every stage the device has).
+    pub immediate_stages: vk::ShaderStageFlags,
     /// Alignment of build scratch addresses.
     pub scratch_align: u64,
 }
@@ -429,7 +436,26 @@ impl DeviceShared {
         let accel =
             structures.then(|| ash::khr::acceleration_structure::Device::new(&instance.raw, &raw));
         let swapchain = swapchain.then(|| ash::khr::swapchain::Device::new(&instance.raw, &raw));
+        let mesh = features
+            .contains(Features::MESH_SHADER)
+            .then(|| ash::ext::mesh_shader::Device::new(&instance.raw, &raw));
         drop(loader);
+        let mesh_limits = mesh.as_ref().map(|_| {
+            let mut p = vk::PhysicalDeviceMeshShaderPropertiesEXT::default();
+            let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut p);
+            // SAFETY: plain query; the device has the extension (it was enabled).
+            unsafe {
+                instance
+                    .raw
+                    .get_physical_device_properties2(adapter.raw, &mut props2)
+            };
+            hal::MeshLimits {
+                max_task_work_group_count: p.max_task_work_group_count,
+                max_task_work_group_total_count: p.max_task_work_group_total_count,
+                max_mesh_work_group_count: p.max_mesh_work_group_count,
+                max_mesh_work_group_total_count: p.max_mesh_work_group_total_count,
+            }
+        });
         let format_props = |f: vk::Format| {
             // SAFETY: plain query.
             unsafe {
@@ -502,6 +528,13 @@ impl DeviceShared {
         };
         Ok(DeviceShared {
             accel,
+            immediate_stages: if mesh.is_some() {
+                IMMEDIATE_STAGES | vk::ShaderStageFlags::TASK_EXT | vk::ShaderStageFlags::MESH_EXT
+            } else {
+                IMMEDIATE_STAGES
+            },
+            mesh,
+            mesh_limits,
             scratch_align,
             swapchain,
             raw,
@@ -860,6 +893,10 @@ impl hal::Device for Device {
         buffer.address
     }
 
+    fn mesh_limits(&self) -> Option<hal::MeshLimits> {
+        self.shared.mesh_limits
+    }
+
     fn acceleration_structure_address(&self, structure: &AccelerationStructure) -> u64 {
         structure.address()
     }
@@ -1194,7 +1231,7 @@ impl hal::Device for Device {
         let s = &self.shared;
         let sets: Vec<_> = desc.bind_group_layouts.iter().map(|l| l.raw).collect();
         let ranges = [vk::PushConstantRange {
-            stage_flags: IMMEDIATE_STAGES,
+            stage_flags: s.immediate_stages,
             offset: 0,
             size: desc.immediate_size,
         }];

@@ -18,12 +18,32 @@ pub(crate) fn create(
         Some((_, entry)) => Some(name(entry)?),
         None => None,
     };
-    let mut stages = vec![
+    let task_name = match desc.mesh.as_ref().and_then(|m| m.task) {
+        Some((_, entry)) => Some(name(entry)?),
+        None => None,
+    };
+    let mut stages = Vec::with_capacity(3);
+    if let (Some((module, _)), Some(ts)) =
+        (desc.mesh.as_ref().and_then(|m| m.task), task_name.as_ref())
+    {
+        stages.push(
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::TASK_EXT)
+                .module(module.raw)
+                .name(ts),
+        );
+    }
+    // A mesh pipeline's first module is its mesh shader.
+    stages.push(
         vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::VERTEX)
+            .stage(if desc.mesh.is_some() {
+                vk::ShaderStageFlags::MESH_EXT
+            } else {
+                vk::ShaderStageFlags::VERTEX
+            })
             .module(desc.vertex_module.raw)
             .name(&vs_name),
-    ];
+    );
     if let (Some((module, _)), Some(fs)) = (desc.fragment, fs_name.as_ref()) {
         stages.push(
             vk::PipelineShaderStageCreateInfo::default()
@@ -147,10 +167,14 @@ pub(crate) fn create(
                 .filter(|f| f.info().has_stencil)
                 .map_or(vk::Format::UNDEFINED, |f| s.vk_format(f)),
         );
-    let info = [vk::GraphicsPipelineCreateInfo::default()
-        .stages(&stages)
-        .vertex_input_state(&vertex_input)
-        .input_assembly_state(&input_assembly)
+    let mut info = vk::GraphicsPipelineCreateInfo::default().stages(&stages);
+    if desc.mesh.is_none() {
+        // Mesh pipelines have neither: the mesh shader makes the primitives.
+        info = info
+            .vertex_input_state(&vertex_input)
+            .input_assembly_state(&input_assembly);
+    }
+    let info = [info
         .viewport_state(&viewport)
         .rasterization_state(&raster)
         .multisample_state(&multisample)

@@ -78,9 +78,10 @@ pub use device::{
     BlasDescriptor, BufferBinding, BufferDescriptor, BufferInitDescriptor, Completion,
     ComputePipelineDescriptor, Device, DeviceDescriptor, GpuHeapDescriptor, GpuPtr, GpuSlice,
     GroupBinding, GroupResource, HeapKind, LossSnapshot, MAX_QUEUED_WRITES,
-    PipelineLayoutDescriptor, PointerComputePipelineDescriptor, PointerRenderPipelineDescriptor,
-    SamplerHeapDescriptor, ShaderModuleDescriptor, Stats, SurfaceConfiguration, SurfaceFrame,
-    TextureExport, TextureHeapDescriptor, TlasDescriptor, WaitSite, WriteStats, sampled_layout,
+    PipelineLayoutDescriptor, PointerComputePipelineDescriptor, PointerMeshPipelineDescriptor,
+    PointerRenderPipelineDescriptor, SamplerHeapDescriptor, ShaderModuleDescriptor, Stats,
+    SurfaceConfiguration, SurfaceFrame, TextureExport, TextureHeapDescriptor, TlasDescriptor,
+    WaitSite, WriteStats, sampled_layout,
 };
 pub use device::{
     CloseReport, MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport, SeamHandle,

@@ -534,6 +534,10 @@ recording! {
     fn draw_indirect(&mut self, buffer: &A::Buffer, offset: u64);
     /// An indexed indirect draw.
     fn draw_indexed_indirect(&mut self, buffer: &A::Buffer, offset: u64);
+    /// A mesh draw (a mesh pipeline bound, counts within the device's limits).
+    fn draw_mesh_tasks(&mut self, count: [u32; 3]);
+    /// A mesh draw with counts read from a buffer (a mesh pipeline bound).
+    fn draw_mesh_tasks_indirect(&mut self, buffer: &A::Buffer, offset: u64);
 }
 
 /// A kind of native object vigil owns: how to release one.

@@ -83,6 +83,8 @@ pub(crate) struct RenderPipelineFacts {
     pub strip_index_format: Option<vigil_hal::IndexFormat>,
     /// The multiview mask (0 for none), which the pass's must equal.
     pub multiview_mask: u32,
+    /// A mesh pipeline (drawn only by mesh draws): `Some(true)` with a task shader.
+    pub mesh: Option<bool>,
 }
 
 impl<A: Api> Device<A> {
@@ -203,6 +205,7 @@ impl<A: Api> Device<A> {
                 depth_stencil: desc.depth_stencil,
                 sample_count: desc.sample_count,
                 view_mask,
+                mesh: None,
             })
             .map_err(|e| self.hal_error(e, OP, l))?;
         let raw = Owned::new(&self.hal, raw);
@@ -213,6 +216,7 @@ impl<A: Api> Device<A> {
             sample_count: desc.sample_count,
             strip_index_format: desc.primitive.strip_index_format,
             multiview_mask: view_mask,
+            mesh: None,
         };
         let info = PipelineInfo {
             group_compat: layout.compat.clone().into_boxed_slice(),

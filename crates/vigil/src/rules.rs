@@ -138,6 +138,7 @@ rules! {
     LayoutBindingDuplicate: InvalidDescriptor, "layout.binding-duplicate", "Binding numbers in a layout are unique.", "WebGPU createBindGroupLayout";
     LayoutBindingLimit: LimitExceeded, "layout.binding-limit", "Binding numbers are below max_bindings_per_bind_group.", "WebGPU maxBindingsPerBindGroup";
     LayoutVertexWritable: InvalidDescriptor, "layout.vertex-writable", "The vertex stage sees no writable storage.", "WebGPU createBindGroupLayout: vertex visibility";
+    LayoutMeshVisibility: InvalidDescriptor, "layout.mesh-visibility", "Bind group layouts are seen by vertex, fragment and compute stages; task and mesh shaders reach memory through pointers and textures through heaps.", "vigil: the pointer tier's binding model for task and mesh shaders";
     LayoutMultisampled: InvalidDescriptor, "layout.multisampled", "A multisampled texture binding is 2d with a non-filterable sample type.", "WebGPU createBindGroupLayout: multisampled";
     LayoutStorageReadWrite: Unsupported, "layout.storage-read-write", "Read-write storage textures need the STORAGE_TEXTURE_READ_WRITE feature.", "WebGPU readonly_and_readwrite_storage_textures";
     LayoutStorageFormat: Unsupported, "layout.storage-format", "A storage texture binding's format supports storage on the device.", "WebGPU storage texture formats";
@@ -227,6 +228,9 @@ rules! {
     GpuHeapEntry: UsageMismatch, "gpu.heap-entry", "A texture heap slot holds a live 2D view of this device with TEXTURE_BINDING usage, one sample and a color format the device can filter (heap samplers may be linear), of a texture that is neither a surface frame nor shared between devices.", "Vulkan VUID-VkWriteDescriptorSet-descriptorType-00337 (sampled usage); GLSL texture2D heap declarations";
     GpuHeapUnset: InvalidState, "gpu.heap-unset", "A pointer pipeline whose shaders index the texture (or sampler) heap draws or dispatches only after set_texture_heap (set_sampler_heap) in its pass.", "Vulkan VUID-vkCmdDraw-None-08600 (bound descriptor sets)";
     GpuHeapResident: InvalidState, "gpu.heap-resident", "While a view of a texture sits in a texture heap, the texture stays in the layout heap shaders sample it in: no copy into or out of it, no attachment use, no clear (take it out of the heap first).", "vigil; Vulkan VUID-vkCmdDraw-None-09600 (descriptor image layouts)";
+    MeshFeature: Unsupported, "mesh.feature", "Mesh pipelines and mesh draws need the MESH_SHADER feature.", "Vulkan VK_EXT_mesh_shader (taskShader, meshShader)";
+    MeshPipeline: InvalidState, "mesh.pipeline", "Mesh draws draw mesh pipelines, and ordinary draws draw every other render pipeline.", "Vulkan VUID-vkCmdDrawMeshTasksEXT-stage-06480, VUID-vkCmdDraw-stage-06481";
+    MeshGroupCount: OutOfBounds, "mesh.group-count", "A mesh draw launches at most the device's task (or, without a task shader, mesh) workgroups per dimension and in all.", "Vulkan VUID-vkCmdDrawMeshTasksEXT-TaskEXT-07322..07325, -07326..07329";
     GpuRoot: InvalidState, "gpu.root", "A root is set in a pass whose pipeline takes one (a pointer pipeline), before the dispatch that reads it.", "vigil; the reference's root ABI";
 
     // Encoders and passes.

@@ -157,6 +157,10 @@ pub enum TestCommand {
     DrawIndirect(ObjectId, u64),
     /// Indexed indirect draw.
     DrawIndexedIndirect(ObjectId, u64),
+    /// A mesh draw: the workgroup counts.
+    DrawMeshTasks([u32; 3]),
+    /// A mesh draw with counts read from a buffer: the buffer and offset.
+    DrawMeshTasksIndirect(ObjectId, u64),
 }
 
 /// A finished test command buffer.
@@ -446,5 +450,13 @@ impl CommandEncoder for TestCommandEncoder {
 
     unsafe fn draw_indexed_indirect(&mut self, buffer: &TestBuffer, offset: u64) {
         self.push(TestCommand::DrawIndexedIndirect(buffer.id, offset));
+    }
+
+    unsafe fn draw_mesh_tasks(&mut self, count: [u32; 3]) {
+        self.push(TestCommand::DrawMeshTasks(count));
+    }
+
+    unsafe fn draw_mesh_tasks_indirect(&mut self, buffer: &TestBuffer, offset: u64) {
+        self.push(TestCommand::DrawMeshTasksIndirect(buffer.id, offset));
     }
 }

@@ -196,6 +196,49 @@ pub struct PointerRenderPipelineDescriptor<'a> {
     pub sample_count: u32,
 }
 
+/// How to make a mesh pipeline: tier GLSL for an optional task shader, a mesh shader
+/// and a fragment shader (entry points `main`), one root per draw seen by every stage.
+#[derive(Clone, Copy, Debug)]
+pub struct PointerMeshPipelineDescriptor<'a> {
+    /// Label (also the file name in diagnostics).
+    pub label: &'a str,
+    /// The task shader (`GL_EXT_mesh_shader` is enabled for it), if any.
+    pub task_glsl: Option<&'a str>,
+    /// The mesh shader.
+    pub mesh_glsl: &'a str,
+    /// The fragment shader and the color targets it writes.
+    pub fragment: Option<(&'a str, &'a [Option<ColorTargetState>])>,
+    /// Which faces are culled.
+    pub cull_mode: vigil_hal::CullMode,
+    /// Which winding faces the front.
+    pub front_face: vigil_hal::FrontFace,
+    /// Depth-stencil state.
+    pub depth_stencil: Option<DepthStencilState>,
+    /// Sample count (1 or 4).
+    pub sample_count: u32,
+}
+
+/// What geometry a pointer pipeline draws with.
+#[derive(Clone, Copy)]
+enum Geometry<'a> {
+    /// A vertex shader.
+    Vertex(&'a str),
+    /// A mesh shader, after an optional task shader.
+    Mesh {
+        task: Option<&'a str>,
+        mesh: &'a str,
+    },
+}
+
+/// What pointer pipelines that draw share besides their geometry.
+struct PointerGraphics<'a> {
+    label: &'a str,
+    fragment: Option<(&'a str, &'a [Option<ColorTargetState>])>,
+    primitive: PrimitiveState,
+    depth_stencil: Option<DepthStencilState>,
+    sample_count: u32,
+}
+
 impl<A: Api> Device<A> {
     /// Makes a GPU heap of `desc.size` bytes with a device address. Needs
     /// `BUFFER_DEVICE_ADDRESS`. CPU-visible heaps start zeroed; others hold whatever the
@@ -455,10 +498,69 @@ impl<A: Api> Device<A> {
         &self,
         desc: &PointerRenderPipelineDescriptor<'_>,
     ) -> Result<RenderPipeline> {
-        const OP: &str = "create_pointer_render_pipeline";
+        self.pointer_graphics(
+            "create_pointer_render_pipeline",
+            Geometry::Vertex(desc.vertex_glsl),
+            &PointerGraphics {
+                label: desc.label,
+                fragment: desc.fragment,
+                primitive: desc.primitive,
+                depth_stencil: desc.depth_stencil,
+                sample_count: desc.sample_count,
+            },
+        )
+    }
+
+    /// Makes a mesh pipeline from tier GLSL (needs `MESH_SHADER`): an optional task
+    /// shader launching mesh workgroups, a mesh shader emitting vertices and primitives
+    /// (reading whatever it needs through the root), and a fragment shader, each compiled
+    /// and checked as for [`Device::create_pointer_compute_pipeline`]; fixed-function state
+    /// as for [`Device::create_pointer_render_pipeline`] (the topology is the mesh
+    /// shader's). Draw it with
+    /// [`CommandEncoder::draw_mesh_tasks`](crate::CommandEncoder::draw_mesh_tasks).
+    pub fn create_pointer_mesh_pipeline(
+        &self,
+        desc: &PointerMeshPipelineDescriptor<'_>,
+    ) -> Result<RenderPipeline> {
+        const OP: &str = "create_pointer_mesh_pipeline";
+        if !self.features.contains(Features::MESH_SHADER) {
+            return Err(fail!(
+                MeshFeature,
+                OP,
+                desc.label,
+                "mesh pipelines need the MESH_SHADER feature; enable it when opening the device (the adapter must support it)"
+            ));
+        }
+        self.pointer_graphics(
+            OP,
+            Geometry::Mesh {
+                task: desc.task_glsl,
+                mesh: desc.mesh_glsl,
+            },
+            &PointerGraphics {
+                label: desc.label,
+                fragment: desc.fragment,
+                primitive: PrimitiveState {
+                    cull_mode: desc.cull_mode,
+                    front_face: desc.front_face,
+                    ..PrimitiveState::default()
+                },
+                depth_stencil: desc.depth_stencil,
+                sample_count: desc.sample_count,
+            },
+        )
+    }
+
+    /// A pointer pipeline that draws: vertex or mesh geometry, then the fragment stage.
+    fn pointer_graphics(
+        &self,
+        op: &'static str,
+        geometry: Geometry<'_>,
+        desc: &PointerGraphics<'_>,
+    ) -> Result<RenderPipeline> {
         let l = desc.label;
-        self.check_alive(OP)?;
-        self.gpu_feature(OP, l)?;
+        self.check_alive(op)?;
+        self.gpu_feature(op, l)?;
         let targets = desc.fragment.map_or(&[][..], |(_, t)| t);
         // The fixed-function checks of ordinary pipelines, on the same state.
         let fixed = crate::render::RenderPipelineDescriptor {
@@ -486,39 +588,70 @@ impl<A: Api> Device<A> {
         let vertex = validate::pipeline::render_fixed(&fixed, &self.limits, &|f| {
             self.hal.format_support(f)
         })?;
+        let shader = |d: vigil_shader::Diagnostic| shader_error(op, l, d);
         let stage =
             |glsl: &str, stage: Stage| -> Result<(Vec<u32>, vigil_shader::EntryPointReflection)> {
-                let shader = |d: vigil_shader::Diagnostic| shader_error(OP, l, d);
                 let words =
                     vigil_shader::glsl::compile(l, glsl, stage, self.features).map_err(shader)?;
                 let reflection = vigil_shader::glsl::reflect(l, &words, stage).map_err(shader)?;
                 Ok((words, reflection))
             };
-        let (vwords, vs) = stage(desc.vertex_glsl, Stage::Vertex)?;
-        let mut heaps = self.heaps_of(OP, l, &vwords)?;
-        validate::pipeline::vertex_inputs(l, &vs, &vertex.locations)?;
+        let mut heaps = 0;
+        let (gwords, task_words) = match geometry {
+            Geometry::Vertex(glsl) => {
+                let (vwords, vs) = stage(glsl, Stage::Vertex)?;
+                validate::pipeline::vertex_inputs(l, &vs, &vertex.locations)?;
+                (vwords, None)
+            }
+            Geometry::Mesh { task, mesh } => {
+                let words = vigil_shader::glsl::compile_mesh(l, mesh, false, self.features)
+                    .map_err(shader)?;
+                let task = match task {
+                    Some(glsl) => {
+                        let t = vigil_shader::glsl::compile_mesh(l, glsl, true, self.features)
+                            .map_err(shader)?;
+                        heaps |= self.heaps_of(op, l, &t)?;
+                        Some(t)
+                    }
+                    None => None,
+                };
+                (words, task)
+            }
+        };
+        heaps |= self.heaps_of(op, l, &gwords)?;
         let fragment = match desc.fragment {
             Some((glsl, targets)) => {
                 let (words, fs) = stage(glsl, Stage::Fragment)?;
-                heaps |= self.heaps_of(OP, l, &words)?;
+                heaps |= self.heaps_of(op, l, &words)?;
                 validate::pipeline::dual_source(l, self.features, &fs, targets)?;
                 validate::pipeline::fragment_outputs(l, &fs, targets)?;
                 Some(words)
             }
             None => None,
         };
-        let layout = self.root_layout(OP, l)?;
-        let vmodule = self.spirv_module(OP, l, &vwords)?;
-        let fmodule = match &fragment {
-            Some(words) => Some(self.spirv_module(OP, l, words)?),
+        let layout = self.root_layout(op, l)?;
+        let gmodule = self.spirv_module(op, l, &gwords)?;
+        let tmodule = match &task_words {
+            Some(words) => Some(self.spirv_module(op, l, words)?),
             None => None,
         };
+        let fmodule = match &fragment {
+            Some(words) => Some(self.spirv_module(op, l, words)?),
+            None => None,
+        };
+        let mesh = match geometry {
+            Geometry::Vertex(_) => None,
+            Geometry::Mesh { .. } => Some(vigil_hal::MeshStages {
+                task: tmodule.as_ref().map(|m| (&**m, "main")),
+            }),
+        };
+        let has_mesh = mesh.is_some();
         let raw = self
             .hal
             .create_render_pipeline(&vigil_hal::RenderPipelineDescriptor {
                 label: l,
                 layout: &layout.raw,
-                vertex_module: &vmodule,
+                vertex_module: &gmodule,
                 vertex_entry: "main",
                 vertex_buffers: &[],
                 fragment: fmodule.as_ref().map(|m| (&**m, "main")),
@@ -527,9 +660,10 @@ impl<A: Api> Device<A> {
                 depth_stencil: desc.depth_stencil,
                 sample_count: desc.sample_count,
                 view_mask: 0,
+                mesh,
             })
-            .map_err(|e| self.hal_error(e, OP, l))?;
-        drop((vmodule, fmodule));
+            .map_err(|e| self.hal_error(e, op, l))?;
+        drop((gmodule, tmodule, fmodule));
         let raw = Owned::new(&self.hal, raw);
         let render = crate::render::RenderPipelineFacts {
             vertex_buffers: Box::new([]),
@@ -538,8 +672,9 @@ impl<A: Api> Device<A> {
             sample_count: desc.sample_count,
             strip_index_format: desc.primitive.strip_index_format,
             multiview_mask: 0,
+            mesh: has_mesh.then_some(task_words.is_some()),
         };
-        self.register_render_pipeline(OP, l, raw, PipelineInfo::pointer(layout, heaps), render)
+        self.register_render_pipeline(op, l, raw, PipelineInfo::pointer(layout, heaps), render)
     }
 
     /// A native module from checked SPIR-V, released when the returned owner goes.

@@ -68,10 +68,14 @@ pub(crate) struct HeapShared<A: Api> {
 }
 
 /// The set layout of one heap kind: one update-after-bind, variable-count array.
-fn heap_layout_entry(ty: BindingType, slots: u32) -> BindGroupLayoutEntry {
+fn heap_layout_entry(ty: BindingType, slots: u32, mesh: bool) -> BindGroupLayoutEntry {
+    let mut visibility = ShaderStages::VERTEX | ShaderStages::FRAGMENT | ShaderStages::COMPUTE;
+    if mesh {
+        visibility |= ShaderStages::MESH;
+    }
     BindGroupLayoutEntry {
         binding: 0,
-        visibility: ShaderStages::VERTEX | ShaderStages::FRAGMENT | ShaderStages::COMPUTE,
+        visibility,
         ty,
         array: Some(BindingArray {
             count: std::num::NonZeroU32::new(slots).unwrap_or(std::num::NonZeroU32::MIN),
@@ -111,7 +115,8 @@ impl<A: Api> Device<A> {
             } else {
                 SAMPLER_HEAP_SLOTS
             };
-            let entries = [heap_layout_entry(ty, slots)];
+            let mesh = self.features.contains(Features::MESH_SHADER);
+            let entries = [heap_layout_entry(ty, slots, mesh)];
             let raw = self
                 .hal
                 .create_bind_group_layout(&vigil_hal::BindGroupLayoutDescriptor {

@@ -58,7 +58,7 @@ pub use binding::{
 pub use buffer::{BufferDescriptor, BufferInitDescriptor};
 pub use gpu::{
     GpuHeapDescriptor, GpuPtr, GpuSlice, HeapKind, PointerComputePipelineDescriptor,
-    PointerRenderPipelineDescriptor,
+    PointerMeshPipelineDescriptor, PointerRenderPipelineDescriptor,
 };
 pub use heaps::{SamplerHeapDescriptor, TextureHeapDescriptor};
 pub use pipeline::{ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor};
@@ -231,6 +231,10 @@ impl<A: Api> Device<A> {
             features |= Features::ACCELERATION_STRUCTURE;
         }
         // Descriptor heaps are binding arrays with every flag, indexed by pointer shaders.
+        // Mesh pipelines are pointer pipelines.
+        if features.contains(Features::MESH_SHADER) {
+            features |= Features::BUFFER_DEVICE_ADDRESS;
+        }
         if features.contains(Features::DESCRIPTOR_HEAPS) {
             features |= Features::BUFFER_DEVICE_ADDRESS
                 | Features::TEXTURE_BINDING_ARRAY

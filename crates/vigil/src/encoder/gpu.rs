@@ -245,6 +245,106 @@ impl<A: Api> CommandEncoder<A> {
         })
     }
 
+    /// Launches `count` workgroups of the bound mesh pipeline's task shader (or of its mesh
+    /// shader, when it has none): each dimension and their product within the device's
+    /// limits (`mesh.group-count`). Needs a mesh pipeline (`mesh.pipeline`), its root set
+    /// and the heaps its shaders index (as every pointer pipeline's draw).
+    pub fn draw_mesh_tasks(&mut self, x: u32, y: u32, z: u32) -> Result<()> {
+        const OP: &str = "draw_mesh_tasks";
+        self.step(OP, |e| {
+            e.expect_pass(Pass::Render, OP)?;
+            let task = e.prepare_mesh_draw(OP)?;
+            let limits = vigil_hal::Device::mesh_limits(&**e.core.hal).ok_or_else(|| {
+                fail!(
+                    MeshFeature,
+                    OP,
+                    &e.label,
+                    "the device has no mesh shaders"
+                )
+            })?;
+            let (per, total, what) = if task {
+                (
+                    limits.max_task_work_group_count,
+                    limits.max_task_work_group_total_count,
+                    "task",
+                )
+            } else {
+                (
+                    limits.max_mesh_work_group_count,
+                    limits.max_mesh_work_group_total_count,
+                    "mesh",
+                )
+            };
+            let all = u64::from(x) * u64::from(y) * u64::from(z);
+            if x > per[0] || y > per[1] || z > per[2] || all > u64::from(total) {
+                return Err(fail!(
+                    MeshGroupCount,
+                    OP,
+                    &e.label,
+                    "({x}, {y}, {z}) {what} workgroups exceed the device's {per:?} per dimension or {total} in all"
+                ));
+            }
+            if let Some(mut r) = e.rec() {
+                r.draw_mesh_tasks([x, y, z]);
+            }
+            e.draws = e.draws.wrapping_add(1);
+            Ok(())
+        })
+    }
+
+    /// As [`CommandEncoder::draw_mesh_tasks`], with the counts read by the GPU from `args`
+    /// (12 bytes in a live heap, 4-aligned: `gpu.pointer`) — counts a compute pass may have
+    /// written (order them with [`CommandEncoder::memory_barrier`] from `COMPUTE` to
+    /// `DRAW_INDIRECT`). The counts are the GPU's: the device's limits bind them and vigil
+    /// cannot see them.
+    pub fn draw_mesh_tasks_indirect_at(&mut self, args: GpuPtr<[u32; 3]>) -> Result<()> {
+        const OP: &str = "draw_mesh_tasks_indirect_at";
+        self.step(OP, |e| {
+            e.expect_pass(Pass::Render, OP)?;
+            let heap = e.heap_for(OP, format_args!("the arguments"), args.address(), 12, 4)?;
+            e.prepare_mesh_draw(OP)?;
+            let offset = args.address().saturating_sub(heap.address);
+            if let Some(mut r) = e.rec() {
+                r.draw_mesh_tasks_indirect(&heap.raw, offset);
+            }
+            e.draws = e.draws.wrapping_add(1);
+            Ok(())
+        })
+    }
+
+    /// The checks and binds of a mesh draw: a mesh pipeline bound with its root and heaps;
+    /// whether it has a task shader.
+    fn prepare_mesh_draw(&mut self, op: &'static str) -> Result<bool> {
+        if !self.render.binder.ready() {
+            return Err(self.not_ready(op));
+        }
+        let Some((pi, pg)) = self.render.binder.pipeline else {
+            return Err(self.not_ready(op));
+        };
+        let Some(p) = self.used.render_pipelines.get(pi, pg) else {
+            return Err(self.not_ready(op));
+        };
+        let Some(task) = p.render.mesh else {
+            return Err(fail!(
+                MeshPipeline,
+                op,
+                &self.label,
+                "pipeline '{}' is not a mesh pipeline: mesh draws draw pipelines made by create_pointer_mesh_pipeline",
+                p.label
+            ));
+        };
+        self.pointer_ready(op)?;
+        if let Some(pool) = self.pool.as_mut() {
+            self.render.binder.flush(
+                &self.used,
+                &p.info.layout.raw,
+                &mut crate::native::Rec(pool),
+                vigil_hal::BindPoint::Render,
+            );
+        }
+        Ok(task)
+    }
+
     /// A global memory barrier: everything the `src` stages wrote before it is visible to
     /// the `dst` stages after it. The tier's heaps are not tracked (what shaders reach
     /// through pointers cannot be seen), so ordering dispatches that share heap memory is

@@ -682,6 +682,15 @@ impl<A: Api> CommandEncoder<A> {
         let Some(p) = self.used.render_pipelines.get(pi, pg) else {
             return Err(self.not_ready(op));
         };
+        if p.render.mesh.is_some() {
+            return Err(fail!(
+                MeshPipeline,
+                op,
+                &self.label,
+                "pipeline '{}' is a mesh pipeline: draw it with draw_mesh_tasks or draw_mesh_tasks_indirect_at",
+                p.label
+            ));
+        }
         for (slot, vb) in p.render.vertex_buffers.iter().enumerate() {
             let Some(bound) = self.render.vertex.get(slot).copied().flatten() else {
                 return Err(fail!(

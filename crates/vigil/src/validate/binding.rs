@@ -51,6 +51,13 @@ pub(crate) fn layout_entries(
             limits.max_bindings_per_bind_group
         );
         ensure!(
+            !e.visibility.contains(ShaderStages::MESH),
+            LayoutMeshVisibility,
+            OP,
+            label,
+            "binding {b} is visible to task and mesh shaders; they reach memory through pointers and textures through heaps"
+        );
+        ensure!(
             !(e.visibility.contains(ShaderStages::VERTEX) && e.ty.is_writable()),
             LayoutVertexWritable,
             OP,
