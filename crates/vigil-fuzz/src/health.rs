@@ -124,6 +124,31 @@ pub fn drain_and_check(w: &mut World<'_>, report: &mut Report) {
     destroy_all!(gpu_heaps, destroy_gpu_heap);
     destroy_all!(texture_heaps, destroy_texture_heap);
     destroy_all!(sampler_heaps, destroy_sampler_heap);
+    for p in [w.pull.take(), w.mesh_triangle.take()]
+        .into_iter()
+        .flatten()
+    {
+        if let Err(e) = device.destroy_render_pipeline(p) {
+            if !device.is_lost() {
+                w.finding(
+                    FindingKind::HealthCheck,
+                    at,
+                    format!("destroying a pointer render pipeline was refused: {e}"),
+                );
+            }
+        }
+    }
+    if let Some((h, _)) = w.args.take() {
+        if let Err(e) = device.destroy_gpu_heap(h) {
+            if !device.is_lost() {
+                w.finding(
+                    FindingKind::HealthCheck,
+                    at,
+                    format!("destroying the draw arguments heap was refused: {e}"),
+                );
+            }
+        }
+    }
     if let Some(p) = w.sample.take() {
         if let Err(e) = device.destroy_compute_pipeline(p) {
             if !device.is_lost() {

@@ -63,7 +63,8 @@ const OPTIONAL: Features = Features::TIMESTAMP_QUERY
     .union(Features::RAY_QUERY)
     .union(Features::ACCELERATION_STRUCTURE)
     .union(Features::BUFFER_DEVICE_ADDRESS)
-    .union(Features::DESCRIPTOR_HEAPS);
+    .union(Features::DESCRIPTOR_HEAPS)
+    .union(Features::MESH_SHADER);
 
 /// Runs one seed on the default adapter (or `VIGIL_ADAPTER`) and reports what it found.
 /// `Err` only when no device could be opened at all.

@@ -368,6 +368,12 @@ pub struct World<'d> {
     pub sampler_heaps: Pool<vigil::SamplerHeap, u32>,
     /// The pointer pipeline that samples the heaps at the index its root's word holds.
     pub sample: Option<ComputePipeline>,
+    /// The pointer render pipeline (a triangle lifted by its root's word).
+    pub pull: Option<RenderPipeline>,
+    /// The mesh pipeline (one triangle per workgroup), on devices with mesh shaders.
+    pub mesh_triangle: Option<RenderPipeline>,
+    /// The heap of draw arguments only `pointer_draws` writes, and its address.
+    pub args: Option<(vigil::GpuHeap, u64)>,
     /// Open encoders.
     pub encoders: Vec<Open>,
     /// Finished command buffers.
@@ -422,6 +428,9 @@ impl<'d> World<'d> {
             texture_heaps: Pool::default(),
             sampler_heaps: Pool::default(),
             sample: None,
+            pull: None,
+            mesh_triangle: None,
+            args: None,
             encoders: Vec::new(),
             command_buffers: Vec::new(),
             encoder_count: 0,

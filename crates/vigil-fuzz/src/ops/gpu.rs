@@ -169,3 +169,178 @@ fn dispatch(w: &mut World<'_>, r: &mut Rng) {
         Ok(())
     });
 }
+
+/// A triangle whose height depends on the word the root points at (read, never followed).
+const PULL_VS: &str = "
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Word { uint value; };
+VIGIL_ROOT(Word);
+void main() {
+    float lift = float(vigil.root.value & 1u) * 0.25;
+    gl_Position = vec4(float(gl_VertexIndex & 1u) - 0.5, float(gl_VertexIndex >> 1u) - 0.5 + lift, 0.0, 1.0);
+}
+";
+
+/// One triangle per mesh workgroup, placed by the word the root points at.
+const TRIANGLE_MESH: &str = "
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Word { uint value; };
+VIGIL_ROOT(Word);
+layout(local_size_x = 1) in;
+layout(triangles, max_vertices = 3, max_primitives = 1) out;
+void main() {
+    SetMeshOutputsEXT(3, 1);
+    float lift = float(vigil.root.value & 1u) * 0.25;
+    for (int i = 0; i < 3; i++) {
+        gl_MeshVerticesEXT[i].gl_Position = vec4(float(i & 1) - 0.5, float(i >> 1) - 0.5 + lift, 0.0, 1.0);
+    }
+    gl_PrimitiveTriangleIndicesEXT[0] = uvec3(0, 1, 2);
+}
+";
+
+const FLAT_FS: &str = "
+layout(location = 0) out vec4 color;
+void main() { color = vec4(0.2, 0.4, 0.6, 1.0); }
+";
+
+/// Draws of the tier in a render pass: a pointer pipeline drawn directly, indirectly and
+/// indexed by address, and a mesh pipeline drawn directly and indirectly. The arguments
+/// the GPU reads come from a heap only this operation writes, with counts within every
+/// limit (the GPU's counts are the application's to keep in bounds; vigil cannot see
+/// them); roots point mostly into a live heap, now and then not.
+pub fn pointer_draws(w: &mut World<'_>, r: &mut Rng) {
+    if w.pull.is_none() || w.args.is_none() {
+        if !w.features.contains(vigil::Features::BUFFER_DEVICE_ADDRESS) && !r.chance(5) {
+            return;
+        }
+        return make_draw_pipelines(w);
+    }
+    let (Some(pull), Some((_, args_base))) = (w.pull, w.args) else {
+        return;
+    };
+    // Mostly a pass the pipelines fit (one Rgba8Unorm target, one sample, no depth); now
+    // and then any render pass (then refused for the mismatch).
+    let fits = r.chance(85);
+    let Some(i) = pick_encoder(w, r, |p| match p {
+        PassState::Render {
+            colors,
+            depth,
+            samples,
+        } => {
+            !fits
+                || (colors.as_slice() == [Some(vigil::TextureFormat::Rgba8Unorm)]
+                    && depth.is_none()
+                    && *samples == 1)
+        }
+        _ => false,
+    }) else {
+        return outside_pass(w, r);
+    };
+    let (root, invalid) = match w.gpu_heaps.live_where(r, |m| m.0 >= 4) {
+        Some((_, (size, _, base))) if r.chance(90) => (
+            GpuPtr::<u32>::from_address(base + r.below(size / 4) * 4),
+            false,
+        ),
+        _ => (GpuPtr::NULL, true),
+    };
+    let mesh = w.mesh_triangle.filter(|_| r.chance(40));
+    let how = r.below(3);
+    let x = r.pick(&[1u32, 2, 0, 64, u32::MAX]);
+    let what = format!(
+        "pointer draw: mesh {}, how {how}, root {root:?}, count {x}",
+        mesh.is_some()
+    );
+    on_encoder(w, i, "pointer_draw", what, invalid, |o| {
+        o.bound.pipeline = None;
+        o.bound.group = None;
+        match mesh {
+            Some(m) => {
+                o.encoder.set_render_pipeline(m)?;
+                o.encoder.set_root(root)?;
+                if how == 0 {
+                    o.encoder
+                        .draw_mesh_tasks_indirect_at(GpuPtr::from_address(args_base + 32))
+                } else {
+                    o.encoder.draw_mesh_tasks(x, 1, 1)
+                }
+            }
+            None => {
+                o.encoder.set_render_pipeline(pull)?;
+                o.encoder.set_root(root)?;
+                match how {
+                    0 => o.encoder.draw_indirect_at(GpuPtr::from_address(args_base)),
+                    1 => o.encoder.draw_indexed_at(
+                        GpuPtr::from_address(args_base + 16),
+                        vigil::IndexFormat::Uint32,
+                        3,
+                        0,
+                        0..1,
+                    ),
+                    _ => o.encoder.draw(0..3, 0..1),
+                }
+            }
+        }
+    });
+}
+
+/// The draw pipelines and the arguments heap: `[3, 1, 0, 0]` at 0 (a draw), indices
+/// `[0, 1, 2]` at 16, `[1, 1, 1]` at 32 (mesh workgroups).
+fn make_draw_pipelines(w: &mut World<'_>) {
+    let targets = [Some(vigil::ColorTargetState {
+        format: vigil::TextureFormat::Rgba8Unorm,
+        blend: None,
+        write_mask: vigil::ColorWrites::ALL,
+    })];
+    w.call(
+        "create_pointer_render_pipeline",
+        "pull".into(),
+        false,
+        |w| {
+            let p = w.device.create_pointer_render_pipeline(
+                &vigil::PointerRenderPipelineDescriptor {
+                    label: "fuzz pull",
+                    vertex_glsl: PULL_VS,
+                    fragment: Some((FLAT_FS, &targets)),
+                    primitive: vigil::PrimitiveState::default(),
+                    depth_stencil: None,
+                    sample_count: 1,
+                },
+            )?;
+            w.pull = Some(p);
+            Ok(())
+        },
+    );
+    if w.features.contains(vigil::Features::MESH_SHADER) {
+        w.call(
+            "create_pointer_mesh_pipeline",
+            "triangle".into(),
+            false,
+            |w| {
+                let p = w.device.create_pointer_mesh_pipeline(
+                    &vigil::PointerMeshPipelineDescriptor {
+                        label: "fuzz mesh",
+                        task_glsl: None,
+                        mesh_glsl: TRIANGLE_MESH,
+                        fragment: Some((FLAT_FS, &targets)),
+                        cull_mode: vigil::CullMode::None,
+                        front_face: vigil::FrontFace::Ccw,
+                        depth_stencil: None,
+                        sample_count: 1,
+                    },
+                )?;
+                w.mesh_triangle = Some(p);
+                Ok(())
+            },
+        );
+    }
+    w.call("create_gpu_heap", "draw arguments".into(), false, |w| {
+        let h = w.device.create_gpu_heap(&GpuHeapDescriptor {
+            label: "fuzz draw arguments",
+            size: 64,
+            kind: HeapKind::CpuVisible,
+        })?;
+        w.device
+            .write_gpu_values(h, 0, &[3u32, 1, 0, 0, 0, 1, 2, 0, 1, 1, 1])?;
+        let base = w.device.gpu_heap_ptr::<u8>(h, 0)?.address();
+        w.args = Some((h, base));
+        Ok(())
+    });
+}

@@ -37,6 +37,7 @@ pub const OPS: &[(u32, Op)] = &[
     (3, accel::acceleration_structures),
     (3, gpu::gpu_pointers),
     (3, heaps::descriptor_heaps),
+    (2, gpu::pointer_draws),
     // Encoders.
     (5, encode::create_encoder),
     (4, encode::finish_encoder),
