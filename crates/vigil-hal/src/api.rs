@@ -287,6 +287,27 @@ pub trait Device: Send + Sync + Debug {
     /// # Safety
     /// As for [`Device::destroy_buffer`].
     unsafe fn destroy_query_set(&self, set: <Self::A as Api>::QuerySet);
+    /// Resets queries `first..first + count` from the host: no GPU work.
+    ///
+    /// # Safety
+    /// The queries lie in the set, and no pending GPU work uses them.
+    unsafe fn reset_queries_on_host(
+        &self,
+        set: &<Self::A as Api>::QuerySet,
+        first: u32,
+        count: u32,
+    ) -> Result<()>;
+    /// Reads `out.len()` timestamps from query `first` on, in ticks, without waiting:
+    /// `Ok(false)` when any is not available yet.
+    ///
+    /// # Safety
+    /// The queries lie in the set and were reset since their last read.
+    unsafe fn read_timestamps(
+        &self,
+        set: &<Self::A as Api>::QuerySet,
+        first: u32,
+        out: &mut [u64],
+    ) -> Result<bool>;
 
     /// Creates a bind group layout.
     ///

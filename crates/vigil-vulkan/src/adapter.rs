@@ -361,7 +361,8 @@ impl Adapter {
             .enumerate()
             .find(|(_, f)| f.queue_flags.contains(wanted) && f.queue_count > 0)?;
         let timestamps = props.limits.timestamp_compute_and_graphics == vk::TRUE
-            && family_props.timestamp_valid_bits > 0;
+            && family_props.timestamp_valid_bits > 0
+            && features.v12.host_query_reset == vk::TRUE;
         // SAFETY: plain query.
         let memory = unsafe { raw.get_physical_device_memory_properties(pd) };
         let largest_heap = memory.memory_heaps[..memory.memory_heap_count as usize]
@@ -477,6 +478,8 @@ impl hal::Adapter for Adapter {
             .multiview(requested.contains(Features::MULTIVIEW));
         let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
             .timeline_semaphore(true)
+            // Encoders' own timestamps are reset from the host (no GPU work).
+            .host_query_reset(requested.contains(Features::TIMESTAMP_QUERY))
             .buffer_device_address(requested.intersects(
                 Features::BUFFER_DEVICE_ADDRESS
                     | Features::ACCELERATION_STRUCTURE

@@ -1109,6 +1109,42 @@ impl hal::Device for Device {
         self.shared.released();
     }
 
+    unsafe fn reset_queries_on_host(
+        &self,
+        set: &QuerySet,
+        first: u32,
+        count: u32,
+    ) -> hal::Result<()> {
+        self.shared.check("vkResetQueryPool")?;
+        // SAFETY: the queries lie in the pool, no pending work uses them, and the device has
+        // hostQueryReset (enabled with TIMESTAMP_QUERY).
+        unsafe { self.shared.raw.reset_query_pool(set.raw, first, count) };
+        Ok(())
+    }
+
+    unsafe fn read_timestamps(
+        &self,
+        set: &QuerySet,
+        first: u32,
+        out: &mut [u64],
+    ) -> hal::Result<bool> {
+        // SAFETY: the queries lie in the pool and were reset; no WAIT flag: a query not yet
+        // written reports NOT_READY instead of blocking.
+        let r = unsafe {
+            self.shared.raw.get_query_pool_results(
+                set.raw,
+                first,
+                out,
+                vk::QueryResultFlags::TYPE_64,
+            )
+        };
+        match r {
+            Ok(()) => Ok(true),
+            Err(vk::Result::NOT_READY) => Ok(false),
+            Err(e) => Err(conv::map_result(e)),
+        }
+    }
+
     unsafe fn create_bind_group_layout(
         &self,
         desc: &hal::BindGroupLayoutDescriptor<'_>,

@@ -86,6 +86,7 @@ pub use device::{
 pub use device::{
     CloseReport, MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport, SeamHandle,
 };
+pub use device::{KEPT_TIMESTAMPS, Timestamp};
 pub use encoder::{BlasBuildEntry, BlasTriangleGeometry, TlasBuildEntry, TlasInstance};
 pub use encoder::{
     BufferTransition, CommandBuffer, CommandEncoder, CommandEncoderDescriptor,

@@ -268,6 +268,30 @@ impl<A: Api> Hal<A> {
         unsafe { self.0.destroy_query_set(set) }
     }
 
+    /// Resets every query of a set just made (no GPU work has seen it).
+    pub fn reset_queries_on_host(
+        &self,
+        set: &A::QuerySet,
+        first: u32,
+        count: u32,
+    ) -> vigil_hal::Result<()> {
+        // SAFETY: callers pass a set made with at least `first + count` queries that no
+        // submission has used yet.
+        unsafe { self.0.reset_queries_on_host(set, first, count) }
+    }
+
+    /// Reads timestamps of a completed submission (never waits).
+    pub fn read_timestamps(
+        &self,
+        set: &A::QuerySet,
+        first: u32,
+        out: &mut [u64],
+    ) -> vigil_hal::Result<bool> {
+        // SAFETY: callers read queries of a set that was reset when made and written by a
+        // submission that has completed, inside the set.
+        unsafe { self.0.read_timestamps(set, first, out) }
+    }
+
     /// A bind group layout (entries checked and sorted by `validate_layout_entries`).
     pub fn create_bind_group_layout(
         &self,

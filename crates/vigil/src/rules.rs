@@ -132,6 +132,8 @@ rules! {
     QuerySameTwice: InvalidDescriptor, "query.same-twice", "A pass's beginning and end timestamps are different queries.", "WebGPU timestampWrites";
     QueryResolveUsage: UsageMismatch, "query.resolve-usage", "A resolve's destination has QUERY_RESOLVE usage.", "WebGPU resolveQuerySet";
     QueryResolveAlignment: OutOfBounds, "query.resolve-alignment", "A resolve's destination offset is a multiple of 256.", "WebGPU resolveQuerySet";
+    TimestampCount: LimitExceeded, "timestamp.count", "A command buffer writes at most 256 timestamps of its own, outside multiview render passes.", "vigil; Vulkan VUID-vkCmdWriteTimestamp2-query-03865 (multiview uses a query per view)";
+    TimestampPending: InvalidState, "timestamp.pending", "A submission's timestamps are read once it has completed: reading them never waits.", "vigil; the reference's read_timestamps after the existing completion";
     QueryNotWritten: InvalidState, "query.not-written", "Only queries the same encoder wrote are resolved by it (a query never written would be waited for forever).", "vigil; Vulkan vkCmdCopyQueryPoolResults availability";
 
     // Bind group layouts.

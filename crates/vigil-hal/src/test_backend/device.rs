@@ -390,6 +390,26 @@ impl Device for TestDevice {
         self.release();
     }
 
+    unsafe fn reset_queries_on_host(
+        &self,
+        _set: &TestObject,
+        _first: u32,
+        _count: u32,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    unsafe fn read_timestamps(
+        &self,
+        _set: &TestObject,
+        _first: u32,
+        out: &mut [u64],
+    ) -> Result<bool> {
+        // The test backend runs nothing: every timestamp reads as tick 0.
+        out.fill(0);
+        Ok(true)
+    }
+
     unsafe fn create_bind_group_layout(
         &self,
         desc: &BindGroupLayoutDescriptor<'_>,

@@ -29,7 +29,7 @@ mod uploads;
 pub use mapping::{MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport};
 pub(crate) use objects::*;
 pub(crate) use pipeline::group_facts;
-pub use queue::{Completion, LossSnapshot, Stats, WaitSite};
+pub use queue::{Completion, KEPT_TIMESTAMPS, LossSnapshot, Stats, Timestamp, WaitSite};
 pub(crate) use queue::{Head, Undo, written_by_transfer};
 pub use seams::SeamHandle;
 #[cfg(feature = "test-seams")]
@@ -43,7 +43,7 @@ use crate::instance::Adapter;
 use crate::native::Hal;
 use crate::rules::Rule;
 use kinds::{Kind, Registries};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
@@ -154,6 +154,8 @@ pub struct Core<A: Api> {
     pub(crate) heaps: Mutex<Vec<Arc<GpuHeapObj<A>>>>,
     /// What texture and sampler heaps share, made with the first heap.
     pub(crate) descriptor_heaps: Mutex<Option<Arc<heaps::HeapShared<A>>>>,
+    /// Timestamps of the last completed submissions that wrote any, by serial.
+    pub(crate) timestamps: Mutex<VecDeque<(u64, Vec<Vec<queue::Timestamp>>)>>,
 }
 
 /// A validated device over backend `A` (Vulkan by default).
@@ -315,6 +317,7 @@ impl<A: Api> Device<A> {
                 exports: Mutex::new(Vec::new()),
                 heaps: Mutex::new(Vec::new()),
                 descriptor_heaps: Mutex::new(None),
+                timestamps: Mutex::new(VecDeque::new()),
             }),
         })
     }

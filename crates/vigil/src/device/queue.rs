@@ -830,9 +830,45 @@ impl<A: Api> Core<A> {
             }
             q.staging.in_flight_bytes =
                 q.staging.in_flight_bytes.saturating_sub(done.staging_bytes);
+            self.collect_timestamps(done.serial, &done.used);
             drop(done.used);
             drop(done.uploads);
         }
+    }
+
+    /// Reads the timestamps the command buffers of completed submission `serial` wrote of
+    /// their own (nothing waits: the work is done), keeping the last
+    /// [`KEPT_TIMESTAMPS`] submissions' for [`Device::timestamps`].
+    fn collect_timestamps(&self, serial: u64, used: &[Used<A>]) {
+        if used.iter().all(|u| u.stamps.is_none()) {
+            return;
+        }
+        let period = f64::from(self.info.timestamp_period_ns);
+        let mut per_buffer = Vec::new();
+        for s in used.iter().filter_map(|u| u.stamps.as_ref()) {
+            let mut ticks = vec![0u64; s.labels.len()];
+            let read = self.hal.read_timestamps(&s.set, 0, &mut ticks);
+            let stamps = match read {
+                Ok(true) => s
+                    .labels
+                    .iter()
+                    .zip(ticks)
+                    .map(|(label, t)| Timestamp {
+                        label: label.clone(),
+                        ticks: t,
+                        ns: t as f64 * period,
+                    })
+                    .collect(),
+                // Not available although the submission completed (a lost device): none.
+                _ => Vec::new(),
+            };
+            per_buffer.push(stamps);
+        }
+        let mut kept = lock(&self.timestamps);
+        if kept.len() >= KEPT_TIMESTAMPS {
+            kept.pop_front();
+        }
+        kept.push_back((serial, per_buffer));
     }
 
     /// Waits, judged by progress, until `needed` more command buffers fit in `budget`.
@@ -1275,5 +1311,49 @@ impl<A: Api> Head<'_, A> {
             rec.clear_texture(&t.raw, full(t), [0.0; 4]);
         }
         self.barriers.record(rec);
+    }
+}
+
+/// Completed submissions whose timestamps a device keeps for [`Device::timestamps`].
+pub const KEPT_TIMESTAMPS: usize = 64;
+
+/// One timestamp a command buffer wrote with
+/// [`CommandEncoder::timestamp`](crate::CommandEncoder::timestamp).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timestamp {
+    /// The label it was written with.
+    pub label: String,
+    /// The GPU's clock, in ticks.
+    pub ticks: u64,
+    /// The same in nanoseconds (ticks × the adapter's timestamp period); differences
+    /// between timestamps of one submission are durations.
+    pub ns: f64,
+}
+
+impl<A: Api> Device<A> {
+    /// The timestamps the command buffers of submission `serial` wrote, per command buffer
+    /// in submission order: read after the submission completed, so this never waits —
+    /// a submission not yet complete is refused (`timestamp.pending`; wait for its serial
+    /// first). Kept for the last [`KEPT_TIMESTAMPS`] completed submissions that wrote any;
+    /// an empty list for others.
+    pub fn timestamps(&self, serial: u64) -> Result<Vec<Vec<Timestamp>>> {
+        const OP: &str = "timestamps";
+        let completed = {
+            let mut q = lock(&self.queue);
+            self.refresh(&mut q, OP)?
+        };
+        if serial > completed {
+            return Err(crate::error::fail!(
+                TimestampPending,
+                OP,
+                &self.label,
+                "submission {serial} has not completed (serial {completed} is the last that has); wait for it first"
+            ));
+        }
+        Ok(lock(&self.timestamps)
+            .iter()
+            .find(|(s, _)| *s == serial)
+            .map(|(_, t)| t.clone())
+            .unwrap_or_default())
     }
 }

@@ -7,6 +7,9 @@ use crate::error::{Result, fail};
 use std::sync::Arc;
 use vigil_hal::{Api, IndexFormat, MemoryBarrier, Stages};
 
+/// Timestamps a command buffer may write of its own.
+const STAMPS: u32 = 256;
+
 impl<A: Api> CommandEncoder<A> {
     /// The live heap holding `size` bytes at `address`, aligned to `align` (`gpu.pointer`,
     /// naming `what`), kept with the recording so submission checks it is still live.
@@ -343,6 +346,70 @@ impl<A: Api> CommandEncoder<A> {
             );
         }
         Ok(task)
+    }
+
+    /// Writes a timestamp named `label` when all earlier work of the command buffer has
+    /// finished, into queries the command buffer owns: no query set to manage, nothing to
+    /// resolve. Read them with [`Device::timestamps`](crate::Device::timestamps) once the
+    /// submission completes; they cost no GPU work beyond the writes, and reading waits for
+    /// nothing. Needs `TIMESTAMP_QUERY` (`query.feature`); at most 256 per command buffer,
+    /// not inside multiview passes (`timestamp.count`).
+    pub fn timestamp(&mut self, label: &str) -> Result<()> {
+        const OP: &str = "timestamp";
+        self.step(OP, |e| {
+            if !e
+                .core
+                .features
+                .contains(vigil_hal::Features::TIMESTAMP_QUERY)
+            {
+                return Err(fail!(
+                    QueryFeature,
+                    OP,
+                    &e.label,
+                    "timestamps need the TIMESTAMP_QUERY feature"
+                ));
+            }
+            if e.pass == Pass::Render && e.render.multiview_mask() != 0 {
+                return Err(fail!(
+                    TimestampCount,
+                    OP,
+                    &e.label,
+                    "a multiview render pass is open: a timestamp there writes one query per view"
+                ));
+            }
+            if e.used.stamps.is_none() {
+                let set = e
+                    .core
+                    .hal
+                    .create_query_set(&e.label, STAMPS)
+                    .map_err(|err| e.core.hal_error(err, OP, &e.label))?;
+                let set = crate::native::Owned::new(&e.core.hal, set);
+                e.core
+                    .hal
+                    .reset_queries_on_host(&set, 0, STAMPS)
+                    .map_err(|err| e.core.hal_error(err, OP, &e.label))?;
+                e.used.stamps = Some(super::used::Stamps {
+                    set,
+                    labels: Vec::new(),
+                });
+            }
+            let n = e.used.stamps.as_ref().map_or(0, |s| s.labels.len());
+            if n >= STAMPS as usize {
+                return Err(fail!(
+                    TimestampCount,
+                    OP,
+                    &e.label,
+                    "the command buffer wrote {STAMPS} timestamps already"
+                ));
+            }
+            e.ensure_open(OP)?;
+            if let (Some(s), Some(pool)) = (e.used.stamps.as_mut(), e.pool.as_mut()) {
+                crate::native::Rec::<A>(pool).write_timestamp(&s.set, n as u32);
+                s.labels.push(label.to_owned());
+            }
+            e.recorded = true;
+            Ok(())
+        })
     }
 
     /// A global memory barrier: everything the `src` stages wrote before it is visible to

@@ -115,6 +115,11 @@ pub(crate) struct RenderState {
 }
 
 impl RenderState {
+    /// The open pass's multiview mask (0 for none).
+    pub(crate) fn multiview_mask(&self) -> u32 {
+        self.targets.multiview_mask
+    }
+
     /// Forgets the index buffer (another was bound natively).
     pub(crate) fn clear_index(&mut self) {
         self.index = None;

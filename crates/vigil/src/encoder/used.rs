@@ -163,6 +163,8 @@ pub(crate) struct Used<A: Api> {
     /// to be dropped then).
     #[allow(dead_code)]
     pub retired: Vec<crate::device::heaps::Retired<A>>,
+    /// The recording's own timestamps: read when its submission completes.
+    pub stamps: Option<Stamps<A>>,
     /// What the recording built and what it needs built before it runs.
     pub accel: AccelUse<A>,
     /// Tracked buffers and textures.
@@ -252,6 +254,7 @@ impl<A: Api> Default for Used<A> {
             texture_heaps: Vec::new(),
             sampler_heaps: Vec::new(),
             retired: Vec::new(),
+            stamps: None,
             accel: AccelUse::default(),
             tracker: Tracker::default(),
             group_info: Vec::new(),
@@ -449,6 +452,13 @@ impl<A: Api> Used<A> {
             }
         }
     }
+}
+
+/// A recording's own timestamp queries (reset from the host when made) and their labels,
+/// in the order written.
+pub(crate) struct Stamps<A: Api> {
+    pub set: crate::native::Owned<A, crate::native::QuerySetKind>,
+    pub labels: Vec<String>,
 }
 
 /// Bottom-level structures a top-level build names.
