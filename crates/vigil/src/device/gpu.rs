@@ -447,12 +447,10 @@ impl<A: Api> Device<A> {
     pub fn destroy_gpu_heap(&self, heap: GpuHeap) -> Result<()> {
         let obj = self.remove(heap, "destroy_gpu_heap")?;
         self.lock_heaps().retain(|h| !Arc::ptr_eq(h, &obj));
-        let mut q = super::lock(&self.queue);
-        if let Some(last) = q.in_flight.back_mut() {
-            let mut keep = crate::encoder::used::Used::default();
-            keep.gpu_heaps.push(obj);
-            last.used.push(keep);
-        }
+        super::heaps::keep_in_flight(
+            &mut super::lock(&self.queue),
+            vec![super::heaps::Retired::GpuHeap(obj)],
+        );
         Ok(())
     }
 

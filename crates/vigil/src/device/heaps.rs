@@ -499,34 +499,41 @@ impl<A: Api> Device<A> {
     /// stays until the work already submitted is complete. `resident`: textures that just
     /// entered a heap, moved to their sampled layout at the next submission.
     fn retire_slots(&self, old: Vec<HeapSlot<A>>, resident: Vec<Arc<TextureObj<A>>>) {
-        let mut kept = Vec::new();
-        for slot in old {
-            match slot {
-                HeapSlot::Placeholder => {}
-                HeapSlot::View(v) => {
-                    v.texture.heap_slots.fetch_sub(1, Ordering::AcqRel);
-                    kept.push(Retired::View(v));
-                }
-                HeapSlot::Sampler(s) => kept.push(Retired::Sampler(s)),
-            }
-        }
+        let kept = old.into_iter().filter_map(retire).collect();
         let mut q = lock(&self.queue);
         q.resident.extend(resident);
-        if let Some(last) = q.in_flight.back_mut() {
-            let mut keep = crate::encoder::used::Used::default();
-            keep.retired = kept;
-            last.used.push(keep);
-        }
+        keep_in_flight(&mut q, kept);
     }
 
     /// Keeps `obj` until every submission made so far is complete.
     fn keep_until_done(&self, obj: Retired<A>) {
-        let mut q = lock(&self.queue);
-        if let Some(last) = q.in_flight.back_mut() {
-            let mut keep = crate::encoder::used::Used::default();
-            keep.retired.push(obj);
-            last.used.push(keep);
+        keep_in_flight(&mut lock(&self.queue), vec![obj]);
+    }
+}
+
+/// Keeps `kept` with the last submission in flight, so it goes when every submission made
+/// so far has completed (at once when none is in flight).
+pub(crate) fn keep_in_flight<A: Api>(q: &mut super::queue::QueueState<A>, kept: Vec<Retired<A>>) {
+    if kept.is_empty() {
+        return;
+    }
+    if let Some(last) = q.in_flight.back_mut() {
+        let mut keep = crate::encoder::used::Used::default();
+        keep.retired = kept;
+        last.used.push(keep);
+    }
+}
+
+/// What a slot held, to keep until submitted work completes; a view gives up its
+/// texture's residency.
+fn retire<A: Api>(slot: HeapSlot<A>) -> Option<Retired<A>> {
+    match slot {
+        HeapSlot::Placeholder => None,
+        HeapSlot::View(v) => {
+            v.texture.heap_slots.fetch_sub(1, Ordering::AcqRel);
+            Some(Retired::View(v))
         }
+        HeapSlot::Sampler(s) => Some(Retired::Sampler(s)),
     }
 }
 
@@ -541,50 +548,13 @@ impl<A: Api> Core<A> {
         let view = &shared.placeholder_view;
         let layout = shader_layout(view);
         let heaps = lock(&shared.texture_heaps).clone();
-        let mut kept = Vec::new();
-        for h in heaps {
-            let mut slots = lock(&h.slots);
-            let hit: Vec<u32> = slots
-                .iter()
-                .zip(0u32..)
-                .filter(|(s, _)| matches!(s, HeapSlot::View(v) if gone(v)))
-                .map(|(_, i)| i)
-                .collect();
-            if hit.is_empty() {
-                continue;
-            }
-            let entries: Vec<BindGroupEntry<'_, A>> = hit
-                .iter()
-                .map(|&i| BindGroupEntry {
-                    binding: 0,
-                    array_element: i,
-                    resource: BoundResource::TextureView(&*view.raw, layout),
-                })
-                .collect();
-            // A refused write leaves the slots as they are: they keep naming the old
-            // views, which they hold, so nothing they name is released.
-            if self
-                .hal
-                .write_heap(&h.raw, &shared.textures, &entries)
-                .is_err()
-            {
-                continue;
-            }
-            for i in hit {
-                if let Some(slot) = slots.get_mut(i as usize) {
-                    if let HeapSlot::View(v) = std::mem::replace(slot, HeapSlot::Placeholder) {
-                        v.texture.heap_slots.fetch_sub(1, Ordering::AcqRel);
-                        kept.push(Retired::View(v));
-                    }
-                }
-            }
-        }
-        let mut q = lock(&self.queue);
-        if let Some(last) = q.in_flight.back_mut() {
-            let mut keep = crate::encoder::used::Used::default();
-            keep.retired = kept;
-            last.used.push(keep);
-        }
+        let kept = self.evict(
+            &heaps,
+            &shared.textures,
+            || BoundResource::TextureView(&*view.raw, layout),
+            |s| matches!(s, HeapSlot::View(v) if gone(v)),
+        );
+        keep_in_flight(&mut lock(&self.queue), kept);
     }
 
     /// Puts the placeholder sampler in every sampler-heap slot naming `sampler`.
@@ -594,48 +564,58 @@ impl<A: Api> Core<A> {
         };
         let placeholder = &shared.placeholder_sampler;
         let heaps = lock(&shared.sampler_heaps).clone();
+        let kept = self.evict(
+            &heaps,
+            &shared.samplers,
+            || BoundResource::Sampler(&*placeholder.raw),
+            |s| matches!(s, HeapSlot::Sampler(x) if Arc::ptr_eq(x, sampler)),
+        );
+        keep_in_flight(&mut lock(&self.queue), kept);
+    }
+
+    /// Rewrites the slots of `heaps` that `hit` picks with `placeholder`, returning what
+    /// they held. A refused write leaves a heap's slots as they are: they keep naming (and
+    /// holding) what they named, so nothing they name is released.
+    fn evict<'p, H>(
+        &self,
+        heaps: &[Arc<DescriptorHeapObj<A, H>>],
+        layout: &A::BindGroupLayout,
+        placeholder: impl Fn() -> BoundResource<'p, A>,
+        hit: impl Fn(&HeapSlot<A>) -> bool,
+    ) -> Vec<Retired<A>>
+    where
+        A: 'p,
+    {
         let mut kept = Vec::new();
         for h in heaps {
             let mut slots = lock(&h.slots);
-            let hit: Vec<u32> = slots
+            let at: Vec<u32> = slots
                 .iter()
                 .zip(0u32..)
-                .filter(|(s, _)| matches!(s, HeapSlot::Sampler(x) if Arc::ptr_eq(x, sampler)))
+                .filter(|(s, _)| hit(s))
                 .map(|(_, i)| i)
                 .collect();
-            if hit.is_empty() {
+            if at.is_empty() {
                 continue;
             }
-            let entries: Vec<BindGroupEntry<'_, A>> = hit
+            let entries: Vec<BindGroupEntry<'_, A>> = at
                 .iter()
                 .map(|&i| BindGroupEntry {
                     binding: 0,
                     array_element: i,
-                    resource: BoundResource::Sampler(&*placeholder.raw),
+                    resource: placeholder(),
                 })
                 .collect();
-            if self
-                .hal
-                .write_heap(&h.raw, &shared.samplers, &entries)
-                .is_err()
-            {
+            if self.hal.write_heap(&h.raw, layout, &entries).is_err() {
                 continue;
             }
-            for i in hit {
+            for i in at {
                 if let Some(slot) = slots.get_mut(i as usize) {
-                    kept.push(Retired::Slot(std::mem::replace(
-                        slot,
-                        HeapSlot::Placeholder,
-                    )));
+                    kept.extend(retire(std::mem::replace(slot, HeapSlot::Placeholder)));
                 }
             }
         }
-        let mut q = lock(&self.queue);
-        if let Some(last) = q.in_flight.back_mut() {
-            let mut keep = crate::encoder::used::Used::default();
-            keep.retired = kept;
-            last.used.push(keep);
-        }
+        kept
     }
 }
 
@@ -645,9 +625,9 @@ pub(crate) enum Retired<A: Api> {
     Texture(Arc<TextureObj<A>>),
     View(Arc<ViewObj<A>>),
     Sampler(Arc<SamplerObj<A>>),
-    Slot(HeapSlot<A>),
     TextureHeap(Arc<TextureHeapObj<A>>),
     SamplerHeap(Arc<SamplerHeapObj<A>>),
+    GpuHeap(Arc<super::GpuHeapObj<A>>),
 }
 
 /// The layout a heap's descriptor names for `view`: its texture's sampled layout.

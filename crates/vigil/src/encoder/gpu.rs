@@ -10,6 +10,17 @@ use vigil_hal::{Api, IndexFormat, MemoryBarrier, Stages};
 /// Timestamps a command buffer may write of its own.
 const STAMPS: u32 = 256;
 
+/// Where `item` is in `list` (added at the end the first time).
+fn index_of<T>(list: &mut Vec<Arc<T>>, item: Arc<T>) -> usize {
+    match list.iter().position(|x| Arc::ptr_eq(x, &item)) {
+        Some(at) => at,
+        None => {
+            list.push(item);
+            list.len().saturating_sub(1)
+        }
+    }
+}
+
 impl<A: Api> CommandEncoder<A> {
     /// The live heap holding `size` bytes at `address`, aligned to `align` (`gpu.pointer`,
     /// naming `what`), kept with the recording so submission checks it is still live.
@@ -78,17 +89,8 @@ impl<A: Api> CommandEncoder<A> {
         self.step(OP, |e| {
             e.heap_pass(OP)?;
             let h = e.core.lookup(heap, OP)?;
-            let used = &mut e.used.texture_heaps;
-            let at = match used.iter().position(|x| Arc::ptr_eq(x, &h)) {
-                Some(at) => at,
-                None => {
-                    used.push(h);
-                    used.len().saturating_sub(1)
-                }
-            };
-            let b = super::compute::pass_binder(e.pass, &mut e.compute, &mut e.render);
-            b.heaps[0] = Some(at);
-            b.heaps_dirty |= 1;
+            let at = index_of(&mut e.used.texture_heaps, h);
+            e.bind_heap(0, at);
             Ok(())
         })
     }
@@ -99,19 +101,20 @@ impl<A: Api> CommandEncoder<A> {
         self.step(OP, |e| {
             e.heap_pass(OP)?;
             let h = e.core.lookup(heap, OP)?;
-            let used = &mut e.used.sampler_heaps;
-            let at = match used.iter().position(|x| Arc::ptr_eq(x, &h)) {
-                Some(at) => at,
-                None => {
-                    used.push(h);
-                    used.len().saturating_sub(1)
-                }
-            };
-            let b = super::compute::pass_binder(e.pass, &mut e.compute, &mut e.render);
-            b.heaps[1] = Some(at);
-            b.heaps_dirty |= 2;
+            let at = index_of(&mut e.used.sampler_heaps, h);
+            e.bind_heap(1, at);
             Ok(())
         })
+    }
+
+    /// Marks heap kind `which` (0 textures, 1 samplers) set to the recording's heap `at`,
+    /// bound natively before the next draw or dispatch.
+    fn bind_heap(&mut self, which: usize, at: usize) {
+        let b = super::compute::pass_binder(self.pass, &mut self.compute, &mut self.render);
+        if let Some(slot) = b.heaps.get_mut(which) {
+            *slot = Some(at);
+        }
+        b.heaps_dirty |= 1 << which;
     }
 
     /// Heaps are set inside a pass, on a device with `DESCRIPTOR_HEAPS`.
