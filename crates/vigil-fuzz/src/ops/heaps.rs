@@ -42,10 +42,8 @@ fn mostly_live<H: vigil::Handle, M: Clone>(
 
 /// One of the operations below.
 pub fn descriptor_heaps(w: &mut World<'_>, r: &mut Rng) {
-    if w.texture_heaps.live_count() == 0 || w.sampler_heaps.live_count() == 0 {
-        if r.chance(50) {
-            return create(w, r);
-        }
+    if (w.texture_heaps.live_count() == 0 || w.sampler_heaps.live_count() == 0) && r.chance(50) {
+        return create(w, r);
     }
     match r.below(12) {
         0 => create(w, r),

@@ -518,9 +518,10 @@ pub(crate) fn keep_in_flight<A: Api>(q: &mut super::queue::QueueState<A>, kept: 
         return;
     }
     if let Some(last) = q.in_flight.back_mut() {
-        let mut keep = crate::encoder::used::Used::default();
-        keep.retired = kept;
-        last.used.push(keep);
+        last.used.push(crate::encoder::used::Used {
+            retired: kept,
+            ..Default::default()
+        });
     }
 }
 

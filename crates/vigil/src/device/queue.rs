@@ -464,13 +464,14 @@ impl<A: Api> Device<A> {
         }
         if !plan.resident.is_empty() {
             // The head clears and transitions them: they live until it has run.
-            let mut keep = Used::default();
-            keep.retired = plan
-                .resident
-                .into_iter()
-                .map(super::heaps::Retired::Texture)
-                .collect();
-            flight.used.push(keep);
+            flight.used.push(Used {
+                retired: plan
+                    .resident
+                    .into_iter()
+                    .map(super::heaps::Retired::Texture)
+                    .collect(),
+                ..Used::default()
+            });
         }
         let count = cbs.len();
         for mut cb in cbs.drain(..) {
@@ -1148,9 +1149,9 @@ fn make_resident<'r, A: Api>(
             if let Some(tr) = crate::track::step(s, u) {
                 let i = u32::try_from(i).unwrap_or(u32::MAX);
                 let range = Subresources {
-                    base_mip: i / layers,
+                    base_mip: i.checked_div(layers).unwrap_or(0),
                     mips: 1,
-                    base_layer: i % layers,
+                    base_layer: i.checked_rem(layers).unwrap_or(0),
                     layers: 1,
                 };
                 head.barriers.textures.push((t, range, tr));

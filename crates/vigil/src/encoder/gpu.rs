@@ -281,7 +281,9 @@ impl<A: Api> CommandEncoder<A> {
                     "mesh",
                 )
             };
-            let all = u64::from(x) * u64::from(y) * u64::from(z);
+            let all = u64::from(x)
+                .saturating_mul(u64::from(y))
+                .saturating_mul(u64::from(z));
             if x > per[0] || y > per[1] || z > per[2] || all > u64::from(total) {
                 return Err(fail!(
                     MeshGroupCount,
