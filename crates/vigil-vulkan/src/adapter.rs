@@ -428,6 +428,8 @@ impl hal::Adapter for Adapter {
     type A = Api;
 
     fn open(&self, requested: Features, _limits: &Limits) -> hal::Result<Device> {
+        // The whole creation, failures' cleanup included (see `loader_lock`).
+        let _loader = crate::instance::loader_lock();
         let raw = &self.instance.raw;
         let priorities = [1.0f32];
         let queue_info = [vk::DeviceQueueCreateInfo::default()
@@ -575,11 +577,9 @@ impl hal::Adapter for Adapter {
             .queue_create_infos(&queue_info)
             .enabled_extension_names(&ext_names)
             .push_next(&mut f2);
-        let loader = crate::instance::loader_lock();
         // SAFETY: valid physical device; the create info points at locals alive for the call.
         let device =
             unsafe { raw.create_device(self.raw, &create, None) }.map_err(conv::map_result)?;
-        drop(loader);
         let shared = Arc::new(DeviceShared::new(self, device, requested, swapchain)?);
         Device::over(shared)
     }

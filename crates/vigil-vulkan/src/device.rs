@@ -419,14 +419,13 @@ impl DeviceShared {
         let allocator = match allocator {
             Ok(a) => a,
             Err(e) => {
-                let _loader = crate::instance::loader_lock();
-                // SAFETY: nothing was created from the device yet.
+                // SAFETY: nothing was created from the device yet (the caller holds
+                // `loader_lock`).
                 unsafe { raw.destroy_device(None) };
                 return Err(conv::map_alloc_error(e));
             }
         };
-        // Extension tables resolve device entry points (see `loader_lock`).
-        let loader = crate::instance::loader_lock();
+        // Extension tables resolve device entry points (under the caller's `loader_lock`).
         let debug_utils = instance
             .debug_utils
             .as_ref()
@@ -439,7 +438,6 @@ impl DeviceShared {
         let mesh = features
             .contains(Features::MESH_SHADER)
             .then(|| ash::ext::mesh_shader::Device::new(&instance.raw, &raw));
-        drop(loader);
         let mesh_limits = mesh.as_ref().map(|_| {
             let mut p = vk::PhysicalDeviceMeshShaderPropertiesEXT::default();
             let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut p);
@@ -738,10 +736,12 @@ impl Drop for DeviceShared {
         // SAFETY: waiting for idle is always valid; teardown needs the GPU finished with
         // everything. A lost device reports an error here, which changes nothing below.
         let _ = unsafe { self.raw.device_wait_idle() };
+        // The rest of the teardown holds `loader_lock` (the wait above need not: other
+        // threads' devices should not wait for this one's GPU work).
+        let _loader = crate::instance::loader_lock();
         lock(&self.descriptors).destroy_all(&self.raw);
         // The allocator frees its memory blocks when dropped; it must go before the device.
         drop(lock(&self.allocator).take());
-        let _loader = crate::instance::loader_lock();
         // SAFETY: every object made from the device has been released by the layer above
         // (it drains and destroys everything before dropping the device).
         unsafe { self.raw.destroy_device(None) };

@@ -11,26 +11,54 @@ use vigil_hal::{Severity, ValidationLog, ValidationMessage};
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 
-/// Held across every call that creates or destroys an instance or a device, or resolves a
-/// device's entry points.
+/// Held across the whole of every instance's and device's creation, adapter enumeration
+/// and destruction.
 ///
 /// The Vulkan loader keeps process-wide lists of instances and of each driver's devices.
 /// It walks a driver's device list under its own lock when resolving device entry points
 /// (which `vkCreateDevice` does, and ash does for every device table), but adds and frees
 /// list nodes in `vkCreateDevice`/`vkDestroyDevice` without that lock (Vulkan-Loader issue
-/// 2018, still so in 1.4.341): two threads making and dropping devices at once can read a
-/// freed node. The spec lets applications make those calls concurrently, and vigil's users
-/// do (a test harness runs tests on several threads, each with its own device), so vigil
-/// serialises them. They are rare, slow calls; nothing on a recording or submission path
-/// takes this lock.
+/// 2018, still so in 1.4.341); drivers and the validation layer keep process-wide state
+/// there too (NVIDIA's driver corrupted its heap — `free(): invalid pointer` — with devices
+/// made and dropped on six threads while only the create and destroy calls themselves were
+/// serialised). The spec lets applications make those calls concurrently, and vigil's
+/// users do (a test harness runs tests on several threads, each with its own device), so
+/// vigil serialises the lifecycles whole. They are rare, slow calls; nothing on a recording
+/// or submission path takes this lock. It is reentrant: a failed device creation
+/// destroys what it made while still holding it.
 static LOADER: Mutex<()> = Mutex::new(());
 
-/// Takes [`LOADER`] (a panic while it was held poisons nothing it protects: it guards no
-/// data).
-pub(crate) fn loader_lock() -> MutexGuard<'static, ()> {
-    LOADER
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+thread_local! {
+    /// How many [`LoaderGuard`]s this thread holds.
+    static LOADER_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// A hold on [`LOADER`] (the outermost on a thread owns the mutex).
+pub(crate) struct LoaderGuard {
+    _outer: Option<MutexGuard<'static, ()>>,
+}
+
+impl Drop for LoaderGuard {
+    fn drop(&mut self) {
+        LOADER_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    }
+}
+
+/// Takes [`LOADER`], or joins this thread's hold on it (a panic while it was held poisons
+/// nothing it protects: it guards no data).
+pub(crate) fn loader_lock() -> LoaderGuard {
+    let depth = LOADER_DEPTH.with(|d| {
+        let n = d.get();
+        d.set(n.saturating_add(1));
+        n
+    });
+    LoaderGuard {
+        _outer: (depth == 0).then(|| {
+            LOADER
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        }),
+    }
 }
 
 /// Shared by the instance, its adapters and their devices, so the instance lives until the
@@ -67,13 +95,13 @@ impl std::fmt::Debug for InstanceShared {
 
 impl Drop for InstanceShared {
     fn drop(&mut self) {
+        let _loader = loader_lock();
         if let Some(du) = &self.debug_utils {
             if self.messenger != vk::DebugUtilsMessengerEXT::null() {
                 // SAFETY: the messenger was created by this instance and is destroyed once.
                 unsafe { du.destroy_debug_utils_messenger(self.messenger, None) };
             }
         }
-        let _loader = loader_lock();
         // SAFETY: every device and object made from the instance holds an Arc to it, so none
         // is left when the last Arc drops.
         unsafe { self.raw.destroy_instance(None) };
@@ -134,7 +162,7 @@ impl hal::Instance for Instance {
 
     fn init(desc: &hal::InstanceDescriptor<'_>) -> hal::Result<Self> {
         // The loader's scan and its instance list change here (see `LOADER`).
-        let loader = loader_lock();
+        let _loader = loader_lock();
         // SAFETY: loading the Vulkan loader library runs its initialisers; nothing else is
         // required of us.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| {
@@ -265,8 +293,6 @@ impl hal::Instance for Instance {
         let xlib = xlib.then(|| ash::khr::xlib_surface::Instance::new(&entry, &raw));
         let xcb = xcb.then(|| ash::khr::xcb_surface::Instance::new(&entry, &raw));
         let wayland = wayland.then(|| ash::khr::wayland_surface::Instance::new(&entry, &raw));
-        // Released before `shared` exists: dropping it (on the error below) takes the lock.
-        drop(loader);
         let mut shared = InstanceShared {
             _entry: entry,
             raw,
@@ -290,6 +316,7 @@ impl hal::Instance for Instance {
     }
 
     fn enumerate_adapters(&self) -> Vec<hal::ExposedAdapter<Api>> {
+        let _loader = loader_lock();
         // SAFETY: plain query on a valid instance.
         let Ok(devices) = (unsafe { self.shared.raw.enumerate_physical_devices() }) else {
             return Vec::new();

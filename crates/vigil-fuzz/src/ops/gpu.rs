@@ -148,10 +148,13 @@ fn dispatch(w: &mut World<'_>, r: &mut Rng) {
     };
     // Invalid only when no live heap holds the word: a destroyed heap's addresses, or the
     // end of one heap, may be inside another (drivers reuse and pack address ranges).
+    let inside = |base: u64, size: u64| {
+        root.address() >= base && root.address().saturating_add(4) <= base + size
+    };
     let held = w.gpu_heaps.items.iter().any(|e| {
         let (size, _, base) = e.meta;
-        e.live && root.address() >= base && root.address().saturating_add(4) <= base + size
-    });
+        e.live && inside(base, size)
+    }) || w.args.is_some_and(|(_, base)| inside(base, ARGS_BYTES));
     let invalid = invalid && !held;
     let barrier = r.chance(50);
     let what = format!(
@@ -195,6 +198,9 @@ void main() {
     gl_PrimitiveTriangleIndicesEXT[0] = uvec3(0, 1, 2);
 }
 ";
+
+/// Bytes of the draw arguments heap.
+const ARGS_BYTES: u64 = 64;
 
 const FLAT_FS: &str = "
 layout(location = 0) out vec4 color;
@@ -334,7 +340,7 @@ fn make_draw_pipelines(w: &mut World<'_>) {
     w.call("create_gpu_heap", "draw arguments".into(), false, |w| {
         let h = w.device.create_gpu_heap(&GpuHeapDescriptor {
             label: "fuzz draw arguments",
-            size: 64,
+            size: ARGS_BYTES,
             kind: HeapKind::CpuVisible,
         })?;
         w.device
