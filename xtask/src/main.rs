@@ -131,8 +131,9 @@ fn test(rest: &[String]) -> Result<(), String> {
     // One test at a time within each test executable: every test opens its own device with
     // the validation layer on, and that layer (1.3.239, Debian 12's) crashes when several
     // of its devices live in one process at once — measured on the H200, 4 of 6 to 6 of 6
-    // runs of six threads with a device each, none without the layer; a CI run here died the
-    // same way in three graph tests. vigil's own concurrency is tested by tests that run
+    // runs of six threads with a device each, none without the layer; a CI run here died of
+    // SIGSEGV in an executable whose three tests each open one, likely the same. vigil's
+    // own concurrency is tested by tests that run
     // threads themselves (one device shared by many threads, and devices on many threads
     // without the layer). RUST_TEST_THREADS set by the caller wins.
     if std::env::var_os("RUST_TEST_THREADS").is_none() {
