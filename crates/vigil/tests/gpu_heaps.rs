@@ -138,12 +138,14 @@ fn frame(d: &Device) -> Frame {
 }
 
 /// Draws the `COUNT` points with `textures` and `samplers` set, returns the pixels.
-fn draw(d: &Device, f: &Frame, textures: TextureHeap, samplers: SamplerHeap) -> Vec<[u8; 4]> {
+/// An encoder in a render pass over the frame's target, the points pipeline and the root
+/// set (no heaps yet).
+fn points_pass(d: &Device, f: &Frame, label: &'static str) -> CommandEncoder {
     let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor { label: "points" })
+        .create_command_encoder(&CommandEncoderDescriptor { label })
         .unwrap();
     e.begin_render_pass(&RenderPassDescriptor {
-        label: "points",
+        label,
         color_attachments: &[Some(RenderPassColorAttachment {
             view: f.view,
             resolve_target: None,
@@ -155,6 +157,11 @@ fn draw(d: &Device, f: &Frame, textures: TextureHeap, samplers: SamplerHeap) -> 
     .unwrap();
     e.set_render_pipeline(f.pipeline).unwrap();
     e.set_root(f.root).unwrap();
+    e
+}
+
+fn draw(d: &Device, f: &Frame, textures: TextureHeap, samplers: SamplerHeap) -> Vec<[u8; 4]> {
+    let mut e = points_pass(d, f, "points");
     e.set_texture_heap(textures).unwrap();
     e.set_sampler_heap(samplers).unwrap();
     e.draw(0..COUNT, 0..1).unwrap();
@@ -409,22 +416,7 @@ fn heaps_and_their_slots_are_checked() {
     );
 
     // A heap destroyed between recording and submission: the submission is refused.
-    let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor { label: "late" })
-        .unwrap();
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "late",
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view: f.view,
-            resolve_target: None,
-            load: LoadOp::Clear([0.0; 4]),
-            store: StoreOp::Store,
-        })],
-        ..RenderPassDescriptor::default()
-    })
-    .unwrap();
-    e.set_render_pipeline(f.pipeline).unwrap();
-    e.set_root(f.root).unwrap();
+    let mut e = points_pass(&d, &f, "late");
     e.set_texture_heap(heap).unwrap();
     e.set_sampler_heap(samplers).unwrap();
     e.draw(0..1, 0..1).unwrap();
@@ -436,22 +428,7 @@ fn heaps_and_their_slots_are_checked() {
     // A draw whose shaders index a heap not set in its pass (each probe its own encoder:
     // a refused call poisons the encoder).
     for set_textures in [false, true] {
-        let mut e = d
-            .create_command_encoder(&CommandEncoderDescriptor { label: "probe" })
-            .unwrap();
-        e.begin_render_pass(&RenderPassDescriptor {
-            label: "probe",
-            color_attachments: &[Some(RenderPassColorAttachment {
-                view: f.view,
-                resolve_target: None,
-                load: LoadOp::Clear([0.0; 4]),
-                store: StoreOp::Store,
-            })],
-            ..RenderPassDescriptor::default()
-        })
-        .unwrap();
-        e.set_render_pipeline(f.pipeline).unwrap();
-        e.set_root(f.root).unwrap();
+        let mut e = points_pass(&d, &f, "probe");
         let other = d
             .create_texture_heap(&TextureHeapDescriptor {
                 label: "other",
