@@ -30,7 +30,7 @@ pub use mapping::{MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitRepor
 pub(crate) use objects::*;
 pub(crate) use pipeline::group_facts;
 pub use queue::{Completion, KEPT_TIMESTAMPS, LossSnapshot, Stats, Timestamp, WaitSite};
-pub(crate) use queue::{Head, Undo, written_by_transfer};
+pub(crate) use queue::{Head, Undo, written_by_transfer, zero_if_unwritten};
 pub use seams::SeamHandle;
 #[cfg(feature = "test-seams")]
 pub use seams::Seams;

@@ -1132,13 +1132,7 @@ fn make_resident<'r, A: Api>(
         let mut g = lock(&t.state);
         undo.textures
             .push((t.clone(), g.initialized, g.parts.clone()));
-        if !g.initialized {
-            head.clear_textures.push(t);
-            g.initialized = true;
-            for s in g.parts.iter_mut() {
-                *s = written_by_transfer(vigil_hal::TextureLayout::TransferDst);
-            }
-        }
+        zero_if_unwritten(t, &mut g, head);
         let u = crate::track::Use {
             stages: Stages::VERTEX_SHADER | Stages::FRAGMENT_SHADER | Stages::COMPUTE,
             access: Access::SHADER_READ,
@@ -1157,6 +1151,23 @@ fn make_resident<'r, A: Api>(
                 head.barriers.textures.push((t, range, tr));
             }
         }
+    }
+}
+
+/// A texture's first use ever: `head` zeroes it first (WebGPU textures start zeroed) and
+/// its parts are left as that clear leaves them. Nothing for a texture written before.
+pub(crate) fn zero_if_unwritten<'r, A: Api>(
+    t: &'r super::TextureObj<A>,
+    g: &mut super::TextureState,
+    head: &mut Head<'r, A>,
+) {
+    if g.initialized {
+        return;
+    }
+    head.clear_textures.push(t);
+    g.initialized = true;
+    for s in g.parts.iter_mut() {
+        *s = written_by_transfer(vigil_hal::TextureLayout::TransferDst);
     }
 }
 

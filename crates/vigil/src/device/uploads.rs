@@ -397,13 +397,7 @@ impl<A: Api> Core<A> {
                 undo.textures
                     .push((t.clone(), g.initialized, g.parts.clone()));
             }
-            if !g.initialized {
-                head.clear_textures.push(t);
-                g.initialized = true;
-                for s in g.parts.iter_mut() {
-                    *s = super::written_by_transfer(TextureLayout::TransferDst);
-                }
-            }
+            super::zero_if_unwritten(t, &mut g, &mut head);
             let layers = t.desc.array_layers.max(1);
             for layer in w.at.array_layer..w.at.array_layer.saturating_add(w.size[2]) {
                 let i = (w.at.mip_level as usize)

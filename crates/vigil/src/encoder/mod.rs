@@ -801,19 +801,7 @@ impl<A: Api> CommandBuffer<A> {
         for t in &self.used.tracker.textures {
             let mut g = lock(&t.obj.state);
             undo.cb_textures.push((g.initialized, g.parts.clone()));
-            if !g.initialized {
-                head.clear_textures.push(&t.obj);
-                g.initialized = true;
-                for s in g.parts.iter_mut() {
-                    *s = State {
-                        write: Some((Stages::TRANSFER, vigil_hal::Access::TRANSFER_WRITE)),
-                        reads: (Stages::empty(), vigil_hal::Access::empty()),
-                        visible: Stages::empty(),
-                        cleared: Stages::empty(),
-                        layout: TextureLayout::TransferDst,
-                    };
-                }
-            }
+            crate::device::zero_if_unwritten(&t.obj, &mut g, head);
             let layers = t.obj.desc.array_layers.max(1);
             for (mip, layer, part) in t.track.parts() {
                 let i = (mip as usize)
