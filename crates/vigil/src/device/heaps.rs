@@ -321,33 +321,9 @@ impl<A: Api> Device<A> {
                 Ok(view)
             })
             .collect::<Result<Vec<_>>>()?;
-        let entries: Vec<BindGroupEntry<'_, A>> = objs
-            .iter()
-            .zip(first..)
-            .map(|(v, i)| BindGroupEntry {
-                binding: 0,
-                array_element: i,
-                resource: BoundResource::TextureView(&*v.raw, shader_layout(v)),
-            })
-            .collect();
         let shared = self.heap_shared(OP, &h.label)?;
-        let mut slots = lock(&h.slots);
-        self.hal
-            .write_heap(&h.raw, &shared.textures, &entries)
-            .map_err(|e| self.hal_error(e, OP, &h.label))?;
-        let mut resident = Vec::new();
-        let mut old = Vec::new();
-        for (v, i) in objs.iter().zip(first..) {
-            if v.texture.heap_slots.fetch_add(1, Ordering::AcqRel) == 0 {
-                resident.push(v.texture.clone());
-            }
-            if let Some(slot) = slots.get_mut(i as usize) {
-                old.push(std::mem::replace(slot, HeapSlot::View(v.clone())));
-            }
-        }
-        drop(slots);
-        self.retire_slots(old, resident);
-        Ok(())
+        let slots = objs.into_iter().map(HeapSlot::View).collect();
+        self.put_slots(OP, &h, &shared, true, first, slots)
     }
 
     /// Writes `samplers` into slots `first..first + samplers.len()` of `heap` (live
@@ -379,29 +355,9 @@ impl<A: Api> Device<A> {
                 Ok(sampler)
             })
             .collect::<Result<Vec<_>>>()?;
-        let entries: Vec<BindGroupEntry<'_, A>> = objs
-            .iter()
-            .zip(first..)
-            .map(|(s, i)| BindGroupEntry {
-                binding: 0,
-                array_element: i,
-                resource: BoundResource::Sampler(&*s.raw),
-            })
-            .collect();
         let shared = self.heap_shared(OP, &h.label)?;
-        let mut slots = lock(&h.slots);
-        self.hal
-            .write_heap(&h.raw, &shared.samplers, &entries)
-            .map_err(|e| self.hal_error(e, OP, &h.label))?;
-        let mut old = Vec::new();
-        for (s, i) in objs.iter().zip(first..) {
-            if let Some(slot) = slots.get_mut(i as usize) {
-                old.push(std::mem::replace(slot, HeapSlot::Sampler(s.clone())));
-            }
-        }
-        drop(slots);
-        self.retire_slots(old, Vec::new());
-        Ok(())
+        let slots = objs.into_iter().map(HeapSlot::Sampler).collect();
+        self.put_slots(OP, &h, &shared, false, first, slots)
     }
 
     /// Copies `count` slots of `src` from `src_first` into `dst` from `dst_first` (both
@@ -422,46 +378,72 @@ impl<A: Api> Device<A> {
         slot_range(OP, &s.label, src_first, count as usize, s.capacity)?;
         slot_range(OP, &d.label, dst_first, count as usize, d.capacity)?;
         let shared = self.heap_shared(OP, &d.label)?;
-        let taken: Vec<Option<Arc<ViewObj<A>>>> = {
+        let taken: Vec<HeapSlot<A>> = {
             let slots = lock(&s.slots);
             (src_first..src_first.saturating_add(count))
                 .map(|i| match slots.get(i as usize) {
-                    Some(HeapSlot::View(v)) => Some(v.clone()),
-                    _ => None,
+                    Some(HeapSlot::View(v)) => HeapSlot::View(v.clone()),
+                    _ => HeapSlot::Placeholder,
                 })
                 .collect()
         };
-        let views: Vec<Arc<ViewObj<A>>> = taken
+        self.put_slots(OP, &d, &shared, true, dst_first, taken)
+    }
+
+    /// Writes `new` into the slots of `heap` from `first` (checked to fit), natively and in
+    /// the heap's record: views entering make their textures resident, and what the slots
+    /// held before is retired (see [`Device::retire_slots`]). `textures`: a texture heap
+    /// (its placeholder is the 1×1 view), else a sampler heap.
+    fn put_slots<H>(
+        &self,
+        op: &'static str,
+        heap: &DescriptorHeapObj<A, H>,
+        shared: &HeapShared<A>,
+        textures: bool,
+        first: u32,
+        new: Vec<HeapSlot<A>>,
+    ) -> Result<()> {
+        let placeholder = || {
+            if textures {
+                let v = &shared.placeholder_view;
+                BoundResource::TextureView(&*v.raw, shader_layout(v))
+            } else {
+                BoundResource::Sampler(&*shared.placeholder_sampler.raw)
+            }
+        };
+        let entries: Vec<BindGroupEntry<'_, A>> = new
             .iter()
-            .map(|v| v.clone().unwrap_or_else(|| shared.placeholder_view.clone()))
-            .collect();
-        let entries: Vec<BindGroupEntry<'_, A>> = views
-            .iter()
-            .zip(dst_first..)
-            .map(|(v, i)| BindGroupEntry {
+            .zip(first..)
+            .map(|(slot, i)| BindGroupEntry {
                 binding: 0,
                 array_element: i,
-                resource: BoundResource::TextureView(&*v.raw, shader_layout(v)),
+                resource: match slot {
+                    HeapSlot::View(v) => BoundResource::TextureView(&*v.raw, shader_layout(v)),
+                    HeapSlot::Sampler(s) => BoundResource::Sampler(&*s.raw),
+                    HeapSlot::Placeholder => placeholder(),
+                },
             })
             .collect();
-        let mut slots = lock(&d.slots);
+        let layout = if textures {
+            &shared.textures
+        } else {
+            &shared.samplers
+        };
+        let mut slots = lock(&heap.slots);
         self.hal
-            .write_heap(&d.raw, &shared.textures, &entries)
-            .map_err(|e| self.hal_error(e, OP, &d.label))?;
-        let mut old = Vec::new();
+            .write_heap(&heap.raw, layout, &entries)
+            .map_err(|e| self.hal_error(e, op, &heap.label))?;
+        drop(entries);
         let mut resident = Vec::new();
-        for (v, i) in taken.into_iter().zip(dst_first..) {
-            let new = match v {
-                Some(v) => {
-                    if v.texture.heap_slots.fetch_add(1, Ordering::AcqRel) == 0 {
-                        resident.push(v.texture.clone());
-                    }
-                    HeapSlot::View(v)
+        let mut old = Vec::new();
+        for (slot, i) in new.into_iter().zip(first..) {
+            if let HeapSlot::View(v) = &slot {
+                if v.texture.heap_slots.fetch_add(1, Ordering::AcqRel) == 0 {
+                    resident.push(v.texture.clone());
                 }
-                None => HeapSlot::Placeholder,
-            };
-            if let Some(slot) = slots.get_mut(i as usize) {
-                old.push(std::mem::replace(slot, new));
+            }
+            if let Some(at) = slots.get_mut(i as usize) {
+                old.push(std::mem::replace(at, slot));
             }
         }
         drop(slots);
