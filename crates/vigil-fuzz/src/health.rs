@@ -124,52 +124,44 @@ pub fn drain_and_check(w: &mut World<'_>, report: &mut Report) {
     destroy_all!(gpu_heaps, destroy_gpu_heap);
     destroy_all!(texture_heaps, destroy_texture_heap);
     destroy_all!(sampler_heaps, destroy_sampler_heap);
+    // The world's own pipelines and heap, outside its pools.
+    let refused = |w: &mut World<'_>, what: &str, r: vigil::Result<()>| {
+        if let Err(e) = r {
+            if !device.is_lost() {
+                w.finding(
+                    FindingKind::HealthCheck,
+                    at,
+                    format!("destroying {what} was refused: {e}"),
+                );
+            }
+        }
+    };
     for p in [w.pull.take(), w.mesh_triangle.take()]
         .into_iter()
         .flatten()
     {
-        if let Err(e) = device.destroy_render_pipeline(p) {
-            if !device.is_lost() {
-                w.finding(
-                    FindingKind::HealthCheck,
-                    at,
-                    format!("destroying a pointer render pipeline was refused: {e}"),
-                );
-            }
-        }
+        refused(
+            w,
+            "a pointer render pipeline",
+            device.destroy_render_pipeline(p),
+        );
     }
     if let Some((h, _)) = w.args.take() {
-        if let Err(e) = device.destroy_gpu_heap(h) {
-            if !device.is_lost() {
-                w.finding(
-                    FindingKind::HealthCheck,
-                    at,
-                    format!("destroying the draw arguments heap was refused: {e}"),
-                );
-            }
-        }
+        refused(w, "the draw arguments heap", device.destroy_gpu_heap(h));
     }
     if let Some(p) = w.sample.take() {
-        if let Err(e) = device.destroy_compute_pipeline(p) {
-            if !device.is_lost() {
-                w.finding(
-                    FindingKind::HealthCheck,
-                    at,
-                    format!("destroying the heap-sampling pipeline was refused: {e}"),
-                );
-            }
-        }
+        refused(
+            w,
+            "the heap-sampling pipeline",
+            device.destroy_compute_pipeline(p),
+        );
     }
     if let Some(p) = w.bump.take() {
-        if let Err(e) = device.destroy_compute_pipeline(p) {
-            if !device.is_lost() {
-                w.finding(
-                    FindingKind::HealthCheck,
-                    at,
-                    format!("destroying the pointer pipeline was refused: {e}"),
-                );
-            }
-        }
+        refused(
+            w,
+            "the pointer pipeline",
+            device.destroy_compute_pipeline(p),
+        );
     }
     destroy_all!(bind_group_pools, destroy_bind_group_pool);
     w.pool_groups.clear();
