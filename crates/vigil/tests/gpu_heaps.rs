@@ -7,24 +7,12 @@
 
 mod common;
 
-use common::{Gpu, gpu_with};
+use common::{Gpu, gpu_requiring};
 use std::time::Duration;
 use vigil::*;
 
 fn device() -> Gpu {
-    gpu_with(|adapter| {
-        assert!(
-            adapter.features().contains(Features::DESCRIPTOR_HEAPS),
-            "lavapipe (Mesa 25) and the H200 have descriptor heaps; this adapter has not: {:?}",
-            adapter.info()
-        );
-        DeviceDescriptor {
-            label: "gpu heaps".into(),
-            required_features: Features::DESCRIPTOR_HEAPS,
-            required_limits: adapter.limits().clone(),
-            ..DeviceDescriptor::default()
-        }
-    })
+    gpu_requiring(Features::DESCRIPTOR_HEAPS, "gpu heaps")
 }
 
 /// The frame is `SIDE × SIDE` pixels; point `i` lands on pixel `(i % SIDE, i / SIDE)`.
@@ -450,12 +438,7 @@ fn heaps_and_their_slots_are_checked() {
 
 #[test]
 fn heaps_need_their_feature() {
-    let d = gpu_with(|adapter| DeviceDescriptor {
-        label: "no heaps".into(),
-        required_features: Features::BUFFER_DEVICE_ADDRESS,
-        required_limits: adapter.limits().clone(),
-        ..DeviceDescriptor::default()
-    });
+    let d = gpu_requiring(Features::BUFFER_DEVICE_ADDRESS, "no heaps");
     let err = d
         .create_texture_heap(&TextureHeapDescriptor {
             label: "t",

@@ -6,23 +6,12 @@
 
 mod common;
 
-use common::{Gpu, gpu_with};
+use common::{Gpu, gpu_requiring};
 use std::time::Duration;
 use vigil::*;
 
 fn device() -> Gpu {
-    gpu_with(|adapter| {
-        assert!(
-            adapter.features().contains(Features::BUFFER_DEVICE_ADDRESS),
-            "every Vulkan 1.3 device has buffer device addresses"
-        );
-        DeviceDescriptor {
-            label: "gpu pointers".into(),
-            required_features: Features::BUFFER_DEVICE_ADDRESS,
-            required_limits: adapter.limits().clone(),
-            ..DeviceDescriptor::default()
-        }
-    })
+    gpu_requiring(Features::BUFFER_DEVICE_ADDRESS, "gpu pointers")
 }
 
 /// Walks the list from `root.head`, writing the sum of the values and the node count.

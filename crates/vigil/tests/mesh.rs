@@ -7,24 +7,12 @@
 
 mod common;
 
-use common::{Gpu, gpu_with};
+use common::{Gpu, gpu_requiring};
 use std::time::Duration;
 use vigil::*;
 
 fn device() -> Gpu {
-    gpu_with(|adapter| {
-        assert!(
-            adapter.features().contains(Features::MESH_SHADER),
-            "lavapipe (Mesa 25) and the H200 have mesh shaders; this adapter has not: {:?}",
-            adapter.info()
-        );
-        DeviceDescriptor {
-            label: "mesh".into(),
-            required_features: Features::MESH_SHADER,
-            required_limits: adapter.limits().clone(),
-            ..DeviceDescriptor::default()
-        }
-    })
+    gpu_requiring(Features::MESH_SHADER, "mesh")
 }
 
 const ROOT: &str = "
@@ -290,12 +278,7 @@ fn mesh_draws_and_pipelines_are_checked() {
     d.finish();
 
     // Without the feature: refused, naming it.
-    let plain = gpu_with(|adapter| DeviceDescriptor {
-        label: "no mesh".into(),
-        required_features: Features::BUFFER_DEVICE_ADDRESS,
-        required_limits: adapter.limits().clone(),
-        ..DeviceDescriptor::default()
-    });
+    let plain = gpu_requiring(Features::BUFFER_DEVICE_ADDRESS, "no mesh");
     let mesh_glsl = format!("{ROOT}{MESH}");
     let err = plain
         .create_pointer_mesh_pipeline(&PointerMeshPipelineDescriptor {

@@ -37,6 +37,26 @@ pub fn gpu() -> Gpu {
     })
 }
 
+/// Opens a device with exactly `features` (and the adapter's limits), validation on; the
+/// adapter must have them (lavapipe with Mesa 25 and the H200 have every feature the tests
+/// ask for this way): a test does not skip.
+pub fn gpu_requiring(features: Features, label: &str) -> Gpu {
+    gpu_with(|adapter| {
+        assert!(
+            adapter.features().contains(features),
+            "{label}: the adapter lacks {:?}: {:?}",
+            features - adapter.features(),
+            adapter.info()
+        );
+        DeviceDescriptor {
+            label: label.into(),
+            required_features: features,
+            required_limits: adapter.limits().clone(),
+            ..DeviceDescriptor::default()
+        }
+    })
+}
+
 /// Opens a device with a custom descriptor, validation on.
 pub fn gpu_with(desc: impl FnOnce(&vigil::Adapter) -> DeviceDescriptor) -> Gpu {
     let instance = Instance::new(&InstanceDescriptor {
