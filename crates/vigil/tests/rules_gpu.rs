@@ -143,8 +143,13 @@ fn roots_point_into_live_heaps_and_every_dispatch_has_one() {
     };
     d.submit([record()]).unwrap();
     let late = record();
+    // An open recording that has named the heap already checks again that it is live.
+    let mut open = encoder(&d);
+    compute_pass(&mut open);
+    open.set_root(counter).unwrap();
     d.destroy_gpu_heap(h).unwrap();
     expect_rule(d.submit([late]), Rule::SubmitDestroyed);
+    expect_rule(open.set_root(counter), Rule::GpuPointer);
     // And no root can point into it any more.
     let mut e = encoder(&d);
     compute_pass(&mut e);

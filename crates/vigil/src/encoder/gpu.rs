@@ -4,6 +4,7 @@
 use super::{CommandEncoder, Pass};
 use crate::device::GpuPtr;
 use crate::error::{Result, fail};
+use crate::handle::Handle;
 use std::sync::Arc;
 use vigil_hal::{Api, IndexFormat, MemoryBarrier, Stages};
 
@@ -23,7 +24,10 @@ fn index_of<T>(list: &mut Vec<Arc<T>>, item: Arc<T>) -> usize {
 
 impl<A: Api> CommandEncoder<A> {
     /// The live heap holding `size` bytes at `address`, aligned to `align` (`gpu.pointer`,
-    /// naming `what`), kept with the recording so submission checks it is still live.
+    /// naming `what`), kept with the recording so submission checks it is still live;
+    /// returns its place in the recording's list of heaps. The heaps this recording has
+    /// named already are looked at first: a range compare and the registry's liveness
+    /// word, no lock and no reference count change (a root per draw costs that much).
     fn heap_for(
         &mut self,
         op: &'static str,
@@ -31,14 +35,31 @@ impl<A: Api> CommandEncoder<A> {
         address: u64,
         size: u64,
         align: u64,
-    ) -> Result<Arc<crate::device::GpuHeapObj<A>>> {
-        let Some(heap) = self.core.heap_at(address, size.max(1)) else {
-            return Err(fail!(
-                GpuPointer,
-                op,
-                &self.label,
-                "{what} at {address:#x} does not lie in a live GPU heap of this device ({size} bytes)"
-            ));
+    ) -> Result<usize> {
+        let size = size.max(1);
+        let holds = |h: &crate::device::GpuHeapObj<A>| {
+            address
+                .checked_sub(h.address)
+                .is_some_and(|offset| crate::validate::inside(offset, size, h.size))
+        };
+        let registry = &self.core.objects.gpu_heaps;
+        let known =
+            self.used.gpu_heaps.iter().position(|h| {
+                holds(h) && registry.is_live(h.handle.index(), h.handle.generation())
+            });
+        let at = match known {
+            Some(at) => at,
+            None => {
+                let Some(heap) = self.core.heap_at(address, size) else {
+                    return Err(fail!(
+                        GpuPointer,
+                        op,
+                        &self.label,
+                        "{what} at {address:#x} does not lie in a live GPU heap of this device ({size} bytes)"
+                    ));
+                };
+                index_of(&mut self.used.gpu_heaps, heap)
+            }
         };
         if address.checked_rem(align) != Some(0) {
             return Err(fail!(
@@ -48,10 +69,27 @@ impl<A: Api> CommandEncoder<A> {
                 "{what} at {address:#x} is not aligned to {align} bytes"
             ));
         }
-        if !self.used.gpu_heaps.iter().any(|h| Arc::ptr_eq(h, &heap)) {
-            self.used.gpu_heaps.push(heap.clone());
+        Ok(at)
+    }
+
+    /// Records `f` with the recording's heap `at` (from [`Self::heap_for`]): its native
+    /// buffer and the offset of `address` in it.
+    fn rec_at_heap(
+        &mut self,
+        at: usize,
+        address: u64,
+        f: impl FnOnce(&mut crate::native::Rec<'_, A>, &A::Buffer, u64),
+    ) {
+        if !self.open {
+            return;
         }
-        Ok(heap)
+        if let (Some(pool), Some(heap)) = (self.pool.as_mut(), self.used.gpu_heaps.get(at)) {
+            f(
+                &mut crate::native::Rec(pool),
+                &heap.raw,
+                address.saturating_sub(heap.address),
+            );
+        }
     }
 
     /// Sets the root the next dispatches (or draws: every graphics stage sees it) of the
@@ -184,12 +222,11 @@ impl<A: Api> CommandEncoder<A> {
         const OP: &str = "dispatch_indirect_at";
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
-            let heap = e.heap_for(OP, format_args!("the arguments"), args.address(), 12, 4)?;
+            let at = e.heap_for(OP, format_args!("the arguments"), args.address(), 12, 4)?;
             e.prepare_dispatch(None, OP)?;
-            let offset = args.address().saturating_sub(heap.address);
-            if let Some(mut r) = e.rec() {
-                r.dispatch_indirect(&heap.raw, offset);
-            }
+            e.rec_at_heap(at, args.address(), |r, heap, offset| {
+                r.dispatch_indirect(heap, offset);
+            });
             e.dispatches = e.dispatches.wrapping_add(1);
             Ok(())
         })
@@ -204,12 +241,11 @@ impl<A: Api> CommandEncoder<A> {
         const OP: &str = "draw_indirect_at";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
-            let heap = e.heap_for(OP, format_args!("the arguments"), args.address(), 16, 4)?;
+            let at = e.heap_for(OP, format_args!("the arguments"), args.address(), 16, 4)?;
             e.prepare_draw(OP, None, None, &(0..0), false)?;
-            let offset = args.address().saturating_sub(heap.address);
-            if let Some(mut r) = e.rec() {
-                r.draw_indirect(&heap.raw, offset);
-            }
+            e.rec_at_heap(at, args.address(), |r, heap, offset| {
+                r.draw_indirect(heap, offset);
+            });
             e.draws = e.draws.wrapping_add(1);
             Ok(())
         })
@@ -235,14 +271,13 @@ impl<A: Api> CommandEncoder<A> {
             let width = format.size();
             let bytes = u64::from(count).saturating_mul(width);
             let what = format_args!("{count} indices");
-            let heap = e.heap_for(OP, what, indices.address(), bytes, width)?;
+            let at = e.heap_for(OP, what, indices.address(), bytes, width)?;
             crate::validate::render_pass::range_order(OP, &e.label, "instances", &instances)?;
             e.prepare_draw(OP, None, None, &instances, false)?;
-            let offset = indices.address().saturating_sub(heap.address);
-            if let Some(mut r) = e.rec() {
-                r.set_index_buffer(&heap.raw, offset, format);
+            e.rec_at_heap(at, indices.address(), |r, heap, offset| {
+                r.set_index_buffer(heap, offset, format);
                 r.draw_indexed(0..count, base_vertex, instances);
-            }
+            });
             // The native index buffer is the heap now: ordinary indexed draws need theirs
             // set again.
             e.render.clear_index();
@@ -309,12 +344,11 @@ impl<A: Api> CommandEncoder<A> {
         const OP: &str = "draw_mesh_tasks_indirect_at";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
-            let heap = e.heap_for(OP, format_args!("the arguments"), args.address(), 12, 4)?;
+            let at = e.heap_for(OP, format_args!("the arguments"), args.address(), 12, 4)?;
             e.prepare_mesh_draw(OP)?;
-            let offset = args.address().saturating_sub(heap.address);
-            if let Some(mut r) = e.rec() {
-                r.draw_mesh_tasks_indirect(&heap.raw, offset);
-            }
+            e.rec_at_heap(at, args.address(), |r, heap, offset| {
+                r.draw_mesh_tasks_indirect(heap, offset);
+            });
             e.draws = e.draws.wrapping_add(1);
             Ok(())
         })
