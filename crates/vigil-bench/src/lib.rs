@@ -21,6 +21,7 @@ pub use workloads::{PathResult, WorkloadResult};
 pub const WORKLOADS: &[&str] = &[
     "bandwidth",
     "draws",
+    "tier-draws",
     "parallel-record",
     "dispatches",
     "churn",
@@ -41,7 +42,8 @@ pub struct Options {
     pub quick: bool,
     /// Only these workloads, in this order (all, in [`WORKLOADS`] order, when empty).
     pub workloads: Vec<String>,
-    /// Only these paths ("vigil", "ash", "wgpu"); all when empty. For profiling one path.
+    /// Only these paths ("vigil", "ash", "wgpu", and for `tier-draws` "vigil-groups"); all
+    /// when empty. For profiling one path.
     pub paths: Vec<String>,
 }
 
@@ -77,7 +79,10 @@ impl Paths {
         let vigil = adapter
             .request_device(&vigil::DeviceDescriptor {
                 label: "bench".into(),
-                required_features: adapter.features() & vigil::Features::TIMESTAMP_QUERY,
+                // Buffer device addresses for the pointer tier's workload (raw ash enables
+                // them too).
+                required_features: adapter.features()
+                    & (vigil::Features::TIMESTAMP_QUERY | vigil::Features::BUFFER_DEVICE_ADDRESS),
                 required_limits: adapter.limits().clone(),
                 ..vigil::DeviceDescriptor::default()
             })
@@ -260,6 +265,28 @@ fn run_one(
                 }
             }
             ("draw", u64::from(size.draws))
+        }
+        "tier-draws" => {
+            use workloads::tier_draws as t;
+            let size = t::Size {
+                rows: if opts.quick { 10 } else { 100 },
+            };
+            // Three paths of their own: the tier and the bind-group path through vigil's
+            // one device, the tier's technique through raw ash.
+            let (v, r) = (&paths.vigil, &mut paths.raw);
+            let mut jobs: Vec<Job<'_>> = Vec::new();
+            if opts.runs_path("vigil") {
+                jobs.push(Box::new(move || t::vigil_tier(v, size, plan)));
+            }
+            if opts.runs_path("ash") {
+                jobs.push(Box::new(move || t::ash(r, size, plan)));
+            }
+            if opts.runs_path("vigil-groups") {
+                jobs.push(Box::new(move || t::vigil_groups(v, size, plan)));
+            }
+            runs = harness::paired(plan, jobs)?;
+            check_image(name, &runs, &t::expected(size))?;
+            ("draw", u64::from(size.draws()))
         }
         "dispatches" => {
             use workloads::dispatches as d;

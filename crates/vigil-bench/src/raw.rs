@@ -23,6 +23,8 @@ pub struct Raw {
     serial: u64,
     /// Nanoseconds per timestamp tick.
     pub timestamp_period: f32,
+    /// Whether buffer device addresses are enabled.
+    pub addresses: bool,
 }
 
 /// A buffer with its memory.
@@ -74,7 +76,16 @@ impl Raw {
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
             .queue_priorities(&priorities)];
-        let mut v12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
+        // Buffer device addresses where the adapter has them (the pointer tier's workload
+        // pushes addresses): vigil's device enables them too.
+        let mut have12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut have = vk::PhysicalDeviceFeatures2::default().push_next(&mut have12);
+        // SAFETY: valid physical device; the chain is one Vulkan 1.2 features struct.
+        unsafe { instance.get_physical_device_features2(pd, &mut have) };
+        let addresses = have12.buffer_device_address == vk::TRUE;
+        let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
+            .timeline_semaphore(true)
+            .buffer_device_address(addresses);
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default()
             .synchronization2(true)
             .dynamic_rendering(true);
@@ -102,7 +113,7 @@ impl Raw {
             device: device.clone(),
             physical_device: pd,
             debug_settings: Default::default(),
-            buffer_device_address: false,
+            buffer_device_address: addresses,
             allocation_sizes: Default::default(),
         })
         .map_err(|e| e.to_string())?;
@@ -116,6 +127,7 @@ impl Raw {
             timeline,
             serial: 0,
             timestamp_period: props.limits.timestamp_period,
+            addresses,
         })
     }
 
@@ -570,6 +582,139 @@ impl Raw {
             )
         }
         .map_err(err)
+    }
+
+    /// A pipeline layout of no sets and `bytes` of push constants seen by the vertex and
+    /// fragment stages.
+    pub fn push_layout(&self, bytes: u32) -> Result<vk::PipelineLayout, String> {
+        let range = [vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+            offset: 0,
+            size: bytes,
+        }];
+        // SAFETY: a valid range within every device's push-constant limit (128 bytes).
+        unsafe {
+            self.device.create_pipeline_layout(
+                &vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&range),
+                None,
+            )
+        }
+        .map_err(err)
+    }
+
+    /// A pipeline drawing triangle lists into one RGBA8 target (dynamic rendering, dynamic
+    /// viewport and scissor, no culling, no blending), entry points `vs` and `fs`.
+    pub fn target_pipeline(
+        &self,
+        (vs, vs_name): (vk::ShaderModule, &CStr),
+        (fs, fs_name): (vk::ShaderModule, &CStr),
+        vertex_input: &vk::PipelineVertexInputStateCreateInfo<'_>,
+        layout: vk::PipelineLayout,
+    ) -> Result<vk::Pipeline, String> {
+        let stages = [
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::VERTEX)
+                .module(vs)
+                .name(vs_name),
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::FRAGMENT)
+                .module(fs)
+                .name(fs_name),
+        ];
+        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let viewport = vk::PipelineViewportStateCreateInfo::default()
+            .viewport_count(1)
+            .scissor_count(1);
+        let raster = vk::PipelineRasterizationStateCreateInfo::default()
+            .polygon_mode(vk::PolygonMode::FILL)
+            .cull_mode(vk::CullModeFlags::NONE)
+            .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
+            .line_width(1.0);
+        let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let blend_att = [vk::PipelineColorBlendAttachmentState::default()
+            .color_write_mask(vk::ColorComponentFlags::RGBA)];
+        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_att);
+        let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+        let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
+        let formats = [vk::Format::R8G8B8A8_UNORM];
+        let mut rendering =
+            vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+        let info = [vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .vertex_input_state(vertex_input)
+            .input_assembly_state(&assembly)
+            .viewport_state(&viewport)
+            .rasterization_state(&raster)
+            .multisample_state(&multisample)
+            .color_blend_state(&blend)
+            .dynamic_state(&dynamic)
+            .layout(layout)
+            .push_next(&mut rendering)];
+        // SAFETY: the caller's shaders and layout agree; the target format is the one the
+        // rendering names.
+        let made = unsafe {
+            self.device
+                .create_graphics_pipelines(vk::PipelineCache::null(), &info, None)
+        };
+        made.map_err(|(_, e)| err(e))?
+            .first()
+            .copied()
+            .ok_or_else(|| "no pipeline made".into())
+    }
+
+    /// Begins rendering into `view` (an RGBA8 image of `size` in its attachment layout),
+    /// cleared to opaque black, with the whole target as viewport and scissor.
+    pub fn begin_target_on(
+        device: &ash::Device,
+        cb: vk::CommandBuffer,
+        view: vk::ImageView,
+        size: [u32; 2],
+    ) {
+        let area = vk::Rect2D {
+            offset: vk::Offset2D { x: 0, y: 0 },
+            extent: vk::Extent2D {
+                width: size[0],
+                height: size[1],
+            },
+        };
+        let color = [vk::RenderingAttachmentInfo::default()
+            .image_view(view)
+            .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .clear_value(vk::ClearValue {
+                color: vk::ClearColorValue {
+                    float32: [0.0, 0.0, 0.0, 1.0],
+                },
+            })];
+        let info = vk::RenderingInfo::default()
+            .render_area(area)
+            .layer_count(1)
+            .color_attachments(&color);
+        // SAFETY: the target is in its attachment layout (the caller's contract).
+        unsafe { device.cmd_begin_rendering(cb, &info) };
+        let vp = [vk::Viewport {
+            x: 0.0,
+            y: 0.0,
+            width: size[0] as f32,
+            height: size[1] as f32,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        }];
+        // SAFETY: dynamic state of the pipelines made by `target_pipeline`.
+        unsafe { device.cmd_set_viewport(cb, 0, &vp) };
+        // SAFETY: as above.
+        unsafe { device.cmd_set_scissor(cb, 0, &[area]) };
+    }
+
+    /// A buffer's device address (buffer device addresses enabled, the buffer made with
+    /// `SHADER_DEVICE_ADDRESS`).
+    pub fn address(&self, b: &RawBuffer) -> u64 {
+        let info = vk::BufferDeviceAddressInfo::default().buffer(b.raw);
+        // SAFETY: the caller made the buffer with the device-address usage.
+        unsafe { self.device.get_buffer_device_address(&info) }
     }
 
     /// A descriptor pool for `max_sets` sets of the given type counts.

@@ -54,6 +54,7 @@ pub fn targets(results: &[WorkloadResult]) -> Vec<Target> {
         ("bandwidth ≥ 0.99 of the reference", "bandwidth", "vigil rate / reference rate", 0.99, false),
         ("8 threads record ≥ 6× one thread's rate", "parallel-record", "vigil rate x8/x1", 6.0, false),
         ("one-thread recording ≤ 1.2× raw ash", "parallel-record", "record x1: vigil/ash", 1.2, true),
+        ("pointer-tier draws encode ≤ 1.1× raw ash", "tier-draws", "encode: vigil/ash", 1.1, true),
     ];
     LIST.iter()
         .map(|&(what, workload, figure, bound, at_most)| Target {
@@ -104,7 +105,7 @@ pub fn table(adapter: &str, results: &[WorkloadResult]) -> String {
         );
         let _ = writeln!(
             out,
-            "  {:<10} {:<6} {:>12} {:>12} {:>8} {:>12}",
+            "  {:<10} {:<12} {:>12} {:>12} {:>8} {:>12}",
             "metric", "path", "median µs", "per unit ns", "spread", ""
         );
         let metrics: Vec<&str> = w
@@ -118,7 +119,7 @@ pub fn table(adapter: &str, results: &[WorkloadResult]) -> String {
                     let per = us(s.median) * 1e3 / w.unit.1.max(1) as f64;
                     let _ = writeln!(
                         out,
-                        "  {:<10} {:<6} {:>12.1} {:>12.1} {:>7.0}%",
+                        "  {:<10} {:<12} {:>12.1} {:>12.1} {:>7.0}%",
                         m,
                         p.path,
                         us(s.median),

@@ -20,6 +20,8 @@ fn quick_run_produces_identical_results_on_every_path() {
         let paths: Vec<_> = w.paths.iter().map(|p| p.path).collect();
         if w.name.starts_with("writes") {
             assert_eq!(paths, ["vigil", "ash", "wgpu", "memcpy"], "{}", w.name);
+        } else if w.name == "tier-draws" {
+            assert_eq!(paths, ["vigil", "ash", "vigil-groups"], "{}", w.name);
         } else {
             assert_eq!(paths, ["vigil", "ash", "wgpu"], "{}", w.name);
         }
@@ -69,6 +71,11 @@ fn quick_run_produces_identical_results_on_every_path() {
         );
     }
     assert!(idle.paired("encode idle/none, vigil over ash").is_some());
+    // The tier's draws paired with raw ash's and with the bind-group path's.
+    let tier = results.iter().find(|w| w.name == "tier-draws").unwrap();
+    for name in ["encode: vigil/ash", "encode: vigil/vigil-groups"] {
+        assert!(tier.paired(name).is_some_and(|p| p.median > 0.0), "{name}");
+    }
     let par = results
         .iter()
         .find(|w| w.name == "parallel-record")

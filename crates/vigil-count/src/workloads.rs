@@ -6,6 +6,7 @@ use vigil::*;
 /// Every workload, in the order the guard counts them.
 pub const NAMES: &[&str] = &[
     "draw",
+    "root_draw",
     "dispatch",
     "set_bind_group",
     "submit",
@@ -16,7 +17,7 @@ pub const NAMES: &[&str] = &[
 /// Operations one run of `workload` counts.
 pub fn operations(workload: &str) -> Option<u64> {
     Some(match workload {
-        "draw" | "dispatch" | "set_bind_group" | "write64" => 10_000,
+        "draw" | "root_draw" | "dispatch" | "set_bind_group" | "write64" => 10_000,
         "submit" => SUBMITS as u64,
         "create_destroy" => 1_000,
         _ => return None,
@@ -37,10 +38,15 @@ pub fn measured<R>(f: impl FnOnce() -> R) -> R {
 }
 
 fn device() -> D {
+    device_with(Features::empty())
+}
+
+fn device_with(required_features: Features) -> D {
     let instance = Instance::<TestApi>::new(&InstanceDescriptor::default()).unwrap();
     let adapter = instance.adapters().into_iter().next().unwrap();
     adapter
         .request_device(&DeviceDescriptor {
+            required_features,
             required_limits: adapter.limits().clone(),
             ..DeviceDescriptor::default()
         })
@@ -60,6 +66,7 @@ fn buffer(d: &D, size: u64, usage: BufferUsages) -> Buffer {
 pub fn run(workload: &str) -> Option<()> {
     match workload {
         "draw" => draw(),
+        "root_draw" => root_draw(),
         "dispatch" => dispatch(false),
         "set_bind_group" => dispatch(true),
         "submit" => submit(),
@@ -246,6 +253,84 @@ struct P { t: vec4<f32> }
             e.set_index_buffer(ibs[(i % 3) as usize], IndexFormat::Uint16, 0, None)
                 .unwrap();
             e.draw_indexed(0..6, 0, i..i + 1).unwrap();
+        }
+    });
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+}
+
+/// The `tier-draws` benchmark's frame: per draw a root (of 10,000, one per object record
+/// in one heap) and a six-vertex draw of a pointer pipeline.
+fn root_draw() {
+    let d = device_with(Features::BUFFER_DEVICE_ADDRESS);
+    let object = "
+layout(buffer_reference, scalar, buffer_reference_align = 8) buffer Corners { vec2 c[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 8) buffer Object { vec2 origin; uint color; uint pad; Corners corners; };
+VIGIL_ROOT(Object);
+";
+    let targets = [Some(ColorTargetState {
+        format: TextureFormat::Rgba8Unorm,
+        blend: None,
+        write_mask: ColorWrites::ALL,
+    })];
+    let pipeline = d
+        .create_pointer_render_pipeline(&PointerRenderPipelineDescriptor {
+            label: "root_draw",
+            vertex_glsl: &format!(
+                "{object}void main() {{ gl_Position = vec4(vigil.root.origin + vigil.root.corners.c[gl_VertexIndex % 4], 0.0, 1.0); }}"
+            ),
+            fragment: Some((
+                &format!(
+                    "{object}layout(location = 0) out vec4 color; void main() {{ color = unpackUnorm4x8(vigil.root.color); }}"
+                ),
+                &targets,
+            )),
+            primitive: PrimitiveState::default(),
+            depth_stencil: None,
+            sample_count: 1,
+        })
+        .unwrap();
+    let heap = d
+        .create_gpu_heap(&GpuHeapDescriptor {
+            label: "objects",
+            size: 10_000 * 32,
+            kind: HeapKind::CpuVisible,
+        })
+        .unwrap();
+    let roots: Vec<GpuPtr<[u64; 3]>> = (0..10_000u64)
+        .map(|i| d.gpu_heap_ptr(heap, i * 32).unwrap())
+        .collect();
+    let target = d
+        .create_texture(&TextureDescriptor {
+            label: "target",
+            size: [64, 64],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::RENDER_ATTACHMENT,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let view = d
+        .create_texture_view(target, &TextureViewDescriptor::default())
+        .unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "root_draw" })
+        .unwrap();
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "root_draw",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view,
+            resolve_target: None,
+            load: LoadOp::Clear([0.0; 4]),
+            store: StoreOp::Store,
+        })],
+        ..RenderPassDescriptor::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(pipeline).unwrap();
+    measured(|| {
+        for root in &roots {
+            e.set_root(*root).unwrap();
+            e.draw(0..6, 0..1).unwrap();
         }
     });
     e.end_render_pass().unwrap();

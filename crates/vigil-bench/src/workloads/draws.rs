@@ -496,16 +496,6 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
         (2, vk::DescriptorType::UNIFORM_BUFFER, fragment),
     ])?;
     let pl = raw.pipeline_layout(&[dsl])?;
-    let stages = [
-        vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::VERTEX)
-            .module(vs)
-            .name(c"vs"),
-        vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::FRAGMENT)
-            .module(fs)
-            .name(c"fs"),
-    ];
     let vb_desc = [vk::VertexInputBindingDescription {
         binding: 0,
         stride: 8,
@@ -520,40 +510,7 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
     let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
         .vertex_binding_descriptions(&vb_desc)
         .vertex_attribute_descriptions(&attr_desc);
-    let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
-        .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-    let viewport = vk::PipelineViewportStateCreateInfo::default()
-        .viewport_count(1)
-        .scissor_count(1);
-    let raster = vk::PipelineRasterizationStateCreateInfo::default()
-        .polygon_mode(vk::PolygonMode::FILL)
-        .cull_mode(vk::CullModeFlags::NONE)
-        .front_face(vk::FrontFace::COUNTER_CLOCKWISE)
-        .line_width(1.0);
-    let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-        .rasterization_samples(vk::SampleCountFlags::TYPE_1);
-    let blend_att = [vk::PipelineColorBlendAttachmentState::default()
-        .color_write_mask(vk::ColorComponentFlags::RGBA)];
-    let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_att);
-    let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
-    let formats = [vk::Format::R8G8B8A8_UNORM];
-    let mut rendering =
-        vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
-    let info = [vk::GraphicsPipelineCreateInfo::default()
-        .stages(&stages)
-        .vertex_input_state(&vertex_input)
-        .input_assembly_state(&assembly)
-        .viewport_state(&viewport)
-        .rasterization_state(&raster)
-        .multisample_state(&multisample)
-        .color_blend_state(&blend)
-        .dynamic_state(&dynamic)
-        .layout(pl)
-        .push_next(&mut rendering)];
-    // SAFETY: shaders, layout and formats agree (the same WGSL vigil checks).
-    let pipeline = unsafe { d.create_graphics_pipelines(vk::PipelineCache::null(), &info, None) }
-        .map_err(|(_, e)| err(e))?[0];
+    let pipeline = raw.target_pipeline((vs, c"vs"), (fs, c"fs"), &vertex_input, pl)?;
     let mut images = Vec::new();
     for t in 0..TEXTURES {
         let img = raw.image(
@@ -653,13 +610,6 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
         );
     })?;
     let (cmd_pool, cb) = raw.command_buffer()?;
-    let area = vk::Rect2D {
-        offset: vk::Offset2D { x: 0, y: 0 },
-        extent: vk::Extent2D {
-            width: target_size[0],
-            height: target_size[1],
-        },
-    };
     let target_view = target.view;
     let vb_raw: Vec<vk::Buffer> = vbs.iter().map(|b| b.raw).collect();
     let ib_raw: Vec<vk::Buffer> = ibs.iter().map(|b| b.raw).collect();
@@ -674,34 +624,7 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
             vk::PipelineStageFlags2::ALL_COMMANDS,
             vk::PipelineStageFlags2::ALL_GRAPHICS,
         );
-        let color = [vk::RenderingAttachmentInfo::default()
-            .image_view(target_view)
-            .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-            .load_op(vk::AttachmentLoadOp::CLEAR)
-            .store_op(vk::AttachmentStoreOp::STORE)
-            .clear_value(vk::ClearValue {
-                color: vk::ClearColorValue {
-                    float32: [0.0, 0.0, 0.0, 1.0],
-                },
-            })];
-        let info = vk::RenderingInfo::default()
-            .render_area(area)
-            .layer_count(1)
-            .color_attachments(&color);
-        // SAFETY: the target is in its attachment layout.
-        unsafe { d.cmd_begin_rendering(cb, &info) };
-        let vp = [vk::Viewport {
-            x: 0.0,
-            y: 0.0,
-            width: target_size[0] as f32,
-            height: target_size[1] as f32,
-            min_depth: 0.0,
-            max_depth: 1.0,
-        }];
-        // SAFETY: dynamic state of the pipeline.
-        unsafe { d.cmd_set_viewport(cb, 0, &vp) };
-        // SAFETY: as above.
-        unsafe { d.cmd_set_scissor(cb, 0, &[area]) };
+        Raw::begin_target_on(&d, cb, target_view, target_size);
         // SAFETY: a graphics pipeline for this rendering's formats.
         unsafe { d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline) };
         for i in 0..size.draws {

@@ -6,6 +6,7 @@ pub mod dispatches;
 pub mod draws;
 pub mod graph_compile;
 pub mod round_trip;
+pub mod tier_draws;
 pub mod writes;
 
 use crate::harness::{Paired, Stats};
