@@ -17,9 +17,64 @@
 //! most [`Plan::warmup_max`]; a phase that hit the cap is marked not settled in the results
 //! ([`Stats::settled`]) rather than run forever.
 
+//!
+//! **Every path on the same CPU.** Pairing cancels drift in *time*, not differences
+//! between *CPUs*: on a virtual machine each virtual CPU runs on a host core that other
+//! guests load differently, so a path that happens to run on a slower one is slower in
+//! every repetition and the paired ratio moves from one run to the next by more than its
+//! interval (the H200 host showed draws vigil/ash from 1.4 to 2.4 across runs of one
+//! binary). So the timed threads are pinned ([`pin_to`]): every path's thread to the first
+//! CPU of the list, `parallel`'s worker `i` to the CPU after it, `i + 1` places on
+//! (wrapping), the same CPUs for every path. The list is the CPUs the process may run on,
+//! highest first (CPU 0 takes most interrupts), unless `vigil bench --cpus` names one or
+//! turns pinning off. The driver's own threads are left where the system puts them.
+
 use std::cell::RefCell;
+use std::sync::OnceLock;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
+
+/// The CPUs timed threads are pinned to, first the paths' (empty: not pinned). Set once,
+/// before any workload runs.
+static CPUS: OnceLock<Vec<usize>> = OnceLock::new();
+
+/// Pins timed threads to `cpus` (first the paths' CPU, then the parallel workers'), or
+/// to none when empty. Only the first call counts; `false` when pinning was set already.
+pub fn pin_to(cpus: Vec<usize>) -> bool {
+    CPUS.set(cpus).is_ok()
+}
+
+/// The CPUs this process may run on, highest first.
+pub fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: a zeroed cpu_set_t is an empty set, the type's documented initial state.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: the set is writable and its size is passed; pid 0 is the calling thread.
+    let got = unsafe { libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) };
+    if got != 0 {
+        return Vec::new();
+    }
+    (0..libc::CPU_SETSIZE as usize)
+        .rev()
+        // SAFETY: `c` is below CPU_SETSIZE, inside the set.
+        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+        .collect()
+}
+
+/// Pins the calling thread to the `slot`th CPU of the list (wrapping); nothing when
+/// pinning is off. A CPU the system refuses leaves the thread where it was.
+fn pin_current(slot: usize) {
+    let Some(cpus) = CPUS.get().filter(|c| !c.is_empty()) else {
+        return;
+    };
+    let cpu = cpus[slot % cpus.len()];
+    // SAFETY: a zeroed cpu_set_t is an empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `cpu` came from the allowed set or the command line; CPU_SET ignores
+    // numbers at or past CPU_SETSIZE.
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: the set is initialised and its size is passed; pid 0 is the calling thread.
+    unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) };
+}
 
 /// Statistics of one timed quantity.
 #[derive(Clone, Debug, PartialEq)]
@@ -303,6 +358,7 @@ pub fn paired<'a, R: Send>(
             downs.push(down_tx);
             let up = up_tx.clone();
             handles.push(s.spawn(move || {
+                pin_current(0);
                 let start = down.recv();
                 SEAT.with(|s| {
                     *s.borrow_mut() = Some(Seat {
@@ -539,6 +595,7 @@ pub fn parallel<T: Send>(
         for (i, slot) in slots.iter().enumerate() {
             let (start, end, record, active, stop) = (&start, &end, &record, &active, &stop);
             s.spawn(move || {
+                pin_current(i + 1);
                 loop {
                     start.wait();
                     if stop.load(Ordering::Acquire) {

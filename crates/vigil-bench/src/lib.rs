@@ -628,11 +628,27 @@ fn check_image(name: &str, runs: &[PathResult], expected: &[u8]) -> Result<(), S
     Ok(())
 }
 
-/// The command line: `[--json] [--save FILE] [--quick] [--workload NAME] [--path P]`.
+/// `--cpus`: `none` (no pinning) or CPU numbers separated by commas, the paths' first.
+fn parse_cpus(list: &str) -> Result<Vec<usize>, String> {
+    if list == "none" {
+        return Ok(Vec::new());
+    }
+    list.split(',')
+        .map(|c| {
+            c.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("--cpus: '{c}' is not a CPU number"))
+        })
+        .collect()
+}
+
+/// The command line: `[--json] [--save FILE] [--quick] [--workload NAME] [--path P]
+/// [--cpus LIST|none]`.
 pub fn cli(args: &[String]) -> Result<(), String> {
     let mut opts = Options::default();
     let mut json = false;
     let mut save: Option<String> = None;
+    let mut cpus: Option<Vec<usize>> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -647,13 +663,28 @@ pub fn cli(args: &[String]) -> Result<(), String> {
             "--path" => opts
                 .paths
                 .push(it.next().ok_or("--path needs vigil, ash or wgpu")?.clone()),
+            "--cpus" => {
+                let list = it.next().ok_or("--cpus needs a list (3,4,5) or none")?;
+                cpus = Some(parse_cpus(list)?);
+            }
             other => {
                 return Err(format!(
-                    "unknown option '{other}'; usage: bench [--json] [--save FILE] [--quick] [--workload NAME]...  [--path vigil|ash|wgpu]"
+                    "unknown option '{other}'; usage: bench [--json] [--save FILE] [--quick] [--workload NAME]...  [--path vigil|ash|wgpu|vigil-groups] [--cpus LIST|none]"
                 ));
             }
         }
     }
+    // Every path's timed threads on the same CPUs (see `harness`).
+    let cpus = cpus.unwrap_or_else(harness::allowed_cpus);
+    if !json {
+        match cpus.first() {
+            Some(first) => println!(
+                "timed threads pinned: each path's to CPU {first}, parallel workers to the next of {cpus:?}"
+            ),
+            None => println!("timed threads not pinned"),
+        }
+    }
+    harness::pin_to(cpus);
     let mut paths = Paths::open()?;
     let results = run(&mut paths, &opts)?;
     if let Some(file) = &save {
@@ -669,4 +700,19 @@ pub fn cli(args: &[String]) -> Result<(), String> {
         return Err("the paths produced different results".into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_cpus;
+
+    #[test]
+    fn cpu_lists_parse_or_say_what_is_wrong() {
+        assert_eq!(parse_cpus("none"), Ok(Vec::new()));
+        assert_eq!(parse_cpus("15, 14,3"), Ok(vec![15, 14, 3]));
+        assert_eq!(
+            parse_cpus("1,x"),
+            Err("--cpus: 'x' is not a CPU number".to_owned())
+        );
+    }
 }
