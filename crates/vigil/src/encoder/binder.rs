@@ -198,6 +198,20 @@ impl Binder {
         self.immediates_dirty = true;
     }
 
+    /// Sets the root (the first 8 bytes of immediate data) and marks it set.
+    #[inline]
+    pub fn set_root(&mut self, address: u64) {
+        const ROOT: usize = vigil_shader::glsl::ROOT_SIZE as usize;
+        if self.immediates.len() < ROOT {
+            self.immediates.resize(ROOT, 0);
+        }
+        if let Some(dst) = self.immediates.get_mut(..ROOT) {
+            dst.copy_from_slice(&address.to_le_bytes());
+        }
+        self.immediates_dirty = true;
+        self.root_set = true;
+    }
+
     /// Whether a pipeline is bound and every group it uses fits it.
     #[inline]
     pub fn ready(&self) -> bool {

@@ -31,7 +31,7 @@ impl<A: Api> CommandEncoder<A> {
     fn heap_for(
         &mut self,
         op: &'static str,
-        what: std::fmt::Arguments<'_>,
+        what: &'static str,
         address: u64,
         size: u64,
         align: u64,
@@ -61,7 +61,8 @@ impl<A: Api> CommandEncoder<A> {
                 index_of(&mut self.used.gpu_heaps, heap)
             }
         };
-        if address.checked_rem(align) != Some(0) {
+        // Alignments are powers of two (a type's, an index's width): a mask, not a division.
+        if !align.is_power_of_two() || address & (align - 1) != 0 {
             return Err(fail!(
                 GpuPointer,
                 op,
@@ -110,10 +111,9 @@ impl<A: Api> CommandEncoder<A> {
             }
             let size = std::mem::size_of::<T>() as u64;
             let align = std::mem::align_of::<T>() as u64;
-            e.heap_for(OP, format_args!("the root"), root.address(), size, align)?;
-            let b = super::compute::pass_binder(e.pass, &mut e.compute, &mut e.render);
-            b.set_immediates(0, &root.to_bytes());
-            b.root_set = true;
+            e.heap_for(OP, "the root", root.address(), size, align)?;
+            super::compute::pass_binder(e.pass, &mut e.compute, &mut e.render)
+                .set_root(root.address());
             Ok(())
         })
     }
@@ -197,6 +197,9 @@ impl<A: Api> CommandEncoder<A> {
                 "the pipeline is a pointer pipeline and no root was set in this pass; call set_root first"
             ));
         }
+        if b.heaps_needed == 0 {
+            return Ok(());
+        }
         for (bit, what, call) in [
             (0usize, "texture", "set_texture_heap"),
             (1, "sampler", "set_sampler_heap"),
@@ -222,7 +225,7 @@ impl<A: Api> CommandEncoder<A> {
         const OP: &str = "dispatch_indirect_at";
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
-            let at = e.heap_for(OP, format_args!("the arguments"), args.address(), 12, 4)?;
+            let at = e.heap_for(OP, "the arguments", args.address(), 12, 4)?;
             e.prepare_dispatch(None, OP)?;
             e.rec_at_heap(at, args.address(), |r, heap, offset| {
                 r.dispatch_indirect(heap, offset);
@@ -241,7 +244,7 @@ impl<A: Api> CommandEncoder<A> {
         const OP: &str = "draw_indirect_at";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
-            let at = e.heap_for(OP, format_args!("the arguments"), args.address(), 16, 4)?;
+            let at = e.heap_for(OP, "the arguments", args.address(), 16, 4)?;
             e.prepare_draw(OP, None, None, &(0..0), false)?;
             e.rec_at_heap(at, args.address(), |r, heap, offset| {
                 r.draw_indirect(heap, offset);
@@ -270,8 +273,7 @@ impl<A: Api> CommandEncoder<A> {
             e.expect_pass(Pass::Render, OP)?;
             let width = format.size();
             let bytes = u64::from(count).saturating_mul(width);
-            let what = format_args!("{count} indices");
-            let at = e.heap_for(OP, what, indices.address(), bytes, width)?;
+            let at = e.heap_for(OP, "the indices", indices.address(), bytes, width)?;
             crate::validate::render_pass::range_order(OP, &e.label, "instances", &instances)?;
             e.prepare_draw(OP, None, None, &instances, false)?;
             e.rec_at_heap(at, indices.address(), |r, heap, offset| {
@@ -344,7 +346,7 @@ impl<A: Api> CommandEncoder<A> {
         const OP: &str = "draw_mesh_tasks_indirect_at";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
-            let at = e.heap_for(OP, format_args!("the arguments"), args.address(), 12, 4)?;
+            let at = e.heap_for(OP, "the arguments", args.address(), 12, 4)?;
             e.prepare_mesh_draw(OP)?;
             e.rec_at_heap(at, args.address(), |r, heap, offset| {
                 r.draw_mesh_tasks_indirect(heap, offset);
