@@ -20,7 +20,7 @@ const USAGE: &str = "usage:
                              translate a shader, or print its reflection as JSON
   vigil graph [--dot] [-o FILE]
                              the demo's deferred frame as a render graph: its plan, or DOT
-  vigil bench [--json] [--save FILE] [--quick] [--workload NAME] [--path vigil|ash|wgpu]
+  vigil bench [--json] [--save FILE] [--quick] [--workload NAME] [--path vigil|ash|wgpu|vigil-groups] [--cpus LIST|none]
                              the same workloads through vigil, raw ash and wgpu";
 
 fn main() -> ExitCode {
