@@ -62,7 +62,7 @@ impl<A: Api> CommandEncoder<A> {
             }
         };
         // Alignments are powers of two (a type's, an index's width): a mask, not a division.
-        if !align.is_power_of_two() || address & (align - 1) != 0 {
+        if !align.is_power_of_two() || address & align.wrapping_sub(1) != 0 {
             return Err(fail!(
                 GpuPointer,
                 op,
