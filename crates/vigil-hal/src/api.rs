@@ -31,7 +31,9 @@ use crate::render::{
 use crate::surface::{
     PresentOutcome, PresentSource, SurfaceCapabilities, SurfaceConfiguration, WindowTarget,
 };
-use crate::texture::{SamplerDescriptor, TextureDescriptor, TextureViewDescriptor};
+use crate::texture::{
+    SamplerDescriptor, TextureDescriptor, TexturePlacement, TextureViewDescriptor,
+};
 use crate::validation_log::ValidationLog;
 use crate::{IndexFormat, Result};
 use std::fmt::Debug;
@@ -86,6 +88,8 @@ pub trait Api: Clone + Debug + Send + Sync + Sized + 'static {
     type Surface: Debug + Send + Sync;
     /// An acceleration structure, with its own storage and build scratch.
     type AccelerationStructure: Debug + Send + Sync;
+    /// Device memory that textures are placed in at chosen offsets.
+    type TextureMemory: Debug + Send + Sync;
 }
 
 /// How to create an instance.
@@ -429,6 +433,40 @@ pub trait Device: Send + Sync + Debug {
         command_buffers: &[&<Self::A as Api>::CommandBuffer],
         signal_value: u64,
     ) -> Result<()>;
+    /// Device-local memory of `size` bytes that textures can be placed in
+    /// ([`Device::create_placed_texture`]), and the memory type it is of (a bit of
+    /// [`TexturePlacement::memory_types`]).
+    ///
+    /// # Safety
+    /// `size` is non-zero.
+    unsafe fn create_texture_memory(
+        &self,
+        label: &str,
+        size: u64,
+    ) -> Result<(<Self::A as Api>::TextureMemory, u32)>;
+    /// Releases texture memory.
+    ///
+    /// # Safety
+    /// No texture placed in it is alive.
+    unsafe fn destroy_texture_memory(&self, memory: <Self::A as Api>::TextureMemory);
+    /// What a texture of `desc` needs when placed in texture memory.
+    ///
+    /// # Safety
+    /// `desc` is valid (as for [`Device::create_texture`]).
+    unsafe fn texture_placement(&self, desc: &TextureDescriptor<'_>) -> Result<TexturePlacement>;
+    /// A texture of `desc` in `memory` at `offset`: its contents are whatever the memory
+    /// holds, and destroying it leaves the memory.
+    ///
+    /// # Safety
+    /// `desc` is valid; `memory` is of this device and outlives the texture; `offset` is a
+    /// multiple of the placement's alignment and the placement's size fits after it; the
+    /// memory's type is one of the placement's `memory_types`.
+    unsafe fn create_placed_texture(
+        &self,
+        desc: &TextureDescriptor<'_>,
+        memory: &<Self::A as Api>::TextureMemory,
+        offset: u64,
+    ) -> Result<<Self::A as Api>::Texture>;
     /// Another texture object naming `texture`'s native image (for a device over the same
     /// native device to use it): destroying the alias releases only the alias.
     ///

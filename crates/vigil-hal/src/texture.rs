@@ -296,6 +296,17 @@ pub struct TextureDescriptor<'a> {
     pub cube_compatible: bool,
 }
 
+/// What a texture needs of the memory it is placed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TexturePlacement {
+    /// Bytes it occupies.
+    pub size: u64,
+    /// Its offset must be a multiple of this (a power of two).
+    pub alignment: u64,
+    /// The memory types it can be placed in, one bit each.
+    pub memory_types: u32,
+}
+
 /// What the backend needs to create a texture view.
 #[derive(Clone, Debug)]
 pub struct TextureViewDescriptor<'a> {

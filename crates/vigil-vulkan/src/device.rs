@@ -188,6 +188,12 @@ pub struct Texture {
     owned: bool,
 }
 
+/// Device memory textures are placed in.
+#[derive(Debug)]
+pub struct TextureMemory {
+    pub(crate) raw: vk::DeviceMemory,
+}
+
 /// An image view.
 #[derive(Debug)]
 pub struct TextureView {
@@ -636,6 +642,61 @@ impl DeviceShared {
         self.faults.check(site)
     }
 
+    /// The create info of a texture's image (2D, optimal tiling, exclusive).
+    pub(crate) fn image_info(
+        &self,
+        desc: &hal::TextureDescriptor<'_>,
+    ) -> vk::ImageCreateInfo<'static> {
+        let mut flags = vk::ImageCreateFlags::empty();
+        if desc.cube_compatible {
+            flags |= vk::ImageCreateFlags::CUBE_COMPATIBLE;
+        }
+        if desc.format.info().srgb
+            || matches!(
+                desc.format,
+                TextureFormat::Rgba8Unorm | TextureFormat::Bgra8Unorm
+            )
+        {
+            // Views may reinterpret between a format and its sRGB twin.
+            flags |= vk::ImageCreateFlags::MUTABLE_FORMAT;
+        }
+        vk::ImageCreateInfo::default()
+            .flags(flags)
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(self.vk_format(desc.format))
+            .extent(vk::Extent3D {
+                width: desc.width,
+                height: desc.height,
+                depth: 1,
+            })
+            .mip_levels(desc.mip_level_count)
+            .array_layers(desc.array_layers)
+            .samples(if desc.sample_count == 4 {
+                vk::SampleCountFlags::TYPE_4
+            } else {
+                vk::SampleCountFlags::TYPE_1
+            })
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(conv::texture_usage(desc.usage, desc.format))
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .initial_layout(vk::ImageLayout::UNDEFINED)
+    }
+
+    /// What an image made from `info` needs of its memory, without making it.
+    pub(crate) fn image_requirements(
+        &self,
+        info: &vk::ImageCreateInfo<'_>,
+    ) -> vk::MemoryRequirements {
+        let query = vk::DeviceImageMemoryRequirements::default().create_info(info);
+        let mut out = vk::MemoryRequirements2::default();
+        // SAFETY: a valid image create info (Vulkan 1.3 core query; nothing is created).
+        unsafe {
+            self.raw
+                .get_device_image_memory_requirements(&query, &mut out)
+        };
+        out.memory_requirements
+    }
+
     /// Destroys a buffer made by [`DeviceShared::make_buffer`] and frees its memory.
     pub(crate) fn destroy_buffer(&self, mut buffer: Buffer) {
         // SAFETY: the caller guarantees no pending GPU work uses it.
@@ -932,40 +993,7 @@ impl hal::Device for Device {
 
     unsafe fn create_texture(&self, desc: &hal::TextureDescriptor<'_>) -> hal::Result<Texture> {
         let s = &self.shared;
-        let vk_format = s.vk_format(desc.format);
-        let mut flags = vk::ImageCreateFlags::empty();
-        if desc.cube_compatible {
-            flags |= vk::ImageCreateFlags::CUBE_COMPATIBLE;
-        }
-        if desc.format.info().srgb
-            || matches!(
-                desc.format,
-                TextureFormat::Rgba8Unorm | TextureFormat::Bgra8Unorm
-            )
-        {
-            // Views may reinterpret between a format and its sRGB twin.
-            flags |= vk::ImageCreateFlags::MUTABLE_FORMAT;
-        }
-        let info = vk::ImageCreateInfo::default()
-            .flags(flags)
-            .image_type(vk::ImageType::TYPE_2D)
-            .format(vk_format)
-            .extent(vk::Extent3D {
-                width: desc.width,
-                height: desc.height,
-                depth: 1,
-            })
-            .mip_levels(desc.mip_level_count)
-            .array_layers(desc.array_layers)
-            .samples(if desc.sample_count == 4 {
-                vk::SampleCountFlags::TYPE_4
-            } else {
-                vk::SampleCountFlags::TYPE_1
-            })
-            .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(conv::texture_usage(desc.usage, desc.format))
-            .sharing_mode(vk::SharingMode::EXCLUSIVE)
-            .initial_layout(vk::ImageLayout::UNDEFINED);
+        let info = s.image_info(desc);
         s.check("vkCreateImage")?;
         // SAFETY: valid create info (checked against the format's support above us).
         let raw = unsafe { s.raw.create_image(&info, None) }.map_err(conv::map_result)?;
@@ -1003,6 +1031,107 @@ impl hal::Device for Device {
         Ok(Texture {
             raw,
             allocation: Some(allocation),
+            format: desc.format,
+            owned: true,
+        })
+    }
+
+    unsafe fn create_texture_memory(
+        &self,
+        label: &str,
+        size: u64,
+    ) -> hal::Result<(TextureMemory, u32)> {
+        let s = &self.shared;
+        // The memory type: device-local, and one a general-purpose color image may live
+        // in (every placement is checked against it again).
+        let probe = s.image_info(&hal::TextureDescriptor {
+            label,
+            width: 64,
+            height: 64,
+            array_layers: 1,
+            mip_level_count: 1,
+            sample_count: 1,
+            format: TextureFormat::Rgba8Unorm,
+            usage: hal::TextureUsages::TEXTURE_BINDING
+                | hal::TextureUsages::RENDER_ATTACHMENT
+                | hal::TextureUsages::COPY_SRC
+                | hal::TextureUsages::COPY_DST,
+            cube_compatible: false,
+        });
+        let types = s.image_requirements(&probe).memory_type_bits;
+        let instance = &s.instance.raw;
+        // SAFETY: the device's own physical device.
+        let props = unsafe { instance.get_physical_device_memory_properties(s.physical) };
+        let count = (props.memory_type_count as usize).min(props.memory_types.len());
+        let Some(index) = props.memory_types[..count]
+            .iter()
+            .enumerate()
+            .position(|(i, t)| {
+                types & (1 << i) != 0
+                    && t.property_flags
+                        .contains(vk::MemoryPropertyFlags::DEVICE_LOCAL)
+            })
+        else {
+            return Err(hal::DeviceError::Unsupported(
+                "no device-local memory type holds images".into(),
+            ));
+        };
+        let info = vk::MemoryAllocateInfo::default()
+            .allocation_size(size)
+            .memory_type_index(index as u32);
+        s.check("vkAllocateMemory")?;
+        // SAFETY: a memory type of this device, a non-zero size (the caller's contract).
+        let raw = unsafe { s.raw.allocate_memory(&info, None) }.map_err(conv::map_result)?;
+        s.set_name(raw, label);
+        s.created();
+        Ok((TextureMemory { raw }, index as u32))
+    }
+
+    unsafe fn destroy_texture_memory(&self, memory: TextureMemory) {
+        // SAFETY: no image bound to it is alive (the caller's contract).
+        unsafe { self.shared.raw.free_memory(memory.raw, None) };
+        self.shared.released();
+    }
+
+    unsafe fn texture_placement(
+        &self,
+        desc: &hal::TextureDescriptor<'_>,
+    ) -> hal::Result<hal::TexturePlacement> {
+        let s = &self.shared;
+        let r = s.image_requirements(&s.image_info(desc));
+        Ok(hal::TexturePlacement {
+            size: r.size,
+            alignment: r.alignment.max(1),
+            memory_types: r.memory_type_bits,
+        })
+    }
+
+    unsafe fn create_placed_texture(
+        &self,
+        desc: &hal::TextureDescriptor<'_>,
+        memory: &TextureMemory,
+        offset: u64,
+    ) -> hal::Result<Texture> {
+        let s = &self.shared;
+        let info = s.image_info(desc);
+        s.check("vkCreateImage")?;
+        // SAFETY: valid create info (checked against the format's support above us).
+        let raw = unsafe { s.raw.create_image(&info, None) }.map_err(conv::map_result)?;
+        let bind = s.check("vkBindImageMemory").and_then(|()| {
+            // SAFETY: the caller checked the offset's alignment, the room after it and the
+            // memory's type against this image's requirements.
+            unsafe { s.raw.bind_image_memory(raw, memory.raw, offset) }.map_err(conv::map_result)
+        });
+        if let Err(e) = bind {
+            // SAFETY: unused image.
+            unsafe { s.raw.destroy_image(raw, None) };
+            return Err(e);
+        }
+        s.set_name(raw, desc.label);
+        s.created();
+        Ok(Texture {
+            raw,
+            allocation: None,
             format: desc.format,
             owned: true,
         })

@@ -50,6 +50,7 @@ impl vigil_hal::Api for Api {
     type Texture = Texture;
     type Surface = surface::Surface;
     type AccelerationStructure = accel::AccelerationStructure;
+    type TextureMemory = device::TextureMemory;
     type TextureView = TextureView;
     type Sampler = Sampler;
     type QuerySet = QuerySet;

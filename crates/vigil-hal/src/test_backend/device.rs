@@ -21,7 +21,8 @@ use crate::surface::{
     SurfaceConfiguration, SurfaceStatus, WindowTarget,
 };
 use crate::texture::{
-    SamplerDescriptor, TextureDescriptor, TextureFormat, TextureUsages, TextureViewDescriptor,
+    SamplerDescriptor, TextureDescriptor, TextureFormat, TexturePlacement, TextureUsages,
+    TextureViewDescriptor,
 };
 use crate::validation_log::ValidationLog;
 use crate::{DeviceError, IndexFormat, Result};
@@ -117,6 +118,11 @@ pub const TEST_CALL_SITES: &[CallSite] = &[
     },
     CallSite {
         name: "create_texture",
+        errors: &[FaultKind::OutOfMemory],
+        only_if: None,
+    },
+    CallSite {
+        name: "create_texture_memory",
         errors: &[FaultKind::OutOfMemory],
         only_if: None,
     },
@@ -501,6 +507,43 @@ impl Device for TestDevice {
         signal_value: u64,
     ) -> Result<()> {
         self.submit_with(command_buffers, signal_value, None)
+    }
+
+    unsafe fn create_texture_memory(&self, label: &str, _size: u64) -> Result<(TestObject, u32)> {
+        Ok((self.object("create_texture_memory", label)?, 0))
+    }
+
+    unsafe fn destroy_texture_memory(&self, _memory: TestObject) {
+        self.release();
+    }
+
+    unsafe fn texture_placement(&self, desc: &TextureDescriptor<'_>) -> Result<TexturePlacement> {
+        // Every texel of every mip and layer and sample, rounded up to a 256-byte page:
+        // deterministic, and what a real driver needs at least.
+        let texel = u64::from(desc.format.info().bytes_per_texel.max(4));
+        let mut bytes = 0u64;
+        for mip in 0..desc.mip_level_count {
+            let w = u64::from((desc.width >> mip).max(1));
+            let h = u64::from((desc.height >> mip).max(1));
+            bytes = bytes.saturating_add(w.saturating_mul(h).saturating_mul(texel));
+        }
+        let bytes = bytes
+            .saturating_mul(u64::from(desc.array_layers))
+            .saturating_mul(u64::from(desc.sample_count));
+        Ok(TexturePlacement {
+            size: bytes.div_ceil(256).saturating_mul(256).max(256),
+            alignment: 256,
+            memory_types: 1,
+        })
+    }
+
+    unsafe fn create_placed_texture(
+        &self,
+        desc: &TextureDescriptor<'_>,
+        _memory: &TestObject,
+        _offset: u64,
+    ) -> Result<TestObject> {
+        self.object("create_texture", desc.label)
     }
 
     unsafe fn alias_texture(&self, texture: &TestObject) -> Result<TestObject> {

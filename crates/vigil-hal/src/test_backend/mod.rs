@@ -71,6 +71,7 @@ impl Api for TestApi {
     type RenderPipeline = TestObject;
     type Surface = TestSurface;
     type AccelerationStructure = TestObject;
+    type TextureMemory = TestObject;
 }
 
 /// A surface of the test backend: it presents into its log, and its window's size is the
