@@ -109,6 +109,9 @@ handles! {
     Tlas = "top-level acceleration structure";
     /// A GPU heap: memory with a device address that pointer-tier shaders follow.
     GpuHeap = "GPU heap";
+    /// A placement heap: device memory textures are placed in at offsets the application
+    /// chooses (aliasable ones may share bytes).
+    PlacementHeap = "placement heap";
     /// A texture heap: slots of sampled texture views that pointer-tier shaders index by
     /// integer (needs `DESCRIPTOR_HEAPS`).
     TextureHeap = "texture heap";

@@ -77,11 +77,12 @@ pub use device::{
     BindGroupDescriptor, BindGroupEntry, BindGroupPoolDescriptor, BindGroupWrite, BindingResource,
     BlasDescriptor, BufferBinding, BufferDescriptor, BufferInitDescriptor, Completion,
     ComputePipelineDescriptor, Device, DeviceDescriptor, GpuHeapDescriptor, GpuPtr, GpuSlice,
-    GroupBinding, GroupResource, HeapKind, LossSnapshot, MAX_QUEUED_WRITES,
-    PipelineLayoutDescriptor, PointerComputePipelineDescriptor, PointerMeshPipelineDescriptor,
+    GroupBinding, GroupResource, HeapKind, LossSnapshot, MAX_PLACEMENT_HEAP_SIZE,
+    MAX_QUEUED_WRITES, PipelineLayoutDescriptor, PlacedTextureDescriptor, PlacementHeapDescriptor,
+    PointerComputePipelineDescriptor, PointerMeshPipelineDescriptor,
     PointerRenderPipelineDescriptor, SamplerHeapDescriptor, ShaderModuleDescriptor, Stats,
-    SurfaceConfiguration, SurfaceFrame, TextureExport, TextureHeapDescriptor, TlasDescriptor,
-    WaitSite, WriteStats, sampled_layout,
+    SurfaceConfiguration, SurfaceFrame, TextureExport, TextureHeapDescriptor, TexturePlacement,
+    TlasDescriptor, WaitSite, WriteStats, sampled_layout,
 };
 pub use device::{
     CloseReport, MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport, SeamHandle,
@@ -97,8 +98,8 @@ pub use encoder::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIGNMENT};
 pub use error::{Error, ErrorKind, Result};
 pub use handle::{
     BindGroup, BindGroupLayout, BindGroupPool, Blas, Buffer, BufferMapping, ComputePipeline,
-    GpuHeap, Handle, PipelineLayout, QuerySet, RenderPipeline, Sampler, SamplerHeap, ShaderModule,
-    Surface, Texture, TextureHeap, TextureView, Tlas,
+    GpuHeap, Handle, PipelineLayout, PlacementHeap, QuerySet, RenderPipeline, Sampler, SamplerHeap,
+    ShaderModule, Surface, Texture, TextureHeap, TextureView, Tlas,
 };
 pub use instance::{Adapter, Instance, InstanceDescriptor, Validation};
 pub use render::{FragmentState, RenderPipelineDescriptor, VertexState};

@@ -227,6 +227,47 @@ impl<A: Api> Hal<A> {
         unsafe { self.0.destroy_texture(texture) }
     }
 
+    /// Memory textures are placed in (`size` checked non-zero by
+    /// `create_placement_heap`), and its memory type.
+    pub fn create_texture_memory(
+        &self,
+        label: &str,
+        size: u64,
+    ) -> vigil_hal::Result<(A::TextureMemory, u32)> {
+        // SAFETY: `create_placement_heap` refuses a zero size.
+        unsafe { self.0.create_texture_memory(label, size) }
+    }
+
+    /// Releases texture memory no texture lies in any more.
+    pub fn destroy_texture_memory(&self, memory: A::TextureMemory) {
+        // SAFETY: every placed texture holds its heap's object, which owns the memory, so
+        // the memory goes only after the last texture placed in it.
+        unsafe { self.0.destroy_texture_memory(memory) }
+    }
+
+    /// What a texture of `desc` needs when placed (descriptor checked as for
+    /// `create_texture`).
+    pub fn texture_placement(
+        &self,
+        desc: &TextureDescriptor<'_>,
+    ) -> vigil_hal::Result<vigil_hal::TexturePlacement> {
+        // SAFETY: the descriptor was checked by `validate::texture::descriptor`.
+        unsafe { self.0.texture_placement(desc) }
+    }
+
+    /// A texture placed in `memory` at `offset` (checked by `create_placed_texture`).
+    pub fn create_placed_texture(
+        &self,
+        desc: &TextureDescriptor<'_>,
+        memory: &A::TextureMemory,
+        offset: u64,
+    ) -> vigil_hal::Result<A::Texture> {
+        // SAFETY: the descriptor was checked; the offset is a multiple of the placement's
+        // alignment with its size inside the heap, the heap's memory type is one of the
+        // placement's, and the texture object holds the heap (so the memory outlives it).
+        unsafe { self.0.create_placed_texture(desc, memory, offset) }
+    }
+
     /// A view of a live texture (descriptor checked by `create_texture_view`).
     pub fn create_texture_view(
         &self,
@@ -649,4 +690,5 @@ native_kinds! {
     RenderPipelineKind: RenderPipeline => destroy_render_pipeline;
     SurfaceKind: Surface => destroy_surface;
     AccelKind: AccelerationStructure => destroy_acceleration_structure;
+    TextureMemoryKind: TextureMemory => destroy_texture_memory;
 }

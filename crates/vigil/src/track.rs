@@ -289,11 +289,44 @@ impl Part {
     }
 }
 
+/// The first "use" of a part whose contents a command buffer discards before touching it
+/// (an alias activated): no layout to come from, nothing to wait for at submission.
+pub const DISCARD: Use = Use {
+    stages: Stages::ALL_COMMANDS,
+    access: Access::empty(),
+    layout: TextureLayout::Undefined,
+};
+
+impl Part {
+    /// Discards the part's contents at use number `now`, just after a global barrier in
+    /// every stage: the next use transitions it from `Undefined` (what Vulkan asks of an
+    /// alias whose memory another resource wrote), after that barrier.
+    pub fn discard(&mut self, now: u64) {
+        if self.first.is_none() {
+            self.first = Some(DISCARD);
+        }
+        self.sealed = true;
+        self.state = State {
+            write: Some((Stages::ALL_COMMANDS, Access::empty())),
+            reads: (Stages::empty(), Access::empty()),
+            visible: Stages::empty(),
+            cleared: Stages::empty(),
+            layout: TextureLayout::Undefined,
+        };
+        self.written_at = self.written_at.max(now);
+    }
+}
+
 /// Resolves a command buffer's part against the device's state when it is submitted:
 /// returns the barrier that must run before the command buffer, and moves the device's
 /// state to the part's state after it. `None` when the part is untouched.
 pub fn resolve(device: &mut State, part: &Part) -> Option<Transition> {
     let first = part.first?;
+    if first.layout == TextureLayout::Undefined {
+        // Discarded before any use: whatever the device had is not waited for or kept.
+        *device = part.state;
+        return None;
+    }
     let barrier = step(device, first);
     if part.sealed {
         *device = part.state;
@@ -583,6 +616,13 @@ impl TextureTrack {
         }
     }
 
+    /// Discards every subresource's contents at use number `now` ([`Part::discard`]).
+    pub fn discard(&mut self, now: u64) {
+        for part in &mut self.parts {
+            part.discard(now);
+        }
+    }
+
     /// The parts, as `(mip, layer, part)`.
     pub fn parts(&self) -> impl Iterator<Item = (u32, u32, &Part)> + '_ {
         let layers = self.layers.max(1);
@@ -604,6 +644,39 @@ impl TextureTrack {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_discarded_part_needs_nothing_at_submission_and_transitions_from_undefined() {
+        let sampled = Use {
+            stages: Stages::FRAGMENT_SHADER,
+            access: Access::SHADER_READ,
+            layout: TextureLayout::ShaderReadOnly,
+        };
+        let write = Use {
+            stages: Stages::TRANSFER,
+            access: Access::TRANSFER_WRITE,
+            layout: TextureLayout::TransferDst,
+        };
+        let mut device = State::fresh(TextureLayout::Undefined);
+        assert!(step(&mut device, sampled).is_some());
+        // Discarded first: nothing at submission; the write after it waits for every stage
+        // (the activation's global barrier) and comes from `Undefined`.
+        let mut part = Part::UNTOUCHED;
+        part.discard(1);
+        let t = part.apply(write, 2, None).unwrap();
+        assert_eq!(t.src, Stages::ALL_COMMANDS);
+        assert_eq!(t.old_layout, TextureLayout::Undefined);
+        assert_eq!(t.new_layout, TextureLayout::TransferDst);
+        assert_eq!(resolve(&mut device, &part), None);
+        assert_eq!(device.layout, TextureLayout::TransferDst);
+        // Discarded after a use: the use is the requirement; the discard is inside.
+        let mut part = Part::UNTOUCHED;
+        assert_eq!(part.apply(sampled, 1, None), None);
+        part.discard(2);
+        let t = part.apply(write, 3, None).unwrap();
+        assert_eq!(t.old_layout, TextureLayout::Undefined);
+        assert_eq!(part.first, Some(sampled));
+    }
 
     const COMPUTE_WRITE: Use = Use::buffer(Stages::COMPUTE, Access::SHADER_WRITE);
     const COMPUTE_READ: Use = Use::buffer(Stages::COMPUTE, Access::SHADER_READ);

@@ -670,6 +670,8 @@ fn heap_view<A: Api>(op: &'static str, heap: &str, v: &ViewObj<A>, filterable: b
         Some("is a surface's frame".to_owned())
     } else if t.source.is_some() || t.exported.load(Ordering::Acquire) {
         Some("is of a texture shared between devices".to_owned())
+    } else if t.placed.as_ref().is_some_and(|p| p.aliasable) {
+        Some("is of an aliasable texture (heap residency would change the layout of bytes another alias may be using)".to_owned())
     } else {
         None
     };

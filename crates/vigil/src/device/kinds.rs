@@ -78,6 +78,7 @@ kinds! {
     shader_modules: ShaderModule => ShaderModuleObj, "shader modules";
     views: TextureView => ViewObj, "texture views";
     textures: Texture => TextureObj, "textures";
+    placement_heaps: PlacementHeap => PlacementHeapObj, "placement heaps";
     samplers: Sampler => SamplerObj, "samplers";
     query_sets: QuerySet => QuerySetObj, "query sets";
     buffers: Buffer => BufferObj, "buffers";

@@ -18,6 +18,7 @@ pub(crate) mod kinds;
 pub(crate) mod mapping;
 pub(crate) mod objects;
 mod pipeline;
+mod placement;
 mod progress;
 mod queue;
 mod seams;
@@ -29,6 +30,10 @@ mod uploads;
 pub use mapping::{MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport};
 pub(crate) use objects::*;
 pub(crate) use pipeline::group_facts;
+pub use placement::{
+    MAX_PLACEMENT_HEAP_SIZE, PlacedTextureDescriptor, PlacementHeapDescriptor, TexturePlacement,
+};
+pub(crate) use placement::{check_active, commit_aliases, plan_aliases};
 pub use queue::{Completion, KEPT_TIMESTAMPS, LossSnapshot, Stats, Timestamp, WaitSite};
 pub(crate) use queue::{Head, Undo, written_by_transfer, zero_if_unwritten};
 pub use seams::SeamHandle;

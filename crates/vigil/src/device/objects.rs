@@ -56,7 +56,8 @@ labelled!(
     TlasObj,
     GpuHeapObj,
     TextureHeapObj,
-    SamplerHeapObj
+    SamplerHeapObj,
+    PlacementHeapObj
 );
 
 /// What one slot of a descriptor heap names.
@@ -190,6 +191,46 @@ pub(crate) struct TextureObj<A: Api> {
     /// Texture-heap slots naming a view of it: while non-zero, the texture stays in its
     /// sampled layout (`gpu.heap-resident`).
     pub heap_slots: AtomicU32,
+    /// For a texture placed in a placement heap: where. Last, so the image goes before
+    /// the memory it lies in.
+    pub placed: Option<Placed<A>>,
+}
+
+/// Where a placed texture lies, and (for an aliasable one) whether it is the active alias.
+pub(crate) struct Placed<A: Api> {
+    /// The heap (its memory lives while any texture placed in it does).
+    pub heap: Arc<PlacementHeapObj<A>>,
+    /// First byte.
+    pub offset: u64,
+    /// Bytes it occupies.
+    pub size: u64,
+    /// Whether other aliasable textures may share its bytes.
+    pub aliasable: bool,
+    /// For an aliasable texture, between submissions: whether it is the active alias of
+    /// its bytes (changed in submission order, under the queue lock).
+    pub active: AtomicBool,
+}
+
+impl<A: Api> Placed<A> {
+    /// Whether `self` and `other` share a byte of one heap.
+    pub fn overlaps(&self, other: &Placed<A>) -> bool {
+        Arc::ptr_eq(&self.heap, &other.heap)
+            && self.offset < other.offset.saturating_add(other.size)
+            && other.offset < self.offset.saturating_add(self.size)
+    }
+}
+
+/// Device memory textures are placed in.
+pub(crate) struct PlacementHeapObj<A: Api> {
+    pub raw: Owned<A, crate::native::TextureMemoryKind>,
+    pub handle: crate::handle::PlacementHeap,
+    pub label: String,
+    pub size: u64,
+    /// The memory type (textures whose images cannot be bound to it are refused).
+    pub memory_type: u32,
+    /// The textures placed in it, alive or kept by work in flight (dead entries are
+    /// dropped as placements look).
+    pub placed: Mutex<Vec<std::sync::Weak<TextureObj<A>>>>,
 }
 
 /// Where a registered texture comes from.

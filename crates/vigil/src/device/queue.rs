@@ -352,6 +352,14 @@ impl<A: Api> Device<A> {
             }
             built_before.extend(cb.used.accel.built_addresses());
         }
+        // Aliasable textures: which alias of shared bytes is active, in submission order.
+        let aliases = match super::plan_aliases(&cbs, OP) {
+            Ok(a) => a,
+            Err(e) => {
+                drop(q);
+                return refused(e);
+            }
+        };
         if cbs.len() as u64 > self.max_in_flight {
             drop(q);
             return refused(Error::new(
@@ -438,6 +446,7 @@ impl<A: Api> Device<A> {
             return refused(self.hal_error(e, OP, &self.label));
         }
         self.last_submitted.store(serial, Ordering::Release);
+        super::commit_aliases(aliases);
         self.seams.note_submitted(serial);
         let (mut draws, mut dispatches) = (0u64, 0u64);
         let mut flight = InFlight {

@@ -60,6 +60,14 @@ impl<A: Api> Device<A> {
                 "a surface's frame lives until it is presented: it is not exported"
             ));
         }
+        if obj.placed.as_ref().is_some_and(|p| p.aliasable) {
+            return Err(fail!(
+                PlacementNotAliasable,
+                OP,
+                &obj.label,
+                "an aliasable texture shares its bytes with other aliases of this device: it is not exported"
+            ));
+        }
         if obj.source.is_some() {
             return Err(fail!(
                 TextureExportForeign,
@@ -137,6 +145,7 @@ impl<A: Api> Device<A> {
                 exported: AtomicBool::new(false),
                 order: source.order.clone(),
                 heap_slots: std::sync::atomic::AtomicU32::new(0),
+                placed: None,
             })
             .ok_or_else(|| super::buffer::registry_full(OP, &label, "texture"))?;
         self.notify_created("texture", &label);

@@ -42,21 +42,25 @@ impl<A: Api> Device<A> {
         validate::texture::descriptor(desc, &self.limits, self.hal.format_support(desc.format))?;
         let raw = self
             .hal
-            .create_texture(&vigil_hal::TextureDescriptor {
-                label: desc.label,
-                width: desc.size[0],
-                height: desc.size[1],
-                array_layers: desc.array_layers,
-                mip_level_count: desc.mip_level_count,
-                sample_count: desc.sample_count,
-                format: desc.format,
-                usage: desc.usage,
-                cube_compatible: desc.array_layers >= 6 && desc.size[0] == desc.size[1],
-            })
+            .create_texture(&hal_texture(desc))
             .map_err(|e| self.hal_error(e, op, desc.label))?;
         let raw = Owned::new(&self.hal, raw);
+        self.register_texture_obj(desc, raw, frame, None, op)
+    }
+
+    /// Registers a native texture made for `desc`: zeroed at its first use unless it is an
+    /// aliasable placed texture (whose contents are undefined until written, by contract).
+    pub(crate) fn register_texture_obj(
+        &self,
+        desc: &TextureDescriptor<'_>,
+        raw: Owned<A, crate::native::TextureKind>,
+        frame: bool,
+        placed: Option<super::Placed<A>>,
+        op: &'static str,
+    ) -> Result<std::sync::Arc<TextureObj<A>>> {
         let parts = (desc.mip_level_count as usize).saturating_mul(desc.array_layers as usize);
         let id = self.id;
+        let initialized = placed.as_ref().is_some_and(|p| p.aliasable);
         let (_, _, obj) = self
             .objects
             .textures
@@ -75,7 +79,7 @@ impl<A: Api> Device<A> {
                 },
                 last_use: AtomicU64::new(0),
                 state: std::sync::Arc::new(Mutex::new(TextureState {
-                    initialized: false,
+                    initialized,
                     parts: vec![State::fresh(TextureLayout::Undefined); parts],
                 })),
                 frame,
@@ -83,6 +87,7 @@ impl<A: Api> Device<A> {
                 exported: std::sync::atomic::AtomicBool::new(false),
                 order: std::sync::Arc::new(Mutex::new(())),
                 heap_slots: std::sync::atomic::AtomicU32::new(0),
+                placed,
             })
             .ok_or_else(|| super::buffer::registry_full(op, desc.label, "texture"))?;
         self.notify_created("texture", desc.label);
@@ -275,6 +280,7 @@ impl<A: Api> Device<A> {
         const OP: &str = "write_texture";
         self.check_alive(OP)?;
         let tex = self.lookup(texture, OP)?;
+        super::check_active(&tex, OP)?;
         let label = &tex.label;
         if !tex.desc.usage.contains(TextureUsages::COPY_DST) {
             return Err(fail!(
@@ -374,6 +380,7 @@ impl<A: Api> Device<A> {
         self.check_alive(OP)?;
         let texel = {
             let tex = self.lookup(texture, OP)?;
+            super::check_active(&tex, OP)?;
             if !tex.desc.usage.contains(TextureUsages::COPY_SRC) {
                 return Err(fail!(
                     TextureReadUsage,
@@ -429,5 +436,20 @@ impl<A: Api> Device<A> {
         })();
         let _ = self.destroy_buffer(readback);
         result
+    }
+}
+
+/// The backend's descriptor of a checked texture descriptor.
+pub(crate) fn hal_texture<'a>(desc: &TextureDescriptor<'a>) -> vigil_hal::TextureDescriptor<'a> {
+    vigil_hal::TextureDescriptor {
+        label: desc.label,
+        width: desc.size[0],
+        height: desc.size[1],
+        array_layers: desc.array_layers,
+        mip_level_count: desc.mip_level_count,
+        sample_count: desc.sample_count,
+        format: desc.format,
+        usage: desc.usage,
+        cube_compatible: desc.array_layers >= 6 && desc.size[0] == desc.size[1],
     }
 }

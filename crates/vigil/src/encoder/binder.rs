@@ -293,6 +293,28 @@ impl Binder {
         mask(self.count)
     }
 
+    /// The label of a texture group `g` names that an activation in this recording made
+    /// inactive (see [`super::used::TrackedTexture::retired`]).
+    #[cold]
+    pub fn retired_member<'u, A: Api>(&self, used: &'u Used<A>, g: usize) -> Option<&'u str> {
+        let bound = self.groups.get(g)?;
+        let group = self.group(&used.groups, g)?;
+        let slots = used
+            .group_info
+            .get(bound.info)
+            .and_then(|i| {
+                used.member_slots
+                    .get(i.start..i.start.saturating_add(i.len))
+            })
+            .unwrap_or(&[]);
+        group
+            .members
+            .iter()
+            .zip(slots.iter())
+            .filter(|(m, _)| matches!(m, Member::View { .. }))
+            .find_map(|(_, &slot)| used.tracker.retired(slot))
+    }
+
     /// Adds the uses of group `g`'s members, seen from `stages`, to a scope. `Err` names
     /// the member's label when it conflicts with another use in the scope.
     pub fn scope_group<A: Api>(

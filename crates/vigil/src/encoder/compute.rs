@@ -252,6 +252,10 @@ impl<A: Api> CommandEncoder<A> {
         if self.compute.binder.pointer {
             self.pointer_ready(op)?;
         }
+        if self.used.tracker.any_retired() {
+            let all = self.compute.binder.used_mask();
+            self.groups_alias(false, all, op)?;
+        }
         let binder = &self.compute.binder;
         for g in 0..binder.count {
             if let Err(what) = binder.scope_group(&self.used, &mut self.scope, g, Stages::COMPUTE) {

@@ -276,6 +276,10 @@ impl<A: Api> CommandEncoder<A> {
                 }
                 None => None,
             };
+            for (v, _) in &views {
+                let slot = e.used.texture_slot(&v.texture);
+                e.check_alias(slot, OP)?;
+            }
             let ts = e.prepare_pass_timestamps(desc.timestamp_writes, OP)?;
             // The pass goes into a native command buffer of its own.
             e.flush_pending(OP)?;
@@ -725,6 +729,9 @@ impl<A: Api> CommandEncoder<A> {
             );
         }
         let touched = self.render.binder.touched & self.render.binder.used_mask();
+        if touched != 0 && self.used.tracker.any_retired() {
+            self.groups_alias(true, touched, op)?;
+        }
         if touched != 0 {
             for g in 0..self.render.binder.count {
                 if touched & (1 << g) == 0 {

@@ -201,6 +201,7 @@ impl<A: Api> CommandEncoder<A> {
             let ts = e
                 .used
                 .texture_slot_of(texture.index(), texture.generation());
+            e.check_alias(ts, op)?;
             let (bu, tu) = if to_texture {
                 (READ, TEX_WRITE)
             } else {
@@ -265,6 +266,8 @@ impl<A: Api> CommandEncoder<A> {
                 return Ok(());
             }
             let (ss, ds) = (e.used.texture_slot(&s), e.used.texture_slot(&d));
+            e.check_alias(ss, OP)?;
+            e.check_alias(ds, OP)?;
             e.used.next_scope();
             e.used
                 .use_texture(ss, copied(&src_at, size[2]), TEX_READ, &mut e.pending);

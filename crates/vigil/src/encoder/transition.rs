@@ -117,6 +117,16 @@ impl<A: Api> CommandEncoder<A> {
                 };
                 ts.push((t.texture, tex.label.clone(), range, u));
             }
+            let slots: Vec<usize> = ts
+                .iter()
+                .map(|(texture, ..)| {
+                    e.used
+                        .texture_slot_of(texture.index(), texture.generation())
+                })
+                .collect();
+            for &slot in &slots {
+                e.check_alias(slot, OP)?;
+            }
             let mut conflict = None;
             for (b, offset, size, u) in bs {
                 let slot = e.used.buffer_slot(&b);
@@ -124,10 +134,7 @@ impl<A: Api> CommandEncoder<A> {
                     conflict.get_or_insert_with(|| b.label.clone());
                 }
             }
-            for (texture, label, range, u) in ts {
-                let slot = e
-                    .used
-                    .texture_slot_of(texture.index(), texture.generation());
+            for ((_, label, range, u), slot) in ts.into_iter().zip(slots) {
                 if e.scope.texture(slot, range, u).is_err() {
                     conflict.get_or_insert(label);
                 }
@@ -147,6 +154,90 @@ impl<A: Api> CommandEncoder<A> {
             }
             e.record_pending(OP)
         })
+    }
+
+    /// Activates an aliasable placed texture: a barrier in every stage (all earlier work
+    /// finished, its writes visible), after which the texture's contents are undefined
+    /// and it may be used; every alias sharing its bytes is inactive from here on (a use of
+    /// one in this encoder is refused, and at submission an inactive alias's first use is
+    /// too). Outside passes. `placement.not-aliasable` for any other texture.
+    pub fn activate_texture_alias(&mut self, texture: Texture) -> Result<()> {
+        const OP: &str = "activate_texture_alias";
+        self.step(OP, |e| {
+            e.expect_pass(Pass::None, OP)?;
+            let t = find(&mut e.used.textures, &e.core, texture, OP)?.clone();
+            if !t.placed.as_ref().is_some_and(|p| p.aliasable) {
+                return Err(fail!(
+                    PlacementNotAliasable,
+                    OP,
+                    &e.label,
+                    "texture '{}' is not an aliasable placed texture; only those are activated",
+                    t.label
+                ));
+            }
+            e.flush_pending(OP)?;
+            e.ensure_open(OP)?;
+            if let Some(mut r) = e.rec() {
+                r.barriers(
+                    Some(vigil_hal::MemoryBarrier {
+                        src: Stages::ALL_COMMANDS,
+                        dst: Stages::ALL_COMMANDS,
+                    }),
+                    &[],
+                    &[],
+                );
+            }
+            e.recorded = true;
+            e.used.next_scope();
+            let now = e.used.seq;
+            // Everything before the barrier is finished and visible to every stage.
+            e.used.fence = Some(crate::track::Fence {
+                at: now,
+                dst: Stages::ALL_COMMANDS,
+            });
+            e.used.tracker.activate(&t, now);
+            Ok(())
+        })
+    }
+
+    /// Refuses a use of the texture in tracker slot `slot` when an alias sharing its bytes
+    /// was activated later in this recording (`placement.inactive-alias`).
+    #[inline]
+    pub(crate) fn check_alias(&self, slot: usize, op: &'static str) -> Result<()> {
+        match self.used.tracker.retired(slot) {
+            None => Ok(()),
+            Some(label) => Err(fail!(
+                PlacementInactiveAlias,
+                op,
+                &self.label,
+                "texture '{label}' is inactive: an alias sharing its bytes was activated earlier in this encoder; activate '{label}' again to use it"
+            )),
+        }
+    }
+
+    /// Refuses a draw (`render`) or dispatch whose groups in `mask` name a texture an
+    /// activation in this recording made inactive.
+    #[cold]
+    pub(crate) fn groups_alias(&self, render: bool, mask: u8, op: &'static str) -> Result<()> {
+        let binder = if render {
+            &self.render.binder
+        } else {
+            &self.compute.binder
+        };
+        for g in 0..binder.count {
+            if mask & (1 << g) == 0 {
+                continue;
+            }
+            if let Some(label) = binder.retired_member(&self.used, g) {
+                return Err(fail!(
+                    PlacementInactiveAlias,
+                    op,
+                    &self.label,
+                    "group {g} names texture '{label}', which is inactive: an alias sharing its bytes was activated earlier in this encoder; activate '{label}' again to use it"
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Pipeline barriers the tracker recorded in this encoder for commands' own uses —

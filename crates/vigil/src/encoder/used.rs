@@ -141,6 +141,18 @@ pub(crate) struct TrackedBuffer<A: Api> {
 pub(crate) struct TrackedTexture<A: Api> {
     pub obj: Arc<TextureObj<A>>,
     pub track: TextureTrack,
+    /// An aliasable texture another alias of its bytes was activated over, later in this
+    /// recording: no further use (`placement.inactive-alias`).
+    pub retired: bool,
+}
+
+/// What a recording does with aliasable textures, in order (checked at submission against
+/// which alias is active).
+pub(crate) enum AliasEvent<A: Api> {
+    /// Its first use, before any activation of it here: it must be active already.
+    Use(Arc<TextureObj<A>>),
+    /// Activated here: active from now on, the aliases sharing its bytes inactive.
+    Activate(Arc<TextureObj<A>>),
 }
 
 /// Everything a recording uses, and the tracker of its buffers and textures.
@@ -188,6 +200,10 @@ pub(crate) struct Used<A: Api> {
 pub(crate) struct Tracker<A: Api> {
     pub buffers: Vec<TrackedBuffer<A>>,
     pub textures: Vec<TrackedTexture<A>>,
+    /// Aliasable textures' first uses and activations, in order.
+    pub alias_events: Vec<AliasEvent<A>>,
+    /// How many tracked textures are retired (none: no use needs looking at).
+    retired_count: usize,
     /// Where each tracked object is in the lists above, by its address.
     buffer_index: std::collections::HashMap<usize, u32, PtrHash>,
     texture_index: std::collections::HashMap<usize, u32, PtrHash>,
@@ -198,6 +214,8 @@ impl<A: Api> Default for Tracker<A> {
         Tracker {
             buffers: Vec::new(),
             textures: Vec::new(),
+            alias_events: Vec::new(),
+            retired_count: 0,
             buffer_index: Default::default(),
             texture_index: Default::default(),
         }
@@ -229,12 +247,85 @@ impl<A: Api> Tracker<A> {
             return i as usize;
         }
         let i = self.textures.len();
+        let aliasable = t.placed.as_ref().is_some_and(|p| p.aliasable);
+        let retired = aliasable && self.first_use_of_alias(t);
+        self.retired_count = self.retired_count.saturating_add(usize::from(retired));
         self.textures.push(TrackedTexture {
             obj: t.clone(),
             track: TextureTrack::new(t.desc.mip_level_count, t.desc.array_layers),
+            retired,
         });
         self.texture_index.insert(key, i as u32);
         i
+    }
+
+    /// Notes the first use of aliasable texture `t` in this recording; returns whether an
+    /// alias sharing its bytes was activated here before (then `t` is retired).
+    #[cold]
+    fn first_use_of_alias(&mut self, t: &Arc<TextureObj<A>>) -> bool {
+        let displaced = self.alias_events.iter().any(|e| match e {
+            AliasEvent::Activate(a) => overlap(a, t),
+            AliasEvent::Use(_) => false,
+        });
+        if !displaced {
+            self.alias_events.push(AliasEvent::Use(t.clone()));
+        }
+        displaced
+    }
+
+    /// Activates aliasable texture `t` at use number `now` (the caller recorded the global
+    /// barrier): its contents are discarded, it may be used from here on, and every alias
+    /// sharing its bytes that this recording tracks is retired. Returns its slot.
+    pub fn activate(&mut self, t: &Arc<TextureObj<A>>, now: u64) -> usize {
+        let key = Arc::as_ptr(t) as usize;
+        let slot = match self.texture_index.get(&key) {
+            Some(&i) => i as usize,
+            None => {
+                let i = self.textures.len();
+                self.textures.push(TrackedTexture {
+                    obj: t.clone(),
+                    track: TextureTrack::new(t.desc.mip_level_count, t.desc.array_layers),
+                    retired: false,
+                });
+                self.texture_index.insert(key, i as u32);
+                i
+            }
+        };
+        for (i, tracked) in self.textures.iter_mut().enumerate() {
+            if i == slot {
+                tracked.retired = false;
+                tracked.track.discard(now);
+            } else if overlap(&tracked.obj, t) {
+                tracked.retired = true;
+            }
+        }
+        self.retired_count = self.textures.iter().filter(|t| t.retired).count();
+        self.alias_events.push(AliasEvent::Activate(t.clone()));
+        slot
+    }
+
+    /// Whether any tracked texture was retired by an activation.
+    #[inline]
+    pub fn any_retired(&self) -> bool {
+        self.retired_count > 0
+    }
+
+    /// Whether the texture in `slot` was retired by an activation (see
+    /// [`TrackedTexture::retired`]).
+    #[inline]
+    pub fn retired(&self, slot: usize) -> Option<&str> {
+        self.textures
+            .get(slot)
+            .filter(|t| t.retired)
+            .map(|t| t.obj.label.as_str())
+    }
+}
+
+/// Whether two placed textures share a byte.
+pub(crate) fn overlap<A: Api>(a: &TextureObj<A>, b: &TextureObj<A>) -> bool {
+    match (&a.placed, &b.placed) {
+        (Some(x), Some(y)) => x.overlaps(y),
+        _ => false,
     }
 }
 
