@@ -172,6 +172,7 @@ pub fn drain_and_check(w: &mut World<'_>, report: &mut Report) {
     destroy_all!(modules, destroy_shader_module);
     destroy_all!(views, destroy_texture_view);
     destroy_all!(textures, destroy_texture);
+    destroy_all!(placement_heaps, destroy_placement_heap);
     destroy_all!(samplers, destroy_sampler);
     destroy_all!(query_sets, destroy_query_set);
     destroy_all!(buffers, destroy_buffer);

@@ -364,6 +364,10 @@ pub struct World<'d> {
     pub bump: Option<ComputePipeline>,
     /// Texture heaps, with their slot counts.
     pub texture_heaps: Pool<vigil::TextureHeap, u32>,
+    /// Placement heaps, with their sizes.
+    pub placement_heaps: Pool<vigil::PlacementHeap, u64>,
+    /// Aliasable placed textures (also in `textures`), for activations.
+    pub aliases: Vec<Texture>,
     /// Sampler heaps, with their slot counts.
     pub sampler_heaps: Pool<vigil::SamplerHeap, u32>,
     /// The pointer pipeline that samples the heaps at the index its root's word holds.
@@ -426,6 +430,8 @@ impl<'d> World<'d> {
             gpu_heaps: Pool::default(),
             bump: None,
             texture_heaps: Pool::default(),
+            placement_heaps: Pool::default(),
+            aliases: Vec::new(),
             sampler_heaps: Pool::default(),
             sample: None,
             pull: None,

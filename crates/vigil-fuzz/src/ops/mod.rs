@@ -7,6 +7,7 @@ mod gpu;
 mod graph;
 mod heaps;
 mod objects;
+mod placement;
 mod queue;
 
 use crate::rng::Rng;
@@ -38,6 +39,7 @@ pub const OPS: &[(u32, Op)] = &[
     (3, gpu::gpu_pointers),
     (3, heaps::descriptor_heaps),
     (2, gpu::pointer_draws),
+    (3, placement::placement),
     // Encoders.
     (5, encode::create_encoder),
     (4, encode::finish_encoder),
