@@ -709,6 +709,31 @@ impl Raw {
         unsafe { device.cmd_set_scissor(cb, 0, &[area]) };
     }
 
+    /// An RGBA8 render target of `size` (also a copy source, for reading it back), in its
+    /// attachment layout.
+    pub fn render_target(&mut self, size: [u32; 2]) -> Result<RawImage, String> {
+        let target = self.image(
+            size,
+            vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
+        )?;
+        let image = target.raw;
+        let moved = self.one_shot(|raw, cb| {
+            raw.image_barrier(
+                cb,
+                image,
+                vk::ImageLayout::UNDEFINED,
+                vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+            );
+        });
+        match moved {
+            Ok(()) => Ok(target),
+            Err(e) => {
+                self.destroy_image(target);
+                Err(e)
+            }
+        }
+    }
+
     /// A buffer's device address (buffer device addresses enabled, the buffer made with
     /// `SHADER_DEVICE_ADDRESS`).
     pub fn address(&self, b: &RawBuffer) -> u64 {

@@ -217,33 +217,7 @@ struct P { t: vec4<f32> }
             .unwrap()
         })
         .collect();
-    let target = d
-        .create_texture(&TextureDescriptor {
-            label: "target",
-            size: [64, 64],
-            format: TextureFormat::Rgba8Unorm,
-            usage: TextureUsages::RENDER_ATTACHMENT,
-            ..TextureDescriptor::default()
-        })
-        .unwrap();
-    let view = d
-        .create_texture_view(target, &TextureViewDescriptor::default())
-        .unwrap();
-    let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor { label: "draw" })
-        .unwrap();
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "draw",
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view,
-            resolve_target: None,
-            load: LoadOp::Clear([0.0; 4]),
-            store: StoreOp::Store,
-        })],
-        ..RenderPassDescriptor::default()
-    })
-    .unwrap();
-    e.set_render_pipeline(pipeline).unwrap();
+    let mut e = render_pass(&d, "draw", pipeline);
     measured(|| {
         for i in 0..10_000u32 {
             e.set_bind_group(0, groups[(i % GROUPS) as usize], &[])
@@ -300,6 +274,19 @@ VIGIL_ROOT(Object);
     let roots: Vec<GpuPtr<[u64; 3]>> = (0..10_000u64)
         .map(|i| d.gpu_heap_ptr(heap, i * 32).unwrap())
         .collect();
+    let mut e = render_pass(&d, "root_draw", pipeline);
+    measured(|| {
+        for root in &roots {
+            e.set_root(*root).unwrap();
+            e.draw(0..6, 0..1).unwrap();
+        }
+    });
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+}
+
+/// An encoder with a render pass open on a new 64×64 RGBA8 target, `pipeline` bound.
+fn render_pass(d: &D, label: &'static str, pipeline: RenderPipeline) -> CommandEncoder<TestApi> {
     let target = d
         .create_texture(&TextureDescriptor {
             label: "target",
@@ -313,10 +300,10 @@ VIGIL_ROOT(Object);
         .create_texture_view(target, &TextureViewDescriptor::default())
         .unwrap();
     let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor { label: "root_draw" })
+        .create_command_encoder(&CommandEncoderDescriptor { label })
         .unwrap();
     e.begin_render_pass(&RenderPassDescriptor {
-        label: "root_draw",
+        label,
         color_attachments: &[Some(RenderPassColorAttachment {
             view,
             resolve_target: None,
@@ -327,14 +314,7 @@ VIGIL_ROOT(Object);
     })
     .unwrap();
     e.set_render_pipeline(pipeline).unwrap();
-    measured(|| {
-        for root in &roots {
-            e.set_root(*root).unwrap();
-            e.draw(0..6, 0..1).unwrap();
-        }
-    });
-    e.end_render_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
+    e
 }
 
 /// A compute kernel over one uniform range and one storage buffer per group.

@@ -76,6 +76,13 @@ fn clear(d: &Device, e: &mut CommandEncoder, texture: Texture, color: [f64; 4]) 
 
 /// Records a copy of all of `texture` into a new readback buffer, returned.
 fn copy_out(d: &Device, e: &mut CommandEncoder, texture: Texture) -> Buffer {
+    let (b, copied) = try_copy_out(d, e, texture);
+    copied.unwrap();
+    b
+}
+
+/// As [`copy_out`], with what the encoder said.
+fn try_copy_out(d: &Device, e: &mut CommandEncoder, texture: Texture) -> (Buffer, Result<()>) {
     let b = d
         .create_buffer(&BufferDescriptor {
             label: "texels",
@@ -83,7 +90,7 @@ fn copy_out(d: &Device, e: &mut CommandEncoder, texture: Texture) -> Buffer {
             usage: BufferUsages::COPY_DST | BufferUsages::MAP_READ,
         })
         .unwrap();
-    e.copy_texture_to_buffer(
+    let copied = e.copy_texture_to_buffer(
         texture,
         TexelCopyTextureInfo::default(),
         b,
@@ -93,9 +100,8 @@ fn copy_out(d: &Device, e: &mut CommandEncoder, texture: Texture) -> Buffer {
             rows_per_image: None,
         },
         [SIZE[0], SIZE[1], 1],
-    )
-    .unwrap();
-    b
+    );
+    (b, copied)
 }
 
 fn read(d: &Device, b: Buffer) -> Vec<u8> {
@@ -159,7 +165,7 @@ fn aliases_activated_in_turn_each_hold_what_was_written_since() {
     probe.activate_texture_alias(a).unwrap();
     probe.activate_texture_alias(b).unwrap();
     assert_eq!(
-        copy_out_refused(&d, &mut probe, a),
+        try_copy_out(&d, &mut probe, a).1.unwrap_err().rule(),
         Rule::PlacementInactiveAlias
     );
     drop(probe);
@@ -214,28 +220,4 @@ fn aliases_activated_in_turn_each_hold_what_was_written_since() {
         Rule::PlacementInactiveAlias
     );
     d.finish();
-}
-
-/// A copy out of `texture` that the encoder refuses: its rule.
-fn copy_out_refused(d: &Device, e: &mut CommandEncoder, texture: Texture) -> Rule {
-    let b = d
-        .create_buffer(&BufferDescriptor {
-            label: "refused",
-            size: (TEXELS * 4) as u64,
-            usage: BufferUsages::COPY_DST,
-        })
-        .unwrap();
-    e.copy_texture_to_buffer(
-        texture,
-        TexelCopyTextureInfo::default(),
-        b,
-        TexelCopyBufferLayout {
-            offset: 0,
-            bytes_per_row: SIZE[0] * 4,
-            rows_per_image: None,
-        },
-        [SIZE[0], SIZE[1], 1],
-    )
-    .unwrap_err()
-    .rule()
 }

@@ -596,19 +596,7 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
         sets.push(set);
     }
     let target_size = size.target();
-    let target = raw.image(
-        target_size,
-        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
-    )?;
-    let target_image = target.raw;
-    raw.one_shot(|raw, cb| {
-        raw.image_barrier(
-            cb,
-            target_image,
-            vk::ImageLayout::UNDEFINED,
-            vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
-        );
-    })?;
+    let target = raw.render_target(target_size)?;
     let (cmd_pool, cb) = raw.command_buffer()?;
     let target_view = target.view;
     let vb_raw: Vec<vk::Buffer> = vbs.iter().map(|b| b.raw).collect();

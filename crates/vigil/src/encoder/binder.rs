@@ -297,6 +297,21 @@ impl Binder {
     /// inactive (see [`super::used::TrackedTexture::retired`]).
     #[cold]
     pub fn retired_member<'u, A: Api>(&self, used: &'u Used<A>, g: usize) -> Option<&'u str> {
+        let (members, slots) = self.members(used, g)?;
+        members
+            .iter()
+            .zip(slots.iter())
+            .filter(|(m, _)| matches!(m, Member::View { .. }))
+            .find_map(|(_, &slot)| used.tracker.retired(slot))
+    }
+
+    /// Group `g`'s members and their tracker slots (`None` when no group is bound there).
+    #[inline]
+    fn members<'u, A: Api>(
+        &self,
+        used: &'u Used<A>,
+        g: usize,
+    ) -> Option<(&'u [Member<A>], &'u [usize])> {
         let bound = self.groups.get(g)?;
         let group = self.group(&used.groups, g)?;
         let slots = used
@@ -307,12 +322,7 @@ impl Binder {
                     .get(i.start..i.start.saturating_add(i.len))
             })
             .unwrap_or(&[]);
-        group
-            .members
-            .iter()
-            .zip(slots.iter())
-            .filter(|(m, _)| matches!(m, Member::View { .. }))
-            .find_map(|(_, &slot)| used.tracker.retired(slot))
+        Some((&group.members, slots))
     }
 
     /// Adds the uses of group `g`'s members, seen from `stages`, to a scope. `Err` names
@@ -324,21 +334,13 @@ impl Binder {
         g: usize,
         stages: Stages,
     ) -> Result<(), String> {
+        let Some((members, slots)) = self.members(used, g) else {
+            return Ok(());
+        };
         let Some(bound) = self.groups.get(g) else {
             return Ok(());
         };
-        let Some(group) = self.group(&used.groups, g) else {
-            return Ok(());
-        };
-        let slots = used
-            .group_info
-            .get(bound.info)
-            .and_then(|i| {
-                used.member_slots
-                    .get(i.start..i.start.saturating_add(i.len))
-            })
-            .unwrap_or(&[]);
-        for (m, &slot) in group.members.iter().zip(slots.iter()) {
+        for (m, &slot) in members.iter().zip(slots.iter()) {
             match m {
                 Member::Buffer {
                     buffer,
