@@ -246,10 +246,15 @@ impl<A: Api> Tracker<A> {
         if let Some(&i) = self.texture_index.get(&key) {
             return i as usize;
         }
-        let i = self.textures.len();
         let aliasable = t.placed.as_ref().is_some_and(|p| p.aliasable);
         let retired = aliasable && self.first_use_of_alias(t);
         self.retired_count = self.retired_count.saturating_add(usize::from(retired));
+        self.new_texture_slot(key, t, retired)
+    }
+
+    /// Starts tracking `t` (whose address is `key`) in a new slot.
+    fn new_texture_slot(&mut self, key: usize, t: &Arc<TextureObj<A>>, retired: bool) -> usize {
+        let i = self.textures.len();
         self.textures.push(TrackedTexture {
             obj: t.clone(),
             track: TextureTrack::new(t.desc.mip_level_count, t.desc.array_layers),
@@ -278,18 +283,10 @@ impl<A: Api> Tracker<A> {
     /// sharing its bytes that this recording tracks is retired. Returns its slot.
     pub fn activate(&mut self, t: &Arc<TextureObj<A>>, now: u64) -> usize {
         let key = Arc::as_ptr(t) as usize;
+        // An activation is not a use: no first-use event for it.
         let slot = match self.texture_index.get(&key) {
             Some(&i) => i as usize,
-            None => {
-                let i = self.textures.len();
-                self.textures.push(TrackedTexture {
-                    obj: t.clone(),
-                    track: TextureTrack::new(t.desc.mip_level_count, t.desc.array_layers),
-                    retired: false,
-                });
-                self.texture_index.insert(key, i as u32);
-                i
-            }
+            None => self.new_texture_slot(key, t, false),
         };
         for (i, tracked) in self.textures.iter_mut().enumerate() {
             if i == slot {
