@@ -734,6 +734,30 @@ impl Raw {
         }
     }
 
+    /// Opens a benchmark frame in `cb` (from `pool`): begins it, waits for every earlier
+    /// command before the graphics stages (as vigil's encoders do), begins rendering into
+    /// `view` ([`Raw::begin_target_on`]) and binds `pipeline`.
+    pub fn begin_frame_on(
+        device: &ash::Device,
+        pool: vk::CommandPool,
+        cb: vk::CommandBuffer,
+        view: vk::ImageView,
+        size: [u32; 2],
+        pipeline: vk::Pipeline,
+    ) -> Result<(), String> {
+        Raw::begin_on(device, pool, cb)?;
+        Raw::barrier_on(
+            device,
+            cb,
+            vk::PipelineStageFlags2::ALL_COMMANDS,
+            vk::PipelineStageFlags2::ALL_GRAPHICS,
+        );
+        Raw::begin_target_on(device, cb, view, size);
+        // SAFETY: the caller's pipeline draws into the rendering's one RGBA8 target.
+        unsafe { device.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline) };
+        Ok(())
+    }
+
     /// A buffer's device address (buffer device addresses enabled, the buffer made with
     /// `SHADER_DEVICE_ADDRESS`).
     pub fn address(&self, b: &RawBuffer) -> u64 {

@@ -53,15 +53,21 @@ fn texel(i: u32) -> [u8; 4] {
 }
 
 fn texture_of(d: &Device, label: &str, usage: TextureUsages) -> (Texture, TextureView) {
-    let t = d
-        .create_texture(&TextureDescriptor {
+    made(
+        d,
+        &TextureDescriptor {
             label,
             size: [1, 1],
             format: TextureFormat::Rgba8Unorm,
             usage,
             ..TextureDescriptor::default()
-        })
-        .unwrap();
+        },
+    )
+}
+
+/// A texture made from `desc`, and its default view.
+fn made(d: &Device, desc: &TextureDescriptor<'_>) -> (Texture, TextureView) {
+    let t = d.create_texture(desc).unwrap();
     let v = d
         .create_texture_view(t, &TextureViewDescriptor::default())
         .unwrap();
@@ -348,35 +354,31 @@ fn heaps_and_their_slots_are_checked() {
         rule(d.write_texture_heap(heap, 0, &[unsampled])),
         Rule::GpuHeapEntry
     );
-    let uint = d
-        .create_texture(&TextureDescriptor {
+    let (_, uint) = made(
+        &d,
+        &TextureDescriptor {
             label: "uint",
             size: [1, 1],
             format: TextureFormat::R32Uint,
             usage: TextureUsages::TEXTURE_BINDING,
             ..TextureDescriptor::default()
-        })
-        .unwrap();
-    let uint = d
-        .create_texture_view(uint, &TextureViewDescriptor::default())
-        .unwrap();
+        },
+    );
     assert_eq!(
         rule(d.write_texture_heap(heap, 0, &[uint])),
         Rule::GpuHeapEntry
     );
-    let layers = d
-        .create_texture(&TextureDescriptor {
+    let (_, array) = made(
+        &d,
+        &TextureDescriptor {
             label: "layers",
             size: [1, 1],
             array_layers: 2,
             format: TextureFormat::Rgba8Unorm,
             usage: TextureUsages::TEXTURE_BINDING,
             ..TextureDescriptor::default()
-        })
-        .unwrap();
-    let array = d
-        .create_texture_view(layers, &TextureViewDescriptor::default())
-        .unwrap();
+        },
+    );
     assert_eq!(
         rule(d.write_texture_heap(heap, 0, &[array])),
         Rule::GpuHeapEntry

@@ -605,16 +605,7 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
                      cb: vk::CommandBuffer|
      -> Result<Duration, String> {
         let t = Instant::now();
-        Raw::begin_on(&d, cmd_pool, cb)?;
-        Raw::barrier_on(
-            &d,
-            cb,
-            vk::PipelineStageFlags2::ALL_COMMANDS,
-            vk::PipelineStageFlags2::ALL_GRAPHICS,
-        );
-        Raw::begin_target_on(&d, cb, target_view, target_size);
-        // SAFETY: a graphics pipeline for this rendering's formats.
-        unsafe { d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline) };
+        Raw::begin_frame_on(&d, cmd_pool, cb, target_view, target_size, pipeline)?;
         for i in 0..size.draws {
             let set = [sets[(i % size.groups) as usize]];
             // SAFETY: a set of the pipeline's layout.

@@ -455,16 +455,7 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
     let stages = vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT;
     let record = || -> Result<Duration, String> {
         let t = Instant::now();
-        Raw::begin_on(&d, cmd_pool, cb)?;
-        Raw::barrier_on(
-            &d,
-            cb,
-            vk::PipelineStageFlags2::ALL_COMMANDS,
-            vk::PipelineStageFlags2::ALL_GRAPHICS,
-        );
-        Raw::begin_target_on(&d, cb, view, target_size);
-        // SAFETY: a graphics pipeline for this rendering's format.
-        unsafe { d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline) };
+        Raw::begin_frame_on(&d, cmd_pool, cb, view, target_size, pipeline)?;
         for root in &roots {
             // SAFETY: 8 bytes within the layout's push-constant range, its stages.
             unsafe { d.cmd_push_constants(cb, pl, stages, 0, root) };
