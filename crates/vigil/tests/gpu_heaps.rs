@@ -131,29 +131,16 @@ fn frame(d: &Device) -> Frame {
     }
 }
 
-/// Draws the `COUNT` points with `textures` and `samplers` set, returns the pixels.
 /// An encoder in a render pass over the frame's target, the points pipeline and the root
 /// set (no heaps yet).
 fn points_pass(d: &Device, f: &Frame, label: &'static str) -> CommandEncoder {
-    let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor { label })
-        .unwrap();
-    e.begin_render_pass(&RenderPassDescriptor {
-        label,
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view: f.view,
-            resolve_target: None,
-            load: LoadOp::Clear([0.0, 0.0, 0.0, 0.0]),
-            store: StoreOp::Store,
-        })],
-        ..RenderPassDescriptor::default()
-    })
-    .unwrap();
+    let mut e = common::clear_pass(d, label, f.view, [0.0, 0.0, 0.0, 0.0]);
     e.set_render_pipeline(f.pipeline).unwrap();
     e.set_root(f.root).unwrap();
     e
 }
 
+/// Draws the `COUNT` points with `textures` and `samplers` set, returns the pixels.
 fn draw(d: &Device, f: &Frame, textures: TextureHeap, samplers: SamplerHeap) -> Vec<[u8; 4]> {
     let mut e = points_pass(d, f, "points");
     e.set_texture_heap(textures).unwrap();

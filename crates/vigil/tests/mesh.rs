@@ -127,21 +127,7 @@ fn scene(d: &Device, quads: u32) -> Scene {
 }
 
 fn pass(d: &Device, s: &Scene, label: &'static str) -> CommandEncoder {
-    let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor { label })
-        .unwrap();
-    e.begin_render_pass(&RenderPassDescriptor {
-        label,
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view: s.view,
-            resolve_target: None,
-            load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
-            store: StoreOp::Store,
-        })],
-        ..RenderPassDescriptor::default()
-    })
-    .unwrap();
-    e
+    common::clear_pass(d, label, s.view, [0.0, 0.0, 0.0, 1.0])
 }
 
 fn finish(d: &Device, s: &Scene, mut e: CommandEncoder) -> Vec<[u8; 4]> {

@@ -236,3 +236,27 @@ pub fn run_src_dst(
     device.submit([e.finish().unwrap()]).unwrap();
     read_u32(device, b, dst_words)
 }
+
+/// An encoder with a render pass open on `view`, cleared to `clear` and stored.
+pub fn clear_pass(
+    d: &Device,
+    label: &'static str,
+    view: vigil::TextureView,
+    clear: [f64; 4],
+) -> vigil::CommandEncoder {
+    let mut e = d
+        .create_command_encoder(&vigil::CommandEncoderDescriptor { label })
+        .unwrap();
+    e.begin_render_pass(&vigil::RenderPassDescriptor {
+        label,
+        color_attachments: &[Some(vigil::RenderPassColorAttachment {
+            view,
+            resolve_target: None,
+            load: vigil::LoadOp::Clear(clear),
+            store: vigil::StoreOp::Store,
+        })],
+        ..vigil::RenderPassDescriptor::default()
+    })
+    .unwrap();
+    e
+}
