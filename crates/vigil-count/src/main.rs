@@ -11,6 +11,7 @@
 //! vigil-count guard           # count every workload, compare with baseline.txt
 //! vigil-count guard --bless   # write the counts as the new baseline
 //! vigil-count run draw        # one workload, uncounted (what callgrind runs)
+//! vigil-count time draw 21     # its counted part timed, 21 runs: ns per operation
 //! ```
 //!
 //! The guard fails when a workload costs more than 5% above its baseline. A deliberate
@@ -116,12 +117,53 @@ fn guard(bless: bool) -> Result<bool, String> {
     Ok(ok)
 }
 
+/// Runs `workload` `reps` times in this process and prints the wall-clock time per
+/// operation of the counted part: median, lowest and highest. Not a benchmark of vigil
+/// against anything (`vigil bench` is); it tells how fast this machine executes the
+/// instructions the guard counts.
+fn time(workload: &str, reps: usize) {
+    use std::sync::atomic::Ordering::Relaxed;
+    workloads::TIMING.store(true, Relaxed);
+    let ops = workloads::operations(workload).unwrap_or(1) as f64;
+    let mut per_op: Vec<f64> = (0..reps.max(1))
+        .map(|_| {
+            workloads::run(workload);
+            workloads::LAST_NS.load(Relaxed) as f64 / ops
+        })
+        .collect();
+    per_op.sort_by(f64::total_cmp);
+    let median = per_op[per_op.len() / 2];
+    println!(
+        "{workload}: {median:.1} ns per operation (median of {}; {:.1} to {:.1})",
+        per_op.len(),
+        per_op[0],
+        per_op[per_op.len() - 1]
+    );
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("run") => match args.get(1).map(String::as_str).and_then(workloads::run) {
             Some(()) => ExitCode::SUCCESS,
             None => {
+                eprintln!(
+                    "unknown workload; workloads: {}",
+                    workloads::NAMES.join(", ")
+                );
+                ExitCode::from(2)
+            }
+        },
+        Some("time") => match args.get(1).map(String::as_str) {
+            Some(w) if workloads::operations(w).is_some() => {
+                let reps = args
+                    .get(2)
+                    .and_then(|r| r.parse::<usize>().ok())
+                    .unwrap_or(21);
+                time(w, reps);
+                ExitCode::SUCCESS
+            }
+            _ => {
                 eprintln!(
                     "unknown workload; workloads: {}",
                     workloads::NAMES.join(", ")
@@ -141,7 +183,9 @@ fn main() -> ExitCode {
             }
         },
         _ => {
-            eprintln!("usage: vigil-count guard [--bless] | vigil-count run <workload>");
+            eprintln!(
+                "usage: vigil-count guard [--bless] | vigil-count run <workload> | vigil-count time <workload> [reps]"
+            );
             ExitCode::from(2)
         }
     }

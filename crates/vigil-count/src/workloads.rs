@@ -31,10 +31,23 @@ const SUBMITS: usize = 20;
 
 type D = Device<TestApi>;
 
+/// Set by `vigil-count time`: [`measured`] then records how long it ran.
+pub static TIMING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Nanoseconds the last [`measured`] call ran (when [`TIMING`] is set).
+pub static LAST_NS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// Runs `f`: the only function whose instructions (and its callees') are counted.
 #[inline(never)]
 pub fn measured<R>(f: impl FnOnce() -> R) -> R {
-    std::hint::black_box(f())
+    use std::sync::atomic::Ordering::Relaxed;
+    if !TIMING.load(Relaxed) {
+        return std::hint::black_box(f());
+    }
+    let start = std::time::Instant::now();
+    let r = std::hint::black_box(f());
+    let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    LAST_NS.store(ns, Relaxed);
+    r
 }
 
 fn device() -> D {
