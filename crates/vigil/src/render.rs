@@ -64,7 +64,7 @@ pub struct RenderPipelineDescriptor<'a> {
 }
 
 /// Per vertex buffer slot: what draws check ranges against.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct VertexBufferFacts {
     pub stride: u64,
     pub step: VertexStepMode,

@@ -33,8 +33,12 @@ pub(crate) struct Binder {
     layout: usize,
     /// Groups the pipeline uses.
     pub count: usize,
+    /// Their mask: `mask(count)`.
+    need: u8,
     compat: [u32; MAX_GROUPS],
     late: Vec<LateSizeCheck>,
+    /// Groups `late` has checks for.
+    late_groups: u8,
     /// Groups to bind natively before the next draw or dispatch.
     pub dirty: u8,
     /// Groups known to fit the pipeline.
@@ -121,12 +125,17 @@ impl Binder {
             self.heaps_dirty = 0b11;
         }
         self.count = info.group_compat.len().min(MAX_GROUPS);
+        self.need = mask(self.count);
         self.compat = [0; MAX_GROUPS];
         for (c, &v) in self.compat.iter_mut().zip(info.group_compat.iter()) {
             *c = v;
         }
         self.late.clear();
         self.late.extend_from_slice(&info.late_checks);
+        self.late_groups = info
+            .late_checks
+            .iter()
+            .fold(0, |m, c| m | 1u8.checked_shl(c.group).unwrap_or(0));
         let size = info.layout.immediate_size;
         if changed && size > 0 {
             // Another layout: its immediate data is pushed again (zeros where unset).
@@ -147,36 +156,45 @@ impl Binder {
         }
     }
 
-    /// Sets group `g`; returns false when it was already bound with these offsets.
+    /// Sets group `g` (`info`: its index in `Used::group_info`, `compat`: its layout's
+    /// compatibility class); returns false when it was already bound with these offsets.
+    #[inline]
     pub fn set_group<A: Api>(
         &mut self,
-        used: &mut Used<A>,
+        used: &Used<A>,
         g: usize,
         key: (u32, u32),
+        info: usize,
+        compat: u32,
         offsets: &[u32],
     ) -> bool {
         let Some(slot) = self.groups.get_mut(g) else {
             return false;
         };
-        let same_offsets = slot.offsets.get(..slot.offset_count as usize) == Some(offsets);
+        let same_offsets = slot.offset_count as usize == offsets.len()
+            && (offsets.is_empty() || slot.offsets.get(..offsets.len()) == Some(offsets));
         if slot.group == Some(key) && same_offsets {
             return false;
         }
-        if slot.group != Some(key) {
-            slot.info = used.group_info_of(key.0, key.1);
-        }
         slot.group = Some(key);
-        slot.offset_count = offsets.len().min(MAX_DYNAMIC) as u8;
-        for (o, &v) in slot.offsets.iter_mut().zip(offsets) {
-            *o = v;
+        slot.info = info;
+        if !offsets.is_empty() || slot.offset_count != 0 {
+            slot.offset_count = offsets.len().min(MAX_DYNAMIC) as u8;
+            for (o, &v) in slot.offsets.iter_mut().zip(offsets) {
+                *o = v;
+            }
         }
-        self.dirty |= 1 << g;
-        self.touched |= 1 << g;
-        if self.pipeline.is_some() && g < self.count {
-            if self.fits(used, g) {
-                self.ok |= 1 << g;
+        let bit = 1u8 << g;
+        self.dirty |= bit;
+        self.touched |= bit;
+        if self.pipeline.is_some() && self.need & bit != 0 {
+            // The layout's class decides unless the pipeline has late size checks here.
+            let fits = self.compat.get(g) == Some(&compat)
+                && (self.late_groups & bit == 0 || self.fits(used, g));
+            if fits {
+                self.ok |= bit;
             } else {
-                self.ok &= !(1 << g);
+                self.ok &= !bit;
             }
         }
         true
@@ -215,8 +233,15 @@ impl Binder {
     /// Whether a pipeline is bound and every group it uses fits it.
     #[inline]
     pub fn ready(&self) -> bool {
-        let need = mask(self.count);
-        self.pipeline.is_some() && self.ok & need == need
+        self.pipeline.is_some() && self.ok & self.need == self.need
+    }
+
+    /// Whether [`Binder::flush`] has anything to bind.
+    #[inline]
+    pub fn needs_flush(&self) -> bool {
+        self.dirty & self.need != 0
+            || (self.immediates_dirty && self.immediate_size > 0)
+            || (self.pointer && self.heaps_dirty != 0)
     }
 
     /// Binds natively the groups the pipeline uses that changed.
@@ -239,14 +264,14 @@ impl Binder {
         if self.pointer && self.heaps_dirty != 0 {
             self.flush_heaps(used, layout, rec, point);
         }
-        let dirty = self.dirty & mask(self.count);
+        let dirty = self.dirty & self.need;
         if dirty == 0 {
             return;
         }
-        for g in 0..self.count {
-            if dirty & (1 << g) == 0 {
-                continue;
-            }
+        let mut left = dirty;
+        while left != 0 {
+            let g = left.trailing_zeros() as usize;
+            left &= left.wrapping_sub(1);
             let bound = &self.groups[g];
             if let Some(group) = self.group(&used.groups, g) {
                 rec.set_bind_group(
@@ -290,7 +315,7 @@ impl Binder {
     /// Mask of the groups the pipeline uses.
     #[inline]
     pub fn used_mask(&self) -> u8 {
-        mask(self.count)
+        self.need
     }
 
     /// The label of a texture group `g` names that an activation in this recording made

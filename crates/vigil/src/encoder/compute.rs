@@ -130,12 +130,15 @@ impl<A: Api> CommandEncoder<A> {
             validate::encoder::group_index(OP, &e.label, index, &e.core.limits, MAX_GROUPS)?;
             let (gi, gg) = (group.index(), group.generation());
             let info = e.used.groups.aux(gi, gg);
-            let live = group.device_id() == e.core.id && e.core.objects.bind_groups.is_live(gi, gg);
+            let live = group.device_id() == e.core.id
+                && (e.used.unchanged(&e.core) || e.core.objects.bind_groups.is_live(gi, gg));
             let known = e.used.group_info.get(info as usize).filter(|_| live);
-            match known {
+            let (info, compat) = match known {
                 // Met before in this recording and still live: what the checks need is in
                 // the recording's own compact record of the group.
-                Some(i) if i.dynamic == 0 && dynamic_offsets.is_empty() => {}
+                Some(i) if i.dynamic == 0 && dynamic_offsets.is_empty() => {
+                    (info as usize, i.compat)
+                }
                 _ => {
                     let first_meeting = info == u32::MAX;
                     let g = find(&mut e.used.groups, &e.core, group, OP)?;
@@ -151,13 +154,17 @@ impl<A: Api> CommandEncoder<A> {
                         // everything (and refuses, naming it).
                         e.epoch = u64::MAX;
                     }
+                    let info = e.used.group_info_of(gi, gg);
+                    let compat = e.used.group_info.get(info).map_or(u32::MAX, |i| i.compat);
+                    (info, compat)
                 }
-            }
-            let key = (group.index(), group.generation());
+            };
             pass_binder(e.pass, &mut e.compute, &mut e.render).set_group(
-                &mut e.used,
+                &e.used,
                 index as usize,
-                key,
+                (gi, gg),
+                info,
+                compat,
                 dynamic_offsets,
             );
             Ok(())

@@ -156,7 +156,10 @@ impl<A: Api> Device<A> {
             pool: Some(pool),
             open: false,
             segments: Vec::new(),
-            used: Used::default(),
+            used: Used {
+                epoch: self.destroy_epoch.load(Ordering::Acquire),
+                ..Used::default()
+            },
             pending: Pending::default(),
             scope: scope::Scope::default(),
             derived_batches: 0,

@@ -101,8 +101,18 @@ pub(crate) struct RenderState {
     extent: [u32; 2],
     targets: PassTargets,
     vertex: [Option<VertexBinding>; MAX_VERTEX_SLOTS],
-    /// Vertex buffer slots the pipeline reads.
-    vertex_slots: usize,
+    /// Vertex buffer slots set (bit per slot).
+    vertex_set: u32,
+    /// Vertex buffer slots the bound pipeline reads (bit per slot).
+    vertex_needed: u32,
+    /// Slots whose ranges a draw checks: stepped per vertex, per instance (elements of
+    /// non-zero size).
+    vertex_per_vertex: u32,
+    vertex_per_instance: u32,
+    /// The bound pipeline's vertex buffer layouts, by slot.
+    vertex_facts: [crate::render::VertexBufferFacts; MAX_VERTEX_SLOTS],
+    /// The bound pipeline is a mesh pipeline.
+    mesh: bool,
     index: Option<IndexBinding>,
     /// The bound pipeline's strip index format.
     strip_index_format: Option<IndexFormat>,
@@ -417,8 +427,28 @@ impl<A: Api> CommandEncoder<A> {
                 r.set_render_pipeline(&p.raw);
             }
             e.render.binder.set_pipeline(&e.used, key, &p.info);
-            e.render.vertex_slots = p.render.vertex_buffers.len();
             e.render.strip_index_format = p.render.strip_index_format;
+            e.render.mesh = p.render.mesh.is_some();
+            let (mut needed, mut per_vertex, mut per_instance) = (0u32, 0u32, 0u32);
+            for (slot, vb) in p.render.vertex_buffers.iter().enumerate() {
+                // Pipelines have at most `max_vertex_buffers` (≤ 16) layouts; a slot
+                // beyond vigil's 16 would never be set and fails the draw's check.
+                let bit = 1u32.checked_shl(slot as u32).unwrap_or(0);
+                needed |= if bit == 0 { u32::MAX } else { bit };
+                if let Some(f) = e.render.vertex_facts.get_mut(slot) {
+                    *f = *vb;
+                }
+                if vb.element_size > 0 {
+                    match vb.step {
+                        vigil_hal::VertexStepMode::Vertex => per_vertex |= bit,
+                        vigil_hal::VertexStepMode::Instance => per_instance |= bit,
+                    }
+                }
+            }
+            e.render.vertex_needed = needed;
+            e.render.vertex_per_vertex = per_vertex;
+            e.render.vertex_per_instance = per_instance;
+            e.used.render_layout = Some(p.info.layout.clone());
             Ok(())
         })
     }
@@ -436,7 +466,7 @@ impl<A: Api> CommandEncoder<A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
             let cap = (e.core.limits.max_vertex_buffers as usize).min(MAX_VERTEX_SLOTS);
-            let b = find(&mut e.used.buffers, &e.core, buffer, OP)?;
+            let (b, tracker_slot) = e.used.buffer_and_slot(&e.core, buffer, OP)?;
             let size =
                 validate::render_pass::vertex_buffer(&e.label, slot, cap, b.facts(), offset, size)?;
             let key = (buffer.index(), buffer.generation());
@@ -448,7 +478,6 @@ impl<A: Api> CommandEncoder<A> {
             if let Some(pool) = e.pool.as_mut() {
                 crate::native::Rec::<A>(pool).set_vertex_buffer(slot, &b.raw, offset);
             }
-            let tracker_slot = e.used.buffer_slot_of(buffer.index(), buffer.generation());
             if let Some(v) = e.render.vertex.get_mut(slot as usize) {
                 *v = Some(VertexBinding {
                     buffer: key,
@@ -458,6 +487,7 @@ impl<A: Api> CommandEncoder<A> {
                 });
             }
             e.render.vertex_touched |= 1 << slot;
+            e.render.vertex_set |= 1 << slot;
             Ok(())
         })
     }
@@ -476,13 +506,12 @@ impl<A: Api> CommandEncoder<A> {
         const OP: &str = "set_index_buffer";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
-            let b = find(&mut e.used.buffers, &e.core, buffer, OP)?;
+            let (b, slot) = e.used.buffer_and_slot(&e.core, buffer, OP)?;
             let size =
                 validate::render_pass::index_buffer(&e.label, b.facts(), format, offset, size)?;
             if let Some(pool) = e.pool.as_mut() {
                 crate::native::Rec::<A>(pool).set_index_buffer(&b.raw, offset, format);
             }
-            let slot = e.used.buffer_slot_of(buffer.index(), buffer.generation());
             e.render.index = Some(IndexBinding {
                 slot,
                 offset,
@@ -685,58 +714,60 @@ impl<A: Api> CommandEncoder<A> {
         if self.render.binder.pointer {
             self.pointer_ready(op)?;
         }
-        let Some((pi, pg)) = self.render.binder.pipeline else {
-            return Err(self.not_ready(op));
-        };
-        let Some(p) = self.used.render_pipelines.get(pi, pg) else {
-            return Err(self.not_ready(op));
-        };
-        if p.render.mesh.is_some() {
-            return Err(fail!(
-                MeshPipeline,
-                op,
-                &self.label,
-                "pipeline '{}' is a mesh pipeline: draw it with draw_mesh_tasks or draw_mesh_tasks_indirect_at",
-                p.label
-            ));
+        if self.render.mesh {
+            return Err(self.mesh_pipeline(op));
         }
-        for (slot, vb) in p.render.vertex_buffers.iter().enumerate() {
-            let Some(bound) = self.render.vertex.get(slot).copied().flatten() else {
-                return Err(fail!(
-                    VertexBufferNotSet,
+        let needed = self.render.vertex_needed;
+        if self.render.vertex_set & needed != needed {
+            return Err(self.vertex_unset(op));
+        }
+        let mut check = if vertices.is_some() {
+            self.render.vertex_per_vertex
+        } else {
+            0
+        };
+        if instances.end > instances.start {
+            check |= self.render.vertex_per_instance;
+        }
+        while check != 0 {
+            let slot = check.trailing_zeros() as usize;
+            check &= check.wrapping_sub(1);
+            if let (Some(vb), Some(Some(bound))) = (
+                self.render.vertex_facts.get(slot),
+                self.render.vertex.get(slot),
+            ) {
+                validate::render_pass::vertex_range(
                     op,
                     &self.label,
-                    "pipeline '{}' reads vertex buffer slot {slot}, but none is set",
-                    p.label
-                ));
-            };
-            validate::render_pass::vertex_range(
-                op,
-                &self.label,
-                slot,
-                vb,
-                bound.size,
-                vertices,
-                instances,
-            )?;
+                    slot,
+                    vb,
+                    bound.size,
+                    vertices,
+                    instances,
+                )?;
+            }
         }
-        if let Some(pool) = self.pool.as_mut() {
-            self.render.binder.flush(
-                &self.used,
-                &p.info.layout.raw,
-                &mut crate::native::Rec(pool),
-                BindPoint::Render,
-            );
+        if self.render.binder.needs_flush() {
+            if let (Some(pool), Some(layout)) =
+                (self.pool.as_mut(), self.used.render_layout.as_ref())
+            {
+                self.render.binder.flush(
+                    &self.used,
+                    &layout.raw,
+                    &mut crate::native::Rec(pool),
+                    BindPoint::Render,
+                );
+            }
         }
         let touched = self.render.binder.touched & self.render.binder.used_mask();
         if touched != 0 && self.used.tracker.any_retired() {
             self.groups_alias(true, touched, op)?;
         }
         if touched != 0 {
-            for g in 0..self.render.binder.count {
-                if touched & (1 << g) == 0 {
-                    continue;
-                }
+            let mut left = touched;
+            while left != 0 {
+                let g = left.trailing_zeros() as usize;
+                left &= left.wrapping_sub(1);
                 // A group without dynamic offsets uses the same ranges every time: once in
                 // the pass's scope is enough.
                 let info = self.render.binder.groups[g].info;
@@ -787,6 +818,42 @@ impl<A: Api> CommandEncoder<A> {
             }
         }
         Ok(())
+    }
+
+    /// The refusal of a draw (not a mesh draw) with a mesh pipeline bound.
+    #[cold]
+    fn mesh_pipeline(&self, op: &'static str) -> crate::Error {
+        let label = self
+            .render
+            .binder
+            .pipeline
+            .and_then(|(i, g)| self.used.render_pipelines.get(i, g))
+            .map_or("", |p| p.label.as_str());
+        fail!(
+            MeshPipeline,
+            op,
+            &self.label,
+            "pipeline '{label}' is a mesh pipeline: draw it with draw_mesh_tasks or draw_mesh_tasks_indirect_at"
+        )
+    }
+
+    /// The refusal of a draw whose pipeline reads a vertex buffer slot that is not set.
+    #[cold]
+    fn vertex_unset(&self, op: &'static str) -> crate::Error {
+        let missing = self.render.vertex_needed & !self.render.vertex_set;
+        let slot = missing.trailing_zeros();
+        let label = self
+            .render
+            .binder
+            .pipeline
+            .and_then(|(i, g)| self.used.render_pipelines.get(i, g))
+            .map_or("", |p| p.label.as_str());
+        fail!(
+            VertexBufferNotSet,
+            op,
+            &self.label,
+            "pipeline '{label}' reads vertex buffer slot {slot}, but none is set"
+        )
     }
 
     #[cold]

@@ -194,6 +194,12 @@ pub(crate) struct Used<A: Api> {
     pub fence: Option<Fence>,
     /// Every stage a use so far was in (what a global barrier waits for).
     pub stages_used: vigil_hal::Stages,
+    /// The device's destroy epoch when recording began (`u64::MAX`: unknown). While the
+    /// device's has not moved, nothing this recording met was destroyed since, so a
+    /// handle it holds needs no registry look ([`Used::unchanged`]).
+    pub epoch: u64,
+    /// The layout of the render pipeline bound last (what draws bind groups against).
+    pub render_layout: Option<Arc<crate::device::PipelineLayoutObj<A>>>,
 }
 
 /// The buffers and textures a recording tracks, in first-use order, with their histories.
@@ -351,6 +357,8 @@ impl<A: Api> Default for Used<A> {
             seq: 0,
             fence: None,
             stages_used: vigil_hal::Stages::empty(),
+            epoch: u64::MAX,
+            render_layout: None,
         }
     }
 }
@@ -394,6 +402,55 @@ impl<A: Api> Used<A> {
     #[inline]
     pub fn texture_slot(&mut self, t: &Arc<TextureObj<A>>) -> usize {
         self.tracker.texture_slot(t)
+    }
+
+    /// Whether nothing was destroyed or mapped on the device since recording began: then
+    /// every object this recording met is still live (one atomic load, no registry).
+    #[inline]
+    pub fn unchanged(&self, core: &Core<A>) -> bool {
+        core.destroy_epoch
+            .load(std::sync::atomic::Ordering::Acquire)
+            == self.epoch
+    }
+
+    /// The live buffer `h` names and its tracker slot, recording it as used on first
+    /// meeting. Once met, and while nothing was destroyed since recording began, this is
+    /// an atomic load, an index and two compares.
+    #[inline(always)]
+    pub fn buffer_and_slot(
+        &mut self,
+        core: &Core<A>,
+        h: crate::handle::Buffer,
+        op: &'static str,
+    ) -> Result<(&Arc<BufferObj<A>>, usize)> {
+        use crate::handle::Handle;
+        let (i, g) = (h.index(), h.generation());
+        let aux = self.buffers.aux(i, g);
+        if aux == u32::MAX || h.device_id() != core.id || !self.unchanged(core) {
+            return self.buffer_and_slot_slow(core, h, op);
+        }
+        match self.buffers.get(i, g) {
+            Some(b) => Ok((b, aux as usize)),
+            None => Err(core.objects.buffers.explain(h, core.id, op)),
+        }
+    }
+
+    /// [`Used::buffer_and_slot`] on first meeting, or after something was destroyed.
+    #[inline(never)]
+    fn buffer_and_slot_slow(
+        &mut self,
+        core: &Core<A>,
+        h: crate::handle::Buffer,
+        op: &'static str,
+    ) -> Result<(&Arc<BufferObj<A>>, usize)> {
+        use crate::handle::Handle;
+        let (i, g) = (h.index(), h.generation());
+        find(&mut self.buffers, core, h, op)?;
+        let slot = self.buffer_slot_of(i, g);
+        match self.buffers.get(i, g) {
+            Some(b) => Ok((b, slot)),
+            None => Err(core.objects.buffers.explain(h, core.id, op)),
+        }
     }
 
     /// The tracker slot of a buffer met by handle `(index, generation)` (kept with it, so
