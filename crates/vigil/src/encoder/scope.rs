@@ -49,12 +49,27 @@ fn overlap(a: Subresources, b: Subresources) -> bool {
 impl Scope {
     /// Adds a use of a buffer range; `Err(())` when it conflicts with an earlier use of
     /// the buffer in this scope.
-    #[inline]
+    #[inline(always)]
     pub fn buffer(&mut self, slot: usize, offset: u64, size: u64, u: Use) -> Result<(), ()> {
+        let end = offset.saturating_add(size);
+        if let Some(&pos) = self.buffer_pos.get(slot) {
+            if let Some(e) = self.buffers.get(pos as usize) {
+                if e.3 == u && e.1 <= offset && end <= e.2 {
+                    // The same use of a range already in the scope (a buffer bound
+                    // again): nothing changes.
+                    return Ok(());
+                }
+            }
+        }
+        self.add_buffer(slot, offset, end, u)
+    }
+
+    /// [`Scope::buffer`] when the scope changes: a new buffer, range or use.
+    #[inline]
+    fn add_buffer(&mut self, slot: usize, offset: u64, end: u64, u: Use) -> Result<(), ()> {
         if self.buffer_pos.len() <= slot {
             self.buffer_pos.resize(slot.saturating_add(1), u32::MAX);
         }
-        let end = offset.saturating_add(size);
         match self.buffer_pos.get(slot).copied() {
             Some(pos) if pos != u32::MAX => {
                 let Some(e) = self.buffers.get_mut(pos as usize) else {
