@@ -383,21 +383,24 @@ impl<A: Api> CommandEncoder<A> {
         const OP: &str = "end_render_pass";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
-            let core = e.core.clone();
-            if let Some(mut r) = e.rec() {
+            if let (true, Some(pool)) = (e.open, e.pool.as_mut()) {
+                let mut r = crate::native::Rec::<A>(pool);
                 r.end_render_pass();
-                core.progress.record(&mut r, Stages::ALL_GRAPHICS);
+                e.core.progress.record(&mut r, Stages::ALL_GRAPHICS);
             }
             e.pass = Pass::None;
-            e.cut(OP)?;
             e.scope.apply(&mut e.used, &mut e.pending);
             if !e.pending.is_empty() {
-                // The barriers go in front of the pass, in a command buffer of their own.
+                // The barriers go in front of the pass, in a command buffer of their own:
+                // the pass's ends here.
+                e.cut(OP)?;
                 let pass = e.segments.pop();
                 e.flush_pending(OP)?;
                 e.cut(OP)?;
                 e.segments.extend(pass);
             }
+            // Otherwise the pass's command buffer stays open for what follows (the end of
+            // the recording's barrier among it): no native command buffer of its own.
             Ok(())
         })?;
         self.timeline_pass_end()
