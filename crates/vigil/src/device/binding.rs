@@ -430,6 +430,10 @@ impl<A: Api> Device<A> {
     ) -> Result<BindGroup> {
         let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", op, desc.label);
         self.check_alive(op)?;
+        // Read before the members are checked: a member destroyed after that moves it.
+        let epoch = self
+            .destroy_epoch
+            .load(std::sync::atomic::Ordering::Acquire);
         let label = desc.label;
         let layout = self.lookup(desc.layout, op)?;
         check::group_entries(label, &layout.label, &layout.entries, desc.entries)?;
@@ -474,6 +478,7 @@ impl<A: Api> Device<A> {
                 handle: BindGroup::from_parts(index, generation, id),
                 label: label.to_owned(),
                 compat,
+                epoch,
                 members: members.into_boxed_slice(),
                 dynamic: dynamic.into_boxed_slice(),
                 sizes: sizes.into_boxed_slice(),

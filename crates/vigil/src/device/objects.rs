@@ -390,6 +390,9 @@ pub(crate) struct BindGroupObj<A: Api> {
     pub handle: BindGroup,
     pub label: String,
     pub compat: u32,
+    /// The device's destroy epoch before its members were checked live at creation: while
+    /// the device's is still this, every member is live.
+    pub epoch: u64,
     pub members: Box<[Member<A>]>,
     pub dynamic: Box<[DynamicBinding]>,
     /// Bound size per layout entry (0 for non-buffers), in layout entry order; for a

@@ -149,7 +149,9 @@ impl<A: Api> CommandEncoder<A> {
                         &g.dynamic,
                         dynamic_offsets,
                     )?;
-                    if first_meeting && !members_live(&e.core, g) {
+                    // Members are live while nothing was destroyed since the group was
+                    // made; otherwise each is looked at.
+                    if first_meeting && g.epoch != e.used.epoch && !members_live(&e.core, g) {
                         // A member went before recording began: submission checks
                         // everything (and refuses, naming it).
                         e.epoch = u64::MAX;

@@ -95,6 +95,14 @@ impl Scope {
     /// Adds a use of texture subresources; `Err(())` when it conflicts with an earlier use
     /// of any of them in this scope.
     pub fn texture(&mut self, slot: usize, range: Subresources, u: Use) -> Result<(), ()> {
+        if let Some(&last) = self.texture_last.get(slot) {
+            if let Some(&(_, r, e, prev)) = self.textures.get(last as usize) {
+                if prev == u32::MAX && r == range && e == u {
+                    // The texture's only entry: the same use of the same subresources.
+                    return Ok(());
+                }
+            }
+        }
         if self.texture_last.len() <= slot {
             self.texture_last.resize(slot.saturating_add(1), u32::MAX);
         }
