@@ -623,8 +623,11 @@ pub trait CommandEncoder: Send + Debug {
     /// The backend.
     type A: Api;
 
-    /// Starts recording a new command buffer.
+    /// Starts recording a new command buffer, to be submitted once.
     fn begin(&mut self, label: &str) -> Result<()>;
+    /// Starts recording a new command buffer that may be submitted again once each
+    /// earlier submission of it completed (until its encoder is reset).
+    fn begin_reusable(&mut self, label: &str) -> Result<()>;
     /// Finishes recording and hands the command buffer out.
     fn end(&mut self) -> Result<<Self::A as Api>::CommandBuffer>;
     /// Abandons the command buffer being recorded.

@@ -149,10 +149,9 @@ impl CommandEncoder {
     }
 }
 
-impl hal::CommandEncoder for CommandEncoder {
-    type A = Api;
-
-    fn begin(&mut self, _label: &str) -> hal::Result<()> {
+impl CommandEncoder {
+    /// Begins a command buffer (a free one of the pool, or a new one) with `flags`.
+    fn begin_with(&mut self, flags: vk::CommandBufferUsageFlags) -> hal::Result<()> {
         let cb = match self.free.pop() {
             Some(cb) => cb,
             None => {
@@ -169,8 +168,7 @@ impl hal::CommandEncoder for CommandEncoder {
                     .ok_or(hal::DeviceError::OutOfMemory)?
             }
         };
-        let info = vk::CommandBufferBeginInfo::default()
-            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        let info = vk::CommandBufferBeginInfo::default().flags(flags);
         if let Err(e) = self.shared.check("vkBeginCommandBuffer").and_then(|()| {
             // SAFETY: the buffer is in the initial state (fresh or from a reset pool).
             unsafe { self.device.begin_command_buffer(cb, &info) }.map_err(conv::map_result)
@@ -180,6 +178,18 @@ impl hal::CommandEncoder for CommandEncoder {
         }
         self.active = cb;
         Ok(())
+    }
+}
+
+impl hal::CommandEncoder for CommandEncoder {
+    type A = Api;
+
+    fn begin(&mut self, _label: &str) -> hal::Result<()> {
+        self.begin_with(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT)
+    }
+
+    fn begin_reusable(&mut self, _label: &str) -> hal::Result<()> {
+        self.begin_with(vk::CommandBufferUsageFlags::empty())
     }
 
     fn end(&mut self) -> hal::Result<CommandBuffer> {

@@ -201,6 +201,10 @@ impl CommandEncoder for TestCommandEncoder {
         Ok(())
     }
 
+    fn begin_reusable(&mut self, label: &str) -> Result<()> {
+        self.begin(label)
+    }
+
     fn end(&mut self) -> Result<TestCommandBuffer> {
         if let Some(f) = &self.faults {
             f.check("end_command_buffer")?;

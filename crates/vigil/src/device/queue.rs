@@ -196,6 +196,12 @@ pub struct Stats {
     pub draws: u64,
     /// Submissions refused.
     pub refused_submissions: u64,
+    /// Heads of barriers (what a command buffer's first uses need against the device's
+    /// state, put in front of it at submission) recorded anew.
+    pub heads_recorded: u64,
+    /// Heads of barriers submitted again as recorded for an earlier submission, because a
+    /// command buffer needed exactly the same barriers.
+    pub heads_reused: u64,
 }
 
 /// A native command pool and the command buffers it recorded.
@@ -228,6 +234,63 @@ pub(crate) struct QueueState<A: Api> {
     /// Textures just named by a texture heap: the next submission zeroes those never
     /// written and moves them to their sampled layout (`Core::make_resident`).
     pub resident: Vec<Arc<super::TextureObj<A>>>,
+    /// Submission heads recorded once and submitted again while a command buffer needs
+    /// exactly the same barriers (a frame's usual case).
+    pub heads: Vec<CachedHead<A>>,
+}
+
+/// Most submission heads kept for resubmission.
+const CACHED_HEADS: usize = 8;
+
+/// A submission head (barriers only) kept to be submitted again: its own pool and
+/// reusable command buffer, and the barriers it holds (objects by weak reference: while
+/// it is held, no other object can take one's address, so an address compare is an
+/// identity compare, and a head naming a destroyed object is never matched again).
+pub(crate) struct CachedHead<A: Api> {
+    pool: A::CommandEncoder,
+    /// `None` only after a failed re-recording (never matched then).
+    cb: Option<A::CommandBuffer>,
+    buffers: Vec<(std::sync::Weak<super::BufferObj<A>>, u64, u64, Transition)>,
+    textures: Vec<(
+        std::sync::Weak<super::TextureObj<A>>,
+        Subresources,
+        Transition,
+    )>,
+    /// The last submission it went in (0: none yet).
+    serial: u64,
+    /// Taken by the submission being planned.
+    taken: bool,
+}
+
+impl<A: Api> CachedHead<A> {
+    /// Whether it records exactly `b`.
+    fn holds(&self, b: &Barriers<'_, A>) -> bool {
+        self.cb.is_some()
+            && self.buffers.len() == b.buffers.len()
+            && self.textures.len() == b.textures.len()
+            && self
+                .buffers
+                .iter()
+                .zip(&b.buffers)
+                .all(|((w, o, s, t), (obj, o2, s2, t2))| {
+                    std::ptr::eq(w.as_ptr(), Arc::as_ptr(obj)) && o == o2 && s == s2 && t == t2
+                })
+            && self
+                .textures
+                .iter()
+                .zip(&b.textures)
+                .all(|((w, r, t), (obj, r2, t2))| {
+                    std::ptr::eq(w.as_ptr(), Arc::as_ptr(obj)) && r == r2 && t == t2
+                })
+    }
+}
+
+/// A command buffer's head in a plan: recorded for this submission in the plan's pool,
+/// or one of the queue's kept heads.
+enum HeadCb<A: Api> {
+    Own(A::CommandBuffer),
+    /// A kept head, and whether it was recorded for an earlier submission.
+    Cached(usize, bool),
 }
 
 impl<A: Api> QueueState<A> {
@@ -239,6 +302,7 @@ impl<A: Api> QueueState<A> {
             staging: StagingAccount::new(staging_budget),
             spare_staging: Vec::new(),
             spare_staging_bytes: 0,
+            heads: Vec::new(),
         }
     }
 
@@ -252,6 +316,7 @@ impl<A: Api> QueueState<A> {
         (self.spare_staging.len() as u64)
             .saturating_add(self.uploads.chunks.len() as u64)
             .saturating_add(in_flight)
+            .saturating_add(self.heads.len() as u64)
     }
 }
 
@@ -419,11 +484,9 @@ impl<A: Api> Device<A> {
         };
         let submitted = {
             let mut natives: Vec<&A::CommandBuffer> = Vec::new();
-            natives.extend(plan.heads.first().and_then(Option::as_ref));
+            natives.extend(head_native(plan.heads.first(), &q.heads));
             for (i, cb) in cbs.iter().enumerate() {
-                if let Some(head) = plan.heads.get(i.saturating_add(1)).and_then(Option::as_ref) {
-                    natives.push(head);
-                }
+                natives.extend(head_native(plan.heads.get(i.saturating_add(1)), &q.heads));
                 natives.extend(cb.segments().iter());
             }
             let gate = self.seams.gate_for_next_submission();
@@ -462,10 +525,25 @@ impl<A: Api> Device<A> {
         if plan.staging_bytes > 0 {
             q.staging.batches = q.staging.batches.wrapping_add(1);
         }
+        let (mut recorded, mut reused) = (0u64, 0u64);
+        for h in plan.heads.iter().skip(1).flatten() {
+            match h {
+                HeadCb::Cached(i, again) => {
+                    if let Some(k) = q.heads.get_mut(*i) {
+                        k.serial = serial;
+                        k.taken = false;
+                    }
+                    if *again {
+                        reused = reused.saturating_add(1);
+                    } else {
+                        recorded = recorded.saturating_add(1);
+                    }
+                }
+                HeadCb::Own(_) => recorded = recorded.saturating_add(1),
+            }
+        }
         if let Some(pool) = plan.pool {
-            flight
-                .pools
-                .push((pool, plan.heads.into_iter().flatten().collect()));
+            flight.pools.push((pool, own_heads(plan.heads)));
         }
         for w in plan.written {
             w.last_use.store(serial, Ordering::Release);
@@ -506,6 +584,8 @@ impl<A: Api> Device<A> {
             stats.command_buffers = stats.command_buffers.wrapping_add(count as u64);
             stats.dispatches = stats.dispatches.wrapping_add(dispatches);
             stats.draws = stats.draws.wrapping_add(draws);
+            stats.heads_recorded = stats.heads_recorded.wrapping_add(recorded);
+            stats.heads_reused = stats.heads_reused.wrapping_add(reused);
         }
         q.in_flight.push_back(flight);
         // A cheap look keeps memory from piling up between polls.
@@ -643,7 +723,7 @@ pub(crate) struct Plan<A: Api> {
     /// The pool the device's own command buffers were recorded in.
     pool: Option<A::CommandEncoder>,
     /// The uploads (position 0), then per caller command buffer its head, if any.
-    heads: Vec<Option<A::CommandBuffer>>,
+    heads: Vec<Option<HeadCb<A>>>,
     staging: Vec<StagingChunk<A>>,
     staging_bytes: u64,
     /// Buffers the uploads wrote (their last use is this submission).
@@ -662,8 +742,11 @@ impl<A: Api> Plan<A> {
     fn undo(self, core: &Core<A>, q: &mut QueueState<A>, cbs: &[CommandBuffer<A>]) {
         self.undo.apply(cbs);
         q.resident.extend(self.resident);
+        for h in &mut q.heads {
+            h.taken = false;
+        }
         if let Some(mut pool) = self.pool {
-            crate::native::reset_all::<A>(&mut pool, self.heads.into_iter().flatten().collect());
+            crate::native::reset_all::<A>(&mut pool, own_heads(self.heads));
             core.return_pool(pool);
         }
         for c in self.staging {
@@ -673,6 +756,29 @@ impl<A: Api> Plan<A> {
             w.queued_writes.store(false, Ordering::Release);
         }
     }
+}
+
+/// The native command buffer of a planned head, if any.
+fn head_native<'a, A: Api>(
+    h: Option<&'a Option<HeadCb<A>>>,
+    kept: &'a [CachedHead<A>],
+) -> Option<&'a A::CommandBuffer> {
+    match h {
+        Some(Some(HeadCb::Own(cb))) => Some(cb),
+        Some(Some(HeadCb::Cached(i, _))) => kept.get(*i).and_then(|k| k.cb.as_ref()),
+        _ => None,
+    }
+}
+
+/// The heads recorded in the plan's own pool.
+fn own_heads<A: Api>(heads: Vec<Option<HeadCb<A>>>) -> Vec<A::CommandBuffer> {
+    heads
+        .into_iter()
+        .filter_map(|h| match h {
+            Some(HeadCb::Own(cb)) => Some(cb),
+            _ => None,
+        })
+        .collect()
 }
 
 impl<A: Api> Core<A> {
@@ -714,7 +820,9 @@ impl<A: Api> Core<A> {
                     make_resident(&resident, &mut head, &mut plan.undo);
                     head.record(&mut Rec(pool));
                 }
-                Some(pool.end().map_err(|e| self.hal_error(e, op, &self.label))?)
+                Some(HeadCb::Own(
+                    pool.end().map_err(|e| self.hal_error(e, op, &self.label))?,
+                ))
             };
             plan.heads.push(head);
             for cb in cbs {
@@ -722,12 +830,16 @@ impl<A: Api> Core<A> {
                 cb.resolve(&mut head, &mut plan.undo);
                 let native = if head.is_empty() {
                     None
+                } else if head.zero_buffers.is_empty() && head.clear_textures.is_empty() {
+                    Some(self.barrier_head(q, &mut plan.pool, &head.barriers, op)?)
                 } else {
                     let pool = self.head_pool(&mut plan.pool, op)?;
                     pool.begin("vigil submission head")
                         .map_err(|e| self.hal_error(e, op, &self.label))?;
                     head.record(&mut Rec(pool));
-                    Some(pool.end().map_err(|e| self.hal_error(e, op, &self.label))?)
+                    Some(HeadCb::Own(
+                        pool.end().map_err(|e| self.hal_error(e, op, &self.label))?,
+                    ))
                 };
                 plan.heads.push(native);
             }
@@ -745,6 +857,100 @@ impl<A: Api> Core<A> {
             return Err(e);
         }
         Ok(plan)
+    }
+
+    /// A head of barriers only: a kept one holding exactly these and done with its last
+    /// submission; else these recorded into a kept slot (a new one while there is room,
+    /// else the done one whose last submission is oldest); else, every kept one being in
+    /// flight, recorded once into the plan's pool.
+    fn barrier_head(
+        &self,
+        q: &mut QueueState<A>,
+        pool: &mut Option<A::CommandEncoder>,
+        barriers: &Barriers<'_, A>,
+        op: &'static str,
+    ) -> Result<HeadCb<A>> {
+        let completed = self.completion.completed();
+        let free = |h: &CachedHead<A>| !h.taken && h.serial <= completed;
+        if let Some(i) = q.heads.iter().position(|h| free(h) && h.holds(barriers)) {
+            if let Some(h) = q.heads.get_mut(i) {
+                h.taken = true;
+            }
+            return Ok(HeadCb::Cached(i, true));
+        }
+        let reuse = if q.heads.len() < CACHED_HEADS {
+            None
+        } else {
+            let oldest = q
+                .heads
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| free(h))
+                .min_by_key(|(_, h)| h.serial)
+                .map(|(i, _)| i);
+            if oldest.is_none() {
+                let pool = self.head_pool(pool, op)?;
+                pool.begin("vigil submission head")
+                    .map_err(|e| self.hal_error(e, op, &self.label))?;
+                barriers.record(&mut Rec(pool));
+                return Ok(HeadCb::Own(
+                    pool.end().map_err(|e| self.hal_error(e, op, &self.label))?,
+                ));
+            }
+            oldest
+        };
+        let record = |enc: &mut A::CommandEncoder| -> Result<A::CommandBuffer> {
+            enc.begin_reusable("vigil submission head")
+                .map_err(|e| self.hal_error(e, op, &self.label))?;
+            barriers.record(&mut Rec(enc));
+            enc.end().map_err(|e| self.hal_error(e, op, &self.label))
+        };
+        let buffers = barriers
+            .buffers
+            .iter()
+            .map(|(b, o, sz, t)| (Arc::downgrade(b), *o, *sz, *t))
+            .collect();
+        let textures = barriers
+            .textures
+            .iter()
+            .map(|(x, r, t)| (Arc::downgrade(x), *r, *t))
+            .collect();
+        match reuse.and_then(|i| q.heads.get_mut(i).map(|h| (i, h))) {
+            Some((i, h)) => {
+                // Done with its last submission (`free`): its pool may be reset.
+                let spent: Vec<A::CommandBuffer> = h.cb.take().into_iter().collect();
+                crate::native::reset_all::<A>(&mut h.pool, spent);
+                h.buffers = Vec::new();
+                h.textures = Vec::new();
+                h.serial = 0;
+                let cb = record(&mut h.pool)?;
+                h.cb = Some(cb);
+                h.buffers = buffers;
+                h.textures = textures;
+                h.taken = true;
+                Ok(HeadCb::Cached(i, false))
+            }
+            None => {
+                let mut enc = self.take_pool(op)?;
+                let cb = match record(&mut enc) {
+                    Ok(cb) => cb,
+                    Err(e) => {
+                        enc.discard();
+                        self.return_pool(enc);
+                        return Err(e);
+                    }
+                };
+                q.heads.push(CachedHead {
+                    pool: enc,
+                    cb: Some(cb),
+                    buffers,
+                    textures,
+                    serial: 0,
+                    taken: true,
+                });
+                Ok(HeadCb::Cached(q.heads.len().saturating_sub(1), false))
+            }
+        }
     }
 
     /// The pool the device records its own command buffers of a submission in.
@@ -1035,13 +1241,18 @@ impl<A: Api> Core<A> {
         let in_flight = std::mem::take(&mut q.in_flight);
         let uploads = std::mem::take(&mut q.uploads);
         let spare = std::mem::take(&mut q.spare_staging);
+        let heads = std::mem::take(&mut q.heads);
         q.spare_staging_bytes = 0;
         drop(q);
         if !quiet {
             // The GPU may still run these: never release them (nor what they hold).
             std::mem::forget(in_flight);
             std::mem::forget(uploads);
+            std::mem::forget(heads);
         } else {
+            for h in heads {
+                self.hal.destroy_command_encoder(h.pool);
+            }
             for done in in_flight {
                 for (pool, _) in done.pools {
                     self.hal.destroy_command_encoder(pool);
@@ -1194,8 +1405,8 @@ pub(crate) fn written_by_transfer(layout: vigil_hal::TextureLayout) -> State {
 /// Barriers waiting to be recorded together (one pipeline barrier), of resources that
 /// outlive them (the caller's command buffers or uploads hold them).
 pub(crate) struct Barriers<'r, A: Api> {
-    pub buffers: Vec<(&'r super::BufferObj<A>, u64, u64, Transition)>,
-    pub textures: Vec<(&'r super::TextureObj<A>, Subresources, Transition)>,
+    pub buffers: Vec<(&'r Arc<super::BufferObj<A>>, u64, u64, Transition)>,
+    pub textures: Vec<(&'r Arc<super::TextureObj<A>>, Subresources, Transition)>,
 }
 
 impl<A: Api> Default for Barriers<'_, A> {
