@@ -511,6 +511,21 @@ impl BufferTrack {
         self.parts.push((0, merged));
     }
 
+    /// The one part, when the buffer was used as a whole (or one way throughout).
+    #[inline]
+    pub fn single(&self) -> Option<&Part> {
+        match self.parts.as_slice() {
+            [(_, part)] => Some(part),
+            _ => None,
+        }
+    }
+
+    /// The buffer's size as tracked.
+    #[inline]
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
     /// The parts, as `(offset, size, part)`.
     pub fn parts(&self) -> impl Iterator<Item = (u64, u64, &Part)> + '_ {
         self.parts.iter().enumerate().map(|(i, (start, part))| {

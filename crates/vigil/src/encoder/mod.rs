@@ -790,6 +790,13 @@ impl<A: Api> CommandBuffer<A> {
                     layout: TextureLayout::General,
                 };
             }
+            if let Some(part) = t.track.single() {
+                // One part (the usual case): resolved in place.
+                if let Some(tr) = resolve(&mut g.state, part) {
+                    head.barriers.buffers.push((&t.obj, 0, t.track.size(), tr));
+                }
+                continue;
+            }
             let before = g.state;
             let mut after: Option<State> = None;
             for (offset, size, part) in t.track.parts() {
