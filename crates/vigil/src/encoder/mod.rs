@@ -609,14 +609,20 @@ impl<A: Api> CommandBuffer<A> {
                 core.id
             ));
         }
-        let mapped = self
-            .used
-            .tracker
-            .buffers
-            .iter()
-            .map(|t| &t.obj)
-            .chain(self.used.buffers.iter())
-            .find(|b| b.mapping.load(Ordering::Acquire) != 0);
+        // A buffer's mapping word is set only while the device's mapping registry holds
+        // its mapping (set after the insertion, cleared before the removal): with no live
+        // mapping, no buffer is mapped and none needs a look.
+        let mapped = (core.objects.mappings.live_count() > 0)
+            .then(|| {
+                self.used
+                    .tracker
+                    .buffers
+                    .iter()
+                    .map(|t| &t.obj)
+                    .chain(self.used.buffers.iter())
+                    .find(|b| b.mapping.load(Ordering::Acquire) != 0)
+            })
+            .flatten();
         if let Some(b) = mapped {
             return Err(fail!(
                 SubmitMapped,
