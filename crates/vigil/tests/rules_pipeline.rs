@@ -279,3 +279,32 @@ fn late_size_checks_run_at_dispatch() {
     let err = expect_rule(e.dispatch(1, 1, 1), Rule::GroupTooSmall);
     assert!(err.message().contains("64"), "{err}");
 }
+
+#[test]
+fn a_group_that_met_one_pipelines_late_sizes_is_checked_again_for_another() {
+    // The recording remembers which pipeline's late size checks a group met; another
+    // pipeline with the same layout but larger needs checks it again.
+    let d = device();
+    let needs = |words: u32| {
+        format!(
+            "@group(0) @binding(0) var<storage, read_write> o: array<vec4<u32>, {words}>;\n@compute @workgroup_size(1) fn main() {{ o[0] = vec4<u32>(1u); }}\n"
+        )
+    };
+    let rw = [entry(0, C, buf_ty(RW, false))];
+    let p16 = pipeline_for(&d, &needs(1), &rw).unwrap();
+    let p64 = pipeline_for(&d, &needs(4), &rw).unwrap();
+    let bgl = layout(&d, &rw);
+    let g = group(&d, bgl, &[(0, whole(storage(&d, 32)))]).unwrap();
+    let other = group(&d, bgl, &[(0, whole(storage(&d, 64)))]).unwrap();
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(p16).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.set_compute_pipeline(p64).unwrap();
+    e.set_bind_group(0, other, &[]).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    let err = expect_rule(e.dispatch(1, 1, 1), Rule::GroupTooSmall);
+    assert!(err.message().contains("64"), "{err}");
+}

@@ -39,6 +39,9 @@ pub(crate) struct Binder {
     late: Vec<LateSizeCheck>,
     /// Groups `late` has checks for.
     late_groups: u8,
+    /// The bound pipeline's late checks by address (unique while the recording holds the
+    /// pipeline): what a group that met them remembers.
+    late_key: usize,
     /// Groups to bind natively before the next draw or dispatch.
     pub dirty: u8,
     /// Groups known to fit the pipeline.
@@ -106,6 +109,25 @@ impl Binder {
         })
     }
 
+    /// [`Binder::fits`] for a group just set, remembering a pass in the group's record.
+    #[inline]
+    fn fits_late<A: Api>(&self, used: &mut Used<A>, g: usize, info: usize) -> bool {
+        if used
+            .group_info
+            .get(info)
+            .is_some_and(|i| i.fits_checks == self.late_key)
+        {
+            return true;
+        }
+        let fits = self.fits(used, g);
+        if fits {
+            if let Some(i) = used.group_info.get_mut(info) {
+                i.fits_checks = self.late_key;
+            }
+        }
+        fits
+    }
+
     /// Binds a pipeline.
     pub fn set_pipeline<A: Api>(
         &mut self,
@@ -132,6 +154,7 @@ impl Binder {
         }
         self.late.clear();
         self.late.extend_from_slice(&info.late_checks);
+        self.late_key = info.late_checks.as_ptr() as usize;
         self.late_groups = info
             .late_checks
             .iter()
@@ -161,7 +184,7 @@ impl Binder {
     #[inline]
     pub fn set_group<A: Api>(
         &mut self,
-        used: &Used<A>,
+        used: &mut Used<A>,
         g: usize,
         key: (u32, u32),
         info: usize,
@@ -188,9 +211,11 @@ impl Binder {
         self.dirty |= bit;
         self.touched |= bit;
         if self.pipeline.is_some() && self.need & bit != 0 {
-            // The layout's class decides unless the pipeline has late size checks here.
+            // The layout's class decides unless the pipeline has late size checks here;
+            // a group that met this pipeline's checks before is not checked again (the
+            // recording's copy of its sizes does not change).
             let fits = self.compat.get(g) == Some(&compat)
-                && (self.late_groups & bit == 0 || self.fits(used, g));
+                && (self.late_groups & bit == 0 || self.fits_late(used, g, info));
             if fits {
                 self.ok |= bit;
             } else {

@@ -162,7 +162,7 @@ impl<A: Api> CommandEncoder<A> {
                 }
             };
             pass_binder(e.pass, &mut e.compute, &mut e.render).set_group(
-                &e.used,
+                &mut e.used,
                 index as usize,
                 (gi, gg),
                 info,

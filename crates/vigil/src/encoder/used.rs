@@ -529,6 +529,7 @@ impl<A: Api> Used<A> {
             sizes,
             len_sizes: g.sizes.len(),
             scoped_in: 0,
+            fits_checks: 0,
         });
         groups.set_aux(index, generation, at as u32);
         at
@@ -721,6 +722,8 @@ pub(crate) struct GroupInfo {
     pub len_sizes: usize,
     /// The render pass whose scope already holds its uses (0: none).
     pub scoped_in: u64,
+    /// The late size checks (a pipeline's, by address) it last met (0: none).
+    pub fits_checks: usize,
 }
 
 /// Barriers a command needs before it, by tracker slot.
