@@ -422,7 +422,9 @@ impl BufferTrack {
         }
         // The usual case, a buffer used as a whole while it is one part: what the general
         // path below does, without its searches, splits and merges.
-        if start == 0 && end == self.size {
+        // A read takes the parts it touches whole (below), so a read of a buffer that is
+        // one part takes that part, wherever the range lies.
+        if (start == 0 && end == self.size) || !u.is_write() {
             if let [(0, part)] = self.parts.as_mut_slice() {
                 if let Some(t) = step(part) {
                     out.push((0, self.size, t));
