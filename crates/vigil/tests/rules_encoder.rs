@@ -355,3 +355,50 @@ fn a_command_buffer_is_ordered_after_earlier_submissions_that_used_the_same_buff
         assert_eq!(cmds[..copy].iter().any(is_barrier), round == 1, "{cmds:?}");
     }
 }
+
+#[test]
+fn a_dispatch_that_reads_and_writes_one_buffer_through_its_group_is_refused() {
+    // One group naming the same buffer read-only and read-write: the dispatch's two uses
+    // of it cannot be ordered. Its distinct-members shortcut must not apply here.
+    let d = device();
+    let k = copy_kernel(&d);
+    let a = storage(&d, 256);
+    let same = group(&d, k.bgl, &[(0, whole(a)), (1, whole(a))]).unwrap();
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    e.set_bind_group(0, same, &[]).unwrap();
+    let err = expect_rule(e.dispatch(1, 1, 1), Rule::PassUsageConflict);
+    assert!(err.message().contains("one dispatch"), "{err}");
+    // Usage scopes are per buffer, as in WebGPU: disjoint halves of one buffer, one
+    // written, conflict just the same.
+    let b = storage(&d, 512);
+    let halves = group(
+        &d,
+        k.bgl,
+        &[
+            (
+                0,
+                BindingResource::Buffer(BufferBinding {
+                    buffer: b,
+                    offset: 0,
+                    size: Some(256),
+                }),
+            ),
+            (
+                1,
+                BindingResource::Buffer(BufferBinding {
+                    buffer: b,
+                    offset: 256,
+                    size: Some(256),
+                }),
+            ),
+        ],
+    )
+    .unwrap();
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    e.set_bind_group(0, halves, &[]).unwrap();
+    expect_rule(e.dispatch(1, 1, 1), Rule::PassUsageConflict);
+}

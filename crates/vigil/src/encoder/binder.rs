@@ -429,7 +429,7 @@ impl Binder {
 /// A member's use restricted to the stages of the pass (`None` when it is not visible
 /// there).
 #[inline]
-fn seen_from(u: Use, stages: Stages) -> Option<Use> {
+pub(crate) fn seen_from(u: Use, stages: Stages) -> Option<Use> {
     let s = u.stages & stages;
     (!s.is_empty()).then_some(Use { stages: s, ..u })
 }

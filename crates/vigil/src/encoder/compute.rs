@@ -266,6 +266,19 @@ impl<A: Api> CommandEncoder<A> {
             self.groups_alias(false, all, op)?;
         }
         let binder = &self.compute.binder;
+        // One group of distinct resources: its uses cannot conflict, so they go to the
+        // tracker as one scope would apply them, without building the scope.
+        if binder.count == 1 && indirect.is_none() {
+            if let Some(bound) = binder.groups.first() {
+                if self
+                    .used
+                    .apply_group_direct(bound, Stages::COMPUTE, &mut self.pending)
+                {
+                    return self.dispatch_flush(op);
+                }
+            }
+        }
+        let binder = &self.compute.binder;
         for g in 0..binder.count {
             if let Err(what) = binder.scope_group(&self.used, &mut self.scope, g, Stages::COMPUTE) {
                 self.scope.clear();
@@ -289,6 +302,12 @@ impl<A: Api> CommandEncoder<A> {
             }
         }
         self.scope.apply(&mut self.used, &mut self.pending);
+        self.dispatch_flush(op)
+    }
+
+    /// Records the barriers a dispatch's uses need and binds changed groups.
+    #[inline]
+    fn dispatch_flush(&mut self, op: &'static str) -> Result<()> {
         self.flush_pending(op)?;
         let Some((pi, pg)) = self.compute.binder.pipeline else {
             return Ok(());

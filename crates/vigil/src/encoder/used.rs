@@ -363,6 +363,9 @@ impl<A: Api> Default for Used<A> {
     }
 }
 
+/// Most members of a group whose uses a dispatch may apply without a usage scope.
+pub(crate) const DIRECT_MEMBERS: usize = 8;
+
 /// Hashes an address: objects are at least 8-byte aligned and spread well.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct PtrHash;
@@ -518,6 +521,20 @@ impl<A: Api> Used<A> {
             };
             member_slots.push(slot);
         }
+        let slots = member_slots.get(start..).unwrap_or(&[]);
+        let distinct = slots.len() <= DIRECT_MEMBERS
+            && g.members.iter().zip(slots).enumerate().all(|(i, (m, s))| {
+                let texture = matches!(m, crate::device::Member::View { .. });
+                *s == usize::MAX
+                    || !g
+                        .members
+                        .iter()
+                        .zip(slots)
+                        .skip(i.saturating_add(1))
+                        .any(|(n, t)| {
+                            t == s && matches!(n, crate::device::Member::View { .. }) == texture
+                        })
+            });
         let sizes = group_sizes.len();
         group_sizes.extend_from_slice(&g.sizes);
         let at = group_info.len();
@@ -530,6 +547,7 @@ impl<A: Api> Used<A> {
             len_sizes: g.sizes.len(),
             scoped_in: 0,
             fits_checks: 0,
+            distinct,
         });
         groups.set_aux(index, generation, at as u32);
         at
@@ -584,6 +602,89 @@ impl<A: Api> Used<A> {
                 out.textures.push((slot, mip, layer, tr));
             }
         }
+    }
+
+    /// Applies the uses of a bound group's members seen from `stages` as the next usage
+    /// scope, without building one, when its members are distinct resources
+    /// ([`GroupInfo::distinct`]: none of its uses can conflict with another). `false`
+    /// (nothing applied) otherwise.
+    pub fn apply_group_direct(
+        &mut self,
+        bound: &super::binder::BoundGroup,
+        stages: vigil_hal::Stages,
+        out: &mut Pending,
+    ) -> bool {
+        let Some((i, generation)) = bound.group else {
+            return false;
+        };
+        let Used {
+            groups,
+            group_info,
+            member_slots,
+            tracker,
+            stages_used,
+            seq,
+            fence,
+            ..
+        } = self;
+        let Some(info) = group_info.get(bound.info).filter(|g| g.distinct) else {
+            return false;
+        };
+        let Some(group) = groups.get(i, generation) else {
+            return false;
+        };
+        let slots = member_slots
+            .get(info.start..info.start.saturating_add(info.len))
+            .unwrap_or(&[]);
+        *seq = seq.wrapping_add(1);
+        for (m, &slot) in group.members.iter().zip(slots) {
+            match m {
+                crate::device::Member::Buffer {
+                    offset,
+                    size,
+                    dynamic: d,
+                    usage,
+                    ..
+                } => {
+                    let Some(u) = super::binder::seen_from(*usage, stages) else {
+                        continue;
+                    };
+                    let extra = d
+                        .filter(|&k| k < bound.offset_count as usize)
+                        .and_then(|k| bound.offsets.get(k).copied())
+                        .unwrap_or(0);
+                    *stages_used |= u.stages;
+                    if let Some(t) = tracker.buffers.get_mut(slot) {
+                        t.track.apply(
+                            offset.saturating_add(u64::from(extra)),
+                            *size,
+                            u,
+                            *seq,
+                            *fence,
+                            &mut out.scratch_b,
+                        );
+                        for (o, s, tr) in out.scratch_b.drain(..) {
+                            out.buffers.push((slot, o, s, tr));
+                        }
+                    }
+                }
+                crate::device::Member::View { view, usage } => {
+                    let Some(u) = super::binder::seen_from(*usage, stages) else {
+                        continue;
+                    };
+                    *stages_used |= u.stages;
+                    if let Some(t) = tracker.textures.get_mut(slot) {
+                        t.track
+                            .apply(view.subresources(), u, *seq, *fence, &mut out.scratch_t);
+                        for (mip, layer, tr) in out.scratch_t.drain(..) {
+                            out.textures.push((slot, mip, layer, tr));
+                        }
+                    }
+                }
+                crate::device::Member::Sampler(_) | crate::device::Member::Tlas(_) => {}
+            }
+        }
+        true
     }
 
     /// Applies a use of texture subresources, collecting the barriers it needs.
@@ -724,6 +825,10 @@ pub(crate) struct GroupInfo {
     pub scoped_in: u64,
     /// The late size checks (a pipeline's, by address) it last met (0: none).
     pub fits_checks: usize,
+    /// Its tracked members are distinct buffers and textures, at most
+    /// [`DIRECT_MEMBERS`] of them: no two of its uses can conflict, so a dispatch that
+    /// uses only this group applies them without a usage scope.
+    pub distinct: bool,
 }
 
 /// Barriers a command needs before it, by tracker slot.
