@@ -26,8 +26,9 @@ impl<A: Api> CommandEncoder<A> {
     /// The live heap holding `size` bytes at `address`, aligned to `align` (`gpu.pointer`,
     /// naming `what`), kept with the recording so submission checks it is still live;
     /// returns its place in the recording's list of heaps. The heaps this recording has
-    /// named already are looked at first: a range compare and the registry's liveness
-    /// word, no lock and no reference count change (a root per draw costs that much).
+    /// named already are looked at first: a range compare and, when something was
+    /// destroyed since recording began, the registry's liveness word; no lock and no
+    /// reference count change (a root per draw costs that much).
     fn heap_for(
         &mut self,
         op: &'static str,
@@ -43,10 +44,11 @@ impl<A: Api> CommandEncoder<A> {
                 .is_some_and(|offset| crate::validate::inside(offset, size, h.size))
         };
         let registry = &self.core.objects.gpu_heaps;
-        let known =
-            self.used.gpu_heaps.iter().position(|h| {
-                holds(h) && registry.is_live(h.handle.index(), h.handle.generation())
-            });
+        // While nothing was destroyed since recording began, every heap it named is live.
+        let unchanged = self.used.unchanged(&self.core);
+        let known = self.used.gpu_heaps.iter().position(|h| {
+            holds(h) && (unchanged || registry.is_live(h.handle.index(), h.handle.generation()))
+        });
         let at = match known {
             Some(at) => at,
             None => {
