@@ -833,13 +833,7 @@ impl<A: Api> Core<A> {
                 } else if head.zero_buffers.is_empty() && head.clear_textures.is_empty() {
                     Some(self.barrier_head(q, &mut plan.pool, &head.barriers, op)?)
                 } else {
-                    let pool = self.head_pool(&mut plan.pool, op)?;
-                    pool.begin("vigil submission head")
-                        .map_err(|e| self.hal_error(e, op, &self.label))?;
-                    head.record(&mut Rec(pool));
-                    Some(HeadCb::Own(
-                        pool.end().map_err(|e| self.hal_error(e, op, &self.label))?,
-                    ))
+                    Some(self.own_head(&mut plan.pool, op, |rec| head.record(rec))?)
                 };
                 plan.heads.push(native);
             }
@@ -889,13 +883,7 @@ impl<A: Api> Core<A> {
                 .min_by_key(|(_, h)| h.serial)
                 .map(|(i, _)| i);
             if oldest.is_none() {
-                let pool = self.head_pool(pool, op)?;
-                pool.begin("vigil submission head")
-                    .map_err(|e| self.hal_error(e, op, &self.label))?;
-                barriers.record(&mut Rec(pool));
-                return Ok(HeadCb::Own(
-                    pool.end().map_err(|e| self.hal_error(e, op, &self.label))?,
-                ));
+                return self.own_head(pool, op, |rec| barriers.record(rec));
             }
             oldest
         };
@@ -918,10 +906,9 @@ impl<A: Api> Core<A> {
         match reuse.and_then(|i| q.heads.get_mut(i).map(|h| (i, h))) {
             Some((i, h)) => {
                 // Done with its last submission (`free`): its pool may be reset.
+                // Until it is recorded again the slot holds nothing (`cb` is `None`).
                 let spent: Vec<A::CommandBuffer> = h.cb.take().into_iter().collect();
                 crate::native::reset_all::<A>(&mut h.pool, spent);
-                h.buffers = Vec::new();
-                h.textures = Vec::new();
                 h.serial = 0;
                 let cb = record(&mut h.pool)?;
                 h.cb = Some(cb);
@@ -951,6 +938,22 @@ impl<A: Api> Core<A> {
                 Ok(HeadCb::Cached(q.heads.len().saturating_sub(1), false))
             }
         }
+    }
+
+    /// A head recorded by `f` into the plan's own pool, for this submission only.
+    fn own_head(
+        &self,
+        pool: &mut Option<A::CommandEncoder>,
+        op: &'static str,
+        f: impl FnOnce(&mut Rec<'_, A>),
+    ) -> Result<HeadCb<A>> {
+        let pool = self.head_pool(pool, op)?;
+        pool.begin("vigil submission head")
+            .map_err(|e| self.hal_error(e, op, &self.label))?;
+        f(&mut Rec(pool));
+        Ok(HeadCb::Own(
+            pool.end().map_err(|e| self.hal_error(e, op, &self.label))?,
+        ))
     }
 
     /// The pool the device records its own command buffers of a submission in.

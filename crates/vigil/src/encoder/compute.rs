@@ -278,7 +278,6 @@ impl<A: Api> CommandEncoder<A> {
                 }
             }
         }
-        let binder = &self.compute.binder;
         for g in 0..binder.count {
             if let Err(what) = binder.scope_group(&self.used, &mut self.scope, g, Stages::COMPUTE) {
                 self.scope.clear();

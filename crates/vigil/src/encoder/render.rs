@@ -823,15 +823,19 @@ impl<A: Api> CommandEncoder<A> {
         Ok(())
     }
 
-    /// The refusal of a draw (not a mesh draw) with a mesh pipeline bound.
-    #[cold]
-    fn mesh_pipeline(&self, op: &'static str) -> crate::Error {
-        let label = self
-            .render
+    /// The label of the bound render pipeline (for refusals; empty when none is bound).
+    fn render_pipeline_label(&self) -> &str {
+        self.render
             .binder
             .pipeline
             .and_then(|(i, g)| self.used.render_pipelines.get(i, g))
-            .map_or("", |p| p.label.as_str());
+            .map_or("", |p| p.label.as_str())
+    }
+
+    /// The refusal of a draw (not a mesh draw) with a mesh pipeline bound.
+    #[cold]
+    fn mesh_pipeline(&self, op: &'static str) -> crate::Error {
+        let label = self.render_pipeline_label();
         fail!(
             MeshPipeline,
             op,
@@ -845,12 +849,7 @@ impl<A: Api> CommandEncoder<A> {
     fn vertex_unset(&self, op: &'static str) -> crate::Error {
         let missing = self.render.vertex_needed & !self.render.vertex_set;
         let slot = missing.trailing_zeros();
-        let label = self
-            .render
-            .binder
-            .pipeline
-            .and_then(|(i, g)| self.used.render_pipelines.get(i, g))
-            .map_or("", |p| p.label.as_str());
+        let label = self.render_pipeline_label();
         fail!(
             VertexBufferNotSet,
             op,
