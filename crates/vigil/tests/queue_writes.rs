@@ -89,6 +89,47 @@ fn repeated_writes_of_a_range_coalesce() {
 }
 
 #[test]
+fn a_repeated_write_after_an_overlapping_one_still_wins() {
+    // A, then B overlapping A's second half, then A's range again: the last write of each
+    // byte wins, so A's repeat must not be folded back into the first write (which the
+    // copy of B would then overwrite).
+    let d = gpu();
+    let (a, out) = (storage(&d, "a", 256), storage(&d, "out", 256));
+    d.seams().pause_submissions().unwrap();
+    copy(&d, out, a, 4);
+    d.write_buffer(a, 0, &bytes_of(&[1; 16])).unwrap();
+    d.write_buffer(a, 32, &bytes_of(&[2; 16])).unwrap();
+    d.write_buffer(a, 0, &bytes_of(&[3; 16])).unwrap();
+    assert_eq!(d.write_stats().coalesced_writes, 0);
+    d.seams().resume_submissions().unwrap();
+    let words = read_u32(&d, a, 24);
+    assert_eq!(&words[..16], &[3; 16], "the repeat of A wins over B");
+    assert_eq!(&words[16..24], &[2; 8], "B's tail past A stays");
+}
+
+#[test]
+fn sequential_writes_join_one_region() {
+    let d = gpu();
+    let count = u64::from(MAX_QUEUED_WRITES) * 2;
+    let a = storage(&d, "a", count * 4);
+    let out = storage(&d, "out", 4);
+    d.seams().pause_submissions().unwrap();
+    copy(&d, a, out, 4);
+    for i in 0..count {
+        d.write_buffer(a, i * 4, &(i as u32).to_le_bytes()).unwrap();
+    }
+    let s = d.write_stats();
+    assert_eq!(
+        (s.pending_writes, s.pending_bytes, s.merged_writes),
+        (1, count * 4, count - 1),
+        "each write continued the one before: {s:?}"
+    );
+    d.seams().resume_submissions().unwrap();
+    let words = read_u32(&d, a, count as usize);
+    assert!(words.iter().enumerate().all(|(i, w)| *w == i as u32));
+}
+
+#[test]
 fn the_staging_budget_is_enforced_and_a_refused_write_changes_nothing() {
     let d = gpu_with(|adapter| DeviceDescriptor {
         required_limits: adapter.limits().clone(),
@@ -122,34 +163,30 @@ fn the_staging_budget_is_enforced_and_a_refused_write_changes_nothing() {
 }
 
 #[test]
-fn at_most_16384_writes_may_wait() {
+fn at_most_16384_separate_write_regions_may_wait() {
     let d = gpu();
     let count = MAX_QUEUED_WRITES as u64;
-    let a = storage(&d, "a", (count + 1) * 4);
+    // Every other word: no write continues the one before, so each is a region.
+    let a = storage(&d, "a", (count + 1) * 8);
     let out = storage(&d, "out", 4);
     d.seams().pause_submissions().unwrap();
     copy(&d, a, out, 4);
     for i in 0..count {
-        d.write_buffer(a, i * 4, &(i as u32).to_le_bytes()).unwrap();
+        d.write_buffer(a, i * 8, &(i as u32).to_le_bytes()).unwrap();
     }
     let before = d.write_stats();
     assert_eq!(before.pending_writes, MAX_QUEUED_WRITES);
     assert_eq!(
-        d.write_buffer(a, count * 4, &[1, 2, 3, 4])
+        d.write_buffer(a, count * 8, &[1, 2, 3, 4])
             .unwrap_err()
             .kind(),
         ErrorKind::LimitExceeded
     );
     assert_eq!(d.write_stats(), before);
     d.seams().resume_submissions().unwrap();
-    let words = read_u32(&d, a, count as usize + 1);
-    assert!(
-        words[..count as usize]
-            .iter()
-            .enumerate()
-            .all(|(i, w)| *w == i as u32)
-    );
-    assert_eq!(words[count as usize], 0);
+    let words = read_u32(&d, a, 2 * count as usize + 2);
+    assert!((0..count as usize).all(|i| words[2 * i] == i as u32 && words[2 * i + 1] == 0));
+    assert_eq!(words[2 * count as usize], 0);
 }
 
 #[test]

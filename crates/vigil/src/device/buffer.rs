@@ -197,8 +197,11 @@ impl<A: Api> Device<A> {
     /// `offset` and `data.len()` must be multiples of 4; the buffer needs `COPY_DST`.
     ///
     /// Differs from WebGPU's `queue.writeBuffer`: on the device (one queue), and bounded:
-    /// past [`crate::MAX_QUEUED_WRITES`] waiting writes or the staging budget the call is
-    /// refused (`LimitExceeded`) instead of growing without limit; submit and write on.
+    /// past [`crate::MAX_QUEUED_WRITES`] separate waiting write regions or the staging
+    /// budget the call is refused (`LimitExceeded`) instead of growing without limit;
+    /// submit and write on. A write that continues the last one, in the same buffer, joins
+    /// its region (a run of sequential writes is one region and one copy), and a repeat of
+    /// the range of the latest waiting write to a buffer replaces its bytes.
     pub fn write_buffer(&self, buffer: Buffer, offset: u64, data: &[u8]) -> Result<()> {
         const OP: &str = "write_buffer";
         self.check_alive(OP)?;

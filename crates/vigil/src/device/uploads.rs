@@ -18,7 +18,7 @@ use vigil_hal::{
     Access, Api, BufferCopy, BufferTextureCopy, BufferUsages, MemoryBarrier, Stages, TextureLayout,
 };
 
-/// Most writes that may wait for one submission.
+/// Most separate write regions that may wait for one submission.
 pub const MAX_QUEUED_WRITES: u32 = 16_384;
 
 /// Regions per batched upload copy: enough to amortize the command, few enough that
@@ -87,7 +87,9 @@ pub(crate) struct PendingUploads<A: Api> {
     pub writes: Vec<PendingWrite<A>>,
     pub texture_writes: Vec<PendingTextureWrite<A>>,
     pub chunks: Vec<StagingChunk<A>>,
-    coalesce: HashMap<(usize, u64, u64), usize, BuildHasherDefault<KeyHasher>>,
+    /// The latest pending write to each destination (by its address), for folding a
+    /// repeat of its range into it and for continuing it.
+    latest: HashMap<usize, usize, BuildHasherDefault<KeyHasher>>,
 }
 
 impl<A: Api> Default for PendingUploads<A> {
@@ -96,7 +98,7 @@ impl<A: Api> Default for PendingUploads<A> {
             writes: Vec::new(),
             texture_writes: Vec::new(),
             chunks: Vec::new(),
-            coalesce: HashMap::default(),
+            latest: HashMap::default(),
         }
     }
 }
@@ -110,7 +112,9 @@ impl<A: Api> PendingUploads<A> {
 /// Counters of the queue-write path.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WriteStats {
-    /// Writes waiting for the next submission.
+    /// Separate write regions waiting for the next submission (at most
+    /// [`MAX_QUEUED_WRITES`]): a write that continues the last one in the same buffer
+    /// joins its region, and a repeat of the latest write's range to a buffer replaces it.
     pub pending_writes: u32,
     /// Staged bytes waiting for the next submission.
     pub pending_bytes: u64,
@@ -120,8 +124,11 @@ pub struct WriteStats {
     pub staging_allocations: u64,
     /// Submissions that carried uploads.
     pub upload_batches: u64,
-    /// Writes folded into an earlier write of the same range.
+    /// Writes folded into the latest pending write to the same buffer and range.
     pub coalesced_writes: u64,
+    /// Writes that continued the last pending write, in its buffer and its staging, and
+    /// so joined its region.
+    pub merged_writes: u64,
     /// Writes that went straight into idle host-visible memory.
     pub direct_writes: u64,
     /// The staging budget in bytes.
@@ -138,6 +145,7 @@ pub(crate) struct StagingAccount {
     pub allocations: u64,
     pub batches: u64,
     pub coalesced: u64,
+    pub merged: u64,
     pub direct_writes: u64,
 }
 
@@ -151,20 +159,27 @@ impl StagingAccount {
             allocations: 0,
             batches: 0,
             coalesced: 0,
+            merged: 0,
             direct_writes: 0,
         }
     }
 
-    /// Refuses `size` more staged bytes past the write count or the budget.
+    /// Refuses a new write region of `size` staged bytes past the region count or the
+    /// budget.
     pub fn check_room(&self, op: &'static str, label: &str, size: u64) -> Result<()> {
         if self.queued_writes >= MAX_QUEUED_WRITES {
             return Err(fail!(
                 StagingWrites,
                 op,
                 label,
-                "{MAX_QUEUED_WRITES} writes already wait for the next submission; submit before writing more"
+                "{MAX_QUEUED_WRITES} separate write regions already wait for the next submission; submit before writing more"
             ));
         }
+        self.check_bytes(op, label, size)
+    }
+
+    /// Refuses `size` more staged bytes past the budget.
+    pub fn check_bytes(&self, op: &'static str, label: &str, size: u64) -> Result<()> {
         let total = self.queued_bytes.saturating_add(self.in_flight_bytes);
         if total.saturating_add(size) > self.budget {
             return Err(fail!(
@@ -192,6 +207,7 @@ impl<A: Api> Device<A> {
             staging_allocations: q.staging.allocations,
             upload_batches: q.staging.batches,
             coalesced_writes: q.staging.coalesced,
+            merged_writes: q.staging.merged,
             direct_writes: q.staging.direct_writes,
             budget: q.staging.budget,
         }
@@ -209,20 +225,52 @@ impl<A: Api> Core<A> {
         op: &'static str,
     ) -> Result<()> {
         let size = data.len() as u64;
-        let key = (Arc::as_ptr(buffer) as usize, offset, size);
-        // A repeated write of the same range replaces the staged bytes in place.
-        if let Some(&i) = q.uploads.coalesce.get(&key) {
-            if let Some(w) = q.uploads.writes.get(i) {
-                if w.live && Arc::ptr_eq(&w.dst, buffer) {
-                    let at = w.src_offset;
-                    if let Some(chunk) = q.uploads.chunks.get(w.chunk) {
-                        self.hal
-                            .write_mapped(&chunk.buffer, at, data)
-                            .map_err(|e| self.hal_error(e, op, &buffer.label))?;
-                        q.staging.coalesced = q.staging.coalesced.wrapping_add(1);
-                        return Ok(());
-                    }
+        let dst = Arc::as_ptr(buffer) as usize;
+        let count = q.uploads.writes.len();
+        // The latest pending write to this buffer: the last one of all (the usual case),
+        // else the one the map names.
+        let latest = match q.uploads.writes.last() {
+            Some(w) if Arc::ptr_eq(&w.dst, buffer) => Some(count.saturating_sub(1)),
+            _ => q.uploads.latest.get(&dst).copied(),
+        };
+        if let Some((i, w)) = latest
+            .and_then(|i| Some((i, q.uploads.writes.get(i)?)))
+            .filter(|(_, w)| w.live && Arc::ptr_eq(&w.dst, buffer))
+        {
+            let (chunk, at, end) = (w.chunk, w.src_offset, w.src_offset.saturating_add(w.size));
+            if w.dst_offset == offset && w.size == size {
+                // The same range as the latest write to this buffer: no later write can
+                // cover any of it, so the staged bytes are replaced in place.
+                if let Some(c) = q.uploads.chunks.get(chunk) {
+                    self.hal
+                        .write_mapped(&c.buffer, at, data)
+                        .map_err(|e| self.hal_error(e, op, &buffer.label))?;
+                    q.staging.coalesced = q.staging.coalesced.wrapping_add(1);
+                    return Ok(());
                 }
+            }
+            let continues = i.saturating_add(1) == count
+                && w.dst_offset.saturating_add(w.size) == offset
+                && chunk.saturating_add(1) == q.uploads.chunks.len();
+            if let Some(c) = q.uploads.chunks.get(chunk).filter(|c| {
+                continues && c.used == end && end.checked_add(size).is_some_and(|e| e <= c.size)
+            }) {
+                // Continues the last write in the buffer, and its bytes can follow that
+                // write's in the same chunk: one longer region (a run of sequential writes
+                // is one copy region, however many calls made it).
+                q.staging.check_bytes(op, &buffer.label, size)?;
+                self.hal
+                    .write_mapped(&c.buffer, end, data)
+                    .map_err(|e| self.hal_error(e, op, &buffer.label))?;
+                if let Some(c) = q.uploads.chunks.get_mut(chunk) {
+                    c.used = end.saturating_add(size);
+                }
+                if let Some(w) = q.uploads.writes.get_mut(i) {
+                    w.size = w.size.saturating_add(size);
+                }
+                q.staging.merged = q.staging.merged.wrapping_add(1);
+                q.staging.queued_bytes = q.staging.queued_bytes.saturating_add(size);
+                return Ok(());
             }
         }
         q.staging.check_room(op, &buffer.label, size)?;
@@ -243,9 +291,7 @@ impl<A: Api> Core<A> {
             src_offset,
             size,
         });
-        q.uploads
-            .coalesce
-            .insert(key, q.uploads.writes.len().saturating_sub(1));
+        q.uploads.latest.insert(dst, count);
         q.staging.queued_writes = q.staging.queued_writes.saturating_add(1);
         q.staging.queued_bytes = q.staging.queued_bytes.saturating_add(size);
         buffer.queued_writes.store(true, Ordering::Release);
