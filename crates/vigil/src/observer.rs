@@ -4,6 +4,7 @@
 use crate::device::Device;
 use crate::error::{Result, fail};
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use vigil_hal::Api;
 
 /// An accepted submission.
@@ -72,6 +73,7 @@ impl<A: Api> Device<A> {
             )),
             _ => {
                 *slot = Some(observer);
+                self.observed.store(true, Ordering::Release);
                 Ok(())
             }
         }
@@ -85,6 +87,7 @@ impl<A: Api> Device<A> {
             .is_some_and(|current| Arc::ptr_eq(current, observer))
         {
             *slot = None;
+            self.observed.store(false, Ordering::Release);
             true
         } else {
             false
@@ -92,7 +95,11 @@ impl<A: Api> Device<A> {
     }
 
     /// Calls the observer, if any, with no device state borrowed.
+    #[inline]
     pub(crate) fn notify(&self, f: impl FnOnce(&dyn DeviceObserver)) {
+        if !self.observed.load(Ordering::Acquire) {
+            return;
+        }
         let observer = self
             .observer
             .read()

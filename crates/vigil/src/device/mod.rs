@@ -141,6 +141,9 @@ pub struct Core<A: Api> {
     pub(crate) max_in_flight: u64,
     pub(crate) staging_budget: u64,
     pub(crate) observer: RwLock<Option<Arc<dyn crate::observer::DeviceObserver>>>,
+    /// Whether an observer is installed (set and cleared under `observer`'s write lock),
+    /// so that calls with none installed take no lock to find that out.
+    pub(crate) observed: std::sync::atomic::AtomicBool,
     /// Breadcrumbs the GPU leaves after each pass.
     pub(crate) progress: progress::Progress<A>,
     /// Moves on every destruction and mapping: while it has not moved since a command
@@ -314,6 +317,7 @@ impl<A: Api> Device<A> {
                 max_in_flight,
                 staging_budget,
                 observer: RwLock::new(None),
+                observed: std::sync::atomic::AtomicBool::new(false),
                 progress,
                 destroy_epoch: AtomicU64::new(0),
                 layout_compat: Mutex::new(HashMap::new()),
