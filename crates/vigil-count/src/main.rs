@@ -141,6 +141,93 @@ fn time(workload: &str, reps: usize) {
     );
 }
 
+/// Records the `draw` workload's frame (10,000 draws) on 1, 2, 4, … `most` threads at
+/// once, each with its own encoder on one shared device, `reps` times, and prints per
+/// thread count the median wall time of a round and the median over rounds of the rate
+/// against one thread (paired by round). The test backend does no driver work, so this
+/// is how vigil's own recording scales. With `spread`, thread `i` starts its walk over the
+/// groups at the `125 i`th, so threads do not meet the same group at the same moment.
+fn threads(most: usize, reps: usize, spread: bool) {
+    use std::sync::{Barrier, Mutex};
+    use std::time::Instant;
+    const DRAWS: u32 = 10_000;
+    let set = workloads::draw_set();
+    let views: Vec<_> = (0..most).map(|_| set.target()).collect();
+    let mut counts = vec![1usize];
+    while counts.last().is_some_and(|&c| c * 2 <= most) {
+        counts.push(counts.last().map_or(1, |c| c * 2));
+    }
+    let (start, end) = (Barrier::new(most + 1), Barrier::new(most + 1));
+    let active = std::sync::atomic::AtomicUsize::new(0);
+    type Kept = Option<(vigil::CommandBuffer<vigil::TestApi>, Instant, Instant)>;
+    let kept: Vec<Mutex<Kept>> = (0..most).map(|_| Mutex::new(None)).collect();
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); counts.len()];
+    std::thread::scope(|s| {
+        for (i, view) in views.iter().enumerate() {
+            let (start, end, active, set, kept) = (&start, &end, &active, &set, &kept);
+            s.spawn(move || {
+                loop {
+                    start.wait();
+                    let n = active.load(std::sync::atomic::Ordering::Acquire);
+                    if n == 0 {
+                        break;
+                    }
+                    if i < n {
+                        let began = Instant::now();
+                        let mut e = set.encoder_on(*view);
+                        set.record_from(&mut e, DRAWS, if spread { i as u32 * 125 } else { 0 });
+                        e.end_render_pass().unwrap();
+                        let cb = e.finish().unwrap();
+                        *kept[i].lock().unwrap() = Some((cb, began, Instant::now()));
+                    }
+                    end.wait();
+                }
+            });
+        }
+        for rep in 0..reps + 2 {
+            for (k, &t) in counts.iter().enumerate() {
+                active.store(t, std::sync::atomic::Ordering::Release);
+                start.wait();
+                end.wait();
+                // From the first thread's start to the last one's end (each thread reads
+                // its own clock: the main thread may not run at once on a small host).
+                let mut span: Option<(Instant, Instant)> = None;
+                for slot in &kept {
+                    // The command buffers are dropped outside the timed part.
+                    if let Some((_, a, b)) = slot.lock().unwrap().take() {
+                        span = Some(span.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
+                    }
+                }
+                let took = span.map_or(0.0, |(a, b)| (b - a).as_secs_f64() * 1e6);
+                // Two warm-up rounds are not kept.
+                if rep >= 2 {
+                    times[k].push(took);
+                }
+            }
+        }
+        active.store(0, std::sync::atomic::Ordering::Release);
+        start.wait();
+    });
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    for (k, &t) in counts.iter().enumerate() {
+        let mut rates: Vec<f64> = times[0]
+            .iter()
+            .zip(&times[k])
+            .map(|(one, many)| t as f64 * one / many)
+            .collect();
+        let rate = median(&mut rates);
+        let mut mine = times[k].clone();
+        let m = median(&mut mine);
+        println!(
+            "{t} threads: {m:.0} µs per round ({:.1} ns per draw per thread), rate {rate:.2}× one thread",
+            m * 1000.0 / f64::from(DRAWS)
+        );
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
@@ -171,6 +258,12 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Some("threads") => {
+            let most = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(8);
+            let reps = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(21);
+            threads(most, reps, args.iter().any(|a| a == "--spread"));
+            ExitCode::SUCCESS
+        }
         Some("guard") => match guard(args.iter().any(|a| a == "--bless")) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => {
@@ -184,7 +277,7 @@ fn main() -> ExitCode {
         },
         _ => {
             eprintln!(
-                "usage: vigil-count guard [--bless] | vigil-count run <workload> | vigil-count time <workload> [reps]"
+                "usage: vigil-count guard [--bless] | vigil-count run <workload> | vigil-count time <workload> [reps] | vigil-count threads [most] [reps] [--spread]"
             );
             ExitCode::from(2)
         }

@@ -29,7 +29,8 @@ const GROUPS: u32 = 1_000;
 /// Submissions counted by `submit`, each of a command buffer that used every group.
 const SUBMITS: usize = 20;
 
-type D = Device<TestApi>;
+/// The device kind every workload uses.
+pub type D = Device<TestApi>;
 
 /// Set by `vigil-count time`: [`measured`] then records how long it ran.
 pub static TIMING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -90,9 +91,19 @@ pub fn run(workload: &str) -> Option<()> {
     Some(())
 }
 
-/// The `draws` benchmark's frame: per draw a bind group (of 1,000: a texture view, a
-/// sampler, a uniform range), a vertex buffer, an index buffer and an indexed draw.
-fn draw() {
+/// What the `draws` frame draws with.
+pub struct DrawSet {
+    /// The device (test backend).
+    pub d: D,
+    pipeline: RenderPipeline,
+    groups: Vec<BindGroup>,
+    vbs: Vec<Buffer>,
+    ibs: Vec<Buffer>,
+}
+
+/// The `draws` benchmark's objects: 1,000 bind groups (a texture view, a sampler, a
+/// uniform range), four vertex buffers, three index buffers and a pipeline.
+pub fn draw_set() -> DrawSet {
     let d = device();
     let module = d
         .create_shader_module(&ShaderModuleDescriptor {
@@ -230,10 +241,26 @@ struct P { t: vec4<f32> }
             .unwrap()
         })
         .collect();
-    let mut e = render_pass(&d, "draw", pipeline);
-    measured(|| {
-        for i in 0..10_000u32 {
-            e.set_bind_group(0, groups[(i % GROUPS) as usize], &[])
+    DrawSet {
+        d,
+        pipeline,
+        groups,
+        vbs,
+        ibs,
+    }
+}
+
+impl DrawSet {
+    /// Per draw a bind group, a vertex buffer, an index buffer and an indexed draw.
+    pub fn record(&self, e: &mut CommandEncoder<TestApi>, draws: u32) {
+        self.record_from(e, draws, 0);
+    }
+
+    /// As [`DrawSet::record`], the groups taken from the `first`th on.
+    pub fn record_from(&self, e: &mut CommandEncoder<TestApi>, draws: u32, first: u32) {
+        let (groups, vbs, ibs) = (&self.groups, &self.vbs, &self.ibs);
+        for i in 0..draws {
+            e.set_bind_group(0, groups[(i.wrapping_add(first) % GROUPS) as usize], &[])
                 .unwrap();
             e.set_vertex_buffer(0, vbs[(i % 4) as usize], 0, None)
                 .unwrap();
@@ -241,9 +268,43 @@ struct P { t: vec4<f32> }
                 .unwrap();
             e.draw_indexed(0..6, 0, i..i + 1).unwrap();
         }
-    });
+    }
+
+    /// An encoder with a render pass open on a new target and the pipeline bound.
+    pub fn encoder(&self) -> CommandEncoder<TestApi> {
+        render_pass(&self.d, "draw", self.pipeline)
+    }
+
+    /// An encoder with a render pass open on `view` and the pipeline bound.
+    pub fn encoder_on(&self, view: TextureView) -> CommandEncoder<TestApi> {
+        render_pass_on(&self.d, view, "draw", self.pipeline)
+    }
+
+    /// A 64×64 RGBA8 target's view.
+    pub fn target(&self) -> TextureView {
+        let t = self
+            .d
+            .create_texture(&TextureDescriptor {
+                label: "target",
+                size: [64, 64],
+                format: TextureFormat::Rgba8Unorm,
+                usage: TextureUsages::RENDER_ATTACHMENT,
+                ..TextureDescriptor::default()
+            })
+            .unwrap();
+        self.d
+            .create_texture_view(t, &TextureViewDescriptor::default())
+            .unwrap()
+    }
+}
+
+/// The `draws` benchmark's frame (see [`draw_set`]), counted.
+fn draw() {
+    let s = draw_set();
+    let mut e = s.encoder();
+    measured(|| s.record(&mut e, 10_000));
     e.end_render_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
+    s.d.submit([e.finish().unwrap()]).unwrap();
 }
 
 /// The `tier-draws` benchmark's frame: per draw a root (of 10,000, one per object record
@@ -312,6 +373,16 @@ fn render_pass(d: &D, label: &'static str, pipeline: RenderPipeline) -> CommandE
     let view = d
         .create_texture_view(target, &TextureViewDescriptor::default())
         .unwrap();
+    render_pass_on(d, view, label, pipeline)
+}
+
+/// An encoder with a render pass open on `view`, `pipeline` bound.
+fn render_pass_on(
+    d: &D,
+    view: TextureView,
+    label: &'static str,
+    pipeline: RenderPipeline,
+) -> CommandEncoder<TestApi> {
     let mut e = d
         .create_command_encoder(&CommandEncoderDescriptor { label })
         .unwrap();
