@@ -1696,11 +1696,20 @@ impl hal::TestControl for Device {
     }
 
     fn open_gate(&self, value: u64) -> hal::Result<()> {
-        let gate = lock(&self.gate).current;
+        // Held across the look and the signal, so two openings cannot cross.
+        let held = lock(&self.gate);
+        // SAFETY: querying our own semaphore.
+        let now = unsafe { self.shared.raw.get_semaphore_counter_value(held.current) }
+            .map_err(conv::map_result)?;
+        // A host signal must raise the value: opening to where the gate already is (a
+        // resume with nothing held back) is done already.
+        if value <= now {
+            return Ok(());
+        }
         let info = vk::SemaphoreSignalInfo::default()
-            .semaphore(gate)
+            .semaphore(held.current)
             .value(value);
-        // SAFETY: host signal of our own timeline semaphore; callers only raise it.
+        // SAFETY: host signal of our own timeline semaphore to a value above its current one.
         unsafe { self.shared.raw.signal_semaphore(&info) }.map_err(conv::map_result)
     }
 

@@ -18,6 +18,25 @@ fn trivial(d: &Device) -> CommandBuffer {
 }
 
 #[test]
+fn a_pause_with_nothing_held_back_resumes_without_loss() {
+    // Resuming opens the gate to where it already is; that must not reach the driver as a
+    // host signal that does not raise the semaphore (invalid, and reported as loss).
+    let d = gpu();
+    for _ in 0..3 {
+        d.seams().pause_submissions().unwrap();
+        d.seams().resume_submissions().unwrap();
+    }
+    d.seams().pause_submissions().unwrap();
+    let serial = d.submit([trivial(&d)]).unwrap();
+    d.seams().release_paused(0).unwrap();
+    d.seams().resume_submissions().unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(10))
+        .unwrap();
+    assert!(!d.is_lost());
+    assert!(d.completed_serial() >= serial);
+}
+
+#[test]
 fn a_paused_submission_is_declared_lost_within_the_stall_bound() {
     let d = gpu();
     let other = d.share().unwrap();
