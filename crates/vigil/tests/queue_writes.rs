@@ -502,3 +502,113 @@ fn a_buffer_mapped_at_creation_gets_its_bytes_when_unmapped() {
         .unwrap_err();
     assert_eq!(e.rule(), Rule::MappedAtCreationSize, "{e}");
 }
+
+/// A small deterministic generator (xorshift64*), so a failing sequence can be replayed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+#[test]
+fn random_writes_copies_and_pauses_match_a_model_of_the_bytes() {
+    // Queue writes (direct when the buffer is idle, staged when work in flight uses it,
+    // folded, joined, dropped with a destroyed buffer) interleaved with copies between two
+    // buffers and with paused submissions; every read must equal a CPU model that applies
+    // each write at its call and each copy at its submission.
+    const WORDS: u64 = 64;
+    for seed in 1..=6u64 {
+        let d = gpu();
+        let bufs = [storage(&d, "a", WORDS * 4), storage(&d, "b", WORDS * 4)];
+        let mut model = [vec![0u8; WORDS as usize * 4], vec![0u8; WORDS as usize * 4]];
+        let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+        // Submissions made while paused (a few at most: a GPU held back for long looks
+        // stalled).
+        let mut paused = false;
+        let mut held = 0;
+        let mut log = Vec::new();
+        for step in 0..400 {
+            match r.below(10) {
+                // Writes, often short and near each other: sequential runs, repeats and
+                // overlaps all come up.
+                0..=5 => {
+                    let k = r.below(2) as usize;
+                    let most = if r.below(4) == 0 { 24 } else { 4 };
+                    let words = 1 + r.below(most);
+                    let at = r.below(WORDS - words + 1);
+                    let fill = (step as u32).wrapping_mul(2_654_435_761) ^ seed as u32;
+                    let data: Vec<u8> = (0..words as u32)
+                        .flat_map(|i| fill.wrapping_add(i).to_le_bytes())
+                        .collect();
+                    d.write_buffer(bufs[k], at * 4, &data).unwrap();
+                    model[k][at as usize * 4..][..data.len()].copy_from_slice(&data);
+                    log.push(format!("write {k} @{at} x{words}"));
+                }
+                // A copy between the buffers: the pending writes land before it.
+                6 | 7 => {
+                    let k = r.below(2) as usize;
+                    let words = 1 + r.below(16);
+                    let (from, to) = (r.below(WORDS - words + 1), r.below(WORDS - words + 1));
+                    let mut e = d
+                        .create_command_encoder(&CommandEncoderDescriptor { label: "copy" })
+                        .unwrap();
+                    e.copy_buffer_to_buffer(bufs[k], from * 4, bufs[1 - k], to * 4, words * 4)
+                        .unwrap();
+                    d.submit([e.finish().unwrap()]).unwrap();
+                    if paused {
+                        held += 1;
+                        if held == 3 {
+                            d.seams().resume_submissions().unwrap();
+                            paused = false;
+                        }
+                    }
+                    let moved = model[k][from as usize * 4..][..words as usize * 4].to_vec();
+                    model[1 - k][to as usize * 4..][..moved.len()].copy_from_slice(&moved);
+                    log.push(format!("copy {k}@{from} -> {}@{to} x{words}", 1 - k));
+                }
+                // Holding submissions back keeps the buffers busy, so writes are staged.
+                8 => {
+                    if paused {
+                        d.seams().resume_submissions().unwrap();
+                    } else {
+                        d.seams().pause_submissions().unwrap();
+                        held = 0;
+                    }
+                    paused = !paused;
+                    log.push(format!("paused {paused}"));
+                }
+                _ => {
+                    if paused {
+                        d.seams().resume_submissions().unwrap();
+                        paused = false;
+                    }
+                    for k in 0..2 {
+                        let got = d.read_buffer(bufs[k], 0, WORDS * 4).unwrap();
+                        assert!(
+                            got == model[k],
+                            "seed {seed} step {step}: buffer {k} differs from the model after:\n{}",
+                            log.join("\n")
+                        );
+                    }
+                    log.push("read".into());
+                }
+            }
+        }
+        d.seams().resume_submissions().unwrap();
+        for k in 0..2 {
+            assert_eq!(
+                d.read_buffer(bufs[k], 0, WORDS * 4).unwrap(),
+                model[k],
+                "seed {seed}: buffer {k} at the end"
+            );
+        }
+    }
+}
