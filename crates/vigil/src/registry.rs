@@ -60,8 +60,10 @@ impl StateTable {
 }
 
 /// Object storage is split this many ways by slot index, so encoders on many threads
-/// meeting handles do not all take one lock.
-const SHARDS: usize = 16;
+/// meeting handles do not all take one lock (each shard's lock has a cache line of its
+/// own: a read lock writes the lock word, and threads meeting different objects should
+/// not pass lines between them).
+const SHARDS: usize = 128;
 
 struct Slots {
     generations: Vec<u32>,
@@ -78,8 +80,9 @@ struct Slots {
     live: usize,
 }
 
-/// One shard of a registry's objects.
-type Shard<T> = RwLock<Vec<Option<Arc<T>>>>;
+/// One shard of a registry's objects, alone on its cache line.
+#[repr(align(64))]
+struct Shard<T>(RwLock<Vec<Option<Arc<T>>>>);
 
 /// Objects of one kind.
 pub(crate) struct Registry<T> {
@@ -94,7 +97,7 @@ impl<T> Default for Registry<T> {
     fn default() -> Self {
         Registry {
             states: StateTable::new(),
-            shards: (0..SHARDS).map(|_| RwLock::new(Vec::new())).collect(),
+            shards: (0..SHARDS).map(|_| Shard(RwLock::new(Vec::new()))).collect(),
             slots: Mutex::new(Slots {
                 generations: vec![0],
                 labels: vec![Box::from("")],
@@ -131,12 +134,12 @@ impl<T: Labelled> Registry<T> {
 
     fn shard_read(&self, index: u32) -> (usize, RwLockReadGuard<'_, Vec<Option<Arc<T>>>>) {
         let (at, shard) = self.shard(index);
-        (at, shard.read().unwrap_or_else(|p| p.into_inner()))
+        (at, shard.0.read().unwrap_or_else(|p| p.into_inner()))
     }
 
     fn shard_write(&self, index: u32) -> (usize, RwLockWriteGuard<'_, Vec<Option<Arc<T>>>>) {
         let (at, shard) = self.shard(index);
-        (at, shard.write().unwrap_or_else(|p| p.into_inner()))
+        (at, shard.0.write().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// Stores a new object made by `make` from its slot and generation; returns them with
