@@ -97,7 +97,9 @@ impl<T> Default for Registry<T> {
     fn default() -> Self {
         Registry {
             states: StateTable::new(),
-            shards: (0..SHARDS).map(|_| Shard(RwLock::new(Vec::new()))).collect(),
+            shards: (0..SHARDS)
+                .map(|_| Shard(RwLock::new(Vec::new())))
+                .collect(),
             slots: Mutex::new(Slots {
                 generations: vec![0],
                 labels: vec![Box::from("")],
