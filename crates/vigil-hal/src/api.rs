@@ -522,7 +522,9 @@ pub trait Device: Send + Sync + Debug {
     ///
     /// # Safety
     /// The configuration was checked against the surface's capabilities; no present of the
-    /// surface is still executing (the last one's signal value completed).
+    /// surface is still executing (the last one's signal value completed). When every
+    /// value signalled so far completed, a backend may wait for its queue to go idle so the
+    /// window system's presents finish before their semaphores go.
     unsafe fn configure_surface(
         &self,
         surface: &mut <Self::A as Api>::Surface,

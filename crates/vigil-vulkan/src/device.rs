@@ -1673,6 +1673,11 @@ impl Device {
     pub(crate) fn note_signal(&self, value: u64) {
         self.last_signal.fetch_max(value, Ordering::AcqRel);
     }
+
+    /// The highest value any submission of this device signals its timeline to.
+    pub(crate) fn last_signalled(&self) -> u64 {
+        self.last_signal.load(Ordering::Acquire)
+    }
 }
 
 #[cfg(feature = "test-seams")]

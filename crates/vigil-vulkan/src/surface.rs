@@ -324,9 +324,33 @@ impl Device {
             }
         };
         if let Some(old) = surface.chain.replace(chain) {
+            self.settle_presents();
             s.drop_chain(old);
         }
         Ok(())
+    }
+
+    /// Lets the window system's presents finish with the semaphores they wait on before
+    /// those go. A present's wait has no completion signal of its own (a fence for it needs
+    /// `VK_EXT_swapchain_maintenance1`); what tells it — to the driver and to the
+    /// validation layer, which otherwise may still count the last copy's semaphores as in
+    /// use — is the queue going idle. That wait is bounded by progress only when every
+    /// submission made so far is known complete (the caller waited for them, within the
+    /// stall bound): then the queue holds nothing but presents. Otherwise (work still
+    /// running, or the device given up on) it is skipped: the semaphores go as before.
+    fn settle_presents(&self) {
+        let s = &self.shared;
+        let last = self.last_signalled();
+        // SAFETY: the timeline semaphore belongs to this device.
+        let done =
+            unsafe { s.raw.get_semaphore_counter_value(self.timeline_semaphore()) }.unwrap_or(0);
+        if done < last {
+            return;
+        }
+        let queue = s.lock_queue();
+        // SAFETY: the queue is externally synchronized by the lock; every submission on it
+        // from this device completed, so what remains is presentation.
+        let _ = unsafe { s.raw.queue_wait_idle(*queue) };
     }
 
     pub(crate) fn present_raw(
@@ -509,6 +533,7 @@ impl Device {
     pub(crate) fn destroy_surface_raw(&self, surface: Surface) {
         let s = &self.shared;
         if let Some(chain) = surface.chain {
+            self.settle_presents();
             s.drop_chain(chain);
         }
         if let Ok(loader) = s.surface_loader() {

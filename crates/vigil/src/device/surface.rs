@@ -145,8 +145,10 @@ impl<A: Api> Device<A> {
     }
 
     /// Configures how `surface` presents, replacing any earlier configuration (what an
-    /// application does when its window is resized). Waits for the surface's last present
-    /// to complete, and for a frame out to be presented or abandoned (bounded).
+    /// application does when its window is resized). Waits for a frame out to be
+    /// presented or abandoned, and for the work submitted so far (the last present among
+    /// it) to complete, both bounded by progress; the window system's presents then finish
+    /// before the old swapchain goes.
     pub fn configure_surface(&self, surface: Surface, config: &SurfaceConfiguration) -> Result<()> {
         const OP: &str = "configure_surface";
         self.check_alive(OP)?;
@@ -157,7 +159,7 @@ impl<A: Api> Device<A> {
             .surface_capabilities(&st.raw)
             .map_err(|e| self.hal_error(e, OP, &obj.label))?;
         crate::validate::texture::surface_configuration(&obj.label, config, &caps)?;
-        self.wait_for_present(&st, OP)?;
+        self.wait_for_submitted(OP)?;
         self.hal
             .configure_surface(
                 st.raw.get_mut(),
@@ -200,6 +202,19 @@ impl<A: Api> Device<A> {
                 .unwrap_or_else(|p| p.into_inner().0);
         }
         Ok(st)
+    }
+
+    /// Waits, bounded by progress, for everything submitted so far to complete: before a
+    /// swapchain goes, so that the backend can let the window system's presents finish
+    /// (a present's own wait has no completion signal; the queue going idle is what tells
+    /// it, and that wait is bounded only once nothing but presents is left on the queue).
+    fn wait_for_submitted(&self, op: &'static str) -> Result<()> {
+        let last = self.last_submitted.load(Ordering::Acquire);
+        if last == 0 {
+            return Ok(());
+        }
+        let stall = self.timeouts().stall;
+        self.wait_progressing(last, stall, super::WaitSite::Present, op)
     }
 
     /// Waits, bounded by progress, for the surface's last present to complete.
@@ -383,8 +398,8 @@ impl<A: Api> Device<A> {
         Ok(out.status)
     }
 
-    /// Destroys a surface: a frame out is abandoned, and its last present completes first
-    /// (bounded by progress).
+    /// Destroys a surface: a frame out is abandoned, and the work submitted so far (its
+    /// last present among it) completes first (bounded by progress).
     pub fn destroy_surface(&self, surface: Surface) -> Result<()> {
         const OP: &str = "destroy_surface";
         let obj = self.remove(surface, OP)?;
@@ -394,7 +409,7 @@ impl<A: Api> Device<A> {
         }
         // A wait that gives up declares the device lost, after which releasing the native
         // surface is safe too.
-        let _ = self.wait_for_present(&st, OP);
+        let _ = self.wait_for_submitted(OP);
         drop(st);
         drop(obj);
         Ok(())
