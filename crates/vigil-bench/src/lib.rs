@@ -686,10 +686,28 @@ pub fn cli(args: &[String]) -> Result<(), String> {
     }
     harness::pin_to(cpus);
     let mut paths = Paths::open()?;
-    let results = run(&mut paths, &opts)?;
-    if let Some(file) = &save {
-        std::fs::write(file, report::json(&paths.adapter, &results))
-            .map_err(|e| format!("writing {file}: {e}"))?;
+    let names: Vec<String> = if opts.workloads.is_empty() {
+        WORKLOADS.iter().map(|n| (*n).to_owned()).collect()
+    } else {
+        opts.workloads.clone()
+    };
+    // One workload at a time, the saved file rewritten after each: a run stopped part of
+    // the way (a time limit on a borrowed machine) keeps what it measured.
+    let mut results = Vec::new();
+    for name in names {
+        let started = std::time::Instant::now();
+        let one = Options {
+            workloads: vec![name.clone()],
+            ..opts.clone()
+        };
+        results.extend(run(&mut paths, &one)?);
+        if let Some(file) = &save {
+            std::fs::write(file, report::json(&paths.adapter, &results))
+                .map_err(|e| format!("writing {file}: {e}"))?;
+        }
+        if !json {
+            eprintln!("{name}: {:.1} s", started.elapsed().as_secs_f64());
+        }
     }
     if json {
         print!("{}", report::json(&paths.adapter, &results));
