@@ -559,6 +559,47 @@ pub trait Device: Send + Sync + Debug {
     fn share(&self) -> Result<Self>
     where
         Self: Sized;
+    /// Another logical device over the same native device that submits to the native
+    /// device's second queue (of the same queue family, opened with the device when the
+    /// family has two), with its own completion counter. `Ok(None)` when the native device
+    /// has no second queue.
+    fn share_on_second_queue(&self) -> Result<Option<Self>>
+    where
+        Self: Sized,
+    {
+        Ok(None)
+    }
+    /// Which of the native device's queues this device submits to (0: the first). Devices
+    /// over one native device with the same index share a queue, and so its order.
+    fn queue_index(&self) -> u32 {
+        0
+    }
+    /// As [`Device::submit`], but the submission's work first waits, on the GPU, until
+    /// each `(device, value)` pair's completion counter reaches `value`: a wait across
+    /// queues, with no host wait. Backends without a second queue accept only an empty
+    /// `after`.
+    ///
+    /// # Safety
+    /// As for [`Device::submit`]; and each device in `after` is over the same native device
+    /// as this one, already submitted work that signals its `value` (so the wait ends
+    /// unless the device is lost), and stays alive until this submission completes.
+    unsafe fn submit_after(
+        &self,
+        command_buffers: &[&<Self::A as Api>::CommandBuffer],
+        signal_value: u64,
+        after: &[(&Self, u64)],
+    ) -> Result<()>
+    where
+        Self: Sized,
+    {
+        if !after.is_empty() {
+            return Err(crate::DeviceError::Unsupported(
+                "waits across queues (the backend has one queue)".into(),
+            ));
+        }
+        // SAFETY: the caller's contract includes `submit`'s.
+        unsafe { self.submit(command_buffers, signal_value) }
+    }
     /// The completion counter: the highest signal value whose submission completed.
     fn completed_value(&self) -> Result<u64>;
     /// Sleeps until the counter reaches `value` or `timeout` passes; `Ok(false)` on time-out.
@@ -590,17 +631,20 @@ pub trait TestControl: Device {
     fn faults(&self) -> &FaultInjector;
     /// Native call sites this backend consults the injector at.
     fn call_sites(&self) -> &'static [CallSite];
-    /// As [`Device::submit`], but the submission first waits on the GPU until the gate
-    /// reaches `gate_wait` (see [`TestControl::open_gate`]).
+    /// As [`Device::submit_after`], but the submission also waits on the GPU until the
+    /// gate reaches `gate_wait` (see [`TestControl::open_gate`]).
     ///
     /// # Safety
-    /// As for [`Device::submit`].
+    /// As for [`Device::submit_after`].
     unsafe fn submit_gated(
         &self,
         command_buffers: &[&<Self::A as Api>::CommandBuffer],
         signal_value: u64,
         gate_wait: u64,
-    ) -> Result<()>;
+        after: &[(&Self, u64)],
+    ) -> Result<()>
+    where
+        Self: Sized;
     /// Raises the gate that gated submissions wait for, from the host.
     fn open_gate(&self, value: u64) -> Result<()>;
     /// The gate's current value.

@@ -17,6 +17,9 @@ pub struct Adapter {
     pub(crate) instance: Arc<InstanceShared>,
     pub(crate) raw: vk::PhysicalDevice,
     pub(crate) queue_family: u32,
+    /// Whether the family has a second queue (devices then open both: see
+    /// [`hal::Device::share_on_second_queue`]).
+    pub(crate) second_queue: bool,
     pub(crate) robust_buffer_access: bool,
     pub(crate) limits: vk::PhysicalDeviceLimits,
     /// What the driver offers for acceleration structures and tracing through them.
@@ -403,6 +406,7 @@ impl Adapter {
                 instance: instance.clone(),
                 raw: pd,
                 queue_family: family as u32,
+                second_queue: family_props.queue_count >= 2,
                 robust_buffer_access: features.core.robust_buffer_access == vk::TRUE,
                 limits: props.limits,
                 ray,
@@ -431,10 +435,13 @@ impl hal::Adapter for Adapter {
         // The whole creation, failures' cleanup included (see `loader_lock`).
         let _loader = crate::instance::loader_lock();
         let raw = &self.instance.raw;
-        let priorities = [1.0f32];
+        // Two queues of the one family when it has them: the second serves devices shared
+        // onto it (`share_on_second_queue`), ordered against the first by timeline waits.
+        let priorities = [1.0f32, 1.0];
+        let queues = if self.second_queue { 2 } else { 1 };
         let queue_info = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(self.queue_family)
-            .queue_priorities(&priorities)];
+            .queue_priorities(&priorities[..queues])];
         let on = |b: bool| if b { vk::TRUE } else { vk::FALSE };
         let core = vk::PhysicalDeviceFeatures {
             // Out-of-range vertex fetches and descriptor accesses stay inside their buffers
@@ -581,6 +588,6 @@ impl hal::Adapter for Adapter {
         let device =
             unsafe { raw.create_device(self.raw, &create, None) }.map_err(conv::map_result)?;
         let shared = Arc::new(DeviceShared::new(self, device, requested, swapchain)?);
-        Device::over(shared)
+        Device::over(shared, 0)
     }
 }

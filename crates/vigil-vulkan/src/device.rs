@@ -362,7 +362,8 @@ pub(crate) struct DeviceShared {
     pub swapchain: Option<ash::khr::swapchain::Device>,
     pub debug_utils: Option<ash::ext::debug_utils::Device>,
     pub queue_family: u32,
-    queue: Mutex<vk::Queue>,
+    /// The device's queues (one or two, of `queue_family`), each externally synchronized.
+    queues: Vec<Mutex<vk::Queue>>,
     allocator: Mutex<Option<Allocator>>,
     descriptors: Mutex<DescriptorPools>,
     pub live: AtomicI64,
@@ -405,6 +406,12 @@ impl DeviceShared {
         let instance = adapter.instance.clone();
         // SAFETY: the queue family and index were part of the device's create info.
         let queue = unsafe { raw.get_device_queue(adapter.queue_family, 0) };
+        let mut queues = vec![Mutex::new(queue)];
+        if adapter.second_queue {
+            // SAFETY: as above: the device was created with two queues of the family.
+            let second = unsafe { raw.get_device_queue(adapter.queue_family, 1) };
+            queues.push(Mutex::new(second));
+        }
         let allocator = Allocator::new(&gpu_allocator::vulkan::AllocatorCreateDesc {
             instance: instance.raw.clone(),
             device: raw.clone(),
@@ -546,7 +553,7 @@ impl DeviceShared {
             physical: adapter.raw,
             debug_utils,
             queue_family: adapter.queue_family,
-            queue: Mutex::new(queue),
+            queues,
             allocator: Mutex::new(Some(allocator)),
             descriptors: Mutex::new(DescriptorPools::default()),
             live: AtomicI64::new(0),
@@ -631,9 +638,17 @@ impl DeviceShared {
         &self.instance
     }
 
-    /// The queue, locked (it is externally synchronized).
-    pub(crate) fn lock_queue(&self) -> MutexGuard<'_, vk::Queue> {
-        lock(&self.queue)
+    /// Queue `index` (clamped to the queues the device has), locked (it is externally
+    /// synchronized).
+    pub(crate) fn lock_queue(&self, index: usize) -> MutexGuard<'_, vk::Queue> {
+        let last = self.queues.len().saturating_sub(1);
+        // The device always has its first queue (see `new`).
+        lock(&self.queues[index.min(last)])
+    }
+
+    /// How many queues the device opened.
+    pub(crate) fn queue_count(&self) -> usize {
+        self.queues.len()
     }
 
     /// Consults the fault injector before the native call at `site`.
@@ -814,6 +829,8 @@ impl Drop for DeviceShared {
 #[derive(Debug)]
 pub struct Device {
     pub(crate) shared: Arc<DeviceShared>,
+    /// Which of the native device's queues this device submits to.
+    pub(crate) queue: usize,
     timeline: vk::Semaphore,
     gate: Mutex<Gate>,
     /// Highest value submitted to signal `timeline`.
@@ -843,7 +860,7 @@ fn timeline_semaphore(raw: &ash::Device) -> hal::Result<vk::Semaphore> {
 
 impl Device {
     /// A device over `shared`, with fresh semaphores.
-    pub(crate) fn over(shared: Arc<DeviceShared>) -> hal::Result<Device> {
+    pub(crate) fn over(shared: Arc<DeviceShared>, queue: usize) -> hal::Result<Device> {
         let timeline = timeline_semaphore(&shared.raw)?;
         let gate = match timeline_semaphore(&shared.raw) {
             Ok(g) => g,
@@ -855,6 +872,7 @@ impl Device {
         };
         Ok(Device {
             shared,
+            queue,
             timeline,
             gate: Mutex::new(Gate {
                 current: gate,
@@ -1511,7 +1529,7 @@ impl hal::Device for Device {
         signal_value: u64,
     ) -> hal::Result<()> {
         // SAFETY: the caller's contract is the one `submit_with` needs.
-        unsafe { self.submit_with(command_buffers, signal_value, None) }
+        unsafe { self.submit_with(command_buffers, signal_value, None, &[]) }
     }
 
     unsafe fn create_surface(&self, target: hal::WindowTarget) -> hal::Result<Surface> {
@@ -1545,7 +1563,31 @@ impl hal::Device for Device {
     }
 
     fn share(&self) -> hal::Result<Device> {
-        Device::over(self.shared.clone())
+        Device::over(self.shared.clone(), self.queue)
+    }
+
+    fn share_on_second_queue(&self) -> hal::Result<Option<Device>> {
+        if self.shared.queue_count() < 2 {
+            return Ok(None);
+        }
+        Device::over(self.shared.clone(), 1).map(Some)
+    }
+
+    fn queue_index(&self) -> u32 {
+        self.queue as u32
+    }
+
+    unsafe fn submit_after(
+        &self,
+        command_buffers: &[&CommandBuffer],
+        signal_value: u64,
+        after: &[(&Device, u64)],
+    ) -> hal::Result<()> {
+        let waits: Vec<(vk::Semaphore, u64)> =
+            after.iter().map(|(d, v)| (d.timeline, *v)).collect();
+        // SAFETY: the caller's contract is the one `submit_with` needs, and the waited
+        // devices' semaphores outlive the submission.
+        unsafe { self.submit_with(command_buffers, signal_value, None, &waits) }
     }
 
     fn completed_value(&self) -> hal::Result<u64> {
@@ -1618,6 +1660,7 @@ impl Device {
         command_buffers: &[&CommandBuffer],
         signal_value: u64,
         gate_wait: Option<u64>,
+        after: &[(vk::Semaphore, u64)],
     ) -> hal::Result<()> {
         let s = &self.shared;
         let mut infos = [vk::CommandBufferSubmitInfo::default(); 8];
@@ -1639,23 +1682,34 @@ impl Device {
             .semaphore(self.timeline)
             .value(signal_value)
             .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
-        let wait = gate_wait.map(|v| {
+        // Waits: the test gate, and other queues' timelines (each wait covers every stage,
+        // so the whole submission runs after the work it waits for).
+        let mut waits: Vec<vk::SemaphoreSubmitInfo<'_>> = Vec::new();
+        if let Some(v) = gate_wait {
             let mut gate = lock(&self.gate);
             gate.max_wait = gate.max_wait.max(v);
-            [vk::SemaphoreSubmitInfo::default()
-                .semaphore(gate.current)
+            waits.push(
+                vk::SemaphoreSubmitInfo::default()
+                    .semaphore(gate.current)
+                    .value(v)
+                    .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS),
+            );
+        }
+        waits.extend(after.iter().map(|&(semaphore, v)| {
+            vk::SemaphoreSubmitInfo::default()
+                .semaphore(semaphore)
                 .value(v)
-                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)]
-        });
+                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+        }));
         let mut submit = vk::SubmitInfo2::default()
             .command_buffer_infos(infos)
             .signal_semaphore_infos(&signal);
-        if let Some(w) = wait.as_ref() {
-            submit = submit.wait_semaphore_infos(w);
+        if !waits.is_empty() {
+            submit = submit.wait_semaphore_infos(&waits);
         }
         let submit = [submit];
         s.check("vkQueueSubmit2")?;
-        let queue = lock(&s.queue);
+        let queue = s.lock_queue(self.queue);
         // SAFETY: the queue is externally synchronized by the lock; the command buffers are
         // executable and the signal value is above every earlier one (serials increase).
         unsafe { s.raw.queue_submit2(*queue, &submit, vk::Fence::null()) }
@@ -1695,9 +1749,12 @@ impl hal::TestControl for Device {
         command_buffers: &[&CommandBuffer],
         signal_value: u64,
         gate_wait: u64,
+        after: &[(&Device, u64)],
     ) -> hal::Result<()> {
+        let waits: Vec<(vk::Semaphore, u64)> =
+            after.iter().map(|(d, v)| (d.timeline, *v)).collect();
         // SAFETY: the caller's contract is the one `submit_with` needs.
-        unsafe { self.submit_with(command_buffers, signal_value, Some(gate_wait)) }
+        unsafe { self.submit_with(command_buffers, signal_value, Some(gate_wait), &waits) }
     }
 
     fn open_gate(&self, value: u64) -> hal::Result<()> {

@@ -347,7 +347,7 @@ impl Device {
         if done < last {
             return;
         }
-        let queue = s.lock_queue();
+        let queue = s.lock_queue(self.queue);
         // SAFETY: the queue is externally synchronized by the lock; every submission on it
         // from this device completed, so what remains is presentation.
         let _ = unsafe { s.raw.queue_wait_idle(*queue) };
@@ -500,7 +500,7 @@ impl Device {
             .wait_semaphore_infos(&wait)
             .signal_semaphore_infos(&signal)];
         s.check("vkQueueSubmit2")?;
-        let queue = s.lock_queue();
+        let queue = s.lock_queue(self.queue);
         // SAFETY: the queue is externally synchronized by the lock; the command buffer is
         // executable; the signal value is above every earlier one.
         unsafe { s.raw.queue_submit2(*queue, &submit, vk::Fence::null()) }

@@ -485,10 +485,15 @@ impl<A: Api> Hal<A> {
         command_buffers: &[&A::CommandBuffer],
         signal_value: u64,
         gate: u64,
+        after: &[(&Hal<A>, u64)],
     ) -> vigil_hal::Result<()> {
         use vigil_hal::TestControl as _;
-        // SAFETY: as for `submit`.
-        unsafe { self.0.submit_gated(command_buffers, signal_value, gate) }
+        let after: Vec<(&A::Device, u64)> = after.iter().map(|(h, v)| (&h.0, *v)).collect();
+        // SAFETY: as for `submit_after`.
+        unsafe {
+            self.0
+                .submit_gated(command_buffers, signal_value, gate, &after)
+        }
     }
 
     /// Whether the buffer's memory is host-visible.
@@ -499,6 +504,33 @@ impl<A: Api> Hal<A> {
     /// Another device over the same native device.
     pub fn share(&self) -> vigil_hal::Result<Self> {
         self.0.share().map(Hal)
+    }
+
+    /// Another device over the same native device, on its second queue (`None`: it has
+    /// one).
+    pub fn share_on_second_queue(&self) -> vigil_hal::Result<Option<Self>> {
+        Ok(self.0.share_on_second_queue()?.map(Hal))
+    }
+
+    /// Which of the native device's queues the device submits to.
+    pub fn queue_index(&self) -> u32 {
+        self.0.queue_index()
+    }
+
+    /// As [`Hal::submit`], the GPU first waiting for each `(device, value)` of `after`
+    /// (devices on other queues of the same native device).
+    pub fn submit_after(
+        &self,
+        command_buffers: &[&A::CommandBuffer],
+        signal_value: u64,
+        after: &[(&Hal<A>, u64)],
+    ) -> vigil_hal::Result<()> {
+        let after: Vec<(&A::Device, u64)> = after.iter().map(|(h, v)| (&h.0, *v)).collect();
+        // SAFETY: as for `submit`; and `submit` waits only for values the devices in `after`
+        // (shares of this native device, found through a shared texture's last users)
+        // already submitted, and keeps each of them alive in the in-flight record until
+        // this submission completes.
+        unsafe { self.0.submit_after(command_buffers, signal_value, &after) }
     }
 }
 

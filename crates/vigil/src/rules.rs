@@ -53,6 +53,7 @@ rules! {
     // Device and adapter.
     AdapterNotFound: Unsupported, "adapter.not-found", "An adapter of the kind asked for exists.", "vigil";
     DeviceFeature: Unsupported, "device.feature", "A device enables only features its adapter supports.", "WebGPU requestDevice: requiredFeatures";
+    DeviceSecondQueue: Unsupported, "device.second-queue", "A device shared onto a second queue needs a native device with a second queue (its queue family has two or more).", "Vulkan VkQueueFamilyProperties::queueCount";
     DeviceLimit: LimitExceeded, "device.limit", "A device asks for limits within its adapter's.", "WebGPU requestDevice: requiredLimits";
     DeviceLost: DeviceLost, "device.lost", "A lost device runs nothing more; loss is sticky and shared by devices over one native device.", "vigil; Vulkan VK_ERROR_DEVICE_LOST";
     DeviceObjects: LimitExceeded, "device.objects", "A device holds at most 1,048,575 live objects of each kind.", "vigil";

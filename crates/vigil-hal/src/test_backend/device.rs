@@ -766,7 +766,13 @@ impl crate::api::TestControl for TestDevice {
         command_buffers: &[&TestCommandBuffer],
         signal_value: u64,
         gate_wait: u64,
+        after: &[(&TestDevice, u64)],
     ) -> Result<()> {
+        if !after.is_empty() {
+            return Err(DeviceError::Unsupported(
+                "waits across queues (the test backend has one queue)".into(),
+            ));
+        }
         self.submit_with(command_buffers, signal_value, Some(gate_wait))
     }
 

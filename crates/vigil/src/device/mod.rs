@@ -356,6 +356,51 @@ impl<A: Api> Device<A> {
         )
     }
 
+    /// As [`Device::share`], but the new device submits to the native device's second queue
+    /// (of the same queue family, so it can do everything this one can), and its work runs
+    /// alongside this one's. Work on the two queues is ordered only through the textures
+    /// they share ([`Device::export_texture`]): a submission using a shared texture waits,
+    /// on the GPU, for the last submission of every device on the other queue that used
+    /// it, and the host waits for nothing. Refused (`device.second-queue`) when the native
+    /// device has one queue (lavapipe's family has one; NVIDIA's graphics family has
+    /// sixteen).
+    pub fn share_on_second_queue(&self) -> Result<Device<A>> {
+        const OP: &str = "share_on_second_queue";
+        self.check_alive(OP)?;
+        let hal = self
+            .hal
+            .share_on_second_queue()
+            .map_err(|e| self.hal_error(e, OP, &self.label))?
+            .ok_or_else(|| {
+                Error::new(
+                    Rule::DeviceSecondQueue,
+                    OP,
+                    &self.label,
+                    "the native device was opened with one queue: its adapter's queue family has no second",
+                )
+            })?;
+        Device::assemble(
+            hal,
+            self.info.clone(),
+            self.features,
+            self.limits.clone(),
+            queue::Completion::sharing_loss(&self.completion),
+            self.validation.clone(),
+            Settings {
+                label: format!("{} (second queue)", self.label),
+                staging_budget: self.staging_budget,
+                max_in_flight: self.max_in_flight,
+                stall: lock(&self.timeouts).stall,
+            },
+        )
+    }
+
+    /// Which of the native device's queues the device submits to: 0, or 1 for a device
+    /// made with [`Device::share_on_second_queue`] (and the devices shared from it).
+    pub fn queue_index(&self) -> u32 {
+        self.hal.queue_index()
+    }
+
     /// Drains the device (bounded by progress) and releases every native object, reporting
     /// what was left: the explicit form of dropping it. Objects still held by encoders or
     /// command buffers that outlive the device are released when those go, and counted as

@@ -186,8 +186,10 @@ pub(crate) struct TextureObj<A: Api> {
     /// Whether the texture was exported (its submissions then take `order`).
     pub exported: AtomicBool,
     /// Held by any device submitting work on the texture (its own or a registration) from
-    /// planning to the native submission, so the shared layouts change in queue order.
-    pub order: Arc<Mutex<()>>,
+    /// planning to the native submission, so the shared layouts change in queue order;
+    /// holds each device's last submission using it (what work on another queue waits
+    /// for).
+    pub order: Arc<Mutex<super::shared::SharedUses<A>>>,
     /// Texture-heap slots naming a view of it: while non-zero, the texture stays in its
     /// sampled layout (`gpu.heap-resident`).
     pub heap_slots: AtomicU32,

@@ -219,6 +219,9 @@ pub(crate) struct InFlight<A: Api> {
     pub used: Vec<Used<A>>,
     /// The uploads it carried (their destinations kept alive the same way).
     pub uploads: PendingUploads<A>,
+    /// Devices on other queues whose timelines the submission waits for, kept until it
+    /// completes (a semaphore a pending wait names must not go).
+    pub _after: Vec<Arc<crate::native::Hal<A>>>,
 }
 
 /// Submission-side state, behind the device's queue lock.
@@ -455,16 +458,19 @@ impl<A: Api> Device<A> {
             }
         }
         // Textures shared with other devices over the native device: wait for the
-        // producers of registrations, and hold each one's order lock until the work is
-        // on the queue (the layouts they share then change in queue order).
+        // producers of registrations (on the host on this queue, on the GPU across queues,
+        // with every other queue's last use too), and hold each one's order lock until the
+        // work is on the queue (the layouts they share then change in planned order).
+        // The queue writes this submission carries (in its head) count as uses too.
         let shared: Vec<Arc<super::TextureObj<A>>> = cbs
             .iter()
-            .flat_map(|cb| cb.used.tracker.textures.iter())
-            .filter(|t| t.obj.source.is_some() || t.obj.exported.load(Ordering::Acquire))
-            .map(|t| t.obj.clone())
+            .flat_map(|cb| cb.used.tracker.textures.iter().map(|t| &t.obj))
+            .chain(q.uploads.texture_writes.iter().map(|w| &w.texture))
+            .filter(|t| t.source.is_some() || t.exported.load(Ordering::Acquire))
+            .cloned()
             .collect();
         let stall = self.timeouts().stall;
-        let _order = match super::shared::order_shared(&shared, stall, OP) {
+        let mut order = match super::shared::order_shared(&shared, &self.hal, stall, OP) {
             Ok(g) => g,
             Err(e) => {
                 drop(q);
@@ -490,10 +496,13 @@ impl<A: Api> Device<A> {
                 natives.extend(cb.segments().iter());
             }
             let gate = self.seams.gate_for_next_submission();
+            let after: Vec<(&crate::native::Hal<A>, u64)> =
+                order.after.iter().map(|(h, v)| (&**h, *v)).collect();
             let r = match gate {
                 #[cfg(feature = "test-seams")]
-                Some(g) => self.hal.submit_gated(&natives, serial, g),
-                _ => self.hal.submit(&natives, serial),
+                Some(g) => self.hal.submit_gated(&natives, serial, g, &after),
+                _ if after.is_empty() => self.hal.submit(&natives, serial),
+                _ => self.hal.submit_after(&natives, serial, &after),
             };
             if r.is_err() {
                 self.seams.ungate_refused(gate);
@@ -509,6 +518,7 @@ impl<A: Api> Device<A> {
             return refused(self.hal_error(e, OP, &self.label));
         }
         self.last_submitted.store(serial, Ordering::Release);
+        order.submitted(&self.hal, serial);
         super::commit_aliases(aliases);
         self.seams.note_submitted(serial);
         let (mut draws, mut dispatches) = (0u64, 0u64);
@@ -520,6 +530,10 @@ impl<A: Api> Device<A> {
             staging_bytes: plan.staging_bytes,
             used: Vec::with_capacity(cbs.len()),
             uploads: plan.uploads,
+            _after: std::mem::take(&mut order.after)
+                .into_iter()
+                .map(|(h, _)| h)
+                .collect(),
         };
         q.staging.in_flight_bytes = q.staging.in_flight_bytes.saturating_add(plan.staging_bytes);
         if plan.staging_bytes > 0 {

@@ -12,9 +12,10 @@
 use super::{Core, Device, TextureObj, lock};
 use crate::error::{Result, fail};
 use crate::handle::{Handle, Texture};
+use crate::native::Hal;
 use crate::native::Owned;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 use vigil_hal::{Api, TextureUsages};
 
@@ -205,22 +206,88 @@ pub(crate) fn wait_for_source<A: Api>(
         .wait_progressing(serial, stall, super::WaitSite::SerialWait, op)
 }
 
+/// Each device's last submission using a shared texture: its backend device (weakly: a
+/// device that went drained its work first), the queue it submits to, and the serial.
+pub(crate) struct SharedUses<A: Api> {
+    last: Vec<(Weak<Hal<A>>, u32, u64)>,
+}
+
+impl<A: Api> Default for SharedUses<A> {
+    fn default() -> Self {
+        SharedUses { last: Vec::new() }
+    }
+}
+
+/// What a submission using shared textures holds until its work is on the queue: the
+/// textures' order locks, and the work on other queues it must wait for on the GPU.
+pub(crate) struct SharedOrder<'t, A: Api> {
+    locks: Vec<MutexGuard<'t, SharedUses<A>>>,
+    /// Devices on other queues and the serial of theirs to wait for (one entry each).
+    pub after: Vec<(Arc<Hal<A>>, u64)>,
+}
+
+impl<A: Api> SharedOrder<'_, A> {
+    /// Notes submission `serial` of `hal` as its device's last use of every texture held.
+    pub fn submitted(&mut self, hal: &Arc<Hal<A>>, serial: u64) {
+        let queue = hal.queue_index();
+        for uses in &mut self.locks {
+            uses.last.retain(|(w, _, _)| {
+                w.strong_count() > 0 && !std::ptr::eq(w.as_ptr(), Arc::as_ptr(hal))
+            });
+            uses.last.push((Arc::downgrade(hal), queue, serial));
+        }
+    }
+}
+
+/// Adds a wait for `serial` of `hal` (the higher of two for one device).
+fn wait_for<A: Api>(after: &mut Vec<(Arc<Hal<A>>, u64)>, hal: &Arc<Hal<A>>, serial: u64) {
+    if serial == 0 {
+        return;
+    }
+    match after.iter_mut().find(|(h, _)| Arc::ptr_eq(h, hal)) {
+        Some(entry) => entry.1 = entry.1.max(serial),
+        None => after.push((hal.clone(), serial)),
+    }
+}
+
 /// The order locks of the shared textures the command buffers use (sorted, so two devices
-/// take them in one order), after waiting for the producers of the registrations among
-/// them. Empty (and free) when none is shared.
+/// take them in one order), and the GPU waits the submission needs. On the submitting
+/// device's queue, a registration waits (on the host, bounded by the producer's progress)
+/// for the producer's last submission using the texture, and queue order does the rest.
+/// Across queues nothing waits on the host: the submission waits on the GPU for the
+/// producer's last use and for every other device's last use on another queue, so the
+/// texture's accesses and layout changes run in the order they were planned in.
 pub(crate) fn order_shared<'t, A: Api>(
     textures: &'t [Arc<TextureObj<A>>],
+    hal: &Hal<A>,
     stall: Duration,
     op: &'static str,
-) -> Result<Vec<std::sync::MutexGuard<'t, ()>>> {
-    let mut locks: Vec<&'t Arc<Mutex<()>>> = Vec::new();
+) -> Result<SharedOrder<'t, A>> {
+    let queue = hal.queue_index();
+    let mut after: Vec<(Arc<Hal<A>>, u64)> = Vec::new();
+    let mut locks: Vec<&'t Arc<Mutex<SharedUses<A>>>> = Vec::new();
     for t in textures {
         if let Some(source) = t.source.as_ref() {
-            wait_for_source(source, stall, op)?;
+            if source.producer.hal.queue_index() == queue {
+                wait_for_source(source, stall, op)?;
+            } else {
+                let serial = source.texture.last_use.load(Ordering::Acquire);
+                wait_for(&mut after, &source.producer.hal, serial);
+            }
         }
         locks.push(&t.order);
     }
     locks.sort_by_key(|m| Arc::as_ptr(m) as usize);
     locks.dedup_by_key(|m| Arc::as_ptr(m) as usize);
-    Ok(locks.into_iter().map(|m| lock(m)).collect())
+    let locks: Vec<MutexGuard<'t, SharedUses<A>>> = locks.into_iter().map(|m| lock(m)).collect();
+    for uses in &locks {
+        for (device, on, serial) in &uses.last {
+            if *on != queue {
+                if let Some(h) = device.upgrade() {
+                    wait_for(&mut after, &h, *serial);
+                }
+            }
+        }
+    }
+    Ok(SharedOrder { locks, after })
 }

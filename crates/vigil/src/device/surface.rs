@@ -390,6 +390,7 @@ impl<A: Api> Device<A> {
                 staging_bytes: 0,
                 used: vec![used],
                 uploads: Default::default(),
+                _after: Vec::new(),
             });
             self.completion
                 .command_buffers_in_flight

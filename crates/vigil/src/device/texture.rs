@@ -85,7 +85,7 @@ impl<A: Api> Device<A> {
                 frame,
                 source: None,
                 exported: std::sync::atomic::AtomicBool::new(false),
-                order: std::sync::Arc::new(Mutex::new(())),
+                order: std::sync::Arc::new(Mutex::new(super::shared::SharedUses::default())),
                 heap_slots: std::sync::atomic::AtomicU32::new(0),
                 placed,
             })
