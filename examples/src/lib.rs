@@ -39,6 +39,7 @@ pub fn open_device_with(features: vigil::Features) -> Result<vigil::Device> {
     let instance = vigil::Instance::<vigil::DefaultApi>::new(&vigil::InstanceDescriptor {
         app_name: "vigil example".into(),
         validation: vigil::Validation::FromEnvironment,
+        ..Default::default()
     })
     .map_err(err)?;
     let adapter = instance.default_adapter().map_err(err)?;

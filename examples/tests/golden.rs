@@ -26,6 +26,7 @@ fn demo_frames_match_the_goldens() {
     let instance = Instance::<DefaultApi>::new(&InstanceDescriptor {
         app_name: "golden".into(),
         validation: Validation::On,
+        ..Default::default()
     })
     .unwrap();
     let log = instance.validation_log().unwrap();

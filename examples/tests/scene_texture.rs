@@ -10,6 +10,7 @@ fn device() -> Device {
     let instance = Instance::<DefaultApi>::new(&InstanceDescriptor {
         app_name: "scene test".into(),
         validation: Validation::On,
+        ..Default::default()
     })
     .unwrap();
     let adapter = instance.default_adapter().unwrap();

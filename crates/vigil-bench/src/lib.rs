@@ -72,6 +72,7 @@ impl Paths {
         let instance = vigil::Instance::<vigil::DefaultApi>::new(&vigil::InstanceDescriptor {
             app_name: "vigil bench".into(),
             validation: vigil::Validation::Off,
+            ..Default::default()
         })
         .map_err(|e| e.to_string())?;
         let adapter = instance.default_adapter().map_err(|e| e.to_string())?;

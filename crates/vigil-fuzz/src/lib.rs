@@ -74,6 +74,7 @@ pub fn run(config: &Config) -> Result<Report, String> {
     let instance = Instance::new(&InstanceDescriptor {
         app_name: "vigil-fuzz".into(),
         validation: Validation::On,
+        ..Default::default()
     })
     .map_err(|e| format!("no Vulkan instance with the validation layer: {e}"))?;
     let adapter = instance

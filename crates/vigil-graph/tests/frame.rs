@@ -11,6 +11,7 @@ fn device() -> (Device, std::sync::Arc<ValidationLog>) {
     let instance = Instance::new(&InstanceDescriptor {
         app_name: "vigil-graph tests".into(),
         validation: Validation::On,
+        ..Default::default()
     })
     .expect("a Vulkan instance with the validation layer (run `cargo xtask setup`)");
     let adapter = instance.default_adapter().unwrap();

@@ -99,6 +99,10 @@ pub struct InstanceDescriptor<'a> {
     pub app_name: &'a str,
     /// Turn on the driver's validation layer and capture its messages.
     pub validation: bool,
+    /// Give native objects and command-buffer regions debug names from their labels (for
+    /// the validation layer's messages and tools such as RenderDoc). Each name is a driver
+    /// call, so it stays off unless asked for.
+    pub native_labels: bool,
 }
 
 /// An adapter as enumerated, with what it supports.

@@ -360,6 +360,7 @@ pub(crate) struct DeviceShared {
     pub physical: vk::PhysicalDevice,
     /// Swapchains (present when the device has VK_KHR_swapchain).
     pub swapchain: Option<ash::khr::swapchain::Device>,
+    /// Debug-utils entry points, present only when native labels are on.
     pub debug_utils: Option<ash::ext::debug_utils::Device>,
     pub queue_family: u32,
     /// The device's queues (one or two, of `queue_family`), each externally synchronized.
@@ -439,9 +440,11 @@ impl DeviceShared {
             }
         };
         // Extension tables resolve device entry points (under the caller's `loader_lock`).
+        // Debug names only when asked for: each is a driver call per object.
         let debug_utils = instance
             .debug_utils
             .as_ref()
+            .filter(|_| instance.native_labels)
             .map(|_| ash::ext::debug_utils::Device::new(&instance.raw, &raw));
         let structures =
             features.intersects(Features::ACCELERATION_STRUCTURE | Features::RAY_QUERY);

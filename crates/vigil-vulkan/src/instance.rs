@@ -68,6 +68,9 @@ pub(crate) struct InstanceShared {
     _entry: ash::Entry,
     pub raw: ash::Instance,
     pub debug_utils: Option<ash::ext::debug_utils::Instance>,
+    /// Whether devices name native objects and command-buffer regions after their labels
+    /// (`InstanceDescriptor::native_labels`, and debug utils present).
+    pub native_labels: bool,
     /// Surfaces (present when the loader has VK_KHR_surface), by window system.
     pub surface: Option<ash::khr::surface::Instance>,
     pub xlib: Option<ash::khr::xlib_surface::Instance>,
@@ -296,6 +299,7 @@ impl hal::Instance for Instance {
         let mut shared = InstanceShared {
             _entry: entry,
             raw,
+            native_labels: desc.native_labels && debug_utils.is_some(),
             debug_utils,
             surface,
             xlib,

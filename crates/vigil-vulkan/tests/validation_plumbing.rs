@@ -11,6 +11,7 @@ fn the_layer_reports_a_rule_broken_below_vigil() {
     let instance = vigil_vulkan::Instance::init(&vigil_hal::InstanceDescriptor {
         app_name: "plumbing",
         validation: true,
+        native_labels: true,
     })
     .expect("instance with validation");
     let log = instance.validation_log().expect("log");

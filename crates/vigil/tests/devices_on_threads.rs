@@ -32,6 +32,7 @@ fn devices_made_used_and_dropped_on_many_threads_at_once() {
                     let instance: Instance = Instance::new(&InstanceDescriptor {
                         app_name: "threads".into(),
                         validation: Validation::Off,
+                        ..Default::default()
                     })
                     .unwrap();
                     let adapter = instance.default_adapter().unwrap();

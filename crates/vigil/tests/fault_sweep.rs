@@ -303,6 +303,7 @@ fn every_fault_at_every_call_site_fails_closed_and_leaks_nothing() {
     let instance = Instance::<DefaultApi>::new(&InstanceDescriptor {
         app_name: "fault sweep".into(),
         validation: Validation::On,
+        ..Default::default()
     })
     .unwrap();
     let log = instance.validation_log().unwrap();

@@ -15,6 +15,7 @@ pub fn device_with(features: Features) -> (Device, std::sync::Arc<ValidationLog>
     let instance = Instance::<DefaultApi>::new(&InstanceDescriptor {
         app_name: "example tests".into(),
         validation: Validation::On,
+        ..Default::default()
     })
     .unwrap();
     let log = instance.validation_log().unwrap();

@@ -169,6 +169,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         } else {
             Validation::Off
         },
+        ..Default::default()
     })
     .map_err(|e| e.to_string())?;
     let adapter = instance.default_adapter().map_err(|e| e.to_string())?;

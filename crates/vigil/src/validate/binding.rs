@@ -434,18 +434,15 @@ pub(crate) fn group_entries(
     layout: &[BindGroupLayoutEntry],
     entries: &[BindGroupEntry<'_>],
 ) -> Result<()> {
-    let mut seen: Vec<u32> = entries.iter().map(|e| e.binding).collect();
-    seen.sort_unstable();
-    for pair in seen.windows(2) {
-        ensure!(
-            pair[0] != pair[1],
-            GroupEntryDuplicate,
-            GROUP,
-            label,
-            "binding {} has more than one entry",
-            pair[0]
-        );
-    }
+    let duplicate = duplicate_binding(entries);
+    ensure!(
+        duplicate.is_none(),
+        GroupEntryDuplicate,
+        GROUP,
+        label,
+        "binding {} has more than one entry",
+        duplicate.unwrap_or_default()
+    );
     for e in entries {
         ensure!(
             layout.iter().any(|l| l.binding == e.binding),
@@ -468,6 +465,24 @@ pub(crate) fn group_entries(
         );
     }
     Ok(())
+}
+
+/// A binding number two entries share, if any. A group's few entries are compared pairwise
+/// (no allocation on the creation path); many are sorted.
+fn duplicate_binding(entries: &[BindGroupEntry<'_>]) -> Option<u32> {
+    const PAIRWISE: usize = 16;
+    if entries.len() <= PAIRWISE {
+        return entries.iter().enumerate().find_map(|(i, e)| {
+            entries
+                .get(i.saturating_add(1)..)?
+                .iter()
+                .any(|f| f.binding == e.binding)
+                .then_some(e.binding)
+        });
+    }
+    let mut seen: Vec<u32> = entries.iter().map(|e| e.binding).collect();
+    seen.sort_unstable();
+    seen.windows(2).find(|p| p[0] == p[1]).map(|p| p[0])
 }
 
 /// An entry that gives another kind of resource than its binding holds (`got`: "a

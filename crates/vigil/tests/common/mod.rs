@@ -62,6 +62,7 @@ pub fn gpu_with(desc: impl FnOnce(&vigil::Adapter) -> DeviceDescriptor) -> Gpu {
     let instance = Instance::new(&InstanceDescriptor {
         app_name: "vigil tests".into(),
         validation: Validation::On,
+        ..Default::default()
     })
     .expect("a Vulkan instance with the Khronos validation layer (run `cargo xtask setup`)");
     let adapter = instance.default_adapter().expect("a Vulkan adapter");
