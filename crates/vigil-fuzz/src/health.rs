@@ -14,7 +14,8 @@ use vigil::{
 
 /// Makes one object of most kinds on `other` (a second device over the same native
 /// device) so that calls can be handed foreign handles.
-pub fn make_foreign(w: &mut World<'_>, other: &Device) {
+pub fn make_foreign<'d>(w: &mut World<'d>, other: &'d Device) {
+    w.other = Some(other);
     if let Ok(b) = other.create_buffer(&BufferDescriptor {
         label: "foreign buffer",
         size: 256,

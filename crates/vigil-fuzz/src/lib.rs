@@ -64,7 +64,8 @@ const OPTIONAL: Features = Features::TIMESTAMP_QUERY
     .union(Features::ACCELERATION_STRUCTURE)
     .union(Features::BUFFER_DEVICE_ADDRESS)
     .union(Features::DESCRIPTOR_HEAPS)
-    .union(Features::MESH_SHADER);
+    .union(Features::MESH_SHADER)
+    .union(Features::ASYNC_COMPUTE);
 
 /// Runs one seed on the default adapter (or `VIGIL_ADAPTER`) and reports what it found.
 /// `Err` only when no device could be opened at all.
@@ -98,9 +99,14 @@ pub fn run(config: &Config) -> Result<Report, String> {
         })
         .map_err(|e| format!("no device: {e}"))?;
     let native_baseline = device.live_native_objects();
-    let other = device
-        .share()
-        .map_err(|e| format!("no second device: {e}"))?;
+    // With a compute-only queue the other device is on it for half the seeds: explicit waits
+    // then cross queues, and heaps are shared across queue families.
+    let other = if features.contains(Features::ASYNC_COMPUTE) && shape.chance(50) {
+        device.share_on_compute_queue()
+    } else {
+        device.share()
+    }
+    .map_err(|e| format!("no second device: {e}"))?;
     let mut report = Report {
         seed: config.seed,
         adapter: adapter.info().name.clone(),

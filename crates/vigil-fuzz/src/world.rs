@@ -320,6 +320,9 @@ pub struct Bound {
 pub struct World<'d> {
     /// The device under test.
     pub device: &'d Device,
+    /// Another device over the same native device (whose handles are the foreign ones):
+    /// what explicit waits name and heaps are shared with.
+    pub other: Option<&'d Device>,
     /// Its id.
     pub id: u32,
     /// Its enabled features.
@@ -408,6 +411,7 @@ impl<'d> World<'d> {
     pub fn new(device: &'d Device, trace: bool) -> World<'d> {
         World {
             device,
+            other: None,
             id: device.id(),
             features: device.features(),
             limits: device.limits().clone(),

@@ -180,6 +180,12 @@ bitflags! {
         /// and `meshShader`. Mesh pipelines are pointer-tier pipelines, so it brings
         /// `BUFFER_DEVICE_ADDRESS` with it.
         const MESH_SHADER = 1 << 32;
+        /// A queue of a family that computes and copies but does not draw (an async
+        /// compute family, such as NVIDIA's), opened with the device: devices shared onto
+        /// it (`share_on_compute_queue`) run compute and copies beside the first queue's
+        /// work. Buffers and textures are then made shareable by both families (Vulkan's
+        /// concurrent sharing), so what the queues share needs no ownership transfers.
+        const ASYNC_COMPUTE = 1 << 33;
     }
 }
 

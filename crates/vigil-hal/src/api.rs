@@ -573,10 +573,26 @@ pub trait Device: Send + Sync + Debug {
     {
         Ok(None)
     }
+    /// Another logical device over the same native device that submits to the queue of
+    /// its compute-only family (opened with the device when it was asked for
+    /// `ASYNC_COMPUTE`), with its own completion counter. `Ok(None)` when the native
+    /// device has no such queue.
+    fn share_on_compute_queue(&self) -> Result<Option<Self>>
+    where
+        Self: Sized,
+    {
+        Ok(None)
+    }
     /// Which of the native device's queues this device submits to (0: the first). Devices
     /// over one native device with the same index share a queue, and so its order.
     fn queue_index(&self) -> u32 {
         0
+    }
+    /// Whether this device's queue draws (its family has graphics). A device on a
+    /// compute-only queue records compute passes, copies and clears of color textures, and
+    /// its barriers name only the stages that queue has.
+    fn queue_draws(&self) -> bool {
+        true
     }
     /// As [`Device::submit`], but the submission's work first waits, on the GPU, until
     /// each `(device, value)` pair's completion counter reaches `value`: a wait across

@@ -20,6 +20,9 @@ pub struct Adapter {
     /// Whether the family has a second queue (devices then open both: see
     /// [`hal::Device::share_on_second_queue`]).
     pub(crate) second_queue: bool,
+    /// A family that computes and copies but does not draw, when the adapter has one whose
+    /// timestamps are as good as the main family's (`ASYNC_COMPUTE`).
+    pub(crate) compute_family: Option<u32>,
     pub(crate) robust_buffer_access: bool,
     pub(crate) limits: vk::PhysicalDeviceLimits,
     /// What the driver offers for acceleration structures and tracing through them.
@@ -366,6 +369,18 @@ impl Adapter {
         let timestamps = props.limits.timestamp_compute_and_graphics == vk::TRUE
             && family_props.timestamp_valid_bits > 0
             && features.v12.host_query_reset == vk::TRUE;
+        // An async compute family: compute without graphics, with timestamps wherever the
+        // main family has them (a device's features hold on every queue it has).
+        let compute_family = families
+            .iter()
+            .enumerate()
+            .find(|(_, f)| {
+                f.queue_flags.contains(vk::QueueFlags::COMPUTE)
+                    && !f.queue_flags.contains(vk::QueueFlags::GRAPHICS)
+                    && f.queue_count > 0
+                    && (!timestamps || f.timestamp_valid_bits > 0)
+            })
+            .map(|(i, _)| i as u32);
         // SAFETY: plain query.
         let memory = unsafe { raw.get_physical_device_memory_properties(pd) };
         let largest_heap = memory.memory_heaps[..memory.memory_heap_count as usize]
@@ -407,6 +422,7 @@ impl Adapter {
                 raw: pd,
                 queue_family: family as u32,
                 second_queue: family_props.queue_count >= 2,
+                compute_family,
                 robust_buffer_access: features.core.robust_buffer_access == vk::TRUE,
                 limits: props.limits,
                 ray,
@@ -421,10 +437,19 @@ impl Adapter {
                     descriptor_heaps(&features, &v12p),
                 );
                 f.set(Features::MESH_SHADER, bda && mesh_native(raw, pd));
+                f.set(Features::ASYNC_COMPUTE, compute_family.is_some());
                 f
             },
             limits: limits_of(&props.limits, &v11p, max_buffer_size.min(largest_heap)),
         })
+    }
+}
+
+impl Adapter {
+    /// The compute-only family a device opened with `requested` features has a queue of.
+    pub(crate) fn compute_family(&self, requested: Features) -> Option<u32> {
+        self.compute_family
+            .filter(|_| requested.contains(Features::ASYNC_COMPUTE))
     }
 }
 
@@ -439,9 +464,19 @@ impl hal::Adapter for Adapter {
         // onto it (`share_on_second_queue`), ordered against the first by timeline waits.
         let priorities = [1.0f32, 1.0];
         let queues = if self.second_queue { 2 } else { 1 };
-        let queue_info = [vk::DeviceQueueCreateInfo::default()
-            .queue_family_index(self.queue_family)
-            .queue_priorities(&priorities[..queues])];
+        let mut queue_info = vec![
+            vk::DeviceQueueCreateInfo::default()
+                .queue_family_index(self.queue_family)
+                .queue_priorities(&priorities[..queues]),
+        ];
+        // And one of the compute-only family when asked for (see `ASYNC_COMPUTE`).
+        if let Some(family) = self.compute_family(requested) {
+            queue_info.push(
+                vk::DeviceQueueCreateInfo::default()
+                    .queue_family_index(family)
+                    .queue_priorities(&priorities[..1]),
+            );
+        }
         let on = |b: bool| if b { vk::TRUE } else { vk::FALSE };
         let core = vk::PhysicalDeviceFeatures {
             // Out-of-range vertex fetches and descriptor accesses stay inside their buffers

@@ -21,6 +21,9 @@ pub struct CommandEncoder {
     active: vk::CommandBuffer,
     pass_end_timestamp: Option<(vk::QueryPool, u32)>,
     pass_labelled: bool,
+    /// The pool's queue draws; when not (the compute-only family), barriers name only the
+    /// stages and accesses that queue has.
+    draws: bool,
 }
 
 impl std::fmt::Debug for CommandEncoder {
@@ -32,10 +35,12 @@ impl std::fmt::Debug for CommandEncoder {
 }
 
 impl CommandEncoder {
-    pub(crate) fn new(shared: Arc<DeviceShared>, label: &str) -> hal::Result<Self> {
+    /// A pool for submissions to queue `queue` of the device.
+    pub(crate) fn new(shared: Arc<DeviceShared>, queue: usize, label: &str) -> hal::Result<Self> {
         let info = vk::CommandPoolCreateInfo::default()
             .flags(vk::CommandPoolCreateFlags::TRANSIENT)
-            .queue_family_index(shared.queue_family);
+            .queue_family_index(shared.family_of(queue));
+        let draws = shared.draws(queue);
         shared.check("vkCreateCommandPool")?;
         // SAFETY: valid device and queue family.
         let pool =
@@ -51,6 +56,7 @@ impl CommandEncoder {
             active: vk::CommandBuffer::null(),
             pass_end_timestamp: None,
             pass_labelled: false,
+            draws,
         })
     }
 
@@ -241,12 +247,24 @@ impl hal::CommandEncoder for CommandEncoder {
         buffers: &[hal::BufferBarrier<'_, Api>],
         textures: &[hal::TextureBarrier<'_, Api>],
     ) {
+        // On a queue that does not draw, the source half of a barrier may name graphics
+        // uses made on another queue (a shared texture's): that queue's work is ordered
+        // before this submission by the timeline wait, which also makes its writes
+        // available, so what remains to wait for here is this queue's own earlier work.
+        let src = |stages: hal::Stages, access: hal::Access| {
+            if self.draws {
+                (stages, access)
+            } else {
+                conv::on_compute_queue(stages, access)
+            }
+        };
         let global: Vec<vk::MemoryBarrier2<'_>> = memory
             .iter()
             .map(|m| {
+                let (from, _) = src(m.src, hal::Access::empty());
                 vk::MemoryBarrier2::default()
-                    .src_stage_mask(conv::stages(m.src))
-                    .src_access_mask(conv::write_access(m.src))
+                    .src_stage_mask(conv::stages(from))
+                    .src_access_mask(conv::write_access(from))
                     .dst_stage_mask(conv::stages(m.dst))
                     .dst_access_mask(conv::any_access(m.dst))
             })
@@ -254,9 +272,10 @@ impl hal::CommandEncoder for CommandEncoder {
         let buffer_barriers: Vec<vk::BufferMemoryBarrier2<'_>> = buffers
             .iter()
             .map(|b| {
+                let (from, from_access) = src(b.src, b.src_access);
                 vk::BufferMemoryBarrier2::default()
-                    .src_stage_mask(conv::stages(b.src))
-                    .src_access_mask(conv::access(b.src_access))
+                    .src_stage_mask(conv::stages(from))
+                    .src_access_mask(conv::access(from_access))
                     .dst_stage_mask(conv::stages(b.dst))
                     .dst_access_mask(conv::access(b.dst_access))
                     .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
@@ -269,9 +288,10 @@ impl hal::CommandEncoder for CommandEncoder {
         let image_barriers: Vec<vk::ImageMemoryBarrier2<'_>> = textures
             .iter()
             .map(|b| {
+                let (from, from_access) = src(b.src, b.src_access);
                 vk::ImageMemoryBarrier2::default()
-                    .src_stage_mask(conv::stages(b.src))
-                    .src_access_mask(conv::access(b.src_access))
+                    .src_stage_mask(conv::stages(from))
+                    .src_access_mask(conv::access(from_access))
                     .dst_stage_mask(conv::stages(b.dst))
                     .dst_access_mask(conv::access(b.dst_access))
                     .old_layout(conv::image_layout(b.old_layout))

@@ -74,6 +74,35 @@ pub fn stages(stages: hal::Stages) -> vk::PipelineStageFlags2 {
     out
 }
 
+/// The source half of a barrier recorded on a queue that does not draw: the stages and
+/// accesses that queue has. Graphics stages and accesses (uses on another queue, which a
+/// timeline wait orders first) become a wait for everything this queue did before, with
+/// nothing more to make available.
+pub fn on_compute_queue(stages: hal::Stages, access: hal::Access) -> (hal::Stages, hal::Access) {
+    use hal::Access as A;
+    use hal::Stages as S;
+    let queue = S::TRANSFER
+        | S::COMPUTE
+        | S::DRAW_INDIRECT
+        | S::HOST
+        | S::ALL_COMMANDS
+        | S::ACCELERATION_STRUCTURE_BUILD;
+    let accesses = A::INDIRECT_READ
+        | A::UNIFORM_READ
+        | A::SHADER_READ
+        | A::SHADER_WRITE
+        | A::TRANSFER_READ
+        | A::TRANSFER_WRITE
+        | A::HOST_READ
+        | A::HOST_WRITE
+        | A::ACCELERATION_STRUCTURE_READ
+        | A::ACCELERATION_STRUCTURE_WRITE;
+    if queue.contains(stages) {
+        return (stages, access & accesses);
+    }
+    (S::ALL_COMMANDS, access & accesses)
+}
+
 /// Writes a stage set can make (for the source half of a barrier).
 pub fn write_access(stages: hal::Stages) -> vk::AccessFlags2 {
     if stages.is_empty() {

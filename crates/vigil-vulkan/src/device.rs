@@ -363,8 +363,15 @@ pub(crate) struct DeviceShared {
     /// Debug-utils entry points, present only when native labels are on.
     pub debug_utils: Option<ash::ext::debug_utils::Device>,
     pub queue_family: u32,
-    /// The device's queues (one or two, of `queue_family`), each externally synchronized.
-    queues: Vec<Mutex<vk::Queue>>,
+    /// The device's queues, each with its family and externally synchronized: the first of
+    /// `queue_family`, then its second (`second_queue`), then the compute-only family's
+    /// (`compute_queue`), as the device has them.
+    queues: Vec<(Mutex<vk::Queue>, u32)>,
+    /// Which of `queues` is the main family's second, and which the compute family's.
+    second_queue: Option<usize>,
+    compute_queue: Option<usize>,
+    /// The families buffers and images are shared by: more than one makes them concurrent.
+    pub sharing_families: Vec<u32>,
     allocator: Mutex<Option<Allocator>>,
     descriptors: Mutex<DescriptorPools>,
     pub live: AtomicI64,
@@ -407,11 +414,22 @@ impl DeviceShared {
         let instance = adapter.instance.clone();
         // SAFETY: the queue family and index were part of the device's create info.
         let queue = unsafe { raw.get_device_queue(adapter.queue_family, 0) };
-        let mut queues = vec![Mutex::new(queue)];
+        let mut queues = vec![(Mutex::new(queue), adapter.queue_family)];
+        let mut second_queue = None;
         if adapter.second_queue {
             // SAFETY: as above: the device was created with two queues of the family.
             let second = unsafe { raw.get_device_queue(adapter.queue_family, 1) };
-            queues.push(Mutex::new(second));
+            second_queue = Some(queues.len());
+            queues.push((Mutex::new(second), adapter.queue_family));
+        }
+        let mut compute_queue = None;
+        let mut sharing_families = vec![adapter.queue_family];
+        if let Some(family) = adapter.compute_family(features) {
+            // SAFETY: as above: the device was created with one queue of this family.
+            let compute = unsafe { raw.get_device_queue(family, 0) };
+            compute_queue = Some(queues.len());
+            queues.push((Mutex::new(compute), family));
+            sharing_families.push(family);
         }
         let allocator = Allocator::new(&gpu_allocator::vulkan::AllocatorCreateDesc {
             instance: instance.raw.clone(),
@@ -557,6 +575,9 @@ impl DeviceShared {
             debug_utils,
             queue_family: adapter.queue_family,
             queues,
+            second_queue,
+            compute_queue,
+            sharing_families,
             allocator: Mutex::new(Some(allocator)),
             descriptors: Mutex::new(DescriptorPools::default()),
             live: AtomicI64::new(0),
@@ -580,7 +601,8 @@ impl DeviceShared {
         let info = vk::BufferCreateInfo::default()
             .size(size)
             .usage(usage)
-            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+            .sharing_mode(s.sharing_mode())
+            .queue_family_indices(s.concurrent_families());
         s.check("vkCreateBuffer")?;
         // SAFETY: valid device and create info (size non-zero, validated above).
         let raw = unsafe { s.raw.create_buffer(&info, None) }.map_err(conv::map_result)?;
@@ -646,12 +668,18 @@ impl DeviceShared {
     pub(crate) fn lock_queue(&self, index: usize) -> MutexGuard<'_, vk::Queue> {
         let last = self.queues.len().saturating_sub(1);
         // The device always has its first queue (see `new`).
-        lock(&self.queues[index.min(last)])
+        lock(&self.queues[index.min(last)].0)
     }
 
-    /// How many queues the device opened.
-    pub(crate) fn queue_count(&self) -> usize {
-        self.queues.len()
+    /// The family of queue `index` (clamped as in `lock_queue`).
+    pub(crate) fn family_of(&self, index: usize) -> u32 {
+        let last = self.queues.len().saturating_sub(1);
+        self.queues[index.min(last)].1
+    }
+
+    /// Whether queue `index` is of a family that draws.
+    pub(crate) fn draws(&self, index: usize) -> bool {
+        self.compute_queue != Some(index)
     }
 
     /// Consults the fault injector before the native call at `site`.
@@ -661,10 +689,7 @@ impl DeviceShared {
     }
 
     /// The create info of a texture's image (2D, optimal tiling, exclusive).
-    pub(crate) fn image_info(
-        &self,
-        desc: &hal::TextureDescriptor<'_>,
-    ) -> vk::ImageCreateInfo<'static> {
+    pub(crate) fn image_info(&self, desc: &hal::TextureDescriptor<'_>) -> vk::ImageCreateInfo<'_> {
         let mut flags = vk::ImageCreateFlags::empty();
         if desc.cube_compatible {
             flags |= vk::ImageCreateFlags::CUBE_COMPATIBLE;
@@ -696,8 +721,28 @@ impl DeviceShared {
             })
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(conv::texture_usage(desc.usage, desc.format))
-            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .sharing_mode(self.sharing_mode())
+            .queue_family_indices(self.concurrent_families())
             .initial_layout(vk::ImageLayout::UNDEFINED)
+    }
+
+    /// Exclusive with one queue family open; concurrent with two, so buffers and images
+    /// cross between the families' queues with no ownership transfer.
+    fn sharing_mode(&self) -> vk::SharingMode {
+        if self.sharing_families.len() > 1 {
+            vk::SharingMode::CONCURRENT
+        } else {
+            vk::SharingMode::EXCLUSIVE
+        }
+    }
+
+    /// The families a concurrent resource is shared by (none for an exclusive one).
+    fn concurrent_families(&self) -> &[u32] {
+        if self.sharing_families.len() > 1 {
+            &self.sharing_families
+        } else {
+            &[]
+        }
     }
 
     /// What an image made from `info` needs of its memory, without making it.
@@ -1519,7 +1564,7 @@ impl hal::Device for Device {
     }
 
     fn create_command_encoder(&self, label: &str) -> hal::Result<CommandEncoder> {
-        CommandEncoder::new(self.shared.clone(), label)
+        CommandEncoder::new(self.shared.clone(), self.queue, label)
     }
 
     unsafe fn destroy_command_encoder(&self, encoder: CommandEncoder) {
@@ -1570,14 +1615,25 @@ impl hal::Device for Device {
     }
 
     fn share_on_second_queue(&self) -> hal::Result<Option<Device>> {
-        if self.shared.queue_count() < 2 {
-            return Ok(None);
+        match self.shared.second_queue {
+            Some(q) => Device::over(self.shared.clone(), q).map(Some),
+            None => Ok(None),
         }
-        Device::over(self.shared.clone(), 1).map(Some)
+    }
+
+    fn share_on_compute_queue(&self) -> hal::Result<Option<Device>> {
+        match self.shared.compute_queue {
+            Some(q) => Device::over(self.shared.clone(), q).map(Some),
+            None => Ok(None),
+        }
     }
 
     fn queue_index(&self) -> u32 {
         self.queue as u32
+    }
+
+    fn queue_draws(&self) -> bool {
+        self.shared.draws(self.queue)
     }
 
     unsafe fn submit_after(

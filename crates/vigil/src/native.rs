@@ -512,9 +512,20 @@ impl<A: Api> Hal<A> {
         Ok(self.0.share_on_second_queue()?.map(Hal))
     }
 
+    /// Another device over the same native device, on its compute-only queue (`None`: it
+    /// has none).
+    pub fn share_on_compute_queue(&self) -> vigil_hal::Result<Option<Self>> {
+        Ok(self.0.share_on_compute_queue()?.map(Hal))
+    }
+
     /// Which of the native device's queues the device submits to.
     pub fn queue_index(&self) -> u32 {
         self.0.queue_index()
+    }
+
+    /// Whether the device's queue draws.
+    pub fn queue_draws(&self) -> bool {
+        self.0.queue_draws()
     }
 
     /// As [`Hal::submit`], the GPU first waiting for each `(device, value)` of `after`

@@ -53,6 +53,10 @@ rules! {
     // Device and adapter.
     AdapterNotFound: Unsupported, "adapter.not-found", "An adapter of the kind asked for exists.", "vigil";
     DeviceFeature: Unsupported, "device.feature", "A device enables only features its adapter supports.", "WebGPU requestDevice: requiredFeatures";
+    DeviceComputeQueue: Unsupported, "device.compute-queue", "A device shared onto the compute queue needs a native device opened with ASYNC_COMPUTE (its adapter has a compute-only queue family).", "Vulkan VkQueueFamilyProperties (COMPUTE without GRAPHICS)";
+    QueueDraws: Unsupported, "queue.draws", "Render passes, depth-stencil textures, surfaces and graphics stages need a device whose queue draws; a device on the compute queue computes and copies.", "Vulkan VkQueueFlags (vkCmdBeginRendering, vkCmdClearDepthStencilImage: graphics queues)";
+    QueueWaitForeign: DeviceMismatch, "queue.wait-foreign", "A submission waits only for devices over the same native device.", "Vulkan VkSemaphoreSubmitInfo (a semaphore of the same VkDevice)";
+    QueueWaitUnsubmitted: InvalidState, "queue.wait-unsubmitted", "A submission waits only for serials the device it waits for has submitted.", "vigil; Vulkan timeline semaphores (a wait needs a signal that is submitted)";
     DeviceSecondQueue: Unsupported, "device.second-queue", "A device shared onto a second queue needs a native device with a second queue (its queue family has two or more).", "Vulkan VkQueueFamilyProperties::queueCount";
     DeviceLimit: LimitExceeded, "device.limit", "A device asks for limits within its adapter's.", "WebGPU requestDevice: requiredLimits";
     DeviceLost: DeviceLost, "device.lost", "A lost device runs nothing more; loss is sticky and shared by devices over one native device.", "vigil; Vulkan VK_ERROR_DEVICE_LOST";
@@ -223,6 +227,7 @@ rules! {
     GpuFeature: Unsupported, "gpu.feature", "GPU heaps, pointer pipelines and roots need the BUFFER_DEVICE_ADDRESS feature.", "Vulkan bufferDeviceAddress; the reference's GPU-pointer model";
     GpuHeapDescriptor: InvalidDescriptor, "gpu.heap-descriptor", "A GPU heap holds 1 byte to max_buffer_size, a multiple of 4 bytes; ordinary buffers never have DEVICE_ADDRESS usage (heaps do).", "vigil";
     GpuPointer: OutOfBounds, "gpu.pointer", "A pointer the CPU hands the GPU (a heap pointer, a root) lies in a live heap of this device, with room for what it points at, aligned to it.", "vigil; Vulkan VUID-vkGetBufferDeviceAddress (addresses of live buffers only)";
+    GpuHeapShare: DeviceMismatch, "gpu.heap-share", "A GPU heap is shared only with another device over the same native device (its addresses are that device's).", "vigil; Vulkan buffer device addresses (per VkDevice)";
     GpuHeapAccess: UsageMismatch, "gpu.heap-access", "The CPU writes only CPU-visible heaps and reads only CPU-visible and readback heaps, inside them.", "vigil; the reference's heap kinds";
     GpuShader: InvalidDescriptor, "gpu.shader", "A pointer-tier module compiles (glslc), its SPIR-V validates for Vulkan 1.3 (spirv-val), and it uses only capabilities the device enables.", "vigil; Vulkan SPIR-V environment";
     GpuBarrier: InvalidState, "gpu.barrier", "A memory barrier names source and destination stages (the host is not a source) and is recorded outside render passes.", "Vulkan vkCmdPipelineBarrier2 inside render passes; the reference's stage/access barriers";

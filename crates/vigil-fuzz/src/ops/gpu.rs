@@ -18,6 +18,33 @@ layout(local_size_x = 1) in;
 void main() { vigil.root.value += 1u; }
 ";
 
+/// Shares a heap with the other device (its handle there then serves as a foreign handle
+/// here), or with this device itself (refused: `gpu.heap-share`).
+fn share(w: &mut World<'_>, r: &mut Rng) {
+    let Some(other) = w.other else {
+        return;
+    };
+    let (h, _, v) = w.gpu_heaps.pick(r, w.id);
+    let to_self = r.chance(20);
+    let what = format!(
+        "share_gpu_heap({h:?}, {})",
+        if to_self {
+            "itself"
+        } else {
+            "the other device"
+        }
+    );
+    let shared = w.call("share_gpu_heap", what, v.invalid() || to_self, |w| {
+        w.device
+            .share_gpu_heap(h, if to_self { w.device } else { other })
+    });
+    if let Some(s) = shared {
+        if !to_self && w.gpu_heaps.foreign.len() < 8 {
+            w.gpu_heaps.foreign.push(s);
+        }
+    }
+}
+
 /// One of the operations below.
 pub fn gpu_pointers(w: &mut World<'_>, r: &mut Rng) {
     match r.below(10) {
@@ -32,6 +59,7 @@ pub fn gpu_pointers(w: &mut World<'_>, r: &mut Rng) {
                 w.device.gpu_heap_ptr::<u64>(h, offset).map(|_| ())
             });
         }
+        5 if r.chance(25) => share(w, r),
         5 => {
             let (h, _, v) = w.gpu_heaps.pick(r, w.id);
             w.call(

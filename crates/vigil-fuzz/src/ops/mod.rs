@@ -61,6 +61,7 @@ pub const OPS: &[(u32, Op)] = &[
     (2, graph::graph),
     // Queue.
     (6, queue::submit),
+    (1, queue::submit_after),
     (1, queue::drop_command_buffer),
     (4, queue::write_buffer),
     (2, queue::write_texture),

@@ -38,6 +38,51 @@ pub fn submit(w: &mut World<'_>, r: &mut Rng) {
     w.call("submit", what, false, |w| w.device.submit(chosen).map(drop));
 }
 
+/// A submission waiting on the GPU for serials of this device or of the other one: some
+/// submitted (including 0), some not yet (refused: `queue.wait-unsubmitted`). The other
+/// device sometimes submits first, so its serials move.
+pub fn submit_after(w: &mut World<'_>, r: &mut Rng) {
+    let Some(other) = w.other else {
+        return;
+    };
+    if r.chance(30) {
+        w.call(
+            "submit_other",
+            "other.submit(nothing)".into(),
+            false,
+            |_| other.submit(std::iter::empty()).map(drop),
+        );
+    }
+    let mut chosen = Vec::new();
+    if !w.command_buffers.is_empty() && r.chance(70) {
+        let i = r.index(w.command_buffers.len());
+        chosen.push(w.command_buffers.remove(i));
+    }
+    let mut waits = Vec::new();
+    let mut invalid = false;
+    for _ in 0..r.below(3) {
+        let d = if r.chance(50) { w.device } else { other };
+        let last = d.last_submitted_serial();
+        let serial = match r.below(6) {
+            0 => 0,
+            1 | 2 => last,
+            3 => r.below(last.saturating_add(1)),
+            4 => last.saturating_add(1),
+            _ => u64::MAX,
+        };
+        invalid |= serial > last;
+        waits.push((d, serial));
+    }
+    let what = format!(
+        "submit_after({} command buffer(s), waits {:?})",
+        chosen.len(),
+        waits.iter().map(|(d, s)| (d.id(), *s)).collect::<Vec<_>>()
+    );
+    w.call("submit_after", what, invalid, |w| {
+        w.device.submit_after(chosen, &waits).map(drop)
+    });
+}
+
 pub fn drop_command_buffer(w: &mut World<'_>, r: &mut Rng) {
     if w.command_buffers.is_empty() {
         return;

@@ -163,6 +163,9 @@ pub const TEST_CALL_SITES: &[CallSite] = &[
     },
 ];
 
+/// The queue index of test devices on the compute-only queue.
+const COMPUTE_QUEUE: u32 = 2;
+
 /// The test device.
 #[derive(Debug)]
 pub struct TestDevice {
@@ -182,6 +185,9 @@ pub struct TestDevice {
     log: Mutex<Vec<(u64, Vec<TestCommand>)>>,
     /// The size of every test surface's window.
     surface_extent: Arc<Mutex<[u32; 2]>>,
+    /// The queue it submits to: 0, or 2 for a device on the compute-only queue (which does
+    /// not draw).
+    queue: u32,
 }
 
 impl TestDevice {
@@ -198,6 +204,7 @@ impl TestDevice {
             faults: Arc::new(FaultInjector::default()),
             log: Mutex::new(Vec::new()),
             surface_extent: Arc::new(Mutex::new([64, 64])),
+            queue: 0,
         }
     }
 
@@ -657,7 +664,35 @@ impl Device for TestDevice {
         other.live = self.live.clone();
         other.lost = self.lost.clone();
         other.surface_extent = self.surface_extent.clone();
+        other.queue = self.queue;
         Ok(other)
+    }
+
+    fn share_on_compute_queue(&self) -> Result<Option<TestDevice>> {
+        if !self.features.contains(Features::ASYNC_COMPUTE) {
+            return Ok(None);
+        }
+        let mut other = self.share()?;
+        other.queue = COMPUTE_QUEUE;
+        Ok(Some(other))
+    }
+
+    fn queue_index(&self) -> u32 {
+        self.queue
+    }
+
+    fn queue_draws(&self) -> bool {
+        self.queue != COMPUTE_QUEUE
+    }
+
+    unsafe fn submit_after(
+        &self,
+        command_buffers: &[&TestCommandBuffer],
+        signal_value: u64,
+        _after: &[(&TestDevice, u64)],
+    ) -> Result<()> {
+        // The test backend runs nothing: waits across its queues order nothing.
+        self.submit_with(command_buffers, signal_value, None)
     }
 
     fn completed_value(&self) -> Result<u64> {
@@ -766,13 +801,9 @@ impl crate::api::TestControl for TestDevice {
         command_buffers: &[&TestCommandBuffer],
         signal_value: u64,
         gate_wait: u64,
-        after: &[(&TestDevice, u64)],
+        _after: &[(&TestDevice, u64)],
     ) -> Result<()> {
-        if !after.is_empty() {
-            return Err(DeviceError::Unsupported(
-                "waits across queues (the test backend has one queue)".into(),
-            ));
-        }
+        // As `submit_after`: the waits order nothing here.
         self.submit_with(command_buffers, signal_value, Some(gate_wait))
     }
 

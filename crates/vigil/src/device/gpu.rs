@@ -290,7 +290,7 @@ impl<A: Api> Device<A> {
             .objects
             .gpu_heaps
             .insert(|index, generation| GpuHeapObj {
-                raw,
+                raw: Arc::new(raw),
                 handle: GpuHeap::from_parts(index, generation, id),
                 label: label.to_owned(),
                 size: desc.size,
@@ -298,13 +298,56 @@ impl<A: Api> Device<A> {
                 address,
             })
             .ok_or_else(|| super::buffer::registry_full(OP, label, "GPU heap"))?;
+        self.add_heap(obj, label)
+    }
+
+    /// Puts a new heap among the live ones, by address (what roots are checked against).
+    fn add_heap(&self, obj: Arc<GpuHeapObj<A>>, label: &str) -> Result<GpuHeap> {
         let handle = obj.handle;
         let mut heaps = self.lock_heaps();
-        let at = heaps.partition_point(|h| h.address < address);
+        let at = heaps.partition_point(|h| h.address < obj.address);
         heaps.insert(at, obj);
         drop(heaps);
         self.notify_created("GPU heap", label);
         Ok(handle)
+    }
+
+    /// Shares `heap` with `with`, another device over the same native device (one on
+    /// another queue, say): returns `with`'s handle of the same memory, at the same
+    /// addresses, so its roots and arguments may point into it. Each device destroys its
+    /// own handle; the memory goes when the last handle is destroyed and every submission
+    /// of either device made before then has completed. Nothing orders the two devices'
+    /// uses of the memory but the application: across queues with
+    /// [`Device::submit_after`], on one queue with barriers. Refused for a device over
+    /// another native device, or this device itself (`gpu.heap-share`).
+    pub fn share_gpu_heap(&self, heap: GpuHeap, with: &Device<A>) -> Result<GpuHeap> {
+        const OP: &str = "share_gpu_heap";
+        self.check_alive(OP)?;
+        let h = self.lookup(heap, OP)?;
+        if Arc::ptr_eq(&self.core, &with.core) || !self.completion.same_root(&with.completion) {
+            return Err(fail!(
+                GpuHeapShare,
+                OP,
+                &h.label,
+                "a heap is shared with another device over the same native device (made with share from this one), not with this device itself or a device over another native device"
+            ));
+        }
+        with.check_alive(OP)?;
+        let label = format!("{} (shared)", h.label);
+        let id = with.id;
+        let (_, _, obj) = with
+            .objects
+            .gpu_heaps
+            .insert(|index, generation| GpuHeapObj {
+                raw: h.raw.clone(),
+                handle: GpuHeap::from_parts(index, generation, id),
+                label: label.clone(),
+                size: h.size,
+                kind: h.kind,
+                address: h.address,
+            })
+            .ok_or_else(|| super::buffer::registry_full(OP, &label, "GPU heap"))?;
+        with.add_heap(obj, &label)
     }
 
     /// A pointer to a `T` at byte `offset` of `heap`: the heap is live, `offset` is a

@@ -43,7 +43,7 @@ pub use texture::MAX_QUERIES;
 pub use uploads::{MAX_QUEUED_WRITES, WriteStats};
 
 use crate::DefaultApi;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, fail};
 use crate::instance::Adapter;
 use crate::native::Hal;
 use crate::rules::Rule;
@@ -164,6 +164,8 @@ pub struct Core<A: Api> {
     pub(crate) descriptor_heaps: Mutex<Option<Arc<heaps::HeapShared<A>>>>,
     /// Timestamps of the last completed submissions that wrote any, by serial.
     pub(crate) timestamps: Mutex<VecDeque<(u64, Vec<Vec<queue::Timestamp>>)>>,
+    /// Whether the device's queue draws (not a device on the compute-only queue).
+    pub(crate) draws: bool,
 }
 
 /// A validated device over backend `A` (Vulkan by default).
@@ -286,6 +288,7 @@ impl<A: Api> Device<A> {
     ) -> Result<Self> {
         const OP: &str = "request_device";
         let hal = Arc::new(hal);
+        let draws = hal.queue_draws();
         let progress =
             progress::Progress::new(&hal).map_err(|e| Error::from_hal(e, OP, &settings.label))?;
         let Settings {
@@ -327,6 +330,7 @@ impl<A: Api> Device<A> {
                 heaps: Mutex::new(Vec::new()),
                 descriptor_heaps: Mutex::new(None),
                 timestamps: Mutex::new(VecDeque::new()),
+                draws,
             }),
         })
     }
@@ -395,10 +399,60 @@ impl<A: Api> Device<A> {
         )
     }
 
-    /// Which of the native device's queues the device submits to: 0, or 1 for a device
-    /// made with [`Device::share_on_second_queue`] (and the devices shared from it).
+    /// As [`Device::share`], but the new device submits to the queue of the adapter's
+    /// compute-only family (an async compute queue), opened with the native device when
+    /// it was asked for `ASYNC_COMPUTE`: its compute passes and copies run beside this
+    /// device's work. It does not draw: render passes, depth-stencil textures, surfaces and
+    /// graphics stages in barriers are refused there (`queue.draws`). Work is ordered
+    /// across the queues through shared textures (as for [`Device::share_on_second_queue`])
+    /// and explicitly with [`Device::submit_after`]. Refused (`device.compute-queue`)
+    /// without `ASYNC_COMPUTE` (lavapipe has no such family; NVIDIA's has eight queues).
+    pub fn share_on_compute_queue(&self) -> Result<Device<A>> {
+        const OP: &str = "share_on_compute_queue";
+        self.check_alive(OP)?;
+        let hal = self
+            .hal
+            .share_on_compute_queue()
+            .map_err(|e| self.hal_error(e, OP, &self.label))?
+            .ok_or_else(|| {
+                Error::new(
+                    Rule::DeviceComputeQueue,
+                    OP,
+                    &self.label,
+                    if self.features.contains(Features::ASYNC_COMPUTE) {
+                        "the native device has no compute-only queue".to_owned()
+                    } else {
+                        "the device was opened without ASYNC_COMPUTE: ask for it in required_features (the adapter must have a compute-only queue family)".to_owned()
+                    },
+                )
+            })?;
+        Device::assemble(
+            hal,
+            self.info.clone(),
+            self.features,
+            self.limits.clone(),
+            queue::Completion::sharing_loss(&self.completion),
+            self.validation.clone(),
+            Settings {
+                label: format!("{} (compute queue)", self.label),
+                staging_budget: self.staging_budget,
+                max_in_flight: self.max_in_flight,
+                stall: lock(&self.timeouts).stall,
+            },
+        )
+    }
+
+    /// Which of the native device's queues the device submits to: 0, 1 for a device made
+    /// with [`Device::share_on_second_queue`], and the last for one made with
+    /// [`Device::share_on_compute_queue`] (a share of either stays on its queue).
     pub fn queue_index(&self) -> u32 {
         self.hal.queue_index()
+    }
+
+    /// Whether the device's queue draws: false only for a device made with
+    /// [`Device::share_on_compute_queue`] (and its shares).
+    pub fn queue_draws(&self) -> bool {
+        self.draws
     }
 
     /// Drains the device (bounded by progress) and releases every native object, reporting
@@ -475,6 +529,49 @@ impl<A: Api> Device<A> {
     /// Objects currently alive per kind, for diagnostics: `(kind, count)`.
     pub fn live_objects(&self) -> Vec<(&'static str, usize)> {
         self.objects.live_counts()
+    }
+}
+
+/// The stages a queue that does not draw has.
+const COMPUTE_QUEUE_STAGES: vigil_hal::Stages = vigil_hal::Stages::TRANSFER
+    .union(vigil_hal::Stages::COMPUTE)
+    .union(vigil_hal::Stages::DRAW_INDIRECT)
+    .union(vigil_hal::Stages::HOST)
+    .union(vigil_hal::Stages::ALL_COMMANDS)
+    .union(vigil_hal::Stages::ACCELERATION_STRUCTURE_BUILD);
+
+impl<A: Api> Core<A> {
+    /// Refuses stages the device's queue does not have (graphics stages on the compute
+    /// queue), named by the caller as `what`.
+    pub(crate) fn stages_on_queue(
+        &self,
+        op: &'static str,
+        label: &str,
+        what: &str,
+        stages: vigil_hal::Stages,
+    ) -> Result<()> {
+        if self.draws || COMPUTE_QUEUE_STAGES.contains(stages) {
+            return Ok(());
+        }
+        self.needs_drawing_queue(op, label, &format!("{what} {stages:?}"))
+    }
+
+    /// Refuses `what` (graphics work) on a device whose queue does not draw.
+    pub(crate) fn needs_drawing_queue(
+        &self,
+        op: &'static str,
+        label: &str,
+        what: &str,
+    ) -> Result<()> {
+        if self.draws {
+            return Ok(());
+        }
+        Err(fail!(
+            QueueDraws,
+            op,
+            label,
+            "{what} needs a queue that draws; this device is on the compute queue (compute passes, copies and color clears only)"
+        ))
     }
 }
 

@@ -89,7 +89,9 @@ pub(crate) type SamplerHeapObj<A> = DescriptorHeapObj<A, SamplerHeap>;
 
 /// A GPU heap: a buffer with a device address, partitioned by the application.
 pub(crate) struct GpuHeapObj<A: Api> {
-    pub raw: Owned<A, BufferKind>,
+    /// Its memory, shared with the heaps of other devices that share it
+    /// ([`crate::Device::share_gpu_heap`]): released when the last of them goes.
+    pub raw: Arc<Owned<A, BufferKind>>,
     pub handle: GpuHeap,
     pub label: String,
     pub size: u64,

@@ -383,15 +383,76 @@ impl<A: Api> Device<A> {
         &self,
         command_buffers: impl IntoIterator<Item = CommandBuffer<A>>,
     ) -> Result<u64> {
-        const OP: &str = "submit";
-        let mut span = crate::timeline::CpuSpan::new(&self.timeline, "submit", OP, &self.label);
+        self.submit_waiting("submit", command_buffers, Vec::new())
+    }
+
+    /// As [`Device::submit`], but the submission's work first waits, on the GPU, until each
+    /// `(device, serial)` of `after` completed: devices over the same native device, on any
+    /// of its queues (a device on the compute queue and one that draws, say). The host does
+    /// not wait; the submitting thread returns at once. This is how work reaching memory
+    /// the devices share through pointers ([`Device::share_gpu_heap`]) is ordered across
+    /// queues, where no tracked resource says what waits for what. Each device waited for
+    /// stays alive until this submission completed. Refused, consuming no serial, for a
+    /// device over another native device (`queue.wait-foreign`) or a serial that device
+    /// has not submitted yet (`queue.wait-unsubmitted`: a wait for work that may never be
+    /// submitted could not end).
+    pub fn submit_after(
+        &self,
+        command_buffers: impl IntoIterator<Item = CommandBuffer<A>>,
+        after: &[(&Device<A>, u64)],
+    ) -> Result<u64> {
+        const OP: &str = "submit_after";
+        let mut waits: Vec<(Arc<crate::native::Hal<A>>, u64)> = Vec::new();
+        for (other, serial) in after {
+            if !self.completion.same_root(&other.completion) {
+                return self.refused_submission(Error::new(
+                    Rule::QueueWaitForeign,
+                    OP,
+                    &self.label,
+                    format!(
+                        "device '{}' is over another native device: a submission waits only for devices made with share from this one's",
+                        other.label
+                    ),
+                ));
+            }
+            let submitted = other.last_submitted.load(Ordering::Acquire);
+            if *serial > submitted {
+                return self.refused_submission(Error::new(
+                    Rule::QueueWaitUnsubmitted,
+                    OP,
+                    &self.label,
+                    format!(
+                        "device '{}' has submitted up to serial {submitted}; a wait for its serial {serial} might never end",
+                        other.label
+                    ),
+                ));
+            }
+            if *serial > 0 {
+                super::shared::wait_for(&mut waits, &other.hal, *serial);
+            }
+        }
+        self.submit_waiting(OP, command_buffers, waits)
+    }
+
+    /// Counts a refused submission and returns its refusal.
+    fn refused_submission(&self, e: Error) -> Result<u64> {
+        let mut stats = lock(&self.stats);
+        stats.refused_submissions = stats.refused_submissions.wrapping_add(1);
+        Err(e)
+    }
+
+    /// Submits, the GPU first waiting for each of `waits` (checked by the caller: devices
+    /// over this native device, serials they submitted).
+    fn submit_waiting(
+        &self,
+        op: &'static str,
+        command_buffers: impl IntoIterator<Item = CommandBuffer<A>>,
+        waits: Vec<(Arc<crate::native::Hal<A>>, u64)>,
+    ) -> Result<u64> {
+        let mut span = crate::timeline::CpuSpan::new(&self.timeline, "submit", op, &self.label);
         let mut cbs: Vec<CommandBuffer<A>> = command_buffers.into_iter().collect();
-        let refused = |e: Error| {
-            let mut stats = lock(&self.stats);
-            stats.refused_submissions = stats.refused_submissions.wrapping_add(1);
-            Err(e)
-        };
-        if let Err(e) = self.check_alive(OP) {
+        let refused = |e: Error| self.refused_submission(e);
+        if let Err(e) = self.check_alive(op) {
             return refused(e);
         }
         let mut q = lock(&self.queue);
@@ -409,7 +470,7 @@ impl<A: Api> Device<A> {
             if let Some((kind, label)) = cb.used.accel.unbuilt(&built_before) {
                 let e = Error::new(
                     Rule::AccelUnbuilt,
-                    OP,
+                    op,
                     &cb.label,
                     format!(
                         "the command buffer uses {kind} '{label}', which no earlier submission or command buffer builds; build it first"
@@ -421,7 +482,7 @@ impl<A: Api> Device<A> {
             built_before.extend(cb.used.accel.built_addresses());
         }
         // Aliasable textures: which alias of shared bytes is active, in submission order.
-        let aliases = match super::plan_aliases(&cbs, OP) {
+        let aliases = match super::plan_aliases(&cbs, op) {
             Ok(a) => a,
             Err(e) => {
                 drop(q);
@@ -432,7 +493,7 @@ impl<A: Api> Device<A> {
             drop(q);
             return refused(Error::new(
                 Rule::SubmitSize,
-                OP,
+                op,
                 &self.label,
                 format!(
                     "{} command buffers in one submission exceed max_command_buffers_in_flight ({}); no amount of waiting makes room for them",
@@ -452,7 +513,7 @@ impl<A: Api> Device<A> {
             .saturating_add(needed)
             > self.max_in_flight
         {
-            if let Err(e) = self.wait_for_room(&mut q, needed, self.max_in_flight, OP) {
+            if let Err(e) = self.wait_for_room(&mut q, needed, self.max_in_flight, op) {
                 drop(q);
                 return refused(e);
             }
@@ -470,18 +531,21 @@ impl<A: Api> Device<A> {
             .cloned()
             .collect();
         let stall = self.timeouts().stall;
-        let mut order = match super::shared::order_shared(&shared, &self.hal, stall, OP) {
+        let mut order = match super::shared::order_shared(&shared, &self.hal, stall, op) {
             Ok(g) => g,
             Err(e) => {
                 drop(q);
                 return refused(e);
             }
         };
+        for (hal, serial) in &waits {
+            super::shared::wait_for(&mut order.after, hal, *serial);
+        }
         let serial = self
             .last_submitted
             .load(Ordering::Acquire)
             .saturating_add(1);
-        let plan = match self.plan_submission(&mut q, &cbs, OP) {
+        let plan = match self.plan_submission(&mut q, &cbs, op) {
             Ok(p) => p,
             Err(e) => {
                 drop(q);
@@ -515,7 +579,7 @@ impl<A: Api> Device<A> {
             // sees the driver's error.
             plan.undo(self, &mut q, &cbs);
             drop(q);
-            return refused(self.hal_error(e, OP, &self.label));
+            return refused(self.hal_error(e, op, &self.label));
         }
         self.last_submitted.store(serial, Ordering::Release);
         order.submitted(&self.hal, serial);

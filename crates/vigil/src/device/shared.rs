@@ -118,6 +118,10 @@ impl<A: Api> Device<A> {
                 "the texture's device is over another native device: only devices made with `share` register each other's textures"
             ));
         }
+        let info = source.desc.format.info();
+        if info.has_depth || info.has_stencil {
+            self.needs_drawing_queue(OP, &source.label, "a depth-stencil texture")?;
+        }
         let label = format!("{} (registered)", source.label);
         let raw = self
             .hal
@@ -240,7 +244,11 @@ impl<A: Api> SharedOrder<'_, A> {
 }
 
 /// Adds a wait for `serial` of `hal` (the higher of two for one device).
-fn wait_for<A: Api>(after: &mut Vec<(Arc<Hal<A>>, u64)>, hal: &Arc<Hal<A>>, serial: u64) {
+pub(crate) fn wait_for<A: Api>(
+    after: &mut Vec<(Arc<Hal<A>>, u64)>,
+    hal: &Arc<Hal<A>>,
+    serial: u64,
+) {
     if serial == 0 {
         return;
     }

@@ -105,6 +105,7 @@ impl<A: Api> Device<A> {
         window: Option<Arc<dyn std::any::Any + Send + Sync>>,
         op: &'static str,
     ) -> Result<Surface> {
+        self.needs_drawing_queue(op, label, "a surface")?;
         let raw = self.hal.create_surface(target).map_err(|e| match e {
             vigil_hal::DeviceError::Unsupported(why) => {
                 fail!(SurfaceUnsupported, op, label, "{why}")

@@ -40,12 +40,27 @@ impl<A: Api> Device<A> {
         let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", op, desc.label);
         self.check_alive(op)?;
         validate::texture::descriptor(desc, &self.limits, self.hal.format_support(desc.format))?;
+        self.depth_on_queue(op, desc)?;
         let raw = self
             .hal
             .create_texture(&hal_texture(desc))
             .map_err(|e| self.hal_error(e, op, desc.label))?;
         let raw = Owned::new(&self.hal, raw);
         self.register_texture_obj(desc, raw, frame, None, op)
+    }
+
+    /// Refuses a depth-stencil texture on a device whose queue does not draw (it could be
+    /// neither cleared to zero nor copied there).
+    pub(crate) fn depth_on_queue(
+        &self,
+        op: &'static str,
+        desc: &TextureDescriptor<'_>,
+    ) -> Result<()> {
+        let info = desc.format.info();
+        if info.has_depth || info.has_stencil {
+            self.needs_drawing_queue(op, desc.label, "a depth-stencil texture")?;
+        }
+        Ok(())
     }
 
     /// Registers a native texture made for `desc`: zeroed at its first use unless it is an

@@ -479,6 +479,8 @@ impl<A: Api> CommandEncoder<A> {
                     "the barrier needs source and destination stages (not the host): {src:?} -> {dst:?}"
                 ));
             }
+            e.core
+                .stages_on_queue(OP, &e.label, "a barrier in stages", src | dst)?;
             e.ensure_open(OP)?;
             if let Some(mut r) = e.rec() {
                 r.barriers(Some(MemoryBarrier { src, dst }), &[], &[]);

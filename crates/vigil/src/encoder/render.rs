@@ -181,6 +181,7 @@ impl<A: Api> CommandEncoder<A> {
         self.timeline_pass("render pass", desc.label)?;
         self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
+            e.core.needs_drawing_queue(OP, &e.label, "a render pass")?;
             let view_mask = desc.multiview_mask.map_or(0, std::num::NonZeroU32::get);
             validate::render_pass::multiview(
                 OP,

@@ -75,6 +75,8 @@ impl<A: Api> CommandEncoder<A> {
             for t in buffers {
                 let b = find(&mut e.used.buffers, &e.core, t.buffer, OP)?.clone();
                 validate::transition::scope(OP, &e.label, t.stages, t.access)?;
+                e.core
+                    .stages_on_queue(OP, &e.label, "a transition for stages", t.stages)?;
                 let f = b.facts();
                 let size = t.size.unwrap_or(f.size.saturating_sub(t.offset));
                 validate::buffer::range(OP, &e.label, "transition", t.offset, size, f.size)?;
@@ -86,6 +88,8 @@ impl<A: Api> CommandEncoder<A> {
             for t in textures {
                 let tex = find(&mut e.used.textures, &e.core, t.texture, OP)?.clone();
                 validate::transition::scope(OP, &e.label, t.stages, t.access)?;
+                e.core
+                    .stages_on_queue(OP, &e.label, "a transition for stages", t.stages)?;
                 let d = &tex.desc;
                 let mips = t
                     .mip_level_count
