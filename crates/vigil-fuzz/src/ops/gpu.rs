@@ -365,6 +365,11 @@ fn make_draw_pipelines(w: &mut World<'_>) {
             },
         );
     }
+    if w.args.is_some() {
+        // Made on an earlier try whose pipelines were refused: kept, not made again (a
+        // second one would replace the world's only handle of the first).
+        return;
+    }
     w.call("create_gpu_heap", "draw arguments".into(), false, |w| {
         let h = w.device.create_gpu_heap(&GpuHeapDescriptor {
             label: "fuzz draw arguments",
