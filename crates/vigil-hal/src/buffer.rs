@@ -45,6 +45,12 @@ pub enum MemoryLocation {
     CpuToGpu,
     /// Host-visible and cached, written by the device and read by the host.
     GpuToCpu,
+    /// Host-visible and, where the device has such memory, cached: written by the host
+    /// through its caches, read by the device's copies (staging). Write-combined memory
+    /// (device-local and host-visible, as behind a resizable BAR) takes a burst of writes
+    /// well, but every locked instruction between writes drains the write-combining
+    /// buffers to the device, so small writes interleaved with other work stall there.
+    Staging,
 }
 
 /// What the backend needs to create a buffer. The layer above has validated it.

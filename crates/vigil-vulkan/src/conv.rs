@@ -38,6 +38,8 @@ pub fn memory_location(location: hal::MemoryLocation) -> gpu_allocator::MemoryLo
         hal::MemoryLocation::GpuOnly => gpu_allocator::MemoryLocation::GpuOnly,
         hal::MemoryLocation::CpuToGpu => gpu_allocator::MemoryLocation::CpuToGpu,
         hal::MemoryLocation::GpuToCpu => gpu_allocator::MemoryLocation::GpuToCpu,
+        // The allocator's readback location is the one that prefers host-cached memory.
+        hal::MemoryLocation::Staging => gpu_allocator::MemoryLocation::GpuToCpu,
     }
 }
 

@@ -401,6 +401,61 @@ fn staging_of_completed_uploads_is_reused() {
 }
 
 #[test]
+fn small_and_large_staged_writes_interleaved_land_in_order() {
+    // Small writes are staged in cached host memory and large ones (64 KiB and more) in
+    // write-combined memory, in chunks of their own kind: interleaved, each lands where
+    // and when it was written, and a second round reuses the chunks of both kinds.
+    const BIG: usize = 96 << 10;
+    let d = gpu();
+    let (a, out) = (
+        storage(&d, "a", 4 * BIG as u64),
+        storage(&d, "out", 4 * BIG as u64),
+    );
+    let big = |seed: u8| -> Vec<u8> {
+        (0..BIG)
+            .map(|i| (i as u8).wrapping_mul(31) ^ seed)
+            .collect()
+    };
+    for round in 0..2u8 {
+        d.seams().pause_submissions().unwrap();
+        copy(&d, out, a, 4);
+        // Large at 0, small at the start of the second quarter, large over the third,
+        // small again over the large write's last word (later, so it wins).
+        d.write_buffer(a, 0, &big(round)).unwrap();
+        d.write_buffer(a, BIG as u64, &bytes_of(&[7 + u32::from(round); 16]))
+            .unwrap();
+        d.write_buffer(a, 2 * BIG as u64, &big(round + 100))
+            .unwrap();
+        d.write_buffer(a, BIG as u64 - 4, &bytes_of(&[9])).unwrap();
+        let serial = copy(&d, a, out, 4 * BIG as u64);
+        d.seams().resume_submissions().unwrap();
+        d.wait_for_serial_unless_stalled(serial, std::time::Duration::from_secs(10))
+            .unwrap();
+        let got = d.read_buffer(out, 0, 3 * BIG as u64).unwrap();
+        let mut want = big(round);
+        want[BIG - 4..].copy_from_slice(&9u32.to_le_bytes());
+        want.extend_from_slice(&bytes_of(&[7 + u32::from(round); 16]));
+        want.resize(2 * BIG, 0);
+        want.extend_from_slice(&big(round + 100));
+        assert!(
+            got[..BIG] == want[..BIG],
+            "round {round}: the first large write"
+        );
+        assert!(
+            got[BIG..BIG + 64] == want[BIG..BIG + 64],
+            "round {round}: the small write"
+        );
+        assert!(
+            got[2 * BIG..] == want[2 * BIG..],
+            "round {round}: the second large write"
+        );
+    }
+    // One chunk of each kind for the small writes and one for each large write (a chunk
+    // holds 1 MiB, so both large writes fit one), made in the first round only.
+    assert_eq!(d.write_stats().staging_allocations, 2);
+}
+
+#[test]
 fn overlapping_staged_writes_land_in_the_order_they_were_made() {
     let d = gpu();
     let (a, out) = (storage(&d, "a", 256), storage(&d, "out", 256));

@@ -28,11 +28,23 @@ const MAX_REGIONS_PER_COPY: usize = 256;
 /// Bytes per staging chunk; larger writes get a chunk of their own.
 const CHUNK_BYTES: u64 = 1 << 20;
 
+/// Writes of at least this many bytes are staged in write-combined memory, smaller ones in
+/// cached host memory. Measured on the H200, paired against raw ash (which stages in
+/// write-combined memory), `docs/results/writes-staging-h200/`: 64-byte writes cost 206 to
+/// 263 ns a call in write-combined memory (most likely because each locked instruction a
+/// write takes after its copy drains the write-combining buffers across the bus) and 79 to
+/// 112 ns in cached memory; 1 MiB
+/// writes cost 0.99 to 1.01x raw ash in write-combined memory and 1.56 to 1.58x in cached
+/// memory, where a large copy goes through the caches and the GPU reads system memory.
+const LARGE_WRITE: u64 = 64 << 10;
+
 /// A host-visible buffer writes are staged in.
 pub(crate) struct StagingChunk<A: Api> {
     pub buffer: Owned<A, BufferKind>,
     pub size: u64,
     pub used: u64,
+    /// In cached host memory (for small writes), else write-combined (for large ones).
+    pub cached: bool,
 }
 
 /// A staged buffer write.
@@ -298,7 +310,8 @@ impl<A: Api> Core<A> {
         Ok(())
     }
 
-    /// Finds `size` bytes of staging: in the batch's last chunk, else in a spare chunk
+    /// Finds `size` bytes of staging: in the batch's last chunk of the write's kind (cached
+    /// for small writes, write-combined for large ones), else in a spare chunk
     /// from a completed submission, else in a new one. Returns chunk index and offset.
     pub(crate) fn staging_space(
         &self,
@@ -307,13 +320,25 @@ impl<A: Api> Core<A> {
     ) -> vigil_hal::Result<(usize, u64)> {
         // Sizes are within the staging budget (checked by the callers), far from u64::MAX.
         let size = size.checked_next_multiple_of(4).unwrap_or(u64::MAX);
-        if let Some((i, c)) = q.uploads.chunks.iter().enumerate().last() {
+        let cached = size < LARGE_WRITE;
+        if let Some((i, c)) = q
+            .uploads
+            .chunks
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, c)| c.cached == cached)
+        {
             let at = c.used.checked_next_multiple_of(16).unwrap_or(u64::MAX);
             if at.checked_add(size).is_some_and(|end| end <= c.size) {
                 return Ok((i, at));
             }
         }
-        let chunk = match q.spare_staging.iter().position(|c| c.size >= size) {
+        let spare = q
+            .spare_staging
+            .iter()
+            .position(|c| c.cached == cached && c.size >= size);
+        let chunk = match spare {
             Some(i) => {
                 let c = q.spare_staging.swap_remove(i);
                 q.spare_staging_bytes = q.spare_staging_bytes.saturating_sub(c.size);
@@ -325,13 +350,18 @@ impl<A: Api> Core<A> {
                     label: "vigil staging",
                     size: chunk_size,
                     usage: BufferUsages::MAP_WRITE | BufferUsages::COPY_SRC,
-                    location: vigil_hal::MemoryLocation::CpuToGpu,
+                    location: if cached {
+                        vigil_hal::MemoryLocation::Staging
+                    } else {
+                        vigil_hal::MemoryLocation::CpuToGpu
+                    },
                 })?;
                 q.staging.allocations = q.staging.allocations.wrapping_add(1);
                 StagingChunk {
                     buffer: Owned::new(&self.hal, buffer),
                     size: chunk_size,
                     used: 0,
+                    cached,
                 }
             }
         };
