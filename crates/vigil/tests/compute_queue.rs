@@ -300,20 +300,8 @@ fn frames_rendered_on_the_queue_that_draws_are_copied_out_on_the_other() {
         rows_per_image: None,
     };
     for frame in 0..4u8 {
-        let mut e = producer
-            .create_command_encoder(&CommandEncoderDescriptor { label: "render" })
-            .unwrap();
         let shade = f64::from(frame) * 60.0 / 255.0;
-        e.begin_render_pass(&RenderPassDescriptor {
-            color_attachments: &[Some(RenderPassColorAttachment {
-                view,
-                resolve_target: None,
-                load: LoadOp::Clear([shade, 1.0 - shade, 0.5, 1.0]),
-                store: StoreOp::Store,
-            })],
-            ..RenderPassDescriptor::default()
-        })
-        .unwrap();
+        let mut e = common::clear_pass(producer, "render", view, [shade, 1.0 - shade, 0.5, 1.0]);
         e.end_render_pass().unwrap();
         producer.submit([e.finish().unwrap()]).unwrap();
         let dst = consumer

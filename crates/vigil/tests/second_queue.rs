@@ -198,20 +198,8 @@ fn frames_written_on_one_queue_and_read_on_the_other_arrive_whole() {
     for frame in 0..6u8 {
         // A clear on the producer's queue, then a queue write over the first row (carried
         // by its next submission's head), with no host wait between the queues.
-        let mut e = producer
-            .create_command_encoder(&CommandEncoderDescriptor { label: "clear" })
-            .unwrap();
         let shade = f64::from(frame) * 40.0 / 255.0;
-        e.begin_render_pass(&RenderPassDescriptor {
-            color_attachments: &[Some(RenderPassColorAttachment {
-                view,
-                resolve_target: None,
-                load: LoadOp::Clear([shade, 1.0 - shade, 0.25, 1.0]),
-                store: StoreOp::Store,
-            })],
-            ..RenderPassDescriptor::default()
-        })
-        .unwrap();
+        let mut e = common::clear_pass(producer, "clear", view, [shade, 1.0 - shade, 0.25, 1.0]);
         e.end_render_pass().unwrap();
         producer.submit([e.finish().unwrap()]).unwrap();
         producer

@@ -335,6 +335,25 @@ impl<A: Api> Device<A> {
         })
     }
 
+    /// A device over `hal` (a share of this device's native device): this one's adapter,
+    /// features, limits, settings and loss, its label followed by `what`.
+    fn shared_over(&self, hal: Hal<A>, what: &str) -> Result<Device<A>> {
+        Device::assemble(
+            hal,
+            self.info.clone(),
+            self.features,
+            self.limits.clone(),
+            queue::Completion::sharing_loss(&self.completion),
+            self.validation.clone(),
+            Settings {
+                label: format!("{} ({what})", self.label),
+                staging_budget: self.staging_budget,
+                max_in_flight: self.max_in_flight,
+                stall: lock(&self.timeouts).stall,
+            },
+        )
+    }
+
     /// Another device over the same native device and queue: its own objects, handles and
     /// serials, the same loss (declared by either, seen by both, attributed once).
     pub fn share(&self) -> Result<Device<A>> {
@@ -344,20 +363,7 @@ impl<A: Api> Device<A> {
             .hal
             .share()
             .map_err(|e| self.hal_error(e, OP, &self.label))?;
-        Device::assemble(
-            hal,
-            self.info.clone(),
-            self.features,
-            self.limits.clone(),
-            queue::Completion::sharing_loss(&self.completion),
-            self.validation.clone(),
-            Settings {
-                label: format!("{} (shared)", self.label),
-                staging_budget: self.staging_budget,
-                max_in_flight: self.max_in_flight,
-                stall: lock(&self.timeouts).stall,
-            },
-        )
+        self.shared_over(hal, "shared")
     }
 
     /// As [`Device::share`], but the new device submits to the native device's second queue
@@ -383,20 +389,7 @@ impl<A: Api> Device<A> {
                     "the native device was opened with one queue: its adapter's queue family has no second",
                 )
             })?;
-        Device::assemble(
-            hal,
-            self.info.clone(),
-            self.features,
-            self.limits.clone(),
-            queue::Completion::sharing_loss(&self.completion),
-            self.validation.clone(),
-            Settings {
-                label: format!("{} (second queue)", self.label),
-                staging_budget: self.staging_budget,
-                max_in_flight: self.max_in_flight,
-                stall: lock(&self.timeouts).stall,
-            },
-        )
+        self.shared_over(hal, "second queue")
     }
 
     /// As [`Device::share`], but the new device submits to the queue of the adapter's
@@ -426,20 +419,7 @@ impl<A: Api> Device<A> {
                     },
                 )
             })?;
-        Device::assemble(
-            hal,
-            self.info.clone(),
-            self.features,
-            self.limits.clone(),
-            queue::Completion::sharing_loss(&self.completion),
-            self.validation.clone(),
-            Settings {
-                label: format!("{} (compute queue)", self.label),
-                staging_budget: self.staging_budget,
-                max_in_flight: self.max_in_flight,
-                stall: lock(&self.timeouts).stall,
-            },
-        )
+        self.shared_over(hal, "compute queue")
     }
 
     /// Which of the native device's queues the device submits to: 0, 1 for a device made
