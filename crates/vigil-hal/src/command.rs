@@ -34,6 +34,10 @@ bitflags! {
         const ALL_GRAPHICS = Self::DRAW_INDIRECT.bits() | Self::VERTEX_INPUT.bits()
             | Self::VERTEX_SHADER.bits() | Self::FRAGMENT_SHADER.bits()
             | Self::DEPTH_STENCIL.bits() | Self::COLOR_ATTACHMENT.bits();
+        /// The stages a queue of a compute-only family has (no graphics).
+        const COMPUTE_QUEUE = Self::TRANSFER.bits() | Self::COMPUTE.bits()
+            | Self::DRAW_INDIRECT.bits() | Self::HOST.bits() | Self::ALL_COMMANDS.bits()
+            | Self::ACCELERATION_STRUCTURE_BUILD.bits();
     }
 }
 

@@ -83,12 +83,6 @@ pub fn stages(stages: hal::Stages) -> vk::PipelineStageFlags2 {
 pub fn on_compute_queue(stages: hal::Stages, access: hal::Access) -> (hal::Stages, hal::Access) {
     use hal::Access as A;
     use hal::Stages as S;
-    let queue = S::TRANSFER
-        | S::COMPUTE
-        | S::DRAW_INDIRECT
-        | S::HOST
-        | S::ALL_COMMANDS
-        | S::ACCELERATION_STRUCTURE_BUILD;
     let accesses = A::INDIRECT_READ
         | A::UNIFORM_READ
         | A::SHADER_READ
@@ -99,7 +93,7 @@ pub fn on_compute_queue(stages: hal::Stages, access: hal::Access) -> (hal::Stage
         | A::HOST_WRITE
         | A::ACCELERATION_STRUCTURE_READ
         | A::ACCELERATION_STRUCTURE_WRITE;
-    if queue.contains(stages) {
+    if S::COMPUTE_QUEUE.contains(stages) {
         return (stages, access & accesses);
     }
     (S::ALL_COMMANDS, access & accesses)

@@ -371,7 +371,7 @@ pub(crate) struct DeviceShared {
     second_queue: Option<usize>,
     compute_queue: Option<usize>,
     /// The families buffers and images are shared by: more than one makes them concurrent.
-    pub sharing_families: Vec<u32>,
+    sharing_families: Vec<u32>,
     allocator: Mutex<Option<Allocator>>,
     descriptors: Mutex<DescriptorPools>,
     pub live: AtomicI64,
@@ -666,15 +666,19 @@ impl DeviceShared {
     /// Queue `index` (clamped to the queues the device has), locked (it is externally
     /// synchronized).
     pub(crate) fn lock_queue(&self, index: usize) -> MutexGuard<'_, vk::Queue> {
+        lock(&self.queue_slot(index).0)
+    }
+
+    /// Queue `index` and its family, clamped to the queues the device has.
+    fn queue_slot(&self, index: usize) -> &(Mutex<vk::Queue>, u32) {
         let last = self.queues.len().saturating_sub(1);
         // The device always has its first queue (see `new`).
-        lock(&self.queues[index.min(last)].0)
+        &self.queues[index.min(last)]
     }
 
     /// The family of queue `index` (clamped as in `lock_queue`).
     pub(crate) fn family_of(&self, index: usize) -> u32 {
-        let last = self.queues.len().saturating_sub(1);
-        self.queues[index.min(last)].1
+        self.queue_slot(index).1
     }
 
     /// Whether queue `index` is of a family that draws.

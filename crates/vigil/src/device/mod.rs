@@ -512,14 +512,6 @@ impl<A: Api> Device<A> {
     }
 }
 
-/// The stages a queue that does not draw has.
-const COMPUTE_QUEUE_STAGES: vigil_hal::Stages = vigil_hal::Stages::TRANSFER
-    .union(vigil_hal::Stages::COMPUTE)
-    .union(vigil_hal::Stages::DRAW_INDIRECT)
-    .union(vigil_hal::Stages::HOST)
-    .union(vigil_hal::Stages::ALL_COMMANDS)
-    .union(vigil_hal::Stages::ACCELERATION_STRUCTURE_BUILD);
-
 impl<A: Api> Core<A> {
     /// Refuses stages the device's queue does not have (graphics stages on the compute
     /// queue), named by the caller as `what`.
@@ -530,7 +522,7 @@ impl<A: Api> Core<A> {
         what: &str,
         stages: vigil_hal::Stages,
     ) -> Result<()> {
-        if self.draws || COMPUTE_QUEUE_STAGES.contains(stages) {
+        if self.draws || vigil_hal::Stages::COMPUTE_QUEUE.contains(stages) {
             return Ok(());
         }
         self.needs_drawing_queue(op, label, &format!("{what} {stages:?}"))

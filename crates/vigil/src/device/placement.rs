@@ -139,7 +139,7 @@ impl<A: Api> Device<A> {
         self.check_alive(OP)?;
         let heap = self.lookup(desc.heap, OP)?;
         validate::texture::descriptor(t, &self.limits, self.hal.format_support(t.format))?;
-        self.depth_on_queue(OP, t)?;
+        self.depth_on_queue(OP, label, t.format)?;
         let hal_desc = super::texture::hal_texture(t);
         let need = self
             .hal

@@ -427,9 +427,8 @@ impl<A: Api> Device<A> {
                     ),
                 ));
             }
-            if *serial > 0 {
-                super::shared::wait_for(&mut waits, &other.hal, *serial);
-            }
+            // A wait for serial 0 is none (`wait_for` skips it).
+            super::shared::wait_for(&mut waits, &other.hal, *serial);
         }
         self.submit_waiting(OP, command_buffers, waits)
     }

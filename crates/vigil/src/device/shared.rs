@@ -118,10 +118,7 @@ impl<A: Api> Device<A> {
                 "the texture's device is over another native device: only devices made with `share` register each other's textures"
             ));
         }
-        let info = source.desc.format.info();
-        if info.has_depth || info.has_stencil {
-            self.needs_drawing_queue(OP, &source.label, "a depth-stencil texture")?;
-        }
+        self.depth_on_queue(OP, &source.label, source.desc.format)?;
         let label = format!("{} (registered)", source.label);
         let raw = self
             .hal

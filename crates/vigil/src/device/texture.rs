@@ -40,7 +40,7 @@ impl<A: Api> Device<A> {
         let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", op, desc.label);
         self.check_alive(op)?;
         validate::texture::descriptor(desc, &self.limits, self.hal.format_support(desc.format))?;
-        self.depth_on_queue(op, desc)?;
+        self.depth_on_queue(op, desc.label, desc.format)?;
         let raw = self
             .hal
             .create_texture(&hal_texture(desc))
@@ -54,11 +54,12 @@ impl<A: Api> Device<A> {
     pub(crate) fn depth_on_queue(
         &self,
         op: &'static str,
-        desc: &TextureDescriptor<'_>,
+        label: &str,
+        format: vigil_hal::TextureFormat,
     ) -> Result<()> {
-        let info = desc.format.info();
+        let info = format.info();
         if info.has_depth || info.has_stencil {
-            self.needs_drawing_queue(op, desc.label, "a depth-stencil texture")?;
+            self.needs_drawing_queue(op, label, "a depth-stencil texture")?;
         }
         Ok(())
     }

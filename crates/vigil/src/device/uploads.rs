@@ -33,9 +33,9 @@ const CHUNK_BYTES: u64 = 1 << 20;
 /// write-combined memory), `docs/results/writes-staging-h200/`: 64-byte writes cost 206 to
 /// 263 ns a call in write-combined memory (most likely because each locked instruction a
 /// write takes after its copy drains the write-combining buffers across the bus) and 79 to
-/// 112 ns in cached memory; 1 MiB
-/// writes cost 0.99 to 1.01x raw ash in write-combined memory and 1.56 to 1.58x in cached
-/// memory, where a large copy goes through the caches and the GPU reads system memory.
+/// 112 ns in cached memory; 1 MiB writes cost 0.99 to 1.01x raw ash in write-combined
+/// memory and 1.56 to 1.58x in cached memory, where a large copy goes through the caches
+/// and the GPU reads system memory.
 const LARGE_WRITE: u64 = 64 << 10;
 
 /// A host-visible buffer writes are staged in.
