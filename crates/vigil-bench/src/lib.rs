@@ -64,6 +64,34 @@ pub struct Paths {
     pub wgpu: wgpu_ctx::Wgpu,
     /// The adapter's name.
     pub adapter: String,
+    /// vigil's adapter (for [`Paths::second`]).
+    vigil_adapter: vigil::Adapter,
+}
+
+/// A second device of each path on the same adapter: `idle-resources` runs its frame on
+/// both, the idle objects living on the second only.
+pub struct Second {
+    /// vigil's.
+    pub vigil: vigil::Device,
+    /// Raw ash's.
+    pub raw: raw::Raw,
+    /// wgpu's.
+    pub wgpu: wgpu_ctx::Wgpu,
+}
+
+/// vigil's device of the bench: validation off, the features the workloads use.
+fn vigil_device(adapter: &vigil::Adapter) -> Result<vigil::Device, String> {
+    adapter
+        .request_device(&vigil::DeviceDescriptor {
+            label: "bench".into(),
+            // Buffer device addresses for the pointer tier's workload (raw ash enables
+            // them too).
+            required_features: adapter.features()
+                & (vigil::Features::TIMESTAMP_QUERY | vigil::Features::BUFFER_DEVICE_ADDRESS),
+            required_limits: adapter.limits().clone(),
+            ..vigil::DeviceDescriptor::default()
+        })
+        .map_err(|e| e.to_string())
 }
 
 impl Paths {
@@ -77,17 +105,7 @@ impl Paths {
         .map_err(|e| e.to_string())?;
         let adapter = instance.default_adapter().map_err(|e| e.to_string())?;
         let name = adapter.info().name.clone();
-        let vigil = adapter
-            .request_device(&vigil::DeviceDescriptor {
-                label: "bench".into(),
-                // Buffer device addresses for the pointer tier's workload (raw ash enables
-                // them too).
-                required_features: adapter.features()
-                    & (vigil::Features::TIMESTAMP_QUERY | vigil::Features::BUFFER_DEVICE_ADDRESS),
-                required_limits: adapter.limits().clone(),
-                ..vigil::DeviceDescriptor::default()
-            })
-            .map_err(|e| e.to_string())?;
+        let vigil = vigil_device(&adapter)?;
         let raw = raw::Raw::new(&name)?;
         let wgpu = wgpu_ctx::Wgpu::new(&name)?;
         Ok(Paths {
@@ -95,6 +113,16 @@ impl Paths {
             raw,
             wgpu,
             adapter: name,
+            vigil_adapter: adapter,
+        })
+    }
+
+    /// Opens a second device of each path on the same adapter.
+    pub fn second(&self) -> Result<Second, String> {
+        Ok(Second {
+            vigil: vigil_device(&self.vigil_adapter)?,
+            raw: raw::Raw::new(&self.adapter)?,
+            wgpu: wgpu_ctx::Wgpu::new(&self.adapter)?,
         })
     }
 }
@@ -171,13 +199,20 @@ fn run_one(
                     parallel: par,
                 }
             };
+            // idle-resources: the idle objects live on a second device of each path, and
+            // every repetition runs the frame on both (see `draws::alternate`).
+            let mut second = if idle { Some(paths.second()?) } else { None };
+            let (sv, sr, sg) = match second.as_mut() {
+                Some(s) => (Some(&s.vigil), Some(&mut s.raw), Some(&s.wgpu)),
+                None => (None, None, None),
+            };
             runs = each_path(
                 paths,
                 opts,
                 plan,
-                move |v| d::vigil(v, size, plan, idle),
-                move |r| d::ash(r, size, plan, idle),
-                move |g| d::wgpu(g, size, plan, idle),
+                move |v| d::vigil(v, sv, size, plan),
+                move |r| d::ash(r, sr, size, plan),
+                move |g| d::wgpu(g, sg, size, plan),
                 None,
             )?;
             check_image(name, &runs, &d::expected(size))?;
@@ -429,13 +464,19 @@ fn run_one(
         }
         "bandwidth" => {
             use workloads::bandwidth as b;
+            let cpu = paths.vigil.adapter_info().device_type == vigil::DeviceType::Cpu;
             let limit = paths.vigil.limits().max_storage_buffer_binding_size;
-            let chunk = (512u64 << 20)
-                .min(limit / (16 << 20) * (16 << 20))
-                .max(16 << 20);
+            // 512 MiB buffers unless `VIGIL_BENCH_CHUNK_MIB` names another multiple of
+            // 16 MiB (for tuning runs), within the adapter's binding limit.
+            let wanted = std::env::var("VIGIL_BENCH_CHUNK_MIB")
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .filter(|m| *m > 0 && m.is_multiple_of(16))
+                .map_or(512u64 << 20, |m| m << 20);
+            let chunk = wanted.min(limit / (16 << 20) * (16 << 20)).max(16 << 20);
             let total = if opts.quick {
                 64 << 20
-            } else if paths.vigil.adapter_info().device_type == vigil::DeviceType::Cpu {
+            } else if cpu {
                 1 << 30
             } else {
                 4 << 30
@@ -443,11 +484,15 @@ fn run_one(
             let size = b::Size {
                 total,
                 chunk: chunk.min(total),
+                kernel: b::Kernel::chosen(),
             };
+            // On a CPU device each copy takes about a second: 9 repetitions there. A GPU
+            // copies 4 GiB in about 2 ms, so it runs the full count, which narrows the
+            // interval (at 9, X(2) and X(8) bound it).
             let plan = Plan {
                 warmup: plan.warmup.min(2),
                 warmup_max: plan.warmup_max.min(10),
-                runs: plan.runs.min(9),
+                runs: if cpu { plan.runs.min(9) } else { plan.runs },
             };
             let bytes = size.pairs() * size.chunk;
             // The reference (PyTorch's copy_, or the host's memcpy) is paired like a path;
@@ -471,6 +516,12 @@ fn run_one(
                 if let Some((_, s)) = p.metrics.first() {
                     derived.push((format!("{} GB/s copied", p.path), rate(s.median)));
                 }
+                if let Some(s) = p.metric("copy command") {
+                    derived.push((
+                        format!("{} GB/s copied by the copy command", p.path),
+                        rate(s.median),
+                    ));
+                }
             }
             if let Some((_, r)) = reference.as_ref().and_then(|p| p.metrics.first()) {
                 let what = what.lock().map(|w| w.clone()).unwrap_or_default();
@@ -488,6 +539,16 @@ fn run_one(
                     if let Some(p) = harness::Paired::ratio(&r.samples, &s.samples) {
                         extra.push(("vigil rate / reference rate".into(), p));
                     }
+                }
+                // The copy command's rate over the same bytes (vigil and raw ash time it).
+                if let Some(c) = runs
+                    .iter()
+                    .find(|p| p.path == "vigil")
+                    .and_then(|p| p.metric("copy command"))
+                    && let Some(rc) = reference.as_ref().and_then(|p| p.metric("copy command"))
+                    && let Some(p) = harness::Paired::ratio(&rc.samples, &c.samples)
+                {
+                    extra.push(("vigil copy command rate / reference rate".into(), p));
                 }
             }
             ("MiB", bytes >> 20)

@@ -1,6 +1,6 @@
-//! **bandwidth**: a WGSL copy kernel (four 16-byte loads, then four stores, per thread) over
-//! pairs of buffers adding up to the total size, timed on the GPU by timestamps around
-//! the one compute pass that copies them all. Rates are bytes copied per second (each
+//! **bandwidth**: a WGSL copy kernel (by default four 16-byte loads, then four stores, per
+//! thread; see [`Kernel`]) over pairs of buffers adding up to the total size, timed on the
+//! GPU by timestamps around the one compute pass that copies them all. Rates are bytes copied per second (each
 //! byte copied is read once and written once).
 //!
 //! The sources are filled on the GPU with a pattern; the output hashes the start and the
@@ -27,25 +27,73 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) n
 }
 "#;
 
-const COPY: &str = r#"
-@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
-    // Four 16-byte loads in flight per thread before the stores, each coalesced across
-    // the workgroup; the dispatch covers the buffer exactly (see `copy_groups`).
-    let stride = n.x * 256u;
-    let i = id.x;
-    let a = src[i];
-    let b = src[i + stride];
-    let c = src[i + 2u * stride];
-    let d = src[i + 3u * stride];
-    dst[i] = a;
-    dst[i + stride] = b;
-    dst[i + 2u * stride] = c;
-    dst[i + 3u * stride] = d;
+/// The copy kernel's shape: `loads` 16-byte loads in flight per thread before its stores,
+/// each coalesced across a workgroup of `workgroup` threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    /// 16-byte elements each thread copies (all loaded before any is stored).
+    pub loads: u32,
+    /// Threads per workgroup.
+    pub workgroup: u32,
 }
-"#;
+
+impl Kernel {
+    /// The shape the bench uses: four loads, 256 threads, unless `VIGIL_BENCH_COPY` names
+    /// another as `loads,workgroup` (for tuning runs; both powers of two, loads ≤ 16,
+    /// workgroup ≤ 1024; anything else is ignored).
+    pub fn chosen() -> Kernel {
+        Kernel::from_setting(std::env::var("VIGIL_BENCH_COPY").ok().as_deref())
+    }
+
+    /// The shape `setting` names (`loads,workgroup`), or the default.
+    fn from_setting(setting: Option<&str>) -> Kernel {
+        let default = Kernel {
+            loads: 4,
+            workgroup: 256,
+        };
+        let Some(v) = setting else {
+            return default;
+        };
+        let mut it = v.split(',').map(|n| n.trim().parse::<u32>().ok());
+        match (it.next().flatten(), it.next().flatten(), it.next()) {
+            (Some(l), Some(w), None)
+                if l.is_power_of_two()
+                    && l <= 16
+                    && w.is_power_of_two()
+                    && (32..=1024).contains(&w) =>
+            {
+                Kernel {
+                    loads: l,
+                    workgroup: w,
+                }
+            }
+            _ => default,
+        }
+    }
+
+    /// The kernel's WGSL: thread `i` of a dispatch of `n` threads in all copies elements
+    /// `i + k * n` for `k` below `loads`, so each load is coalesced across the workgroup;
+    /// the dispatch covers the buffer exactly (see [`Size::copy_dispatch`]). Workgroups are
+    /// numbered across the dispatch's two dimensions.
+    pub fn wgsl(&self) -> String {
+        let mut loads = String::new();
+        let mut stores = String::new();
+        for k in 0..self.loads {
+            loads.push_str(&format!("    let v{k} = src[i + {k}u * stride];\n"));
+            stores.push_str(&format!("    dst[i + {k}u * stride] = v{k};\n"));
+        }
+        format!(
+            "@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;\n\
+             @group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;\n\
+             @compute @workgroup_size({w})\n\
+             fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32, \
+             @builtin(num_workgroups) n: vec3<u32>) {{\n\
+             \x20   let stride = n.x * n.y * {w}u;\n\
+             \x20   let i = (wg.x + wg.y * n.x) * {w}u + lid;\n{loads}{stores}}}\n",
+            w = self.workgroup
+        )
+    }
+}
 
 /// Workgroups of the fill (a grid-stride loop, not timed).
 const WORKGROUPS: u32 = 4096;
@@ -59,6 +107,8 @@ pub struct Size {
     pub total: u64,
     /// Bytes per buffer (at most the adapter's storage binding size).
     pub chunk: u64,
+    /// The copy kernel.
+    pub kernel: Kernel,
 }
 
 impl Size {
@@ -67,10 +117,18 @@ impl Size {
         self.total.div_ceil(self.chunk)
     }
 
-    /// Workgroups of one copy dispatch: 256 threads of four 16-byte elements each cover
-    /// a chunk exactly (chunks are multiples of 16 KiB, at most 1 GiB).
-    pub fn copy_groups(&self) -> u32 {
-        (self.chunk / (16 * 4 * 256)) as u32
+    /// Workgroups of one copy dispatch, `[x, y]`: `workgroup` threads of `loads` 16-byte
+    /// elements each cover a chunk exactly (chunks are multiples of 16 MiB, so the count is
+    /// a multiple of 64), split over two dimensions when it passes the 65,535 a dimension
+    /// may have.
+    pub fn copy_dispatch(&self) -> [u32; 2] {
+        let k = self.kernel;
+        let groups = self.chunk / (16 * u64::from(k.loads) * u64::from(k.workgroup));
+        let mut y = 1u64;
+        while groups / y > 65_535 && (groups / y).is_multiple_of(2) {
+            y *= 2;
+        }
+        [(groups / y) as u32, y as u32]
     }
 }
 
@@ -152,14 +210,14 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
             .map_err(e)
     };
     let fill = pipeline("fill", &fill_shader(), fill_bgl)?;
-    let copy = pipeline("copy", COPY, copy_bgl)?;
+    let copy = pipeline("copy", &size.kernel.wgsl(), copy_bgl)?;
     let mut pairs = Vec::new();
     for _ in 0..size.pairs() {
         let buffer = |label| {
             device.create_buffer(&BufferDescriptor {
                 label,
                 size: size.chunk,
-                usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC,
+                usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
             })
         };
         let (src, dst) = (buffer("src").map_err(e)?, buffer("dst").map_err(e)?);
@@ -189,11 +247,12 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
             .map_err(e)?;
         pairs.push((src, dst, fill_group, copy_group));
     }
-    let queries = device.create_query_set("bandwidth", 2).map_err(e)?;
+    let queries = device.create_query_set("bandwidth", 4).map_err(e)?;
     let ticks = device
         .create_buffer(&BufferDescriptor {
             label: "ticks",
-            size: 16,
+            // The copy command's two ticks at 256, the resolve alignment.
+            size: 272,
             usage: BufferUsages::QUERY_RESOLVE | BufferUsages::COPY_SRC,
         })
         .map_err(e)?;
@@ -210,7 +269,7 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
     enc.end_compute_pass().map_err(e)?;
     device.submit([enc.finish().map_err(e)?]).map_err(e)?;
     let period = f64::from(device.adapter_info().timestamp_period_ns);
-    let [gpu] = repeat(plan, || {
+    let [gpu, command] = repeat(plan, || {
         let mut enc = device
             .create_command_encoder(&CommandEncoderDescriptor { label: "copy" })
             .map_err(e)?;
@@ -226,7 +285,8 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
         enc.set_compute_pipeline(copy).map_err(e)?;
         for p in &pairs {
             enc.set_bind_group(0, p.3, &[]).map_err(e)?;
-            enc.dispatch(size.copy_groups(), 1, 1).map_err(e)?;
+            let [x, y] = size.copy_dispatch();
+            enc.dispatch(x, y, 1).map_err(e)?;
         }
         enc.end_compute_pass().map_err(e)?;
         enc.resolve_query_set(queries, 0, 2, ticks, 0).map_err(e)?;
@@ -235,7 +295,28 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
             .wait_for_serial_unless_stalled(s, Duration::from_secs(60))
             .map_err(e)?;
         let t = device.read_buffer(ticks, 0, 16).map_err(e)?;
-        Ok([elapsed(&t, period)])
+        let kernel = elapsed(&t, period);
+        // The same bytes through the copy command, timed by timestamps around the copies
+        // (a submission of its own; the kernel's writes are ordered before it).
+        let mut enc = device
+            .create_command_encoder(&CommandEncoderDescriptor {
+                label: "copy command",
+            })
+            .map_err(e)?;
+        enc.write_timestamp(queries, 2).map_err(e)?;
+        for p in &pairs {
+            enc.copy_buffer_to_buffer(p.0, 0, p.1, 0, size.chunk)
+                .map_err(e)?;
+        }
+        enc.write_timestamp(queries, 3).map_err(e)?;
+        enc.resolve_query_set(queries, 2, 2, ticks, 256)
+            .map_err(e)?;
+        let s = device.submit([enc.finish().map_err(e)?]).map_err(e)?;
+        device
+            .wait_for_serial_unless_stalled(s, Duration::from_secs(60))
+            .map_err(e)?;
+        let t = device.read_buffer(ticks, 256, 16).map_err(e)?;
+        Ok([kernel, elapsed(&t, period)])
     })?;
     let output = probes(
         &mut |k, at| {
@@ -254,7 +335,7 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
     device.poll().map_err(e)?;
     Ok(PathResult {
         path: "vigil",
-        metrics: vec![("gpu copy", gpu)],
+        metrics: vec![("gpu copy", gpu), ("copy command", command)],
         output,
     })
 }
@@ -300,7 +381,7 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
             .map(|p| p[0])
     };
     let fill = pipeline(&fill_shader(), "fill.wgsl", fill_pl)?;
-    let copy = pipeline(COPY, "copy.wgsl", copy_pl)?;
+    let copy = pipeline(&size.kernel.wgsl(), "copy.wgsl", copy_pl)?;
     let n = size.pairs() as u32;
     let pool = raw.descriptor_pool(2 * n, &[(sb, 3 * n)], false)?;
     let mut pairs: Vec<(RawBuffer, RawBuffer, vk::DescriptorSet, vk::DescriptorSet)> = Vec::new();
@@ -335,14 +416,14 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
         raw.write_set(cs, &[(0, whole(&src)), (1, whole(&dst))]);
         pairs.push((src, dst, fs, cs));
     }
-    let queries = raw.timestamps(2)?;
+    let queries = raw.timestamps(4)?;
     let period = f64::from(raw.timestamp_period);
     let (cmd_pool, cb) = raw.command_buffer()?;
     let dispatch_all = |raw: &Raw, pipeline, layout, copy_sets: bool| {
-        let groups = if copy_sets {
-            size.copy_groups()
+        let [x, y] = if copy_sets {
+            size.copy_dispatch()
         } else {
-            WORKGROUPS
+            [WORKGROUPS, 1]
         };
         // SAFETY: recording; a compute pipeline.
         unsafe { d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline) };
@@ -353,7 +434,7 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
                 d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &set, &[])
             };
             // SAFETY: pipeline and set bound.
-            unsafe { d.cmd_dispatch(cb, groups, 1, 1) };
+            unsafe { d.cmd_dispatch(cb, x, y, 1) };
         }
         let _ = raw;
     };
@@ -390,9 +471,36 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
             let s = raw.submit(&[cb])?;
             raw.wait(s)?;
             let t = raw.query_results(queries, 2)?;
-            Ok::<_, String>([Duration::from_secs_f64(
-                t[1].saturating_sub(t[0]) as f64 * period * 1e-9,
-            )])
+            let kernel = Duration::from_secs_f64(t[1].saturating_sub(t[0]) as f64 * period * 1e-9);
+            // The copy command over the same bytes, after the kernel's writes.
+            raw.begin(cmd_pool, cb)?;
+            // SAFETY: recording, outside any pass. Queries 0 and 1 keep the kernel's
+            // ticks (read above), so all four are available to the read below.
+            unsafe { d.cmd_reset_query_pool(cb, queries, 2, 2) };
+            raw.barrier(
+                cb,
+                vk::PipelineStageFlags2::ALL_COMMANDS,
+                vk::PipelineStageFlags2::ALL_TRANSFER,
+            );
+            // SAFETY: the query was reset above.
+            unsafe {
+                d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::ALL_COMMANDS, queries, 2)
+            };
+            for p in &pairs {
+                let region = [vk::BufferCopy::default().size(size.chunk)];
+                // SAFETY: whole-buffer copy between two buffers of this device's size.
+                unsafe { d.cmd_copy_buffer(cb, p.0.raw, p.1.raw, &region) };
+            }
+            // SAFETY: as above.
+            unsafe {
+                d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::ALL_COMMANDS, queries, 3)
+            };
+            raw.end(cb)?;
+            let s = raw.submit(&[cb])?;
+            raw.wait(s)?;
+            let t = raw.query_results(queries, 4)?;
+            let command = Duration::from_secs_f64(t[3].saturating_sub(t[2]) as f64 * period * 1e-9);
+            Ok::<_, String>([kernel, command])
         })
     });
     let output = match &result {
@@ -443,10 +551,10 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
         raw.destroy_buffer(src);
         raw.destroy_buffer(dst);
     }
-    let [gpu] = result?;
+    let [gpu, command] = result?;
     Ok(PathResult {
         path: "ash",
-        metrics: vec![("gpu copy", gpu)],
+        metrics: vec![("gpu copy", gpu), ("copy command", command)],
         output: output.ok_or("no output")??,
     })
 }
@@ -492,14 +600,16 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
         })
     };
     let fill = pipeline("fill", fill_shader(), &fill_bgl);
-    let copy = pipeline("copy", COPY.to_string(), &copy_bgl);
+    let copy = pipeline("copy", size.kernel.wgsl(), &copy_bgl);
     let pairs: Vec<_> = (0..size.pairs())
         .map(|_| {
             let buffer = |label| {
                 dev.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(label),
                     size: size.chunk,
-                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_SRC
+                        | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
                 })
             };
@@ -532,11 +642,12 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
     let queries = dev.create_query_set(&wgpu::QuerySetDescriptor {
         label: Some("bandwidth"),
         ty: wgpu::QueryType::Timestamp,
-        count: 2,
+        count: 4,
     });
     let resolve = dev.create_buffer(&wgpu::BufferDescriptor {
         label: Some("ticks"),
-        size: 16,
+        // The copy command's two ticks at 256, the resolve alignment.
+        size: 272,
         usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
@@ -551,7 +662,7 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
     }
     w.queue.submit([enc.finish()]);
     let period = f64::from(w.queue.get_timestamp_period());
-    let [gpu] = repeat(plan, || {
+    let [gpu, command] = repeat(plan, || {
         let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -565,13 +676,36 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
             pass.set_pipeline(&copy);
             for p in &pairs {
                 pass.set_bind_group(0, &p.3, &[]);
-                pass.dispatch_workgroups(size.copy_groups(), 1, 1);
+                let [x, y] = size.copy_dispatch();
+                pass.dispatch_workgroups(x, y, 1);
             }
         }
         enc.resolve_query_set(&queries, 0..2, &resolve, 0);
         w.queue.submit([enc.finish()]);
         let t = w.read(&resolve, 16)?;
-        Ok([elapsed(&t, period)])
+        let kernel = elapsed(&t, period);
+        // The copy command over the same bytes, between two empty passes whose timestamps
+        // bound it (timestamps outside passes need a feature of their own).
+        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        let stamp = |enc: &mut wgpu::CommandEncoder, at: u32| {
+            drop(enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("stamp"),
+                timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                    query_set: &queries,
+                    beginning_of_pass_write_index: Some(at),
+                    end_of_pass_write_index: None,
+                }),
+            }));
+        };
+        stamp(&mut enc, 2);
+        for p in &pairs {
+            enc.copy_buffer_to_buffer(&p.0, 0, &p.1, 0, size.chunk);
+        }
+        stamp(&mut enc, 3);
+        enc.resolve_query_set(&queries, 2..4, &resolve, 256);
+        w.queue.submit([enc.finish()]);
+        let t = w.read_range(&resolve, 256, 16)?;
+        Ok([kernel, elapsed(&t, period)])
     })?;
     let output = probes(
         &mut |k, at| w.read_range(&pairs[k as usize].1, at, PROBE),
@@ -585,13 +719,14 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
     w.wait()?;
     Ok(PathResult {
         path: "wgpu",
-        metrics: vec![("gpu copy", gpu)],
+        metrics: vec![("gpu copy", gpu), ("copy command", command)],
         output,
     })
 }
 
 /// The host's reference, as a paired path named `reference`: on a machine with PyTorch
-/// and CUDA, one `copy_` of the same bytes per repetition, timed with CUDA events (the
+/// and CUDA, two `copy_`s of the same bytes per repetition (one against each of the paths'
+/// two copies: the kernel and the copy command), timed with CUDA events (the
 /// device-to-device rate `torch` reaches); else `memcpy` of the same bytes on the host.
 /// What it was goes into `what`.
 pub fn reference(
@@ -637,21 +772,22 @@ for _ in sys.stdin:
             && let Some(name) = first.strip_prefix("ready ")
         {
             say(format!("PyTorch copy_ on {name}"));
-            let timed = repeat(plan, || {
+            let mut one = || -> Result<Duration, String> {
                 writeln!(input, "go").map_err(|e| format!("PyTorch reference: {e}"))?;
                 let ms = lines
                     .next()
                     .and_then(Result::ok)
                     .and_then(|l| l.trim().parse::<f64>().ok())
                     .ok_or("PyTorch reference: no time")?;
-                Ok([Duration::from_secs_f64(ms / 1e3)])
-            });
+                Ok(Duration::from_secs_f64(ms / 1e3))
+            };
+            let timed = repeat(plan, || Ok([one()?, one()?]));
             drop(input);
             let _ = child.wait();
-            let [copy] = timed?;
+            let [copy, again] = timed?;
             return Ok(PathResult {
                 path: "reference",
-                metrics: vec![("gpu copy", copy)],
+                metrics: vec![("gpu copy", copy), ("copy command", again)],
                 output: Vec::new(),
             });
         }
@@ -662,15 +798,73 @@ for _ in sys.stdin:
     say("host memcpy (one thread)".into());
     let src = vec![1u8; bytes as usize];
     let mut dst = vec![0u8; bytes as usize];
-    let [copy] = repeat(plan, || {
+    let mut one = || {
         let t = Instant::now();
         dst.copy_from_slice(&src);
         std::hint::black_box(&mut dst);
-        Ok([t.elapsed()])
-    })?;
+        t.elapsed()
+    };
+    let [copy, again] = repeat(plan, || Ok([one(), one()]))?;
     Ok(PathResult {
         path: "reference",
-        metrics: vec![("gpu copy", copy)],
+        metrics: vec![("gpu copy", copy), ("copy command", again)],
         output: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kernel_shape_covers_its_chunk_exactly_within_the_dispatch_limit() {
+        for loads in [1, 2, 4, 8, 16] {
+            for workgroup in [32, 64, 128, 256, 512, 1024] {
+                for chunk_mib in [16u64, 64, 128, 512, 1024] {
+                    let kernel = Kernel { loads, workgroup };
+                    let size = Size {
+                        total: 4 << 30,
+                        chunk: chunk_mib << 20,
+                        kernel,
+                    };
+                    let [x, y] = size.copy_dispatch();
+                    assert!(x <= 65_535 && y <= 65_535, "{kernel:?} {chunk_mib} MiB");
+                    let threads = u64::from(x) * u64::from(y) * u64::from(workgroup);
+                    assert_eq!(
+                        threads * u64::from(loads) * 16,
+                        size.chunk,
+                        "{kernel:?} {chunk_mib} MiB"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_kernel_shape_is_valid_wgsl_with_one_load_and_store_per_element() {
+        for loads in [1, 4, 16] {
+            for workgroup in [32, 256, 1024] {
+                let wgsl = Kernel { loads, workgroup }.wgsl();
+                assert_eq!(wgsl.matches("= src[").count() as u32, loads);
+                assert_eq!(wgsl.matches("dst[i").count() as u32, loads);
+                assert!(wgsl.contains(&format!("@workgroup_size({workgroup})")));
+                if let Err(d) = vigil_shader::Module::from_wgsl(&wgsl, "copy.wgsl") {
+                    panic!("{loads} x {workgroup}: {d}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_kernel_setting_names_a_shape_or_leaves_the_default() {
+        let k = |loads, workgroup| Kernel { loads, workgroup };
+        assert_eq!(Kernel::from_setting(None), k(4, 256));
+        assert_eq!(Kernel::from_setting(Some("8,128")), k(8, 128));
+        assert_eq!(Kernel::from_setting(Some(" 2 , 1024 ")), k(2, 1024));
+        for bad in [
+            "3,256", "4,2048", "4,16", "32,256", "4", "4,256,1", "x,y", "",
+        ] {
+            assert_eq!(Kernel::from_setting(Some(bad)), k(4, 256), "{bad}");
+        }
+    }
 }

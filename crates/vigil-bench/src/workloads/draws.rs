@@ -145,13 +145,14 @@ fn result(path: &'static str, t: Timings, output: Vec<u8>) -> PathResult {
     }
 }
 
-/// Through vigil.
-pub fn vigil(
+/// The frame's objects on `device`: what records the frame, and the target it draws.
+type VigilRecord<'d> =
+    Box<dyn Fn() -> Result<(vigil::CommandBuffer, Duration), String> + Sync + 'd>;
+
+fn vigil_scene(
     device: &vigil::Device,
     size: Size,
-    plan: Plan,
-    with_idle: bool,
-) -> Result<PathResult, String> {
+) -> Result<(VigilRecord<'_>, vigil::Texture), String> {
     use vigil::*;
     let e = |e: Error| e.to_string();
     let module = device
@@ -350,7 +351,7 @@ pub fn vigil(
     let target_view = device
         .create_texture_view(target, &TextureViewDescriptor::default())
         .map_err(e)?;
-    let record = || -> Result<(CommandBuffer, Duration), String> {
+    let record = move || -> Result<(CommandBuffer, Duration), String> {
         let t = Instant::now();
         let mut enc = device
             .create_command_encoder(&CommandEncoderDescriptor { label: "draws" })
@@ -385,63 +386,128 @@ pub fn vigil(
         let cb = enc.finish().map_err(e)?;
         Ok((cb, t.elapsed()))
     };
+    Ok((Box::new(record), target))
+}
+
+/// Submits one frame, waits for it and reads its target back.
+fn vigil_first(
+    device: &vigil::Device,
+    record: &VigilRecord<'_>,
+    target: vigil::Texture,
+    size: Size,
+) -> Result<Vec<u8>, String> {
+    use vigil::*;
+    let e = |e: Error| e.to_string();
     let (cb, _) = record()?;
-    device.submit([cb]).map_err(e)?;
-    let output = device
-        .read_texture(target, TexelCopyTextureInfo::default(), target_size)
+    let s = device.submit([cb]).map_err(e)?;
+    device
+        .wait_for_serial_unless_stalled(s, Duration::from_secs(60))
         .map_err(e)?;
-    let mut frame = || -> Result<[Duration; 2], String> {
-        let (cb, encode) = record()?;
-        let t = Instant::now();
-        let serial = device.submit([cb]).map_err(e)?;
-        let submit = t.elapsed();
-        device
-            .wait_for_serial_unless_stalled(serial, Duration::from_secs(60))
-            .map_err(e)?;
-        Ok([encode, submit])
-    };
-    let plain = repeat(plan, &mut frame)?;
-    let idle = if with_idle {
-        let mut buffers = Vec::new();
-        let mut textures = Vec::new();
-        for _ in 0..size.idle {
-            buffers.push(
-                device
-                    .create_buffer(&BufferDescriptor {
-                        label: "idle",
-                        size: 256,
-                        usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
-                    })
-                    .map_err(e)?,
-            );
-            textures.push(
-                device
-                    .create_texture(&TextureDescriptor {
-                        label: "idle",
-                        size: [4, 4],
-                        format: TextureFormat::Rgba8Unorm,
-                        usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
-                        ..Default::default()
-                    })
-                    .map_err(e)?,
-            );
+    device
+        .read_texture(target, TexelCopyTextureInfo::default(), size.target())
+        .map_err(e)
+}
+
+/// One timed frame: `[encode, submit]`, then the wait for the GPU.
+fn vigil_frame(device: &vigil::Device, record: &VigilRecord<'_>) -> Result<[Duration; 2], String> {
+    let e = |e: vigil::Error| e.to_string();
+    let (cb, encode) = record()?;
+    let t = Instant::now();
+    let serial = device.submit([cb]).map_err(e)?;
+    let submit = t.elapsed();
+    device
+        .wait_for_serial_unless_stalled(serial, Duration::from_secs(60))
+        .map_err(e)?;
+    Ok([encode, submit])
+}
+
+/// Per repetition one timed frame through `plain` and one through `idle`, in an order that
+/// swaps every repetition: `[encode, submit, encode+idle, submit+idle]`. Each timed pair is
+/// led by one untimed frame of each in the same order, so neither timed frame is the first
+/// of its path's turn: measured on the H200 (6a5556b), the first frame after another path
+/// ran submitted in ~55 µs and the next in ~36 µs, whichever device it was on, which split
+/// the per-repetition ratios into two modes. With the lead-in, each timed frame follows its
+/// own device's last frame by one frame of the other device, in both orders.
+fn alternate(
+    plan: Plan,
+    mut plain: impl FnMut() -> Result<[Duration; 2], String>,
+    mut idle: impl FnMut() -> Result<[Duration; 2], String>,
+) -> Result<[Stats; 4], String> {
+    let mut turn = false;
+    repeat(plan, || {
+        turn = !turn;
+        let (a, b) = if turn {
+            plain()?;
+            idle()?;
+            let a = plain()?;
+            (a, idle()?)
+        } else {
+            idle()?;
+            plain()?;
+            let b = idle()?;
+            (plain()?, b)
+        };
+        Ok([a[0], a[1], b[0], b[1]])
+    })
+}
+
+/// Through vigil. With `second` (idle-resources), the frame also runs on that device, which
+/// holds the idle objects: one frame on each per repetition.
+pub fn vigil(
+    device: &vigil::Device,
+    second: Option<&vigil::Device>,
+    size: Size,
+    plan: Plan,
+) -> Result<PathResult, String> {
+    use vigil::*;
+    let e = |e: Error| e.to_string();
+    let (record, target) = vigil_scene(device, size)?;
+    let output = vigil_first(device, &record, target, size)?;
+    let (plain, idle) = match second {
+        None => (repeat(plan, || vigil_frame(device, &record))?, None),
+        Some(other) => {
+            let (record_idle, target_idle) = vigil_scene(other, size)?;
+            let mut buffers = Vec::new();
+            let mut textures = Vec::new();
+            for _ in 0..size.idle {
+                buffers.push(
+                    other
+                        .create_buffer(&BufferDescriptor {
+                            label: "idle",
+                            size: 256,
+                            usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
+                        })
+                        .map_err(e)?,
+                );
+                textures.push(
+                    other
+                        .create_texture(&TextureDescriptor {
+                            label: "idle",
+                            size: [4, 4],
+                            format: TextureFormat::Rgba8Unorm,
+                            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
+                            ..Default::default()
+                        })
+                        .map_err(e)?,
+                );
+            }
+            // Their zero fills and first layouts go with this first frame, before the timing.
+            if vigil_first(other, &record_idle, target_idle, size)? != output {
+                return Err("vigil: the frame on the second device differs".into());
+            }
+            let [encode, submit, encode_idle, submit_idle] = alternate(
+                plan,
+                || vigil_frame(device, &record),
+                || vigil_frame(other, &record_idle),
+            )?;
+            for b in buffers {
+                other.destroy_buffer(b).map_err(e)?;
+            }
+            for t in textures {
+                other.destroy_texture(t).map_err(e)?;
+            }
+            ([encode, submit], Some([encode_idle, submit_idle]))
         }
-        // Their zero fills and first layouts go with one submission before the timing.
-        let (cb, _) = record()?;
-        let s = device.submit([cb]).map_err(e)?;
-        device
-            .wait_for_serial_unless_stalled(s, Duration::from_secs(60))
-            .map_err(e)?;
-        let idle = repeat(plan, &mut frame)?;
-        for b in buffers {
-            device.destroy_buffer(b).map_err(e)?;
-        }
-        for t in textures {
-            device.destroy_texture(t).map_err(e)?;
-        }
-        Some(idle)
-    } else {
-        None
     };
     let mut par = Vec::new();
     if size.parallel {
@@ -458,7 +524,7 @@ pub fn vigil(
             .wait_for_serial_unless_stalled(s, Duration::from_secs(60))
             .map_err(e)?;
         let again = device
-            .read_texture(target, TexelCopyTextureInfo::default(), target_size)
+            .read_texture(target, TexelCopyTextureInfo::default(), size.target())
             .map_err(e)?;
         if again != output {
             return Err("vigil: the frame recorded on several threads differs".into());
@@ -475,149 +541,212 @@ pub fn vigil(
     ))
 }
 
-/// Through raw ash: the calls vigil makes, unchecked.
-pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<PathResult, String> {
-    let err = |e: vk::Result| format!("Vulkan error {e:?}");
-    let module =
-        vigil_shader::Module::from_wgsl(&size.shader(), "draws.wgsl").map_err(|d| d.to_string())?;
-    let vs_words = module
-        .to_spirv_for(&vigil_shader::SpirvOptions::default(), Some("vs"))
-        .map_err(|d| d.to_string())?;
-    let fs_words = module
-        .to_spirv_for(&vigil_shader::SpirvOptions::default(), Some("fs"))
-        .map_err(|d| d.to_string())?;
-    let vs = raw.shader(&vs_words)?;
-    let fs = raw.shader(&fs_words)?;
-    let d = raw.device.clone();
-    let fragment = vk::ShaderStageFlags::FRAGMENT;
-    let dsl = raw.set_layout(&[
-        (0, vk::DescriptorType::SAMPLED_IMAGE, fragment),
-        (1, vk::DescriptorType::SAMPLER, fragment),
-        (2, vk::DescriptorType::UNIFORM_BUFFER, fragment),
-    ])?;
-    let pl = raw.pipeline_layout(&[dsl])?;
-    let vb_desc = [vk::VertexInputBindingDescription {
-        binding: 0,
-        stride: 8,
-        input_rate: vk::VertexInputRate::VERTEX,
-    }];
-    let attr_desc = [vk::VertexInputAttributeDescription {
-        location: 0,
-        binding: 0,
-        format: vk::Format::R32G32_SFLOAT,
-        offset: 0,
-    }];
-    let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
-        .vertex_binding_descriptions(&vb_desc)
-        .vertex_attribute_descriptions(&attr_desc);
-    let pipeline = raw.target_pipeline((vs, c"vs"), (fs, c"fs"), &vertex_input, pl)?;
-    let mut images = Vec::new();
-    for t in 0..TEXTURES {
-        let img = raw.image(
-            [4, 4],
-            vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
-        )?;
-        raw.upload_image(&img, &texels(t), vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)?;
-        images.push(img);
-    }
-    let modes = [
-        vk::SamplerAddressMode::CLAMP_TO_EDGE,
-        vk::SamplerAddressMode::REPEAT,
-        vk::SamplerAddressMode::MIRRORED_REPEAT,
-        vk::SamplerAddressMode::CLAMP_TO_EDGE,
-    ];
-    let mut samplers = Vec::new();
-    for m in modes.iter().take(SAMPLERS as usize) {
-        let info = vk::SamplerCreateInfo::default()
-            .mag_filter(vk::Filter::NEAREST)
-            .min_filter(vk::Filter::NEAREST)
-            .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
-            .address_mode_u(*m)
-            .address_mode_v(*m)
-            .address_mode_w(*m)
-            .max_lod(32.0);
-        // SAFETY: valid create info.
-        samplers.push(unsafe { d.create_sampler(&info, None) }.map_err(err)?);
-    }
-    let uniforms = raw.buffer(
-        u64::from(size.groups) * SLOT,
-        vk::BufferUsageFlags::UNIFORM_BUFFER,
-        gpu_allocator::MemoryLocation::CpuToGpu,
-    )?;
-    raw.write(&uniforms, 0, &tints(size.groups))?;
-    let mut vbs = Vec::new();
-    for k in 0..VERTEX_BUFFERS {
-        let b = raw.buffer(
-            32,
-            vk::BufferUsageFlags::VERTEX_BUFFER,
+/// The frame's objects on one raw device.
+struct AshScene {
+    d: ash::Device,
+    size: Size,
+    vs: vk::ShaderModule,
+    fs: vk::ShaderModule,
+    dsl: vk::DescriptorSetLayout,
+    pl: vk::PipelineLayout,
+    pipeline: vk::Pipeline,
+    images: Vec<RawImage>,
+    samplers: Vec<vk::Sampler>,
+    uniforms: RawBuffer,
+    vbs: Vec<RawBuffer>,
+    ibs: Vec<RawBuffer>,
+    vb_raw: Vec<vk::Buffer>,
+    ib_raw: Vec<vk::Buffer>,
+    pool: vk::DescriptorPool,
+    sets: Vec<vk::DescriptorSet>,
+    target: RawImage,
+    cmd_pool: vk::CommandPool,
+    cb: vk::CommandBuffer,
+}
+
+impl AshScene {
+    fn new(raw: &mut Raw, size: Size) -> Result<AshScene, String> {
+        let err = |e: vk::Result| format!("Vulkan error {e:?}");
+        let module = vigil_shader::Module::from_wgsl(&size.shader(), "draws.wgsl")
+            .map_err(|d| d.to_string())?;
+        let vs_words = module
+            .to_spirv_for(&vigil_shader::SpirvOptions::default(), Some("vs"))
+            .map_err(|d| d.to_string())?;
+        let fs_words = module
+            .to_spirv_for(&vigil_shader::SpirvOptions::default(), Some("fs"))
+            .map_err(|d| d.to_string())?;
+        let vs = raw.shader(&vs_words)?;
+        let fs = raw.shader(&fs_words)?;
+        let d = raw.device.clone();
+        let fragment = vk::ShaderStageFlags::FRAGMENT;
+        let dsl = raw.set_layout(&[
+            (0, vk::DescriptorType::SAMPLED_IMAGE, fragment),
+            (1, vk::DescriptorType::SAMPLER, fragment),
+            (2, vk::DescriptorType::UNIFORM_BUFFER, fragment),
+        ])?;
+        let pl = raw.pipeline_layout(&[dsl])?;
+        let vb_desc = [vk::VertexInputBindingDescription {
+            binding: 0,
+            stride: 8,
+            input_rate: vk::VertexInputRate::VERTEX,
+        }];
+        let attr_desc = [vk::VertexInputAttributeDescription {
+            location: 0,
+            binding: 0,
+            format: vk::Format::R32G32_SFLOAT,
+            offset: 0,
+        }];
+        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
+            .vertex_binding_descriptions(&vb_desc)
+            .vertex_attribute_descriptions(&attr_desc);
+        let pipeline = raw.target_pipeline((vs, c"vs"), (fs, c"fs"), &vertex_input, pl)?;
+        let mut images = Vec::new();
+        for t in 0..TEXTURES {
+            let img = raw.image(
+                [4, 4],
+                vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
+            )?;
+            raw.upload_image(&img, &texels(t), vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)?;
+            images.push(img);
+        }
+        let modes = [
+            vk::SamplerAddressMode::CLAMP_TO_EDGE,
+            vk::SamplerAddressMode::REPEAT,
+            vk::SamplerAddressMode::MIRRORED_REPEAT,
+            vk::SamplerAddressMode::CLAMP_TO_EDGE,
+        ];
+        let mut samplers = Vec::new();
+        for m in modes.iter().take(SAMPLERS as usize) {
+            let info = vk::SamplerCreateInfo::default()
+                .mag_filter(vk::Filter::NEAREST)
+                .min_filter(vk::Filter::NEAREST)
+                .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+                .address_mode_u(*m)
+                .address_mode_v(*m)
+                .address_mode_w(*m)
+                .max_lod(32.0);
+            // SAFETY: valid create info.
+            samplers.push(unsafe { d.create_sampler(&info, None) }.map_err(err)?);
+        }
+        let uniforms = raw.buffer(
+            u64::from(size.groups) * SLOT,
+            vk::BufferUsageFlags::UNIFORM_BUFFER,
             gpu_allocator::MemoryLocation::CpuToGpu,
         )?;
-        raw.write(&b, 0, &corners(k))?;
-        vbs.push(b);
-    }
-    let mut ibs = Vec::new();
-    for k in 0..INDEX_BUFFERS {
-        let b = raw.buffer(
-            12,
-            vk::BufferUsageFlags::INDEX_BUFFER,
-            gpu_allocator::MemoryLocation::CpuToGpu,
-        )?;
-        raw.write(&b, 0, &indices(k))?;
-        ibs.push(b);
-    }
-    let pool = raw.descriptor_pool(
-        size.groups,
-        &[
-            (vk::DescriptorType::SAMPLED_IMAGE, size.groups),
-            (vk::DescriptorType::SAMPLER, size.groups),
-            (vk::DescriptorType::UNIFORM_BUFFER, size.groups),
-        ],
-        false,
-    )?;
-    let mut sets = Vec::new();
-    for g in 0..size.groups {
-        let set = raw.allocate_set(pool, dsl)?;
-        raw.write_set(
-            set,
+        raw.write(&uniforms, 0, &tints(size.groups))?;
+        let mut vbs = Vec::new();
+        for k in 0..VERTEX_BUFFERS {
+            let b = raw.buffer(
+                32,
+                vk::BufferUsageFlags::VERTEX_BUFFER,
+                gpu_allocator::MemoryLocation::CpuToGpu,
+            )?;
+            raw.write(&b, 0, &corners(k))?;
+            vbs.push(b);
+        }
+        let mut ibs = Vec::new();
+        for k in 0..INDEX_BUFFERS {
+            let b = raw.buffer(
+                12,
+                vk::BufferUsageFlags::INDEX_BUFFER,
+                gpu_allocator::MemoryLocation::CpuToGpu,
+            )?;
+            raw.write(&b, 0, &indices(k))?;
+            ibs.push(b);
+        }
+        let pool = raw.descriptor_pool(
+            size.groups,
             &[
-                (0, Bind::SampledImage(images[(g % TEXTURES) as usize].view)),
-                (1, Bind::Sampler(samplers[(g % SAMPLERS) as usize])),
-                (
-                    2,
-                    Bind::Buffer(
-                        vk::DescriptorType::UNIFORM_BUFFER,
-                        uniforms.raw,
-                        u64::from(g) * SLOT,
-                        16,
-                    ),
-                ),
+                (vk::DescriptorType::SAMPLED_IMAGE, size.groups),
+                (vk::DescriptorType::SAMPLER, size.groups),
+                (vk::DescriptorType::UNIFORM_BUFFER, size.groups),
             ],
-        );
-        sets.push(set);
+            false,
+        )?;
+        let mut sets = Vec::new();
+        for g in 0..size.groups {
+            let set = raw.allocate_set(pool, dsl)?;
+            raw.write_set(
+                set,
+                &[
+                    (0, Bind::SampledImage(images[(g % TEXTURES) as usize].view)),
+                    (1, Bind::Sampler(samplers[(g % SAMPLERS) as usize])),
+                    (
+                        2,
+                        Bind::Buffer(
+                            vk::DescriptorType::UNIFORM_BUFFER,
+                            uniforms.raw,
+                            u64::from(g) * SLOT,
+                            16,
+                        ),
+                    ),
+                ],
+            );
+            sets.push(set);
+        }
+        let target_size = size.target();
+        let target = raw.render_target(target_size)?;
+        let (cmd_pool, cb) = raw.command_buffer()?;
+        let vb_raw = vbs.iter().map(|b| b.raw).collect();
+        let ib_raw = ibs.iter().map(|b| b.raw).collect();
+        Ok(AshScene {
+            d,
+            size,
+            vs,
+            fs,
+            dsl,
+            pl,
+            pipeline,
+            images,
+            samplers,
+            uniforms,
+            vbs,
+            ibs,
+            vb_raw,
+            ib_raw,
+            pool,
+            sets,
+            target,
+            cmd_pool,
+            cb,
+        })
     }
-    let target_size = size.target();
-    let target = raw.render_target(target_size)?;
-    let (cmd_pool, cb) = raw.command_buffer()?;
-    let target_view = target.view;
-    let vb_raw: Vec<vk::Buffer> = vbs.iter().map(|b| b.raw).collect();
-    let ib_raw: Vec<vk::Buffer> = ibs.iter().map(|b| b.raw).collect();
-    let record_on = |cmd_pool: vk::CommandPool,
-                     cb: vk::CommandBuffer|
-     -> Result<Duration, String> {
+
+    /// Records the frame into `cb` of `cmd_pool`; the time it took.
+    fn record_on(
+        &self,
+        cmd_pool: vk::CommandPool,
+        cb: vk::CommandBuffer,
+    ) -> Result<Duration, String> {
+        let d = &self.d;
         let t = Instant::now();
-        Raw::begin_frame_on(&d, cmd_pool, cb, target_view, target_size, pipeline)?;
-        for i in 0..size.draws {
-            let set = [sets[(i % size.groups) as usize]];
+        Raw::begin_frame_on(
+            d,
+            cmd_pool,
+            cb,
+            self.target.view,
+            self.size.target(),
+            self.pipeline,
+        )?;
+        for i in 0..self.size.draws {
+            let set = [self.sets[(i % self.size.groups) as usize]];
             // SAFETY: a set of the pipeline's layout.
             unsafe {
-                d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::GRAPHICS, pl, 0, &set, &[])
+                d.cmd_bind_descriptor_sets(
+                    cb,
+                    vk::PipelineBindPoint::GRAPHICS,
+                    self.pl,
+                    0,
+                    &set,
+                    &[],
+                )
             };
             // SAFETY: a vertex buffer of this device.
             unsafe {
                 d.cmd_bind_vertex_buffers(
                     cb,
                     0,
-                    &vb_raw[(i % VERTEX_BUFFERS) as usize..][..1],
+                    &self.vb_raw[(i % VERTEX_BUFFERS) as usize..][..1],
                     &[0],
                 )
             };
@@ -625,7 +754,7 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
             unsafe {
                 d.cmd_bind_index_buffer(
                     cb,
-                    ib_raw[(i % INDEX_BUFFERS) as usize],
+                    self.ib_raw[(i % INDEX_BUFFERS) as usize],
                     0,
                     vk::IndexType::UINT16,
                 )
@@ -635,58 +764,134 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
         }
         // SAFETY: matches the begin.
         unsafe { d.cmd_end_rendering(cb) };
-        Raw::end_on(&d, cb)?;
+        Raw::end_on(d, cb)?;
         Ok(t.elapsed())
-    };
-    let record = |_raw: &Raw| record_on(cmd_pool, cb);
-    record(raw)?;
-    let s = raw.submit(&[cb])?;
-    raw.wait(s)?;
-    let output = raw.read_image(&target, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL);
-    let frame = |raw: &mut Raw| -> Result<[Duration; 2], String> {
-        let encode = record(raw)?;
+    }
+
+    /// One frame into the scene's own command buffer, submitted and waited for.
+    fn frame(&self, raw: &mut Raw) -> Result<[Duration; 2], String> {
+        let encode = self.record_on(self.cmd_pool, self.cb)?;
         let t = Instant::now();
-        let s = raw.submit(&[cb])?;
+        let s = raw.submit(&[self.cb])?;
         let submit = t.elapsed();
         raw.wait(s)?;
         Ok([encode, submit])
-    };
-    let plain = repeat(plan, || frame(raw));
-    let idle = match (&plain, with_idle) {
-        (Ok(_), true) => {
-            let mut bufs: Vec<RawBuffer> = Vec::new();
-            let mut imgs: Vec<RawImage> = Vec::new();
-            let mut made = Ok(());
-            for _ in 0..size.idle {
-                match raw.buffer(
-                    256,
-                    vk::BufferUsageFlags::STORAGE_BUFFER,
-                    gpu_allocator::MemoryLocation::GpuOnly,
-                ) {
-                    Ok(b) => bufs.push(b),
-                    Err(e) => made = Err(e),
-                }
-                match raw.image(
-                    [4, 4],
-                    vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
-                ) {
-                    Ok(i) => imgs.push(i),
-                    Err(e) => made = Err(e),
-                }
-            }
-            let r = made.and_then(|()| repeat(plan, || frame(raw)));
-            for b in bufs {
-                raw.destroy_buffer(b);
-            }
-            for i in imgs {
-                raw.destroy_image(i);
-            }
-            Some(r)
+    }
+
+    /// Submits one frame, waits for it and reads its target back.
+    fn first(&self, raw: &mut Raw) -> Result<Vec<u8>, String> {
+        self.record_on(self.cmd_pool, self.cb)?;
+        let s = raw.submit(&[self.cb])?;
+        raw.wait(s)?;
+        raw.read_image(&self.target, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+    }
+
+    /// Destroys everything (the device is idle: every submission was waited for).
+    fn destroy(self, raw: &mut Raw) {
+        let d = &self.d;
+        // SAFETY: idle (every submission was waited for); objects created above.
+        unsafe { d.destroy_command_pool(self.cmd_pool, None) };
+        // SAFETY: as above.
+        unsafe { d.destroy_descriptor_pool(self.pool, None) };
+        // SAFETY: as above.
+        unsafe { d.destroy_pipeline(self.pipeline, None) };
+        // SAFETY: as above.
+        unsafe { d.destroy_pipeline_layout(self.pl, None) };
+        // SAFETY: as above.
+        unsafe { d.destroy_descriptor_set_layout(self.dsl, None) };
+        // SAFETY: as above.
+        unsafe { d.destroy_shader_module(self.vs, None) };
+        // SAFETY: as above.
+        unsafe { d.destroy_shader_module(self.fs, None) };
+        for s in self.samplers {
+            // SAFETY: as above.
+            unsafe { d.destroy_sampler(s, None) };
         }
-        _ => None,
+        for i in self.images {
+            raw.destroy_image(i);
+        }
+        raw.destroy_image(self.target);
+        for b in self.vbs.into_iter().chain(self.ibs) {
+            raw.destroy_buffer(b);
+        }
+        raw.destroy_buffer(self.uniforms);
+    }
+}
+
+/// The idle-resources phase of raw ash: the frame on `raw` and on `other`, which holds the
+/// idle buffers and images, one of each per repetition (see [`alternate`]).
+fn ash_paired(
+    raw: &mut Raw,
+    other: &mut Raw,
+    scene: &AshScene,
+    size: Size,
+    plan: Plan,
+    output: &[u8],
+) -> Result<[Stats; 4], String> {
+    let scene_idle = AshScene::new(other, size)?;
+    let mut bufs = Vec::new();
+    let mut imgs = Vec::new();
+    let mut made = Ok(());
+    for _ in 0..size.idle {
+        match other.buffer(
+            256,
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+            gpu_allocator::MemoryLocation::GpuOnly,
+        ) {
+            Ok(b) => bufs.push(b),
+            Err(x) => {
+                made = Err(x);
+                break;
+            }
+        }
+        match other.image(
+            [4, 4],
+            vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
+        ) {
+            Ok(i) => imgs.push(i),
+            Err(x) => {
+                made = Err(x);
+                break;
+            }
+        }
+    }
+    let timed = made.and_then(|()| {
+        if scene_idle.first(other)? != output {
+            return Err("ash: the frame on the second device differs".to_string());
+        }
+        alternate(plan, || scene.frame(raw), || scene_idle.frame(other))
+    });
+    for b in bufs {
+        other.destroy_buffer(b);
+    }
+    for i in imgs {
+        other.destroy_image(i);
+    }
+    scene_idle.destroy(other);
+    timed
+}
+
+/// Through raw ash: the calls vigil makes, unchecked. With `second` (idle-resources), the
+/// frame also runs on that device, which holds the idle objects.
+pub fn ash(
+    raw: &mut Raw,
+    second: Option<&mut Raw>,
+    size: Size,
+    plan: Plan,
+) -> Result<PathResult, String> {
+    let scene = AshScene::new(raw, size)?;
+    let output = scene.first(raw);
+    let (plain, idle) = match (second, &output) {
+        (None, _) => (repeat(plan, || scene.frame(raw)), None),
+        (Some(_), Err(x)) => (Err(x.clone()), None),
+        (Some(other), Ok(out)) => match ash_paired(raw, other, &scene, size, plan, out) {
+            Ok([e, s, ei, si]) => (Ok([e, s]), Some(Ok::<_, String>([ei, si]))),
+            Err(x) => (Err(x), None),
+        },
     };
     let mut par = Vec::new();
     if size.parallel && plain.is_ok() {
+        let d = &scene.d;
         // One pool per thread, as a Vulkan program recording on several threads has.
         let most = THREADS.iter().copied().max().unwrap_or(1);
         let pools = (0..most)
@@ -698,14 +903,14 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
             plan,
             |i| {
                 let (p, c) = pools[i];
-                record_on(p, c)?;
+                scene.record_on(p, c)?;
                 Ok(c)
             },
             |cbs| last = cbs,
         )?;
         let s = raw.submit(&last)?;
         raw.wait(s)?;
-        let again = raw.read_image(&target, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)?;
+        let again = raw.read_image(&scene.target, vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)?;
         for (p, _) in pools {
             // SAFETY: idle (waited for above); the pool was created above.
             unsafe { d.destroy_command_pool(p, None) };
@@ -714,32 +919,7 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
             return Err("ash: the frame recorded on several threads differs".into());
         }
     }
-    // SAFETY: idle (every submission was waited for); objects created above.
-    unsafe { d.destroy_command_pool(cmd_pool, None) };
-    // SAFETY: as above.
-    unsafe { d.destroy_descriptor_pool(pool, None) };
-    // SAFETY: as above.
-    unsafe { d.destroy_pipeline(pipeline, None) };
-    // SAFETY: as above.
-    unsafe { d.destroy_pipeline_layout(pl, None) };
-    // SAFETY: as above.
-    unsafe { d.destroy_descriptor_set_layout(dsl, None) };
-    // SAFETY: as above.
-    unsafe { d.destroy_shader_module(vs, None) };
-    // SAFETY: as above.
-    unsafe { d.destroy_shader_module(fs, None) };
-    for s in samplers {
-        // SAFETY: as above.
-        unsafe { d.destroy_sampler(s, None) };
-    }
-    for i in images {
-        raw.destroy_image(i);
-    }
-    raw.destroy_image(target);
-    for b in vbs.into_iter().chain(ibs) {
-        raw.destroy_buffer(b);
-    }
-    raw.destroy_buffer(uniforms);
+    scene.destroy(raw);
     let idle = idle.transpose()?;
     Ok(result(
         "ash",
@@ -752,8 +932,11 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan, with_idle: bool) -> Result<Pat
     ))
 }
 
-/// Through wgpu.
-pub fn wgpu(w: &Wgpu, size: Size, plan: Plan, with_idle: bool) -> Result<PathResult, String> {
+/// What records the frame through wgpu.
+type WgpuRecord<'w> = Box<dyn Fn() -> (wgpu::CommandBuffer, Duration) + Sync + 'w>;
+
+/// The frame's objects on `w`: what records the frame, and the target it draws.
+fn wgpu_scene(w: &Wgpu, size: Size) -> (WgpuRecord<'_>, wgpu::Texture) {
     let dev = &w.device;
     let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("draws"),
@@ -950,7 +1133,7 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan, with_idle: bool) -> Result<PathRes
         view_formats: &[],
     });
     let target_view = target.create_view(&wgpu::TextureViewDescriptor::default());
-    let record = || -> (wgpu::CommandBuffer, Duration) {
+    let record = move || -> (wgpu::CommandBuffer, Duration) {
         let t = Instant::now();
         let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("draws"),
@@ -986,55 +1169,82 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan, with_idle: bool) -> Result<PathRes
         let cb = enc.finish();
         (cb, t.elapsed())
     };
+    (Box::new(record), target)
+}
+
+/// Submits one frame, waits for it and reads its target back.
+fn wgpu_first(
+    w: &Wgpu,
+    record: &WgpuRecord<'_>,
+    target: &wgpu::Texture,
+    size: Size,
+) -> Result<Vec<u8>, String> {
     let (cb, _) = record();
     w.queue.submit([cb]);
-    let output = w.read_texture(&target, target_size)?;
-    let mut frame = || -> Result<[Duration; 2], String> {
-        let (cb, encode) = record();
-        let t = Instant::now();
-        w.queue.submit([cb]);
-        let submit = t.elapsed();
-        w.wait()?;
-        Ok([encode, submit])
-    };
-    let plain = repeat(plan, &mut frame)?;
-    let idle = if with_idle {
-        let mut keep = Vec::new();
-        for _ in 0..size.idle {
-            let b = dev.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("idle"),
-                size: 256,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let t = dev.create_texture(&wgpu::TextureDescriptor {
-                label: Some("idle"),
-                size: wgpu::Extent3d {
-                    width: 4,
-                    height: 4,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::Rgba8Unorm,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                view_formats: &[],
-            });
-            keep.push((b, t));
+    w.read_texture(target, size.target())
+}
+
+/// One timed frame: `[encode, submit]`, then the wait for the GPU.
+fn wgpu_frame(w: &Wgpu, record: &WgpuRecord<'_>) -> Result<[Duration; 2], String> {
+    let (cb, encode) = record();
+    let t = Instant::now();
+    w.queue.submit([cb]);
+    let submit = t.elapsed();
+    w.wait()?;
+    Ok([encode, submit])
+}
+
+/// Through wgpu. With `second` (idle-resources), the frame also runs on that device, which
+/// holds the idle objects.
+pub fn wgpu(w: &Wgpu, second: Option<&Wgpu>, size: Size, plan: Plan) -> Result<PathResult, String> {
+    let (record, target) = wgpu_scene(w, size);
+    let output = wgpu_first(w, &record, &target, size)?;
+    let (plain, idle) = match second {
+        None => (repeat(plan, || wgpu_frame(w, &record))?, None),
+        Some(other) => {
+            let (record_idle, target_idle) = wgpu_scene(other, size);
+            let mut keep = Vec::new();
+            for _ in 0..size.idle {
+                let b = other.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("idle"),
+                    size: 256,
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                let t = other.device.create_texture(&wgpu::TextureDescriptor {
+                    label: Some("idle"),
+                    size: wgpu::Extent3d {
+                        width: 4,
+                        height: 4,
+                        depth_or_array_layers: 1,
+                    },
+                    mip_level_count: 1,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format: wgpu::TextureFormat::Rgba8Unorm,
+                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                    view_formats: &[],
+                });
+                keep.push((b, t));
+            }
+            if wgpu_first(other, &record_idle, &target_idle, size)? != output {
+                return Err("wgpu: the frame on the second device differs".into());
+            }
+            let [encode, submit, encode_idle, submit_idle] = alternate(
+                plan,
+                || wgpu_frame(w, &record),
+                || wgpu_frame(other, &record_idle),
+            )?;
+            drop(keep);
+            ([encode, submit], Some([encode_idle, submit_idle]))
         }
-        let idle = repeat(plan, &mut frame)?;
-        drop(keep);
-        Some(idle)
-    } else {
-        None
     };
     let mut par = Vec::new();
     if size.parallel {
         let mut last = Vec::new();
         par = parallel(&THREADS, plan, |_| Ok(record().0), |cbs| last = cbs)?;
         w.queue.submit(last);
-        let again = w.read_texture(&target, target_size)?;
+        let again = w.read_texture(&target, size.target())?;
         if again != output {
             return Err("wgpu: the frame recorded on several threads differs".into());
         }
