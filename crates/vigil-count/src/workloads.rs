@@ -12,6 +12,8 @@ pub const NAMES: &[&str] = &[
     "submit",
     "write64",
     "create_destroy",
+    "frame",
+    "frame_idle",
 ];
 
 /// Operations one run of `workload` counts.
@@ -20,6 +22,7 @@ pub fn operations(workload: &str) -> Option<u64> {
         "draw" | "root_draw" | "dispatch" | "set_bind_group" | "write64" => 10_000,
         "submit" => SUBMITS as u64,
         "create_destroy" => 1_000,
+        "frame" | "frame_idle" => FRAMES as u64,
         _ => return None,
     })
 }
@@ -28,6 +31,11 @@ pub fn operations(workload: &str) -> Option<u64> {
 const GROUPS: u32 = 1_000;
 /// Submissions counted by `submit`, each of a command buffer that used every group.
 const SUBMITS: usize = 20;
+/// Frames counted by `frame` and `frame_idle`.
+const FRAMES: usize = 10;
+/// Idle buffers and idle textures (each) beside `frame_idle`'s frame, as the
+/// idle-resources benchmark has.
+const IDLE: usize = 10_000;
 
 /// The device kind every workload uses.
 pub type D = Device<TestApi>;
@@ -86,6 +94,8 @@ pub fn run(workload: &str) -> Option<()> {
         "submit" => submit(),
         "write64" => write64(),
         "create_destroy" => create_destroy(),
+        "frame" => frame(0),
+        "frame_idle" => frame(IDLE),
         _ => return None,
     }
     Some(())
@@ -305,6 +315,46 @@ fn draw() {
     measured(|| s.record(&mut e, 10_000));
     e.end_render_pass().unwrap();
     s.d.submit([e.finish().unwrap()]).unwrap();
+}
+
+/// The idle-resources benchmark's frame: the `draws` frame recorded (10,000 draws, from
+/// creating the encoder to finishing it) and submitted, with `idle` unrelated buffers and
+/// as many textures live on the device, made and first submitted outside the count.
+/// `frame_idle` (10,000 of each) against `frame` (none) is what the idle objects cost
+/// vigil's own code per frame; the guard requires it within 1%.
+fn frame(idle: usize) {
+    let s = draw_set();
+    let target = s.target();
+    let mut kept = Vec::new();
+    for _ in 0..idle {
+        let b = buffer(&s.d, 256, BufferUsages::STORAGE | BufferUsages::COPY_DST);
+        let t =
+            s.d.create_texture(&TextureDescriptor {
+                label: "idle",
+                size: [4, 4],
+                format: TextureFormat::Rgba8Unorm,
+                usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
+                ..TextureDescriptor::default()
+            })
+            .unwrap();
+        kept.push((b, t));
+    }
+    let one = || {
+        let mut e = s.encoder_on(target);
+        s.record(&mut e, 10_000);
+        e.end_render_pass().unwrap();
+        let cb = e.finish().unwrap();
+        s.d.submit([cb]).unwrap();
+        s.d.poll().unwrap();
+    };
+    // The first frame makes the idle objects' first layouts and zero fills.
+    one();
+    measured(|| {
+        for _ in 0..FRAMES {
+            one();
+        }
+    });
+    drop(kept);
 }
 
 /// The `tier-draws` benchmark's frame: per draw a root (of 10,000, one per object record

@@ -177,6 +177,10 @@ pub struct TestCommandBuffer {
 pub struct TestCommandEncoder {
     pub(super) recording: Option<TestCommandBuffer>,
     pub(super) faults: Option<Arc<crate::faults::FaultInjector>>,
+    /// Command lists of reset buffers, emptied, for the next recordings to reuse (as a
+    /// driver's pool keeps its memory across resets): a recording's cost then does not
+    /// depend on how the heap happens to lie, which the instruction-count guard needs.
+    pub(super) spare: Vec<Vec<TestCommand>>,
 }
 
 impl TestCommandEncoder {
@@ -196,7 +200,7 @@ impl CommandEncoder for TestCommandEncoder {
         }
         self.recording = Some(TestCommandBuffer {
             label: label.to_owned(),
-            commands: Vec::new(),
+            commands: self.spare.pop().unwrap_or_default(),
         });
         Ok(())
     }
@@ -219,7 +223,13 @@ impl CommandEncoder for TestCommandEncoder {
         self.recording = None;
     }
 
-    unsafe fn reset_all(&mut self, _buffers: Vec<TestCommandBuffer>) {}
+    unsafe fn reset_all(&mut self, buffers: Vec<TestCommandBuffer>) {
+        for b in buffers {
+            let mut commands = b.commands;
+            commands.clear();
+            self.spare.push(commands);
+        }
+    }
 
     unsafe fn barriers(
         &mut self,
