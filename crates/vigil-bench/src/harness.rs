@@ -112,6 +112,18 @@ impl Stats {
         }
     }
 
+    /// The samples of two phases of one quantity, `self`'s then `other`'s, as one: their
+    /// warm-ups add up, and it settled when both did.
+    pub fn then(self, other: Stats) -> Stats {
+        let mut samples = self.samples;
+        samples.extend(other.samples);
+        Stats {
+            warmup: self.warmup + other.warmup,
+            settled: self.settled && other.settled,
+            ..Stats::of(samples)
+        }
+    }
+
     /// (max - min) / median, as a fraction.
     pub fn spread(&self) -> f64 {
         if self.median.is_zero() {

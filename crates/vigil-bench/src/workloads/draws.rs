@@ -6,6 +6,9 @@
 //!
 //! **idle-resources** runs the same frame with many unrelated live buffers and textures
 //! beside it: the cost of a frame must not grow with resources that exist but are unused.
+//! Each path has two devices, and every repetition runs one frame on each (see
+//! `alternate`); the idle objects live on one of them, the second device for the first
+//! half of the repetitions and the first for the second half (see `crossover`).
 
 use super::PathResult;
 use crate::harness::{Plan, Stats, parallel, repeat};
@@ -451,8 +454,76 @@ fn alternate(
     })
 }
 
-/// Through vigil. With `second` (idle-resources), the frame also runs on that device, which
-/// holds the idle objects: one frame on each per repetition.
+/// The two halves of the idle-resources phase as one `[encode, submit, encode+idle,
+/// submit+idle]`: in `first` the idle objects live on the second device, in `second` on
+/// the first (a crossover), so whatever makes one device faster than the other for
+/// reasons of its own counts for the idle objects in one half and against them in the
+/// other.
+fn crossover(first: [Stats; 4], second: [Stats; 4]) -> ([Stats; 2], [Stats; 2]) {
+    let [e1, s1, ei1, si1] = first;
+    let [e2, s2, ei2, si2] = second;
+    ([e1.then(e2), s1.then(s2)], [ei1.then(ei2), si1.then(si2)])
+}
+
+/// `n` idle buffers and `n` idle textures on `device`, made and first used (their zero
+/// fills and layouts) by one frame of `record`, whose image must be `output`.
+fn vigil_idle(
+    device: &vigil::Device,
+    n: u32,
+    record: &VigilRecord<'_>,
+    target: vigil::Texture,
+    size: Size,
+    output: &[u8],
+) -> Result<(Vec<vigil::Buffer>, Vec<vigil::Texture>), String> {
+    use vigil::*;
+    let e = |e: Error| e.to_string();
+    let mut buffers = Vec::new();
+    let mut textures = Vec::new();
+    for _ in 0..n {
+        buffers.push(
+            device
+                .create_buffer(&BufferDescriptor {
+                    label: "idle",
+                    size: 256,
+                    usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
+                })
+                .map_err(e)?,
+        );
+        textures.push(
+            device
+                .create_texture(&TextureDescriptor {
+                    label: "idle",
+                    size: [4, 4],
+                    format: TextureFormat::Rgba8Unorm,
+                    usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
+                    ..Default::default()
+                })
+                .map_err(e)?,
+        );
+    }
+    if vigil_first(device, record, target, size)? != output {
+        return Err("vigil: the frame beside the idle objects differs".into());
+    }
+    Ok((buffers, textures))
+}
+
+/// Destroys what [`vigil_idle`] made.
+fn vigil_unidle(
+    device: &vigil::Device,
+    (buffers, textures): (Vec<vigil::Buffer>, Vec<vigil::Texture>),
+) -> Result<(), String> {
+    for b in buffers {
+        device.destroy_buffer(b).map_err(|e| e.to_string())?;
+    }
+    for t in textures {
+        device.destroy_texture(t).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// Through vigil. With `second` (idle-resources), the frame also runs on that device: one
+/// frame on each per repetition, the idle objects on `second` for the first half of the
+/// repetitions and on `device` for the second.
 pub fn vigil(
     device: &vigil::Device,
     second: Option<&vigil::Device>,
@@ -466,47 +537,17 @@ pub fn vigil(
     let (plain, idle) = match second {
         None => (repeat(plan, || vigil_frame(device, &record))?, None),
         Some(other) => {
-            let (record_idle, target_idle) = vigil_scene(other, size)?;
-            let mut buffers = Vec::new();
-            let mut textures = Vec::new();
-            for _ in 0..size.idle {
-                buffers.push(
-                    other
-                        .create_buffer(&BufferDescriptor {
-                            label: "idle",
-                            size: 256,
-                            usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
-                        })
-                        .map_err(e)?,
-                );
-                textures.push(
-                    other
-                        .create_texture(&TextureDescriptor {
-                            label: "idle",
-                            size: [4, 4],
-                            format: TextureFormat::Rgba8Unorm,
-                            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
-                            ..Default::default()
-                        })
-                        .map_err(e)?,
-                );
-            }
-            // Their zero fills and first layouts go with this first frame, before the timing.
-            if vigil_first(other, &record_idle, target_idle, size)? != output {
-                return Err("vigil: the frame on the second device differs".into());
-            }
-            let [encode, submit, encode_idle, submit_idle] = alternate(
-                plan,
-                || vigil_frame(device, &record),
-                || vigil_frame(other, &record_idle),
-            )?;
-            for b in buffers {
-                other.destroy_buffer(b).map_err(e)?;
-            }
-            for t in textures {
-                other.destroy_texture(t).map_err(e)?;
-            }
-            ([encode, submit], Some([encode_idle, submit_idle]))
+            let (record_b, target_b) = vigil_scene(other, size)?;
+            let frame_a = || vigil_frame(device, &record);
+            let frame_b = || vigil_frame(other, &record_b);
+            let idle = vigil_idle(other, size.idle, &record_b, target_b, size, &output)?;
+            let first = alternate(plan, frame_a, frame_b)?;
+            vigil_unidle(other, idle)?;
+            let idle = vigil_idle(device, size.idle, &record, target, size, &output)?;
+            let second = alternate(plan, frame_b, frame_a)?;
+            vigil_unidle(device, idle)?;
+            let (plain, idle) = crossover(first, second);
+            (plain, Some(idle))
         }
     };
     let mut par = Vec::new();
@@ -818,8 +859,44 @@ impl AshScene {
     }
 }
 
-/// The idle-resources phase of raw ash: the frame on `raw` and on `other`, which holds the
-/// idle buffers and images, one of each per repetition (see [`alternate`]).
+/// `n` idle buffers and `n` idle images on `raw`, with whether all were made (what was
+/// made is returned either way, to be destroyed).
+fn ash_idle(raw: &mut Raw, n: u32) -> (Vec<RawBuffer>, Vec<RawImage>, Result<(), String>) {
+    let mut bufs = Vec::new();
+    let mut imgs = Vec::new();
+    for _ in 0..n {
+        match raw.buffer(
+            256,
+            vk::BufferUsageFlags::STORAGE_BUFFER,
+            gpu_allocator::MemoryLocation::GpuOnly,
+        ) {
+            Ok(b) => bufs.push(b),
+            Err(x) => return (bufs, imgs, Err(x)),
+        }
+        match raw.image(
+            [4, 4],
+            vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
+        ) {
+            Ok(i) => imgs.push(i),
+            Err(x) => return (bufs, imgs, Err(x)),
+        }
+    }
+    (bufs, imgs, Ok(()))
+}
+
+/// Destroys what [`ash_idle`] made.
+fn ash_unidle(raw: &mut Raw, bufs: Vec<RawBuffer>, imgs: Vec<RawImage>) {
+    for b in bufs {
+        raw.destroy_buffer(b);
+    }
+    for i in imgs {
+        raw.destroy_image(i);
+    }
+}
+
+/// The idle-resources phase of raw ash: the frame on `raw` and on `other`, one of each per
+/// repetition (see [`alternate`]), the idle objects on `other` for the first half and on
+/// `raw` for the second (see [`crossover`]).
 fn ash_paired(
     raw: &mut Raw,
     other: &mut Raw,
@@ -827,52 +904,33 @@ fn ash_paired(
     size: Size,
     plan: Plan,
     output: &[u8],
-) -> Result<[Stats; 4], String> {
-    let scene_idle = AshScene::new(other, size)?;
-    let mut bufs = Vec::new();
-    let mut imgs = Vec::new();
-    let mut made = Ok(());
-    for _ in 0..size.idle {
-        match other.buffer(
-            256,
-            vk::BufferUsageFlags::STORAGE_BUFFER,
-            gpu_allocator::MemoryLocation::GpuOnly,
-        ) {
-            Ok(b) => bufs.push(b),
-            Err(x) => {
-                made = Err(x);
-                break;
-            }
-        }
-        match other.image(
-            [4, 4],
-            vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST,
-        ) {
-            Ok(i) => imgs.push(i),
-            Err(x) => {
-                made = Err(x);
-                break;
-            }
-        }
-    }
-    let timed = made.and_then(|()| {
-        if scene_idle.first(other)? != output {
+) -> Result<([Stats; 2], [Stats; 2]), String> {
+    let scene_b = AshScene::new(other, size)?;
+    let (bufs, imgs, made) = ash_idle(other, size.idle);
+    let first = made.and_then(|()| {
+        if scene_b.first(other)? != output {
             return Err("ash: the frame on the second device differs".to_string());
         }
-        alternate(plan, || scene.frame(raw), || scene_idle.frame(other))
+        alternate(plan, || scene.frame(raw), || scene_b.frame(other))
     });
-    for b in bufs {
-        other.destroy_buffer(b);
-    }
-    for i in imgs {
-        other.destroy_image(i);
-    }
-    scene_idle.destroy(other);
-    timed
+    ash_unidle(other, bufs, imgs);
+    let both = first.and_then(|first| {
+        let (bufs, imgs, made) = ash_idle(raw, size.idle);
+        let second = made.and_then(|()| {
+            if scene.first(raw)? != output {
+                return Err("ash: the frame beside the idle objects differs".to_string());
+            }
+            alternate(plan, || scene_b.frame(other), || scene.frame(raw))
+        });
+        ash_unidle(raw, bufs, imgs);
+        Ok(crossover(first, second?))
+    });
+    scene_b.destroy(other);
+    both
 }
 
 /// Through raw ash: the calls vigil makes, unchecked. With `second` (idle-resources), the
-/// frame also runs on that device, which holds the idle objects.
+/// frame also runs on that device, as in [`vigil()`].
 pub fn ash(
     raw: &mut Raw,
     second: Option<&mut Raw>,
@@ -885,7 +943,7 @@ pub fn ash(
         (None, _) => (repeat(plan, || scene.frame(raw)), None),
         (Some(_), Err(x)) => (Err(x.clone()), None),
         (Some(other), Ok(out)) => match ash_paired(raw, other, &scene, size, plan, out) {
-            Ok([e, s, ei, si]) => (Ok([e, s]), Some(Ok::<_, String>([ei, si]))),
+            Ok((plain, idle)) => (Ok(plain), Some(Ok::<_, String>(idle))),
             Err(x) => (Err(x), None),
         },
     };
@@ -1194,49 +1252,60 @@ fn wgpu_frame(w: &Wgpu, record: &WgpuRecord<'_>) -> Result<[Duration; 2], String
     Ok([encode, submit])
 }
 
-/// Through wgpu. With `second` (idle-resources), the frame also runs on that device, which
-/// holds the idle objects.
+/// `n` idle buffers and `n` idle textures on `w` (they go when dropped).
+fn wgpu_idle(w: &Wgpu, n: u32) -> Vec<(wgpu::Buffer, wgpu::Texture)> {
+    (0..n)
+        .map(|_| {
+            let b = w.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("idle"),
+                size: 256,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let t = w.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("idle"),
+                size: wgpu::Extent3d {
+                    width: 4,
+                    height: 4,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba8Unorm,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats: &[],
+            });
+            (b, t)
+        })
+        .collect()
+}
+
+/// Through wgpu. With `second` (idle-resources), the frame also runs on that device, as in
+/// [`vigil()`].
 pub fn wgpu(w: &Wgpu, second: Option<&Wgpu>, size: Size, plan: Plan) -> Result<PathResult, String> {
     let (record, target) = wgpu_scene(w, size);
     let output = wgpu_first(w, &record, &target, size)?;
     let (plain, idle) = match second {
         None => (repeat(plan, || wgpu_frame(w, &record))?, None),
         Some(other) => {
-            let (record_idle, target_idle) = wgpu_scene(other, size);
-            let mut keep = Vec::new();
-            for _ in 0..size.idle {
-                let b = other.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("idle"),
-                    size: 256,
-                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                let t = other.device.create_texture(&wgpu::TextureDescriptor {
-                    label: Some("idle"),
-                    size: wgpu::Extent3d {
-                        width: 4,
-                        height: 4,
-                        depth_or_array_layers: 1,
-                    },
-                    mip_level_count: 1,
-                    sample_count: 1,
-                    dimension: wgpu::TextureDimension::D2,
-                    format: wgpu::TextureFormat::Rgba8Unorm,
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                    view_formats: &[],
-                });
-                keep.push((b, t));
-            }
-            if wgpu_first(other, &record_idle, &target_idle, size)? != output {
+            let (record_b, target_b) = wgpu_scene(other, size);
+            let frame_a = || wgpu_frame(w, &record);
+            let frame_b = || wgpu_frame(other, &record_b);
+            let idle = wgpu_idle(other, size.idle);
+            if wgpu_first(other, &record_b, &target_b, size)? != output {
                 return Err("wgpu: the frame on the second device differs".into());
             }
-            let [encode, submit, encode_idle, submit_idle] = alternate(
-                plan,
-                || wgpu_frame(w, &record),
-                || wgpu_frame(other, &record_idle),
-            )?;
-            drop(keep);
-            ([encode, submit], Some([encode_idle, submit_idle]))
+            let first = alternate(plan, frame_a, frame_b)?;
+            drop(idle);
+            let idle = wgpu_idle(w, size.idle);
+            if wgpu_first(w, &record, &target, size)? != output {
+                return Err("wgpu: the frame beside the idle objects differs".into());
+            }
+            let second = alternate(plan, frame_b, frame_a)?;
+            drop(idle);
+            let (plain, idle) = crossover(first, second);
+            (plain, Some(idle))
         }
     };
     let mut par = Vec::new();
