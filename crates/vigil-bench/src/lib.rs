@@ -68,8 +68,8 @@ pub struct Paths {
     vigil_adapter: vigil::Adapter,
 }
 
-/// A second device of each path on the same adapter: `idle-resources` runs its frame on
-/// both, the idle objects living on the second only.
+/// Another device of each path on the same adapter: `idle-resources` opens two of these
+/// and runs its frame on both, the idle objects on one of them at a time.
 pub struct Second {
     /// vigil's.
     pub vigil: vigil::Device,
@@ -117,7 +117,7 @@ impl Paths {
         })
     }
 
-    /// Opens a second device of each path on the same adapter.
+    /// Opens another device of each path on the same adapter.
     pub fn second(&self) -> Result<Second, String> {
         Ok(Second {
             vigil: vigil_device(&self.vigil_adapter)?,
@@ -199,22 +199,34 @@ fn run_one(
                     parallel: par,
                 }
             };
-            // idle-resources: the idle objects live on a second device of each path, and
-            // every repetition runs the frame on both (see `draws::alternate`).
-            let mut second = if idle { Some(paths.second()?) } else { None };
-            let (sv, sr, sg) = match second.as_mut() {
-                Some(s) => (Some(&s.vigil), Some(&mut s.raw), Some(&s.wgpu)),
-                None => (None, None, None),
+            runs = if idle {
+                // idle-resources: two fresh devices of each path, the idle objects on one of
+                // them (each in turn), every repetition a frame on both (see
+                // `draws::alternate`). Fresh, so that both have the same history: the main
+                // devices have run the workloads before this one, and in a full H200 run
+                // vigil's main device then encoded this frame ~15% slower than a fresh one.
+                let (mut a, mut b) = (paths.second()?, paths.second()?);
+                let (bv, br, bg) = (&b.vigil, &mut b.raw, &b.wgpu);
+                each_path_on(
+                    (&a.vigil, &mut a.raw, &a.wgpu),
+                    opts,
+                    plan,
+                    move |v| d::vigil(v, Some(bv), size, plan),
+                    move |r| d::ash(r, Some(br), size, plan),
+                    move |g| d::wgpu(g, Some(bg), size, plan),
+                    None,
+                )?
+            } else {
+                each_path(
+                    paths,
+                    opts,
+                    plan,
+                    move |v| d::vigil(v, None, size, plan),
+                    move |r| d::ash(r, None, size, plan),
+                    move |g| d::wgpu(g, None, size, plan),
+                    None,
+                )?
             };
-            runs = each_path(
-                paths,
-                opts,
-                plan,
-                move |v| d::vigil(v, sv, size, plan),
-                move |r| d::ash(r, sr, size, plan),
-                move |g| d::wgpu(g, sg, size, plan),
-                None,
-            )?;
             check_image(name, &runs, &d::expected(size))?;
             if par {
                 // Per path: how much faster N threads record than one (N frames in the
@@ -637,7 +649,20 @@ fn each_path<'a>(
     wgpu: impl FnOnce(&'a wgpu_ctx::Wgpu) -> Result<PathResult, String> + Send + 'a,
     extra: Option<Job<'a>>,
 ) -> Result<Vec<PathResult>, String> {
-    let (v, r, g) = (&paths.vigil, &mut paths.raw, &paths.wgpu);
+    let devices = (&paths.vigil, &mut paths.raw, &paths.wgpu);
+    each_path_on(devices, opts, plan, vigil, ash, wgpu, extra)
+}
+
+/// [`each_path`] on the given devices of the three paths.
+fn each_path_on<'a>(
+    (v, r, g): (&'a vigil::Device, &'a mut raw::Raw, &'a wgpu_ctx::Wgpu),
+    opts: &Options,
+    plan: Plan,
+    vigil: impl FnOnce(&'a vigil::Device) -> Result<PathResult, String> + Send + 'a,
+    ash: impl FnOnce(&'a mut raw::Raw) -> Result<PathResult, String> + Send + 'a,
+    wgpu: impl FnOnce(&'a wgpu_ctx::Wgpu) -> Result<PathResult, String> + Send + 'a,
+    extra: Option<Job<'a>>,
+) -> Result<Vec<PathResult>, String> {
     let mut jobs: Vec<Job<'a>> = Vec::new();
     if opts.runs_path("vigil") {
         jobs.push(Box::new(move || vigil(v)));
