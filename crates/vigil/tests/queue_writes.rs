@@ -211,6 +211,36 @@ fn destroying_a_destination_drops_its_unsubmitted_writes() {
 }
 
 #[test]
+fn a_destroyed_destination_of_the_latest_pending_write_is_refused_and_its_slot_reused_cleanly() {
+    // A run of writes into one buffer finds it through its latest pending write: that
+    // must not outlive a destroy, nor answer for the next buffer in the same slot.
+    let d = gpu();
+    let (a, out) = (storage(&d, "a", 64), storage(&d, "out", 64));
+    d.seams().pause_submissions().unwrap();
+    copy(&d, a, out, 4);
+    d.write_buffer(a, 0, &[1; 16]).unwrap();
+    d.write_buffer(a, 16, &[2; 16]).unwrap();
+    assert_eq!(
+        d.write_stats().pending_writes,
+        1,
+        "the second write joins the first"
+    );
+    d.destroy_buffer(a).unwrap();
+    let e = d.write_buffer(a, 32, &[3; 16]).unwrap_err();
+    assert_eq!(e.rule(), Rule::HandleStale, "{e}");
+    let c = storage(&d, "c", 64);
+    assert_eq!(c.index(), a.index(), "the slot is reused");
+    copy(&d, c, out, 4);
+    d.write_buffer(c, 0, &[4; 64]).unwrap();
+    let e = d.write_buffer(a, 0, &[5; 16]).unwrap_err();
+    assert_eq!(e.rule(), Rule::HandleStale, "{e}");
+    let s = d.write_stats();
+    assert_eq!((s.pending_writes, s.pending_bytes), (1, 64), "{s:?}");
+    d.seams().resume_submissions().unwrap();
+    assert_eq!(d.read_buffer(c, 0, 64).unwrap(), vec![4; 64]);
+}
+
+#[test]
 fn texture_writes_to_a_busy_texture_keep_their_order() {
     let d = gpu();
     let t = d

@@ -205,12 +205,36 @@ impl<A: Api> Device<A> {
     pub fn write_buffer(&self, buffer: Buffer, offset: u64, data: &[u8]) -> Result<()> {
         const OP: &str = "write_buffer";
         self.check_alive(OP)?;
-        let obj = self.lookup(buffer, OP)?;
+        let mut q = lock(&self.queue);
+        // A run of writes into one buffer: the latest pending write holds the buffer
+        // already, so while its handle's state word says it is live the registry is not
+        // asked again (no shard lock). Otherwise the lookup runs without the queue lock.
+        let held = q
+            .uploads
+            .writes
+            .last()
+            .filter(|w| {
+                w.live
+                    && w.dst.handle == buffer
+                    && self
+                        .objects
+                        .buffers
+                        .is_live(buffer.index(), buffer.generation())
+            })
+            .map(|w| std::sync::Arc::clone(&w.dst));
+        let obj = match held {
+            Some(obj) => obj,
+            None => {
+                drop(q);
+                let obj = self.lookup(buffer, OP)?;
+                q = lock(&self.queue);
+                obj
+            }
+        };
         validate::buffer::write(obj.facts(), offset, data.len() as u64)?;
         if data.is_empty() {
             return Ok(());
         }
-        let mut q = lock(&self.queue);
         let idle = obj.last_use.load(Ordering::Acquire) <= self.completion.completed();
         if obj.host_visible && !obj.queued_writes.load(Ordering::Acquire) && idle {
             // Under the queue lock: no submission can start using the buffer meanwhile.
