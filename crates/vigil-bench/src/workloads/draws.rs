@@ -427,8 +427,8 @@ fn vigil_frame(device: &vigil::Device, record: &VigilRecord<'_>) -> Result<[Dura
 /// Per repetition one timed frame through `plain` and one through `idle`, in an order that
 /// swaps every repetition: `[encode, submit, encode+idle, submit+idle]`. Each timed pair is
 /// led by one untimed frame of each in the same order, so neither timed frame is the first
-/// of its path's turn: measured on the H200 (6a5556b), the first frame after another path
-/// ran submitted in ~55 µs and the next in ~36 µs, whichever device it was on, which split
+/// of its path's turn: measured on the H200 before the lead-in, the first frame after
+/// another path ran submitted in ~55 µs and the next in ~36 µs, whichever device, which split
 /// the per-repetition ratios into two modes. With the lead-in, each timed frame follows its
 /// own device's last frame by one frame of the other device, in both orders.
 fn alternate(
