@@ -449,58 +449,46 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
         raw.end(cb)?;
         let s = raw.submit(&[cb])?;
         raw.wait(s)?;
-        repeat(plan, || {
+        // One submission of `work` between timestamps `at` and `at + 1` (reset first),
+        // after a barrier from everything before to `to`: the GPU time between them.
+        let timed = |raw: &mut Raw, at: u32, to: vk::PipelineStageFlags2, work: &dyn Fn(&Raw)| {
             raw.begin(cmd_pool, cb)?;
             // SAFETY: recording, outside any pass.
-            unsafe { d.cmd_reset_query_pool(cb, queries, 0, 2) };
-            raw.barrier(
-                cb,
-                vk::PipelineStageFlags2::ALL_COMMANDS,
-                vk::PipelineStageFlags2::COMPUTE_SHADER,
-            );
+            unsafe { d.cmd_reset_query_pool(cb, queries, at, 2) };
+            raw.barrier(cb, vk::PipelineStageFlags2::ALL_COMMANDS, to);
             // SAFETY: the query was reset above.
             unsafe {
-                d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::ALL_COMMANDS, queries, 0)
+                d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::ALL_COMMANDS, queries, at)
             };
-            dispatch_all(raw, copy, copy_pl, true);
+            work(raw);
             // SAFETY: as above.
             unsafe {
-                d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::ALL_COMMANDS, queries, 1)
+                d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::ALL_COMMANDS, queries, at + 1)
             };
             raw.end(cb)?;
             let s = raw.submit(&[cb])?;
             raw.wait(s)?;
-            let t = raw.query_results(queries, 2)?;
-            let kernel = Duration::from_secs_f64(t[1].saturating_sub(t[0]) as f64 * period * 1e-9);
+            // Queries below `at` keep the ticks of earlier submissions of this repetition
+            // (read already), so every query up to `at + 1` is available.
+            let t = raw.query_results(queries, at + 2)?;
+            let (start, end) = (t[at as usize], t[at as usize + 1]);
+            Ok::<_, String>(Duration::from_secs_f64(
+                end.saturating_sub(start) as f64 * period * 1e-9,
+            ))
+        };
+        repeat(plan, || {
+            let kernel = timed(raw, 0, vk::PipelineStageFlags2::COMPUTE_SHADER, &|raw| {
+                dispatch_all(raw, copy, copy_pl, true)
+            })?;
             // The copy command over the same bytes, after the kernel's writes.
-            raw.begin(cmd_pool, cb)?;
-            // SAFETY: recording, outside any pass. Queries 0 and 1 keep the kernel's
-            // ticks (read above), so all four are available to the read below.
-            unsafe { d.cmd_reset_query_pool(cb, queries, 2, 2) };
-            raw.barrier(
-                cb,
-                vk::PipelineStageFlags2::ALL_COMMANDS,
-                vk::PipelineStageFlags2::ALL_TRANSFER,
-            );
-            // SAFETY: the query was reset above.
-            unsafe {
-                d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::ALL_COMMANDS, queries, 2)
-            };
-            for p in &pairs {
-                let region = [vk::BufferCopy::default().size(size.chunk)];
-                // SAFETY: whole-buffer copy between two buffers of this device's size.
-                unsafe { d.cmd_copy_buffer(cb, p.0.raw, p.1.raw, &region) };
-            }
-            // SAFETY: as above.
-            unsafe {
-                d.cmd_write_timestamp2(cb, vk::PipelineStageFlags2::ALL_COMMANDS, queries, 3)
-            };
-            raw.end(cb)?;
-            let s = raw.submit(&[cb])?;
-            raw.wait(s)?;
-            let t = raw.query_results(queries, 4)?;
-            let command = Duration::from_secs_f64(t[3].saturating_sub(t[2]) as f64 * period * 1e-9);
-            Ok::<_, String>([kernel, command])
+            let command = timed(raw, 2, vk::PipelineStageFlags2::ALL_TRANSFER, &|_| {
+                for p in &pairs {
+                    let region = [vk::BufferCopy::default().size(size.chunk)];
+                    // SAFETY: whole-buffer copy between two buffers of this device's size.
+                    unsafe { d.cmd_copy_buffer(cb, p.0.raw, p.1.raw, &region) };
+                }
+            })?;
+            Ok([kernel, command])
         })
     });
     let output = match &result {

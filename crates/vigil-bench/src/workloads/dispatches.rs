@@ -172,16 +172,7 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
     for &o in &outs {
         output.extend(device.read_buffer(o, 0, SLOT).map_err(e)?);
     }
-    let [encode, submit] = repeat(plan, || {
-        let (cb, encode) = record()?;
-        let t = Instant::now();
-        let serial = device.submit([cb]).map_err(e)?;
-        let submit = t.elapsed();
-        device
-            .wait_for_serial_unless_stalled(serial, Duration::from_secs(60))
-            .map_err(e)?;
-        Ok([encode, submit])
-    })?;
+    let [encode, submit] = repeat(plan, || super::vigil_submit_timed(device, record()?))?;
     Ok(PathResult {
         path: "vigil",
         metrics: vec![("encode", encode), ("submit", submit)],

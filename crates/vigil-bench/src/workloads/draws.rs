@@ -413,15 +413,7 @@ fn vigil_first(
 
 /// One timed frame: `[encode, submit]`, then the wait for the GPU.
 fn vigil_frame(device: &vigil::Device, record: &VigilRecord<'_>) -> Result<[Duration; 2], String> {
-    let e = |e: vigil::Error| e.to_string();
-    let (cb, encode) = record()?;
-    let t = Instant::now();
-    let serial = device.submit([cb]).map_err(e)?;
-    let submit = t.elapsed();
-    device
-        .wait_for_serial_unless_stalled(serial, Duration::from_secs(60))
-        .map_err(e)?;
-    Ok([encode, submit])
+    super::vigil_submit_timed(device, record()?)
 }
 
 /// Per repetition one timed frame through `plain` and one through `idle`, in an order that

@@ -10,6 +10,23 @@ pub mod tier_draws;
 pub mod writes;
 
 use crate::harness::{Paired, Stats};
+use std::time::{Duration, Instant};
+
+/// Submits `cb`, a frame vigil recorded in `encode`, and waits for the GPU to finish it:
+/// `[encode, submit]`, the submit call timed alone.
+pub(crate) fn vigil_submit_timed(
+    device: &vigil::Device,
+    (cb, encode): (vigil::CommandBuffer, Duration),
+) -> Result<[Duration; 2], String> {
+    let e = |e: vigil::Error| e.to_string();
+    let t = Instant::now();
+    let serial = device.submit([cb]).map_err(e)?;
+    let submit = t.elapsed();
+    device
+        .wait_for_serial_unless_stalled(serial, Duration::from_secs(60))
+        .map_err(e)?;
+    Ok([encode, submit])
+}
 
 /// One path's results for one workload.
 #[derive(Clone, Debug)]

@@ -165,16 +165,7 @@ fn frames(
             size.target(),
         )
         .map_err(e)?;
-    let stats = repeat(plan, || {
-        let (cb, encode) = record()?;
-        let t = Instant::now();
-        let serial = device.submit([cb]).map_err(e)?;
-        let submit = t.elapsed();
-        device
-            .wait_for_serial_unless_stalled(serial, Duration::from_secs(60))
-            .map_err(e)?;
-        Ok([encode, submit])
-    })?;
+    let stats = repeat(plan, || super::vigil_submit_timed(device, record()?))?;
     Ok((stats, output))
 }
 
