@@ -208,7 +208,9 @@ impl<A: Api> Device<A> {
         let mut q = lock(&self.queue);
         // A run of writes into one buffer: the latest pending write holds the buffer
         // already, so while its handle's state word says it is live the registry is not
-        // asked again (no shard lock). Otherwise the lookup runs without the queue lock.
+        // asked again (no shard lock). Otherwise it is looked up under the queue lock,
+        // which is safe: the registry's locks are only ever held inside its own methods,
+        // never while the queue lock is taken.
         let held = q
             .uploads
             .writes
@@ -224,12 +226,7 @@ impl<A: Api> Device<A> {
             .map(|w| std::sync::Arc::clone(&w.dst));
         let obj = match held {
             Some(obj) => obj,
-            None => {
-                drop(q);
-                let obj = self.lookup(buffer, OP)?;
-                q = lock(&self.queue);
-                obj
-            }
+            None => self.lookup(buffer, OP)?,
         };
         validate::buffer::write(obj.facts(), offset, data.len() as u64)?;
         if data.is_empty() {
