@@ -74,17 +74,20 @@ impl DescriptorPools {
         let info = vk::DescriptorSetAllocateInfo::default()
             .descriptor_pool(pool.raw)
             .set_layouts(&layouts);
+        let mut set = vk::DescriptorSet::null();
+        // Called through the function pointer so the one set lands here: ash's wrapper
+        // returns a `Vec`, an allocation and a free per bind group made.
         // SAFETY: the pool and layout belong to `device`; the pool is only touched under the
-        // lock that guards `self`.
-        match unsafe { device.allocate_descriptor_sets(&info) } {
-            Ok(sets) => {
-                pool.live_sets += 1;
-                sets.into_iter().next()
-            }
-            Err(_) => {
-                pool.exhausted = true;
-                None
-            }
+        // lock that guards `self`; `info` names one layout, so one set is written to `set`.
+        let result = unsafe {
+            (device.fp_v1_0().allocate_descriptor_sets)(device.handle(), &info, &mut set)
+        };
+        if result == vk::Result::SUCCESS && set != vk::DescriptorSet::null() {
+            pool.live_sets += 1;
+            Some(set)
+        } else {
+            pool.exhausted = true;
+            None
         }
     }
 

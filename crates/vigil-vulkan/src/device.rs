@@ -10,6 +10,7 @@ use crate::surface::Surface;
 use crate::{Api, conv};
 use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme, Allocator};
+use smallvec::SmallVec;
 use std::ffi::CString;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -230,9 +231,10 @@ fn write_descriptors(
     layout: &BindGroupLayout,
     entries: &[hal::BindGroupEntry<'_, Api>],
 ) {
-    let mut buffer_infos = Vec::with_capacity(entries.len());
-    let mut image_infos = Vec::with_capacity(entries.len());
-    let mut structures = Vec::new();
+    // On the stack for groups of up to eight entries: making a group allocates nothing here.
+    let mut buffer_infos: SmallVec<[vk::DescriptorBufferInfo; 8]> = SmallVec::new();
+    let mut image_infos: SmallVec<[vk::DescriptorImageInfo; 8]> = SmallVec::new();
+    let mut structures: SmallVec<[vk::AccelerationStructureKHR; 2]> = SmallVec::new();
     for entry in entries {
         match &entry.resource {
             hal::BoundResource::AccelerationStructure(s) => structures.push(s.raw),
@@ -256,7 +258,7 @@ fn write_descriptors(
             ),
         }
     }
-    let mut structure_infos: Vec<_> = structures
+    let mut structure_infos: SmallVec<[_; 2]> = structures
         .iter()
         .map(|s| {
             vk::WriteDescriptorSetAccelerationStructureKHR::default()
@@ -265,7 +267,7 @@ fn write_descriptors(
         .collect();
     let mut structure_infos = structure_infos.iter_mut();
     let (mut bi, mut ii) = (0, 0);
-    let writes: Vec<_> = entries
+    let writes: SmallVec<[vk::WriteDescriptorSet<'_>; 8]> = entries
         .iter()
         .filter_map(|entry| {
             let layout_entry = layout.entries.iter().find(|e| e.binding == entry.binding)?;

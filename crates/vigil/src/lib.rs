@@ -56,6 +56,7 @@ mod encoder;
 mod error;
 pub mod handle;
 pub mod instance;
+mod label;
 mod native;
 pub mod observer;
 mod registry;

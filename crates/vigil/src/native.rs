@@ -158,6 +158,23 @@ impl<A: Api> Hal<A> {
         unsafe { self.0.flush(buffer, offset, data.len() as u64) }
     }
 
+    /// Zeroes the first `len` bytes of a mapped buffer and makes them visible to the
+    /// device (no allocation: a fresh buffer's zeroing). The caller checked that no GPU
+    /// work uses the buffer.
+    pub fn zero_mapped(&self, buffer: &A::Buffer, len: u64) -> vigil_hal::Result<()> {
+        let n = usize::try_from(len).map_err(|_| {
+            vigil_hal::DeviceError::Other(
+                "the buffer is larger than this host's address space".into(),
+            )
+        })?;
+        let dst = mapped_range(self.0.mapping(buffer), 0, n)?;
+        // SAFETY: `dst..dst + n` lies in the buffer's mapping (checked above), and the
+        // caller guarantees no GPU access to it while we write.
+        unsafe { std::ptr::write_bytes(dst, 0, n) };
+        // SAFETY: the range was checked to lie inside the mapped buffer.
+        unsafe { self.0.flush(buffer, 0, len) }
+    }
+
     /// Copies from a mapped buffer at `offset` into `out`, after making device writes
     /// visible to the host. The caller checked that the GPU is done writing the range.
     pub fn read_mapped(

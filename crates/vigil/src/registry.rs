@@ -17,6 +17,7 @@
 
 use crate::error::Error;
 use crate::handle::Handle;
+use crate::label::Label;
 use crate::rules::Rule;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -68,10 +69,10 @@ const SHARDS: usize = 128;
 struct Slots {
     generations: Vec<u32>,
     /// The label each slot's last object had, for messages about destroyed objects.
-    labels: Vec<Box<str>>,
+    labels: Vec<Label>,
     /// The label of the object before it in the slot (slots are reused at once, so a
     /// stale handle usually names that one).
-    retired: Vec<Box<str>>,
+    retired: Vec<Label>,
     /// Why an object was taken out where that was not a plain destroy (a bind group
     /// pool's reset), by slot: its generation, the rule and the words, for messages about
     /// its stale handles. Sparse, so creating and destroying objects never touches it.
@@ -102,8 +103,8 @@ impl<T> Default for Registry<T> {
                 .collect(),
             slots: Mutex::new(Slots {
                 generations: vec![0],
-                labels: vec![Box::from("")],
-                retired: vec![Box::from("")],
+                labels: vec![Label::default()],
+                retired: vec![Label::default()],
                 reasons: std::collections::HashMap::new(),
                 free: Vec::new(),
                 live: 0,
@@ -120,8 +121,9 @@ impl<T> std::fmt::Debug for Registry<T> {
 
 /// What a registry needs of its objects.
 pub(crate) trait Labelled {
-    /// The object's label, remembered for messages after it is destroyed.
-    fn label(&self) -> &str;
+    /// The object's label, remembered for messages after it is destroyed (a copy of a
+    /// [`Label`] allocates nothing for a short one).
+    fn label(&self) -> &Label;
 }
 
 impl<T: Labelled> Registry<T> {
@@ -156,8 +158,8 @@ impl<T: Labelled> Registry<T> {
                     return None;
                 }
                 s.generations.push(0);
-                s.labels.push(Box::from(""));
-                s.retired.push(Box::from(""));
+                s.labels.push(Label::default());
+                s.retired.push(Label::default());
                 i
             }
         };
@@ -165,7 +167,7 @@ impl<T: Labelled> Registry<T> {
         let generation = s.generations[slot].saturating_add(1);
         let obj = Arc::new(make(index, generation));
         s.generations[slot] = generation;
-        let before = std::mem::replace(&mut s.labels[slot], Box::from(obj.label()));
+        let before = std::mem::replace(&mut s.labels[slot], obj.label().clone());
         s.retired[slot] = before;
         {
             let (at, mut shard) = self.shard_write(index);
@@ -370,10 +372,10 @@ mod tests {
     use crate::handle::Buffer;
 
     #[derive(Debug)]
-    struct Obj(&'static str);
+    struct Obj(Label);
     impl Labelled for Obj {
-        fn label(&self) -> &str {
-            self.0
+        fn label(&self) -> &Label {
+            &self.0
         }
     }
 
@@ -384,9 +386,9 @@ mod tests {
     #[test]
     fn stale_null_foreign_and_unknown_handles_are_refused_with_their_rules() {
         let r = Registry::<Obj>::default();
-        let a = r.insert(|_, _| Obj("a")).unwrap();
+        let a = r.insert(|_, _| Obj(Label::new("a"))).unwrap();
         let h = handle(&a);
-        assert_eq!(r.get(h, 7, "t").unwrap().0, "a");
+        assert_eq!(r.get(h, 7, "t").unwrap().0.as_str(), "a");
         assert!(r.is_live(a.0, a.1));
         assert_eq!(
             r.get(Buffer::NULL, 7, "t").unwrap_err().rule(),
@@ -414,27 +416,27 @@ mod tests {
     #[test]
     fn slots_are_reused_with_a_new_generation() {
         let r = Registry::<Obj>::default();
-        let a = r.insert(|_, _| Obj("a")).unwrap();
+        let a = r.insert(|_, _| Obj(Label::new("a"))).unwrap();
         r.remove(handle(&a), 7, "t").unwrap();
-        let b = r.insert(|_, _| Obj("b")).unwrap();
+        let b = r.insert(|_, _| Obj(Label::new("b"))).unwrap();
         assert_eq!(b.0, a.0);
         assert_ne!(b.1, a.1);
         assert!(r.get(handle(&a), 7, "t").is_err());
-        assert_eq!(r.get(handle(&b), 7, "t").unwrap().0, "b");
+        assert_eq!(r.get(handle(&b), 7, "t").unwrap().0.as_str(), "b");
         assert_eq!(r.live_count(), 1);
     }
 
     #[test]
     fn a_stale_handle_is_named_by_its_own_label_after_its_slot_is_reused() {
         let r = Registry::<Obj>::default();
-        let a = r.insert(|_, _| Obj("first")).unwrap();
+        let a = r.insert(|_, _| Obj(Label::new("first"))).unwrap();
         r.remove(handle(&a), 7, "t").unwrap();
-        let b = r.insert(|_, _| Obj("second")).unwrap();
+        let b = r.insert(|_, _| Obj(Label::new("second"))).unwrap();
         assert_eq!(b.0, a.0, "the slot was reused");
         let e = r.get(handle(&a), 7, "t").unwrap_err();
         assert_eq!((e.rule(), e.label()), (Rule::HandleStale, "first"), "{e}");
         r.remove(handle(&b), 7, "t").unwrap();
-        let c = r.insert(|_, _| Obj("third")).unwrap();
+        let c = r.insert(|_, _| Obj(Label::new("third"))).unwrap();
         assert_eq!(r.get(handle(&b), 7, "t").unwrap_err().label(), "second");
         // Two objects later the first one's label is gone, and the refusal says so rather
         // than naming another object.
@@ -447,11 +449,11 @@ mod tests {
     #[test]
     fn a_removed_object_lives_on_while_someone_holds_it() {
         let r = Registry::<Obj>::default();
-        let a = r.insert(|_, _| Obj("a")).unwrap();
+        let a = r.insert(|_, _| Obj(Label::new("a"))).unwrap();
         let held = r.get(handle(&a), 7, "t").unwrap();
         drop(r.remove(handle(&a), 7, "t").unwrap());
         drop(a);
-        assert_eq!(held.0, "a");
+        assert_eq!(held.0.as_str(), "a");
         assert_eq!(Arc::strong_count(&held), 1);
     }
 }

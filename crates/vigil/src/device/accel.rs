@@ -66,7 +66,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| BlasObj {
                 raw,
                 handle: Blas::from_parts(index, generation, id),
-                label: label.to_owned(),
+                label: crate::label::Label::new(label),
                 geometries: desc.geometries.into(),
                 address,
                 built: AtomicBool::new(false),
@@ -100,7 +100,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| TlasObj {
                 raw,
                 handle: Tlas::from_parts(index, generation, id),
-                label: label.to_owned(),
+                label: crate::label::Label::new(label),
                 max_instances: desc.max_instances,
                 built: AtomicBool::new(false),
                 blas: Mutex::new(Vec::new()),

@@ -247,9 +247,11 @@ fn place_of(
     }
 }
 
+/// The native entries of a group's members (on the stack for groups of up to eight: a
+/// group is made without allocating for them).
 fn hal_entries<'m, A: Api>(
     elements: impl Iterator<Item = ((u32, u32), &'m Member<A>)>,
-) -> Vec<vigil_hal::BindGroupEntry<'m, A>> {
+) -> smallvec::SmallVec<[vigil_hal::BindGroupEntry<'m, A>; 8]> {
     elements
         .map(|((binding, array_element), m)| vigil_hal::BindGroupEntry {
             binding,
@@ -343,7 +345,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| BindGroupLayoutObj {
                 raw,
                 handle: BindGroupLayout::from_parts(index, generation, id),
-                label: desc.label.to_owned(),
+                label: crate::label::Label::new(desc.label),
                 entries: sorted,
                 compat,
             })
@@ -476,7 +478,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| BindGroupObj {
                 raw,
                 handle: BindGroup::from_parts(index, generation, id),
-                label: label.to_owned(),
+                label: crate::label::Label::new(label),
                 compat,
                 epoch,
                 members: members.into_boxed_slice(),
@@ -840,7 +842,7 @@ impl<A: Api> Device<A> {
             .bind_group_pools
             .insert(|index, generation| BindGroupPoolObj {
                 handle: BindGroupPool::from_parts(index, generation, id),
-                label: desc.label.to_owned(),
+                label: crate::label::Label::new(desc.label),
                 state: std::sync::Mutex::new(PoolState::default()),
                 _api: std::marker::PhantomData,
             })
@@ -989,7 +991,7 @@ impl<A: Api> Device<A> {
                 }
             };
             out.push(GroupBinding {
-                label,
+                label: label.to_string(),
                 binding,
                 element,
                 visibility: l.visibility,
@@ -1098,7 +1100,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| PipelineLayoutObj {
                 raw,
                 handle: PipelineLayout::from_parts(index, generation, id),
-                label: desc.label.to_owned(),
+                label: crate::label::Label::new(desc.label),
                 groups,
                 compat,
                 immediate_size: desc.immediate_size,

@@ -136,9 +136,8 @@ impl<A: Api> Device<A> {
         let host_visible = self.hal.buffer_host_visible(&raw);
         if host_visible && zero {
             // Fresh memory is not guaranteed zero; make it so (WebGPU's rule, and ours).
-            let zeros = vec![0u8; usize::try_from(native_size).unwrap_or(0)];
             self.hal
-                .write_mapped(&raw, 0, &zeros)
+                .zero_mapped(&raw, native_size)
                 .map_err(|e| self.hal_error(e, op, desc.label))?;
         }
         let id = self.id;
@@ -148,7 +147,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| BufferObj {
                 raw,
                 handle: Buffer::from_parts(index, generation, id),
-                label: desc.label.to_owned(),
+                label: crate::label::Label::new(desc.label),
                 size: desc.size,
                 usage: desc.usage,
                 host_visible,

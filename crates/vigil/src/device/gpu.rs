@@ -292,7 +292,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| GpuHeapObj {
                 raw: Arc::new(raw),
                 handle: GpuHeap::from_parts(index, generation, id),
-                label: label.to_owned(),
+                label: crate::label::Label::new(label),
                 size: desc.size,
                 kind: desc.kind,
                 address,
@@ -341,7 +341,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| GpuHeapObj {
                 raw: h.raw.clone(),
                 handle: GpuHeap::from_parts(index, generation, id),
-                label: label.clone(),
+                label: crate::label::Label::new(&label),
                 size: h.size,
                 kind: h.kind,
                 address: h.address,

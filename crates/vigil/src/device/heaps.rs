@@ -219,7 +219,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| DescriptorHeapObj {
                 raw,
                 handle: TextureHeap::from_parts(index, generation, id),
-                label: desc.label.to_owned(),
+                label: crate::label::Label::new(desc.label),
                 capacity: desc.slots,
                 slots: std::sync::Mutex::new(slots),
             })
@@ -248,7 +248,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| DescriptorHeapObj {
                 raw,
                 handle: SamplerHeap::from_parts(index, generation, id),
-                label: desc.label.to_owned(),
+                label: crate::label::Label::new(desc.label),
                 capacity: desc.slots,
                 slots: std::sync::Mutex::new(slots),
             })

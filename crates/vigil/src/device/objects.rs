@@ -13,6 +13,7 @@ use crate::handle::{
     PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Surface, Texture, TextureView,
 };
 use crate::handle::{Blas, GpuHeap, SamplerHeap, TextureHeap, Tlas};
+use crate::label::Label;
 use crate::native::{
     AccelKind, BindGroupKind, BindGroupLayoutKind, BufferKind, ComputePipelineKind, Owned,
     PipelineLayoutKind, QuerySetKind, RenderPipelineKind, SamplerKind, ShaderModuleKind,
@@ -30,7 +31,7 @@ use vigil_hal::{
 macro_rules! labelled {
     ($($obj:ident),*) => {$(
         impl<A: Api> Labelled for $obj<A> {
-            fn label(&self) -> &str {
+            fn label(&self) -> &Label {
                 &self.label
             }
         }
@@ -77,7 +78,7 @@ pub(crate) enum HeapSlot<A: Api> {
 pub(crate) struct DescriptorHeapObj<A: Api, H> {
     pub raw: Owned<A, BindGroupKind>,
     pub handle: H,
-    pub label: String,
+    pub label: Label,
     pub capacity: u32,
     pub slots: Mutex<Vec<HeapSlot<A>>>,
 }
@@ -93,7 +94,7 @@ pub(crate) struct GpuHeapObj<A: Api> {
     /// ([`crate::Device::share_gpu_heap`]): released when the last of them goes.
     pub raw: Arc<Owned<A, BufferKind>>,
     pub handle: GpuHeap,
-    pub label: String,
+    pub label: Label,
     pub size: u64,
     pub kind: super::gpu::HeapKind,
     /// Its first byte's device address.
@@ -104,7 +105,7 @@ pub(crate) struct GpuHeapObj<A: Api> {
 pub(crate) struct BlasObj<A: Api> {
     pub raw: Owned<A, AccelKind>,
     pub handle: Blas,
-    pub label: String,
+    pub label: Label,
     /// What each geometry may hold at most.
     pub geometries: Box<[vigil_hal::TriangleGeometrySize]>,
     /// Its device address (what instance records name).
@@ -117,7 +118,7 @@ pub(crate) struct BlasObj<A: Api> {
 pub(crate) struct TlasObj<A: Api> {
     pub raw: Owned<A, AccelKind>,
     pub handle: Tlas,
-    pub label: String,
+    pub label: Label,
     pub max_instances: u32,
     /// A submission that builds it was made: shaders may traverse it.
     pub built: AtomicBool,
@@ -130,7 +131,7 @@ pub(crate) struct TlasObj<A: Api> {
 pub(crate) struct BufferObj<A: Api> {
     pub raw: Owned<A, BufferKind>,
     pub handle: Buffer,
-    pub label: String,
+    pub label: Label,
     pub size: u64,
     pub usage: BufferUsages,
     pub host_visible: bool,
@@ -171,7 +172,7 @@ impl<A: Api> BufferObj<A> {
 pub(crate) struct TextureObj<A: Api> {
     pub raw: Owned<A, TextureKind>,
     pub handle: Texture,
-    pub label: String,
+    pub label: Label,
     pub desc: crate::texture::TextureDescriptorOwned,
     /// Serial of the last submission that used it (0: none).
     pub last_use: AtomicU64,
@@ -228,7 +229,7 @@ impl<A: Api> Placed<A> {
 pub(crate) struct PlacementHeapObj<A: Api> {
     pub raw: Owned<A, crate::native::TextureMemoryKind>,
     pub handle: crate::handle::PlacementHeap,
-    pub label: String,
+    pub label: Label,
     pub size: u64,
     /// The memory type (textures whose images cannot be bound to it are refused).
     pub memory_type: u32,
@@ -249,7 +250,7 @@ pub(crate) struct TextureSource<A: Api> {
 /// so it outlives the native surface), and its frame.
 pub(crate) struct SurfaceObj<A: Api> {
     pub handle: Surface,
-    pub label: String,
+    pub label: Label,
     pub state: Mutex<SurfaceState<A>>,
     /// Signalled when a frame is presented or abandoned (a waiting acquire looks again).
     pub frame_done: std::sync::Condvar,
@@ -280,7 +281,7 @@ pub(crate) struct TextureState {
 pub(crate) struct ViewObj<A: Api> {
     pub raw: Owned<A, ViewKind>,
     pub handle: TextureView,
-    pub label: String,
+    pub label: Label,
     pub texture: Arc<TextureObj<A>>,
     pub format: TextureFormat,
     pub dimension: TextureViewDimension,
@@ -306,7 +307,7 @@ impl<A: Api> ViewObj<A> {
 pub(crate) struct SamplerObj<A: Api> {
     pub raw: Owned<A, SamplerKind>,
     pub handle: Sampler,
-    pub label: String,
+    pub label: Label,
     pub comparison: bool,
     pub filtering: bool,
 }
@@ -315,7 +316,7 @@ pub(crate) struct SamplerObj<A: Api> {
 pub(crate) struct QuerySetObj<A: Api> {
     pub raw: Owned<A, QuerySetKind>,
     pub handle: QuerySet,
-    pub label: String,
+    pub label: Label,
     pub count: u32,
 }
 
@@ -323,7 +324,7 @@ pub(crate) struct QuerySetObj<A: Api> {
 pub(crate) struct BindGroupLayoutObj<A: Api> {
     pub raw: Owned<A, BindGroupLayoutKind>,
     pub handle: BindGroupLayout,
-    pub label: String,
+    pub label: Label,
     /// Sorted by binding.
     pub entries: Vec<BindGroupLayoutEntry>,
     /// Equal for structurally identical layouts, which are interchangeable.
@@ -392,7 +393,7 @@ pub(crate) struct BindGroupObj<A: Api> {
     /// Declared first, so dropped first: the native set goes before what it names.
     pub raw: Owned<A, BindGroupKind>,
     pub handle: BindGroup,
-    pub label: String,
+    pub label: Label,
     pub compat: u32,
     /// The device's destroy epoch before its members were checked live at creation: while
     /// the device's is still this, every member is live.
@@ -442,7 +443,7 @@ impl<A: Api> BindGroupObj<A> {
 /// A bind group pool: its generation and the groups made in it since the last reset.
 pub(crate) struct BindGroupPoolObj<A: Api> {
     pub handle: BindGroupPool,
-    pub label: String,
+    pub label: Label,
     pub state: Mutex<PoolState>,
     pub _api: std::marker::PhantomData<fn() -> A>,
 }
@@ -463,7 +464,7 @@ pub(crate) struct PoolState {
 pub(crate) struct PipelineLayoutObj<A: Api> {
     pub raw: Owned<A, PipelineLayoutKind>,
     pub handle: PipelineLayout,
-    pub label: String,
+    pub label: Label,
     pub groups: Vec<Arc<BindGroupLayoutObj<A>>>,
     pub compat: Vec<u32>,
     /// Bytes of immediate data.
@@ -475,7 +476,7 @@ pub(crate) struct PipelineLayoutObj<A: Api> {
 pub(crate) struct ShaderModuleObj<A: Api> {
     pub raw: Option<Owned<A, ShaderModuleKind>>,
     pub handle: ShaderModule,
-    pub label: String,
+    pub label: Label,
     pub module: vigil_shader::Module,
 }
 
@@ -521,7 +522,7 @@ impl<A: Api> PipelineInfo<A> {
 pub(crate) struct ComputePipelineObj<A: Api> {
     pub raw: Owned<A, ComputePipelineKind>,
     pub handle: ComputePipeline,
-    pub label: String,
+    pub label: Label,
     pub info: PipelineInfo<A>,
 }
 
@@ -529,7 +530,7 @@ pub(crate) struct ComputePipelineObj<A: Api> {
 pub(crate) struct RenderPipelineObj<A: Api> {
     pub raw: Owned<A, RenderPipelineKind>,
     pub handle: RenderPipeline,
-    pub label: String,
+    pub label: Label,
     pub info: PipelineInfo<A>,
     pub render: crate::render::RenderPipelineFacts,
 }
@@ -537,7 +538,7 @@ pub(crate) struct RenderPipelineObj<A: Api> {
 /// An open mapping of a buffer range.
 pub(crate) struct MappingObj<A: Api> {
     pub handle: BufferMapping,
-    pub label: String,
+    pub label: Label,
     pub buffer: Arc<BufferObj<A>>,
     pub mode: super::mapping::MapMode,
     pub offset: u64,

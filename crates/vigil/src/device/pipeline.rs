@@ -136,7 +136,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| ShaderModuleObj {
                 raw,
                 handle: ShaderModule::from_parts(index, generation, id),
-                label: desc.label.to_owned(),
+                label: crate::label::Label::new(desc.label),
                 module,
             })
             .ok_or_else(|| super::buffer::registry_full(OP, desc.label, "shader module"))?;
@@ -326,7 +326,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| ComputePipelineObj {
                 raw,
                 handle: ComputePipeline::from_parts(index, generation, id),
-                label: label.to_owned(),
+                label: crate::label::Label::new(label),
                 info,
             })
             .ok_or_else(|| super::buffer::registry_full(op, label, "compute pipeline"))?;
@@ -350,7 +350,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| super::RenderPipelineObj {
                 raw,
                 handle: crate::handle::RenderPipeline::from_parts(index, generation, id),
-                label: label.to_owned(),
+                label: crate::label::Label::new(label),
                 info,
                 render,
             })

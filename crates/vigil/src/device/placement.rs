@@ -93,7 +93,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| PlacementHeapObj {
                 raw,
                 handle: PlacementHeap::from_parts(index, generation, id),
-                label: label.to_owned(),
+                label: crate::label::Label::new(label),
                 size: desc.size,
                 memory_type,
                 placed: Mutex::new(Vec::new()),

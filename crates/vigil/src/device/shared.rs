@@ -135,7 +135,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| TextureObj {
                 raw,
                 handle: Texture::from_parts(index, generation, id),
-                label: label.clone(),
+                label: crate::label::Label::new(&label),
                 desc,
                 last_use: AtomicU64::new(0),
                 state: source.state.clone(),

@@ -119,7 +119,7 @@ impl<A: Api> Device<A> {
             .surfaces
             .insert(|index, generation| SurfaceObj {
                 handle: Surface::from_parts(index, generation, id),
-                label: label.to_owned(),
+                label: crate::label::Label::new(label),
                 state: std::sync::Mutex::new(SurfaceState {
                     raw,
                     config: None,

@@ -83,7 +83,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| TextureObj {
                 raw,
                 handle: Texture::from_parts(index, generation, id),
-                label: desc.label.to_owned(),
+                label: crate::label::Label::new(desc.label),
                 desc: TextureDescriptorOwned {
                     label: desc.label.to_owned(),
                     size: desc.size,
@@ -178,7 +178,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| ViewObj {
                 raw,
                 handle: TextureView::from_parts(index, generation, id),
-                label: desc.label.to_owned(),
+                label: crate::label::Label::new(desc.label),
                 texture: tex,
                 format: shape.format,
                 dimension: shape.dimension,
@@ -234,7 +234,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| SamplerObj {
                 raw,
                 handle: Sampler::from_parts(index, generation, id),
-                label: desc.label.to_owned(),
+                label: crate::label::Label::new(desc.label),
                 comparison: desc.compare.is_some(),
                 filtering,
             })
@@ -268,7 +268,7 @@ impl<A: Api> Device<A> {
             .insert(|index, generation| QuerySetObj {
                 raw,
                 handle: QuerySet::from_parts(index, generation, id),
-                label: label.to_owned(),
+                label: crate::label::Label::new(label),
                 count,
             })
             .ok_or_else(|| super::buffer::registry_full(OP, label, "query set"))?;

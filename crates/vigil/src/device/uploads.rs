@@ -178,12 +178,20 @@ impl StagingAccount {
 
     /// Refuses a new write region of `size` staged bytes past the region count or the
     /// budget.
-    pub fn check_room(&self, op: &'static str, label: &str, size: u64) -> Result<()> {
+    ///
+    /// The label is read only when refusing (an object's [`crate::label::Label`] is passed
+    /// as is: a write that fits does not read it).
+    pub fn check_room(
+        &self,
+        op: &'static str,
+        label: &(impl AsRef<str> + ?Sized),
+        size: u64,
+    ) -> Result<()> {
         if self.queued_writes >= MAX_QUEUED_WRITES {
             return Err(fail!(
                 StagingWrites,
                 op,
-                label,
+                label.as_ref(),
                 "{MAX_QUEUED_WRITES} separate write regions already wait for the next submission; submit before writing more"
             ));
         }
@@ -191,13 +199,18 @@ impl StagingAccount {
     }
 
     /// Refuses `size` more staged bytes past the budget.
-    pub fn check_bytes(&self, op: &'static str, label: &str, size: u64) -> Result<()> {
+    pub fn check_bytes(
+        &self,
+        op: &'static str,
+        label: &(impl AsRef<str> + ?Sized),
+        size: u64,
+    ) -> Result<()> {
         let total = self.queued_bytes.saturating_add(self.in_flight_bytes);
         if total.saturating_add(size) > self.budget {
             return Err(fail!(
                 StagingBudget,
                 op,
-                label,
+                label.as_ref(),
                 "staging {size} more bytes would exceed the budget: {} queued + {} in flight of {} bytes; submit and let work complete first",
                 self.queued_bytes,
                 self.in_flight_bytes,

@@ -73,17 +73,18 @@ pub(crate) fn descriptor(desc: &BufferDescriptor<'_>, max_size: u64) -> Result<u
 #[inline]
 pub(crate) fn range(
     op: &'static str,
-    label: &str,
+    label: &(impl AsRef<str> + ?Sized),
     what: &str,
     offset: u64,
     size: u64,
     len: u64,
 ) -> Result<()> {
+    // The label is read only when refusing.
     ensure!(
         inside(offset, size, len),
         BufferRange,
         op,
-        label,
+        label.as_ref(),
         "{what} range of {size} bytes at offset {offset} is outside the buffer's {len} bytes"
     );
     Ok(())
@@ -92,7 +93,7 @@ pub(crate) fn range(
 /// A buffer's facts, as the checks below need them.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Facts<'a> {
-    pub label: &'a str,
+    pub label: &'a crate::label::Label,
     pub size: u64,
     pub usage: BufferUsages,
     pub mapped: bool,
