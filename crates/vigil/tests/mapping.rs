@@ -260,3 +260,43 @@ fn loss_is_reported_before_readiness() {
         "{snap}"
     );
 }
+
+#[test]
+fn host_visible_buffers_made_in_reused_memory_read_as_zero() {
+    // A host-visible buffer is zeroed in place when made: filled buffers are destroyed
+    // and new ones of the same sizes made (the allocator hands the same memory back), and
+    // every byte of every new one reads as zero.
+    let d = gpu();
+    let sizes = [256u64, 4096, (1 << 20) + 12];
+    let make = |size: u64| {
+        d.create_buffer(&BufferDescriptor {
+            label: "host-visible",
+            size,
+            usage: BufferUsages::MAP_READ | BufferUsages::COPY_DST,
+        })
+        .unwrap()
+    };
+    for round in 0..3 {
+        let made: Vec<Buffer> = sizes.iter().map(|&s| make(s)).collect();
+        for (&b, &size) in made.iter().zip(&sizes) {
+            let bytes = d.read_buffer(b, 0, size).unwrap();
+            assert_eq!(bytes.len() as u64, size);
+            assert!(
+                bytes.iter().all(|&x| x == 0),
+                "round {round}: a new {size}-byte buffer holds non-zero bytes"
+            );
+            d.write_buffer(b, 0, &vec![0xA5; size as usize]).unwrap();
+        }
+        d.submit(std::iter::empty()).unwrap();
+        for (&b, &size) in made.iter().zip(&sizes) {
+            assert!(
+                d.read_buffer(b, 0, size)
+                    .unwrap()
+                    .iter()
+                    .all(|&x| x == 0xA5)
+            );
+            d.destroy_buffer(b).unwrap();
+        }
+        d.poll().unwrap();
+    }
+}
