@@ -9,58 +9,8 @@
 //! reference-counted, so its copies share one allocation. Reading one is a branch, no
 //! validation: labels are passed to checks on the recording path.
 
-use smol_str::SmolStr;
-
 /// An object's label.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub(crate) struct Label(SmolStr);
-
-impl Label {
-    /// A label holding `s`.
-    #[inline]
-    pub fn new(s: &str) -> Label {
-        Label(SmolStr::new(s))
-    }
-
-    /// The label's text.
-    #[inline]
-    pub fn as_str(&self) -> &str {
-        self.0.as_str()
-    }
-}
-
-impl std::ops::Deref for Label {
-    type Target = str;
-    #[inline]
-    fn deref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl std::fmt::Debug for Label {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(self.as_str(), f)
-    }
-}
-
-impl std::fmt::Display for Label {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl AsRef<str> for Label {
-    #[inline]
-    fn as_ref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl From<&str> for Label {
-    fn from(s: &str) -> Label {
-        Label::new(s)
-    }
-}
+pub(crate) type Label = smol_str::SmolStr;
 
 #[cfg(test)]
 mod tests {
@@ -70,13 +20,13 @@ mod tests {
     fn short_labels_are_inline_and_long_ones_shared() {
         for s in ["", "a", "churn", "exactly twenty-three b."] {
             let l = Label::new(s);
-            assert!(!l.0.is_heap_allocated(), "{s:?}");
+            assert!(!l.is_heap_allocated(), "{s:?}");
             assert_eq!(l.as_str(), s);
             assert_eq!(l.clone().as_str(), s);
         }
         let long = "a label longer than twenty-three bytes";
         let l = Label::new(long);
-        assert!(l.0.is_heap_allocated());
+        assert!(l.is_heap_allocated());
         let copy = l.clone();
         assert!(
             std::ptr::eq(l.as_str(), copy.as_str()),
