@@ -1064,20 +1064,7 @@ fn wgpu_scene(w: &Wgpu, size: Size) -> (WgpuRecord<'_>, wgpu::Texture) {
     });
     let views: Vec<wgpu::TextureView> = (0..TEXTURES)
         .map(|t| {
-            let tex = dev.create_texture(&wgpu::TextureDescriptor {
-                label: Some("draw texture"),
-                size: wgpu::Extent3d {
-                    width: 4,
-                    height: 4,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::Rgba8Unorm,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                view_formats: &[],
-            });
+            let tex = wgpu_small_texture(dev, "draw texture");
             w.queue.write_texture(
                 tex.as_image_copy(),
                 &texels(t),
@@ -1244,6 +1231,24 @@ fn wgpu_frame(w: &Wgpu, record: &WgpuRecord<'_>) -> Result<[Duration; 2], String
     Ok([encode, submit])
 }
 
+/// A 4×4 RGBA8 texture to sample and copy into: the scene's textures and the idle ones.
+fn wgpu_small_texture(dev: &wgpu::Device, label: &str) -> wgpu::Texture {
+    dev.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width: 4,
+            height: 4,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    })
+}
+
 /// `n` idle buffers and `n` idle textures on `w` (they go when dropped).
 fn wgpu_idle(w: &Wgpu, n: u32) -> Vec<(wgpu::Buffer, wgpu::Texture)> {
     (0..n)
@@ -1254,20 +1259,7 @@ fn wgpu_idle(w: &Wgpu, n: u32) -> Vec<(wgpu::Buffer, wgpu::Texture)> {
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            let t = w.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some("idle"),
-                size: wgpu::Extent3d {
-                    width: 4,
-                    height: 4,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::Rgba8Unorm,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                view_formats: &[],
-            });
+            let t = wgpu_small_texture(&w.device, "idle");
             (b, t)
         })
         .collect()
