@@ -66,13 +66,20 @@ impl StateTable {
 /// not pass lines between them).
 const SHARDS: usize = 128;
 
-struct Slots {
-    generations: Vec<u32>,
-    /// The label each slot's last object had, for messages about destroyed objects.
-    labels: Vec<Label>,
+/// What a slot remembers between objects, kept together so creating or destroying an
+/// object touches one cache line of it, not one per field.
+#[derive(Default)]
+struct SlotMeta {
+    generation: u32,
+    /// The label the slot's last object had, for messages about destroyed objects.
+    label: Label,
     /// The label of the object before it in the slot (slots are reused at once, so a
     /// stale handle usually names that one).
-    retired: Vec<Label>,
+    retired: Label,
+}
+
+struct Slots {
+    meta: Vec<SlotMeta>,
     /// Why an object was taken out where that was not a plain destroy (a bind group
     /// pool's reset), by slot: its generation, the rule and the words, for messages about
     /// its stale handles. Sparse, so creating and destroying objects never touches it.
@@ -102,9 +109,7 @@ impl<T> Default for Registry<T> {
                 .map(|_| Shard(RwLock::new(Vec::new())))
                 .collect(),
             slots: Mutex::new(Slots {
-                generations: vec![0],
-                labels: vec![Label::default()],
-                retired: vec![Label::default()],
+                meta: vec![SlotMeta::default()],
                 reasons: std::collections::HashMap::new(),
                 free: Vec::new(),
                 live: 0,
@@ -153,22 +158,20 @@ impl<T: Labelled> Registry<T> {
         let index = match s.free.pop() {
             Some(i) => i,
             None => {
-                let i = u32::try_from(s.generations.len()).ok()?;
+                let i = u32::try_from(s.meta.len()).ok()?;
                 if i as usize >= CHUNK * CHUNKS {
                     return None;
                 }
-                s.generations.push(0);
-                s.labels.push(Label::default());
-                s.retired.push(Label::default());
+                s.meta.push(SlotMeta::default());
                 i
             }
         };
-        let slot = index as usize;
-        let generation = s.generations[slot].saturating_add(1);
+        let meta = s.meta.get_mut(index as usize)?;
+        let generation = meta.generation.saturating_add(1);
         let obj = Arc::new(make(index, generation));
-        s.generations[slot] = generation;
-        let before = std::mem::replace(&mut s.labels[slot], obj.label().clone());
-        s.retired[slot] = before;
+        meta.generation = generation;
+        let before = std::mem::replace(&mut meta.label, obj.label().clone());
+        meta.retired = before;
         {
             let (at, mut shard) = self.shard_write(index);
             if shard.len() <= at {
@@ -274,11 +277,11 @@ impl<T: Labelled> Registry<T> {
     pub fn drain(&self) -> Vec<Arc<T>> {
         let mut s = self.lock();
         let mut out = Vec::new();
-        let count = s.generations.len();
+        let count = s.meta.len();
         for i in 0..count {
             let (at, mut shard) = self.shard_write(i as u32);
             if let Some(obj) = shard.get_mut(at).and_then(Option::take) {
-                let g = s.generations[i];
+                let g = s.meta.get(i).map_or(0, |m| m.generation);
                 self.states.store(i as u32, g << 1);
                 out.push(obj);
             }
@@ -311,9 +314,9 @@ impl<T: Labelled> Registry<T> {
         }
         let s = self.lock();
         let known = s
-            .generations
+            .meta
             .get(h.index() as usize)
-            .is_some_and(|&g| h.generation() != 0 && h.generation() <= g);
+            .is_some_and(|m| h.generation() != 0 && h.generation() <= m.generation);
         if !known {
             return Error::new(
                 Rule::HandleUnknown,
@@ -323,13 +326,14 @@ impl<T: Labelled> Registry<T> {
             );
         }
         let slot = h.index() as usize;
-        let current = s.generations.get(slot).copied().unwrap_or(0);
+        let meta = s.meta.get(slot);
+        let current = meta.map_or(0, |m| m.generation);
         // The label of the very object the handle named: the slot's last, or the one before
         // it; an older one's label is no longer kept.
         let label = if h.generation() == current {
-            s.labels.get(slot)
+            meta.map(|m| &m.label)
         } else if h.generation().saturating_add(1) == current {
-            s.retired.get(slot)
+            meta.map(|m| &m.retired)
         } else {
             None
         };
