@@ -130,6 +130,61 @@ fn sequential_writes_join_one_region() {
 }
 
 #[test]
+fn a_refused_write_that_continues_a_run_changes_nothing() {
+    // Writes that continue the last pending write take a shorter path; each refusal there
+    // must be the general path's, leave the batch as it was, and let the run go on.
+    let d = gpu_with(|adapter| DeviceDescriptor {
+        required_limits: adapter.limits().clone(),
+        staging_budget: 4096,
+        ..DeviceDescriptor::default()
+    });
+    let (a, out) = (storage(&d, "a", 8192), storage(&d, "out", 4));
+    d.seams().pause_submissions().unwrap();
+    copy(&d, a, out, 4);
+    d.write_buffer(a, 0, &[1u8; 1024]).unwrap();
+    d.write_buffer(a, 1024, &[2u8; 1024]).unwrap();
+    let before = d.write_stats();
+    assert_eq!((before.pending_writes, before.merged_writes), (1, 1));
+    let refusals = [
+        // Past the buffer's end.
+        (
+            d.write_buffer(a, 2048, &[3u8; 8192]).unwrap_err(),
+            Rule::BufferRange,
+        ),
+        // Not a whole number of words.
+        (
+            d.write_buffer(a, 2048, &[3u8; 6]).unwrap_err(),
+            Rule::WriteAlignment,
+        ),
+    ];
+    for (e, rule) in refusals {
+        assert_eq!(e.rule(), rule, "{e}");
+        assert_eq!(d.write_stats(), before, "{e} left the batch as it was");
+    }
+    // Past the staging budget: the staging of the copy above holds none, the run holds
+    // 2048 of 4096 bytes.
+    let e = d.write_buffer(a, 2048, &[3u8; 2052]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded, "{e}");
+    assert_eq!(d.write_stats(), before);
+    // A destroyed buffer's handle is stale on this path too.
+    let b = storage(&d, "b", 64);
+    d.write_buffer(b, 0, &[5u8; 32]).unwrap();
+    d.destroy_buffer(b).unwrap();
+    let e = d.write_buffer(b, 32, &[5u8; 32]).unwrap_err();
+    assert_eq!(e.rule(), Rule::HandleStale, "{e}");
+    // The run goes on where it was.
+    d.write_buffer(a, 2048, &[4u8; 2048]).unwrap();
+    d.seams().resume_submissions().unwrap();
+    let bytes = d.read_buffer(a, 0, 4096).unwrap();
+    for (i, want) in [1u8, 2, 4, 4].into_iter().enumerate() {
+        assert!(
+            bytes[i * 1024..(i + 1) * 1024].iter().all(|b| *b == want),
+            "kilobyte {i} holds {want}"
+        );
+    }
+}
+
+#[test]
 fn the_staging_budget_is_enforced_and_a_refused_write_changes_nothing() {
     let d = gpu_with(|adapter| DeviceDescriptor {
         required_limits: adapter.limits().clone(),

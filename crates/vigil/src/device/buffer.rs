@@ -205,9 +205,18 @@ impl<A: Api> Device<A> {
         const OP: &str = "write_buffer";
         self.check_alive(OP)?;
         let mut q = lock(&self.queue);
-        // A run of writes into one buffer: the latest pending write holds the buffer
-        // already, so while its handle's state word says it is live the registry is not
-        // asked again (no shard lock). Otherwise it is looked up under the queue lock,
+        if self.continue_last_write(&mut q, buffer, offset, data, OP)? {
+            drop(q);
+            self.notify_wrote(
+                crate::observer::WriteTarget::Buffer(buffer),
+                data.len() as u64,
+                true,
+            );
+            return Ok(());
+        }
+        // Another write into the buffer of the latest pending write: that write holds the
+        // buffer already, so while its handle's state word says it is live the registry is
+        // not asked again (no shard lock). Otherwise it is looked up under the queue lock,
         // which is safe: the registry's locks are only ever held inside its own methods,
         // never while the queue lock is taken.
         let held = q

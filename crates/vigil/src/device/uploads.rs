@@ -199,6 +199,7 @@ impl StagingAccount {
     }
 
     /// Refuses `size` more staged bytes past the budget.
+    #[inline]
     pub fn check_bytes(
         &self,
         op: &'static str,
@@ -207,17 +208,23 @@ impl StagingAccount {
     ) -> Result<()> {
         let total = self.queued_bytes.saturating_add(self.in_flight_bytes);
         if total.saturating_add(size) > self.budget {
-            return Err(fail!(
-                StagingBudget,
-                op,
-                label.as_ref(),
-                "staging {size} more bytes would exceed the budget: {} queued + {} in flight of {} bytes; submit and let work complete first",
-                self.queued_bytes,
-                self.in_flight_bytes,
-                self.budget
-            ));
+            return Err(self.over_budget(op, label.as_ref(), size));
         }
         Ok(())
+    }
+
+    /// The refusal of `size` more staged bytes past the budget.
+    #[cold]
+    fn over_budget(&self, op: &'static str, label: &str, size: u64) -> crate::Error {
+        fail!(
+            StagingBudget,
+            op,
+            label,
+            "staging {size} more bytes would exceed the budget: {} queued + {} in flight of {} bytes; submit and let work complete first",
+            self.queued_bytes,
+            self.in_flight_bytes,
+            self.budget
+        )
     }
 }
 
@@ -240,6 +247,64 @@ impl<A: Api> Device<A> {
 }
 
 impl<A: Api> Core<A> {
+    /// Appends `data` to the last pending write when the write continues it: the same
+    /// buffer (its handle still live), at the pending write's end, with room after its
+    /// staged bytes in the last staging chunk. That is a run of sequential writes, the
+    /// common case, handled on the pending write's own reference to the buffer (no
+    /// registry lookup, no reference count taken): the region grows by `data`.
+    ///
+    /// `Ok(false)`: not such a write, nothing done (the caller takes the general path).
+    /// A refusal is the one the general path gives for the same call. The queue lock is
+    /// held (`q`).
+    pub(crate) fn continue_last_write(
+        &self,
+        q: &mut QueueState<A>,
+        buffer: crate::Buffer,
+        offset: u64,
+        data: &[u8],
+        op: &'static str,
+    ) -> Result<bool> {
+        let size = data.len() as u64;
+        let chunks = q.uploads.chunks.len();
+        let Some(w) = q.uploads.writes.last_mut() else {
+            return Ok(false);
+        };
+        if size == 0
+            || !w.live
+            || w.dst.handle != buffer
+            || w.dst_offset.saturating_add(w.size) != offset
+            || w.chunk.saturating_add(1) != chunks
+            || !self
+                .objects
+                .buffers
+                .is_live(buffer.index(), buffer.generation())
+        {
+            return Ok(false);
+        }
+        let end = w.src_offset.saturating_add(w.size);
+        let Some(c) = q
+            .uploads
+            .chunks
+            .get_mut(w.chunk)
+            .filter(|c| c.used == end && end.checked_add(size).is_some_and(|e| e <= c.size))
+        else {
+            return Ok(false);
+        };
+        // The general path's checks, in its order: the write's own, then the budget (a
+        // buffer with a live pending write is never written directly, and a pending
+        // write's range is never this one's, so neither of its other branches applies).
+        crate::validate::buffer::write(w.dst.facts(), offset, size)?;
+        q.staging.check_bytes(op, &w.dst.label, size)?;
+        self.hal
+            .write_mapped(&c.buffer, end, data)
+            .map_err(|e| self.hal_error(e, op, &w.dst.label))?;
+        c.used = end.saturating_add(size);
+        w.size = w.size.saturating_add(size);
+        q.staging.merged = q.staging.merged.wrapping_add(1);
+        q.staging.queued_bytes = q.staging.queued_bytes.saturating_add(size);
+        Ok(true)
+    }
+
     /// Stages `data` for `buffer` at `offset` and queues its copy (the queue lock held).
     pub(crate) fn queue_write(
         &self,
