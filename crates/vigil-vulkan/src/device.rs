@@ -231,6 +231,11 @@ fn write_descriptors(
     layout: &BindGroupLayout,
     entries: &[hal::BindGroupEntry<'_, Api>],
 ) {
+    if let [entry] = entries {
+        if write_one_descriptor(device, set, layout, entry) {
+            return;
+        }
+    }
     // On the stack for groups of up to eight entries: making a group allocates nothing here.
     let mut buffer_infos: SmallVec<[vk::DescriptorBufferInfo; 8]> = SmallVec::new();
     let mut image_infos: SmallVec<[vk::DescriptorImageInfo; 8]> = SmallVec::new();
@@ -298,6 +303,52 @@ fn write_descriptors(
     // length), and no recording or pending command buffer uses the set (the caller's
     // guarantee for `update_bind_group`; a fresh set for `create_bind_group`).
     unsafe { device.update_descriptor_sets(&writes, &[]) };
+}
+
+/// Writes a group's only entry, a buffer, sampler or texture view, with no lists built
+/// (most groups have one entry, and the general path's stack lists cost more than the
+/// write). Returns whether it did; `false` leaves the entry to the general path.
+fn write_one_descriptor(
+    device: &ash::Device,
+    set: vk::DescriptorSet,
+    layout: &BindGroupLayout,
+    entry: &hal::BindGroupEntry<'_, Api>,
+) -> bool {
+    let Some(layout_entry) = layout.entries.iter().find(|e| e.binding == entry.binding) else {
+        return false;
+    };
+    let write = vk::WriteDescriptorSet::default()
+        .dst_set(set)
+        .dst_binding(entry.binding)
+        .dst_array_element(entry.array_element)
+        .descriptor_type(conv::descriptor_type(&layout_entry.ty));
+    let image = match &entry.resource {
+        hal::BoundResource::Buffer {
+            buffer,
+            offset,
+            size,
+        } => {
+            let info = [vk::DescriptorBufferInfo::default()
+                .buffer(buffer.raw)
+                .offset(*offset)
+                .range(*size)];
+            // SAFETY: as in `write_descriptors`: the write was validated above us, and no
+            // recording or pending command buffer uses the set.
+            unsafe { device.update_descriptor_sets(&[write.buffer_info(&info)], &[]) };
+            return true;
+        }
+        hal::BoundResource::Sampler(sampler) => {
+            vk::DescriptorImageInfo::default().sampler(sampler.raw)
+        }
+        hal::BoundResource::TextureView(view, image_layout) => vk::DescriptorImageInfo::default()
+            .image_view(view.raw)
+            .image_layout(conv::image_layout(*image_layout)),
+        hal::BoundResource::AccelerationStructure(_) => return false,
+    };
+    let info = [image];
+    // SAFETY: as above.
+    unsafe { device.update_descriptor_sets(&[write.image_info(&info)], &[]) };
+    true
 }
 
 /// Where a descriptor set came from.

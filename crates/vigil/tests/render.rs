@@ -347,6 +347,12 @@ fn checker(d: &Device) -> (Texture, TextureView) {
 }
 
 fn sample_with(d: &Device, mode: AddressMode) -> Vec<[u8; 4]> {
+    sample_grouped(d, mode, false)
+}
+
+/// The textured scene, with the view and the sampler in one group, or (`split`) each in
+/// a group of its own (a one-entry group's descriptor is written on a shorter path).
+fn sample_grouped(d: &Device, mode: AddressMode, split: bool) -> Vec<[u8; 4]> {
     let t = target(d, TextureFormat::Rgba8Unorm, 1);
     let (_tex, view) = checker(d);
     let sampler = d
@@ -355,55 +361,83 @@ fn sample_with(d: &Device, mode: AddressMode) -> Vec<[u8; 4]> {
             ..Default::default()
         })
         .unwrap();
-    let bgl = d
-        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+    let texture_entry = BindGroupLayoutEntry {
+        binding: 0,
+        visibility: ShaderStages::FRAGMENT,
+        ty: BindingType::Texture {
+            sample_type: TextureSampleType::Float { filterable: true },
+            view_dimension: TextureViewDimension::D2,
+            multisampled: false,
+        },
+        array: None,
+    };
+    let sampler_entry = |binding| BindGroupLayoutEntry {
+        binding,
+        visibility: ShaderStages::FRAGMENT,
+        ty: BindingType::Sampler(SamplerBindingType::Filtering),
+        array: None,
+    };
+    let layout_of = |entries: &[BindGroupLayoutEntry]| {
+        d.create_bind_group_layout(&BindGroupLayoutDescriptor {
             label: "tex",
-            entries: &[
-                BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: ShaderStages::FRAGMENT,
-                    ty: BindingType::Texture {
-                        sample_type: TextureSampleType::Float { filterable: true },
-                        view_dimension: TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    array: None,
-                },
-                BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: ShaderStages::FRAGMENT,
-                    ty: BindingType::Sampler(SamplerBindingType::Filtering),
-                    array: None,
-                },
-            ],
+            entries,
         })
-        .unwrap();
-    let group = d
-        .create_bind_group(&BindGroupDescriptor {
+        .unwrap()
+    };
+    let group_of = |layout, entries: &[BindGroupEntry<'_>]| {
+        d.create_bind_group(&BindGroupDescriptor {
             label: "tex",
-            layout: bgl,
-            entries: &[
-                BindGroupEntry {
-                    binding: 0,
-                    resource: BindingResource::TextureView(view),
-                },
+            layout,
+            entries,
+        })
+        .unwrap()
+    };
+    let view_entry = BindGroupEntry {
+        binding: 0,
+        resource: BindingResource::TextureView(view),
+    };
+    let (layouts, groups, shader) = if split {
+        let (a, b) = (layout_of(&[texture_entry]), layout_of(&[sampler_entry(0)]));
+        let sampler_group = group_of(
+            b,
+            &[BindGroupEntry {
+                binding: 0,
+                resource: BindingResource::Sampler(sampler),
+            }],
+        );
+        let shader = TEXTURED.replace(
+            "@group(0) @binding(1) var samp",
+            "@group(1) @binding(0) var samp",
+        );
+        (
+            vec![a, b],
+            vec![group_of(a, &[view_entry]), sampler_group],
+            shader,
+        )
+    } else {
+        let a = layout_of(&[texture_entry, sampler_entry(1)]);
+        let group = group_of(
+            a,
+            &[
+                view_entry,
                 BindGroupEntry {
                     binding: 1,
                     resource: BindingResource::Sampler(sampler),
                 },
             ],
-        })
-        .unwrap();
+        );
+        (vec![a], vec![group], TEXTURED.to_owned())
+    };
     let layout = d
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "tex",
-            bind_group_layouts: &[bgl],
+            bind_group_layouts: &layouts,
             immediate_size: 0,
         })
         .unwrap();
     let targets = [color_target(t.format)];
     let p = d
-        .create_render_pipeline(&pipeline_desc(layout, module(d, TEXTURED), &[], &targets))
+        .create_render_pipeline(&pipeline_desc(layout, module(d, &shader), &[], &targets))
         .unwrap();
     let mut e = encoder(d);
     e.begin_render_pass(&RenderPassDescriptor {
@@ -413,11 +447,28 @@ fn sample_with(d: &Device, mode: AddressMode) -> Vec<[u8; 4]> {
     })
     .unwrap();
     e.set_render_pipeline(p).unwrap();
-    e.set_bind_group(0, group, &[]).unwrap();
+    for (i, g) in groups.into_iter().enumerate() {
+        e.set_bind_group(i as u32, g, &[]).unwrap();
+    }
     e.draw(0..3, 0..1).unwrap();
     e.end_render_pass().unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
     pixels(d, t.texture)
+}
+
+#[test]
+fn a_view_and_a_sampler_in_groups_of_their_own_sample_as_one_group_does() {
+    let d = gpu();
+    for mode in [AddressMode::Repeat, AddressMode::ClampToEdge] {
+        let one = sample_grouped(&d, mode, false);
+        let split = sample_grouped(&d, mode, true);
+        assert!(
+            one.iter().any(|p| *p == [255, 0, 0, 255])
+                && one.iter().any(|p| *p == [0, 255, 0, 255]),
+            "the scene shows both texels"
+        );
+        assert_eq!(one, split, "{mode:?}: the same pixels");
+    }
 }
 
 #[test]
