@@ -2,8 +2,8 @@
 //! (the objects themselves), so their native objects outlive the group's last use.
 
 use super::{
-    BindGroupLayoutObj, BindGroupObj, BindGroupPoolObj, Device, DynamicBinding, GroupExtra, Member,
-    PipelineLayoutObj, PoolState, shader_layout,
+    BindGroupLayoutObj, BindGroupObj, BindGroupPoolObj, Device, DynamicBinding, GroupExtra,
+    GroupSizes, Member, PipelineLayoutObj, PoolState, shader_layout,
 };
 use crate::error::Result;
 use crate::handle::{
@@ -227,7 +227,7 @@ struct Resolved<A: Api> {
     /// members are its entries in order (so the common group allocates nothing for it).
     places: Vec<(u32, u32)>,
     /// As `BindGroupObj::sizes`.
-    sizes: Vec<u64>,
+    sizes: GroupSizes,
     /// The group's length of each entry; empty for a layout without arrays.
     lengths: Vec<u32>,
     dynamic: Vec<DynamicBinding>,
@@ -247,34 +247,40 @@ fn place_of(
     }
 }
 
+/// The native entry of a group's member bound at `(binding, array_element)`.
+fn hal_entry<'m, A: Api>(
+    (binding, array_element): (u32, u32),
+    m: &'m Member<A>,
+) -> vigil_hal::BindGroupEntry<'m, A> {
+    vigil_hal::BindGroupEntry {
+        binding,
+        array_element,
+        resource: match m {
+            Member::Buffer {
+                buffer,
+                offset,
+                size,
+                ..
+            } => vigil_hal::BoundResource::Buffer {
+                buffer: &*buffer.raw,
+                offset: *offset,
+                size: *size,
+            },
+            Member::Sampler(s) => vigil_hal::BoundResource::Sampler(&*s.raw),
+            Member::View { view, usage } => {
+                vigil_hal::BoundResource::TextureView(&*view.raw, usage.layout)
+            }
+            Member::Tlas(t) => vigil_hal::BoundResource::AccelerationStructure(&*t.raw),
+        },
+    }
+}
+
 /// The native entries of a group's members (on the stack for groups of up to eight: a
 /// group is made without allocating for them).
 fn hal_entries<'m, A: Api>(
     elements: impl Iterator<Item = ((u32, u32), &'m Member<A>)>,
 ) -> smallvec::SmallVec<[vigil_hal::BindGroupEntry<'m, A>; 8]> {
-    elements
-        .map(|((binding, array_element), m)| vigil_hal::BindGroupEntry {
-            binding,
-            array_element,
-            resource: match m {
-                Member::Buffer {
-                    buffer,
-                    offset,
-                    size,
-                    ..
-                } => vigil_hal::BoundResource::Buffer {
-                    buffer: &*buffer.raw,
-                    offset: *offset,
-                    size: *size,
-                },
-                Member::Sampler(s) => vigil_hal::BoundResource::Sampler(&*s.raw),
-                Member::View { view, usage } => {
-                    vigil_hal::BoundResource::TextureView(&*view.raw, usage.layout)
-                }
-                Member::Tlas(t) => vigil_hal::BoundResource::AccelerationStructure(&*t.raw),
-            },
-        })
-        .collect()
+    elements.map(|(place, m)| hal_entry(place, m)).collect()
 }
 
 /// What draw-time checks read of a group, per layout entry: the smallest bound size of its
@@ -286,8 +292,18 @@ fn entry_sizes<A: Api>(
     places: &[(u32, u32)],
     members: &[Member<A>],
     lengths: &[u32],
-) -> Vec<u64> {
-    let mut sizes: Vec<u64> = Vec::with_capacity(layout.len().saturating_add(lengths.len()));
+) -> GroupSizes {
+    if places.is_empty() && lengths.is_empty() && members.len() == layout.len() {
+        // No arrays and every entry bound: member `i` is entry `i`'s only element.
+        return members
+            .iter()
+            .map(|m| match m {
+                Member::Buffer { size, .. } => *size,
+                _ => 0,
+            })
+            .collect();
+    }
+    let mut sizes = GroupSizes::with_capacity(layout.len().saturating_add(lengths.len()));
     sizes.extend(layout.iter().map(|l| match l.ty {
         BindingType::Buffer { .. } => u64::MAX,
         _ => 0,
@@ -441,18 +457,26 @@ impl<A: Api> Device<A> {
         check::group_entries(label, &layout.label, &layout.entries, desc.entries)?;
         let resolved = self.resolve_group(op, label, &layout.entries, desc.entries)?;
         let raw = {
-            let entries = hal_entries(
-                resolved
-                    .members
-                    .iter()
-                    .enumerate()
-                    .map(|(i, m)| (place_of(&resolved.places, &layout.entries, i), m)),
-            );
+            // A group of one member (most groups) needs no list built.
+            let (one, many);
+            let entries: &[vigil_hal::BindGroupEntry<'_, A>] = if let [m] = &resolved.members[..] {
+                one = [hal_entry(place_of(&resolved.places, &layout.entries, 0), m)];
+                &one
+            } else {
+                many = hal_entries(
+                    resolved
+                        .members
+                        .iter()
+                        .enumerate()
+                        .map(|(i, m)| (place_of(&resolved.places, &layout.entries, i), m)),
+                );
+                &many
+            };
             self.hal
                 .create_bind_group(&vigil_hal::BindGroupDescriptor {
                     label,
                     layout: &layout.raw,
-                    entries: &entries,
+                    entries,
                     variable_count: resolved.variable_count,
                 })
                 .map_err(|e| self.hal_error(e, op, label))?
@@ -483,7 +507,7 @@ impl<A: Api> Device<A> {
                 epoch,
                 members: members.into_boxed_slice(),
                 dynamic: dynamic.into_boxed_slice(),
-                sizes: sizes.into_boxed_slice(),
+                sizes,
                 layout,
                 extra: (!places.is_empty() || !lengths.is_empty() || untracked || pool.is_some())
                     .then(|| {
@@ -512,7 +536,7 @@ impl<A: Api> Device<A> {
         let mut out = Resolved {
             members: Vec::with_capacity(layout.len()),
             places: Vec::new(),
-            sizes: Vec::new(),
+            sizes: GroupSizes::new(),
             lengths: Vec::new(),
             dynamic: Vec::new(),
             variable_count: None,
@@ -796,8 +820,7 @@ impl<A: Api> Device<A> {
                 }
             }
             let (places, members): (Vec<(u32, u32)>, Vec<Member<A>>) = placed.into_iter().unzip();
-            g.sizes =
-                entry_sizes(&g.layout.entries, &places, &members, g.lengths()).into_boxed_slice();
+            g.sizes = entry_sizes(&g.layout.entries, &places, &members, g.lengths());
             // A layout without arrays keeps its members in entry order, one each.
             if arrays {
                 g.extra.get_or_insert_with(Box::default).places = places.into_boxed_slice();

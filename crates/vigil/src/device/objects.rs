@@ -404,13 +404,17 @@ pub(crate) struct BindGroupObj<A: Api> {
     /// buffer array, the smallest element's (`u64::MAX` while none is bound). For a layout
     /// with arrays, the group's length of each entry follows (what variable-count checks
     /// read).
-    pub sizes: Box<[u64]>,
+    pub sizes: GroupSizes,
     /// Its layout (for writes).
     pub layout: Arc<BindGroupLayoutObj<A>>,
     /// What only groups with arrays, groups of a pool and untracked groups have (`None`
     /// for the common group, which keeps its object small).
     pub extra: Option<Box<GroupExtra>>,
 }
+
+/// A group's sizes table: held in the group object for groups of up to two layout
+/// entries (most groups), so making one allocates no table of its own.
+pub(crate) type GroupSizes = smallvec::SmallVec<[u64; 2]>;
 
 /// The rarer facts of a bind group.
 #[derive(Debug, Default)]
