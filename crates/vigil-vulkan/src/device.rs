@@ -860,11 +860,20 @@ impl DeviceShared {
         linear: bool,
     ) -> hal::Result<Allocation> {
         self.check("vkAllocateMemory")?;
+        // The allocator keeps a copy of each allocation's name, a string allocated per
+        // buffer and texture, for its own reports, which vigil does not ask for (it counts
+        // leaks itself). Names are given only when native labels are on, as they are to the
+        // driver.
+        let name = match self.debug_utils {
+            Some(_) if label.is_empty() => "vigil",
+            Some(_) => label,
+            None => "",
+        };
         let mut guard = lock(&self.allocator);
         let allocator = guard.as_mut().ok_or(hal::DeviceError::Lost)?;
         allocator
             .allocate(&AllocationCreateDesc {
-                name: if label.is_empty() { "vigil" } else { label },
+                name,
                 requirements,
                 location,
                 linear,
