@@ -365,16 +365,25 @@ impl TimelineState {
 /// A CPU span that records itself when dropped (if the timeline is on), and is also a
 /// `tracing` span while it lives.
 pub(crate) struct CpuSpan<'a> {
+    /// What the timeline records; `None` while the timeline is off (the usual case, which
+    /// then costs one load and a tag).
+    timed: Option<Timed<'a>>,
+    _span: tracing::span::EnteredSpan,
+}
+
+/// A timed span's record, kept until it ends.
+struct Timed<'a> {
     state: &'a TimelineState,
     category: &'static str,
-    name: Option<(&'static str, &'a str)>,
+    op: &'static str,
+    label: &'a str,
     named: Option<String>,
     start_ns: u64,
-    _span: tracing::span::EnteredSpan,
 }
 
 impl<'a> CpuSpan<'a> {
     /// Starts a span named `op 'label'`.
+    #[inline]
     pub fn new(
         state: &'a TimelineState,
         category: &'static str,
@@ -382,38 +391,46 @@ impl<'a> CpuSpan<'a> {
         label: &'a str,
     ) -> Self {
         let span = tracing::debug_span!(target: "vigil", "vigil", op, label).entered();
-        let on = state.on();
-        CpuSpan {
+        let timed = state.on().then(|| Timed {
             state,
             category,
-            name: on.then_some((op, label)),
+            op,
+            label,
             named: None,
-            start_ns: if on { state.now_ns() } else { 0 },
-            _span: span,
-        }
+            start_ns: state.now_ns(),
+        });
+        CpuSpan { timed, _span: span }
     }
 
     /// When the span started (timeline clock, ns; 0 with the timeline off).
     pub fn start_ns(&self) -> u64 {
-        self.start_ns
+        self.timed.as_ref().map_or(0, |t| t.start_ns)
     }
 
     /// Names the span `name` instead of `op 'label'`.
     pub fn name(&mut self, name: String) {
-        if self.name.is_some() {
-            self.named = Some(name);
+        if let Some(t) = &mut self.timed {
+            t.named = Some(name);
         }
     }
 }
 
 impl Drop for CpuSpan<'_> {
+    #[inline]
     fn drop(&mut self) {
-        if let Some((op, label)) = self.name {
-            let named = self.named.take();
-            self.state.cpu(
-                self.category,
+        if let Some(t) = self.timed.take() {
+            let Timed {
+                state,
+                category,
+                op,
+                label,
+                named,
+                start_ns,
+            } = t;
+            state.cpu(
+                category,
                 || named.unwrap_or_else(|| format!("{op} '{label}'")),
-                self.start_ns,
+                start_ns,
             );
         }
     }
