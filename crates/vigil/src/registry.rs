@@ -154,6 +154,24 @@ impl<T: Labelled> Registry<T> {
     /// Stores a new object made by `make` from its slot and generation; returns them with
     /// the object. `None` when every slot is taken.
     pub fn insert(&self, make: impl FnOnce(u32, u32) -> T) -> Option<(u32, u32, Arc<T>)> {
+        self.insert_then(make, Arc::clone)
+    }
+
+    /// Stores a new object as [`Registry::insert`] does, returning only its slot and
+    /// generation: for a caller that needs the handle alone, the registry's reference is
+    /// the only one made (no count taken and given back).
+    pub fn insert_only(&self, make: impl FnOnce(u32, u32) -> T) -> Option<(u32, u32)> {
+        self.insert_then(make, |_| ())
+            .map(|(index, generation, ())| (index, generation))
+    }
+
+    /// Stores a new object as [`Registry::insert`] does; `keep` takes what the caller needs
+    /// of it (a reference, or nothing) before it moves into its shard.
+    pub fn insert_then<R>(
+        &self,
+        make: impl FnOnce(u32, u32) -> T,
+        keep: impl FnOnce(&Arc<T>) -> R,
+    ) -> Option<(u32, u32, R)> {
         let mut s = self.lock();
         let index = match s.free.pop() {
             Some(i) => i,
@@ -169,6 +187,7 @@ impl<T: Labelled> Registry<T> {
         let meta = s.meta.get_mut(index as usize)?;
         let generation = meta.generation.saturating_add(1);
         let obj = Arc::new(make(index, generation));
+        let kept = keep(&obj);
         meta.generation = generation;
         let before = std::mem::replace(&mut meta.label, obj.label().clone());
         meta.retired = before;
@@ -178,12 +197,12 @@ impl<T: Labelled> Registry<T> {
                 shard.resize_with(at.saturating_add(1), || None);
             }
             if let Some(o) = shard.get_mut(at) {
-                *o = Some(obj.clone());
+                *o = Some(obj);
             }
         }
         s.live = s.live.saturating_add(1);
         self.states.store(index, generation << 1 | 1);
-        Some((index, generation, obj))
+        Some((index, generation, kept))
     }
 
     /// Whether `(index, generation)` names a live object: one atomic load, no lock.

@@ -496,10 +496,10 @@ impl<A: Api> Device<A> {
         }
         let id = self.id;
         let compat = layout.compat;
-        let (_, _, obj) = self
+        let (index, generation) = self
             .objects
             .bind_groups
-            .insert(|index, generation| BindGroupObj {
+            .insert_only(|index, generation| BindGroupObj {
                 raw,
                 handle: BindGroup::from_parts(index, generation, id),
                 label: crate::label::Label::new(label),
@@ -521,7 +521,7 @@ impl<A: Api> Device<A> {
             })
             .ok_or_else(|| super::buffer::registry_full(op, label, "bind group"))?;
         self.notify_created("bind group", label);
-        Ok(obj.handle)
+        Ok(BindGroup::from_parts(index, generation, id))
     }
 
     /// Every element of a new group's entries, checked against its layout entry.

@@ -54,9 +54,9 @@ impl<A: Api> Device<A> {
     pub fn create_buffer(&self, desc: &BufferDescriptor<'_>) -> Result<Buffer> {
         const OP: &str = "create_buffer";
         let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
-        let obj = self.make_buffer(desc, BufferUsages::empty(), OP, true)?;
+        let (handle, ()) = self.make_buffer(desc, BufferUsages::empty(), OP, true, |_| ())?;
         self.notify_created("buffer", desc.label);
-        Ok(obj.handle)
+        Ok(handle)
     }
 
     /// Creates a buffer holding `desc.contents` (zero-padded to a multiple of 4 bytes), as
@@ -81,7 +81,7 @@ impl<A: Api> Device<A> {
         } else {
             BufferUsages::COPY_DST
         };
-        let obj = self.make_buffer(&plain, extra, OP, false)?;
+        let (_, obj) = self.make_buffer(&plain, extra, OP, false, std::sync::Arc::clone)?;
         let mut padded = desc.contents.to_vec();
         padded.resize(usize::try_from(size).unwrap_or(0), 0);
         let written = if obj.host_visible {
@@ -105,14 +105,17 @@ impl<A: Api> Device<A> {
 
     /// Validates `desc`, creates the native buffer (with `extra` native usages beyond the
     /// ones the buffer reports) and registers it. `zero` fills host-visible memory with
-    /// zeros (a caller writing every byte itself skips it).
-    pub(crate) fn make_buffer(
+    /// zeros (a caller writing every byte itself skips it). Returns the handle and what
+    /// `keep` took of the object (a reference, for a caller that goes on using it; nothing,
+    /// for one that needs the handle alone).
+    pub(crate) fn make_buffer<R>(
         &self,
         desc: &BufferDescriptor<'_>,
         extra: BufferUsages,
         op: &'static str,
         zero: bool,
-    ) -> Result<std::sync::Arc<BufferObj<A>>> {
+        keep: impl FnOnce(&std::sync::Arc<BufferObj<A>>) -> R,
+    ) -> Result<(Buffer, R)> {
         self.check_alive(op)?;
         let native_size = validate::buffer::descriptor(desc, self.limits.max_buffer_size)?;
         validate::accel::input_usage(desc.label, desc.usage, self.features)?;
@@ -141,27 +144,30 @@ impl<A: Api> Device<A> {
                 .map_err(|e| self.hal_error(e, op, desc.label))?;
         }
         let id = self.id;
-        let (_, _, obj) = self
+        let (index, generation, kept) = self
             .objects
             .buffers
-            .insert(|index, generation| BufferObj {
-                raw,
-                handle: Buffer::from_parts(index, generation, id),
-                label: crate::label::Label::new(desc.label),
-                size: desc.size,
-                usage: desc.usage,
-                host_visible,
-                last_use: AtomicU64::new(0),
-                queued_writes: AtomicBool::new(false),
-                mapping: AtomicU64::new(0),
-                // Device-local memory is zeroed by a fill in front of its first use.
-                state: Mutex::new(BufferState {
-                    zeroed: host_visible,
-                    state: State::fresh(TextureLayout::General),
-                }),
-            })
+            .insert_then(
+                |index, generation| BufferObj {
+                    raw,
+                    handle: Buffer::from_parts(index, generation, id),
+                    label: crate::label::Label::new(desc.label),
+                    size: desc.size,
+                    usage: desc.usage,
+                    host_visible,
+                    last_use: AtomicU64::new(0),
+                    queued_writes: AtomicBool::new(false),
+                    mapping: AtomicU64::new(0),
+                    // Device-local memory is zeroed by a fill in front of its first use.
+                    state: Mutex::new(BufferState {
+                        zeroed: host_visible,
+                        state: State::fresh(TextureLayout::General),
+                    }),
+                },
+                keep,
+            )
             .ok_or_else(|| registry_full(op, desc.label, "buffer"))?;
-        Ok(obj)
+        Ok((Buffer::from_parts(index, generation, id), kept))
     }
 
     /// Destroys a buffer: the handle (and every copy) is stale at once; the memory goes
@@ -172,9 +178,12 @@ impl<A: Api> Device<A> {
         const OP: &str = "destroy_buffer";
         let obj = self.remove(buffer, OP)?;
         self.close_mapping_of(&obj);
-        let mut q = lock(&self.queue);
-        self.drop_queued_writes_to(&mut q, Some(&obj), None);
-        drop(q);
+        // Only a buffer that ever had writes staged can have some waiting (the flag is set
+        // under the queue lock when one is staged); the others skip the lock.
+        if obj.queued_writes.load(Ordering::Acquire) {
+            let mut q = lock(&self.queue);
+            self.drop_queued_writes_to(&mut q, Some(&obj), None);
+        }
         drop(obj);
         Ok(())
     }

@@ -338,7 +338,7 @@ impl<A: Api> Device<A> {
         } else {
             vigil_hal::BufferUsages::COPY_DST
         };
-        let b = self.make_buffer(desc, extra, OP, true)?;
+        let (_, b) = self.make_buffer(desc, extra, OP, true, std::sync::Arc::clone)?;
         let id = self.id;
         let made = self
             .objects
@@ -376,6 +376,10 @@ impl<A: Api> Device<A> {
 
     /// Closes the mapping of a buffer, if any (unmap, or the buffer's destruction).
     pub(crate) fn close_mapping_of(&self, b: &BufferObj<A>) {
+        // Most buffers are never mapped: a load, not a locked swap, finds that.
+        if b.mapping.load(Ordering::Acquire) == 0 {
+            return;
+        }
         let w = b.mapping.swap(0, Ordering::AcqRel);
         if w == 0 {
             return;
