@@ -306,6 +306,10 @@ impl<A: Api> Core<A> {
     }
 
     /// Stages `data` for `buffer` at `offset` and queues its copy (the queue lock held).
+    ///
+    /// A write that continues the last pending write is appended to it by
+    /// [`Core::continue_last_write`], which `write_buffer` tries before this; the other
+    /// callers write at offset 0, which continues no pending write.
     pub(crate) fn queue_write(
         &self,
         q: &mut QueueState<A>,
@@ -323,44 +327,20 @@ impl<A: Api> Core<A> {
             Some(w) if Arc::ptr_eq(&w.dst, buffer) => Some(count.saturating_sub(1)),
             _ => q.uploads.latest.get(&dst).copied(),
         };
-        if let Some((i, w)) = latest
-            .and_then(|i| Some((i, q.uploads.writes.get(i)?)))
-            .filter(|(_, w)| w.live && Arc::ptr_eq(&w.dst, buffer))
+        if let Some(w) = latest
+            .and_then(|i| q.uploads.writes.get(i))
+            .filter(|w| w.live && Arc::ptr_eq(&w.dst, buffer))
         {
-            let (chunk, at, end) = (w.chunk, w.src_offset, w.src_offset.saturating_add(w.size));
             if w.dst_offset == offset && w.size == size {
                 // The same range as the latest write to this buffer: no later write can
                 // cover any of it, so the staged bytes are replaced in place.
-                if let Some(c) = q.uploads.chunks.get(chunk) {
+                if let Some(c) = q.uploads.chunks.get(w.chunk) {
                     self.hal
-                        .write_mapped(&c.buffer, at, data)
+                        .write_mapped(&c.buffer, w.src_offset, data)
                         .map_err(|e| self.hal_error(e, op, &buffer.label))?;
                     q.staging.coalesced = q.staging.coalesced.wrapping_add(1);
                     return Ok(());
                 }
-            }
-            let continues = i.saturating_add(1) == count
-                && w.dst_offset.saturating_add(w.size) == offset
-                && chunk.saturating_add(1) == q.uploads.chunks.len();
-            if let Some(c) = q.uploads.chunks.get(chunk).filter(|c| {
-                continues && c.used == end && end.checked_add(size).is_some_and(|e| e <= c.size)
-            }) {
-                // Continues the last write in the buffer, and its bytes can follow that
-                // write's in the same chunk: one longer region (a run of sequential writes
-                // is one copy region, however many calls made it).
-                q.staging.check_bytes(op, &buffer.label, size)?;
-                self.hal
-                    .write_mapped(&c.buffer, end, data)
-                    .map_err(|e| self.hal_error(e, op, &buffer.label))?;
-                if let Some(c) = q.uploads.chunks.get_mut(chunk) {
-                    c.used = end.saturating_add(size);
-                }
-                if let Some(w) = q.uploads.writes.get_mut(i) {
-                    w.size = w.size.saturating_add(size);
-                }
-                q.staging.merged = q.staging.merged.wrapping_add(1);
-                q.staging.queued_bytes = q.staging.queued_bytes.saturating_add(size);
-                return Ok(());
             }
         }
         q.staging.check_room(op, &buffer.label, size)?;
