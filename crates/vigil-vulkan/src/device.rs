@@ -241,26 +241,10 @@ fn write_descriptors(
     let mut image_infos: SmallVec<[vk::DescriptorImageInfo; 8]> = SmallVec::new();
     let mut structures: SmallVec<[vk::AccelerationStructureKHR; 2]> = SmallVec::new();
     for entry in entries {
-        match &entry.resource {
-            hal::BoundResource::AccelerationStructure(s) => structures.push(s.raw),
-            hal::BoundResource::Buffer {
-                buffer,
-                offset,
-                size,
-            } => buffer_infos.push(
-                vk::DescriptorBufferInfo::default()
-                    .buffer(buffer.raw)
-                    .offset(*offset)
-                    .range(*size),
-            ),
-            hal::BoundResource::Sampler(sampler) => {
-                image_infos.push(vk::DescriptorImageInfo::default().sampler(sampler.raw))
-            }
-            hal::BoundResource::TextureView(view, image_layout) => image_infos.push(
-                vk::DescriptorImageInfo::default()
-                    .image_view(view.raw)
-                    .image_layout(conv::image_layout(*image_layout)),
-            ),
+        match info_of(&entry.resource) {
+            Info::Buffer(b) => buffer_infos.push(b),
+            Info::Image(i) => image_infos.push(i),
+            Info::Structure(s) => structures.push(s),
         }
     }
     let mut structure_infos: SmallVec<[_; 2]> = structures
@@ -275,12 +259,7 @@ fn write_descriptors(
     let writes: SmallVec<[vk::WriteDescriptorSet<'_>; 8]> = entries
         .iter()
         .filter_map(|entry| {
-            let layout_entry = layout.entries.iter().find(|e| e.binding == entry.binding)?;
-            let write = vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(entry.binding)
-                .dst_array_element(entry.array_element)
-                .descriptor_type(conv::descriptor_type(&layout_entry.ty));
+            let write = write_of(set, layout, entry)?;
             Some(match entry.resource {
                 hal::BoundResource::Buffer { .. } => {
                     bi += 1;
@@ -314,41 +293,75 @@ fn write_one_descriptor(
     layout: &BindGroupLayout,
     entry: &hal::BindGroupEntry<'_, Api>,
 ) -> bool {
-    let Some(layout_entry) = layout.entries.iter().find(|e| e.binding == entry.binding) else {
+    let Some(write) = write_of(set, layout, entry) else {
         return false;
     };
-    let write = vk::WriteDescriptorSet::default()
-        .dst_set(set)
-        .dst_binding(entry.binding)
-        .dst_array_element(entry.array_element)
-        .descriptor_type(conv::descriptor_type(&layout_entry.ty));
-    let image = match &entry.resource {
+    let (buffer, image);
+    let write = match info_of(&entry.resource) {
+        Info::Buffer(b) => {
+            buffer = [b];
+            write.buffer_info(&buffer)
+        }
+        Info::Image(i) => {
+            image = [i];
+            write.image_info(&image)
+        }
+        Info::Structure(_) => return false,
+    };
+    // SAFETY: as in `write_descriptors`: the write was validated above us, and no recording
+    // or pending command buffer uses the set.
+    unsafe { device.update_descriptor_sets(&[write], &[]) };
+    true
+}
+
+/// The write of one group entry into `set`, its descriptor type from the entry's layout
+/// binding, without its info; `None` for a binding the layout lacks.
+fn write_of<'a>(
+    set: vk::DescriptorSet,
+    layout: &BindGroupLayout,
+    entry: &hal::BindGroupEntry<'_, Api>,
+) -> Option<vk::WriteDescriptorSet<'a>> {
+    let layout_entry = layout.entries.iter().find(|e| e.binding == entry.binding)?;
+    Some(
+        vk::WriteDescriptorSet::default()
+            .dst_set(set)
+            .dst_binding(entry.binding)
+            .dst_array_element(entry.array_element)
+            .descriptor_type(conv::descriptor_type(&layout_entry.ty)),
+    )
+}
+
+/// What a bound resource's descriptor write carries.
+enum Info {
+    Buffer(vk::DescriptorBufferInfo),
+    Image(vk::DescriptorImageInfo),
+    /// Travels in a chained struct of the write, not in an info.
+    Structure(vk::AccelerationStructureKHR),
+}
+
+/// What the descriptor write of `resource` carries.
+fn info_of(resource: &hal::BoundResource<'_, Api>) -> Info {
+    match resource {
         hal::BoundResource::Buffer {
             buffer,
             offset,
             size,
-        } => {
-            let info = [vk::DescriptorBufferInfo::default()
+        } => Info::Buffer(
+            vk::DescriptorBufferInfo::default()
                 .buffer(buffer.raw)
                 .offset(*offset)
-                .range(*size)];
-            // SAFETY: as in `write_descriptors`: the write was validated above us, and no
-            // recording or pending command buffer uses the set.
-            unsafe { device.update_descriptor_sets(&[write.buffer_info(&info)], &[]) };
-            return true;
-        }
+                .range(*size),
+        ),
         hal::BoundResource::Sampler(sampler) => {
-            vk::DescriptorImageInfo::default().sampler(sampler.raw)
+            Info::Image(vk::DescriptorImageInfo::default().sampler(sampler.raw))
         }
-        hal::BoundResource::TextureView(view, image_layout) => vk::DescriptorImageInfo::default()
-            .image_view(view.raw)
-            .image_layout(conv::image_layout(*image_layout)),
-        hal::BoundResource::AccelerationStructure(_) => return false,
-    };
-    let info = [image];
-    // SAFETY: as above.
-    unsafe { device.update_descriptor_sets(&[write.image_info(&info)], &[]) };
-    true
+        hal::BoundResource::TextureView(view, image_layout) => Info::Image(
+            vk::DescriptorImageInfo::default()
+                .image_view(view.raw)
+                .image_layout(conv::image_layout(*image_layout)),
+        ),
+        hal::BoundResource::AccelerationStructure(s) => Info::Structure(s.raw),
+    }
 }
 
 /// Where a descriptor set came from.
