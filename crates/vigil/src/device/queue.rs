@@ -671,7 +671,7 @@ impl<A: Api> Device<A> {
             self.process_completed(&mut q, completed);
         }
         drop(q);
-        span.name(format!("submit #{serial}"));
+        span.name(|| format!("submit #{serial}"));
         self.notify(|o| {
             o.submitted(&crate::observer::SubmissionInfo {
                 serial,
