@@ -380,20 +380,37 @@ impl BufferTrack {
         fence: Option<Fence>,
         out: &mut Vec<(u64, u64, Transition)>,
     ) {
-        self.apply_as(offset, size, u, now, fence, false, out);
+        self.apply_as(offset, size, u, now, fence, false, |o, s, t| {
+            out.push((o, s, t))
+        });
     }
 
-    /// As [`BufferTrack::apply`], preparing the range for `u` ([`Part::prepare`]).
-    pub fn prepare(
+    /// As [`BufferTrack::apply`], handing each barrier to `push` (the recording's list,
+    /// tagged with the buffer's slot, without a list of the buffer's own between).
+    #[inline]
+    pub fn apply_to(
         &mut self,
         offset: u64,
         size: u64,
         u: Use,
         now: u64,
         fence: Option<Fence>,
-        out: &mut Vec<(u64, u64, Transition)>,
+        push: impl FnMut(u64, u64, Transition),
     ) {
-        self.apply_as(offset, size, u, now, fence, true, out);
+        self.apply_as(offset, size, u, now, fence, false, push);
+    }
+
+    /// As [`BufferTrack::apply_to`], preparing the range for `u` ([`Part::prepare`]).
+    pub fn prepare_to(
+        &mut self,
+        offset: u64,
+        size: u64,
+        u: Use,
+        now: u64,
+        fence: Option<Fence>,
+        push: impl FnMut(u64, u64, Transition),
+    ) {
+        self.apply_as(offset, size, u, now, fence, true, push);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -406,7 +423,7 @@ impl BufferTrack {
         now: u64,
         fence: Option<Fence>,
         prepare: bool,
-        out: &mut Vec<(u64, u64, Transition)>,
+        mut push: impl FnMut(u64, u64, Transition),
     ) {
         let step = |part: &mut Part| {
             if prepare {
@@ -427,7 +444,7 @@ impl BufferTrack {
         if (start == 0 && end == self.size) || !u.is_write() {
             if let [(0, part)] = self.parts.as_mut_slice() {
                 if let Some(t) = step(part) {
-                    out.push((0, self.size, t));
+                    push(0, self.size, t);
                 }
                 return;
             }
@@ -460,7 +477,7 @@ impl BufferTrack {
                 .get(i.saturating_add(1))
                 .map_or(self.size, |p| p.0);
             if let Some(t) = step(&mut self.parts[i].1) {
-                out.push((self.parts[i].0, part_end.saturating_sub(self.parts[i].0), t));
+                push(self.parts[i].0, part_end.saturating_sub(self.parts[i].0), t);
             }
         }
         // Neighbours that ended up identical become one part again.
@@ -583,19 +600,33 @@ impl TextureTrack {
         fence: Option<Fence>,
         out: &mut Vec<(u32, u32, Transition)>,
     ) {
-        self.apply_as(range, u, now, fence, false, out);
+        self.apply_as(range, u, now, fence, false, |m, l, t| out.push((m, l, t)));
     }
 
-    /// As [`TextureTrack::apply`], preparing the subresources for `u` ([`Part::prepare`]).
-    pub fn prepare(
+    /// As [`TextureTrack::apply`], handing each barrier to `push`.
+    #[inline]
+    pub fn apply_to(
         &mut self,
         range: Subresources,
         u: Use,
         now: u64,
         fence: Option<Fence>,
-        out: &mut Vec<(u32, u32, Transition)>,
+        push: impl FnMut(u32, u32, Transition),
     ) {
-        self.apply_as(range, u, now, fence, true, out);
+        self.apply_as(range, u, now, fence, false, push);
+    }
+
+    /// As [`TextureTrack::apply_to`], preparing the subresources for `u`
+    /// ([`Part::prepare`]).
+    pub fn prepare_to(
+        &mut self,
+        range: Subresources,
+        u: Use,
+        now: u64,
+        fence: Option<Fence>,
+        push: impl FnMut(u32, u32, Transition),
+    ) {
+        self.apply_as(range, u, now, fence, true, push);
     }
 
     #[inline]
@@ -606,7 +637,7 @@ impl TextureTrack {
         now: u64,
         fence: Option<Fence>,
         prepare: bool,
-        out: &mut Vec<(u32, u32, Transition)>,
+        mut push: impl FnMut(u32, u32, Transition),
     ) {
         let mip_end = range.base_mip.saturating_add(range.mips).min(self.mips);
         let layer_end = range
@@ -627,7 +658,7 @@ impl TextureTrack {
                     part.apply(u, now, fence)
                 };
                 if let Some(t) = t {
-                    out.push((mip, layer, t));
+                    push(mip, layer, t);
                 }
             }
         }

@@ -564,11 +564,11 @@ impl<A: Api> Used<A> {
     pub fn use_buffer(&mut self, slot: usize, offset: u64, size: u64, u: Use, out: &mut Pending) {
         self.stages_used |= u.stages;
         if let Some(t) = self.tracker.buffers.get_mut(slot) {
+            let list = &mut out.buffers;
             t.track
-                .apply(offset, size, u, self.seq, self.fence, &mut out.scratch_b);
-            for (o, s, tr) in out.scratch_b.drain(..) {
-                out.buffers.push((slot, o, s, tr));
-            }
+                .apply_to(offset, size, u, self.seq, self.fence, |o, s, tr| {
+                    list.push((slot, o, s, tr));
+                });
         }
     }
 
@@ -584,11 +584,11 @@ impl<A: Api> Used<A> {
     ) {
         self.stages_used |= u.stages;
         if let Some(t) = self.tracker.buffers.get_mut(slot) {
+            let list = &mut out.buffers;
             t.track
-                .prepare(offset, size, u, self.seq, self.fence, &mut out.scratch_b);
-            for (o, s, tr) in out.scratch_b.drain(..) {
-                out.buffers.push((slot, o, s, tr));
-            }
+                .prepare_to(offset, size, u, self.seq, self.fence, |o, s, tr| {
+                    list.push((slot, o, s, tr));
+                });
         }
     }
 
@@ -596,11 +596,11 @@ impl<A: Api> Used<A> {
     pub fn prepare_texture(&mut self, slot: usize, range: Subresources, u: Use, out: &mut Pending) {
         self.stages_used |= u.stages;
         if let Some(t) = self.tracker.textures.get_mut(slot) {
+            let list = &mut out.textures;
             t.track
-                .prepare(range, u, self.seq, self.fence, &mut out.scratch_t);
-            for (mip, layer, tr) in out.scratch_t.drain(..) {
-                out.textures.push((slot, mip, layer, tr));
-            }
+                .prepare_to(range, u, self.seq, self.fence, |mip, layer, tr| {
+                    list.push((slot, mip, layer, tr));
+                });
         }
     }
 
@@ -655,17 +655,15 @@ impl<A: Api> Used<A> {
                         .unwrap_or(0);
                     *stages_used |= u.stages;
                     if let Some(t) = tracker.buffers.get_mut(slot) {
-                        t.track.apply(
+                        let list = &mut out.buffers;
+                        t.track.apply_to(
                             offset.saturating_add(u64::from(extra)),
                             *size,
                             u,
                             *seq,
                             *fence,
-                            &mut out.scratch_b,
+                            |o, s, tr| list.push((slot, o, s, tr)),
                         );
-                        for (o, s, tr) in out.scratch_b.drain(..) {
-                            out.buffers.push((slot, o, s, tr));
-                        }
                     }
                 }
                 crate::device::Member::View { view, usage } => {
@@ -674,11 +672,11 @@ impl<A: Api> Used<A> {
                     };
                     *stages_used |= u.stages;
                     if let Some(t) = tracker.textures.get_mut(slot) {
+                        let list = &mut out.textures;
                         t.track
-                            .apply(view.subresources(), u, *seq, *fence, &mut out.scratch_t);
-                        for (mip, layer, tr) in out.scratch_t.drain(..) {
-                            out.textures.push((slot, mip, layer, tr));
-                        }
+                            .apply_to(view.subresources(), u, *seq, *fence, |mip, layer, tr| {
+                                list.push((slot, mip, layer, tr));
+                            });
                     }
                 }
                 crate::device::Member::Sampler(_) | crate::device::Member::Tlas(_) => {}
@@ -692,11 +690,11 @@ impl<A: Api> Used<A> {
     pub fn use_texture(&mut self, slot: usize, range: Subresources, u: Use, out: &mut Pending) {
         self.stages_used |= u.stages;
         if let Some(t) = self.tracker.textures.get_mut(slot) {
+            let list = &mut out.textures;
             t.track
-                .apply(range, u, self.seq, self.fence, &mut out.scratch_t);
-            for (mip, layer, tr) in out.scratch_t.drain(..) {
-                out.textures.push((slot, mip, layer, tr));
-            }
+                .apply_to(range, u, self.seq, self.fence, |mip, layer, tr| {
+                    list.push((slot, mip, layer, tr));
+                });
         }
     }
 }
@@ -836,8 +834,6 @@ pub(crate) struct GroupInfo {
 pub(crate) struct Pending {
     pub buffers: Vec<(usize, u64, u64, Transition)>,
     pub textures: Vec<(usize, u32, u32, Transition)>,
-    scratch_b: Vec<(u64, u64, Transition)>,
-    scratch_t: Vec<(u32, u32, Transition)>,
 }
 
 impl Pending {
