@@ -650,7 +650,7 @@ mod tests {
             Some(self.level)
         }
         fn new_span(&self, _: &Attributes<'_>) -> Id {
-            Id::from_u64(self.spans.fetch_add(1, Ordering::Relaxed) as u64 + 1)
+            Id::from_u64((self.spans.fetch_add(1, Ordering::Relaxed) as u64).saturating_add(1))
         }
         fn record(&self, _: &Id, _: &Record<'_>) {}
         fn record_follows_from(&self, _: &Id, _: &Id) {}
