@@ -368,25 +368,10 @@ impl BufferTrack {
         }
     }
 
-    /// Applies use number `now` to `offset..offset + size` (clamped to the buffer), appending
-    /// the barriers it needs (none where `fence` covers it) as `(offset, size, transition)`.
-    #[inline]
-    pub fn apply(
-        &mut self,
-        offset: u64,
-        size: u64,
-        u: Use,
-        now: u64,
-        fence: Option<Fence>,
-        out: &mut Vec<(u64, u64, Transition)>,
-    ) {
-        self.apply_as(offset, size, u, now, fence, false, |o, s, t| {
-            out.push((o, s, t))
-        });
-    }
-
-    /// As [`BufferTrack::apply`], handing each barrier to `push` (the recording's list,
-    /// tagged with the buffer's slot, without a list of the buffer's own between).
+    /// Applies use number `now` to `offset..offset + size` (clamped to the buffer), handing
+    /// each barrier it needs (none where `fence` covers it) to `push` as `(offset, size,
+    /// transition)`: the recording's list, tagged with the buffer's slot, takes them with no
+    /// list of the buffer's own between.
     #[inline]
     pub fn apply_to(
         &mut self,
@@ -398,6 +383,20 @@ impl BufferTrack {
         push: impl FnMut(u64, u64, Transition),
     ) {
         self.apply_as(offset, size, u, now, fence, false, push);
+    }
+
+    /// [`BufferTrack::apply_to`] collecting into `out` (the unit tests' form).
+    #[cfg(test)]
+    fn apply(
+        &mut self,
+        offset: u64,
+        size: u64,
+        u: Use,
+        now: u64,
+        fence: Option<Fence>,
+        out: &mut Vec<(u64, u64, Transition)>,
+    ) {
+        self.apply_to(offset, size, u, now, fence, |o, s, t| out.push((o, s, t)));
     }
 
     /// As [`BufferTrack::apply_to`], preparing the range for `u` ([`Part::prepare`]).
@@ -589,21 +588,8 @@ impl TextureTrack {
         }
     }
 
-    /// Applies `u` to the subresources in `range` (clamped to the texture), appending the
-    /// barriers they need as `(mip, layer, transition)`.
-    #[inline]
-    pub fn apply(
-        &mut self,
-        range: Subresources,
-        u: Use,
-        now: u64,
-        fence: Option<Fence>,
-        out: &mut Vec<(u32, u32, Transition)>,
-    ) {
-        self.apply_as(range, u, now, fence, false, |m, l, t| out.push((m, l, t)));
-    }
-
-    /// As [`TextureTrack::apply`], handing each barrier to `push`.
+    /// Applies `u` to the subresources in `range` (clamped to the texture), handing each
+    /// barrier they need to `push` as `(mip, layer, transition)`.
     #[inline]
     pub fn apply_to(
         &mut self,
@@ -614,6 +600,19 @@ impl TextureTrack {
         push: impl FnMut(u32, u32, Transition),
     ) {
         self.apply_as(range, u, now, fence, false, push);
+    }
+
+    /// [`TextureTrack::apply_to`] collecting into `out` (the unit tests' form).
+    #[cfg(test)]
+    fn apply(
+        &mut self,
+        range: Subresources,
+        u: Use,
+        now: u64,
+        fence: Option<Fence>,
+        out: &mut Vec<(u32, u32, Transition)>,
+    ) {
+        self.apply_to(range, u, now, fence, |m, l, t| out.push((m, l, t)));
     }
 
     /// As [`TextureTrack::apply_to`], preparing the subresources for `u`
