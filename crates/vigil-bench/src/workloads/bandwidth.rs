@@ -28,19 +28,23 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) n
 "#;
 
 /// The copy kernel's shape: `loads` 16-byte loads in flight per thread before its stores,
-/// each coalesced across a workgroup of `workgroup` threads.
+/// each coalesced across a workgroup of `workgroup` threads, repeated `rounds` times over
+/// the chunk (a grid-stride loop: the dispatch is `rounds` times smaller).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Kernel {
-    /// 16-byte elements each thread copies (all loaded before any is stored).
+    /// 16-byte elements each thread copies per round (all loaded before any is stored).
     pub loads: u32,
     /// Threads per workgroup.
     pub workgroup: u32,
+    /// Rounds of `loads` elements each thread copies (1: no loop).
+    pub rounds: u32,
 }
 
 impl Kernel {
-    /// The shape the bench uses: four loads, 256 threads, unless `VIGIL_BENCH_COPY` names
-    /// another as `loads,workgroup` (for tuning runs; both powers of two, loads ≤ 16,
-    /// workgroup ≤ 1024; anything else is ignored).
+    /// The shape the bench uses: four loads, 256 threads, one round, unless
+    /// `VIGIL_BENCH_COPY` names another as `loads,workgroup` or `loads,workgroup,rounds`
+    /// (for tuning runs; all powers of two, loads ≤ 16, workgroup 32 to 1024, rounds ≤ 256,
+    /// at most 4 MiB a workgroup; anything else is ignored).
     pub fn chosen() -> Kernel {
         Kernel::from_setting(std::env::var("VIGIL_BENCH_COPY").ok().as_deref())
     }
@@ -50,31 +54,42 @@ impl Kernel {
         let default = Kernel {
             loads: 4,
             workgroup: 256,
+            rounds: 1,
         };
         let Some(v) = setting else {
             return default;
         };
         let mut it = v.split(',').map(|n| n.trim().parse::<u32>().ok());
-        match (it.next().flatten(), it.next().flatten(), it.next()) {
-            (Some(l), Some(w), None)
+        let (l, w) = (it.next().flatten(), it.next().flatten());
+        let r = match it.next() {
+            None => Some(1),
+            Some(r) => r,
+        };
+        match (l, w, r, it.next()) {
+            (Some(l), Some(w), Some(r), None)
                 if l.is_power_of_two()
                     && l <= 16
                     && w.is_power_of_two()
-                    && (32..=1024).contains(&w) =>
+                    && (32..=1024).contains(&w)
+                    && r.is_power_of_two()
+                    && r <= 256
+                    && 16 * u64::from(l) * u64::from(w) * u64::from(r) <= 4 << 20 =>
             {
                 Kernel {
                     loads: l,
                     workgroup: w,
+                    rounds: r,
                 }
             }
             _ => default,
         }
     }
 
-    /// The kernel's WGSL: thread `i` of a dispatch of `n` threads in all copies elements
-    /// `i + k * n` for `k` below `loads`, so each load is coalesced across the workgroup;
-    /// the dispatch covers the buffer exactly (see [`Size::copy_dispatch`]). Workgroups are
-    /// numbered across the dispatch's two dimensions.
+    /// The kernel's WGSL: thread `i` of a dispatch of `n` threads in all copies, in round
+    /// `r`, elements `i + (r * loads + k) * n` for `k` below `loads`, so each load is
+    /// coalesced across the workgroup; the dispatch covers the buffer exactly (see
+    /// [`Size::copy_dispatch`]). Workgroups are numbered across the dispatch's two
+    /// dimensions. One round is straight-line code; more are a loop.
     pub fn wgsl(&self) -> String {
         let mut loads = String::new();
         let mut stores = String::new();
@@ -82,15 +97,24 @@ impl Kernel {
             loads.push_str(&format!("    let v{k} = src[i + {k}u * stride];\n"));
             stores.push_str(&format!("    dst[i + {k}u * stride] = v{k};\n"));
         }
-        format!(
+        let head = format!(
             "@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;\n\
              @group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;\n\
              @compute @workgroup_size({w})\n\
              fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32, \
              @builtin(num_workgroups) n: vec3<u32>) {{\n\
-             \x20   let stride = n.x * n.y * {w}u;\n\
-             \x20   let i = (wg.x + wg.y * n.x) * {w}u + lid;\n{loads}{stores}}}\n",
+             \x20   let stride = n.x * n.y * {w}u;\n",
             w = self.workgroup
+        );
+        let first = format!("(wg.x + wg.y * n.x) * {}u + lid", self.workgroup);
+        if self.rounds == 1 {
+            return format!("{head}    let i = {first};\n{loads}{stores}}}\n");
+        }
+        format!(
+            "{head}    for (var r = 0u; r < {rounds}u; r += 1u) {{\n\
+             \x20   let i = {first} + r * {l}u * stride;\n{loads}{stores}    }}\n}}\n",
+            rounds = self.rounds,
+            l = self.loads
         )
     }
 }
@@ -117,13 +141,14 @@ impl Size {
         self.total.div_ceil(self.chunk)
     }
 
-    /// Workgroups of one copy dispatch, `[x, y]`: `workgroup` threads of `loads` 16-byte
-    /// elements each cover a chunk exactly (chunks are multiples of 16 MiB, so the count is
-    /// a multiple of 64), split over two dimensions when it passes the 65,535 a dimension
-    /// may have.
+    /// Workgroups of one copy dispatch, `[x, y]`: `workgroup` threads of `rounds` times
+    /// `loads` 16-byte elements each cover a chunk exactly (chunks are multiples of 16 MiB,
+    /// so with at most 4 MiB per workgroup the count is a whole number, at least 4), split
+    /// over two dimensions when it passes the 65,535 a dimension may have.
     pub fn copy_dispatch(&self) -> [u32; 2] {
         let k = self.kernel;
-        let groups = self.chunk / (16 * u64::from(k.loads) * u64::from(k.workgroup));
+        let per_group = 16 * u64::from(k.loads) * u64::from(k.workgroup) * u64::from(k.rounds);
+        let groups = (self.chunk / per_group).max(1);
         let mut y = 1u64;
         while groups / y > 65_535 && (groups / y).is_multiple_of(2) {
             y *= 2;
@@ -804,12 +829,32 @@ for _ in sys.stdin:
 mod tests {
     use super::*;
 
-    #[test]
-    fn every_kernel_shape_covers_its_chunk_exactly_within_the_dispatch_limit() {
+    /// Every shape a setting can name.
+    fn shapes() -> Vec<(u32, u32, u32)> {
+        let mut all = Vec::new();
         for loads in [1, 2, 4, 8, 16] {
             for workgroup in [32, 64, 128, 256, 512, 1024] {
+                for rounds in [1, 2, 4, 8, 16, 32, 64, 128, 256] {
+                    let k = Kernel::from_setting(Some(&format!("{loads},{workgroup},{rounds}")));
+                    if k.rounds == rounds && k.loads == loads && k.workgroup == workgroup {
+                        all.push((loads, workgroup, rounds));
+                    }
+                }
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn every_kernel_shape_covers_its_chunk_exactly_within_the_dispatch_limit() {
+        for (loads, workgroup, rounds) in shapes() {
+            {
                 for chunk_mib in [16u64, 64, 128, 512, 1024] {
-                    let kernel = Kernel { loads, workgroup };
+                    let kernel = Kernel {
+                        loads,
+                        workgroup,
+                        rounds,
+                    };
                     let size = Size {
                         total: 4 << 30,
                         chunk: chunk_mib << 20,
@@ -819,7 +864,7 @@ mod tests {
                     assert!(x <= 65_535 && y <= 65_535, "{kernel:?} {chunk_mib} MiB");
                     let threads = u64::from(x) * u64::from(y) * u64::from(workgroup);
                     assert_eq!(
-                        threads * u64::from(loads) * 16,
+                        threads * u64::from(loads) * u64::from(rounds) * 16,
                         size.chunk,
                         "{kernel:?} {chunk_mib} MiB"
                     );
@@ -832,12 +877,20 @@ mod tests {
     fn every_kernel_shape_is_valid_wgsl_with_one_load_and_store_per_element() {
         for loads in [1, 4, 16] {
             for workgroup in [32, 256, 1024] {
-                let wgsl = Kernel { loads, workgroup }.wgsl();
-                assert_eq!(wgsl.matches("= src[").count() as u32, loads);
-                assert_eq!(wgsl.matches("dst[i").count() as u32, loads);
-                assert!(wgsl.contains(&format!("@workgroup_size({workgroup})")));
-                if let Err(d) = vigil_shader::Module::from_wgsl(&wgsl, "copy.wgsl") {
-                    panic!("{loads} x {workgroup}: {d}");
+                for rounds in [1, 8] {
+                    let wgsl = Kernel {
+                        loads,
+                        workgroup,
+                        rounds,
+                    }
+                    .wgsl();
+                    assert_eq!(wgsl.matches("= src[").count() as u32, loads);
+                    assert_eq!(wgsl.matches("dst[i").count() as u32, loads);
+                    assert_eq!(wgsl.contains("for (var r"), rounds > 1);
+                    assert!(wgsl.contains(&format!("@workgroup_size({workgroup})")));
+                    if let Err(d) = vigil_shader::Module::from_wgsl(&wgsl, "copy.wgsl") {
+                        panic!("{loads} x {workgroup} x {rounds}: {d}");
+                    }
                 }
             }
         }
@@ -845,14 +898,28 @@ mod tests {
 
     #[test]
     fn a_kernel_setting_names_a_shape_or_leaves_the_default() {
-        let k = |loads, workgroup| Kernel { loads, workgroup };
-        assert_eq!(Kernel::from_setting(None), k(4, 256));
-        assert_eq!(Kernel::from_setting(Some("8,128")), k(8, 128));
-        assert_eq!(Kernel::from_setting(Some(" 2 , 1024 ")), k(2, 1024));
+        let k = |loads, workgroup, rounds| Kernel {
+            loads,
+            workgroup,
+            rounds,
+        };
+        assert_eq!(Kernel::from_setting(None), k(4, 256, 1));
+        assert_eq!(Kernel::from_setting(Some("8,128")), k(8, 128, 1));
+        assert_eq!(Kernel::from_setting(Some(" 2 , 1024 ")), k(2, 1024, 1));
+        assert_eq!(Kernel::from_setting(Some("4,256,16")), k(4, 256, 16));
         for bad in [
-            "3,256", "4,2048", "4,16", "32,256", "4", "4,256,1", "x,y", "",
+            "3,256",
+            "4,2048",
+            "4,16",
+            "32,256",
+            "4",
+            "4,256,3",
+            "4,256,1,1",
+            "16,1024,32",
+            "x,y",
+            "",
         ] {
-            assert_eq!(Kernel::from_setting(Some(bad)), k(4, 256), "{bad}");
+            assert_eq!(Kernel::from_setting(Some(bad)), k(4, 256, 1), "{bad}");
         }
     }
 }
