@@ -169,6 +169,22 @@ pub fn run(paths: &mut Paths, opts: &Options) -> Result<Vec<WorkloadResult>, Str
     Ok(results)
 }
 
+/// Distinct bind groups of the full-size draws, idle-resources, parallel-record and
+/// dispatches frames: `default` unless `VIGIL_BENCH_GROUPS` names another count from 1 to
+/// 10,000 (for runs that separate what a group costs from what many groups cost the
+/// caches; anything else is ignored).
+fn groups_setting(default: u32) -> u32 {
+    groups_from(std::env::var("VIGIL_BENCH_GROUPS").ok().as_deref(), default)
+}
+
+/// The count `setting` names, or `default`.
+fn groups_from(setting: Option<&str>, default: u32) -> u32 {
+    setting
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .filter(|n| (1..=10_000).contains(n))
+        .unwrap_or(default)
+}
+
 /// Runs the selected paths of one workload and checks what they produced.
 fn run_one(
     paths: &mut Paths,
@@ -193,7 +209,7 @@ fn run_one(
                 }
             } else {
                 d::Size {
-                    groups: 1000,
+                    groups: groups_setting(1000),
                     draws: 10_000,
                     idle: 10_000,
                     parallel: par,
@@ -345,7 +361,7 @@ fn run_one(
                 }
             } else {
                 d::Size {
-                    groups: 1000,
+                    groups: groups_setting(1000),
                     dispatches: 10_000,
                 }
             };
@@ -809,7 +825,17 @@ pub fn cli(args: &[String]) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_cpus;
+    use super::{groups_from, parse_cpus};
+
+    #[test]
+    fn a_groups_setting_names_a_count_or_leaves_the_default() {
+        assert_eq!(groups_from(None, 1000), 1000);
+        assert_eq!(groups_from(Some(" 10 "), 1000), 10);
+        assert_eq!(groups_from(Some("10000"), 1000), 10_000);
+        for bad in ["0", "10001", "-3", "x", ""] {
+            assert_eq!(groups_from(Some(bad), 1000), 1000, "{bad}");
+        }
+    }
 
     #[test]
     fn cpu_lists_parse_or_say_what_is_wrong() {
