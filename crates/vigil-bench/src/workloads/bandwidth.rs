@@ -148,7 +148,7 @@ impl Size {
     pub fn copy_dispatch(&self) -> [u32; 2] {
         let k = self.kernel;
         let per_group = 16 * u64::from(k.loads) * u64::from(k.workgroup) * u64::from(k.rounds);
-        let groups = (self.chunk / per_group).max(1);
+        let groups = self.chunk / per_group;
         let mut y = 1u64;
         while groups / y > 65_535 && (groups / y).is_multiple_of(2) {
             y *= 2;
@@ -848,27 +848,25 @@ mod tests {
     #[test]
     fn every_kernel_shape_covers_its_chunk_exactly_within_the_dispatch_limit() {
         for (loads, workgroup, rounds) in shapes() {
-            {
-                for chunk_mib in [16u64, 64, 128, 512, 1024] {
-                    let kernel = Kernel {
-                        loads,
-                        workgroup,
-                        rounds,
-                    };
-                    let size = Size {
-                        total: 4 << 30,
-                        chunk: chunk_mib << 20,
-                        kernel,
-                    };
-                    let [x, y] = size.copy_dispatch();
-                    assert!(x <= 65_535 && y <= 65_535, "{kernel:?} {chunk_mib} MiB");
-                    let threads = u64::from(x) * u64::from(y) * u64::from(workgroup);
-                    assert_eq!(
-                        threads * u64::from(loads) * u64::from(rounds) * 16,
-                        size.chunk,
-                        "{kernel:?} {chunk_mib} MiB"
-                    );
-                }
+            for chunk_mib in [16u64, 64, 128, 512, 1024] {
+                let kernel = Kernel {
+                    loads,
+                    workgroup,
+                    rounds,
+                };
+                let size = Size {
+                    total: 4 << 30,
+                    chunk: chunk_mib << 20,
+                    kernel,
+                };
+                let [x, y] = size.copy_dispatch();
+                assert!(x <= 65_535 && y <= 65_535, "{kernel:?} {chunk_mib} MiB");
+                let threads = u64::from(x) * u64::from(y) * u64::from(workgroup);
+                assert_eq!(
+                    threads * u64::from(loads) * u64::from(rounds) * 16,
+                    size.chunk,
+                    "{kernel:?} {chunk_mib} MiB"
+                );
             }
         }
     }
