@@ -117,6 +117,7 @@ pub struct Transition {
 
 /// Applies `u` to a part in `state`: returns the barrier it needs, if any, and moves the
 /// state on.
+#[inline]
 pub fn step(state: &mut State, u: Use) -> Option<Transition> {
     let relayout = state.layout != u.layout;
     let write = u.is_write();
@@ -320,6 +321,7 @@ impl Part {
 /// Resolves a command buffer's part against the device's state when it is submitted:
 /// returns the barrier that must run before the command buffer, and moves the device's
 /// state to the part's state after it. `None` when the part is untouched.
+#[inline]
 pub fn resolve(device: &mut State, part: &Part) -> Option<Transition> {
     let first = part.first?;
     if first.layout == TextureLayout::Undefined {

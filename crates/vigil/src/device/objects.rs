@@ -273,9 +273,13 @@ pub(crate) struct SurfaceState<A: Api> {
 pub(crate) struct TextureState {
     /// Zeroed (or fully written) at least once: WebGPU textures start zeroed.
     pub initialized: bool,
-    /// Per subresource, `mip * layers + layer`.
-    pub parts: Vec<State>,
+    /// Per subresource, `mip * layers + layer` (one inline: most textures have one, and a
+    /// submission copies each texture's parts for its undo).
+    pub parts: Parts,
 }
+
+/// A texture's per-subresource states.
+pub(crate) type Parts = smallvec::SmallVec<[State; 1]>;
 
 /// A texture view.
 pub(crate) struct ViewObj<A: Api> {

@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use vigil_hal::{
-    Access, Api, BufferBarrier, CommandEncoder as _, Device as _, DeviceError, MemoryBarrier,
-    Stages, SubresourceRange, TextureAspect, TextureBarrier,
+    Access, Api, CommandEncoder as _, Device as _, DeviceError, MemoryBarrier, Stages,
+    SubresourceRange, TextureAspect, TextureBarrier,
 };
 
 /// Which wait gave up on the GPU, or who else declared the loss.
@@ -246,14 +246,15 @@ pub(crate) struct QueueState<A: Api> {
 const CACHED_HEADS: usize = 8;
 
 /// A submission head (barriers only) kept to be submitted again: its own pool and
-/// reusable command buffer, and the barriers it holds (objects by weak reference: while
-/// it is held, no other object can take one's address, so an address compare is an
-/// identity compare, and a head naming a destroyed object is never matched again).
+/// reusable command buffer, and the barriers it holds: the buffers' one global barrier,
+/// and the textures' (by weak reference: while it is held, no other texture can take
+/// one's address, so an address compare is an identity compare, and a head naming a
+/// destroyed texture is never matched again).
 pub(crate) struct CachedHead<A: Api> {
     pool: A::CommandEncoder,
     /// `None` only after a failed re-recording (never matched then).
     cb: Option<A::CommandBuffer>,
-    buffers: Vec<(std::sync::Weak<super::BufferObj<A>>, u64, u64, Transition)>,
+    buffers: Option<MemoryBarrier>,
     textures: Vec<(
         std::sync::Weak<super::TextureObj<A>>,
         Subresources,
@@ -269,15 +270,8 @@ impl<A: Api> CachedHead<A> {
     /// Whether it records exactly `b`.
     fn holds(&self, b: &Barriers<'_, A>) -> bool {
         self.cb.is_some()
-            && self.buffers.len() == b.buffers.len()
+            && self.buffers == b.buffers
             && self.textures.len() == b.textures.len()
-            && self
-                .buffers
-                .iter()
-                .zip(&b.buffers)
-                .all(|((w, o, s, t), (obj, o2, s2, t2))| {
-                    std::ptr::eq(w.as_ptr(), Arc::as_ptr(obj)) && o == o2 && s == s2 && t == t2
-                })
             && self
                 .textures
                 .iter()
@@ -737,11 +731,11 @@ impl<A: Api> Device<A> {
 /// submission of a thousand resources clones no `Arc` for its undo.
 pub(crate) struct Undo<A: Api> {
     pub buffers: Vec<(Arc<super::BufferObj<A>>, bool, State)>,
-    pub textures: Vec<(Arc<super::TextureObj<A>>, bool, Vec<State>)>,
+    pub textures: Vec<(Arc<super::TextureObj<A>>, bool, super::objects::Parts)>,
     /// Per tracked buffer of the command buffers, in order: `(zeroed, state)`.
     pub cb_buffers: Vec<(bool, State)>,
     /// Per tracked texture of the command buffers, in order: `(initialized, parts)`.
-    pub cb_textures: Vec<(bool, Vec<State>)>,
+    pub cb_textures: Vec<(bool, super::objects::Parts)>,
 }
 
 impl<A: Api> Default for Undo<A> {
@@ -970,11 +964,7 @@ impl<A: Api> Core<A> {
             barriers.record(&mut Rec(enc));
             enc.end().map_err(|e| self.hal_error(e, op, &self.label))
         };
-        let buffers = barriers
-            .buffers
-            .iter()
-            .map(|(b, o, sz, t)| (Arc::downgrade(b), *o, *sz, *t))
-            .collect();
+        let buffers = barriers.buffers;
         let textures = barriers
             .textures
             .iter()
@@ -1485,14 +1475,17 @@ pub(crate) fn written_by_transfer(layout: vigil_hal::TextureLayout) -> State {
 /// Barriers waiting to be recorded together (one pipeline barrier), of resources that
 /// outlive them (the caller's command buffers or uploads hold them).
 pub(crate) struct Barriers<'r, A: Api> {
-    pub buffers: Vec<(&'r Arc<super::BufferObj<A>>, u64, u64, Transition)>,
+    /// The buffers' barriers as one global memory barrier over the union of their stages:
+    /// a superset of what they order, as the barriers recorded inside command buffers are,
+    /// and what lets a kept head match any set of buffers needing the same stages.
+    pub buffers: Option<MemoryBarrier>,
     pub textures: Vec<(&'r Arc<super::TextureObj<A>>, Subresources, Transition)>,
 }
 
 impl<A: Api> Default for Barriers<'_, A> {
     fn default() -> Self {
         Barriers {
-            buffers: Vec::new(),
+            buffers: None,
             textures: Vec::new(),
         }
     }
@@ -1500,43 +1493,25 @@ impl<A: Api> Default for Barriers<'_, A> {
 
 impl<A: Api> Barriers<'_, A> {
     pub fn is_empty(&self) -> bool {
-        self.buffers.is_empty() && self.textures.is_empty()
+        self.buffers.is_none() && self.textures.is_empty()
     }
 
-    /// Records them as one pipeline barrier. More than [`BUFFER_BARRIERS_MAX`] buffer
-    /// barriers become one global memory barrier over the union of their stages (a
-    /// superset of what they order, and far cheaper for the driver than a thousand
-    /// ranges).
+    /// Adds a buffer's barrier (to the one global barrier the buffers' become).
+    pub fn buffer(&mut self, t: Transition) {
+        let m = self.buffers.get_or_insert(MemoryBarrier {
+            src: Stages::empty(),
+            dst: Stages::empty(),
+        });
+        m.src |= t.src;
+        m.dst |= t.dst;
+    }
+
+    /// Records them as one pipeline barrier: the buffers' as one global memory barrier,
+    /// the textures' one by one (they change layouts).
     pub fn record(&self, rec: &mut Rec<'_, A>) {
         if self.is_empty() {
             return;
         }
-        let global = (self.buffers.len() > BUFFER_BARRIERS_MAX).then(|| {
-            self.buffers.iter().fold(
-                MemoryBarrier {
-                    src: Stages::empty(),
-                    dst: Stages::empty(),
-                },
-                |m, (_, _, _, t)| MemoryBarrier {
-                    src: m.src | t.src,
-                    dst: m.dst | t.dst,
-                },
-            )
-        });
-        let buffers: Vec<BufferBarrier<'_, A>> = self
-            .buffers
-            .iter()
-            .filter(|_| global.is_none())
-            .map(|(b, offset, size, t)| BufferBarrier {
-                buffer: &*b.raw,
-                offset: *offset,
-                size: *size,
-                src: t.src,
-                src_access: t.src_access,
-                dst: t.dst,
-                dst_access: t.dst_access,
-            })
-            .collect();
         let textures: Vec<TextureBarrier<'_, A>> = self
             .textures
             .iter()
@@ -1557,12 +1532,9 @@ impl<A: Api> Barriers<'_, A> {
                 dst_access: t.dst_access,
             })
             .collect();
-        rec.barriers(global, &buffers, &textures);
+        rec.barriers(self.buffers, &[], &textures);
     }
 }
-
-/// Most buffer barriers a submission's head records one by one.
-const BUFFER_BARRIERS_MAX: usize = 16;
 
 /// What runs in front of a command buffer: zero fills of the buffers and clears of the
 /// textures it is the first to use, then the barriers its first uses need (computed

@@ -96,7 +96,7 @@ impl<A: Api> Device<A> {
                 last_use: AtomicU64::new(0),
                 state: std::sync::Arc::new(Mutex::new(TextureState {
                     initialized,
-                    parts: vec![State::fresh(TextureLayout::Undefined); parts],
+                    parts: smallvec::smallvec![State::fresh(TextureLayout::Undefined); parts],
                 })),
                 frame,
                 source: None,

@@ -514,7 +514,7 @@ impl<A: Api> Core<A> {
                 g.state = super::written_by_transfer(TextureLayout::General);
             }
             if let Some(t) = step(&mut g.state, WRITE) {
-                head.barriers.buffers.push((&w.dst, 0, w.dst.size, t));
+                head.barriers.buffer(t);
             }
             written.push(w.dst.clone());
         }

@@ -779,9 +779,6 @@ impl<A: Api> CommandBuffer<A> {
         // the growth of these lists one push at a time.
         undo.cb_buffers.reserve(self.used.tracker.buffers.len());
         undo.cb_textures.reserve(self.used.tracker.textures.len());
-        head.barriers
-            .buffers
-            .reserve(self.used.tracker.buffers.len());
         for t in &self.used.tracker.buffers {
             let mut g = lock(&t.obj.state);
             undo.cb_buffers.push((g.zeroed, g.state));
@@ -799,16 +796,16 @@ impl<A: Api> CommandBuffer<A> {
             if let Some(part) = t.track.single() {
                 // One part (the usual case): resolved in place.
                 if let Some(tr) = resolve(&mut g.state, part) {
-                    head.barriers.buffers.push((&t.obj, 0, t.track.size(), tr));
+                    head.barriers.buffer(tr);
                 }
                 continue;
             }
             let before = g.state;
             let mut after: Option<State> = None;
-            for (offset, size, part) in t.track.parts() {
+            for (_, _, part) in t.track.parts() {
                 let mut s = before;
                 if let Some(tr) = resolve(&mut s, part) {
-                    head.barriers.buffers.push((&t.obj, offset, size, tr));
+                    head.barriers.buffer(tr);
                 }
                 after = Some(after.map_or(s, |a| a.merge(s)));
             }
