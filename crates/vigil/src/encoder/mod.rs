@@ -775,8 +775,8 @@ impl<A: Api> CommandBuffer<A> {
     /// states move on to what the command buffer leaves them in. The old states are kept
     /// in `undo` so a refused submission can put them back.
     pub(crate) fn resolve<'r>(&'r self, head: &mut Head<'r, A>, undo: &mut crate::device::Undo<A>) {
-        // A resource needs at most one barrier per part: room for one each up front spares
-        // the growth of these lists one push at a time.
+        // The undo keeps one entry per tracked resource: room for all of them up front
+        // spares the growth of these lists one push at a time.
         undo.cb_buffers.reserve(self.used.tracker.buffers.len());
         undo.cb_textures.reserve(self.used.tracker.textures.len());
         for t in &self.used.tracker.buffers {
