@@ -39,8 +39,12 @@ pub struct PipelineLayoutDescriptor<'a, A: Api> {
     pub label: &'a str,
     /// Bind group layouts, in group order.
     pub bind_group_layouts: &'a [&'a A::BindGroupLayout],
-    /// Bytes of immediate data (push constants), visible to every stage; 0 for none.
+    /// Bytes of immediate data (push constants); 0 for none.
     pub immediate_size: u32,
+    /// The stages that see the immediate data (`MESH` only on devices with mesh shaders):
+    /// the pipelines the layout serves, as few as they need, since pushing to stages no
+    /// pipeline has still costs a driver time per push.
+    pub immediate_stages: crate::ShaderStages,
 }
 
 /// What the backend needs to create a compute pipeline.

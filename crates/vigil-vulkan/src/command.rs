@@ -538,7 +538,7 @@ impl hal::CommandEncoder for CommandEncoder {
             self.device.cmd_push_constants(
                 self.active,
                 layout.raw,
-                self.shared.immediate_stages,
+                layout.immediate_stages,
                 0,
                 data,
             )

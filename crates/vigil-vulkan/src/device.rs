@@ -384,6 +384,8 @@ pub struct BindGroup {
 #[derive(Debug)]
 pub struct PipelineLayout {
     pub(crate) raw: vk::PipelineLayout,
+    /// The stages of its push-constant range (what every push names).
+    pub(crate) immediate_stages: vk::ShaderStageFlags,
 }
 
 /// A shader module.
@@ -411,14 +413,6 @@ pub struct CommandBuffer {
 }
 
 /// State shared by the device and its command encoders.
-/// The stages a layout's immediate data (one push-constant range) is visible to; with mesh
-/// shaders, the task and mesh stages too ([`DeviceShared::immediate_stages`]).
-pub(crate) const IMMEDIATE_STAGES: vk::ShaderStageFlags = vk::ShaderStageFlags::from_raw(
-    vk::ShaderStageFlags::VERTEX.as_raw()
-        | vk::ShaderStageFlags::FRAGMENT.as_raw()
-        | vk::ShaderStageFlags::COMPUTE.as_raw(),
-);
-
 pub(crate) struct DeviceShared {
     pub raw: ash::Device,
     /// Keeps the instance alive for as long as the device.
@@ -452,8 +446,6 @@ pub(crate) struct DeviceShared {
     pub mesh: Option<ash::ext::mesh_shader::Device>,
     /// What mesh draws may launch there.
     pub mesh_limits: Option<hal::MeshLimits>,
-    /// The stages layouts' immediate data is visible to (every stage the device has).
-    pub immediate_stages: vk::ShaderStageFlags,
     /// Alignment of build scratch addresses.
     pub scratch_align: u64,
 }
@@ -626,11 +618,6 @@ impl DeviceShared {
         };
         Ok(DeviceShared {
             accel,
-            immediate_stages: if mesh.is_some() {
-                IMMEDIATE_STAGES | vk::ShaderStageFlags::TASK_EXT | vk::ShaderStageFlags::MESH_EXT
-            } else {
-                IMMEDIATE_STAGES
-            },
             mesh,
             mesh_limits,
             scratch_align,
@@ -1540,8 +1527,18 @@ impl hal::Device for Device {
     ) -> hal::Result<PipelineLayout> {
         let s = &self.shared;
         let sets: Vec<_> = desc.bind_group_layouts.iter().map(|l| l.raw).collect();
+        let mut stages = desc.immediate_stages;
+        if s.mesh.is_none() {
+            // Task and mesh stages exist only with the extension.
+            stages.remove(hal::ShaderStages::MESH);
+        }
+        let immediate_stages = if desc.immediate_size > 0 {
+            conv::shader_stages(stages)
+        } else {
+            vk::ShaderStageFlags::empty()
+        };
         let ranges = [vk::PushConstantRange {
-            stage_flags: s.immediate_stages,
+            stage_flags: immediate_stages,
             offset: 0,
             size: desc.immediate_size,
         }];
@@ -1558,7 +1555,10 @@ impl hal::Device for Device {
         let raw = unsafe { s.raw.create_pipeline_layout(&info, None) }.map_err(conv::map_result)?;
         s.set_name(raw, desc.label);
         s.created();
-        Ok(PipelineLayout { raw })
+        Ok(PipelineLayout {
+            raw,
+            immediate_stages,
+        })
     }
 
     unsafe fn destroy_pipeline_layout(&self, layout: PipelineLayout) {

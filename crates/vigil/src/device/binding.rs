@@ -1080,10 +1080,25 @@ impl<A: Api> Device<A> {
         Ok(())
     }
 
-    /// Creates a pipeline layout from bind group layouts, in group order.
+    /// Creates a pipeline layout from bind group layouts, in group order. Its immediate
+    /// data is visible to every stage the device has.
     pub fn create_pipeline_layout(
         &self,
         desc: &super::PipelineLayoutDescriptor<'_>,
+    ) -> Result<PipelineLayout> {
+        let mut every = vigil_hal::ShaderStages::VERTEX_FRAGMENT | vigil_hal::ShaderStages::COMPUTE;
+        if self.features.contains(crate::Features::MESH_SHADER) {
+            every |= vigil_hal::ShaderStages::MESH;
+        }
+        self.pipeline_layout_for(desc, every)
+    }
+
+    /// [`Device::create_pipeline_layout`] with the immediate data visible to `stages` only
+    /// (the pointer tier's layouts: those of the pipelines they serve).
+    pub(crate) fn pipeline_layout_for(
+        &self,
+        desc: &super::PipelineLayoutDescriptor<'_>,
+        stages: vigil_hal::ShaderStages,
     ) -> Result<PipelineLayout> {
         const OP: &str = "create_pipeline_layout";
         let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
@@ -1111,6 +1126,7 @@ impl<A: Api> Device<A> {
                     label: desc.label,
                     bind_group_layouts: &raws,
                     immediate_size: desc.immediate_size,
+                    immediate_stages: stages,
                 })
                 .map_err(|e| self.hal_error(e, OP, desc.label))?
         };

@@ -230,6 +230,31 @@ enum Geometry<'a> {
     },
 }
 
+/// Which pointer pipelines a root layout serves, so the root is pushed to their stages
+/// only (a push to stages no pipeline has is not free: on the H200 a compute stage in a
+/// draw's push range cost some 10 ns a push).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RootStages {
+    /// Compute pipelines.
+    Compute,
+    /// Vertex (and fragment) pipelines.
+    Render,
+    /// Mesh pipelines: task, mesh and fragment stages.
+    Mesh,
+}
+
+impl RootStages {
+    /// The stages that see the root.
+    pub(crate) fn stages(self) -> vigil_hal::ShaderStages {
+        use vigil_hal::ShaderStages as S;
+        match self {
+            RootStages::Compute => S::COMPUTE,
+            RootStages::Render => S::VERTEX_FRAGMENT,
+            RootStages::Mesh => S::MESH | S::FRAGMENT,
+        }
+    }
+}
+
 /// What pointer pipelines that draw share besides their geometry.
 struct PointerGraphics<'a> {
     label: &'a str,
@@ -513,7 +538,7 @@ impl<A: Api> Device<A> {
         let words = vigil_shader::glsl::compile_compute(label, desc.glsl, self.features)
             .map_err(|d| shader_error(OP, label, d))?;
         let heaps = self.heaps_of(OP, label, &words)?;
-        let layout = self.root_layout(OP, label)?;
+        let layout = self.root_layout(OP, label, RootStages::Compute)?;
         let module = self.spirv_module(OP, label, &words)?;
         let raw = self
             .hal
@@ -670,7 +695,11 @@ impl<A: Api> Device<A> {
             }
             None => None,
         };
-        let layout = self.root_layout(op, l)?;
+        let kind = match geometry {
+            Geometry::Vertex(_) => RootStages::Render,
+            Geometry::Mesh { .. } => RootStages::Mesh,
+        };
+        let layout = self.root_layout(op, l, kind)?;
         let gmodule = self.spirv_module(op, l, &gwords)?;
         let tmodule = match &task_words {
             Some(words) => Some(self.spirv_module(op, l, words)?),
@@ -751,22 +780,34 @@ impl<A: Api> Device<A> {
         Ok(heaps)
     }
 
-    /// The layout of pointer pipelines: the root as immediate data, and on a device with
-    /// `DESCRIPTOR_HEAPS` the heaps at sets 1 and 2 (one layout every pointer pipeline
-    /// shares); else no groups, the pipeline's own (out of the registry, held by it).
+    /// The layout of pointer pipelines of `kind`: the root as immediate data seen by their
+    /// stages, and on a device with `DESCRIPTOR_HEAPS` the heaps at sets 1 and 2 (one
+    /// layout every pointer pipeline of the kind shares); else no groups, the pipeline's
+    /// own (out of the registry, held by it).
     fn root_layout(
         &self,
         op: &'static str,
         label: &str,
+        kind: RootStages,
     ) -> Result<Arc<super::PipelineLayoutObj<A>>> {
         if self.features.contains(Features::DESCRIPTOR_HEAPS) {
-            return Ok(self.heap_shared(op, label)?.pipeline.clone());
+            let shared = self.heap_shared(op, label)?;
+            let [compute, render, mesh] = &shared.pipelines;
+            return Ok(match kind {
+                RootStages::Compute => compute,
+                RootStages::Render => render,
+                RootStages::Mesh => mesh,
+            }
+            .clone());
         }
-        let layout = self.create_pipeline_layout(&super::PipelineLayoutDescriptor {
-            label,
-            bind_group_layouts: &[],
-            immediate_size: vigil_shader::glsl::ROOT_SIZE,
-        })?;
+        let layout = self.pipeline_layout_for(
+            &super::PipelineLayoutDescriptor {
+                label,
+                bind_group_layouts: &[],
+                immediate_size: vigil_shader::glsl::ROOT_SIZE,
+            },
+            kind.stages(),
+        )?;
         self.remove(layout, op)
     }
 

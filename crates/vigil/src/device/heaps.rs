@@ -58,7 +58,9 @@ pub struct SamplerHeapDescriptor<'a> {
 pub(crate) struct HeapShared<A: Api> {
     pub textures: Owned<A, BindGroupLayoutKind>,
     pub samplers: Owned<A, BindGroupLayoutKind>,
-    pub pipeline: Arc<PipelineLayoutObj<A>>,
+    /// The pointer pipelines' layout (sets 1 and 2 the heaps), one per
+    /// [`super::gpu::RootStages`] (indexed by it): the root pushed to their stages only.
+    pub pipelines: [Arc<PipelineLayoutObj<A>>; 3],
     pub placeholder_view: Arc<ViewObj<A>>,
     pub placeholder_sampler: Arc<SamplerObj<A>>,
     /// Live texture heaps (what destroying a texture or view looks through).
@@ -141,24 +143,34 @@ impl<A: Api> Device<A> {
                 .map_err(|e| self.hal_error(e, op, label))?;
             Owned::<A, BindGroupLayoutKind>::new(&self.hal, raw)
         };
-        let raw = self
-            .hal
-            .create_pipeline_layout(&vigil_hal::PipelineLayoutDescriptor {
-                label: "vigil pointer pipelines with heaps",
-                bind_group_layouts: &[&*empty, &*textures, &*samplers],
+        let pipeline = |kind: super::gpu::RootStages| -> Result<Arc<PipelineLayoutObj<A>>> {
+            let label = "vigil pointer pipelines with heaps";
+            let raw = self
+                .hal
+                .create_pipeline_layout(&vigil_hal::PipelineLayoutDescriptor {
+                    label,
+                    bind_group_layouts: &[&*empty, &*textures, &*samplers],
+                    immediate_size: vigil_shader::glsl::ROOT_SIZE,
+                    immediate_stages: kind.stages(),
+                })
+                .map_err(|e| self.hal_error(e, op, label))?;
+            Ok(Arc::new(PipelineLayoutObj {
+                raw: Owned::new(&self.hal, raw),
+                handle: PipelineLayout::NULL,
+                label: label.into(),
+                groups: Vec::new(),
+                compat: Vec::new(),
                 immediate_size: vigil_shader::glsl::ROOT_SIZE,
-            })
-            .map_err(|e| self.hal_error(e, op, label))?;
-        // The empty set's layout may go once the pipeline layout exists.
+            }))
+        };
+        use super::gpu::RootStages;
+        let pipelines = [
+            pipeline(RootStages::Compute)?,
+            pipeline(RootStages::Render)?,
+            pipeline(RootStages::Mesh)?,
+        ];
+        // The empty set's layout may go once the pipeline layouts exist.
         drop(empty);
-        let pipeline = Arc::new(PipelineLayoutObj {
-            raw: Owned::new(&self.hal, raw),
-            handle: PipelineLayout::NULL,
-            label: "vigil pointer pipelines with heaps".into(),
-            groups: Vec::new(),
-            compat: Vec::new(),
-            immediate_size: vigil_shader::glsl::ROOT_SIZE,
-        });
         let texture = self.create_texture(&TextureDescriptor {
             label: "vigil heap placeholder",
             size: [1, 1],
@@ -187,7 +199,7 @@ impl<A: Api> Device<A> {
         let s = Arc::new(HeapShared {
             textures,
             samplers,
-            pipeline,
+            pipelines,
             placeholder_view,
             placeholder_sampler,
             texture_heaps: std::sync::Mutex::new(Vec::new()),

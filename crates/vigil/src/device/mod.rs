@@ -484,15 +484,15 @@ impl<A: Api> Device<A> {
     /// Native objects among [`Device::live_native_objects`] that the device keeps for reuse
     /// rather than for any object of yours: idle command pools and staging buffers, those
     /// of submissions not yet seen complete, and what texture and sampler heaps share (set
-    /// layouts, the pointer pipelines' layout, placeholders) once one was made. Leak checks compare the live count minus
-    /// this against the count of a fresh device.
+    /// layouts, the pointer pipelines' layouts, placeholders) once one was made. Leak checks
+    /// compare the live count minus this against the count of a fresh device.
     pub fn pooled_native_objects(&self) -> u64 {
         let pools = lock(&self.pools).len() as u64;
         // What every texture and sampler heap shares, once the first was made: two set
-        // layouts, the pointer pipelines' layout, and the placeholder texture, view and
-        // sampler.
+        // layouts, the pointer pipelines' three layouts (compute, render, mesh), and the
+        // placeholder texture, view and sampler.
         let heaps = if lock(&self.descriptor_heaps).is_some() {
-            6
+            8
         } else {
             0
         };
