@@ -42,7 +42,8 @@ pub struct Options {
     pub quick: bool,
     /// Only these workloads, in this order (all, in [`WORKLOADS`] order, when empty).
     pub workloads: Vec<String>,
-    /// Only these paths ("vigil", "ash", "wgpu", and for `tier-draws` "vigil-groups"); all
+    /// Only these paths ("vigil", "ash", "wgpu", and for `tier-draws` "vigil-groups" and
+    /// "vigil-set-root"); all
     /// when empty. For profiling one path.
     pub paths: Vec<String>,
 }
@@ -335,18 +336,22 @@ fn run_one(
             let size = t::Size {
                 rows: if opts.quick { 10 } else { 100 },
             };
-            // Three paths of their own: the tier and the bind-group path through vigil's
-            // one device, the tier's technique through raw ash.
+            // Paths of their own: the tier (its roots taken by the draws, or set by calls
+            // of their own) and the bind-group path through vigil's one device, the tier's
+            // technique through raw ash.
             let (v, r) = (&paths.vigil, &mut paths.raw);
             let mut jobs: Vec<Job<'_>> = Vec::new();
             if opts.runs_path("vigil") {
-                jobs.push(Box::new(move || t::vigil_tier(v, size, plan)));
+                jobs.push(Box::new(move || t::vigil_tier(v, size, plan, false)));
             }
             if opts.runs_path("ash") {
                 jobs.push(Box::new(move || t::ash(r, size, plan)));
             }
             if opts.runs_path("vigil-groups") {
                 jobs.push(Box::new(move || t::vigil_groups(v, size, plan)));
+            }
+            if opts.runs_path("vigil-set-root") {
+                jobs.push(Box::new(move || t::vigil_tier(v, size, plan, true)));
             }
             runs = harness::paired(plan, jobs)?;
             check_image(name, &runs, &t::expected(size))?;
@@ -632,7 +637,7 @@ fn run_one(
 }
 
 /// For every metric, vigil's time over each other path's, paired per repetition
-/// (`"encode: vigil/ash"`).
+/// (`"encode: vigil/ash"`), and another vigil path's (`vigil-set-root`) over raw ash's.
 fn pair_paths(runs: &[PathResult]) -> Vec<(String, harness::Paired)> {
     let mut out = Vec::new();
     let Some(v) = runs.iter().find(|p| p.path == "vigil") else {
@@ -644,6 +649,16 @@ fn pair_paths(runs: &[PathResult]) -> Vec<(String, harness::Paired)> {
                 && let Some(r) = harness::Paired::ratio(&vs.samples, &ps.samples)
             {
                 out.push((format!("{m}: vigil/{}", p.path), r));
+            }
+        }
+    }
+    let ash = runs.iter().find(|p| p.path == "ash");
+    for p in runs.iter().filter(|p| p.path == "vigil-set-root") {
+        for (m, ps) in &p.metrics {
+            if let Some(a) = ash.and_then(|a| a.metric(m))
+                && let Some(r) = harness::Paired::ratio(&ps.samples, &a.samples)
+            {
+                out.push((format!("{m}: {}/ash", p.path), r));
             }
         }
     }
@@ -772,7 +787,7 @@ pub fn cli(args: &[String]) -> Result<(), String> {
             }
             other => {
                 return Err(format!(
-                    "unknown option '{other}'; usage: bench [--json] [--save FILE] [--quick] [--workload NAME]...  [--path vigil|ash|wgpu|vigil-groups] [--cpus LIST|none]"
+                    "unknown option '{other}'; usage: bench [--json] [--save FILE] [--quick] [--workload NAME]...  [--path vigil|ash|wgpu|vigil-groups|vigil-set-root] [--cpus LIST|none]"
                 ));
             }
         }

@@ -21,7 +21,12 @@ fn quick_run_produces_identical_results_on_every_path() {
         if w.name.starts_with("writes") {
             assert_eq!(paths, ["vigil", "ash", "wgpu", "memcpy"], "{}", w.name);
         } else if w.name == "tier-draws" {
-            assert_eq!(paths, ["vigil", "ash", "vigil-groups"], "{}", w.name);
+            assert_eq!(
+                paths,
+                ["vigil", "ash", "vigil-groups", "vigil-set-root"],
+                "{}",
+                w.name
+            );
         } else {
             assert_eq!(paths, ["vigil", "ash", "wgpu"], "{}", w.name);
         }

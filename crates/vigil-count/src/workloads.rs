@@ -7,6 +7,7 @@ use vigil::*;
 pub const NAMES: &[&str] = &[
     "draw",
     "root_draw",
+    "draw_root",
     "dispatch",
     "set_bind_group",
     "submit",
@@ -19,7 +20,7 @@ pub const NAMES: &[&str] = &[
 /// Operations one run of `workload` counts.
 pub fn operations(workload: &str) -> Option<u64> {
     Some(match workload {
-        "draw" | "root_draw" | "dispatch" | "set_bind_group" | "write64" => 10_000,
+        "draw" | "root_draw" | "draw_root" | "dispatch" | "set_bind_group" | "write64" => 10_000,
         "submit" => SUBMITS as u64,
         "create_destroy" => 1_000,
         "frame" | "frame_idle" => FRAMES as u64,
@@ -88,7 +89,8 @@ fn buffer(d: &D, size: u64, usage: BufferUsages) -> Buffer {
 pub fn run(workload: &str) -> Option<()> {
     match workload {
         "draw" => draw(),
-        "root_draw" => root_draw(),
+        "root_draw" => root_draw(false),
+        "draw_root" => root_draw(true),
         "dispatch" => dispatch(false),
         "set_bind_group" => dispatch(true),
         "submit" => submit(),
@@ -358,8 +360,9 @@ fn frame(idle: usize) {
 }
 
 /// The `tier-draws` benchmark's frame: per draw a root (of 10,000, one per object record
-/// in one heap) and a six-vertex draw of a pointer pipeline.
-fn root_draw() {
+/// in one heap) and a six-vertex draw of a pointer pipeline; `set_root` then `draw`, or
+/// with `one_call` both in `draw_root`.
+fn root_draw(one_call: bool) {
     let d = device_with(Features::BUFFER_DEVICE_ADDRESS);
     let object = "
 layout(buffer_reference, scalar, buffer_reference_align = 8) buffer Corners { vec2 c[]; };
@@ -401,8 +404,12 @@ VIGIL_ROOT(Object);
     let mut e = render_pass(&d, "root_draw", pipeline);
     measured(|| {
         for root in &roots {
-            e.set_root(*root).unwrap();
-            e.draw(0..6, 0..1).unwrap();
+            if one_call {
+                e.draw_root(*root, 0..6, 0..1).unwrap();
+            } else {
+                e.set_root(*root).unwrap();
+                e.draw(0..6, 0..1).unwrap();
+            }
         }
     });
     e.end_render_pass().unwrap();

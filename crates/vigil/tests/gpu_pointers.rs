@@ -395,7 +395,7 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
     let view = d
         .create_texture_view(target, &TextureViewDescriptor::default())
         .unwrap();
-    for mode in ["direct", "indirect", "indexed"] {
+    for mode in ["direct", "indirect", "indexed", "draw_root"] {
         let mut e = d
             .create_command_encoder(&CommandEncoderDescriptor { label: "pull" })
             .unwrap();
@@ -431,8 +431,16 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
             probe.set_render_pipeline(pipeline).unwrap();
             assert_eq!(probe.draw(0..3, 0..1).unwrap_err().rule(), Rule::GpuRoot);
         }
-        e.set_root(root).unwrap();
+        if mode == "draw_root" {
+            // Draws that take their root: the first checks it, the second (the same root
+            // in the same heap) takes the short path; both draw the same triangle.
+            e.draw_root(root, 0..3, 0..1).unwrap();
+            e.draw_root(root, 0..3, 0..1).unwrap();
+        } else {
+            e.set_root(root).unwrap();
+        }
         match mode {
+            "draw_root" => {}
             "indirect" => e.draw_indirect_at(args).unwrap(),
             "indexed" => e
                 .draw_indexed_at(indices, IndexFormat::Uint32, 3, 0, 0..1)
@@ -465,6 +473,88 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
         })
         .unwrap_err();
     assert_eq!(err.rule(), Rule::FragmentOutput);
+    d.finish();
+}
+
+#[test]
+fn draws_that_take_their_roots_each_push_their_own() {
+    let d = device();
+    let targets = [Some(ColorTargetState {
+        format: TextureFormat::Rgba8Unorm,
+        blend: None,
+        write_mask: ColorWrites::ALL,
+    })];
+    let pipeline = d
+        .create_pointer_render_pipeline(&PointerRenderPipelineDescriptor {
+            label: "pull",
+            vertex_glsl: PULL_VS,
+            fragment: Some((PULL_FS, &targets)),
+            primitive: PrimitiveState::default(),
+            depth_stencil: None,
+            sample_count: 1,
+        })
+        .unwrap();
+    // Two roots in one heap: a triangle on the left in orange, one on the right in blue.
+    let data = heap(&d, "scene", 256, HeapKind::CpuVisible);
+    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let mut roots = Vec::new();
+    for (i, (positions, color)) in [
+        ([-0.9, -0.5, -0.1, -0.5, -0.5, 0.5], [1.0, 0.4, 0.0, 1.0]),
+        ([0.1, -0.5, 0.9, -0.5, 0.5, 0.5], [0.0, 0.4, 1.0, 1.0]),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let at = i as u64 * 32;
+        let p = d.gpu_heap_ptr::<[f32; 6]>(data, 64 + at * 2).unwrap();
+        d.write_gpu_heap(data, 64 + at * 2, &f(positions)).unwrap();
+        let mut root = p.to_bytes().to_vec();
+        root.extend(f(color));
+        d.write_gpu_heap(data, at, &root).unwrap();
+        roots.push(d.gpu_heap_ptr::<[f32; 6]>(data, at).unwrap());
+    }
+    let target = d
+        .create_texture(&TextureDescriptor {
+            label: "target",
+            size: [32, 32],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let view = d
+        .create_texture_view(target, &TextureViewDescriptor::default())
+        .unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "roots" })
+        .unwrap();
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "roots",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view,
+            resolve_target: None,
+            load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
+            store: StoreOp::Store,
+        })],
+        ..RenderPassDescriptor::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(pipeline).unwrap();
+    // Alternating roots, each draw its own: every one after the first takes the short path.
+    for i in [0, 1, 0, 1, 1] {
+        e.draw_root(roots[i], 0..3, 0..1).unwrap();
+    }
+    e.end_render_pass().unwrap();
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+        .unwrap();
+    let pixels = d
+        .read_texture(target, TexelCopyTextureInfo::default(), [32, 32])
+        .unwrap();
+    let at = |x: usize, y: usize| &pixels[(y * 32 + x) * 4..(y * 32 + x) * 4 + 4];
+    assert_eq!(at(8, 16), [255, 102, 0, 255], "the left triangle");
+    assert_eq!(at(24, 16), [0, 102, 255, 255], "the right triangle");
+    assert_eq!(at(16, 16), [0, 0, 0, 255], "between them");
     d.finish();
 }
 

@@ -392,3 +392,143 @@ fn draws_by_address_lie_in_live_heaps() {
         .unwrap();
     expect_rule(e.draw_indexed(0..3, 0, 0..1), Rule::IndexBufferNotSet);
 }
+
+#[test]
+fn draws_that_take_their_roots_check_and_record_what_set_root_and_draw_do() {
+    let d = bda();
+    let fs = "layout(location = 0) out vec4 c; void main() { c = vec4(1.0); }";
+    let p = render_pipeline(&d, VS, fs, TextureFormat::Rgba8Unorm).unwrap();
+    let h = heap(&d, 256, HeapKind::CpuVisible).unwrap();
+    let other = heap(&d, 256, HeapKind::CpuVisible).unwrap();
+    let roots: Vec<GpuPtr<[f32; 6]>> = (0..4)
+        .map(|i| d.gpu_heap_ptr::<[f32; 6]>(h, i * 32).unwrap())
+        .chain([d.gpu_heap_ptr::<[f32; 6]>(other, 0).unwrap()])
+        .collect();
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label: "t",
+            size: [4, 4],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::RENDER_ATTACHMENT,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let v = d
+        .create_texture_view(t, &TextureViewDescriptor::default())
+        .unwrap();
+    let pass = |e: &mut CommandEncoder<TestApi>| {
+        e.begin_render_pass(&RenderPassDescriptor {
+            label: "p",
+            color_attachments: &[Some(RenderPassColorAttachment {
+                view: v,
+                resolve_target: None,
+                load: LoadOp::Clear([0.0; 4]),
+                store: StoreOp::Store,
+            })],
+            ..RenderPassDescriptor::default()
+        })
+        .unwrap();
+        e.set_render_pipeline(p).unwrap();
+    };
+    // The commands the last submission recorded, from the pipeline's bind to the pass's
+    // end (as their debug text: the commands hold no comparison of their own).
+    let recorded = |d: &TDevice| -> Vec<String> {
+        use vigil::hal_test::TestCommand as C;
+        let (_, commands) = d.test_backend().submitted_commands().pop().unwrap();
+        commands
+            .into_iter()
+            .skip_while(|c| !matches!(c, C::SetRenderPipeline(..)))
+            .take_while(|c| !matches!(c, C::EndRenderPass))
+            .map(|c| format!("{c:?}"))
+            .collect()
+    };
+    // The same draws both ways, in and out of the first heap and between the two heaps
+    // (each change of heap takes the checked path, each repeat the short one): the same
+    // commands recorded.
+    let order = [0usize, 1, 1, 2, 4, 4, 3, 0];
+    let mut split = encoder(&d);
+    pass(&mut split);
+    for &i in &order {
+        split.set_root(roots[i]).unwrap();
+        split.draw(0..3, 0..2).unwrap();
+    }
+    split.end_render_pass().unwrap();
+    d.submit([split.finish().unwrap()]).unwrap();
+    let want = recorded(&d);
+    let mut one = encoder(&d);
+    pass(&mut one);
+    for &i in &order {
+        one.draw_root(roots[i], 0..3, 0..2).unwrap();
+    }
+    one.end_render_pass().unwrap();
+    d.submit([one.finish().unwrap()]).unwrap();
+    assert_eq!(recorded(&d), want);
+    assert_eq!(
+        want.iter().filter(|c| c.starts_with("Draw(")).count(),
+        order.len()
+    );
+    assert_eq!(
+        want.iter()
+            .filter(|c| c.starts_with("SetImmediates("))
+            .count(),
+        order.len()
+    );
+    // Refusals, by the rules of the two calls, named for this one: outside a render pass
+    // (a compute pass too), a root outside any heap, past the heap's end for its type,
+    // or misaligned, ranges out of order.
+    let mut e = encoder(&d);
+    let err = expect_rule(e.draw_root(roots[0], 0..3, 0..1), Rule::PassNotOpen);
+    assert_eq!(err.operation(), "draw_root");
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    expect_rule(e.draw_root(roots[0], 0..3, 0..1), Rule::PassNotOpen);
+    let mut e = encoder(&d);
+    pass(&mut e);
+    e.draw_root(roots[0], 0..3, 0..1).unwrap();
+    expect_rule(
+        e.draw_root(GpuPtr::<u32>::NULL, 0..3, 0..1),
+        Rule::GpuPointer,
+    );
+    let mut e = encoder(&d);
+    pass(&mut e);
+    e.draw_root(roots[0], 0..3, 0..1).unwrap();
+    expect_rule(
+        e.draw_root(roots[0].byte_add(240), 0..3, 0..1),
+        Rule::GpuPointer,
+    );
+    let mut e = encoder(&d);
+    pass(&mut e);
+    e.draw_root(roots[0], 0..3, 0..1).unwrap();
+    expect_rule(
+        e.draw_root(roots[1].byte_add(2), 0..3, 0..1),
+        Rule::GpuPointer,
+    );
+    let mut e = encoder(&d);
+    pass(&mut e);
+    e.draw_root(roots[0], 0..3, 0..1).unwrap();
+    #[allow(clippy::reversed_empty_ranges)]
+    let backwards = 3..0;
+    expect_rule(e.draw_root(roots[1], backwards, 0..1), Rule::RangeInverted);
+    // A heap destroyed while the recording is open: the next draw into it is refused,
+    // though the one before it took the short path.
+    let mut e = encoder(&d);
+    pass(&mut e);
+    e.draw_root(roots[4], 0..3, 0..1).unwrap();
+    e.draw_root(roots[4], 0..3, 0..1).unwrap();
+    d.destroy_gpu_heap(other).unwrap();
+    expect_rule(e.draw_root(roots[4], 0..3, 0..1), Rule::GpuPointer);
+    // Without a pointer pipeline bound the draw is refused as a plain draw would be.
+    let mut e = encoder(&d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "p",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view: v,
+            resolve_target: None,
+            load: LoadOp::Clear([0.0; 4]),
+            store: StoreOp::Store,
+        })],
+        ..RenderPassDescriptor::default()
+    })
+    .unwrap();
+    expect_rule(e.draw_root(roots[0], 0..3, 0..1), Rule::PipelineNotSet);
+}

@@ -2,7 +2,8 @@
 //! one scene: a grid of squares (100 across), each drawn by its own draw with its own
 //! origin and color. Through the tier each draw takes a root — the address of its object
 //! record, which holds the origin, the color and a pointer to the square's corners — and
-//! the vertex shader fetches the corners through that pointer (`set_root`, `draw`). Raw
+//! the vertex shader fetches the corners through that pointer (`draw_root`; path
+//! `vigil-set-root` sets the root with a call of its own, `set_root` then `draw`). Raw
 //! ash does the same with no checks: the root's 8 bytes pushed, then `vkCmdDraw`. The
 //! bind-group path reads the object from a uniform buffer at a dynamic offset per draw and
 //! the corners from a vertex and an index buffer (`set_bind_group` with an offset,
@@ -225,8 +226,14 @@ const TARGETS: [Option<vigil::ColorTargetState>; 1] = [Some(vigil::ColorTargetSt
     write_mask: vigil::ColorWrites::ALL,
 })];
 
-/// Through vigil's pointer tier: a root and a draw per square.
-pub fn vigil_tier(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResult, String> {
+/// Through vigil's pointer tier: a draw per square taking its root (`draw_root`), or with
+/// `split` the root set first (`set_root`, then `draw`: path `vigil-set-root`).
+pub fn vigil_tier(
+    device: &vigil::Device,
+    size: Size,
+    plan: Plan,
+    split: bool,
+) -> Result<PathResult, String> {
     use vigil::*;
     let e = |e: Error| e.to_string();
     let pipeline = device
@@ -262,8 +269,12 @@ pub fn vigil_tier(device: &vigil::Device, size: Size, plan: Plan) -> Result<Path
         let t = Instant::now();
         let mut enc = begin(device, view, pipeline)?;
         for root in &roots {
-            enc.set_root(*root).map_err(e)?;
-            enc.draw(0..6, 0..1).map_err(e)?;
+            if split {
+                enc.set_root(*root).map_err(e)?;
+                enc.draw(0..6, 0..1).map_err(e)?;
+            } else {
+                enc.draw_root(*root, 0..6, 0..1).map_err(e)?;
+            }
         }
         enc.end_render_pass().map_err(e)?;
         let cb = enc.finish().map_err(e)?;
@@ -273,7 +284,8 @@ pub fn vigil_tier(device: &vigil::Device, size: Size, plan: Plan) -> Result<Path
     device.destroy_texture(target).map_err(e)?;
     device.destroy_gpu_heap(heap).map_err(e)?;
     device.destroy_render_pipeline(pipeline).map_err(e)?;
-    Ok(result("vigil", stats, output))
+    let path = if split { "vigil-set-root" } else { "vigil" };
+    Ok(result(path, stats, output))
 }
 
 /// Through vigil's bind groups: one group whose uniform binding has a dynamic offset, moved

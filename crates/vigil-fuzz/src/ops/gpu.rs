@@ -235,8 +235,9 @@ layout(location = 0) out vec4 color;
 void main() { color = vec4(0.2, 0.4, 0.6, 1.0); }
 ";
 
-/// Draws of the tier in a render pass: a pointer pipeline drawn directly, indirectly and
-/// indexed by address, and a mesh pipeline drawn directly and indirectly. The arguments
+/// Draws of the tier in a render pass: a pointer pipeline drawn directly (its root set
+/// first, or taken by runs of `draw_root`), indirectly and indexed by address, and a mesh
+/// pipeline drawn directly and indirectly. The arguments
 /// the GPU reads come from a heap only this operation writes, with counts within every
 /// limit (the GPU's counts are the application's to keep in bounds; vigil cannot see
 /// them); roots point mostly into a live heap, now and then not.
@@ -276,10 +277,12 @@ pub fn pointer_draws(w: &mut World<'_>, r: &mut Rng) {
         _ => (GpuPtr::NULL, true),
     };
     let mesh = w.mesh_triangle.filter(|_| r.chance(40));
-    let how = r.below(3);
+    let how = r.below(4);
+    // A run of draws that take their roots (`how` 3): after the first, the fast path's.
+    let run = 1 + r.below(4);
     let x = r.pick(&[1u32, 2, 0, 64, u32::MAX]);
     let what = format!(
-        "pointer draw: mesh {}, how {how}, root {root:?}, count {x}",
+        "pointer draw: mesh {}, how {how} (run {run}), root {root:?}, count {x}",
         mesh.is_some()
     );
     on_encoder(w, i, "pointer_draw", what, invalid, |o| {
@@ -308,7 +311,8 @@ pub fn pointer_draws(w: &mut World<'_>, r: &mut Rng) {
                         0,
                         0..1,
                     ),
-                    _ => o.encoder.draw(0..3, 0..1),
+                    2 => o.encoder.draw(0..3, 0..1),
+                    _ => (0..run).try_for_each(|_| o.encoder.draw_root(root, 0..3, 0..1)),
                 }
             }
         }

@@ -255,6 +255,43 @@ impl Binder {
         self.root_set = true;
     }
 
+    /// Whether a draw of the bound pointer pipeline needs nothing bound natively but its
+    /// root: a pointer pipeline is bound, its groups fit and none is left to bind or to
+    /// add to the pass's scope, the heaps its shaders index are set and bound, and the
+    /// immediate data holds a root (see [`Binder::push_root`]).
+    #[inline]
+    pub fn root_only(&self) -> bool {
+        const ROOT: usize = vigil_shader::glsl::ROOT_SIZE as usize;
+        let heaps = u8::from(self.heaps[0].is_some()) | u8::from(self.heaps[1].is_some()) << 1;
+        self.pointer
+            && self.pipeline.is_some()
+            && self.ok & self.need == self.need
+            && (self.dirty | self.touched) & self.need == 0
+            && self.heaps_dirty == 0
+            && self.heaps_needed & !heaps == 0
+            && self.immediates.len() >= (self.immediate_size as usize).max(ROOT)
+    }
+
+    /// Sets the root to `address` and pushes the immediate data natively at once (what
+    /// [`Binder::set_root`] and the next [`Binder::flush`] do, when [`Binder::root_only`]
+    /// holds).
+    #[inline(always)]
+    pub fn push_root<A: Api>(
+        &mut self,
+        address: u64,
+        layout: &A::PipelineLayout,
+        rec: &mut crate::native::Rec<'_, A>,
+    ) {
+        const ROOT: usize = vigil_shader::glsl::ROOT_SIZE as usize;
+        if let Some(dst) = self.immediates.get_mut(..ROOT) {
+            dst.copy_from_slice(&address.to_le_bytes());
+        }
+        self.root_set = true;
+        let size = self.immediate_size as usize;
+        rec.set_immediates(layout, self.immediates.get(..size).unwrap_or(&[]));
+        self.immediates_dirty = false;
+    }
+
     /// Whether a pipeline is bound and every group it uses fits it.
     #[inline]
     pub fn ready(&self) -> bool {

@@ -63,6 +63,7 @@ impl<A: Api> CommandEncoder<A> {
                 index_of(&mut self.used.gpu_heaps, heap)
             }
         };
+        self.last_heap = self.used.gpu_heaps.get(at).map(|h| (h.address, h.size));
         // Alignments are powers of two (a type's, an index's width): a mask, not a division.
         if !align.is_power_of_two() || address & align.wrapping_sub(1) != 0 {
             return Err(fail!(
@@ -102,22 +103,96 @@ impl<A: Api> CommandEncoder<A> {
     /// the application's.
     pub fn set_root<T>(&mut self, root: GpuPtr<T>) -> Result<()> {
         const OP: &str = "set_root";
-        self.step(OP, |e| {
-            if e.pass == Pass::None {
-                return Err(fail!(
-                    GpuRoot,
-                    OP,
-                    &e.label,
-                    "a root is set inside a compute or render pass, and none is open"
-                ));
+        self.step(OP, |e| e.root_in_pass(OP, root))
+    }
+
+    /// [`CommandEncoder::set_root`]'s checks and effect, for `op`.
+    #[inline]
+    fn root_in_pass<T>(&mut self, op: &'static str, root: GpuPtr<T>) -> Result<()> {
+        if self.pass == Pass::None {
+            return Err(fail!(
+                GpuRoot,
+                op,
+                &self.label,
+                "a root is set inside a compute or render pass, and none is open"
+            ));
+        }
+        let size = std::mem::size_of::<T>() as u64;
+        let align = std::mem::align_of::<T>() as u64;
+        self.heap_for(op, "the root", root.address(), size, align)?;
+        super::compute::pass_binder(self.pass, &mut self.compute, &mut self.render)
+            .set_root(root.address());
+        Ok(())
+    }
+
+    /// Draws `vertices` for `instances` of the bound pointer pipeline with `root` as the
+    /// draw's root: [`CommandEncoder::set_root`] then [`CommandEncoder::draw`], in one
+    /// call, as the reference model's draws take their root. The checks are theirs, and
+    /// the root stays set for later draws. When the pass's state is what a run of such
+    /// draws leaves — the pipeline's state bound, nothing else changed since the last draw,
+    /// the root inside the heap the last one lay in and nothing destroyed since recording
+    /// began — the draw costs a few compares besides its two native commands. (Any other
+    /// call in between, or a root in another heap, makes the next one check it all.)
+    #[inline]
+    pub fn draw_root<T>(
+        &mut self,
+        root: GpuPtr<T>,
+        vertices: std::ops::Range<u32>,
+        instances: std::ops::Range<u32>,
+    ) -> Result<()> {
+        let address = root.address();
+        let size = (std::mem::size_of::<T>() as u64).max(1);
+        let align = std::mem::align_of::<T>() as u64;
+        let in_last_heap = self.last_heap.is_some_and(|(base, len)| {
+            address
+                .checked_sub(base)
+                .is_some_and(|offset| crate::validate::inside(offset, size, len))
+        });
+        if self.root_run
+            && in_last_heap
+            && address & align.wrapping_sub(1) == 0
+            && vertices.start <= vertices.end
+            && instances.start <= instances.end
+            && self.used.unchanged(&self.core)
+        {
+            if let (Some(pool), Some(layout)) =
+                (self.pool.as_mut(), self.used.render_layout.as_ref())
+            {
+                let mut rec = crate::native::Rec::<A>(pool);
+                self.render
+                    .binder
+                    .push_root(address, &*layout.raw, &mut rec);
+                rec.draw(vertices, instances);
+                self.draws = self.draws.wrapping_add(1);
+                return Ok(());
             }
-            let size = std::mem::size_of::<T>() as u64;
-            let align = std::mem::align_of::<T>() as u64;
-            e.heap_for(OP, "the root", root.address(), size, align)?;
-            super::compute::pass_binder(e.pass, &mut e.compute, &mut e.render)
-                .set_root(root.address());
-            Ok(())
-        })
+        }
+        self.draw_root_checked(root, vertices, instances)
+    }
+
+    /// [`CommandEncoder::draw_root`] with every check made (out of line: the run of draws
+    /// above does not pay for its frame).
+    #[inline(never)]
+    fn draw_root_checked<T>(
+        &mut self,
+        root: GpuPtr<T>,
+        vertices: std::ops::Range<u32>,
+        instances: std::ops::Range<u32>,
+    ) -> Result<()> {
+        const OP: &str = "draw_root";
+        self.step(OP, |e| {
+            // A render pass first: a compute pass's root is not this draw's to set.
+            e.expect_pass(Pass::Render, OP)?;
+            e.root_in_pass(OP, root)?;
+            e.draw_in_pass(OP, vertices, instances)
+        })?;
+        // What the short path takes for granted holds until another call: a native
+        // recording open, the pass's layout, and nothing but the root left to push.
+        self.root_run = self.open
+            && self.pool.is_some()
+            && self.used.render_layout.is_some()
+            && self.render.root_only();
+        Ok(())
     }
 
     /// Sets the texture heap the open pass's pointer pipelines index (`vigil_texture(i)`):

@@ -105,6 +105,15 @@ pub struct CommandEncoder<A: Api = DefaultApi> {
     pub(crate) pass_span: tracing::Span,
     /// The device's destroy epoch when recording began.
     pub(crate) epoch: u64,
+    /// `(address, size)` of the heap the latest pointer or root checked lay in, one of the
+    /// recording's heaps: while nothing was destroyed since recording began, an address
+    /// inside it needs no other look (see [`CommandEncoder::draw_root`]).
+    pub(crate) last_heap: Option<(u64, u64)>,
+    /// The latest call was a [`CommandEncoder::draw_root`] that left the pass as a run of
+    /// them needs it ([`render::RenderState::root_only`]): the next one checks only its
+    /// root and ranges. Every other call clears it on entry ([`CommandEncoder::step`]),
+    /// so no change of state can slip past it.
+    pub(crate) root_run: bool,
 }
 
 /// A finished command buffer, ready for [`Device::submit`] on any thread.
@@ -181,6 +190,8 @@ impl<A: Api> Device<A> {
             timeline_end: None,
             span: tracing::debug_span!(target: "vigil", "vigil", op = "record", label = desc.label),
             pass_span: tracing::Span::none(),
+            last_heap: None,
+            root_run: false,
         };
         // Timeline on: the command buffer's first timestamp opens it.
         if let Some(set) = encoder.timeline.as_ref().map(|s| s.objects.set) {
@@ -233,6 +244,7 @@ impl<A: Api> CommandEncoder<A> {
         op: &'static str,
         f: impl FnOnce(&mut Self) -> Result<T>,
     ) -> Result<T> {
+        self.root_run = false;
         if let Some(first) = &self.error {
             return Err(self.poisoned(first, op));
         }

@@ -134,6 +134,21 @@ impl RenderState {
     pub(crate) fn clear_index(&mut self) {
         self.index = None;
     }
+
+    /// Whether a direct, non-indexed draw needs of [`CommandEncoder::prepare_draw`] only
+    /// its root pushed: the bound pointer pipeline reads no vertex buffer, no vertex or
+    /// index buffer set since the last draw waits to join the pass's scope, and
+    /// [`Binder::root_only`] holds.
+    #[inline]
+    pub(crate) fn root_only(&self) -> bool {
+        !self.mesh
+            && (self.vertex_needed
+                | self.vertex_per_vertex
+                | self.vertex_per_instance
+                | self.vertex_touched)
+                == 0
+            && self.binder.root_only()
+    }
 }
 
 const COLOR: Use = Use {
@@ -597,17 +612,26 @@ impl<A: Api> CommandEncoder<A> {
         instances: std::ops::Range<u32>,
     ) -> Result<()> {
         const OP: &str = "draw";
-        self.step(OP, |e| {
-            e.expect_pass(Pass::Render, OP)?;
-            validate::render_pass::range_order(OP, &e.label, "vertices", &vertices)?;
-            validate::render_pass::range_order(OP, &e.label, "instances", &instances)?;
-            e.prepare_draw(OP, None, Some(&vertices), &instances, false)?;
-            if let Some(mut r) = e.rec() {
-                r.draw(vertices, instances);
-            }
-            e.draws = e.draws.wrapping_add(1);
-            Ok(())
-        })
+        self.step(OP, |e| e.draw_in_pass(OP, vertices, instances))
+    }
+
+    /// [`CommandEncoder::draw`]'s checks and effect, for `op`.
+    #[inline]
+    pub(super) fn draw_in_pass(
+        &mut self,
+        op: &'static str,
+        vertices: std::ops::Range<u32>,
+        instances: std::ops::Range<u32>,
+    ) -> Result<()> {
+        self.expect_pass(Pass::Render, op)?;
+        validate::render_pass::range_order(op, &self.label, "vertices", &vertices)?;
+        validate::render_pass::range_order(op, &self.label, "instances", &instances)?;
+        self.prepare_draw(op, None, Some(&vertices), &instances, false)?;
+        if let Some(mut r) = self.rec() {
+            r.draw(vertices, instances);
+        }
+        self.draws = self.draws.wrapping_add(1);
+        Ok(())
     }
 
     /// Draws `indices` of the index buffer, adding `base_vertex` to each, for `instances`.
