@@ -187,6 +187,9 @@ impl CommandEncoder {
     }
 }
 
+// The commands recorded per draw or dispatch are one native call each and marked
+// `#[inline]`, so they inline into the layer above (as ash's own wrappers do): without it
+// every command paid a call of its own on top of ash's.
 impl hal::CommandEncoder for CommandEncoder {
     type A = Api;
 
@@ -531,6 +534,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
+    #[inline]
     unsafe fn set_immediates(&mut self, layout: &PipelineLayout, data: &[u8]) {
         // SAFETY: the layout declares one push-constant range of `data.len()` bytes for
         // these stages (validated above us).
@@ -545,6 +549,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
+    #[inline]
     unsafe fn set_bind_group(
         &mut self,
         point: hal::BindPoint,
@@ -579,6 +584,7 @@ impl hal::CommandEncoder for CommandEncoder {
         self.end_pass_common();
     }
 
+    #[inline]
     unsafe fn set_compute_pipeline(&mut self, pipeline: &ComputePipeline) {
         // SAFETY: recording; valid pipeline.
         unsafe {
@@ -587,6 +593,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
+    #[inline]
     unsafe fn dispatch(&mut self, count: [u32; 3]) {
         // SAFETY: pipeline and descriptor sets bound; counts within limits (checked above us).
         unsafe {
@@ -595,6 +602,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
+    #[inline]
     unsafe fn dispatch_indirect(&mut self, buffer: &Buffer, offset: u64) {
         // SAFETY: the argument range lies in an INDIRECT buffer (checked above us).
         unsafe {
@@ -714,6 +722,7 @@ impl hal::CommandEncoder for CommandEncoder {
         self.end_pass_common();
     }
 
+    #[inline]
     unsafe fn set_render_pipeline(&mut self, pipeline: &RenderPipeline) {
         // SAFETY: recording inside a compatible rendering instance.
         unsafe {
@@ -725,6 +734,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
+    #[inline]
     unsafe fn set_vertex_buffer(&mut self, slot: u32, buffer: &Buffer, offset: u64) {
         // SAFETY: a VERTEX buffer, offset in range.
         unsafe {
@@ -737,6 +747,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
+    #[inline]
     unsafe fn set_index_buffer(&mut self, buffer: &Buffer, offset: u64, format: hal::IndexFormat) {
         // SAFETY: an INDEX buffer, offset aligned to the index size.
         unsafe {
@@ -793,6 +804,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
+    #[inline]
     unsafe fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) {
         // SAFETY: state bound and ranges validated above us.
         unsafe {
@@ -806,6 +818,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
+    #[inline]
     unsafe fn draw_indexed(
         &mut self,
         indices: Range<u32>,
@@ -825,6 +838,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
+    #[inline]
     unsafe fn draw_indirect(&mut self, buffer: &Buffer, offset: u64) {
         // SAFETY: the argument range lies in an INDIRECT buffer.
         unsafe {
@@ -833,6 +847,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
+    #[inline]
     unsafe fn draw_indexed_indirect(&mut self, buffer: &Buffer, offset: u64) {
         // SAFETY: the argument range lies in an INDIRECT buffer.
         unsafe {
@@ -841,6 +856,7 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
+    #[inline]
     unsafe fn draw_mesh_tasks(&mut self, count: [u32; 3]) {
         let Some(mesh) = self.shared.mesh.as_ref() else {
             return;
@@ -851,6 +867,7 @@ impl hal::CommandEncoder for CommandEncoder {
         unsafe { mesh.cmd_draw_mesh_tasks(self.active, x, y, z) };
     }
 
+    #[inline]
     unsafe fn draw_mesh_tasks_indirect(&mut self, buffer: &Buffer, offset: u64) {
         let Some(mesh) = self.shared.mesh.as_ref() else {
             return;
