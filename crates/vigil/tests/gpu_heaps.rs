@@ -102,18 +102,7 @@ struct Frame {
 }
 
 fn frame(d: &Device) -> Frame {
-    let target = d
-        .create_texture(&TextureDescriptor {
-            label: "target",
-            size: [SIDE, SIDE],
-            format: TextureFormat::Rgba8Unorm,
-            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
-            ..TextureDescriptor::default()
-        })
-        .unwrap();
-    let view = d
-        .create_texture_view(target, &TextureViewDescriptor::default())
-        .unwrap();
+    let (target, view) = common::readable_target(d, [SIDE, SIDE]);
     // The shaders read nothing through the root, but every tier draw takes one.
     let heap = d
         .create_gpu_heap(&GpuHeapDescriptor {

@@ -344,24 +344,49 @@ layout(location = 0) out vec4 color;
 void main() { color = vigil.root.color; }
 ";
 
+/// The one RGBA8 target the pull pipeline draws into.
+const PULL_TARGETS: [Option<ColorTargetState>; 1] = [Some(ColorTargetState {
+    format: TextureFormat::Rgba8Unorm,
+    blend: None,
+    write_mask: ColorWrites::ALL,
+})];
+
+/// The pointer render pipeline of [`PULL_VS`] and [`PULL_FS`].
+fn pull_pipeline(d: &Device) -> RenderPipeline {
+    d.create_pointer_render_pipeline(&PointerRenderPipelineDescriptor {
+        label: "pull",
+        vertex_glsl: PULL_VS,
+        fragment: Some((PULL_FS, &PULL_TARGETS)),
+        primitive: PrimitiveState::default(),
+        depth_stencil: None,
+        sample_count: 1,
+    })
+    .unwrap()
+}
+
+/// An encoder with a render pass open on `view` (cleared to opaque black) and `pipeline`
+/// bound.
+fn clear_pass(d: &Device, view: TextureView, pipeline: RenderPipeline) -> CommandEncoder {
+    let mut e = common::clear_pass(d, "pull", view, [0.0, 0.0, 0.0, 1.0]);
+    e.set_render_pipeline(pipeline).unwrap();
+    e
+}
+
+/// Ends `e`'s render pass, submits it, waits, and reads the 32×32 `target` back.
+fn end_and_read(d: &Device, mut e: CommandEncoder, target: Texture) -> Vec<u8> {
+    e.end_render_pass().unwrap();
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+        .unwrap();
+    d.read_texture(target, TexelCopyTextureInfo::default(), [32, 32])
+        .unwrap()
+}
+
 #[test]
 fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
     let d = device();
-    let targets = [Some(ColorTargetState {
-        format: TextureFormat::Rgba8Unorm,
-        blend: None,
-        write_mask: ColorWrites::ALL,
-    })];
-    let pipeline = d
-        .create_pointer_render_pipeline(&PointerRenderPipelineDescriptor {
-            label: "pull",
-            vertex_glsl: PULL_VS,
-            fragment: Some((PULL_FS, &targets)),
-            primitive: PrimitiveState::default(),
-            depth_stencil: None,
-            sample_count: 1,
-        })
-        .unwrap();
+    let targets = PULL_TARGETS;
+    let pipeline = pull_pipeline(&d);
     // The root (the positions pointer, then the color at offset 8: scalar layout), the
     // positions, and the draw's arguments, all in one CPU-visible heap.
     let data = heap(&d, "scene", 256, HeapKind::CpuVisible);
@@ -383,34 +408,9 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
     let indices = d.gpu_heap_ptr::<u32>(data, 192).unwrap();
     let i: Vec<u8> = [2u32, 0, 1].iter().flat_map(|x| x.to_le_bytes()).collect();
     d.write_gpu_heap(data, 192, &i).unwrap();
-    let target = d
-        .create_texture(&TextureDescriptor {
-            label: "target",
-            size: [32, 32],
-            format: TextureFormat::Rgba8Unorm,
-            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
-            ..TextureDescriptor::default()
-        })
-        .unwrap();
-    let view = d
-        .create_texture_view(target, &TextureViewDescriptor::default())
-        .unwrap();
+    let (target, view) = common::readable_target(&d, [32, 32]);
     for mode in ["direct", "indirect", "indexed", "draw_root"] {
-        let mut e = d
-            .create_command_encoder(&CommandEncoderDescriptor { label: "pull" })
-            .unwrap();
-        e.begin_render_pass(&RenderPassDescriptor {
-            label: "pull",
-            color_attachments: &[Some(RenderPassColorAttachment {
-                view,
-                resolve_target: None,
-                load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
-                store: StoreOp::Store,
-            })],
-            ..RenderPassDescriptor::default()
-        })
-        .unwrap();
-        e.set_render_pipeline(pipeline).unwrap();
+        let mut e = clear_pass(&d, view, pipeline);
         // A draw before the root: refused.
         if mode == "direct" {
             let mut probe = d
@@ -447,13 +447,7 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
                 .unwrap(),
             _ => e.draw(0..3, 0..1).unwrap(),
         }
-        e.end_render_pass().unwrap();
-        let serial = d.submit([e.finish().unwrap()]).unwrap();
-        d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
-            .unwrap();
-        let pixels = d
-            .read_texture(target, TexelCopyTextureInfo::default(), [32, 32])
-            .unwrap();
+        let pixels = end_and_read(&d, e, target);
         let at = |x: usize, y: usize| &pixels[(y * 32 + x) * 4..(y * 32 + x) * 4 + 4];
         assert_eq!(at(16, 16), [0, 102, 255, 255], "inside ({mode})");
         assert_eq!(at(1, 1), [0, 0, 0, 255], "outside ({mode})");
@@ -479,21 +473,7 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
 #[test]
 fn draws_that_take_their_roots_each_push_their_own() {
     let d = device();
-    let targets = [Some(ColorTargetState {
-        format: TextureFormat::Rgba8Unorm,
-        blend: None,
-        write_mask: ColorWrites::ALL,
-    })];
-    let pipeline = d
-        .create_pointer_render_pipeline(&PointerRenderPipelineDescriptor {
-            label: "pull",
-            vertex_glsl: PULL_VS,
-            fragment: Some((PULL_FS, &targets)),
-            primitive: PrimitiveState::default(),
-            depth_stencil: None,
-            sample_count: 1,
-        })
-        .unwrap();
+    let pipeline = pull_pipeline(&d);
     // Two roots in one heap: a triangle on the left in orange, one on the right in blue.
     let data = heap(&d, "scene", 256, HeapKind::CpuVisible);
     let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
@@ -513,44 +493,13 @@ fn draws_that_take_their_roots_each_push_their_own() {
         d.write_gpu_heap(data, at, &root).unwrap();
         roots.push(d.gpu_heap_ptr::<[f32; 6]>(data, at).unwrap());
     }
-    let target = d
-        .create_texture(&TextureDescriptor {
-            label: "target",
-            size: [32, 32],
-            format: TextureFormat::Rgba8Unorm,
-            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
-            ..TextureDescriptor::default()
-        })
-        .unwrap();
-    let view = d
-        .create_texture_view(target, &TextureViewDescriptor::default())
-        .unwrap();
-    let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor { label: "roots" })
-        .unwrap();
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "roots",
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view,
-            resolve_target: None,
-            load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
-            store: StoreOp::Store,
-        })],
-        ..RenderPassDescriptor::default()
-    })
-    .unwrap();
-    e.set_render_pipeline(pipeline).unwrap();
+    let (target, view) = common::readable_target(&d, [32, 32]);
+    let mut e = clear_pass(&d, view, pipeline);
     // Alternating roots, each draw its own: every one after the first takes the short path.
     for i in [0, 1, 0, 1, 1] {
         e.draw_root(roots[i], 0..3, 0..1).unwrap();
     }
-    e.end_render_pass().unwrap();
-    let serial = d.submit([e.finish().unwrap()]).unwrap();
-    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
-        .unwrap();
-    let pixels = d
-        .read_texture(target, TexelCopyTextureInfo::default(), [32, 32])
-        .unwrap();
+    let pixels = end_and_read(&d, e, target);
     let at = |x: usize, y: usize| &pixels[(y * 32 + x) * 4..(y * 32 + x) * 4 + 4];
     assert_eq!(at(8, 16), [255, 102, 0, 255], "the left triangle");
     assert_eq!(at(24, 16), [0, 102, 255, 255], "the right triangle");

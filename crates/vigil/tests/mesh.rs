@@ -106,18 +106,7 @@ fn scene(d: &Device, quads: u32) -> Scene {
     d.write_gpu_values(heap, 0, &[quads]).unwrap();
     d.write_gpu_values(heap, 4, &colors).unwrap();
     d.write_gpu_values(heap, 128, &[4u32, 1, 1]).unwrap();
-    let target = d
-        .create_texture(&TextureDescriptor {
-            label: "target",
-            size: [64, 16],
-            format: TextureFormat::Rgba8Unorm,
-            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
-            ..TextureDescriptor::default()
-        })
-        .unwrap();
-    let view = d
-        .create_texture_view(target, &TextureViewDescriptor::default())
-        .unwrap();
+    let (target, view) = common::readable_target(d, [64, 16]);
     Scene {
         target,
         view,

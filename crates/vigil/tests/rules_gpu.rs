@@ -317,14 +317,8 @@ fn pointer_render_pipelines_are_checked_like_ordinary_ones() {
     );
 }
 
-#[test]
-fn draws_by_address_lie_in_live_heaps() {
-    let d = bda();
-    let fs = "layout(location = 0) out vec4 c; void main() { c = vec4(1.0); }";
-    let p = render_pipeline(&d, VS, fs, TextureFormat::Rgba8Unorm).unwrap();
-    let h = heap(&d, 256, HeapKind::CpuVisible).unwrap();
-    let root = d.gpu_heap_ptr::<[f32; 6]>(h, 0).unwrap();
-    let args = d.gpu_heap_ptr::<[u32; 4]>(h, 64).unwrap();
+/// A 4×4 RGBA8 render target's view.
+fn target(d: &TDevice) -> TextureView {
     let t = d
         .create_texture(&TextureDescriptor {
             label: "t",
@@ -334,23 +328,38 @@ fn draws_by_address_lie_in_live_heaps() {
             ..TextureDescriptor::default()
         })
         .unwrap();
-    let v = d
-        .create_texture_view(t, &TextureViewDescriptor::default())
-        .unwrap();
-    let pass = |e: &mut CommandEncoder<TestApi>| {
-        e.begin_render_pass(&RenderPassDescriptor {
-            label: "p",
-            color_attachments: &[Some(RenderPassColorAttachment {
-                view: v,
-                resolve_target: None,
-                load: LoadOp::Clear([0.0; 4]),
-                store: StoreOp::Store,
-            })],
-            ..RenderPassDescriptor::default()
-        })
-        .unwrap();
+    d.create_texture_view(t, &TextureViewDescriptor::default())
+        .unwrap()
+}
+
+/// Opens a render pass on `view`, with `pipeline` bound if given.
+fn open_pass(e: &mut CommandEncoder<TestApi>, view: TextureView, pipeline: Option<RenderPipeline>) {
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "p",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view,
+            resolve_target: None,
+            load: LoadOp::Clear([0.0; 4]),
+            store: StoreOp::Store,
+        })],
+        ..RenderPassDescriptor::default()
+    })
+    .unwrap();
+    if let Some(p) = pipeline {
         e.set_render_pipeline(p).unwrap();
-    };
+    }
+}
+
+#[test]
+fn draws_by_address_lie_in_live_heaps() {
+    let d = bda();
+    let fs = "layout(location = 0) out vec4 c; void main() { c = vec4(1.0); }";
+    let p = render_pipeline(&d, VS, fs, TextureFormat::Rgba8Unorm).unwrap();
+    let h = heap(&d, 256, HeapKind::CpuVisible).unwrap();
+    let root = d.gpu_heap_ptr::<[f32; 6]>(h, 0).unwrap();
+    let args = d.gpu_heap_ptr::<[u32; 4]>(h, 64).unwrap();
+    let v = target(&d);
+    let pass = |e: &mut CommandEncoder<TestApi>| open_pass(e, v, Some(p));
     let mut e = encoder(&d);
     pass(&mut e);
     expect_rule(e.draw(0..3, 0..1), Rule::GpuRoot);
@@ -404,32 +413,8 @@ fn draws_that_take_their_roots_check_and_record_what_set_root_and_draw_do() {
         .map(|i| d.gpu_heap_ptr::<[f32; 6]>(h, i * 32).unwrap())
         .chain([d.gpu_heap_ptr::<[f32; 6]>(other, 0).unwrap()])
         .collect();
-    let t = d
-        .create_texture(&TextureDescriptor {
-            label: "t",
-            size: [4, 4],
-            format: TextureFormat::Rgba8Unorm,
-            usage: TextureUsages::RENDER_ATTACHMENT,
-            ..TextureDescriptor::default()
-        })
-        .unwrap();
-    let v = d
-        .create_texture_view(t, &TextureViewDescriptor::default())
-        .unwrap();
-    let pass = |e: &mut CommandEncoder<TestApi>| {
-        e.begin_render_pass(&RenderPassDescriptor {
-            label: "p",
-            color_attachments: &[Some(RenderPassColorAttachment {
-                view: v,
-                resolve_target: None,
-                load: LoadOp::Clear([0.0; 4]),
-                store: StoreOp::Store,
-            })],
-            ..RenderPassDescriptor::default()
-        })
-        .unwrap();
-        e.set_render_pipeline(p).unwrap();
-    };
+    let v = target(&d);
+    let pass = |e: &mut CommandEncoder<TestApi>| open_pass(e, v, Some(p));
     // The commands the last submission recorded, from the pipeline's bind to the pass's
     // end (as their debug text: the commands hold no comparison of their own).
     let recorded = |d: &TDevice| -> Vec<String> {
@@ -519,16 +504,6 @@ fn draws_that_take_their_roots_check_and_record_what_set_root_and_draw_do() {
     expect_rule(e.draw_root(roots[4], 0..3, 0..1), Rule::GpuPointer);
     // Without a pointer pipeline bound the draw is refused as a plain draw would be.
     let mut e = encoder(&d);
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "p",
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view: v,
-            resolve_target: None,
-            load: LoadOp::Clear([0.0; 4]),
-            store: StoreOp::Store,
-        })],
-        ..RenderPassDescriptor::default()
-    })
-    .unwrap();
+    open_pass(&mut e, v, None);
     expect_rule(e.draw_root(roots[0], 0..3, 0..1), Rule::PipelineNotSet);
 }

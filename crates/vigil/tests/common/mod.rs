@@ -238,6 +238,23 @@ pub fn run_src_dst(
     read_u32(device, b, dst_words)
 }
 
+/// An RGBA8 render target of `size` that can be read back, and its view.
+pub fn readable_target(d: &Device, size: [u32; 2]) -> (vigil::Texture, vigil::TextureView) {
+    let target = d
+        .create_texture(&vigil::TextureDescriptor {
+            label: "target",
+            size,
+            format: vigil::TextureFormat::Rgba8Unorm,
+            usage: vigil::TextureUsages::RENDER_ATTACHMENT | vigil::TextureUsages::COPY_SRC,
+            ..vigil::TextureDescriptor::default()
+        })
+        .unwrap();
+    let view = d
+        .create_texture_view(target, &vigil::TextureViewDescriptor::default())
+        .unwrap();
+    (target, view)
+}
+
 /// An encoder with a render pass open on `view`, cleared to `clear` and stored.
 pub fn clear_pass(
     d: &Device,
