@@ -1094,6 +1094,9 @@ impl hal::Device for Device {
         structure.address()
     }
 
+    // Read per queued write or mapped copy: inlined into the layer above (as the
+    // per-draw commands are, see command.rs).
+    #[inline]
     fn mapping(&self, buffer: &Buffer) -> Option<hal::Mapping> {
         buffer.mapped.map(|p| hal::Mapping {
             ptr: p.0,
@@ -1101,6 +1104,7 @@ impl hal::Device for Device {
         })
     }
 
+    #[inline]
     unsafe fn flush(&self, buffer: &Buffer, offset: u64, len: u64) -> hal::Result<()> {
         if buffer.mapped.is_none() || buffer.coherent {
             return Ok(());
@@ -1112,6 +1116,7 @@ impl hal::Device for Device {
         unsafe { s.raw.flush_mapped_memory_ranges(&[range]) }.map_err(conv::map_result)
     }
 
+    #[inline]
     unsafe fn invalidate(&self, buffer: &Buffer, offset: u64, len: u64) -> hal::Result<()> {
         if buffer.mapped.is_none() || buffer.coherent {
             return Ok(());

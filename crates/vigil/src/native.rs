@@ -35,6 +35,7 @@ impl<A: Api> Deref for Hal<A> {
 }
 
 /// The host-memory range `offset..offset + len` of a mapping, or why not.
+#[inline]
 fn mapped_range(
     mapping: Option<vigil_hal::Mapping>,
     offset: u64,
@@ -143,6 +144,7 @@ impl<A: Api> Hal<A> {
 
     /// Copies `data` into a mapped buffer at `offset` and makes it visible to the device.
     /// The caller checked that no pending GPU work uses the range.
+    #[inline]
     pub fn write_mapped(
         &self,
         buffer: &A::Buffer,

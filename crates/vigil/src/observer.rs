@@ -95,11 +95,18 @@ impl<A: Api> Device<A> {
     }
 
     /// Calls the observer, if any, with no device state borrowed.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn notify(&self, f: impl FnOnce(&dyn DeviceObserver)) {
-        if !self.observed.load(Ordering::Acquire) {
-            return;
+        // The common case, no observer, is one load where the call is; the rest is out of
+        // line.
+        if self.observed.load(Ordering::Acquire) {
+            self.notify_installed(f);
         }
+    }
+
+    /// [`Device::notify`] with an observer installed (or being removed).
+    #[inline(never)]
+    fn notify_installed(&self, f: impl FnOnce(&dyn DeviceObserver)) {
         let observer = self
             .observer
             .read()
@@ -111,6 +118,7 @@ impl<A: Api> Device<A> {
     }
 
     /// Tells the observer a queue write was accepted.
+    #[inline]
     pub(crate) fn notify_wrote(&self, target: WriteTarget, bytes: u64, staged: bool) {
         self.notify(|o| {
             o.wrote(&WriteInfo {

@@ -100,6 +100,7 @@ pub(crate) struct Facts<'a> {
 }
 
 /// A queue write of `len` bytes at `offset`.
+#[inline]
 pub(crate) fn write(b: Facts<'_>, offset: u64, len: u64) -> Result<()> {
     const OP: &str = "write_buffer";
     let l = b.label;
