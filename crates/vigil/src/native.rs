@@ -143,8 +143,9 @@ impl<A: Api> Hal<A> {
     }
 
     /// Copies `data` into a mapped buffer at `offset` and makes it visible to the device.
-    /// The caller checked that no pending GPU work uses the range.
-    #[inline]
+    /// The caller checked that no pending GPU work uses the range. (Inlined always: a
+    /// queued write's copy.)
+    #[inline(always)]
     pub fn write_mapped(
         &self,
         buffer: &A::Buffer,

@@ -99,8 +99,8 @@ pub(crate) struct Facts<'a> {
     pub mapped: bool,
 }
 
-/// A queue write of `len` bytes at `offset`.
-#[inline]
+/// A queue write of `len` bytes at `offset` (inlined always: checked per queued write).
+#[inline(always)]
 pub(crate) fn write(b: Facts<'_>, offset: u64, len: u64) -> Result<()> {
     const OP: &str = "write_buffer";
     let l = b.label;
