@@ -41,9 +41,9 @@ pub struct PipelineLayoutDescriptor<'a, A: Api> {
     pub bind_group_layouts: &'a [&'a A::BindGroupLayout],
     /// Bytes of immediate data (push constants); 0 for none.
     pub immediate_size: u32,
-    /// The stages that see the immediate data (`MESH` only on devices with mesh shaders):
-    /// the pipelines the layout serves, as few as they need, since pushing to stages no
-    /// pipeline has still costs a driver time per push.
+    /// The stages that see the immediate data: the pipelines the layout serves, as few as
+    /// they need, since pushing to stages no pipeline has still costs a driver time per
+    /// push. The backend leaves `MESH` out on a device without mesh shaders.
     pub immediate_stages: crate::ShaderStages,
 }
 

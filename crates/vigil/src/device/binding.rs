@@ -1086,10 +1086,10 @@ impl<A: Api> Device<A> {
         &self,
         desc: &super::PipelineLayoutDescriptor<'_>,
     ) -> Result<PipelineLayout> {
-        let mut every = vigil_hal::ShaderStages::VERTEX_FRAGMENT | vigil_hal::ShaderStages::COMPUTE;
-        if self.features.contains(crate::Features::MESH_SHADER) {
-            every |= vigil_hal::ShaderStages::MESH;
-        }
+        // The backend leaves out the task and mesh stages on a device without them.
+        let every = vigil_hal::ShaderStages::VERTEX_FRAGMENT
+            | vigil_hal::ShaderStages::COMPUTE
+            | vigil_hal::ShaderStages::MESH;
         self.pipeline_layout_for(desc, every)
     }
 

@@ -272,9 +272,9 @@ impl Binder {
             && self.immediates.len() >= (self.immediate_size as usize).max(ROOT)
     }
 
-    /// Sets the root to `address` and pushes the immediate data natively at once (what
+    /// Sets the root to `address` and pushes the immediate data natively at once: what
     /// [`Binder::set_root`] and the next [`Binder::flush`] do, when [`Binder::root_only`]
-    /// holds).
+    /// holds (nothing else to bind).
     #[inline(always)]
     pub fn push_root<A: Api>(
         &mut self,
@@ -282,12 +282,21 @@ impl Binder {
         layout: &A::PipelineLayout,
         rec: &mut crate::native::Rec<'_, A>,
     ) {
-        const ROOT: usize = vigil_shader::glsl::ROOT_SIZE as usize;
-        if let Some(dst) = self.immediates.get_mut(..ROOT) {
-            dst.copy_from_slice(&address.to_le_bytes());
-        }
-        self.root_set = true;
+        self.set_root(address);
+        self.push_immediates(layout, rec);
+    }
+
+    /// Pushes the pass's immediate data (the layout's size of it, zeros where unset).
+    #[inline(always)]
+    fn push_immediates<A: Api>(
+        &mut self,
+        layout: &A::PipelineLayout,
+        rec: &mut crate::native::Rec<'_, A>,
+    ) {
         let size = self.immediate_size as usize;
+        if self.immediates.len() < size {
+            self.immediates.resize(size, 0);
+        }
         rec.set_immediates(layout, self.immediates.get(..size).unwrap_or(&[]));
         self.immediates_dirty = false;
     }
@@ -316,12 +325,7 @@ impl Binder {
         point: BindPoint,
     ) {
         if self.immediates_dirty && self.immediate_size > 0 {
-            let size = self.immediate_size as usize;
-            if self.immediates.len() < size {
-                self.immediates.resize(size, 0);
-            }
-            rec.set_immediates(layout, self.immediates.get(..size).unwrap_or(&[]));
-            self.immediates_dirty = false;
+            self.push_immediates(layout, rec);
         }
         if self.pointer && self.heaps_dirty != 0 {
             self.flush_heaps(used, layout, rec, point);
