@@ -27,22 +27,6 @@ const POS: [VertexAttribute; 1] = [VertexAttribute {
     shader_location: 0,
 }];
 
-fn target(d: &TDevice) -> (Texture, TextureView) {
-    let t = d
-        .create_texture(&TextureDescriptor {
-            label: "target",
-            size: [8, 8],
-            format: TextureFormat::Rgba8Unorm,
-            usage: TextureUsages::RENDER_ATTACHMENT,
-            ..Default::default()
-        })
-        .unwrap();
-    let v = d
-        .create_texture_view(t, &TextureViewDescriptor::default())
-        .unwrap();
-    (t, v)
-}
-
 fn pipeline_with(d: &TDevice, attributes: &[VertexAttribute]) -> Result<RenderPipeline> {
     let module = d
         .create_shader_module(&ShaderModuleDescriptor {
@@ -89,29 +73,11 @@ fn pipeline_with(d: &TDevice, attributes: &[VertexAttribute]) -> Result<RenderPi
     })
 }
 
-fn begin_pass(e: &mut CommandEncoder<TestApi>, view: TextureView) {
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "pass",
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view,
-            resolve_target: None,
-            load: LoadOp::Clear([0.0; 4]),
-            store: StoreOp::Store,
-        })],
-        ..Default::default()
-    })
-    .unwrap();
-}
-
 /// Native objects not in the device's reuse pools: the users' objects and the command
 /// pools of open encoders and unsubmitted command buffers (which return to the reuse pools
 /// when those go).
 fn own_objects(d: &TDevice) -> u64 {
     d.live_native_objects() - d.pooled_native_objects()
-}
-
-fn last_commands(d: &TDevice) -> Vec<TestCommand> {
-    d.test_backend().submitted_commands().pop().unwrap().1
 }
 
 // Class 1: arithmetic that wrapped.
@@ -213,7 +179,7 @@ fn a_vertex_attribute_past_u64_is_refused() {
 #[test]
 fn inverted_draw_ranges_are_refused_before_they_reach_the_driver() {
     let d = device();
-    let (_, view) = target(&d);
+    let view = target_view(&d, [8, 8]);
     let p = pipeline_with(&d, &POS).unwrap();
     let vb = buffer(&d, "vb", 64, BufferUsages::VERTEX);
     let ib = buffer(&d, "ib", 64, BufferUsages::INDEX);
@@ -327,7 +293,7 @@ fn only_encoders_that_recorded_an_object_hold_it() {
 #[test]
 fn copies_on_both_sides_of_a_render_pass_are_ordered() {
     let d = device();
-    let (_, view) = target(&d);
+    let view = target_view(&d, [8, 8]);
     let (a, b) = (storage(&d, 64), storage(&d, 64));
     let mut e = encoder(&d);
     e.copy_buffer_to_buffer(a, 0, b, 0, 64).unwrap();
@@ -368,7 +334,7 @@ fn copies_on_both_sides_of_a_render_pass_are_ordered() {
 #[test]
 fn a_render_pass_starts_with_webgpu_dynamic_state_defaults() {
     let d = device();
-    let (_, view) = target(&d);
+    let view = target_view(&d, [8, 8]);
     let mut e = encoder(&d);
     begin_pass(&mut e, view);
     e.end_render_pass().unwrap();
@@ -409,7 +375,7 @@ fn a_view_needs_a_use_that_goes_through_views() {
 #[test]
 fn vertex_and_index_buffers_bind_inside_their_buffer() {
     let d = device();
-    let (_, view) = target(&d);
+    let view = target_view(&d, [8, 8]);
     let vb = buffer(&d, "vb", 64, BufferUsages::VERTEX);
     let ib = buffer(&d, "ib", 64, BufferUsages::INDEX);
     let mut e = encoder(&d);
@@ -513,7 +479,7 @@ fn a_submission_larger_than_the_in_flight_bound_is_refused_not_waited_for() {
 #[test]
 fn every_pass_leaves_a_breadcrumb() {
     let d = device();
-    let (_, view) = target(&d);
+    let view = target_view(&d, [8, 8]);
     let mut e = encoder(&d);
     compute_pass(&mut e);
     e.end_compute_pass().unwrap();

@@ -317,34 +317,9 @@ fn pointer_render_pipelines_are_checked_like_ordinary_ones() {
     );
 }
 
-/// A 4×4 RGBA8 render target's view.
-fn target(d: &TDevice) -> TextureView {
-    let t = d
-        .create_texture(&TextureDescriptor {
-            label: "t",
-            size: [4, 4],
-            format: TextureFormat::Rgba8Unorm,
-            usage: TextureUsages::RENDER_ATTACHMENT,
-            ..TextureDescriptor::default()
-        })
-        .unwrap();
-    d.create_texture_view(t, &TextureViewDescriptor::default())
-        .unwrap()
-}
-
 /// Opens a render pass on `view`, with `pipeline` bound if given.
 fn open_pass(e: &mut CommandEncoder<TestApi>, view: TextureView, pipeline: Option<RenderPipeline>) {
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "p",
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view,
-            resolve_target: None,
-            load: LoadOp::Clear([0.0; 4]),
-            store: StoreOp::Store,
-        })],
-        ..RenderPassDescriptor::default()
-    })
-    .unwrap();
+    begin_pass(e, view);
     if let Some(p) = pipeline {
         e.set_render_pipeline(p).unwrap();
     }
@@ -358,7 +333,7 @@ fn draws_by_address_lie_in_live_heaps() {
     let h = heap(&d, 256, HeapKind::CpuVisible).unwrap();
     let root = d.gpu_heap_ptr::<[f32; 6]>(h, 0).unwrap();
     let args = d.gpu_heap_ptr::<[u32; 4]>(h, 64).unwrap();
-    let v = target(&d);
+    let v = target_view(&d, [4, 4]);
     let pass = |e: &mut CommandEncoder<TestApi>| open_pass(e, v, Some(p));
     let mut e = encoder(&d);
     pass(&mut e);
@@ -413,14 +388,13 @@ fn draws_that_take_their_roots_check_and_record_what_set_root_and_draw_do() {
         .map(|i| d.gpu_heap_ptr::<[f32; 6]>(h, i * 32).unwrap())
         .chain([d.gpu_heap_ptr::<[f32; 6]>(other, 0).unwrap()])
         .collect();
-    let v = target(&d);
+    let v = target_view(&d, [4, 4]);
     let pass = |e: &mut CommandEncoder<TestApi>| open_pass(e, v, Some(p));
     // The commands the last submission recorded, from the pipeline's bind to the pass's
     // end (as their debug text: the commands hold no comparison of their own).
     let recorded = |d: &TDevice| -> Vec<String> {
         use vigil::hal_test::TestCommand as C;
-        let (_, commands) = d.test_backend().submitted_commands().pop().unwrap();
-        commands
+        last_commands(d)
             .into_iter()
             .skip_while(|c| !matches!(c, C::SetRenderPipeline(..)))
             .take_while(|c| !matches!(c, C::EndRenderPass))

@@ -37,17 +37,7 @@ fn the_compute_queue_needs_async_compute() {
 fn a_device_on_the_compute_queue_refuses_what_needs_drawing() {
     let (_first, c) = with_compute_queue();
     // Render passes.
-    let target = c
-        .create_texture(&TextureDescriptor {
-            label: "target",
-            size: [4, 4],
-            usage: TextureUsages::RENDER_ATTACHMENT,
-            ..TextureDescriptor::default()
-        })
-        .unwrap();
-    let view = c
-        .create_texture_view(target, &TextureViewDescriptor::default())
-        .unwrap();
+    let view = target_view(&c, [4, 4]);
     let mut e = encoder(&c);
     expect_rule(
         e.begin_render_pass(&RenderPassDescriptor {

@@ -160,6 +160,36 @@ pub fn encoder(d: &TDevice) -> CommandEncoder<TestApi> {
         .unwrap()
 }
 
+/// The view of a `size` RGBA8 render target.
+pub fn target_view(d: &TDevice, size: [u32; 2]) -> TextureView {
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label: "target",
+            size,
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::RENDER_ATTACHMENT,
+            ..Default::default()
+        })
+        .unwrap();
+    d.create_texture_view(t, &TextureViewDescriptor::default())
+        .unwrap()
+}
+
+/// Opens a render pass on `view`, cleared and stored.
+pub fn begin_pass(e: &mut CommandEncoder<TestApi>, view: TextureView) {
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "pass",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view,
+            resolve_target: None,
+            load: LoadOp::Clear([0.0; 4]),
+            store: StoreOp::Store,
+        })],
+        ..Default::default()
+    })
+    .unwrap();
+}
+
 pub fn compute_pass(e: &mut CommandEncoder<TestApi>) {
     e.begin_compute_pass(&ComputePassDescriptor::default())
         .unwrap();
