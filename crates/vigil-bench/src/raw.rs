@@ -603,7 +603,10 @@ impl Raw {
     }
 
     /// A pipeline drawing triangle lists into one RGBA8 target (dynamic rendering, dynamic
-    /// viewport and scissor, no culling, no blending), entry points `vs` and `fs`.
+    /// viewport and scissor, no culling, no blending), entry points `vs` and `fs`. With
+    /// `VIGIL_BENCH_RAW_DYNAMIC=vigil` it declares the dynamic state vigil's render
+    /// pipelines declare (blend constants and stencil reference as well, set at the start
+    /// of rendering), to measure what that declaration costs the driver per draw.
     pub fn target_pipeline(
         &self,
         (vs, vs_name): (vk::ShaderModule, &CStr),
@@ -636,8 +639,15 @@ impl Raw {
         let blend_att = [vk::PipelineColorBlendAttachmentState::default()
             .color_write_mask(vk::ColorComponentFlags::RGBA)];
         let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_att);
-        let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-        let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
+        let dynamic = [
+            vk::DynamicState::VIEWPORT,
+            vk::DynamicState::SCISSOR,
+            vk::DynamicState::BLEND_CONSTANTS,
+            vk::DynamicState::STENCIL_REFERENCE,
+        ];
+        let declared = if vigil_dynamic_state() { 4 } else { 2 };
+        let dynamic =
+            vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic[..declared]);
         let formats = [vk::Format::R8G8B8A8_UNORM];
         let mut rendering =
             vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
@@ -707,6 +717,14 @@ impl Raw {
         unsafe { device.cmd_set_viewport(cb, 0, &vp) };
         // SAFETY: as above.
         unsafe { device.cmd_set_scissor(cb, 0, &[area]) };
+        if vigil_dynamic_state() {
+            // SAFETY: blend constants are dynamic in these pipelines with the setting on.
+            unsafe { device.cmd_set_blend_constants(cb, &[0.0; 4]) };
+            // SAFETY: as above, the stencil reference too.
+            unsafe {
+                device.cmd_set_stencil_reference(cb, vk::StencilFaceFlags::FRONT_AND_BACK, 0)
+            };
+        }
     }
 
     /// An RGBA8 render target of `size` (also a copy source, for reading it back), in its
@@ -951,4 +969,11 @@ impl Drop for Raw {
         // SAFETY: the device is gone.
         unsafe { self.instance.destroy_instance(None) };
     }
+}
+
+/// Whether raw ash's render pipelines declare vigil's dynamic state
+/// (`VIGIL_BENCH_RAW_DYNAMIC=vigil`; read once).
+fn vigil_dynamic_state() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("VIGIL_BENCH_RAW_DYNAMIC").is_ok_and(|v| v == "vigil"))
 }

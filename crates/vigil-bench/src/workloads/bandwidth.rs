@@ -387,10 +387,13 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
     let copy_pl = raw.pipeline_layout(&[copy_dsl])?;
     let mut modules = Vec::new();
     let mut pipeline = |wgsl: &str, name: &str, layout| -> Result<vk::Pipeline, String> {
-        let m = vigil_shader::Module::from_wgsl(wgsl, name).map_err(|d| d.to_string())?;
-        let words = m
-            .to_spirv(&vigil_shader::SpirvOptions::default())
-            .map_err(|d| d.to_string())?;
+        let words = if unchecked_kernels() {
+            unchecked_spirv(wgsl)?
+        } else {
+            let m = vigil_shader::Module::from_wgsl(wgsl, name).map_err(|d| d.to_string())?;
+            m.to_spirv(&vigil_shader::SpirvOptions::default())
+                .map_err(|d| d.to_string())?
+        };
         let shader = raw.shader(&words)?;
         modules.push(shader);
         let stage = vk::PipelineShaderStageCreateInfo::default()
@@ -735,6 +738,37 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
         metrics: vec![("gpu copy", gpu), ("copy command", command)],
         output,
     })
+}
+
+/// Whether raw ash runs the kernels without shader-side bounds checks
+/// (`VIGIL_BENCH_RAW_KERNELS=unchecked`): to measure what vigil's checks cost the copy,
+/// against the same WGSL as vigil translates it.
+fn unchecked_kernels() -> bool {
+    std::env::var("VIGIL_BENCH_RAW_KERNELS").is_ok_and(|v| v == "unchecked")
+}
+
+/// `wgsl` translated by naga with every bounds check off (raw ash's measuring run only:
+/// its indices stay in range by construction).
+fn unchecked_spirv(wgsl: &str) -> Result<Vec<u32>, String> {
+    use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
+    let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.to_string())?;
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .map_err(|e| e.to_string())?;
+    let options = naga::back::spv::Options {
+        lang_version: (1, 3),
+        bounds_check_policies: BoundsCheckPolicies {
+            index: BoundsCheckPolicy::Unchecked,
+            buffer: BoundsCheckPolicy::Unchecked,
+            image_load: BoundsCheckPolicy::Unchecked,
+            binding_array: BoundsCheckPolicy::Unchecked,
+        },
+        ..naga::back::spv::Options::default()
+    };
+    naga::back::spv::write_vec(&module, &info, &options, None).map_err(|e| e.to_string())
 }
 
 /// The host's reference, as a paired path named `reference`: on a machine with PyTorch
