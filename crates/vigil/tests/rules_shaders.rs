@@ -428,7 +428,7 @@ fn each_dispatch_pushes_the_immediates_it_sees_zero_where_unset() {
         .1
         .into_iter()
         .filter_map(|c| match c {
-            vigil::hal_test::TestCommand::SetImmediates(bytes) => Some(bytes),
+            vigil::hal_test::TestCommand::SetImmediates(bytes) => Some(bytes.to_vec()),
             _ => None,
         })
         .collect();

@@ -110,8 +110,9 @@ pub enum TestCommand {
     WriteTimestamp(ObjectId, u32),
     /// Query resolve.
     ResolveQueries(ObjectId),
-    /// Immediate data set (its bytes).
-    SetImmediates(Vec<u8>),
+    /// Immediate data set (its bytes; up to 16 held inline, so recording a root, as a
+    /// driver would, allocates nothing).
+    SetImmediates(smallvec::SmallVec<[u8; 16]>),
     /// Bind group bound.
     SetBindGroup {
         /// Group index.
@@ -371,7 +372,9 @@ impl CommandEncoder for TestCommandEncoder {
     }
 
     unsafe fn set_immediates(&mut self, _layout: &TestObject, data: &[u8]) {
-        self.push(TestCommand::SetImmediates(data.to_vec()));
+        self.push(TestCommand::SetImmediates(smallvec::SmallVec::from_slice(
+            data,
+        )));
     }
 
     unsafe fn set_bind_group(
