@@ -200,6 +200,11 @@ impl DescriptorPools {
         p.exhausted = false;
     }
 
+    /// Sets allocated from the pools and not yet freed.
+    pub(crate) fn live_sets(&self) -> i64 {
+        self.pools.iter().map(|p| i64::from(p.live_sets)).sum()
+    }
+
     /// Destroys every pool (and with them every set).
     pub(crate) fn destroy_all(&mut self, device: &ash::Device) {
         for pool in self.pools.drain(..) {

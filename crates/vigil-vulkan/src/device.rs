@@ -412,6 +412,13 @@ pub struct CommandBuffer {
     pub(crate) raw: vk::CommandBuffer,
 }
 
+/// The memory allocator and how many allocations it has handed out (each stands for
+/// the buffer or image it backs in the live-object count), under one lock.
+struct Memory {
+    allocator: Option<Allocator>,
+    allocations: i64,
+}
+
 /// State shared by the device and its command encoders.
 pub(crate) struct DeviceShared {
     pub raw: ash::Device,
@@ -432,8 +439,12 @@ pub(crate) struct DeviceShared {
     compute_queue: Option<usize>,
     /// The families buffers and images are shared by: more than one makes them concurrent.
     sharing_families: Vec<u32>,
-    allocator: Mutex<Option<Allocator>>,
+    allocator: Mutex<Memory>,
     descriptors: Mutex<DescriptorPools>,
+    /// Native objects live, but for buffers and images with memory of their own and
+    /// bind groups from the shared pools: those are counted under the lock their creation
+    /// takes anyway (`Memory::allocations`, the pools' sets), so making and destroying
+    /// them takes no locked instruction for the count.
     pub live: AtomicI64,
     pub faults: FaultInjector,
     pub features: Features,
@@ -631,7 +642,10 @@ impl DeviceShared {
             second_queue,
             compute_queue,
             sharing_families,
-            allocator: Mutex::new(Some(allocator)),
+            allocator: Mutex::new(Memory {
+                allocator: Some(allocator),
+                allocations: 0,
+            }),
             descriptors: Mutex::new(DescriptorPools::default()),
             live: AtomicI64::new(0),
             faults: FaultInjector::default(),
@@ -684,7 +698,7 @@ impl DeviceShared {
             return Err(e);
         }
         s.set_name(raw, label);
-        s.created();
+        // Counted live by its allocation (see `DeviceShared::live`).
         let mapped = allocation.mapped_ptr().map(|p| MappedPtr(p.cast()));
         let coherent = allocation
             .memory_properties()
@@ -821,10 +835,11 @@ impl DeviceShared {
     pub(crate) fn destroy_buffer(&self, mut buffer: Buffer) {
         // SAFETY: the caller guarantees no pending GPU work uses it.
         unsafe { self.raw.destroy_buffer(buffer.raw, None) };
-        if let Some(a) = buffer.allocation.take() {
-            self.free(a);
+        match buffer.allocation.take() {
+            // Counted live by its allocation.
+            Some(a) => self.free(a),
+            None => self.released(),
         }
-        self.released();
     }
 
     pub(crate) fn created(&self) {
@@ -870,8 +885,8 @@ impl DeviceShared {
             None => "",
         };
         let mut guard = lock(&self.allocator);
-        let allocator = guard.as_mut().ok_or(hal::DeviceError::Lost)?;
-        allocator
+        let allocator = guard.allocator.as_mut().ok_or(hal::DeviceError::Lost)?;
+        let made = allocator
             .allocate(&AllocationCreateDesc {
                 name,
                 requirements,
@@ -879,14 +894,26 @@ impl DeviceShared {
                 linear,
                 allocation_scheme: AllocationScheme::GpuAllocatorManaged,
             })
-            .map_err(conv::map_alloc_error)
+            .map_err(conv::map_alloc_error)?;
+        guard.allocations = guard.allocations.wrapping_add(1);
+        Ok(made)
     }
 
     fn free(&self, allocation: Allocation) {
-        if let Some(allocator) = lock(&self.allocator).as_mut() {
+        let mut guard = lock(&self.allocator);
+        guard.allocations = guard.allocations.wrapping_sub(1);
+        if let Some(allocator) = guard.allocator.as_mut() {
             // A failed free means the allocator lost track of it; nothing the caller can do.
             let _ = allocator.free(allocation);
         }
+    }
+
+    /// Native objects live (see [`DeviceShared::live`]).
+    fn live_objects(&self) -> i64 {
+        let counted = self.live.load(Ordering::Acquire);
+        let allocations = lock(&self.allocator).allocations;
+        let sets = lock(&self.descriptors).live_sets();
+        counted.wrapping_add(allocations).wrapping_add(sets)
     }
 
     /// The Vulkan format for a vigil format on this device.
@@ -931,7 +958,7 @@ impl Drop for DeviceShared {
         let _loader = crate::instance::loader_lock();
         lock(&self.descriptors).destroy_all(&self.raw);
         // The allocator frees its memory blocks when dropped; it must go before the device.
-        drop(lock(&self.allocator).take());
+        drop(lock(&self.allocator).allocator.take());
         // SAFETY: every object made from the device has been released by the layer above
         // (it drains and destroys everything before dropping the device).
         unsafe { self.raw.destroy_device(None) };
@@ -1164,7 +1191,7 @@ impl hal::Device for Device {
             return Err(e);
         }
         s.set_name(raw, desc.label);
-        s.created();
+        // Counted live by its allocation (see `DeviceShared::live`).
         Ok(Texture {
             raw,
             allocation: Some(allocation),
@@ -1280,10 +1307,11 @@ impl hal::Device for Device {
             // SAFETY: no pending GPU work uses it (caller's guarantee).
             unsafe { s.raw.destroy_image(texture.raw, None) };
         }
-        if let Some(a) = texture.allocation.take() {
-            s.free(a);
+        match texture.allocation.take() {
+            // Counted live by its allocation.
+            Some(a) => s.free(a),
+            None => s.released(),
         }
-        s.released();
     }
 
     unsafe fn alias_texture(&self, texture: &Texture) -> hal::Result<Texture> {
@@ -1502,7 +1530,10 @@ impl hal::Device for Device {
         };
         write_descriptors(&s.raw, raw, desc.layout, desc.entries);
         s.set_name(raw, desc.label);
-        s.created();
+        // A set from the shared pools is counted live by them (see `DeviceShared::live`).
+        if matches!(pool, SetPool::Dedicated(_)) {
+            s.created();
+        }
         Ok(BindGroup { raw, pool })
     }
 
@@ -1510,10 +1541,12 @@ impl hal::Device for Device {
         let s = &self.shared;
         match group.pool {
             SetPool::Shared(index) => lock(&s.descriptors).free(&s.raw, index, group.raw),
-            // SAFETY: the pool holds only this set, which no pending GPU work uses.
-            SetPool::Dedicated(pool) => unsafe { s.raw.destroy_descriptor_pool(pool, None) },
+            SetPool::Dedicated(pool) => {
+                // SAFETY: the pool holds only this set, which no pending GPU work uses.
+                unsafe { s.raw.destroy_descriptor_pool(pool, None) };
+                s.released();
+            }
         }
-        s.released();
     }
 
     unsafe fn update_bind_group(
@@ -1772,7 +1805,7 @@ impl hal::Device for Device {
     }
 
     fn live_objects(&self) -> u64 {
-        self.shared.live.load(Ordering::Acquire).max(0) as u64
+        self.shared.live_objects().max(0) as u64
     }
 
     fn supports_full_index_range(&self, format: hal::IndexFormat) -> bool {
