@@ -119,13 +119,11 @@ impl<A: Api> Device<A> {
                 shadow: None,
             })
             .ok_or_else(|| super::buffer::registry_full(OP, &b.label, "buffer mapping"))?;
-        self.mapped_buffers.fetch_add(1, Ordering::AcqRel);
         if b.mapping
             .compare_exchange(0, word(m.handle), Ordering::AcqRel, Ordering::Acquire)
             .is_err()
         {
             // Another thread mapped the buffer meanwhile.
-            self.mapped_buffers.fetch_sub(1, Ordering::AcqRel);
             let _ = self.objects.mappings.remove(m.handle, id, OP);
             return Err(fail!(
                 MapAlreadyMapped,
@@ -370,7 +368,6 @@ impl<A: Api> Device<A> {
                 "buffer mapping",
             ));
         };
-        self.mapped_buffers.fetch_add(1, Ordering::AcqRel);
         b.mapping.store(word(m.handle), Ordering::Release);
         self.destroy_epoch.fetch_add(1, Ordering::AcqRel);
         self.notify_created("buffer", desc.label);
@@ -389,7 +386,6 @@ impl<A: Api> Device<A> {
         }
         let h =
             BufferMapping::from_parts((w >> 32) as u32, (w & u64::from(u32::MAX)) as u32, self.id);
-        self.mapped_buffers.fetch_sub(1, Ordering::AcqRel);
         let _ = self.objects.mappings.remove(h, self.id, "unmap");
         self.destroy_epoch.fetch_add(1, Ordering::AcqRel);
     }

@@ -150,9 +150,6 @@ pub struct Core<A: Api> {
     /// buffer began recording, everything the recording checked is still live and
     /// unmapped, and submission checks nothing per object.
     pub(crate) destroy_epoch: AtomicU64,
-    /// Buffers whose mapping word is set (counted up before the word is set, down after it
-    /// is cleared): while zero, no buffer is mapped and a submission looks at none.
-    pub(crate) mapped_buffers: std::sync::atomic::AtomicUsize,
     /// Structural identity of bind group layouts, for compatibility.
     pub(crate) layout_compat: Mutex<HashMap<Vec<vigil_hal::BindGroupLayoutEntry>, u32>>,
     /// Set once the device is closed (dropped): its encoders can no longer submit.
@@ -326,7 +323,6 @@ impl<A: Api> Device<A> {
                 observed: std::sync::atomic::AtomicBool::new(false),
                 progress,
                 destroy_epoch: AtomicU64::new(0),
-                mapped_buffers: std::sync::atomic::AtomicUsize::new(0),
                 layout_compat: Mutex::new(HashMap::new()),
                 closed: AtomicBool::new(false),
                 timeline: crate::timeline::TimelineState::default(),

@@ -621,10 +621,10 @@ impl<A: Api> CommandBuffer<A> {
                 core.id
             ));
         }
-        // The device counts a mapped buffer before its mapping word is set and stops
-        // after the word is cleared: with none counted, no buffer is mapped and none needs
-        // a look.
-        let mapped = (core.mapped_buffers.load(Ordering::Acquire) > 0)
+        // A buffer's mapping word is set only while the device's mapping registry holds
+        // its mapping (set after the insertion, cleared before the removal): with no live
+        // mapping, no buffer is mapped and none needs a look.
+        let mapped = (core.objects.mappings.live_count() > 0)
             .then(|| {
                 self.used
                     .tracker
