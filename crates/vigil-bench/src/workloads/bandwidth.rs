@@ -387,8 +387,8 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
     let copy_pl = raw.pipeline_layout(&[copy_dsl])?;
     let mut modules = Vec::new();
     let mut pipeline = |wgsl: &str, name: &str, layout| -> Result<vk::Pipeline, String> {
-        let words = if unchecked_kernels() {
-            unchecked_spirv(wgsl)?
+        let words = if let Some(policy) = raw_kernel_policy() {
+            spirv_with(wgsl, policy)?
         } else {
             let m = vigil_shader::Module::from_wgsl(wgsl, name).map_err(|d| d.to_string())?;
             m.to_spirv(&vigil_shader::SpirvOptions::default())
@@ -740,17 +740,22 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
     })
 }
 
-/// Whether raw ash runs the kernels without shader-side bounds checks
-/// (`VIGIL_BENCH_RAW_KERNELS=unchecked`): to measure what vigil's checks cost the copy,
-/// against the same WGSL as vigil translates it.
-fn unchecked_kernels() -> bool {
-    std::env::var("VIGIL_BENCH_RAW_KERNELS").is_ok_and(|v| v == "unchecked")
+/// How raw ash's kernels check their indices, when not as vigil's do: with
+/// `VIGIL_BENCH_RAW_KERNELS=unchecked` not at all, with `=clamped` by clamping each index
+/// to the array (naga's `Restrict`). To measure what vigil's read-zero/skip-write checks
+/// cost the copy, against the same WGSL.
+fn raw_kernel_policy() -> Option<naga::proc::BoundsCheckPolicy> {
+    match std::env::var("VIGIL_BENCH_RAW_KERNELS").ok().as_deref() {
+        Some("unchecked") => Some(naga::proc::BoundsCheckPolicy::Unchecked),
+        Some("clamped") => Some(naga::proc::BoundsCheckPolicy::Restrict),
+        _ => None,
+    }
 }
 
-/// `wgsl` translated by naga with every bounds check off (raw ash's measuring run only:
-/// its indices stay in range by construction).
-fn unchecked_spirv(wgsl: &str) -> Result<Vec<u32>, String> {
-    use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy};
+/// `wgsl` translated by naga with `policy` for every kind of index (raw ash's measuring
+/// runs only: its indices stay in range by construction).
+fn spirv_with(wgsl: &str, policy: naga::proc::BoundsCheckPolicy) -> Result<Vec<u32>, String> {
+    use naga::proc::BoundsCheckPolicies;
     let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.to_string())?;
     let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
@@ -761,10 +766,10 @@ fn unchecked_spirv(wgsl: &str) -> Result<Vec<u32>, String> {
     let options = naga::back::spv::Options {
         lang_version: (1, 3),
         bounds_check_policies: BoundsCheckPolicies {
-            index: BoundsCheckPolicy::Unchecked,
-            buffer: BoundsCheckPolicy::Unchecked,
-            image_load: BoundsCheckPolicy::Unchecked,
-            binding_array: BoundsCheckPolicy::Unchecked,
+            index: policy,
+            buffer: policy,
+            image_load: policy,
+            binding_array: policy,
         },
         ..naga::back::spv::Options::default()
     };
