@@ -272,18 +272,30 @@ impl Binder {
             && self.immediates.len() >= (self.immediate_size as usize).max(ROOT)
     }
 
-    /// Sets the root to `address` and pushes the immediate data natively at once: what
-    /// [`Binder::set_root`] and the next [`Binder::flush`] do, when [`Binder::root_only`]
-    /// holds (nothing else to bind).
+    /// Sets the root to `address` and pushes the immediate data natively at once, for the
+    /// draws of a run of `draw_root` after its first: what [`Binder::set_root`] and the next
+    /// [`Binder::flush`] would do while the state [`Binder::root_only`] found at the run's
+    /// first draw still holds (no other call came between). The immediate data is then long
+    /// enough, the root already counts as set and nothing is left dirty, so only the root's
+    /// bytes change. `false`, with nothing changed or recorded, when the data is shorter
+    /// than that state promises (the caller takes the checked path).
     #[inline(always)]
     pub fn push_root<A: Api>(
         &mut self,
         address: u64,
         layout: &A::PipelineLayout,
         rec: &mut crate::native::Rec<'_, A>,
-    ) {
-        self.set_root(address);
-        self.push_immediates(layout, rec);
+    ) -> bool {
+        const ROOT: usize = vigil_shader::glsl::ROOT_SIZE as usize;
+        let size = self.immediate_size as usize;
+        let Some(bytes) = self.immediates.get_mut(..size.max(ROOT)) else {
+            return false;
+        };
+        if let Some(root) = bytes.get_mut(..ROOT) {
+            root.copy_from_slice(&address.to_le_bytes());
+        }
+        rec.set_immediates(layout, bytes.get(..size).unwrap_or(&[]));
+        true
     }
 
     /// Pushes the pass's immediate data (the layout's size of it, zeros where unset).

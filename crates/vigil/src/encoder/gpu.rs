@@ -143,13 +143,12 @@ impl<A: Api> CommandEncoder<A> {
         let address = root.address();
         let size = (std::mem::size_of::<T>() as u64).max(1);
         let align = std::mem::align_of::<T>() as u64;
-        let in_last_heap = self.last_heap.is_some_and(|(base, len)| {
-            address
-                .checked_sub(base)
-                .is_some_and(|offset| crate::validate::inside(offset, size, len))
-        });
-        if self.root_run
-            && in_last_heap
+        // Inside the run's heap: `address - base` below its size (an address under `base`
+        // wraps past it), and `size` bytes left from there. A run of none has size 0.
+        let (base, len) = self.root_run;
+        let offset = address.wrapping_sub(base);
+        if offset < len
+            && len - offset >= size
             && address & align.wrapping_sub(1) == 0
             && vertices.start <= vertices.end
             && instances.start <= instances.end
@@ -159,12 +158,15 @@ impl<A: Api> CommandEncoder<A> {
                 (self.pool.as_mut(), self.used.render_layout.as_ref())
             {
                 let mut rec = crate::native::Rec::<A>(pool);
-                self.render
+                if self
+                    .render
                     .binder
-                    .push_root(address, &*layout.raw, &mut rec);
-                rec.draw(vertices, instances);
-                self.draws = self.draws.wrapping_add(1);
-                return Ok(());
+                    .push_root(address, &*layout.raw, &mut rec)
+                {
+                    rec.draw(vertices, instances);
+                    self.draws = self.draws.wrapping_add(1);
+                    return Ok(());
+                }
             }
         }
         self.draw_root_checked(root, vertices, instances)
@@ -187,11 +189,16 @@ impl<A: Api> CommandEncoder<A> {
             e.draw_in_pass(OP, vertices, instances)
         })?;
         // What the short path takes for granted holds until another call: a native
-        // recording open, the pass's layout, and nothing but the root left to push.
-        self.root_run = self.open
+        // recording open, the pass's layout, and nothing but the root left to push. The
+        // run's heap is the one this root lay in.
+        let run = self.open
             && self.pool.is_some()
             && self.used.render_layout.is_some()
             && self.render.root_only();
+        self.root_run = match self.last_heap {
+            Some(heap) if run => heap,
+            _ => (0, 0),
+        };
         Ok(())
     }
 

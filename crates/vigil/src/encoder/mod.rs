@@ -109,11 +109,12 @@ pub struct CommandEncoder<A: Api = DefaultApi> {
     /// recording's heaps: while nothing was destroyed since recording began, an address
     /// inside it needs no other look (see [`CommandEncoder::draw_root`]).
     pub(crate) last_heap: Option<(u64, u64)>,
-    /// The latest call was a [`CommandEncoder::draw_root`] that left the pass as a run of
-    /// them needs it ([`render::RenderState::root_only`]): the next one checks only its
-    /// root and ranges. Every other call clears it on entry ([`CommandEncoder::step`]),
-    /// so no change of state can slip past it.
-    pub(crate) root_run: bool,
+    /// `(address, size)` of the heap of a run of [`CommandEncoder::draw_root`]: set when
+    /// the latest call was one that left the pass as a run of them needs it
+    /// ([`render::RenderState::root_only`]), its root in that heap; then the next one
+    /// checks only its root against the heap and its ranges. Every other call sets the size
+    /// to 0 on entry ([`CommandEncoder::step`]), so no change of state can slip past it.
+    pub(crate) root_run: (u64, u64),
 }
 
 /// A finished command buffer, ready for [`Device::submit`] on any thread.
@@ -191,7 +192,7 @@ impl<A: Api> Device<A> {
             span: tracing::debug_span!(target: "vigil", "vigil", op = "record", label = desc.label),
             pass_span: tracing::Span::none(),
             last_heap: None,
-            root_run: false,
+            root_run: (0, 0),
         };
         // Timeline on: the command buffer's first timestamp opens it.
         if let Some(set) = encoder.timeline.as_ref().map(|s| s.objects.set) {
@@ -244,7 +245,7 @@ impl<A: Api> CommandEncoder<A> {
         op: &'static str,
         f: impl FnOnce(&mut Self) -> Result<T>,
     ) -> Result<T> {
-        self.root_run = false;
+        self.root_run.1 = 0;
         if let Some(first) = &self.error {
             return Err(self.poisoned(first, op));
         }
