@@ -268,11 +268,14 @@ pub fn vigil_tier(
     let record = || -> std::result::Result<(CommandBuffer, Duration), String> {
         let t = Instant::now();
         let mut enc = begin(device, view, pipeline)?;
-        for root in &roots {
-            if split {
+        // One loop per path, so neither pays a per-draw test of which it is.
+        if split {
+            for root in &roots {
                 enc.set_root(*root).map_err(e)?;
                 enc.draw(0..6, 0..1).map_err(e)?;
-            } else {
+            }
+        } else {
+            for root in &roots {
                 enc.draw_root(*root, 0..6, 0..1).map_err(e)?;
             }
         }
