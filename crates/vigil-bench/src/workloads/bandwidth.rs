@@ -38,13 +38,17 @@ pub struct Kernel {
     pub workgroup: u32,
     /// Rounds of `loads` elements each thread copies (1: no loop).
     pub rounds: u32,
+    /// Each workgroup copies one contiguous block, its threads' loads a workgroup apart,
+    /// instead of each load a whole dispatch apart.
+    pub block: bool,
 }
 
 impl Kernel {
     /// The shape the bench uses: four loads, 256 threads, one round, unless
-    /// `VIGIL_BENCH_COPY` names another as `loads,workgroup` or `loads,workgroup,rounds`
-    /// (for tuning runs; all powers of two, loads ≤ 16, workgroup 32 to 1024, rounds ≤ 256,
-    /// at most 4 MiB a workgroup; anything else is ignored).
+    /// `VIGIL_BENCH_COPY` names another as `loads,workgroup` or `loads,workgroup,rounds`,
+    /// optionally followed by `,block` (for tuning runs; all powers of two, loads ≤ 16,
+    /// workgroup 32 to 1024, rounds ≤ 256, at most 4 MiB a workgroup; anything else is
+    /// ignored).
     pub fn chosen() -> Kernel {
         Kernel::from_setting(std::env::var("VIGIL_BENCH_COPY").ok().as_deref())
     }
@@ -55,9 +59,14 @@ impl Kernel {
             loads: 4,
             workgroup: 256,
             rounds: 1,
+            block: false,
         };
         let Some(v) = setting else {
             return default;
+        };
+        let (v, block) = match v.trim().strip_suffix(",block") {
+            Some(shape) => (shape, true),
+            None => (v, false),
         };
         let mut it = v.split(',').map(|n| n.trim().parse::<u32>().ok());
         let (l, w) = (it.next().flatten(), it.next().flatten());
@@ -79,6 +88,7 @@ impl Kernel {
                     loads: l,
                     workgroup: w,
                     rounds: r,
+                    block,
                 }
             }
             _ => default,
@@ -90,12 +100,21 @@ impl Kernel {
     /// coalesced across the workgroup; the dispatch covers the buffer exactly (see
     /// [`Size::copy_dispatch`]). Workgroups are numbered across the dispatch's two
     /// dimensions. One round is straight-line code; more are a loop.
+    ///
+    /// With `block`, workgroup `g` copies elements `g * rounds * loads * workgroup` on,
+    /// thread `t` of it in round `r` elements `t + (r * loads + k) * workgroup`: each
+    /// workgroup one contiguous block, each load still coalesced.
     pub fn wgsl(&self) -> String {
+        let apart = if self.block {
+            format!("{}u", self.workgroup)
+        } else {
+            "stride".to_owned()
+        };
         let mut loads = String::new();
         let mut stores = String::new();
         for k in 0..self.loads {
-            loads.push_str(&format!("    let v{k} = src[i + {k}u * stride];\n"));
-            stores.push_str(&format!("    dst[i + {k}u * stride] = v{k};\n"));
+            loads.push_str(&format!("    let v{k} = src[i + {k}u * {apart}];\n"));
+            stores.push_str(&format!("    dst[i + {k}u * {apart}] = v{k};\n"));
         }
         let head = format!(
             "@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;\n\
@@ -106,15 +125,25 @@ impl Kernel {
              \x20   let stride = n.x * n.y * {w}u;\n",
             w = self.workgroup
         );
-        let first = format!("(wg.x + wg.y * n.x) * {}u + lid", self.workgroup);
+        let (first, round) = if self.block {
+            let per_group = self.rounds * self.loads * self.workgroup;
+            (
+                format!("(wg.x + wg.y * n.x) * {per_group}u + lid"),
+                format!("{}u", self.loads * self.workgroup),
+            )
+        } else {
+            (
+                format!("(wg.x + wg.y * n.x) * {}u + lid", self.workgroup),
+                format!("{}u * stride", self.loads),
+            )
+        };
         if self.rounds == 1 {
             return format!("{head}    let i = {first};\n{loads}{stores}}}\n");
         }
         format!(
             "{head}    for (var r = 0u; r < {rounds}u; r += 1u) {{\n\
-             \x20   let i = {first} + r * {l}u * stride;\n{loads}{stores}    }}\n}}\n",
+             \x20   let i = {first} + r * {round};\n{loads}{stores}    }}\n}}\n",
             rounds = self.rounds,
-            l = self.loads
         )
     }
 }
@@ -892,6 +921,7 @@ mod tests {
                     loads,
                     workgroup,
                     rounds,
+                    block: false,
                 };
                 let size = Size {
                     total: 4 << 30,
@@ -914,19 +944,21 @@ mod tests {
     fn every_kernel_shape_is_valid_wgsl_with_one_load_and_store_per_element() {
         for loads in [1, 4, 16] {
             for workgroup in [32, 256, 1024] {
-                for rounds in [1, 8] {
+                for (rounds, block) in [(1, false), (8, false), (1, true), (8, true)] {
                     let wgsl = Kernel {
                         loads,
                         workgroup,
                         rounds,
+                        block,
                     }
                     .wgsl();
                     assert_eq!(wgsl.matches("= src[").count() as u32, loads);
                     assert_eq!(wgsl.matches("dst[i").count() as u32, loads);
                     assert_eq!(wgsl.contains("for (var r"), rounds > 1);
+                    assert_eq!(wgsl.contains("u * stride]"), !block);
                     assert!(wgsl.contains(&format!("@workgroup_size({workgroup})")));
                     if let Err(d) = vigil_shader::Module::from_wgsl(&wgsl, "copy.wgsl") {
-                        panic!("{loads} x {workgroup} x {rounds}: {d}");
+                        panic!("{loads} x {workgroup} x {rounds} block {block}: {d}");
                     }
                 }
             }
@@ -939,12 +971,22 @@ mod tests {
             loads,
             workgroup,
             rounds,
+            block: false,
         };
         assert_eq!(Kernel::from_setting(None), k(4, 256, 1));
         assert_eq!(Kernel::from_setting(Some("8,128")), k(8, 128, 1));
         assert_eq!(Kernel::from_setting(Some(" 2 , 1024 ")), k(2, 1024, 1));
         assert_eq!(Kernel::from_setting(Some("4,256,16")), k(4, 256, 16));
+        assert_eq!(
+            Kernel::from_setting(Some("8,128,1,block")),
+            Kernel {
+                block: true,
+                ..k(8, 128, 1)
+            }
+        );
         for bad in [
+            "block",
+            "4,256,block,1",
             "3,256",
             "4,2048",
             "4,16",
