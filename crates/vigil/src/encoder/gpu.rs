@@ -148,7 +148,7 @@ impl<A: Api> CommandEncoder<A> {
         let (base, len) = self.root_run;
         let offset = address.wrapping_sub(base);
         if offset < len
-            && len - offset >= size
+            && len.wrapping_sub(offset) >= size
             && address & align.wrapping_sub(1) == 0
             && vertices.start <= vertices.end
             && instances.start <= instances.end
