@@ -143,12 +143,10 @@ impl<A: Api> CommandEncoder<A> {
         let address = root.address();
         let size = (std::mem::size_of::<T>() as u64).max(1);
         let align = std::mem::align_of::<T>() as u64;
-        // Inside the run's heap: `address - base` below its size (an address under `base`
-        // wraps past it), and `size` bytes left from there. A run of none has size 0.
+        // Inside the run's heap, by the check every range takes (an address under `base`
+        // wraps past the heap's size). A run of none has size 0, and `size` is at least 1.
         let (base, len) = self.root_run;
-        let offset = address.wrapping_sub(base);
-        if offset < len
-            && len.wrapping_sub(offset) >= size
+        if crate::validate::inside(address.wrapping_sub(base), size, len)
             && address & align.wrapping_sub(1) == 0
             && vertices.start <= vertices.end
             && instances.start <= instances.end
