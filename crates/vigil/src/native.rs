@@ -34,8 +34,9 @@ impl<A: Api> Deref for Hal<A> {
     }
 }
 
-/// The host-memory range `offset..offset + len` of a mapping, or why not.
-#[inline]
+/// The host-memory range `offset..offset + len` of a mapping, or why not (inlined
+/// always: every queued write's copy asks it; the refusals are out of line).
+#[inline(always)]
 fn mapped_range(
     mapping: Option<vigil_hal::Mapping>,
     offset: u64,

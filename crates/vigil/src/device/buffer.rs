@@ -223,6 +223,20 @@ impl<A: Api> Device<A> {
             );
             return Ok(());
         }
+        self.write_buffer_general(q, buffer, offset, data)
+    }
+
+    /// [`Device::write_buffer`] for a write that does not continue the last pending one:
+    /// out of line, so a run of sequential writes saves no registers for this path.
+    #[inline(never)]
+    fn write_buffer_general(
+        &self,
+        mut q: std::sync::MutexGuard<'_, super::queue::QueueState<A>>,
+        buffer: Buffer,
+        offset: u64,
+        data: &[u8],
+    ) -> Result<()> {
+        const OP: &str = "write_buffer";
         // Another write into the buffer of the latest pending write: that write holds the
         // buffer already, so while its handle's state word says it is live the registry is
         // not asked again (no shard lock). Otherwise it is looked up under the queue lock,

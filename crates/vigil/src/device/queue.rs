@@ -120,6 +120,7 @@ impl Completion {
     }
 
     /// Whether the native device is lost.
+    #[inline]
     pub fn is_lost(&self) -> bool {
         self.loss.lost.load(Ordering::Acquire)
     }

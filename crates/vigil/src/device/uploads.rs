@@ -198,6 +198,16 @@ impl StagingAccount {
         self.check_bytes(op, label, size)
     }
 
+    /// Whether `size` more staged bytes fit the budget ([`StagingAccount::check_bytes`]
+    /// without the refusal).
+    #[inline(always)]
+    pub fn has_bytes(&self, size: u64) -> bool {
+        self.queued_bytes
+            .saturating_add(self.in_flight_bytes)
+            .saturating_add(size)
+            <= self.budget
+    }
+
     /// Refuses `size` more staged bytes past the budget.
     #[inline]
     pub fn check_bytes(
@@ -206,8 +216,7 @@ impl StagingAccount {
         label: &(impl AsRef<str> + ?Sized),
         size: u64,
     ) -> Result<()> {
-        let total = self.queued_bytes.saturating_add(self.in_flight_bytes);
-        if total.saturating_add(size) > self.budget {
+        if !self.has_bytes(size) {
             return Err(self.over_budget(op, label.as_ref(), size));
         }
         Ok(())
@@ -248,14 +257,16 @@ impl<A: Api> Device<A> {
 
 impl<A: Api> Core<A> {
     /// Appends `data` to the last pending write when the write continues it: the same
-    /// buffer (its handle still live), at the pending write's end, with room after its
-    /// staged bytes in the last staging chunk. That is a run of sequential writes, the
-    /// common case, handled on the pending write's own reference to the buffer (no
-    /// registry lookup, no reference count taken): the region grows by `data`.
+    /// buffer, at the pending write's end, with room after its staged bytes in the last
+    /// staging chunk, and a write the checks accept within the budget. That is a run of
+    /// sequential writes, the common case, handled on the pending write's own reference
+    /// to the buffer (no registry lookup, no reference count taken): the region grows by
+    /// `data`.
     ///
-    /// `Ok(false)`: not such a write, nothing done (the caller takes the general path).
-    /// A refusal is the one the general path gives for the same call. The queue lock is
-    /// held (`q`).
+    /// `Ok(false)`: not such a write, nothing done; the caller takes the general path,
+    /// which refuses a write the checks refuse, with its rule. `Err` only when the copy
+    /// into staging fails. The queue lock is held (`q`).
+    #[inline(always)]
     pub(crate) fn continue_last_write(
         &self,
         q: &mut QueueState<A>,
@@ -265,43 +276,41 @@ impl<A: Api> Core<A> {
         op: &'static str,
     ) -> Result<bool> {
         let size = data.len() as u64;
-        let chunks = q.uploads.chunks.len();
+        // The last chunk: a pending write continues only in the chunk staged last.
+        let last = q.uploads.chunks.len().wrapping_sub(1);
         let Some(w) = q.uploads.writes.last_mut() else {
             return Ok(false);
         };
+        // A live pending write's buffer is not destroyed: destroying it clears `live` under
+        // the queue lock, held here, so its handle needs no registry look.
         if size == 0
             || !w.live
             || w.dst.handle != buffer
-            || w.dst_offset.saturating_add(w.size) != offset
-            || w.chunk.saturating_add(1) != chunks
-            || !self
-                .objects
-                .buffers
-                .is_live(buffer.index(), buffer.generation())
+            || w.chunk != last
+            || w.dst_offset.wrapping_add(w.size) != offset
         {
             return Ok(false);
         }
-        let end = w.src_offset.saturating_add(w.size);
-        let Some(c) = q
-            .uploads
-            .chunks
-            .get_mut(w.chunk)
-            .filter(|c| c.used == end && end.checked_add(size).is_some_and(|e| e <= c.size))
-        else {
+        let Some(c) = q.uploads.chunks.get_mut(last) else {
             return Ok(false);
         };
-        // The general path's checks, in its order: the write's own, then the budget (a
-        // buffer with a live pending write is never written directly, and a pending
-        // write's range is never this one's, so neither of its other branches applies).
-        crate::validate::buffer::write(w.dst.facts(), offset, size)?;
-        q.staging.check_bytes(op, &w.dst.label, size)?;
+        let end = w.src_offset.wrapping_add(w.size);
+        // Anything else (an empty or refused write, a full chunk, the budget reached)
+        // takes the general path, which refuses it the way it refuses any write.
+        if c.used != end
+            || !crate::validate::inside(end, size, c.size)
+            || !crate::validate::buffer::write_passes(w.dst.facts(), offset, size)
+            || !q.staging.has_bytes(size)
+        {
+            return Ok(false);
+        }
         self.hal
             .write_mapped(&c.buffer, end, data)
             .map_err(|e| self.hal_error(e, op, &w.dst.label))?;
-        c.used = end.saturating_add(size);
-        w.size = w.size.saturating_add(size);
+        c.used = end.wrapping_add(size);
+        w.size = w.size.wrapping_add(size);
         q.staging.merged = q.staging.merged.wrapping_add(1);
-        q.staging.queued_bytes = q.staging.queued_bytes.saturating_add(size);
+        q.staging.queued_bytes = q.staging.queued_bytes.wrapping_add(size);
         Ok(true)
     }
 
