@@ -687,6 +687,8 @@ mod tests {
         assert_eq!(median_rank(20), 6);
         assert_eq!(median_rank(31), 10);
         assert_eq!(median_rank(41), 14);
+        assert_eq!(median_rank(82), 32);
+        assert_eq!(median_rank(162), 69);
         assert_eq!(median_rank(3), 1);
     }
 
