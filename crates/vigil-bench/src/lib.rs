@@ -241,19 +241,6 @@ fn run_one(
                     move |g| d::wgpu(g, Some(bg), size, plan),
                     None,
                 )?
-            } else if par && std::env::var_os("VIGIL_BENCH_FRESH_PARALLEL").is_some() {
-                // A trial: parallel-record on fresh devices of each path, as idle-resources
-                // runs, to tell whether the main devices' history moves its rates.
-                let mut a = paths.second()?;
-                each_path_on(
-                    (&a.vigil, &mut a.raw, &a.wgpu),
-                    opts,
-                    plan,
-                    move |v| d::vigil(v, None, size, plan),
-                    move |r| d::ash(r, None, size, plan),
-                    move |g| d::wgpu(g, None, size, plan),
-                    None,
-                )?
             } else {
                 each_path(
                     paths,
