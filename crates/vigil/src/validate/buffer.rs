@@ -219,7 +219,7 @@ mod tests {
             BufferUsages::MAP_READ,
         ];
         let edges = [0, 1, 2, 3, 4, 8, 60, 63, 64, 65, 68, u64::MAX - 3, u64::MAX];
-        let mut accepted = 0;
+        let (mut accepted, mut refused) = (0, 0);
         for usage in usages {
             for mapped in [false, true] {
                 for size in [0, 4, 64, 66, 128] {
@@ -234,12 +234,16 @@ mod tests {
                             let ok = write(b, offset, len).is_ok();
                             assert_eq!(write_passes(b, offset, len), ok, "{b:?} {offset} {len}");
                             accepted += usize::from(ok);
+                            refused += usize::from(!ok);
                         }
                     }
                 }
             }
         }
         // Both outcomes were met, so the sweep compared each.
-        assert!(accepted > 0);
+        assert!(
+            accepted > 0 && refused > 0,
+            "{accepted} accepted, {refused} refused"
+        );
     }
 }
