@@ -223,9 +223,9 @@ fn run_one(
                 // devices have run the workloads before this one, and in a full H200 run
                 // vigil's main device then encoded this frame ~15% slower than a fresh one.
                 // Twice the repetitions of the other workloads, 81 a half: the submit
-                // quotient's four times spread its per-repetition values by about ±10%, more
-                // than the 5% it is tested against, and 82 left its interval about 0.2 wide
-                // around a median near 1 (runs met and missed the target by noise alone).
+                // figure, a quotient of four timings, spreads by about ±10% a repetition,
+                // more than the 5% it is tested against, and 82 left its interval about 0.2
+                // wide around a median near 1 (runs met and missed the target by noise).
                 let plan = Plan {
                     runs: if opts.quick { plan.runs } else { 81 },
                     ..plan
