@@ -226,6 +226,8 @@ fn run_one(
                 // figure, a quotient of four timings, spreads by about ±10% a repetition,
                 // more than the 5% it is tested against, and 82 left its interval about 0.2
                 // wide around a median near 1 (runs met and missed the target by noise).
+                // Each repetition's figures are also medians of five frames a path
+                // (`draws::TIMED`), which narrows each timing's spread in turn.
                 let plan = Plan {
                     runs: if opts.quick { plan.runs } else { 81 },
                     ..plan

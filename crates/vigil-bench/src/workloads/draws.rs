@@ -416,12 +416,20 @@ fn vigil_frame(device: &vigil::Device, record: &VigilRecord<'_>) -> Result<[Dura
     super::vigil_submit_timed(device, record()?)
 }
 
-/// Per repetition one timed frame through `plain` and one through `idle`, in an order that
-/// swaps every repetition: `[encode, submit, encode+idle, submit+idle]`. Each timed pair is
-/// led by one untimed frame of each in the same order, so neither timed frame is the first
-/// of its path's turn: measured on the H200 before the lead-in, the first frame after
-/// another path ran submitted in ~55 µs and the next in ~36 µs, whichever device, which split
-/// the per-repetition ratios into two modes. With the lead-in, each timed frame follows its
+/// Timed frames of each device per repetition of the idle-resources phase; each of the
+/// repetition's four figures is the median of its five. One frame's submit time spreads by
+/// about ±10%, and the phase's submit figure is a quotient of four such timings; the
+/// median of five narrows each timing's spread, and so the quotient's, without more
+/// repetitions (whose count sets how wide the interval's ranks are).
+const TIMED: usize = 5;
+
+/// Per repetition [`TIMED`] timed frames through `plain` and as many through `idle`,
+/// alternated, in an order that swaps every repetition; the repetition's figures are
+/// their medians, `[encode, submit, encode+idle, submit+idle]`. The timed frames are led by
+/// one untimed frame of each in the same order, so no timed frame is the first of its
+/// path's turn: measured on the H200 before the lead-in, the first frame after another
+/// path ran submitted in ~55 µs and the next in ~36 µs, whichever device, which split the
+/// per-repetition ratios into two modes. With the lead-in, each timed frame follows its
 /// own device's last frame by one frame of the other device, in both orders.
 fn alternate(
     plan: Plan,
@@ -431,18 +439,31 @@ fn alternate(
     let mut turn = false;
     repeat(plan, || {
         turn = !turn;
-        let (a, b) = if turn {
-            plain()?;
-            idle()?;
-            let a = plain()?;
-            (a, idle()?)
-        } else {
-            idle()?;
-            plain()?;
-            let b = idle()?;
-            (plain()?, b)
+        // `[encode, submit]` of each timed frame, plain's and idle's.
+        let mut times = [[[Duration::ZERO; TIMED]; 2]; 2];
+        let mut one = |which: usize, k: Option<usize>| -> Result<(), String> {
+            let t = if which == 0 { plain()? } else { idle()? };
+            if let Some(k) = k {
+                times[which][0][k] = t[0];
+                times[which][1][k] = t[1];
+            }
+            Ok(())
         };
-        Ok([a[0], a[1], b[0], b[1]])
+        let order = if turn { [0, 1] } else { [1, 0] };
+        for w in order {
+            one(w, None)?;
+        }
+        for k in 0..TIMED {
+            for w in order {
+                one(w, Some(k))?;
+            }
+        }
+        let median = |mut v: [Duration; TIMED]| {
+            v.sort_unstable();
+            v[TIMED / 2]
+        };
+        let [[e, s], [ei, si]] = times;
+        Ok([median(e), median(s), median(ei), median(si)])
     })
 }
 
