@@ -586,7 +586,7 @@ fn abort(
 /// more than one thread's time (on the H200 host one run's eight-thread rate was 5.81 with
 /// the interval [5.39, 6.76]); the mean of three narrows that spread without moving its
 /// centre, as the one-thread time is already the mean of several rounds.
-const WIDE_ROUNDS: u32 = 3;
+pub const WIDE_ROUNDS: u32 = 3;
 
 /// Times up to `max(counts)` threads recording at once: in each repetition, for each count
 /// `t` in `counts` in turn, threads `0..t` call `record(i)` once, all starting at one
