@@ -262,6 +262,61 @@ fn loss_is_reported_before_readiness() {
 }
 
 #[test]
+fn device_local_buffers_made_in_reused_slots_read_as_zero() {
+    // A device-local buffer is zeroed by a fill in front of its first use, which the
+    // submission decides from the buffer's state: a buffer made in the slot of one that was
+    // written (a new generation there) starts from a state of its own, not the old one's.
+    // Filled buffers are destroyed and new ones of the same sizes made in the same slots
+    // (and, from the allocator, likely the same memory), and every byte reads as zero.
+    let d = gpu();
+    let sizes = [256u64, 4096, 65536];
+    let make = |size: u64| {
+        d.create_buffer(&BufferDescriptor {
+            label: "device-local",
+            size,
+            usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+        })
+        .unwrap()
+    };
+    let mut last: Vec<Buffer> = Vec::new();
+    for round in 0..3 {
+        let made: Vec<Buffer> = sizes.iter().map(|&s| make(s)).collect();
+        for (old, new) in last.iter().zip(&made) {
+            assert_eq!(
+                new.index(),
+                old.index(),
+                "round {round}: the slot is reused"
+            );
+            assert_ne!(new.generation(), old.generation());
+        }
+        for (&b, &size) in made.iter().zip(&sizes) {
+            let bytes = d.read_buffer(b, 0, size).unwrap();
+            assert_eq!(bytes.len() as u64, size);
+            assert!(
+                bytes.iter().all(|&x| x == 0),
+                "round {round}: a new {size}-byte buffer holds non-zero bytes"
+            );
+            d.write_buffer(b, 0, &vec![0x5A; size as usize]).unwrap();
+        }
+        d.submit(std::iter::empty()).unwrap();
+        for (&b, &size) in made.iter().zip(&sizes) {
+            assert!(
+                d.read_buffer(b, 0, size)
+                    .unwrap()
+                    .iter()
+                    .all(|&x| x == 0x5A),
+                "round {round}: the written bytes did not arrive"
+            );
+        }
+        for &b in made.iter().rev() {
+            d.destroy_buffer(b).unwrap();
+        }
+        d.poll().unwrap();
+        last = made;
+    }
+}
+
+#[test]
 fn host_visible_buffers_made_in_reused_memory_read_as_zero() {
     // A host-visible buffer is zeroed in place when made: filled buffers are destroyed
     // and new ones of the same sizes made (the allocator hands the same memory back), and

@@ -1,14 +1,12 @@
 //! Buffers: creation, destruction, queue writes and readback.
 
-use super::{BufferObj, BufferState, Device, WaitSite, lock};
+use super::{BufferObj, Device, WaitSite, lock};
 use crate::error::{Error, Result, fail};
 use crate::handle::{Buffer, Handle};
 use crate::native::Owned;
-use crate::track::State;
 use crate::validate;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use vigil_hal::{Api, BufferUsages, MemoryLocation, TextureLayout};
+use vigil_hal::{Api, BufferUsages, MemoryLocation};
 
 /// How to create a buffer.
 ///
@@ -158,11 +156,6 @@ impl<A: Api> Device<A> {
                     last_use: AtomicU64::new(0),
                     queued_writes: AtomicBool::new(false),
                     mapping: AtomicU64::new(0),
-                    // Device-local memory is zeroed by a fill in front of its first use.
-                    state: Mutex::new(BufferState {
-                        zeroed: host_visible,
-                        state: State::fresh(TextureLayout::General),
-                    }),
                 },
                 keep,
             )

@@ -142,17 +142,58 @@ pub(crate) struct BufferObj<A: Api> {
     /// An open mapping (`slot << 32 | generation`; 0: none). Submissions that use a mapped buffer are
     /// refused.
     pub mapping: AtomicU64,
-    /// Between submissions: whether it was zeroed yet, and the tracker's state of it
-    /// (read and moved on at submission, under the queue lock).
-    pub state: Mutex<BufferState>,
 }
 
-/// A buffer's state between submissions.
+/// A buffer's state between submissions (kept in [`BufferStates`]).
+#[derive(Clone, Copy)]
 pub(crate) struct BufferState {
     /// Zeroed at least once: WebGPU buffers start zeroed. Host-visible ones are zeroed at
     /// creation, device-local ones by a fill in front of their first use.
     pub zeroed: bool,
     pub state: State,
+}
+
+/// Every buffer's [`BufferState`] between submissions, by registry slot: whether it was
+/// zeroed yet, and the tracker's state of it. It lives in the queue's state, read and moved
+/// on at submission under the queue lock, rather than in each buffer behind a mutex of its
+/// own: a submission resolves every buffer it uses in turn, and a mutex put two locked
+/// instructions on each (each waiting for the memory accesses before it, so states out of
+/// the cache were fetched one after another), where the table's entries lie together and
+/// are changed in place.
+#[derive(Default)]
+pub(crate) struct BufferStates {
+    /// Per slot: the generation of the buffer the entry is for, and its state.
+    slots: Vec<(u32, BufferState)>,
+    /// What [`BufferStates::of`] hands out when the table cannot grow to a slot.
+    spare: Option<BufferState>,
+}
+
+impl BufferStates {
+    /// The state of `b`, a fresh one when its slot's entry is another buffer's (or none):
+    /// zeroed when host-visible (zeroed at creation), otherwise to be zeroed by a fill in
+    /// front of its first use.
+    #[inline]
+    pub fn of<A: Api>(&mut self, b: &BufferObj<A>) -> &mut BufferState {
+        use crate::handle::Handle;
+        let (index, generation) = (b.handle.index() as usize, b.handle.generation());
+        let fresh = BufferState {
+            zeroed: b.host_visible,
+            state: State::fresh(TextureLayout::General),
+        };
+        if self.slots.len() <= index {
+            // Generation 0 is never a live buffer's: a new entry is another buffer's.
+            self.slots.resize(index.saturating_add(1), (0, fresh));
+        }
+        match self.slots.get_mut(index) {
+            Some(e) => {
+                if e.0 != generation {
+                    *e = (generation, fresh);
+                }
+                &mut e.1
+            }
+            None => self.spare.insert(fresh),
+        }
+    }
 }
 
 impl<A: Api> BufferObj<A> {

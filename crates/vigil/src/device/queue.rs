@@ -241,6 +241,8 @@ pub(crate) struct QueueState<A: Api> {
     /// Submission heads recorded once and submitted again while a command buffer needs
     /// exactly the same barriers (a frame's usual case).
     pub heads: Vec<CachedHead<A>>,
+    /// Every buffer's state between submissions.
+    pub buffer_states: super::BufferStates,
 }
 
 /// Most submission heads kept for resubmission.
@@ -301,6 +303,7 @@ impl<A: Api> QueueState<A> {
             spare_staging: Vec::new(),
             spare_staging_bytes: 0,
             heads: Vec::new(),
+            buffer_states: super::BufferStates::default(),
         }
     }
 
@@ -753,11 +756,9 @@ impl<A: Api> Default for Undo<A> {
 impl<A: Api> Undo<A> {
     /// Puts the states back, latest change first: the command buffers' (`cbs`, those the
     /// plan resolved), then the uploads'.
-    fn apply(self, cbs: &[CommandBuffer<A>]) {
-        let put_buffer = |b: &super::BufferObj<A>, zeroed, state| {
-            let mut g = lock(&b.state);
-            g.zeroed = zeroed;
-            g.state = state;
+    fn apply(self, cbs: &[CommandBuffer<A>], states: &mut super::BufferStates) {
+        let mut put_buffer = |b: &super::BufferObj<A>, zeroed, state| {
+            *states.of(b) = super::BufferState { zeroed, state };
         };
         let put_texture = |t: &super::TextureObj<A>, initialized, parts| {
             let mut g = lock(&t.state);
@@ -812,7 +813,7 @@ impl<A: Api> Plan<A> {
     /// bytes it carried are dropped and their share of the budget returned; buffers keep
     /// their old contents.
     fn undo(self, core: &Core<A>, q: &mut QueueState<A>, cbs: &[CommandBuffer<A>]) {
-        self.undo.apply(cbs);
+        self.undo.apply(cbs, &mut q.buffer_states);
         q.resident.extend(self.resident);
         for h in &mut q.heads {
             h.taken = false;
@@ -885,7 +886,12 @@ impl<A: Api> Core<A> {
                 pool.begin("vigil uploads")
                     .map_err(|e| self.hal_error(e, op, &self.label))?;
                 if !uploads.is_empty() {
-                    plan.written = self.record_uploads(&mut Rec(pool), &uploads, &mut plan.undo);
+                    plan.written = self.record_uploads(
+                        &mut Rec(pool),
+                        &uploads,
+                        &mut plan.undo,
+                        &mut q.buffer_states,
+                    );
                 }
                 if !resident.is_empty() {
                     let mut head = Head::default();
@@ -899,7 +905,7 @@ impl<A: Api> Core<A> {
             plan.heads.push(head);
             for cb in cbs {
                 let mut head = Head::default();
-                cb.resolve(&mut head, &mut plan.undo);
+                cb.resolve(&mut head, &mut plan.undo, &mut q.buffer_states);
                 let native = if head.is_empty() {
                     None
                 } else if head.zero_buffers.is_empty() && head.clear_textures.is_empty() {

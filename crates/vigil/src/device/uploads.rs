@@ -494,6 +494,7 @@ impl<A: Api> Core<A> {
         rec: &mut Rec<'_, A>,
         uploads: &PendingUploads<A>,
         undo: &mut super::Undo<A>,
+        states: &mut super::BufferStates,
     ) -> Vec<Arc<BufferObj<A>>> {
         const WRITE: Use = Use::buffer(Stages::TRANSFER, Access::TRANSFER_WRITE);
         const TEX_WRITE: Use = Use {
@@ -515,7 +516,7 @@ impl<A: Api> Core<A> {
             if seen.insert(Arc::as_ptr(&w.dst) as usize, ()).is_some() {
                 continue;
             }
-            let mut g = lock(&w.dst.state);
+            let g = states.of(&w.dst);
             undo.buffers.push((w.dst.clone(), g.zeroed, g.state));
             if !g.zeroed {
                 head.zero_buffers.push(&w.dst);

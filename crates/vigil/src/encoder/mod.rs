@@ -787,13 +787,18 @@ impl<A: Api> CommandBuffer<A> {
     /// (zero fills of buffers and textures never used, barriers) goes into `head`, and the
     /// states move on to what the command buffer leaves them in. The old states are kept
     /// in `undo` so a refused submission can put them back.
-    pub(crate) fn resolve<'r>(&'r self, head: &mut Head<'r, A>, undo: &mut crate::device::Undo<A>) {
+    pub(crate) fn resolve<'r>(
+        &'r self,
+        head: &mut Head<'r, A>,
+        undo: &mut crate::device::Undo<A>,
+        states: &mut crate::device::BufferStates,
+    ) {
         // The undo keeps one entry per tracked resource: room for all of them up front
         // spares the growth of these lists one push at a time.
         undo.cb_buffers.reserve(self.used.tracker.buffers.len());
         undo.cb_textures.reserve(self.used.tracker.textures.len());
         for t in &self.used.tracker.buffers {
-            let mut g = lock(&t.obj.state);
+            let g = states.of(&t.obj);
             undo.cb_buffers.push((g.zeroed, g.state));
             if !g.zeroed {
                 head.zero_buffers.push(&t.obj);
