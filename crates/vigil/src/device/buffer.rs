@@ -153,7 +153,6 @@ impl<A: Api> Device<A> {
                     size: desc.size,
                     usage: desc.usage,
                     host_visible,
-                    last_use: AtomicU64::new(0),
                     queued_writes: AtomicBool::new(false),
                     mapping: AtomicU64::new(0),
                 },
@@ -256,7 +255,7 @@ impl<A: Api> Device<A> {
         if data.is_empty() {
             return Ok(());
         }
-        let idle = obj.last_use.load(Ordering::Acquire) <= self.completion.completed();
+        let idle = q.buffer_states.last_use(obj.key()) <= self.completion.completed();
         if obj.host_visible && !obj.queued_writes.load(Ordering::Acquire) && idle {
             // Under the queue lock: no submission can start using the buffer meanwhile.
             self.hal
@@ -297,7 +296,7 @@ impl<A: Api> Device<A> {
                 // Queued writes land with the next submission; make that happen now.
                 self.submit(std::iter::empty())?;
             }
-            let last_use = obj.last_use.load(Ordering::Acquire);
+            let last_use = self.buffer_last_use(&obj);
             if last_use > self.completion.completed() {
                 self.wait_progressing(last_use, self.timeouts().stall, WaitSite::SerialWait, OP)?;
                 let mut q = lock(&self.queue);

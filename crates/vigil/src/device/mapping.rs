@@ -104,6 +104,7 @@ impl<A: Api> Device<A> {
             self.submit(std::iter::empty())?;
         }
         let id = self.id;
+        let ready_serial = self.buffer_last_use(&b);
         let (_, _, m) = self
             .objects
             .mappings
@@ -114,7 +115,7 @@ impl<A: Api> Device<A> {
                 mode,
                 offset,
                 size,
-                ready_serial: b.last_use.load(Ordering::Acquire),
+                ready_serial,
                 access: AtomicU32::new(0),
                 shadow: None,
             })

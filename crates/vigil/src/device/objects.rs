@@ -135,8 +135,6 @@ pub(crate) struct BufferObj<A: Api> {
     pub size: u64,
     pub usage: BufferUsages,
     pub host_visible: bool,
-    /// Serial of the last submission that used it (0: none).
-    pub last_use: AtomicU64,
     /// Writes staged for the next submission wait for it.
     pub queued_writes: AtomicBool,
     /// An open mapping (`slot << 32 | generation`; 0: none). Submissions that use a mapped buffer are
@@ -151,10 +149,12 @@ pub(crate) struct BufferState {
     /// creation, device-local ones by a fill in front of their first use.
     pub zeroed: bool,
     pub state: State,
+    /// Serial of the last submission that used it (0: none).
+    pub last_use: u64,
 }
 
 /// Every buffer's [`BufferState`] between submissions, by registry slot: whether it was
-/// zeroed yet, and the tracker's state of it. It lives in the queue's state, read and moved
+/// zeroed yet, the tracker's state of it and the last submission that used it. It lives in the queue's state, read and moved
 /// on at submission under the queue lock, rather than in each buffer behind a mutex of its
 /// own: a submission resolves every buffer it uses in turn, and a mutex put two locked
 /// instructions on each (each waiting for the memory accesses before it, so states out of
@@ -171,32 +171,95 @@ pub(crate) struct BufferStates {
 impl BufferStates {
     /// The state of `b`, a fresh one when its slot's entry is another buffer's (or none):
     /// zeroed when host-visible (zeroed at creation), otherwise to be zeroed by a fill in
-    /// front of its first use.
+    /// front of its first use; used by no submission.
     #[inline]
     pub fn of<A: Api>(&mut self, b: &BufferObj<A>) -> &mut BufferState {
-        use crate::handle::Handle;
-        let (index, generation) = (b.handle.index() as usize, b.handle.generation());
-        let fresh = BufferState {
-            zeroed: b.host_visible,
-            state: State::fresh(TextureLayout::General),
-        };
+        self.at(b.key())
+    }
+
+    /// [`BufferStates::of`] by the buffer's key, for callers that keep it (a command
+    /// buffer's tracker does, so a submission resolving a thousand buffers reads none of
+    /// their objects).
+    #[inline]
+    pub fn at(&mut self, key: BufferKey) -> &mut BufferState {
+        let index = key.index as usize;
         if self.slots.len() <= index {
-            // Generation 0 is never a live buffer's: a new entry is another buffer's.
-            self.slots.resize(index.saturating_add(1), (0, fresh));
+            self.grow(index);
         }
         match self.slots.get_mut(index) {
             Some(e) => {
-                if e.0 != generation {
-                    *e = (generation, fresh);
+                if e.0 != key.generation {
+                    *e = (key.generation, BufferState::fresh(key.host_visible));
                 }
                 &mut e.1
             }
-            None => self.spare.insert(fresh),
+            None => self.spare.insert(BufferState::fresh(key.host_visible)),
+        }
+    }
+
+    /// Makes room for slot `index`.
+    #[cold]
+    fn grow(&mut self, index: usize) {
+        // Generation 0 is never a live buffer's: a new entry is another buffer's.
+        self.slots
+            .resize(index.saturating_add(1), (0, BufferState::fresh(false)));
+    }
+
+    /// Records that submission `serial` used the buffer `key` names, whose entry the
+    /// submission's resolution made or found.
+    #[inline]
+    pub fn stamp(&mut self, key: BufferKey, serial: u64) {
+        match self.slots.get_mut(key.index as usize) {
+            Some((generation, s)) if *generation == key.generation => s.last_use = serial,
+            _ => self.at(key).last_use = serial,
+        }
+    }
+
+    /// Serial of the last submission that used the buffer `key` names (0: none since it
+    /// was made).
+    #[inline]
+    pub fn last_use(&self, key: BufferKey) -> u64 {
+        match self.slots.get(key.index as usize) {
+            Some((generation, s)) if *generation == key.generation => s.last_use,
+            _ => 0,
         }
     }
 }
 
+impl BufferState {
+    /// A buffer no submission has used: zeroed when host-visible (zeroed at creation),
+    /// otherwise to be zeroed by a fill in front of its first use.
+    #[inline]
+    fn fresh(host_visible: bool) -> BufferState {
+        BufferState {
+            zeroed: host_visible,
+            state: State::fresh(TextureLayout::General),
+            last_use: 0,
+        }
+    }
+}
+
+/// What [`BufferStates`] finds a buffer's entry by: its registry slot and generation, and
+/// whether its memory is host-visible (a fresh entry's `zeroed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BufferKey {
+    pub index: u32,
+    pub generation: u32,
+    pub host_visible: bool,
+}
+
 impl<A: Api> BufferObj<A> {
+    /// Its entry's key in [`BufferStates`].
+    #[inline]
+    pub fn key(&self) -> BufferKey {
+        use crate::handle::Handle;
+        BufferKey {
+            index: self.handle.index(),
+            generation: self.handle.generation(),
+            host_visible: self.host_visible,
+        }
+    }
+
     /// What validation checks of the buffer.
     #[inline]
     pub fn facts(&self) -> crate::validate::buffer::Facts<'_> {
@@ -612,5 +675,52 @@ pub(crate) fn shader_layout(usage: TextureUsages) -> TextureLayout {
         TextureLayout::General
     } else {
         TextureLayout::ShaderReadOnly
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BufferKey, BufferStates};
+    use vigil_hal::{Access, Stages};
+
+    fn key(index: u32, generation: u32, host_visible: bool) -> BufferKey {
+        BufferKey {
+            index,
+            generation,
+            host_visible,
+        }
+    }
+
+    #[test]
+    fn a_buffer_states_entry_follows_its_buffer_and_starts_fresh_for_the_next_in_its_slot() {
+        let mut states = BufferStates::default();
+        let first = key(7, 1, false);
+        assert_eq!(states.last_use(first), 0, "never submitted");
+        let g = states.at(first);
+        assert!(!g.zeroed, "device-local: zeroed by a fill before first use");
+        g.zeroed = true;
+        g.state.write = Some((Stages::COMPUTE, Access::SHADER_WRITE));
+        states.stamp(first, 5);
+        assert_eq!(states.last_use(first), 5);
+        assert!(
+            states.at(first).zeroed,
+            "the entry is kept between submissions"
+        );
+        // The slot's next buffer: its own entry, nothing of the first one's.
+        let second = key(7, 2, true);
+        assert_eq!(
+            states.last_use(second),
+            0,
+            "the old entry is not this buffer's"
+        );
+        let g = states.at(second);
+        assert!(g.zeroed, "host-visible: zeroed at creation");
+        assert_eq!(g.state.write, None);
+        assert_eq!(g.last_use, 0);
+        assert_eq!(states.last_use(first), 0, "a stale key finds no entry");
+        // Stamping a key whose entry was never made makes it.
+        states.stamp(key(40, 3, false), 9);
+        assert_eq!(states.last_use(key(40, 3, false)), 9);
+        assert_eq!(states.last_use(key(40, 2, false)), 0);
     }
 }

@@ -542,7 +542,7 @@ impl<A: Api> Device<A> {
             .last_submitted
             .load(Ordering::Acquire)
             .saturating_add(1);
-        let plan = match self.plan_submission(&mut q, &cbs, op) {
+        let plan = match self.plan_submission(&mut q, &cbs, serial, op) {
             Ok(p) => p,
             Err(e) => {
                 drop(q);
@@ -621,7 +621,6 @@ impl<A: Api> Device<A> {
             flight.pools.push((pool, own_heads(plan.heads)));
         }
         for w in plan.written {
-            w.last_use.store(serial, Ordering::Release);
             w.queued_writes.store(false, Ordering::Release);
         }
         if !plan.resident.is_empty() {
@@ -638,7 +637,7 @@ impl<A: Api> Device<A> {
         let count = cbs.len();
         for mut cb in cbs.drain(..) {
             cb.used.accel.commit();
-            cb.stamp(serial);
+            cb.stamp(serial, &mut q.buffer_states);
             draws = draws.saturating_add(cb.draws);
             dispatches = dispatches.saturating_add(cb.dispatches);
             if let Some((pool, segments)) = cb.take_native() {
@@ -734,10 +733,10 @@ impl<A: Api> Device<A> {
 /// by position only (their command buffers hold them, in the same order), so planning a
 /// submission of a thousand resources clones no `Arc` for its undo.
 pub(crate) struct Undo<A: Api> {
-    pub buffers: Vec<(Arc<super::BufferObj<A>>, bool, State)>,
+    pub buffers: Vec<(Arc<super::BufferObj<A>>, super::BufferState)>,
     pub textures: Vec<(Arc<super::TextureObj<A>>, bool, super::objects::Parts)>,
-    /// Per tracked buffer of the command buffers, in order: `(zeroed, state)`.
-    pub cb_buffers: Vec<(bool, State)>,
+    /// Per tracked buffer of the command buffers, in order: its entry as it was.
+    pub cb_buffers: Vec<super::BufferState>,
     /// Per tracked texture of the command buffers, in order: `(initialized, parts)`.
     pub cb_textures: Vec<(bool, super::objects::Parts)>,
 }
@@ -757,21 +756,21 @@ impl<A: Api> Undo<A> {
     /// Puts the states back, latest change first: the command buffers' (`cbs`, those the
     /// plan resolved), then the uploads'.
     fn apply(self, cbs: &[CommandBuffer<A>], states: &mut super::BufferStates) {
-        let mut put_buffer = |b: &super::BufferObj<A>, zeroed, state| {
-            *states.of(b) = super::BufferState { zeroed, state };
+        let mut put_buffer = |key: super::BufferKey, old: super::BufferState| {
+            *states.at(key) = old;
         };
         let put_texture = |t: &super::TextureObj<A>, initialized, parts| {
             let mut g = lock(&t.state);
             g.initialized = initialized;
             g.parts = parts;
         };
-        let buffers: Vec<&super::BufferObj<A>> = cbs
+        let buffers: Vec<super::BufferKey> = cbs
             .iter()
             .flat_map(CommandBuffer::tracked_buffers)
             .take(self.cb_buffers.len())
             .collect();
-        for (b, (zeroed, state)) in buffers.into_iter().zip(self.cb_buffers).rev() {
-            put_buffer(b, zeroed, state);
+        for (b, old) in buffers.into_iter().zip(self.cb_buffers).rev() {
+            put_buffer(b, old);
         }
         let textures: Vec<&super::TextureObj<A>> = cbs
             .iter()
@@ -781,8 +780,8 @@ impl<A: Api> Undo<A> {
         for (t, (initialized, parts)) in textures.into_iter().zip(self.cb_textures).rev() {
             put_texture(t, initialized, parts);
         }
-        for (b, zeroed, state) in self.buffers.into_iter().rev() {
-            put_buffer(&b, zeroed, state);
+        for (b, old) in self.buffers.into_iter().rev() {
+            put_buffer(b.key(), old);
         }
         for (t, initialized, parts) in self.textures.into_iter().rev() {
             put_texture(&t, initialized, parts);
@@ -862,6 +861,7 @@ impl<A: Api> Core<A> {
         &self,
         q: &mut QueueState<A>,
         cbs: &[CommandBuffer<A>],
+        serial: u64,
         op: &'static str,
     ) -> Result<Plan<A>> {
         let mut uploads = std::mem::take(&mut q.uploads);
@@ -891,6 +891,7 @@ impl<A: Api> Core<A> {
                         &uploads,
                         &mut plan.undo,
                         &mut q.buffer_states,
+                        serial,
                     );
                 }
                 if !resident.is_empty() {
@@ -905,7 +906,7 @@ impl<A: Api> Core<A> {
             plan.heads.push(head);
             for cb in cbs {
                 let mut head = Head::default();
-                cb.resolve(&mut head, &mut plan.undo, &mut q.buffer_states);
+                cb.resolve(&mut head, &mut plan.undo, &mut q.buffer_states, serial);
                 let native = if head.is_empty() {
                     None
                 } else if head.zero_buffers.is_empty() && head.clear_textures.is_empty() {
@@ -1062,6 +1063,12 @@ impl<A: Api> Core<A> {
                 .create_command_encoder("vigil encoder")
                 .map_err(|e| self.hal_error(e, op, &self.label)),
         }
+    }
+
+    /// Serial of the last submission that used `b` (0: none), from the queue's table of
+    /// buffer states (taking the queue lock).
+    pub(crate) fn buffer_last_use(&self, b: &super::BufferObj<A>) -> u64 {
+        lock(&self.queue).buffer_states.last_use(b.key())
     }
 
     /// Reads the completion counter and processes everything up to it.

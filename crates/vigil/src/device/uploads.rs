@@ -495,6 +495,7 @@ impl<A: Api> Core<A> {
         uploads: &PendingUploads<A>,
         undo: &mut super::Undo<A>,
         states: &mut super::BufferStates,
+        serial: u64,
     ) -> Vec<Arc<BufferObj<A>>> {
         const WRITE: Use = Use::buffer(Stages::TRANSFER, Access::TRANSFER_WRITE);
         const TEX_WRITE: Use = Use {
@@ -517,7 +518,8 @@ impl<A: Api> Core<A> {
                 continue;
             }
             let g = states.of(&w.dst);
-            undo.buffers.push((w.dst.clone(), g.zeroed, g.state));
+            undo.buffers.push((w.dst.clone(), *g));
+            g.last_use = serial;
             if !g.zeroed {
                 head.zero_buffers.push(&w.dst);
                 g.zeroed = true;

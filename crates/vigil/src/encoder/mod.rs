@@ -792,14 +792,16 @@ impl<A: Api> CommandBuffer<A> {
         head: &mut Head<'r, A>,
         undo: &mut crate::device::Undo<A>,
         states: &mut crate::device::BufferStates,
+        serial: u64,
     ) {
         // The undo keeps one entry per tracked resource: room for all of them up front
         // spares the growth of these lists one push at a time.
         undo.cb_buffers.reserve(self.used.tracker.buffers.len());
         undo.cb_textures.reserve(self.used.tracker.textures.len());
         for t in &self.used.tracker.buffers {
-            let g = states.of(&t.obj);
-            undo.cb_buffers.push((g.zeroed, g.state));
+            let g = states.at(t.key);
+            undo.cb_buffers.push(*g);
+            g.last_use = serial;
             if !g.zeroed {
                 head.zero_buffers.push(&t.obj);
                 g.zeroed = true;
@@ -853,9 +855,10 @@ impl<A: Api> CommandBuffer<A> {
         }
     }
 
-    /// The buffers the tracker follows, in its order (the order `resolve` visits them).
-    pub(crate) fn tracked_buffers(&self) -> impl Iterator<Item = &crate::device::BufferObj<A>> {
-        self.used.tracker.buffers.iter().map(|t| &*t.obj)
+    /// The keys of the buffers the tracker follows, in its order (the order `resolve`
+    /// visits them).
+    pub(crate) fn tracked_buffers(&self) -> impl Iterator<Item = crate::device::BufferKey> + '_ {
+        self.used.tracker.buffers.iter().map(|t| t.key)
     }
 
     /// The textures the tracker follows, in its order.
@@ -863,13 +866,12 @@ impl<A: Api> CommandBuffer<A> {
         self.used.tracker.textures.iter().map(|t| &*t.obj)
     }
 
-    /// Marks what the command buffer uses as used by submission `serial`.
-    pub(crate) fn stamp(&self, serial: u64) {
-        for t in &self.used.tracker.buffers {
-            t.obj.last_use.store(serial, Ordering::Release);
-        }
+    /// Marks what the command buffer uses as used by submission `serial`: the buffers it
+    /// named (those it tracks were marked as `resolve` moved their states on) in the
+    /// queue's table of their states, the textures in their objects.
+    pub(crate) fn stamp(&self, serial: u64, states: &mut crate::device::BufferStates) {
         for b in self.used.buffers.iter() {
-            b.last_use.store(serial, Ordering::Release);
+            states.stamp(b.key(), serial);
         }
         for t in &self.used.tracker.textures {
             t.obj.last_use.store(serial, Ordering::Release);

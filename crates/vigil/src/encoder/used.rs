@@ -134,6 +134,9 @@ where
 /// A buffer a command buffer uses, with the history of its ranges.
 pub(crate) struct TrackedBuffer<A: Api> {
     pub obj: Arc<BufferObj<A>>,
+    /// Its entry's key in the queue's buffer states, copied from `obj` when first met: a
+    /// submission finds and stamps the entry without reading the object.
+    pub key: crate::device::BufferKey,
     pub track: BufferTrack,
 }
 
@@ -239,6 +242,7 @@ impl<A: Api> Tracker<A> {
         let i = self.buffers.len();
         self.buffers.push(TrackedBuffer {
             obj: b.clone(),
+            key: b.key(),
             track: BufferTrack::new(b.size.checked_next_multiple_of(4).unwrap_or(b.size)),
         });
         self.buffer_index.insert(key, i as u32);
