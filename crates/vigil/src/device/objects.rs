@@ -154,12 +154,13 @@ pub(crate) struct BufferState {
 }
 
 /// Every buffer's [`BufferState`] between submissions, by registry slot: whether it was
-/// zeroed yet, the tracker's state of it and the last submission that used it. It lives in the queue's state, read and moved
-/// on at submission under the queue lock, rather than in each buffer behind a mutex of its
-/// own: a submission resolves every buffer it uses in turn, and a mutex put two locked
-/// instructions on each (each waiting for the memory accesses before it, so states out of
-/// the cache were fetched one after another), where the table's entries lie together and
-/// are changed in place.
+/// zeroed yet, the tracker's state of it and the last submission that used it. It lives in
+/// the queue's state, read and moved on at submission under the queue lock, rather than in
+/// each buffer (behind a mutex, and an atomic for the last use): a submission resolves
+/// every buffer it uses in turn, and reaching into each object put a memory access to
+/// wherever its allocation lies on every one (a mutex two locked instructions too, each
+/// waiting for the accesses before it), where the table's entries lie together and are
+/// changed in place.
 #[derive(Default)]
 pub(crate) struct BufferStates {
     /// Per slot: the generation of the buffer the entry is for, and its state.
