@@ -67,6 +67,61 @@ fn a_write_to_a_busy_buffer_lands_after_earlier_work_and_before_later_work() {
 }
 
 #[test]
+fn a_submission_the_driver_refuses_leaves_its_buffers_idle() {
+    // A readback buffer is host-visible on every device, so a write to it goes straight
+    // into its memory while no pending submission uses it, and is staged otherwise.
+    let d = gpu();
+    let src = storage(&d, "src", 64);
+    let rb = d
+        .create_buffer(&BufferDescriptor {
+            label: "rb",
+            size: 64,
+            usage: BufferUsages::MAP_READ | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    d.write_buffer(src, 0, &bytes_of(&[5; 16])).unwrap();
+    d.write_buffer(rb, 0, &bytes_of(&[1; 16])).unwrap();
+    let direct = d.write_stats().direct_writes;
+    assert!(direct >= 1, "an unused readback buffer is written directly");
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "refused" })
+        .unwrap();
+    e.copy_buffer_to_buffer(src, 0, rb, 0, 64).unwrap();
+    let before = d.last_submitted_serial();
+    d.seams()
+        .inject_fault("vkQueueSubmit2", FaultKind::OutOfMemory, FaultMode::Once);
+    let err = d.submit([e.finish().unwrap()]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::OutOfMemory);
+    assert_eq!(d.last_submitted_serial(), before);
+    // The refused submission marked nothing as using `rb`: the next write goes straight in
+    // again, and reading it back waits for nothing.
+    d.write_buffer(rb, 0, &bytes_of(&[2; 16])).unwrap();
+    let stats = d.write_stats();
+    assert_eq!(stats.direct_writes, direct + 1, "{stats:?}");
+    assert_eq!(stats.pending_writes, 0, "{stats:?}");
+    assert_eq!(read_u32(&d, rb, 16), vec![2; 16]);
+    // A submission the driver takes does mark it: a write is staged behind that work.
+    d.seams().hold_next_completion();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "taken" })
+        .unwrap();
+    e.copy_buffer_to_buffer(src, 0, rb, 0, 64).unwrap();
+    let taken = d.submit([e.finish().unwrap()]).unwrap();
+    assert_eq!(taken, before + 1, "the refused submission used no serial");
+    d.write_buffer(rb, 0, &bytes_of(&[3; 16])).unwrap();
+    assert_eq!(d.write_stats().pending_writes, 1, "staged behind the copy");
+    d.seams().release_held_completion();
+    let last = d.submit(std::iter::empty()).unwrap();
+    d.wait_for_serial_unless_stalled(last, std::time::Duration::from_secs(10))
+        .unwrap();
+    assert_eq!(
+        read_u32(&d, rb, 16),
+        vec![3; 16],
+        "the write landed after the copy"
+    );
+}
+
+#[test]
 fn repeated_writes_of_a_range_coalesce() {
     let d = gpu();
     let (a, out) = (storage(&d, "a", 256), storage(&d, "out", 256));
