@@ -102,11 +102,7 @@ fn a_submission_the_driver_refuses_leaves_its_buffers_idle() {
     assert_eq!(read_u32(&d, rb, 16), vec![2; 16]);
     // A submission the driver takes does mark it: a write is staged behind that work.
     d.seams().hold_next_completion();
-    let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor { label: "taken" })
-        .unwrap();
-    e.copy_buffer_to_buffer(src, 0, rb, 0, 64).unwrap();
-    let taken = d.submit([e.finish().unwrap()]).unwrap();
+    let taken = copy(&d, src, rb, 64);
     assert_eq!(taken, before + 1, "the refused submission used no serial");
     d.write_buffer(rb, 0, &bytes_of(&[3; 16])).unwrap();
     assert_eq!(d.write_stats().pending_writes, 1, "staged behind the copy");
