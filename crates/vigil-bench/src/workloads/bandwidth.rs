@@ -423,6 +423,10 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
             m.to_spirv(&vigil_shader::SpirvOptions::default())
                 .map_err(|d| d.to_string())?
         };
+        let words = match raw_restrict() {
+            Some(all) => restrict_storage(words, all),
+            None => words,
+        };
         let shader = raw.shader(&words)?;
         modules.push(shader);
         let stage = vk::PipelineShaderStageCreateInfo::default()
@@ -781,6 +785,68 @@ fn raw_kernel_policy() -> Option<naga::proc::BoundsCheckPolicy> {
     }
 }
 
+/// Which of raw ash's storage buffers its kernels declare `Restrict` (no other binding
+/// aliases them): with `VIGIL_BENCH_RAW_RESTRICT=read` the read-only ones, with `=all`
+/// every one; else none. To measure whether the driver's compiler loads differently when
+/// told so (on the H200 it did not: `docs/results/s39-h200/`).
+fn raw_restrict() -> Option<bool> {
+    match std::env::var("VIGIL_BENCH_RAW_RESTRICT").ok().as_deref() {
+        Some("read") => Some(false),
+        Some("all") => Some(true),
+        _ => None,
+    }
+}
+
+/// `words` with a `Restrict` decoration on each storage buffer variable, only the
+/// `NonWritable` ones unless `all`, placed before the module's first `OpDecorate`.
+fn restrict_storage(words: Vec<u32>, all: bool) -> Vec<u32> {
+    const OP_DECORATE: u32 = 71;
+    const OP_VARIABLE: u32 = 59;
+    const OP_TYPE_POINTER: u32 = 32;
+    const RESTRICT: u32 = 19;
+    const NON_WRITABLE: u32 = 24;
+    const STORAGE_BUFFER: u32 = 12;
+    // (opcode, operands) of each instruction after the five-word header.
+    let mut insts: Vec<(usize, u32, &[u32])> = Vec::new();
+    let mut at = 5;
+    while let Some(&first) = words.get(at) {
+        let n = (first >> 16) as usize;
+        let Some(operands) = words.get(at + 1..at + n.max(1)) else {
+            break;
+        };
+        if n == 0 {
+            break;
+        }
+        insts.push((at, first & 0xffff, operands));
+        at += n;
+    }
+    let pointers: Vec<u32> = insts
+        .iter()
+        .filter(|(_, op, o)| *op == OP_TYPE_POINTER && o.get(1) == Some(&STORAGE_BUFFER))
+        .filter_map(|(_, _, o)| o.first().copied())
+        .collect();
+    let read_only: Vec<u32> = insts
+        .iter()
+        .filter(|(_, op, o)| *op == OP_DECORATE && o.get(1) == Some(&NON_WRITABLE))
+        .filter_map(|(_, _, o)| o.first().copied())
+        .collect();
+    let chosen: Vec<u32> = insts
+        .iter()
+        .filter(|(_, op, o)| *op == OP_VARIABLE && o.first().is_some_and(|t| pointers.contains(t)))
+        .filter_map(|(_, _, o)| o.get(1).copied())
+        .filter(|v| all || read_only.contains(v))
+        .collect();
+    let Some(&(first, _, _)) = insts.iter().find(|(_, op, _)| *op == OP_DECORATE) else {
+        return words;
+    };
+    let mut out = words[..first].to_vec();
+    for v in chosen {
+        out.extend([(3 << 16) | OP_DECORATE, v, RESTRICT]);
+    }
+    out.extend_from_slice(&words[first..]);
+    out
+}
+
 /// `wgsl` translated by naga with `policy` for every kind of index (raw ash's measuring
 /// runs only: its indices stay in range by construction).
 fn spirv_with(wgsl: &str, policy: naga::proc::BoundsCheckPolicy) -> Result<Vec<u32>, String> {
@@ -896,6 +962,42 @@ for _ in sys.stdin:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `Restrict` goes on the copy kernel's read-only source alone, or on both of its
+    /// storage buffers, and nothing else of the module changes.
+    #[test]
+    fn restrict_decorates_the_chosen_storage_buffers() {
+        let m = vigil_shader::Module::from_wgsl(&Kernel::chosen().wgsl(), "copy").unwrap();
+        let words = m.to_spirv(&vigil_shader::SpirvOptions::default()).unwrap();
+        let restricts = |w: &[u32]| {
+            w.windows(3)
+                .filter(|x| x[0] == (3 << 16 | 71) && x[2] == 19)
+                .map(|x| x[1])
+                .collect::<Vec<_>>()
+        };
+        assert!(restricts(&words).is_empty());
+        let read = restrict_storage(words.clone(), false);
+        let all = restrict_storage(words.clone(), true);
+        assert_eq!(read.len(), words.len() + 3);
+        assert_eq!(all.len(), words.len() + 6);
+        let (r, a) = (restricts(&read), restricts(&all));
+        assert_eq!(r.len(), 1);
+        assert_eq!(a.len(), 2);
+        assert!(a.contains(&r[0]));
+        // The one read-only variable is the one decorated NonWritable (24).
+        assert!(
+            words
+                .windows(3)
+                .any(|x| x[0] == (3 << 16 | 71) && x[1] == r[0] && x[2] == 24)
+        );
+        let mut rest = read.clone();
+        let at = rest
+            .windows(3)
+            .position(|x| x == [3 << 16 | 71, r[0], 19])
+            .unwrap();
+        rest.drain(at..at + 3);
+        assert_eq!(rest, words);
+    }
 
     /// Every shape a setting can name.
     fn shapes() -> Vec<(u32, u32, u32)> {
