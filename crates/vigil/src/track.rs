@@ -318,6 +318,47 @@ impl Part {
     }
 }
 
+/// Every way a texture is written: shaders, attachments (and resolves), copies and clears.
+/// (Host and acceleration-structure writes never reach a texture; naming them in a
+/// barrier would need features the device may not have.)
+pub const TEXTURE_WRITES: Access = Access::SHADER_WRITE
+    .union(Access::COLOR_WRITE)
+    .union(Access::DEPTH_STENCIL_WRITE)
+    .union(Access::TRANSFER_WRITE);
+
+impl Part {
+    /// Takes the part for write `u` that replaces all of its contents before anything reads
+    /// them (a render pass's cleared attachment), at use number `now`, when the command
+    /// buffer has not used the part yet: returns the barrier to record now, which waits for
+    /// every earlier command, makes every earlier write of a texture available and moves the part out of
+    /// `Undefined` (so it is right whatever the device's state is at submission, and
+    /// submission resolves nothing for the part), and leaves the part prepared for `u`
+    /// ([`Part::prepare`]). `None`, the part unchanged, when the command buffer used it.
+    pub fn overwrite(&mut self, u: Use, now: u64) -> Option<Transition> {
+        if self.first.is_some() {
+            return None;
+        }
+        self.first = Some(DISCARD);
+        self.sealed = true;
+        self.state = State {
+            write: Some((u.stages, Access::empty())),
+            reads: (Stages::empty(), Access::empty()),
+            visible: u.stages,
+            cleared: u.stages,
+            layout: u.layout,
+        };
+        self.written_at = self.written_at.max(now);
+        Some(Transition {
+            src: Stages::ALL_COMMANDS,
+            src_access: TEXTURE_WRITES,
+            dst: u.stages,
+            dst_access: u.access,
+            old_layout: TextureLayout::Undefined,
+            new_layout: u.layout,
+        })
+    }
+}
+
 /// Resolves a command buffer's part against the device's state when it is submitted:
 /// returns the barrier that must run before the command buffer, and moves the device's
 /// state to the part's state after it. `None` when the part is untouched.
@@ -665,6 +706,47 @@ impl TextureTrack {
         }
     }
 
+    /// [`Part::overwrite`] for every subresource in `range` (clamped to the texture), each
+    /// barrier handed to `push` as `(mip, layer, transition)`, when the command buffer has
+    /// used none of them; else changes nothing and returns `false`.
+    pub fn overwrite(
+        &mut self,
+        range: Subresources,
+        u: Use,
+        now: u64,
+        mut push: impl FnMut(u32, u32, Transition),
+    ) -> bool {
+        let mip_end = range.base_mip.saturating_add(range.mips).min(self.mips);
+        let layer_end = range
+            .base_layer
+            .saturating_add(range.layers)
+            .min(self.layers);
+        let index = |mip: u32, layer: u32| {
+            (mip as usize)
+                .saturating_mul(self.layers as usize)
+                .saturating_add(layer as usize)
+        };
+        let untouched = (range.base_mip..mip_end).all(|mip| {
+            (range.base_layer..layer_end).all(|layer| {
+                self.parts
+                    .get(index(mip, layer))
+                    .is_some_and(|p| p.first.is_none())
+            })
+        });
+        if !untouched || range.base_mip >= mip_end || range.base_layer >= layer_end {
+            return false;
+        }
+        for mip in range.base_mip..mip_end {
+            for layer in range.base_layer..layer_end {
+                let i = index(mip, layer);
+                if let Some(t) = self.parts.get_mut(i).and_then(|p| p.overwrite(u, now)) {
+                    push(mip, layer, t);
+                }
+            }
+        }
+        true
+    }
+
     /// Discards every subresource's contents at use number `now` ([`Part::discard`]).
     pub fn discard(&mut self, now: u64) {
         for part in &mut self.parts {
@@ -693,6 +775,95 @@ impl TextureTrack {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const ATTACHMENT: Use = Use {
+        stages: Stages::COLOR_ATTACHMENT,
+        access: Access::COLOR_READ.union(Access::COLOR_WRITE),
+        layout: TextureLayout::ColorAttachment,
+    };
+
+    #[test]
+    fn an_overwritten_part_carries_its_own_barrier_and_needs_nothing_at_submission() {
+        let mut part = Part::UNTOUCHED;
+        let t = part.overwrite(ATTACHMENT, 1).unwrap();
+        assert_eq!(t.src, Stages::ALL_COMMANDS);
+        assert_eq!(t.src_access, TEXTURE_WRITES);
+        assert_eq!(
+            (t.dst, t.dst_access),
+            (ATTACHMENT.stages, ATTACHMENT.access)
+        );
+        assert_eq!(
+            (t.old_layout, t.new_layout),
+            (TextureLayout::Undefined, TextureLayout::ColorAttachment)
+        );
+        // The pass's own use, applied when it ends, needs nothing more.
+        assert_eq!(part.apply(ATTACHMENT, 2, None), None);
+        // Whatever the device last did with it (the last frame drew into it, a copy read
+        // it in another layout), submission adds no barrier and takes the pass's state.
+        for before in [
+            State {
+                write: Some((Stages::COLOR_ATTACHMENT, Access::COLOR_WRITE)),
+                reads: (Stages::empty(), Access::empty()),
+                visible: Stages::empty(),
+                cleared: Stages::empty(),
+                layout: TextureLayout::ColorAttachment,
+            },
+            State {
+                write: None,
+                reads: (Stages::TRANSFER, Access::TRANSFER_READ),
+                visible: Stages::empty(),
+                cleared: Stages::empty(),
+                layout: TextureLayout::TransferSrc,
+            },
+        ] {
+            let mut device = before;
+            assert_eq!(resolve(&mut device, &part), None);
+            assert_eq!(device, part.state);
+            assert_eq!(device.write, Some((ATTACHMENT.stages, ATTACHMENT.access)));
+            assert_eq!(device.layout, TextureLayout::ColorAttachment);
+        }
+    }
+
+    #[test]
+    fn a_part_the_command_buffer_used_is_not_overwritten() {
+        let sampled = Use {
+            stages: Stages::FRAGMENT_SHADER,
+            access: Access::SHADER_READ,
+            layout: TextureLayout::ShaderReadOnly,
+        };
+        let mut part = Part::UNTOUCHED;
+        assert_eq!(part.apply(sampled, 1, None), None);
+        let kept = part;
+        assert_eq!(part.overwrite(ATTACHMENT, 2), None);
+        assert_eq!(part, kept);
+        // A texture of which one subresource in the range was used: none is overwritten.
+        let mut tex = TextureTrack::new(1, 2);
+        let layer = |l| Subresources {
+            base_mip: 0,
+            mips: 1,
+            base_layer: l,
+            layers: 1,
+        };
+        let both = Subresources {
+            layers: 2,
+            ..layer(0)
+        };
+        tex.apply_to(layer(1), sampled, 1, None, |_, _, _| {});
+        let mut pushed = Vec::new();
+        assert!(!tex.overwrite(both, ATTACHMENT, 2, |m, l, t| pushed.push((m, l, t))));
+        assert!(pushed.is_empty());
+        assert!(tex.parts().all(|(_, l, p)| p.first.is_some() == (l == 1)));
+        // The untouched layer alone is.
+        assert!(tex.overwrite(layer(0), ATTACHMENT, 2, |m, l, t| pushed.push((m, l, t))));
+        assert_eq!(pushed.len(), 1);
+        assert_eq!((pushed[0].0, pushed[0].1), (0, 0));
+        // An empty or outside range overwrites nothing.
+        let outside = Subresources {
+            base_layer: 2,
+            ..layer(0)
+        };
+        assert!(!TextureTrack::new(1, 2).overwrite(outside, ATTACHMENT, 1, |_, _, _| {}));
+    }
 
     #[test]
     fn a_discarded_part_needs_nothing_at_submission_and_transitions_from_undefined() {

@@ -777,3 +777,207 @@ fn draw_indirect_reads_its_arguments() {
     assert_eq!(at(&px, 60, 4), [255, 0, 0, 255]);
     assert_eq!(at(&px, 2, 60), [255, 0, 0, 255]);
 }
+
+/// Records one frame into `t`: its pass loads with `load`, then a red triangle over the
+/// lower-left half.
+fn frame_into(d: &Device, t: &Target, p: RenderPipeline, vb: Buffer, load: LoadOp<[f64; 4]>) {
+    let mut e = encoder(d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "frame",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view: t.view,
+            resolve_target: None,
+            load,
+            store: StoreOp::Store,
+        })],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.set_vertex_buffer(0, vb, 0, None).unwrap();
+    e.draw(0..3, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+}
+
+/// Whether the pixels are `under` in the lower-left half (the triangle) and `rest` in the
+/// upper-right half, away from the diagonal.
+fn halves(px: &[[u8; 4]], under: [u8; 4], rest: [u8; 4]) -> bool {
+    (0..H).all(|y| {
+        (0..W).all(|x| {
+            let sum = x as i32 + (H - 1 - y) as i32;
+            (sum >= 62 || at(px, x, y) == under) && (sum <= 64 || at(px, x, y) == rest)
+        })
+    })
+}
+
+#[test]
+fn a_pass_clearing_its_target_first_needs_no_barrier_in_front_of_its_command_buffer() {
+    // A color attachment cleared where a command buffer first uses it carries its own
+    // barrier (from `Undefined`, after all earlier work): its frames are submitted with
+    // no head, whatever the target went through before. A pass that loads the target
+    // still has its first use resolved at submission, in a head.
+    let d = gpu();
+    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let m = module(&d, POS_COLOR);
+    let vbl = [pos_color_layout()];
+    let targets = [color_target(t.format)];
+    let p = d
+        .create_render_pipeline(&pipeline_desc(empty_layout(&d), m, &vbl, &targets))
+        .unwrap();
+    let vb = vertex_buffer(&d, &tri(RED, [[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]]));
+    let (red, green, blue) = ([255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]);
+    let heads = |d: &Device| {
+        let s = d.stats();
+        s.heads_recorded + s.heads_reused
+    };
+    // The first frame: the target was never written (its zero fill is a head's).
+    frame_into(&d, &t, p, vb, LoadOp::Clear([0.0, 0.0, 1.0, 1.0]));
+    assert!(halves(&pixels(&d, t.texture), red, blue));
+    // Frames after it, the last one's drawing and the readback's copy (another layout)
+    // before each: no head.
+    for clear in [
+        [0.0, 1.0, 0.0, 1.0],
+        [0.0, 0.0, 1.0, 1.0],
+        [0.0, 1.0, 0.0, 1.0],
+    ] {
+        let before = heads(&d);
+        frame_into(&d, &t, p, vb, LoadOp::Clear(clear));
+        frame_into(&d, &t, p, vb, LoadOp::Clear(clear));
+        assert_eq!(
+            heads(&d),
+            before,
+            "a cleared frame was submitted with a head"
+        );
+        let rest = if clear[1] == 1.0 { green } else { blue };
+        assert!(halves(&pixels(&d, t.texture), red, rest));
+    }
+    // A pass that loads: what the last frame left stays (green above the diagonal), and
+    // the target's first use is resolved in front of the command buffer.
+    let before = heads(&d);
+    frame_into(&d, &t, p, vb, LoadOp::Load);
+    assert_eq!(heads(&d), before + 1, "a loading frame needs its head");
+    assert!(halves(&pixels(&d, t.texture), red, green));
+    // A clearing pass after another use of the target in the same recording: that pass's
+    // barrier is the recording's own, from the state the first pass left.
+    let mut e = encoder(&d);
+    for (i, color) in [[0.0, 0.0, 1.0, 1.0], [0.0, 1.0, 0.0, 1.0]]
+        .into_iter()
+        .enumerate()
+    {
+        e.begin_render_pass(&RenderPassDescriptor {
+            label: "twice",
+            color_attachments: &[Some(clear(color, t.view))],
+            ..Default::default()
+        })
+        .unwrap();
+        if i == 1 {
+            e.set_render_pipeline(p).unwrap();
+            e.set_vertex_buffer(0, vb, 0, None).unwrap();
+            e.draw(0..3, 0..1).unwrap();
+        }
+        e.end_render_pass().unwrap();
+    }
+    let before = heads(&d);
+    d.submit([e.finish().unwrap()]).unwrap();
+    assert_eq!(heads(&d), before);
+    assert!(halves(&pixels(&d, t.texture), red, green));
+}
+
+#[test]
+fn depth_cleared_first_in_every_frame_stays_right_with_no_head() {
+    // Depth (and stencil, where the format has it) cleared on the recording's first use
+    // of the attachment: the nearer quad wins in every frame, each frame submitted with
+    // no head after the first.
+    let d = gpu();
+    for format in [
+        TextureFormat::Depth32Float,
+        TextureFormat::Depth24PlusStencil8,
+    ] {
+        let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+        let (_dt, dv) = depth(&d, format);
+        let m = module(&d, DEPTH_SHADER);
+        let attrs = [
+            VertexAttribute {
+                format: VertexFormat::Float32x3,
+                offset: 0,
+                shader_location: 0,
+            },
+            VertexAttribute {
+                format: VertexFormat::Float32x4,
+                offset: 12,
+                shader_location: 1,
+            },
+        ];
+        let vbl = [VertexBufferLayout {
+            array_stride: 28,
+            step_mode: VertexStepMode::Vertex,
+            attributes: &attrs,
+        }];
+        let targets = [color_target(t.format)];
+        let mut desc = pipeline_desc(empty_layout(&d), m, &vbl, &targets);
+        desc.depth_stencil = Some(DepthStencilState {
+            format,
+            depth_write_enabled: true,
+            depth_compare: CompareFunction::Less,
+            stencil: StencilState::default(),
+        });
+        let p = d.create_render_pipeline(&desc).unwrap();
+        // Green at z 0.2 over the left 3/4, red at z 0.6 over the right 3/4; the frames
+        // alternate which is drawn first.
+        let near = vertex_buffer(&d, &quad3(0.2, [0.0, 1.0, 0.0, 1.0], -1.0, 0.5));
+        let far = vertex_buffer(&d, &quad3(0.6, [1.0, 0.0, 0.0, 1.0], -0.5, 1.0));
+        for frame in 0..4 {
+            let mut e = encoder(&d);
+            e.begin_render_pass(&RenderPassDescriptor {
+                label: "depth frame",
+                color_attachments: &[Some(clear([0.0, 0.0, 0.0, 1.0], t.view))],
+                depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
+                    view: dv,
+                    depth_ops: Some(Operations {
+                        load: LoadOp::Clear(1.0),
+                        store: StoreOp::Store,
+                    }),
+                    stencil_ops: format.info().has_stencil.then_some(Operations {
+                        load: LoadOp::Clear(0),
+                        store: StoreOp::Store,
+                    }),
+                }),
+                ..Default::default()
+            })
+            .unwrap();
+            e.set_render_pipeline(p).unwrap();
+            let order = if frame % 2 == 0 {
+                [near, far]
+            } else {
+                [far, near]
+            };
+            for vb in order {
+                e.set_vertex_buffer(0, vb, 0, None).unwrap();
+                e.draw(0..6, 0..1).unwrap();
+            }
+            e.end_render_pass().unwrap();
+            let s = d.stats();
+            let heads = s.heads_recorded + s.heads_reused;
+            d.submit([e.finish().unwrap()]).unwrap();
+            let s = d.stats();
+            let after = s.heads_recorded + s.heads_reused;
+            if frame > 0 {
+                assert_eq!(after, heads, "{format:?} frame {frame} had a head");
+            }
+            let px = pixels(&d, t.texture);
+            for x in [2, W / 2 - 4] {
+                assert_eq!(
+                    at(&px, x, H / 2),
+                    [0, 255, 0, 255],
+                    "{format:?} frame {frame}"
+                );
+            }
+            assert_eq!(
+                at(&px, W - 3, H / 2),
+                [255, 0, 0, 255],
+                "{format:?} frame {frame}"
+            );
+        }
+    }
+}

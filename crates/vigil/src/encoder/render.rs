@@ -311,6 +311,49 @@ impl<A: Api> CommandEncoder<A> {
             e.flush_pending(OP)?;
             e.cut(OP)?;
             e.ensure_open(OP)?;
+            // Attachments cleared on this recording's first use of them keep nothing of
+            // their contents: their barrier comes from `Undefined` after all earlier work,
+            // recorded here in front of the pass, and submission has nothing to resolve
+            // for them (no barrier in a head of its own in front of the command buffer).
+            let mut overwritten: Vec<(&Arc<crate::device::ViewObj<A>>, Use)> = colors
+                .iter()
+                .flatten()
+                .filter(|(_, _, load, _)| matches!(load, LoadOp::Clear(_)))
+                .map(|(v, _, _, _)| (v, COLOR))
+                .collect();
+            if let Some((v, d)) = &depth {
+                let info = v.format.info();
+                let depth_cleared = d
+                    .depth_ops
+                    .is_some_and(|o| matches!(o.load, LoadOp::Clear(_)));
+                let stencil_cleared = d
+                    .stencil_ops
+                    .is_some_and(|o| matches!(o.load, LoadOp::Clear(_)));
+                if (!info.has_depth || depth_cleared) && (!info.has_stencil || stencil_cleared) {
+                    overwritten.push((v, DEPTH));
+                }
+            }
+            overwritten.retain(|(v, _)| !v.texture.placed.as_ref().is_some_and(|p| p.aliasable));
+            if !overwritten.is_empty() {
+                e.used.next_scope();
+                let now = e.used.seq;
+                for (v, u) in overwritten {
+                    let slot = e.used.texture_slot(&v.texture);
+                    let range = Subresources {
+                        base_mip: v.range.base_mip_level,
+                        mips: 1,
+                        base_layer: v.range.base_array_layer,
+                        layers: view_layers.max(1),
+                    };
+                    let pending = &mut e.pending.textures;
+                    if let Some(t) = e.used.tracker.textures.get_mut(slot) {
+                        t.track.overwrite(range, u, now, |mip, layer, tr| {
+                            pending.push((slot, mip, layer, tr));
+                        });
+                    }
+                }
+                e.flush_pending(OP)?;
+            }
             for (v, u) in &views {
                 let slot = e.used.texture_slot(&v.texture);
                 let range = Subresources {
