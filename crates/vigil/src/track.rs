@@ -330,10 +330,11 @@ impl Part {
     /// Takes the part for write `u` that replaces all of its contents before anything reads
     /// them (a render pass's cleared attachment), at use number `now`, when the command
     /// buffer has not used the part yet: returns the barrier to record now, which waits for
-    /// every earlier command, makes every earlier write of a texture available and moves the part out of
-    /// `Undefined` (so it is right whatever the device's state is at submission, and
-    /// submission resolves nothing for the part), and leaves the part prepared for `u`
-    /// ([`Part::prepare`]). `None`, the part unchanged, when the command buffer used it.
+    /// every earlier command, makes every earlier write of a texture available and moves
+    /// the part out of `Undefined` (so it is right whatever the device's state is at
+    /// submission, and submission resolves nothing for the part), and leaves the part
+    /// prepared for `u` ([`Part::prepare`]). `None`, the part unchanged, when the command
+    /// buffer used it.
     pub fn overwrite(&mut self, u: Use, now: u64) -> Option<Transition> {
         if self.first.is_some() {
             return None;

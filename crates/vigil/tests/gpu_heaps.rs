@@ -286,6 +286,92 @@ fn a_texture_in_a_heap_keeps_its_sampled_layout_until_it_leaves() {
 }
 
 #[test]
+fn a_texture_in_a_heap_cleared_as_an_attachment_is_refused_at_submission_and_heap_reads_stay_clean()
+{
+    // A pass clearing a texture on the recording's first use of it records the texture's
+    // barrier in front of the pass, unless a heap names the texture: then its first use is
+    // left to submission, which refuses it (the texture must stay in its sampled layout),
+    // and nothing recorded stands in front of the heap's reads later in the recording
+    // (the validation layer, synchronization checks on, would say so).
+    let d = device();
+    let f = frame(&d);
+    let usage = TextureUsages::TEXTURE_BINDING | TextureUsages::RENDER_ATTACHMENT;
+    let (_t, v) = texture_of(&d, "resident", usage);
+    let heap = d
+        .create_texture_heap(&TextureHeapDescriptor {
+            label: "one",
+            slots: 1,
+        })
+        .unwrap();
+    let samplers = d
+        .create_sampler_heap(&SamplerHeapDescriptor {
+            label: "samplers",
+            slots: 1,
+        })
+        .unwrap();
+    d.write_texture_heap(heap, 0, &[v]).unwrap();
+    assert_eq!(draw(&d, &f, heap, samplers)[0], [0, 0, 0, 0]);
+    // A compute pass reading the heap right after the clearing pass, in the same native
+    // command buffer (a render pass's stays open for what follows).
+    let sample = d
+        .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
+            label: "sample slot 0",
+            glsl: "
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Counter { uint value; };
+VIGIL_ROOT(Counter);
+VIGIL_TEXTURE_HEAP;
+VIGIL_SAMPLER_HEAP;
+layout(local_size_x = 1) in;
+void main() {
+    vec4 c = textureLod(sampler2D(vigil_texture(0), vigil_sampler(0)), vec2(0.5), 0.0);
+    vigil.root.value = uint(c.x * 255.0);
+}
+",
+        })
+        .unwrap();
+    let counter = d
+        .create_gpu_heap(&GpuHeapDescriptor {
+            label: "counter",
+            size: 64,
+            kind: HeapKind::CpuVisible,
+        })
+        .unwrap();
+    let mut e = common::clear_pass(&d, "clear the resident", v, [1.0, 1.0, 1.0, 1.0]);
+    e.end_render_pass().unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(sample).unwrap();
+    e.set_root(d.gpu_heap_ptr::<u32>(counter, 0).unwrap())
+        .unwrap();
+    e.set_texture_heap(heap).unwrap();
+    e.set_sampler_heap(samplers).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "points",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view: f.view,
+            resolve_target: None,
+            load: LoadOp::Clear([0.0, 0.0, 0.0, 0.0]),
+            store: StoreOp::Store,
+        })],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(f.pipeline).unwrap();
+    e.set_root(f.root).unwrap();
+    e.set_texture_heap(heap).unwrap();
+    e.set_sampler_heap(samplers).unwrap();
+    e.draw(0..COUNT, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    let err = d.submit([e.finish().unwrap()]).unwrap_err();
+    assert_eq!(err.rule(), Rule::GpuHeapResident, "{err}");
+    // Nothing ran: the heap still samples the zeroed texture.
+    assert_eq!(draw(&d, &f, heap, samplers)[0], [0, 0, 0, 0]);
+    d.finish();
+}
+
+#[test]
 fn heaps_and_their_slots_are_checked() {
     let d = device();
     let f = frame(&d);

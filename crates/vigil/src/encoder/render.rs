@@ -333,7 +333,18 @@ impl<A: Api> CommandEncoder<A> {
                     overwritten.push((v, DEPTH));
                 }
             }
-            overwritten.retain(|(v, _)| !v.texture.placed.as_ref().is_some_and(|p| p.aliasable));
+            // Not for aliasable textures (their first uses are checked against the active
+            // alias at submission), nor for textures a texture heap names: those must stay
+            // in their sampled layout (a command buffer moving one is refused at
+            // submission), and a transition recorded here would stand in front of the
+            // heap's reads later in the recording.
+            overwritten.retain(|(v, _)| {
+                !v.texture.placed.as_ref().is_some_and(|p| p.aliasable)
+                    && v.texture
+                        .heap_slots
+                        .load(std::sync::atomic::Ordering::Acquire)
+                        == 0
+            });
             if !overwritten.is_empty() {
                 e.used.next_scope();
                 let now = e.used.seq;
