@@ -682,29 +682,38 @@ impl TextureTrack {
         prepare: bool,
         mut push: impl FnMut(u32, u32, Transition),
     ) {
+        for (mip, layer, i) in self.subresources(range) {
+            let Some(part) = self.parts.get_mut(i) else {
+                continue;
+            };
+            let t = if prepare {
+                part.prepare(u, now, fence)
+            } else {
+                part.apply(u, now, fence)
+            };
+            if let Some(t) = t {
+                push(mip, layer, t);
+            }
+        }
+    }
+
+    /// The subresources in `range` (clamped to the texture), as `(mip, layer, index of
+    /// its part)`.
+    fn subresources(&self, range: Subresources) -> impl Iterator<Item = (u32, u32, usize)> + use<> {
         let mip_end = range.base_mip.saturating_add(range.mips).min(self.mips);
         let layer_end = range
             .base_layer
             .saturating_add(range.layers)
             .min(self.layers);
-        for mip in range.base_mip..mip_end {
-            for layer in range.base_layer..layer_end {
+        let layers = self.layers as usize;
+        (range.base_mip..mip_end).flat_map(move |mip| {
+            (range.base_layer..layer_end).map(move |layer| {
                 let i = (mip as usize)
-                    .saturating_mul(self.layers as usize)
+                    .saturating_mul(layers)
                     .saturating_add(layer as usize);
-                let Some(part) = self.parts.get_mut(i) else {
-                    continue;
-                };
-                let t = if prepare {
-                    part.prepare(u, now, fence)
-                } else {
-                    part.apply(u, now, fence)
-                };
-                if let Some(t) = t {
-                    push(mip, layer, t);
-                }
-            }
-        }
+                (mip, layer, i)
+            })
+        })
     }
 
     /// [`Part::overwrite`] for every subresource in `range` (clamped to the texture), each
@@ -717,32 +726,15 @@ impl TextureTrack {
         now: u64,
         mut push: impl FnMut(u32, u32, Transition),
     ) -> bool {
-        let mip_end = range.base_mip.saturating_add(range.mips).min(self.mips);
-        let layer_end = range
-            .base_layer
-            .saturating_add(range.layers)
-            .min(self.layers);
-        let index = |mip: u32, layer: u32| {
-            (mip as usize)
-                .saturating_mul(self.layers as usize)
-                .saturating_add(layer as usize)
-        };
-        let untouched = (range.base_mip..mip_end).all(|mip| {
-            (range.base_layer..layer_end).all(|layer| {
-                self.parts
-                    .get(index(mip, layer))
-                    .is_some_and(|p| p.first.is_none())
-            })
-        });
-        if !untouched || range.base_mip >= mip_end || range.base_layer >= layer_end {
+        let mut parts = self.subresources(range).peekable();
+        let untouched = parts.peek().is_some()
+            && parts.all(|(_, _, i)| self.parts.get(i).is_some_and(|p| p.first.is_none()));
+        if !untouched {
             return false;
         }
-        for mip in range.base_mip..mip_end {
-            for layer in range.base_layer..layer_end {
-                let i = index(mip, layer);
-                if let Some(t) = self.parts.get_mut(i).and_then(|p| p.overwrite(u, now)) {
-                    push(mip, layer, t);
-                }
+        for (mip, layer, i) in self.subresources(range) {
+            if let Some(t) = self.parts.get_mut(i).and_then(|p| p.overwrite(u, now)) {
+                push(mip, layer, t);
             }
         }
         true

@@ -74,6 +74,23 @@ fn made(d: &Device, desc: &TextureDescriptor<'_>) -> (Texture, TextureView) {
     (t, v)
 }
 
+/// A texture heap and a sampler heap of one slot each.
+fn one_slot_heaps(d: &Device) -> (TextureHeap, SamplerHeap) {
+    let textures = d
+        .create_texture_heap(&TextureHeapDescriptor {
+            label: "one",
+            slots: 1,
+        })
+        .unwrap();
+    let samplers = d
+        .create_sampler_heap(&SamplerHeapDescriptor {
+            label: "samplers",
+            slots: 1,
+        })
+        .unwrap();
+    (textures, samplers)
+}
+
 fn points_pipeline(d: &Device) -> RenderPipeline {
     let targets = [Some(ColorTargetState {
         format: TextureFormat::Rgba8Unorm,
@@ -221,18 +238,7 @@ fn a_texture_in_a_heap_keeps_its_sampled_layout_until_it_leaves() {
     let f = frame(&d);
     let usage = TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST;
     let (t, v) = texture_of(&d, "resident", usage);
-    let heap = d
-        .create_texture_heap(&TextureHeapDescriptor {
-            label: "one",
-            slots: 1,
-        })
-        .unwrap();
-    let samplers = d
-        .create_sampler_heap(&SamplerHeapDescriptor {
-            label: "samplers",
-            slots: 1,
-        })
-        .unwrap();
+    let (heap, samplers) = one_slot_heaps(&d);
     d.write_texture_heap(heap, 0, &[v]).unwrap();
     // Never written: the heap's first submission zeroes it, as WebGPU textures start.
     // Points 1.. index past the heap's one slot: they read the zero placeholder (the set
@@ -297,18 +303,7 @@ fn a_texture_in_a_heap_cleared_as_an_attachment_is_refused_at_submission_and_hea
     let f = frame(&d);
     let usage = TextureUsages::TEXTURE_BINDING | TextureUsages::RENDER_ATTACHMENT;
     let (_t, v) = texture_of(&d, "resident", usage);
-    let heap = d
-        .create_texture_heap(&TextureHeapDescriptor {
-            label: "one",
-            slots: 1,
-        })
-        .unwrap();
-    let samplers = d
-        .create_sampler_heap(&SamplerHeapDescriptor {
-            label: "samplers",
-            slots: 1,
-        })
-        .unwrap();
+    let (heap, samplers) = one_slot_heaps(&d);
     d.write_texture_heap(heap, 0, &[v]).unwrap();
     assert_eq!(draw(&d, &f, heap, samplers)[0], [0, 0, 0, 0]);
     // A compute pass reading the heap right after the clearing pass, in the same native

@@ -78,6 +78,77 @@ fn quad3(z: f32, c: [f32; 4], x0: f32, x1: f32) -> Vec<f32> {
     .concat()
 }
 
+/// The pipeline of [`DEPTH_SHADER`]: position and color per vertex, into an rgba8 target
+/// with depth `format`, nearer fragments passing.
+fn depth_pipeline(d: &Device, format: TextureFormat) -> RenderPipeline {
+    let m = module(d, DEPTH_SHADER);
+    let attrs = [
+        VertexAttribute {
+            format: VertexFormat::Float32x3,
+            offset: 0,
+            shader_location: 0,
+        },
+        VertexAttribute {
+            format: VertexFormat::Float32x4,
+            offset: 12,
+            shader_location: 1,
+        },
+    ];
+    let vbl = [VertexBufferLayout {
+        array_stride: 28,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &attrs,
+    }];
+    let targets = [color_target(TextureFormat::Rgba8Unorm)];
+    let mut desc = pipeline_desc(empty_layout(d), m, &vbl, &targets);
+    desc.depth_stencil = Some(DepthStencilState {
+        format,
+        depth_write_enabled: true,
+        depth_compare: CompareFunction::Less,
+        stencil: StencilState::default(),
+    });
+    d.create_render_pipeline(&desc).unwrap()
+}
+
+/// Green at z 0.2 over the left 3/4 and red at z 0.6 over the right 3/4: `(near, far)`.
+fn depth_quads(d: &Device) -> (Buffer, Buffer) {
+    (
+        vertex_buffer(d, &quad3(0.2, [0.0, 1.0, 0.0, 1.0], -1.0, 0.5)),
+        vertex_buffer(d, &quad3(0.6, [1.0, 0.0, 0.0, 1.0], -0.5, 1.0)),
+    )
+}
+
+/// An encoder in a pass over `t` cleared to black and `dv` cleared to depth 1 (and
+/// stencil 0 where `format` has it).
+fn depth_pass(
+    d: &Device,
+    t: &Target,
+    dv: TextureView,
+    format: TextureFormat,
+    label: &'static str,
+) -> CommandEncoder {
+    let mut e = encoder(d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label,
+        color_attachments: &[Some(clear([0.0, 0.0, 0.0, 1.0], t.view))],
+        depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
+            view: dv,
+            depth_ops: Some(Operations {
+                load: LoadOp::Clear(1.0),
+                store: StoreOp::Store,
+            }),
+            // A depth-only format takes no stencil operations, as in WebGPU.
+            stencil_ops: format.info().has_stencil.then_some(Operations {
+                load: LoadOp::Clear(0),
+                store: StoreOp::Store,
+            }),
+        }),
+        ..Default::default()
+    })
+    .unwrap();
+    e
+}
+
 #[test]
 fn the_nearer_primitive_wins_whatever_the_draw_order() {
     let d = gpu();
@@ -88,55 +159,9 @@ fn the_nearer_primitive_wins_whatever_the_draw_order() {
         for near_first in [true, false] {
             let t = target(&d, TextureFormat::Rgba8Unorm, 1);
             let (_dt, dv) = depth(&d, format);
-            let m = module(&d, DEPTH_SHADER);
-            let attrs = [
-                VertexAttribute {
-                    format: VertexFormat::Float32x3,
-                    offset: 0,
-                    shader_location: 0,
-                },
-                VertexAttribute {
-                    format: VertexFormat::Float32x4,
-                    offset: 12,
-                    shader_location: 1,
-                },
-            ];
-            let vbl = [VertexBufferLayout {
-                array_stride: 28,
-                step_mode: VertexStepMode::Vertex,
-                attributes: &attrs,
-            }];
-            let targets = [color_target(t.format)];
-            let mut desc = pipeline_desc(empty_layout(&d), m, &vbl, &targets);
-            desc.depth_stencil = Some(DepthStencilState {
-                format,
-                depth_write_enabled: true,
-                depth_compare: CompareFunction::Less,
-                stencil: StencilState::default(),
-            });
-            let p = d.create_render_pipeline(&desc).unwrap();
-            // Green at z 0.2 covers the left 3/4, red at z 0.6 covers the right 3/4.
-            let near = vertex_buffer(&d, &quad3(0.2, [0.0, 1.0, 0.0, 1.0], -1.0, 0.5));
-            let far = vertex_buffer(&d, &quad3(0.6, [1.0, 0.0, 0.0, 1.0], -0.5, 1.0));
-            let mut e = encoder(&d);
-            e.begin_render_pass(&RenderPassDescriptor {
-                label: "depth",
-                color_attachments: &[Some(clear([0.0, 0.0, 0.0, 1.0], t.view))],
-                depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
-                    view: dv,
-                    depth_ops: Some(Operations {
-                        load: LoadOp::Clear(1.0),
-                        store: StoreOp::Store,
-                    }),
-                    // A depth-only format takes no stencil operations, as in WebGPU.
-                    stencil_ops: format.info().has_stencil.then_some(Operations {
-                        load: LoadOp::Clear(0),
-                        store: StoreOp::Store,
-                    }),
-                }),
-                ..Default::default()
-            })
-            .unwrap();
+            let p = depth_pipeline(&d, format);
+            let (near, far) = depth_quads(&d);
+            let mut e = depth_pass(&d, &t, dv, format, "depth");
             e.set_render_pipeline(p).unwrap();
             let order = if near_first { [near, far] } else { [far, near] };
             for vb in order {
@@ -896,56 +921,11 @@ fn depth_cleared_first_in_every_frame_stays_right_with_no_head() {
     ] {
         let t = target(&d, TextureFormat::Rgba8Unorm, 1);
         let (_dt, dv) = depth(&d, format);
-        let m = module(&d, DEPTH_SHADER);
-        let attrs = [
-            VertexAttribute {
-                format: VertexFormat::Float32x3,
-                offset: 0,
-                shader_location: 0,
-            },
-            VertexAttribute {
-                format: VertexFormat::Float32x4,
-                offset: 12,
-                shader_location: 1,
-            },
-        ];
-        let vbl = [VertexBufferLayout {
-            array_stride: 28,
-            step_mode: VertexStepMode::Vertex,
-            attributes: &attrs,
-        }];
-        let targets = [color_target(t.format)];
-        let mut desc = pipeline_desc(empty_layout(&d), m, &vbl, &targets);
-        desc.depth_stencil = Some(DepthStencilState {
-            format,
-            depth_write_enabled: true,
-            depth_compare: CompareFunction::Less,
-            stencil: StencilState::default(),
-        });
-        let p = d.create_render_pipeline(&desc).unwrap();
-        // Green at z 0.2 over the left 3/4, red at z 0.6 over the right 3/4; the frames
-        // alternate which is drawn first.
-        let near = vertex_buffer(&d, &quad3(0.2, [0.0, 1.0, 0.0, 1.0], -1.0, 0.5));
-        let far = vertex_buffer(&d, &quad3(0.6, [1.0, 0.0, 0.0, 1.0], -0.5, 1.0));
+        let p = depth_pipeline(&d, format);
+        // The frames alternate which quad is drawn first.
+        let (near, far) = depth_quads(&d);
         for frame in 0..4 {
-            let mut e = encoder(&d);
-            e.begin_render_pass(&RenderPassDescriptor {
-                label: "depth frame",
-                color_attachments: &[Some(clear([0.0, 0.0, 0.0, 1.0], t.view))],
-                depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
-                    view: dv,
-                    depth_ops: Some(Operations {
-                        load: LoadOp::Clear(1.0),
-                        store: StoreOp::Store,
-                    }),
-                    stencil_ops: format.info().has_stencil.then_some(Operations {
-                        load: LoadOp::Clear(0),
-                        store: StoreOp::Store,
-                    }),
-                }),
-                ..Default::default()
-            })
-            .unwrap();
+            let mut e = depth_pass(&d, &t, dv, format, "depth frame");
             e.set_render_pipeline(p).unwrap();
             let order = if frame % 2 == 0 {
                 [near, far]

@@ -311,6 +311,13 @@ impl<A: Api> CommandEncoder<A> {
             e.flush_pending(OP)?;
             e.cut(OP)?;
             e.ensure_open(OP)?;
+            // What a pass renders of an attachment: its view's mip, all its view layers.
+            let range = |v: &crate::device::ViewObj<A>| Subresources {
+                base_mip: v.range.base_mip_level,
+                mips: 1,
+                base_layer: v.range.base_array_layer,
+                layers: view_layers.max(1),
+            };
             // Attachments cleared on this recording's first use of them keep nothing of
             // their contents: their barrier comes from `Undefined` after all earlier work,
             // recorded here in front of the pass, and submission has nothing to resolve
@@ -350,15 +357,9 @@ impl<A: Api> CommandEncoder<A> {
                 let now = e.used.seq;
                 for (v, u) in overwritten {
                     let slot = e.used.texture_slot(&v.texture);
-                    let range = Subresources {
-                        base_mip: v.range.base_mip_level,
-                        mips: 1,
-                        base_layer: v.range.base_array_layer,
-                        layers: view_layers.max(1),
-                    };
                     let pending = &mut e.pending.textures;
                     if let Some(t) = e.used.tracker.textures.get_mut(slot) {
-                        t.track.overwrite(range, u, now, |mip, layer, tr| {
+                        t.track.overwrite(range(v), u, now, |mip, layer, tr| {
                             pending.push((slot, mip, layer, tr));
                         });
                     }
@@ -367,14 +368,8 @@ impl<A: Api> CommandEncoder<A> {
             }
             for (v, u) in &views {
                 let slot = e.used.texture_slot(&v.texture);
-                let range = Subresources {
-                    base_mip: v.range.base_mip_level,
-                    mips: 1,
-                    base_layer: v.range.base_array_layer,
-                    layers: view_layers.max(1),
-                };
                 // Attachments are distinct textures (checked above): no conflict here.
-                let _ = e.scope.texture(slot, range, *u);
+                let _ = e.scope.texture(slot, range(v), *u);
             }
             let (extent, samples) = shape.unwrap_or(([1, 1], 1));
             {
