@@ -18,17 +18,20 @@ fn tri(color: [f32; 4], pts: [[f32; 2]; 3]) -> Vec<f32> {
         .collect()
 }
 
+/// The `POS_COLOR` pipeline (no bind groups, no blending) drawing into `format`.
+fn pos_color_pipeline(d: &Device, format: TextureFormat) -> RenderPipeline {
+    let m = module(d, POS_COLOR);
+    let vbl = [pos_color_layout()];
+    let targets = [color_target(format)];
+    d.create_render_pipeline(&pipeline_desc(empty_layout(d), m, &vbl, &targets))
+        .unwrap()
+}
+
 #[test]
 fn a_triangle_covers_its_pixels_and_no_others() {
     let d = gpu();
     let t = target(&d, TextureFormat::Rgba8Unorm, 1);
-    let m = module(&d, POS_COLOR);
-    let layout = empty_layout(&d);
-    let vbl = [pos_color_layout()];
-    let targets = [color_target(t.format)];
-    let p = d
-        .create_render_pipeline(&pipeline_desc(layout, m, &vbl, &targets))
-        .unwrap();
+    let p = pos_color_pipeline(&d, t.format);
     // Lower-left half of the target (NDC y up; framebuffer rows go down).
     let vb = vertex_buffer(&d, &tri(RED, [[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]]));
     let mut e = encoder(&d);
@@ -752,12 +755,7 @@ fn indexed_instanced_and_indirect_draws() {
 fn draw_indirect_reads_its_arguments() {
     let d = gpu();
     let t = target(&d, TextureFormat::Rgba8Unorm, 1);
-    let m = module(&d, POS_COLOR);
-    let vbl = [pos_color_layout()];
-    let targets = [color_target(t.format)];
-    let p = d
-        .create_render_pipeline(&pipeline_desc(empty_layout(&d), m, &vbl, &targets))
-        .unwrap();
+    let p = pos_color_pipeline(&d, t.format);
     let vb = vertex_buffer(
         &d,
         &[
@@ -844,12 +842,7 @@ fn a_pass_clearing_its_target_first_needs_no_barrier_in_front_of_its_command_buf
     // still has its first use resolved at submission, in a head.
     let d = gpu();
     let t = target(&d, TextureFormat::Rgba8Unorm, 1);
-    let m = module(&d, POS_COLOR);
-    let vbl = [pos_color_layout()];
-    let targets = [color_target(t.format)];
-    let p = d
-        .create_render_pipeline(&pipeline_desc(empty_layout(&d), m, &vbl, &targets))
-        .unwrap();
+    let p = pos_color_pipeline(&d, t.format);
     let vb = vertex_buffer(&d, &tri(RED, [[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]]));
     let (red, green, blue) = ([255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]);
     let heads = |d: &Device| {
