@@ -90,7 +90,7 @@ impl Raw {
             .synchronization2(true)
             .dynamic_rendering(true);
         let core = vk::PhysicalDeviceFeatures::default()
-            .robust_buffer_access(true)
+            .robust_buffer_access(raw_robust())
             .full_draw_index_uint32(true);
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
             .features(core)
@@ -969,6 +969,13 @@ impl Drop for Raw {
         // SAFETY: the device is gone.
         unsafe { self.instance.destroy_instance(None) };
     }
+}
+
+/// Whether raw ash's device enables `robustBufferAccess`, as vigil's does: yes unless
+/// `VIGIL_BENCH_RAW_ROBUST=off`. To measure what the driver's own bounds checks cost the
+/// copy kernel (vigil's shaders check their indices themselves).
+fn raw_robust() -> bool {
+    std::env::var("VIGIL_BENCH_RAW_ROBUST").map_or(true, |v| v != "off")
 }
 
 /// Whether raw ash's render pipelines declare vigil's dynamic state
