@@ -197,6 +197,9 @@ pub struct Mapping {
     pub ptr: NonNull<u8>,
     /// Bytes reachable from `ptr` (the buffer's size as created).
     pub len: u64,
+    /// Host writes reach the device without [`Device::flush`] (coherent memory): the
+    /// flush is a no-op, so a writer may skip calling it.
+    pub coherent: bool,
 }
 
 /// A logical device with one queue.

@@ -1128,6 +1128,7 @@ impl hal::Device for Device {
         buffer.mapped.map(|p| hal::Mapping {
             ptr: p.0,
             len: buffer.size,
+            coherent: buffer.coherent,
         })
     }
 

@@ -13,6 +13,7 @@
 #![allow(unsafe_code)]
 
 use std::ops::{Deref, Range};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use vigil_hal::Device as _;
 use vigil_hal::{
     Api, BindGroupDescriptor, BindPoint, BufferBarrier, BufferCopy, BufferDescriptor,
@@ -53,6 +54,140 @@ fn mapped_range(
     // SAFETY: `offset + len <= m.len`, the length of the allocation `m.ptr` points into, so
     // the result stays inside it.
     Ok(unsafe { m.ptr.as_ptr().add(offset) })
+}
+
+/// The handshake between the thread holding a write grant, which appends to the last
+/// pending queue write without the queue lock, and whoever takes the queue lock next
+/// (see `device::runs`). The holder raises `busy`, then checks `open`; the lock's taker
+/// lowers `open`, then waits for `busy` to fall. Both in sequentially consistent order, so
+/// at least one of them sees the other: either the holder finds the gate closed and writes
+/// nothing, or the taker waits for its write to finish, and then reads what the holder
+/// appended.
+#[derive(Debug)]
+pub(crate) struct Gate {
+    open: AtomicBool,
+    busy: AtomicBool,
+    /// Bytes and writes the holder appended (stored by the holder alone, before `busy`
+    /// falls).
+    bytes: AtomicU64,
+    writes: AtomicU64,
+}
+
+impl Gate {
+    /// An open gate, nothing appended yet.
+    pub fn open() -> Gate {
+        Gate {
+            open: AtomicBool::new(true),
+            busy: AtomicBool::new(false),
+            bytes: AtomicU64::new(0),
+            writes: AtomicU64::new(0),
+        }
+    }
+
+    /// Closes the gate and waits out a write in progress through it; returns the bytes
+    /// and writes appended through it. The wait is one copy long unless the holder's
+    /// thread was descheduled mid-copy, so it spins briefly, then yields.
+    pub fn close(&self) -> (u64, u64) {
+        self.open.store(false, Ordering::SeqCst);
+        let mut spins = 0u32;
+        while self.busy.load(Ordering::SeqCst) {
+            if spins < 256 {
+                std::hint::spin_loop();
+                spins = spins.saturating_add(1);
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        (
+            self.bytes.load(Ordering::Acquire),
+            self.writes.load(Ordering::Acquire),
+        )
+    }
+}
+
+/// A staging chunk's mapping, written by the thread holding a write grant through a
+/// [`Gate`] (not `Send`: it stays in that thread's run).
+#[derive(Debug)]
+pub(crate) struct Window {
+    base: std::ptr::NonNull<u8>,
+    len: u64,
+}
+
+impl Window {
+    /// The window onto `mapping`.
+    ///
+    /// The contract its writes rely on (as the wrappers above rely on validation done
+    /// elsewhere; `device::runs` keeps it): `mapping` is of coherent memory, and it stays
+    /// mapped, with no one else writing the bytes the grant's holder appends to, for as
+    /// long as the gate the window is written through is open or busy; the chunk's owner
+    /// closes that gate ([`Gate::close`]) before it changes the chunk's pending write or
+    /// lets the chunk go.
+    pub fn new(mapping: vigil_hal::Mapping) -> Window {
+        Window {
+            base: mapping.ptr,
+            len: mapping.len,
+        }
+    }
+
+    /// Copies `data` to `at` through `gate`, then records the holder's running totals
+    /// (`bytes`, `writes`) in it; `false`, with nothing written, when the gate is closed
+    /// or the range is outside the window. Then asks the CPU to fetch, for writing, the
+    /// line 128 bytes past the write's end: a run of small writes finds its next lines
+    /// owned, so the next write's locked instruction waits for no line to arrive.
+    #[inline(always)]
+    pub fn write(&self, gate: &Gate, at: u64, data: &[u8], bytes: u64, writes: u64) -> bool {
+        let Ok(dst) = mapped_range(
+            Some(vigil_hal::Mapping {
+                ptr: self.base,
+                len: self.len,
+                coherent: true,
+            }),
+            at,
+            data.len(),
+        ) else {
+            return false;
+        };
+        gate.busy.store(true, Ordering::SeqCst);
+        if !gate.open.load(Ordering::SeqCst) {
+            gate.busy.store(false, Ordering::Release);
+            return false;
+        }
+        // SAFETY: `dst..dst + data.len()` lies in the mapping (checked above), which stays
+        // mapped and written by no one else while the gate is open or busy (the contract
+        // `Window::new` states, kept by `device::runs`): it was open after `busy` rose. `data` is the caller's host
+        // memory, so the two do not overlap. Coherent memory needs no flush.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len()) };
+        prefetch_for_write(
+            self,
+            at.saturating_add(data.len() as u64).saturating_add(128),
+        );
+        gate.bytes.store(bytes, Ordering::Relaxed);
+        gate.writes.store(writes, Ordering::Relaxed);
+        gate.busy.store(false, Ordering::Release);
+        true
+    }
+}
+
+/// A hint to fetch the window's line at `offset` for writing (nothing outside it, or off
+/// x86-64).
+#[inline(always)]
+fn prefetch_for_write(w: &Window, offset: u64) {
+    #[cfg(target_arch = "x86_64")]
+    if offset < w.len {
+        if let Ok(at) = usize::try_from(offset) {
+            // SAFETY: `offset` is below the mapping's length, so the pointer stays inside
+            // it; a prefetch reads and writes nothing in any case.
+            let p = unsafe { w.base.as_ptr().add(at) };
+            // SAFETY: a prefetch hint has no effect on memory.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_ET0 }>(
+                    p.cast_const().cast(),
+                )
+            };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (w, offset);
 }
 
 impl<A: Api> Hal<A> {

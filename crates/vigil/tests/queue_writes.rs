@@ -235,6 +235,134 @@ fn a_refused_write_that_continues_a_run_changes_nothing() {
     }
 }
 
+/// A 64-byte piece of `word`s.
+fn piece(word: u32) -> Vec<u8> {
+    bytes_of(&[word; 16])
+}
+
+#[test]
+fn a_run_granted_to_one_thread_ends_when_another_thread_takes_the_queue() {
+    // The thread whose write continues the last pending write appends the run's next
+    // writes without the queue lock; a write from another thread takes the lock, which
+    // ends that grant first, so a write made after it comes after it.
+    let d = gpu();
+    let (a, out) = (storage(&d, "a", 320), storage(&d, "out", 4));
+    d.seams().pause_submissions().unwrap();
+    copy(&d, a, out, 4);
+    for i in 0..3 {
+        d.write_buffer(a, i * 64, &piece(1)).unwrap();
+    }
+    std::thread::scope(|s| {
+        s.spawn(|| d.write_buffer(a, 64, &piece(2)).unwrap());
+    });
+    // After the other thread's write: this run's grant is over, so this is a write of its
+    // own, after the other thread's.
+    d.write_buffer(a, 192, &piece(3)).unwrap();
+    d.write_buffer(a, 256, &piece(3)).unwrap();
+    let s = d.write_stats();
+    assert_eq!(
+        (s.pending_writes, s.pending_bytes, s.merged_writes),
+        (3, 384, 3),
+        "three regions: the run of three, the other thread's, the run of two: {s:?}"
+    );
+    d.seams().resume_submissions().unwrap();
+    let words = read_u32(&d, a, 80);
+    let want: Vec<u32> = [1, 2, 1, 3, 3].iter().flat_map(|w| [*w; 16]).collect();
+    assert_eq!(words, want);
+}
+
+#[test]
+fn a_buffer_mapped_during_a_run_refuses_the_runs_next_write() {
+    // Mapping a buffer with queued writes submits them first, which takes the queue lock
+    // and ends the run's grant: the next write of the run is checked again and refused.
+    let d = gpu();
+    let (src, rb) = (
+        storage(&d, "src", 256),
+        d.create_buffer(&BufferDescriptor {
+            label: "rb",
+            size: 256,
+            usage: BufferUsages::MAP_READ | BufferUsages::COPY_DST,
+        })
+        .unwrap(),
+    );
+    d.seams().pause_submissions().unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "copy" })
+        .unwrap();
+    e.copy_buffer_to_buffer(src, 0, rb, 0, 256).unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    // `rb` is busy: these are staged, the second one continuing the first.
+    d.write_buffer(rb, 0, &piece(7)).unwrap();
+    d.write_buffer(rb, 64, &piece(7)).unwrap();
+    d.write_buffer(rb, 128, &piece(7)).unwrap();
+    let m = d.map_buffer_async(rb, MapMode::Read, 0, 256).unwrap();
+    let e = d.write_buffer(rb, 192, &piece(8)).unwrap_err();
+    assert_eq!(e.rule(), Rule::WriteMapped, "{e}");
+    d.seams().resume_submissions().unwrap();
+    d.wait_for_mapping(m, &MapWaitParams::default(), &|| false)
+        .unwrap();
+    let words: Vec<u32> = d
+        .mapped_bytes(m, |bytes| {
+            bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        })
+        .unwrap();
+    let mut want = vec![7u32; 48];
+    want.extend([0u32; 16]);
+    assert_eq!(
+        words, want,
+        "the run's three writes landed, the refused one did not"
+    );
+}
+
+#[test]
+fn runs_of_writes_on_several_threads_land_while_another_thread_submits() {
+    // Each writer's runs are granted, ended by the submitter's lock and granted again,
+    // many times over; every byte must land, in order.
+    const WRITERS: u32 = 4;
+    const PIECES: u64 = 3000;
+    let d = gpu();
+    let buffers: Vec<Buffer> = (0..WRITERS)
+        .map(|_| storage(&d, "run", PIECES * 64))
+        .collect();
+    let out = storage(&d, "out", 4);
+    let done = std::sync::atomic::AtomicU32::new(0);
+    std::thread::scope(|s| {
+        for (t, &b) in buffers.iter().enumerate() {
+            let (d, done, out) = (&d, &done, out);
+            s.spawn(move || {
+                // Busy, so the writes are staged rather than written straight in.
+                copy(d, b, out, 4);
+                for i in 0..PIECES {
+                    let word = (t as u32) << 24 | i as u32;
+                    d.write_buffer(b, i * 64, &piece(word)).unwrap();
+                }
+                done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            });
+        }
+        s.spawn(|| {
+            while done.load(std::sync::atomic::Ordering::SeqCst) < WRITERS {
+                d.submit(std::iter::empty()).unwrap();
+                d.poll().unwrap();
+            }
+        });
+    });
+    let merged = d.write_stats().merged_writes;
+    for (t, &b) in buffers.iter().enumerate() {
+        let words = read_u32(&d, b, (PIECES * 16) as usize);
+        for (i, chunk) in words.chunks_exact(16).enumerate() {
+            let want = (t as u32) << 24 | i as u32;
+            assert!(
+                chunk.iter().all(|w| *w == want),
+                "writer {t}, piece {i}: {chunk:?}"
+            );
+        }
+    }
+    assert!(merged > 0, "some writes continued a run");
+}
+
 #[test]
 fn the_staging_budget_is_enforced_and_a_refused_write_changes_nothing() {
     let d = gpu_with(|adapter| DeviceDescriptor {

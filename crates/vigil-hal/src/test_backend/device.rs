@@ -356,6 +356,9 @@ impl Device for TestDevice {
         Some(Mapping {
             ptr: NonNull::new(mem.as_mut_ptr()).unwrap_or(NonNull::dangling()),
             len: mem.len() as u64,
+            // Host memory, read by nothing but the host: nothing to flush (its `flush` only
+            // checks for injected faults).
+            coherent: true,
         })
     }
 

@@ -516,7 +516,7 @@ impl<A: Api> Device<A> {
         let obj = self.remove(heap, "destroy_gpu_heap")?;
         self.lock_heaps().retain(|h| !Arc::ptr_eq(h, &obj));
         super::heaps::keep_in_flight(
-            &mut super::lock(&self.queue),
+            &mut self.queue.lock(),
             vec![super::heaps::Retired::GpuHeap(obj)],
         );
         Ok(())

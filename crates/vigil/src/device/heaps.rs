@@ -190,7 +190,7 @@ impl<A: Api> Device<A> {
         // The placeholder is sampled by heaps from their first submission on: zeroed and
         // moved to its sampled layout then, as any texture put in a heap.
         texture.heap_slots.store(1, Ordering::Release);
-        lock(&self.queue).resident.push(texture);
+        self.queue.lock().resident.push(texture);
         let sampler = self.create_sampler(&SamplerDescriptor {
             label: "vigil heap placeholder",
             ..SamplerDescriptor::default()
@@ -494,14 +494,14 @@ impl<A: Api> Device<A> {
     /// entered a heap, moved to their sampled layout at the next submission.
     fn retire_slots(&self, old: Vec<HeapSlot<A>>, resident: Vec<Arc<TextureObj<A>>>) {
         let kept = old.into_iter().filter_map(retire).collect();
-        let mut q = lock(&self.queue);
+        let mut q = self.queue.lock();
         q.resident.extend(resident);
         keep_in_flight(&mut q, kept);
     }
 
     /// Keeps `obj` until every submission made so far is complete.
     fn keep_until_done(&self, obj: Retired<A>) {
-        keep_in_flight(&mut lock(&self.queue), vec![obj]);
+        keep_in_flight(&mut self.queue.lock(), vec![obj]);
     }
 }
 
@@ -549,7 +549,7 @@ impl<A: Api> Core<A> {
             || BoundResource::TextureView(&*view.raw, layout),
             |s| matches!(s, HeapSlot::View(v) if gone(v)),
         );
-        keep_in_flight(&mut lock(&self.queue), kept);
+        keep_in_flight(&mut self.queue.lock(), kept);
     }
 
     /// Puts the placeholder sampler in every sampler-heap slot naming `sampler`.
@@ -565,7 +565,7 @@ impl<A: Api> Core<A> {
             || BoundResource::Sampler(&*placeholder.raw),
             |s| matches!(s, HeapSlot::Sampler(x) if Arc::ptr_eq(x, sampler)),
         );
-        keep_in_flight(&mut lock(&self.queue), kept);
+        keep_in_flight(&mut self.queue.lock(), kept);
     }
 
     /// Rewrites the slots of `heaps` that `hit` picks with `placeholder`, returning what

@@ -151,7 +151,7 @@ impl<A: Api> Device<A> {
         const OP: &str = "poll_mapping";
         self.check_alive(OP)?;
         let m = self.lookup(mapping, OP)?;
-        let mut q = super::lock(&self.queue);
+        let mut q = self.queue.lock();
         self.refresh(&mut q, OP)?;
         Ok(self.mapping_state(&m))
     }
@@ -301,7 +301,7 @@ impl<A: Api> Device<A> {
                     .write_mapped(&b.raw, 0, &bytes)
                     .map_err(|e| self.hal_error(e, OP, &b.label))
             } else {
-                let mut q = super::lock(&self.queue);
+                let mut q = self.queue.lock();
                 self.queue_write(&mut q, b, 0, &bytes, OP)
             };
             if let Err(e) = landed {

@@ -21,6 +21,7 @@ mod pipeline;
 mod placement;
 mod progress;
 mod queue;
+mod runs;
 mod seams;
 mod shared;
 mod surface;
@@ -128,7 +129,7 @@ pub struct Core<A: Api> {
     pub(crate) limits: Limits,
     pub(crate) objects: Registries<A>,
     /// Submission-side state: in-flight work, staged uploads, the queue.
-    pub(crate) queue: Mutex<queue::QueueState<A>>,
+    pub(crate) queue: runs::QueueLock<A>,
     /// Native command pools ready for reuse, each with the command buffers of its last
     /// (completed or never submitted) recording still to reset.
     pub(crate) pools: Mutex<Vec<queue::Pool<A>>>,
@@ -306,7 +307,7 @@ impl<A: Api> Device<A> {
                 features,
                 limits,
                 objects: Registries::default(),
-                queue: Mutex::new(queue::QueueState::new(staging_budget)),
+                queue: runs::QueueLock::new(queue::QueueState::new(staging_budget)),
                 pools: Mutex::new(Vec::new()),
                 last_submitted: AtomicU64::new(0),
                 completion: Arc::new(completion),
@@ -498,7 +499,7 @@ impl<A: Api> Device<A> {
         };
         pools
             .saturating_add(heaps)
-            .saturating_add(lock(&self.queue).pooled_native_objects())
+            .saturating_add(self.queue.lock().pooled_native_objects())
     }
 
     /// What the validation layer has said so far, when validation is on.

@@ -227,6 +227,9 @@ pub(crate) struct InFlight<A: Api> {
 
 /// Submission-side state, behind the device's queue lock.
 pub(crate) struct QueueState<A: Api> {
+    /// The write grant of a run of queue writes, while one is held (see `runs`). First, so
+    /// dropped first: its gate closes before the staging chunk it writes into can go.
+    pub grant: Option<super::runs::Grant>,
     /// Submitted work not yet seen complete, in serial order.
     pub in_flight: VecDeque<InFlight<A>>,
     /// Queue writes waiting for the next submission.
@@ -296,6 +299,7 @@ enum HeadCb<A: Api> {
 impl<A: Api> QueueState<A> {
     pub fn new(staging_budget: u64) -> Self {
         QueueState {
+            grant: None,
             resident: Vec::new(),
             in_flight: VecDeque::new(),
             uploads: PendingUploads::default(),
@@ -362,7 +366,7 @@ impl<A: Api> Device<A> {
     /// recycles command pools. Returns the completed serial.
     pub fn poll(&self) -> Result<u64> {
         const OP: &str = "poll";
-        let mut q = lock(&self.queue);
+        let mut q = self.queue.lock();
         self.refresh(&mut q, OP)
     }
 
@@ -452,7 +456,7 @@ impl<A: Api> Device<A> {
         if let Err(e) = self.check_alive(op) {
             return refused(e);
         }
-        let mut q = lock(&self.queue);
+        let mut q = self.queue.lock();
         for cb in &cbs {
             if let Err(e) = cb.validate_for_submit(&self.core) {
                 drop(q);
@@ -692,7 +696,7 @@ impl<A: Api> Device<A> {
             }
             self.wait_next(self.completion.completed(), remaining, OP)?;
         }
-        let mut q = lock(&self.queue);
+        let mut q = self.queue.lock();
         self.refresh(&mut q, OP)?;
         Ok(self.completion.completed() >= serial)
     }
@@ -704,7 +708,7 @@ impl<A: Api> Device<A> {
         const OP: &str = "wait_for_serial_unless_stalled";
         self.check_wait_target(serial, OP)?;
         self.wait_progressing(serial, stall_bound, WaitSite::SerialWait, OP)?;
-        let mut q = lock(&self.queue);
+        let mut q = self.queue.lock();
         self.refresh(&mut q, OP)?;
         Ok(())
     }
@@ -1068,7 +1072,7 @@ impl<A: Api> Core<A> {
     /// Serial of the last submission that used `b` (0: none), from the queue's table of
     /// buffer states (taking the queue lock).
     pub(crate) fn buffer_last_use(&self, b: &super::BufferObj<A>) -> u64 {
-        lock(&self.queue).buffer_states.last_use(b.key())
+        self.queue.lock().buffer_states.last_use(b.key())
     }
 
     /// Reads the completion counter and processes everything up to it.
@@ -1321,7 +1325,7 @@ impl<A: Api> Core<A> {
         self.seams.release_all(&self.hal);
         let last = self.last_submitted.load(Ordering::Acquire);
         let quiet = self.teardown_drain(last);
-        let mut q = lock(&self.queue);
+        let mut q = self.queue.lock();
         let in_flight = std::mem::take(&mut q.in_flight);
         let uploads = std::mem::take(&mut q.uploads);
         let spare = std::mem::take(&mut q.spare_staging);
@@ -1637,7 +1641,7 @@ impl<A: Api> Device<A> {
     pub fn timestamps(&self, serial: u64) -> Result<Vec<Vec<Timestamp>>> {
         const OP: &str = "timestamps";
         let completed = {
-            let mut q = lock(&self.queue);
+            let mut q = self.queue.lock();
             self.refresh(&mut q, OP)?
         };
         if serial > completed {

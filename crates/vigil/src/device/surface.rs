@@ -342,7 +342,7 @@ impl<A: Api> Device<A> {
         }
         // The copy reads the frame: from where its last use left it. (The queue first,
         // then the texture's state: the order submissions take them in.)
-        let mut q = lock(&self.queue);
+        let mut q = self.queue.lock();
         let mut parts = lock(&frame.state);
         let before = parts
             .parts

@@ -6,7 +6,7 @@
 //! storage textures, `ShaderReadOnly` otherwise), so they never go stale.
 
 use super::{
-    Device, QuerySetObj, SamplerObj, TextureObj, TextureState, ViewObj, lock,
+    Device, QuerySetObj, SamplerObj, TextureObj, TextureState, ViewObj,
     uploads::PendingTextureWrite,
 };
 use crate::error::{Result, fail};
@@ -123,7 +123,7 @@ impl<A: Api> Device<A> {
             ));
         }
         let obj = self.remove(texture, OP)?;
-        let mut q = lock(&self.queue);
+        let mut q = self.queue.lock();
         self.drop_queued_writes_to(&mut q, None, Some(&obj));
         drop(q);
         if obj.heap_slots.load(std::sync::atomic::Ordering::Acquire) > 0 {
@@ -340,7 +340,7 @@ impl<A: Api> Device<A> {
         let tight = row
             .saturating_mul(u64::from(size[1]))
             .saturating_mul(u64::from(size[2]));
-        let mut q = lock(&self.queue);
+        let mut q = self.queue.lock();
         q.staging.check_room(OP, label, tight)?;
         // Every row lies inside `data` (`needed <= data.len()`), so none of this saturates.
         let mut packed = Vec::with_capacity(usize::try_from(tight).unwrap_or(0));

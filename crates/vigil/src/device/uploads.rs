@@ -240,7 +240,7 @@ impl StagingAccount {
 impl<A: Api> Device<A> {
     /// Counters of queue writes and staging.
     pub fn write_stats(&self) -> WriteStats {
-        let q = lock(&self.queue);
+        let q = self.queue.lock();
         WriteStats {
             pending_writes: q.staging.queued_writes,
             pending_bytes: q.staging.queued_bytes,

@@ -1,0 +1,216 @@
+//! Runs of queue writes without the queue lock.
+//!
+//! A run of sequential writes into one buffer (each write starting where the last one
+//! ended) is the common shape of many small queue writes. Under the queue lock such a
+//! write appends to the last pending write, in the last staging chunk
+//! ([`Core::continue_last_write`]); the lock itself (two locked instructions, each waiting
+//! for the copy before it to reach its cache line) was most of what such a write cost.
+//!
+//! So when a write continues the last pending write under the lock, its thread is given
+//! a **grant**: the right to append the run's next writes to that pending write, in that
+//! chunk, without the lock, up to a room fixed when granted (the chunk's free bytes, the
+//! staging budget and the buffer's end, whichever comes first). The thread keeps what it
+//! needs in a thread-local [`Run`]; the queue keeps the grant's [`Gate`]. Whoever takes
+//! the queue lock next closes the gate first ([`QueueLock::lock`]): that waits out a write
+//! in progress through it and folds what the run appended into the pending write and the
+//! staging counters, so everything done under the lock sees the writes as if each had
+//! taken the lock itself. A write that cannot go on (another buffer or offset, no room
+//! left, a closed gate, another device) takes the lock as before.
+//!
+//! A write through a grant checks what the locked path checks of a continuing write: the
+//! device is not lost (the caller checks that first, for every write), the same buffer
+//! and the next offset (so the buffer's usage, alignment and liveness were checked when
+//! the run was granted: destroying the buffer or mapping it takes the queue lock, which
+//! closes the gate), and a size that is a non-zero multiple of 4 within the room.
+
+use super::queue::QueueState;
+use super::{Core, lock};
+use crate::handle::Buffer;
+use crate::native::{Gate, Window};
+use std::cell::RefCell;
+use std::sync::{Arc, Mutex, MutexGuard};
+use vigil_hal::{Api, Device as _};
+
+/// The queue's state behind its lock. Taking the lock closes the write grant, if any.
+pub(crate) struct QueueLock<A: Api> {
+    state: Mutex<QueueState<A>>,
+}
+
+impl<A: Api> QueueLock<A> {
+    /// The queue's lock around `state`.
+    pub fn new(state: QueueState<A>) -> Self {
+        QueueLock {
+            state: Mutex::new(state),
+        }
+    }
+
+    /// Takes the queue lock, closing the write grant first: what its run appended is part
+    /// of the last pending write from here on.
+    #[inline]
+    pub fn lock(&self) -> MutexGuard<'_, QueueState<A>> {
+        let mut q = lock(&self.state);
+        if q.grant.is_some() {
+            q.close_grant();
+        }
+        q
+    }
+}
+
+/// A write grant as the queue keeps it: the gate its holder writes through. Dropping it
+/// closes the gate (the chunk it names may go after that).
+pub(crate) struct Grant(Arc<Gate>);
+
+impl Drop for Grant {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
+impl<A: Api> QueueState<A> {
+    /// Closes the write grant and folds what its run appended into the last pending write
+    /// and the last staging chunk (which are the run's: both change only under the lock,
+    /// and taking it closes the grant first).
+    #[cold]
+    pub(crate) fn close_grant(&mut self) {
+        let Some(grant) = self.grant.take() else {
+            return;
+        };
+        let (bytes, writes) = grant.0.close();
+        if bytes == 0 {
+            return;
+        }
+        if let (Some(w), Some(c)) = (
+            self.uploads.writes.last_mut(),
+            self.uploads.chunks.last_mut(),
+        ) {
+            w.size = w.size.saturating_add(bytes);
+            c.used = c.used.saturating_add(bytes);
+        }
+        self.staging.queued_bytes = self.staging.queued_bytes.saturating_add(bytes);
+        self.staging.merged = self.staging.merged.saturating_add(writes);
+    }
+}
+
+/// What the thread holding a grant keeps of its run.
+struct Run {
+    /// The device granting it (ids are never reused).
+    device: u32,
+    gate: Arc<Gate>,
+    buffer: Buffer,
+    /// Where in the buffer the run's next write starts.
+    next: u64,
+    /// Where in the chunk's mapping it goes.
+    at: u64,
+    /// Bytes the run may still append.
+    room: u64,
+    /// Bytes and writes appended so far.
+    bytes: u64,
+    writes: u64,
+    window: Window,
+}
+
+thread_local! {
+    /// This thread's run, if it holds a grant (or held one: a closed gate is found at the
+    /// next write).
+    static RUN: RefCell<Option<Run>> = const { RefCell::new(None) };
+}
+
+impl<A: Api> Core<A> {
+    /// Writes `data` at `offset` of `buffer` through this thread's grant: `true` when done,
+    /// `false` (nothing written) when the write does not continue the run or the grant is
+    /// closed; the caller then takes the queue lock.
+    #[inline(always)]
+    pub(crate) fn run_write(&self, buffer: Buffer, offset: u64, data: &[u8]) -> bool {
+        let size = data.len() as u64;
+        RUN.try_with(|cell| {
+            let Ok(mut slot) = cell.try_borrow_mut() else {
+                return false;
+            };
+            let Some(run) = slot.as_mut() else {
+                return false;
+            };
+            if run.device != self.id
+                || run.buffer != buffer
+                || run.next != offset
+                || size == 0
+                || size % 4 != 0
+                || size > run.room
+            {
+                return false;
+            }
+            // None of these wraps: `size` is within the room, which is within the
+            // chunk, the budget and the buffer.
+            let (bytes, writes) = (run.bytes.wrapping_add(size), run.writes.wrapping_add(1));
+            if !run.window.write(&run.gate, run.at, data, bytes, writes) {
+                // Closed: forget the run (its gate and nothing else).
+                *slot = None;
+                return false;
+            }
+            run.next = run.next.wrapping_add(size);
+            run.at = run.at.wrapping_add(size);
+            run.room = run.room.wrapping_sub(size);
+            run.bytes = bytes;
+            run.writes = writes;
+            true
+        })
+        .unwrap_or(false)
+    }
+
+    /// Grants this thread the run the last pending write ends: called under the queue lock
+    /// right after a write continued that pending write (so the write's checks passed and
+    /// the pending write and its chunk are the last ones). Nothing is granted when the
+    /// chunk's memory needs flushes, or no room is left.
+    pub(crate) fn grant_run(&self, q: &mut QueueState<A>) {
+        let (Some(w), Some(c)) = (q.uploads.writes.last(), q.uploads.chunks.last()) else {
+            return;
+        };
+        let Some(mapping) = self.hal.mapping(&c.buffer).filter(|m| m.coherent) else {
+            return;
+        };
+        let next = w.dst_offset.saturating_add(w.size);
+        let budget = q.staging.budget.saturating_sub(
+            q.staging
+                .queued_bytes
+                .saturating_add(q.staging.in_flight_bytes),
+        );
+        let room = c
+            .size
+            .saturating_sub(c.used)
+            .min(budget)
+            .min(w.dst.size.saturating_sub(next));
+        if room < 4 {
+            return;
+        }
+        let gate = Arc::new(Gate::open());
+        // The window's contract: the chunk's memory is coherent (checked above); the chunk
+        // is the last one and stays mapped while the grant is held, with nothing else
+        // appended to it: the queue keeps the grant (`q.grant`) and closes its gate before
+        // anything changes the chunk or its pending write, or lets the chunk go (every
+        // taker of the queue lock goes through `QueueLock::lock`; dropping the grant closes
+        // it too).
+        let window = Window::new(mapping);
+        let run = Run {
+            device: self.id,
+            gate: Arc::clone(&gate),
+            buffer: w.dst.handle,
+            next,
+            at: c.used,
+            room,
+            bytes: 0,
+            writes: 0,
+            window,
+        };
+        let placed = RUN
+            .try_with(|cell| match cell.try_borrow_mut() {
+                Ok(mut slot) => {
+                    *slot = Some(run);
+                    true
+                }
+                Err(_) => false,
+            })
+            .unwrap_or(false);
+        if placed {
+            q.grant = Some(Grant(gate));
+        }
+    }
+}
