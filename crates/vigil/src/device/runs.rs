@@ -214,3 +214,72 @@ impl<A: Api> Core<A> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::native::{Gate, Window};
+    use std::ptr::NonNull;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// A thread writing pieces through a gate while another closes it at a varying moment:
+    /// what the close reports is exactly what the writer landed, and nothing lands after.
+    #[test]
+    fn a_closed_gate_counts_every_write_and_admits_none_after() {
+        const PIECE: usize = 64;
+        const PIECES: usize = 4096;
+        for round in 0..300u32 {
+            let mut memory = vec![0u8; PIECE * PIECES];
+            let (addr, len) = (memory.as_mut_ptr() as usize, memory.len() as u64);
+            let gate = Gate::open();
+            let started = AtomicBool::new(false);
+            let (landed, closed) = std::thread::scope(|s| {
+                let writer = s.spawn(|| {
+                    let Some(ptr) = NonNull::new(addr as *mut u8) else {
+                        return 0u64;
+                    };
+                    let window = Window::new(vigil_hal::Mapping {
+                        ptr,
+                        len,
+                        coherent: true,
+                    });
+                    let mut n = 0u64;
+                    while n < PIECES as u64 {
+                        let piece = [(n % 255 + 1) as u8; PIECE];
+                        let at = n * PIECE as u64;
+                        if !window.write(&gate, at, &piece, at + PIECE as u64, n + 1) {
+                            break;
+                        }
+                        n += 1;
+                        started.store(true, Ordering::Release);
+                    }
+                    n
+                });
+                // Close once the writer is under way, a varying while later.
+                while !started.load(Ordering::Acquire) {
+                    std::hint::spin_loop();
+                }
+                for _ in 0..round % 300 {
+                    std::hint::spin_loop();
+                }
+                let closed = gate.close();
+                (writer.join().unwrap_or(u64::MAX), closed)
+            });
+            assert_eq!(
+                closed,
+                (landed * PIECE as u64, landed),
+                "round {round}: the close saw what landed"
+            );
+            for (n, piece) in memory.chunks_exact(PIECE).enumerate() {
+                let want = if (n as u64) < landed {
+                    (n as u64 % 255 + 1) as u8
+                } else {
+                    0
+                };
+                assert!(
+                    piece.iter().all(|b| *b == want),
+                    "round {round}, piece {n} of {landed} landed"
+                );
+            }
+        }
+    }
+}
