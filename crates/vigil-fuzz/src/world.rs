@@ -387,6 +387,9 @@ pub struct World<'d> {
     pub command_buffers: Vec<CommandBuffer>,
     /// Encoders made so far.
     pub encoder_count: u32,
+    /// The buffer of the last run of sequential writes and where its next write starts:
+    /// `queue::write_run` goes on with it after whatever came between.
+    pub run: Option<(Buffer, u64)>,
     log: Option<Arc<ValidationLog>>,
     seen_messages: u64,
     /// Calls made.
@@ -444,6 +447,7 @@ impl<'d> World<'d> {
             encoders: Vec::new(),
             command_buffers: Vec::new(),
             encoder_count: 0,
+            run: None,
             log: device.validation_log(),
             seen_messages: device.validation_log().map_or(0, |l| l.count()),
             calls: 0,

@@ -64,6 +64,7 @@ pub const OPS: &[(u32, Op)] = &[
     (1, queue::submit_after),
     (1, queue::drop_command_buffer),
     (4, queue::write_buffer),
+    (3, queue::write_run),
     (2, queue::write_texture),
     (2, queue::read),
     (3, queue::mapping),

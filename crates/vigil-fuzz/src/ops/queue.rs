@@ -120,6 +120,58 @@ pub fn write_buffer(w: &mut World<'_>, r: &mut Rng) {
     });
 }
 
+/// A run of sequential writes into one buffer, each starting where the last ended, or
+/// more of the last run after whatever came between (a submission, a destroy, a mapping,
+/// other writes): the path on which a thread is granted the run and writes without the
+/// queue lock. Now and then a piece of the run is refused (not whole words, or past the
+/// buffer), and the run goes on after it.
+pub fn write_run(w: &mut World<'_>, r: &mut Rng) {
+    let again = w.run.filter(|_| r.chance(50));
+    let (b, size, mut offset, v) = match again {
+        Some((b, next)) => {
+            let meta = w
+                .buffers
+                .items
+                .iter()
+                .find(|e| e.handle == b)
+                .map(|e| (e.meta.size, e.live));
+            let (size, live) = meta.unwrap_or((64, false));
+            let v = if live {
+                Validity::Live
+            } else {
+                Validity::Stale
+            };
+            (b, size, next, v)
+        }
+        None => {
+            let (b, meta, v) = w.buffers.pick(r, w.id);
+            let size = meta.map_or(64, |m| m.size);
+            let offset = if r.chance(50) {
+                0
+            } else {
+                r.edge_u64(size, 4) & !3
+            };
+            (b, size, offset, v)
+        }
+    };
+    let piece = r.pick(&[4u64, 16, 64, 256]);
+    for _ in 0..2 + r.below(14) {
+        let len = if r.chance(5) { piece + 2 } else { piece };
+        let data = small_bytes(r, len as usize);
+        let what = format!("write_buffer({b:?}, {offset}, {len} bytes) in a run");
+        let done = w.call("write_buffer", what, v.invalid(), |w| {
+            w.device.write_buffer(b, offset, &data)
+        });
+        if done.is_some() {
+            offset = offset.saturating_add(len);
+        }
+        if offset >= size {
+            break;
+        }
+    }
+    w.run = Some((b, offset));
+}
+
 pub fn write_texture(w: &mut World<'_>, r: &mut Rng) {
     let (t, meta, v) = w.textures.pick(r, w.id);
     let (size, mips, layers, texel) = meta.map_or(([4, 4], 1, 1, 4), |m| {
