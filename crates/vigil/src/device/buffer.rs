@@ -201,7 +201,10 @@ impl<A: Api> Device<A> {
     /// budget the call is refused (`LimitExceeded`) instead of growing without limit;
     /// submit and write on. A write that continues the last one, in the same buffer, joins
     /// its region (a run of sequential writes is one region and one copy), and a repeat of
-    /// the range of the latest waiting write to a buffer replaces its bytes.
+    /// the range of the latest waiting write to a buffer replaces its bytes. Once a write
+    /// has continued a run, the same thread's next writes of the run take no lock (they
+    /// are copied straight into the run's staging until whoever takes the queue lock next
+    /// ends the grant; see `docs/architecture.md`, "Threads").
     pub fn write_buffer(&self, buffer: Buffer, offset: u64, data: &[u8]) -> Result<()> {
         const OP: &str = "write_buffer";
         self.check_alive(OP)?;
