@@ -25,6 +25,15 @@ fn copy(d: &Device, src: Buffer, dst: Buffer, size: u64) -> u64 {
     d.submit([e.finish().unwrap()]).unwrap()
 }
 
+/// A buffer of `size` bytes that work held at the paused gate reads (its first word is
+/// copied into a buffer of `out_size` bytes, also returned), so writes to it are staged.
+fn paused_and_busy(d: &Device, size: u64, out_size: u64) -> (Buffer, Buffer) {
+    let (a, out) = (storage(d, "a", size), storage(d, "out", out_size));
+    d.seams().pause_submissions().unwrap();
+    copy(d, a, out, 4);
+    (a, out)
+}
+
 #[test]
 fn a_write_to_a_busy_buffer_lands_after_earlier_work_and_before_later_work() {
     let d = gpu();
@@ -162,10 +171,7 @@ fn a_repeated_write_after_an_overlapping_one_still_wins() {
 fn sequential_writes_join_one_region() {
     let d = gpu();
     let count = u64::from(MAX_QUEUED_WRITES) * 2;
-    let a = storage(&d, "a", count * 4);
-    let out = storage(&d, "out", 4);
-    d.seams().pause_submissions().unwrap();
-    copy(&d, a, out, 4);
+    let (a, _out) = paused_and_busy(&d, count * 4, 4);
     for i in 0..count {
         d.write_buffer(a, i * 4, &(i as u32).to_le_bytes()).unwrap();
     }
@@ -189,9 +195,7 @@ fn a_refused_write_that_continues_a_run_changes_nothing() {
         staging_budget: 4096,
         ..DeviceDescriptor::default()
     });
-    let (a, out) = (storage(&d, "a", 8192), storage(&d, "out", 4));
-    d.seams().pause_submissions().unwrap();
-    copy(&d, a, out, 4);
+    let (a, _out) = paused_and_busy(&d, 8192, 4);
     d.write_buffer(a, 0, &[1u8; 1024]).unwrap();
     d.write_buffer(a, 1024, &[2u8; 1024]).unwrap();
     let before = d.write_stats();
@@ -246,9 +250,7 @@ fn a_run_granted_to_one_thread_ends_when_another_thread_takes_the_queue() {
     // writes without the queue lock; a write from another thread takes the lock, which
     // ends that grant first, so a write made after it comes after it.
     let d = gpu();
-    let (a, out) = (storage(&d, "a", 320), storage(&d, "out", 4));
-    d.seams().pause_submissions().unwrap();
-    copy(&d, a, out, 4);
+    let (a, _out) = paused_and_busy(&d, 320, 4);
     for i in 0..3 {
         d.write_buffer(a, i * 64, &piece(1)).unwrap();
     }
@@ -370,9 +372,7 @@ fn the_staging_budget_is_enforced_and_a_refused_write_changes_nothing() {
         staging_budget: 4096,
         ..DeviceDescriptor::default()
     });
-    let (a, out) = (storage(&d, "a", 8192), storage(&d, "out", 8192));
-    d.seams().pause_submissions().unwrap();
-    copy(&d, a, out, 4);
+    let (a, _out) = paused_and_busy(&d, 8192, 8192);
     d.write_buffer(a, 0, &vec![7u8; 3000]).unwrap();
     let before = d.write_stats();
     let e = d.write_buffer(a, 4096, &vec![8u8; 2000]).unwrap_err();
@@ -401,10 +401,7 @@ fn at_most_16384_separate_write_regions_may_wait() {
     let d = gpu();
     let count = MAX_QUEUED_WRITES as u64;
     // Every other word: no write continues the one before, so each is a region.
-    let a = storage(&d, "a", (count + 1) * 8);
-    let out = storage(&d, "out", 4);
-    d.seams().pause_submissions().unwrap();
-    copy(&d, a, out, 4);
+    let (a, _out) = paused_and_busy(&d, (count + 1) * 8, 4);
     for i in 0..count {
         d.write_buffer(a, i * 8, &(i as u32).to_le_bytes()).unwrap();
     }
@@ -449,9 +446,7 @@ fn a_destroyed_destination_of_the_latest_pending_write_is_refused_and_its_slot_r
     // A run of writes into one buffer finds it through its latest pending write: that
     // must not outlive a destroy, nor answer for the next buffer in the same slot.
     let d = gpu();
-    let (a, out) = (storage(&d, "a", 64), storage(&d, "out", 64));
-    d.seams().pause_submissions().unwrap();
-    copy(&d, a, out, 4);
+    let (a, out) = paused_and_busy(&d, 64, 64);
     d.write_buffer(a, 0, &[1; 16]).unwrap();
     d.write_buffer(a, 16, &[2; 16]).unwrap();
     assert_eq!(
