@@ -208,27 +208,22 @@ impl<A: Api> Device<A> {
     pub fn write_buffer(&self, buffer: Buffer, offset: u64, data: &[u8]) -> Result<()> {
         const OP: &str = "write_buffer";
         self.check_alive(OP)?;
-        // The next write of a run this thread holds the grant of: no lock (see `runs`).
-        if self.run_write(buffer, offset, data) {
-            self.notify_wrote(
-                crate::observer::WriteTarget::Buffer(buffer),
-                data.len() as u64,
-                true,
-            );
-            return Ok(());
-        }
-        let mut q = self.queue.lock();
-        if self.continue_last_write(&mut q, buffer, offset, data, OP)? {
+        // The next write of a run this thread holds the grant of takes no lock (see
+        // `runs`); one that continues the last pending write under the lock is granted
+        // the run.
+        if !self.run_write(buffer, offset, data) {
+            let mut q = self.queue.lock();
+            if !self.continue_last_write(&mut q, buffer, offset, data, OP)? {
+                return self.write_buffer_general(q, buffer, offset, data);
+            }
             self.grant_run(&mut q);
-            drop(q);
-            self.notify_wrote(
-                crate::observer::WriteTarget::Buffer(buffer),
-                data.len() as u64,
-                true,
-            );
-            return Ok(());
         }
-        self.write_buffer_general(q, buffer, offset, data)
+        self.notify_wrote(
+            crate::observer::WriteTarget::Buffer(buffer),
+            data.len() as u64,
+            true,
+        );
+        Ok(())
     }
 
     /// [`Device::write_buffer`] for a write that does not continue the last pending one:

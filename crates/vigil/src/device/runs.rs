@@ -168,15 +168,10 @@ impl<A: Api> Core<A> {
             return;
         };
         let next = w.dst_offset.saturating_add(w.size);
-        let budget = q.staging.budget.saturating_sub(
-            q.staging
-                .queued_bytes
-                .saturating_add(q.staging.in_flight_bytes),
-        );
         let room = c
             .size
             .saturating_sub(c.used)
-            .min(budget)
+            .min(q.staging.room())
             .min(w.dst.size.saturating_sub(next));
         if room < 4 {
             return;

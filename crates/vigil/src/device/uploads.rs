@@ -198,6 +198,13 @@ impl StagingAccount {
         self.check_bytes(op, label, size)
     }
 
+    /// Staged bytes the budget still has room for.
+    #[inline]
+    pub fn room(&self) -> u64 {
+        self.budget
+            .saturating_sub(self.queued_bytes.saturating_add(self.in_flight_bytes))
+    }
+
     /// Whether `size` more staged bytes fit the budget ([`StagingAccount::check_bytes`]
     /// without the refusal).
     #[inline(always)]
