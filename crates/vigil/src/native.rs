@@ -63,14 +63,40 @@ fn mapped_range(
 /// at least one of them sees the other: either the holder finds the gate closed and writes
 /// nothing, or the taker waits for its write to finish, and then reads what the holder
 /// appended.
+///
+/// Raising `busy` in that order is a locked instruction, which waits for the copy before
+/// it to reach its cache line. Where the system has an asymmetric fence
+/// ([`heavy_fence_ready`]), a holder whose run has gone on for a while stops paying it: it
+/// says so once (`light`, stored by a write that still takes the locked instruction), and
+/// from then on raises `busy` with a plain store and only a compiler fence before checking
+/// `open`. A taker from another thread that finds `light` set runs the heavy fence between
+/// lowering `open` and waiting for `busy`: it makes every thread of the process execute a
+/// full barrier, so again either the holder's `busy` is seen or the holder sees `open`
+/// lowered. A taker on the holder's own thread needs no fence: no write of the run is in
+/// progress while it takes the lock.
 #[derive(Debug)]
 pub(crate) struct Gate {
     open: AtomicBool,
     busy: AtomicBool,
+    /// The holder raises `busy` without a locked instruction (stored by the holder alone,
+    /// before `busy` falls).
+    light: AtomicBool,
     /// Bytes and writes the holder appended (stored by the holder alone, before `busy`
     /// falls).
     bytes: AtomicU64,
     writes: AtomicU64,
+}
+
+/// How a write through a [`Gate`] raises `busy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Raise {
+    /// With a locked instruction.
+    Locked,
+    /// With a locked instruction, and tells the gate that the writes after this one do
+    /// not take it.
+    LockedThenLight,
+    /// With a plain store (the gate was told by an earlier write).
+    Light,
 }
 
 impl Gate {
@@ -79,16 +105,44 @@ impl Gate {
         Gate {
             open: AtomicBool::new(true),
             busy: AtomicBool::new(false),
+            light: AtomicBool::new(false),
             bytes: AtomicU64::new(0),
             writes: AtomicU64::new(0),
         }
     }
 
     /// Closes the gate and waits out a write in progress through it; returns the bytes
-    /// and writes appended through it. The wait is one copy long unless the holder's
-    /// thread was descheduled mid-copy, so it spins briefly, then yields.
-    pub fn close(&self) -> (u64, u64) {
+    /// and writes appended through it. `holder_here`: the caller runs on the holder's
+    /// thread (so no write through the gate is in progress). The wait is one copy long
+    /// unless the holder's thread was descheduled mid-copy, so it spins briefly, then
+    /// yields.
+    pub fn close(&self, holder_here: bool) -> (u64, u64) {
         self.open.store(false, Ordering::SeqCst);
+        self.wait_idle();
+        // Any write that raised `busy` with a plain store came after the write that set
+        // `light`, whose `busy` the wait above saw raised or saw fall (an acquire), so
+        // `light` is seen here whenever a light write can be under way.
+        if self.light.load(Ordering::Acquire) && !holder_here {
+            if !heavy_fence() {
+                // Not expected once registration succeeded (the kernel documents no
+                // failure then). A raised `busy` still in the holder's store buffer is
+                // visible within nanoseconds; look for it for far longer than that.
+                let start = std::time::Instant::now();
+                while start.elapsed() < std::time::Duration::from_micros(200) {
+                    self.wait_idle();
+                    std::thread::yield_now();
+                }
+            }
+            self.wait_idle();
+        }
+        (
+            self.bytes.load(Ordering::Acquire),
+            self.writes.load(Ordering::Acquire),
+        )
+    }
+
+    /// Waits until `busy` is seen down.
+    fn wait_idle(&self) {
         let mut spins = 0u32;
         while self.busy.load(Ordering::SeqCst) {
             if spins < 256 {
@@ -98,10 +152,61 @@ impl Gate {
                 std::thread::yield_now();
             }
         }
-        (
-            self.bytes.load(Ordering::Acquire),
-            self.writes.load(Ordering::Acquire),
-        )
+    }
+}
+
+/// Whether this process can run the asymmetric fence a light [`Gate`] write pairs with
+/// (registered on the first call; Linux's `membarrier`, private expedited).
+pub(crate) fn heavy_fence_ready() -> bool {
+    fence_sys::ready()
+}
+
+/// Makes every running thread of this process execute a full memory barrier before it
+/// returns; `false` when the system refused.
+fn heavy_fence() -> bool {
+    fence_sys::fence()
+}
+
+#[cfg(target_os = "linux")]
+mod fence_sys {
+    use std::sync::OnceLock;
+
+    // `linux/membarrier.h`.
+    const QUERY: libc::c_long = 0;
+    const PRIVATE_EXPEDITED: libc::c_long = 1 << 3;
+    const REGISTER_PRIVATE_EXPEDITED: libc::c_long = 1 << 4;
+
+    static READY: OnceLock<bool> = OnceLock::new();
+
+    pub fn ready() -> bool {
+        *READY.get_or_init(|| {
+            // SAFETY: membarrier's query takes no pointer and touches no memory of ours.
+            let commands = unsafe { libc::syscall(libc::SYS_membarrier, QUERY, 0, 0) };
+            if commands < 0 || commands & PRIVATE_EXPEDITED == 0 {
+                return false;
+            }
+            // SAFETY: registration takes no pointer and touches no memory of ours.
+            let r =
+                unsafe { libc::syscall(libc::SYS_membarrier, REGISTER_PRIVATE_EXPEDITED, 0, 0) };
+            r == 0
+        })
+    }
+
+    pub fn fence() -> bool {
+        // SAFETY: the fence takes no pointer and touches no memory of ours.
+        let r = unsafe { libc::syscall(libc::SYS_membarrier, PRIVATE_EXPEDITED, 0, 0) };
+        r == 0
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod fence_sys {
+    pub fn ready() -> bool {
+        false
+    }
+
+    pub fn fence() -> bool {
+        false
     }
 }
 
@@ -129,13 +234,25 @@ impl Window {
         }
     }
 
-    /// Copies `data` to `at` through `gate`, then records the holder's running totals
-    /// (`bytes`, `writes`) in it; `false`, with nothing written, when the gate is closed
-    /// or the range is outside the window. Then asks the CPU to fetch, for writing, the
-    /// line 128 bytes past the write's end: a run of small writes finds its next lines
-    /// owned, so the next write's locked instruction waits for no line to arrive.
+    /// Copies `data` to `at` through `gate`, raising its `busy` as `raise` says, then
+    /// records the holder's running totals (`bytes`, `writes`) in it; `false`, with
+    /// nothing written, when the gate is closed or the range is outside the window. Then
+    /// asks the CPU to fetch, for writing, the line 128 bytes past the write's end: a run
+    /// of small writes finds its next lines owned, so the next write's locked instruction
+    /// (if it takes one) waits for no line to arrive.
+    ///
+    /// [`Raise::Light`] is only for a thread that gave this gate
+    /// [`Raise::LockedThenLight`] in a write that went through, and only where
+    /// [`heavy_fence_ready`] said yes.
     #[inline(always)]
-    pub fn write(&self, gate: &Gate, at: u64, data: &[u8], bytes: u64, writes: u64) -> bool {
+    pub fn write(
+        &self,
+        gate: &Gate,
+        at: u64,
+        data: &[u8],
+        (bytes, writes): (u64, u64),
+        raise: Raise,
+    ) -> bool {
         let Ok(dst) = mapped_range(
             Some(vigil_hal::Mapping {
                 ptr: self.base,
@@ -147,10 +264,22 @@ impl Window {
         ) else {
             return false;
         };
-        gate.busy.store(true, Ordering::SeqCst);
-        if !gate.open.load(Ordering::SeqCst) {
+        let open = if raise == Raise::Light {
+            gate.busy.store(true, Ordering::Relaxed);
+            // The closing taker's heavy fence stands in for the processor's half of
+            // this fence (see `Gate`).
+            std::sync::atomic::compiler_fence(Ordering::SeqCst);
+            gate.open.load(Ordering::Relaxed)
+        } else {
+            gate.busy.store(true, Ordering::SeqCst);
+            gate.open.load(Ordering::SeqCst)
+        };
+        if !open {
             gate.busy.store(false, Ordering::Release);
             return false;
+        }
+        if raise == Raise::LockedThenLight {
+            gate.light.store(true, Ordering::Relaxed);
         }
         // SAFETY: `dst..dst + data.len()` lies in the mapping (checked above), which stays
         // mapped and written by no one else while the gate is open or busy (the contract

@@ -246,12 +246,27 @@ fn piece(word: u32) -> Vec<u8> {
 
 #[test]
 fn a_run_granted_to_one_thread_ends_when_another_thread_takes_the_queue() {
-    // The thread whose write continues the last pending write appends the run's next
-    // writes without the queue lock; a write from another thread takes the lock, which
-    // ends that grant first, so a write made after it comes after it.
+    grant_ended_by_another_thread(None);
+}
+
+#[test]
+fn a_run_writing_without_locked_instructions_ends_when_another_thread_takes_the_queue() {
+    // The same with the run's writes after its first granted one taking no locked
+    // instruction: the other thread's lock runs the asymmetric fence before it looks.
+    grant_ended_by_another_thread(Some(1));
+}
+
+/// The thread whose write continues the last pending write appends the run's next writes
+/// without the queue lock; a write from another thread takes the lock, which ends that
+/// grant first, so a write made after it comes after it. `locked`: how many of a grant's
+/// writes take the gate's locked instruction (the device's default if `None`).
+fn grant_ended_by_another_thread(locked: Option<u64>) {
     let d = gpu();
+    if let Some(n) = locked {
+        d.seams().set_locked_run_writes(n);
+    }
     let (a, _out) = paused_and_busy(&d, 320, 4);
-    for i in 0..3 {
+    for i in 0..4 {
         d.write_buffer(a, i * 64, &piece(1)).unwrap();
     }
     std::thread::scope(|s| {
@@ -259,17 +274,16 @@ fn a_run_granted_to_one_thread_ends_when_another_thread_takes_the_queue() {
     });
     // After the other thread's write: this run's grant is over, so this is a write of its
     // own, after the other thread's.
-    d.write_buffer(a, 192, &piece(3)).unwrap();
     d.write_buffer(a, 256, &piece(3)).unwrap();
     let s = d.write_stats();
     assert_eq!(
         (s.pending_writes, s.pending_bytes, s.merged_writes),
         (3, 384, 3),
-        "three regions: the run of three, the other thread's, the run of two: {s:?}"
+        "three regions: the run of four, the other thread's, the write after: {s:?}"
     );
     d.seams().resume_submissions().unwrap();
     let words = read_u32(&d, a, 80);
-    let want: Vec<u32> = [1, 2, 1, 3, 3].iter().flat_map(|w| [*w; 16]).collect();
+    let want: Vec<u32> = [1, 2, 1, 1, 3].iter().flat_map(|w| [*w; 16]).collect();
     assert_eq!(words, want);
 }
 
@@ -321,11 +335,26 @@ fn a_buffer_mapped_during_a_run_refuses_the_runs_next_write() {
 
 #[test]
 fn runs_of_writes_on_several_threads_land_while_another_thread_submits() {
-    // Each writer's runs are granted, ended by the submitter's lock and granted again,
-    // many times over; every byte must land, in order.
+    several_writers_and_a_submitter(None);
+}
+
+#[test]
+fn runs_without_locked_instructions_on_several_threads_land_while_another_thread_submits() {
+    // The same with every granted write after a grant's first two taking no locked
+    // instruction, so nearly every lock taken closes a light gate from another thread.
+    several_writers_and_a_submitter(Some(2));
+}
+
+/// Each writer's runs are granted, ended by the submitter's lock (or another writer's)
+/// and granted again, many times over; every byte must land, in order. `locked`: as in
+/// `grant_ended_by_another_thread`.
+fn several_writers_and_a_submitter(locked: Option<u64>) {
     const WRITERS: u32 = 4;
     const PIECES: u64 = 3000;
     let d = gpu();
+    if let Some(n) = locked {
+        d.seams().set_locked_run_writes(n);
+    }
     let buffers: Vec<Buffer> = (0..WRITERS)
         .map(|_| storage(&d, "run", PIECES * 64))
         .collect();

@@ -26,7 +26,7 @@
 use super::queue::QueueState;
 use super::{Core, lock};
 use crate::handle::Buffer;
-use crate::native::{Gate, Window};
+use crate::native::{Gate, Raise, Window, heavy_fence_ready};
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, MutexGuard};
 use vigil_hal::{Api, Device as _};
@@ -60,11 +60,34 @@ impl<A: Api> QueueLock<A> {
 /// closes the gate (the chunk it names may go after that).
 pub(crate) struct Grant(Arc<Gate>);
 
-impl Drop for Grant {
-    fn drop(&mut self) {
-        self.0.close();
+impl Grant {
+    /// Closes the gate, from whichever thread.
+    fn close(&self) -> (u64, u64) {
+        // On the holder's own thread no write through the gate is in progress (a write
+        // in progress holds `RUN` borrowed, so it is not seen here, which only costs the
+        // fence a light gate's close runs).
+        let here = RUN
+            .try_with(|cell| {
+                cell.try_borrow().is_ok_and(|slot| {
+                    slot.as_ref()
+                        .is_some_and(|run| Arc::ptr_eq(&run.gate, &self.0))
+                })
+            })
+            .unwrap_or(false);
+        self.0.close(here)
     }
 }
+
+impl Drop for Grant {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// How many writes of a granted run take the gate's locked instruction before the rest
+/// take none, where the system has an asymmetric fence (see [`Gate`]): enough that a
+/// short run never makes another thread's lock pay that fence's system call.
+pub(crate) const LOCKED_RUN_WRITES: u64 = 256;
 
 impl<A: Api> QueueState<A> {
     /// Closes the write grant and folds what its run appended into the last pending write
@@ -75,7 +98,7 @@ impl<A: Api> QueueState<A> {
         let Some(grant) = self.grant.take() else {
             return;
         };
-        let (bytes, writes) = grant.0.close();
+        let (bytes, writes) = grant.close();
         if bytes == 0 {
             return;
         }
@@ -106,6 +129,10 @@ struct Run {
     /// Bytes and writes appended so far.
     bytes: u64,
     writes: u64,
+    /// The count of the run's writes, this one included, at which a write stops taking
+    /// the gate's locked instruction: the one at `light_from` tells the gate, those after
+    /// it take none (`u64::MAX`: every write takes it).
+    light_from: u64,
     window: Window,
 }
 
@@ -141,7 +168,20 @@ impl<A: Api> Core<A> {
             // None of these wraps: `size` is within the room, which is within the
             // chunk, the budget and the buffer.
             let (bytes, writes) = (run.bytes.wrapping_add(size), run.writes.wrapping_add(1));
-            if !run.window.write(&run.gate, run.at, data, bytes, writes) {
+            // Two copies of the inlined write, so the light one tests nothing more.
+            let done = if writes > run.light_from {
+                run.window
+                    .write(&run.gate, run.at, data, (bytes, writes), Raise::Light)
+            } else {
+                let raise = if writes == run.light_from {
+                    Raise::LockedThenLight
+                } else {
+                    Raise::Locked
+                };
+                run.window
+                    .write(&run.gate, run.at, data, (bytes, writes), raise)
+            };
+            if !done {
                 // Closed: forget the run (its gate and nothing else).
                 *slot = None;
                 return false;
@@ -193,6 +233,11 @@ impl<A: Api> Core<A> {
             room,
             bytes: 0,
             writes: 0,
+            light_from: if heavy_fence_ready() {
+                self.seams.locked_run_writes()
+            } else {
+                u64::MAX
+            },
             window,
         };
         let placed = RUN
@@ -212,7 +257,7 @@ impl<A: Api> Core<A> {
 
 #[cfg(test)]
 mod tests {
-    use crate::native::{Gate, Window};
+    use crate::native::{Gate, Raise, Window, heavy_fence_ready};
     use std::ptr::NonNull;
     use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -220,8 +265,30 @@ mod tests {
     /// what the close reports is exactly what the writer landed, and nothing lands after.
     #[test]
     fn a_closed_gate_counts_every_write_and_admits_none_after() {
+        close_mid_run(u64::MAX);
+    }
+
+    /// The same when the writer's writes after its sixteenth take no locked instruction
+    /// (the closing thread runs the asymmetric fence). Linux has that fence; elsewhere
+    /// the writes stay locked and the test is the one above.
+    #[test]
+    fn a_closed_light_gate_counts_every_write_and_admits_none_after() {
+        #[cfg(target_os = "linux")]
+        assert!(
+            heavy_fence_ready(),
+            "membarrier's private expedited fence registers on Linux"
+        );
+        close_mid_run(if heavy_fence_ready() { 16 } else { u64::MAX });
+    }
+
+    /// 300 rounds of a writer appending 64-byte pieces through a gate, `locked` of them
+    /// with the locked instruction (the last of those telling the gate), while this
+    /// thread closes the gate a varying while after the writes began.
+    #[allow(clippy::arithmetic_side_effects)] // small constants: nothing here can overflow
+    fn close_mid_run(locked: u64) {
         const PIECE: usize = 64;
         const PIECES: usize = 4096;
+        let mut light_closes = 0u32;
         for round in 0..300u32 {
             let mut memory = vec![0u8; PIECE * PIECES];
             let (addr, len) = (memory.as_mut_ptr() as usize, memory.len() as u64);
@@ -241,7 +308,12 @@ mod tests {
                     while n < PIECES as u64 {
                         let piece = [(n % 255 + 1) as u8; PIECE];
                         let at = n * PIECE as u64;
-                        if !window.write(&gate, at, &piece, at + PIECE as u64, n + 1) {
+                        let raise = match locked.saturating_sub(n) {
+                            0 => Raise::Light,
+                            1 => Raise::LockedThenLight,
+                            _ => Raise::Locked,
+                        };
+                        if !window.write(&gate, at, &piece, (at + PIECE as u64, n + 1), raise) {
                             break;
                         }
                         n += 1;
@@ -256,9 +328,12 @@ mod tests {
                 for _ in 0..round % 300 {
                     std::hint::spin_loop();
                 }
-                let closed = gate.close();
+                let closed = gate.close(false);
                 (writer.join().unwrap_or(u64::MAX), closed)
             });
+            if landed > locked {
+                light_closes += 1;
+            }
             assert_eq!(
                 closed,
                 (landed * PIECE as u64, landed),
@@ -275,6 +350,12 @@ mod tests {
                     "round {round}, piece {n} of {landed} landed"
                 );
             }
+        }
+        if locked < PIECES as u64 {
+            assert!(
+                light_closes > 30,
+                "{light_closes} of 300 closes came after the writes went light"
+            );
         }
     }
 }

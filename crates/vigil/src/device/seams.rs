@@ -23,6 +23,9 @@ pub(crate) struct SeamState {
     /// Submissions wait at a GPU-side gate: `(base gate value, submissions gated)`.
     /// Changed under the queue lock (submission) or by the seam controls.
     pause: Mutex<Option<(u64, u64)>>,
+    /// Writes of a granted run that take the gate's locked instruction (0: the default,
+    /// [`super::runs::LOCKED_RUN_WRITES`]).
+    locked_run_writes: AtomicU64,
 }
 
 fn nonzero(v: u64) -> Option<u64> {
@@ -32,6 +35,16 @@ fn nonzero(v: u64) -> Option<u64> {
 impl SeamState {
     pub fn new() -> SeamState {
         SeamState::default()
+    }
+
+    /// How many writes of a granted run take the gate's locked instruction (at least one:
+    /// the write that tells the gate the rest do not).
+    #[inline]
+    pub fn locked_run_writes(&self) -> u64 {
+        match self.locked_run_writes.load(Ordering::Relaxed) {
+            0 => super::runs::LOCKED_RUN_WRITES,
+            n => n,
+        }
     }
 
     /// The serial a fault was armed for, if any.
@@ -192,6 +205,18 @@ impl<A: Api> Seams<'_, A> {
     /// already satisfied call the driver's wait (what a fault sweep of that call needs).
     pub fn set_spin_before_blocking(&self, spin: std::time::Duration) {
         lock(&self.device.timeouts).spin = spin;
+    }
+
+    /// How many writes of a run granted from now on take a locked instruction before the
+    /// rest take none (default 256; at least 1). A small number makes short runs in a test
+    /// exercise the lock-free writes and the asymmetric fence that another thread's lock
+    /// then runs. Where the system has no such fence (anything but Linux, or a kernel
+    /// without `membarrier`), every write of a run takes the locked instruction.
+    pub fn set_locked_run_writes(&self, writes: u64) {
+        self.device
+            .seams
+            .locked_run_writes
+            .store(writes.max(1), Ordering::Relaxed);
     }
 
     /// Bounds how long waits may go without progress (default 5 s).
