@@ -98,6 +98,11 @@ pub fn run(config: &Config) -> Result<Report, String> {
             ..DeviceDescriptor::default()
         })
         .map_err(|e| format!("no device: {e}"))?;
+    // Half the seeds make granted runs of writes go light after a few writes (the default
+    // is after 256, which the fuzzer's runs seldom reach).
+    if shape.chance(50) {
+        device.seams().set_locked_run_writes(1 + shape.below(8));
+    }
     let native_baseline = device.live_native_objects();
     // With a compute-only queue the other device is on it for half the seeds: explicit waits
     // then cross queues, and heaps are shared across queue families.

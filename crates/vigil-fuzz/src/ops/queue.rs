@@ -123,8 +123,8 @@ pub fn write_buffer(w: &mut World<'_>, r: &mut Rng) {
 /// A run of sequential writes into one buffer, each starting where the last ended, or
 /// more of the last run after whatever came between (a submission, a destroy, a mapping,
 /// other writes): the path on which a thread is granted the run and writes without the
-/// queue lock. Now and then a piece of the run is refused (not whole words, or past the
-/// buffer), and the run goes on after it.
+/// queue lock (and, in a long run, without a locked instruction). Now and then a piece of
+/// the run is refused (not whole words, or past the buffer), and the run goes on after it.
 pub fn write_run(w: &mut World<'_>, r: &mut Rng) {
     let again = w.run.filter(|_| r.chance(50));
     let (b, size, mut offset, v) = match again {
@@ -154,8 +154,24 @@ pub fn write_run(w: &mut World<'_>, r: &mut Rng) {
             (b, size, offset, v)
         }
     };
-    let piece = r.pick(&[4u64, 16, 64, 256]);
-    for _ in 0..2 + r.below(14) {
+    // Half the time the buffer is made busy first: a submission that clears it, held at a
+    // GPU-side gate until the run is over, so the run's writes are staged (continuing a
+    // pending write, which grants the run) rather than written straight in.
+    let held = r.chance(50) && hold_busy(w, b, v.invalid());
+    // Now and then a run long enough that its granted writes stop taking the gate's
+    // locked instruction (past a grant's 256th write; see vigil's `device::runs`).
+    let long = r.chance(3);
+    let piece = if long {
+        4
+    } else {
+        r.pick(&[4u64, 16, 64, 256])
+    };
+    let count = if long {
+        260 + r.below(200)
+    } else {
+        2 + r.below(14)
+    };
+    for _ in 0..count {
         let len = if r.chance(5) { piece + 2 } else { piece };
         let data = small_bytes(r, len as usize);
         let what = format!("write_buffer({b:?}, {offset}, {len} bytes) in a run");
@@ -169,7 +185,49 @@ pub fn write_run(w: &mut World<'_>, r: &mut Rng) {
             break;
         }
     }
+    if held {
+        w.call(
+            "resume_submissions",
+            "resume_submissions()".into(),
+            false,
+            |w| w.device.seams().resume_submissions(),
+        );
+    }
     w.run = Some((b, offset));
+}
+
+/// Pauses submissions and submits a clear of `b`, so that `b` is in use by a submission
+/// that cannot complete until `resume_submissions`: `true` when that is so (paused and
+/// submitted), `false` (and nothing held) otherwise. `invalid`: `b` is not live.
+fn hold_busy(w: &mut World<'_>, b: vigil::Buffer, invalid: bool) -> bool {
+    let paused = w.call(
+        "pause_submissions",
+        "pause_submissions()".into(),
+        false,
+        |w| w.device.seams().pause_submissions(),
+    );
+    if paused.is_none() {
+        return false;
+    }
+    let what = format!("clear_buffer({b:?}) submitted to hold it busy");
+    let submitted = w.call("submit", what, invalid, |w| {
+        let mut e = w
+            .device
+            .create_command_encoder(&vigil::CommandEncoderDescriptor { label: "held run" })?;
+        e.clear_buffer(b, 0, None)?;
+        let cb = e.finish()?;
+        w.device.submit([cb])
+    });
+    if submitted.is_none() {
+        w.call(
+            "resume_submissions",
+            "resume_submissions()".into(),
+            false,
+            |w| w.device.seams().resume_submissions(),
+        );
+        return false;
+    }
+    true
 }
 
 pub fn write_texture(w: &mut World<'_>, r: &mut Rng) {
