@@ -115,9 +115,21 @@ impl Gate {
     /// and writes appended through it. `holder_here`: the caller runs on the holder's
     /// thread (so no write through the gate is in progress). The wait is one copy long
     /// unless the holder's thread was descheduled mid-copy, so it spins briefly, then
-    /// yields.
+    /// yields. Closing a closed gate waits for nothing and runs no fence (the queue closes
+    /// a grant, then drops it, which closes it again).
     pub fn close(&self, holder_here: bool) -> (u64, u64) {
-        self.open.store(false, Ordering::SeqCst);
+        if self.open.swap(false, Ordering::SeqCst) {
+            self.wait_out(holder_here);
+        }
+        (
+            self.bytes.load(Ordering::Acquire),
+            self.writes.load(Ordering::Acquire),
+        )
+    }
+
+    /// What [`Gate::close`] does after lowering `open`: waits until no write through the
+    /// gate is in progress, with the heavy fence first where a light write may be.
+    fn wait_out(&self, holder_here: bool) {
         self.wait_idle();
         // Any write that raised `busy` with a plain store came after the write that set
         // `light`, whose `busy` the wait above saw raised or saw fall (an acquire), so
@@ -135,10 +147,6 @@ impl Gate {
             }
             self.wait_idle();
         }
-        (
-            self.bytes.load(Ordering::Acquire),
-            self.writes.load(Ordering::Acquire),
-        )
     }
 
     /// Waits until `busy` is seen down.
