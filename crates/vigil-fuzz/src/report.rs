@@ -59,6 +59,8 @@ pub enum FindingKind {
     Leak,
     /// The device could not run and verify a small compute job afterwards.
     HealthCheck,
+    /// Bytes read back were not the bytes written.
+    WrongData,
 }
 
 impl FindingKind {
@@ -72,6 +74,7 @@ impl FindingKind {
             FindingKind::DeviceLost => "device-lost",
             FindingKind::Leak => "leak",
             FindingKind::HealthCheck => "health-check",
+            FindingKind::WrongData => "wrong-data",
         }
     }
 }
@@ -158,7 +161,7 @@ impl Report {
     /// The one line a parent process parses.
     pub fn summary_line(&self) -> String {
         format!(
-            "FUZZ-RESULT seed={} calls={} panics={} validation={} accepted-invalid={} unclear={} lost={} leaks={} health={} seconds={:.1}",
+            "FUZZ-RESULT seed={} calls={} panics={} validation={} accepted-invalid={} unclear={} lost={} leaks={} wrong-data={} health={} seconds={:.1}",
             self.seed,
             self.calls,
             self.count(FindingKind::Panic),
@@ -167,6 +170,7 @@ impl Report {
             self.count(FindingKind::UnclearError),
             self.count(FindingKind::DeviceLost),
             self.count(FindingKind::Leak),
+            self.count(FindingKind::WrongData),
             if self.health_ok { "ok" } else { "FAILED" },
             self.seconds
         )

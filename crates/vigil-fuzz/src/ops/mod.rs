@@ -65,6 +65,7 @@ pub const OPS: &[(u32, Op)] = &[
     (1, queue::drop_command_buffer),
     (4, queue::write_buffer),
     (3, queue::write_run),
+    (1, queue::write_run_across_threads),
     (2, queue::write_texture),
     (2, queue::read),
     (3, queue::mapping),

@@ -1,5 +1,6 @@
 //! The queue: submissions, queue writes, readbacks, mappings, polls and bounded waits.
 
+use crate::report::FindingKind;
 use crate::rng::Rng;
 use crate::world::{MapMeta, Validity, World};
 use std::time::Duration;
@@ -194,6 +195,126 @@ pub fn write_run(w: &mut World<'_>, r: &mut Rng) {
         );
     }
     w.run = Some((b, offset));
+}
+
+/// A run of sequential 16-byte writes into one busy buffer on another thread, while this
+/// thread makes calls that take the queue lock (polls, write statistics, writes into
+/// other buffers): each of those ends the other thread's grant, whose writes may have
+/// gone light (no locked instruction, so the close runs the asymmetric fence). Then every
+/// piece the other thread wrote is read back: each must hold its own bytes.
+pub fn write_run_across_threads(w: &mut World<'_>, r: &mut Rng) {
+    let want = BufferUsages::COPY_DST | BufferUsages::COPY_SRC;
+    let Some((b, meta)) = w
+        .buffers
+        .live_where(r, |m| m.usage.contains(want) && m.size >= 64)
+    else {
+        return;
+    };
+    if !hold_busy(w, b, false) {
+        return;
+    }
+    let pieces = (meta.size / 16).min(64 + r.below(400));
+    let others: Vec<vigil::Buffer> = (0..4)
+        .filter_map(|_| {
+            w.buffers
+                .live_where(r, |m| {
+                    m.usage.contains(BufferUsages::COPY_DST) && m.size >= 16
+                })
+                .map(|(o, _)| o)
+        })
+        .filter(|o| *o != b)
+        .collect();
+    let lock_takers = 4 + r.below(20);
+    let device = w.device;
+    let seed = r.next_u64();
+    let written = std::thread::scope(|s| {
+        let writer = s.spawn(move || {
+            (0..pieces)
+                .map(|i| {
+                    let piece = piece_bytes(seed, i);
+                    device.write_buffer(b, i * 16, &piece).is_ok()
+                })
+                .collect::<Vec<bool>>()
+        });
+        for k in 0..lock_takers {
+            match k % 3 {
+                0 => {
+                    w.call(
+                        "poll",
+                        "poll() beside a run on another thread".into(),
+                        false,
+                        |w| w.device.poll(),
+                    );
+                }
+                1 => {
+                    let _ = w.device.write_stats();
+                }
+                _ => {
+                    if let Some(&o) = others.get(k as usize % others.len().max(1)) {
+                        // Small words, as everywhere: the buffer may be read as
+                        // indices or indirect arguments.
+                        let what = format!("write_buffer({o:?}, 0, 16 bytes) beside a run");
+                        w.call("write_buffer", what, false, |w| {
+                            w.device.write_buffer(o, 0, &piece_bytes(seed, k))
+                        });
+                    }
+                }
+            }
+            std::thread::yield_now();
+        }
+        writer.join().unwrap_or_default()
+    });
+    w.call(
+        "resume_submissions",
+        "resume_submissions()".into(),
+        false,
+        |w| w.device.seams().resume_submissions(),
+    );
+    if written.len() as u64 != pieces {
+        let at = w.calls;
+        w.finding(
+            FindingKind::Panic,
+            at,
+            format!("write_buffer({b:?}) on another thread panicked in a run of {pieces}"),
+        );
+        return;
+    }
+    let what = format!(
+        "read_buffer({b:?}, 0, {}) after a run on another thread",
+        pieces * 16
+    );
+    let Some(bytes) = w.call("read_buffer", what, false, |w| {
+        w.device.read_buffer(b, 0, pieces * 16)
+    }) else {
+        return;
+    };
+    let wrong = written
+        .iter()
+        .zip(bytes.chunks_exact(16))
+        .enumerate()
+        .find(|(i, (ok, got))| **ok && **got != piece_bytes(seed, *i as u64)[..]);
+    if let Some((i, _)) = wrong {
+        let at = w.calls;
+        w.finding(
+            FindingKind::WrongData,
+            at,
+            format!(
+                "{b:?}: piece {i} of a run of {pieces} written on another thread while this one took the queue lock {lock_takers} times does not read back"
+            ),
+        );
+    }
+}
+
+/// The 16 bytes of piece `i` of a run: the low 16 bits of `i ^ seed`, four bits in the
+/// low byte of each word (so every word stays below 16, as `small_bytes` keeps them):
+/// distinct for every piece of a run, and unlike an earlier run's with another seed.
+fn piece_bytes(seed: u64, i: u64) -> [u8; 16] {
+    let mut p = [0u8; 16];
+    let v = i ^ seed;
+    for (k, word) in p.chunks_exact_mut(4).enumerate() {
+        word[0] = ((v >> (k * 4)) & 0xf) as u8;
+    }
+    p
 }
 
 /// Pauses submissions and submits a clear of `b`, so that `b` is in use by a submission
