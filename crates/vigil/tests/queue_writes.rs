@@ -256,15 +256,22 @@ fn a_run_writing_without_locked_instructions_ends_when_another_thread_takes_the_
     grant_ended_by_another_thread(Some(1));
 }
 
+/// A device whose granted runs take the gate's locked instruction for their first
+/// `locked` writes (the device's default if `None`).
+fn gpu_with_locked_run_writes(locked: Option<u64>) -> common::Gpu {
+    let d = gpu();
+    if let Some(n) = locked {
+        d.seams().set_locked_run_writes(n);
+    }
+    d
+}
+
 /// The thread whose write continues the last pending write appends the run's next writes
 /// without the queue lock; a write from another thread takes the lock, which ends that
 /// grant first, so a write made after it comes after it. `locked`: how many of a grant's
 /// writes take the gate's locked instruction (the device's default if `None`).
 fn grant_ended_by_another_thread(locked: Option<u64>) {
-    let d = gpu();
-    if let Some(n) = locked {
-        d.seams().set_locked_run_writes(n);
-    }
+    let d = gpu_with_locked_run_writes(locked);
     let (a, _out) = paused_and_busy(&d, 320, 4);
     for i in 0..4 {
         d.write_buffer(a, i * 64, &piece(1)).unwrap();
@@ -351,10 +358,7 @@ fn runs_without_locked_instructions_on_several_threads_land_while_another_thread
 fn several_writers_and_a_submitter(locked: Option<u64>) {
     const WRITERS: u32 = 4;
     const PIECES: u64 = 3000;
-    let d = gpu();
-    if let Some(n) = locked {
-        d.seams().set_locked_run_writes(n);
-    }
+    let d = gpu_with_locked_run_writes(locked);
     let buffers: Vec<Buffer> = (0..WRITERS)
         .map(|_| storage(&d, "run", PIECES * 64))
         .collect();

@@ -187,12 +187,7 @@ pub fn write_run(w: &mut World<'_>, r: &mut Rng) {
         }
     }
     if held {
-        w.call(
-            "resume_submissions",
-            "resume_submissions()".into(),
-            false,
-            |w| w.device.seams().resume_submissions(),
-        );
+        resume(w);
     }
     w.run = Some((b, offset));
 }
@@ -264,12 +259,7 @@ pub fn write_run_across_threads(w: &mut World<'_>, r: &mut Rng) {
         }
         writer.join().unwrap_or_default()
     });
-    w.call(
-        "resume_submissions",
-        "resume_submissions()".into(),
-        false,
-        |w| w.device.seams().resume_submissions(),
-    );
+    resume(w);
     if written.len() as u64 != pieces {
         let at = w.calls;
         w.finding(
@@ -317,6 +307,16 @@ fn piece_bytes(seed: u64, i: u64) -> [u8; 16] {
     p
 }
 
+/// Resumes the submissions `hold_busy` paused.
+fn resume(w: &mut World<'_>) {
+    w.call(
+        "resume_submissions",
+        "resume_submissions()".into(),
+        false,
+        |w| w.device.seams().resume_submissions(),
+    );
+}
+
 /// Pauses submissions and submits a clear of `b`, so that `b` is in use by a submission
 /// that cannot complete until `resume_submissions`: `true` when that is so (paused and
 /// submitted), `false` (and nothing held) otherwise. `invalid`: `b` is not live.
@@ -340,12 +340,7 @@ fn hold_busy(w: &mut World<'_>, b: vigil::Buffer, invalid: bool) -> bool {
         w.device.submit([cb])
     });
     if submitted.is_none() {
-        w.call(
-            "resume_submissions",
-            "resume_submissions()".into(),
-            false,
-            |w| w.device.seams().resume_submissions(),
-        );
+        resume(w);
         return false;
     }
     true
