@@ -170,11 +170,11 @@ fn time(workload: &str, reps: usize) {
 /// against one thread (paired by round). The test backend does no driver work, so this
 /// is how vigil's own recording scales. With `spread`, thread `i` starts its walk over the
 /// groups at the `125 i`th, so threads do not meet the same group at the same moment.
-fn threads(most: usize, reps: usize, spread: bool) {
+fn threads(most: usize, reps: usize, spread: bool, groups: u32) {
     use std::sync::{Barrier, Mutex};
     use std::time::Instant;
     const DRAWS: u32 = 10_000;
-    let set = workloads::draw_set();
+    let set = workloads::draw_set_of(groups);
     let views: Vec<_> = (0..most).map(|_| set.target()).collect();
     let mut counts = vec![1usize];
     while counts.last().is_some_and(|&c| c * 2 <= most) {
@@ -284,7 +284,13 @@ fn main() -> ExitCode {
         Some("threads") => {
             let most = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(8);
             let reps = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(21);
-            threads(most, reps, args.iter().any(|a| a == "--spread"));
+            let groups = args
+                .iter()
+                .position(|a| a == "--groups")
+                .and_then(|i| args.get(i + 1))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(1_000);
+            threads(most, reps, args.iter().any(|a| a == "--spread"), groups);
             ExitCode::SUCCESS
         }
         Some("guard") => match guard(args.iter().any(|a| a == "--bless")) {
@@ -300,7 +306,7 @@ fn main() -> ExitCode {
         },
         _ => {
             eprintln!(
-                "usage: vigil-count guard [--bless] | vigil-count run <workload> | vigil-count time <workload> [reps] | vigil-count threads [most] [reps] [--spread]"
+                "usage: vigil-count guard [--bless] | vigil-count run <workload> | vigil-count time <workload> [reps] | vigil-count threads [most] [reps] [--spread] [--groups N]"
             );
             ExitCode::from(2)
         }

@@ -116,6 +116,13 @@ pub struct DrawSet {
 /// The `draws` benchmark's objects: 1,000 bind groups (a texture view, a sampler, a
 /// uniform range), four vertex buffers, three index buffers and a pipeline.
 pub fn draw_set() -> DrawSet {
+    draw_set_of(GROUPS)
+}
+
+/// [`draw_set`] with `count` distinct bind groups (1 to 1,000), repeated in order to fill
+/// the set's 1,000 places: a frame cycles through `count` groups.
+pub fn draw_set_of(count: u32) -> DrawSet {
+    let count = count.clamp(1, GROUPS);
     let d = device();
     let module = d
         .create_shader_module(&ShaderModuleDescriptor {
@@ -219,14 +226,14 @@ struct P { t: vec4<f32> }
         })
         .collect();
     let sampler = d.create_sampler(&SamplerDescriptor::default()).unwrap();
-    let uniforms = buffer(&d, u64::from(GROUPS) * 256, BufferUsages::UNIFORM);
+    let uniforms = buffer(&d, u64::from(count) * 256, BufferUsages::UNIFORM);
     let vbs: Vec<Buffer> = (0..4)
         .map(|_| buffer(&d, 32, BufferUsages::VERTEX))
         .collect();
     let ibs: Vec<Buffer> = (0..3)
         .map(|_| buffer(&d, 12, BufferUsages::INDEX))
         .collect();
-    let groups: Vec<BindGroup> = (0..GROUPS)
+    let groups: Vec<BindGroup> = (0..count)
         .map(|g| {
             d.create_bind_group(&BindGroupDescriptor {
                 label: "g",
@@ -252,6 +259,9 @@ struct P { t: vec4<f32> }
             })
             .unwrap()
         })
+        .collect();
+    let groups = (0..GROUPS as usize)
+        .map(|i| groups[i % groups.len()])
         .collect();
     DrawSet {
         d,
