@@ -527,6 +527,18 @@ impl<'d> World<'d> {
         self.seen_messages
     }
 
+    /// Adds `what` to the recent calls (and prints it when tracing) without making a call:
+    /// what another thread does beside this one's calls.
+    pub fn note(&mut self, what: String) {
+        if self.trace {
+            eprintln!("[{}] {what}", self.calls);
+        }
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(format!("[{}] {what}", self.calls));
+    }
+
     /// Records new validation messages, attributed to call `index`.
     pub fn check_validation(&mut self, index: u64, what: &str) {
         let Some(log) = self.log.clone() else {

@@ -9,6 +9,7 @@ mod heaps;
 mod objects;
 mod placement;
 mod queue;
+mod threads;
 
 use crate::rng::Rng;
 use crate::world::World;
@@ -66,6 +67,7 @@ pub const OPS: &[(u32, Op)] = &[
     (4, queue::write_buffer),
     (3, queue::write_run),
     (1, queue::write_run_across_threads),
+    (2, threads::destroys_across_threads),
     (2, queue::write_texture),
     (2, queue::read),
     (3, queue::mapping),
@@ -75,14 +77,19 @@ pub const OPS: &[(u32, Op)] = &[
 
 /// Chooses an operation by weight.
 pub fn choose(r: &mut Rng) -> Op {
-    let total: u64 = OPS.iter().map(|(w, _)| u64::from(*w)).sum();
+    choose_from(OPS, r)
+}
+
+/// Chooses an operation of `ops` by weight (`ops` is not empty).
+fn choose_from(ops: &[(u32, Op)], r: &mut Rng) -> Op {
+    let total: u64 = ops.iter().map(|(w, _)| u64::from(*w)).sum();
     let mut roll = r.below(total);
-    for (w, op) in OPS {
+    for (w, op) in ops {
         let w = u64::from(*w);
         if roll < w {
             return *op;
         }
         roll -= w;
     }
-    OPS[0].1
+    ops[0].1
 }
