@@ -12,6 +12,7 @@
 //! vigil-count guard --bless   # write the counts as the new baseline
 //! vigil-count run draw        # one workload, uncounted (what callgrind runs)
 //! vigil-count time draw 21     # its counted part timed, 21 runs: ns per operation
+//! vigil-count threads 8 21 --groups 10   # the draws frame on 1-8 threads, 10 groups cycled
 //! ```
 //!
 //! The guard fails when a workload costs more than 5% above its baseline. A deliberate
@@ -170,6 +171,7 @@ fn time(workload: &str, reps: usize) {
 /// against one thread (paired by round). The test backend does no driver work, so this
 /// is how vigil's own recording scales. With `spread`, thread `i` starts its walk over the
 /// groups at the `125 i`th, so threads do not meet the same group at the same moment.
+/// `groups` distinct groups are cycled (see [`workloads::draw_set_of`]).
 fn threads(most: usize, reps: usize, spread: bool, groups: u32) {
     use std::sync::{Barrier, Mutex};
     use std::time::Instant;
@@ -282,8 +284,13 @@ fn main() -> ExitCode {
             }
         },
         Some("threads") => {
-            let most = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(8);
-            let reps = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(21);
+            // Positional: the arguments before the first option.
+            let plain: Vec<&String> = args[1..]
+                .iter()
+                .take_while(|a| !a.starts_with("--"))
+                .collect();
+            let most = plain.first().and_then(|r| r.parse().ok()).unwrap_or(8);
+            let reps = plain.get(1).and_then(|r| r.parse().ok()).unwrap_or(21);
             let groups = args
                 .iter()
                 .position(|a| a == "--groups")
