@@ -70,15 +70,15 @@ impl Step {
 /// What the other thread did with the encoder it was given.
 #[derive(Debug, Default)]
 struct Moved {
-    /// Dispatches it recorded (accepted).
+    /// Draws or dispatches it recorded (accepted).
     recorded: u32,
     /// What became of it: "submitted", or the refusal of its finish or submission.
     outcome: String,
 }
 
 /// The other thread: destroys objects and polls (`steps`), and, given an encoder in a
-/// compute pass, records `repeats` dispatches into it (spread between the steps), ends the
-/// pass, finishes and submits.
+/// pass, records `repeats` draws or dispatches into it (spread between the steps), ends
+/// the pass, finishes and submits.
 /// Each call runs with panics caught: `Err` carries the first panic's message.
 fn other_thread(
     device: &vigil::Device,
@@ -106,10 +106,15 @@ fn other_thread(
     for _ in 0..repeats.saturating_sub(per_step * steps.len() as u32) {
         m.recorded += u32::from(caught(|| record_one(&mut open))?);
     }
-    let mut encoder = open.encoder;
+    let Open {
+        mut encoder, pass, ..
+    } = open;
     m.outcome = caught(move || {
-        // Refused if a dispatch was (the encoder is poisoned); the finish says so too.
-        let _ = encoder.end_compute_pass();
+        // Refused if a draw or dispatch was (the encoder is poisoned); the finish says so.
+        let _ = match pass {
+            PassState::Render { .. } => encoder.end_render_pass(),
+            _ => encoder.end_compute_pass(),
+        };
         match encoder.finish().and_then(|cb| device.submit([cb])) {
             Ok(_) => "submitted".to_owned(),
             Err(e) => format!("refused ({:?}, {:?})", e.kind(), e.rule()),
@@ -193,14 +198,41 @@ fn ready_encoder(
     })
 }
 
-/// One dispatch into `open`'s compute pass: whether accepted.
+/// One draw (a triangle) or dispatch (one workgroup) into `open`'s pass: whether
+/// accepted.
 fn record_one(open: &mut Open) -> bool {
-    open.encoder.dispatch(1, 1, 1).is_ok()
+    match open.pass {
+        PassState::Render { .. } => open.encoder.draw(0..3, 0..1).is_ok(),
+        _ => open.encoder.dispatch(1, 1, 1).is_ok(),
+    }
 }
 
-/// Objects destroyed and the queue polled on another thread, which half the time is also
-/// handed a new encoder to dispatch with, finish and submit, while this thread makes 3–14
-/// of its usual calls (see [`BESIDE`]).
+/// An open encoder of the world in a render pass, not poisoned, with a pipeline and what
+/// its recipe draws with (its group, its vertex buffers) bound, taken out of the world.
+fn take_render_encoder(w: &mut World<'_>, r: &mut Rng) -> Option<Open> {
+    let ready: Vec<usize> = (0..w.encoders.len())
+        .filter(|&i| {
+            let o = &w.encoders[i];
+            let Some(recipe) = o.bound.pipeline else {
+                return false;
+            };
+            let slots = RECIPES[recipe].vertex_buffers.len() as u32;
+            let group_ok = (RECIPES[recipe].group)().is_empty() || o.bound.group == Some(recipe);
+            matches!(o.pass, PassState::Render { .. })
+                && !o.encoder.is_poisoned()
+                && group_ok
+                && (0..slots).all(|s| o.bound.vertex_slots & (1 << s) != 0)
+        })
+        .collect();
+    if ready.is_empty() {
+        return None;
+    }
+    Some(w.encoders.remove(ready[r.index(ready.len())]))
+}
+
+/// Objects destroyed and the queue polled on another thread, which is also handed, now
+/// and then, an encoder to draw or dispatch with, finish and submit, while this thread
+/// makes 3–14 of its usual calls (see [`BESIDE`]).
 pub fn destroys_across_threads(w: &mut World<'_>, r: &mut Rng) {
     let mut steps = Vec::new();
     for _ in 0..r.below(5) {
@@ -234,10 +266,19 @@ pub fn destroys_across_threads(w: &mut World<'_>, r: &mut Rng) {
         };
         steps.extend(step);
     }
-    // Half the time an encoder goes over too: a new one in a compute pass with a live
-    // pipeline and group bound, which the other thread dispatches with while (now and
-    // then) those very objects are destroyed here or there.
-    let encoder = if r.chance(50) {
+    // An encoder goes over too, now and then: a quarter of the time one of the world's
+    // render passes that is ready to draw (when there is one), which the other thread
+    // draws with; otherwise half the time a new one in a compute pass with a live
+    // pipeline and group bound, which it dispatches with while (now and then) those very
+    // objects are destroyed here or there.
+    let encoder = if r.chance(25) {
+        take_render_encoder(w, r)
+    } else {
+        None
+    };
+    let encoder = if encoder.is_some() {
+        encoder
+    } else if r.chance(50) {
         ready_encoder(w, r).map(|(open, pipeline, group)| {
             if r.chance(25) {
                 steps.insert(r.index(steps.len() + 1), Step::Compute(pipeline));
@@ -255,8 +296,14 @@ pub fn destroys_across_threads(w: &mut World<'_>, r: &mut Rng) {
     let described = format!(
         "on another thread: {steps:?}{}",
         encoder.as_ref().map_or(String::new(), |o| format!(
-            ", enc{} ({} dispatches, finish, submit)",
-            o.id, repeats
+            ", enc{} ({} {}, finish, submit)",
+            o.id,
+            repeats,
+            if matches!(o.pass, PassState::Render { .. }) {
+                "draws"
+            } else {
+                "dispatches"
+            }
         ))
     );
     w.note(described.clone());
