@@ -233,6 +233,24 @@ pub struct GroupMeta {
     pub recipe: Option<usize>,
 }
 
+impl GroupMeta {
+    /// How many dynamic offsets the group takes (its layout's entries with one).
+    pub fn dynamic_count(&self) -> usize {
+        self.entries
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.ty,
+                    vigil::BindingType::Buffer {
+                        has_dynamic_offset: true,
+                        ..
+                    }
+                )
+            })
+            .count()
+    }
+}
+
 /// A pipeline layout.
 #[derive(Clone, Debug)]
 pub struct PipelineLayoutMeta {
@@ -525,6 +543,21 @@ impl<'d> World<'d> {
     /// Validation messages seen so far (attributed to calls or not).
     pub fn seen_messages(&self) -> u64 {
         self.seen_messages
+    }
+
+    /// Marks buffer `h` destroyed in the books, and the mappings its destruction ended.
+    pub fn kill_buffer(&mut self, h: Buffer) {
+        self.buffers.kill(h);
+        let maps: Vec<vigil::BufferMapping> = self
+            .mappings
+            .items
+            .iter()
+            .filter(|e| e.live && e.meta.buffer == h)
+            .map(|e| e.handle)
+            .collect();
+        for m in maps {
+            self.mappings.kill(m);
+        }
     }
 
     /// Adds `what` to the recent calls (and prints it when tracing) without making a call:

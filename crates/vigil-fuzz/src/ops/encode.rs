@@ -4,12 +4,12 @@
 use super::objects::{controlled, make_texture};
 use crate::recipes::{RECIPES, Shape};
 use crate::rng::Rng;
-use crate::world::{Bound, Open, PassState, Validity, ViewMeta, World};
+use crate::world::{Bound, GroupMeta, Open, PassState, Validity, ViewMeta, World};
 use vigil::{
-    BindingType, BufferUsages, CommandEncoderDescriptor, ComputePassDescriptor, IndexFormat,
-    LoadOp, Operations, PassTimestampWrites, RenderPassColorAttachment,
-    RenderPassDepthStencilAttachment, RenderPassDescriptor, StoreOp, TexelCopyBufferLayout,
-    TexelCopyTextureInfo, TextureAspect, TextureFormat, TextureUsages, TextureViewDescriptor,
+    BufferUsages, CommandEncoderDescriptor, ComputePassDescriptor, IndexFormat, LoadOp, Operations,
+    PassTimestampWrites, RenderPassColorAttachment, RenderPassDepthStencilAttachment,
+    RenderPassDescriptor, StoreOp, TexelCopyBufferLayout, TexelCopyTextureInfo, TextureAspect,
+    TextureFormat, TextureUsages, TextureViewDescriptor,
 };
 
 /// Most encoders open at once.
@@ -495,27 +495,13 @@ fn set_bind_group_on(w: &mut World<'_>, r: &mut Rng, i: usize) {
     };
     let recipe = meta.as_ref().and_then(|m| m.recipe);
     let align = w.limits.min_uniform_buffer_offset_alignment.max(1);
-    let mut offsets: Vec<u32> = meta
-        .map(|m| {
-            m.entries
-                .iter()
-                .filter(|e| {
-                    matches!(
-                        e.ty,
-                        BindingType::Buffer {
-                            has_dynamic_offset: true,
-                            ..
-                        }
-                    )
-                })
-                .map(|_| match r.below(10) {
-                    0 => r.edge_u32(align),
-                    1 => align,
-                    _ => 0,
-                })
-                .collect()
+    let mut offsets: Vec<u32> = (0..meta.as_ref().map_or(0, GroupMeta::dynamic_count))
+        .map(|_| match r.below(10) {
+            0 => r.edge_u32(align),
+            1 => align,
+            _ => 0,
         })
-        .unwrap_or_default();
+        .collect();
     if r.chance(6) {
         if r.chance(50) {
             offsets.push(0);

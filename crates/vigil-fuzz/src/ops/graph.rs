@@ -7,8 +7,8 @@
 
 use super::encode::MAX_FINISHED;
 use crate::rng::Rng;
-use crate::world::World;
-use vigil::{BindingType, BufferUsages, CommandEncoderDescriptor, TextureFormat, TextureUsages};
+use crate::world::{GroupMeta, World};
+use vigil::{BufferUsages, CommandEncoderDescriptor, TextureFormat, TextureUsages};
 use vigil_graph::{
     Access, Graph, GraphError, Layout, PassKind, ResourceId, ResourceState, Stages,
     TransientBuffer, TransientTexture, Usage,
@@ -53,20 +53,7 @@ pub fn graph(w: &mut World<'_>, r: &mut Rng) {
         let mut groups = Vec::new();
         for _ in 0..r.below(3) {
             let (group, meta, _) = w.groups.pick(r, w.id);
-            let dynamic = meta.as_ref().map_or(0, |m| {
-                m.entries
-                    .iter()
-                    .filter(|e| {
-                        matches!(
-                            e.ty,
-                            BindingType::Buffer {
-                                has_dynamic_offset: true,
-                                ..
-                            }
-                        )
-                    })
-                    .count()
-            });
+            let dynamic = meta.as_ref().map_or(0, GroupMeta::dynamic_count);
             let count = if r.chance(90) { dynamic } else { r.index(3) };
             let offsets: Vec<u32> = (0..count)
                 .map(|_| r.pick(&[0, 0, 256, 512, 4, u32::MAX]))

@@ -1282,18 +1282,8 @@ fn destroy_buffer(w: &mut World<'_>, r: &mut Rng) {
         v.invalid(),
         |w| {
             w.device.destroy_buffer(b)?;
-            w.buffers.kill(b);
             // Destroying a buffer ends its mapping.
-            let maps: Vec<vigil::BufferMapping> = w
-                .mappings
-                .items
-                .iter()
-                .filter(|e| e.live && e.meta.buffer == b)
-                .map(|e| e.handle)
-                .collect();
-            for m in maps {
-                w.mappings.kill(m);
-            }
+            w.kill_buffer(b);
             Ok(())
         },
     );

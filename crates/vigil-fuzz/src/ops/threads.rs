@@ -19,8 +19,8 @@ use crate::report::FindingKind;
 use crate::rng::Rng;
 use crate::world::{Bound, Open, PassState, World};
 use vigil::{
-    BindGroup, BindingType, Buffer, CommandEncoderDescriptor, ComputePassDescriptor,
-    ComputePipeline, RenderPipeline, Sampler, Texture, TextureView,
+    BindGroup, Buffer, CommandEncoderDescriptor, ComputePassDescriptor, ComputePipeline,
+    RenderPipeline, Sampler, Texture, TextureView,
 };
 
 /// What the fuzzer's own thread does meanwhile: its usual calls, destroys more often.
@@ -166,20 +166,7 @@ fn ready_encoder(
         encoder.set_compute_pipeline(pipeline)?;
         if let Some((g, meta)) = &group {
             // Dynamic offsets of zero, one per dynamic entry.
-            let dynamic = meta
-                .entries
-                .iter()
-                .filter(|e| {
-                    matches!(
-                        e.ty,
-                        BindingType::Buffer {
-                            has_dynamic_offset: true,
-                            ..
-                        }
-                    )
-                })
-                .count();
-            encoder.set_bind_group(0, *g, &vec![0; dynamic])?;
+            encoder.set_bind_group(0, *g, &vec![0; meta.dynamic_count()])?;
         }
         Ok((
             Open {
@@ -342,19 +329,7 @@ pub fn destroys_across_threads(w: &mut World<'_>, r: &mut Rng) {
             continue;
         }
         match *step {
-            Step::Buffer(h) => {
-                w.buffers.kill(h);
-                let maps: Vec<vigil::BufferMapping> = w
-                    .mappings
-                    .items
-                    .iter()
-                    .filter(|e| e.live && e.meta.buffer == h)
-                    .map(|e| e.handle)
-                    .collect();
-                for m in maps {
-                    w.mappings.kill(m);
-                }
-            }
+            Step::Buffer(h) => w.kill_buffer(h),
             Step::Texture(h) => w.textures.kill(h),
             Step::View(h) => w.views.kill(h),
             Step::Sampler(h) => w.samplers.kill(h),
