@@ -258,15 +258,13 @@ pub fn destroys_across_threads(w: &mut World<'_>, r: &mut Rng) {
     // draws with; otherwise half the time a new one in a compute pass with a live
     // pipeline and group bound, which it dispatches with while (now and then) those very
     // objects are destroyed here or there.
-    let encoder = if r.chance(25) {
+    let mut encoder = if r.chance(25) {
         take_render_encoder(w, r)
     } else {
         None
     };
-    let encoder = if encoder.is_some() {
-        encoder
-    } else if r.chance(50) {
-        ready_encoder(w, r).map(|(open, pipeline, group)| {
+    if encoder.is_none() && r.chance(50) {
+        encoder = ready_encoder(w, r).map(|(open, pipeline, group)| {
             if r.chance(25) {
                 steps.insert(r.index(steps.len() + 1), Step::Compute(pipeline));
             }
@@ -274,10 +272,8 @@ pub fn destroys_across_threads(w: &mut World<'_>, r: &mut Rng) {
                 steps.insert(r.index(steps.len() + 1), Step::Group(g));
             }
             open
-        })
-    } else {
-        None
-    };
+        });
+    }
     let repeats = 1 + r.below(40) as u32;
     let calls = 3 + r.below(12);
     let described = format!(
