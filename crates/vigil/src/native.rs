@@ -112,12 +112,13 @@ impl Gate {
     }
 
     /// Closes the gate and waits out a write in progress through it; returns the bytes
-    /// and writes appended through it. `holder_here`: the caller runs on the holder's
-    /// thread (so no write through the gate is in progress). The wait is one copy long
+    /// and writes appended through it. `holder_here` tells whether the caller runs on the
+    /// holder's thread (so no write through the gate is in progress); it is asked only
+    /// when the gate went light. The wait is one copy long
     /// unless the holder's thread was descheduled mid-copy, so it spins briefly, then
     /// yields. Closing a closed gate waits for nothing and runs no fence (the queue closes
     /// a grant, then drops it, which closes it again).
-    pub fn close(&self, holder_here: bool) -> (u64, u64) {
+    pub fn close(&self, holder_here: impl FnOnce() -> bool) -> (u64, u64) {
         if self.open.swap(false, Ordering::SeqCst) {
             self.wait_out(holder_here);
         }
@@ -129,12 +130,12 @@ impl Gate {
 
     /// What [`Gate::close`] does after lowering `open`: waits until no write through the
     /// gate is in progress, with the heavy fence first where a light write may be.
-    fn wait_out(&self, holder_here: bool) {
+    fn wait_out(&self, holder_here: impl FnOnce() -> bool) {
         self.wait_idle();
         // Any write that raised `busy` with a plain store came after the write that set
         // `light`, whose `busy` the wait above saw raised or saw fall (an acquire), so
         // `light` is seen here whenever a light write can be under way.
-        if self.light.load(Ordering::Acquire) && !holder_here {
+        if self.light.load(Ordering::Acquire) && !holder_here() {
             if !heavy_fence() {
                 // Not expected once registration succeeded (the kernel documents no
                 // failure then). A raised `busy` still in the holder's store buffer is

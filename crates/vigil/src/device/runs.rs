@@ -65,16 +65,16 @@ impl Grant {
     fn close(&self) -> (u64, u64) {
         // On the holder's own thread no write through the gate is in progress (a write
         // in progress holds `RUN` borrowed, so it is not seen here, which only costs the
-        // fence a light gate's close runs).
-        let here = RUN
-            .try_with(|cell| {
+        // fence a light gate's close runs). Looked up only for a gate that went light.
+        self.0.close(|| {
+            RUN.try_with(|cell| {
                 cell.try_borrow().is_ok_and(|slot| {
                     slot.as_ref()
                         .is_some_and(|run| Arc::ptr_eq(&run.gate, &self.0))
                 })
             })
-            .unwrap_or(false);
-        self.0.close(here)
+            .unwrap_or(false)
+        })
     }
 }
 
@@ -328,7 +328,7 @@ mod tests {
                 for _ in 0..round % 300 {
                     std::hint::spin_loop();
                 }
-                let closed = gate.close(false);
+                let closed = gate.close(|| false);
                 (writer.join().unwrap_or(u64::MAX), closed)
             });
             if landed > locked {
