@@ -129,7 +129,7 @@ impl<A: Api> Device<A> {
             .create_buffer(&vigil_hal::BufferDescriptor {
                 label: desc.label,
                 size: native_size,
-                usage: desc.usage | extra,
+                usage: desc.usage | extra | check_reads(desc.usage),
                 location,
             })
             .map_err(|e| self.hal_error(e, op, desc.label))?;
@@ -347,5 +347,16 @@ impl<A: Api> Device<A> {
         })();
         let _ = self.destroy_buffer(readback);
         result
+    }
+}
+
+/// Native usage an argument buffer needs beyond its own: indirect arguments are read by
+/// the check in front of each indirect dispatch (see `device/indirect.rs`) as a storage
+/// buffer.
+fn check_reads(usage: BufferUsages) -> BufferUsages {
+    if usage.contains(BufferUsages::INDIRECT) {
+        BufferUsages::STORAGE
+    } else {
+        BufferUsages::empty()
     }
 }

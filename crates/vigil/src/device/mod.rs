@@ -14,6 +14,7 @@ mod binding;
 mod buffer;
 mod gpu;
 pub(crate) mod heaps;
+pub(crate) mod indirect;
 pub(crate) mod kinds;
 pub(crate) mod mapping;
 pub(crate) mod objects;
@@ -167,6 +168,8 @@ pub struct Core<A: Api> {
     pub(crate) timestamps: Mutex<VecDeque<(u64, Vec<Vec<queue::Timestamp>>)>>,
     /// Whether the device's queue draws (not a device on the compute-only queue).
     pub(crate) draws: bool,
+    /// The check of indirect dispatch arguments: its pipeline and scratch buffers.
+    pub(crate) indirect: indirect::IndirectCheck<A>,
 }
 
 /// A validated device over backend `A` (Vulkan by default).
@@ -332,6 +335,7 @@ impl<A: Api> Device<A> {
                 descriptor_heaps: Mutex::new(None),
                 timestamps: Mutex::new(VecDeque::new()),
                 draws,
+                indirect: indirect::IndirectCheck::default(),
             }),
         })
     }
@@ -484,8 +488,9 @@ impl<A: Api> Device<A> {
 
     /// Native objects among [`Device::live_native_objects`] that the device keeps for reuse
     /// rather than for any object of yours: idle command pools and staging buffers, those
-    /// of submissions not yet seen complete, and what texture and sampler heaps share (set
-    /// layouts, the pointer pipelines' layouts, placeholders) once one was made. Leak checks
+    /// of submissions not yet seen complete, what texture and sampler heaps share (set
+    /// layouts, the pointer pipelines' layouts, placeholders) once one was made, and the
+    /// indirect-dispatch check's pipeline and idle scratch buffers once one was made. Leak checks
     /// compare the live count minus this against the count of a fresh device.
     pub fn pooled_native_objects(&self) -> u64 {
         let pools = lock(&self.pools).len() as u64;
@@ -499,6 +504,7 @@ impl<A: Api> Device<A> {
         };
         pools
             .saturating_add(heaps)
+            .saturating_add(self.indirect.pooled())
             .saturating_add(self.queue.lock().pooled_native_objects())
     }
 

@@ -1354,6 +1354,7 @@ impl<A: Api> Core<A> {
         for (pool, _) in lock(&self.pools).drain(..) {
             self.hal.destroy_command_encoder(pool);
         }
+        self.indirect.release(quiet);
         // Objects still held by encoders or command buffers that outlive the device are
         // released when those go.
         drop(self.objects.drain());

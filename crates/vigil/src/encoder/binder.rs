@@ -313,6 +313,16 @@ impl Binder {
         self.immediates_dirty = false;
     }
 
+    /// Marks everything the pipeline uses to be bound again at the next flush (after
+    /// vigil's own pipeline replaced the pass's natively).
+    pub fn rebind_all(&mut self) {
+        self.dirty |= self.need;
+        self.immediates_dirty = true;
+        if self.pointer {
+            self.heaps_dirty = 3;
+        }
+    }
+
     /// Whether a pipeline is bound and every group it uses fits it.
     #[inline]
     pub fn ready(&self) -> bool {

@@ -5,11 +5,13 @@
 use super::binder::{Binder, MAX_GROUPS};
 use super::used::find;
 use super::{CommandEncoder, Pass};
+use crate::device::BufferObj;
+use crate::device::indirect::{self, Pipeline};
 use crate::error::{Result, fail};
 use crate::handle::{BindGroup, Buffer, ComputePipeline, Handle, QuerySet};
 use crate::track::Use;
 use crate::validate;
-use vigil_hal::{Access, Api, BindPoint, Stages};
+use vigil_hal::{Access, Api, BindPoint, BufferBarrier, Stages};
 
 /// Timestamps written at the start and end of a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,8 +43,24 @@ pub(crate) struct ComputeState {
     pub binder: Binder,
 }
 
-/// The use of indirect arguments.
+/// The use of indirect arguments the dispatch reads itself (no check on the backend).
 const INDIRECT: Use = Use::buffer(Stages::DRAW_INDIRECT, Access::INDIRECT_READ);
+
+/// The use of indirect arguments the check reads (a storage read in a compute shader).
+const CHECKED: Use = Use::buffer(Stages::COMPUTE, Access::SHADER_READ);
+
+/// Where an indirect dispatch's check reads and writes.
+#[derive(Clone, Copy)]
+struct CheckedArgs {
+    /// Index of the argument buffer's group in the recording's sources.
+    source: usize,
+    /// The word of that binding the arguments start at.
+    word: u32,
+    /// Index of the scratch buffer's lease in the recording's leases.
+    lease: usize,
+    /// The slot's offset in the scratch buffer (the dynamic offset of its group).
+    slot_offset: u32,
+}
 
 impl<A: Api> CommandEncoder<A> {
     /// Begins a compute pass. Passes cannot nest.
@@ -230,21 +248,142 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Dispatches with `(x, y, z)` read from `buffer` at `offset` (12 bytes, 4-aligned, in
     /// an `INDIRECT` buffer).
+    ///
+    /// The counts are checked on the GPU: a small dispatch of vigil's own copies them in
+    /// front of this one, all three zero when any exceeds `max_compute_workgroups_per_dimension`
+    /// — then the dispatch does nothing, as in WebGPU — so counts written by the GPU
+    /// cannot make a dispatch the driver does not define. The copy reads the arguments as
+    /// a storage buffer in the compute stage: order a writer before the dispatch as for
+    /// any compute read (vigil derives that barrier itself when the writer is recorded
+    /// through vigil).
     pub fn dispatch_indirect(&mut self, buffer: Buffer, offset: u64) -> Result<()> {
         const OP: &str = "dispatch_indirect";
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
             let b = find(&mut e.used.buffers, &e.core, buffer, OP)?;
             validate::encoder::indirect(OP, &e.label, b.facts(), offset, 12)?;
+            let b = b.clone();
             let (bi, bg) = (buffer.index(), buffer.generation());
             let slot = e.used.buffer_slot_of(bi, bg);
-            e.prepare_dispatch(Some((slot, offset)), OP)?;
-            if let (Some(b), Some(pool)) = (e.used.buffers.get(bi, bg), e.pool.as_mut()) {
-                crate::native::Rec::<A>(pool).dispatch_indirect(&b.raw, offset);
-            }
+            let check = match &e.used.indirect.pipeline {
+                Some(p) => Some(p.clone()),
+                None => e.core.indirect_pipeline(OP)?,
+            };
+            let Some(check) = check else {
+                // No check on this backend: the counts go to the driver as they are.
+                e.prepare_dispatch(Some((slot, offset, INDIRECT)), OP)?;
+                if let Some(pool) = e.pool.as_mut() {
+                    crate::native::Rec::<A>(pool).dispatch_indirect(&b.raw, offset);
+                }
+                e.dispatches = e.dispatches.wrapping_add(1);
+                return Ok(());
+            };
+            e.used.indirect.pipeline = Some(check.clone());
+            let at = e.checked_args(&check, &b, (bi, bg), offset, OP)?;
+            e.prepare_dispatch(Some((slot, offset, CHECKED)), OP)?;
+            e.record_checked_dispatch(&check, at);
             e.dispatches = e.dispatches.wrapping_add(1);
             Ok(())
         })
+    }
+
+    /// Takes a scratch slot for an indirect dispatch's checked arguments and finds (or
+    /// makes) the group binding its argument buffer.
+    fn checked_args(
+        &mut self,
+        check: &Pipeline<A>,
+        b: &BufferObj<A>,
+        key: (u32, u32),
+        offset: u64,
+        op: &'static str,
+    ) -> Result<CheckedArgs> {
+        let core = &self.core;
+        let ind = &mut self.used.indirect;
+        // The argument buffer is bound whole when it fits one storage binding, else from
+        // the aligned offset below its arguments.
+        let whole = b.size & !3;
+        let (base, size) = if whole <= core.limits.max_storage_buffer_binding_size {
+            (0, whole)
+        } else {
+            let align = u64::from(core.limits.min_storage_buffer_offset_alignment).max(4);
+            let base = offset.saturating_sub(offset.checked_rem(align).unwrap_or(0));
+            (base, offset.saturating_add(12).saturating_sub(base))
+        };
+        let source = match ind
+            .sources
+            .iter()
+            .position(|(k, _)| *k == (key.0, key.1, base))
+        {
+            Some(i) => i,
+            None => {
+                let g = core.indirect_group(&check.src_layout, &b.raw, base, size, op)?;
+                ind.sources.push(((key.0, key.1, base), g));
+                ind.sources.len().saturating_sub(1)
+            }
+        };
+        if ind.leases.is_empty() || ind.taken >= indirect::SLOTS {
+            ind.leases.push(core.lease_scratch(check, op)?);
+            ind.taken = 0;
+        }
+        let slot = ind.taken;
+        ind.taken = slot.saturating_add(1);
+        let slot_offset = u64::from(slot).saturating_mul(indirect::slot_size(&core.limits));
+        Ok(CheckedArgs {
+            source,
+            word: u32::try_from(offset.saturating_sub(base) / 4).unwrap_or(u32::MAX),
+            lease: ind.leases.len().saturating_sub(1),
+            slot_offset: u32::try_from(slot_offset).unwrap_or(0),
+        })
+    }
+
+    /// Records the check's dispatch, restores the pass's pipeline and bindings, and
+    /// dispatches with the checked counts.
+    fn record_checked_dispatch(&mut self, check: &Pipeline<A>, at: CheckedArgs) {
+        let ind = &self.used.indirect;
+        let (Some(scratch), Some((_, source)), Some(pool)) = (
+            ind.leases.get(at.lease).and_then(|l| l.scratch()),
+            ind.sources.get(at.source),
+            self.pool.as_mut(),
+        ) else {
+            return;
+        };
+        let mut r = crate::native::Rec::<A>(pool);
+        r.set_compute_pipeline(&check.pipeline);
+        r.set_bind_group(BindPoint::Compute, &check.layout, 0, source, &[]);
+        r.set_bind_group(
+            BindPoint::Compute,
+            &check.layout,
+            1,
+            &scratch.group,
+            &[at.slot_offset],
+        );
+        r.set_immediates(&check.layout, &at.word.to_le_bytes());
+        r.dispatch([1, 1, 1]);
+        let slot_offset = u64::from(at.slot_offset);
+        r.barriers(
+            None,
+            &[BufferBarrier {
+                buffer: &scratch.buffer,
+                offset: slot_offset,
+                size: 12,
+                src: Stages::COMPUTE,
+                src_access: Access::SHADER_WRITE,
+                dst: Stages::DRAW_INDIRECT,
+                dst_access: Access::INDIRECT_READ,
+            }],
+            &[],
+        );
+        // The check's pipeline and groups replaced the pass's: bind them all again.
+        let binder = &mut self.compute.binder;
+        if let Some(p) = binder
+            .pipeline
+            .and_then(|(i, g)| self.used.compute_pipelines.get(i, g))
+        {
+            r.set_compute_pipeline(&p.raw);
+            binder.rebind_all();
+            binder.flush(&self.used, &p.info.layout.raw, &mut r, BindPoint::Compute);
+        }
+        r.dispatch_indirect(&scratch.buffer, slot_offset);
     }
 
     /// Checks the pass is ready to dispatch (a bit test), binds changed groups, and
@@ -252,7 +391,7 @@ impl<A: Api> CommandEncoder<A> {
     #[inline]
     pub(super) fn prepare_dispatch(
         &mut self,
-        indirect: Option<(usize, u64)>,
+        indirect: Option<(usize, u64, Use)>,
         op: &'static str,
     ) -> Result<()> {
         if !self.compute.binder.ready() {
@@ -289,8 +428,8 @@ impl<A: Api> CommandEncoder<A> {
                 ));
             }
         }
-        if let Some((slot, offset)) = indirect {
-            if self.scope.buffer(slot, offset, 12, INDIRECT).is_err() {
+        if let Some((slot, offset, use_)) = indirect {
+            if self.scope.buffer(slot, offset, 12, use_).is_err() {
                 self.scope.clear();
                 return Err(fail!(
                     PassUsageConflict,

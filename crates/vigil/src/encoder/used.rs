@@ -203,6 +203,37 @@ pub(crate) struct Used<A: Api> {
     pub epoch: u64,
     /// The layout of the render pipeline bound last (what draws bind groups against).
     pub render_layout: Option<Arc<crate::device::PipelineLayoutObj<A>>>,
+    /// What the checks of the recording's indirect dispatches use.
+    pub indirect: IndirectUse<A>,
+}
+
+/// A group binding an argument buffer for the indirect-dispatch check.
+pub(crate) type IndirectSource<A> = crate::native::Owned<A, crate::native::BindGroupKind>;
+
+/// What the checks in front of a recording's indirect dispatches use (see
+/// `device/indirect.rs`), kept until its submission completes: the scratch buffers it
+/// leased and the groups binding its argument buffers.
+pub(crate) struct IndirectUse<A: Api> {
+    /// The check's pipeline, once the recording met it.
+    pub pipeline: Option<Arc<crate::device::indirect::Pipeline<A>>>,
+    /// Leased scratch buffers; the last one's slots are taken in order.
+    pub leases: Vec<crate::device::indirect::Lease<A>>,
+    /// Slots taken in the last lease.
+    pub taken: u32,
+    /// Groups binding argument buffers, by the buffer's `(slot, generation)` and the
+    /// binding's offset (0: the whole buffer).
+    pub sources: Vec<((u32, u32, u64), IndirectSource<A>)>,
+}
+
+impl<A: Api> Default for IndirectUse<A> {
+    fn default() -> Self {
+        IndirectUse {
+            pipeline: None,
+            leases: Vec::new(),
+            taken: 0,
+            sources: Vec::new(),
+        }
+    }
 }
 
 /// The buffers and textures a recording tracks, in first-use order, with their histories.
@@ -363,6 +394,7 @@ impl<A: Api> Default for Used<A> {
             stages_used: vigil_hal::Stages::empty(),
             epoch: u64::MAX,
             render_layout: None,
+            indirect: IndirectUse::default(),
         }
     }
 }

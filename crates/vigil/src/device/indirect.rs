@@ -1,0 +1,330 @@
+//! Indirect dispatch arguments checked on the GPU.
+//!
+//! A dispatch whose workgroup counts exceed the device's limit is undefined behaviour in
+//! Vulkan (VUID-VkDispatchIndirectCommand-x-00417), and counts an indirect dispatch reads
+//! are written by the application or by the GPU itself, so the CPU cannot check them. So
+//! every [`crate::CommandEncoder::dispatch_indirect`] first runs a one-invocation compute
+//! shader of vigil's own that copies the three counts into a slot of a scratch buffer,
+//! all three set to zero when any is above `max_compute_workgroups_per_dimension` (the
+//! dispatch then does nothing, as WebGPU specifies), and the dispatch reads the slot.
+//!
+//! The pipeline is made on the first indirect dispatch and kept for the device's life.
+//! Scratch buffers (64 slots each, one per dispatch) are leased by recordings and come
+//! back to the device's free list when the recording's lease is dropped: when its
+//! submission completed, or when it was never submitted.
+
+use crate::error::{Error, Result};
+use crate::native::{BindGroupKind, BindGroupLayoutKind, BufferKind, Hal, Owned};
+use crate::native::{ComputePipelineKind, PipelineLayoutKind};
+use std::num::NonZeroU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use vigil_hal::{Api, BufferUsages, ShaderFormat, ShaderStages};
+
+/// Slots in one scratch buffer.
+pub(crate) const SLOTS: u32 = 64;
+
+/// Scratch buffers kept free at most (more are released when their lease ends).
+const KEEP_FREE: usize = 16;
+
+/// The shader: `src` is the whole argument buffer, `at` the word the arguments start at,
+/// `dst` the recording's slot (bound with a dynamic offset).
+fn source(max: u32) -> String {
+    format!(
+        "@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(1) @binding(0) var<storage, read_write> dst: array<u32, 3>;
+var<immediate> at: u32;
+@compute @workgroup_size(1)
+fn main() {{
+    let x = src[at];
+    let y = src[at + 1u];
+    let z = src[at + 2u];
+    let ok = x <= {max}u && y <= {max}u && z <= {max}u;
+    dst[0] = select(0u, x, ok);
+    dst[1] = select(0u, y, ok);
+    dst[2] = select(0u, z, ok);
+}}
+"
+    )
+}
+
+/// The check's native objects.
+pub(crate) struct Pipeline<A: Api> {
+    /// Group 0: the argument buffer, whole.
+    pub src_layout: Owned<A, BindGroupLayoutKind>,
+    /// Group 1: a scratch slot (dynamic offset).
+    pub dst_layout: Owned<A, BindGroupLayoutKind>,
+    pub layout: Owned<A, PipelineLayoutKind>,
+    pub pipeline: Owned<A, ComputePipelineKind>,
+}
+
+/// A scratch buffer and its group (the slot's group, bound at a dynamic offset).
+pub(crate) struct Scratch<A: Api> {
+    pub group: Owned<A, BindGroupKind>,
+    pub buffer: Owned<A, BufferKind>,
+}
+
+/// Where leased scratch buffers come back to.
+struct Home<A: Api> {
+    free: Mutex<Vec<Scratch<A>>>,
+    /// Set when the device closes: scratch buffers coming back are released instead.
+    closed: AtomicBool,
+    /// Scratch buffers leased now.
+    leased: AtomicU64,
+}
+
+/// A scratch buffer a recording holds; back to the device's free list when dropped.
+pub(crate) struct Lease<A: Api> {
+    scratch: Option<Scratch<A>>,
+    home: Arc<Home<A>>,
+}
+
+impl<A: Api> Lease<A> {
+    /// The scratch buffer and its group.
+    pub fn scratch(&self) -> Option<&Scratch<A>> {
+        self.scratch.as_ref()
+    }
+}
+
+impl<A: Api> Drop for Lease<A> {
+    fn drop(&mut self) {
+        let Some(s) = self.scratch.take() else { return };
+        self.home.leased.fetch_sub(1, Ordering::AcqRel);
+        if self.home.closed.load(Ordering::Acquire) {
+            return;
+        }
+        let mut free = super::lock(&self.home.free);
+        if free.len() < KEEP_FREE {
+            free.push(s);
+        }
+    }
+}
+
+/// The device's part: the pipeline (made on first use) and the free scratch buffers.
+pub(crate) struct IndirectCheck<A: Api> {
+    made: RwLock<Option<Arc<Pipeline<A>>>>,
+    home: Arc<Home<A>>,
+}
+
+impl<A: Api> Default for IndirectCheck<A> {
+    fn default() -> Self {
+        IndirectCheck {
+            made: RwLock::new(None),
+            home: Arc::new(Home {
+                free: Mutex::new(Vec::new()),
+                closed: AtomicBool::new(false),
+                leased: AtomicU64::new(0),
+            }),
+        }
+    }
+}
+
+impl<A: Api> IndirectCheck<A> {
+    /// Native objects kept for reuse: the pipeline's four, two per scratch buffer (free,
+    /// or leased by a recording).
+    pub fn pooled(&self) -> u64 {
+        let made = self
+            .made
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some();
+        let free = super::lock(&self.home.free).len() as u64;
+        let leased = self.home.leased.load(Ordering::Acquire);
+        u64::from(made)
+            .saturating_mul(4)
+            .saturating_add(free.saturating_add(leased).saturating_mul(2))
+    }
+
+    /// At the device's close: releases the pipeline and the free scratch buffers (`quiet`:
+    /// the GPU is done; otherwise they are never released, as the GPU may still run
+    /// them), and makes buffers still leased be released when their lease ends.
+    pub fn release(&self, quiet: bool) {
+        self.home.closed.store(true, Ordering::Release);
+        let made = self.made.write().unwrap_or_else(|p| p.into_inner()).take();
+        let free = std::mem::take(&mut *super::lock(&self.home.free));
+        if !quiet {
+            std::mem::forget(made);
+            std::mem::forget(free);
+        }
+    }
+}
+
+/// Bytes from one slot to the next: the storage offset alignment (at least 16).
+pub(crate) fn slot_size(limits: &vigil_hal::Limits) -> u64 {
+    u64::from(limits.min_storage_buffer_offset_alignment).max(16)
+}
+
+fn storage(read_only: bool, dynamic: bool) -> vigil_hal::BindGroupLayoutEntry {
+    vigil_hal::BindGroupLayoutEntry {
+        binding: 0,
+        visibility: ShaderStages::COMPUTE,
+        ty: vigil_hal::BindingType::Buffer {
+            ty: vigil_hal::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: dynamic,
+            min_binding_size: NonZeroU64::new(if read_only { 4 } else { 12 }),
+        },
+        array: None,
+    }
+}
+
+impl<A: Api> super::Core<A> {
+    /// The check's pipeline, made on the first call (`None`: the backend's shaders are not
+    /// SPIR-V, and indirect counts go unchecked).
+    pub(crate) fn indirect_pipeline(&self, op: &'static str) -> Result<Option<Arc<Pipeline<A>>>> {
+        let kept = self
+            .indirect
+            .made
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(p) = kept {
+            return Ok(Some(p));
+        }
+        let Some(made) = self.make_indirect_pipeline(op)? else {
+            return Ok(None);
+        };
+        let made = Arc::new(made);
+        let mut kept = self
+            .indirect
+            .made
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        if self.indirect.home.closed.load(Ordering::Acquire) {
+            // The device closed meanwhile: the pipeline lives with the recording alone.
+            return Ok(Some(made));
+        }
+        // Two threads may both have made one: the first kept wins, the other is dropped.
+        Ok(Some(kept.get_or_insert(made).clone()))
+    }
+
+    #[cold]
+    fn make_indirect_pipeline(&self, op: &'static str) -> Result<Option<Pipeline<A>>> {
+        const LABEL: &str = "vigil indirect check";
+        let hal_err = |e| self.hal_error(e, op, LABEL);
+        let words;
+        let code = match A::SHADER_FORMAT {
+            ShaderFormat::SpirV => {
+                let src = source(self.limits.max_compute_workgroups_per_dimension);
+                let module = vigil_shader::Module::from_wgsl(&src, "vigil-indirect-check.wgsl")
+                    .map_err(|d| internal(op, &d.message))?;
+                words = module
+                    .to_spirv(&vigil_shader::SpirvOptions::default())
+                    .map_err(|d| internal(op, &d.message))?;
+                vigil_hal::ShaderCode::SpirV(&words)
+            }
+            ShaderFormat::None => vigil_hal::ShaderCode::None,
+            ShaderFormat::Msl => return Ok(None),
+        };
+        let hal = &self.hal;
+        let layout_of = |entry| -> Result<Owned<A, BindGroupLayoutKind>> {
+            let raw = hal
+                .create_bind_group_layout(&vigil_hal::BindGroupLayoutDescriptor {
+                    label: LABEL,
+                    entries: &[entry],
+                })
+                .map_err(hal_err)?;
+            Ok(Owned::new(hal, raw))
+        };
+        let src_layout = layout_of(storage(true, false))?;
+        let dst_layout = layout_of(storage(false, true))?;
+        let layout = hal
+            .create_pipeline_layout(&vigil_hal::PipelineLayoutDescriptor {
+                label: LABEL,
+                bind_group_layouts: &[&*src_layout, &*dst_layout],
+                immediate_size: 4,
+                immediate_stages: ShaderStages::COMPUTE,
+            })
+            .map_err(hal_err)?;
+        let layout = Owned::new(hal, layout);
+        let module = hal
+            .create_shader_module(&vigil_hal::ShaderModuleDescriptor { label: LABEL, code })
+            .map_err(hal_err)?;
+        let module = Owned::<A, crate::native::ShaderModuleKind>::new(hal, module);
+        let pipeline = hal
+            .create_compute_pipeline(&vigil_hal::ComputePipelineDescriptor {
+                label: LABEL,
+                layout: &layout,
+                module: &module,
+                entry_point: "main",
+            })
+            .map_err(hal_err)?;
+        Ok(Some(Pipeline {
+            src_layout,
+            dst_layout,
+            layout,
+            pipeline: Owned::new(hal, pipeline),
+        }))
+    }
+
+    /// A scratch buffer for a recording: a free one, or a new one.
+    pub(crate) fn lease_scratch(&self, p: &Pipeline<A>, op: &'static str) -> Result<Lease<A>> {
+        let reused = super::lock(&self.indirect.home.free).pop();
+        let scratch = match reused {
+            Some(s) => s,
+            None => self.make_scratch(p, op)?,
+        };
+        self.indirect.home.leased.fetch_add(1, Ordering::AcqRel);
+        Ok(Lease {
+            scratch: Some(scratch),
+            home: self.indirect.home.clone(),
+        })
+    }
+
+    #[cold]
+    fn make_scratch(&self, p: &Pipeline<A>, op: &'static str) -> Result<Scratch<A>> {
+        const LABEL: &str = "vigil indirect arguments";
+        let hal: &Arc<Hal<A>> = &self.hal;
+        let raw = hal
+            .create_buffer(&vigil_hal::BufferDescriptor {
+                label: LABEL,
+                size: slot_size(&self.limits).saturating_mul(u64::from(SLOTS)),
+                usage: BufferUsages::STORAGE | BufferUsages::INDIRECT,
+                location: vigil_hal::MemoryLocation::GpuOnly,
+            })
+            .map_err(|e| self.hal_error(e, op, LABEL))?;
+        let buffer = Owned::<A, BufferKind>::new(hal, raw);
+        let group = self.indirect_group(&p.dst_layout, &buffer, 0, 12, op)?;
+        Ok(Scratch { group, buffer })
+    }
+
+    /// A group binding `size` bytes of `buffer` from `offset` at binding 0 of `layout`.
+    pub(crate) fn indirect_group(
+        &self,
+        layout: &A::BindGroupLayout,
+        buffer: &A::Buffer,
+        offset: u64,
+        size: u64,
+        op: &'static str,
+    ) -> Result<Owned<A, BindGroupKind>> {
+        const LABEL: &str = "vigil indirect check";
+        let raw = self
+            .hal
+            .create_bind_group(&vigil_hal::BindGroupDescriptor {
+                label: LABEL,
+                layout,
+                entries: &[vigil_hal::BindGroupEntry {
+                    binding: 0,
+                    array_element: 0,
+                    resource: vigil_hal::BoundResource::Buffer {
+                        buffer,
+                        offset,
+                        size,
+                    },
+                }],
+                variable_count: None,
+            })
+            .map_err(|e| self.hal_error(e, op, LABEL))?;
+        Ok(Owned::new(&self.hal, raw))
+    }
+}
+
+/// vigil's own shader failed to compile: a defect in vigil, reported, not a panic.
+#[cold]
+fn internal(op: &'static str, message: &str) -> Error {
+    crate::error::fail!(
+        ShaderTranslate,
+        op,
+        "vigil indirect check",
+        "vigil's indirect-argument check does not compile: {message}"
+    )
+}

@@ -1,0 +1,300 @@
+//! Indirect dispatch counts are checked on the GPU (validation layer and synchronization
+//! validation on): counts within `max_compute_workgroups_per_dimension` dispatch as
+//! written, counts past it dispatch nothing, and the pass's pipeline, groups and immediate
+//! data are as the application left them after each check. Every result is read back.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{bytes_of, gpu, gpu_with, read_u32};
+use vigil::*;
+
+/// Each invocation adds the immediate `add` to `sum[0]` and counts itself in `sum[1]`;
+/// `args` (group 1) is where the writer kernel puts counts.
+const COUNT: &str = r#"
+struct P { add: u32 }
+var<immediate> p: P;
+@group(0) @binding(0) var<storage, read_write> sum: array<atomic<u32>, 2>;
+@compute @workgroup_size(1)
+fn main() {
+    atomicAdd(&sum[0], p.add);
+    atomicAdd(&sum[1], 1u);
+}
+"#;
+
+/// Writes the three counts in `counts` into `args` at word `at`: arguments the GPU wrote.
+const WRITE_ARGS: &str = r#"
+struct W { at: u32, x: u32, y: u32, z: u32 }
+var<immediate> w: W;
+@group(0) @binding(0) var<storage, read_write> args: array<u32>;
+@compute @workgroup_size(1)
+fn main() {
+    args[w.at] = w.x;
+    args[w.at + 1u] = w.y;
+    args[w.at + 2u] = w.z;
+}
+"#;
+
+struct Kit {
+    count: ComputePipeline,
+    write: ComputePipeline,
+    sum: Buffer,
+    sum_group: BindGroup,
+    args: Buffer,
+    args_group: BindGroup,
+}
+
+fn storage_layout(
+    d: &Device,
+    label: &str,
+    immediate_size: u32,
+) -> (BindGroupLayout, PipelineLayout) {
+    let bgl = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label,
+            entries: &[BindGroupLayoutEntry {
+                binding: 0,
+                visibility: ShaderStages::COMPUTE,
+                ty: BindingType::Buffer {
+                    ty: BufferBindingType::Storage { read_only: false },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                array: None,
+            }],
+        })
+        .unwrap();
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label,
+            bind_group_layouts: &[bgl],
+            immediate_size,
+        })
+        .unwrap();
+    (bgl, layout)
+}
+
+fn pipeline(d: &Device, label: &str, wgsl: &str, layout: PipelineLayout) -> ComputePipeline {
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor { label, wgsl })
+        .unwrap();
+    d.create_compute_pipeline(&ComputePipelineDescriptor {
+        label,
+        layout,
+        module,
+        entry_point: "main",
+        constants: &[],
+    })
+    .unwrap()
+}
+
+/// A group binding the first `size` bytes of `buffer`.
+fn group(d: &Device, layout: BindGroupLayout, buffer: Buffer, size: u64) -> BindGroup {
+    d.create_bind_group(&BindGroupDescriptor {
+        label: "g",
+        layout,
+        entries: &[BindGroupEntry {
+            binding: 0,
+            resource: BindingResource::Buffer(BufferBinding {
+                buffer,
+                offset: 0,
+                size: Some(size),
+            }),
+        }],
+    })
+    .unwrap()
+}
+
+/// `args_bytes` of arguments (STORAGE, so a kernel can write them, and INDIRECT).
+fn kit(d: &Device, args_bytes: u64) -> Kit {
+    let (count_bgl, count_layout) = storage_layout(d, "count", 4);
+    let (write_bgl, write_layout) = storage_layout(d, "write", 16);
+    let count = pipeline(d, "count", COUNT, count_layout);
+    let write = pipeline(d, "write args", WRITE_ARGS, write_layout);
+    let sum = d
+        .create_buffer(&BufferDescriptor {
+            label: "sum",
+            size: 8,
+            usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC,
+        })
+        .unwrap();
+    let args = d
+        .create_buffer(&BufferDescriptor {
+            label: "args",
+            size: args_bytes,
+            usage: BufferUsages::STORAGE
+                | BufferUsages::INDIRECT
+                | BufferUsages::COPY_DST
+                | BufferUsages::COPY_SRC,
+        })
+        .unwrap();
+    Kit {
+        count,
+        write,
+        sum,
+        sum_group: group(d, count_bgl, sum, 8),
+        args,
+        // The writer reaches the first KiB (all a device with small bindings binds).
+        args_group: group(d, write_bgl, args, args_bytes.min(1024)),
+    }
+}
+
+impl Kit {
+    /// Records, in an open compute pass, the writer putting `counts` at byte `offset`.
+    fn write_args(&self, e: &mut CommandEncoder, offset: u64, counts: [u32; 3]) {
+        e.set_compute_pipeline(self.write).unwrap();
+        e.set_bind_group(0, self.args_group, &[]).unwrap();
+        let at = u32::try_from(offset / 4).unwrap();
+        e.set_immediates(0, &bytes_of(&[at, counts[0], counts[1], counts[2]]))
+            .unwrap();
+        e.dispatch(1, 1, 1).unwrap();
+    }
+
+    /// Records, in an open compute pass, the counting kernel bound with `add`.
+    fn bind_count(&self, e: &mut CommandEncoder, add: u32) {
+        e.set_compute_pipeline(self.count).unwrap();
+        e.set_bind_group(0, self.sum_group, &[]).unwrap();
+        e.set_immediates(0, &add.to_le_bytes()).unwrap();
+    }
+
+    /// `(sum of adds, invocations)` so far.
+    fn read(&self, d: &Device) -> (u32, u32) {
+        let w = read_u32(d, self.sum, 2);
+        (w[0], w[1])
+    }
+}
+
+fn encoder(d: &Device) -> CommandEncoder {
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "indirect" })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e
+}
+
+fn submit(d: &Device, mut e: CommandEncoder) {
+    e.end_compute_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+}
+
+#[test]
+fn counts_the_gpu_wrote_within_the_limit_dispatch_as_written() {
+    let g = gpu();
+    let d = &*g;
+    let k = kit(d, 64);
+    let mut e = encoder(d);
+    k.write_args(&mut e, 0, [2, 3, 4]);
+    k.bind_count(&mut e, 5);
+    e.dispatch_indirect(k.args, 0).unwrap();
+    submit(d, e);
+    assert_eq!(k.read(d), (24 * 5, 24));
+    // The arguments themselves are as the writer left them: the check only reads them.
+    assert_eq!(read_u32(d, k.args, 3), vec![2, 3, 4]);
+}
+
+#[test]
+fn counts_past_the_limit_dispatch_nothing_and_the_pass_goes_on() {
+    let g = gpu();
+    let d = &*g;
+    let max = d.limits().max_compute_workgroups_per_dimension;
+    let k = kit(d, 256);
+    let mut e = encoder(d);
+    // Past the limit in each dimension in turn, all three at u32::MAX, then at the limit
+    // exactly in x (which dispatches), each written by the GPU at its own offset.
+    let cases: [[u32; 3]; 5] = [
+        [max + 1, 1, 1],
+        [1, max + 1, 1],
+        [1, 1, max + 1],
+        [u32::MAX; 3],
+        [max, 1, 1],
+    ];
+    for (i, counts) in cases.iter().enumerate() {
+        k.write_args(&mut e, i as u64 * 12, *counts);
+    }
+    // Each refused dispatch is followed by a valid direct one with another immediate: it
+    // must still run with the pass's pipeline, group and immediate data.
+    for i in 0..cases.len() {
+        k.bind_count(&mut e, 1 << i);
+        e.dispatch_indirect(k.args, i as u64 * 12).unwrap();
+        e.dispatch(1, 1, 1).unwrap();
+    }
+    submit(d, e);
+    let (sum, invocations) = k.read(d);
+    // Refused: nothing; the direct dispatches: one invocation each adding 1 << i; the
+    // last indirect one: `max` invocations adding 1 << 4.
+    assert_eq!(invocations, 5 + max);
+    assert_eq!(sum, 0b11111 + max * 16);
+    assert!(!d.is_lost());
+}
+
+#[test]
+fn many_checked_dispatches_at_unaligned_offsets_each_read_their_own_counts() {
+    let g = gpu();
+    let d = &*g;
+    let k = kit(d, 4 + 100 * 12);
+    // Counts from the CPU this time, at offsets 4, 16, 28, … (4-aligned, most not
+    // aligned to the storage offset alignment): 100 dispatches, more than one scratch
+    // buffer's slots.
+    let words: Vec<u32> = std::iter::once(0)
+        .chain((0..100u32).flat_map(|i| [i % 3 + 1, i % 2 + 1, 1]))
+        .collect();
+    d.write_buffer(k.args, 0, &bytes_of(&words)).unwrap();
+    let mut e = encoder(d);
+    k.bind_count(&mut e, 1);
+    for i in 0..100u64 {
+        e.dispatch_indirect(k.args, 4 + i * 12).unwrap();
+    }
+    submit(d, e);
+    let expected: u32 = (0..100u32).map(|i| (i % 3 + 1) * (i % 2 + 1)).sum();
+    assert_eq!(k.read(d), (expected, expected));
+}
+
+#[test]
+fn arguments_beyond_one_storage_binding_are_read_through_a_window() {
+    // A device whose storage bindings are at most 1 KiB: a 4 KiB argument buffer cannot be
+    // bound whole, so the check binds the aligned stretch that holds the arguments.
+    let g = gpu_with(|adapter| {
+        let mut limits = adapter.limits().clone();
+        limits.max_storage_buffer_binding_size = 1024;
+        DeviceDescriptor {
+            label: "small bindings".into(),
+            required_limits: limits,
+            ..DeviceDescriptor::default()
+        }
+    });
+    let d = &*g;
+    let max = d.limits().max_compute_workgroups_per_dimension;
+    let k = kit(d, 4096);
+    let mut words = vec![0u32; 1024];
+    words[1000..1003].copy_from_slice(&[3, 1, 2]);
+    words[1009..1012].copy_from_slice(&[max + 1, 1, 1]);
+    d.write_buffer(k.args, 0, &bytes_of(&words)).unwrap();
+    let mut e = encoder(d);
+    k.bind_count(&mut e, 1);
+    e.dispatch_indirect(k.args, 4000).unwrap();
+    e.dispatch_indirect(k.args, 4036).unwrap();
+    submit(d, e);
+    assert_eq!(k.read(d), (6, 6));
+}
+
+#[test]
+fn checked_dispatches_in_submissions_one_after_another_reuse_scratch_correctly() {
+    // Scratch buffers come back when a submission completes and are leased again: ten
+    // frames, each with its own counts, must each dispatch their own.
+    let g = gpu();
+    let d = &*g;
+    let k = kit(d, 12);
+    let mut expected = 0;
+    for frame in 1..=10u32 {
+        let mut e = encoder(d);
+        k.write_args(&mut e, 0, [frame, 1, 1]);
+        k.bind_count(&mut e, 1);
+        e.dispatch_indirect(k.args, 0).unwrap();
+        e.end_compute_pass().unwrap();
+        d.submit([e.finish().unwrap()]).unwrap();
+        expected += frame;
+    }
+    assert_eq!(k.read(d), (expected, expected));
+}
