@@ -6,8 +6,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+#[path = "common/draw.rs"]
+mod draw;
 
 use common::{bytes_of, gpu, gpu_with, read_u32};
+use draw::{at, clear, color_target, empty_layout, module, pipeline_desc, pixels, target};
 use vigil::*;
 
 /// Each invocation adds the immediate `add` to `sum[0]` and counts itself in `sum[1]`;
@@ -297,4 +300,77 @@ fn checked_dispatches_in_submissions_one_after_another_reuse_scratch_correctly()
         expected += frame;
     }
     assert_eq!(k.read(d), (expected, expected));
+}
+
+/// A full-target triangle whose red channel is its instance index (flat), over 255.
+const INSTANCE: &str = r#"
+struct O { @builtin(position) pos: vec4<f32>, @location(0) @interpolate(flat) i: u32 }
+@vertex fn vs(@builtin(vertex_index) v: u32, @builtin(instance_index) i: u32) -> O {
+    let x = f32(i32(v & 1u) * 4 - 1);
+    let y = f32(i32(v >> 1u) * 4 - 1);
+    return O(vec4<f32>(x, y, 0.5, 1.0), i);
+}
+@fragment fn fs(o: O) -> @location(0) vec4<f32> {
+    return vec4<f32>(f32(o.i) / 255.0, 0.0, 0.0, 1.0);
+}
+"#;
+
+#[test]
+fn a_first_instance_read_by_an_indirect_draw_is_defined_without_asking_for_it() {
+    // Asked for no feature: INDIRECT_FIRST_INSTANCE comes whenever the adapter has it
+    // (lavapipe and the H200 do), so arguments naming instance 7 draw instance 7 instead
+    // of being undefined behaviour.
+    let g = gpu_with(|adapter| {
+        assert!(
+            adapter
+                .features()
+                .contains(Features::INDIRECT_FIRST_INSTANCE),
+            "the adapter lacks drawIndirectFirstInstance: {:?}",
+            adapter.info()
+        );
+        DeviceDescriptor {
+            label: "no features asked".into(),
+            required_limits: adapter.limits().clone(),
+            ..DeviceDescriptor::default()
+        }
+    });
+    let d = &*g;
+    assert!(d.features().contains(Features::INDIRECT_FIRST_INSTANCE));
+    let t = target(d, TextureFormat::Rgba8Unorm, 1);
+    let targets = [color_target(t.format)];
+    let p = d
+        .create_render_pipeline(&pipeline_desc(
+            empty_layout(d),
+            module(d, INSTANCE),
+            &[],
+            &targets,
+        ))
+        .unwrap();
+    let args = d
+        .create_buffer(&BufferDescriptor {
+            label: "args",
+            size: 16,
+            usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    // 3 vertices, 1 instance, first vertex 0, first instance 7.
+    d.write_buffer(args, 0, &bytes_of(&[3, 1, 0, 7])).unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor {
+            label: "first instance",
+        })
+        .unwrap();
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "first instance",
+        color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.draw_indirect(args, 0).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let px = pixels(d, t.texture);
+    assert_eq!(at(&px, 2, 2), [7, 0, 0, 255]);
+    assert_eq!(at(&px, 60, 60), [7, 0, 0, 255]);
 }

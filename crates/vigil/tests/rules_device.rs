@@ -42,8 +42,13 @@ fn limits_beyond_the_adapter_are_refused() {
 fn the_device_keeps_the_enabled_features_not_the_supported_ones() {
     let d = device_with(Features::empty());
     // SAMPLE_RATE_SHADING is part of WebGPU's core and comes whenever the adapter has it
-    // (FULL_DRAW_INDEX_UINT32 too, which the test adapter lacks); nothing else does.
-    assert_eq!(d.features(), Features::SAMPLE_RATE_SHADING);
+    // (FULL_DRAW_INDEX_UINT32 too, which the test adapter lacks), as does
+    // INDIRECT_FIRST_INSTANCE (its absence would make GPU-written arguments undefined
+    // behaviour); nothing else does.
+    assert_eq!(
+        d.features(),
+        Features::SAMPLE_RATE_SHADING | Features::INDIRECT_FIRST_INSTANCE
+    );
     // The adapter supports timestamps, but they were not enabled: refused.
     expect_rule(d.create_query_set("q", 2), Rule::QueryFeature);
     let d = device_with(Features::TIMESTAMP_QUERY);

@@ -80,9 +80,9 @@ pub use surface::{SurfaceConfiguration, SurfaceFrame};
 pub struct DeviceDescriptor {
     /// Label of the device (used in error messages).
     pub label: String,
-    /// Features to enable; each must be supported by the adapter. `FULL_DRAW_INDEX_UINT32`
-    /// and `SAMPLE_RATE_SHADING` are enabled whenever the adapter has them, requested or
-    /// not; `RAY_QUERY` brings `ACCELERATION_STRUCTURE` with it.
+    /// Features to enable; each must be supported by the adapter. `FULL_DRAW_INDEX_UINT32`,
+    /// `SAMPLE_RATE_SHADING` and `INDIRECT_FIRST_INSTANCE` are enabled whenever the adapter
+    /// has them, requested or not; `RAY_QUERY` brings `ACCELERATION_STRUCTURE` with it.
     pub required_features: Features,
     /// Limits to enforce; each must be within the adapter's.
     pub required_limits: Limits,
@@ -239,9 +239,15 @@ impl<A: Api> Device<A> {
         // Enabled whenever the adapter has them, as WebGPU's core assumes: in Vulkan
         // `fullDrawIndexUint32` governs the largest index value, not whether 32-bit indices
         // may be used, and `sampleRateShading` is what WGSL's `sample_index` needs.
+        // `drawIndirectFirstInstance` too: without it an indirect draw whose arguments
+        // (which the GPU may have written) name a first instance other than 0 is undefined
+        // behaviour (VUID-VkDrawIndirectCommand-firstInstance-00501), and nothing on the
+        // CPU can see those arguments.
         let mut features = desc.required_features
             | (adapter.features()
-                & (Features::FULL_DRAW_INDEX_UINT32 | Features::SAMPLE_RATE_SHADING));
+                & (Features::FULL_DRAW_INDEX_UINT32
+                    | Features::SAMPLE_RATE_SHADING
+                    | Features::INDIRECT_FIRST_INSTANCE));
         // Ray queries traverse acceleration structures: asking for them brings those.
         if features.contains(Features::RAY_QUERY) {
             features |= Features::ACCELERATION_STRUCTURE;
