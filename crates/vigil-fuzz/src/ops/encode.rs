@@ -758,6 +758,9 @@ fn args_buffer(w: &World<'_>, r: &mut Rng) -> (vigil::Buffer, u64, Validity) {
 }
 
 pub fn dispatch(w: &mut World<'_>, r: &mut Rng) {
+    if r.chance(6) {
+        return huge_counts(w, r);
+    }
     let Some(i) = pick_encoder(w, r, |p| *p == PassState::Compute) else {
         return begin_compute_pass(w, r);
     };
@@ -782,6 +785,61 @@ pub fn dispatch(w: &mut World<'_>, r: &mut Rng) {
             o.encoder.dispatch_indirect(buffer, offset)
         });
     }
+}
+
+/// An indirect dispatch whose counts pass the limit, from a buffer of its own that
+/// nothing else in the world reads (the world's buffers hold only small words, so no
+/// draw or index reads ask for much work), recorded into a new encoder with a live
+/// pipeline and group bound, then submitted: vigil's check on the GPU must turn it into a
+/// dispatch of nothing. The buffer is destroyed once submitted, while the GPU may still
+/// be reading it.
+fn huge_counts(w: &mut World<'_>, r: &mut Rng) {
+    let max = w.limits.max_compute_workgroups_per_dimension;
+    let mut counts = [1u32, 1, 1];
+    counts[r.index(3)] = r.pick(&[max.saturating_add(1), u32::MAX, 1 << 31]);
+    if r.chance(30) {
+        counts = [u32::MAX; 3];
+    }
+    let offset = 4 * r.below(4);
+    let desc = vigil::BufferDescriptor {
+        label: "huge counts",
+        size: 32,
+        usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST,
+    };
+    let what = format!("create_buffer(huge counts {counts:?} at {offset})");
+    let Some(b) = w.call("create_buffer", what, false, |w| {
+        w.device.create_buffer(&desc)
+    }) else {
+        return;
+    };
+    let bytes: Vec<u8> = counts.iter().flat_map(|c| c.to_le_bytes()).collect();
+    let what = format!("write_buffer({b:?}, {offset}, huge counts)");
+    w.call("write_buffer", what, false, |w| {
+        w.device.write_buffer(b, offset, &bytes)
+    });
+    let open = super::threads::ready_encoder(w, r);
+    let destroy = |w: &mut World<'_>| {
+        let what = format!("destroy_buffer({b:?}) (huge counts)");
+        w.call("destroy_buffer", what, false, |w| {
+            w.device.destroy_buffer(b)
+        });
+    };
+    let Some((mut open, _, _)) = open else {
+        return destroy(w);
+    };
+    let id = open.id;
+    let what = format!("enc{id}.dispatch_indirect({b:?}, {offset}) of {counts:?}");
+    let accepted = w
+        .call("dispatch_indirect", what, false, |_| {
+            open.encoder.dispatch_indirect(b, offset)
+        })
+        .is_some();
+    let what = format!("enc{id}: end_compute_pass, finish, submit (accepted: {accepted})");
+    w.call("submit", what, false, |w| {
+        open.encoder.end_compute_pass()?;
+        w.device.submit([open.encoder.finish()?]).map(drop)
+    });
+    destroy(w);
 }
 
 fn copy_at(r: &mut Rng, mips: u32, layers: u32) -> TexelCopyTextureInfo {

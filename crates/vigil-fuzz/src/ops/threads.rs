@@ -136,7 +136,7 @@ fn caught<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 /// A new encoder in a compute pass with a live compute pipeline and (when its recipe has
 /// one) a live group of its recipe bound, each call made through the world: the encoder,
 /// the pipeline and the group, or `None` when there is no such pair or a call was refused.
-fn ready_encoder(
+pub(super) fn ready_encoder(
     w: &mut World<'_>,
     r: &mut Rng,
 ) -> Option<(Open, ComputePipeline, Option<BindGroup>)> {
