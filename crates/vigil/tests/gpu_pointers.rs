@@ -281,6 +281,65 @@ layout(local_size_x = 1) in;
 void main() { atomicAdd(vigil.root.value, 1u); }
 ";
 
+/// Writes `(1, 65536, 1)` where the root points: past the limit of a device whose
+/// smallest `maxComputeWorkGroupCount` is Vulkan's minimum, 65,535 (lavapipe's and the
+/// H200's), and small enough to run, and be counted, if the check let it through.
+const WRITE_HUGE_ARGS: &str = "
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Args { uint x; uint y; uint z; };
+VIGIL_ROOT(Args);
+layout(local_size_x = 1) in;
+void main() { vigil.root.x = 1u; vigil.root.y = 65536u; vigil.root.z = 1u; }
+";
+
+#[test]
+fn counts_past_the_limit_read_from_a_heap_dispatch_nothing() {
+    let d = device();
+    assert_eq!(
+        d.limits().max_compute_workgroups_per_dimension,
+        65535,
+        "the test's counts are past this limit only"
+    );
+    let pipe = |label, glsl| {
+        d.create_pointer_compute_pipeline(&PointerComputePipelineDescriptor { label, glsl })
+            .unwrap()
+    };
+    let write_ok = pipe("write args", WRITE_ARGS);
+    let write_huge = pipe("write huge args", WRITE_HUGE_ARGS);
+    let count = pipe("count", COUNT);
+    let work = heap(&d, "work", 256, HeapKind::GpuOnly);
+    let out = heap(&d, "out", 64, HeapKind::Readback);
+    let ok = d.gpu_heap_ptr::<[u32; 3]>(work, 16).unwrap();
+    let huge = d.gpu_heap_ptr::<[u32; 3]>(work, 36).unwrap();
+    let counter = d.gpu_heap_ptr::<u32>(out, 0).unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "huge" })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(write_ok).unwrap();
+    e.set_root(ok).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.set_compute_pipeline(write_huge).unwrap();
+    e.set_root(huge).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.memory_barrier(Stages::COMPUTE, Stages::DRAW_INDIRECT)
+        .unwrap();
+    e.set_compute_pipeline(count).unwrap();
+    e.set_root(counter).unwrap();
+    // Past the limit: nothing. Then 4 workgroups, then one direct: the check in front of
+    // each indirect dispatch leaves the pipeline and the root as they were.
+    e.dispatch_indirect_at(huge).unwrap();
+    e.dispatch_indirect_at(ok).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+        .unwrap();
+    assert_eq!(d.read_gpu_heap(out, 0, 4).unwrap(), 5u32.to_le_bytes());
+    assert!(!d.is_lost());
+    d.finish();
+}
+
 #[test]
 fn a_dispatch_reads_its_workgroup_counts_from_a_heap_the_gpu_wrote() {
     let d = device();

@@ -3,14 +3,15 @@
 //! barriers they need recorded in front of it.
 
 use super::binder::{Binder, MAX_GROUPS};
+use super::used::SourceKey;
 use super::used::find;
 use super::{CommandEncoder, Pass};
-use crate::device::BufferObj;
 use crate::device::indirect::{self, Pipeline};
 use crate::error::{Result, fail};
 use crate::handle::{BindGroup, Buffer, ComputePipeline, Handle, QuerySet};
 use crate::track::Use;
 use crate::validate;
+use std::sync::Arc;
 use vigil_hal::{Access, Api, BindPoint, BufferBarrier, Stages};
 
 /// Timestamps written at the start and end of a pass.
@@ -51,7 +52,7 @@ const CHECKED: Use = Use::buffer(Stages::COMPUTE, Access::SHADER_READ);
 
 /// Where an indirect dispatch's check reads and writes.
 #[derive(Clone, Copy)]
-struct CheckedArgs {
+pub(super) struct CheckedArgs {
     /// Index of the argument buffer's group in the recording's sources.
     source: usize,
     /// The word of that binding the arguments start at.
@@ -265,11 +266,7 @@ impl<A: Api> CommandEncoder<A> {
             let b = b.clone();
             let (bi, bg) = (buffer.index(), buffer.generation());
             let slot = e.used.buffer_slot_of(bi, bg);
-            let check = match &e.used.indirect.pipeline {
-                Some(p) => Some(p.clone()),
-                None => e.core.indirect_pipeline(OP)?,
-            };
-            let Some(check) = check else {
+            let Some(check) = e.indirect_check(OP)? else {
                 // No check on this backend: the counts go to the driver as they are.
                 e.prepare_dispatch(Some((slot, offset, INDIRECT)), OP)?;
                 if let Some(pool) = e.pool.as_mut() {
@@ -278,8 +275,13 @@ impl<A: Api> CommandEncoder<A> {
                 e.dispatches = e.dispatches.wrapping_add(1);
                 return Ok(());
             };
-            e.used.indirect.pipeline = Some(check.clone());
-            let at = e.checked_args(&check, &b, (bi, bg), offset, OP)?;
+            let key = SourceKey {
+                heap: false,
+                index: bi,
+                generation: bg,
+                base: 0,
+            };
+            let at = e.checked_args(&check, &b.raw, b.size, key, offset, OP)?;
             e.prepare_dispatch(Some((slot, offset, CHECKED)), OP)?;
             e.record_checked_dispatch(&check, at);
             e.dispatches = e.dispatches.wrapping_add(1);
@@ -287,13 +289,26 @@ impl<A: Api> CommandEncoder<A> {
         })
     }
 
+    /// The indirect-dispatch check's pipeline (`None`: the backend has no check), kept by
+    /// the recording once met.
+    pub(super) fn indirect_check(&mut self, op: &'static str) -> Result<Option<Arc<Pipeline<A>>>> {
+        if let Some(p) = &self.used.indirect.pipeline {
+            return Ok(Some(p.clone()));
+        }
+        let made = self.core.indirect_pipeline(op)?;
+        self.used.indirect.pipeline.clone_from(&made);
+        Ok(made)
+    }
+
     /// Takes a scratch slot for an indirect dispatch's checked arguments and finds (or
-    /// makes) the group binding its argument buffer.
-    fn checked_args(
+    /// makes) the group binding the buffer they are in (`size` bytes, `key` naming it with
+    /// the binding's offset left 0), at `offset` in it.
+    pub(super) fn checked_args(
         &mut self,
         check: &Pipeline<A>,
-        b: &BufferObj<A>,
-        key: (u32, u32),
+        raw: &A::Buffer,
+        size: u64,
+        mut key: SourceKey,
         offset: u64,
         op: &'static str,
     ) -> Result<CheckedArgs> {
@@ -301,7 +316,7 @@ impl<A: Api> CommandEncoder<A> {
         let ind = &mut self.used.indirect;
         // The argument buffer is bound whole when it fits one storage binding, else from
         // the aligned offset below its arguments.
-        let whole = b.size & !3;
+        let whole = size & !3;
         let (base, size) = if whole <= core.limits.max_storage_buffer_binding_size {
             (0, whole)
         } else {
@@ -309,15 +324,12 @@ impl<A: Api> CommandEncoder<A> {
             let base = offset.saturating_sub(offset.checked_rem(align).unwrap_or(0));
             (base, offset.saturating_add(12).saturating_sub(base))
         };
-        let source = match ind
-            .sources
-            .iter()
-            .position(|(k, _)| *k == (key.0, key.1, base))
-        {
+        key.base = base;
+        let source = match ind.sources.iter().position(|(k, _)| *k == key) {
             Some(i) => i,
             None => {
-                let g = core.indirect_group(&check.src_layout, &b.raw, base, size, op)?;
-                ind.sources.push(((key.0, key.1, base), g));
+                let g = core.indirect_group(&check.src_layout, raw, base, size, op)?;
+                ind.sources.push((key, g));
                 ind.sources.len().saturating_sub(1)
             }
         };
@@ -338,7 +350,7 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Records the check's dispatch, restores the pass's pipeline and bindings, and
     /// dispatches with the checked counts.
-    fn record_checked_dispatch(&mut self, check: &Pipeline<A>, at: CheckedArgs) {
+    pub(super) fn record_checked_dispatch(&mut self, check: &Pipeline<A>, at: CheckedArgs) {
         let ind = &self.used.indirect;
         let (Some(scratch), Some((_, source)), Some(pool)) = (
             ind.leases.get(at.lease).and_then(|l| l.scratch()),

@@ -1,6 +1,7 @@
 //! Roots of the GPU-pointer tier: each dispatch of a pointer pipeline reads one device
 //! address from its immediate data, checked here to lie in a live heap.
 
+use super::used::SourceKey;
 use super::{CommandEncoder, Pass};
 use crate::device::GpuPtr;
 use crate::error::{Result, fail};
@@ -301,17 +302,47 @@ impl<A: Api> CommandEncoder<A> {
     /// Dispatches with `(x, y, z)` read by the GPU from `args`, an address in a live heap
     /// (12 bytes, 4-aligned: `gpu.pointer`) — arguments a previous dispatch may have
     /// written (order the two with [`CommandEncoder::memory_barrier`] from the writer's
-    /// stage to `DRAW_INDIRECT`). The counts are the GPU's and are not checked against the
-    /// limits.
+    /// stage to `DRAW_INDIRECT`). The counts are checked on the GPU as for
+    /// [`CommandEncoder::dispatch_indirect`]: all three are taken as zero (the dispatch does
+    /// nothing) when any exceeds `max_compute_workgroups_per_dimension`.
     pub fn dispatch_indirect_at(&mut self, args: GpuPtr<[u32; 3]>) -> Result<()> {
         const OP: &str = "dispatch_indirect_at";
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
             let at = e.heap_for(OP, "the arguments", args.address(), 12, 4)?;
+            let Some(check) = e.indirect_check(OP)? else {
+                e.prepare_dispatch(None, OP)?;
+                e.rec_at_heap(at, args.address(), |r, heap, offset| {
+                    r.dispatch_indirect(heap, offset);
+                });
+                e.dispatches = e.dispatches.wrapping_add(1);
+                return Ok(());
+            };
+            let Some(heap) = e.used.gpu_heaps.get(at).cloned() else {
+                return Ok(());
+            };
+            let key = SourceKey {
+                heap: true,
+                index: heap.handle.index(),
+                generation: heap.handle.generation(),
+                base: 0,
+            };
+            let offset = args.address().saturating_sub(heap.address);
+            let checked = e.checked_args(&check, &heap.raw, heap.size, key, offset, OP)?;
             e.prepare_dispatch(None, OP)?;
-            e.rec_at_heap(at, args.address(), |r, heap, offset| {
-                r.dispatch_indirect(heap, offset);
-            });
+            if let (true, Some(pool)) = (e.open, e.pool.as_mut()) {
+                // The application ordered the arguments' writer before `DRAW_INDIRECT`; the
+                // check reads them in the compute stage, after that stage (a chain).
+                crate::native::Rec::<A>(pool).barriers(
+                    Some(MemoryBarrier {
+                        src: Stages::DRAW_INDIRECT,
+                        dst: Stages::COMPUTE,
+                    }),
+                    &[],
+                    &[],
+                );
+            }
+            e.record_checked_dispatch(&check, checked);
             e.dispatches = e.dispatches.wrapping_add(1);
             Ok(())
         })

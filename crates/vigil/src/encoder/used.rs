@@ -207,6 +207,18 @@ pub(crate) struct Used<A: Api> {
     pub indirect: IndirectUse<A>,
 }
 
+/// Which buffer an argument group binds, and from where.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SourceKey {
+    /// A GPU heap's buffer (else a buffer's).
+    pub heap: bool,
+    /// The heap's or buffer's registry slot and generation.
+    pub index: u32,
+    pub generation: u32,
+    /// The binding's offset (0: the whole buffer).
+    pub base: u64,
+}
+
 /// A group binding an argument buffer for the indirect-dispatch check.
 pub(crate) type IndirectSource<A> = crate::native::Owned<A, crate::native::BindGroupKind>;
 
@@ -220,9 +232,8 @@ pub(crate) struct IndirectUse<A: Api> {
     pub leases: Vec<crate::device::indirect::Lease<A>>,
     /// Slots taken in the last lease.
     pub taken: u32,
-    /// Groups binding argument buffers, by the buffer's `(slot, generation)` and the
-    /// binding's offset (0: the whole buffer).
-    pub sources: Vec<((u32, u32, u64), IndirectSource<A>)>,
+    /// Groups binding argument buffers, by buffer and the binding's offset.
+    pub sources: Vec<(SourceKey, IndirectSource<A>)>,
 }
 
 impl<A: Api> Default for IndirectUse<A> {
