@@ -185,15 +185,30 @@ fn dispatch(w: &mut World<'_>, r: &mut Rng) {
     }) || w.args.is_some_and(|(_, base)| inside(base, ARGS_BYTES));
     let invalid = invalid && !held;
     let barrier = r.chance(50);
+    // Now and then the counts come from 12 bytes of a live heap, whatever its words hold
+    // (zeros, counts bumped by earlier dispatches, or 0x5a5a5a5a from CPU writes): vigil's
+    // check on the GPU lets only counts within the limit through.
+    let args = match w.gpu_heaps.live_where(r, |m| m.0 >= 12) {
+        Some((_, (size, _, base))) if r.chance(25) => Some(GpuPtr::<[u32; 3]>::from_address(
+            base + r.below((size - 12) / 4 + 1) * 4,
+        )),
+        _ => None,
+    };
     let what = format!(
-        "set_compute_pipeline(bump), set_root({root:?}), dispatch (barrier after: {barrier})"
+        "set_compute_pipeline(bump), set_root({root:?}), {} (barrier after: {barrier})",
+        args.map_or("dispatch".to_owned(), |a| format!(
+            "dispatch_indirect_at({a:?})"
+        ))
     );
     on_encoder(w, i, "pointer_dispatch", what, invalid, |o| {
         o.bound.pipeline = None;
         o.bound.group = None;
         o.encoder.set_compute_pipeline(pipeline)?;
         o.encoder.set_root(root)?;
-        o.encoder.dispatch(1, 1, 1)?;
+        match args {
+            Some(a) => o.encoder.dispatch_indirect_at(a)?,
+            None => o.encoder.dispatch(1, 1, 1)?,
+        }
         if barrier {
             o.encoder.memory_barrier(Stages::COMPUTE, Stages::COMPUTE)?;
         }
