@@ -234,23 +234,24 @@ fn counts_past_the_limit_dispatch_nothing_and_the_pass_goes_on() {
 
 #[test]
 fn many_checked_dispatches_at_unaligned_offsets_each_read_their_own_counts() {
+    const N: u32 = 1100;
     let g = gpu();
     let d = &*g;
-    let k = kit(d, 4 + 100 * 12);
+    let k = kit(d, 4 + u64::from(N) * 12);
     // Counts from the CPU this time, at offsets 4, 16, 28, … (4-aligned, most not
-    // aligned to the storage offset alignment): 100 dispatches, more than one scratch
-    // buffer's slots.
+    // aligned to the storage offset alignment): 1,100 dispatches, more than one scratch
+    // buffer's 1,024 slots.
     let words: Vec<u32> = std::iter::once(0)
-        .chain((0..100u32).flat_map(|i| [i % 3 + 1, i % 2 + 1, 1]))
+        .chain((0..N).flat_map(|i| [i % 3 + 1, i % 2 + 1, 1]))
         .collect();
     d.write_buffer(k.args, 0, &bytes_of(&words)).unwrap();
     let mut e = encoder(d);
     k.bind_count(&mut e, 1);
-    for i in 0..100u64 {
+    for i in 0..u64::from(N) {
         e.dispatch_indirect(k.args, 4 + i * 12).unwrap();
     }
     submit(d, e);
-    let expected: u32 = (0..100u32).map(|i| (i % 3 + 1) * (i % 2 + 1)).sum();
+    let expected: u32 = (0..N).map(|i| (i % 3 + 1) * (i % 2 + 1)).sum();
     assert_eq!(k.read(d), (expected, expected));
 }
 

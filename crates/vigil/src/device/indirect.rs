@@ -9,7 +9,7 @@
 //! dispatch then does nothing, as WebGPU specifies), and the dispatch reads the slot.
 //!
 //! The pipeline is made on the first indirect dispatch and kept for the device's life.
-//! Scratch buffers (64 slots each, one per dispatch) are leased by recordings and come
+//! Scratch buffers (1,024 slots each, one per dispatch) are leased by recordings and come
 //! back to the device's free list when the recording's lease is dropped: when its
 //! submission completed, or when it was never submitted.
 
@@ -21,11 +21,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use vigil_hal::{Api, BufferUsages, ShaderFormat, ShaderStages};
 
-/// Slots in one scratch buffer.
-pub(crate) const SLOTS: u32 = 64;
+/// Slots in one scratch buffer (16 KiB to 256 KiB, by the storage offset alignment): a
+/// frame of 10,000 indirect dispatches leases ten.
+pub(crate) const SLOTS: u32 = 1024;
 
-/// Scratch buffers kept free at most (more are released when their lease ends).
-const KEEP_FREE: usize = 16;
+/// Scratch buffers kept free at most (more are released when their lease ends): enough for
+/// frames of 64,000 indirect dispatches to lease only buffers made before.
+const KEEP_FREE: usize = 64;
 
 /// The shader: `src` is the whole argument buffer, `at` the word the arguments start at,
 /// `dst` the recording's slot (bound with a dynamic offset).

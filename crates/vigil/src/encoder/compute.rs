@@ -238,7 +238,7 @@ impl<A: Api> CommandEncoder<A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
             validate::encoder::dispatch(&e.label, [x, y, z], &e.core.limits)?;
-            e.prepare_dispatch(None, OP)?;
+            e.prepare_dispatch(None, true, OP)?;
             if let Some(mut r) = e.rec() {
                 r.dispatch([x, y, z]);
             }
@@ -268,7 +268,7 @@ impl<A: Api> CommandEncoder<A> {
             let slot = e.used.buffer_slot_of(bi, bg);
             let Some(check) = e.indirect_check(OP)? else {
                 // No check on this backend: the counts go to the driver as they are.
-                e.prepare_dispatch(Some((slot, offset, INDIRECT)), OP)?;
+                e.prepare_dispatch(Some((slot, offset, INDIRECT)), true, OP)?;
                 if let Some(pool) = e.pool.as_mut() {
                     crate::native::Rec::<A>(pool).dispatch_indirect(&b.raw, offset);
                 }
@@ -282,7 +282,7 @@ impl<A: Api> CommandEncoder<A> {
                 base: 0,
             };
             let at = e.checked_args(&check, &b.raw, b.size, key, offset, OP)?;
-            e.prepare_dispatch(Some((slot, offset, CHECKED)), OP)?;
+            e.prepare_dispatch(Some((slot, offset, CHECKED)), false, OP)?;
             e.record_checked_dispatch(&check, at);
             e.dispatches = e.dispatches.wrapping_add(1);
             Ok(())
@@ -398,12 +398,14 @@ impl<A: Api> CommandEncoder<A> {
         r.dispatch_indirect(&scratch.buffer, slot_offset);
     }
 
-    /// Checks the pass is ready to dispatch (a bit test), binds changed groups, and
-    /// records the barriers the dispatch's uses need.
+    /// Checks the pass is ready to dispatch (a bit test), records the barriers the
+    /// dispatch's uses need, and (`bind`) binds changed groups; an indirect dispatch whose
+    /// check binds everything again after it leaves that to the check.
     #[inline]
     pub(super) fn prepare_dispatch(
         &mut self,
         indirect: Option<(usize, u64, Use)>,
+        bind: bool,
         op: &'static str,
     ) -> Result<()> {
         if !self.compute.binder.ready() {
@@ -425,7 +427,7 @@ impl<A: Api> CommandEncoder<A> {
                     .used
                     .apply_group_direct(bound, Stages::COMPUTE, &mut self.pending)
                 {
-                    return self.dispatch_flush(op);
+                    return self.dispatch_flush(bind, op);
                 }
             }
         }
@@ -452,13 +454,16 @@ impl<A: Api> CommandEncoder<A> {
             }
         }
         self.scope.apply(&mut self.used, &mut self.pending);
-        self.dispatch_flush(op)
+        self.dispatch_flush(bind, op)
     }
 
-    /// Records the barriers a dispatch's uses need and binds changed groups.
+    /// Records the barriers a dispatch's uses need and (`bind`) binds changed groups.
     #[inline]
-    fn dispatch_flush(&mut self, op: &'static str) -> Result<()> {
+    fn dispatch_flush(&mut self, bind: bool, op: &'static str) -> Result<()> {
         self.flush_pending(op)?;
+        if !bind {
+            return Ok(());
+        }
         let Some((pi, pg)) = self.compute.binder.pipeline else {
             return Ok(());
         };

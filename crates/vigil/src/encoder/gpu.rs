@@ -311,7 +311,7 @@ impl<A: Api> CommandEncoder<A> {
             e.expect_pass(Pass::Compute, OP)?;
             let at = e.heap_for(OP, "the arguments", args.address(), 12, 4)?;
             let Some(check) = e.indirect_check(OP)? else {
-                e.prepare_dispatch(None, OP)?;
+                e.prepare_dispatch(None, true, OP)?;
                 e.rec_at_heap(at, args.address(), |r, heap, offset| {
                     r.dispatch_indirect(heap, offset);
                 });
@@ -329,7 +329,7 @@ impl<A: Api> CommandEncoder<A> {
             };
             let offset = args.address().saturating_sub(heap.address);
             let checked = e.checked_args(&check, &heap.raw, heap.size, key, offset, OP)?;
-            e.prepare_dispatch(None, OP)?;
+            e.prepare_dispatch(None, false, OP)?;
             if let (true, Some(pool)) = (e.open, e.pool.as_mut()) {
                 // The application ordered the arguments' writer before `DRAW_INDIRECT`; the
                 // check reads them in the compute stage, after that stage (a chain).
