@@ -30,10 +30,12 @@ pub const WORKLOADS: &[&str] = &[
     "round-trip",
 ];
 
-/// Workloads that run only when named (`--workload`): they measure vigil alone, with no
-/// ash or wgpu path to pair with. `graph-compile` times vigil-graph's compile at 100,
-/// 1,000 and 10,000 passes, each size a path.
-pub const ON_REQUEST: &[&str] = &["graph-compile"];
+/// Workloads that run only when named (`--workload`), outside the targets.
+/// `graph-compile` measures vigil alone: vigil-graph's compile at 100, 1,000 and 10,000
+/// passes, each size a path. `dispatches-indirect` is `dispatches` with every dispatch
+/// reading `(1, 1, 1)` from an indirect buffer: what vigil's GPU-side check of the counts
+/// costs against raw ash's unchecked `vkCmdDispatchIndirect` and wgpu's own check.
+pub const ON_REQUEST: &[&str] = &["graph-compile", "dispatches-indirect"];
 
 /// What to run.
 #[derive(Clone, Debug, Default)]
@@ -367,17 +369,20 @@ fn run_one(
             check_image(name, &runs, &t::expected(size))?;
             ("draw", u64::from(size.draws()))
         }
-        "dispatches" => {
+        "dispatches" | "dispatches-indirect" => {
             use workloads::dispatches as d;
+            let indirect = name == "dispatches-indirect";
             let size = if opts.quick {
                 d::Size {
                     groups: 100,
                     dispatches: 1000,
+                    indirect,
                 }
             } else {
                 d::Size {
                     groups: groups_setting(1000),
                     dispatches: 10_000,
+                    indirect,
                 }
             };
             runs = each_path(
@@ -392,7 +397,7 @@ fn run_one(
             let expected = d::expected(size);
             if let Some(p) = runs.iter().find(|p| p.output != expected) {
                 return Err(format!(
-                    "dispatches: the {} path produced a wrong result",
+                    "{name}: the {} path produced a wrong result",
                     p.path
                 ));
             }

@@ -2,6 +2,10 @@
 //! uniform range and its own storage buffer). Every dispatch accumulates into its group's
 //! buffer, so a group reused later in the pass depends on its earlier dispatch: every path
 //! needs a barrier each time the groups wrap around, and no other.
+//!
+//! With `indirect` (workload `dispatches-indirect`, run on request) every dispatch reads
+//! `(1, 1, 1)` from an indirect buffer instead: vigil checks the counts on the GPU in
+//! front of each, raw ash does not, wgpu does its own check.
 
 use super::PathResult;
 use crate::harness::{Plan, repeat};
@@ -30,7 +34,12 @@ pub struct Size {
     pub groups: u32,
     /// Dispatches per run.
     pub dispatches: u32,
+    /// Whether each dispatch reads its counts from an indirect buffer.
+    pub indirect: bool,
 }
+
+/// The indirect arguments every dispatch of `dispatches-indirect` reads.
+const ARGS: [u8; 12] = [1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0];
 
 fn params(groups: u32) -> Vec<u8> {
     let mut bytes = vec![0u8; (u64::from(groups) * SLOT) as usize];
@@ -106,6 +115,14 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
     device
         .write_buffer(uniforms, 0, &params(size.groups))
         .map_err(e)?;
+    let args = device
+        .create_buffer(&BufferDescriptor {
+            label: "args",
+            size: 12,
+            usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST,
+        })
+        .map_err(e)?;
+    device.write_buffer(args, 0, &ARGS).map_err(e)?;
     let mut outs = Vec::new();
     let mut groups = Vec::new();
     for g in 0..size.groups {
@@ -152,7 +169,11 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
         for i in 0..size.dispatches {
             enc.set_bind_group(0, groups[(i % size.groups) as usize], &[])
                 .map_err(e)?;
-            enc.dispatch(1, 1, 1).map_err(e)?;
+            if size.indirect {
+                enc.dispatch_indirect(args, 0).map_err(e)?;
+            } else {
+                enc.dispatch(1, 1, 1).map_err(e)?;
+            }
         }
         enc.end_compute_pass().map_err(e)?;
         let cb = enc.finish().map_err(e)?;
@@ -235,6 +256,12 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
         gpu_allocator::MemoryLocation::CpuToGpu,
     )?;
     raw.write(&uniforms, 0, &params(size.groups))?;
+    let args = raw.buffer(
+        12,
+        vk::BufferUsageFlags::INDIRECT_BUFFER,
+        gpu_allocator::MemoryLocation::CpuToGpu,
+    )?;
+    raw.write(&args, 0, &ARGS)?;
     let mut outs = Vec::new();
     for _ in 0..size.groups {
         outs.push(raw.buffer(
@@ -320,8 +347,13 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
             unsafe {
                 d.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, pl, 0, &set, &[])
             };
-            // SAFETY: pipeline and set bound.
-            unsafe { d.cmd_dispatch(cb, 1, 1, 1) };
+            if size.indirect {
+                // SAFETY: pipeline and set bound; 12 bytes of counts within the limits.
+                unsafe { d.cmd_dispatch_indirect(cb, args.raw, 0) };
+            } else {
+                // SAFETY: pipeline and set bound.
+                unsafe { d.cmd_dispatch(cb, 1, 1, 1) };
+            }
         }
         raw.end(cb)?;
         Ok(t.elapsed())
@@ -360,6 +392,7 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
         raw.destroy_buffer(o);
     }
     raw.destroy_buffer(uniforms);
+    raw.destroy_buffer(args);
     let [encode, submit] = result?;
     Ok(PathResult {
         path: "ash",
@@ -420,6 +453,13 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
         mapped_at_creation: false,
     });
     w.queue.write_buffer(&uniforms, 0, &params(size.groups));
+    let args = dev.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("args"),
+        size: 12,
+        usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    w.queue.write_buffer(&args, 0, &ARGS);
     let outs: Vec<wgpu::Buffer> = (0..size.groups)
         .map(|_| {
             dev.create_buffer(&wgpu::BufferDescriptor {
@@ -464,7 +504,11 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
             pass.set_pipeline(&pipeline);
             for i in 0..size.dispatches {
                 pass.set_bind_group(0, &groups[(i % size.groups) as usize], &[]);
-                pass.dispatch_workgroups(1, 1, 1);
+                if size.indirect {
+                    pass.dispatch_workgroups_indirect(&args, 0);
+                } else {
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
             }
         }
         let cb = enc.finish();
