@@ -256,6 +256,32 @@ fn many_checked_dispatches_at_unaligned_offsets_each_read_their_own_counts() {
 }
 
 #[test]
+fn arguments_written_earlier_in_the_recording_are_checked_where_they_are_read() {
+    // Arguments nothing in the recording wrote before a dispatch are checked in front of
+    // the command buffer, once per range however many dispatches read it; once a dispatch
+    // of the recording wrote them, later dispatches must see the new counts.
+    let g = gpu();
+    let d = &*g;
+    let k = kit(d, 64);
+    d.write_buffer(k.args, 0, &bytes_of(&[2, 1, 1, u32::MAX, 1, 1]))
+        .unwrap();
+    let mut e = encoder(d);
+    k.bind_count(&mut e, 1);
+    for _ in 0..100 {
+        e.dispatch_indirect(k.args, 0).unwrap();
+        e.dispatch_indirect(k.args, 12).unwrap();
+    }
+    k.write_args(&mut e, 0, [3, 1, 1]);
+    k.bind_count(&mut e, 1);
+    e.dispatch_indirect(k.args, 0).unwrap();
+    e.dispatch_indirect(k.args, 0).unwrap();
+    e.dispatch_indirect(k.args, 12).unwrap();
+    submit(d, e);
+    // 100 x 2 before the write, 2 x 3 after it; u32::MAX counts nothing either time.
+    assert_eq!(k.read(d), (206, 206));
+}
+
+#[test]
 fn arguments_beyond_one_storage_binding_are_read_through_a_window() {
     // A device whose storage bindings are at most 1 KiB: a 4 KiB argument buffer cannot be
     // bound whole, so the check binds the aligned stretch that holds the arguments.

@@ -206,6 +206,48 @@ fn indirect_dispatch_ranges_are_checked() {
 }
 
 #[test]
+fn unwritten_indirect_arguments_are_checked_once_per_range_in_front_of_the_recording() {
+    let d = device();
+    let (k, g, ..) = ready(&d);
+    let args = buffer(
+        &d,
+        "args",
+        24,
+        BufferUsages::INDIRECT | BufferUsages::COPY_DST,
+    );
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    for _ in 0..100 {
+        e.dispatch_indirect(args, 0).unwrap();
+        e.dispatch_indirect(args, 12).unwrap();
+    }
+    e.end_compute_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let all = d.test_backend().submitted_commands();
+    let cmds: Vec<&TestCommand> = all.iter().flat_map(|(_, c)| c.iter()).collect();
+    // Two checks (one per range), before every indirect dispatch; each of the 200 reads
+    // vigil's checked copy, none the arguments themselves.
+    let checks: Vec<usize> = (0..cmds.len())
+        .filter(|&i| matches!(cmds[i], TestCommand::Dispatch([1, 1, 1])))
+        .collect();
+    let indirect: Vec<usize> = (0..cmds.len())
+        .filter(|&i| matches!(cmds[i], TestCommand::DispatchIndirect(..)))
+        .collect();
+    assert_eq!((checks.len(), indirect.len()), (2, 200), "{cmds:?}");
+    assert!(checks.iter().all(|c| indirect.iter().all(|i| c < i)));
+    let sources: std::collections::HashSet<_> = indirect
+        .iter()
+        .map(|&i| match cmds[i] {
+            TestCommand::DispatchIndirect(buffer, _) => *buffer,
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(sources.len(), 1, "one scratch buffer: {sources:?}");
+}
+
+#[test]
 fn copy_rules() {
     let d = device();
     let (a, b) = (storage(&d, 64), storage(&d, 64));

@@ -12,7 +12,7 @@ use crate::handle::{BindGroup, Buffer, ComputePipeline, Handle, QuerySet};
 use crate::track::Use;
 use crate::validate;
 use std::sync::Arc;
-use vigil_hal::{Access, Api, BindPoint, BufferBarrier, Stages};
+use vigil_hal::{Access, Api, BindPoint, BufferBarrier, CommandEncoder as _, Stages};
 
 /// Timestamps written at the start and end of a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +52,7 @@ const CHECKED: Use = Use::buffer(Stages::COMPUTE, Access::SHADER_READ);
 
 /// Where an indirect dispatch's check reads and writes.
 #[derive(Clone, Copy)]
-pub(super) struct CheckedArgs {
+pub(crate) struct CheckedArgs {
     /// Index of the argument buffer's group in the recording's sources.
     source: usize,
     /// The word of that binding the arguments start at.
@@ -281,9 +281,24 @@ impl<A: Api> CommandEncoder<A> {
                 generation: bg,
                 base: 0,
             };
-            let at = e.checked_args(&check, &b.raw, b.size, key, offset, OP)?;
-            e.prepare_dispatch(Some((slot, offset, CHECKED)), false, OP)?;
-            e.record_checked_dispatch(&check, at);
+            // Arguments nothing in this recording wrote before this dispatch hold at this
+            // point what they held when the command buffer began: checked in front of it,
+            // in one batch (one check per argument range).
+            let early = !e.used.buffer_written(slot, offset, 12);
+            let at = e.checked_args(&check, &b.raw, b.size, key, offset, early, OP)?;
+            e.prepare_dispatch(Some((slot, offset, CHECKED)), early, OP)?;
+            if early {
+                let ind = &e.used.indirect;
+                if let (Some(scratch), Some(pool)) = (
+                    ind.leases.get(at.lease).and_then(|l| l.scratch()),
+                    e.pool.as_mut(),
+                ) {
+                    crate::native::Rec::<A>(pool)
+                        .dispatch_indirect(&scratch.buffer, u64::from(at.slot_offset));
+                }
+            } else {
+                e.record_checked_dispatch(&check, at);
+            }
             e.dispatches = e.dispatches.wrapping_add(1);
             Ok(())
         })
@@ -302,7 +317,10 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Takes a scratch slot for an indirect dispatch's checked arguments and finds (or
     /// makes) the group binding the buffer they are in (`size` bytes, `key` naming it with
-    /// the binding's offset left 0), at `offset` in it.
+    /// the binding's offset left 0), at `offset` in it. `early`: the check goes in front of
+    /// the command buffer, with the other early checks, and an early check of the same
+    /// arguments serves again.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn checked_args(
         &mut self,
         check: &Pipeline<A>,
@@ -310,6 +328,7 @@ impl<A: Api> CommandEncoder<A> {
         size: u64,
         mut key: SourceKey,
         offset: u64,
+        early: bool,
         op: &'static str,
     ) -> Result<CheckedArgs> {
         let core = &self.core;
@@ -333,6 +352,16 @@ impl<A: Api> CommandEncoder<A> {
                 ind.sources.len().saturating_sub(1)
             }
         };
+        let word = u32::try_from(offset.saturating_sub(base) / 4).unwrap_or(u32::MAX);
+        if early {
+            if let Some(at) = ind
+                .early_at
+                .get(&(source, word))
+                .and_then(|&i| ind.early.get(i))
+            {
+                return Ok(*at);
+            }
+        }
         if ind.leases.is_empty() || ind.taken >= indirect::SLOTS {
             ind.leases.push(core.lease_scratch(check, op)?);
             ind.taken = 0;
@@ -340,12 +369,75 @@ impl<A: Api> CommandEncoder<A> {
         let slot = ind.taken;
         ind.taken = slot.saturating_add(1);
         let slot_offset = u64::from(slot).saturating_mul(indirect::slot_size(&core.limits));
-        Ok(CheckedArgs {
+        let at = CheckedArgs {
             source,
-            word: u32::try_from(offset.saturating_sub(base) / 4).unwrap_or(u32::MAX),
+            word,
             lease: ind.leases.len().saturating_sub(1),
             slot_offset: u32::try_from(slot_offset).unwrap_or(0),
-        })
+        };
+        if early {
+            ind.early_at.insert((source, word), ind.early.len());
+            ind.early.push(at);
+        }
+        Ok(at)
+    }
+
+    /// Records the early checks (see [`CommandEncoder::checked_args`]) in a native command
+    /// buffer of their own, placed in front of the recording's: one pipeline, a dispatch
+    /// per check, then one barrier from their writes to every indirect read.
+    pub(super) fn record_early_checks(&mut self, op: &'static str) -> Result<()> {
+        let ind = &self.used.indirect;
+        let (false, Some(check), Some(pool)) = (
+            ind.early.is_empty(),
+            ind.pipeline.as_ref(),
+            self.pool.as_mut(),
+        ) else {
+            return Ok(());
+        };
+        pool.begin(&self.label)
+            .map_err(|e| self.core.hal_error(e, op, &self.label))?;
+        let mut r = crate::native::Rec::<A>(pool);
+        r.begin_compute_pass(&vigil_hal::ComputePassDescriptor {
+            label: "vigil indirect checks",
+            timestamp_writes: None,
+        });
+        r.set_compute_pipeline(&check.pipeline);
+        let mut bound = usize::MAX;
+        for at in &ind.early {
+            let (Some(scratch), Some((_, source))) = (
+                ind.leases.get(at.lease).and_then(|l| l.scratch()),
+                ind.sources.get(at.source),
+            ) else {
+                continue;
+            };
+            if bound != at.source {
+                r.set_bind_group(BindPoint::Compute, &check.layout, 0, source, &[]);
+                bound = at.source;
+            }
+            r.set_bind_group(
+                BindPoint::Compute,
+                &check.layout,
+                1,
+                &scratch.group,
+                &[at.slot_offset],
+            );
+            r.set_immediates(&check.layout, &at.word.to_le_bytes());
+            r.dispatch([1, 1, 1]);
+        }
+        r.end_compute_pass();
+        r.barriers(
+            Some(vigil_hal::MemoryBarrier {
+                src: Stages::COMPUTE,
+                dst: Stages::DRAW_INDIRECT,
+            }),
+            &[],
+            &[],
+        );
+        let cb = pool
+            .end()
+            .map_err(|e| self.core.hal_error(e, op, &self.label))?;
+        self.segments.insert(0, cb);
+        Ok(())
     }
 
     /// Records the check's dispatch, restores the pass's pipeline and bindings, and

@@ -328,7 +328,7 @@ impl<A: Api> CommandEncoder<A> {
                 base: 0,
             };
             let offset = args.address().saturating_sub(heap.address);
-            let checked = e.checked_args(&check, &heap.raw, heap.size, key, offset, OP)?;
+            let checked = e.checked_args(&check, &heap.raw, heap.size, key, offset, false, OP)?;
             e.prepare_dispatch(None, false, OP)?;
             if let (true, Some(pool)) = (e.open, e.pool.as_mut()) {
                 // The application ordered the arguments' writer before `DRAW_INDIRECT`; the

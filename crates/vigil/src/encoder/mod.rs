@@ -18,7 +18,7 @@
 
 mod accel;
 mod binder;
-mod compute;
+pub(crate) mod compute;
 mod gpu;
 mod render;
 mod scope;
@@ -424,6 +424,7 @@ impl<A: Api> CommandEncoder<A> {
             }
         }
         self.cut(OP).map_err(|e| self.latch(e))?;
+        self.record_early_checks(OP).map_err(|e| self.latch(e))?;
         let Some(pool) = self.pool.take() else {
             return Err(fail!(EncoderFinished, OP, &self.label, "already finished"));
         };

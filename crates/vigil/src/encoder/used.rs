@@ -232,6 +232,11 @@ pub(crate) struct IndirectUse<A: Api> {
     pub leases: Vec<crate::device::indirect::Lease<A>>,
     /// Slots taken in the last lease.
     pub taken: u32,
+    /// Checks recorded in front of the recording (arguments nothing before them in the
+    /// recording wrote), one per argument range.
+    pub early: Vec<crate::encoder::compute::CheckedArgs>,
+    /// Where in `early` the check of each `(source, word)` is.
+    pub early_at: std::collections::HashMap<(usize, u32), usize>,
     /// Groups binding argument buffers, by buffer and the binding's offset.
     pub sources: Vec<(SourceKey, IndirectSource<A>)>,
 }
@@ -242,6 +247,8 @@ impl<A: Api> Default for IndirectUse<A> {
             pipeline: None,
             leases: Vec::new(),
             taken: 0,
+            early: Vec::new(),
+            early_at: std::collections::HashMap::new(),
             sources: Vec::new(),
         }
     }
@@ -517,6 +524,18 @@ impl<A: Api> Used<A> {
         let slot = self.tracker.buffer_slot(b);
         self.buffers.set_aux(index, generation, slot as u32);
         slot
+    }
+
+    /// Whether a use recorded so far wrote any of `offset..offset + len` of the buffer at
+    /// tracker slot `slot` (an unknown slot counts as written).
+    pub fn buffer_written(&self, slot: usize, offset: u64, len: u64) -> bool {
+        let Some(b) = self.tracker.buffers.get(slot) else {
+            return true;
+        };
+        let end = offset.saturating_add(len);
+        b.track.parts().any(|(start, size, part)| {
+            start < end && offset < start.saturating_add(size) && part.state.write.is_some()
+        })
     }
 
     /// The tracker slot of a texture met by handle.
