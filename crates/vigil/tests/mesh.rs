@@ -172,6 +172,67 @@ fn mesh_workgroups_draw_quads_launched_directly_by_a_task_shader_and_from_a_heap
 }
 
 #[test]
+fn indirect_mesh_counts_past_the_limits_draw_nothing() {
+    let d = device();
+    let s = scene(&d, 3);
+    let mesh = mesh_pipeline(&d, false);
+    let task = mesh_pipeline(&d, true);
+    let heap = d
+        .create_gpu_heap(&GpuHeapDescriptor {
+            label: "counts",
+            size: 64,
+            kind: HeapKind::CpuVisible,
+        })
+        .unwrap();
+    // Past every device's limit in x; each dimension perhaps within, the product not
+    // (the CPU refuses the same counts drawn directly); one task workgroup.
+    d.write_gpu_values(heap, 0, &[u32::MAX, 1, 1, 4096, 4096, 1, 1, 1, 1])
+        .unwrap();
+    let at = |offset| d.gpu_heap_ptr::<[u32; 3]>(heap, offset).unwrap();
+    let (huge, wide, one) = (at(0), at(12), at(24));
+    for pipeline in [mesh, task] {
+        let mut e = pass(&d, &s, "probe");
+        e.set_render_pipeline(pipeline).unwrap();
+        e.set_root(s.root).unwrap();
+        assert_eq!(
+            e.draw_mesh_tasks(4096, 4096, 1).unwrap_err().rule(),
+            Rule::MeshGroupCount
+        );
+    }
+    // Mesh workgroups: the two refused counts draw nothing, then (4, 1, 1) four quads.
+    let mut e = pass(&d, &s, "mesh");
+    e.set_render_pipeline(mesh).unwrap();
+    e.set_root(s.root).unwrap();
+    e.draw_mesh_tasks_indirect_at(huge).unwrap();
+    e.draw_mesh_tasks_indirect_at(wide).unwrap();
+    check(&finish(&d, &s, e), 0, "past the mesh limits");
+    let mut e = pass(&d, &s, "mesh");
+    e.set_render_pipeline(mesh).unwrap();
+    e.set_root(s.root).unwrap();
+    e.draw_mesh_tasks_indirect_at(huge).unwrap();
+    e.draw_mesh_tasks_indirect_at(s.args).unwrap();
+    e.draw_mesh_tasks_indirect_at(wide).unwrap();
+    check(
+        &finish(&d, &s, e),
+        4,
+        "past the mesh limits around (4, 1, 1)",
+    );
+    // Task workgroups: the same, then one task workgroup launching `root.quads` (3).
+    let mut e = pass(&d, &s, "task");
+    e.set_render_pipeline(task).unwrap();
+    e.set_root(s.root).unwrap();
+    e.draw_mesh_tasks_indirect_at(huge).unwrap();
+    e.draw_mesh_tasks_indirect_at(wide).unwrap();
+    e.draw_mesh_tasks_indirect_at(one).unwrap();
+    check(
+        &finish(&d, &s, e),
+        3,
+        "past the task limits, then (1, 1, 1)",
+    );
+    d.finish();
+}
+
+#[test]
 fn mesh_draws_and_pipelines_are_checked() {
     let d = device();
     let s = scene(&d, 1);

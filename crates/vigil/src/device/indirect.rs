@@ -29,26 +29,32 @@ pub(crate) const SLOTS: u32 = 1024;
 /// frames of 64,000 indirect dispatches to lease only buffers made before.
 const KEEP_FREE: usize = 64;
 
-/// The shader: `src` is the whole argument buffer, `at` the word the arguments start at,
-/// `dst` the recording's slot (bound with a dynamic offset).
-fn source(max: u32) -> String {
-    format!(
-        "@group(0) @binding(0) var<storage, read> src: array<u32>;
+/// The shader: `src` is the argument buffer, `p.at` the word the arguments start at,
+/// `dst` the recording's slot (bound with a dynamic offset). The counts pass when each is
+/// within its dimension's limit and, when `p.total` is not 0, their product is within it
+/// (checked by division, so nothing overflows).
+const SOURCE: &str = "
+struct P { at: u32, x: u32, y: u32, z: u32, total: u32 }
+var<immediate> p: P;
+@group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(1) @binding(0) var<storage, read_write> dst: array<u32, 3>;
-var<immediate> at: u32;
 @compute @workgroup_size(1)
-fn main() {{
-    let x = src[at];
-    let y = src[at + 1u];
-    let z = src[at + 2u];
-    let ok = x <= {max}u && y <= {max}u && z <= {max}u;
+fn main() {
+    let x = src[p.at];
+    let y = src[p.at + 1u];
+    let z = src[p.at + 2u];
+    var ok = x <= p.x && y <= p.y && z <= p.z;
+    if ok && p.total != 0u && x != 0u && y != 0u && z != 0u {
+        ok = y <= p.total / x && z <= p.total / (x * y);
+    }
     dst[0] = select(0u, x, ok);
     dst[1] = select(0u, y, ok);
     dst[2] = select(0u, z, ok);
-}}
-"
-    )
 }
+";
+
+/// Bytes of the check's immediate data: the word, three limits and the total.
+pub(crate) const IMMEDIATES: u32 = 20;
 
 /// The check's native objects.
 pub(crate) struct Pipeline<A: Api> {
@@ -206,8 +212,7 @@ impl<A: Api> super::Core<A> {
         let words;
         let code = match A::SHADER_FORMAT {
             ShaderFormat::SpirV => {
-                let src = source(self.limits.max_compute_workgroups_per_dimension);
-                let module = vigil_shader::Module::from_wgsl(&src, "vigil-indirect-check.wgsl")
+                let module = vigil_shader::Module::from_wgsl(SOURCE, "vigil-indirect-check.wgsl")
                     .map_err(|d| internal(op, &d.message))?;
                 words = module
                     .to_spirv(&vigil_shader::SpirvOptions::default())
@@ -233,7 +238,7 @@ impl<A: Api> super::Core<A> {
             .create_pipeline_layout(&vigil_hal::PipelineLayoutDescriptor {
                 label: LABEL,
                 bind_group_layouts: &[&*src_layout, &*dst_layout],
-                immediate_size: 4,
+                immediate_size: IMMEDIATES,
                 immediate_stages: ShaderStages::COMPUTE,
             })
             .map_err(hal_err)?;

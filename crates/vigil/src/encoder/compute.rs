@@ -51,16 +51,36 @@ const INDIRECT: Use = Use::buffer(Stages::DRAW_INDIRECT, Access::INDIRECT_READ);
 const CHECKED: Use = Use::buffer(Stages::COMPUTE, Access::SHADER_READ);
 
 /// Where an indirect dispatch's check reads and writes.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct CheckedArgs {
     /// Index of the argument buffer's group in the recording's sources.
     source: usize,
     /// The word of that binding the arguments start at.
     word: u32,
     /// Index of the scratch buffer's lease in the recording's leases.
-    lease: usize,
+    pub(super) lease: usize,
     /// The slot's offset in the scratch buffer (the dynamic offset of its group).
-    slot_offset: u32,
+    pub(super) slot_offset: u32,
+    /// The limits the counts are checked against: per dimension, and in all (0: none).
+    pub(super) limits: [u32; 4],
+}
+
+impl CheckedArgs {
+    /// The check's immediate data: the word, then the limits.
+    fn immediates(&self) -> [u8; indirect::IMMEDIATES as usize] {
+        let mut out = [0u8; indirect::IMMEDIATES as usize];
+        let words = [
+            self.word,
+            self.limits[0],
+            self.limits[1],
+            self.limits[2],
+            self.limits[3],
+        ];
+        for (o, w) in out.chunks_exact_mut(4).zip(words) {
+            o.copy_from_slice(&w.to_le_bytes());
+        }
+        out
+    }
 }
 
 impl<A: Api> CommandEncoder<A> {
@@ -369,11 +389,13 @@ impl<A: Api> CommandEncoder<A> {
         let slot = ind.taken;
         ind.taken = slot.saturating_add(1);
         let slot_offset = u64::from(slot).saturating_mul(indirect::slot_size(&core.limits));
+        let max = core.limits.max_compute_workgroups_per_dimension;
         let at = CheckedArgs {
             source,
             word,
             lease: ind.leases.len().saturating_sub(1),
             slot_offset: u32::try_from(slot_offset).unwrap_or(0),
+            limits: [max, max, max, 0],
         };
         if early {
             ind.early_at.insert((source, word), ind.early.len());
@@ -401,29 +423,7 @@ impl<A: Api> CommandEncoder<A> {
             label: "vigil indirect checks",
             timestamp_writes: None,
         });
-        r.set_compute_pipeline(&check.pipeline);
-        let mut bound = usize::MAX;
-        for at in &ind.early {
-            let (Some(scratch), Some((_, source))) = (
-                ind.leases.get(at.lease).and_then(|l| l.scratch()),
-                ind.sources.get(at.source),
-            ) else {
-                continue;
-            };
-            if bound != at.source {
-                r.set_bind_group(BindPoint::Compute, &check.layout, 0, source, &[]);
-                bound = at.source;
-            }
-            r.set_bind_group(
-                BindPoint::Compute,
-                &check.layout,
-                1,
-                &scratch.group,
-                &[at.slot_offset],
-            );
-            r.set_immediates(&check.layout, &at.word.to_le_bytes());
-            r.dispatch([1, 1, 1]);
-        }
+        record_checks(&mut r, check, ind, &ind.early);
         r.end_compute_pass();
         r.barriers(
             Some(vigil_hal::MemoryBarrier {
@@ -437,6 +437,48 @@ impl<A: Api> CommandEncoder<A> {
             .end()
             .map_err(|e| self.core.hal_error(e, op, &self.label))?;
         self.segments.insert(0, cb);
+        Ok(())
+    }
+
+    /// Records the checks of the render pass that just ended (its indirect mesh draws) at
+    /// the end of the open native command buffer, which goes in front of the pass's: after
+    /// the application's barriers to `DRAW_INDIRECT` (chained to the checks' compute
+    /// stage), and before one barrier from the checks' writes to every indirect read.
+    pub(super) fn record_mesh_checks(&mut self, op: &'static str) -> Result<()> {
+        if self.render.mesh_checks.is_empty() {
+            return Ok(());
+        }
+        let checks = std::mem::take(&mut self.render.mesh_checks);
+        let Some(check) = self.used.indirect.pipeline.clone() else {
+            return Ok(());
+        };
+        self.ensure_open(op)?;
+        let Some(pool) = self.pool.as_mut() else {
+            return Ok(());
+        };
+        let mut r = crate::native::Rec::<A>(pool);
+        r.barriers(
+            Some(vigil_hal::MemoryBarrier {
+                src: Stages::DRAW_INDIRECT,
+                dst: Stages::COMPUTE,
+            }),
+            &[],
+            &[],
+        );
+        r.begin_compute_pass(&vigil_hal::ComputePassDescriptor {
+            label: "vigil indirect checks",
+            timestamp_writes: None,
+        });
+        record_checks(&mut r, &check, &self.used.indirect, &checks);
+        r.end_compute_pass();
+        r.barriers(
+            Some(vigil_hal::MemoryBarrier {
+                src: Stages::COMPUTE,
+                dst: Stages::DRAW_INDIRECT,
+            }),
+            &[],
+            &[],
+        );
         Ok(())
     }
 
@@ -461,7 +503,7 @@ impl<A: Api> CommandEncoder<A> {
             &scratch.group,
             &[at.slot_offset],
         );
-        r.set_immediates(&check.layout, &at.word.to_le_bytes());
+        r.set_immediates(&check.layout, &at.immediates());
         r.dispatch([1, 1, 1]);
         let slot_offset = u64::from(at.slot_offset);
         r.barriers(
@@ -703,5 +745,38 @@ pub(super) fn pass_binder<'s>(
         &mut compute.binder
     } else {
         &mut render.binder
+    }
+}
+
+/// Records `checks` into `r`: the check's pipeline, then for each its argument group (when
+/// it changes), its scratch slot, its word and limits, and its dispatch.
+fn record_checks<A: Api>(
+    r: &mut crate::native::Rec<'_, A>,
+    check: &Pipeline<A>,
+    ind: &crate::encoder::used::IndirectUse<A>,
+    checks: &[CheckedArgs],
+) {
+    r.set_compute_pipeline(&check.pipeline);
+    let mut bound = usize::MAX;
+    for at in checks {
+        let (Some(scratch), Some((_, source))) = (
+            ind.leases.get(at.lease).and_then(|l| l.scratch()),
+            ind.sources.get(at.source),
+        ) else {
+            continue;
+        };
+        if bound != at.source {
+            r.set_bind_group(BindPoint::Compute, &check.layout, 0, source, &[]);
+            bound = at.source;
+        }
+        r.set_bind_group(
+            BindPoint::Compute,
+            &check.layout,
+            1,
+            &scratch.group,
+            &[at.slot_offset],
+        );
+        r.set_immediates(&check.layout, &at.immediates());
+        r.dispatch([1, 1, 1]);
     }
 }

@@ -410,27 +410,7 @@ impl<A: Api> CommandEncoder<A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
             let task = e.prepare_mesh_draw(OP)?;
-            let limits = vigil_hal::Device::mesh_limits(&**e.core.hal).ok_or_else(|| {
-                fail!(
-                    MeshFeature,
-                    OP,
-                    &e.label,
-                    "the device has no mesh shaders"
-                )
-            })?;
-            let (per, total, what) = if task {
-                (
-                    limits.max_task_work_group_count,
-                    limits.max_task_work_group_total_count,
-                    "task",
-                )
-            } else {
-                (
-                    limits.max_mesh_work_group_count,
-                    limits.max_mesh_work_group_total_count,
-                    "mesh",
-                )
-            };
+            let (per, total, what) = e.mesh_group_limits(task, OP)?;
             let all = u64::from(x)
                 .saturating_mul(u64::from(y))
                 .saturating_mul(u64::from(z));
@@ -453,19 +433,79 @@ impl<A: Api> CommandEncoder<A> {
     /// As [`CommandEncoder::draw_mesh_tasks`], with the counts read by the GPU from `args`
     /// (12 bytes in a live heap, 4-aligned: `gpu.pointer`) — counts a compute pass may have
     /// written (order them with [`CommandEncoder::memory_barrier`] from `COMPUTE` to
-    /// `DRAW_INDIRECT`). The counts are the GPU's: the device's limits bind them and vigil
-    /// cannot see them.
+    /// `DRAW_INDIRECT`, before the render pass). The counts are checked on the GPU against
+    /// the limits [`CommandEncoder::draw_mesh_tasks`] checks on the CPU: past them, all three
+    /// are taken as zero and the draw does nothing. The check runs in front of the render
+    /// pass, so the counts are read as they are when the pass begins.
     pub fn draw_mesh_tasks_indirect_at(&mut self, args: GpuPtr<[u32; 3]>) -> Result<()> {
         const OP: &str = "draw_mesh_tasks_indirect_at";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
             let at = e.heap_for(OP, "the arguments", args.address(), 12, 4)?;
-            e.prepare_mesh_draw(OP)?;
-            e.rec_at_heap(at, args.address(), |r, heap, offset| {
-                r.draw_mesh_tasks_indirect(heap, offset);
-            });
+            let task = e.prepare_mesh_draw(OP)?;
+            let Some(check) = e.indirect_check(OP)? else {
+                e.rec_at_heap(at, args.address(), |r, heap, offset| {
+                    r.draw_mesh_tasks_indirect(heap, offset);
+                });
+                e.draws = e.draws.wrapping_add(1);
+                return Ok(());
+            };
+            let (per, total, _) = e.mesh_group_limits(task, OP)?;
+            let Some(heap) = e.used.gpu_heaps.get(at).cloned() else {
+                return Ok(());
+            };
+            let key = SourceKey {
+                heap: true,
+                index: heap.handle.index(),
+                generation: heap.handle.generation(),
+                base: 0,
+            };
+            let offset = args.address().saturating_sub(heap.address);
+            let mut checked =
+                e.checked_args(&check, &heap.raw, heap.size, key, offset, false, OP)?;
+            checked.limits = [per[0], per[1], per[2], total.max(1)];
+            e.render.mesh_checks.push(checked);
+            let ind = &e.used.indirect;
+            if let (Some(scratch), true, Some(pool)) = (
+                ind.leases.get(checked.lease).and_then(|l| l.scratch()),
+                e.open,
+                e.pool.as_mut(),
+            ) {
+                crate::native::Rec::<A>(pool)
+                    .draw_mesh_tasks_indirect(&scratch.buffer, u64::from(checked.slot_offset));
+            }
             e.draws = e.draws.wrapping_add(1);
             Ok(())
+        })
+    }
+
+    /// The workgroup limits of a mesh draw, per dimension and in all, and which shader
+    /// they are the task shader's (`task`) or the mesh shader's.
+    fn mesh_group_limits(
+        &self,
+        task: bool,
+        op: &'static str,
+    ) -> Result<([u32; 3], u32, &'static str)> {
+        let limits = vigil_hal::Device::mesh_limits(&**self.core.hal).ok_or_else(|| {
+            fail!(
+                MeshFeature,
+                op,
+                &self.label,
+                "the device has no mesh shaders"
+            )
+        })?;
+        Ok(if task {
+            (
+                limits.max_task_work_group_count,
+                limits.max_task_work_group_total_count,
+                "task",
+            )
+        } else {
+            (
+                limits.max_mesh_work_group_count,
+                limits.max_mesh_work_group_total_count,
+                "mesh",
+            )
         })
     }
 

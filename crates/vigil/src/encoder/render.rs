@@ -98,6 +98,9 @@ struct IndexBinding {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RenderState {
     pub binder: Binder,
+    /// Checks of the pass's indirect mesh draws, recorded in front of the pass when it
+    /// ends.
+    pub mesh_checks: Vec<super::compute::CheckedArgs>,
     extent: [u32; 2],
     targets: PassTargets,
     vertex: [Option<VertexBinding>; MAX_VERTEX_SLOTS],
@@ -455,12 +458,13 @@ impl<A: Api> CommandEncoder<A> {
             }
             e.pass = Pass::None;
             e.scope.apply(&mut e.used, &mut e.pending);
-            if !e.pending.is_empty() {
-                // The barriers go in front of the pass, in a command buffer of their own:
-                // the pass's ends here.
+            if !e.pending.is_empty() || !e.render.mesh_checks.is_empty() {
+                // The barriers, and the checks of the pass's indirect mesh draws, go in
+                // front of the pass, in a command buffer of their own: the pass's ends here.
                 e.cut(OP)?;
                 let pass = e.segments.pop();
                 e.flush_pending(OP)?;
+                e.record_mesh_checks(OP)?;
                 e.cut(OP)?;
                 e.segments.extend(pass);
             }
