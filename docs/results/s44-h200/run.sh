@@ -1,4 +1,4 @@
-# Session 44, on the H200 (run at b0d7695 and again at c098aa5, early checks) (indirect dispatch counts checked on the
+# Session 44, on the H200 (run at b0d7695, c098aa5 and 661692e) (indirect dispatch counts checked on the
 # GPU): the packed test suite of the vigil crate (release, --all-features; glslc, spirv-val,
 # spirv-cross carried), the fuzzer (96 seeds x 5,000 calls, with huge indirect counts in the
 # stream), then `dispatches` and `dispatches-indirect` in one bench process.
@@ -9,4 +9,4 @@ tail -1 $OUT/tests.txt; grep -c "rc=0 " $OUT/tests.txt; grep -v "rc=0 " $OUT/tes
 timeout 120 .gl/bin/vigil-fuzz --seed 0 --seeds 96 --calls 5000 --jobs 8 > $OUT/fuzz.txt 2>&1; echo "fuzz rc=$? ${SECONDS}s" >> $OUT/fuzz.txt
 tail -2 $OUT/fuzz.txt
 timeout $((570-SECONDS)) .gl/bin/vigil-s44 bench --workload dispatches --workload dispatches-indirect --save $OUT/indirect.json > $OUT/indirect.txt 2>&1; echo "bench rc=$? ${SECONDS}s" >> $OUT/indirect.txt
-grep -A16 "^dispatches" $OUT/indirect.txt | grep -v "^  *spread"; tail -1 $OUT/indirect.txt
+grep -A16 "^dispatches" $OUT/indirect.txt | grep "paired\|: vigil"; grep "mesh\|indirect_checked" $OUT/tests.txt; tail -1 $OUT/indirect.txt
