@@ -224,12 +224,14 @@ pub fn write_run_across_threads(w: &mut World<'_>, r: &mut Rng) {
     let seed = r.next_u64();
     let written = std::thread::scope(|s| {
         let writer = s.spawn(move || {
-            (0..pieces)
-                .map(|i| {
-                    let piece = piece_bytes(seed, i);
-                    device.write_buffer(b, i * 16, &piece).is_ok()
-                })
-                .collect::<Vec<bool>>()
+            super::threads::caught(|| {
+                (0..pieces)
+                    .map(|i| {
+                        let piece = piece_bytes(seed, i);
+                        device.write_buffer(b, i * 16, &piece).is_ok()
+                    })
+                    .collect::<Vec<bool>>()
+            })
         });
         for k in 0..lock_takers {
             match k % 3 {
@@ -257,18 +259,25 @@ pub fn write_run_across_threads(w: &mut World<'_>, r: &mut Rng) {
             }
             std::thread::yield_now();
         }
-        writer.join().unwrap_or_default()
+        writer
+            .join()
+            .unwrap_or_else(|_| Err("(the writing thread could not be joined)".into()))
     });
     resume(w);
-    if written.len() as u64 != pieces {
-        let at = w.calls;
-        w.finding(
-            FindingKind::Panic,
-            at,
-            format!("write_buffer({b:?}) on another thread panicked in a run of {pieces}"),
-        );
-        return;
-    }
+    let written = match written {
+        Ok(written) => written,
+        Err(message) => {
+            let at = w.calls;
+            w.finding(
+                FindingKind::Panic,
+                at,
+                format!(
+                    "write_buffer({b:?}) on another thread panicked in a run of {pieces}: {message}"
+                ),
+            );
+            return;
+        }
+    };
     let what = format!(
         "read_buffer({b:?}, 0, {}) after a run on another thread",
         pieces * 16

@@ -124,7 +124,7 @@ fn other_thread(
 }
 
 /// Runs `f` with panics caught: `Err` carries the panic's message.
-fn caught<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+pub(super) fn caught<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| {
         p.downcast_ref::<&str>()
             .map(|s| (*s).to_owned())
