@@ -282,6 +282,27 @@ fn arguments_written_earlier_in_the_recording_are_checked_where_they_are_read() 
 }
 
 #[test]
+fn arguments_an_earlier_command_buffer_of_the_submission_wrote_are_read_as_written() {
+    // The second command buffer did not write its arguments, so its check goes in front
+    // of it; the first wrote them on the GPU in the same submission: the check must see
+    // that write.
+    let g = gpu();
+    let d = &*g;
+    let k = kit(d, 12);
+    d.write_buffer(k.args, 0, &bytes_of(&[1, 1, 1])).unwrap();
+    let mut writer = encoder(d);
+    k.write_args(&mut writer, 0, [5, 2, 1]);
+    writer.end_compute_pass().unwrap();
+    let mut reader = encoder(d);
+    k.bind_count(&mut reader, 1);
+    reader.dispatch_indirect(k.args, 0).unwrap();
+    reader.end_compute_pass().unwrap();
+    d.submit([writer.finish().unwrap(), reader.finish().unwrap()])
+        .unwrap();
+    assert_eq!(k.read(d), (10, 10));
+}
+
+#[test]
 fn arguments_beyond_one_storage_binding_are_read_through_a_window() {
     // A device whose storage bindings are at most 1 KiB: a 4 KiB argument buffer cannot be
     // bound whole, so the check binds the aligned stretch that holds the arguments.
