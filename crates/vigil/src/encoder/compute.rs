@@ -283,18 +283,18 @@ impl<A: Api> CommandEncoder<A> {
             e.expect_pass(Pass::Compute, OP)?;
             let b = find(&mut e.used.buffers, &e.core, buffer, OP)?;
             validate::encoder::indirect(OP, &e.label, b.facts(), offset, 12)?;
-            let b = b.clone();
+            let size = b.size;
             let (bi, bg) = (buffer.index(), buffer.generation());
             let slot = e.used.buffer_slot_of(bi, bg);
-            let Some(check) = e.indirect_check(OP)? else {
+            if e.used.indirect.pipeline.is_none() && e.indirect_check(OP)?.is_none() {
                 // No check on this backend: the counts go to the driver as they are.
                 e.prepare_dispatch(Some((slot, offset, INDIRECT)), true, OP)?;
-                if let Some(pool) = e.pool.as_mut() {
+                if let (Some(b), Some(pool)) = (e.used.buffers.get(bi, bg), e.pool.as_mut()) {
                     crate::native::Rec::<A>(pool).dispatch_indirect(&b.raw, offset);
                 }
                 e.dispatches = e.dispatches.wrapping_add(1);
                 return Ok(());
-            };
+            }
             let key = SourceKey {
                 heap: false,
                 index: bi,
@@ -305,9 +305,27 @@ impl<A: Api> CommandEncoder<A> {
             // point what they held when the command buffer began: checked in front of it,
             // in one batch (one check per argument range).
             let early = !e.used.buffer_written(slot, offset, 12);
-            let at = e.checked_args(&check, &b.raw, b.size, key, offset, early, OP)?;
-            e.prepare_dispatch(Some((slot, offset, CHECKED)), early, OP)?;
+            let checks = e.used.indirect.early.len();
+            let at = e.checked_args(None, size, key, offset, early, OP)?;
             if early {
+                // The groups as for a direct dispatch; then the arguments' read, which no
+                // write before it in the recording needs ordering against (the dispatch's
+                // own groups writing them is the conflict WebGPU refuses).
+                e.prepare_dispatch(None, true, OP)?;
+                if e.used.buffer_written(slot, offset, 12) {
+                    return Err(fail!(
+                        PassUsageConflict,
+                        OP,
+                        &e.label,
+                        "the indirect buffer is also written by the dispatch"
+                    ));
+                }
+                // The check reads them once, in front of the recording: its read goes to
+                // the tracker with the check's first dispatch (later writes wait for it).
+                if e.used.indirect.early.len() != checks {
+                    e.used.use_buffer(slot, offset, 12, CHECKED, &mut e.pending);
+                    e.flush_pending(OP)?;
+                }
                 let ind = &e.used.indirect;
                 if let (Some(scratch), Some(pool)) = (
                     ind.leases.get(at.lease).and_then(|l| l.scratch()),
@@ -317,7 +335,8 @@ impl<A: Api> CommandEncoder<A> {
                         .dispatch_indirect(&scratch.buffer, u64::from(at.slot_offset));
                 }
             } else {
-                e.record_checked_dispatch(&check, at);
+                e.prepare_dispatch(Some((slot, offset, CHECKED)), false, OP)?;
+                e.record_checked_dispatch(at);
             }
             e.dispatches = e.dispatches.wrapping_add(1);
             Ok(())
@@ -337,14 +356,13 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Takes a scratch slot for an indirect dispatch's checked arguments and finds (or
     /// makes) the group binding the buffer they are in (`size` bytes, `key` naming it with
-    /// the binding's offset left 0), at `offset` in it. `early`: the check goes in front of
-    /// the command buffer, with the other early checks, and an early check of the same
-    /// arguments serves again.
-    #[allow(clippy::too_many_arguments)]
+    /// the binding's offset left 0; `raw`, or the recording's buffer of `key` when `None`),
+    /// at `offset` in it. `early`: the check goes in front of the command buffer, with the
+    /// other early checks, and an early check of the same arguments serves again. Needs the
+    /// check's pipeline met ([`CommandEncoder::indirect_check`]).
     pub(super) fn checked_args(
         &mut self,
-        check: &Pipeline<A>,
-        raw: &A::Buffer,
+        raw: Option<&A::Buffer>,
         size: u64,
         mut key: SourceKey,
         offset: u64,
@@ -352,7 +370,11 @@ impl<A: Api> CommandEncoder<A> {
         op: &'static str,
     ) -> Result<CheckedArgs> {
         let core = &self.core;
-        let ind = &mut self.used.indirect;
+        let super::used::Used {
+            indirect: ind,
+            buffers,
+            ..
+        } = &mut self.used;
         // The argument buffer is bound whole when it fits one storage binding, else from
         // the aligned offset below its arguments.
         let whole = size & !3;
@@ -367,6 +389,12 @@ impl<A: Api> CommandEncoder<A> {
         let source = match ind.sources.iter().position(|(k, _)| *k == key) {
             Some(i) => i,
             None => {
+                let (Some(check), Some(raw)) = (
+                    ind.pipeline.as_deref(),
+                    raw.or_else(|| buffers.get(key.index, key.generation).map(|b| &*b.raw)),
+                ) else {
+                    return Err(no_check(op, &self.label));
+                };
                 let g = core.indirect_group(&check.src_layout, raw, base, size, op)?;
                 ind.sources.push((key, g));
                 ind.sources.len().saturating_sub(1)
@@ -374,16 +402,28 @@ impl<A: Api> CommandEncoder<A> {
         };
         let word = u32::try_from(offset.saturating_sub(base) / 4).unwrap_or(u32::MAX);
         if early {
+            // Most often the same arguments as the last dispatch's: no hashing for those.
+            if let Some(at) = ind
+                .early_last
+                .filter(|a| a.source == source && a.word == word)
+            {
+                return Ok(at);
+            }
             if let Some(at) = ind
                 .early_at
                 .get(&(source, word))
                 .and_then(|&i| ind.early.get(i))
             {
+                ind.early_last = Some(*at);
                 return Ok(*at);
             }
         }
         if ind.leases.is_empty() || ind.taken >= indirect::SLOTS {
-            ind.leases.push(core.lease_scratch(check, op)?);
+            let Some(check) = ind.pipeline.as_deref() else {
+                return Err(no_check(op, &self.label));
+            };
+            let lease = core.lease_scratch(check, op)?;
+            ind.leases.push(lease);
             ind.taken = 0;
         }
         let slot = ind.taken;
@@ -400,6 +440,7 @@ impl<A: Api> CommandEncoder<A> {
         if early {
             ind.early_at.insert((source, word), ind.early.len());
             ind.early.push(at);
+            ind.early_last = Some(at);
         }
         Ok(at)
     }
@@ -484,9 +525,10 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Records the check's dispatch, restores the pass's pipeline and bindings, and
     /// dispatches with the checked counts.
-    pub(super) fn record_checked_dispatch(&mut self, check: &Pipeline<A>, at: CheckedArgs) {
+    pub(super) fn record_checked_dispatch(&mut self, at: CheckedArgs) {
         let ind = &self.used.indirect;
-        let (Some(scratch), Some((_, source)), Some(pool)) = (
+        let (Some(check), Some(scratch), Some((_, source)), Some(pool)) = (
+            ind.pipeline.as_deref(),
             ind.leases.get(at.lease).and_then(|l| l.scratch()),
             ind.sources.get(at.source),
             self.pool.as_mut(),
@@ -535,7 +577,10 @@ impl<A: Api> CommandEncoder<A> {
     /// Checks the pass is ready to dispatch (a bit test), records the barriers the
     /// dispatch's uses need, and (`bind`) binds changed groups; an indirect dispatch whose
     /// check binds everything again after it leaves that to the check.
-    #[inline]
+    // Always inlined: with the indirect paths calling it too, the compiler would otherwise
+    // keep it out of line in every dispatch (~30 instructions more per dispatch, the guard's
+    // `dispatch`).
+    #[inline(always)]
     pub(super) fn prepare_dispatch(
         &mut self,
         indirect: Option<(usize, u64, Use)>,
@@ -779,4 +824,16 @@ fn record_checks<A: Api>(
         r.set_immediates(&check.layout, &at.immediates());
         r.dispatch([1, 1, 1]);
     }
+}
+
+/// The refusal of a checked indirect call whose check's pipeline was never made (a defect in
+/// vigil: callers make it first).
+#[cold]
+fn no_check(op: &'static str, label: &str) -> crate::Error {
+    fail!(
+        ShaderTranslate,
+        op,
+        label,
+        "vigil's indirect-argument check is missing for this recording"
+    )
 }

@@ -310,14 +310,14 @@ impl<A: Api> CommandEncoder<A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
             let at = e.heap_for(OP, "the arguments", args.address(), 12, 4)?;
-            let Some(check) = e.indirect_check(OP)? else {
+            if e.indirect_check(OP)?.is_none() {
                 e.prepare_dispatch(None, true, OP)?;
                 e.rec_at_heap(at, args.address(), |r, heap, offset| {
                     r.dispatch_indirect(heap, offset);
                 });
                 e.dispatches = e.dispatches.wrapping_add(1);
                 return Ok(());
-            };
+            }
             let Some(heap) = e.used.gpu_heaps.get(at).cloned() else {
                 return Ok(());
             };
@@ -328,7 +328,7 @@ impl<A: Api> CommandEncoder<A> {
                 base: 0,
             };
             let offset = args.address().saturating_sub(heap.address);
-            let checked = e.checked_args(&check, &heap.raw, heap.size, key, offset, false, OP)?;
+            let checked = e.checked_args(Some(&heap.raw), heap.size, key, offset, false, OP)?;
             e.prepare_dispatch(None, false, OP)?;
             if let (true, Some(pool)) = (e.open, e.pool.as_mut()) {
                 // The application ordered the arguments' writer before `DRAW_INDIRECT`; the
@@ -342,7 +342,7 @@ impl<A: Api> CommandEncoder<A> {
                     &[],
                 );
             }
-            e.record_checked_dispatch(&check, checked);
+            e.record_checked_dispatch(checked);
             e.dispatches = e.dispatches.wrapping_add(1);
             Ok(())
         })
@@ -443,13 +443,13 @@ impl<A: Api> CommandEncoder<A> {
             e.expect_pass(Pass::Render, OP)?;
             let at = e.heap_for(OP, "the arguments", args.address(), 12, 4)?;
             let task = e.prepare_mesh_draw(OP)?;
-            let Some(check) = e.indirect_check(OP)? else {
+            if e.indirect_check(OP)?.is_none() {
                 e.rec_at_heap(at, args.address(), |r, heap, offset| {
                     r.draw_mesh_tasks_indirect(heap, offset);
                 });
                 e.draws = e.draws.wrapping_add(1);
                 return Ok(());
-            };
+            }
             let (per, total, _) = e.mesh_group_limits(task, OP)?;
             let Some(heap) = e.used.gpu_heaps.get(at).cloned() else {
                 return Ok(());
@@ -461,8 +461,7 @@ impl<A: Api> CommandEncoder<A> {
                 base: 0,
             };
             let offset = args.address().saturating_sub(heap.address);
-            let mut checked =
-                e.checked_args(&check, &heap.raw, heap.size, key, offset, false, OP)?;
+            let mut checked = e.checked_args(Some(&heap.raw), heap.size, key, offset, false, OP)?;
             checked.limits = [per[0], per[1], per[2], total.max(1)];
             e.render.mesh_checks.push(checked);
             let ind = &e.used.indirect;

@@ -207,6 +207,11 @@ pub(crate) struct Used<A: Api> {
     pub indirect: IndirectUse<A>,
 }
 
+/// The hasher of [`IndirectUse::early_at`]: fixed keys, so an empty table (every
+/// recording's, and every submission's `Used::default`) costs no random seed.
+pub(crate) type EarlyHash =
+    std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>;
+
 /// Which buffer an argument group binds, and from where.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct SourceKey {
@@ -236,7 +241,9 @@ pub(crate) struct IndirectUse<A: Api> {
     /// recording wrote), one per argument range.
     pub early: Vec<crate::encoder::compute::CheckedArgs>,
     /// Where in `early` the check of each `(source, word)` is.
-    pub early_at: std::collections::HashMap<(usize, u32), usize>,
+    pub early_at: std::collections::HashMap<(usize, u32), usize, EarlyHash>,
+    /// The early check found or made last.
+    pub early_last: Option<crate::encoder::compute::CheckedArgs>,
     /// Groups binding argument buffers, by buffer and the binding's offset.
     pub sources: Vec<(SourceKey, IndirectSource<A>)>,
 }
@@ -248,7 +255,8 @@ impl<A: Api> Default for IndirectUse<A> {
             leases: Vec::new(),
             taken: 0,
             early: Vec::new(),
-            early_at: std::collections::HashMap::new(),
+            early_at: std::collections::HashMap::default(),
+            early_last: None,
             sources: Vec::new(),
         }
     }
