@@ -27,6 +27,10 @@ mod workloads;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
+/// Workloads counted in a binary of their own (`vigil-count-indirect`), so that adding them
+/// changes nothing the compiler inlines in the others.
+const APART: &[&str] = &["dispatch_indirect"];
+
 /// How far above its baseline a workload may go.
 const TOLERANCE: f64 = 0.05;
 /// How much more `frame_idle` may cost than `frame`.
@@ -39,15 +43,25 @@ fn baseline_path() -> PathBuf {
 /// Runs `workload` under callgrind, counting only inside [`workloads::measured`]; returns
 /// instructions per operation.
 fn count(workload: &str) -> Result<f64, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut toggle = "--toggle-collect=*vigil_count::workloads::measured*";
+    if APART.contains(&workload) {
+        exe.set_file_name(format!(
+            "vigil-count-indirect{}",
+            std::env::consts::EXE_SUFFIX
+        ));
+        toggle = "--toggle-collect=*vigil_count_indirect::workloads::measured*";
+        if !exe.exists() {
+            return Err(format!(
+                "{} is missing: `cargo build --release -p vigil-count --bins` builds it",
+                exe.display()
+            ));
+        }
+    }
     let out =
         std::env::temp_dir().join(format!("vigil-count-{workload}-{}.out", std::process::id()));
     let status = Command::new("valgrind")
-        .args([
-            "--tool=callgrind",
-            "--toggle-collect=*vigil_count::workloads::measured*",
-            "--collect-atstart=no",
-        ])
+        .args(["--tool=callgrind", toggle, "--collect-atstart=no"])
         .arg(format!("--callgrind-out-file={}", out.display()))
         .arg(&exe)
         .args(["run", workload])
@@ -100,7 +114,7 @@ fn guard(bless: bool) -> Result<bool, String> {
         "workload", "now", "baseline", "change"
     );
     let mut counted = std::collections::HashMap::new();
-    for w in workloads::NAMES {
+    for w in workloads::NAMES.iter().chain(APART) {
         let now = count(w)?;
         let base = baseline.iter().find(|(n, _)| n == w).map(|(_, v)| *v);
         let change = base.map(|b| now / b - 1.0);

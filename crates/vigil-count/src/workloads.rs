@@ -20,7 +20,8 @@ pub const NAMES: &[&str] = &[
 /// Operations one run of `workload` counts.
 pub fn operations(workload: &str) -> Option<u64> {
     Some(match workload {
-        "draw" | "root_draw" | "draw_root" | "dispatch" | "set_bind_group" | "write64" => 10_000,
+        "draw" | "root_draw" | "draw_root" | "dispatch" | "dispatch_indirect"
+        | "set_bind_group" | "write64" => 10_000,
         "submit" => SUBMITS as u64,
         "create_destroy" => 1_000,
         "frame" | "frame_idle" => FRAMES as u64,
@@ -29,7 +30,7 @@ pub fn operations(workload: &str) -> Option<u64> {
 }
 
 /// Distinct bind groups the recording workloads cycle through (as the benchmarks do).
-const GROUPS: u32 = 1_000;
+pub(crate) const GROUPS: u32 = 1_000;
 /// Submissions counted by `submit`, each of a command buffer that used every group.
 const SUBMITS: usize = 20;
 /// Frames counted by `frame` and `frame_idle`.
@@ -60,7 +61,7 @@ pub fn measured<R>(f: impl FnOnce() -> R) -> R {
     r
 }
 
-fn device() -> D {
+pub(crate) fn device() -> D {
     device_with(Features::empty())
 }
 
@@ -76,7 +77,7 @@ fn device_with(required_features: Features) -> D {
         .unwrap()
 }
 
-fn buffer(d: &D, size: u64, usage: BufferUsages) -> Buffer {
+pub(crate) fn buffer(d: &D, size: u64, usage: BufferUsages) -> Buffer {
     d.create_buffer(&BufferDescriptor {
         label: "b",
         size,
@@ -479,12 +480,12 @@ fn render_pass_on(
 }
 
 /// A compute kernel over one uniform range and one storage buffer per group.
-struct Compute {
-    pipeline: ComputePipeline,
-    groups: Vec<BindGroup>,
+pub(crate) struct Compute {
+    pub(crate) pipeline: ComputePipeline,
+    pub(crate) groups: Vec<BindGroup>,
 }
 
-fn compute(d: &D) -> Compute {
+pub(crate) fn compute(d: &D) -> Compute {
     let module = d
         .create_shader_module(&ShaderModuleDescriptor {
             label: "dispatch",
