@@ -13,6 +13,7 @@
 //! vigil-count run draw        # one workload, uncounted (what callgrind runs)
 //! vigil-count time draw 21     # its counted part timed, 21 runs: ns per operation
 //! vigil-count threads 8 21 --groups 10   # the draws frame on 1-8 threads, 10 groups cycled
+//! vigil-count-indirect run dispatch_indirect   # the workload counted in a binary of its own
 //! ```
 //!
 //! The guard fails when a workload costs more than 5% above its baseline. A deliberate
