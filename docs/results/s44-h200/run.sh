@@ -1,4 +1,4 @@
-# Session 44, on the H200 (run at b0d7695, c098aa5 and 661692e) (indirect dispatch counts checked on the
+# Session 44, on the H200 (run at b0d7695, c098aa5, 661692e and 3733975) (indirect dispatch counts checked on the
 # GPU): the packed test suite of the vigil crate (release, --all-features; glslc, spirv-val,
 # spirv-cross carried), the fuzzer (96 seeds x 5,000 calls, with huge indirect counts in the
 # stream), then `dispatches` and `dispatches-indirect` in one bench process.
