@@ -478,8 +478,8 @@ impl<A: Api> CommandEncoder<A> {
         })
     }
 
-    /// The workgroup limits of a mesh draw, per dimension and in all, and which shader
-    /// they are the task shader's (`task`) or the mesh shader's.
+    /// The workgroup limits of a mesh draw (per dimension, and in all) and whose they are:
+    /// the task shader's when `task`, else the mesh shader's.
     fn mesh_group_limits(
         &self,
         task: bool,
