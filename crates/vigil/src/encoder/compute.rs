@@ -527,7 +527,7 @@ impl<A: Api> CommandEncoder<A> {
     /// dispatches with the checked counts.
     pub(super) fn record_checked_dispatch(&mut self, at: CheckedArgs) {
         let ind = &self.used.indirect;
-        let (Some(check), Some(scratch), Some((_, source)), Some(pool)) = (
+        let (Some(check), Some(scratch), Some(_), Some(pool)) = (
             ind.pipeline.as_deref(),
             ind.leases.get(at.lease).and_then(|l| l.scratch()),
             ind.sources.get(at.source),
@@ -536,17 +536,7 @@ impl<A: Api> CommandEncoder<A> {
             return;
         };
         let mut r = crate::native::Rec::<A>(pool);
-        r.set_compute_pipeline(&check.pipeline);
-        r.set_bind_group(BindPoint::Compute, &check.layout, 0, source, &[]);
-        r.set_bind_group(
-            BindPoint::Compute,
-            &check.layout,
-            1,
-            &scratch.group,
-            &[at.slot_offset],
-        );
-        r.set_immediates(&check.layout, &at.immediates());
-        r.dispatch([1, 1, 1]);
+        record_checks(&mut r, check, ind, std::slice::from_ref(&at));
         let slot_offset = u64::from(at.slot_offset);
         r.barriers(
             None,
