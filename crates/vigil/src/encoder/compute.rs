@@ -11,7 +11,6 @@ use crate::error::{Result, fail};
 use crate::handle::{BindGroup, Buffer, ComputePipeline, Handle, QuerySet};
 use crate::track::Use;
 use crate::validate;
-use std::sync::Arc;
 use vigil_hal::{Access, Api, BindPoint, BufferBarrier, CommandEncoder as _, Stages};
 
 /// Timestamps written at the start and end of a pass.
@@ -286,7 +285,7 @@ impl<A: Api> CommandEncoder<A> {
             let size = b.size;
             let (bi, bg) = (buffer.index(), buffer.generation());
             let slot = e.used.buffer_slot_of(bi, bg);
-            if e.used.indirect.pipeline.is_none() && e.indirect_check(OP)?.is_none() {
+            if !e.indirect_check(OP)? {
                 // No check on this backend: the counts go to the driver as they are.
                 e.prepare_dispatch(Some((slot, offset, INDIRECT)), true, OP)?;
                 if let (Some(b), Some(pool)) = (e.used.buffers.get(bi, bg), e.pool.as_mut()) {
@@ -343,15 +342,13 @@ impl<A: Api> CommandEncoder<A> {
         })
     }
 
-    /// The indirect-dispatch check's pipeline (`None`: the backend has no check), kept by
-    /// the recording once met.
-    pub(super) fn indirect_check(&mut self, op: &'static str) -> Result<Option<Arc<Pipeline<A>>>> {
-        if let Some(p) = &self.used.indirect.pipeline {
-            return Ok(Some(p.clone()));
+    /// Whether indirect counts are checked (`false`: the backend has no check): the
+    /// check's pipeline, made on the device's first use, kept by the recording once met.
+    pub(super) fn indirect_check(&mut self, op: &'static str) -> Result<bool> {
+        if self.used.indirect.pipeline.is_none() {
+            self.used.indirect.pipeline = self.core.indirect_pipeline(op)?;
         }
-        let made = self.core.indirect_pipeline(op)?;
-        self.used.indirect.pipeline.clone_from(&made);
-        Ok(made)
+        Ok(self.used.indirect.pipeline.is_some())
     }
 
     /// Takes a scratch slot for an indirect dispatch's checked arguments and finds (or
@@ -459,21 +456,7 @@ impl<A: Api> CommandEncoder<A> {
         };
         pool.begin(&self.label)
             .map_err(|e| self.core.hal_error(e, op, &self.label))?;
-        let mut r = crate::native::Rec::<A>(pool);
-        r.begin_compute_pass(&vigil_hal::ComputePassDescriptor {
-            label: "vigil indirect checks",
-            timestamp_writes: None,
-        });
-        record_checks(&mut r, check, ind, &ind.early);
-        r.end_compute_pass();
-        r.barriers(
-            Some(vigil_hal::MemoryBarrier {
-                src: Stages::COMPUTE,
-                dst: Stages::DRAW_INDIRECT,
-            }),
-            &[],
-            &[],
-        );
+        record_check_batch(&mut crate::native::Rec::<A>(pool), check, ind, &ind.early);
         let cb = pool
             .end()
             .map_err(|e| self.core.hal_error(e, op, &self.label))?;
@@ -506,20 +489,7 @@ impl<A: Api> CommandEncoder<A> {
             &[],
             &[],
         );
-        r.begin_compute_pass(&vigil_hal::ComputePassDescriptor {
-            label: "vigil indirect checks",
-            timestamp_writes: None,
-        });
-        record_checks(&mut r, &check, &self.used.indirect, &checks);
-        r.end_compute_pass();
-        r.barriers(
-            Some(vigil_hal::MemoryBarrier {
-                src: Stages::COMPUTE,
-                dst: Stages::DRAW_INDIRECT,
-            }),
-            &[],
-            &[],
-        );
+        record_check_batch(&mut r, &check, &self.used.indirect, &checks);
         Ok(())
     }
 
@@ -781,6 +751,30 @@ pub(super) fn pass_binder<'s>(
     } else {
         &mut render.binder
     }
+}
+
+/// Records a batch of checks recorded ahead of the commands that read them (in a compute
+/// pass of their own), then one barrier from their writes to every indirect read.
+fn record_check_batch<A: Api>(
+    r: &mut crate::native::Rec<'_, A>,
+    check: &Pipeline<A>,
+    ind: &crate::encoder::used::IndirectUse<A>,
+    checks: &[CheckedArgs],
+) {
+    r.begin_compute_pass(&vigil_hal::ComputePassDescriptor {
+        label: "vigil indirect checks",
+        timestamp_writes: None,
+    });
+    record_checks(r, check, ind, checks);
+    r.end_compute_pass();
+    r.barriers(
+        Some(vigil_hal::MemoryBarrier {
+            src: Stages::COMPUTE,
+            dst: Stages::DRAW_INDIRECT,
+        }),
+        &[],
+        &[],
+    );
 }
 
 /// Records `checks` into `r`: the check's pipeline, then for each its argument group (when

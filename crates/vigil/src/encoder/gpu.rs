@@ -310,7 +310,7 @@ impl<A: Api> CommandEncoder<A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
             let at = e.heap_for(OP, "the arguments", args.address(), 12, 4)?;
-            if e.indirect_check(OP)?.is_none() {
+            if !e.indirect_check(OP)? {
                 e.prepare_dispatch(None, true, OP)?;
                 e.rec_at_heap(at, args.address(), |r, heap, offset| {
                     r.dispatch_indirect(heap, offset);
@@ -318,17 +318,7 @@ impl<A: Api> CommandEncoder<A> {
                 e.dispatches = e.dispatches.wrapping_add(1);
                 return Ok(());
             }
-            let Some(heap) = e.used.gpu_heaps.get(at).cloned() else {
-                return Ok(());
-            };
-            let key = SourceKey {
-                heap: true,
-                index: heap.handle.index(),
-                generation: heap.handle.generation(),
-                base: 0,
-            };
-            let offset = args.address().saturating_sub(heap.address);
-            let checked = e.checked_args(Some(&heap.raw), heap.size, key, offset, false, OP)?;
+            let checked = e.heap_checked_args(at, args.address(), OP)?;
             e.prepare_dispatch(None, false, OP)?;
             if let (true, Some(pool)) = (e.open, e.pool.as_mut()) {
                 // The application ordered the arguments' writer before `DRAW_INDIRECT`; the
@@ -443,7 +433,7 @@ impl<A: Api> CommandEncoder<A> {
             e.expect_pass(Pass::Render, OP)?;
             let at = e.heap_for(OP, "the arguments", args.address(), 12, 4)?;
             let task = e.prepare_mesh_draw(OP)?;
-            if e.indirect_check(OP)?.is_none() {
+            if !e.indirect_check(OP)? {
                 e.rec_at_heap(at, args.address(), |r, heap, offset| {
                     r.draw_mesh_tasks_indirect(heap, offset);
                 });
@@ -451,17 +441,7 @@ impl<A: Api> CommandEncoder<A> {
                 return Ok(());
             }
             let (per, total, _) = e.mesh_group_limits(task, OP)?;
-            let Some(heap) = e.used.gpu_heaps.get(at).cloned() else {
-                return Ok(());
-            };
-            let key = SourceKey {
-                heap: true,
-                index: heap.handle.index(),
-                generation: heap.handle.generation(),
-                base: 0,
-            };
-            let offset = args.address().saturating_sub(heap.address);
-            let mut checked = e.checked_args(Some(&heap.raw), heap.size, key, offset, false, OP)?;
+            let mut checked = e.heap_checked_args(at, args.address(), OP)?;
             checked.limits = [per[0], per[1], per[2], total.max(1)];
             e.render.mesh_checks.push(checked);
             let ind = &e.used.indirect;
@@ -476,6 +456,32 @@ impl<A: Api> CommandEncoder<A> {
             e.draws = e.draws.wrapping_add(1);
             Ok(())
         })
+    }
+
+    /// [`CommandEncoder::checked_args`] for arguments at `address` in the recording's heap
+    /// `at` (found by `heap_for`), checked in place.
+    fn heap_checked_args(
+        &mut self,
+        at: usize,
+        address: u64,
+        op: &'static str,
+    ) -> Result<super::compute::CheckedArgs> {
+        let Some(heap) = self.used.gpu_heaps.get(at).cloned() else {
+            return Err(fail!(
+                GpuPointer,
+                op,
+                &self.label,
+                "the arguments at {address:#x} do not lie in a live GPU heap of this device"
+            ));
+        };
+        let key = SourceKey {
+            heap: true,
+            index: heap.handle.index(),
+            generation: heap.handle.generation(),
+            base: 0,
+        };
+        let offset = address.saturating_sub(heap.address);
+        self.checked_args(Some(&heap.raw), heap.size, key, offset, false, op)
     }
 
     /// The workgroup limits of a mesh draw (per dimension, and in all) and whose they are:
