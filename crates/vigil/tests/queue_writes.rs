@@ -355,35 +355,52 @@ fn runs_without_locked_instructions_on_several_threads_land_while_another_thread
 /// Each writer's runs are granted, ended by the submitter's lock (or another writer's)
 /// and granted again, many times over; every byte must land, in order. `locked`: as in
 /// `grant_ended_by_another_thread`.
+///
+/// The work reading the buffers is held at the paused gate until every writer is done, so
+/// every write is staged whatever the threads' timing (work that completed early would let
+/// later writes go straight into the buffers, and none would continue a run). The submitter
+/// submits once per `PIECES / 10` pieces written (39 submissions, well inside the 64
+/// command buffers a device lets wait), so its locks fall between the writers' writes.
 fn several_writers_and_a_submitter(locked: Option<u64>) {
     const WRITERS: u32 = 4;
     const PIECES: u64 = 3000;
+    const EVERY: u64 = PIECES / 10;
     let d = gpu_with_locked_run_writes(locked);
     let buffers: Vec<Buffer> = (0..WRITERS)
         .map(|_| storage(&d, "run", PIECES * 64))
         .collect();
     let out = storage(&d, "out", 4);
-    let done = std::sync::atomic::AtomicU32::new(0);
+    d.seams().pause_submissions().unwrap();
+    for &b in &buffers {
+        copy(&d, b, out, 4);
+    }
+    let written = std::sync::atomic::AtomicU64::new(0);
     std::thread::scope(|s| {
         for (t, &b) in buffers.iter().enumerate() {
-            let (d, done, out) = (&d, &done, out);
+            let (d, written) = (&d, &written);
             s.spawn(move || {
-                // Busy, so the writes are staged rather than written straight in.
-                copy(d, b, out, 4);
                 for i in 0..PIECES {
                     let word = (t as u32) << 24 | i as u32;
                     d.write_buffer(b, i * 64, &piece(word)).unwrap();
+                    written.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 }
-                done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             });
         }
         s.spawn(|| {
-            while done.load(std::sync::atomic::Ordering::SeqCst) < WRITERS {
-                d.submit(std::iter::empty()).unwrap();
-                d.poll().unwrap();
+            let all = u64::from(WRITERS) * PIECES;
+            let mut next = EVERY;
+            while next < all {
+                if written.load(std::sync::atomic::Ordering::SeqCst) >= next {
+                    d.submit(std::iter::empty()).unwrap();
+                    d.poll().unwrap();
+                    next += EVERY;
+                } else {
+                    std::thread::yield_now();
+                }
             }
         });
     });
+    d.seams().resume_submissions().unwrap();
     let merged = d.write_stats().merged_writes;
     for (t, &b) in buffers.iter().enumerate() {
         let words = read_u32(&d, b, (PIECES * 16) as usize);
