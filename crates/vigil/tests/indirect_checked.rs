@@ -282,6 +282,50 @@ fn arguments_written_earlier_in_the_recording_are_checked_where_they_are_read() 
 }
 
 #[test]
+fn arguments_written_in_an_earlier_pass_are_checked_in_front_of_the_reading_pass() {
+    // Arguments an earlier pass of the recording wrote are checked in one batch in front
+    // of the pass that reads them; arguments that pass writes itself are checked where
+    // they are read, and the batch in front must not see those writes.
+    let g = gpu();
+    let d = &*g;
+    let max = d.limits().max_compute_workgroups_per_dimension;
+    let k = kit(d, 64);
+    let mut e = encoder(d);
+    k.write_args(&mut e, 0, [2, 3, 1]);
+    k.write_args(&mut e, 12, [max + 1, 1, 1]);
+    k.write_args(&mut e, 24, [1, 1, 1]);
+    e.end_compute_pass().unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    k.bind_count(&mut e, 1);
+    for _ in 0..50 {
+        e.dispatch_indirect(k.args, 0).unwrap();
+        e.dispatch_indirect(k.args, 12).unwrap();
+    }
+    e.dispatch_indirect(k.args, 24).unwrap();
+    k.write_args(&mut e, 24, [4, 1, 1]);
+    k.bind_count(&mut e, 1);
+    e.dispatch_indirect(k.args, 24).unwrap();
+    e.end_compute_pass().unwrap();
+    // A third pass reads what the second wrote (in front of it), then writes and reads
+    // again (in place).
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    k.bind_count(&mut e, 1);
+    e.dispatch_indirect(k.args, 24).unwrap();
+    k.write_args(&mut e, 24, [7, 1, 1]);
+    k.bind_count(&mut e, 1);
+    e.dispatch_indirect(k.args, 24).unwrap();
+    submit(d, e);
+    // 50 x 6; past the limit: nothing; 1, then 4; then 4 and 7.
+    assert_eq!(k.read(d), (316, 316));
+    assert_eq!(
+        read_u32(d, k.args, 9),
+        vec![2, 3, 1, max + 1, 1, 1, 7, 1, 1]
+    );
+}
+
+#[test]
 fn arguments_an_earlier_command_buffer_of_the_submission_wrote_are_read_as_written() {
     // The second command buffer did not write its arguments, so its check goes in front
     // of it; the first wrote them on the GPU in the same submission: the check must see

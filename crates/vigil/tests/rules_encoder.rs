@@ -248,6 +248,49 @@ fn unwritten_indirect_arguments_are_checked_once_per_range_in_front_of_the_recor
 }
 
 #[test]
+fn arguments_written_before_the_pass_are_checked_once_per_range_in_front_of_the_pass() {
+    let d = device();
+    let (k, g, ..) = ready(&d);
+    let args = buffer(
+        &d,
+        "args",
+        24,
+        BufferUsages::INDIRECT | BufferUsages::COPY_DST,
+    );
+    let mut e = encoder(&d);
+    e.clear_buffer(args, 0, None).unwrap();
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    for _ in 0..100 {
+        e.dispatch_indirect(args, 0).unwrap();
+        e.dispatch_indirect(args, 12).unwrap();
+    }
+    e.end_compute_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let all = d.test_backend().submitted_commands();
+    let cmds: Vec<&TestCommand> = all.iter().flat_map(|(_, c)| c.iter()).collect();
+    // The clear, then two checks (one per range), then the 200 indirect dispatches, each
+    // reading vigil's checked copy: none checked where it is read.
+    let at = |f: &dyn Fn(&TestCommand) -> bool| -> Vec<usize> {
+        (0..cmds.len()).filter(|&i| f(cmds[i])).collect()
+    };
+    let fills = at(&|c| matches!(c, TestCommand::FillBuffer { size: 24, .. }));
+    let checks = at(&|c| matches!(c, TestCommand::Dispatch([1, 1, 1])));
+    let indirect = at(&|c| matches!(c, TestCommand::DispatchIndirect(..)));
+    assert_eq!(
+        (fills.len(), checks.len(), indirect.len()),
+        (1, 2, 200),
+        "{cmds:?}"
+    );
+    assert!(
+        checks
+            .iter()
+            .all(|c| fills[0] < *c && indirect.iter().all(|i| c < i))
+    );
+}
+
+#[test]
 fn copy_rules() {
     let d = device();
     let (a, b) = (storage(&d, 64), storage(&d, 64));

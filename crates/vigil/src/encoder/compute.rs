@@ -41,6 +41,23 @@ pub(crate) type PassQueries = ((u32, u32), Option<u32>, Option<u32>);
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ComputeState {
     pub binder: Binder,
+    /// When the pass began in a native command buffer of its own (the recording had written
+    /// an `INDIRECT` buffer before it): the number of its first uses. Indirect dispatches
+    /// whose arguments nothing wrote since are checked in one batch in front of the pass.
+    pub front: Option<u64>,
+}
+
+/// Where an indirect call's check is recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Batch {
+    /// In front of the recording, with its other early checks (arguments nothing in the
+    /// recording wrote before them).
+    Early,
+    /// In front of the open compute pass (arguments written earlier in the recording, but
+    /// not since the pass began).
+    Front,
+    /// Just before the call.
+    InPlace,
 }
 
 /// The use of indirect arguments the dispatch reads itself (no check on the backend).
@@ -93,6 +110,14 @@ impl<A: Api> CommandEncoder<A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
             let ts = e.prepare_pass_timestamps(desc.timestamp_writes, OP)?;
+            // Indirect arguments written earlier in the recording are checked in one batch
+            // in front of the pass, which therefore begins a native command buffer of its
+            // own (the batch goes between it and what came before; see `end_compute_pass`).
+            let front = e.used.indirect_args_written() && matches!(e.indirect_check(OP), Ok(true));
+            if front {
+                e.flush_pending(OP)?;
+                e.cut(OP)?;
+            }
             e.ensure_open(OP)?;
             let writes = ts.and_then(|(key, beginning, end)| {
                 let set = e.used.query_sets.get(key.0, key.1)?;
@@ -111,7 +136,10 @@ impl<A: Api> CommandEncoder<A> {
                 );
             }
             e.pass = Pass::Compute;
-            e.compute = ComputeState::default();
+            e.compute = ComputeState {
+                front: front.then_some(e.used.seq.wrapping_add(1)),
+                ..ComputeState::default()
+            };
             e.recorded = true;
             Ok(())
         })
@@ -128,7 +156,7 @@ impl<A: Api> CommandEncoder<A> {
                 core.progress.record(&mut r, Stages::COMPUTE);
             }
             e.pass = Pass::None;
-            Ok(())
+            e.record_front_checks(OP)
         })?;
         self.timeline_pass_end()
     }
@@ -302,40 +330,67 @@ impl<A: Api> CommandEncoder<A> {
             };
             // Arguments nothing in this recording wrote before this dispatch hold at this
             // point what they held when the command buffer began: checked in front of it,
-            // in one batch (one check per argument range).
-            let early = !e.used.buffer_written(slot, offset, 12);
+            // in one batch (one check per argument range). Arguments nothing wrote since the
+            // pass began, when it began a native command buffer of its own, are checked in
+            // one batch in front of the pass. Others are checked just before the dispatch.
+            let batch = if !e.used.buffer_written(slot, offset, 12) {
+                Batch::Early
+            } else if e
+                .compute
+                .front
+                .is_some_and(|since| !e.used.buffer_written_since(slot, offset, 12, since))
+            {
+                Batch::Front
+            } else {
+                Batch::InPlace
+            };
             let checks = e.used.indirect.early.len();
-            let at = e.checked_args(None, size, key, offset, early, OP)?;
-            if early {
-                // The groups as for a direct dispatch; then the arguments' read, which no
-                // write before it in the recording needs ordering against (the dispatch's
-                // own groups writing them is the conflict WebGPU refuses).
-                e.prepare_dispatch(None, true, OP)?;
-                if e.used.buffer_written(slot, offset, 12) {
-                    return Err(fail!(
-                        PassUsageConflict,
-                        OP,
-                        &e.label,
-                        "the indirect buffer is also written by the dispatch"
-                    ));
-                }
+            let at = e.checked_args(None, size, key, offset, batch, OP)?;
+            if batch == Batch::InPlace {
+                e.prepare_dispatch(Some((slot, offset, CHECKED)), false, OP)?;
+                e.record_checked_dispatch(at);
+                e.dispatches = e.dispatches.wrapping_add(1);
+                return Ok(());
+            }
+            // The groups as for a direct dispatch; then the arguments' read, which no write
+            // before it in the recording (in the pass, for a check in front of the pass)
+            // needs ordering against (the dispatch's own groups writing them is the
+            // conflict WebGPU refuses).
+            e.prepare_dispatch(None, true, OP)?;
+            let written = match (batch, e.compute.front) {
+                (Batch::Front, Some(since)) => e.used.buffer_written_since(slot, offset, 12, since),
+                _ => e.used.buffer_written(slot, offset, 12),
+            };
+            if written {
+                return Err(fail!(
+                    PassUsageConflict,
+                    OP,
+                    &e.label,
+                    "the indirect buffer is also written by the dispatch"
+                ));
+            }
+            if batch == Batch::Early {
                 // The check reads them once, in front of the recording: its read goes to
                 // the tracker with the check's first dispatch (later writes wait for it).
                 if e.used.indirect.early.len() != checks {
                     e.used.use_buffer(slot, offset, 12, CHECKED, &mut e.pending);
                     e.flush_pending(OP)?;
                 }
-                let ind = &e.used.indirect;
-                if let (Some(scratch), Some(pool)) = (
-                    ind.leases.get(at.lease).and_then(|l| l.scratch()),
-                    e.pool.as_mut(),
-                ) {
-                    crate::native::Rec::<A>(pool)
-                        .dispatch_indirect(&scratch.buffer, u64::from(at.slot_offset));
-                }
             } else {
-                e.prepare_dispatch(Some((slot, offset, CHECKED)), false, OP)?;
-                e.record_checked_dispatch(at);
+                // The check in front of the pass reads them after a barrier of its own from
+                // every earlier write: the tracker moves on (later writes wait for the
+                // read), and the barrier it would ask for here is that one.
+                let n = e.pending.buffers.len();
+                e.used.use_buffer(slot, offset, 12, CHECKED, &mut e.pending);
+                e.pending.buffers.truncate(n);
+            }
+            let ind = &e.used.indirect;
+            if let (Some(scratch), Some(pool)) = (
+                ind.leases.get(at.lease).and_then(|l| l.scratch()),
+                e.pool.as_mut(),
+            ) {
+                crate::native::Rec::<A>(pool)
+                    .dispatch_indirect(&scratch.buffer, u64::from(at.slot_offset));
             }
             e.dispatches = e.dispatches.wrapping_add(1);
             Ok(())
@@ -354,8 +409,8 @@ impl<A: Api> CommandEncoder<A> {
     /// Takes a scratch slot for an indirect dispatch's checked arguments and finds (or
     /// makes) the group binding the buffer they are in (`size` bytes, `key` naming it with
     /// the binding's offset left 0; `raw`, or the recording's buffer of `key` when `None`),
-    /// at `offset` in it. `early`: the check goes in front of the command buffer, with the
-    /// other early checks, and an early check of the same arguments serves again. Needs the
+    /// at `offset` in it. `batch`: where the check goes; in front of the command buffer or
+    /// of the pass, a check of the same arguments already there serves again. Needs the
     /// check's pipeline met ([`CommandEncoder::indirect_check`]).
     pub(super) fn checked_args(
         &mut self,
@@ -363,7 +418,7 @@ impl<A: Api> CommandEncoder<A> {
         size: u64,
         mut key: SourceKey,
         offset: u64,
-        early: bool,
+        batch: Batch,
         op: &'static str,
     ) -> Result<CheckedArgs> {
         let core = &self.core;
@@ -398,22 +453,34 @@ impl<A: Api> CommandEncoder<A> {
             }
         };
         let word = u32::try_from(offset.saturating_sub(base) / 4).unwrap_or(u32::MAX);
-        if early {
-            // Most often the same arguments as the last dispatch's: no hashing for those.
-            if let Some(at) = ind
-                .early_last
-                .filter(|a| a.source == source && a.word == word)
-            {
-                return Ok(at);
+        match batch {
+            Batch::Early => {
+                // Most often the same arguments as the last dispatch's: no hashing for those.
+                if let Some(at) = ind
+                    .early_last
+                    .filter(|a| a.source == source && a.word == word)
+                {
+                    return Ok(at);
+                }
+                if let Some(at) = ind
+                    .early_at
+                    .get(&(source, word))
+                    .and_then(|&i| ind.early.get(i))
+                {
+                    ind.early_last = Some(*at);
+                    return Ok(*at);
+                }
             }
-            if let Some(at) = ind
-                .early_at
-                .get(&(source, word))
-                .and_then(|&i| ind.early.get(i))
-            {
-                ind.early_last = Some(*at);
-                return Ok(*at);
+            Batch::Front => {
+                if let Some(at) = ind
+                    .front_at
+                    .get(&(source, word))
+                    .and_then(|&i| ind.front.get(i))
+                {
+                    return Ok(*at);
+                }
             }
+            Batch::InPlace => {}
         }
         if ind.leases.is_empty() || ind.taken >= indirect::SLOTS {
             let Some(check) = ind.pipeline.as_deref() else {
@@ -434,10 +501,17 @@ impl<A: Api> CommandEncoder<A> {
             slot_offset: u32::try_from(slot_offset).unwrap_or(0),
             limits: [max, max, max, 0],
         };
-        if early {
-            ind.early_at.insert((source, word), ind.early.len());
-            ind.early.push(at);
-            ind.early_last = Some(at);
+        match batch {
+            Batch::Early => {
+                ind.early_at.insert((source, word), ind.early.len());
+                ind.early.push(at);
+                ind.early_last = Some(at);
+            }
+            Batch::Front => {
+                ind.front_at.insert((source, word), ind.front.len());
+                ind.front.push(at);
+            }
+            Batch::InPlace => {}
         }
         Ok(at)
     }
@@ -490,6 +564,39 @@ impl<A: Api> CommandEncoder<A> {
             &[],
         );
         record_check_batch(&mut r, &check, &self.used.indirect, &checks);
+        Ok(())
+    }
+
+    /// Records the checks batched in front of the compute pass that just ended (see
+    /// [`Batch::Front`]) in a native command buffer of their own, placed between the pass's
+    /// and the one before it: a barrier from every earlier write to the checks' reads, the
+    /// checks, then one barrier from their writes to every indirect read.
+    pub(super) fn record_front_checks(&mut self, op: &'static str) -> Result<()> {
+        if self.used.indirect.front.is_empty() {
+            return Ok(());
+        }
+        let checks = std::mem::take(&mut self.used.indirect.front);
+        self.used.indirect.front_at.clear();
+        let Some(check) = self.used.indirect.pipeline.clone() else {
+            return Ok(());
+        };
+        self.cut(op)?;
+        let pass = self.segments.pop();
+        self.ensure_open(op)?;
+        if let Some(pool) = self.pool.as_mut() {
+            let mut r = crate::native::Rec::<A>(pool);
+            r.barriers(
+                Some(vigil_hal::MemoryBarrier {
+                    src: Stages::ALL_COMMANDS,
+                    dst: Stages::COMPUTE,
+                }),
+                &[],
+                &[],
+            );
+            record_check_batch(&mut r, &check, &self.used.indirect, &checks);
+        }
+        self.cut(op)?;
+        self.segments.extend(pass);
         Ok(())
     }
 

@@ -481,7 +481,14 @@ impl<A: Api> CommandEncoder<A> {
             base: 0,
         };
         let offset = address.saturating_sub(heap.address);
-        self.checked_args(Some(&heap.raw), heap.size, key, offset, false, op)
+        self.checked_args(
+            Some(&heap.raw),
+            heap.size,
+            key,
+            offset,
+            super::compute::Batch::InPlace,
+            op,
+        )
     }
 
     /// The workgroup limits of a mesh draw (per dimension, and in all) and whose they are:

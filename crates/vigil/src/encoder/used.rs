@@ -244,6 +244,11 @@ pub(crate) struct IndirectUse<A: Api> {
     pub early_at: std::collections::HashMap<(usize, u32), usize, EarlyHash>,
     /// The early check found or made last.
     pub early_last: Option<crate::encoder::compute::CheckedArgs>,
+    /// Checks recorded in front of the open compute pass (arguments written earlier in the
+    /// recording, but not since the pass began), one per argument range.
+    pub front: Vec<crate::encoder::compute::CheckedArgs>,
+    /// Where in `front` the check of each `(source, word)` is.
+    pub front_at: std::collections::HashMap<(usize, u32), usize, EarlyHash>,
     /// Groups binding argument buffers, by buffer and the binding's offset.
     pub sources: Vec<(SourceKey, IndirectSource<A>)>,
 }
@@ -257,6 +262,8 @@ impl<A: Api> Default for IndirectUse<A> {
             early: Vec::new(),
             early_at: std::collections::HashMap::default(),
             early_last: None,
+            front: Vec::new(),
+            front_at: std::collections::HashMap::default(),
             sources: Vec::new(),
         }
     }
@@ -270,6 +277,9 @@ pub(crate) struct Tracker<A: Api> {
     pub alias_events: Vec<AliasEvent<A>>,
     /// How many tracked textures are retired (none: no use needs looking at).
     retired_count: usize,
+    /// Slots in `buffers` of buffers made with `INDIRECT` usage (what a compute pass asks
+    /// about before its indirect dispatches: were any of them written).
+    indirect_slots: Vec<u32>,
     /// Where each tracked object is in the lists above, by its address.
     buffer_index: std::collections::HashMap<usize, u32, PtrHash>,
     texture_index: std::collections::HashMap<usize, u32, PtrHash>,
@@ -282,6 +292,7 @@ impl<A: Api> Default for Tracker<A> {
             textures: Vec::new(),
             alias_events: Vec::new(),
             retired_count: 0,
+            indirect_slots: Vec::new(),
             buffer_index: Default::default(),
             texture_index: Default::default(),
         }
@@ -303,6 +314,9 @@ impl<A: Api> Tracker<A> {
             track: BufferTrack::new(b.size.checked_next_multiple_of(4).unwrap_or(b.size)),
         });
         self.buffer_index.insert(key, i as u32);
+        if b.usage.contains(crate::BufferUsages::INDIRECT) {
+            self.indirect_slots.push(i as u32);
+        }
         i
     }
 
@@ -543,6 +557,31 @@ impl<A: Api> Used<A> {
         let end = offset.saturating_add(len);
         b.track.parts().any(|(start, size, part)| {
             start < end && offset < start.saturating_add(size) && part.state.write.is_some()
+        })
+    }
+
+    /// Whether a use numbered `since` or later wrote any of `offset..offset + len` of the
+    /// buffer at tracker slot `slot` (an unknown slot counts as written).
+    pub fn buffer_written_since(&self, slot: usize, offset: u64, len: u64, since: u64) -> bool {
+        let Some(b) = self.tracker.buffers.get(slot) else {
+            return true;
+        };
+        let end = offset.saturating_add(len);
+        b.track.parts().any(|(start, size, part)| {
+            start < end
+                && offset < start.saturating_add(size)
+                && part.state.write.is_some()
+                && part.written_at >= since
+        })
+    }
+
+    /// Whether a use recorded so far wrote a buffer made with `INDIRECT` usage.
+    pub fn indirect_args_written(&self) -> bool {
+        self.tracker.indirect_slots.iter().any(|&s| {
+            self.tracker
+                .buffers
+                .get(s as usize)
+                .is_some_and(|b| b.track.parts().any(|(_, _, p)| p.state.write.is_some()))
         })
     }
 
