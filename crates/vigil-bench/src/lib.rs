@@ -35,7 +35,13 @@ pub const WORKLOADS: &[&str] = &[
 /// passes, each size a path. `dispatches-indirect` is `dispatches` with every dispatch
 /// reading `(1, 1, 1)` from an indirect buffer: what vigil's GPU-side check of the counts
 /// costs against raw ash's unchecked `vkCmdDispatchIndirect` and wgpu's own check.
-pub const ON_REQUEST: &[&str] = &["graph-compile", "dispatches-indirect"];
+/// `dispatches-indirect-written` copies the counts into that buffer at the start of each
+/// frame, so the dispatches read arguments the same recording wrote.
+pub const ON_REQUEST: &[&str] = &[
+    "graph-compile",
+    "dispatches-indirect",
+    "dispatches-indirect-written",
+];
 
 /// What to run.
 #[derive(Clone, Debug, Default)]
@@ -369,20 +375,23 @@ fn run_one(
             check_image(name, &runs, &t::expected(size))?;
             ("draw", u64::from(size.draws()))
         }
-        "dispatches" | "dispatches-indirect" => {
+        "dispatches" | "dispatches-indirect" | "dispatches-indirect-written" => {
             use workloads::dispatches as d;
-            let indirect = name == "dispatches-indirect";
+            let written = name == "dispatches-indirect-written";
+            let indirect = written || name == "dispatches-indirect";
             let size = if opts.quick {
                 d::Size {
                     groups: 100,
                     dispatches: 1000,
                     indirect,
+                    written,
                 }
             } else {
                 d::Size {
                     groups: groups_setting(1000),
                     dispatches: 10_000,
                     indirect,
+                    written,
                 }
             };
             runs = each_path(

@@ -5,7 +5,10 @@
 //!
 //! With `indirect` (workload `dispatches-indirect`, run on request) every dispatch reads
 //! `(1, 1, 1)` from an indirect buffer instead: vigil checks the counts on the GPU in
-//! front of each, raw ash does not, wgpu does its own check.
+//! front of each, raw ash does not, wgpu does its own check. With `written` as well
+//! (workload `dispatches-indirect-written`, run on request) each frame first copies those
+//! counts into the indirect buffer, so the dispatches read arguments written earlier in the
+//! same recording (vigil checks them in front of the pass, the GPU-driven pattern).
 
 use super::PathResult;
 use crate::harness::{Plan, repeat};
@@ -36,6 +39,8 @@ pub struct Size {
     pub dispatches: u32,
     /// Whether each dispatch reads its counts from an indirect buffer.
     pub indirect: bool,
+    /// Whether each frame first copies the counts into that buffer (with `indirect`).
+    pub written: bool,
 }
 
 /// The indirect arguments every dispatch of `dispatches-indirect` reads.
@@ -123,6 +128,14 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
         })
         .map_err(e)?;
     device.write_buffer(args, 0, &ARGS).map_err(e)?;
+    let args_src = device
+        .create_buffer(&BufferDescriptor {
+            label: "args source",
+            size: 12,
+            usage: BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+        })
+        .map_err(e)?;
+    device.write_buffer(args_src, 0, &ARGS).map_err(e)?;
     let mut outs = Vec::new();
     let mut groups = Vec::new();
     for g in 0..size.groups {
@@ -163,6 +176,10 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
                 label: "dispatches",
             })
             .map_err(e)?;
+        if size.written {
+            enc.copy_buffer_to_buffer(args_src, 0, args, 0, 12)
+                .map_err(e)?;
+        }
         enc.begin_compute_pass(&ComputePassDescriptor::default())
             .map_err(e)?;
         enc.set_compute_pipeline(pipeline).map_err(e)?;
@@ -258,10 +275,16 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
     raw.write(&uniforms, 0, &params(size.groups))?;
     let args = raw.buffer(
         12,
-        vk::BufferUsageFlags::INDIRECT_BUFFER,
+        vk::BufferUsageFlags::INDIRECT_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
         gpu_allocator::MemoryLocation::CpuToGpu,
     )?;
     raw.write(&args, 0, &ARGS)?;
+    let args_src = raw.buffer(
+        12,
+        vk::BufferUsageFlags::TRANSFER_SRC,
+        gpu_allocator::MemoryLocation::CpuToGpu,
+    )?;
+    raw.write(&args_src, 0, &ARGS)?;
     let mut outs = Vec::new();
     for _ in 0..size.groups {
         outs.push(raw.buffer(
@@ -324,6 +347,12 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
     let record = |raw: &Raw| -> Result<Duration, String> {
         let t = Instant::now();
         raw.begin(cmd_pool, cb)?;
+        if size.written {
+            let region = [vk::BufferCopy::default().size(12)];
+            // SAFETY: recording; both buffers hold 12 bytes; the first barrier below
+            // orders the copy before every dispatch.
+            unsafe { d.cmd_copy_buffer(cb, args_src.raw, args.raw, &region) };
+        }
         // SAFETY: recording; compute pipeline.
         unsafe { d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline) };
         for i in 0..size.dispatches {
@@ -393,6 +422,7 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
     }
     raw.destroy_buffer(uniforms);
     raw.destroy_buffer(args);
+    raw.destroy_buffer(args_src);
     let [encode, submit] = result?;
     Ok(PathResult {
         path: "ash",
@@ -460,6 +490,13 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
         mapped_at_creation: false,
     });
     w.queue.write_buffer(&args, 0, &ARGS);
+    let args_src = dev.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("args source"),
+        size: 12,
+        usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    w.queue.write_buffer(&args_src, 0, &ARGS);
     let outs: Vec<wgpu::Buffer> = (0..size.groups)
         .map(|_| {
             dev.create_buffer(&wgpu::BufferDescriptor {
@@ -499,6 +536,9 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
         let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("dispatches"),
         });
+        if size.written {
+            enc.copy_buffer_to_buffer(&args_src, 0, &args, 0, 12);
+        }
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
             pass.set_pipeline(&pipeline);
