@@ -791,8 +791,10 @@ pub fn dispatch(w: &mut World<'_>, r: &mut Rng) {
 /// nothing else in the world reads (the world's buffers hold only small words, so no
 /// draw or index reads ask for much work), recorded into a new encoder with a live
 /// pipeline and group bound, then submitted: vigil's check on the GPU must turn it into a
-/// dispatch of nothing. The buffer is destroyed once submitted, while the GPU may still
-/// be reading it.
+/// dispatch of nothing. Half the time the counts reach the buffer through a copy the same
+/// recording makes before its pass (so the check runs in front of the pass), otherwise
+/// through a queue write. The buffers are destroyed once submitted, while the GPU may still
+/// be reading them.
 fn huge_counts(w: &mut World<'_>, r: &mut Rng) {
     let max = w.limits.max_compute_workgroups_per_dimension;
     let mut counts = [1u32, 1, 1];
@@ -813,16 +815,51 @@ fn huge_counts(w: &mut World<'_>, r: &mut Rng) {
         return;
     };
     let bytes: Vec<u8> = counts.iter().flat_map(|c| c.to_le_bytes()).collect();
-    let what = format!("write_buffer({b:?}, {offset}, huge counts)");
-    w.call("write_buffer", what, false, |w| {
-        w.device.write_buffer(b, offset, &bytes)
-    });
-    let open = super::threads::ready_encoder(w, r);
-    let destroy = |w: &mut World<'_>| {
-        let what = format!("destroy_buffer({b:?}) (huge counts)");
-        w.call("destroy_buffer", what, false, |w| {
-            w.device.destroy_buffer(b)
+    // Half the time the counts are copied in by the recording itself, before its pass
+    // (vigil checks them in front of the pass), from a buffer of their own; the
+    // argument buffer holds counts of one until then.
+    let copied = r.chance(50);
+    let src = if copied {
+        let desc = vigil::BufferDescriptor {
+            label: "huge counts source",
+            size: 32,
+            usage: BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+        };
+        let what = "create_buffer(huge counts source)".to_owned();
+        w.call("create_buffer", what, false, |w| {
+            w.device.create_buffer(&desc)
+        })
+    } else {
+        None
+    };
+    let (target, first) = match src {
+        Some(s) => (s, [1u8, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0].to_vec()),
+        None => (b, Vec::new()),
+    };
+    if !first.is_empty() {
+        let what = format!("write_buffer({b:?}, {offset}, counts of one)");
+        w.call("write_buffer", what, false, |w| {
+            w.device.write_buffer(b, offset, &first)
         });
+    }
+    let what = format!("write_buffer({target:?}, {offset}, huge counts)");
+    w.call("write_buffer", what, false, |w| {
+        w.device.write_buffer(target, offset, &bytes)
+    });
+    let open = match src {
+        Some(s) => {
+            let what = format!("copy_buffer_to_buffer({s:?}, 0, {b:?}, 0, 32), ");
+            super::threads::ready_encoder(w, r, &what, |e| e.copy_buffer_to_buffer(s, 0, b, 0, 32))
+        }
+        None => super::threads::ready_encoder(w, r, "", |_| Ok(())),
+    };
+    let destroy = |w: &mut World<'_>| {
+        for x in std::iter::once(b).chain(src) {
+            let what = format!("destroy_buffer({x:?}) (huge counts)");
+            w.call("destroy_buffer", what, false, |w| {
+                w.device.destroy_buffer(x)
+            });
+        }
     };
     let Some((mut open, _, _)) = open else {
         return destroy(w);

@@ -136,9 +136,12 @@ pub(super) fn caught<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 /// A new encoder in a compute pass with a live compute pipeline and (when its recipe has
 /// one) a live group of its recipe bound, each call made through the world: the encoder,
 /// the pipeline and the group, or `None` when there is no such pair or a call was refused.
+/// `before` records into the encoder first, outside any pass (`what` says what it does).
 pub(super) fn ready_encoder(
     w: &mut World<'_>,
     r: &mut Rng,
+    what: &str,
+    before: impl FnOnce(&mut vigil::CommandEncoder) -> vigil::Result<()>,
 ) -> Option<(Open, ComputePipeline, Option<BindGroup>)> {
     let (pipeline, recipe) = w.compute.live_where(r, |_| true)?;
     let needs_group = !(RECIPES[recipe].group)().is_empty();
@@ -150,7 +153,7 @@ pub(super) fn ready_encoder(
     let id = w.encoder_count;
     w.encoder_count += 1;
     let what = format!(
-        "enc{id}: create, begin_compute_pass, set_compute_pipeline({pipeline:?}){} for another thread",
+        "enc{id}: create, {what}begin_compute_pass, set_compute_pipeline({pipeline:?}){} for another thread",
         group.as_ref().map_or(String::new(), |(g, _)| format!(
             ", set_bind_group(0, {g:?})"
         ))
@@ -159,6 +162,7 @@ pub(super) fn ready_encoder(
         let mut encoder = w.device.create_command_encoder(&CommandEncoderDescriptor {
             label: "fuzz encoder for another thread",
         })?;
+        before(&mut encoder)?;
         encoder.begin_compute_pass(&ComputePassDescriptor {
             label: "fuzz pass for another thread",
             timestamp_writes: None,
@@ -264,7 +268,7 @@ pub fn destroys_across_threads(w: &mut World<'_>, r: &mut Rng) {
         None
     };
     if encoder.is_none() && r.chance(50) {
-        encoder = ready_encoder(w, r).map(|(open, pipeline, group)| {
+        encoder = ready_encoder(w, r, "", |_| Ok(())).map(|(open, pipeline, group)| {
             if r.chance(25) {
                 steps.insert(r.index(steps.len() + 1), Step::Compute(pipeline));
             }
