@@ -205,8 +205,11 @@ fn indirect_dispatch_ranges_are_checked() {
     e.dispatch_indirect(args, 4).unwrap();
 }
 
-#[test]
-fn unwritten_indirect_arguments_are_checked_once_per_range_in_front_of_the_recording() {
+/// The commands submitted for one recording of 100 pairs of indirect dispatches reading
+/// two ranges of a 24-byte argument buffer, the recording first clearing the buffer
+/// (outside any pass) when `clear`: with the positions of the clears of that buffer, of
+/// the checks and of the indirect dispatches.
+fn two_ranges_dispatched(clear: bool) -> (Vec<TestCommand>, [Vec<usize>; 3]) {
     let d = device();
     let (k, g, ..) = ready(&d);
     let args = buffer(
@@ -216,6 +219,9 @@ fn unwritten_indirect_arguments_are_checked_once_per_range_in_front_of_the_recor
         BufferUsages::INDIRECT | BufferUsages::COPY_DST,
     );
     let mut e = encoder(&d);
+    if clear {
+        e.clear_buffer(args, 0, None).unwrap();
+    }
     compute_pass(&mut e);
     e.set_compute_pipeline(k.pipeline).unwrap();
     e.set_bind_group(0, g, &[]).unwrap();
@@ -225,21 +231,33 @@ fn unwritten_indirect_arguments_are_checked_once_per_range_in_front_of_the_recor
     }
     e.end_compute_pass().unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
-    let all = d.test_backend().submitted_commands();
-    let cmds: Vec<&TestCommand> = all.iter().flat_map(|(_, c)| c.iter()).collect();
+    let cmds: Vec<TestCommand> = d
+        .test_backend()
+        .submitted_commands()
+        .into_iter()
+        .flat_map(|(_, c)| c)
+        .collect();
+    let at = |f: &dyn Fn(&TestCommand) -> bool| -> Vec<usize> {
+        (0..cmds.len()).filter(|&i| f(&cmds[i])).collect()
+    };
+    let found = [
+        at(&|c| matches!(c, TestCommand::FillBuffer { size: 24, .. })),
+        at(&|c| matches!(c, TestCommand::Dispatch([1, 1, 1]))),
+        at(&|c| matches!(c, TestCommand::DispatchIndirect(..))),
+    ];
+    (cmds, found)
+}
+
+#[test]
+fn unwritten_indirect_arguments_are_checked_once_per_range_in_front_of_the_recording() {
+    let (cmds, [_, checks, indirect]) = two_ranges_dispatched(false);
     // Two checks (one per range), before every indirect dispatch; each of the 200 reads
     // vigil's checked copy, none the arguments themselves.
-    let checks: Vec<usize> = (0..cmds.len())
-        .filter(|&i| matches!(cmds[i], TestCommand::Dispatch([1, 1, 1])))
-        .collect();
-    let indirect: Vec<usize> = (0..cmds.len())
-        .filter(|&i| matches!(cmds[i], TestCommand::DispatchIndirect(..)))
-        .collect();
     assert_eq!((checks.len(), indirect.len()), (2, 200), "{cmds:?}");
     assert!(checks.iter().all(|c| indirect.iter().all(|i| c < i)));
     let sources: std::collections::HashSet<_> = indirect
         .iter()
-        .map(|&i| match cmds[i] {
+        .map(|&i| match &cmds[i] {
             TestCommand::DispatchIndirect(buffer, _) => *buffer,
             _ => unreachable!(),
         })
@@ -249,44 +267,18 @@ fn unwritten_indirect_arguments_are_checked_once_per_range_in_front_of_the_recor
 
 #[test]
 fn arguments_written_before_the_pass_are_checked_once_per_range_in_front_of_the_pass() {
-    let d = device();
-    let (k, g, ..) = ready(&d);
-    let args = buffer(
-        &d,
-        "args",
-        24,
-        BufferUsages::INDIRECT | BufferUsages::COPY_DST,
-    );
-    let mut e = encoder(&d);
-    e.clear_buffer(args, 0, None).unwrap();
-    compute_pass(&mut e);
-    e.set_compute_pipeline(k.pipeline).unwrap();
-    e.set_bind_group(0, g, &[]).unwrap();
-    for _ in 0..100 {
-        e.dispatch_indirect(args, 0).unwrap();
-        e.dispatch_indirect(args, 12).unwrap();
-    }
-    e.end_compute_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
-    let all = d.test_backend().submitted_commands();
-    let cmds: Vec<&TestCommand> = all.iter().flat_map(|(_, c)| c.iter()).collect();
+    let (cmds, [clears, checks, indirect]) = two_ranges_dispatched(true);
     // The clear, then two checks (one per range), then the 200 indirect dispatches, each
     // reading vigil's checked copy: none checked where it is read.
-    let at = |f: &dyn Fn(&TestCommand) -> bool| -> Vec<usize> {
-        (0..cmds.len()).filter(|&i| f(cmds[i])).collect()
-    };
-    let fills = at(&|c| matches!(c, TestCommand::FillBuffer { size: 24, .. }));
-    let checks = at(&|c| matches!(c, TestCommand::Dispatch([1, 1, 1])));
-    let indirect = at(&|c| matches!(c, TestCommand::DispatchIndirect(..)));
     assert_eq!(
-        (fills.len(), checks.len(), indirect.len()),
+        (clears.len(), checks.len(), indirect.len()),
         (1, 2, 200),
         "{cmds:?}"
     );
     assert!(
         checks
             .iter()
-            .all(|c| fills[0] < *c && indirect.iter().all(|i| c < i))
+            .all(|c| clears[0] < *c && indirect.iter().all(|i| c < i))
     );
 }
 
