@@ -530,6 +530,47 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
 }
 
 #[test]
+fn without_indirect_first_instance_a_draw_by_address_naming_another_draws_nothing() {
+    // As on a device without drawIndirectFirstInstance (the seam makes this one check as
+    // such a device would): arguments by address naming a first instance other than 0 draw
+    // nothing, those naming 0 draw.
+    let d = device();
+    d.seams().check_indirect_first_instance();
+    let pipeline = pull_pipeline(&d);
+    let data = heap(&d, "scene", 256, HeapKind::CpuVisible);
+    let root = d.gpu_heap_ptr::<[f32; 6]>(data, 0).unwrap();
+    let positions = d.gpu_heap_ptr::<[f32; 6]>(data, 64).unwrap();
+    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let mut root_bytes = positions.to_bytes().to_vec();
+    root_bytes.extend(f(&[0.0, 0.4, 1.0, 1.0]));
+    d.write_gpu_heap(data, 0, &root_bytes).unwrap();
+    d.write_gpu_heap(data, 64, &f(&[-0.5, -0.5, 0.5, -0.5, 0.0, 0.5]))
+        .unwrap();
+    let words: Vec<u8> = [3u32, 1, 0, 3, 3, 1, 0, 0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    d.write_gpu_heap(data, 128, &words).unwrap();
+    let (target, view) = common::readable_target(&d, [32, 32]);
+    for (offset, drawn) in [(128, false), (144, true)] {
+        let args = d.gpu_heap_ptr::<[u32; 4]>(data, offset).unwrap();
+        let mut e = clear_pass(&d, view, pipeline);
+        e.set_root(root).unwrap();
+        e.draw_indirect_at(args).unwrap();
+        let pixels = end_and_read(&d, e, target);
+        let at = |x: usize, y: usize| &pixels[(y * 32 + x) * 4..(y * 32 + x) * 4 + 4];
+        let inside: &[u8] = if drawn {
+            &[0, 102, 255, 255]
+        } else {
+            &[0, 0, 0, 255]
+        };
+        assert_eq!(at(16, 16), inside, "inside (arguments at {offset})");
+        assert_eq!(at(1, 1), [0, 0, 0, 255], "outside (arguments at {offset})");
+    }
+    d.finish();
+}
+
+#[test]
 fn draws_that_take_their_roots_each_push_their_own() {
     let d = device();
     let pipeline = pull_pipeline(&d);

@@ -466,3 +466,82 @@ fn a_first_instance_read_by_an_indirect_draw_is_defined_without_asking_for_it() 
     assert_eq!(at(&px, 2, 2), [7, 0, 0, 255]);
     assert_eq!(at(&px, 60, 60), [7, 0, 0, 255]);
 }
+
+#[test]
+fn without_indirect_first_instance_a_draw_naming_another_first_instance_draws_nothing() {
+    // On a device without drawIndirectFirstInstance the arguments are copied in front of
+    // the pass with the instance count zero when the first instance is not (the seam makes
+    // this device check as such a device would): those draws leave the clear colour, the
+    // others draw their instances (the last one's index is the red channel).
+    let g = gpu();
+    let d = &*g;
+    d.seams().check_indirect_first_instance();
+    let targets: Vec<_> = (0..4)
+        .map(|_| target(d, TextureFormat::Rgba8Unorm, 1))
+        .collect();
+    let formats = [color_target(targets[0].format)];
+    let p = d
+        .create_render_pipeline(&pipeline_desc(
+            empty_layout(d),
+            module(d, INSTANCE),
+            &[],
+            &formats,
+        ))
+        .unwrap();
+    let args = d
+        .create_buffer(&BufferDescriptor {
+            label: "args",
+            size: 80,
+            usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
+        })
+        .unwrap();
+    // Draws at 0 and 16: (3 vertices, 2 instances, first vertex 0, first instance 7 / 0);
+    // indexed draws at 32 and 52: (3 indices, 3 instances, first index 0, base vertex 0,
+    // first instance 5 / 0).
+    let words = [3, 2, 0, 7, 3, 2, 0, 0, 3, 3, 0, 0, 5, 3, 3, 0, 0, 0, 0, 0];
+    d.write_buffer(args, 0, &bytes_of(&words)).unwrap();
+    let indices = d
+        .create_buffer(&BufferDescriptor {
+            label: "indices",
+            size: 12,
+            usage: BufferUsages::INDEX | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    d.write_buffer(indices, 0, &bytes_of(&[0, 1, 2])).unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor {
+            label: "first instance checked",
+        })
+        .unwrap();
+    for (i, t) in targets.iter().enumerate() {
+        e.begin_render_pass(&RenderPassDescriptor {
+            label: "first instance checked",
+            color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
+            ..Default::default()
+        })
+        .unwrap();
+        e.set_render_pipeline(p).unwrap();
+        if i < 2 {
+            e.draw_indirect(args, 16 * i as u64).unwrap();
+        } else {
+            e.set_index_buffer(indices, IndexFormat::Uint32, 0, None)
+                .unwrap();
+            e.draw_indexed_indirect(args, 32 + 20 * (i as u64 - 2))
+                .unwrap();
+        }
+        e.end_render_pass().unwrap();
+    }
+    d.submit([e.finish().unwrap()]).unwrap();
+    let want = [
+        [0, 0, 255, 255],
+        [1, 0, 0, 255],
+        [0, 0, 255, 255],
+        [2, 0, 0, 255],
+    ];
+    for (t, want) in targets.iter().zip(want) {
+        let px = pixels(d, t.texture);
+        assert_eq!((at(&px, 2, 2), at(&px, 60, 60)), (want, want));
+    }
+    // The arguments themselves are as written: the check only reads them.
+    assert_eq!(read_u32(d, args, 20), words.to_vec());
+}

@@ -7,6 +7,10 @@
 //! shader of vigil's own that copies the three counts into a slot of a scratch buffer,
 //! all three set to zero when any is above `max_compute_workgroups_per_dimension` (the
 //! dispatch then does nothing, as WebGPU specifies), and the dispatch reads the slot.
+//! Indirect mesh-task counts are checked the same way against the task or mesh limits, and
+//! on a device without `drawIndirectFirstInstance` indirect draws' arguments are copied
+//! with the instance count zero when the first instance is not (undefined behaviour there,
+//! VUID-VkDrawIndirectCommand-firstInstance-00501).
 //!
 //! The pipeline is made on the first indirect dispatch and kept for the device's life.
 //! Scratch buffers (1,024 slots each, one per dispatch) are leased by recordings and come
@@ -21,7 +25,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use vigil_hal::{Api, BufferUsages, ShaderFormat, ShaderStages};
 
-/// Slots in one scratch buffer (16 KiB to 256 KiB, by the storage offset alignment): a
+/// Slots in one scratch buffer (32 KiB to 256 KiB, by the storage offset alignment): a
 /// frame of 10,000 indirect dispatches leases ten.
 pub(crate) const SLOTS: u32 = 1024;
 
@@ -30,16 +34,32 @@ pub(crate) const SLOTS: u32 = 1024;
 const KEEP_FREE: usize = 64;
 
 /// The shader: `src` is the argument buffer, `p.at` the word the arguments start at,
-/// `dst` the recording's slot (bound with a dynamic offset). The counts pass when each is
-/// within its dimension's limit and, when `p.total` is not 0, their product is within it
-/// (checked by division, so nothing overflows).
+/// `dst` the recording's slot (bound with a dynamic offset).
+///
+/// Dispatch and mesh-task counts (`p.x` not 0): they pass when each is within its
+/// dimension's limit (`p.x`, `p.y`, `p.z`) and, when `p.total` is not 0, their product is
+/// within it (checked by division, so nothing overflows); otherwise all three are zero.
+///
+/// Draw arguments (`p.x` 0, which no dimension's limit is): the `p.z` words (4, or 5 for an
+/// indexed draw) are copied, with the instance count zero when the first instance (word
+/// `p.y`) is not, for a device without `drawIndirectFirstInstance`: the draw then does
+/// nothing, as WebGPU specifies.
 const SOURCE: &str = "
 struct P { at: u32, x: u32, y: u32, z: u32, total: u32 }
 var<immediate> p: P;
 @group(0) @binding(0) var<storage, read> src: array<u32>;
-@group(1) @binding(0) var<storage, read_write> dst: array<u32, 3>;
+@group(1) @binding(0) var<storage, read_write> dst: array<u32, 5>;
 @compute @workgroup_size(1)
 fn main() {
+    if p.x == 0u {
+        for (var i = 0u; i < p.z; i++) {
+            dst[i] = src[p.at + i];
+        }
+        if src[p.at + p.y] != 0u {
+            dst[1] = 0u;
+        }
+        return;
+    }
     let x = src[p.at];
     let y = src[p.at + 1u];
     let z = src[p.at + 2u];
@@ -52,6 +72,9 @@ fn main() {
     dst[2] = select(0u, z, ok);
 }
 ";
+
+/// Bytes of a scratch slot the check writes: an indexed draw's five words.
+pub(crate) const SLOT_BYTES: u64 = 20;
 
 /// Bytes of the check's immediate data: the word, three limits and the total.
 pub(crate) const IMMEDIATES: u32 = 20;
@@ -157,9 +180,10 @@ impl<A: Api> IndirectCheck<A> {
     }
 }
 
-/// Bytes from one slot to the next: the storage offset alignment (at least 16).
+/// Bytes from one slot to the next: the storage offset alignment, at least 32 (room for
+/// [`SLOT_BYTES`]; the alignment is a power of two, so 32 is a multiple of a smaller one).
 pub(crate) fn slot_size(limits: &vigil_hal::Limits) -> u64 {
-    u64::from(limits.min_storage_buffer_offset_alignment).max(16)
+    u64::from(limits.min_storage_buffer_offset_alignment).max(32)
 }
 
 fn storage(read_only: bool, dynamic: bool) -> vigil_hal::BindGroupLayoutEntry {
@@ -290,7 +314,7 @@ impl<A: Api> super::Core<A> {
             })
             .map_err(|e| self.hal_error(e, op, LABEL))?;
         let buffer = Owned::<A, BufferKind>::new(hal, raw);
-        let group = self.indirect_group(&p.dst_layout, &buffer, 0, 12, op)?;
+        let group = self.indirect_group(&p.dst_layout, &buffer, 0, SLOT_BYTES, op)?;
         Ok(Scratch { group, buffer })
     }
 

@@ -26,6 +26,9 @@ pub(crate) struct SeamState {
     /// Writes of a granted run that take the gate's locked instruction (0: the default,
     /// [`super::runs::LOCKED_RUN_WRITES`]).
     locked_run_writes: AtomicU64,
+    /// Indirect draws' first instances are checked on the GPU as on a device without
+    /// `INDIRECT_FIRST_INSTANCE`, though this one has it.
+    check_first_instance: AtomicBool,
 }
 
 fn nonzero(v: u64) -> Option<u64> {
@@ -45,6 +48,13 @@ impl SeamState {
             0 => super::runs::LOCKED_RUN_WRITES,
             n => n,
         }
+    }
+
+    /// Whether indirect draws' first instances are checked as if the device lacked
+    /// `INDIRECT_FIRST_INSTANCE`.
+    #[inline]
+    pub fn check_first_instance(&self) -> bool {
+        self.check_first_instance.load(Ordering::Relaxed)
     }
 
     /// The serial a fault was armed for, if any.
@@ -217,6 +227,17 @@ impl<A: Api> Seams<'_, A> {
             .seams
             .locked_run_writes
             .store(writes.max(1), Ordering::Relaxed);
+    }
+
+    /// Makes indirect draws recorded from now on check their first instance on the GPU as
+    /// on a device without `INDIRECT_FIRST_INSTANCE` (a draw naming a first instance other
+    /// than 0 then draws nothing), so that path can be tested on a device that has the
+    /// feature.
+    pub fn check_indirect_first_instance(&self) {
+        self.device
+            .seams
+            .check_first_instance
+            .store(true, Ordering::Relaxed);
     }
 
     /// Bounds how long waits may go without progress (default 5 s).

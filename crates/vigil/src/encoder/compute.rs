@@ -78,10 +78,19 @@ pub(crate) struct CheckedArgs {
     /// The slot's offset in the scratch buffer (the dynamic offset of its group).
     pub(super) slot_offset: u32,
     /// The limits the counts are checked against: per dimension, and in all (0: none).
+    /// For draw arguments ([`CheckedArgs::draw`]): 0, the first instance's word, the
+    /// arguments' words, 0.
     pub(super) limits: [u32; 4],
 }
 
 impl CheckedArgs {
+    /// Checks draw arguments instead of counts: an indexed draw's five words, with the
+    /// first instance last, or a draw's four (see `device/indirect.rs`).
+    pub(super) fn draw(mut self, indexed: bool) -> CheckedArgs {
+        self.limits = if indexed { [0, 4, 5, 0] } else { [0, 3, 4, 0] };
+        self
+    }
+
     /// The check's immediate data: the word, then the limits.
     fn immediates(&self) -> [u8; indirect::IMMEDIATES as usize] {
         let mut out = [0u8; indirect::IMMEDIATES as usize];
@@ -345,7 +354,14 @@ impl<A: Api> CommandEncoder<A> {
                 Batch::InPlace
             };
             let checks = e.used.indirect.early.len();
-            let at = e.checked_args(None, size, key, offset, batch, OP)?;
+            let at = e.checked_args(
+                None,
+                size,
+                key,
+                offset..offset.saturating_add(12),
+                batch,
+                OP,
+            )?;
             if batch == Batch::InPlace {
                 e.prepare_dispatch(Some((slot, offset, CHECKED)), false, OP)?;
                 e.record_checked_dispatch(at);
@@ -406,21 +422,22 @@ impl<A: Api> CommandEncoder<A> {
         Ok(self.used.indirect.pipeline.is_some())
     }
 
-    /// Takes a scratch slot for an indirect dispatch's checked arguments and finds (or
-    /// makes) the group binding the buffer they are in (`size` bytes, `key` naming it with
-    /// the binding's offset left 0; `raw`, or the recording's buffer of `key` when `None`),
-    /// at `offset` in it. `batch`: where the check goes; in front of the command buffer or
-    /// of the pass, a check of the same arguments already there serves again. Needs the
+    /// Takes a scratch slot for an indirect call's checked arguments and finds (or makes)
+    /// the group binding the buffer they are in (`size` bytes, `key` naming it with the
+    /// binding's offset left 0; `raw`, or the recording's buffer of `key` when `None`), at
+    /// the bytes `args` of it. `batch`: where the check goes; in front of the command buffer
+    /// or of the pass, a check of the same arguments already there serves again. Needs the
     /// check's pipeline met ([`CommandEncoder::indirect_check`]).
     pub(super) fn checked_args(
         &mut self,
         raw: Option<&A::Buffer>,
         size: u64,
         mut key: SourceKey,
-        offset: u64,
+        args: std::ops::Range<u64>,
         batch: Batch,
         op: &'static str,
     ) -> Result<CheckedArgs> {
+        let offset = args.start;
         let core = &self.core;
         let super::used::Used {
             indirect: ind,
@@ -435,7 +452,7 @@ impl<A: Api> CommandEncoder<A> {
         } else {
             let align = u64::from(core.limits.min_storage_buffer_offset_alignment).max(4);
             let base = offset.saturating_sub(offset.checked_rem(align).unwrap_or(0));
-            (base, offset.saturating_add(12).saturating_sub(base))
+            (base, args.end.saturating_sub(base))
         };
         key.base = base;
         let source = match ind.sources.iter().position(|(k, _)| *k == key) {
@@ -538,15 +555,15 @@ impl<A: Api> CommandEncoder<A> {
         Ok(())
     }
 
-    /// Records the checks of the render pass that just ended (its indirect mesh draws) at
+    /// Records the checks of the render pass that just ended (its indirect arguments) at
     /// the end of the open native command buffer, which goes in front of the pass's: after
     /// the application's barriers to `DRAW_INDIRECT` (chained to the checks' compute
     /// stage), and before one barrier from the checks' writes to every indirect read.
-    pub(super) fn record_mesh_checks(&mut self, op: &'static str) -> Result<()> {
-        if self.render.mesh_checks.is_empty() {
+    pub(super) fn record_pass_checks(&mut self, op: &'static str) -> Result<()> {
+        if self.render.pass_checks.is_empty() {
             return Ok(());
         }
-        let checks = std::mem::take(&mut self.render.mesh_checks);
+        let checks = std::mem::take(&mut self.render.pass_checks);
         let Some(check) = self.used.indirect.pipeline.clone() else {
             return Ok(());
         };

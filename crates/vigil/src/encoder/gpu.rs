@@ -318,7 +318,7 @@ impl<A: Api> CommandEncoder<A> {
                 e.dispatches = e.dispatches.wrapping_add(1);
                 return Ok(());
             }
-            let checked = e.heap_checked_args(at, args.address(), OP)?;
+            let checked = e.heap_checked_args(at, args.address(), 12, OP)?;
             e.prepare_dispatch(None, false, OP)?;
             if let (true, Some(pool)) = (e.open, e.pool.as_mut()) {
                 // The application ordered the arguments' writer before `DRAW_INDIRECT`; the
@@ -342,13 +342,20 @@ impl<A: Api> CommandEncoder<A> {
     /// GPU from `args`, an address in a live heap (16 bytes, 4-aligned: `gpu.pointer`):
     /// arguments a compute pass may have written (order them with
     /// [`CommandEncoder::memory_barrier`] from `COMPUTE` to `DRAW_INDIRECT` before the render
-    /// pass). The counts are the GPU's.
+    /// pass). The counts are the GPU's; on a device without `INDIRECT_FIRST_INSTANCE` the
+    /// arguments are copied in front of the render pass (read as they are when it begins),
+    /// and a first instance other than 0 makes the draw do nothing.
     pub fn draw_indirect_at(&mut self, args: GpuPtr<[u32; 4]>) -> Result<()> {
         const OP: &str = "draw_indirect_at";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
             let at = e.heap_for(OP, "the arguments", args.address(), 16, 4)?;
             e.prepare_draw(OP, None, None, &(0..0), false)?;
+            if e.first_instance_checked() && e.indirect_check(OP)? {
+                let checked = e.heap_checked_args(at, args.address(), 16, OP)?.draw(false);
+                e.draw_checked_args(checked, false);
+                return Ok(());
+            }
             e.rec_at_heap(at, args.address(), |r, heap, offset| {
                 r.draw_indirect(heap, offset);
             });
@@ -441,9 +448,9 @@ impl<A: Api> CommandEncoder<A> {
                 return Ok(());
             }
             let (per, total, _) = e.mesh_group_limits(task, OP)?;
-            let mut checked = e.heap_checked_args(at, args.address(), OP)?;
+            let mut checked = e.heap_checked_args(at, args.address(), 12, OP)?;
             checked.limits = [per[0], per[1], per[2], total.max(1)];
-            e.render.mesh_checks.push(checked);
+            e.render.pass_checks.push(checked);
             let ind = &e.used.indirect;
             if let (Some(scratch), true, Some(pool)) = (
                 ind.leases.get(checked.lease).and_then(|l| l.scratch()),
@@ -458,12 +465,13 @@ impl<A: Api> CommandEncoder<A> {
         })
     }
 
-    /// [`CommandEncoder::checked_args`] for arguments at `address` in the recording's heap
-    /// `at` (found by `heap_for`), checked in place.
+    /// [`CommandEncoder::checked_args`] for `len` bytes of arguments at `address` in the
+    /// recording's heap `at` (found by `heap_for`), checked in place.
     fn heap_checked_args(
         &mut self,
         at: usize,
         address: u64,
+        len: u64,
         op: &'static str,
     ) -> Result<super::compute::CheckedArgs> {
         let Some(heap) = self.used.gpu_heaps.get(at).cloned() else {
@@ -485,7 +493,7 @@ impl<A: Api> CommandEncoder<A> {
             Some(&heap.raw),
             heap.size,
             key,
-            offset,
+            offset..offset.saturating_add(len),
             super::compute::Batch::InPlace,
             op,
         )

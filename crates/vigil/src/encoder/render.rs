@@ -98,9 +98,9 @@ struct IndexBinding {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RenderState {
     pub binder: Binder,
-    /// Checks of the pass's indirect mesh draws, recorded in front of the pass when it
-    /// ends.
-    pub mesh_checks: Vec<super::compute::CheckedArgs>,
+    /// Checks of the pass's indirect mesh draws, and of its indirect draws on a device
+    /// without `drawIndirectFirstInstance`, recorded in front of the pass when it ends.
+    pub pass_checks: Vec<super::compute::CheckedArgs>,
     extent: [u32; 2],
     targets: PassTargets,
     vertex: [Option<VertexBinding>; MAX_VERTEX_SLOTS],
@@ -458,13 +458,13 @@ impl<A: Api> CommandEncoder<A> {
             }
             e.pass = Pass::None;
             e.scope.apply(&mut e.used, &mut e.pending);
-            if !e.pending.is_empty() || !e.render.mesh_checks.is_empty() {
-                // The barriers, and the checks of the pass's indirect mesh draws, go in
+            if !e.pending.is_empty() || !e.render.pass_checks.is_empty() {
+                // The barriers, and the checks of the pass's indirect arguments, go in
                 // front of the pass, in a command buffer of their own: the pass's ends here.
                 e.cut(OP)?;
                 let pass = e.segments.pop();
                 e.flush_pending(OP)?;
-                e.record_mesh_checks(OP)?;
+                e.record_pass_checks(OP)?;
                 e.cut(OP)?;
                 e.segments.extend(pass);
             }
@@ -763,9 +763,31 @@ impl<A: Api> CommandEncoder<A> {
             let b = find(&mut e.used.buffers, &e.core, buffer, op)?;
             let size = if indexed { 20 } else { 16 };
             validate::encoder::indirect(op, &e.label, b.facts(), offset, size)?;
+            let whole = b.size;
             let (bi, bg) = (buffer.index(), buffer.generation());
             let slot = e.used.buffer_slot_of(bi, bg);
             e.prepare_draw(op, Some((slot, offset, size)), None, &(0..0), indexed)?;
+            if e.first_instance_checked() && e.indirect_check(op)? {
+                let key = super::used::SourceKey {
+                    heap: false,
+                    index: bi,
+                    generation: bg,
+                    base: 0,
+                };
+                let batch = super::compute::Batch::InPlace;
+                let checked = e
+                    .checked_args(
+                        None,
+                        whole,
+                        key,
+                        offset..offset.saturating_add(size),
+                        batch,
+                        op,
+                    )?
+                    .draw(indexed);
+                e.draw_checked_args(checked, indexed);
+                return Ok(());
+            }
             if let (Some(b), Some(pool)) = (e.used.buffers.get(bi, bg), e.pool.as_mut()) {
                 let mut r = crate::native::Rec::<A>(pool);
                 if indexed {
@@ -777,6 +799,41 @@ impl<A: Api> CommandEncoder<A> {
             e.draws = e.draws.wrapping_add(1);
             Ok(())
         })
+    }
+
+    /// Whether indirect draws' arguments are checked on the GPU: on a device without
+    /// `INDIRECT_FIRST_INSTANCE`, where a first instance other than 0 is undefined
+    /// behaviour (VUID-VkDrawIndirectCommand-firstInstance-00501), or when a test seam asks.
+    pub(super) fn first_instance_checked(&self) -> bool {
+        !self
+            .core
+            .features
+            .contains(vigil_hal::Features::INDIRECT_FIRST_INSTANCE)
+            || self.core.seams.check_first_instance()
+    }
+
+    /// Queues `checked` (draw arguments) for the check in front of the pass and draws from
+    /// its slot: nothing when the arguments name a first instance other than 0.
+    pub(super) fn draw_checked_args(
+        &mut self,
+        checked: super::compute::CheckedArgs,
+        indexed: bool,
+    ) {
+        self.render.pass_checks.push(checked);
+        let ind = &self.used.indirect;
+        if let (Some(scratch), Some(pool)) = (
+            ind.leases.get(checked.lease).and_then(|l| l.scratch()),
+            self.pool.as_mut(),
+        ) {
+            let mut r = crate::native::Rec::<A>(pool);
+            let at = u64::from(checked.slot_offset);
+            if indexed {
+                r.draw_indexed_indirect(&scratch.buffer, at);
+            } else {
+                r.draw_indirect(&scratch.buffer, at);
+            }
+        }
+        self.draws = self.draws.wrapping_add(1);
     }
 
     /// Checks the draw's state, binds changed groups, checks vertex ranges and adds the
