@@ -103,6 +103,11 @@ pub fn run(config: &Config) -> Result<Report, String> {
     if shape.chance(50) {
         device.seams().set_locked_run_writes(1 + shape.below(8));
     }
+    // A third check indirect draws' arguments on the GPU as a device without
+    // INDIRECT_FIRST_INSTANCE does (the test devices all have it).
+    if shape.chance(33) {
+        device.seams().check_indirect_first_instance();
+    }
     let native_baseline = device.live_native_objects();
     // With a compute-only queue the other device is on it for half the seeds: explicit waits
     // then cross queues, and heaps are shared across queue families.
