@@ -80,7 +80,8 @@ bitflags! {
         const FULL_DRAW_INDEX_UINT32 = 1 << 1;
         /// Anisotropic filtering in samplers.
         const SAMPLER_ANISOTROPY = 1 << 2;
-        /// Indirect draws may use a non-zero first instance.
+        /// Indirect draws may use a non-zero first instance (without it, vigil checks
+        /// indirect draws' arguments on the GPU and such a draw does nothing).
         const INDIRECT_FIRST_INSTANCE = 1 << 3;
         /// Several draws from one indirect buffer in one call.
         const MULTI_DRAW_INDIRECT = 1 << 4;

@@ -724,13 +724,16 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// Draws with `(vertex_count, instance_count, first_vertex, first_instance)` read from
-    /// `buffer` at `offset`.
+    /// `buffer` at `offset`. On a device without `INDIRECT_FIRST_INSTANCE` a first instance
+    /// other than 0 makes the draw do nothing (checked on the GPU in front of the pass, as
+    /// WebGPU specifies); every device is given the feature when its adapter has it.
     pub fn draw_indirect(&mut self, buffer: Buffer, offset: u64) -> Result<()> {
         self.indirect_draw("draw_indirect", buffer, offset, false)
     }
 
     /// Draws indexed with `(index_count, instance_count, first_index, base_vertex,
-    /// first_instance)` read from `buffer` at `offset`.
+    /// first_instance)` read from `buffer` at `offset`; the first instance as for
+    /// [`CommandEncoder::draw_indirect`].
     pub fn draw_indexed_indirect(&mut self, buffer: Buffer, offset: u64) -> Result<()> {
         self.indirect_draw("draw_indexed_indirect", buffer, offset, true)
     }
