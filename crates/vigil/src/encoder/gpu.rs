@@ -466,7 +466,8 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// [`CommandEncoder::checked_args`] for `len` bytes of arguments at `address` in the
-    /// recording's heap `at` (found by `heap_for`), checked in place.
+    /// recording's heap `at` (found by `heap_for`), a check of their own for each call
+    /// (heaps are not tracked, so no check of the same words is known to serve again).
     fn heap_checked_args(
         &mut self,
         at: usize,
