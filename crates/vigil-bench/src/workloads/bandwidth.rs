@@ -416,12 +416,24 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
     let copy_pl = raw.pipeline_layout(&[copy_dsl])?;
     let mut modules = Vec::new();
     let mut pipeline = |wgsl: &str, name: &str, layout| -> Result<vk::Pipeline, String> {
+        let hint = raw_nontemporal();
         let words = if let Some(policy) = raw_kernel_policy() {
             spirv_with(wgsl, policy)?
         } else {
             let m = vigil_shader::Module::from_wgsl(wgsl, name).map_err(|d| d.to_string())?;
-            m.to_spirv(&vigil_shader::SpirvOptions::default())
-                .map_err(|d| d.to_string())?
+            // Nontemporal is a memory operand of SPIR-V 1.4 on.
+            let version = if hint.is_some() { (1, 4) } else { (1, 3) };
+            m.to_spirv(&vigil_shader::SpirvOptions {
+                version,
+                ..vigil_shader::SpirvOptions::default()
+            })
+            .map_err(|d| d.to_string())?
+        };
+        let words = match hint {
+            Some((loads, stores)) if raw_kernel_policy().is_none() => {
+                nontemporal(words, loads, stores)
+            }
+            _ => words,
         };
         let words = match raw_restrict() {
             Some(all) => restrict_storage(words, all),
@@ -797,6 +809,80 @@ fn raw_restrict() -> Option<bool> {
     }
 }
 
+/// Which of raw ash's kernel memory accesses carry SPIR-V's `Nontemporal` hint (the data
+/// will not be used again soon, so caches need not keep it): with
+/// `VIGIL_BENCH_RAW_NONTEMPORAL=all` loads and stores, `=loads` or `=stores` one kind;
+/// else none. To measure whether the driver's compiler streams the copy past the caches
+/// when told so, as CUDA's own copy may. Ignored with `VIGIL_BENCH_RAW_KERNELS`.
+fn raw_nontemporal() -> Option<(bool, bool)> {
+    match std::env::var("VIGIL_BENCH_RAW_NONTEMPORAL").ok().as_deref() {
+        Some("all") => Some((true, true)),
+        Some("loads") => Some((true, false)),
+        Some("stores") => Some((false, true)),
+        _ => None,
+    }
+}
+
+/// `words` (SPIR-V 1.4 or later) with the `Nontemporal` memory operand on every `OpLoad`
+/// (when `loads`) and `OpStore` (when `stores`) through a pointer into a storage buffer.
+fn nontemporal(words: Vec<u32>, loads: bool, stores: bool) -> Vec<u32> {
+    const OP_LOAD: u32 = 61;
+    const OP_STORE: u32 = 62;
+    const OP_ACCESS_CHAIN: u32 = 65;
+    const OP_IN_BOUNDS_ACCESS_CHAIN: u32 = 66;
+    const OP_TYPE_POINTER: u32 = 32;
+    const STORAGE_BUFFER: u32 = 12;
+    const NONTEMPORAL: u32 = 0x4;
+    let Some(header) = words.get(..5) else {
+        return words;
+    };
+    let mut insts: Vec<(u32, Vec<u32>)> = Vec::new();
+    let mut at = 5;
+    while let Some(&first) = words.get(at) {
+        let n = (first >> 16) as usize;
+        let Some(operands) = words.get(at + 1..at + n.max(1)) else {
+            break;
+        };
+        if n == 0 {
+            break;
+        }
+        insts.push((first & 0xffff, operands.to_vec()));
+        at += n;
+    }
+    // Pointer types into storage buffers, then the pointers (access chains) of those types.
+    let types: Vec<u32> = insts
+        .iter()
+        .filter(|(op, o)| *op == OP_TYPE_POINTER && o.get(1) == Some(&STORAGE_BUFFER))
+        .filter_map(|(_, o)| o.first().copied())
+        .collect();
+    let pointers: Vec<u32> = insts
+        .iter()
+        .filter(|(op, o)| {
+            (*op == OP_ACCESS_CHAIN || *op == OP_IN_BOUNDS_ACCESS_CHAIN)
+                && o.first().is_some_and(|t| types.contains(t))
+        })
+        .filter_map(|(_, o)| o.get(1).copied())
+        .collect();
+    let mut out = header.to_vec();
+    for (op, mut o) in insts {
+        // OpLoad: type, result, pointer, [memory operands]; OpStore: pointer, object, [..].
+        let (hinted, mask_at) = match op {
+            OP_LOAD if loads => (o.get(2).is_some_and(|p| pointers.contains(p)), 3),
+            OP_STORE if stores => (o.first().is_some_and(|p| pointers.contains(p)), 2),
+            _ => (false, 0),
+        };
+        if hinted {
+            match o.get_mut(mask_at) {
+                Some(m) => *m |= NONTEMPORAL,
+                None => o.push(NONTEMPORAL),
+            }
+        }
+        out.push(((o.len() as u32 + 1) << 16) | op);
+        out.extend(o);
+    }
+    out
+}
+
 /// `words` with a `Restrict` decoration on each storage buffer variable, only the
 /// `NonWritable` ones unless `all`, placed before the module's first `OpDecorate`.
 fn restrict_storage(words: Vec<u32>, all: bool) -> Vec<u32> {
@@ -997,6 +1083,67 @@ mod tests {
             .unwrap();
         rest.drain(at..at + 3);
         assert_eq!(rest, words);
+    }
+
+    /// `Nontemporal` goes on the default kernel's four storage loads and four stores (and
+    /// on nothing else), and the module stays valid SPIR-V 1.4 for Vulkan.
+    #[test]
+    fn nontemporal_marks_the_storage_loads_and_stores_and_stays_valid() {
+        let m = vigil_shader::Module::from_wgsl(&Kernel::chosen().wgsl(), "copy").unwrap();
+        let words = m
+            .to_spirv(&vigil_shader::SpirvOptions {
+                version: (1, 4),
+                ..vigil_shader::SpirvOptions::default()
+            })
+            .unwrap();
+        // (opcode, memory operand mask) of each load and store.
+        let accesses = |w: &[u32]| {
+            let mut found = Vec::new();
+            let mut at = 5;
+            while let Some(&first) = w.get(at) {
+                let (n, op) = ((first >> 16) as usize, first & 0xffff);
+                let mask_at = match op {
+                    61 => Some(4),
+                    62 => Some(3),
+                    _ => None,
+                };
+                if let Some(k) = mask_at {
+                    found.push((op, if k < n { w[at + k] } else { 0 }));
+                }
+                at += n.max(1);
+            }
+            found
+        };
+        let count = |w: &[u32], op: u32| {
+            accesses(w)
+                .iter()
+                .filter(|(o, m)| *o == op && m & 4 != 0)
+                .count()
+        };
+        assert_eq!((count(&words, 61), count(&words, 62)), (0, 0));
+        let all = nontemporal(words.clone(), true, true);
+        assert_eq!((count(&all, 61), count(&all, 62)), (4, 4));
+        let loads = nontemporal(words.clone(), true, false);
+        assert_eq!((count(&loads, 61), count(&loads, 62)), (4, 0));
+        // Nothing but the masks changed: the same instructions, one word longer at most.
+        assert_eq!(accesses(&all).len(), accesses(&words).len());
+        assert!(all.len() <= words.len() + 8);
+        let dir = std::env::temp_dir().join(format!("vigil-nt-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("copy.spv");
+        let bytes: Vec<u8> = all.iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(&file, bytes).unwrap();
+        let out = std::process::Command::new("spirv-val")
+            .args(["--target-env", "vulkan1.2"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     /// Every shape a setting can name.
