@@ -129,7 +129,10 @@ impl<A: Api> Device<A> {
             .create_buffer(&vigil_hal::BufferDescriptor {
                 label: desc.label,
                 size: native_size,
-                usage: desc.usage | extra | check_reads(desc.usage),
+                usage: desc.usage
+                    | extra
+                    | check_reads(desc.usage)
+                    | self.kernel_copy_usage(desc.usage, location),
                 location,
             })
             .map_err(|e| self.hal_error(e, op, desc.label))?;
@@ -347,6 +350,22 @@ impl<A: Api> Device<A> {
         })();
         let _ = self.destroy_buffer(readback);
         result
+    }
+}
+
+impl<A: Api> Device<A> {
+    /// Native usage a copy buffer in device memory needs beyond its own where copies may go
+    /// through vigil's copy kernel (see `device/copy.rs`), which binds it as a storage
+    /// buffer.
+    fn kernel_copy_usage(&self, usage: BufferUsages, location: MemoryLocation) -> BufferUsages {
+        if location == MemoryLocation::GpuOnly
+            && usage.intersects(BufferUsages::COPY_SRC | BufferUsages::COPY_DST)
+            && self.kernel_copies_possible()
+        {
+            BufferUsages::STORAGE
+        } else {
+            BufferUsages::empty()
+        }
     }
 }
 

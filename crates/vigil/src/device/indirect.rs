@@ -186,18 +186,45 @@ pub(crate) fn slot_size(limits: &vigil_hal::Limits) -> u64 {
     u64::from(limits.min_storage_buffer_offset_alignment).max(32)
 }
 
-fn storage(read_only: bool, dynamic: bool) -> vigil_hal::BindGroupLayoutEntry {
+fn storage(read_only: bool, dynamic: bool, min: u64) -> vigil_hal::BindGroupLayoutEntry {
     vigil_hal::BindGroupLayoutEntry {
         binding: 0,
         visibility: ShaderStages::COMPUTE,
         ty: vigil_hal::BindingType::Buffer {
             ty: vigil_hal::BufferBindingType::Storage { read_only },
             has_dynamic_offset: dynamic,
-            min_binding_size: NonZeroU64::new(if read_only { 4 } else { 12 }),
+            min_binding_size: NonZeroU64::new(min),
         },
         array: None,
     }
 }
+
+/// One of vigil's own compute kernels: a read-only storage buffer in group 0, a read-write
+/// one in group 1 (its offset dynamic or not), and immediate data.
+pub(crate) struct Kernel {
+    /// The native objects' label.
+    pub label: &'static str,
+    /// The WGSL source's file name, for diagnostics.
+    pub file: &'static str,
+    /// The WGSL source.
+    pub source: &'static str,
+    /// Whether group 1's offset is dynamic.
+    pub dst_dynamic: bool,
+    /// Smallest binding sizes of groups 0 and 1.
+    pub min_sizes: (u64, u64),
+    /// Bytes of immediate data.
+    pub immediates: u32,
+}
+
+/// The indirect check's kernel.
+const CHECK: Kernel = Kernel {
+    label: "vigil indirect check",
+    file: "vigil-indirect-check.wgsl",
+    source: SOURCE,
+    dst_dynamic: true,
+    min_sizes: (4, 12),
+    immediates: IMMEDIATES,
+};
 
 impl<A: Api> super::Core<A> {
     /// The check's pipeline, made on the first call (`None`: the backend's shaders are not
@@ -212,7 +239,7 @@ impl<A: Api> super::Core<A> {
         if let Some(p) = kept {
             return Ok(Some(p));
         }
-        let Some(made) = self.make_indirect_pipeline(op)? else {
+        let Some(made) = self.make_kernel(&CHECK, op)? else {
             return Ok(None);
         };
         let made = Arc::new(made);
@@ -229,18 +256,23 @@ impl<A: Api> super::Core<A> {
         Ok(Some(kept.get_or_insert(made).clone()))
     }
 
+    /// Makes `kernel`'s pipeline (`None`: the backend's shaders are not SPIR-V).
     #[cold]
-    fn make_indirect_pipeline(&self, op: &'static str) -> Result<Option<Pipeline<A>>> {
-        const LABEL: &str = "vigil indirect check";
-        let hal_err = |e| self.hal_error(e, op, LABEL);
+    pub(crate) fn make_kernel(
+        &self,
+        kernel: &Kernel,
+        op: &'static str,
+    ) -> Result<Option<Pipeline<A>>> {
+        let label = kernel.label;
+        let hal_err = |e| self.hal_error(e, op, label);
         let words;
         let code = match A::SHADER_FORMAT {
             ShaderFormat::SpirV => {
-                let module = vigil_shader::Module::from_wgsl(SOURCE, "vigil-indirect-check.wgsl")
-                    .map_err(|d| internal(op, &d.message))?;
+                let module = vigil_shader::Module::from_wgsl(kernel.source, kernel.file)
+                    .map_err(|d| internal(op, label, &d.message))?;
                 words = module
                     .to_spirv(&vigil_shader::SpirvOptions::default())
-                    .map_err(|d| internal(op, &d.message))?;
+                    .map_err(|d| internal(op, label, &d.message))?;
                 vigil_hal::ShaderCode::SpirV(&words)
             }
             ShaderFormat::None => vigil_hal::ShaderCode::None,
@@ -250,30 +282,30 @@ impl<A: Api> super::Core<A> {
         let layout_of = |entry| -> Result<Owned<A, BindGroupLayoutKind>> {
             let raw = hal
                 .create_bind_group_layout(&vigil_hal::BindGroupLayoutDescriptor {
-                    label: LABEL,
+                    label,
                     entries: &[entry],
                 })
                 .map_err(hal_err)?;
             Ok(Owned::new(hal, raw))
         };
-        let src_layout = layout_of(storage(true, false))?;
-        let dst_layout = layout_of(storage(false, true))?;
+        let src_layout = layout_of(storage(true, false, kernel.min_sizes.0))?;
+        let dst_layout = layout_of(storage(false, kernel.dst_dynamic, kernel.min_sizes.1))?;
         let layout = hal
             .create_pipeline_layout(&vigil_hal::PipelineLayoutDescriptor {
-                label: LABEL,
+                label,
                 bind_group_layouts: &[&*src_layout, &*dst_layout],
-                immediate_size: IMMEDIATES,
+                immediate_size: kernel.immediates,
                 immediate_stages: ShaderStages::COMPUTE,
             })
             .map_err(hal_err)?;
         let layout = Owned::new(hal, layout);
         let module = hal
-            .create_shader_module(&vigil_hal::ShaderModuleDescriptor { label: LABEL, code })
+            .create_shader_module(&vigil_hal::ShaderModuleDescriptor { label, code })
             .map_err(hal_err)?;
         let module = Owned::<A, crate::native::ShaderModuleKind>::new(hal, module);
         let pipeline = hal
             .create_compute_pipeline(&vigil_hal::ComputePipelineDescriptor {
-                label: LABEL,
+                label,
                 layout: &layout,
                 module: &module,
                 entry_point: "main",
@@ -327,11 +359,24 @@ impl<A: Api> super::Core<A> {
         size: u64,
         op: &'static str,
     ) -> Result<Owned<A, BindGroupKind>> {
-        const LABEL: &str = "vigil indirect check";
+        self.kernel_group(CHECK.label, layout, buffer, offset, size, op)
+    }
+
+    /// A group labelled `label` binding `size` bytes of `buffer` from `offset` at binding 0
+    /// of `layout` (one of a kernel's layouts).
+    pub(crate) fn kernel_group(
+        &self,
+        label: &'static str,
+        layout: &A::BindGroupLayout,
+        buffer: &A::Buffer,
+        offset: u64,
+        size: u64,
+        op: &'static str,
+    ) -> Result<Owned<A, BindGroupKind>> {
         let raw = self
             .hal
             .create_bind_group(&vigil_hal::BindGroupDescriptor {
-                label: LABEL,
+                label,
                 layout,
                 entries: &[vigil_hal::BindGroupEntry {
                     binding: 0,
@@ -344,18 +389,18 @@ impl<A: Api> super::Core<A> {
                 }],
                 variable_count: None,
             })
-            .map_err(|e| self.hal_error(e, op, LABEL))?;
+            .map_err(|e| self.hal_error(e, op, label))?;
         Ok(Owned::new(&self.hal, raw))
     }
 }
 
 /// vigil's own shader failed to compile: a defect in vigil, reported, not a panic.
 #[cold]
-fn internal(op: &'static str, message: &str) -> Error {
+fn internal(op: &'static str, label: &str, message: &str) -> Error {
     crate::error::fail!(
         ShaderTranslate,
         op,
-        "vigil indirect check",
-        "vigil's indirect-argument check does not compile: {message}"
+        label,
+        "vigil's own kernel '{label}' does not compile: {message}"
     )
 }

@@ -12,6 +12,7 @@
 mod accel;
 mod binding;
 mod buffer;
+pub(crate) mod copy;
 mod gpu;
 pub(crate) mod heaps;
 pub(crate) mod indirect;
@@ -170,6 +171,8 @@ pub struct Core<A: Api> {
     pub(crate) draws: bool,
     /// The check of indirect dispatch arguments: its pipeline and scratch buffers.
     pub(crate) indirect: indirect::IndirectCheck<A>,
+    /// The copy kernel's pipeline, once a copy took it.
+    pub(crate) copies: copy::CopyKernel<A>,
 }
 
 /// A validated device over backend `A` (Vulkan by default).
@@ -342,6 +345,7 @@ impl<A: Api> Device<A> {
                 timestamps: Mutex::new(VecDeque::new()),
                 draws,
                 indirect: indirect::IndirectCheck::default(),
+                copies: copy::CopyKernel::default(),
             }),
         })
     }
@@ -496,7 +500,8 @@ impl<A: Api> Device<A> {
     /// rather than for any object of yours: idle command pools and staging buffers, those
     /// of submissions not yet seen complete, what texture and sampler heaps share (set
     /// layouts, the pointer pipelines' layouts, placeholders) once one was made, and the
-    /// indirect-dispatch check's pipeline and idle scratch buffers once one was made. Leak checks
+    /// indirect-dispatch check's pipeline and idle scratch buffers once one was made, and the
+    /// copy kernel's pipeline once a copy took it. Leak checks
     /// compare the live count minus this against the count of a fresh device.
     pub fn pooled_native_objects(&self) -> u64 {
         let pools = lock(&self.pools).len() as u64;
@@ -511,6 +516,7 @@ impl<A: Api> Device<A> {
         pools
             .saturating_add(heaps)
             .saturating_add(self.indirect.pooled())
+            .saturating_add(self.copies.pooled())
             .saturating_add(self.queue.lock().pooled_native_objects())
     }
 

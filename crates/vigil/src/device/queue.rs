@@ -1355,6 +1355,7 @@ impl<A: Api> Core<A> {
             self.hal.destroy_command_encoder(pool);
         }
         self.indirect.release(quiet);
+        self.copies.release(quiet);
         // Objects still held by encoders or command buffers that outlive the device are
         // released when those go.
         drop(self.objects.drain());

@@ -29,6 +29,11 @@ pub(crate) struct SeamState {
     /// Indirect draws' first instances are checked on the GPU as on a device without
     /// `INDIRECT_FIRST_INSTANCE`, though this one has it.
     check_first_instance: AtomicBool,
+    /// Buffer copies of at least this many bytes go through vigil's copy kernel whatever
+    /// the device (0: the device's own choice).
+    kernel_copy_min: AtomicU64,
+    /// The most bytes the copy kernel binds at once (0: the device's limit).
+    kernel_copy_window: AtomicU64,
 }
 
 fn nonzero(v: u64) -> Option<u64> {
@@ -55,6 +60,16 @@ impl SeamState {
     #[inline]
     pub fn check_first_instance(&self) -> bool {
         self.check_first_instance.load(Ordering::Relaxed)
+    }
+
+    /// Copies by kernel as armed: `(least bytes, most bytes bound at once)`, each 0 where
+    /// not armed.
+    #[inline]
+    pub fn kernel_copies(&self) -> (u64, u64) {
+        (
+            self.kernel_copy_min.load(Ordering::Relaxed),
+            self.kernel_copy_window.load(Ordering::Relaxed),
+        )
     }
 
     /// The serial a fault was armed for, if any.
@@ -238,6 +253,20 @@ impl<A: Api> Seams<'_, A> {
             .seams
             .check_first_instance
             .store(true, Ordering::Relaxed);
+    }
+
+    /// Makes buffer copies of at least `min_bytes` (rounded up to 16) go through vigil's
+    /// copy kernel on this device whatever its kind, binding at most `window_bytes` of
+    /// each buffer at once (0: the device's binding limit; otherwise at least four times
+    /// the storage offset alignment is used), so the kernel's path, its windows and its
+    /// barriers can be tested on any device. Buffers made before this is armed take part
+    /// too (every device-local copy buffer carries the storage usage the kernel needs
+    /// when the crate is built with `test-seams`).
+    pub fn copy_by_kernel(&self, min_bytes: u64, window_bytes: u64) {
+        let s = &self.device.seams;
+        s.kernel_copy_window.store(window_bytes, Ordering::Relaxed);
+        s.kernel_copy_min
+            .store(min_bytes.max(1).next_multiple_of(16), Ordering::Relaxed);
     }
 
     /// Bounds how long waits may go without progress (default 5 s).

@@ -14,6 +14,13 @@ pub use crate::validate::copy::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIG
 
 const READ: Use = Use::buffer(Stages::TRANSFER, Access::TRANSFER_READ);
 const WRITE: Use = Use::buffer(Stages::TRANSFER, Access::TRANSFER_WRITE);
+/// Usages that place a buffer in host memory (the others live in device memory, and
+/// copy buffers among them carry the storage usage a copy by kernel needs).
+const HOST_MEMORY: vigil_hal::BufferUsages =
+    vigil_hal::BufferUsages::MAP_READ.union(vigil_hal::BufferUsages::MAP_WRITE);
+/// A copy by kernel's uses (see `device/copy.rs`): a storage read and a storage write.
+const KERNEL_READ: Use = Use::buffer(Stages::COMPUTE, Access::SHADER_READ);
+const KERNEL_WRITE: Use = Use::buffer(Stages::COMPUTE, Access::SHADER_WRITE);
 const TEX_READ: Use = Use {
     stages: Stages::TRANSFER,
     access: Access::TRANSFER_READ,
@@ -66,7 +73,9 @@ impl<A: Api> CommandEncoder<A> {
         })
     }
 
-    /// Records a buffer copy after the barriers it needs (arguments already checked).
+    /// Records a buffer copy after the barriers it needs (arguments already checked): by
+    /// vigil's copy kernel where the device copies so (see `device/copy.rs`), else by the
+    /// native copy command.
     fn copy_words_unchecked(
         &mut self,
         s: &std::sync::Arc<crate::device::BufferObj<A>>,
@@ -76,6 +85,22 @@ impl<A: Api> CommandEncoder<A> {
         size: u64,
         op: &'static str,
     ) -> Result<()> {
+        if let Some((least, window, align)) = self.core.kernel_copy_policy() {
+            if size >= least
+                && (src_offset | dst_offset | size) % 16 == 0
+                && !s.usage.intersects(HOST_MEMORY)
+                && !d.usage.intersects(HOST_MEMORY)
+            {
+                let copy = CopySpan {
+                    src_offset,
+                    dst_offset,
+                    size,
+                };
+                if self.copy_by_kernel(s, d, copy, (window, align), op)? {
+                    return Ok(());
+                }
+            }
+        }
         let (ss, ds) = (self.used.buffer_slot(s), self.used.buffer_slot(d));
         self.used.next_scope();
         self.used
@@ -97,6 +122,68 @@ impl<A: Api> CommandEncoder<A> {
         }
         self.recorded = true;
         Ok(())
+    }
+
+    /// Records a copy as dispatches of vigil's copy kernel, one per window of at most
+    /// `window` bytes from offsets aligned to `align`; `false` (nothing recorded) where the
+    /// backend has no kernel. The groups binding the windows are made before anything is
+    /// recorded, so a refusal changes nothing.
+    fn copy_by_kernel(
+        &mut self,
+        s: &std::sync::Arc<crate::device::BufferObj<A>>,
+        d: &std::sync::Arc<crate::device::BufferObj<A>>,
+        copy: CopySpan,
+        (window, align): (u64, u64),
+        op: &'static str,
+    ) -> Result<bool> {
+        let kernel = match self.used.copy_kernel.clone() {
+            Some(k) => k,
+            None => match self.core.copy_pipeline(op)? {
+                Some(k) => k,
+                None => return Ok(false),
+            },
+        };
+        let max_groups = self.core.limits.max_compute_workgroups_per_dimension;
+        let CopySpan {
+            src_offset,
+            dst_offset,
+            size,
+        } = copy;
+        let pieces: Vec<_> =
+            crate::device::copy::pieces(src_offset, dst_offset, size, window, align, max_groups)
+                .collect();
+        let mut groups = Vec::with_capacity(pieces.len().saturating_mul(2));
+        for p in &pieces {
+            groups.push(self.core.copy_group(&kernel, true, &s.raw, p.src, op)?);
+            groups.push(self.core.copy_group(&kernel, false, &d.raw, p.dst, op)?);
+        }
+        let (ss, ds) = (self.used.buffer_slot(s), self.used.buffer_slot(d));
+        self.used.next_scope();
+        self.used
+            .use_buffer(ss, src_offset, size, KERNEL_READ, &mut self.pending);
+        self.used
+            .use_buffer(ds, dst_offset, size, KERNEL_WRITE, &mut self.pending);
+        self.flush_pending(op)?;
+        self.ensure_open(op)?;
+        if let Some(mut r) = self.rec() {
+            r.begin_compute_pass(&vigil_hal::ComputePassDescriptor {
+                label: "vigil copy",
+                timestamp_writes: None,
+            });
+            r.set_compute_pipeline(&kernel.pipeline);
+            for (p, pair) in pieces.iter().zip(groups.chunks_exact(2)) {
+                let point = vigil_hal::BindPoint::Compute;
+                r.set_bind_group(point, &kernel.layout, 0, &pair[0], &[]);
+                r.set_bind_group(point, &kernel.layout, 1, &pair[1], &[]);
+                r.set_immediates(&kernel.layout, &p.immediates);
+                r.dispatch([p.groups[0], p.groups[1], 1]);
+            }
+            r.end_compute_pass();
+        }
+        self.used.copy_groups.append(&mut groups);
+        self.used.copy_kernel = Some(kernel);
+        self.recorded = true;
+        Ok(true)
     }
 
     /// Copies whole words for the device's own readback (the range may reach into the
@@ -350,4 +437,12 @@ impl<A: Api> CommandEncoder<A> {
             Ok(())
         })
     }
+}
+
+/// A buffer copy's offsets and size, in bytes.
+#[derive(Clone, Copy)]
+struct CopySpan {
+    src_offset: u64,
+    dst_offset: u64,
+    size: u64,
 }

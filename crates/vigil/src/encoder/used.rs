@@ -205,6 +205,10 @@ pub(crate) struct Used<A: Api> {
     pub render_layout: Option<Arc<crate::device::PipelineLayoutObj<A>>>,
     /// What the checks of the recording's indirect dispatches use.
     pub indirect: IndirectUse<A>,
+    /// The copy kernel's pipeline, once a copy of the recording took it.
+    pub copy_kernel: Option<Arc<crate::device::indirect::Pipeline<A>>>,
+    /// The groups binding the windows of the recording's copies by kernel.
+    pub copy_groups: Vec<crate::native::Owned<A, crate::native::BindGroupKind>>,
 }
 
 /// The hasher of [`IndirectUse::early_at`]: fixed keys, so an empty table (every
@@ -435,6 +439,8 @@ impl<A: Api> Default for Used<A> {
             epoch: u64::MAX,
             render_layout: None,
             indirect: IndirectUse::default(),
+            copy_kernel: None,
+            copy_groups: Vec::new(),
         }
     }
 }

@@ -1,0 +1,299 @@
+//! Buffer copies through a compute kernel of vigil's own.
+//!
+//! On the H200 (driver 580.159.04) `vkCmdCopyBuffer` between device-local buffers moves
+//! about 425 GB/s, through raw ash and wgpu alike, while a compute kernel with four 16-byte
+//! loads in flight per thread moves about 2,108 GB/s over the same bytes (see "Copies by
+//! kernel" in `docs/performance.md`). So on a discrete GPU a copy between two buffers that
+//! live in device memory, of at least [`KERNEL_COPY_MIN`] bytes, with both offsets and the
+//! size multiples of 16, is recorded as that kernel; every other copy stays
+//! `vkCmdCopyBuffer`. The kernel binds windows of the two buffers (at most the device's
+//! storage binding size each, from offsets the storage offset alignment allows) and copies
+//! 16-byte elements between them, one dispatch per window; its bounds checks and an
+//! element count keep every write inside the copy's destination range. The recording
+//! tracks the copy as a compute-shader read of the source range and write of the
+//! destination range, so barriers around it are derived as for any dispatch.
+
+use super::indirect::{Kernel, Pipeline};
+use crate::error::Result;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+use vigil_hal::{Api, ShaderFormat};
+
+/// The kernel: thread `i` of a dispatch of `n` threads copies elements `i`, `i + n`,
+/// `i + 2n` and `i + 3n` of the window (all four loaded before any is stored when all are
+/// in range), offset by `p.src` in the source window and `p.dst` in the destination's.
+const SOURCE: &str = "
+struct P { src: u32, dst: u32, count: u32 }
+var<immediate> p: P;
+@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
+@group(1) @binding(0) var<storage, read_write> dst: array<vec4<u32>>;
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32,
+        @builtin(num_workgroups) n: vec3<u32>) {
+    let stride = n.x * n.y * 256u;
+    let i0 = (wg.x + wg.y * n.x) * 256u + lid;
+    let i1 = i0 + stride;
+    let i2 = i1 + stride;
+    let i3 = i2 + stride;
+    if i3 < p.count {
+        let v0 = src[p.src + i0];
+        let v1 = src[p.src + i1];
+        let v2 = src[p.src + i2];
+        let v3 = src[p.src + i3];
+        dst[p.dst + i0] = v0;
+        dst[p.dst + i1] = v1;
+        dst[p.dst + i2] = v2;
+        dst[p.dst + i3] = v3;
+        return;
+    }
+    if i0 < p.count { dst[p.dst + i0] = src[p.src + i0]; }
+    if i1 < p.count { dst[p.dst + i1] = src[p.src + i1]; }
+    if i2 < p.count { dst[p.dst + i2] = src[p.src + i2]; }
+}
+";
+
+/// Copies of at least this many bytes go through the kernel on a device that copies by
+/// kernel. Below it a copy takes a few microseconds either way.
+pub(crate) const KERNEL_COPY_MIN: u64 = 1 << 20;
+
+/// Bytes of the kernel's immediate data: the two windows' first elements and the count.
+const IMMEDIATES: u32 = 12;
+
+/// Bytes one workgroup copies: 256 threads, four 16-byte elements each.
+const PER_GROUP: u64 = 256 * 4 * 16;
+
+/// The most bytes one dispatch copies: 2³⁰ elements, so no index the kernel computes
+/// passes `u32::MAX`.
+const MAX_PIECE: u64 = 16 << 30;
+
+const COPY: Kernel = Kernel {
+    label: "vigil copy",
+    file: "vigil-copy.wgsl",
+    source: SOURCE,
+    dst_dynamic: false,
+    min_sizes: (16, 16),
+    immediates: IMMEDIATES,
+};
+
+/// The copy kernel's pipeline, made on the first copy that takes it.
+pub(crate) struct CopyKernel<A: Api> {
+    made: RwLock<Option<Arc<Pipeline<A>>>>,
+    closed: AtomicBool,
+}
+
+impl<A: Api> Default for CopyKernel<A> {
+    fn default() -> Self {
+        CopyKernel {
+            made: RwLock::new(None),
+            closed: AtomicBool::new(false),
+        }
+    }
+}
+
+impl<A: Api> CopyKernel<A> {
+    /// Native objects the device keeps for the kernel: its two set layouts, pipeline
+    /// layout and pipeline, once made.
+    pub fn pooled(&self) -> u64 {
+        let made = self
+            .made
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some();
+        u64::from(made).saturating_mul(4)
+    }
+
+    /// Lets go of the pipeline at close (leaked when not `quiet`, as the device's other
+    /// native objects are when it was lost).
+    pub fn release(&self, quiet: bool) {
+        self.closed.store(true, Ordering::Release);
+        let made = self.made.write().unwrap_or_else(|p| p.into_inner()).take();
+        if !quiet {
+            std::mem::forget(made);
+        }
+    }
+}
+
+/// One dispatch of a copy by kernel: the windows bound (offset and size in each buffer),
+/// the immediate data and the workgroups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Piece {
+    /// The source window: `(offset, size)` in bytes.
+    pub src: (u64, u64),
+    /// The destination window.
+    pub dst: (u64, u64),
+    /// First source element, first destination element and element count (16 bytes each),
+    /// little-endian words.
+    pub immediates: [u8; IMMEDIATES as usize],
+    /// Workgroups in x and y.
+    pub groups: [u32; 2],
+}
+
+/// The pieces of a copy of `size` bytes from `src_offset` to `dst_offset` (all multiples
+/// of 16): windows starting at multiples of `align` (a power of two, at least 16), each at
+/// most `window` bytes (at least four times `align`), dispatches of at most `max_groups`
+/// workgroups in x.
+pub(crate) fn pieces(
+    src_offset: u64,
+    dst_offset: u64,
+    size: u64,
+    window: u64,
+    align: u64,
+    max_groups: u32,
+) -> impl Iterator<Item = Piece> {
+    // A piece starts less than `align` past its window's start.
+    let most = (window.saturating_sub(align) & !15).clamp(16, MAX_PIECE);
+    let max_groups = u64::from(max_groups.max(1));
+    let mut done = 0u64;
+    std::iter::from_fn(move || {
+        if done >= size {
+            return None;
+        }
+        let len = (size - done).min(most);
+        let (s, d) = (src_offset + done, dst_offset + done);
+        done += len;
+        let window_of = |at: u64| {
+            let base = at & !(align - 1);
+            (base, at - base + len)
+        };
+        let (src, dst) = (window_of(s), window_of(d));
+        let words = [
+            ((s - src.0) / 16) as u32,
+            ((d - dst.0) / 16) as u32,
+            (len / 16) as u32,
+        ];
+        let mut immediates = [0u8; IMMEDIATES as usize];
+        for (k, w) in words.iter().enumerate() {
+            immediates[k * 4..k * 4 + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        let needed = len.div_ceil(PER_GROUP).max(1);
+        let x = needed.min(max_groups);
+        let y = needed.div_ceil(x);
+        Some(Piece {
+            src,
+            dst,
+            immediates,
+            groups: [x as u32, y as u32],
+        })
+    })
+}
+
+impl<A: Api> super::Core<A> {
+    /// Whether copies may go through the kernel on this device at all: SPIR-V shaders, and
+    /// a discrete GPU (or a build with `test-seams`, where a seam may ask for it). Decided
+    /// once per device; device-local copy buffers then carry the storage usage it needs.
+    pub(crate) fn kernel_copies_possible(&self) -> bool {
+        A::SHADER_FORMAT == ShaderFormat::SpirV
+            && (self.info.device_type == vigil_hal::DeviceType::DiscreteGpu
+                || cfg!(feature = "test-seams"))
+    }
+
+    /// When copies go through the kernel now: `(least bytes, most bytes bound at once,
+    /// window alignment)`, or `None` when none do.
+    pub(crate) fn kernel_copy_policy(&self) -> Option<(u64, u64, u64)> {
+        if !self.kernel_copies_possible() {
+            return None;
+        }
+        let (armed, armed_window) = self.seams.kernel_copies();
+        let least = if armed != 0 {
+            armed
+        } else if self.info.device_type == vigil_hal::DeviceType::DiscreteGpu {
+            KERNEL_COPY_MIN
+        } else {
+            return None;
+        };
+        let align = u64::from(self.limits.min_storage_buffer_offset_alignment)
+            .max(16)
+            .next_power_of_two();
+        let limit = self.limits.max_storage_buffer_binding_size & !15;
+        let window = match armed_window {
+            0 => limit,
+            w => w.max(4 * align).min(limit),
+        };
+        (window >= 4 * align).then_some((least, window, align))
+    }
+
+    /// The copy kernel's pipeline, made on the first call (`None`: the backend's shaders
+    /// are not SPIR-V).
+    pub(crate) fn copy_pipeline(&self, op: &'static str) -> Result<Option<Arc<Pipeline<A>>>> {
+        let kept = self
+            .copies
+            .made
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(p) = kept {
+            return Ok(Some(p));
+        }
+        let Some(made) = self.make_kernel(&COPY, op)? else {
+            return Ok(None);
+        };
+        let made = Arc::new(made);
+        let mut kept = self
+            .copies
+            .made
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        if self.copies.closed.load(Ordering::Acquire) {
+            // The device closed meanwhile: the pipeline lives with the recording alone.
+            return Ok(Some(made));
+        }
+        Ok(Some(kept.get_or_insert(made).clone()))
+    }
+
+    /// A group binding a window of `buffer` for the copy kernel (`read`: its source).
+    pub(crate) fn copy_group(
+        &self,
+        p: &Pipeline<A>,
+        read: bool,
+        buffer: &A::Buffer,
+        window: (u64, u64),
+        op: &'static str,
+    ) -> Result<crate::native::Owned<A, crate::native::BindGroupKind>> {
+        let layout = if read { &p.src_layout } else { &p.dst_layout };
+        self.kernel_group(COPY.label, layout, buffer, window.0, window.1, op)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn word(p: &Piece, k: usize) -> u32 {
+        let mut b = [0u8; 4];
+        b.copy_from_slice(&p.immediates[k * 4..k * 4 + 4]);
+        u32::from_le_bytes(b)
+    }
+
+    /// Pieces cover the copy exactly, in order; each window starts aligned, holds its
+    /// piece and stays within the window size; the workgroups cover the piece.
+    #[test]
+    fn pieces_cover_the_copy_within_aligned_windows() {
+        for &(so, dso, size, window, align) in &[
+            (0u64, 0u64, 16u64, 1024u64, 256u64),
+            (16, 48, 4096, 1024, 256),
+            (272, 4000, 1 << 20, 4096, 256),
+            (0, 0, 3 << 30, 4 << 30, 16),
+            (4080, 16, (5 << 20) + 48, 1 << 20, 64),
+        ] {
+            let all: Vec<Piece> = pieces(so, dso, size, window, align, 65_535).collect();
+            let mut done = 0u64;
+            for p in &all {
+                let (first_src, first_dst, count) = (word(p, 0), word(p, 1), word(p, 2));
+                let len = u64::from(count) * 16;
+                assert!(len > 0);
+                assert_eq!(p.src.0 % align, 0);
+                assert_eq!(p.dst.0 % align, 0);
+                assert_eq!(p.src.0 + u64::from(first_src) * 16, so + done);
+                assert_eq!(p.dst.0 + u64::from(first_dst) * 16, dso + done);
+                assert_eq!(p.src.1, u64::from(first_src) * 16 + len);
+                assert_eq!(p.dst.1, u64::from(first_dst) * 16 + len);
+                assert!(p.src.1 <= window && p.dst.1 <= window, "{p:?}");
+                let threads = u64::from(p.groups[0]) * u64::from(p.groups[1]) * 256;
+                assert!(threads * 4 * 16 >= len);
+                assert!(p.groups[0] <= 65_535 && p.groups[1] <= 65_535);
+                done += len;
+            }
+            assert_eq!(done, size);
+        }
+    }
+}
