@@ -108,6 +108,12 @@ pub fn run(config: &Config) -> Result<Report, String> {
     if shape.chance(33) {
         device.seams().check_indirect_first_instance();
     }
+    // A third copy buffers through vigil's copy kernel from 16 bytes (as a discrete GPU
+    // does from 1 MiB), half of those in windows of 4 KiB.
+    if shape.chance(33) {
+        let window = if shape.chance(50) { 4096 } else { 0 };
+        device.seams().copy_by_kernel(16, window);
+    }
     let native_baseline = device.live_native_objects();
     // With a compute-only queue the other device is on it for half the seeds: explicit waits
     // then cross queues, and heaps are shared across queue families.
