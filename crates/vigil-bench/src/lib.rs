@@ -579,6 +579,12 @@ fn run_one(
                         rate(s.median),
                     ));
                 }
+                if let Some(s) = p.metric("fill command") {
+                    derived.push((
+                        format!("{} GB/s written by the fill command", p.path),
+                        rate(s.median),
+                    ));
+                }
             }
             if let Some((_, r)) = reference.as_ref().and_then(|p| p.metrics.first()) {
                 let what = what.lock().map(|w| w.clone()).unwrap_or_default();
@@ -606,6 +612,16 @@ fn run_one(
                     && let Some(p) = harness::Paired::ratio(&rc.samples, &c.samples)
                 {
                     extra.push(("vigil copy command rate / reference rate".into(), p));
+                }
+                // The fill command's rate over the reference's fill of the same bytes.
+                if let Some(c) = runs
+                    .iter()
+                    .find(|p| p.path == "vigil")
+                    .and_then(|p| p.metric("fill command"))
+                    && let Some(rc) = reference.as_ref().and_then(|p| p.metric("fill command"))
+                    && let Some(p) = harness::Paired::ratio(&rc.samples, &c.samples)
+                {
+                    extra.push(("vigil fill command rate / reference rate".into(), p));
                 }
             }
             ("MiB", bytes >> 20)

@@ -1,7 +1,9 @@
 //! **bandwidth**: a WGSL copy kernel (by default four 16-byte loads, then four stores, per
 //! thread; see [`Kernel`]) over pairs of buffers adding up to the total size, timed on the
 //! GPU by timestamps around the one compute pass that copies them all. Rates are bytes copied per second (each
-//! byte copied is read once and written once).
+//! byte copied is read once and written once). Each repetition also times, the same way,
+//! the fill command zeroing every destination (first) and the copy command over the same
+//! bytes as the kernel (last): bytes written per second for the fill.
 //!
 //! The sources are filled on the GPU with a pattern; the output hashes the start and the
 //! end of every destination, read back after the last run.
@@ -301,12 +303,12 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
             .map_err(e)?;
         pairs.push((src, dst, fill_group, copy_group));
     }
-    let queries = device.create_query_set("bandwidth", 4).map_err(e)?;
+    let queries = device.create_query_set("bandwidth", 6).map_err(e)?;
     let ticks = device
         .create_buffer(&BufferDescriptor {
             label: "ticks",
-            // The copy command's two ticks at 256, the resolve alignment.
-            size: 272,
+            // The copy command's two ticks at 256 (the resolve alignment), the fill's at 512.
+            size: 528,
             usage: BufferUsages::QUERY_RESOLVE | BufferUsages::COPY_SRC,
         })
         .map_err(e)?;
@@ -323,7 +325,26 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
     enc.end_compute_pass().map_err(e)?;
     device.submit([enc.finish().map_err(e)?]).map_err(e)?;
     let period = f64::from(device.adapter_info().timestamp_period_ns);
-    let [gpu, command] = repeat(plan, || {
+    let [gpu, command, fill_command] = repeat(plan, || {
+        // The fill command over the destinations first (the copies then rewrite them).
+        let mut enc = device
+            .create_command_encoder(&CommandEncoderDescriptor {
+                label: "fill command",
+            })
+            .map_err(e)?;
+        enc.write_timestamp(queries, 4).map_err(e)?;
+        for p in &pairs {
+            enc.clear_buffer(p.1, 0, None).map_err(e)?;
+        }
+        enc.write_timestamp(queries, 5).map_err(e)?;
+        enc.resolve_query_set(queries, 4, 2, ticks, 512)
+            .map_err(e)?;
+        let s = device.submit([enc.finish().map_err(e)?]).map_err(e)?;
+        device
+            .wait_for_serial_unless_stalled(s, Duration::from_secs(60))
+            .map_err(e)?;
+        let t = device.read_buffer(ticks, 512, 16).map_err(e)?;
+        let fill_command = elapsed(&t, period);
         let mut enc = device
             .create_command_encoder(&CommandEncoderDescriptor { label: "copy" })
             .map_err(e)?;
@@ -370,7 +391,7 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
             .wait_for_serial_unless_stalled(s, Duration::from_secs(60))
             .map_err(e)?;
         let t = device.read_buffer(ticks, 256, 16).map_err(e)?;
-        Ok([kernel, elapsed(&t, period)])
+        Ok([kernel, elapsed(&t, period), fill_command])
     })?;
     let output = probes(
         &mut |k, at| {
@@ -389,7 +410,11 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
     device.poll().map_err(e)?;
     Ok(PathResult {
         path: "vigil",
-        metrics: vec![("gpu copy", gpu), ("copy command", command)],
+        metrics: vec![
+            ("gpu copy", gpu),
+            ("copy command", command),
+            ("fill command", fill_command),
+        ],
         output,
     })
 }
@@ -489,7 +514,7 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
         raw.write_set(cs, &[(0, whole(&src)), (1, whole(&dst))]);
         pairs.push((src, dst, fs, cs));
     }
-    let queries = raw.timestamps(4)?;
+    let queries = raw.timestamps(6)?;
     let period = f64::from(raw.timestamp_period);
     let (cmd_pool, cb) = raw.command_buffer()?;
     let dispatch_all = |raw: &Raw, pipeline, layout, copy_sets: bool| {
@@ -550,18 +575,25 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
             ))
         };
         repeat(plan, || {
-            let kernel = timed(raw, 0, vk::PipelineStageFlags2::COMPUTE_SHADER, &|raw| {
+            // The fill command over the destinations first (the copies then rewrite them).
+            let fill_command = timed(raw, 0, vk::PipelineStageFlags2::ALL_TRANSFER, &|_| {
+                for p in &pairs {
+                    // SAFETY: the whole of a buffer of this device, zero.
+                    unsafe { d.cmd_fill_buffer(cb, p.1.raw, 0, vk::WHOLE_SIZE, 0) };
+                }
+            })?;
+            let kernel = timed(raw, 2, vk::PipelineStageFlags2::COMPUTE_SHADER, &|raw| {
                 dispatch_all(raw, copy, copy_pl, true)
             })?;
             // The copy command over the same bytes, after the kernel's writes.
-            let command = timed(raw, 2, vk::PipelineStageFlags2::ALL_TRANSFER, &|_| {
+            let command = timed(raw, 4, vk::PipelineStageFlags2::ALL_TRANSFER, &|_| {
                 for p in &pairs {
                     let region = [vk::BufferCopy::default().size(size.chunk)];
                     // SAFETY: whole-buffer copy between two buffers of this device's size.
                     unsafe { d.cmd_copy_buffer(cb, p.0.raw, p.1.raw, &region) };
                 }
             })?;
-            Ok([kernel, command])
+            Ok([kernel, command, fill_command])
         })
     });
     let output = match &result {
@@ -612,10 +644,14 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
         raw.destroy_buffer(src);
         raw.destroy_buffer(dst);
     }
-    let [gpu, command] = result?;
+    let [gpu, command, fill_command] = result?;
     Ok(PathResult {
         path: "ash",
-        metrics: vec![("gpu copy", gpu), ("copy command", command)],
+        metrics: vec![
+            ("gpu copy", gpu),
+            ("copy command", command),
+            ("fill command", fill_command),
+        ],
         output: output.ok_or("no output")??,
     })
 }
@@ -703,12 +739,12 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
     let queries = dev.create_query_set(&wgpu::QuerySetDescriptor {
         label: Some("bandwidth"),
         ty: wgpu::QueryType::Timestamp,
-        count: 4,
+        count: 6,
     });
     let resolve = dev.create_buffer(&wgpu::BufferDescriptor {
         label: Some("ticks"),
-        // The copy command's two ticks at 256, the resolve alignment.
-        size: 272,
+        // The copy command's two ticks at 256 (the resolve alignment), the fill's at 512.
+        size: 528,
         usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
@@ -723,7 +759,30 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
     }
     w.queue.submit([enc.finish()]);
     let period = f64::from(w.queue.get_timestamp_period());
-    let [gpu, command] = repeat(plan, || {
+    // Timestamps outside passes need a feature of their own: empty passes whose timestamps
+    // bound the commands between them.
+    let stamp = |enc: &mut wgpu::CommandEncoder, at: u32| {
+        drop(enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("stamp"),
+            timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                query_set: &queries,
+                beginning_of_pass_write_index: Some(at),
+                end_of_pass_write_index: None,
+            }),
+        }));
+    };
+    let [gpu, command, fill_command] = repeat(plan, || {
+        // The fill command over the destinations first (the copies then rewrite them).
+        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        stamp(&mut enc, 4);
+        for p in &pairs {
+            enc.clear_buffer(&p.1, 0, None);
+        }
+        stamp(&mut enc, 5);
+        enc.resolve_query_set(&queries, 4..6, &resolve, 512);
+        w.queue.submit([enc.finish()]);
+        let t = w.read_range(&resolve, 512, 16)?;
+        let fill_command = elapsed(&t, period);
         let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -745,19 +804,8 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
         w.queue.submit([enc.finish()]);
         let t = w.read(&resolve, 16)?;
         let kernel = elapsed(&t, period);
-        // The copy command over the same bytes, between two empty passes whose timestamps
-        // bound it (timestamps outside passes need a feature of their own).
+        // The copy command over the same bytes, between two empty passes.
         let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-        let stamp = |enc: &mut wgpu::CommandEncoder, at: u32| {
-            drop(enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("stamp"),
-                timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
-                    query_set: &queries,
-                    beginning_of_pass_write_index: Some(at),
-                    end_of_pass_write_index: None,
-                }),
-            }));
-        };
         stamp(&mut enc, 2);
         for p in &pairs {
             enc.copy_buffer_to_buffer(&p.0, 0, &p.1, 0, size.chunk);
@@ -766,7 +814,7 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
         enc.resolve_query_set(&queries, 2..4, &resolve, 256);
         w.queue.submit([enc.finish()]);
         let t = w.read_range(&resolve, 256, 16)?;
-        Ok([kernel, elapsed(&t, period)])
+        Ok([kernel, elapsed(&t, period), fill_command])
     })?;
     let output = probes(
         &mut |k, at| w.read_range(&pairs[k as usize].1, at, PROBE),
@@ -780,7 +828,11 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
     w.wait()?;
     Ok(PathResult {
         path: "wgpu",
-        metrics: vec![("gpu copy", gpu), ("copy command", command)],
+        metrics: vec![
+            ("gpu copy", gpu),
+            ("copy command", command),
+            ("fill command", fill_command),
+        ],
         output,
     })
 }
@@ -958,18 +1010,19 @@ fn spirv_with(wgsl: &str, policy: naga::proc::BoundsCheckPolicy) -> Result<Vec<u
 }
 
 /// The host's reference, as a paired path named `reference`: on a machine with PyTorch
-/// and CUDA, two `copy_`s of the same bytes per repetition (one against each of the paths'
-/// two copies: the kernel and the copy command), timed with CUDA events (the
-/// device-to-device rate `torch` reaches); else `memcpy` of the same bytes on the host.
-/// What it was goes into `what`.
+/// and CUDA, per repetition a `zero_` of the destination (against the paths' fill command)
+/// and two `copy_`s of the same bytes (one against each of the paths' two copies: the
+/// kernel and the copy command), timed with CUDA events (the device-to-device rate `torch`
+/// reaches); else `fill` and `memcpy` of the same bytes on the host. What it was goes into
+/// `what`.
 pub fn reference(
     bytes: u64,
     plan: Plan,
     what: &std::sync::Mutex<String>,
 ) -> Result<PathResult, String> {
     use std::io::{BufRead, BufReader, Write};
-    // One process for the whole phase: each line on stdin asks for one timed copy, whose
-    // milliseconds come back as a line.
+    // One process for the whole phase: each line on stdin asks for one timed copy (or, for
+    // `fill`, one zeroing of the destination), whose milliseconds come back as a line.
     const SCRIPT: &str = r#"
 import sys, torch
 n = int(sys.argv[1])
@@ -981,9 +1034,12 @@ for _ in range(3):
     b.copy_(a)
 torch.cuda.synchronize()
 print("ready", torch.cuda.get_device_name(0), flush=True)
-for _ in sys.stdin:
+for line in sys.stdin:
     s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record(); b.copy_(a); e.record(); e.synchronize()
+    if line.strip() == "fill":
+        s.record(); b.zero_(); e.record(); e.synchronize()
+    else:
+        s.record(); b.copy_(a); e.record(); e.synchronize()
     print(s.elapsed_time(e), flush=True)
 "#;
     let say = |w: String| {
@@ -1005,8 +1061,8 @@ for _ in sys.stdin:
             && let Some(name) = first.strip_prefix("ready ")
         {
             say(format!("PyTorch copy_ on {name}"));
-            let mut one = || -> Result<Duration, String> {
-                writeln!(input, "go").map_err(|e| format!("PyTorch reference: {e}"))?;
+            let mut one = |what: &str| -> Result<Duration, String> {
+                writeln!(input, "{what}").map_err(|e| format!("PyTorch reference: {e}"))?;
                 let ms = lines
                     .next()
                     .and_then(Result::ok)
@@ -1014,13 +1070,21 @@ for _ in sys.stdin:
                     .ok_or("PyTorch reference: no time")?;
                 Ok(Duration::from_secs_f64(ms / 1e3))
             };
-            let timed = repeat(plan, || Ok([one()?, one()?]));
+            // In the paths' order: the fill first, then the two copies.
+            let timed = repeat(plan, || {
+                let fill = one("fill")?;
+                Ok([one("go")?, one("go")?, fill])
+            });
             drop(input);
             let _ = child.wait();
-            let [copy, again] = timed?;
+            let [copy, again, fill] = timed?;
             return Ok(PathResult {
                 path: "reference",
-                metrics: vec![("gpu copy", copy), ("copy command", again)],
+                metrics: vec![
+                    ("gpu copy", copy),
+                    ("copy command", again),
+                    ("fill command", fill),
+                ],
                 output: Vec::new(),
             });
         }
@@ -1031,16 +1095,27 @@ for _ in sys.stdin:
     say("host memcpy (one thread)".into());
     let src = vec![1u8; bytes as usize];
     let mut dst = vec![0u8; bytes as usize];
-    let mut one = || {
+    let mut one = |fill: bool| {
         let t = Instant::now();
-        dst.copy_from_slice(&src);
+        if fill {
+            dst.fill(0);
+        } else {
+            dst.copy_from_slice(&src);
+        }
         std::hint::black_box(&mut dst);
         t.elapsed()
     };
-    let [copy, again] = repeat(plan, || Ok([one(), one()]))?;
+    let [copy, again, fill] = repeat(plan, || {
+        let fill = one(true);
+        Ok([one(false), one(false), fill])
+    })?;
     Ok(PathResult {
         path: "reference",
-        metrics: vec![("gpu copy", copy), ("copy command", again)],
+        metrics: vec![
+            ("gpu copy", copy),
+            ("copy command", again),
+            ("fill command", fill),
+        ],
         output: Vec::new(),
     })
 }
