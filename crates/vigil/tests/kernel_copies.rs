@@ -94,7 +94,11 @@ fn copies_by_kernel_are_ordered_after_and_before_other_work() {
     d.seams().copy_by_kernel(16, 0);
     let words = 4096;
     let (a, data) = filled(d, "a", words, 3);
-    let (b, c, out) = (zeroed(d, "b", words), zeroed(d, "c", words), zeroed(d, "out", words));
+    let (b, c, out) = (
+        zeroed(d, "b", words),
+        zeroed(d, "c", words),
+        zeroed(d, "out", words),
+    );
     // A queue write into `a` (a transfer) before the first copy reads it.
     let written: Vec<u32> = (0..256).map(|i| 0xdead_0000 | i).collect();
     d.write_buffer(a, 1024, &bytes_of(&written)).unwrap();
@@ -119,7 +123,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     // compute read after it, a compute write), c → out by kernel (a compute read after
     // that), then 64 bytes of out back into a by the copy command (offsets not multiples
     // of 16: a transfer read after the kernel's write, a transfer write after its read).
-    e.copy_buffer_to_buffer(a, 0, b, 0, words as u64 * 4).unwrap();
+    e.copy_buffer_to_buffer(a, 0, b, 0, words as u64 * 4)
+        .unwrap();
     e.begin_compute_pass(&ComputePassDescriptor::default())
         .unwrap();
     e.set_compute_pipeline(double.0).unwrap();
@@ -139,7 +144,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     // A second submission reads what the first copied: the queue's states carry the
     // kernel's write across submissions.
     let mut e = encoder(d);
-    e.copy_buffer_to_buffer(out, 0, b, 0, words as u64 * 4).unwrap();
+    e.copy_buffer_to_buffer(out, 0, b, 0, words as u64 * 4)
+        .unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
     assert_eq!(read_u32(d, b, words), doubled);
     g.finish();

@@ -148,26 +148,30 @@ pub(crate) fn pieces(
         if done >= size {
             return None;
         }
-        let len = (size - done).min(most);
-        let (s, d) = (src_offset + done, dst_offset + done);
-        done += len;
+        // Offsets and sizes were checked against their buffers: none of these sums nears
+        // `u64::MAX`, and every element index fits a `u32` (`MAX_PIECE`).
+        let len = size.saturating_sub(done).min(most);
+        let (s, d) = (
+            src_offset.saturating_add(done),
+            dst_offset.saturating_add(done),
+        );
+        done = done.saturating_add(len);
         let window_of = |at: u64| {
-            let base = at & !(align - 1);
-            (base, at - base + len)
+            let base = at & !align.saturating_sub(1);
+            let skip = at.saturating_sub(base);
+            (base, skip.saturating_add(len), (skip / 16) as u32)
         };
-        let (src, dst) = (window_of(s), window_of(d));
-        let words = [
-            ((s - src.0) / 16) as u32,
-            ((d - dst.0) / 16) as u32,
-            (len / 16) as u32,
-        ];
+        let ((src_base, src_len, src_skip), (dst_base, dst_len, dst_skip)) =
+            (window_of(s), window_of(d));
+        let words = [src_skip, dst_skip, (len / 16) as u32];
         let mut immediates = [0u8; IMMEDIATES as usize];
-        for (k, w) in words.iter().enumerate() {
-            immediates[k * 4..k * 4 + 4].copy_from_slice(&w.to_le_bytes());
+        for (at, w) in immediates.chunks_exact_mut(4).zip(words) {
+            at.copy_from_slice(&w.to_le_bytes());
         }
         let needed = len.div_ceil(PER_GROUP).max(1);
         let x = needed.min(max_groups);
         let y = needed.div_ceil(x);
+        let (src, dst) = ((src_base, src_len), (dst_base, dst_len));
         Some(Piece {
             src,
             dst,
@@ -205,11 +209,12 @@ impl<A: Api> super::Core<A> {
             .max(16)
             .next_power_of_two();
         let limit = self.limits.max_storage_buffer_binding_size & !15;
+        let least_window = align.saturating_mul(4);
         let window = match armed_window {
             0 => limit,
-            w => w.max(4 * align).min(limit),
+            w => w.max(least_window).min(limit),
         };
-        (window >= 4 * align).then_some((least, window, align))
+        (window >= least_window).then_some((least, window, align))
     }
 
     /// The copy kernel's pipeline, made on the first call (`None`: the backend's shaders
@@ -228,11 +233,7 @@ impl<A: Api> super::Core<A> {
             return Ok(None);
         };
         let made = Arc::new(made);
-        let mut kept = self
-            .copies
-            .made
-            .write()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut kept = self.copies.made.write().unwrap_or_else(|p| p.into_inner());
         if self.copies.closed.load(Ordering::Acquire) {
             // The device closed meanwhile: the pipeline lives with the recording alone.
             return Ok(Some(made));
@@ -259,9 +260,11 @@ mod tests {
     use super::*;
 
     fn word(p: &Piece, k: usize) -> u32 {
-        let mut b = [0u8; 4];
-        b.copy_from_slice(&p.immediates[k * 4..k * 4 + 4]);
-        u32::from_le_bytes(b)
+        let mut words = p
+            .immediates
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        words.nth(k).unwrap()
     }
 
     /// Pieces cover the copy exactly, in order; each window starts aligned, holds its
