@@ -1,9 +1,12 @@
 //! **bandwidth**: a WGSL copy kernel (by default four 16-byte loads, then four stores, per
 //! thread; see [`Kernel`]) over pairs of buffers adding up to the total size, timed on the
 //! GPU by timestamps around the one compute pass that copies them all. Rates are bytes copied per second (each
-//! byte copied is read once and written once). Each repetition also times, the same way,
-//! the fill command zeroing every destination (first) and the copy command over the same
-//! bytes as the kernel (last): bytes written per second for the fill.
+//! byte copied is read once and written once). Each repetition then times, the same way,
+//! the copy command over the same bytes, and last the fill command zeroing buffers of their
+//! own as large as the destinations (bytes written per second), so the kernel's copy
+//! follows what it followed before the fill was measured: PyTorch's `copy_` of 4 GiB on
+//! the H200 took about 2,010 µs after an idle moment and 2,070 µs right after a `zero_`,
+//! where the kernel took 2,037 µs either way.
 //!
 //! The sources are filled on the GPU with a pattern; the output hashes the start and the
 //! end of every destination, read back after the last run.
@@ -303,6 +306,18 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
             .map_err(e)?;
         pairs.push((src, dst, fill_group, copy_group));
     }
+    let mut fills = Vec::new();
+    for _ in 0..size.pairs() {
+        fills.push(
+            device
+                .create_buffer(&BufferDescriptor {
+                    label: "filled",
+                    size: size.chunk,
+                    usage: BufferUsages::COPY_DST,
+                })
+                .map_err(e)?,
+        );
+    }
     let queries = device.create_query_set("bandwidth", 6).map_err(e)?;
     let ticks = device
         .create_buffer(&BufferDescriptor {
@@ -326,25 +341,6 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
     device.submit([enc.finish().map_err(e)?]).map_err(e)?;
     let period = f64::from(device.adapter_info().timestamp_period_ns);
     let [gpu, command, fill_command] = repeat(plan, || {
-        // The fill command over the destinations first (the copies then rewrite them).
-        let mut enc = device
-            .create_command_encoder(&CommandEncoderDescriptor {
-                label: "fill command",
-            })
-            .map_err(e)?;
-        enc.write_timestamp(queries, 4).map_err(e)?;
-        for p in &pairs {
-            enc.clear_buffer(p.1, 0, None).map_err(e)?;
-        }
-        enc.write_timestamp(queries, 5).map_err(e)?;
-        enc.resolve_query_set(queries, 4, 2, ticks, 512)
-            .map_err(e)?;
-        let s = device.submit([enc.finish().map_err(e)?]).map_err(e)?;
-        device
-            .wait_for_serial_unless_stalled(s, Duration::from_secs(60))
-            .map_err(e)?;
-        let t = device.read_buffer(ticks, 512, 16).map_err(e)?;
-        let fill_command = elapsed(&t, period);
         let mut enc = device
             .create_command_encoder(&CommandEncoderDescriptor { label: "copy" })
             .map_err(e)?;
@@ -391,7 +387,27 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
             .wait_for_serial_unless_stalled(s, Duration::from_secs(60))
             .map_err(e)?;
         let t = device.read_buffer(ticks, 256, 16).map_err(e)?;
-        Ok([kernel, elapsed(&t, period), fill_command])
+        let command = elapsed(&t, period);
+        // Last, the fill command over buffers of their own as large as the destinations
+        // (after the copies, so what the copies follow is as in earlier runs).
+        let mut enc = device
+            .create_command_encoder(&CommandEncoderDescriptor {
+                label: "fill command",
+            })
+            .map_err(e)?;
+        enc.write_timestamp(queries, 4).map_err(e)?;
+        for &f in &fills {
+            enc.clear_buffer(f, 0, None).map_err(e)?;
+        }
+        enc.write_timestamp(queries, 5).map_err(e)?;
+        enc.resolve_query_set(queries, 4, 2, ticks, 512)
+            .map_err(e)?;
+        let s = device.submit([enc.finish().map_err(e)?]).map_err(e)?;
+        device
+            .wait_for_serial_unless_stalled(s, Duration::from_secs(60))
+            .map_err(e)?;
+        let t = device.read_buffer(ticks, 512, 16).map_err(e)?;
+        Ok([kernel, command, elapsed(&t, period)])
     })?;
     let output = probes(
         &mut |k, at| {
@@ -406,6 +422,9 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
         device.destroy_bind_group(b).map_err(e)?;
         device.destroy_buffer(src).map_err(e)?;
         device.destroy_buffer(dst).map_err(e)?;
+    }
+    for f in fills {
+        device.destroy_buffer(f).map_err(e)?;
     }
     device.poll().map_err(e)?;
     Ok(PathResult {
@@ -514,6 +533,21 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
         raw.write_set(cs, &[(0, whole(&src)), (1, whole(&dst))]);
         pairs.push((src, dst, fs, cs));
     }
+    // Buffers as large as the destinations for the fill command.
+    let mut fills = Vec::new();
+    for _ in 0..n {
+        match raw.buffer(
+            size.chunk,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            gpu_allocator::MemoryLocation::GpuOnly,
+        ) {
+            Ok(f) => fills.push(f),
+            Err(err) => {
+                made = made.and(Err(err));
+                break;
+            }
+        }
+    }
     let queries = raw.timestamps(6)?;
     let period = f64::from(raw.timestamp_period);
     let (cmd_pool, cb) = raw.command_buffer()?;
@@ -575,22 +609,22 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
             ))
         };
         repeat(plan, || {
-            // The fill command over the destinations first (the copies then rewrite them).
-            let fill_command = timed(raw, 0, vk::PipelineStageFlags2::ALL_TRANSFER, &|_| {
-                for p in &pairs {
-                    // SAFETY: the whole of a buffer of this device, zero.
-                    unsafe { d.cmd_fill_buffer(cb, p.1.raw, 0, vk::WHOLE_SIZE, 0) };
-                }
-            })?;
-            let kernel = timed(raw, 2, vk::PipelineStageFlags2::COMPUTE_SHADER, &|raw| {
+            let kernel = timed(raw, 0, vk::PipelineStageFlags2::COMPUTE_SHADER, &|raw| {
                 dispatch_all(raw, copy, copy_pl, true)
             })?;
             // The copy command over the same bytes, after the kernel's writes.
-            let command = timed(raw, 4, vk::PipelineStageFlags2::ALL_TRANSFER, &|_| {
+            let command = timed(raw, 2, vk::PipelineStageFlags2::ALL_TRANSFER, &|_| {
                 for p in &pairs {
                     let region = [vk::BufferCopy::default().size(size.chunk)];
                     // SAFETY: whole-buffer copy between two buffers of this device's size.
                     unsafe { d.cmd_copy_buffer(cb, p.0.raw, p.1.raw, &region) };
+                }
+            })?;
+            // Last, the fill command over buffers of their own.
+            let fill_command = timed(raw, 4, vk::PipelineStageFlags2::ALL_TRANSFER, &|_| {
+                for f in &fills {
+                    // SAFETY: the whole of a buffer of this device, zero.
+                    unsafe { d.cmd_fill_buffer(cb, f.raw, 0, vk::WHOLE_SIZE, 0) };
                 }
             })?;
             Ok([kernel, command, fill_command])
@@ -643,6 +677,9 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
     for (src, dst, _, _) in pairs {
         raw.destroy_buffer(src);
         raw.destroy_buffer(dst);
+    }
+    for f in fills {
+        raw.destroy_buffer(f);
     }
     let [gpu, command, fill_command] = result?;
     Ok(PathResult {
@@ -736,6 +773,17 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
             (src, dst, fill_group, copy_group)
         })
         .collect();
+    // Buffers as large as the destinations for the fill command.
+    let fills: Vec<wgpu::Buffer> = (0..size.pairs())
+        .map(|_| {
+            dev.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("filled"),
+                size: size.chunk,
+                usage: wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })
+        .collect();
     let queries = dev.create_query_set(&wgpu::QuerySetDescriptor {
         label: Some("bandwidth"),
         ty: wgpu::QueryType::Timestamp,
@@ -772,17 +820,6 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
         }));
     };
     let [gpu, command, fill_command] = repeat(plan, || {
-        // The fill command over the destinations first (the copies then rewrite them).
-        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-        stamp(&mut enc, 4);
-        for p in &pairs {
-            enc.clear_buffer(&p.1, 0, None);
-        }
-        stamp(&mut enc, 5);
-        enc.resolve_query_set(&queries, 4..6, &resolve, 512);
-        w.queue.submit([enc.finish()]);
-        let t = w.read_range(&resolve, 512, 16)?;
-        let fill_command = elapsed(&t, period);
         let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -814,7 +851,18 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
         enc.resolve_query_set(&queries, 2..4, &resolve, 256);
         w.queue.submit([enc.finish()]);
         let t = w.read_range(&resolve, 256, 16)?;
-        Ok([kernel, elapsed(&t, period), fill_command])
+        let command = elapsed(&t, period);
+        // Last, the fill command over buffers of their own.
+        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        stamp(&mut enc, 4);
+        for f in &fills {
+            enc.clear_buffer(f, 0, None);
+        }
+        stamp(&mut enc, 5);
+        enc.resolve_query_set(&queries, 4..6, &resolve, 512);
+        w.queue.submit([enc.finish()]);
+        let t = w.read_range(&resolve, 512, 16)?;
+        Ok([kernel, command, elapsed(&t, period)])
     })?;
     let output = probes(
         &mut |k, at| w.read_range(&pairs[k as usize].1, at, PROBE),
@@ -824,7 +872,11 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
         src.destroy();
         dst.destroy();
     }
+    for f in &fills {
+        f.destroy();
+    }
     drop(pairs);
+    drop(fills);
     w.wait()?;
     Ok(PathResult {
         path: "wgpu",
@@ -1010,11 +1062,11 @@ fn spirv_with(wgsl: &str, policy: naga::proc::BoundsCheckPolicy) -> Result<Vec<u
 }
 
 /// The host's reference, as a paired path named `reference`: on a machine with PyTorch
-/// and CUDA, per repetition a `zero_` of the destination (against the paths' fill command)
-/// and two `copy_`s of the same bytes (one against each of the paths' two copies: the
-/// kernel and the copy command), timed with CUDA events (the device-to-device rate `torch`
-/// reaches); else `fill` and `memcpy` of the same bytes on the host. What it was goes into
-/// `what`.
+/// and CUDA, per repetition two `copy_`s of the same bytes (one against each of the paths'
+/// two copies: the kernel and the copy command), then a `zero_` of a third tensor as large
+/// (against the paths' fill command), timed with CUDA events (the device-to-device rate
+/// `torch` reaches); else `memcpy` and `fill` of the same bytes on the host. What it was
+/// goes into `what`.
 pub fn reference(
     bytes: u64,
     plan: Plan,
@@ -1029,6 +1081,7 @@ n = int(sys.argv[1])
 assert torch.cuda.is_available()
 a = torch.empty(n, dtype=torch.uint8, device="cuda")
 b = torch.empty_like(a)
+c = torch.empty_like(a)
 a.fill_(1)
 for _ in range(3):
     b.copy_(a)
@@ -1037,7 +1090,7 @@ print("ready", torch.cuda.get_device_name(0), flush=True)
 for line in sys.stdin:
     s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     if line.strip() == "fill":
-        s.record(); b.zero_(); e.record(); e.synchronize()
+        s.record(); c.zero_(); e.record(); e.synchronize()
     else:
         s.record(); b.copy_(a); e.record(); e.synchronize()
     print(s.elapsed_time(e), flush=True)
@@ -1070,11 +1123,8 @@ for line in sys.stdin:
                     .ok_or("PyTorch reference: no time")?;
                 Ok(Duration::from_secs_f64(ms / 1e3))
             };
-            // In the paths' order: the fill first, then the two copies.
-            let timed = repeat(plan, || {
-                let fill = one("fill")?;
-                Ok([one("go")?, one("go")?, fill])
-            });
+            // In the paths' order: the two copies, then the fill of a tensor of its own.
+            let timed = repeat(plan, || Ok([one("go")?, one("go")?, one("fill")?]));
             drop(input);
             let _ = child.wait();
             let [copy, again, fill] = timed?;
@@ -1105,10 +1155,7 @@ for line in sys.stdin:
         std::hint::black_box(&mut dst);
         t.elapsed()
     };
-    let [copy, again, fill] = repeat(plan, || {
-        let fill = one(true);
-        Ok([one(false), one(false), fill])
-    })?;
+    let [copy, again, fill] = repeat(plan, || Ok([one(false), one(false), one(true)]))?;
     Ok(PathResult {
         path: "reference",
         metrics: vec![
