@@ -973,6 +973,13 @@ pub fn copy(w: &mut World<'_>, r: &mut Rng) {
             } else {
                 r.edge_u64(dst_size, 4)
             };
+            // A third of the copies have offsets and size in whole 16-byte elements, as
+            // copies by kernel need (seeds that arm the seam then take the kernel).
+            let (so, d_o, size) = if r.chance(33) {
+                (so & !15, d_o & !15, size & !15)
+            } else {
+                (so, d_o, size)
+            };
             let what = format!("copy_buffer_to_buffer({src:?}, {so}, {dst:?}, {d_o}, {size})");
             on_encoder(
                 w,
