@@ -170,6 +170,20 @@ pub struct Size {
 }
 
 impl Size {
+    /// The copy command's copies within one buffer pair, `(offset, size)`: the whole
+    /// chunk, or pieces of `VIGIL_BENCH_COPY_PIECE_KIB` KiB where that names a power of two
+    /// from 64 up to the chunk (for measuring what a copy costs by size).
+    pub fn copy_pieces(&self) -> impl Iterator<Item = (u64, u64)> {
+        let piece = std::env::var("VIGIL_BENCH_COPY_PIECE_KIB")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(|k| k << 10)
+            .filter(|p| p.is_power_of_two() && *p >= 64 << 10 && *p <= self.chunk)
+            .unwrap_or(self.chunk);
+        let chunk = self.chunk;
+        (0..chunk.div_ceil(piece)).map(move |k| (k * piece, piece.min(chunk - k * piece)))
+    }
+
     /// Buffer pairs.
     pub fn pairs(&self) -> u64 {
         self.total.div_ceil(self.chunk)
@@ -376,8 +390,10 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
             .map_err(e)?;
         enc.write_timestamp(queries, 2).map_err(e)?;
         for p in &pairs {
-            enc.copy_buffer_to_buffer(p.0, 0, p.1, 0, size.chunk)
-                .map_err(e)?;
+            for (at, len) in size.copy_pieces() {
+                enc.copy_buffer_to_buffer(p.0, at, p.1, at, len)
+                    .map_err(e)?;
+            }
         }
         enc.write_timestamp(queries, 3).map_err(e)?;
         enc.resolve_query_set(queries, 2, 2, ticks, 256)
@@ -615,7 +631,15 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
             // The copy command over the same bytes, after the kernel's writes.
             let command = timed(raw, 2, vk::PipelineStageFlags2::ALL_TRANSFER, &|_| {
                 for p in &pairs {
-                    let region = [vk::BufferCopy::default().size(size.chunk)];
+                    let region: Vec<vk::BufferCopy> = size
+                        .copy_pieces()
+                        .map(|(at, len)| {
+                            vk::BufferCopy::default()
+                                .src_offset(at)
+                                .dst_offset(at)
+                                .size(len)
+                        })
+                        .collect();
                     // SAFETY: whole-buffer copy between two buffers of this device's size.
                     unsafe { d.cmd_copy_buffer(cb, p.0.raw, p.1.raw, &region) };
                 }
@@ -845,7 +869,9 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
         let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         stamp(&mut enc, 2);
         for p in &pairs {
-            enc.copy_buffer_to_buffer(&p.0, 0, &p.1, 0, size.chunk);
+            for (at, len) in size.copy_pieces() {
+                enc.copy_buffer_to_buffer(&p.0, at, &p.1, at, len);
+            }
         }
         stamp(&mut enc, 3);
         enc.resolve_query_set(&queries, 2..4, &resolve, 256);
