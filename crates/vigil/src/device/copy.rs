@@ -53,7 +53,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
 ";
 
 /// Copies of at least this many bytes go through the kernel on a device that copies by
-/// kernel. Below it a copy takes a few microseconds either way.
+/// kernel. On the H200 1 MiB copies by kernel took a fifth of the copy command's time
+/// (0.6 µs against 3.0 µs each); smaller copies were not measured through the kernel, so
+/// they keep the copy command.
 pub(crate) const KERNEL_COPY_MIN: u64 = 1 << 20;
 
 /// Bytes of the kernel's immediate data: the two windows' first elements and the count.
