@@ -603,25 +603,18 @@ fn run_one(
                         extra.push(("vigil rate / reference rate".into(), p));
                     }
                 }
-                // The copy command's rate over the same bytes (vigil and raw ash time it).
-                if let Some(c) = runs
-                    .iter()
-                    .find(|p| p.path == "vigil")
-                    .and_then(|p| p.metric("copy command"))
-                    && let Some(rc) = reference.as_ref().and_then(|p| p.metric("copy command"))
-                    && let Some(p) = harness::Paired::ratio(&rc.samples, &c.samples)
-                {
-                    extra.push(("vigil copy command rate / reference rate".into(), p));
-                }
-                // The fill command's rate over the reference's fill of the same bytes.
-                if let Some(c) = runs
-                    .iter()
-                    .find(|p| p.path == "vigil")
-                    .and_then(|p| p.metric("fill command"))
-                    && let Some(rc) = reference.as_ref().and_then(|p| p.metric("fill command"))
-                    && let Some(p) = harness::Paired::ratio(&rc.samples, &c.samples)
-                {
-                    extra.push(("vigil fill command rate / reference rate".into(), p));
+                // The copy command's rate over the reference's second copy of the same bytes,
+                // and the fill command's over the reference's fill.
+                for metric in ["copy command", "fill command"] {
+                    if let Some(c) = runs
+                        .iter()
+                        .find(|p| p.path == "vigil")
+                        .and_then(|p| p.metric(metric))
+                        && let Some(rc) = reference.as_ref().and_then(|p| p.metric(metric))
+                        && let Some(p) = harness::Paired::ratio(&rc.samples, &c.samples)
+                    {
+                        extra.push((format!("vigil {metric} rate / reference rate"), p));
+                    }
                 }
             }
             ("MiB", bytes >> 20)

@@ -381,49 +381,44 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
             .map_err(e)?;
         let t = device.read_buffer(ticks, 0, 16).map_err(e)?;
         let kernel = elapsed(&t, period);
-        // The same bytes through the copy command, timed by timestamps around the copies
-        // (a submission of its own; the kernel's writes are ordered before it).
-        let mut enc = device
-            .create_command_encoder(&CommandEncoderDescriptor {
-                label: "copy command",
-            })
-            .map_err(e)?;
-        enc.write_timestamp(queries, 2).map_err(e)?;
-        for p in &pairs {
-            for (at, len) in size.copy_pieces() {
-                enc.copy_buffer_to_buffer(p.0, at, p.1, at, len)
+        // Commands recorded by `record` in a submission of their own, between timestamps
+        // `at` and `at + 1` (resolved to byte `to` of the ticks): the GPU time between them.
+        let timed =
+            |label, at: u32, to: u64, record: &dyn Fn(&mut CommandEncoder) -> Result<()>| {
+                let mut enc = device
+                    .create_command_encoder(&CommandEncoderDescriptor { label })
                     .map_err(e)?;
+                enc.write_timestamp(queries, at).map_err(e)?;
+                record(&mut enc).map_err(e)?;
+                enc.write_timestamp(queries, at + 1).map_err(e)?;
+                enc.resolve_query_set(queries, at, 2, ticks, to)
+                    .map_err(e)?;
+                let s = device.submit([enc.finish().map_err(e)?]).map_err(e)?;
+                device
+                    .wait_for_serial_unless_stalled(s, Duration::from_secs(60))
+                    .map_err(e)?;
+                let t = device.read_buffer(ticks, to, 16).map_err(e)?;
+                Ok::<_, String>(elapsed(&t, period))
+            };
+        // The same bytes through the copy command (the kernel's writes are ordered before
+        // it).
+        let command = timed("copy command", 2, 256, &|enc| {
+            for p in &pairs {
+                for (at, len) in size.copy_pieces() {
+                    enc.copy_buffer_to_buffer(p.0, at, p.1, at, len)?;
+                }
             }
-        }
-        enc.write_timestamp(queries, 3).map_err(e)?;
-        enc.resolve_query_set(queries, 2, 2, ticks, 256)
-            .map_err(e)?;
-        let s = device.submit([enc.finish().map_err(e)?]).map_err(e)?;
-        device
-            .wait_for_serial_unless_stalled(s, Duration::from_secs(60))
-            .map_err(e)?;
-        let t = device.read_buffer(ticks, 256, 16).map_err(e)?;
-        let command = elapsed(&t, period);
+            Ok(())
+        })?;
         // Last, the fill command over buffers of their own as large as the destinations
         // (after the copies, so what the copies follow is as in earlier runs).
-        let mut enc = device
-            .create_command_encoder(&CommandEncoderDescriptor {
-                label: "fill command",
-            })
-            .map_err(e)?;
-        enc.write_timestamp(queries, 4).map_err(e)?;
-        for &f in &fills {
-            enc.clear_buffer(f, 0, None).map_err(e)?;
-        }
-        enc.write_timestamp(queries, 5).map_err(e)?;
-        enc.resolve_query_set(queries, 4, 2, ticks, 512)
-            .map_err(e)?;
-        let s = device.submit([enc.finish().map_err(e)?]).map_err(e)?;
-        device
-            .wait_for_serial_unless_stalled(s, Duration::from_secs(60))
-            .map_err(e)?;
-        let t = device.read_buffer(ticks, 512, 16).map_err(e)?;
-        Ok([kernel, command, elapsed(&t, period)])
+        let fill = timed("fill command", 4, 512, &|enc| {
+            for &f in &fills {
+                enc.clear_buffer(f, 0, None)?;
+            }
+            Ok(())
+        })?;
+        Ok([kernel, command, fill])
     })?;
     let output = probes(
         &mut |k, at| {
@@ -939,6 +934,25 @@ fn raw_restrict() -> Option<bool> {
     }
 }
 
+/// `(word index, opcode, operands)` of each instruction of SPIR-V `words` after the
+/// five-word header.
+fn instructions(words: &[u32]) -> Vec<(usize, u32, &[u32])> {
+    let mut insts = Vec::new();
+    let mut at = 5;
+    while let Some(&first) = words.get(at) {
+        let n = (first >> 16) as usize;
+        let Some(operands) = words.get(at + 1..at + n.max(1)) else {
+            break;
+        };
+        if n == 0 {
+            break;
+        }
+        insts.push((at, first & 0xffff, operands));
+        at += n;
+    }
+    insts
+}
+
 /// Which of raw ash's kernel memory accesses carry SPIR-V's `Nontemporal` hint (the data
 /// will not be used again soon, so caches need not keep it): with
 /// `VIGIL_BENCH_RAW_NONTEMPORAL=all` loads and stores, `=loads` or `=stores` one kind;
@@ -966,19 +980,10 @@ fn nontemporal(words: Vec<u32>, loads: bool, stores: bool) -> Vec<u32> {
     let Some(header) = words.get(..5) else {
         return words;
     };
-    let mut insts: Vec<(u32, Vec<u32>)> = Vec::new();
-    let mut at = 5;
-    while let Some(&first) = words.get(at) {
-        let n = (first >> 16) as usize;
-        let Some(operands) = words.get(at + 1..at + n.max(1)) else {
-            break;
-        };
-        if n == 0 {
-            break;
-        }
-        insts.push((first & 0xffff, operands.to_vec()));
-        at += n;
-    }
+    let insts: Vec<(u32, Vec<u32>)> = instructions(&words)
+        .into_iter()
+        .map(|(_, op, o)| (op, o.to_vec()))
+        .collect();
     // Pointer types into storage buffers, then the pointers (access chains) of those types.
     let types: Vec<u32> = insts
         .iter()
@@ -1022,20 +1027,7 @@ fn restrict_storage(words: Vec<u32>, all: bool) -> Vec<u32> {
     const RESTRICT: u32 = 19;
     const NON_WRITABLE: u32 = 24;
     const STORAGE_BUFFER: u32 = 12;
-    // (opcode, operands) of each instruction after the five-word header.
-    let mut insts: Vec<(usize, u32, &[u32])> = Vec::new();
-    let mut at = 5;
-    while let Some(&first) = words.get(at) {
-        let n = (first >> 16) as usize;
-        let Some(operands) = words.get(at + 1..at + n.max(1)) else {
-            break;
-        };
-        if n == 0 {
-            break;
-        }
-        insts.push((at, first & 0xffff, operands));
-        at += n;
-    }
+    let insts = instructions(&words);
     let pointers: Vec<u32> = insts
         .iter()
         .filter(|(_, op, o)| *op == OP_TYPE_POINTER && o.get(1) == Some(&STORAGE_BUFFER))

@@ -15,8 +15,7 @@
 
 use super::indirect::{Kernel, Pipeline};
 use crate::error::Result;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use vigil_hal::{Api, ShaderFormat};
 
 /// The kernel: thread `i` of a dispatch of `n` threads copies elements `i`, `i + n`,
@@ -76,44 +75,6 @@ const COPY: Kernel = Kernel {
     min_sizes: (16, 16),
     immediates: IMMEDIATES,
 };
-
-/// The copy kernel's pipeline, made on the first copy that takes it.
-pub(crate) struct CopyKernel<A: Api> {
-    made: RwLock<Option<Arc<Pipeline<A>>>>,
-    closed: AtomicBool,
-}
-
-impl<A: Api> Default for CopyKernel<A> {
-    fn default() -> Self {
-        CopyKernel {
-            made: RwLock::new(None),
-            closed: AtomicBool::new(false),
-        }
-    }
-}
-
-impl<A: Api> CopyKernel<A> {
-    /// Native objects the device keeps for the kernel: its two set layouts, pipeline
-    /// layout and pipeline, once made.
-    pub fn pooled(&self) -> u64 {
-        let made = self
-            .made
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_some();
-        u64::from(made).saturating_mul(4)
-    }
-
-    /// Lets go of the pipeline at close (leaked when not `quiet`, as the device's other
-    /// native objects are when it was lost).
-    pub fn release(&self, quiet: bool) {
-        self.closed.store(true, Ordering::Release);
-        let made = self.made.write().unwrap_or_else(|p| p.into_inner()).take();
-        if !quiet {
-            std::mem::forget(made);
-        }
-    }
-}
 
 /// One dispatch of a copy by kernel: the windows bound (offset and size in each buffer),
 /// the immediate data and the workgroups.
@@ -222,25 +183,7 @@ impl<A: Api> super::Core<A> {
     /// The copy kernel's pipeline, made on the first call (`None`: the backend's shaders
     /// are not SPIR-V).
     pub(crate) fn copy_pipeline(&self, op: &'static str) -> Result<Option<Arc<Pipeline<A>>>> {
-        let kept = self
-            .copies
-            .made
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        if let Some(p) = kept {
-            return Ok(Some(p));
-        }
-        let Some(made) = self.make_kernel(&COPY, op)? else {
-            return Ok(None);
-        };
-        let made = Arc::new(made);
-        let mut kept = self.copies.made.write().unwrap_or_else(|p| p.into_inner());
-        if self.copies.closed.load(Ordering::Acquire) {
-            // The device closed meanwhile: the pipeline lives with the recording alone.
-            return Ok(Some(made));
-        }
-        Ok(Some(kept.get_or_insert(made).clone()))
+        self.kept_kernel(&self.copies, &COPY, op)
     }
 
     /// A group binding a window of `buffer` for the copy kernel (`read`: its source).

@@ -131,16 +131,56 @@ impl<A: Api> Drop for Lease<A> {
     }
 }
 
+/// One of vigil's own kernels as the device keeps it: its pipeline, made on first use and
+/// kept until the device closes.
+pub(crate) struct KernelSlot<A: Api> {
+    made: RwLock<Option<Arc<Pipeline<A>>>>,
+    closed: AtomicBool,
+}
+
+impl<A: Api> Default for KernelSlot<A> {
+    fn default() -> Self {
+        KernelSlot {
+            made: RwLock::new(None),
+            closed: AtomicBool::new(false),
+        }
+    }
+}
+
+impl<A: Api> KernelSlot<A> {
+    /// Native objects kept for the kernel: its two set layouts, pipeline layout and
+    /// pipeline, once made.
+    pub fn pooled(&self) -> u64 {
+        let made = self
+            .made
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some();
+        u64::from(made).saturating_mul(4)
+    }
+
+    /// At the device's close: lets go of the pipeline (`quiet`: the GPU is done;
+    /// otherwise it is never released, as the GPU may still run it). A pipeline made
+    /// after this lives with its recording alone.
+    pub fn release(&self, quiet: bool) {
+        self.closed.store(true, Ordering::Release);
+        let made = self.made.write().unwrap_or_else(|p| p.into_inner()).take();
+        if !quiet {
+            std::mem::forget(made);
+        }
+    }
+}
+
 /// The device's part: the pipeline (made on first use) and the free scratch buffers.
 pub(crate) struct IndirectCheck<A: Api> {
-    made: RwLock<Option<Arc<Pipeline<A>>>>,
+    kernel: KernelSlot<A>,
     home: Arc<Home<A>>,
 }
 
 impl<A: Api> Default for IndirectCheck<A> {
     fn default() -> Self {
         IndirectCheck {
-            made: RwLock::new(None),
+            kernel: KernelSlot::default(),
             home: Arc::new(Home {
                 free: Mutex::new(Vec::new()),
                 closed: AtomicBool::new(false),
@@ -154,15 +194,10 @@ impl<A: Api> IndirectCheck<A> {
     /// Native objects kept for reuse: the pipeline's four, two per scratch buffer (free,
     /// or leased by a recording).
     pub fn pooled(&self) -> u64 {
-        let made = self
-            .made
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_some();
         let free = super::lock(&self.home.free).len() as u64;
         let leased = self.home.leased.load(Ordering::Acquire);
-        u64::from(made)
-            .saturating_mul(4)
+        self.kernel
+            .pooled()
             .saturating_add(free.saturating_add(leased).saturating_mul(2))
     }
 
@@ -171,10 +206,9 @@ impl<A: Api> IndirectCheck<A> {
     /// them), and makes buffers still leased be released when their lease ends.
     pub fn release(&self, quiet: bool) {
         self.home.closed.store(true, Ordering::Release);
-        let made = self.made.write().unwrap_or_else(|p| p.into_inner()).take();
+        self.kernel.release(quiet);
         let free = std::mem::take(&mut *super::lock(&self.home.free));
         if !quiet {
-            std::mem::forget(made);
             std::mem::forget(free);
         }
     }
@@ -230,30 +264,31 @@ impl<A: Api> super::Core<A> {
     /// The check's pipeline, made on the first call (`None`: the backend's shaders are not
     /// SPIR-V, and indirect counts go unchecked).
     pub(crate) fn indirect_pipeline(&self, op: &'static str) -> Result<Option<Arc<Pipeline<A>>>> {
-        let kept = self
-            .indirect
-            .made
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        self.kept_kernel(&self.indirect.kernel, &CHECK, op)
+    }
+
+    /// `kernel`'s pipeline from `slot`, or made now and kept there unless the device closed
+    /// meanwhile (then it lives with the recording alone). Two threads may both make one:
+    /// the first kept wins, the other is dropped.
+    pub(crate) fn kept_kernel(
+        &self,
+        slot: &KernelSlot<A>,
+        kernel: &Kernel,
+        op: &'static str,
+    ) -> Result<Option<Arc<Pipeline<A>>>> {
+        let kept = slot.made.read().unwrap_or_else(|p| p.into_inner()).clone();
         if let Some(p) = kept {
             return Ok(Some(p));
         }
-        let Some(made) = self.make_kernel(&CHECK, op)? else {
+        let Some(new) = self.make_kernel(kernel, op)? else {
             return Ok(None);
         };
-        let made = Arc::new(made);
-        let mut kept = self
-            .indirect
-            .made
-            .write()
-            .unwrap_or_else(|p| p.into_inner());
-        if self.indirect.home.closed.load(Ordering::Acquire) {
-            // The device closed meanwhile: the pipeline lives with the recording alone.
-            return Ok(Some(made));
+        let new = Arc::new(new);
+        let mut kept = slot.made.write().unwrap_or_else(|p| p.into_inner());
+        if slot.closed.load(Ordering::Acquire) {
+            return Ok(Some(new));
         }
-        // Two threads may both have made one: the first kept wins, the other is dropped.
-        Ok(Some(kept.get_or_insert(made).clone()))
+        Ok(Some(kept.get_or_insert(new).clone()))
     }
 
     /// Makes `kernel`'s pipeline (`None`: the backend's shaders are not SPIR-V).

@@ -172,7 +172,7 @@ pub struct Core<A: Api> {
     /// The check of indirect dispatch arguments: its pipeline and scratch buffers.
     pub(crate) indirect: indirect::IndirectCheck<A>,
     /// The copy kernel's pipeline, once a copy took it.
-    pub(crate) copies: copy::CopyKernel<A>,
+    pub(crate) copies: indirect::KernelSlot<A>,
 }
 
 /// A validated device over backend `A` (Vulkan by default).
@@ -345,7 +345,7 @@ impl<A: Api> Device<A> {
                 timestamps: Mutex::new(VecDeque::new()),
                 draws,
                 indirect: indirect::IndirectCheck::default(),
-                copies: copy::CopyKernel::default(),
+                copies: indirect::KernelSlot::default(),
             }),
         })
     }

@@ -91,30 +91,22 @@ impl<A: Api> CommandEncoder<A> {
         size: u64,
         op: &'static str,
     ) -> Result<()> {
+        let copy = CopySpan {
+            src_offset,
+            dst_offset,
+            size,
+        };
         if let Some((least, window, align)) = self.core.kernel_copy_policy() {
             if size >= least
                 && (src_offset | dst_offset | size) % 16 == 0
                 && !s.usage.intersects(HOST_MEMORY)
                 && !d.usage.intersects(HOST_MEMORY)
+                && self.copy_by_kernel(s, d, copy, (window, align), op)?
             {
-                let copy = CopySpan {
-                    src_offset,
-                    dst_offset,
-                    size,
-                };
-                if self.copy_by_kernel(s, d, copy, (window, align), op)? {
-                    return Ok(());
-                }
+                return Ok(());
             }
         }
-        let (ss, ds) = (self.used.buffer_slot(s), self.used.buffer_slot(d));
-        self.used.next_scope();
-        self.used
-            .use_buffer(ss, src_offset, size, READ, &mut self.pending);
-        self.used
-            .use_buffer(ds, dst_offset, size, WRITE, &mut self.pending);
-        self.flush_pending(op)?;
-        self.ensure_open(op)?;
+        self.track_copy(s, d, copy, (READ, WRITE), op)?;
         if let Some(mut r) = self.rec() {
             r.copy_buffer_to_buffer(
                 &s.raw,
@@ -128,6 +120,26 @@ impl<A: Api> CommandEncoder<A> {
         }
         self.recorded = true;
         Ok(())
+    }
+
+    /// Adds a copy's read of `s` and write of `d` (as `uses`) to the tracker as a scope of
+    /// their own and records the barriers they need; the copy's commands go next.
+    fn track_copy(
+        &mut self,
+        s: &std::sync::Arc<crate::device::BufferObj<A>>,
+        d: &std::sync::Arc<crate::device::BufferObj<A>>,
+        copy: CopySpan,
+        (read, write): (Use, Use),
+        op: &'static str,
+    ) -> Result<()> {
+        let (ss, ds) = (self.used.buffer_slot(s), self.used.buffer_slot(d));
+        self.used.next_scope();
+        self.used
+            .use_buffer(ss, copy.src_offset, copy.size, read, &mut self.pending);
+        self.used
+            .use_buffer(ds, copy.dst_offset, copy.size, write, &mut self.pending);
+        self.flush_pending(op)?;
+        self.ensure_open(op)
     }
 
     /// Records a copy as dispatches of vigil's copy kernel, one per window of at most
@@ -163,14 +175,7 @@ impl<A: Api> CommandEncoder<A> {
             groups.push(self.core.copy_group(&kernel, true, &s.raw, p.src, op)?);
             groups.push(self.core.copy_group(&kernel, false, &d.raw, p.dst, op)?);
         }
-        let (ss, ds) = (self.used.buffer_slot(s), self.used.buffer_slot(d));
-        self.used.next_scope();
-        self.used
-            .use_buffer(ss, src_offset, size, KERNEL_READ, &mut self.pending);
-        self.used
-            .use_buffer(ds, dst_offset, size, KERNEL_WRITE, &mut self.pending);
-        self.flush_pending(op)?;
-        self.ensure_open(op)?;
+        self.track_copy(s, d, copy, (KERNEL_READ, KERNEL_WRITE), op)?;
         if let Some(mut r) = self.rec() {
             r.begin_compute_pass(&vigil_hal::ComputePassDescriptor {
                 label: "vigil copy",
