@@ -538,10 +538,12 @@ fn run_one(
             } else {
                 4 << 30
             };
+            let chunk = chunk.min(total);
             let size = b::Size {
                 total,
-                chunk: chunk.min(total),
+                chunk,
                 kernel: b::Kernel::chosen(),
+                piece: b::Size::chosen_piece(chunk),
             };
             // On a CPU device each copy takes about a second: 9 repetitions there. A GPU
             // copies 4 GiB in about 2 ms, so it runs the full count, which narrows the

@@ -167,20 +167,28 @@ pub struct Size {
     pub chunk: u64,
     /// The copy kernel.
     pub kernel: Kernel,
+    /// Bytes per copy of the copy command (the whole chunk, or less: see
+    /// [`Size::chosen_piece`]).
+    pub piece: u64,
 }
 
 impl Size {
-    /// The copy command's copies within one buffer pair, `(offset, size)`: the whole
-    /// chunk, or pieces of `VIGIL_BENCH_COPY_PIECE_KIB` KiB where that names a power of two
-    /// from 64 up to the chunk (for measuring what a copy costs by size).
-    pub fn copy_pieces(&self) -> impl Iterator<Item = (u64, u64)> {
-        let piece = std::env::var("VIGIL_BENCH_COPY_PIECE_KIB")
+    /// Bytes per copy of the copy command for buffers of `chunk` bytes: the whole chunk,
+    /// or `VIGIL_BENCH_COPY_PIECE_KIB` KiB where that names a power of two from 64 up to
+    /// the chunk (for measuring what a copy costs by size).
+    pub fn chosen_piece(chunk: u64) -> u64 {
+        std::env::var("VIGIL_BENCH_COPY_PIECE_KIB")
             .ok()
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map(|k| k << 10)
-            .filter(|p| p.is_power_of_two() && *p >= 64 << 10 && *p <= self.chunk)
-            .unwrap_or(self.chunk);
-        let chunk = self.chunk;
+            .filter(|p| p.is_power_of_two() && *p >= 64 << 10 && *p <= chunk)
+            .unwrap_or(chunk)
+    }
+
+    /// The copy command's copies within one buffer pair, `(offset, size)`, each of
+    /// [`Size::piece`] bytes at most.
+    pub fn copy_pieces(&self) -> impl Iterator<Item = (u64, u64)> {
+        let (chunk, piece) = (self.chunk, self.piece.clamp(1, self.chunk.max(1)));
         (0..chunk.div_ceil(piece)).map(move |k| (k * piece, piece.min(chunk - k * piece)))
     }
 
@@ -1316,6 +1324,7 @@ mod tests {
                     total: 4 << 30,
                     chunk: chunk_mib << 20,
                     kernel,
+                    piece: chunk_mib << 20,
                 };
                 let [x, y] = size.copy_dispatch();
                 assert!(x <= 65_535 && y <= 65_535, "{kernel:?} {chunk_mib} MiB");
