@@ -132,7 +132,7 @@ impl<A: Api> Device<A> {
                 usage: desc.usage
                     | extra
                     | check_reads(desc.usage)
-                    | self.kernel_copy_usage(desc.usage, location),
+                    | self.kernel_copy_usage(desc.usage),
                 location,
             })
             .map_err(|e| self.hal_error(e, op, desc.label))?;
@@ -357,8 +357,8 @@ impl<A: Api> Device<A> {
     /// Native usage a copy buffer in device memory needs beyond its own where copies may go
     /// through vigil's copy kernel (see `device/copy.rs`), which binds it as a storage
     /// buffer.
-    fn kernel_copy_usage(&self, usage: BufferUsages, location: MemoryLocation) -> BufferUsages {
-        if location == MemoryLocation::GpuOnly
+    fn kernel_copy_usage(&self, usage: BufferUsages) -> BufferUsages {
+        if super::copy::in_device_memory(usage)
             && usage.intersects(BufferUsages::COPY_SRC | BufferUsages::COPY_DST)
             && self.kernel_copies_possible()
         {

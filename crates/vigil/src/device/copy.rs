@@ -144,6 +144,12 @@ pub(crate) fn pieces(
     })
 }
 
+/// Whether a buffer of `usage` lives in device memory (it is not mappable: mappable
+/// buffers are placed in host memory), where a copy may go through the kernel.
+pub(crate) fn in_device_memory(usage: vigil_hal::BufferUsages) -> bool {
+    !usage.intersects(vigil_hal::BufferUsages::MAP_READ | vigil_hal::BufferUsages::MAP_WRITE)
+}
+
 impl<A: Api> super::Core<A> {
     /// Whether copies may go through the kernel on this device at all: SPIR-V shaders, and
     /// a discrete GPU (or a build with `test-seams`, where a seam may ask for it). Decided

@@ -14,10 +14,6 @@ pub use crate::validate::copy::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIG
 
 const READ: Use = Use::buffer(Stages::TRANSFER, Access::TRANSFER_READ);
 const WRITE: Use = Use::buffer(Stages::TRANSFER, Access::TRANSFER_WRITE);
-/// Usages that place a buffer in host memory (the others live in device memory, and
-/// copy buffers among them carry the storage usage a copy by kernel needs).
-const HOST_MEMORY: vigil_hal::BufferUsages =
-    vigil_hal::BufferUsages::MAP_READ.union(vigil_hal::BufferUsages::MAP_WRITE);
 /// A copy by kernel's uses (see `device/copy.rs`): a storage read and a storage write.
 const KERNEL_READ: Use = Use::buffer(Stages::COMPUTE, Access::SHADER_READ);
 const KERNEL_WRITE: Use = Use::buffer(Stages::COMPUTE, Access::SHADER_WRITE);
@@ -99,8 +95,8 @@ impl<A: Api> CommandEncoder<A> {
         if let Some((least, window, align)) = self.core.kernel_copy_policy() {
             if size >= least
                 && (src_offset | dst_offset | size) % 16 == 0
-                && !s.usage.intersects(HOST_MEMORY)
-                && !d.usage.intersects(HOST_MEMORY)
+                && crate::device::copy::in_device_memory(s.usage)
+                && crate::device::copy::in_device_memory(d.usage)
                 && self.copy_by_kernel(s, d, copy, (window, align), op)?
             {
                 return Ok(());
