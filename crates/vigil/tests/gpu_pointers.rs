@@ -441,17 +441,13 @@ fn end_and_read(d: &Device, mut e: CommandEncoder, target: Texture) -> Vec<u8> {
         .unwrap()
 }
 
-#[test]
-fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
-    let d = device();
-    let targets = PULL_TARGETS;
-    let pipeline = pull_pipeline(&d);
-    // The root (the positions pointer, then the color at offset 8: scalar layout), the
-    // positions, and the draw's arguments, all in one CPU-visible heap.
-    let data = heap(&d, "scene", 256, HeapKind::CpuVisible);
+/// A 256-byte CPU-visible heap holding the pull pipeline's scene: its root at 0 (the
+/// positions pointer, then the color at offset 8: scalar layout) and one triangle's
+/// positions at 64; bytes 128 on are the caller's. Returns the heap and the root.
+fn pull_scene(d: &Device) -> (GpuHeap, GpuPtr<[f32; 6]>) {
+    let data = heap(d, "scene", 256, HeapKind::CpuVisible);
     let root = d.gpu_heap_ptr::<[f32; 6]>(data, 0).unwrap();
     let positions = d.gpu_heap_ptr::<[f32; 6]>(data, 64).unwrap();
-    let args = d.gpu_heap_ptr::<[u32; 4]>(data, 128).unwrap();
     let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let mut root_bytes = positions.to_bytes().to_vec();
     // 0.4 is 102 exactly in 8 bits (0.5 would round either way: drivers differ).
@@ -459,6 +455,17 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
     d.write_gpu_heap(data, 0, &root_bytes).unwrap();
     d.write_gpu_heap(data, 64, &f(&[-0.5, -0.5, 0.5, -0.5, 0.0, 0.5]))
         .unwrap();
+    (data, root)
+}
+
+#[test]
+fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
+    let d = device();
+    let targets = PULL_TARGETS;
+    let pipeline = pull_pipeline(&d);
+    // The scene and the draw's arguments, all in one CPU-visible heap.
+    let (data, root) = pull_scene(&d);
+    let args = d.gpu_heap_ptr::<[u32; 4]>(data, 128).unwrap();
     let a: Vec<u8> = [3u32, 1, 0, 0]
         .iter()
         .flat_map(|x| x.to_le_bytes())
@@ -537,15 +544,7 @@ fn without_indirect_first_instance_a_draw_by_address_naming_another_draws_nothin
     let d = device();
     d.seams().check_indirect_first_instance();
     let pipeline = pull_pipeline(&d);
-    let data = heap(&d, "scene", 256, HeapKind::CpuVisible);
-    let root = d.gpu_heap_ptr::<[f32; 6]>(data, 0).unwrap();
-    let positions = d.gpu_heap_ptr::<[f32; 6]>(data, 64).unwrap();
-    let f = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let mut root_bytes = positions.to_bytes().to_vec();
-    root_bytes.extend(f(&[0.0, 0.4, 1.0, 1.0]));
-    d.write_gpu_heap(data, 0, &root_bytes).unwrap();
-    d.write_gpu_heap(data, 64, &f(&[-0.5, -0.5, 0.5, -0.5, 0.0, 0.5]))
-        .unwrap();
+    let (data, root) = pull_scene(&d);
     let words: Vec<u8> = [3u32, 1, 0, 3, 3, 1, 0, 0]
         .iter()
         .flat_map(|x| x.to_le_bytes())
