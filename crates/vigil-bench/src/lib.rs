@@ -578,7 +578,7 @@ fn run_one(
                 if let Some(s) = p.metric("copy command") {
                     derived.push((
                         format!("{} GB/s copied by the copy command", p.path),
-                        rate(s.median),
+                        size.command_bytes() as f64 / s.median.as_secs_f64() / 1e9,
                     ));
                 }
                 if let Some(s) = p.metric("fill command") {
@@ -606,8 +606,12 @@ fn run_one(
                     }
                 }
                 // The copy command's rate over the reference's second copy of the same bytes,
-                // and the fill command's over the reference's fill.
+                // and the fill command's over the reference's fill. Pieces small enough to
+                // copy fewer bytes (`b::MAX_COPIES`) have no reference of their size.
                 for metric in ["copy command", "fill command"] {
+                    if metric == "copy command" && size.command_bytes() != bytes {
+                        continue;
+                    }
                     if let Some(c) = runs
                         .iter()
                         .find(|p| p.path == "vigil")

@@ -158,6 +158,10 @@ const WORKGROUPS: u32 = 4096;
 /// Bytes hashed at each end of each destination.
 const PROBE: u64 = 64 * 1024;
 
+/// Most copy commands one run records (4 GiB in pieces of 64 KiB): smaller pieces copy
+/// fewer bytes rather than more commands.
+pub const MAX_COPIES: u64 = 65_536;
+
 /// Workload size.
 #[derive(Clone, Copy, Debug)]
 pub struct Size {
@@ -174,22 +178,31 @@ pub struct Size {
 
 impl Size {
     /// Bytes per copy of the copy command for buffers of `chunk` bytes: the whole chunk,
-    /// or `VIGIL_BENCH_COPY_PIECE_KIB` KiB where that names a power of two from 64 up to
+    /// or `VIGIL_BENCH_COPY_PIECE_KIB` KiB where that names a power of two from 4 up to
     /// the chunk (for measuring what a copy costs by size).
     pub fn chosen_piece(chunk: u64) -> u64 {
         std::env::var("VIGIL_BENCH_COPY_PIECE_KIB")
             .ok()
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map(|k| k << 10)
-            .filter(|p| p.is_power_of_two() && *p >= 64 << 10 && *p <= chunk)
+            .filter(|p| p.is_power_of_two() && *p >= 4 << 10 && *p <= chunk)
             .unwrap_or(chunk)
     }
 
     /// The copy command's copies within one buffer pair, `(offset, size)`, each of
-    /// [`Size::piece`] bytes at most.
+    /// [`Size::piece`] bytes at most, and at most [`MAX_COPIES`] over all the pairs: pieces
+    /// below 64 KiB copy only the start of each pair (the copies come after the kernel's,
+    /// which wrote the same bytes, so the output is the same).
     pub fn copy_pieces(&self) -> impl Iterator<Item = (u64, u64)> {
         let (chunk, piece) = (self.chunk, self.piece.clamp(1, self.chunk.max(1)));
-        (0..chunk.div_ceil(piece)).map(move |k| (k * piece, piece.min(chunk - k * piece)))
+        let per_pair = (MAX_COPIES / self.pairs().max(1)).max(1);
+        (0..chunk.div_ceil(piece).min(per_pair))
+            .map(move |k| (k * piece, piece.min(chunk - k * piece)))
+    }
+
+    /// Bytes the copy command copies in one run ([`Size::copy_pieces`] of every pair).
+    pub fn command_bytes(&self) -> u64 {
+        self.copy_pieces().map(|(_, len)| len).sum::<u64>() * self.pairs()
     }
 
     /// Buffer pairs.
