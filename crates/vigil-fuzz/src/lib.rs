@@ -109,7 +109,7 @@ pub fn run(config: &Config) -> Result<Report, String> {
         device.seams().check_indirect_first_instance();
     }
     // A third copy buffers through vigil's copy kernel from 16 bytes (as a discrete GPU
-    // does from 64 KiB), half of those in windows of 4 KiB.
+    // does from 4 KiB), half of those in windows of 4 KiB.
     if shape.chance(33) {
         let window = if shape.chance(50) { 4096 } else { 0 };
         device.seams().copy_by_kernel(16, window);
