@@ -584,7 +584,7 @@ fn run_one(
                 if let Some(s) = p.metric("fill command") {
                     derived.push((
                         format!("{} GB/s written by the fill command", p.path),
-                        rate(s.median),
+                        size.command_bytes() as f64 / s.median.as_secs_f64() / 1e9,
                     ));
                 }
             }
@@ -607,9 +607,9 @@ fn run_one(
                 }
                 // The copy command's rate over the reference's second copy of the same bytes,
                 // and the fill command's over the reference's fill. Pieces small enough to
-                // copy fewer bytes (`b::MAX_COPIES`) have no reference of their size.
+                // copy and fill fewer bytes (`b::MAX_COPIES`) have no reference of their size.
                 for metric in ["copy command", "fill command"] {
-                    if metric == "copy command" && size.command_bytes() != bytes {
+                    if size.command_bytes() != bytes {
                         continue;
                     }
                     if let Some(c) = runs

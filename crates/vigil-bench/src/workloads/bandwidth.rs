@@ -200,6 +200,16 @@ impl Size {
             .map(move |k| (k * piece, piece.min(chunk - k * piece)))
     }
 
+    /// The fill command's fills of one buffer, `(offset, size)`: the whole buffer (`None`)
+    /// in one, or [`Size::copy_pieces`] when the piece is smaller than the buffer.
+    pub fn fill_pieces(&self) -> Vec<(u64, Option<u64>)> {
+        if self.piece >= self.chunk {
+            vec![(0, None)]
+        } else {
+            self.copy_pieces().map(|(at, len)| (at, Some(len))).collect()
+        }
+    }
+
     /// Bytes the copy command copies in one run ([`Size::copy_pieces`] of every pair).
     pub fn command_bytes(&self) -> u64 {
         self.copy_pieces().map(|(_, len)| len).sum::<u64>() * self.pairs()
@@ -435,7 +445,9 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
         // (after the copies, so what the copies follow is as in earlier runs).
         let fill = timed("fill command", 4, 512, &|enc| {
             for &f in &fills {
-                enc.clear_buffer(f, 0, None)?;
+                for (at, len) in size.fill_pieces() {
+                    enc.clear_buffer(f, at, len)?;
+                }
             }
             Ok(())
         })?;
@@ -663,8 +675,11 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
             // Last, the fill command over buffers of their own.
             let fill_command = timed(raw, 4, vk::PipelineStageFlags2::ALL_TRANSFER, &|_| {
                 for f in &fills {
-                    // SAFETY: the whole of a buffer of this device, zero.
-                    unsafe { d.cmd_fill_buffer(cb, f.raw, 0, vk::WHOLE_SIZE, 0) };
+                    for (at, len) in size.fill_pieces() {
+                        let len = len.unwrap_or(vk::WHOLE_SIZE);
+                        // SAFETY: a range of a buffer of this device (4-byte multiples), zero.
+                        unsafe { d.cmd_fill_buffer(cb, f.raw, at, len, 0) };
+                    }
                 }
             })?;
             Ok([kernel, command, fill_command])
@@ -898,7 +913,9 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
         let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         stamp(&mut enc, 4);
         for f in &fills {
-            enc.clear_buffer(f, 0, None);
+            for (at, len) in size.fill_pieces() {
+                enc.clear_buffer(f, at, len);
+            }
         }
         stamp(&mut enc, 5);
         enc.resolve_query_set(&queries, 4..6, &resolve, 512);
