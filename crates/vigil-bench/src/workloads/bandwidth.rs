@@ -206,7 +206,9 @@ impl Size {
         if self.piece >= self.chunk {
             vec![(0, None)]
         } else {
-            self.copy_pieces().map(|(at, len)| (at, Some(len))).collect()
+            self.copy_pieces()
+                .map(|(at, len)| (at, Some(len)))
+                .collect()
         }
     }
 
