@@ -191,8 +191,9 @@ impl Size {
 
     /// The copy command's copies within one buffer pair, `(offset, size)`, each of
     /// [`Size::piece`] bytes at most, and at most [`MAX_COPIES`] over all the pairs: pieces
-    /// below 64 KiB copy only the start of each pair (the copies come after the kernel's,
-    /// which wrote the same bytes, so the output is the same).
+    /// too small for the whole copy in that many copy only the start of each pair (the
+    /// copies come after the kernel's, which wrote the same bytes, so the output is the
+    /// same).
     pub fn copy_pieces(&self) -> impl Iterator<Item = (u64, u64)> {
         let (chunk, piece) = (self.chunk, self.piece.clamp(1, self.chunk.max(1)));
         let per_pair = (MAX_COPIES / self.pairs().max(1)).max(1);
