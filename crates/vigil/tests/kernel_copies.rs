@@ -88,55 +88,6 @@ fn copies_by_kernel_land_every_byte_through_many_windows() {
 }
 
 #[test]
-fn copies_between_the_same_buffers_bind_each_buffer_once_per_recording() {
-    let g = gpu();
-    let d = &*g;
-    // From 16 bytes, windows as large as the device binds: these buffers fit one, so each
-    // is bound whole, once per recording and role (read or written).
-    d.seams().copy_by_kernel(16, 0);
-    let words = 4096;
-    let (a, data_a) = filled(d, "a", words, 17);
-    let (b, data_b) = filled(d, "b", words, 19);
-    let (mut model_a, mut model_b) = (data_a, data_b);
-    let mut e = encoder(d);
-    let start = d.live_native_objects();
-    // (source is `a`, src_offset, dst_offset, size)
-    let copies = [
-        (true, 0u64, 1024u64, 2048u64),
-        (true, 8192, 16, 4096),
-        (false, 32, 0, 1024),
-        (true, 16_368, 16_368, 16),
-        (false, 12_288, 4096, 4096),
-    ];
-    // Live native objects after each copy: the first makes the kernel's pipeline (four
-    // objects) and binds `a` read and `b` written (two groups); the first copy the other
-    // way binds `b` read and `a` written; the others bind nothing new.
-    let after = [6, 6, 8, 8, 8];
-    for (k, (&(from_a, so, dso, size), &more)) in copies.iter().zip(&after).enumerate() {
-        let c = (so, dso, size);
-        if from_a {
-            e.copy_buffer_to_buffer(a, so, b, dso, size).unwrap();
-            let now = model_a.clone();
-            apply(&mut model_b, &now, c);
-        } else {
-            e.copy_buffer_to_buffer(b, so, a, dso, size).unwrap();
-            let now = model_b.clone();
-            apply(&mut model_a, &now, c);
-        }
-        assert_eq!(d.live_native_objects(), start + more, "copy {k}");
-    }
-    let serial = d.submit([e.finish().unwrap()]).unwrap();
-    d.wait_for_serial_unless_stalled(serial, std::time::Duration::from_secs(60))
-        .unwrap();
-    d.poll().unwrap();
-    // The groups went with the submission; the device keeps the pipeline.
-    assert_eq!(d.live_native_objects(), start + 4);
-    assert_eq!(read_u32(d, a, words), model_a);
-    assert_eq!(read_u32(d, b, words), model_b);
-    g.finish();
-}
-
-#[test]
 fn copies_by_kernel_are_ordered_after_and_before_other_work() {
     let g = gpu();
     let d = &*g;

@@ -8,9 +8,7 @@
 //! size multiples of 16, is recorded as that kernel; every other copy stays
 //! `vkCmdCopyBuffer`. The kernel binds windows of the two buffers (at most the device's
 //! storage binding size each, from offsets the storage offset alignment allows) and copies
-//! 16-byte elements between them, one dispatch per window; a buffer that fits one window
-//! is bound whole, by one group the recording keeps for all its copies from (or into) that
-//! buffer; its bounds checks and an
+//! 16-byte elements between them, one dispatch per window; its bounds checks and an
 //! element count keep every write inside the copy's destination range. The recording
 //! tracks the copy as a compute-shader read of the source range and write of the
 //! destination range, so barriers around it are derived as for any dispatch.
@@ -148,43 +146,6 @@ pub(crate) fn pieces(
     })
 }
 
-/// The one piece of a copy between buffers of `src_size` and `dst_size` bytes that both
-/// fit a window of `window` bytes: each window is the whole buffer, so the groups binding
-/// them serve every copy of the recording between those buffers (`None` when a buffer is
-/// larger than that, or than [`MAX_PIECE`]).
-pub(crate) fn whole(
-    (src_offset, dst_offset, size): (u64, u64, u64),
-    (src_size, dst_size): (u64, u64),
-    window: u64,
-    max_groups: u32,
-) -> Option<Piece> {
-    let fits = |bytes: u64| bytes <= window && bytes <= MAX_PIECE;
-    if !fits(src_size) || !fits(dst_size) {
-        return None;
-    }
-    // Offsets and size lie inside buffers of at most `MAX_PIECE` bytes: every element
-    // index fits a `u32`.
-    let words = [
-        (src_offset / 16) as u32,
-        (dst_offset / 16) as u32,
-        (size / 16) as u32,
-    ];
-    let mut immediates = [0u8; IMMEDIATES as usize];
-    for (at, w) in immediates.chunks_exact_mut(4).zip(words) {
-        at.copy_from_slice(&w.to_le_bytes());
-    }
-    let max_groups = u64::from(max_groups.max(1));
-    let needed = size.div_ceil(PER_GROUP).max(1);
-    let x = needed.min(max_groups);
-    let y = needed.div_ceil(x);
-    Some(Piece {
-        src: (0, src_size),
-        dst: (0, dst_size),
-        immediates,
-        groups: [x as u32, y as u32],
-    })
-}
-
 /// Whether a buffer of `usage` lives in device memory (it is not mappable: mappable
 /// buffers are placed in host memory), where a copy may go through the kernel.
 pub(crate) fn in_device_memory(usage: vigil_hal::BufferUsages) -> bool {
@@ -290,28 +251,5 @@ mod tests {
             }
             assert_eq!(done, size);
         }
-    }
-
-    /// A copy between buffers that fit a window is one piece binding both buffers whole,
-    /// its immediates the copy's offsets and size in elements; a buffer larger than the
-    /// window leaves it to [`pieces`].
-    #[test]
-    fn whole_buffers_are_one_piece_from_their_start() {
-        let p = whole((4080, 16, 65_536), (1 << 20, 70_000), 1 << 20, 65_535).unwrap();
-        assert_eq!((p.src, p.dst), ((0, 1 << 20), (0, 70_000)));
-        assert_eq!((word(&p, 0), word(&p, 1), word(&p, 2)), (255, 1, 4096));
-        assert_eq!(p.groups, [4, 1]);
-        let big = (3u64 << 30) + 16;
-        let p = whole((0, 0, big), (big, big), 4 << 30, 65_535).unwrap();
-        let threads = u64::from(p.groups[0]) * u64::from(p.groups[1]) * 256;
-        assert!(p.groups[0] <= 65_535 && threads * 4 * 16 >= big);
-        assert_eq!(
-            whole((0, 0, 16), ((1 << 20) + 16, 64), 1 << 20, 65_535),
-            None
-        );
-        assert_eq!(
-            whole((0, 0, 16), (64, (1 << 20) + 16), 1 << 20, 65_535),
-            None
-        );
     }
 }

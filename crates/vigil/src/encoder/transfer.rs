@@ -164,80 +164,31 @@ impl<A: Api> CommandEncoder<A> {
             dst_offset,
             size,
         } = copy;
-        // Each piece's two groups, as indexes of `copy_groups` once the groups made here
-        // are appended to it (after everything that can fail, so a refusal changes nothing).
-        let base = self.used.copy_groups.len();
-        let mut made = Vec::new();
-        let mut fresh = Vec::new();
-        let mut pairs = Vec::new();
-        let whole = crate::device::copy::whole(
-            (src_offset, dst_offset, size),
-            (s.size, d.size),
-            window,
-            max_groups,
-        );
-        let pieces: Vec<_> = match whole {
-            Some(p) => {
-                // Buffers no larger than a window: bound whole, once per recording.
-                let mut pair = [0usize; 2];
-                for (at, (b, read)) in pair.iter_mut().zip([(s, true), (d, false)]) {
-                    let key = (b.handle.index(), b.handle.generation(), read);
-                    *at = match self.used.copy_whole.get(&key) {
-                        Some(&i) => i,
-                        None => {
-                            let i = base.saturating_add(made.len());
-                            made.push(self.core.copy_group(
-                                &kernel,
-                                read,
-                                &b.raw,
-                                (0, b.size),
-                                op,
-                            )?);
-                            fresh.push((key, i));
-                            i
-                        }
-                    };
-                }
-                pairs.push(pair);
-                vec![p]
-            }
-            None => {
-                let pieces: Vec<_> = crate::device::copy::pieces(
-                    src_offset, dst_offset, size, window, align, max_groups,
-                )
+        let pieces: Vec<_> =
+            crate::device::copy::pieces(src_offset, dst_offset, size, window, align, max_groups)
                 .collect();
-                for p in &pieces {
-                    let i = base.saturating_add(made.len());
-                    made.push(self.core.copy_group(&kernel, true, &s.raw, p.src, op)?);
-                    made.push(self.core.copy_group(&kernel, false, &d.raw, p.dst, op)?);
-                    pairs.push([i, i.saturating_add(1)]);
-                }
-                pieces
-            }
-        };
+        let mut groups = Vec::with_capacity(pieces.len().saturating_mul(2));
+        for p in &pieces {
+            groups.push(self.core.copy_group(&kernel, true, &s.raw, p.src, op)?);
+            groups.push(self.core.copy_group(&kernel, false, &d.raw, p.dst, op)?);
+        }
         self.track_copy(s, d, copy, (KERNEL_READ, KERNEL_WRITE), op)?;
-        self.used.copy_groups.append(&mut made);
-        self.used.copy_whole.extend(fresh);
-        // As `rec()`, with the groups borrowed beside the pool.
-        if let Some(pool) = self.pool.as_mut().filter(|_| self.open) {
-            let mut r = crate::native::Rec::<A>(pool);
-            let groups = &self.used.copy_groups;
+        if let Some(mut r) = self.rec() {
             r.begin_compute_pass(&vigil_hal::ComputePassDescriptor {
                 label: "vigil copy",
                 timestamp_writes: None,
             });
             r.set_compute_pipeline(&kernel.pipeline);
-            for (p, [g0, g1]) in pieces.iter().zip(pairs) {
+            for (p, pair) in pieces.iter().zip(groups.chunks_exact(2)) {
                 let point = vigil_hal::BindPoint::Compute;
-                if let (Some(g0), Some(g1)) = (groups.get(g0), groups.get(g1)) {
-                    r.set_bind_group(point, &kernel.layout, 0, g0, &[]);
-                    r.set_bind_group(point, &kernel.layout, 1, g1, &[]);
-                    r.set_immediates(&kernel.layout, &p.immediates);
-                    r.dispatch([p.groups[0], p.groups[1], 1]);
-                }
+                r.set_bind_group(point, &kernel.layout, 0, &pair[0], &[]);
+                r.set_bind_group(point, &kernel.layout, 1, &pair[1], &[]);
+                r.set_immediates(&kernel.layout, &p.immediates);
+                r.dispatch([p.groups[0], p.groups[1], 1]);
             }
             r.end_compute_pass();
         }
+        self.used.copy_groups.append(&mut groups);
         self.used.copy_kernel = Some(kernel);
         self.recorded = true;
         Ok(true)

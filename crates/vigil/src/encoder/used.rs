@@ -209,9 +209,6 @@ pub(crate) struct Used<A: Api> {
     pub copy_kernel: Option<Arc<crate::device::indirect::Pipeline<A>>>,
     /// The groups binding the windows of the recording's copies by kernel.
     pub copy_groups: Vec<crate::native::Owned<A, crate::native::BindGroupKind>>,
-    /// Which of `copy_groups` binds a whole buffer, by the buffer's `(slot, generation)`
-    /// and whether it is read (the source) or written.
-    pub copy_whole: std::collections::HashMap<(u32, u32, bool), usize, EarlyHash>,
 }
 
 /// The hasher of [`IndirectUse::early_at`]: fixed keys, so an empty table (every
@@ -444,7 +441,6 @@ impl<A: Api> Default for Used<A> {
             indirect: IndirectUse::default(),
             copy_kernel: None,
             copy_groups: Vec::new(),
-            copy_whole: std::collections::HashMap::default(),
         }
     }
 }
