@@ -109,10 +109,14 @@ pub fn run(config: &Config) -> Result<Report, String> {
         device.seams().check_indirect_first_instance();
     }
     // A third copy buffers through vigil's copy kernel from 16 bytes (as a discrete GPU
-    // does from 4 KiB), half of those in windows of 4 KiB.
+    // does from 4 KiB), half of those in windows of 4 KiB, and half of those (apart) with
+    // windows from multiples of 256 bytes, as on a device with that storage alignment.
     if shape.chance(33) {
         let window = if shape.chance(50) { 4096 } else { 0 };
         device.seams().copy_by_kernel(16, window);
+        if shape.chance(50) {
+            device.seams().align_kernel_windows(256);
+        }
     }
     let native_baseline = device.live_native_objects();
     // With a compute-only queue the other device is on it for half the seeds: explicit waits

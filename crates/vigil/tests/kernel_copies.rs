@@ -88,6 +88,46 @@ fn copies_by_kernel_land_every_byte_through_many_windows() {
 }
 
 #[test]
+fn a_window_reaching_before_the_copy_is_ordered_after_what_wrote_there() {
+    let g = gpu();
+    let d = &*g;
+    // Windows from multiples of 256 bytes, as on a device whose storage offset alignment
+    // is 256: a copy from offset 128 binds from offset 0 of both buffers.
+    d.seams().copy_by_kernel(16, 0);
+    d.seams().align_kernel_windows(256);
+    let words = 1024;
+    let (src, data) = filled(d, "src", words, 23);
+    let (other, other_data) = filled(d, "other", words, 29);
+    let dst = zeroed(d, "dst", words);
+    let mut src_model = data.clone();
+    let mut dst_model = vec![0u32; words];
+    let mut e = encoder(d);
+    // The copy command (offsets not multiples of 16) writes bytes 4..104 of `src` and of
+    // `dst`, inside the windows the kernel copy below binds but outside its ranges.
+    let before = (4, 4, 100);
+    e.copy_buffer_to_buffer(other, before.0, src, before.1, before.2)
+        .unwrap();
+    apply(&mut src_model, &other_data, before);
+    e.copy_buffer_to_buffer(other, before.0, dst, before.1, before.2)
+        .unwrap();
+    apply(&mut dst_model, &other_data, before);
+    let kernel = (128, 128, 2048);
+    e.copy_buffer_to_buffer(src, kernel.0, dst, kernel.1, kernel.2)
+        .unwrap();
+    let now = src_model.clone();
+    apply(&mut dst_model, &now, kernel);
+    // And the copy command after it writes into the kernel's windows again.
+    let after = (8, 16, 64);
+    e.copy_buffer_to_buffer(other, after.0, dst, after.1, after.2)
+        .unwrap();
+    apply(&mut dst_model, &other_data, after);
+    d.submit([e.finish().unwrap()]).unwrap();
+    assert_eq!(read_u32(d, src, words), src_model);
+    assert_eq!(read_u32(d, dst, words), dst_model);
+    g.finish();
+}
+
+#[test]
 fn copies_by_kernel_are_ordered_after_and_before_other_work() {
     let g = gpu();
     let d = &*g;

@@ -168,7 +168,7 @@ impl<A: Api> super::Core<A> {
         if !self.kernel_copies_possible() {
             return None;
         }
-        let (armed, armed_window) = self.seams.kernel_copies();
+        let (armed, armed_window, armed_align) = self.seams.kernel_copies();
         let least = if armed != 0 {
             armed
         } else if self.info.device_type == vigil_hal::DeviceType::DiscreteGpu {
@@ -178,6 +178,7 @@ impl<A: Api> super::Core<A> {
         };
         let align = u64::from(self.limits.min_storage_buffer_offset_alignment)
             .max(16)
+            .max(armed_align)
             .next_power_of_two();
         let limit = self.limits.max_storage_buffer_binding_size & !15;
         let least_window = align.saturating_mul(4);

@@ -34,6 +34,8 @@ pub(crate) struct SeamState {
     kernel_copy_min: AtomicU64,
     /// The most bytes the copy kernel binds at once (0: the device's limit).
     kernel_copy_window: AtomicU64,
+    /// The least alignment of the copy kernel's windows (0: the device's).
+    kernel_copy_align: AtomicU64,
 }
 
 fn nonzero(v: u64) -> Option<u64> {
@@ -62,13 +64,14 @@ impl SeamState {
         self.check_first_instance.load(Ordering::Relaxed)
     }
 
-    /// Copies by kernel as armed: `(least bytes, most bytes bound at once)`, each 0 where
-    /// not armed.
+    /// Copies by kernel as armed: `(least bytes, most bytes bound at once, least window
+    /// alignment)`, each 0 where not armed.
     #[inline]
-    pub fn kernel_copies(&self) -> (u64, u64) {
+    pub fn kernel_copies(&self) -> (u64, u64, u64) {
         (
             self.kernel_copy_min.load(Ordering::Relaxed),
             self.kernel_copy_window.load(Ordering::Relaxed),
+            self.kernel_copy_align.load(Ordering::Relaxed),
         )
     }
 
@@ -267,6 +270,17 @@ impl<A: Api> Seams<'_, A> {
         s.kernel_copy_window.store(window_bytes, Ordering::Relaxed);
         s.kernel_copy_min
             .store(min_bytes.max(1).next_multiple_of(16), Ordering::Relaxed);
+    }
+
+    /// Makes the copy kernel's windows start at multiples of `bytes` (a power of two; the
+    /// device's storage offset alignment when larger), as a device with a coarser
+    /// alignment would, so that windows reaching before a copy's range are tested on any
+    /// device.
+    pub fn align_kernel_windows(&self, bytes: u64) {
+        self.device
+            .seams
+            .kernel_copy_align
+            .store(bytes.next_power_of_two(), Ordering::Relaxed);
     }
 
     /// Bounds how long waits may go without progress (default 5 s).

@@ -103,7 +103,8 @@ impl<A: Api> CommandEncoder<A> {
                 return Ok(());
             }
         }
-        self.track_copy(s, d, copy, (READ, WRITE), op)?;
+        let ranges = ((copy.src_offset, copy.size), (copy.dst_offset, copy.size));
+        self.track_copy(s, d, ranges, (READ, WRITE), op)?;
         if let Some(mut r) = self.rec() {
             r.copy_buffer_to_buffer(
                 &s.raw,
@@ -125,16 +126,16 @@ impl<A: Api> CommandEncoder<A> {
         &mut self,
         s: &std::sync::Arc<crate::device::BufferObj<A>>,
         d: &std::sync::Arc<crate::device::BufferObj<A>>,
-        copy: CopySpan,
+        ((src_offset, src_size), (dst_offset, dst_size)): ((u64, u64), (u64, u64)),
         (read, write): (Use, Use),
         op: &'static str,
     ) -> Result<()> {
         let (ss, ds) = (self.used.buffer_slot(s), self.used.buffer_slot(d));
         self.used.next_scope();
         self.used
-            .use_buffer(ss, copy.src_offset, copy.size, read, &mut self.pending);
+            .use_buffer(ss, src_offset, src_size, read, &mut self.pending);
         self.used
-            .use_buffer(ds, copy.dst_offset, copy.size, write, &mut self.pending);
+            .use_buffer(ds, dst_offset, dst_size, write, &mut self.pending);
         self.flush_pending(op)?;
         self.ensure_open(op)
     }
@@ -172,7 +173,20 @@ impl<A: Api> CommandEncoder<A> {
             groups.push(self.core.copy_group(&kernel, true, &s.raw, p.src, op)?);
             groups.push(self.core.copy_group(&kernel, false, &d.raw, p.dst, op)?);
         }
-        self.track_copy(s, d, copy, (KERNEL_READ, KERNEL_WRITE), op)?;
+        // The windows bound, not only the copy's ranges: a window may start before its
+        // piece (at the storage offset alignment), and validation takes a storage
+        // binding's whole range as the dispatch's access.
+        let span = |w: &dyn Fn(&crate::device::copy::Piece) -> (u64, u64)| {
+            let start = pieces.iter().map(|p| w(p).0).min().unwrap_or(0);
+            let end = pieces
+                .iter()
+                .map(|p| w(p).0.saturating_add(w(p).1))
+                .max()
+                .unwrap_or(0);
+            (start, end.saturating_sub(start))
+        };
+        let ranges = (span(&|p| p.src), span(&|p| p.dst));
+        self.track_copy(s, d, ranges, (KERNEL_READ, KERNEL_WRITE), op)?;
         if let Some(mut r) = self.rec() {
             r.begin_compute_pass(&vigil_hal::ComputePassDescriptor {
                 label: "vigil copy",
