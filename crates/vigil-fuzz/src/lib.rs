@@ -109,7 +109,7 @@ pub fn run(config: &Config) -> Result<Report, String> {
         device.seams().check_indirect_first_instance();
     }
     // A third copy buffers through vigil's copy kernel from 16 bytes (as a discrete GPU
-    // does from 4 KiB), half of those in windows of 4 KiB, and half of those (apart) with
+    // does from 64 KiB), half of those in windows of 4 KiB, and half of those (apart) with
     // windows from multiples of 256 bytes, as on a device with that storage alignment.
     if shape.chance(33) {
         let window = if shape.chance(50) { 4096 } else { 0 };

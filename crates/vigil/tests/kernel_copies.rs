@@ -305,24 +305,24 @@ fn copies_below_the_size_or_with_mappable_buffers_take_the_copy_command() {
 }
 
 #[test]
-fn without_the_seam_a_discrete_gpu_copies_by_kernel_from_4_kib_and_other_devices_never() {
+fn without_the_seam_a_discrete_gpu_copies_by_kernel_from_64_kib_and_other_devices_never() {
     let g = gpu();
     let d = &*g;
     let discrete = d.adapter_info().device_type == DeviceType::DiscreteGpu;
-    let words = (4 << 10) / 4 + 16;
+    let words = (64 << 10) / 4 + 16;
     let (src, data) = filled(d, "src", words, 13);
     let dst = zeroed(d, "dst", words);
     let mut model = vec![0u32; words];
     let mut e = encoder(d);
     let before = d.pooled_native_objects();
-    // 16 bytes short of 4 KiB: the copy command on every device.
-    let below = (0, 0, (4 << 10) - 16);
+    // 16 bytes short of 64 KiB: the copy command on every device.
+    let below = (0, 0, (64 << 10) - 16);
     e.copy_buffer_to_buffer(src, below.0, dst, below.1, below.2)
         .unwrap();
     apply(&mut model, &data, below);
     assert_eq!(d.pooled_native_objects(), before);
-    // 4 KiB: the kernel on a discrete GPU (its pipeline made now), else the copy command.
-    let at = (16, 32, 4 << 10);
+    // 64 KiB: the kernel on a discrete GPU (its pipeline made now), else the copy command.
+    let at = (16, 32, 64 << 10);
     e.copy_buffer_to_buffer(src, at.0, dst, at.1, at.2).unwrap();
     apply(&mut model, &data, at);
     let made = if discrete { 4 } else { 0 };

@@ -55,9 +55,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
 /// kernel. On the H200 (session 47, 65,536 copies of one size in one command buffer, GPU
 /// time per copy) the kernel took 0.15 µs for 4 KiB against the copy command's 1.74 µs,
 /// 0.16 against 2.11 µs for 32 KiB, 0.16 against 2.60 µs for 64 KiB, 0.18 against 0.79 µs
-/// for 256 KiB and 0.59 against 2.98 µs for 1 MiB (4,096 copies); copies below 4 KiB were
-/// not measured through the kernel, so they keep the copy command.
-pub(crate) const KERNEL_COPY_MIN: u64 = 4 << 10;
+/// for 256 KiB and 0.59 against 2.98 µs for 1 MiB (4,096 copies). Recording one costs
+/// more CPU time, though (two groups for its windows and a short compute pass): 1.82
+/// against 0.31 µs for 4 KiB, 1.71 against 0.48 µs for 64 KiB. From 64 KiB the GPU time
+/// saved is about twice the CPU time added; at 4 KiB the two are about even, so smaller
+/// copies keep the copy command.
+pub(crate) const KERNEL_COPY_MIN: u64 = 64 << 10;
 
 /// Bytes of the kernel's immediate data: the two windows' first elements and the count.
 const IMMEDIATES: u32 = 12;
