@@ -149,6 +149,24 @@ pub(crate) fn pieces(
     })
 }
 
+/// What `pieces` bind of the source and of the destination, `((offset, size), (offset,
+/// size))`: the ranges a copy by kernel is tracked as reading and writing. Not only the
+/// copy's ranges, since a window may start below its piece (at the storage offset
+/// alignment) and validation takes a storage binding's whole range as the dispatch's
+/// access.
+pub(crate) fn bound(pieces: &[Piece]) -> ((u64, u64), (u64, u64)) {
+    let span = |window: fn(&Piece) -> (u64, u64)| {
+        let (start, end) = pieces
+            .iter()
+            .map(window)
+            .fold((u64::MAX, 0u64), |(start, end), (at, len)| {
+                (start.min(at), end.max(at.saturating_add(len)))
+            });
+        (start.min(end), end.saturating_sub(start))
+    };
+    (span(|p| p.src), span(|p| p.dst))
+}
+
 /// Whether a buffer of `usage` lives in device memory (it is not mappable: mappable
 /// buffers are placed in host memory), where a copy may go through the kernel.
 pub(crate) fn in_device_memory(usage: vigil_hal::BufferUsages) -> bool {
@@ -254,6 +272,16 @@ mod tests {
                 done += len;
             }
             assert_eq!(done, size);
+            // What they bind in all: from the first window's aligned start to the copy's end.
+            let base = |at: u64| at & !(align - 1);
+            assert_eq!(
+                bound(&all),
+                (
+                    (base(so), so + size - base(so)),
+                    (base(dso), dso + size - base(dso))
+                )
+            );
         }
+        assert_eq!(bound(&[]), ((0, 0), (0, 0)));
     }
 }

@@ -45,9 +45,8 @@ impl<A: Api> CommandEncoder<A> {
     /// `MAP_WRITE` usage, with offsets and size multiples of 16, runs as a compute kernel of
     /// vigil's own, which on the H200 takes between a fifth (1 MiB) and a twentieth
     /// (128 KiB) of the native copy command's GPU time (for about 1.2 µs more of CPU time
-    /// to record); it is
-    /// ordered against other work as a compute dispatch reading `src` and writing `dst`
-    /// would be. Other copies use the native copy command.
+    /// to record); it is ordered against other work as a compute dispatch reading `src`
+    /// and writing `dst` would be. Other copies use the native copy command.
     pub fn copy_buffer_to_buffer(
         &mut self,
         src: Buffer,
@@ -174,19 +173,7 @@ impl<A: Api> CommandEncoder<A> {
             groups.push(self.core.copy_group(&kernel, true, &s.raw, p.src, op)?);
             groups.push(self.core.copy_group(&kernel, false, &d.raw, p.dst, op)?);
         }
-        // The windows bound, not only the copy's ranges: a window may start before its
-        // piece (at the storage offset alignment), and validation takes a storage
-        // binding's whole range as the dispatch's access.
-        let span = |w: &dyn Fn(&crate::device::copy::Piece) -> (u64, u64)| {
-            let start = pieces.iter().map(|p| w(p).0).min().unwrap_or(0);
-            let end = pieces
-                .iter()
-                .map(|p| w(p).0.saturating_add(w(p).1))
-                .max()
-                .unwrap_or(0);
-            (start, end.saturating_sub(start))
-        };
-        let ranges = (span(&|p| p.src), span(&|p| p.dst));
+        let ranges = crate::device::copy::bound(&pieces);
         self.track_copy(s, d, ranges, (KERNEL_READ, KERNEL_WRITE), op)?;
         if let Some(mut r) = self.rec() {
             r.begin_compute_pass(&vigil_hal::ComputePassDescriptor {
