@@ -554,6 +554,8 @@ fn run_one(
                 runs: if cpu { plan.runs.min(9) } else { plan.runs },
             };
             let bytes = size.pairs() * size.chunk;
+            // What the copy and fill commands move: fewer bytes in the smallest pieces.
+            let command_bytes = size.command_bytes();
             // The reference (PyTorch's copy_, or the host's memcpy) is paired like a path;
             // it copies the same bytes but its output is not the workload's.
             let what = std::sync::Mutex::new(String::new());
@@ -578,13 +580,13 @@ fn run_one(
                 if let Some(s) = p.metric("copy command") {
                     derived.push((
                         format!("{} GB/s copied by the copy command", p.path),
-                        size.command_bytes() as f64 / s.median.as_secs_f64() / 1e9,
+                        command_bytes as f64 / s.median.as_secs_f64() / 1e9,
                     ));
                 }
                 if let Some(s) = p.metric("fill command") {
                     derived.push((
                         format!("{} GB/s written by the fill command", p.path),
-                        size.command_bytes() as f64 / s.median.as_secs_f64() / 1e9,
+                        command_bytes as f64 / s.median.as_secs_f64() / 1e9,
                     ));
                 }
             }
@@ -609,13 +611,11 @@ fn run_one(
                 // and the fill command's over the reference's fill. Pieces small enough to
                 // copy and fill fewer bytes (`b::MAX_COPIES`) have no reference of their size.
                 for metric in ["copy command", "fill command"] {
-                    if size.command_bytes() != bytes {
-                        continue;
-                    }
-                    if let Some(c) = runs
-                        .iter()
-                        .find(|p| p.path == "vigil")
-                        .and_then(|p| p.metric(metric))
+                    if command_bytes == bytes
+                        && let Some(c) = runs
+                            .iter()
+                            .find(|p| p.path == "vigil")
+                            .and_then(|p| p.metric(metric))
                         && let Some(rc) = reference.as_ref().and_then(|p| p.metric(metric))
                         && let Some(p) = harness::Paired::ratio(&rc.samples, &c.samples)
                     {

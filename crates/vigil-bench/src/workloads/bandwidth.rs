@@ -671,7 +671,7 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
                                 .size(len)
                         })
                         .collect();
-                    // SAFETY: whole-buffer copy between two buffers of this device's size.
+                    // SAFETY: regions within two buffers of `size.chunk` bytes of this device.
                     unsafe { d.cmd_copy_buffer(cb, p.0.raw, p.1.raw, &region) };
                 }
             })?;
