@@ -544,6 +544,7 @@ fn run_one(
                 chunk,
                 kernel: b::Kernel::chosen(),
                 piece: b::Size::chosen_piece(chunk),
+                copies: b::Size::chosen_copies(),
             };
             // On a CPU device each copy takes about a second: 9 repetitions there. A GPU
             // copies 4 GiB in about 2 ms, so it runs the full count, which narrows the
@@ -609,7 +610,8 @@ fn run_one(
                 }
                 // The copy command's rate over the reference's second copy of the same bytes,
                 // and the fill command's over the reference's fill. Pieces small enough to
-                // copy and fill fewer bytes (`b::MAX_COPIES`) have no reference of their size.
+                // copy and fill fewer bytes (`b::MAX_COPIES`, or the count asked for) have no
+                // reference of their size.
                 for metric in ["copy command", "fill command"] {
                     if command_bytes == bytes
                         && let Some(c) = runs

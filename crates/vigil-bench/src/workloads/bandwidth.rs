@@ -174,6 +174,9 @@ pub struct Size {
     /// Bytes per copy of the copy command (the whole chunk, or less: see
     /// [`Size::chosen_piece`]).
     pub piece: u64,
+    /// Most copies of the copy command one run records, over all the pairs (see
+    /// [`Size::chosen_copies`]).
+    pub copies: u64,
 }
 
 impl Size {
@@ -189,25 +192,44 @@ impl Size {
             .unwrap_or(chunk)
     }
 
-    /// The copy command's copies within one buffer pair, `(offset, size)`, each of
-    /// [`Size::piece`] bytes at most, and at most [`MAX_COPIES`] over all the pairs: pieces
-    /// too small for the whole copy in that many copy only the start of each pair (the
+    /// Most copies of the copy command one run records: [`MAX_COPIES`], or
+    /// `VIGIL_BENCH_COPY_COUNT` where that names a count from 1 to it (for measuring what
+    /// a lone copy costs: 1 copies the start of the first pair alone).
+    pub fn chosen_copies() -> u64 {
+        std::env::var("VIGIL_BENCH_COPY_COUNT")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|n| (1..=MAX_COPIES).contains(n))
+            .unwrap_or(MAX_COPIES)
+    }
+
+    /// How many copies pair `pair` takes of the run's [`Size::copies`]: an even share,
+    /// the first pairs one more where the count does not divide.
+    fn share(&self, pair: u64) -> u64 {
+        let pairs = self.pairs().max(1);
+        let most = self.copies.clamp(1, MAX_COPIES);
+        most / pairs + u64::from(pair < most % pairs)
+    }
+
+    /// The copy command's copies within buffer pair `pair`, `(offset, size)`, each of
+    /// [`Size::piece`] bytes at most, and at most its share of [`Size::copies`]: pieces
+    /// too small for the whole copy in that many copy only the start of the pair (the
     /// copies come after the kernel's, which wrote the same bytes, so the output is the
     /// same).
-    pub fn copy_pieces(&self) -> impl Iterator<Item = (u64, u64)> {
+    pub fn copy_pieces(&self, pair: u64) -> impl Iterator<Item = (u64, u64)> {
         let (chunk, piece) = (self.chunk, self.piece.clamp(1, self.chunk.max(1)));
-        let per_pair = (MAX_COPIES / self.pairs().max(1)).max(1);
-        (0..chunk.div_ceil(piece).min(per_pair))
+        (0..chunk.div_ceil(piece).min(self.share(pair)))
             .map(move |k| (k * piece, piece.min(chunk - k * piece)))
     }
 
-    /// The fill command's fills of one buffer, `(offset, size)`: the whole buffer (`None`)
-    /// in one, or [`Size::copy_pieces`] when the piece is smaller than the buffer.
-    pub fn fill_pieces(&self) -> Vec<(u64, Option<u64>)> {
-        if self.piece >= self.chunk {
+    /// The fill command's fills of pair `pair`'s buffer, `(offset, size)`: the whole
+    /// buffer (`None`) in one, or [`Size::copy_pieces`] when the piece is smaller than the
+    /// buffer or the count leaves the pair none.
+    pub fn fill_pieces(&self, pair: u64) -> Vec<(u64, Option<u64>)> {
+        if self.piece >= self.chunk && self.share(pair) > 0 {
             vec![(0, None)]
         } else {
-            self.copy_pieces()
+            self.copy_pieces(pair)
                 .map(|(at, len)| (at, Some(len)))
                 .collect()
         }
@@ -215,7 +237,10 @@ impl Size {
 
     /// Bytes the copy command copies in one run ([`Size::copy_pieces`] of every pair).
     pub fn command_bytes(&self) -> u64 {
-        self.copy_pieces().map(|(_, len)| len).sum::<u64>() * self.pairs()
+        (0..self.pairs())
+            .flat_map(|k| self.copy_pieces(k))
+            .map(|(_, len)| len)
+            .sum()
     }
 
     /// Buffer pairs.
@@ -437,8 +462,8 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
         // The same bytes through the copy command (the kernel's writes are ordered before
         // it).
         let command = timed("copy command", 2, 256, &|enc| {
-            for p in &pairs {
-                for (at, len) in size.copy_pieces() {
+            for (k, p) in (0u64..).zip(&pairs) {
+                for (at, len) in size.copy_pieces(k) {
                     enc.copy_buffer_to_buffer(p.0, at, p.1, at, len)?;
                 }
             }
@@ -447,8 +472,8 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
         // Last, the fill command over buffers of their own as large as the destinations
         // (after the copies, so what the copies follow is as in earlier runs).
         let fill = timed("fill command", 4, 512, &|enc| {
-            for &f in &fills {
-                for (at, len) in size.fill_pieces() {
+            for (k, &f) in (0u64..).zip(&fills) {
+                for (at, len) in size.fill_pieces(k) {
                     enc.clear_buffer(f, at, len)?;
                 }
             }
@@ -661,9 +686,9 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
             })?;
             // The copy command over the same bytes, after the kernel's writes.
             let command = timed(raw, 2, vk::PipelineStageFlags2::ALL_TRANSFER, &|_| {
-                for p in &pairs {
+                for (k, p) in (0u64..).zip(&pairs) {
                     let region: Vec<vk::BufferCopy> = size
-                        .copy_pieces()
+                        .copy_pieces(k)
                         .map(|(at, len)| {
                             vk::BufferCopy::default()
                                 .src_offset(at)
@@ -671,14 +696,17 @@ pub fn ash(raw: &mut Raw, size: Size, plan: Plan) -> Result<PathResult, String> 
                                 .size(len)
                         })
                         .collect();
+                    if region.is_empty() {
+                        continue;
+                    }
                     // SAFETY: regions within two buffers of `size.chunk` bytes of this device.
                     unsafe { d.cmd_copy_buffer(cb, p.0.raw, p.1.raw, &region) };
                 }
             })?;
             // Last, the fill command over buffers of their own.
             let fill_command = timed(raw, 4, vk::PipelineStageFlags2::ALL_TRANSFER, &|_| {
-                for f in &fills {
-                    for (at, len) in size.fill_pieces() {
+                for (k, f) in (0u64..).zip(&fills) {
+                    for (at, len) in size.fill_pieces(k) {
                         let len = len.unwrap_or(vk::WHOLE_SIZE);
                         // SAFETY: a range of a buffer of this device (4-byte multiples), zero.
                         unsafe { d.cmd_fill_buffer(cb, f.raw, at, len, 0) };
@@ -902,8 +930,8 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
         // The copy command over the same bytes, between two empty passes.
         let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         stamp(&mut enc, 2);
-        for p in &pairs {
-            for (at, len) in size.copy_pieces() {
+        for (k, p) in (0u64..).zip(&pairs) {
+            for (at, len) in size.copy_pieces(k) {
                 enc.copy_buffer_to_buffer(&p.0, at, &p.1, at, len);
             }
         }
@@ -915,8 +943,8 @@ pub fn wgpu(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
         // Last, the fill command over buffers of their own.
         let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         stamp(&mut enc, 4);
-        for f in &fills {
-            for (at, len) in size.fill_pieces() {
+        for (k, f) in (0u64..).zip(&fills) {
+            for (at, len) in size.fill_pieces(k) {
                 enc.clear_buffer(f, at, len);
             }
         }
@@ -1343,6 +1371,37 @@ mod tests {
         all
     }
 
+    /// A count of copies is shared over the pairs, the first ones taking one more where
+    /// it does not divide; one copy is the first pair's first piece alone, and its fill
+    /// the first pair's buffer alone.
+    #[test]
+    fn copy_counts_are_shared_over_the_pairs() {
+        let size = |piece: u64, copies: u64| Size {
+            total: 4 << 30,
+            chunk: 512 << 20,
+            kernel: Kernel::chosen(),
+            piece,
+            copies,
+        };
+        let counts = |s: Size| {
+            (0..s.pairs())
+                .map(|k| s.copy_pieces(k).count())
+                .collect::<Vec<_>>()
+        };
+        let s = size(64 << 10, MAX_COPIES);
+        assert_eq!(counts(s), vec![8192; 8]);
+        assert_eq!(s.command_bytes(), 4 << 30);
+        assert_eq!(counts(size(64 << 10, 10)), vec![2, 2, 1, 1, 1, 1, 1, 1]);
+        let one = size(64 << 10, 1);
+        assert_eq!(counts(one), vec![1, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(one.copy_pieces(0).collect::<Vec<_>>(), vec![(0, 64 << 10)]);
+        assert_eq!(one.command_bytes(), 64 << 10);
+        let whole = size(512 << 20, 1);
+        assert_eq!(whole.fill_pieces(0), vec![(0, None)]);
+        assert!(whole.fill_pieces(1).is_empty());
+        assert_eq!(size(512 << 20, MAX_COPIES).fill_pieces(7), vec![(0, None)]);
+    }
+
     #[test]
     fn every_kernel_shape_covers_its_chunk_exactly_within_the_dispatch_limit() {
         for (loads, workgroup, rounds) in shapes() {
@@ -1358,6 +1417,7 @@ mod tests {
                     chunk: chunk_mib << 20,
                     kernel,
                     piece: chunk_mib << 20,
+                    copies: MAX_COPIES,
                 };
                 let [x, y] = size.copy_dispatch();
                 assert!(x <= 65_535 && y <= 65_535, "{kernel:?} {chunk_mib} MiB");
