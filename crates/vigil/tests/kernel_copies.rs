@@ -304,29 +304,74 @@ fn copies_below_the_size_or_with_mappable_buffers_take_the_copy_command() {
     g.finish();
 }
 
+/// Without the seam a discrete GPU copies by kernel a copy of at least 64 KiB that comes
+/// right after another copy of at least 64 KiB (one of a batch), and a copy of at least
+/// 1 MiB alone; other copies, and every copy on other devices, take the copy command. A
+/// copy by kernel makes two groups, live until the submission completes; the first also
+/// makes the kernel's pipeline, which the device keeps.
 #[test]
-fn without_the_seam_a_discrete_gpu_copies_by_kernel_from_64_kib_and_other_devices_never() {
+fn without_the_seam_a_discrete_gpu_copies_by_kernel_in_batches_from_64_kib_alone_from_1_mib() {
     let g = gpu();
     let d = &*g;
     let discrete = d.adapter_info().device_type == DeviceType::DiscreteGpu;
-    let words = (64 << 10) / 4 + 16;
+    let words = (2 << 20) / 4;
     let (src, data) = filled(d, "src", words, 13);
     let dst = zeroed(d, "dst", words);
     let mut model = vec![0u32; words];
     let mut e = encoder(d);
-    let before = d.pooled_native_objects();
-    // 16 bytes short of 64 KiB: the copy command on every device.
-    let below = (0, 0, (64 << 10) - 16);
-    e.copy_buffer_to_buffer(src, below.0, dst, below.1, below.2)
-        .unwrap();
-    apply(&mut model, &data, below);
-    assert_eq!(d.pooled_native_objects(), before);
-    // 64 KiB: the kernel on a discrete GPU (its pipeline made now), else the copy command.
-    let at = (16, 32, 64 << 10);
-    e.copy_buffer_to_buffer(src, at.0, dst, at.1, at.2).unwrap();
-    apply(&mut model, &data, at);
-    let made = if discrete { 4 } else { 0 };
-    assert_eq!(d.pooled_native_objects(), before + made);
+    // Objects the device keeps for reuse, and the others.
+    let counts = || {
+        let pooled = d.pooled_native_objects();
+        (pooled, d.live_native_objects() - pooled)
+    };
+    let kib = 1u64 << 10;
+    let copy = |e: &mut CommandEncoder,
+                model: &mut [u32],
+                c: (u64, u64, u64),
+                kernel: bool,
+                first: bool| {
+        let (pooled, own) = counts();
+        e.copy_buffer_to_buffer(src, c.0, dst, c.1, c.2).unwrap();
+        apply(model, &data, c);
+        let by_kernel = kernel && discrete;
+        let made = (
+            if by_kernel && first { 4 } else { 0 },
+            if by_kernel { 2 } else { 0 },
+        );
+        assert_eq!(counts(), (pooled + made.0, own + made.1), "{c:?}");
+    };
+    // 16 bytes short of 64 KiB: the copy command.
+    copy(&mut e, &mut model, (0, 0, 64 * kib - 16), false, false);
+    // 64 KiB after a smaller copy, alone: the copy command.
+    copy(&mut e, &mut model, (16, 32, 64 * kib), false, false);
+    // 64 KiB right after it: one of a batch, by kernel (its pipeline made now).
+    copy(
+        &mut e,
+        &mut model,
+        (64 * kib + 16, 64 * kib + 32, 64 * kib),
+        true,
+        true,
+    );
+    copy(
+        &mut e,
+        &mut model,
+        (128 * kib, 128 * kib, 64 * kib),
+        true,
+        false,
+    );
+    // After another call, 64 KiB is alone again; 1 MiB alone takes the kernel.
+    e.clear_buffer(dst, 1 << 20, Some(16)).unwrap();
+    model[(1 << 20) / 4..(1 << 20) / 4 + 4].fill(0);
+    copy(
+        &mut e,
+        &mut model,
+        (256 * kib, 256 * kib, 64 * kib),
+        false,
+        false,
+    );
+    e.clear_buffer(dst, 1 << 20, Some(16)).unwrap();
+    model[(1 << 20) / 4..(1 << 20) / 4 + 4].fill(0);
+    copy(&mut e, &mut model, (1 << 20, 1 << 20, 1 << 20), true, false);
     d.submit([e.finish().unwrap()]).unwrap();
     assert_eq!(read_u32(d, dst, words), model);
     g.finish();

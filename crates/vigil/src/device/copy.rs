@@ -4,8 +4,9 @@
 //! about 425 GB/s, through raw ash and wgpu alike, while a compute kernel with four 16-byte
 //! loads in flight per thread moves about 2,108 GB/s over the same bytes (see "Copies by
 //! kernel" in `docs/performance.md`). So on a discrete GPU a copy between two buffers that
-//! live in device memory, of at least [`KERNEL_COPY_MIN`] bytes, with both offsets and the
-//! size multiples of 16, is recorded as that kernel; every other copy stays
+//! live in device memory, with both offsets and the size multiples of 16, of at least
+//! [`KERNEL_COPY_ALONE_MIN`] bytes, or of at least [`KERNEL_COPY_MIN`] bytes right after
+//! another copy of at least that size, is recorded as that kernel; every other copy stays
 //! `vkCmdCopyBuffer`. The kernel binds windows of the two buffers (at most the device's
 //! storage binding size each, from offsets the storage offset alignment allows) and copies
 //! 16-byte elements between them, one dispatch per window; its bounds checks and an
@@ -61,9 +62,18 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
 /// saved is about twice the CPU time added; at 4 KiB the two are about even, so smaller
 /// copies keep the copy command. A lone copy (session 48, one copy in its own submission)
 /// is another matter: the kernel took 6.7 µs against the command's 4.1 at 64 KiB, 6.8
-/// against 6.5 at 256 KiB and 6.8 against 7.8 at 1 MiB, so this threshold favours copies
-/// recorded together.
+/// against 6.5 at 256 KiB and 6.8 against 7.8 at 1 MiB: this threshold is for copies
+/// recorded together, [`KERNEL_COPY_ALONE_MIN`] for the others.
 pub(crate) const KERNEL_COPY_MIN: u64 = 64 << 10;
+
+/// A copy of at least [`KERNEL_COPY_MIN`] bytes that does not come right after another
+/// (the encoder's previous call was not a buffer copy of at least that size) goes through
+/// the kernel only from this size: alone, the kernel loses to the copy command below
+/// 256 KiB on the H200 (session 48, above) and wins from 1 MiB. With this rule a lone
+/// copy took 4.9 µs at 64 KiB and 5.4 µs at 128 KiB (the command's 4.1 and 5.2), and
+/// 65,536 copies of 64 KiB in a row took what they took with the kernel for all of them
+/// (the first now by the command).
+pub(crate) const KERNEL_COPY_ALONE_MIN: u64 = 1 << 20;
 
 /// Bytes of the kernel's immediate data: the two windows' first elements and the count.
 const IMMEDIATES: u32 = 12;
@@ -186,17 +196,18 @@ impl<A: Api> super::Core<A> {
                 || cfg!(feature = "test-seams"))
     }
 
-    /// When copies go through the kernel now: `(least bytes, most bytes bound at once,
-    /// window alignment)`, or `None` when none do.
-    pub(crate) fn kernel_copy_policy(&self) -> Option<(u64, u64, u64)> {
+    /// When copies go through the kernel now: `(least bytes, least bytes of a copy that
+    /// follows no other copy of at least the least, most bytes bound at once, window
+    /// alignment)`, or `None` when none do.
+    pub(crate) fn kernel_copy_policy(&self) -> Option<(u64, u64, u64, u64)> {
         if !self.kernel_copies_possible() {
             return None;
         }
         let (armed, armed_window, armed_align) = self.seams.kernel_copies();
-        let least = if armed != 0 {
-            armed
+        let (least, alone) = if armed != 0 {
+            (armed, armed)
         } else if self.info.device_type == vigil_hal::DeviceType::DiscreteGpu {
-            KERNEL_COPY_MIN
+            (KERNEL_COPY_MIN, KERNEL_COPY_ALONE_MIN)
         } else {
             return None;
         };
@@ -210,7 +221,7 @@ impl<A: Api> super::Core<A> {
             0 => limit,
             w => w.max(least_window).min(limit),
         };
-        (window >= least_window).then_some((least, window, align))
+        (window >= least_window).then_some((least, alone, window, align))
     }
 
     /// The copy kernel's pipeline, made on the first call (`None`: the backend's shaders

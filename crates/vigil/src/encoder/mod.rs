@@ -115,6 +115,11 @@ pub struct CommandEncoder<A: Api = DefaultApi> {
     /// checks only its root against the heap and its ranges. Every other call sets the size
     /// to 0 on entry ([`CommandEncoder::step`]), so no change of state can slip past it.
     pub(crate) root_run: (u64, u64),
+    /// Calls made on the encoder ([`CommandEncoder::step`] counts them, wrapping).
+    pub(crate) calls: u32,
+    /// The call that made the latest buffer copy large enough for the copy kernel (see
+    /// `copy_words_unchecked`): a copy made by the very next call follows it.
+    pub(crate) kernel_sized_copy: u32,
 }
 
 /// A finished command buffer, ready for [`Device::submit`] on any thread.
@@ -193,6 +198,8 @@ impl<A: Api> Device<A> {
             pass_span: tracing::Span::none(),
             last_heap: None,
             root_run: (0, 0),
+            calls: 0,
+            kernel_sized_copy: u32::MAX,
         };
         // Timeline on: the command buffer's first timestamp opens it.
         if let Some(set) = encoder.timeline.as_ref().map(|s| s.objects.set) {
@@ -246,6 +253,7 @@ impl<A: Api> CommandEncoder<A> {
         f: impl FnOnce(&mut Self) -> Result<T>,
     ) -> Result<T> {
         self.root_run.1 = 0;
+        self.calls = self.calls.wrapping_add(1);
         if let Some(first) = &self.error {
             return Err(self.poisoned(first, op));
         }

@@ -41,12 +41,15 @@ impl<A: Api> CommandEncoder<A> {
     /// Copies `size` bytes from `src` at `src_offset` to `dst` at `dst_offset`. Offsets and
     /// size are multiples of 4; `src` needs `COPY_SRC`, `dst` `COPY_DST`; they differ.
     ///
-    /// On a discrete GPU a copy of at least 64 KiB between buffers without `MAP_READ` or
-    /// `MAP_WRITE` usage, with offsets and size multiples of 16, runs as a compute kernel of
-    /// vigil's own, which on the H200 takes between a fifth (1 MiB) and a twentieth
-    /// (128 KiB) of the native copy command's GPU time (for about 1.2 µs more of CPU time
-    /// to record); it is ordered against other work as a compute dispatch reading `src`
-    /// and writing `dst` would be. Other copies use the native copy command.
+    /// On a discrete GPU a copy between buffers without `MAP_READ` or `MAP_WRITE` usage,
+    /// with offsets and size multiples of 16, runs as a compute kernel of vigil's own when
+    /// it is of at least 1 MiB, or of at least 64 KiB and made right after another copy of
+    /// at least 64 KiB (the encoder's previous call): on the H200 many copies in a row take
+    /// between a fifth (1 MiB) and a twentieth (128 KiB) of the native copy command's GPU
+    /// time, while a lone copy gains only from 1 MiB (see `device/copy.rs`). Recording one
+    /// costs about 1.2 µs more CPU time. It is ordered against other work as a compute
+    /// dispatch reading `src` and writing `dst` would be. Other copies use the native copy
+    /// command.
     pub fn copy_buffer_to_buffer(
         &mut self,
         src: Buffer,
@@ -93,8 +96,15 @@ impl<A: Api> CommandEncoder<A> {
             dst_offset,
             size,
         };
-        if let Some((least, window, align)) = self.core.kernel_copy_policy() {
+        if let Some((least, alone, window, align)) = self.core.kernel_copy_policy() {
+            // A copy right after another of at least `least` bytes is one of a batch; a
+            // smaller one alone takes the copy command (see `device/copy.rs`).
+            let follows = self.kernel_sized_copy == self.calls.wrapping_sub(1);
+            if size >= least {
+                self.kernel_sized_copy = self.calls;
+            }
             if size >= least
+                && (size >= alone || follows)
                 && (src_offset | dst_offset | size) % 16 == 0
                 && crate::device::copy::in_device_memory(s.usage)
                 && crate::device::copy::in_device_memory(d.usage)
