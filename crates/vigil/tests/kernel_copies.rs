@@ -359,9 +359,13 @@ fn without_the_seam_a_discrete_gpu_copies_by_kernel_in_batches_from_64_kib_alone
         true,
         false,
     );
-    // After another call, 64 KiB is alone again; 1 MiB alone takes the kernel.
-    e.clear_buffer(dst, 1 << 20, Some(16)).unwrap();
-    model[(1 << 20) / 4..(1 << 20) / 4 + 4].fill(0);
+    // After another call (a clear of 16 bytes), 64 KiB is alone again; 1 MiB alone takes
+    // the kernel.
+    let clear = |e: &mut CommandEncoder, model: &mut [u32]| {
+        e.clear_buffer(dst, 1 << 20, Some(16)).unwrap();
+        model[(1 << 20) / 4..(1 << 20) / 4 + 4].fill(0);
+    };
+    clear(&mut e, &mut model);
     copy(
         &mut e,
         &mut model,
@@ -369,8 +373,7 @@ fn without_the_seam_a_discrete_gpu_copies_by_kernel_in_batches_from_64_kib_alone
         false,
         false,
     );
-    e.clear_buffer(dst, 1 << 20, Some(16)).unwrap();
-    model[(1 << 20) / 4..(1 << 20) / 4 + 4].fill(0);
+    clear(&mut e, &mut model);
     copy(&mut e, &mut model, (1 << 20, 1 << 20, 1 << 20), true, false);
     d.submit([e.finish().unwrap()]).unwrap();
     assert_eq!(read_u32(d, dst, words), model);
