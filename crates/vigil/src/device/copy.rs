@@ -196,9 +196,9 @@ impl<A: Api> super::Core<A> {
                 || cfg!(feature = "test-seams"))
     }
 
-    /// When copies go through the kernel now: `(least bytes, least bytes of a copy that
-    /// follows no other copy of at least the least, most bytes bound at once, window
-    /// alignment)`, or `None` when none do.
+    /// When copies go through the kernel now: `(least bytes of a copy in a batch, least
+    /// bytes of a copy alone, most bytes bound at once, window alignment)`, or `None` when
+    /// none do (a seam arms both least sizes at once).
     pub(crate) fn kernel_copy_policy(&self) -> Option<(u64, u64, u64, u64)> {
         if !self.kernel_copies_possible() {
             return None;

@@ -97,8 +97,9 @@ impl<A: Api> CommandEncoder<A> {
             size,
         };
         if let Some((least, alone, window, align)) = self.core.kernel_copy_policy() {
-            // A copy right after another of at least `least` bytes is one of a batch; a
-            // smaller one alone takes the copy command (see `device/copy.rs`).
+            // A copy made right after another of at least `least` bytes is one of a
+            // batch; one that is not takes the kernel only from `alone` bytes (see
+            // `device/copy.rs`).
             let follows = self.kernel_sized_copy == self.calls.wrapping_sub(1);
             if size >= least {
                 self.kernel_sized_copy = self.calls;
