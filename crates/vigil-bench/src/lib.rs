@@ -186,6 +186,14 @@ fn groups_setting(default: u32) -> u32 {
     groups_from(std::env::var("VIGIL_BENCH_GROUPS").ok().as_deref(), default)
 }
 
+/// The whole number the environment variable `name` holds (blanks around it ignored), if
+/// any: what the numeric `VIGIL_BENCH_*` tuning settings are read with.
+pub(crate) fn number_setting(name: &str) -> Option<u64> {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+}
+
 /// The count `setting` names, or `default`.
 fn groups_from(setting: Option<&str>, default: u32) -> u32 {
     setting
@@ -525,9 +533,7 @@ fn run_one(
             let limit = paths.vigil.limits().max_storage_buffer_binding_size;
             // 512 MiB buffers unless `VIGIL_BENCH_CHUNK_MIB` names another multiple of
             // 16 MiB (for tuning runs), within the adapter's binding limit.
-            let wanted = std::env::var("VIGIL_BENCH_CHUNK_MIB")
-                .ok()
-                .and_then(|v| v.trim().parse::<u64>().ok())
+            let wanted = number_setting("VIGIL_BENCH_CHUNK_MIB")
                 .filter(|m| *m > 0 && m.is_multiple_of(16))
                 .map_or(512u64 << 20, |m| m << 20);
             let chunk = wanted.min(limit / (16 << 20) * (16 << 20)).max(16 << 20);
@@ -573,7 +579,8 @@ fn run_one(
             let reference = all.pop_if(|p| p.path == "reference");
             runs = all;
             check_output(name, &runs, &b::expected(size))?;
-            let rate = |d: std::time::Duration| bytes as f64 / d.as_secs_f64() / 1e9;
+            let rate_of = |b: u64, d: std::time::Duration| b as f64 / d.as_secs_f64() / 1e9;
+            let rate = |d| rate_of(bytes, d);
             for p in &runs {
                 if let Some((_, s)) = p.metrics.first() {
                     derived.push((format!("{} GB/s copied", p.path), rate(s.median)));
@@ -581,13 +588,13 @@ fn run_one(
                 if let Some(s) = p.metric("copy command") {
                     derived.push((
                         format!("{} GB/s copied by the copy command", p.path),
-                        command_bytes as f64 / s.median.as_secs_f64() / 1e9,
+                        rate_of(command_bytes, s.median),
                     ));
                 }
                 if let Some(s) = p.metric("fill command") {
                     derived.push((
                         format!("{} GB/s written by the fill command", p.path),
-                        command_bytes as f64 / s.median.as_secs_f64() / 1e9,
+                        rate_of(command_bytes, s.median),
                     ));
                 }
             }

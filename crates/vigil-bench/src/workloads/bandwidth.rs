@@ -184,9 +184,7 @@ impl Size {
     /// or `VIGIL_BENCH_COPY_PIECE_KIB` KiB where that names a power of two from 4 up to
     /// the chunk (for measuring what a copy costs by size).
     pub fn chosen_piece(chunk: u64) -> u64 {
-        std::env::var("VIGIL_BENCH_COPY_PIECE_KIB")
-            .ok()
-            .and_then(|v| v.trim().parse::<u64>().ok())
+        crate::number_setting("VIGIL_BENCH_COPY_PIECE_KIB")
             .map(|k| k << 10)
             .filter(|p| p.is_power_of_two() && *p >= 4 << 10 && *p <= chunk)
             .unwrap_or(chunk)
@@ -196,9 +194,7 @@ impl Size {
     /// `VIGIL_BENCH_COPY_COUNT` where that names a count from 1 to it (for measuring what
     /// a lone copy costs: 1 copies the start of the first pair alone).
     pub fn chosen_copies() -> u64 {
-        std::env::var("VIGIL_BENCH_COPY_COUNT")
-            .ok()
-            .and_then(|v| v.trim().parse::<u64>().ok())
+        crate::number_setting("VIGIL_BENCH_COPY_COUNT")
             .filter(|n| (1..=MAX_COPIES).contains(n))
             .unwrap_or(MAX_COPIES)
     }
