@@ -101,10 +101,11 @@ impl<A: Api> CommandEncoder<A> {
             // batch; one that is not takes the kernel only from `alone` bytes (see
             // `device/copy.rs`).
             let follows = self.kernel_sized_copy == self.calls.wrapping_sub(1);
-            if size >= least {
+            let sized = size >= least;
+            if sized {
                 self.kernel_sized_copy = self.calls;
             }
-            if size >= least
+            if sized
                 && (size >= alone || follows)
                 && (src_offset | dst_offset | size) % 16 == 0
                 && crate::device::copy::in_device_memory(s.usage)
