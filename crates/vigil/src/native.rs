@@ -290,11 +290,12 @@ impl Window {
         if raise == Raise::LockedThenLight {
             gate.light.store(true, Ordering::Relaxed);
         }
-        // SAFETY: `dst..dst + data.len()` lies in the mapping (checked above), which stays
-        // mapped and written by no one else while the gate is open or busy (the contract
-        // `Window::new` states, kept by `device::runs`): it was open after `busy` rose. `data` is the caller's host
-        // memory, so the two do not overlap. Coherent memory needs no flush.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len()) };
+        // `dst..dst + data.len()` lies in the mapping (checked above), which stays mapped
+        // and written by no one else while the gate is open or busy (the contract
+        // `Window::new` states, kept by `device::runs`): it was open after `busy` rose.
+        // `data` is the caller's host memory, so the two do not overlap. Coherent memory
+        // needs no flush.
+        copy_small(data, dst);
         prefetch_for_write(
             self,
             at.saturating_add(data.len() as u64).saturating_add(128),
@@ -304,6 +305,38 @@ impl Window {
         gate.busy.store(false, Ordering::Release);
         true
     }
+}
+
+/// Copies `data` to `dst`, which has room for it and does not overlap it. A run's writes
+/// are mostly small: up to 64 bytes the copy is two fixed-size copies from either end
+/// (overlapping in the middle where the length is not their sum), inline, instead of a
+/// call into `memcpy` that picks the same moves after testing the length itself.
+#[inline(always)]
+fn copy_small(data: &[u8], dst: *mut u8) {
+    match data.len() {
+        32..=64 => copy_ends::<32>(data, dst),
+        16..=31 => copy_ends::<16>(data, dst),
+        8..=15 => copy_ends::<8>(data, dst),
+        4..=7 => copy_ends::<4>(data, dst),
+        n => {
+            // SAFETY: the caller's contract: `dst` has room for `n` bytes and does not
+            // overlap `data`.
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst, n) };
+        }
+    }
+}
+
+/// [`copy_small`]'s move for `K <= data.len() <= 2 * K`: `K` bytes from the start and `K`
+/// ending at the end, each a fixed-size copy; where the length is less than `2 * K` the
+/// two overlap and write the same bytes twice.
+#[inline(always)]
+fn copy_ends<const K: usize>(data: &[u8], dst: *mut u8) {
+    let (src, tail) = (data.as_ptr(), data.len().wrapping_sub(K));
+    // SAFETY: the caller's contract (`dst` has room for `data.len()` bytes and does not
+    // overlap it); `K <= data.len()`, so `src..src + K` and `dst..dst + K` are inside.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, K) };
+    // SAFETY: as above; `tail + K == data.len()`, so both ranges end where the copy's do.
+    unsafe { std::ptr::copy_nonoverlapping(src.wrapping_add(tail), dst.wrapping_add(tail), K) };
 }
 
 /// A hint to fetch the window's line at `offset` for writing (nothing outside it, or off

@@ -212,21 +212,46 @@ impl<A: Api> Device<A> {
         const OP: &str = "write_buffer";
         self.check_alive(OP)?;
         // The next write of a run this thread holds the grant of takes no lock (see
-        // `runs`); one that continues the last pending write under the lock is granted
-        // the run.
+        // `runs`). That path is kept small: what it has no use for (the locked path, the
+        // observer's call) is out of line, so the call saves few registers and builds
+        // nothing on its stack.
         if !self.run_write(buffer, offset, data) {
-            let mut q = self.queue.lock();
-            if !self.continue_last_write(&mut q, buffer, offset, data, OP)? {
-                return self.write_buffer_general(q, buffer, offset, data);
-            }
-            self.grant_run(&mut q);
+            return self.write_buffer_locked(buffer, offset, data);
         }
+        if self.observed.load(Ordering::Acquire) {
+            self.notify_staged_write(buffer, data.len());
+        }
+        Ok(())
+    }
+
+    /// [`Device::write_buffer`] under the queue lock: a write that continues the last
+    /// pending one is granted the run, any other takes the general path.
+    #[inline(never)]
+    fn write_buffer_locked(&self, buffer: Buffer, offset: u64, data: &[u8]) -> Result<()> {
+        const OP: &str = "write_buffer";
+        let mut q = self.queue.lock();
+        if !self.continue_last_write(&mut q, buffer, offset, data, OP)? {
+            return self.write_buffer_general(q, buffer, offset, data);
+        }
+        self.grant_run(&mut q);
+        drop(q);
         self.notify_wrote(
             crate::observer::WriteTarget::Buffer(buffer),
             data.len() as u64,
             true,
         );
         Ok(())
+    }
+
+    /// Tells an installed observer of a staged write (out of line: most devices have none).
+    #[cold]
+    #[inline(never)]
+    fn notify_staged_write(&self, buffer: Buffer, bytes: usize) {
+        self.notify_wrote(
+            crate::observer::WriteTarget::Buffer(buffer),
+            bytes as u64,
+            true,
+        );
     }
 
     /// [`Device::write_buffer`] for a write that does not continue the last pending one:

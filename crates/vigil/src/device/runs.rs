@@ -281,6 +281,38 @@ mod tests {
         close_mid_run(if heavy_fence_ready() { 16 } else { u64::MAX });
     }
 
+    /// Writes of every length from 0 to 80 bytes through a window (the lengths up to 64
+    /// take the inline copies from either end, the rest `memcpy`), each at odd and even
+    /// offsets into a zeroed region: exactly its bytes land, nothing around them changes.
+    #[test]
+    #[allow(clippy::arithmetic_side_effects)] // small constants: nothing here can overflow
+    fn window_writes_of_every_small_length_land_exactly() {
+        let gate = Gate::open();
+        for n in 0..=80usize {
+            for at in [0u64, 4, 12, 60] {
+                let mut memory = vec![0u8; 192];
+                let len = memory.len() as u64;
+                let Some(ptr) = NonNull::new(memory.as_mut_ptr()) else {
+                    panic!("a vector's pointer is not null");
+                };
+                let window = Window::new(vigil_hal::Mapping {
+                    ptr,
+                    len,
+                    coherent: true,
+                });
+                let data: Vec<u8> = (0..n).map(|i| (i as u8).wrapping_mul(7) | 1).collect();
+                assert!(window.write(&gate, at, &data, (0, 0), Raise::Locked));
+                let at = at as usize;
+                assert!(memory[..at].iter().all(|&b| b == 0), "{n} bytes at {at}");
+                assert_eq!(&memory[at..at + n], &data[..], "{n} bytes at {at}");
+                assert!(
+                    memory[at + n..].iter().all(|&b| b == 0),
+                    "{n} bytes at {at}"
+                );
+            }
+        }
+    }
+
     /// 300 rounds of a writer appending 64-byte pieces through a gate, `locked` of them
     /// with the locked instruction (the last of those telling the gate), while this
     /// thread closes the gate a varying while after the writes began.
