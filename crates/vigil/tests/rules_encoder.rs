@@ -135,6 +135,49 @@ fn group_indices_are_bounded() {
     );
 }
 
+/// A group met before in the recording takes `set_bind_group`'s short path; each rule
+/// still refuses it there: an index past the limit, no pass open, another device's
+/// group, the group destroyed since, an encoder already poisoned.
+#[test]
+fn a_group_met_before_is_refused_by_the_same_rules() {
+    let d = device();
+    let (k, g, ..) = ready(&d);
+    let met = |d: &TDevice| {
+        let mut e = encoder(d);
+        compute_pass(&mut e);
+        e.set_compute_pipeline(k.pipeline).unwrap();
+        e.set_bind_group(0, g, &[]).unwrap();
+        e.dispatch(1, 1, 1).unwrap();
+        e
+    };
+    let mut e = met(&d);
+    e.set_bind_group(0, g, &[]).unwrap();
+    expect_rule(
+        e.set_bind_group(d.limits().max_bind_groups, g, &[]),
+        Rule::BindGroupIndex,
+    );
+    let mut e = met(&d);
+    e.end_compute_pass().unwrap();
+    expect_rule(e.set_bind_group(0, g, &[]), Rule::PassNotOpen);
+    let other = device();
+    let (_, foreign, ..) = ready(&other);
+    let mut e = met(&d);
+    expect_rule(e.set_bind_group(0, foreign, &[]), Rule::HandleForeign);
+    let mut e = met(&d);
+    d.destroy_bind_group(g).unwrap();
+    expect_rule(e.set_bind_group(0, g, &[]), Rule::HandleStale);
+    let (k2, g2, ..) = ready(&d);
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k2.pipeline).unwrap();
+    e.set_bind_group(0, g2, &[]).unwrap();
+    expect_rule(
+        e.dispatch(d.limits().max_compute_workgroups_per_dimension + 1, 1, 1),
+        Rule::DispatchLimit,
+    );
+    expect_rule(e.set_bind_group(0, g2, &[]), Rule::EncoderPoisoned);
+}
+
 #[test]
 fn dynamic_offsets_are_counted_aligned_and_in_range() {
     let d = device();

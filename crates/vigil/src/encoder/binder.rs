@@ -181,7 +181,8 @@ impl Binder {
 
     /// Sets group `g` (`info`: its index in `Used::group_info`, `compat`: its layout's
     /// compatibility class); returns false when it was already bound with these offsets.
-    #[inline]
+    /// Inlined into both of `set_bind_group`'s paths: the short one is mostly this.
+    #[inline(always)]
     pub fn set_group<A: Api>(
         &mut self,
         used: &mut Used<A>,

@@ -199,6 +199,63 @@ impl<A: Api> CommandEncoder<A> {
         group: BindGroup,
         dynamic_offsets: &[u32],
     ) -> Result<()> {
+        if dynamic_offsets.is_empty() && self.set_known_group(index, group) {
+            return Ok(());
+        }
+        self.set_bind_group_checked(index, group, dynamic_offsets)
+    }
+
+    /// [`CommandEncoder::set_bind_group`]'s short path: a group without dynamic offsets,
+    /// met before in this recording and still live, set in an open pass of an encoder
+    /// that refused nothing. What the checks need is then in the recording's own record
+    /// of the group; the call is one step, as [`CommandEncoder::step`] counts them. `false`
+    /// (nothing done) for anything else, which the checked path decides, refusing with
+    /// the rule where one is broken.
+    #[inline(always)]
+    fn set_known_group(&mut self, index: u32, group: BindGroup) -> bool {
+        if self.error.is_some()
+            || self.pass == Pass::None
+            || !validate::encoder::group_index_fits(index, &self.core.limits, MAX_GROUPS)
+            || group.device_id() != self.core.id
+        {
+            return false;
+        }
+        let (gi, gg) = (group.index(), group.generation());
+        let info = self.used.groups.aux(gi, gg);
+        let Some(compat) = self
+            .used
+            .group_info
+            .get(info as usize)
+            .filter(|i| i.dynamic == 0)
+            .map(|i| i.compat)
+        else {
+            return false;
+        };
+        if !(self.used.unchanged(&self.core) || self.core.objects.bind_groups.is_live(gi, gg)) {
+            return false;
+        }
+        self.root_run.1 = 0;
+        self.calls = self.calls.wrapping_add(1);
+        pass_binder(self.pass, &mut self.compute, &mut self.render).set_group(
+            &mut self.used,
+            index as usize,
+            (gi, gg),
+            info as usize,
+            compat,
+            &[],
+        );
+        true
+    }
+
+    /// [`CommandEncoder::set_bind_group`] through [`CommandEncoder::step`], every rule
+    /// checked.
+    #[inline(never)]
+    fn set_bind_group_checked(
+        &mut self,
+        index: u32,
+        group: BindGroup,
+        dynamic_offsets: &[u32],
+    ) -> Result<()> {
         const OP: &str = "set_bind_group";
         self.step(OP, |e| {
             e.expect_some_pass(OP, "bind groups")?;

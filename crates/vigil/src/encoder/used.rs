@@ -510,8 +510,11 @@ impl<A: Api> Used<A> {
     ) -> Result<(&Arc<BufferObj<A>>, usize)> {
         use crate::handle::Handle;
         let (i, g) = (h.index(), h.generation());
+        // The epoch's load (acquire) comes first, so the two looks into `buffers` below
+        // are one: no ordered load stands between them.
+        let met = h.device_id() == core.id && self.unchanged(core);
         let aux = self.buffers.aux(i, g);
-        if aux == u32::MAX || h.device_id() != core.id || !self.unchanged(core) {
+        if !met || aux == u32::MAX {
             return self.buffer_and_slot_slow(core, h, op);
         }
         match self.buffers.get(i, g) {

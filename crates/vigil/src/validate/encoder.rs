@@ -17,13 +17,20 @@ pub(crate) fn group_index(
 ) -> Result<()> {
     let max = (limits.max_bind_groups as usize).min(cap);
     ensure!(
-        (index as usize) < max,
+        group_index_fits(index, limits, cap),
         BindGroupIndex,
         op,
         label,
         "group index {index} is not below max_bind_groups ({max})"
     );
     Ok(())
+}
+
+/// [`group_index`]'s test alone (the recording's short path asks it, and takes the
+/// checked path, which refuses with the rule, when it fails).
+#[inline(always)]
+pub(crate) fn group_index_fits(index: u32, limits: &Limits, cap: usize) -> bool {
+    (index as usize) < (limits.max_bind_groups as usize).min(cap)
 }
 
 /// Dynamic offsets for a group's dynamic bindings: one each, aligned, in bounds.
