@@ -255,8 +255,9 @@ impl<A: Api> Device<A> {
     }
 
     /// [`Device::write_buffer`] for a write that does not continue the last pending one:
-    /// out of line, so a run of sequential writes saves no registers for this path.
-    #[inline(never)]
+    /// part of [`Device::write_buffer_locked`], which is out of line, so the granted path
+    /// saves no registers for it (and a direct write makes one call, not two).
+    #[inline(always)]
     fn write_buffer_general(
         &self,
         mut q: std::sync::MutexGuard<'_, super::queue::QueueState<A>>,
