@@ -339,7 +339,7 @@ impl Binder {
     }
 
     /// Binds natively the groups the pipeline uses that changed.
-    #[inline]
+    #[inline(always)]
     pub fn flush<A: Api>(
         &mut self,
         used: &Used<A>,

@@ -308,11 +308,19 @@ impl<A: Api> CommandEncoder<A> {
         self.pool.as_mut().map(Rec)
     }
 
-    /// Records the barriers collected in `pending` as one pipeline barrier.
+    /// Records the barriers collected in `pending` as one pipeline barrier. Most draws and
+    /// dispatches need none: that test is inline, the recording out of line.
+    #[inline(always)]
     pub(crate) fn flush_pending(&mut self, op: &'static str) -> Result<()> {
         if self.pending.is_empty() {
             return Ok(());
         }
+        self.flush_pending_now(op)
+    }
+
+    /// [`CommandEncoder::flush_pending`] with barriers to record.
+    #[inline(never)]
+    fn flush_pending_now(&mut self, op: &'static str) -> Result<()> {
         self.derived_batches = self.derived_batches.saturating_add(1);
         self.record_pending(op)
     }

@@ -730,6 +730,7 @@ impl<A: Api> Used<A> {
     /// scope, without building one, when its members are distinct resources
     /// ([`GroupInfo::distinct`]: none of its uses can conflict with another). `false`
     /// (nothing applied) otherwise.
+    #[inline(always)]
     pub fn apply_group_direct(
         &mut self,
         bound: &super::binder::BoundGroup,
