@@ -171,6 +171,7 @@ rules! {
     GroupViewDimension: InvalidDescriptor, "group.view-dimension", "A view's dimension is the layout's.", "WebGPU createBindGroup: viewDimension";
     GroupViewMultisampled: InvalidDescriptor, "group.view-multisampled", "A view is multisampled exactly when its binding is.", "WebGPU createBindGroup: multisampled";
     GroupViewSampleType: InvalidDescriptor, "group.view-sample-type", "A sampled view's format gives the layout's sample type.", "WebGPU createBindGroup: sampleType";
+    GroupViewAspect: InvalidDescriptor, "group.view-aspect", "A sampled view of a format with depth and stencil names one of them (DepthOnly or StencilOnly), not both.", "WebGPU createBindGroup: a texture binding's view has one aspect; Vulkan VUID-VkDescriptorImageInfo-imageView-01976";
     GroupStorageFormat: InvalidDescriptor, "group.storage-format", "A storage view's format is the layout's.", "WebGPU createBindGroup: storageTexture format";
     GroupStorageMips: InvalidDescriptor, "group.storage-mips", "A storage view covers exactly one mip level.", "WebGPU createBindGroup: storage texture views";
     GroupArrayLength: OutOfBounds, "group.array-length", "A binding array gets exactly its count of elements, fewer only when it is partially bound or variable-count; a write's elements lie inside the group's length of the binding.", "Vulkan descriptorCount; vigil";

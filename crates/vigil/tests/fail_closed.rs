@@ -550,3 +550,140 @@ fn range_checks_that_vulkan_needs_are_made_before_the_driver() {
         );
     }
 }
+
+const DEPTH_READ: &str = r#"
+@group(0) @binding(0) var depth: texture_depth_2d;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(1)
+fn main() {
+    out[0] = textureLoad(depth, vec2<i32>(3, 5), 0);
+}
+"#;
+
+/// A bind group sampling a depth24plus-stencil8 view with both its aspects reached the
+/// driver (seed 5047 on the H200, VUID-VkDescriptorImageInfo-imageView-01976: a sampled
+/// depth-stencil view has one aspect). Such a view is refused with `group.view-aspect`;
+/// a DepthOnly view of the same texture binds, and a kernel reads through it the depth a
+/// render pass cleared.
+#[test]
+fn a_sampled_depth_stencil_view_names_one_aspect() {
+    let d = gpu();
+    let texture = d
+        .create_texture(&TextureDescriptor {
+            label: "depth-stencil",
+            size: [W, H],
+            format: TextureFormat::Depth24PlusStencil8,
+            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::TEXTURE_BINDING,
+            ..Default::default()
+        })
+        .unwrap();
+    let both = d
+        .create_texture_view(texture, &TextureViewDescriptor::default())
+        .unwrap();
+    let depth_only = d
+        .create_texture_view(
+            texture,
+            &TextureViewDescriptor {
+                aspect: TextureAspect::DepthOnly,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "depth read",
+            wgsl: DEPTH_READ,
+        })
+        .unwrap();
+    let bgl = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "depth read",
+            entries: &[
+                BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: ShaderStages::COMPUTE,
+                    ty: BindingType::Texture {
+                        sample_type: TextureSampleType::Depth,
+                        view_dimension: TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    array: None,
+                },
+                BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: ShaderStages::COMPUTE,
+                    ty: BindingType::Buffer {
+                        ty: BufferBindingType::Storage { read_only: false },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    array: None,
+                },
+            ],
+        })
+        .unwrap();
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "depth read",
+            bind_group_layouts: &[bgl],
+            immediate_size: 0,
+        })
+        .unwrap();
+    let pipeline = d
+        .create_compute_pipeline(&ComputePipelineDescriptor {
+            label: "depth read",
+            layout,
+            module,
+            entry_point: "main",
+            constants: &[],
+        })
+        .unwrap();
+    let out = storage(&d, "depth out", &[0]);
+    let group = |view| {
+        d.create_bind_group(&BindGroupDescriptor {
+            label: "depth read",
+            layout: bgl,
+            entries: &[
+                BindGroupEntry {
+                    binding: 0,
+                    resource: BindingResource::TextureView(view),
+                },
+                BindGroupEntry {
+                    binding: 1,
+                    resource: BindingResource::Buffer(BufferBinding::whole(out)),
+                },
+            ],
+        })
+    };
+    let err = group(both).unwrap_err();
+    assert_eq!(err.rule(), Rule::GroupViewAspect, "{err}");
+    assert!(err.message().contains("DepthOnly or StencilOnly"), "{err}");
+    let g = group(depth_only).unwrap();
+    let mut e = encoder(&d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
+            view: both,
+            depth_ops: Some(Operations {
+                load: LoadOp::Clear(0.25),
+                store: StoreOp::Store,
+            }),
+            stencil_ops: Some(Operations {
+                load: LoadOp::Clear(7),
+                store: StoreOp::Store,
+            }),
+        }),
+        ..Default::default()
+    })
+    .unwrap();
+    e.end_render_pass().unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(pipeline).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let read = f32::from_bits(read_u32(&d, out, 1)[0]);
+    // 0.25 in 24-bit unorm (or 32-bit float, where the driver backs the format so).
+    assert!((read - 0.25).abs() < 1e-6, "read {read}");
+}

@@ -392,6 +392,54 @@ fn sampled_views_must_match_the_layout() {
         group(&d, l, &[(0, BindingResource::TextureView(uint))]),
         Rule::GroupViewSampleType,
     );
+    // A depth-stencil view sampled names one aspect: depth as depth, stencil as uint.
+    let (ds, both) = rt(&d, TextureFormat::Depth24PlusStencil8, 1);
+    let aspect = |aspect| {
+        d.create_texture_view(
+            ds,
+            &TextureViewDescriptor {
+                aspect,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    };
+    let sampled = |sample_type| {
+        layout(
+            &d,
+            &[entry(BindingType::Texture {
+                sample_type,
+                view_dimension: TextureViewDimension::D2,
+                multisampled: false,
+            })],
+        )
+    };
+    let (depth_l, uint_l) = (
+        sampled(TextureSampleType::Depth),
+        sampled(TextureSampleType::Uint),
+    );
+    expect_rule(
+        group(&d, depth_l, &[(0, BindingResource::TextureView(both))]),
+        Rule::GroupViewAspect,
+    );
+    let depth_only = aspect(TextureAspect::DepthOnly);
+    assert!(
+        group(
+            &d,
+            depth_l,
+            &[(0, BindingResource::TextureView(depth_only))]
+        )
+        .is_ok()
+    );
+    let stencil_only = aspect(TextureAspect::StencilOnly);
+    assert!(
+        group(
+            &d,
+            uint_l,
+            &[(0, BindingResource::TextureView(stencil_only))]
+        )
+        .is_ok()
+    );
     let copy_only = tex(
         &d,
         TextureDescriptor {

@@ -780,6 +780,16 @@ pub(crate) fn texture(
         v.label,
         v.sample_count
     );
+    let info = v.format.info();
+    ensure!(
+        !(info.has_depth && info.has_stencil) || v.aspect != TextureAspect::All,
+        GroupViewAspect,
+        GROUP,
+        label,
+        "binding {binding}: view '{}' of {} has both its depth and its stencil aspect; a sampled binding reads one, so make the view DepthOnly or StencilOnly",
+        v.label,
+        v.format.wgsl_name()
+    );
     let format_type = if v.format.is_depth_stencil() {
         if v.aspect == TextureAspect::StencilOnly {
             TextureSampleType::Uint
@@ -787,7 +797,7 @@ pub(crate) fn texture(
             TextureSampleType::Depth
         }
     } else {
-        let t = v.format.info().sample_type;
+        let t = info.sample_type;
         if t == (TextureSampleType::Float { filterable: true }) && !v.filterable {
             TextureSampleType::Float { filterable: false }
         } else {
