@@ -11,7 +11,9 @@ mod common;
 #[path = "common/draw.rs"]
 mod draw;
 
-use common::{bytes_of, gpu, read_u32, src_dst_kernel};
+use common::{
+    bytes_of, compute_entry, gpu, kernel_with_group, read_u32, src_dst_kernel, storage_buffer,
+};
 use draw::*;
 use vigil::*;
 
@@ -589,55 +591,22 @@ fn a_sampled_depth_stencil_view_names_one_aspect() {
             },
         )
         .unwrap();
-    let module = d
-        .create_shader_module(&ShaderModuleDescriptor {
-            label: "depth read",
-            wgsl: DEPTH_READ,
-        })
-        .unwrap();
-    let bgl = d
-        .create_bind_group_layout(&BindGroupLayoutDescriptor {
-            label: "depth read",
-            entries: &[
-                BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: ShaderStages::COMPUTE,
-                    ty: BindingType::Texture {
-                        sample_type: TextureSampleType::Depth,
-                        view_dimension: TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    array: None,
-                },
-                BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: ShaderStages::COMPUTE,
-                    ty: BindingType::Buffer {
-                        ty: BufferBindingType::Storage { read_only: false },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    array: None,
-                },
-            ],
-        })
-        .unwrap();
-    let layout = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "depth read",
-            bind_group_layouts: &[bgl],
-            immediate_size: 0,
-        })
-        .unwrap();
-    let pipeline = d
-        .create_compute_pipeline(&ComputePipelineDescriptor {
-            label: "depth read",
-            layout,
-            module,
-            entry_point: "main",
-            constants: &[],
-        })
-        .unwrap();
+    let depth_texture = BindingType::Texture {
+        sample_type: TextureSampleType::Depth,
+        view_dimension: TextureViewDimension::D2,
+        multisampled: false,
+    };
+    let (pipeline, bgl) = kernel_with_group(
+        &d,
+        "depth read",
+        DEPTH_READ,
+        &[
+            compute_entry(0, depth_texture),
+            compute_entry(1, storage_buffer(false)),
+        ],
+        &[],
+    )
+    .unwrap();
     let out = storage(&d, "depth out", &[0]);
     let group = |view| {
         d.create_bind_group(&BindGroupDescriptor {

@@ -143,23 +143,42 @@ pub fn src_dst_kernel_with(
     wgsl: &str,
     constants: &[(&str, f64)],
 ) -> vigil::Result<(vigil::ComputePipeline, vigil::BindGroupLayout)> {
+    let e = |binding, read_only| compute_entry(binding, storage_buffer(read_only));
+    kernel_with_group(device, label, wgsl, &[e(0, true), e(1, false)], constants)
+}
+
+/// A compute-visible layout entry of `ty` at `binding`.
+pub fn compute_entry(binding: u32, ty: vigil::BindingType) -> vigil::BindGroupLayoutEntry {
+    vigil::BindGroupLayoutEntry {
+        binding,
+        visibility: vigil::ShaderStages::COMPUTE,
+        ty,
+        array: None,
+    }
+}
+
+/// A storage buffer binding type (`read_only` or read-write), no dynamic offset.
+pub fn storage_buffer(read_only: bool) -> vigil::BindingType {
+    vigil::BindingType::Buffer {
+        ty: vigil::BufferBindingType::Storage { read_only },
+        has_dynamic_offset: false,
+        min_binding_size: None,
+    }
+}
+
+/// A compute kernel (entry `main`) whose one group has `entries`: its pipeline and the
+/// group's layout; a refusal of the module or the pipeline is returned as is.
+pub fn kernel_with_group(
+    device: &Device,
+    label: &str,
+    wgsl: &str,
+    entries: &[vigil::BindGroupLayoutEntry],
+    constants: &[(&str, f64)],
+) -> vigil::Result<(vigil::ComputePipeline, vigil::BindGroupLayout)> {
     use vigil::*;
     let module = device.create_shader_module(&ShaderModuleDescriptor { label, wgsl })?;
-    let e = |binding, read_only| BindGroupLayoutEntry {
-        binding,
-        visibility: ShaderStages::COMPUTE,
-        ty: BindingType::Buffer {
-            ty: BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        array: None,
-    };
     let bgl = device
-        .create_bind_group_layout(&BindGroupLayoutDescriptor {
-            label,
-            entries: &[e(0, true), e(1, false)],
-        })
+        .create_bind_group_layout(&BindGroupLayoutDescriptor { label, entries })
         .unwrap();
     let layout = device
         .create_pipeline_layout(&PipelineLayoutDescriptor {
