@@ -290,12 +290,12 @@ impl Window {
         if raise == Raise::LockedThenLight {
             gate.light.store(true, Ordering::Relaxed);
         }
-        // `dst..dst + data.len()` lies in the mapping (checked above), which stays mapped
-        // and written by no one else while the gate is open or busy (the contract
+        // SAFETY: `dst..dst + data.len()` lies in the mapping (checked above), which stays
+        // mapped and written by no one else while the gate is open or busy (the contract
         // `Window::new` states, kept by `device::runs`): it was open after `busy` rose.
         // `data` is the caller's host memory, so the two do not overlap. Coherent memory
         // needs no flush.
-        copy_small(data, dst);
+        unsafe { copy_small(data, dst) };
         prefetch_for_write(
             self,
             at.saturating_add(data.len() as u64).saturating_add(128),
@@ -307,17 +307,25 @@ impl Window {
     }
 }
 
-/// Copies `data` to `dst`, which has room for it and does not overlap it. A run's writes
-/// are mostly small: up to 64 bytes the copy is two fixed-size copies from either end
-/// (overlapping in the middle where the length is not their sum), inline, instead of a
-/// call into `memcpy` that picks the same moves after testing the length itself.
+/// Copies `data` to `dst`. A run's writes are mostly small: up to 64 bytes the copy is
+/// two fixed-size copies from either end (overlapping in the middle where the length is
+/// not their sum), inline, instead of a call into `memcpy` that picks the same moves after
+/// testing the length itself.
+///
+/// # Safety
+///
+/// `dst..dst + data.len()` is memory the caller may write, and does not overlap `data`.
 #[inline(always)]
-fn copy_small(data: &[u8], dst: *mut u8) {
+unsafe fn copy_small(data: &[u8], dst: *mut u8) {
     match data.len() {
-        32..=64 => copy_ends::<32>(data, dst),
-        16..=31 => copy_ends::<16>(data, dst),
-        8..=15 => copy_ends::<8>(data, dst),
-        4..=7 => copy_ends::<4>(data, dst),
+        // SAFETY: the caller's contract; the length is at least 32.
+        32..=64 => unsafe { copy_ends::<32>(data, dst) },
+        // SAFETY: the caller's contract; the length is at least 16.
+        16..=31 => unsafe { copy_ends::<16>(data, dst) },
+        // SAFETY: the caller's contract; the length is at least 8.
+        8..=15 => unsafe { copy_ends::<8>(data, dst) },
+        // SAFETY: the caller's contract; the length is at least 4.
+        4..=7 => unsafe { copy_ends::<4>(data, dst) },
         n => {
             // SAFETY: the caller's contract: `dst` has room for `n` bytes and does not
             // overlap `data`.
@@ -329,8 +337,12 @@ fn copy_small(data: &[u8], dst: *mut u8) {
 /// [`copy_small`]'s move for `K <= data.len() <= 2 * K`: `K` bytes from the start and `K`
 /// ending at the end, each a fixed-size copy; where the length is less than `2 * K` the
 /// two overlap and write the same bytes twice.
+///
+/// # Safety
+///
+/// As [`copy_small`], and `K <= data.len()`.
 #[inline(always)]
-fn copy_ends<const K: usize>(data: &[u8], dst: *mut u8) {
+unsafe fn copy_ends<const K: usize>(data: &[u8], dst: *mut u8) {
     let (src, tail) = (data.as_ptr(), data.len().wrapping_sub(K));
     // SAFETY: the caller's contract (`dst` has room for `data.len()` bytes and does not
     // overlap it); `K <= data.len()`, so `src..src + K` and `dst..dst + K` are inside.
