@@ -384,36 +384,23 @@ fn main() {
     out[0] = u32(round(c.r * 255.0));
 }
 "#;
-    let e = |binding, ty| BindGroupLayoutEntry {
-        binding,
-        visibility: ShaderStages::COMPUTE,
-        ty,
-        array: None,
+    let cube_array = BindingType::Texture {
+        sample_type: TextureSampleType::Float { filterable: true },
+        view_dimension: TextureViewDimension::CubeArray,
+        multisampled: false,
     };
-    let bgl = d
-        .create_bind_group_layout(&BindGroupLayoutDescriptor {
-            label: "cubes",
-            entries: &[
-                e(
-                    0,
-                    BindingType::Texture {
-                        sample_type: TextureSampleType::Float { filterable: true },
-                        view_dimension: TextureViewDimension::CubeArray,
-                        multisampled: false,
-                    },
-                ),
-                e(1, BindingType::Sampler(SamplerBindingType::Filtering)),
-                e(
-                    2,
-                    BindingType::Buffer {
-                        ty: BufferBindingType::Storage { read_only: false },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                ),
-            ],
-        })
-        .unwrap();
+    let (pipeline, bgl) = kernel_with_group(
+        &d,
+        "cubes",
+        SAMPLE,
+        &[
+            compute_entry(0, cube_array),
+            compute_entry(1, BindingType::Sampler(SamplerBindingType::Filtering)),
+            compute_entry(2, storage_buffer(false)),
+        ],
+        &[],
+    )
+    .unwrap();
     let out = storage(&d, "out", &[0]);
     let sampler = d.create_sampler(&SamplerDescriptor::default()).unwrap();
     let group = d
@@ -434,28 +421,6 @@ fn main() {
                     resource: BindingResource::Buffer(BufferBinding::whole(out)),
                 },
             ],
-        })
-        .unwrap();
-    let layout = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "cubes",
-            bind_group_layouts: &[bgl],
-            immediate_size: 0,
-        })
-        .unwrap();
-    let module = d
-        .create_shader_module(&ShaderModuleDescriptor {
-            label: "cubes",
-            wgsl: SAMPLE,
-        })
-        .unwrap();
-    let pipeline = d
-        .create_compute_pipeline(&ComputePipelineDescriptor {
-            label: "cubes",
-            layout,
-            module,
-            entry_point: "main",
-            constants: &[],
         })
         .unwrap();
     let mut enc = encoder(&d);
