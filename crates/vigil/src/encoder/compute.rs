@@ -216,7 +216,7 @@ impl<A: Api> CommandEncoder<A> {
         if self.error.is_some()
             || self.pass == Pass::None
             || !validate::encoder::group_index_fits(index, &self.core.limits, MAX_GROUPS)
-            || group.device_id() != self.core.id
+            || !self.group_live(group)
         {
             return false;
         }
@@ -231,9 +231,6 @@ impl<A: Api> CommandEncoder<A> {
         else {
             return false;
         };
-        if !(self.used.unchanged(&self.core) || self.core.objects.bind_groups.is_live(gi, gg)) {
-            return false;
-        }
         self.root_run.1 = 0;
         self.calls = self.calls.wrapping_add(1);
         pass_binder(self.pass, &mut self.compute, &mut self.render).set_group(
@@ -245,6 +242,20 @@ impl<A: Api> CommandEncoder<A> {
             &[],
         );
         true
+    }
+
+    /// Whether `group` is of this device and live: nothing was destroyed since recording
+    /// began (one load), else its registry slot says so. Both of `set_bind_group`'s
+    /// paths ask it.
+    #[inline(always)]
+    fn group_live(&self, group: BindGroup) -> bool {
+        group.device_id() == self.core.id
+            && (self.used.unchanged(&self.core)
+                || self
+                    .core
+                    .objects
+                    .bind_groups
+                    .is_live(group.index(), group.generation()))
     }
 
     /// [`CommandEncoder::set_bind_group`] through [`CommandEncoder::step`], every rule
@@ -262,8 +273,7 @@ impl<A: Api> CommandEncoder<A> {
             validate::encoder::group_index(OP, &e.label, index, &e.core.limits, MAX_GROUPS)?;
             let (gi, gg) = (group.index(), group.generation());
             let info = e.used.groups.aux(gi, gg);
-            let live = group.device_id() == e.core.id
-                && (e.used.unchanged(&e.core) || e.core.objects.bind_groups.is_live(gi, gg));
+            let live = e.group_live(group);
             let known = e.used.group_info.get(info as usize).filter(|_| live);
             let (info, compat) = match known {
                 // Met before in this recording and still live: what the checks need is in
