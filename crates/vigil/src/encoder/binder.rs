@@ -109,16 +109,20 @@ impl Binder {
         })
     }
 
-    /// [`Binder::fits`] for a group just set, remembering a pass in the group's record.
-    #[inline]
-    fn fits_late<A: Api>(&self, used: &mut Used<A>, g: usize, info: usize) -> bool {
-        if used
-            .group_info
+    /// Whether the group whose record is `info` met this pipeline's late size checks
+    /// before (its record remembers the last checks it met): the common case, inline.
+    #[inline(always)]
+    fn met_late<A: Api>(&self, used: &Used<A>, info: usize) -> bool {
+        used.group_info
             .get(info)
             .is_some_and(|i| i.fits_checks == self.late_key)
-        {
-            return true;
-        }
+    }
+
+    /// [`Binder::fits`] for a group just set that did not meet this pipeline's late
+    /// checks before ([`Binder::met_late`]), remembering them in the group's record when
+    /// it fits.
+    #[inline(never)]
+    fn fits_late<A: Api>(&self, used: &mut Used<A>, g: usize, info: usize) -> bool {
         let fits = self.fits(used, g);
         if fits {
             if let Some(i) = used.group_info.get_mut(info) {
@@ -216,7 +220,9 @@ impl Binder {
             // a group that met this pipeline's checks before is not checked again (the
             // recording's copy of its sizes does not change).
             let fits = self.compat.get(g) == Some(&compat)
-                && (self.late_groups & bit == 0 || self.fits_late(used, g, info));
+                && (self.late_groups & bit == 0
+                    || self.met_late(used, info)
+                    || self.fits_late(used, g, info));
             if fits {
                 self.ok |= bit;
             } else {
