@@ -184,3 +184,98 @@ fn objects_churn_without_leaking() {
         );
     }
 }
+
+const PLUS_ONE: &str = r#"
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    if id.x < arrayLength(&dst) { dst[id.x] = src[id.x] + 1u; }
+}
+"#;
+
+/// The registry index in a handle's debug form (`Buffer(5v2@1)`: index 5, generation 2).
+fn index_of(b: Buffer) -> String {
+    let s = format!("{b:?}");
+    s.split(['(', 'v']).nth(1).unwrap_or_default().to_string()
+}
+
+/// A recording meets a buffer whose handle was destroyed (a group still holds it) and the
+/// buffer that took its registry slot, in turns. The recording tracks them apart (one slot
+/// each, whichever meets the slot's table first) and is refused at submission for the
+/// destroyed member, changing nothing; the new buffer's own work then reads back right.
+#[test]
+fn a_recording_meeting_two_generations_of_one_slot_tracks_them_apart() {
+    let d = gpu();
+    let n = 256usize;
+    let (p, bgl) = src_dst_kernel(&d, "generations", PLUS_ONE);
+    let buffer = |label| {
+        d.create_buffer(&BufferDescriptor {
+            label,
+            size: n as u64 * 4,
+            usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+        })
+        .unwrap()
+    };
+    let group = |src, dst| {
+        d.create_bind_group(&BindGroupDescriptor {
+            label: "generations",
+            layout: bgl,
+            entries: &[
+                BindGroupEntry {
+                    binding: 0,
+                    resource: BindingResource::Buffer(BufferBinding::whole(src)),
+                },
+                BindGroupEntry {
+                    binding: 1,
+                    resource: BindingResource::Buffer(BufferBinding::whole(dst)),
+                },
+            ],
+        })
+        .unwrap()
+    };
+    let (old, out_old, out_new) = (buffer("old"), buffer("out old"), buffer("out new"));
+    let g_old = group(old, out_old);
+    d.destroy_buffer(old).unwrap();
+    let new = buffer("new");
+    assert_eq!(
+        index_of(new),
+        index_of(old),
+        "the new buffer takes the destroyed one's registry slot"
+    );
+    assert_ne!(format!("{new:?}"), format!("{old:?}"));
+    d.write_buffer(new, 0, &bytes_of(&vec![7u32; n])).unwrap();
+    d.write_buffer(out_new, 0, &bytes_of(&vec![0u32; n]))
+        .unwrap();
+    let g_new = group(new, out_new);
+    let record = |groups: &[BindGroup]| {
+        let mut e = d
+            .create_command_encoder(&CommandEncoderDescriptor {
+                label: "generations",
+            })
+            .unwrap();
+        e.begin_compute_pass(&ComputePassDescriptor::default())
+            .unwrap();
+        e.set_compute_pipeline(p).unwrap();
+        for &g in groups {
+            e.set_bind_group(0, g, &[]).unwrap();
+            e.dispatch((n / 64) as u32, 1, 1).unwrap();
+        }
+        e.end_compute_pass().unwrap();
+        e.finish().unwrap()
+    };
+    let before = d.last_submitted_serial();
+    let mixed = record(&[g_old, g_new, g_old, g_new]);
+    let err = d.submit([mixed]).unwrap_err();
+    assert_eq!(err.rule(), Rule::SubmitDestroyed, "{err}");
+    assert!(
+        err.to_string().contains("buffer 'old'"),
+        "names the member: {err}"
+    );
+    assert_eq!(d.last_submitted_serial(), before, "nothing submitted");
+    assert_eq!(read_u32(&d, out_new, n), vec![0; n], "nothing ran");
+    let s = d.submit([record(&[g_new])]).unwrap();
+    d.wait_for_serial_unless_stalled(s, Duration::from_secs(30))
+        .unwrap();
+    assert_eq!(read_u32(&d, out_new, n), vec![8; n]);
+}

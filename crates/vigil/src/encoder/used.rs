@@ -284,8 +284,17 @@ pub(crate) struct Tracker<A: Api> {
     /// Slots in `buffers` of buffers made with `INDIRECT` usage (what a compute pass asks
     /// about before its indirect dispatches: were any of them written).
     indirect_slots: Vec<u32>,
-    /// Where each tracked object is in the lists above, by its address.
-    buffer_index: std::collections::HashMap<usize, u32, PtrHash>,
+    /// Where each tracked buffer is in `buffers`, by its handle's index: the handle's
+    /// generation and the slot (`u32::MAX`: none). Every buffer a recording meets is this
+    /// device's (other devices' handles are refused before they reach the tracker), so
+    /// index and generation name one object, and the registry's indices are dense: a
+    /// short table, and a look is an index and a compare. An entry, once made, is never replaced: a buffer whose index is
+    /// taken by another generation (its slot reused after a destruction during the
+    /// recording) is in `buffer_overflow` instead, so each buffer has one slot.
+    buffer_at: Vec<(u32, u32)>,
+    /// Tracked buffers whose index in `buffer_at` holds another generation, by address.
+    buffer_overflow: std::collections::HashMap<usize, u32, PtrHash>,
+    /// Where each tracked texture is in `textures`, by its address.
     texture_index: std::collections::HashMap<usize, u32, PtrHash>,
 }
 
@@ -297,7 +306,8 @@ impl<A: Api> Default for Tracker<A> {
             alias_events: Vec::new(),
             retired_count: 0,
             indirect_slots: Vec::new(),
-            buffer_index: Default::default(),
+            buffer_at: Vec::new(),
+            buffer_overflow: Default::default(),
             texture_index: Default::default(),
         }
     }
@@ -307,17 +317,45 @@ impl<A: Api> Tracker<A> {
     /// The tracker slot of a buffer, made on first use.
     #[inline]
     pub fn buffer_slot(&mut self, b: &Arc<BufferObj<A>>) -> usize {
-        let key = Arc::as_ptr(b) as usize;
-        if let Some(&i) = self.buffer_index.get(&key) {
-            return i as usize;
+        let key = b.key();
+        let at = key.index as usize;
+        if let Some(&(generation, i)) = self.buffer_at.get(at) {
+            if generation == key.generation && i != u32::MAX {
+                return i as usize;
+            }
+        }
+        self.new_buffer_slot(b)
+    }
+
+    /// [`Tracker::buffer_slot`] past its table's hit: a buffer in the overflow map, or one
+    /// met for the first time, tracked in a new slot.
+    #[inline(never)]
+    fn new_buffer_slot(&mut self, b: &Arc<BufferObj<A>>) -> usize {
+        let key = b.key();
+        let at = key.index as usize;
+        let taken = self.buffer_at.get(at).is_some_and(|e| e.1 != u32::MAX);
+        let address = Arc::as_ptr(b) as usize;
+        if taken {
+            if let Some(&i) = self.buffer_overflow.get(&address) {
+                return i as usize;
+            }
         }
         let i = self.buffers.len();
         self.buffers.push(TrackedBuffer {
             obj: b.clone(),
-            key: b.key(),
+            key,
             track: BufferTrack::new(b.size.checked_next_multiple_of(4).unwrap_or(b.size)),
         });
-        self.buffer_index.insert(key, i as u32);
+        if taken {
+            self.buffer_overflow.insert(address, i as u32);
+        } else {
+            if self.buffer_at.len() <= at {
+                self.buffer_at.resize(at.saturating_add(1), (0, u32::MAX));
+            }
+            if let Some(e) = self.buffer_at.get_mut(at) {
+                *e = (key.generation, i as u32);
+            }
+        }
         if b.usage.contains(crate::BufferUsages::INDIRECT) {
             self.indirect_slots.push(i as u32);
         }
