@@ -163,6 +163,35 @@ fn draw(d: &Device, f: &Frame, textures: TextureHeap, samplers: SamplerHeap) -> 
         .collect()
 }
 
+/// A pointer compute pipeline sampling slot 0 of the texture heap with slot 0 of the
+/// sampler heap, writing the red channel (0–255) to its root, and a heap for that root.
+fn slot_zero_sampler(d: &Device) -> (ComputePipeline, GpuHeap) {
+    let sample = d
+        .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
+            label: "sample slot 0",
+            glsl: "
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Counter { uint value; };
+VIGIL_ROOT(Counter);
+VIGIL_TEXTURE_HEAP;
+VIGIL_SAMPLER_HEAP;
+layout(local_size_x = 1) in;
+void main() {
+    vec4 c = textureLod(sampler2D(vigil_texture(0), vigil_sampler(0)), vec2(0.5), 0.0);
+    vigil.root.value = uint(c.x * 255.0);
+}
+",
+        })
+        .unwrap();
+    let counter = d
+        .create_gpu_heap(&GpuHeapDescriptor {
+            label: "counter",
+            size: 64,
+            kind: HeapKind::CpuVisible,
+        })
+        .unwrap();
+    (sample, counter)
+}
+
 fn nearest(d: &Device) -> Sampler {
     d.create_sampler(&SamplerDescriptor {
         label: "nearest",
@@ -292,13 +321,15 @@ fn a_texture_in_a_heap_keeps_its_sampled_layout_until_it_leaves() {
 }
 
 #[test]
-fn a_texture_in_a_heap_cleared_as_an_attachment_is_refused_at_submission_and_heap_reads_stay_clean()
-{
+fn a_texture_in_a_heap_cleared_as_an_attachment_is_refused_at_submission_or_at_a_heap_read() {
     // A pass clearing a texture on the recording's first use of it records the texture's
     // barrier in front of the pass, unless a heap names the texture: then its first use is
-    // left to submission, which refuses it (the texture must stay in its sampled layout),
-    // and nothing recorded stands in front of the heap's reads later in the recording
-    // (the validation layer, synchronization checks on, would say so).
+    // left to submission, which refuses it (the texture must stay in its sampled layout).
+    // A read of the texture heap later in the same recording is refused where it is
+    // recorded (`gpu.heap-resident`), as for a texture that entered the heap after the
+    // clear (the next test): heap shaders would sample it where the recording left it an
+    // attachment. The validation layer, synchronization checks on, sees nothing amiss in
+    // what is recorded.
     let d = device();
     let f = frame(&d);
     let usage = TextureUsages::TEXTURE_BINDING | TextureUsages::RENDER_ATTACHMENT;
@@ -306,42 +337,21 @@ fn a_texture_in_a_heap_cleared_as_an_attachment_is_refused_at_submission_and_hea
     let (heap, samplers) = one_slot_heaps(&d);
     d.write_texture_heap(heap, 0, &[v]).unwrap();
     assert_eq!(draw(&d, &f, heap, samplers)[0], [0, 0, 0, 0]);
-    // A compute pass reading the heap right after the clearing pass, in the same native
-    // command buffer (a render pass's stays open for what follows).
-    let sample = d
-        .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
-            label: "sample slot 0",
-            glsl: "
-layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Counter { uint value; };
-VIGIL_ROOT(Counter);
-VIGIL_TEXTURE_HEAP;
-VIGIL_SAMPLER_HEAP;
-layout(local_size_x = 1) in;
-void main() {
-    vec4 c = textureLod(sampler2D(vigil_texture(0), vigil_sampler(0)), vec2(0.5), 0.0);
-    vigil.root.value = uint(c.x * 255.0);
-}
-",
-        })
-        .unwrap();
-    let counter = d
-        .create_gpu_heap(&GpuHeapDescriptor {
-            label: "counter",
-            size: 64,
-            kind: HeapKind::CpuVisible,
-        })
-        .unwrap();
     let mut e = common::clear_pass(&d, "clear the resident", v, [1.0, 1.0, 1.0, 1.0]);
     e.end_render_pass().unwrap();
-    e.begin_compute_pass(&ComputePassDescriptor::default())
-        .unwrap();
-    e.set_compute_pipeline(sample).unwrap();
-    e.set_root(d.gpu_heap_ptr::<u32>(counter, 0).unwrap())
-        .unwrap();
-    e.set_texture_heap(heap).unwrap();
-    e.set_sampler_heap(samplers).unwrap();
-    e.dispatch(1, 1, 1).unwrap();
-    e.end_compute_pass().unwrap();
+    let err = d.submit([e.finish().unwrap()]).unwrap_err();
+    assert_eq!(err.rule(), Rule::GpuHeapResident, "{err}");
+    // The clear, then a compute pass reading the heap, in the same native command buffer
+    // (a render pass's stays open for what follows): refused at the dispatch.
+    let kernel = slot_zero_sampler(&d);
+    let mut e = common::clear_pass(&d, "clear, then read", v, [1.0, 1.0, 1.0, 1.0]);
+    e.end_render_pass().unwrap();
+    let err = sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap_err();
+    assert_eq!(err.rule(), Rule::GpuHeapResident, "{err}");
+    assert!(err.to_string().contains("'resident'"), "{err}");
+    // A draw reading it after the clear, likewise.
+    let mut e = common::clear_pass(&d, "clear, then draw", v, [1.0, 1.0, 1.0, 1.0]);
+    e.end_render_pass().unwrap();
     e.begin_render_pass(&RenderPassDescriptor {
         label: "points",
         color_attachments: &[Some(RenderPassColorAttachment {
@@ -357,12 +367,152 @@ void main() {
     e.set_root(f.root).unwrap();
     e.set_texture_heap(heap).unwrap();
     e.set_sampler_heap(samplers).unwrap();
-    e.draw(0..COUNT, 0..1).unwrap();
-    e.end_render_pass().unwrap();
-    let err = d.submit([e.finish().unwrap()]).unwrap_err();
+    let err = e.draw(0..COUNT, 0..1).unwrap_err();
     assert_eq!(err.rule(), Rule::GpuHeapResident, "{err}");
     // Nothing ran: the heap still samples the zeroed texture.
     assert_eq!(draw(&d, &f, heap, samplers)[0], [0, 0, 0, 0]);
+    assert_eq!(sampled_red(&d, kernel, heap, samplers), 0);
+    d.finish();
+}
+
+/// The root's value after one dispatch of `sample` reading slot 0 of `heap` (the red
+/// channel of what it names, 0–255), recorded alone and waited for.
+fn sampled_red(
+    d: &Device,
+    (sample, counter): (ComputePipeline, GpuHeap),
+    heap: TextureHeap,
+    samplers: SamplerHeap,
+) -> u32 {
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "sample" })
+        .unwrap();
+    sample_in_pass(d, &mut e, (sample, counter), heap, samplers).unwrap();
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(60))
+        .unwrap();
+    let bytes = d.read_gpu_heap(counter, 0, 4).unwrap();
+    u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
+}
+
+/// Records a compute pass in `e` whose one dispatch reads slot 0 of `heap`; the
+/// dispatch's refusal, if any, is returned.
+fn sample_in_pass(
+    d: &Device,
+    e: &mut CommandEncoder,
+    (sample, counter): (ComputePipeline, GpuHeap),
+    heap: TextureHeap,
+    samplers: SamplerHeap,
+) -> Result<()> {
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(sample).unwrap();
+    e.set_root(d.gpu_heap_ptr::<u32>(counter, 0).unwrap())
+        .unwrap();
+    e.set_texture_heap(heap).unwrap();
+    e.set_sampler_heap(samplers).unwrap();
+    e.dispatch(1, 1, 1)?;
+    e.end_compute_pass()
+}
+
+#[test]
+fn a_texture_cleared_and_then_put_in_a_heap_the_same_recording_reads_is_refused_at_the_read() {
+    // The fuzzer's seed 6398 on the H200: a recording clears a texture as an attachment
+    // while no heap names it (so the pass records the texture's barrier in front of
+    // itself); then a view of the texture enters a heap, and the same recording reads that
+    // heap. The read would sample the texture in its sampled layout where the recording
+    // left it an attachment (the validation layer called it a hazard as the dispatch was
+    // recorded): refused at the read, before anything is recorded.
+    let d = device();
+    let usage = TextureUsages::TEXTURE_BINDING | TextureUsages::RENDER_ATTACHMENT;
+    let (_t, v) = texture_of(&d, "late resident", usage);
+    let (heap, samplers) = one_slot_heaps(&d);
+    let kernel = slot_zero_sampler(&d);
+    let mut e = common::clear_pass(&d, "clear, then read", v, [1.0, 1.0, 1.0, 1.0]);
+    e.end_render_pass().unwrap();
+    d.write_texture_heap(heap, 0, &[v]).unwrap();
+    let err = sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap_err();
+    assert_eq!(err.rule(), Rule::GpuHeapResident, "{err}");
+    assert!(err.to_string().contains("late resident"), "{err}");
+    // The encoder stays refused, and nothing of it ran: the heap samples the texture as
+    // it starts, zeroed.
+    assert!(e.finish().is_err());
+    assert_eq!(sampled_red(&d, kernel, heap, samplers), 0);
+    // In that order across recordings, it is fine: a texture cleared and submitted while
+    // no heap names it (its slot rewritten with another view), then put back, is read
+    // there with what the clear wrote.
+    let (_, other) = texture_of(&d, "other", usage);
+    d.write_texture_heap(heap, 0, &[other]).unwrap();
+    let mut e = common::clear_pass(&d, "clear", v, [1.0, 1.0, 1.0, 1.0]);
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    d.write_texture_heap(heap, 0, &[v]).unwrap();
+    assert_eq!(sampled_red(&d, kernel, heap, samplers), 255);
+    d.finish();
+}
+
+#[test]
+fn a_texture_in_a_heap_copied_into_or_rendered_to_after_a_heap_read_is_refused_at_submission() {
+    // The other order: the recording reads a heap naming the texture, then copies into it
+    // or renders to it. The recording's first use of the texture is the copy or the pass,
+    // whose barrier is left to submission; nothing recorded stands between the read and
+    // the write (the validation layer, synchronization checks on, would say so), and
+    // submission refuses the command buffer (`gpu.heap-resident`).
+    let d = device();
+    let usage =
+        TextureUsages::TEXTURE_BINDING | TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_DST;
+    let (t, v) = texture_of(&d, "resident", usage);
+    let (heap, samplers) = one_slot_heaps(&d);
+    let kernel = slot_zero_sampler(&d);
+    d.write_texture_heap(heap, 0, &[v]).unwrap();
+    let source = d
+        .create_buffer_init(&BufferInitDescriptor {
+            label: "texel",
+            contents: &[200, 100, 50, 255],
+            usage: BufferUsages::COPY_SRC,
+        })
+        .unwrap();
+    let read_first = || {
+        let mut e = d
+            .create_command_encoder(&CommandEncoderDescriptor {
+                label: "read first",
+            })
+            .unwrap();
+        sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap();
+        e
+    };
+    let mut copy = read_first();
+    copy.copy_buffer_to_texture(
+        source,
+        TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: 256,
+            rows_per_image: None,
+        },
+        t,
+        TexelCopyTextureInfo::default(),
+        [1, 1, 1],
+    )
+    .unwrap();
+    let mut render = read_first();
+    render
+        .begin_render_pass(&RenderPassDescriptor {
+            label: "load",
+            color_attachments: &[Some(RenderPassColorAttachment {
+                view: v,
+                resolve_target: None,
+                load: LoadOp::Load,
+                store: StoreOp::Store,
+            })],
+            ..Default::default()
+        })
+        .unwrap();
+    render.end_render_pass().unwrap();
+    for e in [copy, render] {
+        let err = d.submit([e.finish().unwrap()]).unwrap_err();
+        assert_eq!(err.rule(), Rule::GpuHeapResident, "{err}");
+    }
+    // Nothing ran; the heap's texture is still the zeroed one.
+    assert_eq!(sampled_red(&d, kernel, heap, samplers), 0);
     d.finish();
 }
 

@@ -459,6 +459,9 @@ impl<A: Api> Device<A> {
             }
         }
         drop(slots);
+        if !resident.is_empty() {
+            self.heap_entries.fetch_add(1, Ordering::AcqRel);
+        }
         self.retire_slots(old, resident);
         Ok(())
     }

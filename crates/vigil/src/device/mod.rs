@@ -153,6 +153,10 @@ pub struct Core<A: Api> {
     /// buffer began recording, everything the recording checked is still live and
     /// unmapped, and submission checks nothing per object.
     pub(crate) destroy_epoch: AtomicU64,
+    /// Moves whenever a texture enters a texture heap (a slot comes to name a texture no
+    /// slot named): a recording that checked its textures against the heaps at one value
+    /// need not look again at the same value (see `CommandEncoder::heap_reads_clean`).
+    pub(crate) heap_entries: AtomicU64,
     /// Structural identity of bind group layouts, for compatibility.
     pub(crate) layout_compat: Mutex<HashMap<Vec<vigil_hal::BindGroupLayoutEntry>, u32>>,
     /// Set once the device is closed (dropped): its encoders can no longer submit.
@@ -336,6 +340,7 @@ impl<A: Api> Device<A> {
                 observed: std::sync::atomic::AtomicBool::new(false),
                 progress,
                 destroy_epoch: AtomicU64::new(0),
+                heap_entries: AtomicU64::new(0),
                 layout_compat: Mutex::new(HashMap::new()),
                 closed: AtomicBool::new(false),
                 timeline: crate::timeline::TimelineState::default(),

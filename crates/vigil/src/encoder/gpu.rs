@@ -7,6 +7,7 @@ use crate::device::GpuPtr;
 use crate::error::{Result, fail};
 use crate::handle::Handle;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use vigil_hal::{Api, IndexFormat, MemoryBarrier, Stages};
 
 /// Timestamps a command buffer may write of its own.
@@ -264,9 +265,11 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// The checks of a pointer pipeline's draw or dispatch: a root, and the heaps its
-    /// shaders index (`gpu.root`, `gpu.heap-unset`).
+    /// shaders index (`gpu.root`, `gpu.heap-unset`); a texture heap read only while no
+    /// texture a heap names left its sampled layout in this recording
+    /// ([`CommandEncoder::heap_reads_clean`]).
     #[inline]
-    pub(super) fn pointer_ready(&self, op: &'static str) -> Result<()> {
+    pub(super) fn pointer_ready(&mut self, op: &'static str) -> Result<()> {
         let b = if self.pass == Pass::Render {
             &self.render.binder
         } else {
@@ -296,6 +299,45 @@ impl<A: Api> CommandEncoder<A> {
                 ));
             }
         }
+        if b.heaps_needed & 1 != 0 {
+            self.heap_reads_clean(op)?;
+        }
+        Ok(())
+    }
+
+    /// Refuses a read of the texture heap (`gpu.heap-resident`) when a texture some heap
+    /// names now was used by this recording in another layout than its sampled one: the
+    /// read would sample it where the recording left it a copy's, an attachment's or a
+    /// storage binding's (a texture that entered a heap after the recording wrote it;
+    /// one already in a heap keeps its barriers for submission, which refuses the command
+    /// buffer). Heap reads are otherwise untracked, so this is the one point where the
+    /// recording meets them. While no texture entered a heap and the recording tracks no
+    /// new texture since a look found none of its textures in a heap, it does not look
+    /// again.
+    #[inline(never)]
+    fn heap_reads_clean(&mut self, op: &'static str) -> Result<()> {
+        let entries = self.core.heap_entries.load(Ordering::Acquire);
+        let tracked = self.used.tracker.textures.len();
+        if self.heap_clean == Some((entries, tracked)) {
+            return Ok(());
+        }
+        let mut resident = false;
+        for t in &self.used.tracker.textures {
+            if t.obj.heap_slots.load(Ordering::Acquire) == 0 {
+                continue;
+            }
+            resident = true;
+            if t.left_sampled_layout() {
+                return Err(fail!(
+                    GpuHeapResident,
+                    op,
+                    &self.label,
+                    "the pipeline's shaders read the texture heap, and texture '{}', which a texture heap names, was used earlier in this recording in another layout than the one heap shaders sample it in (a copy, attachment or clear); record that use after the reads, or in another command buffer",
+                    t.obj.label
+                ));
+            }
+        }
+        self.heap_clean = (!resident).then_some((entries, tracked));
         Ok(())
     }
 
@@ -552,6 +594,9 @@ impl<A: Api> CommandEncoder<A> {
             ));
         };
         self.pointer_ready(op)?;
+        let Some(p) = self.used.render_pipelines.get(pi, pg) else {
+            return Err(self.not_ready(op));
+        };
         if let Some(pool) = self.pool.as_mut() {
             self.render.binder.flush(
                 &self.used,

@@ -120,6 +120,10 @@ pub struct CommandEncoder<A: Api = DefaultApi> {
     /// The call that made the latest buffer copy large enough for the copy kernel (see
     /// `copy_words_unchecked`): a copy made by the very next call follows it.
     pub(crate) kernel_sized_copy: u32,
+    /// `(heap entries, tracked textures)` when a read of the texture heap last found none
+    /// of the recording's textures in a heap: while both stay the same, the next read
+    /// need not look again (see [`CommandEncoder::heap_reads_clean`]).
+    pub(crate) heap_clean: Option<(u64, usize)>,
 }
 
 /// A finished command buffer, ready for [`Device::submit`] on any thread.
@@ -200,6 +204,7 @@ impl<A: Api> Device<A> {
             root_run: (0, 0),
             calls: 0,
             kernel_sized_copy: u32::MAX,
+            heap_clean: None,
         };
         // Timeline on: the command buffer's first timestamp opens it.
         if let Some(set) = encoder.timeline.as_ref().map(|s| s.objects.set) {
@@ -779,14 +784,10 @@ impl<A: Api> CommandBuffer<A> {
     /// they run, so it may not leave it.
     fn check_resident(&self) -> Result<()> {
         for t in &self.used.tracker.textures {
-            let sampled = crate::device::objects::shader_layout(t.obj.desc.usage);
             if t.obj.heap_slots.load(Ordering::Acquire) == 0 {
                 continue;
             }
-            let moved = t.track.parts().any(|(_, _, p)| {
-                p.first.is_some_and(|u| u.layout != sampled) || p.state.layout != sampled
-            });
-            if moved {
+            if t.left_sampled_layout() {
                 return Err(fail!(
                     GpuHeapResident,
                     "submit",

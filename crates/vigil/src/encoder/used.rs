@@ -149,6 +149,18 @@ pub(crate) struct TrackedTexture<A: Api> {
     pub retired: bool,
 }
 
+impl<A: Api> TrackedTexture<A> {
+    /// Whether the recording uses the texture in another layout than the one shaders
+    /// sample it in (a copy, an attachment, a clear, a storage binding): what a texture a
+    /// heap names may not do (`gpu.heap-resident`).
+    pub fn left_sampled_layout(&self) -> bool {
+        let sampled = crate::device::objects::shader_layout(self.obj.desc.usage);
+        self.track.parts().any(|(_, _, p)| {
+            p.first.is_some_and(|u| u.layout != sampled) || p.state.layout != sampled
+        })
+    }
+}
+
 /// What a recording does with aliasable textures, in order (checked at submission against
 /// which alias is active).
 pub(crate) enum AliasEvent<A: Api> {
