@@ -306,14 +306,14 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// Refuses a read of the texture heap (`gpu.heap-resident`) when a texture some heap
-    /// names now was used by this recording in another layout than its sampled one: the
-    /// read would sample it where the recording left it a copy's, an attachment's or a
-    /// storage binding's (a texture that entered a heap after the recording wrote it;
-    /// one already in a heap keeps its barriers for submission, which refuses the command
-    /// buffer). Heap reads are otherwise untracked, so this is the one point where the
-    /// recording meets them. While no texture entered a heap and the recording tracks no
-    /// new texture since a look found none of its textures in a heap, it does not look
-    /// again.
+    /// names now was used by this recording in another layout than its sampled one,
+    /// whether it entered the heap before that use or after: the read would sample it
+    /// where the recording left it a copy's, an attachment's or a storage binding's.
+    /// (Submission refuses such a command buffer too, while the texture is in a heap; uses
+    /// recorded after the last read are left to it.) Heap reads are otherwise untracked,
+    /// so this is the one point where the recording meets them. While no texture entered a
+    /// heap and the recording tracks no new texture since a look found none of its
+    /// textures in a heap, it does not look again.
     #[inline(never)]
     fn heap_reads_clean(&mut self, op: &'static str) -> Result<()> {
         let entries = self.core.heap_entries.load(Ordering::Acquire);
@@ -332,7 +332,7 @@ impl<A: Api> CommandEncoder<A> {
                     GpuHeapResident,
                     op,
                     &self.label,
-                    "the pipeline's shaders read the texture heap, and texture '{}', which a texture heap names, was used earlier in this recording in another layout than the one heap shaders sample it in (a copy, attachment or clear); record that use after the reads, or in another command buffer",
+                    "the pipeline's shaders read the texture heap, and texture '{}', which a texture heap names, was used earlier in this recording in another layout than the one heap shaders sample it in (a copy, attachment, clear or storage binding); write it in a command buffer of its own while no heap names it",
                     t.obj.label
                 ));
             }

@@ -300,9 +300,9 @@ pub(crate) struct Tracker<A: Api> {
     /// generation and the slot (`u32::MAX`: none). Every buffer a recording meets is this
     /// device's (other devices' handles are refused before they reach the tracker), so
     /// index and generation name one object, and the registry's indices are dense: a
-    /// short table, and a look is an index and a compare. An entry, once made, is never replaced: a buffer whose index is
-    /// taken by another generation (its slot reused after a destruction during the
-    /// recording) is in `buffer_overflow` instead, so each buffer has one slot.
+    /// short table, and a look is an index and a compare. An entry, once made, is never
+    /// replaced: a buffer whose index another generation holds (its registry slot reused
+    /// after a destruction) is in `buffer_overflow` instead, so each buffer has one slot.
     buffer_at: Vec<(u32, u32)>,
     /// Tracked buffers whose index in `buffer_at` holds another generation, by address.
     buffer_overflow: std::collections::HashMap<usize, u32, PtrHash>,
