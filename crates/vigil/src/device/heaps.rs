@@ -442,26 +442,38 @@ impl<A: Api> Device<A> {
             &shared.samplers
         };
         let mut slots = lock(&heap.slots);
-        self.hal
-            .write_heap(&heap.raw, layout, &entries)
-            .map_err(|e| self.hal_error(e, op, &heap.label))?;
-        drop(entries);
+        // The textures' counts move before the native write, so a recording reading the
+        // heap on another thread once the slots name them sees them as in a heap
+        // (`CommandEncoder::heap_reads_clean`); a refused write puts the counts back (the
+        // Vulkan backend's descriptor writes cannot fail, and the test backend has no
+        // heaps, so no test reaches that).
         let mut resident = Vec::new();
-        let mut old = Vec::new();
-        for (slot, i) in new.into_iter().zip(first..) {
-            if let HeapSlot::View(v) = &slot {
+        for slot in &new {
+            if let HeapSlot::View(v) = slot {
                 if v.texture.heap_slots.fetch_add(1, Ordering::AcqRel) == 0 {
                     resident.push(v.texture.clone());
                 }
             }
+        }
+        if !resident.is_empty() {
+            self.heap_entries.fetch_add(1, Ordering::AcqRel);
+        }
+        if let Err(e) = self.hal.write_heap(&heap.raw, layout, &entries) {
+            for slot in &new {
+                if let HeapSlot::View(v) = slot {
+                    v.texture.heap_slots.fetch_sub(1, Ordering::AcqRel);
+                }
+            }
+            return Err(self.hal_error(e, op, &heap.label));
+        }
+        drop(entries);
+        let mut old = Vec::new();
+        for (slot, i) in new.into_iter().zip(first..) {
             if let Some(at) = slots.get_mut(i as usize) {
                 old.push(std::mem::replace(at, slot));
             }
         }
         drop(slots);
-        if !resident.is_empty() {
-            self.heap_entries.fetch_add(1, Ordering::AcqRel);
-        }
         self.retire_slots(old, resident);
         Ok(())
     }
