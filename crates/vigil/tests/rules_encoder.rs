@@ -521,4 +521,28 @@ fn a_dispatch_that_reads_and_writes_one_buffer_through_its_group_is_refused() {
     e.set_compute_pipeline(k.pipeline).unwrap();
     e.set_bind_group(0, halves, &[]).unwrap();
     expect_rule(e.dispatch(1, 1, 1), Rule::PassUsageConflict);
+    // A group made over two buffers, then written to name one of them twice: whether its
+    // members are distinct is worked out again when they are written.
+    let c = storage(&d, 256);
+    let rewritten = group(&d, k.bgl, &[(0, whole(a)), (1, whole(c))]).unwrap();
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    e.set_bind_group(0, rewritten, &[]).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    drop(e);
+    d.write_bind_group(
+        rewritten,
+        &[BindGroupWrite {
+            binding: 1,
+            first_element: 0,
+            resource: whole(a),
+        }],
+    )
+    .unwrap();
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    e.set_bind_group(0, rewritten, &[]).unwrap();
+    expect_rule(e.dispatch(1, 1, 1), Rule::PassUsageConflict);
 }

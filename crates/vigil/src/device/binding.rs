@@ -505,6 +505,7 @@ impl<A: Api> Device<A> {
                 label: crate::label::Label::new(label),
                 compat,
                 epoch,
+                distinct: super::objects::members_distinct(&members),
                 members: members.into_boxed_slice(),
                 dynamic: dynamic.into_boxed_slice(),
                 sizes,
@@ -825,6 +826,7 @@ impl<A: Api> Device<A> {
             if arrays {
                 g.extra.get_or_insert_with(Box::default).places = places.into_boxed_slice();
             }
+            g.distinct = super::objects::members_distinct(&members);
             g.members = members.into_boxed_slice();
             Ok(())
         };

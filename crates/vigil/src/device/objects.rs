@@ -459,6 +459,26 @@ pub(crate) enum Member<A: Api> {
     Tlas(Arc<TlasObj<A>>),
 }
 
+/// Whether `members` are at most [`crate::encoder::used::DIRECT_MEMBERS`] and no two of them
+/// name the same buffer, or views of the same texture (samplers and acceleration
+/// structures are not tracked, so they never conflict).
+pub(crate) fn members_distinct<A: Api>(members: &[Member<A>]) -> bool {
+    if members.len() > crate::encoder::used::DIRECT_MEMBERS {
+        return false;
+    }
+    let same = |a: &Member<A>, b: &Member<A>| match (a, b) {
+        (Member::Buffer { buffer: x, .. }, Member::Buffer { buffer: y, .. }) => Arc::ptr_eq(x, y),
+        (Member::View { view: x, .. }, Member::View { view: y, .. }) => {
+            Arc::ptr_eq(&x.texture, &y.texture)
+        }
+        _ => false,
+    };
+    members
+        .iter()
+        .enumerate()
+        .all(|(i, m)| !members.iter().skip(i.saturating_add(1)).any(|n| same(m, n)))
+}
+
 impl<A: Api> Clone for Member<A> {
     fn clone(&self) -> Self {
         match self {
@@ -508,6 +528,10 @@ pub(crate) struct BindGroupObj<A: Api> {
     /// the device's is still this, every member is live.
     pub epoch: u64,
     pub members: Box<[Member<A>]>,
+    /// Whether its members are few enough and name distinct resources (no buffer or
+    /// texture twice), so their uses in one dispatch cannot conflict: worked out when its
+    /// members are set ([`members_distinct`]), read at each recording's first meeting.
+    pub distinct: bool,
     pub dynamic: Box<[DynamicBinding]>,
     /// Bound size per layout entry (0 for non-buffers), in layout entry order; for a
     /// buffer array, the smallest element's (`u64::MAX` while none is bound). For a layout

@@ -693,20 +693,9 @@ impl<A: Api> Used<A> {
             };
             member_slots.push(slot);
         }
-        let slots = member_slots.get(start..).unwrap_or(&[]);
-        let distinct = slots.len() <= DIRECT_MEMBERS
-            && g.members.iter().zip(slots).enumerate().all(|(i, (m, s))| {
-                let texture = matches!(m, crate::device::Member::View { .. });
-                *s == usize::MAX
-                    || !g
-                        .members
-                        .iter()
-                        .zip(slots)
-                        .skip(i.saturating_add(1))
-                        .any(|(n, t)| {
-                            t == s && matches!(n, crate::device::Member::View { .. }) == texture
-                        })
-            });
+        // Distinct members (worked out when they were set) have distinct tracker slots:
+        // the tracker keeps one slot per buffer and per texture.
+        let distinct = g.distinct;
         let sizes = group_sizes.len();
         group_sizes.extend_from_slice(&g.sizes);
         let at = group_info.len();
