@@ -36,7 +36,10 @@ pub(crate) fn layout_entries(
             pair[0].binding
         );
     }
-    let mut per_stage = [[0u32; 6]; 3];
+    // Per stage: vertex, fragment, compute, and a fourth row for bindings no counted stage
+    // sees, held to the same limits (their descriptors are made all the same: a layout of
+    // 2^32 - 1 samplers visible nowhere made a driver throw; a fuzzer finding on lavapipe).
+    let mut per_stage = [[0u32; 6]; 4];
     let (mut dyn_uniform, mut dyn_storage) = (0u32, 0u32);
     let last = sorted.last().map(|e| e.binding);
     for e in &sorted {
@@ -141,17 +144,18 @@ pub(crate) fn layout_entries(
                 5
             }
         };
-        for (s, stage) in [
+        let counted = [
             ShaderStages::VERTEX,
             ShaderStages::FRAGMENT,
             ShaderStages::COMPUTE,
-        ]
-        .iter()
-        .enumerate()
-        {
+        ];
+        for (s, stage) in counted.iter().enumerate() {
             if e.visibility.contains(*stage) {
                 per_stage[s][class] = per_stage[s][class].saturating_add(e.count());
             }
+        }
+        if !counted.iter().any(|stage| e.visibility.contains(*stage)) {
+            per_stage[3][class] = per_stage[3][class].saturating_add(e.count());
         }
     }
     let caps = [
@@ -175,14 +179,19 @@ pub(crate) fn layout_entries(
         // Vulkan's guaranteed maxPerStageDescriptorAccelerationStructures.
         ("acceleration structures", 16),
     ];
-    for counts in per_stage {
+    for (row, counts) in per_stage.iter().enumerate() {
+        let place = if row < 3 {
+            "in one stage"
+        } else {
+            "visible to no stage (held to the per-stage limit all the same)"
+        };
         for (class, (name, cap)) in caps.iter().enumerate() {
             ensure!(
                 counts[class] <= *cap,
                 LayoutStageLimit,
                 OP,
                 label,
-                "{} {name} in one stage exceed the limit of {cap}",
+                "{} {name} {place} exceed the limit of {cap}",
                 counts[class]
             );
         }
