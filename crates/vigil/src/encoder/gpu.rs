@@ -6,9 +6,10 @@ use super::{CommandEncoder, Pass};
 use crate::device::GpuPtr;
 use crate::error::{Result, fail};
 use crate::handle::Handle;
+use crate::track::{Subresources, Use};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use vigil_hal::{Api, IndexFormat, MemoryBarrier, Stages};
+use vigil_hal::{Access, Api, IndexFormat, MemoryBarrier, Stages};
 
 /// Timestamps a command buffer may write of its own.
 const STAMPS: u32 = 256;
@@ -305,15 +306,20 @@ impl<A: Api> CommandEncoder<A> {
         Ok(())
     }
 
-    /// Refuses a read of the texture heap (`gpu.heap-resident`) when a texture some heap
-    /// names now was used by this recording in another layout than its sampled one,
-    /// whether it entered the heap before that use or after: the read would sample it
-    /// where the recording left it a copy's, an attachment's or a storage binding's.
-    /// (Submission refuses such a command buffer too, while the texture is in a heap; uses
-    /// recorded after the last read are left to it.) Heap reads are otherwise untracked,
-    /// so this is the one point where the recording meets them. While no texture entered a
-    /// heap and the recording tracks no new texture since a look found none of its
-    /// textures in a heap, it does not look again.
+    /// Makes a read of the texture heap a use of the recording's textures a heap names:
+    /// each is read, whole, in its sampled layout by the pipeline's stages, in the pass's
+    /// scope (a render pass's, whose barriers go in front of it, or the dispatch's), so an
+    /// earlier write of it in the recording (a storage binding's) is ordered before the
+    /// read by the tracker like any other. Refuses the read (`gpu.heap-resident`) when
+    /// such a texture was used in another layout than its sampled one earlier in the
+    /// recording, whether it entered the heap before that use or after: the read would
+    /// sample it where the recording left it a copy's or an attachment's (submission
+    /// refuses that command buffer too, while the texture is in a heap; uses recorded
+    /// after the last read are left to it), and `pass.usage-conflict` when the pass also
+    /// writes it. Heap reads are otherwise untracked: this is the one point where the
+    /// recording meets them. While no texture entered a heap and the recording tracks no
+    /// new texture since a look found none of its textures in a heap, it does not look
+    /// again.
     #[inline(never)]
     fn heap_reads_clean(&mut self, op: &'static str) -> Result<()> {
         let entries = self.core.heap_entries.load(Ordering::Acquire);
@@ -321,8 +327,14 @@ impl<A: Api> CommandEncoder<A> {
         if self.heap_clean == Some((entries, tracked)) {
             return Ok(());
         }
+        let stages = if self.pass == Pass::Render {
+            Stages::VERTEX_SHADER | Stages::FRAGMENT_SHADER
+        } else {
+            Stages::COMPUTE
+        };
         let mut resident = false;
-        for t in &self.used.tracker.textures {
+        let mut reads = Vec::new();
+        for (slot, t) in self.used.tracker.textures.iter().enumerate() {
             if t.obj.heap_slots.load(Ordering::Acquire) == 0 {
                 continue;
             }
@@ -332,9 +344,43 @@ impl<A: Api> CommandEncoder<A> {
                     GpuHeapResident,
                     op,
                     &self.label,
-                    "the pipeline's shaders read the texture heap, and texture '{}', which a texture heap names, was used earlier in this recording in another layout than the one heap shaders sample it in (a copy, attachment, clear or storage binding); write it in a command buffer of its own while no heap names it",
+                    "the pipeline's shaders read the texture heap, and texture '{}', which a texture heap names, was used earlier in this recording in another layout than the one heap shaders sample it in (a copy, attachment or clear); write it in a command buffer of its own while no heap names it",
                     t.obj.label
                 ));
+            }
+            let read = Use {
+                stages,
+                access: Access::SHADER_READ,
+                layout: crate::device::objects::shader_layout(t.obj.desc.usage),
+            };
+            let whole = Subresources {
+                base_mip: 0,
+                mips: t.obj.desc.mip_level_count.max(1),
+                base_layer: 0,
+                layers: t.obj.desc.array_layers.max(1),
+            };
+            if self.pass != Pass::Render {
+                // A pointer pipeline binds no groups, so a dispatch has no other use to
+                // conflict with: the read goes to the tracker, its barriers to the pending
+                // list the dispatch records in front of itself.
+                reads.push((slot, whole, read));
+                continue;
+            }
+            if self.scope.texture(slot, whole, read).is_err() {
+                let label = t.obj.label.clone();
+                return Err(fail!(
+                    PassUsageConflict,
+                    op,
+                    &self.label,
+                    "the pipeline's shaders read the texture heap, which names texture '{label}', and the pass writes that texture too; a pass cannot order the two"
+                ));
+            }
+        }
+        if !reads.is_empty() {
+            // The reads are a scope of their own, numbered before the dispatch's.
+            self.used.next_scope();
+            for (slot, whole, read) in reads {
+                self.used.use_texture(slot, whole, read, &mut self.pending);
             }
         }
         self.heap_clean = (!resident).then_some((entries, tracked));
