@@ -266,8 +266,8 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// The checks of a pointer pipeline's draw or dispatch: a root, and the heaps its
-    /// shaders index (`gpu.root`, `gpu.heap-unset`); a texture heap read only while no
-    /// texture a heap names left its sampled layout in this recording
+    /// shaders index (`gpu.root`, `gpu.heap-unset`); a read of the texture heap is then
+    /// checked against, and made a use of, the recording's textures a heap names
     /// ([`CommandEncoder::heap_reads_clean`]).
     #[inline]
     pub(super) fn pointer_ready(&mut self, op: &'static str) -> Result<()> {
@@ -307,10 +307,11 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// Makes a read of the texture heap a use of the recording's textures a heap names:
-    /// each is read, whole, in its sampled layout by the pipeline's stages, in the pass's
-    /// scope (a render pass's, whose barriers go in front of it, or the dispatch's), so an
+    /// each is read, whole, in its sampled layout by the pipeline's stages (in a render
+    /// pass, in the pass's scope, whose barriers go in front of the pass; for a dispatch,
+    /// straight to the tracker, its barriers recorded in front of the dispatch), so an
     /// earlier write of it in the recording (a storage binding's) is ordered before the
-    /// read by the tracker like any other. Refuses the read (`gpu.heap-resident`) when
+    /// read like any other. Refuses the read (`gpu.heap-resident`) when
     /// such a texture was used in another layout than its sampled one earlier in the
     /// recording, whether it entered the heap before that use or after: the read would
     /// sample it where the recording left it a copy's or an attachment's (submission
