@@ -192,6 +192,36 @@ void main() {
     (sample, counter)
 }
 
+/// Begins a render pass in `e` over the frame's target (cleared), with the points
+/// pipeline, the root and both heaps set.
+fn points_in(e: &mut CommandEncoder, f: &Frame, textures: TextureHeap, samplers: SamplerHeap) {
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "points",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view: f.view,
+            resolve_target: None,
+            load: LoadOp::Clear([0.0, 0.0, 0.0, 0.0]),
+            store: StoreOp::Store,
+        })],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(f.pipeline).unwrap();
+    e.set_root(f.root).unwrap();
+    e.set_texture_heap(textures).unwrap();
+    e.set_sampler_heap(samplers).unwrap();
+}
+
+/// A buffer holding one texel, (200, 100, 50, 255), to copy into a texture.
+fn texel_source(d: &Device) -> Buffer {
+    d.create_buffer_init(&BufferInitDescriptor {
+        label: "texel",
+        contents: &[200, 100, 50, 255],
+        usage: BufferUsages::COPY_SRC,
+    })
+    .unwrap()
+}
+
 fn nearest(d: &Device) -> Sampler {
     d.create_sampler(&SamplerDescriptor {
         label: "nearest",
@@ -277,13 +307,7 @@ fn a_texture_in_a_heap_keeps_its_sampled_layout_until_it_leaves() {
     assert!(pixels[1..].iter().all(|p| *p == [0, 0, 0, 0]));
 
     // A copy into it while a heap names it: refused at submission, and nothing changes.
-    let source = d
-        .create_buffer_init(&BufferInitDescriptor {
-            label: "texel",
-            contents: &[200, 100, 50, 255],
-            usage: BufferUsages::COPY_SRC,
-        })
-        .unwrap();
+    let source = texel_source(&d);
     let copy = |d: &Device| {
         let mut e = d
             .create_command_encoder(&CommandEncoderDescriptor { label: "copy" })
@@ -352,21 +376,7 @@ fn a_texture_in_a_heap_cleared_as_an_attachment_is_refused_at_submission_or_at_a
     // A draw reading it after the clear, likewise.
     let mut e = common::clear_pass(&d, "clear, then draw", v, [1.0, 1.0, 1.0, 1.0]);
     e.end_render_pass().unwrap();
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "points",
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view: f.view,
-            resolve_target: None,
-            load: LoadOp::Clear([0.0, 0.0, 0.0, 0.0]),
-            store: StoreOp::Store,
-        })],
-        ..Default::default()
-    })
-    .unwrap();
-    e.set_render_pipeline(f.pipeline).unwrap();
-    e.set_root(f.root).unwrap();
-    e.set_texture_heap(heap).unwrap();
-    e.set_sampler_heap(samplers).unwrap();
+    points_in(&mut e, &f, heap, samplers);
     let err = e.draw(0..COUNT, 0..1).unwrap_err();
     assert_eq!(err.rule(), Rule::GpuHeapResident, "{err}");
     // Nothing ran: the heap still samples the zeroed texture.
@@ -390,6 +400,11 @@ fn sampled_red(
     let serial = d.submit([e.finish().unwrap()]).unwrap();
     d.wait_for_serial_unless_stalled(serial, Duration::from_secs(60))
         .unwrap();
+    root_value(d, counter)
+}
+
+/// The `u32` a sampling kernel wrote through its root into `counter`.
+fn root_value(d: &Device, counter: GpuHeap) -> u32 {
     let bytes = d.read_gpu_heap(counter, 0, 4).unwrap();
     u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
 }
@@ -464,13 +479,7 @@ fn a_texture_in_a_heap_copied_into_or_rendered_to_after_a_heap_read_is_refused_a
     let (heap, samplers) = one_slot_heaps(&d);
     let kernel = slot_zero_sampler(&d);
     d.write_texture_heap(heap, 0, &[v]).unwrap();
-    let source = d
-        .create_buffer_init(&BufferInitDescriptor {
-            label: "texel",
-            contents: &[200, 100, 50, 255],
-            usage: BufferUsages::COPY_SRC,
-        })
-        .unwrap();
+    let source = texel_source(&d);
     let read_first = || {
         let mut e = d
             .create_command_encoder(&CommandEncoderDescriptor {
@@ -574,11 +583,7 @@ fn main() { textureStore(t, vec2<i32>(0, 0), vec4<f32>(0.8, 0.0, 0.0, 1.0)); }",
     let serial = d.submit([e.finish().unwrap()]).unwrap();
     d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
         .unwrap();
-    let bytes = d.read_gpu_heap(kernel.1, 0, 4).unwrap();
-    assert_eq!(
-        u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
-        204
-    );
+    assert_eq!(root_value(&d, kernel.1), 204);
     // The same write, then a render pass whose draw reads the heap: the read joins the
     // pass's scope, whose barrier goes in front of the pass; point 0 samples slot 0.
     // (With the read left out of the scope, the layer reported nothing in this case
@@ -595,21 +600,7 @@ fn main() { textureStore(t, vec2<i32>(0, 0), vec4<f32>(0.8, 0.0, 0.0, 1.0)); }",
     e.set_bind_group(0, group, &[]).unwrap();
     e.dispatch(1, 1, 1).unwrap();
     e.end_compute_pass().unwrap();
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "points",
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view: f.view,
-            resolve_target: None,
-            load: LoadOp::Clear([0.0, 0.0, 0.0, 0.0]),
-            store: StoreOp::Store,
-        })],
-        ..Default::default()
-    })
-    .unwrap();
-    e.set_render_pipeline(f.pipeline).unwrap();
-    e.set_root(f.root).unwrap();
-    e.set_texture_heap(heap).unwrap();
-    e.set_sampler_heap(samplers).unwrap();
+    points_in(&mut e, &f, heap, samplers);
     e.draw(0..1, 0..1).unwrap();
     e.end_render_pass().unwrap();
     let serial = d.submit([e.finish().unwrap()]).unwrap();

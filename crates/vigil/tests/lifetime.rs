@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{bytes_of, gpu, read_u32, src_dst_kernel};
+use common::{bytes_of, gpu, read_u32, src_dst_group, src_dst_kernel};
 use std::time::Duration;
 use vigil::*;
 
@@ -217,23 +217,7 @@ fn a_recording_meeting_two_generations_of_one_slot_tracks_them_apart() {
         })
         .unwrap()
     };
-    let group = |src, dst| {
-        d.create_bind_group(&BindGroupDescriptor {
-            label: "generations",
-            layout: bgl,
-            entries: &[
-                BindGroupEntry {
-                    binding: 0,
-                    resource: BindingResource::Buffer(BufferBinding::whole(src)),
-                },
-                BindGroupEntry {
-                    binding: 1,
-                    resource: BindingResource::Buffer(BufferBinding::whole(dst)),
-                },
-            ],
-        })
-        .unwrap()
-    };
+    let group = |src, dst| src_dst_group(&d, bgl, src, dst);
     let (old, out_old, out_new) = (buffer("old"), buffer("out old"), buffer("out new"));
     let g_old = group(old, out_old);
     d.destroy_buffer(old).unwrap();
