@@ -12,7 +12,8 @@ mod common;
 mod draw;
 
 use common::{
-    bytes_of, compute_entry, gpu, kernel_with_group, read_u32, src_dst_kernel, storage_buffer,
+    bytes_of, compute_entry, gpu, kernel_with_group, read_u32, src_dst_group, src_dst_kernel,
+    storage_buffer,
 };
 use draw::*;
 use vigil::*;
@@ -36,24 +37,6 @@ fn storage(d: &Device, label: &str, words: &[u32]) -> Buffer {
         .unwrap();
     d.write_buffer(b, 0, &bytes_of(words)).unwrap();
     b
-}
-
-fn pair_group(d: &Device, bgl: BindGroupLayout, src: Buffer, dst: Buffer) -> BindGroup {
-    d.create_bind_group(&BindGroupDescriptor {
-        label: "pair",
-        layout: bgl,
-        entries: &[
-            BindGroupEntry {
-                binding: 0,
-                resource: BindingResource::Buffer(BufferBinding::whole(src)),
-            },
-            BindGroupEntry {
-                binding: 1,
-                resource: BindingResource::Buffer(BufferBinding::whole(dst)),
-            },
-        ],
-    })
-    .unwrap()
 }
 
 /// A full-target triangle drawn from `vertex_index`, in one color whose channels are exact
@@ -120,7 +103,7 @@ fn destroying_what_an_open_encoder_recorded_leaves_it_safe_to_keep_recording() {
     let (pipeline, bgl) = src_dst_kernel(&d, "double", COPY);
     let src = storage(&d, "src", &[1; 64]);
     let dst = storage(&d, "dst", &[0; 64]);
-    let group = pair_group(&d, bgl, src, dst);
+    let group = src_dst_group(&d, bgl, src, dst);
     let (a, b) = (storage(&d, "a", &[7; 64]), storage(&d, "b", &[0; 64]));
     let mut e = encoder(&d);
     e.begin_compute_pass(&ComputePassDescriptor::default())
