@@ -481,3 +481,124 @@ fn draws_that_take_their_roots_check_and_record_what_set_root_and_draw_do() {
     open_pass(&mut e, v, None);
     expect_rule(e.draw_root(roots[0], 0..3, 0..1), Rule::PipelineNotSet);
 }
+
+/// Samples slot 0 of the texture heap with slot 0 of the sampler heap.
+const HEAP_FS: &str = "
+VIGIL_TEXTURE_HEAP;
+VIGIL_SAMPLER_HEAP;
+layout(location = 0) out vec4 c;
+void main() { c = texture(sampler2D(vigil_texture(0), vigil_sampler(0)), vec2(0.5)); }
+";
+
+#[test]
+fn a_draw_reading_a_heap_waits_for_a_storage_write_of_its_texture_before_the_pass() {
+    // A texture in a heap, written by a dispatch through a storage binding, then read by
+    // a draw through the heap, in one recording. The heap read names no binding, so only
+    // the heap tells the tracker the draw uses the texture: the read joins the pass's
+    // scope, and the barrier ordering the write before it goes in front of the pass.
+    // (On lavapipe the validation layer did not report this hazard when the barrier was
+    // missing, so the barrier itself is checked here.)
+    let d = device_with(Features::BUFFER_DEVICE_ADDRESS | Features::DESCRIPTOR_HEAPS);
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label: "written, then sampled",
+            size: [4, 4],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let v = d
+        .create_texture_view(t, &TextureViewDescriptor::default())
+        .unwrap();
+    let textures = d
+        .create_texture_heap(&TextureHeapDescriptor {
+            label: "one",
+            slots: 1,
+        })
+        .unwrap();
+    let samplers = d
+        .create_sampler_heap(&SamplerHeapDescriptor {
+            label: "one",
+            slots: 1,
+        })
+        .unwrap();
+    d.write_texture_heap(textures, 0, &[v]).unwrap();
+    let bgl = layout(
+        &d,
+        &[entry(
+            0,
+            ShaderStages::COMPUTE,
+            BindingType::StorageTexture {
+                access: StorageTextureAccess::WriteOnly,
+                format: TextureFormat::Rgba8Unorm,
+                view_dimension: TextureViewDimension::D2,
+            },
+        )],
+    );
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "fill",
+            wgsl: "@group(0) @binding(0) var t: texture_storage_2d<rgba8unorm, write>;
+@compute @workgroup_size(1)
+fn main() { textureStore(t, vec2<i32>(0, 0), vec4<f32>(1.0)); }",
+        })
+        .unwrap();
+    let pl = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "fill",
+            bind_group_layouts: &[bgl],
+            immediate_size: 0,
+        })
+        .unwrap();
+    let fill = d
+        .create_compute_pipeline(&ComputePipelineDescriptor {
+            label: "fill",
+            layout: pl,
+            module,
+            entry_point: "main",
+            constants: &[],
+        })
+        .unwrap();
+    let g = group(&d, bgl, &[(0, BindingResource::TextureView(v))]).unwrap();
+    let draw = render_pipeline(&d, VS, HEAP_FS, TextureFormat::Rgba8Unorm).unwrap();
+    let h = heap(&d, 64, HeapKind::CpuVisible).unwrap();
+    let root = d.gpu_heap_ptr::<[f32; 6]>(h, 0).unwrap();
+    let target = target_view(&d, [4, 4]);
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(fill).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    open_pass(&mut e, target, Some(draw));
+    e.set_root(root).unwrap();
+    e.set_texture_heap(textures).unwrap();
+    e.set_sampler_heap(samplers).unwrap();
+    e.draw(0..3, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    use vigil::hal_test::TestCommand as C;
+    let commands = last_commands(&d);
+    let between: Vec<&C> = commands
+        .iter()
+        .skip_while(|c| !matches!(c, C::Dispatch(_)))
+        .take_while(|c| !matches!(c, C::BeginRenderPass(_)))
+        .collect();
+    // The storage texture's layout is GENERAL for both uses: the barrier keeps it.
+    let waits = between
+        .iter()
+        .filter(|c| {
+            matches!(
+                c,
+                C::TextureBarrier {
+                    old: TextureLayout::General,
+                    new: TextureLayout::General,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(waits, 1, "{commands:?}");
+    assert!(commands.iter().any(|c| matches!(c, C::Draw(..))));
+}
