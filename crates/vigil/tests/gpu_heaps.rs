@@ -587,7 +587,7 @@ fn main() { textureStore(t, vec2<i32>(0, 0), vec4<f32>(0.8, 0.0, 0.0, 1.0)); }",
     // The same write, then a render pass whose draw reads the heap: the read joins the
     // pass's scope, whose barrier goes in front of the pass; point 0 samples slot 0.
     // (With the read left out of the scope, the layer reported nothing in this case
-    // either; the pixel is the check here.)
+    // either; the pixel is the check here, and `rules_gpu.rs` checks the barrier itself.)
     let f = frame(&d);
     let mut e = d
         .create_command_encoder(&CommandEncoderDescriptor {
