@@ -356,6 +356,7 @@ impl Adapter {
             || features.v13.dynamic_rendering != vk::TRUE
             || features.core.independent_blend != vk::TRUE
             || features.core.image_cube_array != vk::TRUE
+            || features.core.fragment_stores_and_atomics != vk::TRUE
         {
             return None;
         }
@@ -486,6 +487,10 @@ impl hal::Adapter for Adapter {
             // differently, and views may be cube arrays, as in WebGPU.
             independent_blend: vk::TRUE,
             image_cube_array: vk::TRUE,
+            // Also baseline: fragment shaders may write storage buffers and textures, as
+            // WebGPU's may (without it the driver is given modules the spec forbids,
+            // VUID-RuntimeSpirv-NonWritable-06340).
+            fragment_stores_and_atomics: vk::TRUE,
             full_draw_index_uint32: on(requested.contains(Features::FULL_DRAW_INDEX_UINT32)),
             sampler_anisotropy: on(requested.contains(Features::SAMPLER_ANISOTROPY)),
             draw_indirect_first_instance: on(requested.contains(Features::INDIRECT_FIRST_INSTANCE)),
