@@ -525,22 +525,11 @@ fn a_texture_in_a_heap_copied_into_or_rendered_to_after_a_heap_read_is_refused_a
     d.finish();
 }
 
-#[test]
-fn a_heap_read_after_a_storage_write_of_its_texture_in_the_same_recording_is_ordered() {
-    // The fuzzer's seed 22482 on lavapipe: a texture with storage usage (its sampled layout
-    // is GENERAL, the storage layout too) sits in a heap; a dispatch writes it through a
-    // storage binding, and a later dispatch of the same recording reads it through the
-    // heap. The read is a use of the texture like any other now: the tracker orders the
-    // write before it (the validation layer, synchronization checks on, reported the
-    // hazard before), and the read sees what the write wrote.
-    let d = device();
-    let usage = TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING;
-    let (_t, v) = texture_of(&d, "written in a heap", usage);
-    let (heap, samplers) = one_slot_heaps(&d);
-    let kernel = slot_zero_sampler(&d);
-    d.write_texture_heap(heap, 0, &[v]).unwrap();
+/// A kernel writing (204, 0, 0, 255) to texel (0, 0) of `v` through a storage binding,
+/// and its group.
+fn storage_fill(d: &Device, v: TextureView) -> (ComputePipeline, BindGroup) {
     let (fill, bgl) = common::kernel_with_group(
-        &d,
+        d,
         "fill",
         "@group(0) @binding(0) var t: texture_storage_2d<rgba8unorm, write>;
 @compute @workgroup_size(1)
@@ -568,17 +557,40 @@ fn main() { textureStore(t, vec2<i32>(0, 0), vec4<f32>(0.8, 0.0, 0.0, 1.0)); }",
             }],
         })
         .unwrap();
-    let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor {
-            label: "write, then read",
-        })
-        .unwrap();
+    (fill, group)
+}
+
+/// Records a compute pass in `e` whose one dispatch runs `fill` with `group`.
+fn fill_in_pass(e: &mut CommandEncoder, (fill, group): (ComputePipeline, BindGroup)) {
     e.begin_compute_pass(&ComputePassDescriptor::default())
         .unwrap();
     e.set_compute_pipeline(fill).unwrap();
     e.set_bind_group(0, group, &[]).unwrap();
     e.dispatch(1, 1, 1).unwrap();
     e.end_compute_pass().unwrap();
+}
+
+#[test]
+fn a_heap_read_after_a_storage_write_of_its_texture_in_the_same_recording_is_ordered() {
+    // The fuzzer's seed 22482 on lavapipe: a texture with storage usage (its sampled layout
+    // is GENERAL, the storage layout too) sits in a heap; a dispatch writes it through a
+    // storage binding, and a later dispatch of the same recording reads it through the
+    // heap. The read is a use of the texture like any other now: the tracker orders the
+    // write before it (the validation layer, synchronization checks on, reported the
+    // hazard before), and the read sees what the write wrote.
+    let d = device();
+    let usage = TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING;
+    let (_t, v) = texture_of(&d, "written in a heap", usage);
+    let (heap, samplers) = one_slot_heaps(&d);
+    let kernel = slot_zero_sampler(&d);
+    d.write_texture_heap(heap, 0, &[v]).unwrap();
+    let (fill, group) = storage_fill(&d, v);
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor {
+            label: "write, then read",
+        })
+        .unwrap();
+    fill_in_pass(&mut e, (fill, group));
     sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap();
     let serial = d.submit([e.finish().unwrap()]).unwrap();
     d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
@@ -594,12 +606,7 @@ fn main() { textureStore(t, vec2<i32>(0, 0), vec4<f32>(0.8, 0.0, 0.0, 1.0)); }",
             label: "write, then draw",
         })
         .unwrap();
-    e.begin_compute_pass(&ComputePassDescriptor::default())
-        .unwrap();
-    e.set_compute_pipeline(fill).unwrap();
-    e.set_bind_group(0, group, &[]).unwrap();
-    e.dispatch(1, 1, 1).unwrap();
-    e.end_compute_pass().unwrap();
+    fill_in_pass(&mut e, (fill, group));
     points_in(&mut e, &f, heap, samplers);
     e.draw(0..1, 0..1).unwrap();
     e.end_render_pass().unwrap();
@@ -772,4 +779,165 @@ fn heaps_need_their_feature() {
         .unwrap_err();
     assert_eq!(err.rule(), Rule::GpuHeapFeature, "{err}");
     d.finish();
+}
+
+#[test]
+fn a_storage_write_after_a_heap_read_in_the_same_recording_waits_for_the_read() {
+    // The reverse of the test above: the heap read comes first and the storage write
+    // later, and the recording meets the texture only at the write. The read is taken as
+    // the texture's first use in the recording, so the tracker orders the write after it
+    // (the validation layer reported SYNC-HAZARD-WRITE-AFTER-READ at the writing dispatch
+    // before). In a render pass the two cannot be ordered: a draw writing the texture
+    // after a draw of the same pass read the heap is refused.
+    let d = device();
+    let usage = TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING;
+    let (_t, v) = texture_of(&d, "read, then written", usage);
+    let (heap, samplers) = one_slot_heaps(&d);
+    let kernel = slot_zero_sampler(&d);
+    d.write_texture_heap(heap, 0, &[v]).unwrap();
+    let fill = storage_fill(&d, v);
+    let encoder = |label| {
+        d.create_command_encoder(&CommandEncoderDescriptor { label })
+            .unwrap()
+    };
+    let run = |e: CommandEncoder| {
+        let serial = d.submit([e.finish().unwrap()]).unwrap();
+        d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+            .unwrap();
+    };
+    // Heap reads in a later command buffer are ordered by the application (see
+    // docs/gpu-pointers.md): the barrier before this one's read.
+    let sample_after = |src: Stages| {
+        let mut e = encoder("sample");
+        e.memory_barrier(src, Stages::COMPUTE).unwrap();
+        sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap();
+        run(e);
+        root_value(&d, kernel.1)
+    };
+    // A dispatch reads the heap (the texel is zero, as every texture starts), then a
+    // dispatch writes the texture.
+    let mut e = encoder("read, then write");
+    sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap();
+    fill_in_pass(&mut e, fill);
+    run(e);
+    assert_eq!(root_value(&d, kernel.1), 0);
+    assert_eq!(sample_after(Stages::COMPUTE), 204);
+    // A draw reads the heap (point 0 samples slot 0), then a draw of the next pass writes
+    // the texture in its fragment shader: the write waits for the first pass.
+    let f = frame(&d);
+    let store = fragment_store(&d, v);
+    let mut e = encoder("draw reads, a later pass writes");
+    points_in(&mut e, &f, heap, samplers);
+    e.draw(0..1, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "writes",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view: f.view,
+            resolve_target: None,
+            load: LoadOp::Load,
+            store: StoreOp::Store,
+        })],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(store.0).unwrap();
+    e.set_bind_group(0, store.1, &[]).unwrap();
+    e.draw(0..1, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    run(e);
+    let pixels = d
+        .read_texture(f.target, TexelCopyTextureInfo::default(), [SIDE, SIDE])
+        .unwrap();
+    assert_eq!(&pixels[..4], &[204, 0, 0, 255]);
+    assert_eq!(sample_after(Stages::FRAGMENT_SHADER), 51);
+    // The same two draws in one pass: the second is refused, nothing of it recorded.
+    let mut e = encoder("draw reads, a draw of the pass writes");
+    points_in(&mut e, &f, heap, samplers);
+    e.draw(0..1, 0..1).unwrap();
+    e.set_render_pipeline(store.0).unwrap();
+    e.set_bind_group(0, store.1, &[]).unwrap();
+    let err = e.draw(0..1, 0..1).unwrap_err();
+    assert_eq!(err.rule(), Rule::PassUsageConflict, "{err}");
+    d.finish();
+}
+
+/// A point-list pipeline drawing one point in the far corner of the frame, whose fragment
+/// shader writes (51, 0, 0, 255) to texel (0, 0) of `v` through a storage binding, and
+/// its group.
+fn fragment_store(d: &Device, v: TextureView) -> (RenderPipeline, BindGroup) {
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "store",
+            wgsl: "@group(0) @binding(0) var t: texture_storage_2d<rgba8unorm, write>;
+@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(0.99, 0.99, 0.0, 1.0); }
+@fragment fn fs() -> @location(0) vec4<f32> {
+    textureStore(t, vec2<i32>(0, 0), vec4<f32>(0.2, 0.0, 0.0, 1.0));
+    return vec4<f32>(1.0);
+}",
+        })
+        .unwrap();
+    let bgl = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "store",
+            entries: &[BindGroupLayoutEntry {
+                binding: 0,
+                visibility: ShaderStages::FRAGMENT,
+                ty: BindingType::StorageTexture {
+                    access: StorageTextureAccess::WriteOnly,
+                    format: TextureFormat::Rgba8Unorm,
+                    view_dimension: TextureViewDimension::D2,
+                },
+                array: None,
+            }],
+        })
+        .unwrap();
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "store",
+            bind_group_layouts: &[bgl],
+            immediate_size: 0,
+        })
+        .unwrap();
+    let targets = [Some(ColorTargetState {
+        format: TextureFormat::Rgba8Unorm,
+        blend: None,
+        write_mask: ColorWrites::ALL,
+    })];
+    let pipeline = d
+        .create_render_pipeline(&RenderPipelineDescriptor {
+            label: "store",
+            layout,
+            vertex: VertexState {
+                module,
+                entry_point: "vs",
+                constants: &[],
+                buffers: &[],
+            },
+            fragment: Some(FragmentState {
+                module,
+                entry_point: "fs",
+                constants: &[],
+                targets: &targets,
+            }),
+            primitive: PrimitiveState {
+                topology: PrimitiveTopology::PointList,
+                ..Default::default()
+            },
+            depth_stencil: None,
+            sample_count: 1,
+            multiview_mask: None,
+        })
+        .unwrap();
+    let group = d
+        .create_bind_group(&BindGroupDescriptor {
+            label: "store",
+            layout: bgl,
+            entries: &[BindGroupEntry {
+                binding: 0,
+                resource: BindingResource::TextureView(v),
+            }],
+        })
+        .unwrap();
+    (pipeline, group)
 }

@@ -490,14 +490,19 @@ layout(location = 0) out vec4 c;
 void main() { c = texture(sampler2D(vigil_texture(0), vigil_sampler(0)), vec2(0.5)); }
 ";
 
-#[test]
-fn a_draw_reading_a_heap_waits_for_a_storage_write_of_its_texture_before_the_pass() {
-    // A texture in a heap, written by a dispatch through a storage binding, then read by
-    // a draw through the heap, in one recording. The heap read names no binding, so only
-    // the heap tells the tracker the draw uses the texture: the read joins the pass's
-    // scope, and the barrier ordering the write before it goes in front of the pass.
-    // (On lavapipe the validation layer did not report this hazard when the barrier was
-    // missing, so the barrier itself is checked here.)
+/// A texture with storage usage in a one-slot texture heap, a kernel writing it through
+/// a storage binding, a pointer pipeline drawing with the heap, and a target.
+struct HeapScene {
+    d: TDevice,
+    textures: TextureHeap,
+    samplers: SamplerHeap,
+    fill: (ComputePipeline, BindGroup),
+    draw: RenderPipeline,
+    root: GpuPtr<[f32; 6]>,
+    target: TextureView,
+}
+
+fn heap_scene() -> HeapScene {
     let d = device_with(Features::BUFFER_DEVICE_ADDRESS | Features::DESCRIPTOR_HEAPS);
     let t = d
         .create_texture(&TextureDescriptor {
@@ -565,29 +570,51 @@ fn main() { textureStore(t, vec2<i32>(0, 0), vec4<f32>(1.0)); }",
     let h = heap(&d, 64, HeapKind::CpuVisible).unwrap();
     let root = d.gpu_heap_ptr::<[f32; 6]>(h, 0).unwrap();
     let target = target_view(&d, [4, 4]);
-    let mut e = encoder(&d);
-    compute_pass(&mut e);
-    e.set_compute_pipeline(fill).unwrap();
-    e.set_bind_group(0, g, &[]).unwrap();
-    e.dispatch(1, 1, 1).unwrap();
-    e.end_compute_pass().unwrap();
-    open_pass(&mut e, target, Some(draw));
-    e.set_root(root).unwrap();
-    e.set_texture_heap(textures).unwrap();
-    e.set_sampler_heap(samplers).unwrap();
-    e.draw(0..3, 0..1).unwrap();
-    e.end_render_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
+    HeapScene {
+        d,
+        textures,
+        samplers,
+        fill: (fill, g),
+        draw,
+        root,
+        target,
+    }
+}
+
+impl HeapScene {
+    /// A compute pass whose one dispatch writes the texture.
+    fn write(&self, e: &mut CommandEncoder<TestApi>) {
+        compute_pass(e);
+        e.set_compute_pipeline(self.fill.0).unwrap();
+        e.set_bind_group(0, self.fill.1, &[]).unwrap();
+        e.dispatch(1, 1, 1).unwrap();
+        e.end_compute_pass().unwrap();
+    }
+
+    /// A render pass whose one draw reads the heap.
+    fn read(&self, e: &mut CommandEncoder<TestApi>) {
+        open_pass(e, self.target, Some(self.draw));
+        e.set_root(self.root).unwrap();
+        e.set_texture_heap(self.textures).unwrap();
+        e.set_sampler_heap(self.samplers).unwrap();
+        e.draw(0..3, 0..1).unwrap();
+        e.end_render_pass().unwrap();
+    }
+}
+
+/// Whether the commands from the first one `from` matches to the next one `to` matches
+/// hold one barrier of a texture kept in `GENERAL` (the storage texture's, both uses).
+fn general_barriers(
+    commands: &[vigil::hal_test::TestCommand],
+    from: impl Fn(&vigil::hal_test::TestCommand) -> bool,
+    to: impl Fn(&vigil::hal_test::TestCommand) -> bool,
+) -> usize {
     use vigil::hal_test::TestCommand as C;
-    let commands = last_commands(&d);
-    let between: Vec<&C> = commands
+    commands
         .iter()
-        .skip_while(|c| !matches!(c, C::Dispatch(_)))
-        .take_while(|c| !matches!(c, C::BeginRenderPass(_)))
-        .collect();
-    // The storage texture's layout is GENERAL for both uses: the barrier keeps it.
-    let waits = between
-        .iter()
+        .skip_while(|c| !from(c))
+        .skip(1)
+        .take_while(|c| !to(c))
         .filter(|c| {
             matches!(
                 c,
@@ -598,7 +625,92 @@ fn main() { textureStore(t, vec2<i32>(0, 0), vec4<f32>(1.0)); }",
                 }
             )
         })
-        .count();
+        .count()
+}
+
+#[test]
+fn a_draw_reading_a_heap_waits_for_a_storage_write_of_its_texture_before_the_pass() {
+    // A texture in a heap, written by a dispatch through a storage binding, then read by
+    // a draw through the heap, in one recording. The heap read names no binding, so only
+    // the heap tells the tracker the draw uses the texture: the read joins the pass's
+    // scope, and the barrier ordering the write before it goes in front of the pass.
+    // (On lavapipe the validation layer did not report this hazard when the barrier was
+    // missing, so the barrier itself is checked here.)
+    use vigil::hal_test::TestCommand as C;
+    let s = heap_scene();
+    let mut e = encoder(&s.d);
+    s.write(&mut e);
+    s.read(&mut e);
+    s.d.submit([e.finish().unwrap()]).unwrap();
+    let commands = last_commands(&s.d);
+    let waits = general_barriers(
+        &commands,
+        |c| matches!(c, C::Dispatch(_)),
+        |c| matches!(c, C::BeginRenderPass(_)),
+    );
     assert_eq!(waits, 1, "{commands:?}");
     assert!(commands.iter().any(|c| matches!(c, C::Draw(..))));
+}
+
+#[test]
+fn a_storage_write_after_a_draw_reading_a_heap_waits_for_the_pass() {
+    // The reverse: the draw reads the heap, and a later dispatch of the recording, the
+    // first use of the texture the recording tracks, writes it. The read is taken as the
+    // texture's first use, so the write waits for the pass. (In `gpu_heaps.rs` the
+    // dispatch-then-dispatch case is checked by the layer, and the pixels of both.)
+    use vigil::hal_test::TestCommand as C;
+    let s = heap_scene();
+    let mut e = encoder(&s.d);
+    s.read(&mut e);
+    s.write(&mut e);
+    s.d.submit([e.finish().unwrap()]).unwrap();
+    let commands = last_commands(&s.d);
+    let waits = general_barriers(
+        &commands,
+        |c| matches!(c, C::EndRenderPass),
+        |c| matches!(c, C::Dispatch(_)),
+    );
+    assert_eq!(waits, 1, "{commands:?}");
+}
+
+#[test]
+fn a_storage_write_waits_for_heap_reads_of_earlier_command_buffers() {
+    // A texture in a heap, written by a dispatch, then read through the heap by a draw
+    // of another command buffer (which does not track it), then written again by a
+    // third. The third's barrier must wait for the fragment shader's read as well as
+    // for the first write: while a heap names the texture, every shader stage counts as
+    // reading it.
+    use vigil::hal_test::TestCommand as C;
+    let s = heap_scene();
+    let mut first = encoder(&s.d);
+    s.write(&mut first);
+    let mut read = encoder(&s.d);
+    s.read(&mut read);
+    let mut second = encoder(&s.d);
+    s.write(&mut second);
+    s.d.submit([first.finish().unwrap(), read.finish().unwrap()])
+        .unwrap();
+    s.d.submit([second.finish().unwrap()]).unwrap();
+    let commands = last_commands(&s.d);
+    let waits: Vec<(Stages, Stages)> = commands
+        .iter()
+        .take_while(|c| !matches!(c, C::Dispatch(_)))
+        .filter_map(|c| match c {
+            C::TextureBarrier {
+                old: TextureLayout::General,
+                new: TextureLayout::General,
+                src,
+                dst,
+                ..
+            } => Some((*src, *dst)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(waits.len(), 1, "{commands:?}");
+    let (src, dst) = waits[0];
+    assert!(
+        src.contains(Stages::FRAGMENT_SHADER | Stages::COMPUTE),
+        "{src:?}"
+    );
+    assert_eq!(dst, Stages::COMPUTE);
 }

@@ -46,7 +46,7 @@ pub enum TestCommand {
         /// Destination stages and accesses.
         dst: (Stages, Access),
     },
-    /// A texture layout transition.
+    /// A dependency on a texture, with its layout transition (if the layouts differ).
     TextureBarrier {
         /// Texture.
         texture: ObjectId,
@@ -54,6 +54,10 @@ pub enum TestCommand {
         old: TextureLayout,
         /// Layout after.
         new: TextureLayout,
+        /// Stages that must finish first.
+        src: Stages,
+        /// Stages that wait.
+        dst: Stages,
     },
     /// A buffer copy (with the memories, for replay).
     CopyBuffer {
@@ -255,6 +259,8 @@ impl CommandEncoder for TestCommandEncoder {
                 texture: b.texture.id,
                 old: b.old_layout,
                 new: b.new_layout,
+                src: b.src,
+                dst: b.dst,
             });
         }
     }

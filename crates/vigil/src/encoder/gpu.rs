@@ -6,7 +6,7 @@ use super::{CommandEncoder, Pass};
 use crate::device::GpuPtr;
 use crate::error::{Result, fail};
 use crate::handle::Handle;
-use crate::track::{Subresources, Use};
+use crate::track::Use;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use vigil_hal::{Access, Api, IndexFormat, MemoryBarrier, Stages};
@@ -322,17 +322,19 @@ impl<A: Api> CommandEncoder<A> {
     /// new texture since a look found none of its textures in a heap, it does not look
     /// again.
     #[inline(never)]
-    fn heap_reads_clean(&mut self, op: &'static str) -> Result<()> {
-        let entries = self.core.heap_entries.load(Ordering::Acquire);
-        let tracked = self.used.tracker.textures.len();
-        if self.heap_clean == Some((entries, tracked)) {
-            return Ok(());
-        }
+    pub(super) fn heap_reads_clean(&mut self, op: &'static str) -> Result<()> {
         let stages = if self.pass == Pass::Render {
+            self.render.heap_read = true;
             Stages::VERTEX_SHADER | Stages::FRAGMENT_SHADER
         } else {
             Stages::COMPUTE
         };
+        let entries = self.core.heap_entries.load(Ordering::Acquire);
+        let tracked = self.used.tracker.textures.len();
+        if self.heap_clean == Some((entries, tracked)) {
+            self.note_heap_read(stages);
+            return Ok(());
+        }
         let mut resident = false;
         let mut reads = Vec::new();
         for (slot, t) in self.used.tracker.textures.iter().enumerate() {
@@ -345,7 +347,7 @@ impl<A: Api> CommandEncoder<A> {
                     GpuHeapResident,
                     op,
                     &self.label,
-                    "the pipeline's shaders read the texture heap, and texture '{}', which a texture heap names, was used earlier in this recording in another layout than the one heap shaders sample it in (a copy, attachment or clear); write it in a command buffer of its own while no heap names it",
+                    "the texture heap is read here (by this call's shaders, or in a render pass by an earlier draw of the pass), and texture '{}', which a texture heap names, was used earlier in this recording in another layout than the one heap shaders sample it in (a copy, attachment or clear); write it in a command buffer of its own while no heap names it",
                     t.obj.label
                 ));
             }
@@ -354,12 +356,7 @@ impl<A: Api> CommandEncoder<A> {
                 access: Access::SHADER_READ,
                 layout: crate::device::objects::shader_layout(t.obj.desc.usage),
             };
-            let whole = Subresources {
-                base_mip: 0,
-                mips: t.obj.desc.mip_level_count.max(1),
-                base_layer: 0,
-                layers: t.obj.desc.array_layers.max(1),
-            };
+            let whole = super::used::whole_texture(&t.obj);
             if self.pass != Pass::Render {
                 // A pointer pipeline binds no groups, so a dispatch has no other use to
                 // conflict with: the read goes to the tracker, its barriers to the pending
@@ -373,7 +370,7 @@ impl<A: Api> CommandEncoder<A> {
                     PassUsageConflict,
                     op,
                     &self.label,
-                    "the pipeline's shaders read the texture heap, which names texture '{label}', and the pass writes that texture too; a pass cannot order the two"
+                    "the pass reads the texture heap, which names texture '{label}', and writes that texture too; a pass cannot order the two"
                 ));
             }
         }
@@ -385,7 +382,21 @@ impl<A: Api> CommandEncoder<A> {
             }
         }
         self.heap_clean = (!resident).then_some((entries, tracked));
+        self.note_heap_read(stages);
         Ok(())
+    }
+
+    /// Notes a read of the texture heap by `stages` at this point of the recording: a
+    /// texture a heap names that the recording meets later is taken as read by it
+    /// ([`super::used::Tracker::heap_read`]).
+    #[inline]
+    fn note_heap_read(&mut self, stages: Stages) {
+        let seen = self
+            .used
+            .tracker
+            .heap_read
+            .map_or(stages, |(s, _)| s | stages);
+        self.used.tracker.heap_read = Some((seen, self.used.seq));
     }
 
     /// Dispatches with `(x, y, z)` read by the GPU from `args`, an address in a live heap

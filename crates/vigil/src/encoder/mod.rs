@@ -44,6 +44,11 @@ use crate::track::{State, Subresources, resolve};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use used::Pending;
+
+/// The stages that may read a texture through a heap.
+const HEAP_READERS: Stages = Stages::VERTEX_SHADER
+    .union(Stages::FRAGMENT_SHADER)
+    .union(Stages::COMPUTE);
 use vigil_hal::{
     Api, CommandEncoder as _, MemoryBarrier, Stages, SubresourceRange, TextureAspect,
     TextureBarrier, TextureLayout,
@@ -854,11 +859,22 @@ impl<A: Api> CommandBuffer<A> {
             undo.cb_textures.push((g.initialized, g.parts.clone()));
             crate::device::zero_if_unwritten(&t.obj, &mut g, head);
             let layers = t.obj.desc.array_layers.max(1);
+            // Heap reads in other command buffers are not tracked: while a heap names the
+            // texture, every shader stage counts as reading it, so a write here waits for
+            // whatever read it through a heap before.
+            let in_heap = t.obj.heap_slots.load(Ordering::Acquire) != 0;
             for (mip, layer, part) in t.track.parts() {
                 let i = (mip as usize)
                     .saturating_mul(layers as usize)
                     .saturating_add(layer as usize);
                 if let Some(s) = g.parts.get_mut(i) {
+                    if in_heap {
+                        // (A preparation for this use made before such reads waits for
+                        // none of them: it no longer stands.)
+                        s.reads.0 |= HEAP_READERS;
+                        s.reads.1 |= vigil_hal::Access::SHADER_READ;
+                        s.cleared = Stages::empty();
+                    }
                     if let Some(tr) = resolve(s, part) {
                         let range = Subresources {
                             base_mip: mip,

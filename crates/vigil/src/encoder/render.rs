@@ -125,6 +125,11 @@ pub(crate) struct RenderState {
     /// This pass's number in the recording (from 1): a group whose uses are already in the
     /// scope of this pass is not added again.
     pass_id: u64,
+    /// A draw of this pass read the texture heap: every later draw of the pass puts the
+    /// heap's textures the recording tracks in the pass's scope too, so a texture met
+    /// after the read and written in the pass is refused as a conflict (a pass cannot
+    /// order the read before the write).
+    pub heap_read: bool,
 }
 
 impl RenderState {
@@ -854,6 +859,8 @@ impl<A: Api> CommandEncoder<A> {
         }
         if self.render.binder.pointer {
             self.pointer_ready(op)?;
+        } else if self.render.heap_read {
+            self.heap_reads_clean(op)?;
         }
         if self.render.mesh {
             return Err(self.mesh_pipeline(op));

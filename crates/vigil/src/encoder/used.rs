@@ -308,6 +308,22 @@ pub(crate) struct Tracker<A: Api> {
     buffer_overflow: std::collections::HashMap<usize, u32, PtrHash>,
     /// Where each tracked texture is in `textures`, by its address.
     texture_index: std::collections::HashMap<usize, u32, PtrHash>,
+    /// The stages that have read the texture heap so far in this recording, and the use
+    /// number of the last such read (none yet: `None`). A heap read is a use of the
+    /// recording's textures a heap names only when the recording tracks them; a texture
+    /// such a heap names that the recording first meets after a heap read is taken as
+    /// read by it, so a later write in the recording waits for the read.
+    pub heap_read: Option<(vigil_hal::Stages, u64)>,
+}
+
+/// Every subresource of `t`.
+pub(crate) fn whole_texture<A: Api>(t: &TextureObj<A>) -> Subresources {
+    Subresources {
+        base_mip: 0,
+        mips: t.desc.mip_level_count.max(1),
+        base_layer: 0,
+        layers: t.desc.array_layers.max(1),
+    }
 }
 
 impl<A: Api> Default for Tracker<A> {
@@ -321,6 +337,7 @@ impl<A: Api> Default for Tracker<A> {
             buffer_at: Vec::new(),
             buffer_overflow: Default::default(),
             texture_index: Default::default(),
+            heap_read: None,
         }
     }
 }
@@ -390,9 +407,23 @@ impl<A: Api> Tracker<A> {
     /// Starts tracking `t` (whose address is `key`) in a new slot.
     fn new_texture_slot(&mut self, key: usize, t: &Arc<TextureObj<A>>, retired: bool) -> usize {
         let i = self.textures.len();
+        let mut track = TextureTrack::new(t.desc.mip_level_count, t.desc.array_layers);
+        if let Some((stages, at)) = self.heap_read {
+            if t.heap_slots.load(std::sync::atomic::Ordering::Acquire) != 0 {
+                // A heap this recording read earlier names it: its first use here is
+                // that read, whole, in its sampled layout (a first use needs no barrier
+                // of the recording's own; submission orders it after earlier ones).
+                let read = Use {
+                    stages,
+                    access: vigil_hal::Access::SHADER_READ,
+                    layout: crate::device::objects::shader_layout(t.desc.usage),
+                };
+                track.apply_to(whole_texture(t), read, at, None, |_, _, _| {});
+            }
+        }
         self.textures.push(TrackedTexture {
             obj: t.clone(),
-            track: TextureTrack::new(t.desc.mip_level_count, t.desc.array_layers),
+            track,
             retired,
         });
         self.texture_index.insert(key, i as u32);
