@@ -403,6 +403,43 @@ struct Out { @builtin(position) pos: vec4<f32>, @location(0) uv: vec2<f32> }
         points: false,
         blend_constant: false,
     },
+    Recipe {
+        name: "fragment-storage-texture",
+        wgsl: r#"
+@group(0) @binding(0) var img: texture_storage_2d<rgba8unorm, write>;
+@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+    let x = f32(i32(i & 1u) * 4 - 1);
+    let y = f32(i32(i >> 1u) * 4 - 1);
+    return vec4<f32>(x, y, 0.0, 1.0);
+}
+@fragment fn fs(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {
+    let size = textureDimensions(img);
+    let at = vec2<u32>(p.xy);
+    if (at.x < size.x && at.y < size.y) {
+        textureStore(img, vec2<i32>(at), vec4<f32>(0.25, 0.5, 0.75, 1.0));
+    }
+    return vec4<f32>(1.0);
+}
+"#,
+        shape: Shape::Render { fragment: true },
+        group: || {
+            vec![BindGroupLayoutEntry {
+                binding: 0,
+                visibility: F,
+                ty: BindingType::StorageTexture {
+                    access: StorageTextureAccess::WriteOnly,
+                    format: TextureFormat::Rgba8Unorm,
+                    view_dimension: TextureViewDimension::D2,
+                },
+                array: None,
+            }]
+        },
+        vertex_buffers: &[],
+        targets: &[TextureFormat::Rgba8Unorm],
+        depth: None,
+        points: false,
+        blend_constant: false,
+    },
 ];
 
 /// A shader that does not compile, for the malformed-input path.
