@@ -494,6 +494,7 @@ void main() { c = texture(sampler2D(vigil_texture(0), vigil_sampler(0)), vec2(0.
 /// a storage binding, a pointer pipeline drawing with the heap, and a target.
 struct HeapScene {
     d: TDevice,
+    view: TextureView,
     textures: TextureHeap,
     samplers: SamplerHeap,
     fill: (ComputePipeline, BindGroup),
@@ -572,6 +573,7 @@ fn main() { textureStore(t, vec2<i32>(0, 0), vec4<f32>(1.0)); }",
     let target = target_view(&d, [4, 4]);
     HeapScene {
         d,
+        view: v,
         textures,
         samplers,
         fill: (fill, g),
@@ -713,4 +715,171 @@ fn a_storage_write_waits_for_heap_reads_of_earlier_command_buffers() {
         "{src:?}"
     );
     assert_eq!(dst, Stages::COMPUTE);
+}
+
+#[test]
+fn heap_reads_wait_for_storage_writes_of_earlier_command_buffers() {
+    // A dispatch writes a texture a heap names; a draw of a later command buffer reads
+    // the heap and does not track the texture. The write is made visible to every
+    // shader stage in front of the next command buffer, in the same submission or, after
+    // the last, in front of the next submission.
+    use vigil::hal_test::TestCommand as C;
+    let s = heap_scene();
+    let flushes = |commands: &[C]| -> Vec<(Stages, Stages)> {
+        commands
+            .iter()
+            .skip_while(|c| !matches!(c, C::Dispatch(_)))
+            .take_while(|c| !matches!(c, C::BeginRenderPass(_)))
+            .filter_map(|c| match c {
+                C::TextureBarrier {
+                    old: TextureLayout::General,
+                    new: TextureLayout::General,
+                    src,
+                    dst,
+                    ..
+                } => Some((*src, *dst)),
+                _ => None,
+            })
+            .collect()
+    };
+    let heap_stages = Stages::VERTEX_SHADER | Stages::FRAGMENT_SHADER | Stages::COMPUTE;
+    // In one submission.
+    let mut write = encoder(&s.d);
+    s.write(&mut write);
+    let mut read = encoder(&s.d);
+    s.read(&mut read);
+    s.d.submit([write.finish().unwrap(), read.finish().unwrap()])
+        .unwrap();
+    let commands = last_commands(&s.d);
+    assert_eq!(
+        flushes(&commands),
+        [(Stages::COMPUTE, heap_stages)],
+        "{commands:?}"
+    );
+    // In two: the second submission starts with it.
+    let mut write = encoder(&s.d);
+    s.write(&mut write);
+    s.d.submit([write.finish().unwrap()]).unwrap();
+    let mut read = encoder(&s.d);
+    s.read(&mut read);
+    s.d.submit([read.finish().unwrap()]).unwrap();
+    let commands = last_commands(&s.d);
+    let before_pass: Vec<(Stages, Stages)> = commands
+        .iter()
+        .take_while(|c| !matches!(c, C::BeginRenderPass(_)))
+        .filter_map(|c| match c {
+            C::TextureBarrier {
+                old: TextureLayout::General,
+                new: TextureLayout::General,
+                src,
+                dst,
+                ..
+            } => Some((*src, *dst)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        before_pass,
+        [(Stages::COMPUTE, heap_stages)],
+        "{commands:?}"
+    );
+}
+
+#[cfg(feature = "test-seams")]
+#[test]
+fn a_refused_submission_takes_back_the_writes_it_made_visible_to_heap_reads() {
+    // The driver refuses a submission of a write and a heap read (the write made visible
+    // in front of the read): the texture's state goes back to what it was before, when
+    // the write it saw last was visible to every shader stage. A dispatch that then
+    // reads the texture through a group needs no barrier; had the state gone back only
+    // to after the write, it would.
+    use vigil::hal_test::TestCommand as C;
+    let s = heap_scene();
+    let mut read = encoder(&s.d);
+    s.read(&mut read);
+    s.d.submit([read.finish().unwrap()]).unwrap();
+    let mut write = encoder(&s.d);
+    s.write(&mut write);
+    let mut read = encoder(&s.d);
+    s.read(&mut read);
+    s.d.seams()
+        .inject_fault("submit", FaultKind::OutOfMemory, FaultMode::Once);
+    let err =
+        s.d.submit([write.finish().unwrap(), read.finish().unwrap()])
+            .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::OutOfMemory);
+    let bgl = layout(
+        &s.d,
+        &[
+            entry(
+                0,
+                ShaderStages::COMPUTE,
+                BindingType::Texture {
+                    sample_type: TextureSampleType::Float { filterable: true },
+                    view_dimension: TextureViewDimension::D2,
+                    multisampled: false,
+                },
+            ),
+            entry(
+                1,
+                ShaderStages::COMPUTE,
+                buf_ty(BufferBindingType::Storage { read_only: false }, false),
+            ),
+        ],
+    );
+    let module =
+        s.d.create_shader_module(&ShaderModuleDescriptor {
+            label: "load",
+            wgsl: "@group(0) @binding(0) var t: texture_2d<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(1)
+fn main() { out[0] = textureLoad(t, vec2<i32>(0, 0), 0).x; }",
+        })
+        .unwrap();
+    let pl =
+        s.d.create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "load",
+            bind_group_layouts: &[bgl],
+            immediate_size: 0,
+        })
+        .unwrap();
+    let load =
+        s.d.create_compute_pipeline(&ComputePipelineDescriptor {
+            label: "load",
+            layout: pl,
+            module,
+            entry_point: "main",
+            constants: &[],
+        })
+        .unwrap();
+    let out = storage(&s.d, 256);
+    let g = group(
+        &s.d,
+        bgl,
+        &[(0, BindingResource::TextureView(s.view)), (1, whole(out))],
+    )
+    .unwrap();
+    let mut e = encoder(&s.d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(load).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    s.d.submit([e.finish().unwrap()]).unwrap();
+    let commands = last_commands(&s.d);
+    let waits = commands
+        .iter()
+        .take_while(|c| !matches!(c, C::Dispatch(_)))
+        .filter(|c| {
+            matches!(
+                c,
+                C::TextureBarrier {
+                    old: TextureLayout::General,
+                    new: TextureLayout::General,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(waits, 0, "{commands:?}");
 }

@@ -743,6 +743,10 @@ pub(crate) struct Undo<A: Api> {
     pub cb_buffers: Vec<super::BufferState>,
     /// Per tracked texture of the command buffers, in order: `(initialized, parts)`.
     pub cb_textures: Vec<(bool, super::objects::Parts)>,
+    /// Textures a heap names whose writes were made visible between command buffers.
+    /// Each was resolved by the command buffer before, whose entry is older: these go
+    /// back first.
+    pub flushed: Vec<(Arc<super::TextureObj<A>>, bool, super::objects::Parts)>,
 }
 
 impl<A: Api> Default for Undo<A> {
@@ -752,13 +756,15 @@ impl<A: Api> Default for Undo<A> {
             textures: Vec::new(),
             cb_buffers: Vec::new(),
             cb_textures: Vec::new(),
+            flushed: Vec::new(),
         }
     }
 }
 
 impl<A: Api> Undo<A> {
-    /// Puts the states back, latest change first: the command buffers' (`cbs`, those the
-    /// plan resolved), then the uploads'.
+    /// Puts the states back, latest change first: the writes made visible between
+    /// command buffers, the command buffers' (`cbs`, those the plan resolved), then the
+    /// uploads'.
     fn apply(self, cbs: &[CommandBuffer<A>], states: &mut super::BufferStates) {
         let mut put_buffer = |key: super::BufferKey, old: super::BufferState| {
             *states.at(key) = old;
@@ -768,6 +774,9 @@ impl<A: Api> Undo<A> {
             g.initialized = initialized;
             g.parts = parts;
         };
+        for (t, initialized, parts) in self.flushed.into_iter().rev() {
+            put_texture(&t, initialized, parts);
+        }
         let buffers: Vec<super::BufferKey> = cbs
             .iter()
             .flat_map(CommandBuffer::tracked_buffers)
@@ -900,7 +909,7 @@ impl<A: Api> Core<A> {
                 }
                 if !resident.is_empty() {
                     let mut head = Head::default();
-                    make_resident(&resident, &mut head, &mut plan.undo);
+                    make_resident(&resident, &mut head, &mut plan.undo.textures);
                     head.record(&mut Rec(pool));
                 }
                 Some(HeadCb::Own(
@@ -908,9 +917,17 @@ impl<A: Api> Core<A> {
                 ))
             };
             plan.heads.push(head);
+            // Textures a heap names that the command buffer before wrote: heap reads are
+            // not tracked, so the writes are made visible to every shader stage in front
+            // of the next one (after the last, in front of the next submission).
+            let mut written: Option<&CommandBuffer<A>> = None;
             for cb in cbs {
                 let mut head = Head::default();
+                if let Some(before) = written.take() {
+                    make_resident(before.heap_writes(), &mut head, &mut plan.undo.flushed);
+                }
                 cb.resolve(&mut head, &mut plan.undo, &mut q.buffer_states, serial);
+                written = Some(cb);
                 let native = if head.is_empty() {
                     None
                 } else if head.zero_buffers.is_empty() && head.clear_textures.is_empty() {
@@ -919,6 +936,9 @@ impl<A: Api> Core<A> {
                     Some(self.own_head(&mut plan.pool, op, |rec| head.record(rec))?)
                 };
                 plan.heads.push(native);
+            }
+            if let Some(last) = written {
+                q.resident.extend(last.heap_writes().cloned());
             }
             Ok(())
         })();
@@ -1432,16 +1452,16 @@ impl<A: Api> Drop for Core<A> {
 
 /// Moves textures a texture heap just named to their sampled layout, read by every shader
 /// stage (heap reads are not tracked: this is what later uses wait for), zeroing those
-/// never written first; the old states go to `undo`.
+/// never written first; the old states go to `undo`. The same step makes the writes of a
+/// texture a heap names, by the command buffer before, visible to heap reads.
 fn make_resident<'r, A: Api>(
-    resident: &'r [Arc<super::TextureObj<A>>],
+    resident: impl IntoIterator<Item = &'r Arc<super::TextureObj<A>>>,
     head: &mut Head<'r, A>,
-    undo: &mut Undo<A>,
+    undo: &mut Vec<(Arc<super::TextureObj<A>>, bool, super::objects::Parts)>,
 ) {
     for t in resident {
         let mut g = lock(&t.state);
-        undo.textures
-            .push((t.clone(), g.initialized, g.parts.clone()));
+        undo.push((t.clone(), g.initialized, g.parts.clone()));
         zero_if_unwritten(t, &mut g, head);
         let u = crate::track::Use {
             stages: Stages::VERTEX_SHADER | Stages::FRAGMENT_SHADER | Stages::COMPUTE,

@@ -889,6 +889,23 @@ impl<A: Api> CommandBuffer<A> {
         }
     }
 
+    /// The textures a heap names that the command buffer writes (or moves out of a layout):
+    /// their device states may hold writes that heap reads, which no tracker sees, must
+    /// wait for.
+    pub(crate) fn heap_writes(
+        &self,
+    ) -> impl Iterator<Item = &Arc<crate::device::TextureObj<A>>> + '_ {
+        self.used
+            .tracker
+            .textures
+            .iter()
+            .filter(|t| {
+                t.obj.heap_slots.load(Ordering::Acquire) != 0
+                    && t.track.parts().any(|(_, _, p)| p.state.write.is_some())
+            })
+            .map(|t| &t.obj)
+    }
+
     /// The keys of the buffers the tracker follows, in its order (the order `resolve`
     /// visits them).
     pub(crate) fn tracked_buffers(&self) -> impl Iterator<Item = crate::device::BufferKey> + '_ {
