@@ -261,14 +261,16 @@ impl hal::CommandEncoder for CommandEncoder {
                 conv::on_compute_queue(stages, access)
             }
         };
+        let mesh = self.draws && self.shared.mesh.is_some();
+        let stages = |s: hal::Stages| conv::stages_with_mesh(s, mesh);
         let global: Vec<vk::MemoryBarrier2<'_>> = memory
             .iter()
             .map(|m| {
                 let (from, _) = src(m.src, hal::Access::empty());
                 vk::MemoryBarrier2::default()
-                    .src_stage_mask(conv::stages(from))
+                    .src_stage_mask(stages(from))
                     .src_access_mask(conv::write_access(from))
-                    .dst_stage_mask(conv::stages(m.dst))
+                    .dst_stage_mask(stages(m.dst))
                     .dst_access_mask(conv::any_access(m.dst))
             })
             .collect();
@@ -277,9 +279,9 @@ impl hal::CommandEncoder for CommandEncoder {
             .map(|b| {
                 let (from, from_access) = src(b.src, b.src_access);
                 vk::BufferMemoryBarrier2::default()
-                    .src_stage_mask(conv::stages(from))
+                    .src_stage_mask(stages(from))
                     .src_access_mask(conv::access(from_access))
-                    .dst_stage_mask(conv::stages(b.dst))
+                    .dst_stage_mask(stages(b.dst))
                     .dst_access_mask(conv::access(b.dst_access))
                     .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
                     .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
@@ -293,9 +295,9 @@ impl hal::CommandEncoder for CommandEncoder {
             .map(|b| {
                 let (from, from_access) = src(b.src, b.src_access);
                 vk::ImageMemoryBarrier2::default()
-                    .src_stage_mask(conv::stages(from))
+                    .src_stage_mask(stages(from))
                     .src_access_mask(conv::access(from_access))
-                    .dst_stage_mask(conv::stages(b.dst))
+                    .dst_stage_mask(stages(b.dst))
                     .dst_access_mask(conv::access(b.dst_access))
                     .old_layout(conv::image_layout(b.old_layout))
                     .new_layout(conv::image_layout(b.new_layout))

@@ -76,6 +76,20 @@ pub fn stages(stages: hal::Stages) -> vk::PipelineStageFlags2 {
     out
 }
 
+/// [`stages`] on a queue of a device that may have mesh shaders (`mesh`): the vertex
+/// shader stage stands for every stage that makes primitives, so the task and mesh stages
+/// come with it (a mesh pipeline's shaders read, through the root and the heaps, what a
+/// draw's barriers make visible to a vertex shader; without them a barrier's second scope
+/// would not reach them, those stages being logically earlier than the fragment stage).
+pub fn stages_with_mesh(stages: hal::Stages, mesh: bool) -> vk::PipelineStageFlags2 {
+    let v = self::stages(stages);
+    if mesh && v.contains(vk::PipelineStageFlags2::VERTEX_SHADER) {
+        v | vk::PipelineStageFlags2::TASK_SHADER_EXT | vk::PipelineStageFlags2::MESH_SHADER_EXT
+    } else {
+        v
+    }
+}
+
 /// The source half of a barrier recorded on a queue that does not draw: the stages and
 /// accesses that queue has. Graphics stages and accesses (uses on another queue, which a
 /// timeline wait orders first) become a wait for everything this queue did before, with
@@ -546,5 +560,33 @@ pub fn map_alloc_error(e: gpu_allocator::AllocationError) -> hal::DeviceError {
             hal::DeviceError::Unsupported("no compatible memory type".into())
         }
         other => hal::DeviceError::Other(format!("allocator: {other}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vk::PipelineStageFlags2 as V;
+
+    #[test]
+    fn the_vertex_stage_brings_task_and_mesh_where_mesh_shaders_may_run() {
+        let shading = hal::Stages::VERTEX_SHADER | hal::Stages::FRAGMENT_SHADER;
+        assert_eq!(
+            stages_with_mesh(shading, true),
+            V::VERTEX_SHADER | V::FRAGMENT_SHADER | V::TASK_SHADER_EXT | V::MESH_SHADER_EXT
+        );
+        assert_eq!(
+            stages_with_mesh(shading, false),
+            V::VERTEX_SHADER | V::FRAGMENT_SHADER
+        );
+        // Without the vertex stage nothing is added; every command stays every command.
+        assert_eq!(
+            stages_with_mesh(hal::Stages::FRAGMENT_SHADER | hal::Stages::COMPUTE, true),
+            V::FRAGMENT_SHADER | V::COMPUTE_SHADER
+        );
+        assert_eq!(
+            stages_with_mesh(hal::Stages::ALL_COMMANDS, true),
+            V::ALL_COMMANDS
+        );
     }
 }

@@ -331,3 +331,140 @@ fn mesh_draws_and_pipelines_are_checked() {
     assert_eq!(err.rule(), Rule::MeshFeature, "{err}");
     plain.finish();
 }
+
+/// Colors its one triangle, the whole frame, with what slot 0 of the texture heap holds.
+const MESH_SAMPLING: &str = "
+VIGIL_TEXTURE_HEAP;
+VIGIL_SAMPLER_HEAP;
+layout(local_size_x = 1) in;
+layout(triangles, max_vertices = 3, max_primitives = 1) out;
+layout(location = 0) flat out vec4 color[];
+void main() {
+    SetMeshOutputsEXT(3, 1);
+    vec4 c = textureLod(sampler2D(vigil_texture(0), vigil_sampler(0)), vec2(0.5), 0.0);
+    gl_MeshVerticesEXT[0].gl_Position = vec4(-1.0, -1.0, 0.0, 1.0);
+    gl_MeshVerticesEXT[1].gl_Position = vec4(3.0, -1.0, 0.0, 1.0);
+    gl_MeshVerticesEXT[2].gl_Position = vec4(-1.0, 3.0, 0.0, 1.0);
+    for (int i = 0; i < 3; i++) { color[i] = c; }
+    gl_PrimitiveTriangleIndicesEXT[0] = uvec3(0, 1, 2);
+}
+";
+
+#[test]
+fn a_mesh_shader_reads_a_heap_texture_a_dispatch_of_the_recording_wrote() {
+    // The barrier in front of the pass names the vertex shader stage for the draw's heap
+    // read; on a device with mesh shaders that stage brings the task and mesh stages with
+    // it, so the mesh shader's read waits for the write (the layer checks the masks are
+    // ones the device allows).
+    let d = gpu_requiring(
+        Features::MESH_SHADER | Features::DESCRIPTOR_HEAPS,
+        "mesh heap",
+    );
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label: "written",
+            size: [1, 1],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let v = d
+        .create_texture_view(t, &TextureViewDescriptor::default())
+        .unwrap();
+    let heap = d
+        .create_texture_heap(&TextureHeapDescriptor {
+            label: "one",
+            slots: 1,
+        })
+        .unwrap();
+    let samplers = d
+        .create_sampler_heap(&SamplerHeapDescriptor {
+            label: "one",
+            slots: 1,
+        })
+        .unwrap();
+    d.write_texture_heap(heap, 0, &[v]).unwrap();
+    let (fill, bgl) = common::kernel_with_group(
+        &d,
+        "fill",
+        "@group(0) @binding(0) var t: texture_storage_2d<rgba8unorm, write>;
+@compute @workgroup_size(1)
+fn main() { textureStore(t, vec2<i32>(0, 0), vec4<f32>(0.8, 0.0, 0.0, 1.0)); }",
+        &[BindGroupLayoutEntry {
+            binding: 0,
+            visibility: ShaderStages::COMPUTE,
+            ty: BindingType::StorageTexture {
+                access: StorageTextureAccess::WriteOnly,
+                format: TextureFormat::Rgba8Unorm,
+                view_dimension: TextureViewDimension::D2,
+            },
+            array: None,
+        }],
+        &[],
+    )
+    .unwrap();
+    let group = d
+        .create_bind_group(&BindGroupDescriptor {
+            label: "fill",
+            layout: bgl,
+            entries: &[BindGroupEntry {
+                binding: 0,
+                resource: BindingResource::TextureView(v),
+            }],
+        })
+        .unwrap();
+    let targets = targets();
+    let mesh_glsl = format!("{ROOT}{MESH_SAMPLING}");
+    let pipeline = d
+        .create_pointer_mesh_pipeline(&PointerMeshPipelineDescriptor {
+            label: "mesh sampling",
+            task_glsl: None,
+            mesh_glsl: &mesh_glsl,
+            fragment: Some((FRAGMENT, &targets)),
+            cull_mode: CullMode::None,
+            front_face: FrontFace::Ccw,
+            depth_stencil: None,
+            sample_count: 1,
+        })
+        .unwrap();
+    let s = scene(&d, 1);
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor {
+            label: "write, then a mesh draw reads",
+        })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(fill).unwrap();
+    e.set_bind_group(0, group, &[]).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.end_compute_pass().unwrap();
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "mesh",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view: s.view,
+            resolve_target: None,
+            load: LoadOp::Clear([0.0; 4]),
+            store: StoreOp::Store,
+        })],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(pipeline).unwrap();
+    e.set_root(s.root).unwrap();
+    e.set_texture_heap(heap).unwrap();
+    e.set_sampler_heap(samplers).unwrap();
+    e.draw_mesh_tasks(1, 1, 1).unwrap();
+    e.end_render_pass().unwrap();
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+        .unwrap();
+    let pixels = d
+        .read_texture(s.target, TexelCopyTextureInfo::default(), [64, 16])
+        .unwrap();
+    for px in pixels.chunks_exact(4) {
+        assert_eq!(px, [204, 0, 0, 255]);
+    }
+    d.finish();
+}
