@@ -883,3 +883,105 @@ fn main() { out[0] = textureLoad(t, vec2<i32>(0, 0), 0).x; }",
         .count();
     assert_eq!(waits, 0, "{commands:?}");
 }
+
+#[test]
+fn a_draw_writing_a_heap_texture_after_a_heap_read_in_its_pass_is_refused() {
+    // A fragment shader writing the heap's texture through a storage binding, in a pass
+    // whose earlier draws read the heap. The recording meets the texture before the pass
+    // (an earlier pass's draw wrote it) or only in the pass; either way the write cannot
+    // be ordered after the reads inside the pass, and the draw is refused.
+    let s = heap_scene();
+    let module =
+        s.d.create_shader_module(&ShaderModuleDescriptor {
+            label: "store",
+            wgsl: "@group(0) @binding(0) var t: texture_storage_2d<rgba8unorm, write>;
+@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(0.0, 0.0, 0.0, 1.0); }
+@fragment fn fs() -> @location(0) vec4<f32> {
+    textureStore(t, vec2<i32>(0, 0), vec4<f32>(1.0));
+    return vec4<f32>(1.0);
+}",
+        })
+        .unwrap();
+    let bgl = layout(
+        &s.d,
+        &[entry(
+            0,
+            ShaderStages::FRAGMENT,
+            BindingType::StorageTexture {
+                access: StorageTextureAccess::WriteOnly,
+                format: TextureFormat::Rgba8Unorm,
+                view_dimension: TextureViewDimension::D2,
+            },
+        )],
+    );
+    let pl =
+        s.d.create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "store",
+            bind_group_layouts: &[bgl],
+            immediate_size: 0,
+        })
+        .unwrap();
+    let targets = [Some(ColorTargetState {
+        format: TextureFormat::Rgba8Unorm,
+        blend: None,
+        write_mask: ColorWrites::ALL,
+    })];
+    let store =
+        s.d.create_render_pipeline(&RenderPipelineDescriptor {
+            label: "store",
+            layout: pl,
+            vertex: VertexState {
+                module,
+                entry_point: "vs",
+                constants: &[],
+                buffers: &[],
+            },
+            fragment: Some(FragmentState {
+                module,
+                entry_point: "fs",
+                constants: &[],
+                targets: &targets,
+            }),
+            primitive: PrimitiveState {
+                topology: PrimitiveTopology::PointList,
+                ..Default::default()
+            },
+            depth_stencil: None,
+            sample_count: 1,
+            multiview_mask: None,
+        })
+        .unwrap();
+    let g = group(&s.d, bgl, &[(0, BindingResource::TextureView(s.view))]).unwrap();
+    let write_draw = |e: &mut CommandEncoder<TestApi>| {
+        e.set_render_pipeline(store).unwrap();
+        e.set_bind_group(0, g, &[]).unwrap();
+        e.draw(0..1, 0..1)
+    };
+    let read_draws = |e: &mut CommandEncoder<TestApi>| {
+        open_pass(e, s.target, Some(s.draw));
+        e.set_root(s.root).unwrap();
+        e.set_texture_heap(s.textures).unwrap();
+        e.set_sampler_heap(s.samplers).unwrap();
+        // Two reads: the second finds the pass's scope already holding the first's.
+        e.draw(0..3, 0..1).unwrap();
+        e.draw(0..3, 0..1).unwrap();
+    };
+    for met_before in [false, true] {
+        let mut e = encoder(&s.d);
+        if met_before {
+            open_pass(&mut e, s.target, None);
+            write_draw(&mut e).unwrap();
+            e.end_render_pass().unwrap();
+        }
+        read_draws(&mut e);
+        expect_rule(write_draw(&mut e), Rule::PassUsageConflict);
+    }
+    // In the next pass the write is ordered after the reads, and recorded.
+    let mut e = encoder(&s.d);
+    read_draws(&mut e);
+    e.end_render_pass().unwrap();
+    open_pass(&mut e, s.target, None);
+    write_draw(&mut e).unwrap();
+    e.end_render_pass().unwrap();
+    s.d.submit([e.finish().unwrap()]).unwrap();
+}

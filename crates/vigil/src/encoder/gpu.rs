@@ -319,7 +319,8 @@ impl<A: Api> CommandEncoder<A> {
     /// after the last read are left to it), and `pass.usage-conflict` when the pass also
     /// writes it. Heap reads are otherwise untracked: this is the one point where the
     /// recording meets them. While no texture entered a heap and the recording tracks no
-    /// new texture since a look found none of its textures in a heap, it does not look
+    /// new texture since a look found none of its textures in a heap, or since a look in
+    /// the same render pass (whose scope holds the reads it added), it does not look
     /// again.
     #[inline(never)]
     pub(super) fn heap_reads_clean(&mut self, op: &'static str) -> Result<()> {
@@ -331,9 +332,16 @@ impl<A: Api> CommandEncoder<A> {
         };
         let entries = self.core.heap_entries.load(Ordering::Acquire);
         let tracked = self.used.tracker.textures.len();
-        if self.heap_clean == Some((entries, tracked)) {
-            self.note_heap_read(stages);
-            return Ok(());
+        let pass = if self.pass == Pass::Render {
+            self.render.pass_id
+        } else {
+            u64::MAX
+        };
+        if let Some((e, t, p)) = self.heap_clean {
+            if e == entries && t == tracked && (p == 0 || p == pass) {
+                self.note_heap_read(stages);
+                return Ok(());
+            }
         }
         let mut resident = false;
         let mut reads = Vec::new();
@@ -381,7 +389,15 @@ impl<A: Api> CommandEncoder<A> {
                 self.used.use_texture(slot, whole, read, &mut self.pending);
             }
         }
-        self.heap_clean = (!resident).then_some((entries, tracked));
+        // A dispatch's reads go to the tracker each time (a write between two dispatches
+        // must be ordered before the second's read); a render pass's stay in its scope.
+        self.heap_clean = if !resident {
+            Some((entries, tracked, 0))
+        } else if self.pass == Pass::Render {
+            Some((entries, tracked, pass))
+        } else {
+            None
+        };
         self.note_heap_read(stages);
         Ok(())
     }

@@ -125,10 +125,12 @@ pub struct CommandEncoder<A: Api = DefaultApi> {
     /// The call that made the latest buffer copy large enough for the copy kernel (see
     /// `copy_words_unchecked`): a copy made by the very next call follows it.
     pub(crate) kernel_sized_copy: u32,
-    /// `(heap entries, tracked textures)` when a read of the texture heap last found none
-    /// of the recording's textures in a heap: while both stay the same, the next read
-    /// need not look again (see [`CommandEncoder::heap_reads_clean`]).
-    pub(crate) heap_clean: Option<(u64, usize)>,
+    /// `(heap entries, tracked textures, pass)` when a read of the texture heap last
+    /// looked: while the first two stay the same, the next read need not look again (see
+    /// [`CommandEncoder::heap_reads_clean`]) if that look found none of the recording's
+    /// textures in a heap (`pass` 0), or in render pass `pass`, whose scope holds the
+    /// reads that look added.
+    pub(crate) heap_clean: Option<(u64, usize, u64)>,
 }
 
 /// A finished command buffer, ready for [`Device::submit`] on any thread.

@@ -124,7 +124,7 @@ pub(crate) struct RenderState {
     index_touched: bool,
     /// This pass's number in the recording (from 1): a group whose uses are already in the
     /// scope of this pass is not added again.
-    pass_id: u64,
+    pub pass_id: u64,
     /// A draw of this pass read the texture heap: every later draw of the pass puts the
     /// heap's textures the recording tracks in the pass's scope too, so a texture met
     /// after the read and written in the pass is refused as a conflict (a pass cannot
