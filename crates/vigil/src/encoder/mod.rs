@@ -44,15 +44,15 @@ use crate::track::{State, Subresources, resolve};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use used::Pending;
+use vigil_hal::{
+    Api, CommandEncoder as _, MemoryBarrier, Stages, SubresourceRange, TextureAspect,
+    TextureBarrier, TextureLayout,
+};
 
 /// The stages that may read a texture through a heap.
 const HEAP_READERS: Stages = Stages::VERTEX_SHADER
     .union(Stages::FRAGMENT_SHADER)
     .union(Stages::COMPUTE);
-use vigil_hal::{
-    Api, CommandEncoder as _, MemoryBarrier, Stages, SubresourceRange, TextureAspect,
-    TextureBarrier, TextureLayout,
-};
 
 /// How to create a command encoder.
 #[derive(Clone, Copy, Debug, Default)]
