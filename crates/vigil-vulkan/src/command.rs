@@ -261,28 +261,39 @@ impl hal::CommandEncoder for CommandEncoder {
                 conv::on_compute_queue(stages, access)
             }
         };
+        // The destination half likewise names only this queue's stages: graphics ones
+        // (a heap texture made visible to every shader stage, say) have no work here.
+        let dst = |stages: hal::Stages, access: hal::Access| {
+            if self.draws {
+                (stages, access)
+            } else {
+                conv::dst_on_compute_queue(stages, access)
+            }
+        };
         let mesh = self.draws && self.shared.mesh.is_some();
         let stages = |s: hal::Stages| conv::stages_with_mesh(s, mesh);
         let global: Vec<vk::MemoryBarrier2<'_>> = memory
             .iter()
             .map(|m| {
                 let (from, _) = src(m.src, hal::Access::empty());
+                let (to, _) = dst(m.dst, hal::Access::empty());
                 vk::MemoryBarrier2::default()
                     .src_stage_mask(stages(from))
                     .src_access_mask(conv::write_access(from))
-                    .dst_stage_mask(stages(m.dst))
-                    .dst_access_mask(conv::any_access(m.dst))
+                    .dst_stage_mask(stages(to))
+                    .dst_access_mask(conv::any_access(to))
             })
             .collect();
         let buffer_barriers: Vec<vk::BufferMemoryBarrier2<'_>> = buffers
             .iter()
             .map(|b| {
                 let (from, from_access) = src(b.src, b.src_access);
+                let (to, to_access) = dst(b.dst, b.dst_access);
                 vk::BufferMemoryBarrier2::default()
                     .src_stage_mask(stages(from))
                     .src_access_mask(conv::access(from_access))
-                    .dst_stage_mask(stages(b.dst))
-                    .dst_access_mask(conv::access(b.dst_access))
+                    .dst_stage_mask(stages(to))
+                    .dst_access_mask(conv::access(to_access))
                     .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
                     .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
                     .buffer(b.buffer.raw)
@@ -294,11 +305,12 @@ impl hal::CommandEncoder for CommandEncoder {
             .iter()
             .map(|b| {
                 let (from, from_access) = src(b.src, b.src_access);
+                let (to, to_access) = dst(b.dst, b.dst_access);
                 vk::ImageMemoryBarrier2::default()
                     .src_stage_mask(stages(from))
                     .src_access_mask(conv::access(from_access))
-                    .dst_stage_mask(stages(b.dst))
-                    .dst_access_mask(conv::access(b.dst_access))
+                    .dst_stage_mask(stages(to))
+                    .dst_access_mask(conv::access(to_access))
                     .old_layout(conv::image_layout(b.old_layout))
                     .new_layout(conv::image_layout(b.new_layout))
                     .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)

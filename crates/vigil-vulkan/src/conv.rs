@@ -113,6 +113,46 @@ pub fn on_compute_queue(stages: hal::Stages, access: hal::Access) -> (hal::Stage
     (S::ALL_COMMANDS, access & accesses)
 }
 
+/// The destination half of a barrier recorded on a queue that does not draw: the stages
+/// that queue has (no graphics work runs there to wait), and of the accesses only those
+/// its remaining stages make. (A texture a heap names, say, is made visible to every
+/// shader stage that may read it, graphics ones included, wherever it was written.)
+pub fn dst_on_compute_queue(
+    stages: hal::Stages,
+    access: hal::Access,
+) -> (hal::Stages, hal::Access) {
+    use hal::Access as A;
+    use hal::Stages as S;
+    let stages = stages & S::COMPUTE_QUEUE;
+    if stages.contains(S::ALL_COMMANDS) {
+        let (_, access) = on_compute_queue(stages, access);
+        return (stages, access);
+    }
+    let mut allowed = A::empty();
+    if stages.contains(S::COMPUTE) {
+        allowed |=
+            A::UNIFORM_READ | A::SHADER_READ | A::SHADER_WRITE | A::ACCELERATION_STRUCTURE_READ;
+    }
+    if stages.contains(S::TRANSFER) {
+        allowed |= A::TRANSFER_READ | A::TRANSFER_WRITE;
+    }
+    if stages.contains(S::DRAW_INDIRECT) {
+        allowed |= A::INDIRECT_READ;
+    }
+    if stages.contains(S::HOST) {
+        allowed |= A::HOST_READ | A::HOST_WRITE;
+    }
+    if stages.contains(S::ACCELERATION_STRUCTURE_BUILD) {
+        allowed |= A::ACCELERATION_STRUCTURE_READ
+            | A::ACCELERATION_STRUCTURE_WRITE
+            | A::SHADER_READ
+            | A::TRANSFER_READ
+            | A::TRANSFER_WRITE
+            | A::INDIRECT_READ;
+    }
+    (stages, access & allowed)
+}
+
 /// Writes a stage set can make (for the source half of a barrier).
 pub fn write_access(stages: hal::Stages) -> vk::AccessFlags2 {
     if stages.is_empty() {
@@ -587,6 +627,44 @@ mod tests {
         assert_eq!(
             stages_with_mesh(hal::Stages::ALL_COMMANDS, true),
             V::ALL_COMMANDS
+        );
+    }
+
+    #[test]
+    fn a_compute_queue_waits_only_in_its_own_stages() {
+        use hal::{Access as A, Stages as S};
+        // What makes a heap texture visible to every shader stage that may read it.
+        let heap = S::VERTEX_SHADER | S::FRAGMENT_SHADER | S::COMPUTE;
+        assert_eq!(
+            dst_on_compute_queue(heap, A::SHADER_READ),
+            (S::COMPUTE, A::SHADER_READ)
+        );
+        // Graphics only: nothing there waits, and no access is named.
+        assert_eq!(
+            dst_on_compute_queue(S::FRAGMENT_SHADER | S::COLOR_ATTACHMENT, A::COLOR_READ),
+            (S::empty(), A::empty())
+        );
+        // Accesses follow the stages that remain.
+        assert_eq!(
+            dst_on_compute_queue(
+                S::TRANSFER | S::FRAGMENT_SHADER,
+                A::TRANSFER_READ | A::SHADER_READ
+            ),
+            (S::TRANSFER, A::TRANSFER_READ)
+        );
+        assert_eq!(
+            dst_on_compute_queue(
+                S::COMPUTE | S::TRANSFER,
+                A::SHADER_WRITE | A::TRANSFER_WRITE
+            ),
+            (
+                S::COMPUTE | S::TRANSFER,
+                A::SHADER_WRITE | A::TRANSFER_WRITE
+            )
+        );
+        assert_eq!(
+            dst_on_compute_queue(S::ALL_COMMANDS, A::SHADER_READ | A::COLOR_READ),
+            (S::ALL_COMMANDS, A::SHADER_READ)
         );
     }
 }
