@@ -1,0 +1,8 @@
+# Session 51, run 2: one full `vigil bench --save` run of the session's build (the
+# library of its closing commit), for the docs' tables (python3
+# docs/results/targets-table.py full.json docs/results/full-h200-1311666.json).
+cd .gl && xz -dkf bin/vigil-s51.xz && chmod +x bin/vigil-s51 && cd ..
+mkdir -p /tmp/out
+timeout 585 .gl/bin/vigil-s51 bench --save /tmp/out/full.json > /tmp/out/full.txt 2>&1; echo "bench rc=$? ${SECONDS}s" >> /tmp/out/full.txt
+grep -A20 "^targets" /tmp/out/full.txt; tail -1 /tmp/out/full.txt
+tar -cJf $OUT/run-2.tar.xz -C /tmp/out .
