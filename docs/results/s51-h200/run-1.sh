@@ -1,5 +1,5 @@
 # Session 51, run 1 (prepared for the next machine session; built here at the commit the
-# session's closing note names): the packed test suite of the workspace (release,
+# session's closing note names): the packed test suite of the vigil crate (release,
 # --all-features; glslc, spirv-val, spirv-cross carried), with VIGIL_EXPECT_COMPUTE_QUEUE
 # set so compute_queue.rs must use the H200's async compute family (its new test writes
 # and reads a heap texture there); then the fuzzer over 96 new seeds and seeds 6398 and
