@@ -395,6 +395,9 @@ pub struct World<'d> {
     pub sample: Option<ComputePipeline>,
     /// The pointer render pipeline (a triangle lifted by its root's word).
     pub pull: Option<RenderPipeline>,
+    /// The pointer render pipeline whose fragment shader samples both heaps (at a slot its
+    /// pixel's column picks), drawn in passes of one `Rgba8Unorm` target.
+    pub sample_draw: Option<RenderPipeline>,
     /// The mesh pipeline (one triangle per workgroup), on devices with mesh shaders.
     pub mesh_triangle: Option<RenderPipeline>,
     /// The heap of draw arguments only `pointer_draws` writes, and its address.
@@ -460,6 +463,7 @@ impl<'d> World<'d> {
             sampler_heaps: Pool::default(),
             sample: None,
             pull: None,
+            sample_draw: None,
             mesh_triangle: None,
             args: None,
             encoders: Vec::new(),

@@ -5,7 +5,10 @@
 //! word holds (the shader macros clamp it, the heaps' native sets have every slot).
 //!
 //! Textures the heaps name are copied into and rendered to by the other operations, so
-//! submissions meet `gpu.heap-resident` refusals as the stream goes.
+//! submissions meet `gpu.heap-resident` refusals as the stream goes. Draws of a pointer
+//! pipeline whose fragment shader samples both heaps put heap reads in render passes,
+//! beside the other operations' draws (a storage texture written by a fragment shader
+//! among them).
 
 use super::encode::{on_encoder, outside_pass, pick_encoder};
 use crate::rng::Rng;
@@ -24,6 +27,27 @@ void main() {
     uint i = vigil.root.value;
     vec4 c = textureLod(sampler2D(vigil_texture(i), vigil_sampler(i)), vec2(0.5), 0.0);
     vigil.root.value = i + uint(c.x >= 0.0);
+}
+";
+
+/// A triangle lifted by its root's word, as the tier's other draws make it.
+const SAMPLE_VS: &str = "
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Word { uint value; };
+VIGIL_ROOT(Word);
+void main() {
+    float lift = float(vigil.root.value & 1u) * 0.25;
+    gl_Position = vec4(float(gl_VertexIndex & 1u) - 0.5, float(gl_VertexIndex >> 1u) - 0.5 + lift, 0.0, 1.0);
+}
+";
+
+/// Samples both heaps at a slot its pixel's column picks (the macros clamp it).
+const SAMPLE_FS: &str = "
+VIGIL_TEXTURE_HEAP;
+VIGIL_SAMPLER_HEAP;
+layout(location = 0) out vec4 color;
+void main() {
+    uint i = uint(gl_FragCoord.x) % 8u;
+    color = textureLod(sampler2D(vigil_texture(i), vigil_sampler(i)), vec2(0.5), 0.0);
 }
 ";
 
@@ -76,8 +100,89 @@ pub fn descriptor_heaps(w: &mut World<'_>, r: &mut Rng) {
                 },
             );
         }
+        7 | 8 => draw(w, r),
         _ => dispatch(w, r),
     }
+}
+
+/// A draw in a render pass whose fragment shader samples both heaps: mostly in a pass
+/// the pipeline fits (one `Rgba8Unorm` target, one sample, no depth), now and then in
+/// any (refused for the mismatch); heaps mostly live, now and then not, or not set.
+fn draw(w: &mut World<'_>, r: &mut Rng) {
+    if w.sample_draw.is_none() {
+        if !w.features.contains(vigil::Features::DESCRIPTOR_HEAPS) && !r.chance(5) {
+            return;
+        }
+        let targets = [Some(vigil::ColorTargetState {
+            format: vigil::TextureFormat::Rgba8Unorm,
+            blend: None,
+            write_mask: vigil::ColorWrites::ALL,
+        })];
+        w.call(
+            "create_pointer_render_pipeline",
+            "sample heaps in a draw".into(),
+            false,
+            |w| {
+                let p = w.device.create_pointer_render_pipeline(
+                    &vigil::PointerRenderPipelineDescriptor {
+                        label: "fuzz draw sampling heaps",
+                        vertex_glsl: SAMPLE_VS,
+                        fragment: Some((SAMPLE_FS, &targets)),
+                        primitive: vigil::PrimitiveState::default(),
+                        depth_stencil: None,
+                        sample_count: 1,
+                    },
+                )?;
+                w.sample_draw = Some(p);
+                Ok(())
+            },
+        );
+        return;
+    }
+    let Some(pipeline) = w.sample_draw else {
+        return;
+    };
+    let fits = r.chance(85);
+    let Some(i) = pick_encoder(w, r, |p| match p {
+        PassState::Render {
+            colors,
+            depth,
+            samples,
+        } => {
+            !fits
+                || (colors.as_slice() == [Some(vigil::TextureFormat::Rgba8Unorm)]
+                    && depth.is_none()
+                    && *samples == 1)
+        }
+        _ => false,
+    }) else {
+        return outside_pass(w, r);
+    };
+    let Some((_, (size, _, base))) = w.gpu_heaps.live_where(r, |m| m.0 >= 4) else {
+        return;
+    };
+    let root = GpuPtr::<u32>::from_address(base + r.below(size / 4) * 4);
+    let (textures, _, tv) = mostly_live(&w.texture_heaps, r, w.id);
+    let (samplers, _, sv) = mostly_live(&w.sampler_heaps, r, w.id);
+    let skip = r.below(4);
+    let invalid = (skip != 1 && tv.invalid()) || (skip != 2 && sv.invalid());
+    let draws = 1 + r.below(3);
+    let what = format!(
+        "set_render_pipeline(sample), set_root({root:?}), heaps {textures:?} {samplers:?} (skip {skip}), {draws} draws"
+    );
+    on_encoder(w, i, "heap_draw", what, invalid, |o| {
+        o.bound.pipeline = None;
+        o.bound.group = None;
+        o.encoder.set_render_pipeline(pipeline)?;
+        o.encoder.set_root(root)?;
+        if skip != 1 {
+            o.encoder.set_texture_heap(textures)?;
+        }
+        if skip != 2 {
+            o.encoder.set_sampler_heap(samplers)?;
+        }
+        (0..draws).try_for_each(|_| o.encoder.draw(0..3, 0..1))
+    });
 }
 
 fn create(w: &mut World<'_>, r: &mut Rng) {
