@@ -137,7 +137,7 @@ pub fn drain_and_check(w: &mut World<'_>, report: &mut Report) {
             }
         }
     };
-    for p in [w.pull.take(), w.mesh_triangle.take()]
+    for p in [w.pull.take(), w.mesh_triangle.take(), w.sample_draw.take()]
         .into_iter()
         .flatten()
     {
