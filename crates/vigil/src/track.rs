@@ -273,6 +273,31 @@ impl Part {
 }
 
 impl Part {
+    /// [`Part::apply`] of read `u` when it changes nothing but the number of the last read:
+    /// the part is still growing its first use, which already has `u`'s stages and
+    /// accesses in `u`'s layout (a uniform buffer every dispatch reads, say). `false`, the
+    /// part unchanged, otherwise. Inline, so the usual repeated read makes no call.
+    #[inline(always)]
+    pub fn apply_repeated_read(&mut self, u: Use, now: u64) -> bool {
+        let Some(first) = self.first else {
+            return false;
+        };
+        let same = !self.sealed
+            && !u.is_write()
+            && first.layout == u.layout
+            && self.state.layout == u.layout
+            && first.stages.contains(u.stages)
+            && first.access.contains(u.access)
+            && self.state.reads.0.contains(u.stages)
+            && self.state.reads.1.contains(u.access);
+        if same {
+            self.read_at = self.read_at.max(now);
+        }
+        same
+    }
+}
+
+impl Part {
     /// Prepares the part for use `u` (number `now`): returns the barrier the use needs, as
     /// [`Part::apply`] would, and leaves the part so that `u`, when it comes next, needs
     /// none. A prepared write records a write-like point in `u`'s stages with nothing to
@@ -486,6 +511,9 @@ impl BufferTrack {
         // one part takes that part, wherever the range lies.
         if (start == 0 && end == self.size) || !u.is_write() {
             if let [(0, part)] = self.parts.as_mut_slice() {
+                if !prepare && part.apply_repeated_read(u, now) {
+                    return;
+                }
                 if let Some(t) = step(part) {
                     push(0, self.size, t);
                 }
@@ -1217,5 +1245,49 @@ mod tests {
         d.apply(COMPUTE_WRITE, 1, None);
         d.apply(COMPUTE_WRITE, 2, None);
         assert!(d.apply(COPY_READ, 4, fence).is_some());
+    }
+
+    #[test]
+    fn a_repeated_read_taken_inline_leaves_what_apply_would() {
+        // Every sequence of up to three uses from a mixed set, then every use once more:
+        // where the inline path takes the last use, the part is what `apply` makes of it
+        // (and `apply` would have needed no barrier).
+        let uses = [
+            Use::buffer(Stages::COMPUTE, Access::UNIFORM_READ),
+            Use::buffer(Stages::COMPUTE, Access::SHADER_READ),
+            Use::buffer(Stages::FRAGMENT_SHADER, Access::SHADER_READ),
+            Use::buffer(Stages::COMPUTE, Access::SHADER_READ | Access::SHADER_WRITE),
+            Use::buffer(Stages::TRANSFER, Access::TRANSFER_READ),
+            Use {
+                stages: Stages::FRAGMENT_SHADER,
+                access: Access::SHADER_READ,
+                layout: TextureLayout::ShaderReadOnly,
+            },
+        ];
+        let mut taken = 0;
+        let n = uses.len();
+        for len in 0..=3u32 {
+            for code in 0..n.pow(len) {
+                let mut part = Part::UNTOUCHED;
+                let mut c = code;
+                for at in 0..len {
+                    part.apply(uses[c % n], u64::from(at) + 1, None);
+                    c /= n;
+                }
+                for &u in &uses {
+                    let mut inline = part;
+                    let mut applied = part;
+                    let barrier = applied.apply(u, 10, None);
+                    if inline.apply_repeated_read(u, 10) {
+                        taken += 1;
+                        assert_eq!(inline, applied, "{u:?} after sequence {code} of {len}");
+                        assert_eq!(barrier, None);
+                    } else {
+                        assert_eq!(inline, part, "refused and changed");
+                    }
+                }
+            }
+        }
+        assert!(taken > 0);
     }
 }
