@@ -354,115 +354,25 @@ fn a_texture_heap_on_the_compute_queue_names_only_its_stages() {
     });
     assert!(first.features().contains(Features::DESCRIPTOR_HEAPS));
     let c = other_device(&first);
-    let t = c
-        .create_texture(&TextureDescriptor {
-            label: "in a heap",
-            size: [1, 1],
-            format: TextureFormat::Rgba8Unorm,
-            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING,
-            ..TextureDescriptor::default()
-        })
-        .unwrap();
-    let v = c
-        .create_texture_view(t, &TextureViewDescriptor::default())
-        .unwrap();
-    let textures = c
-        .create_texture_heap(&TextureHeapDescriptor {
-            label: "one",
-            slots: 1,
-        })
-        .unwrap();
-    let samplers = c
-        .create_sampler_heap(&SamplerHeapDescriptor {
-            label: "one",
-            slots: 1,
-        })
-        .unwrap();
+    let (_t, v) = common::heaps::storage_texture(&c, "in a heap");
+    let (textures, samplers) = common::heaps::one_slot_heaps(&c);
     c.write_texture_heap(textures, 0, &[v]).unwrap();
-    let (fill, bgl) = common::kernel_with_group(
-        &c,
-        "fill",
-        "@group(0) @binding(0) var t: texture_storage_2d<rgba8unorm, write>;
-@compute @workgroup_size(1)
-fn main() { textureStore(t, vec2<i32>(0, 0), vec4<f32>(0.8, 0.0, 0.0, 1.0)); }",
-        &[BindGroupLayoutEntry {
-            binding: 0,
-            visibility: ShaderStages::COMPUTE,
-            ty: BindingType::StorageTexture {
-                access: StorageTextureAccess::WriteOnly,
-                format: TextureFormat::Rgba8Unorm,
-                view_dimension: TextureViewDimension::D2,
-            },
-            array: None,
-        }],
-        &[],
-    )
-    .unwrap();
-    let group = c
-        .create_bind_group(&BindGroupDescriptor {
-            label: "fill",
-            layout: bgl,
-            entries: &[BindGroupEntry {
-                binding: 0,
-                resource: BindingResource::TextureView(v),
-            }],
-        })
-        .unwrap();
-    let sample = c
-        .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
-            label: "sample",
-            glsl: "
-layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Counter { uint value; };
-VIGIL_ROOT(Counter);
-VIGIL_TEXTURE_HEAP;
-VIGIL_SAMPLER_HEAP;
-layout(local_size_x = 1) in;
-void main() {
-    vec4 c = textureLod(sampler2D(vigil_texture(0), vigil_sampler(0)), vec2(0.5), 0.0);
-    vigil.root.value = uint(c.x * 255.0);
-}
-",
-        })
-        .unwrap();
-    let counter = c
-        .create_gpu_heap(&GpuHeapDescriptor {
-            label: "counter",
-            size: 64,
-            kind: HeapKind::CpuVisible,
-        })
-        .unwrap();
+    let fill = common::heaps::storage_fill(&c, v);
+    let (sample, counter) = common::heaps::slot_zero_sampler(&c);
     let mut write = c
         .create_command_encoder(&CommandEncoderDescriptor { label: "write" })
         .unwrap();
-    write
-        .begin_compute_pass(&ComputePassDescriptor::default())
-        .unwrap();
-    write.set_compute_pipeline(fill).unwrap();
-    write.set_bind_group(0, group, &[]).unwrap();
-    write.dispatch(1, 1, 1).unwrap();
-    write.end_compute_pass().unwrap();
+    common::heaps::fill_in_pass(&mut write, fill);
     let mut read = c
         .create_command_encoder(&CommandEncoderDescriptor { label: "read" })
         .unwrap();
-    read.begin_compute_pass(&ComputePassDescriptor::default())
-        .unwrap();
-    read.set_compute_pipeline(sample).unwrap();
-    read.set_root(c.gpu_heap_ptr::<u32>(counter, 0).unwrap())
-        .unwrap();
-    read.set_texture_heap(textures).unwrap();
-    read.set_sampler_heap(samplers).unwrap();
-    read.dispatch(1, 1, 1).unwrap();
-    read.end_compute_pass().unwrap();
+    common::heaps::sample_in_pass(&c, &mut read, (sample, counter), textures, samplers).unwrap();
     let serial = c
         .submit([write.finish().unwrap(), read.finish().unwrap()])
         .unwrap();
     c.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
         .unwrap();
-    let bytes = c.read_gpu_heap(counter, 0, 4).unwrap();
-    assert_eq!(
-        u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
-        204
-    );
+    assert_eq!(common::heaps::root_value(&c, counter), 204);
     drop(c);
     first.finish();
 }

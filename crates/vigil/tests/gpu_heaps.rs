@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{Gpu, gpu_requiring};
+use common::{Gpu, gpu_requiring, heaps};
 use std::time::Duration;
 use vigil::*;
 
@@ -72,23 +72,6 @@ fn made(d: &Device, desc: &TextureDescriptor<'_>) -> (Texture, TextureView) {
         .create_texture_view(t, &TextureViewDescriptor::default())
         .unwrap();
     (t, v)
-}
-
-/// A texture heap and a sampler heap of one slot each.
-fn one_slot_heaps(d: &Device) -> (TextureHeap, SamplerHeap) {
-    let textures = d
-        .create_texture_heap(&TextureHeapDescriptor {
-            label: "one",
-            slots: 1,
-        })
-        .unwrap();
-    let samplers = d
-        .create_sampler_heap(&SamplerHeapDescriptor {
-            label: "samplers",
-            slots: 1,
-        })
-        .unwrap();
-    (textures, samplers)
 }
 
 fn points_pipeline(d: &Device) -> RenderPipeline {
@@ -161,35 +144,6 @@ fn draw(d: &Device, f: &Frame, textures: TextureHeap, samplers: SamplerHeap) -> 
         .chunks_exact(4)
         .map(|c| [c[0], c[1], c[2], c[3]])
         .collect()
-}
-
-/// A pointer compute pipeline sampling slot 0 of the texture heap with slot 0 of the
-/// sampler heap, writing the red channel (0–255) to its root, and a heap for that root.
-fn slot_zero_sampler(d: &Device) -> (ComputePipeline, GpuHeap) {
-    let sample = d
-        .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
-            label: "sample slot 0",
-            glsl: "
-layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Counter { uint value; };
-VIGIL_ROOT(Counter);
-VIGIL_TEXTURE_HEAP;
-VIGIL_SAMPLER_HEAP;
-layout(local_size_x = 1) in;
-void main() {
-    vec4 c = textureLod(sampler2D(vigil_texture(0), vigil_sampler(0)), vec2(0.5), 0.0);
-    vigil.root.value = uint(c.x * 255.0);
-}
-",
-        })
-        .unwrap();
-    let counter = d
-        .create_gpu_heap(&GpuHeapDescriptor {
-            label: "counter",
-            size: 64,
-            kind: HeapKind::CpuVisible,
-        })
-        .unwrap();
-    (sample, counter)
 }
 
 /// Begins a render pass in `e` over the frame's target (cleared), with the points
@@ -297,7 +251,7 @@ fn a_texture_in_a_heap_keeps_its_sampled_layout_until_it_leaves() {
     let f = frame(&d);
     let usage = TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST;
     let (t, v) = texture_of(&d, "resident", usage);
-    let (heap, samplers) = one_slot_heaps(&d);
+    let (heap, samplers) = heaps::one_slot_heaps(&d);
     d.write_texture_heap(heap, 0, &[v]).unwrap();
     // Never written: the heap's first submission zeroes it, as WebGPU textures start.
     // Points 1.. index past the heap's one slot: they read the zero placeholder (the set
@@ -358,7 +312,7 @@ fn a_texture_in_a_heap_cleared_as_an_attachment_is_refused_at_submission_or_at_a
     let f = frame(&d);
     let usage = TextureUsages::TEXTURE_BINDING | TextureUsages::RENDER_ATTACHMENT;
     let (_t, v) = texture_of(&d, "resident", usage);
-    let (heap, samplers) = one_slot_heaps(&d);
+    let (heap, samplers) = heaps::one_slot_heaps(&d);
     d.write_texture_heap(heap, 0, &[v]).unwrap();
     assert_eq!(draw(&d, &f, heap, samplers)[0], [0, 0, 0, 0]);
     let mut e = common::clear_pass(&d, "clear the resident", v, [1.0, 1.0, 1.0, 1.0]);
@@ -367,10 +321,10 @@ fn a_texture_in_a_heap_cleared_as_an_attachment_is_refused_at_submission_or_at_a
     assert_eq!(err.rule(), Rule::GpuHeapResident, "{err}");
     // The clear, then a compute pass reading the heap, in the same native command buffer
     // (a render pass's stays open for what follows): refused at the dispatch.
-    let kernel = slot_zero_sampler(&d);
+    let kernel = heaps::slot_zero_sampler(&d);
     let mut e = common::clear_pass(&d, "clear, then read", v, [1.0, 1.0, 1.0, 1.0]);
     e.end_render_pass().unwrap();
-    let err = sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap_err();
+    let err = heaps::sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap_err();
     assert_eq!(err.rule(), Rule::GpuHeapResident, "{err}");
     assert!(err.to_string().contains("'resident'"), "{err}");
     // A draw reading it after the clear, likewise.
@@ -396,37 +350,11 @@ fn sampled_red(
     let mut e = d
         .create_command_encoder(&CommandEncoderDescriptor { label: "sample" })
         .unwrap();
-    sample_in_pass(d, &mut e, (sample, counter), heap, samplers).unwrap();
+    heaps::sample_in_pass(d, &mut e, (sample, counter), heap, samplers).unwrap();
     let serial = d.submit([e.finish().unwrap()]).unwrap();
     d.wait_for_serial_unless_stalled(serial, Duration::from_secs(60))
         .unwrap();
-    root_value(d, counter)
-}
-
-/// The `u32` a sampling kernel wrote through its root into `counter`.
-fn root_value(d: &Device, counter: GpuHeap) -> u32 {
-    let bytes = d.read_gpu_heap(counter, 0, 4).unwrap();
-    u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
-}
-
-/// Records a compute pass in `e` whose one dispatch reads slot 0 of `heap`; the
-/// dispatch's refusal, if any, is returned.
-fn sample_in_pass(
-    d: &Device,
-    e: &mut CommandEncoder,
-    (sample, counter): (ComputePipeline, GpuHeap),
-    heap: TextureHeap,
-    samplers: SamplerHeap,
-) -> Result<()> {
-    e.begin_compute_pass(&ComputePassDescriptor::default())
-        .unwrap();
-    e.set_compute_pipeline(sample).unwrap();
-    e.set_root(d.gpu_heap_ptr::<u32>(counter, 0).unwrap())
-        .unwrap();
-    e.set_texture_heap(heap).unwrap();
-    e.set_sampler_heap(samplers).unwrap();
-    e.dispatch(1, 1, 1)?;
-    e.end_compute_pass()
+    heaps::root_value(d, counter)
 }
 
 #[test]
@@ -440,12 +368,12 @@ fn a_texture_cleared_and_then_put_in_a_heap_the_same_recording_reads_is_refused_
     let d = device();
     let usage = TextureUsages::TEXTURE_BINDING | TextureUsages::RENDER_ATTACHMENT;
     let (_t, v) = texture_of(&d, "late resident", usage);
-    let (heap, samplers) = one_slot_heaps(&d);
-    let kernel = slot_zero_sampler(&d);
+    let (heap, samplers) = heaps::one_slot_heaps(&d);
+    let kernel = heaps::slot_zero_sampler(&d);
     let mut e = common::clear_pass(&d, "clear, then read", v, [1.0, 1.0, 1.0, 1.0]);
     e.end_render_pass().unwrap();
     d.write_texture_heap(heap, 0, &[v]).unwrap();
-    let err = sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap_err();
+    let err = heaps::sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap_err();
     assert_eq!(err.rule(), Rule::GpuHeapResident, "{err}");
     assert!(err.to_string().contains("late resident"), "{err}");
     // The encoder stays refused, and nothing of it ran: the heap samples the texture as
@@ -476,8 +404,8 @@ fn a_texture_in_a_heap_copied_into_or_rendered_to_after_a_heap_read_is_refused_a
     let usage =
         TextureUsages::TEXTURE_BINDING | TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_DST;
     let (t, v) = texture_of(&d, "resident", usage);
-    let (heap, samplers) = one_slot_heaps(&d);
-    let kernel = slot_zero_sampler(&d);
+    let (heap, samplers) = heaps::one_slot_heaps(&d);
+    let kernel = heaps::slot_zero_sampler(&d);
     d.write_texture_heap(heap, 0, &[v]).unwrap();
     let source = texel_source(&d);
     let read_first = || {
@@ -486,7 +414,7 @@ fn a_texture_in_a_heap_copied_into_or_rendered_to_after_a_heap_read_is_refused_a
                 label: "read first",
             })
             .unwrap();
-        sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap();
+        heaps::sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap();
         e
     };
     let mut copy = read_first();
@@ -525,51 +453,6 @@ fn a_texture_in_a_heap_copied_into_or_rendered_to_after_a_heap_read_is_refused_a
     d.finish();
 }
 
-/// A kernel writing (204, 0, 0, 255) to texel (0, 0) of `v` through a storage binding,
-/// and its group.
-fn storage_fill(d: &Device, v: TextureView) -> (ComputePipeline, BindGroup) {
-    let (fill, bgl) = common::kernel_with_group(
-        d,
-        "fill",
-        "@group(0) @binding(0) var t: texture_storage_2d<rgba8unorm, write>;
-@compute @workgroup_size(1)
-fn main() { textureStore(t, vec2<i32>(0, 0), vec4<f32>(0.8, 0.0, 0.0, 1.0)); }",
-        &[BindGroupLayoutEntry {
-            binding: 0,
-            visibility: ShaderStages::COMPUTE,
-            ty: BindingType::StorageTexture {
-                access: StorageTextureAccess::WriteOnly,
-                format: TextureFormat::Rgba8Unorm,
-                view_dimension: TextureViewDimension::D2,
-            },
-            array: None,
-        }],
-        &[],
-    )
-    .unwrap();
-    let group = d
-        .create_bind_group(&BindGroupDescriptor {
-            label: "fill",
-            layout: bgl,
-            entries: &[BindGroupEntry {
-                binding: 0,
-                resource: BindingResource::TextureView(v),
-            }],
-        })
-        .unwrap();
-    (fill, group)
-}
-
-/// Records a compute pass in `e` whose one dispatch runs `fill` with `group`.
-fn fill_in_pass(e: &mut CommandEncoder, (fill, group): (ComputePipeline, BindGroup)) {
-    e.begin_compute_pass(&ComputePassDescriptor::default())
-        .unwrap();
-    e.set_compute_pipeline(fill).unwrap();
-    e.set_bind_group(0, group, &[]).unwrap();
-    e.dispatch(1, 1, 1).unwrap();
-    e.end_compute_pass().unwrap();
-}
-
 #[test]
 fn a_heap_read_after_a_storage_write_of_its_texture_in_the_same_recording_is_ordered() {
     // The fuzzer's seed 22482 on lavapipe: a texture with storage usage (its sampled layout
@@ -581,21 +464,21 @@ fn a_heap_read_after_a_storage_write_of_its_texture_in_the_same_recording_is_ord
     let d = device();
     let usage = TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING;
     let (_t, v) = texture_of(&d, "written in a heap", usage);
-    let (heap, samplers) = one_slot_heaps(&d);
-    let kernel = slot_zero_sampler(&d);
+    let (heap, samplers) = heaps::one_slot_heaps(&d);
+    let kernel = heaps::slot_zero_sampler(&d);
     d.write_texture_heap(heap, 0, &[v]).unwrap();
-    let (fill, group) = storage_fill(&d, v);
+    let (fill, group) = heaps::storage_fill(&d, v);
     let mut e = d
         .create_command_encoder(&CommandEncoderDescriptor {
             label: "write, then read",
         })
         .unwrap();
-    fill_in_pass(&mut e, (fill, group));
-    sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap();
+    heaps::fill_in_pass(&mut e, (fill, group));
+    heaps::sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap();
     let serial = d.submit([e.finish().unwrap()]).unwrap();
     d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
         .unwrap();
-    assert_eq!(root_value(&d, kernel.1), 204);
+    assert_eq!(heaps::root_value(&d, kernel.1), 204);
     // The same write, then a render pass whose draw reads the heap: the read joins the
     // pass's scope, whose barrier goes in front of the pass; point 0 samples slot 0.
     // (With the read left out of the scope, the layer reported nothing in this case
@@ -606,7 +489,7 @@ fn a_heap_read_after_a_storage_write_of_its_texture_in_the_same_recording_is_ord
             label: "write, then draw",
         })
         .unwrap();
-    fill_in_pass(&mut e, (fill, group));
+    heaps::fill_in_pass(&mut e, (fill, group));
     points_in(&mut e, &f, heap, samplers);
     e.draw(0..1, 0..1).unwrap();
     e.end_render_pass().unwrap();
@@ -792,10 +675,10 @@ fn a_storage_write_after_a_heap_read_in_the_same_recording_waits_for_the_read() 
     let d = device();
     let usage = TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING;
     let (_t, v) = texture_of(&d, "read, then written", usage);
-    let (heap, samplers) = one_slot_heaps(&d);
-    let kernel = slot_zero_sampler(&d);
+    let (heap, samplers) = heaps::one_slot_heaps(&d);
+    let kernel = heaps::slot_zero_sampler(&d);
     d.write_texture_heap(heap, 0, &[v]).unwrap();
-    let fill = storage_fill(&d, v);
+    let fill = heaps::storage_fill(&d, v);
     let encoder = |label| {
         d.create_command_encoder(&CommandEncoderDescriptor { label })
             .unwrap()
@@ -808,17 +691,17 @@ fn a_storage_write_after_a_heap_read_in_the_same_recording_waits_for_the_read() 
     // A heap read in a later command buffer: submission makes the write visible to it.
     let sample_after = || {
         let mut e = encoder("sample");
-        sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap();
+        heaps::sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap();
         run(e);
-        root_value(&d, kernel.1)
+        heaps::root_value(&d, kernel.1)
     };
     // A dispatch reads the heap (the texel is zero, as every texture starts), then a
     // dispatch writes the texture.
     let mut e = encoder("read, then write");
-    sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap();
-    fill_in_pass(&mut e, fill);
+    heaps::sample_in_pass(&d, &mut e, kernel, heap, samplers).unwrap();
+    heaps::fill_in_pass(&mut e, fill);
     run(e);
-    assert_eq!(root_value(&d, kernel.1), 0);
+    assert_eq!(heaps::root_value(&d, kernel.1), 0);
     assert_eq!(sample_after(), 204);
     // A draw reads the heap (point 0 samples slot 0), then a draw of the next pass writes
     // the texture in its fragment shader: the write waits for the first pass.

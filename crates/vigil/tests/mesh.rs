@@ -360,60 +360,10 @@ fn a_mesh_shader_reads_a_heap_texture_a_dispatch_of_the_recording_wrote() {
         Features::MESH_SHADER | Features::DESCRIPTOR_HEAPS,
         "mesh heap",
     );
-    let t = d
-        .create_texture(&TextureDescriptor {
-            label: "written",
-            size: [1, 1],
-            format: TextureFormat::Rgba8Unorm,
-            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING,
-            ..TextureDescriptor::default()
-        })
-        .unwrap();
-    let v = d
-        .create_texture_view(t, &TextureViewDescriptor::default())
-        .unwrap();
-    let heap = d
-        .create_texture_heap(&TextureHeapDescriptor {
-            label: "one",
-            slots: 1,
-        })
-        .unwrap();
-    let samplers = d
-        .create_sampler_heap(&SamplerHeapDescriptor {
-            label: "one",
-            slots: 1,
-        })
-        .unwrap();
+    let (_t, v) = common::heaps::storage_texture(&d, "written");
+    let (heap, samplers) = common::heaps::one_slot_heaps(&d);
     d.write_texture_heap(heap, 0, &[v]).unwrap();
-    let (fill, bgl) = common::kernel_with_group(
-        &d,
-        "fill",
-        "@group(0) @binding(0) var t: texture_storage_2d<rgba8unorm, write>;
-@compute @workgroup_size(1)
-fn main() { textureStore(t, vec2<i32>(0, 0), vec4<f32>(0.8, 0.0, 0.0, 1.0)); }",
-        &[BindGroupLayoutEntry {
-            binding: 0,
-            visibility: ShaderStages::COMPUTE,
-            ty: BindingType::StorageTexture {
-                access: StorageTextureAccess::WriteOnly,
-                format: TextureFormat::Rgba8Unorm,
-                view_dimension: TextureViewDimension::D2,
-            },
-            array: None,
-        }],
-        &[],
-    )
-    .unwrap();
-    let group = d
-        .create_bind_group(&BindGroupDescriptor {
-            label: "fill",
-            layout: bgl,
-            entries: &[BindGroupEntry {
-                binding: 0,
-                resource: BindingResource::TextureView(v),
-            }],
-        })
-        .unwrap();
+    let fill = common::heaps::storage_fill(&d, v);
     let targets = targets();
     let mesh_glsl = format!("{ROOT}{MESH_SAMPLING}");
     let pipeline = d
@@ -434,12 +384,7 @@ fn main() { textureStore(t, vec2<i32>(0, 0), vec4<f32>(0.8, 0.0, 0.0, 1.0)); }",
             label: "write, then a mesh draw reads",
         })
         .unwrap();
-    e.begin_compute_pass(&ComputePassDescriptor::default())
-        .unwrap();
-    e.set_compute_pipeline(fill).unwrap();
-    e.set_bind_group(0, group, &[]).unwrap();
-    e.dispatch(1, 1, 1).unwrap();
-    e.end_compute_pass().unwrap();
+    common::heaps::fill_in_pass(&mut e, fill);
     e.begin_render_pass(&RenderPassDescriptor {
         label: "mesh",
         color_attachments: &[Some(RenderPassColorAttachment {

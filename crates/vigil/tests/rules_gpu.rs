@@ -604,30 +604,48 @@ impl HeapScene {
     }
 }
 
-/// Whether the commands from the first one `from` matches to the next one `to` matches
-/// hold one barrier of a texture kept in `GENERAL` (the storage texture's, both uses).
-fn general_barriers(
+/// The barriers of a texture kept in `GENERAL` (the storage texture's: both its uses are
+/// in that layout), as `(src, dst)` stages, among `commands` after the first one `after`
+/// matches (from the start when `after` is `None`) and before the next one `before`
+/// matches.
+fn general_waits(
     commands: &[vigil::hal_test::TestCommand],
-    from: impl Fn(&vigil::hal_test::TestCommand) -> bool,
-    to: impl Fn(&vigil::hal_test::TestCommand) -> bool,
-) -> usize {
+    after: Option<fn(&vigil::hal_test::TestCommand) -> bool>,
+    before: fn(&vigil::hal_test::TestCommand) -> bool,
+) -> Vec<(Stages, Stages)> {
     use vigil::hal_test::TestCommand as C;
-    commands
+    let start = after.map_or(0, |after| {
+        commands
+            .iter()
+            .position(after)
+            .map_or(commands.len(), |i| i + 1)
+    });
+    commands[start..]
         .iter()
-        .skip_while(|c| !from(c))
-        .skip(1)
-        .take_while(|c| !to(c))
-        .filter(|c| {
-            matches!(
-                c,
-                C::TextureBarrier {
-                    old: TextureLayout::General,
-                    new: TextureLayout::General,
-                    ..
-                }
-            )
+        .take_while(|c| !before(c))
+        .filter_map(|c| match c {
+            C::TextureBarrier {
+                old: TextureLayout::General,
+                new: TextureLayout::General,
+                src,
+                dst,
+                ..
+            } => Some((*src, *dst)),
+            _ => None,
         })
-        .count()
+        .collect()
+}
+
+fn is_dispatch(c: &vigil::hal_test::TestCommand) -> bool {
+    matches!(c, vigil::hal_test::TestCommand::Dispatch(_))
+}
+
+fn is_pass_begin(c: &vigil::hal_test::TestCommand) -> bool {
+    matches!(c, vigil::hal_test::TestCommand::BeginRenderPass(_))
+}
+
+fn is_pass_end(c: &vigil::hal_test::TestCommand) -> bool {
+    matches!(c, vigil::hal_test::TestCommand::EndRenderPass)
 }
 
 #[test]
@@ -645,12 +663,8 @@ fn a_draw_reading_a_heap_waits_for_a_storage_write_of_its_texture_before_the_pas
     s.read(&mut e);
     s.d.submit([e.finish().unwrap()]).unwrap();
     let commands = last_commands(&s.d);
-    let waits = general_barriers(
-        &commands,
-        |c| matches!(c, C::Dispatch(_)),
-        |c| matches!(c, C::BeginRenderPass(_)),
-    );
-    assert_eq!(waits, 1, "{commands:?}");
+    let waits = general_waits(&commands, Some(is_dispatch), is_pass_begin);
+    assert_eq!(waits.len(), 1, "{commands:?}");
     assert!(commands.iter().any(|c| matches!(c, C::Draw(..))));
 }
 
@@ -660,19 +674,14 @@ fn a_storage_write_after_a_draw_reading_a_heap_waits_for_the_pass() {
     // first use of the texture the recording tracks, writes it. The read is taken as the
     // texture's first use, so the write waits for the pass. (In `gpu_heaps.rs` the
     // dispatch-then-dispatch case is checked by the layer, and the pixels of both.)
-    use vigil::hal_test::TestCommand as C;
     let s = heap_scene();
     let mut e = encoder(&s.d);
     s.read(&mut e);
     s.write(&mut e);
     s.d.submit([e.finish().unwrap()]).unwrap();
     let commands = last_commands(&s.d);
-    let waits = general_barriers(
-        &commands,
-        |c| matches!(c, C::EndRenderPass),
-        |c| matches!(c, C::Dispatch(_)),
-    );
-    assert_eq!(waits, 1, "{commands:?}");
+    let waits = general_waits(&commands, Some(is_pass_end), is_dispatch);
+    assert_eq!(waits.len(), 1, "{commands:?}");
 }
 
 #[test]
@@ -682,7 +691,6 @@ fn a_storage_write_waits_for_heap_reads_of_earlier_command_buffers() {
     // third. The third's barrier must wait for the fragment shader's read as well as
     // for the first write: while a heap names the texture, every shader stage counts as
     // reading it.
-    use vigil::hal_test::TestCommand as C;
     let s = heap_scene();
     let mut first = encoder(&s.d);
     s.write(&mut first);
@@ -694,20 +702,7 @@ fn a_storage_write_waits_for_heap_reads_of_earlier_command_buffers() {
         .unwrap();
     s.d.submit([second.finish().unwrap()]).unwrap();
     let commands = last_commands(&s.d);
-    let waits: Vec<(Stages, Stages)> = commands
-        .iter()
-        .take_while(|c| !matches!(c, C::Dispatch(_)))
-        .filter_map(|c| match c {
-            C::TextureBarrier {
-                old: TextureLayout::General,
-                new: TextureLayout::General,
-                src,
-                dst,
-                ..
-            } => Some((*src, *dst)),
-            _ => None,
-        })
-        .collect();
+    let waits = general_waits(&commands, None, is_dispatch);
     assert_eq!(waits.len(), 1, "{commands:?}");
     let (src, dst) = waits[0];
     assert!(
@@ -723,25 +718,7 @@ fn heap_reads_wait_for_storage_writes_of_earlier_command_buffers() {
     // the heap and does not track the texture. The write is made visible to every
     // shader stage in front of the next command buffer, in the same submission or, after
     // the last, in front of the next submission.
-    use vigil::hal_test::TestCommand as C;
     let s = heap_scene();
-    let flushes = |commands: &[C]| -> Vec<(Stages, Stages)> {
-        commands
-            .iter()
-            .skip_while(|c| !matches!(c, C::Dispatch(_)))
-            .take_while(|c| !matches!(c, C::BeginRenderPass(_)))
-            .filter_map(|c| match c {
-                C::TextureBarrier {
-                    old: TextureLayout::General,
-                    new: TextureLayout::General,
-                    src,
-                    dst,
-                    ..
-                } => Some((*src, *dst)),
-                _ => None,
-            })
-            .collect()
-    };
     let heap_stages = Stages::VERTEX_SHADER | Stages::FRAGMENT_SHADER | Stages::COMPUTE;
     // In one submission.
     let mut write = encoder(&s.d);
@@ -752,7 +729,7 @@ fn heap_reads_wait_for_storage_writes_of_earlier_command_buffers() {
         .unwrap();
     let commands = last_commands(&s.d);
     assert_eq!(
-        flushes(&commands),
+        general_waits(&commands, Some(is_dispatch), is_pass_begin),
         [(Stages::COMPUTE, heap_stages)],
         "{commands:?}"
     );
@@ -764,22 +741,8 @@ fn heap_reads_wait_for_storage_writes_of_earlier_command_buffers() {
     s.read(&mut read);
     s.d.submit([read.finish().unwrap()]).unwrap();
     let commands = last_commands(&s.d);
-    let before_pass: Vec<(Stages, Stages)> = commands
-        .iter()
-        .take_while(|c| !matches!(c, C::BeginRenderPass(_)))
-        .filter_map(|c| match c {
-            C::TextureBarrier {
-                old: TextureLayout::General,
-                new: TextureLayout::General,
-                src,
-                dst,
-                ..
-            } => Some((*src, *dst)),
-            _ => None,
-        })
-        .collect();
     assert_eq!(
-        before_pass,
+        general_waits(&commands, None, is_pass_begin),
         [(Stages::COMPUTE, heap_stages)],
         "{commands:?}"
     );
@@ -793,7 +756,6 @@ fn a_refused_submission_takes_back_the_writes_it_made_visible_to_heap_reads() {
     // the write it saw last was visible to every shader stage. A dispatch that then
     // reads the texture through a group needs no barrier; had the state gone back only
     // to after the write, it would.
-    use vigil::hal_test::TestCommand as C;
     let s = heap_scene();
     let mut read = encoder(&s.d);
     s.read(&mut read);
@@ -867,21 +829,8 @@ fn main() { out[0] = textureLoad(t, vec2<i32>(0, 0), 0).x; }",
     e.end_compute_pass().unwrap();
     s.d.submit([e.finish().unwrap()]).unwrap();
     let commands = last_commands(&s.d);
-    let waits = commands
-        .iter()
-        .take_while(|c| !matches!(c, C::Dispatch(_)))
-        .filter(|c| {
-            matches!(
-                c,
-                C::TextureBarrier {
-                    old: TextureLayout::General,
-                    new: TextureLayout::General,
-                    ..
-                }
-            )
-        })
-        .count();
-    assert_eq!(waits, 0, "{commands:?}");
+    let waits = general_waits(&commands, None, is_dispatch);
+    assert!(waits.is_empty(), "{commands:?}");
 }
 
 #[test]

@@ -3,6 +3,8 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod heaps;
+
 use std::sync::Arc;
 use vigil::{
     Device, DeviceDescriptor, Features, Instance, InstanceDescriptor, Validation, ValidationLog,
