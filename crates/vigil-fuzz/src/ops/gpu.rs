@@ -269,19 +269,7 @@ pub fn pointer_draws(w: &mut World<'_>, r: &mut Rng) {
     // Mostly a pass the pipelines fit (one Rgba8Unorm target, one sample, no depth); now
     // and then any render pass (then refused for the mismatch).
     let fits = r.chance(85);
-    let Some(i) = pick_encoder(w, r, |p| match p {
-        PassState::Render {
-            colors,
-            depth,
-            samples,
-        } => {
-            !fits
-                || (colors.as_slice() == [Some(vigil::TextureFormat::Rgba8Unorm)]
-                    && depth.is_none()
-                    && *samples == 1)
-        }
-        _ => false,
-    }) else {
+    let Some(i) = pick_encoder(w, r, |p| one_target_pass(p, fits)) else {
         return outside_pass(w, r);
     };
     let (root, invalid) = match w.gpu_heaps.live_where(r, |m| m.0 >= 4) {
@@ -332,6 +320,25 @@ pub fn pointer_draws(w: &mut World<'_>, r: &mut Rng) {
             }
         }
     });
+}
+
+/// Whether `p` is a render pass the tier's draw pipelines fit (one `Rgba8Unorm` target,
+/// one sample, no depth); any render pass when not `fits` (the draw then refused for the
+/// mismatch).
+pub(super) fn one_target_pass(p: &PassState, fits: bool) -> bool {
+    match p {
+        PassState::Render {
+            colors,
+            depth,
+            samples,
+        } => {
+            !fits
+                || (colors.as_slice() == [Some(vigil::TextureFormat::Rgba8Unorm)]
+                    && depth.is_none()
+                    && *samples == 1)
+        }
+        _ => false,
+    }
 }
 
 /// The draw pipelines and the arguments heap: `[3, 1, 0, 0]` at 0 (a draw), indices

@@ -143,46 +143,70 @@ fn draw(w: &mut World<'_>, r: &mut Rng) {
         return;
     };
     let fits = r.chance(85);
-    let Some(i) = pick_encoder(w, r, |p| match p {
-        PassState::Render {
-            colors,
-            depth,
-            samples,
-        } => {
-            !fits
-                || (colors.as_slice() == [Some(vigil::TextureFormat::Rgba8Unorm)]
-                    && depth.is_none()
-                    && *samples == 1)
-        }
-        _ => false,
-    }) else {
+    let Some(i) = pick_encoder(w, r, |p| super::gpu::one_target_pass(p, fits)) else {
         return outside_pass(w, r);
     };
-    let Some((_, (size, _, base))) = w.gpu_heaps.live_where(r, |m| m.0 >= 4) else {
+    let Some(heaps) = HeapUse::pick(w, r) else {
         return;
     };
-    let root = GpuPtr::<u32>::from_address(base + r.below(size / 4) * 4);
-    let (textures, _, tv) = mostly_live(&w.texture_heaps, r, w.id);
-    let (samplers, _, sv) = mostly_live(&w.sampler_heaps, r, w.id);
-    let skip = r.below(4);
-    let invalid = (skip != 1 && tv.invalid()) || (skip != 2 && sv.invalid());
     let draws = 1 + r.below(3);
-    let what = format!(
-        "set_render_pipeline(sample), set_root({root:?}), heaps {textures:?} {samplers:?} (skip {skip}), {draws} draws"
-    );
-    on_encoder(w, i, "heap_draw", what, invalid, |o| {
+    let what = format!("set_render_pipeline(sample), {heaps}, {draws} draws");
+    on_encoder(w, i, "heap_draw", what, heaps.invalid, |o| {
         o.bound.pipeline = None;
         o.bound.group = None;
         o.encoder.set_render_pipeline(pipeline)?;
-        o.encoder.set_root(root)?;
-        if skip != 1 {
-            o.encoder.set_texture_heap(textures)?;
-        }
-        if skip != 2 {
-            o.encoder.set_sampler_heap(samplers)?;
-        }
+        heaps.set(&mut o.encoder)?;
         (0..draws).try_for_each(|_| o.encoder.draw(0..3, 0..1))
     });
+}
+
+/// What a heap-reading draw or dispatch sets: a root in a live heap, and the texture and
+/// sampler heaps (mostly live), one of them now and then left unset (`skip` 1 or 2).
+struct HeapUse {
+    root: GpuPtr<u32>,
+    textures: vigil::TextureHeap,
+    samplers: vigil::SamplerHeap,
+    skip: u64,
+    invalid: bool,
+}
+
+impl HeapUse {
+    fn pick(w: &World<'_>, r: &mut Rng) -> Option<HeapUse> {
+        let (_, (size, _, base)) = w.gpu_heaps.live_where(r, |m| m.0 >= 4)?;
+        let root = GpuPtr::<u32>::from_address(base + r.below(size / 4) * 4);
+        let (textures, _, tv) = mostly_live(&w.texture_heaps, r, w.id);
+        let (samplers, _, sv) = mostly_live(&w.sampler_heaps, r, w.id);
+        let skip = r.below(4);
+        let invalid = (skip != 1 && tv.invalid()) || (skip != 2 && sv.invalid());
+        Some(HeapUse {
+            root,
+            textures,
+            samplers,
+            skip,
+            invalid,
+        })
+    }
+
+    fn set(&self, e: &mut vigil::CommandEncoder) -> vigil::Result<()> {
+        e.set_root(self.root)?;
+        if self.skip != 1 {
+            e.set_texture_heap(self.textures)?;
+        }
+        if self.skip != 2 {
+            e.set_sampler_heap(self.samplers)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for HeapUse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "set_root({:?}), heaps {:?} {:?} (skip {})",
+            self.root, self.textures, self.samplers, self.skip
+        )
+    }
 }
 
 fn create(w: &mut World<'_>, r: &mut Rng) {
@@ -314,28 +338,15 @@ fn dispatch(w: &mut World<'_>, r: &mut Rng) {
     let Some(i) = pick_encoder(w, r, |p| *p == PassState::Compute) else {
         return outside_pass(w, r);
     };
-    let Some((_, (size, _, base))) = w.gpu_heaps.live_where(r, |m| m.0 >= 4) else {
+    let Some(heaps) = HeapUse::pick(w, r) else {
         return;
     };
-    let root = GpuPtr::<u32>::from_address(base + r.below(size / 4) * 4);
-    let (textures, _, tv) = mostly_live(&w.texture_heaps, r, w.id);
-    let (samplers, _, sv) = mostly_live(&w.sampler_heaps, r, w.id);
-    let skip = r.below(4);
-    let invalid = (skip != 1 && tv.invalid()) || (skip != 2 && sv.invalid());
-    let what = format!(
-        "set_compute_pipeline(sample), set_root({root:?}), heaps {textures:?} {samplers:?} (skip {skip}), dispatch"
-    );
-    on_encoder(w, i, "heap_dispatch", what, invalid, |o| {
+    let what = format!("set_compute_pipeline(sample), {heaps}, dispatch");
+    on_encoder(w, i, "heap_dispatch", what, heaps.invalid, |o| {
         o.bound.pipeline = None;
         o.bound.group = None;
         o.encoder.set_compute_pipeline(pipeline)?;
-        o.encoder.set_root(root)?;
-        if skip != 1 {
-            o.encoder.set_texture_heap(textures)?;
-        }
-        if skip != 2 {
-            o.encoder.set_sampler_heap(samplers)?;
-        }
+        heaps.set(&mut o.encoder)?;
         o.encoder.dispatch(1, 1, 1)
     });
 }
