@@ -934,3 +934,44 @@ fn a_draw_writing_a_heap_texture_after_a_heap_read_in_its_pass_is_refused() {
     e.end_render_pass().unwrap();
     s.d.submit([e.finish().unwrap()]).unwrap();
 }
+
+#[test]
+fn a_texture_entering_a_heap_after_a_recording_read_it_and_wrote_the_texture_is_refused() {
+    // Heap reads sample what the slots hold when the work runs. A recording reads the heap
+    // while its slot names another texture, then writes the storage texture; before it is
+    // submitted the texture enters the heap, so the read would sample it with nothing
+    // ordering it against the write: refused at submission. Had the texture entered
+    // before the recording read the heap, the recording orders the two, and it goes in.
+    let s = heap_scene();
+    let other =
+        s.d.create_texture(&TextureDescriptor {
+            label: "other",
+            size: [1, 1],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::TEXTURE_BINDING,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let other =
+        s.d.create_texture_view(other, &TextureViewDescriptor::default())
+            .unwrap();
+    let record = || {
+        let mut e = encoder(&s.d);
+        s.read(&mut e);
+        s.write(&mut e);
+        e.finish().unwrap()
+    };
+    s.d.write_texture_heap(s.textures, 0, &[other]).unwrap();
+    let cb = record();
+    s.d.write_texture_heap(s.textures, 0, &[s.view]).unwrap();
+    expect_rule(s.d.submit([cb]), Rule::GpuHeapResident);
+    // Entered before the recording: submitted, the write waiting for the read.
+    let cb = record();
+    s.d.submit([cb]).unwrap();
+    let commands = last_commands(&s.d);
+    assert_eq!(
+        general_waits(&commands, Some(is_pass_end), is_dispatch).len(),
+        1,
+        "{commands:?}"
+    );
+}

@@ -456,7 +456,13 @@ impl<A: Api> Device<A> {
             }
         }
         if !resident.is_empty() {
-            self.heap_entries.fetch_add(1, Ordering::AcqRel);
+            let at = self
+                .heap_entries
+                .fetch_add(1, Ordering::AcqRel)
+                .wrapping_add(1);
+            for t in &resident {
+                t.heap_since.store(at, Ordering::Release);
+            }
         }
         if let Err(e) = self.hal.write_heap(&heap.raw, layout, &entries) {
             for slot in &new {

@@ -301,6 +301,11 @@ pub(crate) struct TextureObj<A: Api> {
     /// Texture-heap slots naming a view of it: while non-zero, the texture stays in its
     /// sampled layout (`gpu.heap-resident`).
     pub heap_slots: AtomicU32,
+    /// The value the device's count of heap entries (`Core::heap_entries`) took when the
+    /// texture last entered a heap (0: never): a recording whose first heap read saw a
+    /// lower count read the heap without it, though its reads, which take the slots as
+    /// they are when the work runs, may sample it.
+    pub heap_since: std::sync::atomic::AtomicU64,
     /// For a texture placed in a placement heap: where. Last, so the image goes before
     /// the memory it lies in.
     pub placed: Option<Placed<A>>,

@@ -147,6 +147,7 @@ impl<A: Api> Device<A> {
                 exported: AtomicBool::new(false),
                 order: source.order.clone(),
                 heap_slots: std::sync::atomic::AtomicU32::new(0),
+                heap_since: std::sync::atomic::AtomicU64::new(0),
                 placed: None,
             })
             .ok_or_else(|| super::buffer::registry_full(OP, &label, "texture"))?;

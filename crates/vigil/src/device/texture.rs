@@ -103,6 +103,7 @@ impl<A: Api> Device<A> {
                 exported: std::sync::atomic::AtomicBool::new(false),
                 order: std::sync::Arc::new(Mutex::new(super::shared::SharedUses::default())),
                 heap_slots: std::sync::atomic::AtomicU32::new(0),
+                heap_since: std::sync::atomic::AtomicU64::new(0),
                 placed,
             })
             .ok_or_else(|| super::buffer::registry_full(op, desc.label, "texture"))?;

@@ -339,7 +339,7 @@ impl<A: Api> CommandEncoder<A> {
         };
         if let Some((e, t, p)) = self.heap_clean {
             if e == entries && t == tracked && (p == 0 || p == pass) {
-                self.note_heap_read(stages);
+                self.note_heap_read(stages, entries);
                 return Ok(());
             }
         }
@@ -398,21 +398,25 @@ impl<A: Api> CommandEncoder<A> {
         } else {
             None
         };
-        self.note_heap_read(stages);
+        self.note_heap_read(stages, entries);
         Ok(())
     }
 
-    /// Notes a read of the texture heap by `stages` at this point of the recording: a
-    /// texture a heap names that the recording meets later is taken as read by it
+    /// Notes a read of the texture heap by `stages` at this point of the recording, the
+    /// device's count of heap entries being `entries`: a texture a heap names that the
+    /// recording meets later is taken as read by it
     /// ([`super::used::Tracker::heap_read`]).
     #[inline]
-    fn note_heap_read(&mut self, stages: Stages) {
-        let seen = self
-            .used
-            .tracker
-            .heap_read
-            .map_or(stages, |(s, _)| s | stages);
-        self.used.tracker.heap_read = Some((seen, self.used.seq));
+    fn note_heap_read(&mut self, stages: Stages, entries: u64) {
+        let tracker = &mut self.used.tracker;
+        let seen = match tracker.heap_read {
+            Some((s, _)) => s | stages,
+            None => {
+                tracker.heap_read_from = entries;
+                stages
+            }
+        };
+        tracker.heap_read = Some((seen, self.used.seq));
     }
 
     /// Dispatches with `(x, y, z)` read by the GPU from `args`, an address in a live heap

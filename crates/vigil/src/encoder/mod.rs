@@ -790,7 +790,8 @@ impl<A: Api> CommandBuffer<A> {
     /// its sampled one (`gpu.heap-resident`): heap shaders read it in that layout whenever
     /// they run, so it may not leave it.
     fn check_resident(&self) -> Result<()> {
-        for t in &self.used.tracker.textures {
+        let tracker = &self.used.tracker;
+        for t in &tracker.textures {
             if t.obj.heap_slots.load(Ordering::Acquire) == 0 {
                 continue;
             }
@@ -800,6 +801,24 @@ impl<A: Api> CommandBuffer<A> {
                     "submit",
                     &self.label,
                     "texture '{}' is named by a texture heap, and the command buffer uses it in another layout than the one heap shaders sample it in (a copy, attachment or clear); take its views out of heaps first",
+                    t.obj.label
+                ));
+            }
+            // Heap reads take the slots as they are when the work runs: a texture that
+            // entered a heap after the recording's first heap read may be sampled by reads
+            // the recording did not order against its writes of it.
+            let late = tracker.heap_read.is_some()
+                && t.obj.heap_since.load(Ordering::Acquire) > tracker.heap_read_from;
+            if late
+                && t.track.parts().any(|(_, _, p)| {
+                    p.state.write.is_some() || p.first.is_some_and(|u| u.is_write())
+                })
+            {
+                return Err(fail!(
+                    GpuHeapResident,
+                    "submit",
+                    &self.label,
+                    "texture '{}' entered a texture heap after this command buffer first read the heap, and the command buffer writes it: its heap reads, which sample what the slots hold when the work runs, were recorded without ordering them against that write; submit it before the texture enters a heap, or write the texture in a command buffer of its own",
                     t.obj.label
                 ));
             }

@@ -314,6 +314,9 @@ pub(crate) struct Tracker<A: Api> {
     /// such a heap names that the recording first meets after a heap read is taken as
     /// read by it, so a later write in the recording waits for the read.
     pub heap_read: Option<(vigil_hal::Stages, u64)>,
+    /// The device's count of heap entries when the recording first read the texture heap
+    /// (see `TextureObj::heap_since`).
+    pub heap_read_from: u64,
 }
 
 /// Every subresource of `t`.
@@ -338,6 +341,7 @@ impl<A: Api> Default for Tracker<A> {
             buffer_overflow: Default::default(),
             texture_index: Default::default(),
             heap_read: None,
+            heap_read_from: 0,
         }
     }
 }
