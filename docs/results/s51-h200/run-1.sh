@@ -2,8 +2,10 @@
 # session's closing note names): the packed test suite of the vigil crate (release,
 # --all-features; glslc, spirv-val, spirv-cross carried), with VIGIL_EXPECT_COMPUTE_QUEUE
 # set so compute_queue.rs must use the H200's async compute family (its new test writes
-# and reads a heap texture there); then the fuzzer over 96 new seeds and seeds 6398 and
-# 22482 (the H200's and lavapipe's heap findings) replayed. One archive comes back.
+# and reads a heap texture there); then the fuzzer over 96 new seeds, and seeds 6398 and
+# 22482 run alone (the numbers of the H200's and lavapipe's heap findings; session 51's
+# recipe and heap draws changed the fuzzer's streams, so these are not the original
+# call sequences, which gpu_heaps.rs's tests keep). One archive comes back.
 cd .gl && tar -xJf tools/tools.tar.xz && tar -xJf tests.tar.xz && xz -dkf bin/vigil-fuzz.xz && chmod +x bin/vigil-fuzz && cd ..
 export PATH=$PWD/.gl/tools:$PATH LD_LIBRARY_PATH=$PWD/.gl/tools:$LD_LIBRARY_PATH
 export VIGIL_EXPECT_COMPUTE_QUEUE=1
