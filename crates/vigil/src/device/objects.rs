@@ -697,6 +697,21 @@ pub(crate) struct MappingObj<A: Api> {
 /// `MappingObj::access` while a closure writes.
 pub(crate) const WRITING: u32 = u32::MAX;
 
+/// The stages that may read a texture through a texture heap.
+pub(crate) const HEAP_READERS: vigil_hal::Stages = vigil_hal::Stages::VERTEX_SHADER
+    .union(vigil_hal::Stages::FRAGMENT_SHADER)
+    .union(vigil_hal::Stages::COMPUTE);
+
+/// A read by `stages` of a texture of `usage` through a texture heap: a sampled read in
+/// the layout shaders see it in ([`shader_layout`]).
+pub(crate) fn heap_read(usage: TextureUsages, stages: vigil_hal::Stages) -> Use {
+    Use {
+        stages,
+        access: vigil_hal::Access::SHADER_READ,
+        layout: shader_layout(usage),
+    }
+}
+
 /// The layout shaders see a texture in: `General` for textures that can be storage
 /// textures (so sampled and storage uses of them never disagree), `ShaderReadOnly` for the
 /// rest. Bind groups name it when they are created.

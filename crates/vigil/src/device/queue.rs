@@ -1463,11 +1463,7 @@ fn make_resident<'r, A: Api>(
         let mut g = lock(&t.state);
         undo.push((t.clone(), g.initialized, g.parts.clone()));
         zero_if_unwritten(t, &mut g, head);
-        let u = crate::track::Use {
-            stages: Stages::VERTEX_SHADER | Stages::FRAGMENT_SHADER | Stages::COMPUTE,
-            access: Access::SHADER_READ,
-            layout: super::objects::shader_layout(t.desc.usage),
-        };
+        let u = super::objects::heap_read(t.desc.usage, super::objects::HEAP_READERS);
         let layers = t.desc.array_layers.max(1);
         for (i, s) in g.parts.iter_mut().enumerate() {
             if let Some(tr) = crate::track::step(s, u) {

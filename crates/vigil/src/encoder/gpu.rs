@@ -6,10 +6,9 @@ use super::{CommandEncoder, Pass};
 use crate::device::GpuPtr;
 use crate::error::{Result, fail};
 use crate::handle::Handle;
-use crate::track::Use;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use vigil_hal::{Access, Api, IndexFormat, MemoryBarrier, Stages};
+use vigil_hal::{Api, IndexFormat, MemoryBarrier, Stages};
 
 /// Timestamps a command buffer may write of its own.
 const STAMPS: u32 = 256;
@@ -324,19 +323,18 @@ impl<A: Api> CommandEncoder<A> {
     /// again.
     #[inline(never)]
     pub(super) fn heap_reads_clean(&mut self, op: &'static str) -> Result<()> {
-        let stages = if self.pass == Pass::Render {
+        // The reading stages, and the render pass a look may serve (none for a dispatch).
+        let (stages, pass) = if self.pass == Pass::Render {
             self.render.heap_read = true;
-            Stages::VERTEX_SHADER | Stages::FRAGMENT_SHADER
+            (
+                Stages::VERTEX_SHADER | Stages::FRAGMENT_SHADER,
+                self.render.pass_id,
+            )
         } else {
-            Stages::COMPUTE
+            (Stages::COMPUTE, u64::MAX)
         };
         let entries = self.core.heap_entries.load(Ordering::Acquire);
         let tracked = self.used.tracker.textures.len();
-        let pass = if self.pass == Pass::Render {
-            self.render.pass_id
-        } else {
-            u64::MAX
-        };
         if let Some((e, t, p)) = self.heap_clean {
             if e == entries && t == tracked && (p == 0 || p == pass) {
                 self.note_heap_read(stages, entries);
@@ -359,11 +357,7 @@ impl<A: Api> CommandEncoder<A> {
                     t.obj.label
                 ));
             }
-            let read = Use {
-                stages,
-                access: Access::SHADER_READ,
-                layout: crate::device::objects::shader_layout(t.obj.desc.usage),
-            };
+            let read = crate::device::objects::heap_read(t.obj.desc.usage, stages);
             let whole = super::used::whole_texture(&t.obj);
             if self.pass != Pass::Render {
                 // A pointer pipeline binds no groups, so a dispatch has no other use to

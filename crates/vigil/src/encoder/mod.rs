@@ -49,11 +49,6 @@ use vigil_hal::{
     TextureBarrier, TextureLayout,
 };
 
-/// The stages that may read a texture through a heap.
-const HEAP_READERS: Stages = Stages::VERTEX_SHADER
-    .union(Stages::FRAGMENT_SHADER)
-    .union(Stages::COMPUTE);
-
 /// How to create a command encoder.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CommandEncoderDescriptor<'a> {
@@ -809,11 +804,7 @@ impl<A: Api> CommandBuffer<A> {
             // the recording did not order against its writes of it.
             let late = tracker.heap_read.is_some()
                 && t.obj.heap_since.load(Ordering::Acquire) > tracker.heap_read_from;
-            if late
-                && t.track.parts().any(|(_, _, p)| {
-                    p.state.write.is_some() || p.first.is_some_and(|u| u.is_write())
-                })
-            {
+            if late && t.written() {
                 return Err(fail!(
                     GpuHeapResident,
                     "submit",
@@ -892,7 +883,7 @@ impl<A: Api> CommandBuffer<A> {
                     if in_heap {
                         // (A preparation for this use made before such reads waits for
                         // none of them: it no longer stands.)
-                        s.reads.0 |= HEAP_READERS;
+                        s.reads.0 |= crate::device::objects::HEAP_READERS;
                         s.reads.1 |= vigil_hal::Access::SHADER_READ;
                         s.cleared = Stages::empty();
                     }
@@ -920,10 +911,7 @@ impl<A: Api> CommandBuffer<A> {
             .tracker
             .textures
             .iter()
-            .filter(|t| {
-                t.obj.heap_slots.load(Ordering::Acquire) != 0
-                    && t.track.parts().any(|(_, _, p)| p.state.write.is_some())
-            })
+            .filter(|t| t.obj.heap_slots.load(Ordering::Acquire) != 0 && t.written())
             .map(|t| &t.obj)
     }
 

@@ -159,6 +159,12 @@ impl<A: Api> TrackedTexture<A> {
             p.first.is_some_and(|u| u.layout != sampled) || p.state.layout != sampled
         })
     }
+
+    /// Whether the recording writes the texture (or moves it out of a layout): a part's
+    /// state keeps a write from its first write on.
+    pub fn written(&self) -> bool {
+        self.track.parts().any(|(_, _, p)| p.state.write.is_some())
+    }
 }
 
 /// What a recording does with aliasable textures, in order (checked at submission against
@@ -417,11 +423,7 @@ impl<A: Api> Tracker<A> {
                 // A heap this recording read earlier names it: its first use here is
                 // that read, whole, in its sampled layout (a first use needs no barrier
                 // of the recording's own; submission orders it after earlier ones).
-                let read = Use {
-                    stages,
-                    access: vigil_hal::Access::SHADER_READ,
-                    layout: crate::device::objects::shader_layout(t.desc.usage),
-                };
+                let read = crate::device::objects::heap_read(t.desc.usage, stages);
                 track.apply_to(whole_texture(t), read, at, None, |_, _, _| {});
             }
         }
