@@ -217,7 +217,7 @@ fn dispatch(w: &mut World<'_>, r: &mut Rng) {
 }
 
 /// A triangle whose height depends on the word the root points at (read, never followed).
-const PULL_VS: &str = "
+pub(super) const PULL_VS: &str = "
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Word { uint value; };
 VIGIL_ROOT(Word);
 void main() {
@@ -322,6 +322,33 @@ pub fn pointer_draws(w: &mut World<'_>, r: &mut Rng) {
     });
 }
 
+/// The one color target of the tier's draw pipelines.
+fn one_target() -> [Option<vigil::ColorTargetState>; 1] {
+    [Some(vigil::ColorTargetState {
+        format: vigil::TextureFormat::Rgba8Unorm,
+        blend: None,
+        write_mask: vigil::ColorWrites::ALL,
+    })]
+}
+
+/// A pointer pipeline drawing [`PULL_VS`]'s triangle with fragment shader `fragment`
+/// into one `Rgba8Unorm` target (the passes [`one_target_pass`] picks).
+pub(super) fn pull_pipeline(
+    w: &World<'_>,
+    label: &str,
+    fragment: &str,
+) -> vigil::Result<vigil::RenderPipeline> {
+    w.device
+        .create_pointer_render_pipeline(&vigil::PointerRenderPipelineDescriptor {
+            label,
+            vertex_glsl: PULL_VS,
+            fragment: Some((fragment, &one_target())),
+            primitive: vigil::PrimitiveState::default(),
+            depth_stencil: None,
+            sample_count: 1,
+        })
+}
+
 /// Whether `p` is a render pass the tier's draw pipelines fit (one `Rgba8Unorm` target,
 /// one sample, no depth); any render pass when not `fits` (the draw then refused for the
 /// mismatch).
@@ -344,27 +371,13 @@ pub(super) fn one_target_pass(p: &PassState, fits: bool) -> bool {
 /// The draw pipelines and the arguments heap: `[3, 1, 0, 0]` at 0 (a draw), indices
 /// `[0, 1, 2]` at 16, `[1, 1, 1]` at 32 (mesh workgroups).
 fn make_draw_pipelines(w: &mut World<'_>) {
-    let targets = [Some(vigil::ColorTargetState {
-        format: vigil::TextureFormat::Rgba8Unorm,
-        blend: None,
-        write_mask: vigil::ColorWrites::ALL,
-    })];
+    let targets = one_target();
     w.call(
         "create_pointer_render_pipeline",
         "pull".into(),
         false,
         |w| {
-            let p = w.device.create_pointer_render_pipeline(
-                &vigil::PointerRenderPipelineDescriptor {
-                    label: "fuzz pull",
-                    vertex_glsl: PULL_VS,
-                    fragment: Some((FLAT_FS, &targets)),
-                    primitive: vigil::PrimitiveState::default(),
-                    depth_stencil: None,
-                    sample_count: 1,
-                },
-            )?;
-            w.pull = Some(p);
+            w.pull = Some(pull_pipeline(w, "fuzz pull", FLAT_FS)?);
             Ok(())
         },
     );

@@ -30,16 +30,6 @@ void main() {
 }
 ";
 
-/// A triangle lifted by its root's word, as the tier's other draws make it.
-const SAMPLE_VS: &str = "
-layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Word { uint value; };
-VIGIL_ROOT(Word);
-void main() {
-    float lift = float(vigil.root.value & 1u) * 0.25;
-    gl_Position = vec4(float(gl_VertexIndex & 1u) - 0.5, float(gl_VertexIndex >> 1u) - 0.5 + lift, 0.0, 1.0);
-}
-";
-
 /// Samples both heaps at a slot its pixel's column picks (the macros clamp it).
 const SAMPLE_FS: &str = "
 VIGIL_TEXTURE_HEAP;
@@ -113,26 +103,12 @@ fn draw(w: &mut World<'_>, r: &mut Rng) {
         if !w.features.contains(vigil::Features::DESCRIPTOR_HEAPS) && !r.chance(5) {
             return;
         }
-        let targets = [Some(vigil::ColorTargetState {
-            format: vigil::TextureFormat::Rgba8Unorm,
-            blend: None,
-            write_mask: vigil::ColorWrites::ALL,
-        })];
         w.call(
             "create_pointer_render_pipeline",
             "sample heaps in a draw".into(),
             false,
             |w| {
-                let p = w.device.create_pointer_render_pipeline(
-                    &vigil::PointerRenderPipelineDescriptor {
-                        label: "fuzz draw sampling heaps",
-                        vertex_glsl: SAMPLE_VS,
-                        fragment: Some((SAMPLE_FS, &targets)),
-                        primitive: vigil::PrimitiveState::default(),
-                        depth_stencil: None,
-                        sample_count: 1,
-                    },
-                )?;
+                let p = super::gpu::pull_pipeline(w, "fuzz draw sampling heaps", SAMPLE_FS)?;
                 w.sample_draw = Some(p);
                 Ok(())
             },
