@@ -68,20 +68,30 @@ fn targets() -> [Option<ColorTargetState>; 1] {
 }
 
 fn mesh_pipeline(d: &Device, task: bool) -> RenderPipeline {
-    let task_glsl = format!("{ROOT}{TASK}");
-    let mesh_glsl = format!("{ROOT}{MESH}");
-    let targets = targets();
+    let label = if task { "task+mesh" } else { "mesh" };
+    mesh_pipeline_of(d, label, task.then_some(TASK), MESH).unwrap()
+}
+
+/// A mesh pipeline of `task` (if any) and `mesh`, each after the root's declaration, with
+/// the flat-color fragment shader and one target.
+fn mesh_pipeline_of(
+    d: &Device,
+    label: &str,
+    task: Option<&str>,
+    mesh: &str,
+) -> Result<RenderPipeline> {
+    let task_glsl = task.map(|t| format!("{ROOT}{t}"));
+    let mesh_glsl = format!("{ROOT}{mesh}");
     d.create_pointer_mesh_pipeline(&PointerMeshPipelineDescriptor {
-        label: if task { "task+mesh" } else { "mesh" },
-        task_glsl: task.then_some(task_glsl.as_str()),
+        label,
+        task_glsl: task_glsl.as_deref(),
         mesh_glsl: &mesh_glsl,
-        fragment: Some((FRAGMENT, &targets)),
+        fragment: Some((FRAGMENT, &targets())),
         cull_mode: CullMode::None,
         front_face: FrontFace::Ccw,
         depth_stencil: None,
         sample_count: 1,
     })
-    .unwrap()
 }
 
 struct Scene {
@@ -364,20 +374,7 @@ fn a_mesh_shader_reads_a_heap_texture_a_dispatch_of_the_recording_wrote() {
     let (heap, samplers) = common::heaps::one_slot_heaps(&d);
     d.write_texture_heap(heap, 0, &[v]).unwrap();
     let fill = common::heaps::storage_fill(&d, v);
-    let targets = targets();
-    let mesh_glsl = format!("{ROOT}{MESH_SAMPLING}");
-    let pipeline = d
-        .create_pointer_mesh_pipeline(&PointerMeshPipelineDescriptor {
-            label: "mesh sampling",
-            task_glsl: None,
-            mesh_glsl: &mesh_glsl,
-            fragment: Some((FRAGMENT, &targets)),
-            cull_mode: CullMode::None,
-            front_face: FrontFace::Ccw,
-            depth_stencil: None,
-            sample_count: 1,
-        })
-        .unwrap();
+    let pipeline = mesh_pipeline_of(&d, "mesh sampling", None, MESH_SAMPLING).unwrap();
     let s = scene(&d, 1);
     let mut e = d
         .create_command_encoder(&CommandEncoderDescriptor {
