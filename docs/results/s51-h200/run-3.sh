@@ -3,7 +3,8 @@
 # each round: draws, dispatches and parallel-record, vigil and raw ash, 41 paired
 # repetitions each. What sessions 50 and 51 did to the recording path is timed only here.
 rounds=${ROUNDS:-4}
-cd .gl && for b in base s51; do xz -dkf bin/vigil-$b.xz; chmod +x bin/vigil-$b; done && cd ..
+cd .gl && tar -xJf tools/tools.tar.xz && for b in base s51; do xz -dkf bin/vigil-$b.xz; chmod +x bin/vigil-$b; done && cd ..
+export PATH=$PWD/.gl/tools:$PATH LD_LIBRARY_PATH=$PWD/.gl/tools:$LD_LIBRARY_PATH
 mkdir -p /tmp/out
 for r in $(seq 1 $rounds); do
   order="base s51"; [ $((r % 2)) = 0 ] && order="s51 base"
