@@ -8,10 +8,10 @@
 cd .gl && tar -xJf tools/tools.tar.xz && xz -dkf bin/vigil-fuzz.xz bin/vigil-ph2.xz && chmod +x bin/vigil-fuzz bin/vigil-ph2 && cd ..
 export PATH=$PWD/.gl/tools:$PATH LD_LIBRARY_PATH=$PWD/.gl/tools:$LD_LIBRARY_PATH
 mkdir -p $OUT/phases-2
-for r in 1 2 3; do
+for r in $(seq 1 ${PHASE_RUNS:-3}); do
   timeout 60 .gl/bin/vigil-ph2 bench --workload draws --path vigil --path ash > $OUT/phases-2/r$r.txt 2> $OUT/phases-2/r$r.err
 done
 grep -h "submit: vigil/ash" $OUT/phases-2/r*.txt | head -3
-timeout 400 .gl/bin/vigil-fuzz --seed 7100 --seeds 900 --calls 5000 --jobs 14 > $OUT/fuzz-7100.txt 2>&1
+timeout ${FUZZ_S:-400} .gl/bin/vigil-fuzz --seed 7100 --seeds 900 --calls 5000 --jobs 14 > $OUT/fuzz-7100.txt 2>&1
 echo "fuzz rc=$? ${SECONDS}s" >> $OUT/fuzz-7100.txt
 tail -2 $OUT/fuzz-7100.txt; grep -v "failed=0\|health=ok\|^seed " $OUT/fuzz-7100.txt | head -20
