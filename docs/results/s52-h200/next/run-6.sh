@@ -4,8 +4,8 @@
 # lavapipe the driver's thread shrinks its heap far more often in vigil's run than in raw
 # ash's (../../s52-lavapipe/README.md, arena/). Builds, carried xz-compressed in .gl/bin:
 # `vigil` (cargo build --release -p vigil-cli --features bench, the library under test)
-# and `vigil-ph` (the same with ../submit-phases/phases-2.patch applied, without its
-# RESOLVE line, whose printing inflates the planning). Alternated, order rotating:
+# and `vigil-ph` (the same with phases-3.patch applied: ../submit-phases/phases-2.patch
+# without its RESOLVE line, whose printing inflated the planning). Alternated, order rotating:
 # glibc's defaults against thresholds that keep freed memory in the process.
 keep="glibc.malloc.mmap_threshold=1073741824:glibc.malloc.trim_threshold=1073741824:glibc.malloc.top_pad=67108864"
 rounds=${ROUNDS:-4}
