@@ -498,6 +498,8 @@ pub(crate) fn overlap<A: Api>(a: &TextureObj<A>, b: &TextureObj<A>) -> bool {
     }
 }
 
+// A default `Used` must own no memory: `CommandBuffer::take_used` leaves one behind that is
+// never dropped.
 impl<A: Api> Default for Used<A> {
     fn default() -> Self {
         Used {
