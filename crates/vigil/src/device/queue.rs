@@ -456,6 +456,9 @@ impl<A: Api> Device<A> {
         if let Err(e) = self.check_alive(op) {
             return refused(e);
         }
+        for cb in &cbs {
+            cb.warm();
+        }
         let mut q = self.queue.lock();
         for cb in &cbs {
             if let Err(e) = cb.validate_for_submit(&self.core) {

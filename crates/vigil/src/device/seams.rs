@@ -23,6 +23,9 @@ pub(crate) struct SeamState {
     /// Submissions wait at a GPU-side gate: `(base gate value, submissions gated)`.
     /// Changed under the queue lock (submission) or by the seam controls.
     pause: Mutex<Option<(u64, u64)>>,
+    /// Whether `pause` may hold a pause: every submission reads it, and only when it is set
+    /// takes `pause`'s lock (a locked instruction on a line the submission finds cold).
+    paused: AtomicBool,
     /// Writes of a granted run that take the gate's locked instruction (0: the default,
     /// [`super::runs::LOCKED_RUN_WRITES`]).
     locked_run_writes: AtomicU64,
@@ -89,6 +92,9 @@ impl SeamState {
 
     /// The gate value the next submission waits for, when submissions are paused.
     pub fn gate_for_next_submission(&self) -> Option<u64> {
+        if !self.paused.load(Ordering::Acquire) {
+            return None;
+        }
         let mut p = lock(&self.pause);
         let (base, count) = (*p)?;
         let count = count.saturating_add(1);
@@ -108,10 +114,13 @@ impl SeamState {
 
     /// A submission got `serial`: arm the fault or hold requested for it.
     pub fn note_submitted(&self, serial: u64) {
-        if self.fail_next.swap(false, Ordering::AcqRel) {
+        // Loads first: a swap is a locked instruction, which waits for its (cold) line
+        // before anything after it runs, and almost no submission has anything armed. An
+        // arm that happened before this submission is seen by the load as by the swap.
+        if self.fail_next.load(Ordering::Acquire) && self.fail_next.swap(false, Ordering::AcqRel) {
             self.faulted.store(serial, Ordering::Release);
         }
-        if self.hold_next.swap(false, Ordering::AcqRel) {
+        if self.hold_next.load(Ordering::Acquire) && self.hold_next.swap(false, Ordering::AcqRel) {
             self.held.store(serial, Ordering::Release);
         }
     }
@@ -119,6 +128,7 @@ impl SeamState {
     /// Opens the gate and releases any held completion (before the drain at drop).
     pub fn release_all<A: Api>(&self, hal: &crate::native::Hal<A>) {
         let paused = lock(&self.pause).take();
+        self.paused.store(false, Ordering::Release);
         #[cfg(feature = "test-seams")]
         if let Some((base, count)) = paused {
             use vigil_hal::TestControl as _;
@@ -199,6 +209,7 @@ impl<A: Api> Seams<'_, A> {
             .gate_value()
             .map_err(|e| d.hal_error(e, "pause_submissions", ""))?;
         *lock(&d.seams.pause) = Some((base, 0));
+        d.seams.paused.store(true, Ordering::Release);
         Ok(())
     }
 
@@ -220,6 +231,7 @@ impl<A: Api> Seams<'_, A> {
         use vigil_hal::TestControl as _;
         let d = self.device;
         let paused = lock(&d.seams.pause).take();
+        d.seams.paused.store(false, Ordering::Release);
         if let Some((base, count)) = paused {
             d.hal
                 .open_gate(base.saturating_add(count))

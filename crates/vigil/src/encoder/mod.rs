@@ -908,6 +908,25 @@ impl<A: Api> CommandBuffer<A> {
         }
     }
 
+    /// Reads what the submission will read of each texture the command buffer tracks, one
+    /// texture after another with nothing between, before the queue lock is taken: after a
+    /// recording (or other work) these objects are out of the cache, and the reads here
+    /// wait for their memory side by side, where `resolve` would wait for each in turn
+    /// (each texture's state is locked there, and a locked instruction waits for its line
+    /// before anything after it runs).
+    pub(crate) fn warm(&self) {
+        for t in &self.used.tracker.textures {
+            let o = &*t.obj;
+            std::hint::black_box((
+                o.heap_slots.load(Ordering::Relaxed),
+                o.exported.load(Ordering::Relaxed),
+                o.last_use.load(Ordering::Relaxed),
+                o.desc.array_layers,
+                o.state.is_poisoned(),
+            ));
+        }
+    }
+
     /// The textures a heap names that the command buffer writes (or moves out of a layout):
     /// their device states may hold writes that heap reads, which no tracker sees, must
     /// wait for.
