@@ -14,8 +14,10 @@ use vigil_hal as hal;
 
 /// A Vulkan command encoder.
 pub struct CommandEncoder {
+    /// The device (its entry points: `shared.raw`). Not a copy of `ash::Device` here: that
+    /// is some 1.5 KB of entry points, which every move of an encoder or of a finished
+    /// command buffer holding it would copy.
     shared: Arc<DeviceShared>,
-    device: ash::Device,
     pool: vk::CommandPool,
     free: Vec<vk::CommandBuffer>,
     active: vk::CommandBuffer,
@@ -47,10 +49,8 @@ impl CommandEncoder {
             unsafe { shared.raw.create_command_pool(&info, None) }.map_err(conv::map_result)?;
         shared.set_name(pool, label);
         shared.created();
-        let device = shared.raw.clone();
         Ok(CommandEncoder {
             shared,
-            device,
             pool,
             free: Vec::new(),
             active: vk::CommandBuffer::null(),
@@ -63,7 +63,7 @@ impl CommandEncoder {
     pub(crate) fn destroy(self) {
         // SAFETY: no command buffer of this pool is pending (the layer above recycles an
         // encoder only after its work completed, and drains before teardown).
-        unsafe { self.device.destroy_command_pool(self.pool, None) };
+        unsafe { self.shared.raw.destroy_command_pool(self.pool, None) };
         self.shared.released();
     }
 
@@ -107,7 +107,7 @@ impl CommandEncoder {
         if let Some((pool, q)) = self.pass_end_timestamp.take() {
             // SAFETY: the query was reset earlier in this command buffer (checked above us).
             unsafe {
-                self.device.cmd_write_timestamp2(
+                self.shared.raw.cmd_write_timestamp2(
                     self.active,
                     vk::PipelineStageFlags2::ALL_COMMANDS,
                     pool,
@@ -167,7 +167,7 @@ impl CommandEncoder {
                     .command_buffer_count(1);
                 self.shared.check("vkAllocateCommandBuffers")?;
                 // SAFETY: the pool is ours and only used from this encoder.
-                let bufs = unsafe { self.device.allocate_command_buffers(&info) }
+                let bufs = unsafe { self.shared.raw.allocate_command_buffers(&info) }
                     .map_err(conv::map_result)?;
                 bufs.into_iter()
                     .next()
@@ -177,7 +177,7 @@ impl CommandEncoder {
         let info = vk::CommandBufferBeginInfo::default().flags(flags);
         if let Err(e) = self.shared.check("vkBeginCommandBuffer").and_then(|()| {
             // SAFETY: the buffer is in the initial state (fresh or from a reset pool).
-            unsafe { self.device.begin_command_buffer(cb, &info) }.map_err(conv::map_result)
+            unsafe { self.shared.raw.begin_command_buffer(cb, &info) }.map_err(conv::map_result)
         }) {
             self.free.push(cb);
             return Err(e);
@@ -205,7 +205,7 @@ impl hal::CommandEncoder for CommandEncoder {
         let cb = std::mem::replace(&mut self.active, vk::CommandBuffer::null());
         let ended = self.shared.check("vkEndCommandBuffer").and_then(|()| {
             // SAFETY: the buffer is recording and every pass was ended (checked above us).
-            unsafe { self.device.end_command_buffer(cb) }.map_err(conv::map_result)
+            unsafe { self.shared.raw.end_command_buffer(cb) }.map_err(conv::map_result)
         });
         match ended {
             Ok(()) => Ok(CommandBuffer { raw: cb }),
@@ -213,7 +213,8 @@ impl hal::CommandEncoder for CommandEncoder {
                 self.free.push(cb);
                 // SAFETY: nothing of this pool is pending; resetting returns `cb` to initial.
                 let _ = unsafe {
-                    self.device
+                    self.shared
+                        .raw
                         .reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty())
                 };
                 Err(e)
@@ -229,7 +230,8 @@ impl hal::CommandEncoder for CommandEncoder {
         // SAFETY: nothing recorded from this pool is pending execution (the layer above
         // recycles an encoder only once its work completed), so the pool may be reset.
         let _ = unsafe {
-            self.device
+            self.shared
+                .raw
                 .reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty())
         };
         self.free.push(cb);
@@ -238,7 +240,8 @@ impl hal::CommandEncoder for CommandEncoder {
     unsafe fn reset_all(&mut self, buffers: Vec<CommandBuffer>) {
         // SAFETY: every buffer of the pool has completed execution (caller's guarantee).
         let _ = unsafe {
-            self.device
+            self.shared
+                .raw
                 .reset_command_pool(self.pool, vk::CommandPoolResetFlags::empty())
         };
         self.free.extend(buffers.into_iter().map(|b| b.raw));
@@ -324,7 +327,7 @@ impl hal::CommandEncoder for CommandEncoder {
             .buffer_memory_barriers(&buffer_barriers)
             .image_memory_barriers(&image_barriers);
         // SAFETY: recording, outside a render pass instance; layouts tracked above us.
-        unsafe { self.device.cmd_pipeline_barrier2(self.active, &dep) };
+        unsafe { self.shared.raw.cmd_pipeline_barrier2(self.active, &dep) };
     }
 
     unsafe fn build_acceleration_structure(
@@ -348,7 +351,8 @@ impl hal::CommandEncoder for CommandEncoder {
         }];
         // SAFETY: ranges validated above us.
         unsafe {
-            self.device
+            self.shared
+                .raw
                 .cmd_copy_buffer(self.active, src.raw, dst.raw, &r)
         };
     }
@@ -369,7 +373,8 @@ impl hal::CommandEncoder for CommandEncoder {
             .collect();
         // SAFETY: ranges validated above us; the caller keeps regions from overlapping.
         unsafe {
-            self.device
+            self.shared
+                .raw
                 .cmd_copy_buffer(self.active, src.raw, dst.raw, &r)
         };
     }
@@ -377,7 +382,8 @@ impl hal::CommandEncoder for CommandEncoder {
     unsafe fn fill_buffer(&mut self, buffer: &Buffer, offset: u64, size: u64, value: u32) {
         // SAFETY: offset and size are 4-aligned and in range (validated above us).
         unsafe {
-            self.device
+            self.shared
+                .raw
                 .cmd_fill_buffer(self.active, buffer.raw, offset, size, value)
         };
     }
@@ -391,7 +397,7 @@ impl hal::CommandEncoder for CommandEncoder {
         let r = [Self::buffer_image_copy(dst, region)];
         // SAFETY: the image is in TRANSFER_DST_OPTIMAL; the region was validated above us.
         unsafe {
-            self.device.cmd_copy_buffer_to_image(
+            self.shared.raw.cmd_copy_buffer_to_image(
                 self.active,
                 src.raw,
                 dst.raw,
@@ -410,7 +416,7 @@ impl hal::CommandEncoder for CommandEncoder {
         let r = [Self::buffer_image_copy(src, region)];
         // SAFETY: the image is in TRANSFER_SRC_OPTIMAL; the region was validated above us.
         unsafe {
-            self.device.cmd_copy_image_to_buffer(
+            self.shared.raw.cmd_copy_image_to_buffer(
                 self.active,
                 src.raw,
                 vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
@@ -457,7 +463,7 @@ impl hal::CommandEncoder for CommandEncoder {
         }];
         // SAFETY: layouts are TRANSFER_SRC/DST; the region was validated above us.
         unsafe {
-            self.device.cmd_copy_image(
+            self.shared.raw.cmd_copy_image(
                 self.active,
                 src.raw,
                 vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
@@ -482,7 +488,7 @@ impl hal::CommandEncoder for CommandEncoder {
             };
             // SAFETY: a depth-stencil image in TRANSFER_DST_OPTIMAL.
             unsafe {
-                self.device.cmd_clear_depth_stencil_image(
+                self.shared.raw.cmd_clear_depth_stencil_image(
                     self.active,
                     texture.raw,
                     vk::ImageLayout::TRANSFER_DST_OPTIMAL,
@@ -495,7 +501,7 @@ impl hal::CommandEncoder for CommandEncoder {
         let color = conv::clear_color(texture.format, value.map(f64::from));
         // SAFETY: a color image in TRANSFER_DST_OPTIMAL.
         unsafe {
-            self.device.cmd_clear_color_image(
+            self.shared.raw.cmd_clear_color_image(
                 self.active,
                 texture.raw,
                 vk::ImageLayout::TRANSFER_DST_OPTIMAL,
@@ -508,7 +514,8 @@ impl hal::CommandEncoder for CommandEncoder {
     unsafe fn reset_queries(&mut self, set: &QuerySet, first: u32, count: u32) {
         // SAFETY: range within the pool (validated above us); outside render passes.
         unsafe {
-            self.device
+            self.shared
+                .raw
                 .cmd_reset_query_pool(self.active, set.raw, first, count)
         };
     }
@@ -516,7 +523,7 @@ impl hal::CommandEncoder for CommandEncoder {
     unsafe fn write_timestamp(&mut self, set: &QuerySet, index: u32) {
         // SAFETY: the query was reset earlier in this command buffer.
         unsafe {
-            self.device.cmd_write_timestamp2(
+            self.shared.raw.cmd_write_timestamp2(
                 self.active,
                 vk::PipelineStageFlags2::ALL_COMMANDS,
                 set.raw,
@@ -535,7 +542,7 @@ impl hal::CommandEncoder for CommandEncoder {
     ) {
         // SAFETY: range and destination validated above us; waits for availability.
         unsafe {
-            self.device.cmd_copy_query_pool_results(
+            self.shared.raw.cmd_copy_query_pool_results(
                 self.active,
                 set.raw,
                 first,
@@ -553,7 +560,7 @@ impl hal::CommandEncoder for CommandEncoder {
         // SAFETY: the layout declares one push-constant range of `data.len()` bytes for
         // these stages (validated above us).
         unsafe {
-            self.device.cmd_push_constants(
+            self.shared.raw.cmd_push_constants(
                 self.active,
                 layout.raw,
                 layout.immediate_stages,
@@ -579,7 +586,7 @@ impl hal::CommandEncoder for CommandEncoder {
         // SAFETY: the set is compatible with the layout at `index` and the offsets are
         // counted, aligned and in range (validated above us).
         unsafe {
-            self.device.cmd_bind_descriptor_sets(
+            self.shared.raw.cmd_bind_descriptor_sets(
                 self.active,
                 bind_point,
                 layout.raw,
@@ -602,8 +609,11 @@ impl hal::CommandEncoder for CommandEncoder {
     unsafe fn set_compute_pipeline(&mut self, pipeline: &ComputePipeline) {
         // SAFETY: recording; valid pipeline.
         unsafe {
-            self.device
-                .cmd_bind_pipeline(self.active, vk::PipelineBindPoint::COMPUTE, pipeline.raw)
+            self.shared.raw.cmd_bind_pipeline(
+                self.active,
+                vk::PipelineBindPoint::COMPUTE,
+                pipeline.raw,
+            )
         };
     }
 
@@ -611,7 +621,8 @@ impl hal::CommandEncoder for CommandEncoder {
     unsafe fn dispatch(&mut self, count: [u32; 3]) {
         // SAFETY: pipeline and descriptor sets bound; counts within limits (checked above us).
         unsafe {
-            self.device
+            self.shared
+                .raw
                 .cmd_dispatch(self.active, count[0], count[1], count[2])
         };
     }
@@ -620,7 +631,8 @@ impl hal::CommandEncoder for CommandEncoder {
     unsafe fn dispatch_indirect(&mut self, buffer: &Buffer, offset: u64) {
         // SAFETY: the argument range lies in an INDIRECT buffer (checked above us).
         unsafe {
-            self.device
+            self.shared
+                .raw
                 .cmd_dispatch_indirect(self.active, buffer.raw, offset)
         };
     }
@@ -715,7 +727,7 @@ impl hal::CommandEncoder for CommandEncoder {
         }
         // SAFETY: attachments are in their attachment layouts (transitioned above us) and
         // share the render area's extent.
-        unsafe { self.device.cmd_begin_rendering(self.active, &info) };
+        unsafe { self.shared.raw.cmd_begin_rendering(self.active, &info) };
         let viewport = [vk::Viewport {
             x: 0.0,
             y: 0.0,
@@ -725,14 +737,14 @@ impl hal::CommandEncoder for CommandEncoder {
             max_depth: 1.0,
         }];
         // SAFETY: dynamic state of every pipeline vigil creates.
-        unsafe { self.device.cmd_set_viewport(self.active, 0, &viewport) };
+        unsafe { self.shared.raw.cmd_set_viewport(self.active, 0, &viewport) };
         // SAFETY: as above.
-        unsafe { self.device.cmd_set_scissor(self.active, 0, &[area]) };
+        unsafe { self.shared.raw.cmd_set_scissor(self.active, 0, &[area]) };
     }
 
     unsafe fn end_render_pass(&mut self) {
         // SAFETY: matches the begin.
-        unsafe { self.device.cmd_end_rendering(self.active) };
+        unsafe { self.shared.raw.cmd_end_rendering(self.active) };
         self.end_pass_common();
     }
 
@@ -740,7 +752,7 @@ impl hal::CommandEncoder for CommandEncoder {
     unsafe fn set_render_pipeline(&mut self, pipeline: &RenderPipeline) {
         // SAFETY: recording inside a compatible rendering instance.
         unsafe {
-            self.device.cmd_bind_pipeline(
+            self.shared.raw.cmd_bind_pipeline(
                 self.active,
                 vk::PipelineBindPoint::GRAPHICS,
                 pipeline.raw,
@@ -752,7 +764,7 @@ impl hal::CommandEncoder for CommandEncoder {
     unsafe fn set_vertex_buffer(&mut self, slot: u32, buffer: &Buffer, offset: u64) {
         // SAFETY: a VERTEX buffer, offset in range.
         unsafe {
-            self.device.cmd_bind_vertex_buffers(
+            self.shared.raw.cmd_bind_vertex_buffers(
                 self.active,
                 slot,
                 std::slice::from_ref(&buffer.raw),
@@ -765,7 +777,7 @@ impl hal::CommandEncoder for CommandEncoder {
     unsafe fn set_index_buffer(&mut self, buffer: &Buffer, offset: u64, format: hal::IndexFormat) {
         // SAFETY: an INDEX buffer, offset aligned to the index size.
         unsafe {
-            self.device.cmd_bind_index_buffer(
+            self.shared.raw.cmd_bind_index_buffer(
                 self.active,
                 buffer.raw,
                 offset,
@@ -784,7 +796,7 @@ impl hal::CommandEncoder for CommandEncoder {
             max_depth: depth[1],
         }];
         // SAFETY: validated viewport.
-        unsafe { self.device.cmd_set_viewport(self.active, 0, &v) };
+        unsafe { self.shared.raw.cmd_set_viewport(self.active, 0, &v) };
     }
 
     unsafe fn set_scissor(&mut self, rect: [u32; 4]) {
@@ -799,18 +811,18 @@ impl hal::CommandEncoder for CommandEncoder {
             },
         }];
         // SAFETY: validated rectangle inside the render area.
-        unsafe { self.device.cmd_set_scissor(self.active, 0, &r) };
+        unsafe { self.shared.raw.cmd_set_scissor(self.active, 0, &r) };
     }
 
     unsafe fn set_blend_constant(&mut self, color: [f32; 4]) {
         // SAFETY: dynamic state of every pipeline vigil creates.
-        unsafe { self.device.cmd_set_blend_constants(self.active, &color) };
+        unsafe { self.shared.raw.cmd_set_blend_constants(self.active, &color) };
     }
 
     unsafe fn set_stencil_reference(&mut self, reference: u32) {
         // SAFETY: dynamic state of every pipeline vigil creates.
         unsafe {
-            self.device.cmd_set_stencil_reference(
+            self.shared.raw.cmd_set_stencil_reference(
                 self.active,
                 vk::StencilFaceFlags::FRONT_AND_BACK,
                 reference,
@@ -822,7 +834,7 @@ impl hal::CommandEncoder for CommandEncoder {
     unsafe fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) {
         // SAFETY: state bound and ranges validated above us.
         unsafe {
-            self.device.cmd_draw(
+            self.shared.raw.cmd_draw(
                 self.active,
                 vertices.end - vertices.start,
                 instances.end - instances.start,
@@ -841,7 +853,7 @@ impl hal::CommandEncoder for CommandEncoder {
     ) {
         // SAFETY: state bound and ranges validated above us.
         unsafe {
-            self.device.cmd_draw_indexed(
+            self.shared.raw.cmd_draw_indexed(
                 self.active,
                 indices.end - indices.start,
                 instances.end - instances.start,
@@ -856,7 +868,8 @@ impl hal::CommandEncoder for CommandEncoder {
     unsafe fn draw_indirect(&mut self, buffer: &Buffer, offset: u64) {
         // SAFETY: the argument range lies in an INDIRECT buffer.
         unsafe {
-            self.device
+            self.shared
+                .raw
                 .cmd_draw_indirect(self.active, buffer.raw, offset, 1, 16)
         };
     }
@@ -865,7 +878,8 @@ impl hal::CommandEncoder for CommandEncoder {
     unsafe fn draw_indexed_indirect(&mut self, buffer: &Buffer, offset: u64) {
         // SAFETY: the argument range lies in an INDIRECT buffer.
         unsafe {
-            self.device
+            self.shared
+                .raw
                 .cmd_draw_indexed_indirect(self.active, buffer.raw, offset, 1, 20)
         };
     }
