@@ -1,5 +1,5 @@
 """Per-round ratios of two builds' paired figures from run-1.log's "== BUILD rN" lines
-(part 3 of run-1.sh): python3 ab.py run-1/run-1.log head base"""
+(part 3 of run-1.sh, or summary.txt of run 2): python3 ab.py run-1/run-1.log head base"""
 import re
 import statistics
 import sys
@@ -22,7 +22,8 @@ def main():
     path, a, b = sys.argv[1:4]
     ra, rb = rows(path, a), rows(path, b)
     rounds = sorted(set(ra) & set(rb))
-    for i, name in enumerate(NAMES):
+    width = min(len(v) for v in list(ra.values()) + list(rb.values()))
+    for i, name in enumerate(NAMES[:width]):
         va = [ra[r][i] for r in rounds]
         vb = [rb[r][i] for r in rounds]
         q = [x / y for x, y in zip(va, vb)]
