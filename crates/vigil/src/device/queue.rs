@@ -642,7 +642,7 @@ impl<A: Api> Device<A> {
             });
         }
         let count = cbs.len();
-        for mut cb in cbs.drain(..) {
+        for cb in cbs.iter_mut() {
             cb.used.accel.commit();
             cb.stamp(serial, &mut q.buffer_states);
             draws = draws.saturating_add(cb.draws);
