@@ -9,30 +9,28 @@ set -u
 read -r -a B <<< "${BUILDS:-head new2 new3}"
 n=${#B[@]}
 cd .gl && tar -xJf tools/tools.tar.xz && for b in "${B[@]}"; do for v in vigil-$b vigil-ph4-$b; do xz -dc bin/$v.sxz > bin/$v; chmod +x bin/$v; done; done && cd ..
-export PATH=$PWD/.gl/tools:$PATH LD_LIBRARY_PATH=$PWD/.gl/tools:$LD_LIBRARY_PATH
+export PATH=$PWD/.gl/tools:$PATH LD_LIBRARY_PATH=$PWD/.gl/tools:${LD_LIBRARY_PATH:-}
 o=/tmp/out3; rm -rf $o; mkdir -p $o/par $o/marks $o/ab
-line() { grep -E '(encode|submit|record x1): vigil/ash|vigil rate x8/x1' $1 | grep -v NOT | sed 's/ \{2,\}/ /g' | tr '\n' ';'; }
+line() { grep -E '(encode|submit|record x1): vigil/ash|vigil rate x8/x1' $1 | grep -vE 'NOT MET|^ +met ' | sed 's/ \{2,\}/ /g' | tr '\n' ';'; }
 order() { local r=$1 i; for i in $(seq 0 $((n - 1))); do echo -n "${B[$(( (i + r) % n ))]} "; done; }
-for r in $(seq 1 ${RP:-4}); do
-  for b in $(order $r); do
-    f=$o/par/$b-r$r
-    timeout 60 .gl/bin/vigil-$b bench --workload parallel-record --path vigil --path ash > $f.txt 2>&1
-    echo "== $b r$r ${SECONDS}s: $(line $f.txt)" >> $o/par/summary.txt
+# rounds DIR COUNT PREFIX BENCH-ARGS...: COUNT rounds of every build, order rotating; the
+# marked builds' stderr (their marks) goes to .err, the others' with stdout.
+rounds() {
+  local dir=$1 count=$2 prefix=$3 r b f; shift 3
+  for r in $(seq 1 $count); do
+    for b in $(order $r); do
+      f=$o/$dir/$b-r$r
+      if [ "$prefix" = vigil-ph4 ]; then
+        timeout 60 .gl/bin/$prefix-$b bench "$@" --path vigil --path ash > $f.txt 2> $f.err
+      else
+        timeout 60 .gl/bin/$prefix-$b bench "$@" --path vigil --path ash > $f.txt 2>&1
+      fi
+      echo "== $b r$r ${SECONDS}s: $(line $f.txt)" >> $o/$dir/summary.txt
+    done
   done
-done
-for r in $(seq 1 ${RM:-6}); do
-  for b in $(order $r); do
-    f=$o/marks/$b-r$r
-    timeout 60 .gl/bin/vigil-ph4-$b bench --workload draws --workload dispatches --path vigil --path ash > $f.txt 2> $f.err
-    echo "== $b r$r ${SECONDS}s: $(line $f.txt)" >> $o/marks/summary.txt
-  done
-done
-for r in $(seq 1 ${RA:-6}); do
-  for b in $(order $r); do
-    f=$o/ab/$b-r$r
-    timeout 60 .gl/bin/vigil-$b bench --workload draws --workload dispatches --path vigil --path ash > $f.txt 2>&1
-    echo "== $b r$r ${SECONDS}s: $(line $f.txt)" >> $o/ab/summary.txt
-  done
-done
+}
+rounds par ${RP:-4} vigil --workload parallel-record
+rounds marks ${RM:-6} vigil-ph4 --workload draws --workload dispatches
+rounds ab ${RA:-6} vigil --workload draws --workload dispatches
 echo "done ${SECONDS}s"
 tar -cJf $OUT/run-3.tar.xz -C $o .
