@@ -2,6 +2,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "common/heap_objects.rs"]
+mod heap_objects;
 #[path = "common/rules.rs"]
 mod rules;
 
@@ -505,30 +507,8 @@ struct HeapScene {
 
 fn heap_scene() -> HeapScene {
     let d = device_with(Features::BUFFER_DEVICE_ADDRESS | Features::DESCRIPTOR_HEAPS);
-    let t = d
-        .create_texture(&TextureDescriptor {
-            label: "written, then sampled",
-            size: [4, 4],
-            format: TextureFormat::Rgba8Unorm,
-            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING,
-            ..TextureDescriptor::default()
-        })
-        .unwrap();
-    let v = d
-        .create_texture_view(t, &TextureViewDescriptor::default())
-        .unwrap();
-    let textures = d
-        .create_texture_heap(&TextureHeapDescriptor {
-            label: "one",
-            slots: 1,
-        })
-        .unwrap();
-    let samplers = d
-        .create_sampler_heap(&SamplerHeapDescriptor {
-            label: "one",
-            slots: 1,
-        })
-        .unwrap();
+    let (_, v) = heap_objects::storage_texture(&d, "written, then sampled", [4, 4]);
+    let (textures, samplers) = heap_objects::one_slot_heaps(&d);
     d.write_texture_heap(textures, 0, &[v]).unwrap();
     let bgl = layout(
         &d,

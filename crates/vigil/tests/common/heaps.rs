@@ -3,39 +3,18 @@
 
 use vigil::*;
 
+#[path = "heap_objects.rs"]
+mod heap_objects;
+
 /// A 1×1 RGBA8 texture that shaders may sample (through a heap) and write (through a
 /// storage binding), and its view.
 pub fn storage_texture(d: &Device, label: &str) -> (Texture, TextureView) {
-    let t = d
-        .create_texture(&TextureDescriptor {
-            label,
-            size: [1, 1],
-            format: TextureFormat::Rgba8Unorm,
-            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::STORAGE_BINDING,
-            ..TextureDescriptor::default()
-        })
-        .unwrap();
-    let v = d
-        .create_texture_view(t, &TextureViewDescriptor::default())
-        .unwrap();
-    (t, v)
+    heap_objects::storage_texture(d, label, [1, 1])
 }
 
 /// A texture heap and a sampler heap of one slot each.
 pub fn one_slot_heaps(d: &Device) -> (TextureHeap, SamplerHeap) {
-    let textures = d
-        .create_texture_heap(&TextureHeapDescriptor {
-            label: "one",
-            slots: 1,
-        })
-        .unwrap();
-    let samplers = d
-        .create_sampler_heap(&SamplerHeapDescriptor {
-            label: "samplers",
-            slots: 1,
-        })
-        .unwrap();
-    (textures, samplers)
+    heap_objects::one_slot_heaps(d)
 }
 
 /// A pointer compute pipeline sampling slot 0 of the texture heap with slot 0 of the
