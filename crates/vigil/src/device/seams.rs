@@ -102,6 +102,20 @@ impl SeamState {
         Some(base.saturating_add(count))
     }
 
+    /// Starts a pause at gate value `base` (no submission gated yet).
+    #[cfg(feature = "test-seams")]
+    fn start_pause(&self, base: u64) {
+        *lock(&self.pause) = Some((base, 0));
+        self.paused.store(true, Ordering::Release);
+    }
+
+    /// Ends the pause, if any: its `(base gate value, submissions gated)`.
+    fn take_pause(&self) -> Option<(u64, u64)> {
+        let paused = lock(&self.pause).take();
+        self.paused.store(false, Ordering::Release);
+        paused
+    }
+
     /// A gated submission was refused by the driver: it takes no gate value.
     pub fn ungate_refused(&self, gate: Option<u64>) {
         if gate.is_some() {
@@ -127,8 +141,7 @@ impl SeamState {
 
     /// Opens the gate and releases any held completion (before the drain at drop).
     pub fn release_all<A: Api>(&self, hal: &crate::native::Hal<A>) {
-        let paused = lock(&self.pause).take();
-        self.paused.store(false, Ordering::Release);
+        let paused = self.take_pause();
         #[cfg(feature = "test-seams")]
         if let Some((base, count)) = paused {
             use vigil_hal::TestControl as _;
@@ -208,8 +221,7 @@ impl<A: Api> Seams<'_, A> {
             .hal
             .gate_value()
             .map_err(|e| d.hal_error(e, "pause_submissions", ""))?;
-        *lock(&d.seams.pause) = Some((base, 0));
-        d.seams.paused.store(true, Ordering::Release);
+        d.seams.start_pause(base);
         Ok(())
     }
 
@@ -230,9 +242,7 @@ impl<A: Api> Seams<'_, A> {
     pub fn resume_submissions(&self) -> crate::Result<()> {
         use vigil_hal::TestControl as _;
         let d = self.device;
-        let paused = lock(&d.seams.pause).take();
-        d.seams.paused.store(false, Ordering::Release);
-        if let Some((base, count)) = paused {
+        if let Some((base, count)) = d.seams.take_pause() {
             d.hal
                 .open_gate(base.saturating_add(count))
                 .map_err(|e| d.hal_error(e, "resume_submissions", ""))?;
