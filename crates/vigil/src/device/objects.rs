@@ -261,6 +261,16 @@ impl<A: Api> BufferObj<A> {
         }
     }
 
+    /// What a recorded binding's checks need of the buffer (no mapping state).
+    #[inline]
+    pub fn shape(&self) -> crate::validate::buffer::Shape<'_> {
+        crate::validate::buffer::Shape {
+            label: &self.label,
+            size: self.size,
+            usage: self.usage,
+        }
+    }
+
     /// What validation checks of the buffer.
     #[inline]
     pub fn facts(&self) -> crate::validate::buffer::Facts<'_> {

@@ -193,6 +193,7 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Binds a bind group at `index` for the open pass, with one dynamic offset per
     /// dynamic binding of its layout, in binding order.
+    #[inline]
     pub fn set_bind_group(
         &mut self,
         index: u32,
@@ -385,7 +386,7 @@ impl<A: Api> CommandEncoder<A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
             let b = find(&mut e.used.buffers, &e.core, buffer, OP)?;
-            validate::encoder::indirect(OP, &e.label, b.facts(), offset, 12)?;
+            validate::encoder::indirect(OP, &e.label, b.shape(), offset, 12)?;
             let size = b.size;
             let (bi, bg) = (buffer.index(), buffer.generation());
             let slot = e.used.buffer_slot_of(bi, bg);

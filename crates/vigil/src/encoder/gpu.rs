@@ -464,7 +464,7 @@ impl<A: Api> CommandEncoder<A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
             let at = e.heap_for(OP, "the arguments", args.address(), 16, 4)?;
-            e.prepare_draw(OP, None, None, &(0..0), false)?;
+            e.prepare_draw_apart(OP, None, None, &(0..0), false)?;
             if e.first_instance_checked() && e.indirect_check(OP)? {
                 let checked = e.heap_checked_args(at, args.address(), 16, OP)?.draw(false);
                 e.draw_checked_args(checked, false);
@@ -499,7 +499,7 @@ impl<A: Api> CommandEncoder<A> {
             let bytes = u64::from(count).saturating_mul(width);
             let at = e.heap_for(OP, "the indices", indices.address(), bytes, width)?;
             crate::validate::render_pass::range_order(OP, &e.label, "instances", &instances)?;
-            e.prepare_draw(OP, None, None, &instances, false)?;
+            e.prepare_draw_apart(OP, None, None, &instances, false)?;
             e.rec_at_heap(at, indices.address(), |r, heap, offset| {
                 r.set_index_buffer(heap, offset, format);
                 r.draw_indexed(0..count, base_vertex, instances);

@@ -545,7 +545,7 @@ impl<A: Api> CommandEncoder<A> {
             let cap = (e.core.limits.max_vertex_buffers as usize).min(MAX_VERTEX_SLOTS);
             let (b, tracker_slot) = e.used.buffer_and_slot(&e.core, buffer, OP)?;
             let size =
-                validate::render_pass::vertex_buffer(&e.label, slot, cap, b.facts(), offset, size)?;
+                validate::render_pass::vertex_buffer(&e.label, slot, cap, b.shape(), offset, size)?;
             let key = (buffer.index(), buffer.generation());
             if let Some(cur) = e.render.vertex.get(slot as usize).copied().flatten() {
                 if cur.buffer == key && cur.offset == offset && cur.size == size {
@@ -585,7 +585,7 @@ impl<A: Api> CommandEncoder<A> {
             e.expect_pass(Pass::Render, OP)?;
             let (b, slot) = e.used.buffer_and_slot(&e.core, buffer, OP)?;
             let size =
-                validate::render_pass::index_buffer(&e.label, b.facts(), format, offset, size)?;
+                validate::render_pass::index_buffer(&e.label, b.shape(), format, offset, size)?;
             if let Some(pool) = e.pool.as_mut() {
                 crate::native::Rec::<A>(pool).set_index_buffer(&b.raw, offset, format);
             }
@@ -770,11 +770,11 @@ impl<A: Api> CommandEncoder<A> {
             }
             let b = find(&mut e.used.buffers, &e.core, buffer, op)?;
             let size = if indexed { 20 } else { 16 };
-            validate::encoder::indirect(op, &e.label, b.facts(), offset, size)?;
+            validate::encoder::indirect(op, &e.label, b.shape(), offset, size)?;
             let whole = b.size;
             let (bi, bg) = (buffer.index(), buffer.generation());
             let slot = e.used.buffer_slot_of(bi, bg);
-            e.prepare_draw(op, Some((slot, offset, size)), None, &(0..0), indexed)?;
+            e.prepare_draw_apart(op, Some((slot, offset, size)), None, &(0..0), indexed)?;
             if e.first_instance_checked() && e.indirect_check(op)? {
                 let key = super::used::SourceKey {
                     heap: false,
@@ -844,8 +844,27 @@ impl<A: Api> CommandEncoder<A> {
         self.draws = self.draws.wrapping_add(1);
     }
 
+    /// [`CommandEncoder::prepare_draw`] out of line, for the draws that are not recorded by
+    /// the thousand (indirect draws, and draws whose arguments or indices are heap
+    /// addresses): one copy of its code between them.
+    #[inline(never)]
+    pub(super) fn prepare_draw_apart(
+        &mut self,
+        op: &'static str,
+        indirect: Option<(usize, u64, u64)>,
+        vertices: Option<&std::ops::Range<u32>>,
+        instances: &std::ops::Range<u32>,
+        indexed: bool,
+    ) -> Result<()> {
+        self.prepare_draw(op, indirect, vertices, instances, indexed)
+    }
+
     /// Checks the draw's state, binds changed groups, checks vertex ranges and adds the
-    /// uses that changed to the pass's scope (refusing conflicting ones).
+    /// uses that changed to the pass's scope (refusing conflicting ones). Inlined always
+    /// into `draw` and `draw_indexed` (the call, its arguments and its saved registers
+    /// were some 60 instructions of the guard's ~920 a draw); the other draws take
+    /// [`CommandEncoder::prepare_draw_apart`].
+    #[inline(always)]
     pub(super) fn prepare_draw(
         &mut self,
         op: &'static str,

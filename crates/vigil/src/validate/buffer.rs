@@ -99,6 +99,15 @@ pub(crate) struct Facts<'a> {
     pub mapped: bool,
 }
 
+/// What a recorded binding checks of a buffer: its facts without the mapping state, which
+/// submission checks (a binding's checks then load no atomic).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shape<'a> {
+    pub label: &'a crate::label::Label,
+    pub size: u64,
+    pub usage: BufferUsages,
+}
+
 /// A queue write of `len` bytes at `offset` (inlined always: checked per queued write).
 #[inline(always)]
 pub(crate) fn write(b: Facts<'_>, offset: u64, len: u64) -> Result<()> {

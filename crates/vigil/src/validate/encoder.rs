@@ -110,7 +110,7 @@ pub(crate) fn dispatch(label: &str, [x, y, z]: [u32; 3], limits: &Limits) -> Res
 pub(crate) fn indirect(
     op: &'static str,
     label: &str,
-    b: super::buffer::Facts<'_>,
+    b: super::buffer::Shape<'_>,
     offset: u64,
     size: u64,
 ) -> Result<()> {

@@ -249,7 +249,7 @@ pub(crate) fn vertex_buffer(
     label: &str,
     slot: u32,
     cap: usize,
-    b: super::buffer::Facts<'_>,
+    b: super::buffer::Shape<'_>,
     offset: u64,
     size: Option<u64>,
 ) -> Result<u64> {
@@ -305,7 +305,7 @@ pub(crate) fn vertex_buffer(
 #[inline]
 pub(crate) fn index_buffer(
     label: &str,
-    b: super::buffer::Facts<'_>,
+    b: super::buffer::Shape<'_>,
     format: IndexFormat,
     offset: u64,
     size: Option<u64>,
