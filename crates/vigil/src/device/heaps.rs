@@ -533,10 +533,10 @@ pub(crate) fn keep_in_flight<A: Api>(q: &mut super::queue::QueueState<A>, kept: 
         return;
     }
     if let Some(last) = q.in_flight.back_mut() {
-        last.used.push(crate::encoder::used::Used {
+        last.used.push(Box::new(crate::encoder::used::Used {
             retired: kept,
             ..Default::default()
-        });
+        }));
     }
 }
 

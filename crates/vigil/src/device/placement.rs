@@ -259,7 +259,7 @@ pub(crate) fn plan_aliases<A: Api>(
             })
     };
     for cb in cbs {
-        for event in &cb.used.tracker.alias_events {
+        for event in cb.used.iter().flat_map(|u| &u.tracker.alias_events) {
             match event {
                 AliasEvent::Use(t) => {
                     if !active(&view, t) {

@@ -389,7 +389,7 @@ impl<A: Api> Device<A> {
                 pools: Vec::new(),
                 staging: Vec::new(),
                 staging_bytes: 0,
-                used: vec![used],
+                used: vec![Box::new(used)],
                 uploads: Default::default(),
                 _after: Vec::new(),
             });

@@ -134,13 +134,11 @@ pub struct CommandBuffer<A: Api = DefaultApi> {
     pub(crate) label: String,
     /// The native pool and the command buffers recorded in it, in order.
     pub(crate) native: Option<(A::CommandEncoder, Vec<A::CommandBuffer>)>,
-    /// What it uses. Dropped by the command buffer's own `Drop` unless a submission took
-    /// it ([`CommandBuffer::take_used`]); what a take leaves behind owns nothing and is
-    /// never dropped, because running its (empty) drop right after the driver's submit,
-    /// with that code cold, cost some 2.5 µs of each submission.
-    pub(crate) used: std::mem::ManuallyDrop<Used<A>>,
-    /// Whether a submission took `used`.
-    pub(crate) used_taken: bool,
+    /// What it uses, boxed: a submission takes it ([`CommandBuffer::take_used`]) by
+    /// moving a pointer, where the `Used` itself (1.3 KB) was copied into the submission's
+    /// list and an empty one built in its place, and the command buffer that moves from
+    /// `finish` to the submission's list is a quarter of the size. `None` once taken.
+    pub(crate) used: Option<Box<Used<A>>>,
     pub(crate) dispatches: u64,
     pub(crate) draws: u64,
     pub(crate) epoch: u64,
@@ -465,8 +463,7 @@ impl<A: Api> CommandEncoder<A> {
             core: self.core.clone(),
             label: std::mem::take(&mut self.label),
             native: Some((pool, std::mem::take(&mut self.segments))),
-            used: std::mem::ManuallyDrop::new(std::mem::take(&mut self.used)),
-            used_taken: false,
+            used: Some(Box::new(std::mem::take(&mut self.used))),
             dispatches: self.dispatches,
             draws: self.draws,
             epoch: self.epoch,
@@ -656,14 +653,17 @@ impl<A: Api> CommandBuffer<A> {
         // A buffer's mapping word is set only while the device's mapping registry holds
         // its mapping (set after the insertion, cleared before the removal): with no live
         // mapping, no buffer is mapped and none needs a look.
+        let Some(used) = self.used.as_deref() else {
+            // Taken by a submission: nothing left to check.
+            return Ok(());
+        };
         let mapped = (core.objects.mappings.live_count() > 0)
             .then(|| {
-                self.used
-                    .tracker
+                used.tracker
                     .buffers
                     .iter()
                     .map(|t| &t.obj)
-                    .chain(self.used.buffers.iter())
+                    .chain(used.buffers.iter())
                     .find(|b| b.mapping.load(Ordering::Acquire) != 0)
             })
             .flatten();
@@ -700,62 +700,62 @@ impl<A: Api> CommandBuffer<A> {
                     .is_live($obj.handle.index(), $obj.handle.generation())
             };
         }
-        for b in self.used.buffers.iter() {
+        for b in used.buffers.iter() {
             if !live!(b, buffers) {
                 return gone("buffer", &b.label);
             }
         }
-        for t in self.used.textures.iter() {
+        for t in used.textures.iter() {
             if !live!(t, textures) {
                 return gone("texture", &t.label);
             }
         }
-        for v in self.used.views.iter() {
+        for v in used.views.iter() {
             if !live!(v, views) || !live!(v.texture, textures) {
                 return gone("texture view", &v.label);
             }
         }
-        for p in self.used.compute_pipelines.iter() {
+        for p in used.compute_pipelines.iter() {
             if !live!(p, compute_pipelines) {
                 return gone("compute pipeline", &p.label);
             }
         }
-        for p in self.used.render_pipelines.iter() {
+        for p in used.render_pipelines.iter() {
             if !live!(p, render_pipelines) {
                 return gone("render pipeline", &p.label);
             }
         }
-        for q in self.used.query_sets.iter() {
+        for q in used.query_sets.iter() {
             if !live!(q, query_sets) {
                 return gone("query set", &q.label);
             }
         }
-        for h in &self.used.gpu_heaps {
+        for h in &used.gpu_heaps {
             if !live!(h, gpu_heaps) {
                 return gone("GPU heap", &h.label);
             }
         }
-        for h in &self.used.texture_heaps {
+        for h in &used.texture_heaps {
             if !live!(h, texture_heaps) {
                 return gone("texture heap", &h.label);
             }
         }
-        for h in &self.used.sampler_heaps {
+        for h in &used.sampler_heaps {
             if !live!(h, sampler_heaps) {
                 return gone("sampler heap", &h.label);
             }
         }
-        for b in self.used.blas.iter() {
+        for b in used.blas.iter() {
             if !live!(b, blas) {
                 return gone("bottom-level acceleration structure", &b.label);
             }
         }
-        for t in self.used.tlas.iter() {
+        for t in used.tlas.iter() {
             if !live!(t, tlas) {
                 return gone("top-level acceleration structure", &t.label);
             }
         }
-        for g in self.used.groups.iter() {
+        for g in used.groups.iter() {
             if !live!(g, bind_groups) {
                 return gone("bind group", &g.label);
             }
@@ -792,7 +792,10 @@ impl<A: Api> CommandBuffer<A> {
     /// its sampled one (`gpu.heap-resident`): heap shaders read it in that layout whenever
     /// they run, so it may not leave it.
     fn check_resident(&self) -> Result<()> {
-        let tracker = &self.used.tracker;
+        let Some(used) = self.used.as_deref() else {
+            return Ok(());
+        };
+        let tracker = &used.tracker;
         for t in &tracker.textures {
             if t.obj.heap_slots.load(Ordering::Acquire) == 0 {
                 continue;
@@ -836,11 +839,14 @@ impl<A: Api> CommandBuffer<A> {
         states: &mut crate::device::BufferStates,
         serial: u64,
     ) {
+        let Some(used) = self.used.as_deref() else {
+            return;
+        };
         // The undo keeps one entry per tracked resource: room for all of them up front
         // spares the growth of these lists one push at a time.
-        undo.cb_buffers.reserve(self.used.tracker.buffers.len());
-        undo.cb_textures.reserve(self.used.tracker.textures.len());
-        for t in &self.used.tracker.buffers {
+        undo.cb_buffers.reserve(used.tracker.buffers.len());
+        undo.cb_textures.reserve(used.tracker.textures.len());
+        for t in &used.tracker.buffers {
             let g = states.at(t.key);
             undo.cb_buffers.push(*g);
             g.last_use = serial;
@@ -873,7 +879,7 @@ impl<A: Api> CommandBuffer<A> {
             }
             g.state = after.unwrap_or(before);
         }
-        for t in &self.used.tracker.textures {
+        for t in &used.tracker.textures {
             let mut g = lock(&t.obj.state);
             undo.cb_textures.push((g.initialized, g.parts.clone()));
             crate::device::zero_if_unwritten(&t.obj, &mut g, head);
@@ -915,7 +921,7 @@ impl<A: Api> CommandBuffer<A> {
     /// (each texture's state is locked there, and a locked instruction waits for its line
     /// before anything after it runs).
     pub(crate) fn warm(&self) {
-        for t in &self.used.tracker.textures {
+        for t in self.used.iter().flat_map(|u| &u.tracker.textures) {
             let o = &*t.obj;
             std::hint::black_box((
                 o.heap_slots.load(Ordering::Relaxed),
@@ -934,9 +940,8 @@ impl<A: Api> CommandBuffer<A> {
         &self,
     ) -> impl Iterator<Item = &Arc<crate::device::TextureObj<A>>> + '_ {
         self.used
-            .tracker
-            .textures
             .iter()
+            .flat_map(|u| &u.tracker.textures)
             .filter(|t| t.obj.heap_slots.load(Ordering::Acquire) != 0 && t.written())
             .map(|t| &t.obj)
     }
@@ -944,22 +949,41 @@ impl<A: Api> CommandBuffer<A> {
     /// The keys of the buffers the tracker follows, in its order (the order `resolve`
     /// visits them).
     pub(crate) fn tracked_buffers(&self) -> impl Iterator<Item = crate::device::BufferKey> + '_ {
-        self.used.tracker.buffers.iter().map(|t| t.key)
+        self.used
+            .iter()
+            .flat_map(|u| &u.tracker.buffers)
+            .map(|t| t.key)
+    }
+
+    /// The textures the tracker follows, as their objects' `Arc`s.
+    pub(crate) fn tracked_texture_objs(
+        &self,
+    ) -> impl Iterator<Item = &Arc<crate::device::TextureObj<A>>> + '_ {
+        self.used
+            .iter()
+            .flat_map(|u| &u.tracker.textures)
+            .map(|t| &t.obj)
     }
 
     /// The textures the tracker follows, in its order.
     pub(crate) fn tracked_textures(&self) -> impl Iterator<Item = &crate::device::TextureObj<A>> {
-        self.used.tracker.textures.iter().map(|t| &*t.obj)
+        self.used
+            .iter()
+            .flat_map(|u| &u.tracker.textures)
+            .map(|t| &*t.obj)
     }
 
     /// Marks what the command buffer uses as used by submission `serial`: the buffers it
     /// named (those it tracks were marked as `resolve` moved their states on) in the
     /// queue's table of their states, the textures in their objects.
     pub(crate) fn stamp(&self, serial: u64, states: &mut crate::device::BufferStates) {
-        for b in self.used.buffers.iter() {
+        let Some(used) = self.used.as_deref() else {
+            return;
+        };
+        for b in used.buffers.iter() {
             states.stamp(b.key(), serial);
         }
-        for t in &self.used.tracker.textures {
+        for t in &used.tracker.textures {
             t.obj.last_use.store(serial, Ordering::Release);
         }
     }
@@ -970,11 +994,9 @@ impl<A: Api> CommandBuffer<A> {
     }
 
     /// Takes what the command buffer uses (kept alive until its submission completes).
-    pub(crate) fn take_used(&mut self) -> Used<A> {
-        self.used_taken = true;
-        // What stays behind is `Used::default()`: empty lists and tables, which own no
-        // memory, so leaving it undropped loses nothing.
-        std::mem::take(&mut *self.used)
+    /// `None` when taken before (a command buffer is submitted once).
+    pub(crate) fn take_used(&mut self) -> Option<Box<Used<A>>> {
+        self.used.take()
     }
 
     /// The native command buffers, in order.
@@ -994,9 +1016,6 @@ impl<A: Api> Drop for CommandBuffer<A> {
             crate::native::reset_all::<A>(&mut pool, segments);
             self.core.return_pool(pool);
         }
-        // Last, as the field's own drop came after this body before it was kept apart.
-        if !self.used_taken {
-            drop(std::mem::take(&mut *self.used));
-        }
+        // `used`, unless a submission took it, drops after this body.
     }
 }
