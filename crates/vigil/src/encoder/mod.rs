@@ -137,7 +137,8 @@ pub struct CommandBuffer<A: Api = DefaultApi> {
     /// What it uses, boxed: a submission takes it ([`CommandBuffer::take_used`]) by
     /// moving a pointer, where the `Used` itself (1.3 KB) was copied into the submission's
     /// list and an empty one built in its place, and the command buffer that moves from
-    /// `finish` to the submission's list is a quarter of the size. `None` once taken.
+    /// `finish` to the submission's list is some 260 bytes instead of 1,576 (with the
+    /// Vulkan backend). `None` once taken.
     pub(crate) used: Option<Box<Used<A>>>,
     pub(crate) dispatches: u64,
     pub(crate) draws: u64,

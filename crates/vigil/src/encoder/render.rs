@@ -862,7 +862,8 @@ impl<A: Api> CommandEncoder<A> {
     /// Checks the draw's state, binds changed groups, checks vertex ranges and adds the
     /// uses that changed to the pass's scope (refusing conflicting ones). Inlined always
     /// into `draw` and `draw_indexed` (the call, its arguments and its saved registers
-    /// were some 60 instructions of the guard's ~920 a draw); the other draws take
+    /// were some 60 instructions of the guard's ~920 a draw), and through `draw_in_pass`
+    /// into `draw_root`'s checked path; the other draws take
     /// [`CommandEncoder::prepare_draw_apart`].
     #[inline(always)]
     pub(super) fn prepare_draw(
