@@ -1,7 +1,0 @@
-for r in $(seq 1 8); do
-  if [ $((r % 2)) = 1 ]; then ord="new4 new5"; else ord="new5 new4"; fi
-  for b in $ord; do
-    /tmp/vb-$b bench --workload draws --workload dispatches --path vigil --path ash > $b-r$r.txt 2>&1
-  done
-done
-echo done > done.txt
