@@ -247,6 +247,14 @@ pub(crate) fn plan_aliases<A: Api>(
 ) -> Result<Vec<(Arc<TextureObj<A>>, bool)>> {
     use crate::encoder::used::AliasEvent;
     let mut view: Vec<(Arc<TextureObj<A>>, bool)> = Vec::new();
+    if cbs.iter().all(|cb| {
+        cb.used
+            .as_ref()
+            .is_none_or(|u| u.tracker.alias_events.is_empty())
+    }) {
+        // No aliasable texture used: nothing to plan (the usual submission).
+        return Ok(view);
+    }
     let active = |view: &[(Arc<TextureObj<A>>, bool)], t: &Arc<TextureObj<A>>| {
         view.iter()
             .rev()

@@ -471,7 +471,7 @@ impl<A: Api> Device<A> {
         // queue lock, so submissions see each other's builds in order).
         let mut built_before: Vec<usize> = Vec::new();
         for cb in &cbs {
-            let Some(used) = cb.used.as_deref() else {
+            let Some(used) = cb.used.as_deref().filter(|u| !u.accel.is_empty()) else {
                 continue;
             };
             if let Some((kind, label)) = used.accel.unbuilt(&built_before) {
@@ -577,8 +577,13 @@ impl<A: Api> Device<A> {
                 natives.extend(cb.segments().iter());
             }
             let gate = self.seams.gate_for_next_submission();
-            let after: Vec<(&crate::native::Hal<A>, u64)> =
-                order.after.iter().map(|(h, v)| (&**h, *v)).collect();
+            // (Empty lists made without running a collect: a submission's code is its
+            // cost, see performance.md.)
+            let after: Vec<(&crate::native::Hal<A>, u64)> = if order.after.is_empty() {
+                Vec::new()
+            } else {
+                order.after.iter().map(|(h, v)| (&**h, *v)).collect()
+            };
             let r = match gate {
                 #[cfg(feature = "test-seams")]
                 Some(g) => self.hal.submit_gated(&natives, serial, g, &after),
@@ -600,7 +605,9 @@ impl<A: Api> Device<A> {
         }
         self.last_submitted.store(serial, Ordering::Release);
         order.submitted(&self.hal, serial);
-        super::commit_aliases(aliases);
+        if !aliases.is_empty() {
+            super::commit_aliases(aliases);
+        }
         self.seams.note_submitted(serial);
         let (mut draws, mut dispatches) = (0u64, 0u64);
         let mut flight = InFlight {
@@ -611,10 +618,14 @@ impl<A: Api> Device<A> {
             staging_bytes: plan.staging_bytes,
             used: Vec::with_capacity(cbs.len()),
             uploads: plan.uploads,
-            _after: std::mem::take(&mut order.after)
-                .into_iter()
-                .map(|(h, _)| h)
-                .collect(),
+            _after: if order.after.is_empty() {
+                Vec::new()
+            } else {
+                std::mem::take(&mut order.after)
+                    .into_iter()
+                    .map(|(h, _)| h)
+                    .collect()
+            },
         };
         q.staging.in_flight_bytes = q.staging.in_flight_bytes.saturating_add(plan.staging_bytes);
         if plan.staging_bytes > 0 {
@@ -656,7 +667,7 @@ impl<A: Api> Device<A> {
         }
         let count = cbs.len();
         for cb in cbs.iter_mut() {
-            if let Some(used) = cb.used.as_deref_mut() {
+            if let Some(used) = cb.used.as_deref_mut().filter(|u| !u.accel.is_empty()) {
                 used.accel.commit();
             }
             cb.stamp(serial, &mut q.buffer_states);

@@ -269,6 +269,13 @@ pub(crate) fn order_shared<'t, A: Api>(
     stall: Duration,
     op: &'static str,
 ) -> Result<SharedOrder<'t, A>> {
+    if textures.is_empty() {
+        // The usual submission: no shared texture, nothing to wait for or lock.
+        return Ok(SharedOrder {
+            locks: Vec::new(),
+            after: Vec::new(),
+        });
+    }
     let queue = hal.queue_index();
     let mut after: Vec<(Arc<Hal<A>>, u64)> = Vec::new();
     let mut locks: Vec<&'t Arc<Mutex<SharedUses<A>>>> = Vec::new();

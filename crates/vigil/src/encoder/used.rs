@@ -982,6 +982,16 @@ impl<A: Api> AccelUse<A> {
             .map(|t| ("top-level acceleration structure", t.label.as_str()))
     }
 
+    /// Whether the recording neither builds nor needs an acceleration structure (the
+    /// usual case: submission then skips them, one test).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.built_blas.is_empty()
+            && self.built_tlas.is_empty()
+            && self.need_blas.is_empty()
+            && self.need_tlas.is_empty()
+    }
+
     /// Addresses of the structures this recording builds.
     pub fn built_addresses(&self) -> impl Iterator<Item = usize> + '_ {
         self.built_blas
