@@ -1,23 +1,25 @@
 # Prepared in session 54, which was lent no machine; for the next session that is. Builds,
 # alternated in an order that rotates: a2cc303 (vigil-new3, session 53's last change to
-# recording and submission; the same bench binary as s53-h200/run-3.sh's), bb7f0e6 (vigil-new4: prepare_draw
-# inlined into draw and draw_indexed, set_bind_group inlinable; 931.6 -> 836.0
-# instructions a draw on the test backend) and 94d1fdf (vigil-new5: that, and a command
-# buffer's Used boxed, taken by a submission as a pointer; 543 -> 488 lines of code a
-# submission on lavapipe). Carried in .gl: tests.tar.xz (the vigil crate's test executables
-# at HEAD, all features, gpu-pack-tests.sh), bin/vigil-fuzz.sxz (HEAD) and
-# bin/vigil-{new3,new4,new5}.sxz (bench builds, stripped, xz). Parts: 1. the suite with the
-# compute-only queue expected; 2. the fuzzer, 96 seeds; 3. draws and dispatches through
-# vigil and raw ash, RA rounds (default 8); 4. parallel-record, RP rounds (default 4);
-# 5. one full bench run of the last build (docs/performance.md's tables; FULL=0 skips it).
-# On the H200 in session 53 a draws-and-dispatches run took ~3 s, the suite 100 s, the
-# fuzzer 44 s and the full bench 168 s: about 7 minutes in all. Output tarred into
+# recording and submission; the same bench binary as s53-h200/run-3.sh's), bb7f0e6
+# (vigil-new4: prepare_draw inlined into draw and draw_indexed, set_bind_group inlinable;
+# 931.6 -> 836.0 instructions a draw on the test backend) and b05ef44 (vigil-new6: that,
+# a command buffer's Used boxed and taken by a submission as a pointer (94d1fdf), and the
+# steps a plain submission never needs skipped; 541 -> 429 lines of code a submission on
+# lavapipe). new4 over new3 is the draw path's change; new6 over new4 the submission's.
+# Carried in .gl: tests.tar.xz (the vigil crate's test executables at b05ef44, all
+# features, gpu-pack-tests.sh), bin/vigil-fuzz.sxz (b05ef44) and
+# bin/vigil-{new3,new4,new6}.sxz (bench builds, stripped, xz). Parts: 1. the suite with
+# the compute-only queue expected; 2. the fuzzer, 96 seeds; 3. draws and dispatches
+# through vigil and raw ash, RA rounds (default 8); 4. parallel-record, RP rounds (default
+# 4); 5. one full bench run of the last build (docs/performance.md's tables; FULL=0 skips
+# it). On the H200 in session 53 a draws-and-dispatches run took ~3 s, the suite 100 s,
+# the fuzzer 44 s and the full bench 168 s: about 7 minutes in all. Output tarred into
 # $OUT/run-1.tar.xz:
 #   source .gl/enter.sh; bash docs/results/s54-h200/run-1.sh > $OUT/run-1.log 2>&1; tail -3 $OUT/run-1.log
 # (carry [".gl"], timeout 600). Summaries: python3 docs/results/s53-h200/ab.py
-# DIR/ab/summary.txt new5 new3 (and new4 new3, new5 new4).
+# DIR/ab/summary.txt new4 new3 (and new6 new4, new6 new3).
 set -u
-read -r -a B <<< "${BUILDS:-new3 new4 new5}"
+read -r -a B <<< "${BUILDS:-new3 new4 new6}"
 n=${#B[@]}
 cd .gl && tar -xJf tools/tools.tar.xz && { [ "${SUITE:-1}" = 0 ] || tar -xJf tests.tar.xz; } && for b in "${B[@]}" fuzz; do xz -dc bin/vigil-$b.sxz > bin/vigil-$b; chmod +x bin/vigil-$b; done && cd ..
 export PATH=$PWD/.gl/tools:$PATH LD_LIBRARY_PATH=$PWD/.gl/tools:${LD_LIBRARY_PATH:-}
