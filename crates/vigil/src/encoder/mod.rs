@@ -922,8 +922,7 @@ impl<A: Api> CommandBuffer<A> {
     /// (each texture's state is locked there, and a locked instruction waits for its line
     /// before anything after it runs).
     pub(crate) fn warm(&self) {
-        for t in self.used.iter().flat_map(|u| &u.tracker.textures) {
-            let o = &*t.obj;
+        for o in self.tracked_textures() {
             std::hint::black_box((
                 o.heap_slots.load(Ordering::Relaxed),
                 o.exported.load(Ordering::Relaxed),
@@ -968,10 +967,7 @@ impl<A: Api> CommandBuffer<A> {
 
     /// The textures the tracker follows, in its order.
     pub(crate) fn tracked_textures(&self) -> impl Iterator<Item = &crate::device::TextureObj<A>> {
-        self.used
-            .iter()
-            .flat_map(|u| &u.tracker.textures)
-            .map(|t| &*t.obj)
+        self.tracked_texture_objs().map(|t| &**t)
     }
 
     /// Marks what the command buffer uses as used by submission `serial`: the buffers it
