@@ -157,6 +157,8 @@ pub struct Core<A: Api> {
     /// slot named): a recording that checked its textures against the heaps at one value
     /// need not look again at the same value (see `CommandEncoder::heap_reads_clean`).
     pub(crate) heap_entries: AtomicU64,
+    /// How far recent recordings' tables grew: what a new encoder reserves.
+    pub(crate) table_hints: crate::encoder::used::TableHints,
     /// Structural identity of bind group layouts, for compatibility.
     pub(crate) layout_compat: Mutex<HashMap<Vec<vigil_hal::BindGroupLayoutEntry>, u32>>,
     /// Set once the device is closed (dropped): its encoders can no longer submit.
@@ -341,6 +343,7 @@ impl<A: Api> Device<A> {
                 progress,
                 destroy_epoch: AtomicU64::new(0),
                 heap_entries: AtomicU64::new(0),
+                table_hints: Default::default(),
                 layout_compat: Mutex::new(HashMap::new()),
                 closed: AtomicBool::new(false),
                 timeline: crate::timeline::TimelineState::default(),

@@ -174,6 +174,11 @@ impl<A: Api> Device<A> {
         const OP: &str = "create_command_encoder";
         self.check_alive(OP)?;
         let pool = self.take_pool(OP)?;
+        let mut used = Used {
+            epoch: self.destroy_epoch.load(Ordering::Acquire),
+            ..Used::default()
+        };
+        self.table_hints.reserve(&mut used);
         let mut encoder = CommandEncoder {
             core: self.core.clone(),
             label: desc.label.to_owned(),
@@ -182,10 +187,7 @@ impl<A: Api> Device<A> {
             pool: Some(pool),
             open: false,
             segments: Vec::new(),
-            used: Used {
-                epoch: self.destroy_epoch.load(Ordering::Acquire),
-                ..Used::default()
-            },
+            used,
             pending: Pending::default(),
             scope: scope::Scope::default(),
             derived_batches: 0,
@@ -456,6 +458,7 @@ impl<A: Api> CommandEncoder<A> {
         let Some(pool) = self.pool.take() else {
             return Err(fail!(EncoderFinished, OP, &self.label, "already finished"));
         };
+        self.core.table_hints.note(&self.used);
         let label = &self.label;
         self.core
             .timeline

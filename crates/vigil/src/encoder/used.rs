@@ -498,6 +498,72 @@ pub(crate) fn overlap<A: Api>(a: &TextureObj<A>, b: &TextureObj<A>) -> bool {
     }
 }
 
+/// How far a recording's growing tables went, kept by the device for the next encoder:
+/// it reserves that much when it is made, where each table would otherwise grow by
+/// doubling, every doubling a copy of all it held (a frame meeting 1,000 groups copied its
+/// tables some ten times over while recording). A hint follows the largest recent
+/// recording and shrinks by a quarter with each smaller one, and is capped, so a one-off
+/// large recording does not make every later small one reserve its size for long.
+#[derive(Default)]
+pub(crate) struct TableHints {
+    /// Per table, in the order of [`TableHints::lens`]: entries to reserve.
+    lens: [std::sync::atomic::AtomicU32; 7],
+}
+
+impl TableHints {
+    /// Most entries a hint asks for (larger recordings grow their tables past it).
+    const CAP: usize = 4096;
+    /// Fewest entries a hint reserves: smaller tables grow as they did (tables reserved
+    /// together lie side by side, so a reserved table that outgrows its hint is moved where
+    /// one grown alone could have been extended in place).
+    const MIN: u32 = 64;
+
+    /// The lengths of `used`'s growing tables.
+    fn lens<A: Api>(used: &Used<A>) -> [usize; 7] {
+        [
+            used.groups.by_slot.len(),
+            used.buffers.by_slot.len(),
+            used.tracker.buffers.len(),
+            used.tracker.buffer_at.len(),
+            used.group_info.len(),
+            used.member_slots.len(),
+            used.group_sizes.len(),
+        ]
+    }
+
+    /// Takes note of a finished recording's tables.
+    pub fn note<A: Api>(&self, used: &Used<A>) {
+        use std::sync::atomic::Ordering::Relaxed;
+        for (hint, len) in self.lens.iter().zip(Self::lens(used)) {
+            let old = hint.load(Relaxed);
+            let len = u32::try_from(len.min(Self::CAP)).unwrap_or(0);
+            // (A plain load and store: two recordings finishing at once may each leave
+            // their own, which serves as well.)
+            let new = len.max(old.saturating_sub(old / 4));
+            if new != old {
+                hint.store(new, Relaxed);
+            }
+        }
+    }
+
+    /// Reserves a new recording's tables as the hints say.
+    pub fn reserve<A: Api>(&self, used: &mut Used<A>) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let [groups, buffers, tracked, buffer_at, info, members, sizes] =
+            self.lens.each_ref().map(|h| match h.load(Relaxed) {
+                n if n >= Self::MIN => n as usize,
+                _ => 0,
+            });
+        used.groups.by_slot.reserve(groups);
+        used.buffers.by_slot.reserve(buffers);
+        used.tracker.buffers.reserve(tracked);
+        used.tracker.buffer_at.reserve(buffer_at);
+        used.group_info.reserve(info);
+        used.member_slots.reserve(members);
+        used.group_sizes.reserve(sizes);
+    }
+}
+
 // A default `Used` must own no memory: `CommandBuffer::take_used` leaves one behind that is
 // never dropped.
 impl<A: Api> Default for Used<A> {
@@ -1052,5 +1118,65 @@ impl Pending {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.buffers.is_empty() && self.textures.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TableHints, Used};
+    use vigil_hal::test_backend::TestApi;
+
+    /// A `Used` as a recording of `groups` one-size, two-member groups leaves two of its
+    /// tables (only the tables' lengths are read; the others stay empty).
+    fn used_with_groups(groups: usize) -> Used<TestApi> {
+        let mut u = Used::<TestApi>::default();
+        u.group_sizes.resize(groups, 0);
+        u.member_slots.resize(groups.saturating_mul(2), 0);
+        u
+    }
+
+    #[test]
+    fn a_new_recording_reserves_what_the_last_large_one_used_and_hints_decay_and_stay_capped() {
+        let hints = TableHints::default();
+        let mut fresh = Used::<TestApi>::default();
+        hints.reserve(&mut fresh);
+        assert_eq!(
+            fresh.group_sizes.capacity(),
+            0,
+            "no hint yet: nothing reserved"
+        );
+
+        hints.note(&used_with_groups(1000));
+        let mut next = Used::<TestApi>::default();
+        hints.reserve(&mut next);
+        assert!(next.group_sizes.capacity() >= 1000);
+        assert!(next.member_slots.capacity() >= 2000);
+        assert_eq!(
+            next.tracker.buffers.capacity(),
+            0,
+            "an empty table's hint is none"
+        );
+
+        // A smaller recording takes the hint down by a quarter, not to its own size.
+        hints.note(&used_with_groups(10));
+        let mut after_small = Used::<TestApi>::default();
+        hints.reserve(&mut after_small);
+        assert!(after_small.group_sizes.capacity() >= 750);
+        assert!(after_small.group_sizes.capacity() < 1000);
+
+        // Hints below the floor reserve nothing: small tables grow as they always did.
+        for _ in 0..20 {
+            hints.note(&used_with_groups(10));
+        }
+        let mut small = Used::<TestApi>::default();
+        hints.reserve(&mut small);
+        assert_eq!(small.group_sizes.capacity(), 0);
+
+        // A huge recording's hint is capped.
+        hints.note(&used_with_groups(100_000));
+        let mut capped = Used::<TestApi>::default();
+        hints.reserve(&mut capped);
+        assert!(capped.group_sizes.capacity() >= TableHints::CAP);
+        assert!(capped.group_sizes.capacity() < 2 * TableHints::CAP);
     }
 }
