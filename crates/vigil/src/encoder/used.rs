@@ -564,8 +564,8 @@ impl TableHints {
     }
 }
 
-// A default `Used` must own no memory: `CommandBuffer::take_used` leaves one behind that is
-// never dropped.
+// A default `Used` owns no memory: every encoder starts from one (its tables then reserved
+// by `TableHints`), and a submission builds one for the textures it makes resident.
 impl<A: Api> Default for Used<A> {
     fn default() -> Self {
         Used {
