@@ -503,7 +503,10 @@ pub(crate) fn overlap<A: Api>(a: &TextureObj<A>, b: &TextureObj<A>) -> bool {
 /// doubling, every doubling a copy of all it held (a frame meeting 1,000 groups copied its
 /// tables some ten times over while recording). A hint follows the largest recent
 /// recording and shrinks by a quarter with each smaller one, and is capped, so a one-off
-/// large recording does not make every later small one reserve its size for long.
+/// large recording does not make every later small one reserve its size for long. Where
+/// small recordings come between large ones (a readback after each frame), each small one
+/// reserves about what the large ones use and takes the hints down by a quarter, so the
+/// next large one grows each table once, where without hints it doubled them all the way.
 #[derive(Default)]
 pub(crate) struct TableHints {
     /// Per table, in the order of [`TableHints::lens`]: entries to reserve.
