@@ -174,6 +174,15 @@ pub fn step(state: &mut State, u: Use) -> Option<Transition> {
     barrier
 }
 
+/// The barrier `u` needs of a part in `state` (what [`step`] returns), leaving the state
+/// as it is: for a caller that sets the state after `u` itself. (`step` on a copy: once
+/// inlined, the copy's updates are dead and the compiler drops them.)
+#[inline(always)]
+pub fn barrier_for(state: &State, u: Use) -> Option<Transition> {
+    let mut scratch = *state;
+    step(&mut scratch, u)
+}
+
 /// A global barrier recorded in a command buffer before the uses numbered `at`: all work
 /// before it, in every stage, finished and its writes made visible to the `dst` stages.
 /// A use it covers needs no barrier of its own.
@@ -396,11 +405,14 @@ pub fn resolve(device: &mut State, part: &Part) -> Option<Transition> {
         *device = part.state;
         return None;
     }
-    let barrier = step(device, first);
     if part.sealed {
+        // A later write or layout change set the state after the command buffer: the
+        // state after this first use is not needed.
+        let barrier = barrier_for(device, first);
         *device = part.state;
+        return barrier;
     }
-    barrier
+    step(device, first)
 }
 
 /// Most parts a buffer is tracked in before its history is merged into one (see
