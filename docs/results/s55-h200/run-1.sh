@@ -1,14 +1,15 @@
 # Session 55's run on the H200 (session 54 was lent no machine; this carries its prepared
-# run, s54-h200/run-1.sh, plus one more build). Builds, alternated in an order that
+# run, s54-h200/run-1.sh, with session 55's builds). Builds, alternated in an order that
 # rotates: a2cc303 (vigil-new3, session 53's last change to recording and submission),
-# bb7f0e6 (vigil-new4: prepare_draw inlined into draw and draw_indexed, set_bind_group
-# inlinable), b05ef44 (vigil-new6: that, a command buffer's Used boxed, the steps a plain
-# submission never needs skipped) and session 55's head (vigil-new7: that, and a new
-# encoder reserving its tables as far as recent recordings grew them). new4 over new3 is
-# the draw path's change, new6 over new4 the submission's, new7 over new6 the reserved
-# tables. Unlike s54's script, each part's output lands in $OUT as the part ends (a call
-# cut off at its limit still returns the parts before), the parts run most wanted first,
-# and a part starts only if LIMIT (seconds, default 560) leaves it room:
+# b05ef44 (vigil-new6: session 54's draw path inlined (bb7f0e6), a command buffer's Used
+# boxed, the steps a plain submission never needs skipped), 33412fa (vigil-new7: a new
+# encoder reserving its tables as far as recent recordings grew them) and f0a26f6
+# (vigil-new9: that, and a sealed part's first use at submission computing its barrier
+# only). new6 over new3 is session 54's work, new7 over new6 the reserved tables, new9
+# over new7 the submission's barrier. Unlike s54's script, each part's output lands in
+# $OUT as the part ends (a call cut off at its limit still returns the parts before), the
+# parts run most wanted first, and a part starts only if LIMIT (seconds, default 560)
+# leaves it room:
 #   1. draws and dispatches through vigil and raw ash, RA rounds (default 8): ab-summary.txt
 #   2. parallel-record, RP rounds (default 3): par-summary.txt
 #   3. one full bench of the last build: full.txt, full.json (docs/performance.md's tables)
@@ -16,9 +17,9 @@
 #   5. the fuzzer (.gl/bin/vigil-fuzz.sxz), 96 seeds from SEED (default 7700): fuzz.txt
 # Each part's per-run outputs are tarred as PART.tar.xz. Carry [".gl"]:
 #   source .gl/enter.sh; bash docs/results/s55-h200/run-1.sh > $OUT/run-1.log 2>&1; tail -3 $OUT/run-1.log
-# Per-round ratios of two builds: python3 docs/results/s53-h200/ab.py ab-summary.txt new7 new6
+# Per-round ratios of two builds: python3 docs/results/s53-h200/ab.py ab-summary.txt new9 new7
 set -u
-read -r -a B <<< "${BUILDS:-new3 new4 new6 new7}"
+read -r -a B <<< "${BUILDS:-new3 new6 new7 new9}"
 n=${#B[@]}
 limit=${LIMIT:-560}
 room() { [ $((limit - SECONDS)) -ge "$1" ] || { echo "part skipped at ${SECONDS}s: needs $1 s"; false; }; }
