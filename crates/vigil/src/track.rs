@@ -816,6 +816,55 @@ mod tests {
     };
 
     #[test]
+    fn barrier_for_is_steps_barrier_and_leaves_the_state_alone() {
+        let compute_write = Use::buffer(
+            Stages::COMPUTE,
+            Access::SHADER_READ.union(Access::SHADER_WRITE),
+        );
+        let vertex_read = Use::buffer(Stages::VERTEX_INPUT, Access::VERTEX_READ);
+        let copy_write = Use::buffer(Stages::TRANSFER, Access::TRANSFER_WRITE);
+        let uses = [compute_write, vertex_read, copy_write, ATTACHMENT];
+        // Every state two steps can reach from a fresh buffer or texture, against every use.
+        let mut states = vec![
+            State::fresh(TextureLayout::General),
+            State::fresh(TextureLayout::Undefined),
+        ];
+        for _ in 0..2 {
+            let mut next = Vec::new();
+            for s in &states {
+                for &u in &uses {
+                    let mut t = *s;
+                    step(&mut t, u);
+                    next.push(t);
+                }
+            }
+            states.extend(next);
+        }
+        for s in &states {
+            for &u in &uses {
+                let mut stepped = *s;
+                let expected = step(&mut stepped, u);
+                let before = *s;
+                assert_eq!(barrier_for(s, u), expected, "{s:?} then {u:?}");
+                assert_eq!(*s, before);
+            }
+        }
+        // A sealed part at submission: the barrier of its first use, then its own state.
+        let mut part = Part::UNTOUCHED;
+        part.first = Some(compute_write);
+        part.sealed = true;
+        part.state = State::fresh(TextureLayout::General);
+        part.state.write = Some((Stages::TRANSFER, Access::TRANSFER_WRITE));
+        for s in &states {
+            let mut device = *s;
+            let mut stepped = *s;
+            let expected = step(&mut stepped, compute_write);
+            assert_eq!(resolve(&mut device, &part), expected);
+            assert_eq!(device, part.state);
+        }
+    }
+
+    #[test]
     fn an_overwritten_part_carries_its_own_barrier_and_needs_nothing_at_submission() {
         let mut part = Part::UNTOUCHED;
         let t = part.overwrite(ATTACHMENT, 1).unwrap();
