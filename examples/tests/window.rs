@@ -21,6 +21,29 @@ struct Server {
     child: Child,
     env: Vec<(&'static str, String)>,
     _runtime: Option<PathBuf>,
+    /// Files the server leaves behind when killed (an X server's lock and socket).
+    leftovers: Vec<PathBuf>,
+}
+
+/// An X display's lock file and socket.
+fn x_files(n: u32) -> [PathBuf; 2] {
+    [
+        PathBuf::from(format!("/tmp/.X{n}-lock")),
+        PathBuf::from(format!("/tmp/.X11-unix/X{n}")),
+    ]
+}
+
+/// Whether display `n` is held: its lock file names a process that is running (a lock an
+/// unreadable one counts as held; one left by a killed server does not).
+fn x_display_held(n: u32) -> bool {
+    let [lock, _] = x_files(n);
+    match std::fs::read_to_string(&lock) {
+        Err(e) => e.kind() != std::io::ErrorKind::NotFound,
+        Ok(text) => text
+            .trim()
+            .parse::<u32>()
+            .map_or(true, |pid| Path::new(&format!("/proc/{pid}")).exists()),
+    }
 }
 
 /// Waits for a server's socket to appear.
@@ -37,12 +60,17 @@ fn wait_for(socket: &Path, what: &str) {
 
 impl Server {
     /// An X server on a display number nobody holds; `slot` keeps the tests of one run
-    /// (which start their servers at once) on different numbers.
+    /// (which start their servers at once) on different numbers. A number whose lock a
+    /// killed server left behind is taken, its stale lock and socket removed first (a stale
+    /// socket would let `wait_for` return before the new server listens).
     fn xvfb(slot: u32) -> Server {
         let n = (0..50)
             .map(|k| 100 + slot * 100 + (std::process::id() + k) % 50)
-            .find(|n| !Path::new(&format!("/tmp/.X{n}-lock")).exists())
-            .unwrap();
+            .find(|&n| !x_display_held(n))
+            .expect("displays 100-149 (or 200-249) are all held by running X servers");
+        for f in x_files(n) {
+            let _ = std::fs::remove_file(f);
+        }
         let child = Command::new("Xvfb")
             .args([
                 &format!(":{n}"),
@@ -61,6 +89,7 @@ impl Server {
             child,
             env: vec![("DISPLAY", format!(":{n}"))],
             _runtime: None,
+            leftovers: x_files(n).to_vec(),
         }
     }
 
@@ -90,6 +119,7 @@ impl Server {
                 ("WAYLAND_DISPLAY", socket),
             ],
             _runtime: Some(runtime),
+            leftovers: Vec::new(),
         }
     }
 }
@@ -100,6 +130,11 @@ impl Drop for Server {
         let _ = self.child.wait();
         if let Some(dir) = &self._runtime {
             let _ = std::fs::remove_dir_all(dir);
+        }
+        // Killed, the server removed none of its files: without this every run left a
+        // display's lock behind, and after fifty runs on one machine no number was free.
+        for f in &self.leftovers {
+            let _ = std::fs::remove_file(f);
         }
     }
 }
