@@ -33,8 +33,8 @@ fn x_files(n: u32) -> [PathBuf; 2] {
     ]
 }
 
-/// Whether display `n` is held: its lock file names a process that is running (a lock an
-/// unreadable one counts as held; one left by a killed server does not).
+/// Whether display `n` is held: its lock file names a process that is running (an
+/// unreadable lock counts as held; one left by a killed server does not).
 fn x_display_held(n: u32) -> bool {
     let [lock, _] = x_files(n);
     match std::fs::read_to_string(&lock) {
