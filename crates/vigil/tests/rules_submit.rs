@@ -238,3 +238,58 @@ fn writes_to_a_busy_buffer_land_after_earlier_work_and_before_later_work() {
     );
     assert_eq!(d.read_buffer(a, 0, 16).unwrap(), vec![2; 16]);
 }
+
+#[cfg(feature = "test-seams")]
+#[test]
+fn a_refused_submission_after_a_larger_one_puts_back_its_own_states_only() {
+    // A submission keeps its undo lists, emptied, for the next one. A larger submission
+    // (seven buffers, six of them written by its dispatches) is followed by a refused one
+    // (two of them): the refused one must put back its own buffers' states as they were
+    // after the larger one, not older ones left in the lists. A third submission writing
+    // one of them again then waits for the first one's writes.
+    use vigil::hal_test::TestCommand as C;
+    let d = device();
+    let k = copy_kernel(&d);
+    let src = storage(&d, 64);
+    let dsts: Vec<Buffer> = (0..6).map(|_| storage(&d, 64)).collect();
+    let groups: Vec<BindGroup> = dsts
+        .iter()
+        .map(|&b| group(&d, k.bgl, &[(0, whole(src)), (1, whole(b))]).unwrap())
+        .collect();
+    // The barriers in front of the last submission's first dispatch (its heads first).
+    let waits = |d: &TDevice| -> Vec<Stages> {
+        let log = d.test_backend().submitted_commands();
+        let last = log.last().map_or(0, |(serial, _)| *serial);
+        log.into_iter()
+            .filter(|(serial, _)| *serial == last)
+            .flat_map(|(_, commands)| commands)
+            .take_while(|c| !matches!(c, C::Dispatch(_)))
+            .filter_map(|c| match c {
+                C::Barrier(b) => Some(b.src),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    for &g in &groups {
+        e.set_bind_group(0, g, &[]).unwrap();
+        e.dispatch(1, 1, 1).unwrap();
+    }
+    e.end_compute_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    assert!(waits(&d).is_empty(), "fresh buffers wait for nothing");
+    let refused = dispatching_buffer(&d, &k, groups[0]);
+    d.seams()
+        .inject_fault("submit", FaultKind::OutOfMemory, FaultMode::Once);
+    let err = d.submit([refused]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::OutOfMemory);
+    d.submit([dispatching_buffer(&d, &k, groups[0])]).unwrap();
+    let waits = waits(&d);
+    assert_eq!(waits.len(), 1, "one barrier in front of the dispatch");
+    assert!(
+        waits[0].contains(Stages::COMPUTE),
+        "the barrier waits for the first submission's dispatches: {waits:?}"
+    );
+}

@@ -885,7 +885,9 @@ impl<A: Api> CommandBuffer<A> {
         }
         for t in &used.tracker.textures {
             let mut g = lock(&t.obj.state);
-            undo.cb_textures.push((g.initialized, g.parts.clone()));
+            // (`from_slice` copies the states at once; `clone` pushes them one by one.)
+            undo.cb_textures
+                .push((g.initialized, smallvec::SmallVec::from_slice(&g.parts)));
             crate::device::zero_if_unwritten(&t.obj, &mut g, head);
             let layers = t.obj.desc.array_layers.max(1);
             // Heap reads in other command buffers are not tracked: while a heap names the
