@@ -242,11 +242,12 @@ fn writes_to_a_busy_buffer_land_after_earlier_work_and_before_later_work() {
 #[cfg(feature = "test-seams")]
 #[test]
 fn a_refused_submission_after_a_larger_one_puts_back_its_own_states_only() {
-    // A submission keeps its undo lists, emptied, for the next one. A larger submission
-    // (seven buffers, six of them written by its dispatches) is followed by a refused one
-    // (two of them): the refused one must put back its own buffers' states as they were
-    // after the larger one, not older ones left in the lists. A third submission writing
-    // one of them again then waits for the first one's writes.
+    // A larger submission (seven buffers, six of them written by its dispatches) is
+    // followed by a refused one (two of them): the refused one must put back its own
+    // buffers' states as they were after the larger one, not older ones (a plan's undo
+    // lists are matched to its command buffers' resources by position, so entries left
+    // over from another submission would put back the wrong states). A third submission
+    // writing one of them again then waits for the first one's writes.
     use vigil::hal_test::TestCommand as C;
     let d = device();
     let k = copy_kernel(&d);

@@ -246,9 +246,6 @@ pub(crate) struct QueueState<A: Api> {
     pub heads: Vec<CachedHead<A>>,
     /// Every buffer's state between submissions.
     pub buffer_states: super::BufferStates,
-    /// The last submission's undo lists of command buffers' states, emptied, for the next
-    /// plan: a submission then allocates none of them (see [`Undo::take_spare`]).
-    pub spare_undo: Undo<A>,
 }
 
 /// Most submission heads kept for resubmission.
@@ -311,7 +308,6 @@ impl<A: Api> QueueState<A> {
             spare_staging_bytes: 0,
             heads: Vec::new(),
             buffer_states: super::BufferStates::default(),
-            spare_undo: Undo::default(),
         }
     }
 
@@ -658,9 +654,6 @@ impl<A: Api> Device<A> {
         for w in plan.written {
             w.queued_writes.store(false, Ordering::Release);
         }
-        // (What the undo holds of objects is dropped with `undo`, after the queue lock.)
-        let mut undo = plan.undo;
-        q.spare_undo = undo.take_spare();
         if !plan.resident.is_empty() {
             // The head clears and transitions them: they live until it has run.
             flight.used.push(Box::new(Used {
@@ -797,30 +790,7 @@ impl<A: Api> Default for Undo<A> {
     }
 }
 
-/// The most entries a list of a spare [`Undo`] keeps room for; a longer one is dropped
-/// rather than held between submissions.
-const SPARE_UNDO_ENTRIES: usize = 4096;
-
 impl<A: Api> Undo<A> {
-    /// An undo for the next submission's plan: this one's lists of the command buffers'
-    /// states, emptied with their room kept (one that grew past [`SPARE_UNDO_ENTRIES`] is
-    /// let go). The lists that hold objects stay here, to be dropped with it.
-    pub fn take_spare(&mut self) -> Self {
-        fn emptied<T>(v: &mut Vec<T>) -> Vec<T> {
-            let mut v = std::mem::take(v);
-            if v.capacity() > SPARE_UNDO_ENTRIES {
-                return Vec::new();
-            }
-            v.clear();
-            v
-        }
-        Undo {
-            cb_buffers: emptied(&mut self.cb_buffers),
-            cb_textures: emptied(&mut self.cb_textures),
-            ..Undo::default()
-        }
-    }
-
     /// Puts the states back, latest change first: the writes made visible between
     /// command buffers, the command buffers' (`cbs`, those the plan resolved), then the
     /// uploads'.
@@ -946,7 +916,7 @@ impl<A: Api> Core<A> {
             written: Vec::new(),
             uploads: PendingUploads::default(),
             resident: Vec::new(),
-            undo: std::mem::take(&mut q.spare_undo),
+            undo: Undo::default(),
         };
         q.staging.queued_bytes = 0;
         q.staging.queued_writes = 0;
