@@ -1,14 +1,16 @@
-# Session 56's second device run: session 56's change (vigil-new10: a submission's undo
-# lists kept from the last one, texture states copied into them at once) alternated with
-# f0a26f6 (vigil-new9) and session 55's builds, the tables-kept patch (vigil-new8, on
-# 33412fa = vigil-new7) among them; then a second full bench (of the last build) and the
-# packed suite with its per-executable lines. As s55-h200/run-1.sh: each part's output lands
-# in $OUT as the part ends, and a part starts only if LIMIT (seconds, default 570) leaves it
-# room. Carry [".gl"]:
+# Session 56's second device run. Builds alternated: 33412fa (vigil-new7), 33412fa with the
+# tables-kept patch of session 55 (vigil-new8, s55-lavapipe/spare-tables-tried.patch),
+# f0a26f6 (vigil-new9), afbd5d7 (vigil-new10: a submission's undo lists kept from the last
+# one, texture states copied into them at once) and cc90b90 (vigil-new12: the copy kept,
+# the lists allocated per submission again, since keeping them slowed lavapipe's dispatch
+# submission). Then a full bench of the last build and the packed suite (.gl/tests.tar.xz,
+# of cc90b90) with its per-executable lines. As s55-h200/run-1.sh: each part's output lands
+# in $OUT as the part ends, and a part starts only if LIMIT (seconds, default 570) leaves
+# it room. Builds are made by ../bench-build.sh. Carry [".gl"]:
 #   source .gl/enter.sh; bash docs/results/s56-h100/run-2.sh > $OUT/run-2.log 2>&1; tail -3 $OUT/run-2.log
-# Per-round ratios of two builds: python3 docs/results/s53-h200/ab.py ab-summary.txt new10 new9
+# Per-round ratios of two builds: python3 docs/results/s53-h200/ab.py ab-summary.txt new12 new9
 set -u
-read -r -a B <<< "${BUILDS:-new7 new8 new9 new10}"
+read -r -a B <<< "${BUILDS:-new7 new8 new9 new10 new12}"
 n=${#B[@]}
 limit=${LIMIT:-570}
 room() { [ $((limit - SECONDS)) -ge "$1" ] || { echo "part skipped at ${SECONDS}s: needs $1 s"; false; }; }
