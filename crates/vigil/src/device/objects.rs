@@ -398,6 +398,15 @@ pub(crate) struct TextureState {
     pub parts: Parts,
 }
 
+impl TextureState {
+    /// A copy of the per-subresource states, for a submission's undo. (`from_slice`
+    /// copies them at once; `SmallVec::clone` pushes them one by one.)
+    #[inline]
+    pub fn saved_parts(&self) -> Parts {
+        Parts::from_slice(&self.parts)
+    }
+}
+
 /// A texture's per-subresource states.
 pub(crate) type Parts = smallvec::SmallVec<[State; 1]>;
 

@@ -1490,11 +1490,7 @@ fn make_resident<'r, A: Api>(
 ) {
     for t in resident {
         let mut g = lock(&t.state);
-        undo.push((
-            t.clone(),
-            g.initialized,
-            smallvec::SmallVec::from_slice(&g.parts),
-        ));
+        undo.push((t.clone(), g.initialized, g.saved_parts()));
         zero_if_unwritten(t, &mut g, head);
         let u = super::objects::heap_read(t.desc.usage, super::objects::HEAP_READERS);
         let layers = t.desc.array_layers.max(1);

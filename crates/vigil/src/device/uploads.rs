@@ -547,11 +547,8 @@ impl<A: Api> Core<A> {
             let mut g = lock(&t.state);
             if !textures_seen.contains(&(Arc::as_ptr(t) as usize)) {
                 textures_seen.push(Arc::as_ptr(t) as usize);
-                undo.textures.push((
-                    t.clone(),
-                    g.initialized,
-                    smallvec::SmallVec::from_slice(&g.parts),
-                ));
+                undo.textures
+                    .push((t.clone(), g.initialized, g.saved_parts()));
             }
             super::zero_if_unwritten(t, &mut g, &mut head);
             let layers = t.desc.array_layers.max(1);

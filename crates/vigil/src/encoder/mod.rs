@@ -885,9 +885,7 @@ impl<A: Api> CommandBuffer<A> {
         }
         for t in &used.tracker.textures {
             let mut g = lock(&t.obj.state);
-            // (`from_slice` copies the states at once; `clone` pushes them one by one.)
-            undo.cb_textures
-                .push((g.initialized, smallvec::SmallVec::from_slice(&g.parts)));
+            undo.cb_textures.push((g.initialized, g.saved_parts()));
             crate::device::zero_if_unwritten(&t.obj, &mut g, head);
             let layers = t.obj.desc.array_layers.max(1);
             // Heap reads in other command buffers are not tracked: while a heap names the
