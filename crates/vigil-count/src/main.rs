@@ -14,6 +14,7 @@
 //! vigil-count time draw 21     # its counted part timed, 21 runs: ns per operation
 //! vigil-count threads 8 21 --groups 10   # the draws frame on 1-8 threads, 10 groups cycled
 //! vigil-count-indirect run dispatch_indirect   # the workload counted in a binary of its own
+//! vigil-count calls           # the draw's four calls one kind at a time (not guarded)
 //! ```
 //!
 //! The guard fails when a workload costs more than 5% above its baseline. A deliberate
@@ -31,6 +32,15 @@ use std::process::{Command, ExitCode};
 /// Workloads counted in a binary of their own (`vigil-count-indirect`), so that adding them
 /// changes nothing the compiler inlines in the others.
 const APART: &[&str] = &["dispatch_indirect"];
+/// The `draw` workload's calls one kind at a time (`vigil-count calls`), counted in
+/// `vigil-count-calls` and kept out of the guard: a diagnosis, not a figure to hold.
+const CALLS: &[&str] = &[
+    "draw.set_bind_group",
+    "draw.set_vertex_buffer",
+    "draw.set_index_buffer",
+    "draw.draw_indexed",
+    "draw.group_draw",
+];
 
 /// How far above its baseline a workload may go.
 const TOLERANCE: f64 = 0.05;
@@ -46,12 +56,22 @@ fn baseline_path() -> PathBuf {
 fn count(workload: &str) -> Result<f64, String> {
     let mut exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut toggle = "--toggle-collect=*vigil_count::workloads::measured*";
-    if APART.contains(&workload) {
-        exe.set_file_name(format!(
-            "vigil-count-indirect{}",
-            std::env::consts::EXE_SUFFIX
-        ));
-        toggle = "--toggle-collect=*vigil_count_indirect::workloads::measured*";
+    let apart = if APART.contains(&workload) {
+        Some((
+            "vigil-count-indirect",
+            "--toggle-collect=*vigil_count_indirect::workloads::measured*",
+        ))
+    } else if CALLS.contains(&workload) {
+        Some((
+            "vigil-count-calls",
+            "--toggle-collect=*vigil_count_calls::workloads::measured*",
+        ))
+    } else {
+        None
+    };
+    if let Some((name, apart_toggle)) = apart {
+        exe.set_file_name(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+        toggle = apart_toggle;
         if !exe.exists() {
             return Err(format!(
                 "{} is missing: `cargo build --release -p vigil-count --bins` builds it",
@@ -154,30 +174,6 @@ fn guard(bless: bool) -> Result<bool, String> {
         println!("baseline written to {}", baseline_path().display());
     }
     Ok(ok)
-}
-
-/// Runs `workload` `reps` times in this process and prints the wall-clock time per
-/// operation of the counted part: median, lowest and highest. Not a benchmark of vigil
-/// against anything (`vigil bench` is); it tells how fast this machine executes the
-/// instructions the guard counts.
-fn time(workload: &str, reps: usize) {
-    use std::sync::atomic::Ordering::Relaxed;
-    workloads::TIMING.store(true, Relaxed);
-    let ops = workloads::operations(workload).unwrap_or(1) as f64;
-    let mut per_op: Vec<f64> = (0..reps.max(1))
-        .map(|_| {
-            workloads::run(workload);
-            workloads::LAST_NS.load(Relaxed) as f64 / ops
-        })
-        .collect();
-    per_op.sort_by(f64::total_cmp);
-    let median = per_op[per_op.len() / 2];
-    println!(
-        "{workload}: {median:.1} ns per operation (median of {}; {:.1} to {:.1})",
-        per_op.len(),
-        per_op[0],
-        per_op[per_op.len() - 1]
-    );
 }
 
 /// Records the `draw` workload's frame (10,000 draws) on 1, 2, 4, … `most` threads at
@@ -287,7 +283,7 @@ fn main() -> ExitCode {
                     .get(2)
                     .and_then(|r| r.parse::<usize>().ok())
                     .unwrap_or(21);
-                time(w, reps);
+                workloads::time(w, reps, workloads::run);
                 ExitCode::SUCCESS
             }
             _ => {
@@ -298,6 +294,19 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Some("calls") => {
+            // Each call kind alone, on the guard's terms (callgrind, test backend).
+            for w in CALLS {
+                match count(w) {
+                    Ok(n) => println!("{w:<24} {n:>8.1} instructions per call"),
+                    Err(e) => {
+                        eprintln!("{e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
+            ExitCode::SUCCESS
+        }
         Some("threads") => {
             // Positional: the arguments before the first option.
             let plain: Vec<&String> = args[1..]

@@ -23,6 +23,7 @@ pub fn operations(workload: &str) -> Option<u64> {
     Some(match workload {
         "draw" | "root_draw" | "draw_root" | "dispatch" | "dispatch_indirect"
         | "set_bind_group" | "write64" | "write64_direct" => 10_000,
+        w if w.starts_with("draw.") => 10_000,
         "submit" => SUBMITS as u64,
         "create_destroy" => 1_000,
         "frame" | "frame_idle" => FRAMES as u64,
@@ -111,9 +112,9 @@ pub struct DrawSet {
     /// The device (test backend).
     pub d: D,
     pipeline: RenderPipeline,
-    groups: Vec<BindGroup>,
-    vbs: Vec<Buffer>,
-    ibs: Vec<Buffer>,
+    pub(crate) groups: Vec<BindGroup>,
+    pub(crate) vbs: Vec<Buffer>,
+    pub(crate) ibs: Vec<Buffer>,
 }
 
 /// The `draws` benchmark's objects: 1,000 bind groups (a texture view, a sampler, a
@@ -719,4 +720,28 @@ fn create_destroy() {
             d.destroy_buffer(b).unwrap();
         }
     });
+}
+
+/// Runs `workload` (with `run`, the binary's own runner) `reps` times in this process and
+/// prints the wall-clock time per operation of the counted part: median, lowest and
+/// highest. Not a benchmark of vigil against anything (`vigil bench` is); it tells how fast
+/// this machine executes the instructions the guard counts.
+pub fn time(workload: &str, reps: usize, run: impl Fn(&str) -> Option<()>) {
+    use std::sync::atomic::Ordering::Relaxed;
+    TIMING.store(true, Relaxed);
+    let ops = operations(workload).unwrap_or(1) as f64;
+    let mut per_op: Vec<f64> = (0..reps.max(1))
+        .map(|_| {
+            run(workload);
+            LAST_NS.load(Relaxed) as f64 / ops
+        })
+        .collect();
+    per_op.sort_by(f64::total_cmp);
+    let median = per_op[per_op.len() / 2];
+    println!(
+        "{workload}: {median:.1} ns per operation (median of {}; {:.1} to {:.1})",
+        per_op.len(),
+        per_op[0],
+        per_op[per_op.len() - 1]
+    );
 }
