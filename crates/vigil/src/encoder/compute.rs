@@ -359,7 +359,7 @@ impl<A: Api> CommandEncoder<A> {
     /// Dispatches `x * y * z` workgroups (WebGPU's `dispatchWorkgroups`, shorter name).
     pub fn dispatch(&mut self, x: u32, y: u32, z: u32) -> Result<()> {
         const OP: &str = "dispatch";
-        self.step(OP, |e| {
+        self.step(OP, move |e| {
             e.expect_pass(Pass::Compute, OP)?;
             validate::encoder::dispatch(&e.label, [x, y, z], &e.core.limits)?;
             e.prepare_dispatch(None, true, OP)?;

@@ -540,7 +540,7 @@ impl<A: Api> CommandEncoder<A> {
         size: Option<u64>,
     ) -> Result<()> {
         const OP: &str = "set_vertex_buffer";
-        self.step(OP, |e| {
+        self.step(OP, move |e| {
             e.expect_pass(Pass::Render, OP)?;
             let cap = (e.core.limits.max_vertex_buffers as usize).min(MAX_VERTEX_SLOTS);
             let (b, tracker_slot) = e.used.buffer_and_slot(&e.core, buffer, OP)?;
@@ -581,7 +581,7 @@ impl<A: Api> CommandEncoder<A> {
         size: Option<u64>,
     ) -> Result<()> {
         const OP: &str = "set_index_buffer";
-        self.step(OP, |e| {
+        self.step(OP, move |e| {
             e.expect_pass(Pass::Render, OP)?;
             let (b, slot) = e.used.buffer_and_slot(&e.core, buffer, OP)?;
             let size =
@@ -670,7 +670,7 @@ impl<A: Api> CommandEncoder<A> {
         instances: std::ops::Range<u32>,
     ) -> Result<()> {
         const OP: &str = "draw";
-        self.step(OP, |e| e.draw_in_pass(OP, vertices, instances))
+        self.step(OP, move |e| e.draw_in_pass(OP, vertices, instances))
     }
 
     /// [`CommandEncoder::draw`]'s checks and effect, for `op`.
@@ -700,7 +700,7 @@ impl<A: Api> CommandEncoder<A> {
         instances: std::ops::Range<u32>,
     ) -> Result<()> {
         const OP: &str = "draw_indexed";
-        self.step(OP, |e| {
+        self.step(OP, move |e| {
             e.expect_pass(Pass::Render, OP)?;
             let Some(ib) = e.render.index else {
                 return Err(fail!(
