@@ -17,10 +17,12 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match (args.first().map(String::as_str), args.get(1)) {
         (Some("run"), Some(w)) if run(w).is_some() => ExitCode::SUCCESS,
-        (Some("time"), Some(w)) if w.starts_with("draw.") => {
+        (Some("time"), Some(w)) if workloads::CALLS.contains(&w.as_str()) => {
             let reps = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(21);
-            workloads::time(w, reps, run);
-            ExitCode::SUCCESS
+            match workloads::time(w, reps, run) {
+                Some(()) => ExitCode::SUCCESS,
+                None => ExitCode::FAILURE,
+            }
         }
         _ => {
             eprintln!(

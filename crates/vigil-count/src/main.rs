@@ -32,15 +32,6 @@ use std::process::{Command, ExitCode};
 /// Workloads counted in a binary of their own (`vigil-count-indirect`), so that adding them
 /// changes nothing the compiler inlines in the others.
 const APART: &[&str] = &["dispatch_indirect"];
-/// The `draw` workload's calls one kind at a time (`vigil-count calls`), counted in
-/// `vigil-count-calls` and kept out of the guard: a diagnosis, not a figure to hold.
-const CALLS: &[&str] = &[
-    "draw.set_bind_group",
-    "draw.set_vertex_buffer",
-    "draw.set_index_buffer",
-    "draw.draw_indexed",
-    "draw.group_draw",
-];
 
 /// How far above its baseline a workload may go.
 const TOLERANCE: f64 = 0.05;
@@ -61,7 +52,7 @@ fn count(workload: &str) -> Result<f64, String> {
             "vigil-count-indirect",
             "--toggle-collect=*vigil_count_indirect::workloads::measured*",
         ))
-    } else if CALLS.contains(&workload) {
+    } else if workloads::CALLS.contains(&workload) {
         Some((
             "vigil-count-calls",
             "--toggle-collect=*vigil_count_calls::workloads::measured*",
@@ -278,13 +269,15 @@ fn main() -> ExitCode {
             }
         },
         Some("time") => match args.get(1).map(String::as_str) {
-            Some(w) if workloads::operations(w).is_some() => {
+            Some(w) if workloads::NAMES.contains(&w) => {
                 let reps = args
                     .get(2)
                     .and_then(|r| r.parse::<usize>().ok())
                     .unwrap_or(21);
-                workloads::time(w, reps, workloads::run);
-                ExitCode::SUCCESS
+                match workloads::time(w, reps, workloads::run) {
+                    Some(()) => ExitCode::SUCCESS,
+                    None => ExitCode::FAILURE,
+                }
             }
             _ => {
                 eprintln!(
@@ -296,7 +289,7 @@ fn main() -> ExitCode {
         },
         Some("calls") => {
             // Each call kind alone, on the guard's terms (callgrind, test backend).
-            for w in CALLS {
+            for w in workloads::CALLS {
                 match count(w) {
                     Ok(n) => println!("{w:<24} {n:>8.1} instructions per call"),
                     Err(e) => {
