@@ -43,13 +43,7 @@ fn main() -> ExitCode {
 /// a diagnosis of where a draw's instructions go, not a figure to hold.
 fn run(kind: &str) -> Option<()> {
     let s = draw_set();
-    {
-        let mut w = s.encoder();
-        s.record(&mut w, 10_000);
-        w.end_render_pass().unwrap();
-        s.d.submit([w.finish().unwrap()]).unwrap();
-    }
-    let mut e = s.encoder();
+    let mut e = s.second_encoder();
     s.record_from(&mut e, GROUPS, 0);
     let (groups, vbs, ibs) = (&s.groups, &s.vbs, &s.ibs);
     let group = |i: u32| groups[(i % GROUPS) as usize];
