@@ -98,6 +98,9 @@ handles! {
     ComputePipeline = "compute pipeline";
     /// A render pipeline.
     RenderPipeline = "render pipeline";
+    /// Draws recorded once and checked once, executed in render passes of matching
+    /// attachments ([`crate::RenderBundleEncoder`]).
+    RenderBundle = "render bundle";
     /// A surface presenting to a window.
     Surface = "surface";
     /// An open mapping of a buffer range.

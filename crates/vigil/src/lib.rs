@@ -92,15 +92,16 @@ pub use device::{KEPT_TIMESTAMPS, Timestamp};
 pub use encoder::{BlasBuildEntry, BlasTriangleGeometry, TlasBuildEntry, TlasInstance};
 pub use encoder::{
     BufferTransition, CommandBuffer, CommandEncoder, CommandEncoderDescriptor,
-    ComputePassDescriptor, Operations, PassTimestampWrites, RenderPassColorAttachment,
-    RenderPassDepthStencilAttachment, RenderPassDescriptor, TextureTransition,
+    ComputePassDescriptor, Operations, PassTimestampWrites, RenderBundleEncoder,
+    RenderBundleEncoderDescriptor, RenderPassColorAttachment, RenderPassDepthStencilAttachment,
+    RenderPassDescriptor, TextureTransition,
 };
 pub use encoder::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIGNMENT};
 pub use error::{Error, ErrorKind, Result};
 pub use handle::{
     BindGroup, BindGroupLayout, BindGroupPool, Blas, Buffer, BufferMapping, ComputePipeline,
-    GpuHeap, Handle, PipelineLayout, PlacementHeap, QuerySet, RenderPipeline, Sampler, SamplerHeap,
-    ShaderModule, Surface, Texture, TextureHeap, TextureView, Tlas,
+    GpuHeap, Handle, PipelineLayout, PlacementHeap, QuerySet, RenderBundle, RenderPipeline,
+    Sampler, SamplerHeap, ShaderModule, Surface, Texture, TextureHeap, TextureView, Tlas,
 };
 pub use instance::{Adapter, Instance, InstanceDescriptor, Validation};
 pub use render::{FragmentState, RenderPipelineDescriptor, VertexState};

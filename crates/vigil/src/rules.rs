@@ -302,6 +302,12 @@ rules! {
     VertexRange: OutOfBounds, "render-pass.vertex-range", "A draw's vertices and instances lie inside their bound vertex buffers.", "WebGPU draw";
     RangeInverted: InvalidDescriptor, "render-pass.range-inverted", "A draw's ranges end at or after their start.", "vigil (the native call takes a count)";
     PassUsageConflict: UsageMismatch, "render-pass.usage-conflict", "A render pass does not write a resource it also uses another way.", "WebGPU usage scope validation";
+    BundleTargets: InvalidState, "render-pass.bundle-targets", "A render bundle executes in a pass whose color formats, depth format, sample count and view mask are the bundle's.", "WebGPU executeBundles";
+
+    // Render bundles.
+    BundleAttachments: InvalidDescriptor, "render-bundle.attachments", "A render bundle names at least one attachment format, at most max_color_attachments color formats, each a color format the device renders to, and a depth-stencil format that is one.", "WebGPU createRenderBundleEncoder";
+    BundleSampleCount: InvalidDescriptor, "render-bundle.sample-count", "A render bundle samples 1 or 4 times.", "WebGPU createRenderBundleEncoder (sampleCount)";
+    BundlePipeline: InvalidState, "render-bundle.pipeline", "A render bundle records pipelines drawn from vertex and index buffers and bind groups: no mesh pipelines, no GPU-pointer pipelines and no pipelines with immediate data.", "vigil (a bundle records no immediate data, roots or mesh draws)";
 
     // Copies.
     CopySame: InvalidDescriptor, "copy.same-object", "A copy's source and destination are different objects.", "WebGPU copyBufferToBuffer, copyTextureToTexture";

@@ -4,6 +4,7 @@
 //! object type.
 
 use super::objects::*;
+use crate::encoder::RenderBundleObj;
 use crate::handle::*;
 use crate::registry::Registry;
 use vigil_hal::Api;
@@ -62,6 +63,7 @@ macro_rules! kinds {
 
 kinds! {
     // Dropped in this order at teardown: what retains comes before what it retains.
+    render_bundles: RenderBundle => RenderBundleObj, "render bundles";
     surfaces: Surface => SurfaceObj, "surfaces";
     mappings: BufferMapping => MappingObj, "buffer mappings";
     bind_groups: BindGroup => BindGroupObj, "bind groups";

@@ -30,6 +30,7 @@ mod surface;
 mod texture;
 mod uploads;
 
+pub(crate) use buffer::registry_full;
 pub use mapping::{MapMode, MapState, MapWaitOutcome, MapWaitParams, MapWaitReport};
 pub(crate) use objects::*;
 pub(crate) use pipeline::group_facts;

@@ -18,6 +18,7 @@
 
 mod accel;
 mod binder;
+mod bundle;
 pub(crate) mod compute;
 mod gpu;
 mod render;
@@ -27,6 +28,8 @@ mod transition;
 pub(crate) mod used;
 
 pub use accel::{BlasBuildEntry, BlasTriangleGeometry, TlasBuildEntry, TlasInstance};
+pub(crate) use bundle::RenderBundleObj;
+pub use bundle::{RenderBundleEncoder, RenderBundleEncoderDescriptor};
 pub use compute::{ComputePassDescriptor, PassTimestampWrites};
 pub use render::{
     Operations, RenderPassColorAttachment, RenderPassDepthStencilAttachment, RenderPassDescriptor,
@@ -174,17 +177,42 @@ impl<A: Api> Device<A> {
         const OP: &str = "create_command_encoder";
         self.check_alive(OP)?;
         let pool = self.take_pool(OP)?;
+        let mut encoder = self.encoder_with(desc.label, Some(pool));
+        encoder.timeline = self.timeline_slot(desc.label);
+        if self.timeline.on() {
+            encoder.started_ns = self.timeline.now_ns();
+        }
+        // Timeline on: the command buffer's first timestamp opens it.
+        if let Some(set) = encoder.timeline.as_ref().map(|s| s.objects.set) {
+            if let Err(e) = encoder.write_timestamp(set, 0) {
+                encoder.error = None;
+                if let Some(slot) = encoder.timeline.take() {
+                    self.timeline.give_back(slot.objects);
+                }
+                return Err(e);
+            }
+        }
+        Ok(encoder)
+    }
+
+    /// An encoder recording into `pool` (none: it only checks, as a render bundle's
+    /// does), without a timeline slot.
+    pub(crate) fn encoder_with(
+        &self,
+        label: &str,
+        pool: Option<A::CommandEncoder>,
+    ) -> CommandEncoder<A> {
         let mut used = Used {
             epoch: self.destroy_epoch.load(Ordering::Acquire),
             ..Used::default()
         };
         self.table_hints.reserve(&mut used);
-        let mut encoder = CommandEncoder {
+        CommandEncoder {
             core: self.core.clone(),
-            label: desc.label.to_owned(),
+            label: label.to_owned(),
             error: None,
             pass: Pass::None,
-            pool: Some(pool),
+            pool,
             open: false,
             segments: Vec::new(),
             used,
@@ -199,33 +227,18 @@ impl<A: Api> Device<A> {
             passes: 0,
             written_queries: Vec::new(),
             epoch: self.destroy_epoch.load(Ordering::Acquire),
-            timeline: self.timeline_slot(desc.label),
-            started_ns: if self.timeline.on() {
-                self.timeline.now_ns()
-            } else {
-                0
-            },
+            timeline: None,
+            started_ns: 0,
             pass_started: None,
             timeline_end: None,
-            span: tracing::debug_span!(target: "vigil", "vigil", op = "record", label = desc.label),
+            span: tracing::debug_span!(target: "vigil", "vigil", op = "record", label = label),
             pass_span: tracing::Span::none(),
             last_heap: None,
             root_run: (0, 0),
             calls: 0,
             kernel_sized_copy: u32::MAX,
             heap_clean: None,
-        };
-        // Timeline on: the command buffer's first timestamp opens it.
-        if let Some(set) = encoder.timeline.as_ref().map(|s| s.objects.set) {
-            if let Err(e) = encoder.write_timestamp(set, 0) {
-                encoder.error = None;
-                if let Some(slot) = encoder.timeline.take() {
-                    self.timeline.give_back(slot.objects);
-                }
-                return Err(e);
-            }
         }
-        Ok(encoder)
     }
 }
 

@@ -133,6 +133,63 @@ pub(crate) struct RenderState {
 }
 
 impl RenderState {
+    /// The state a render bundle records in: a pass of `targets`, of no particular size
+    /// (a bundle sets no scissor).
+    pub(super) fn for_bundle(targets: PassTargets) -> RenderState {
+        RenderState {
+            pass_id: 1,
+            extent: [u32::MAX; 2],
+            targets,
+            ..RenderState::default()
+        }
+    }
+
+    /// The pass's color formats, depth format, sample count and view mask.
+    pub(super) fn targets(&self) -> &PassTargets {
+        &self.targets
+    }
+
+    /// Forgets the pipeline, bind groups, immediate data, vertex and index buffers, as
+    /// WebGPU's `executeBundles` does; what belongs to the pass itself stays.
+    pub(super) fn reset_bindings(&mut self) {
+        *self = RenderState {
+            binder: Binder::default(),
+            pass_checks: std::mem::take(&mut self.pass_checks),
+            extent: self.extent,
+            targets: std::mem::take(&mut self.targets),
+            pass_id: self.pass_id,
+            heap_read: self.heap_read,
+            ..RenderState::default()
+        };
+    }
+
+    /// The vertex slots and whether the index buffer changed since their uses went into
+    /// the scope (the next draw puts them there).
+    pub(super) fn touched(&self) -> (u32, bool) {
+        (self.vertex_touched, self.index_touched)
+    }
+
+    /// The bindings of vertex slots `slots`, and with `index` the index binding:
+    /// `f(buffer, offset, size, use)`, the buffer's `(slot, generation)` for vertex buffers
+    /// and `None` for the index buffer.
+    pub(super) fn buffer_uses(
+        &self,
+        mut slots: u32,
+        index: bool,
+        mut f: impl FnMut(Option<(u32, u32)>, u64, u64, Use),
+    ) {
+        while slots != 0 {
+            let s = slots.trailing_zeros() as usize;
+            slots &= slots.wrapping_sub(1);
+            if let Some(v) = self.vertex.get(s).copied().flatten() {
+                f(Some(v.buffer), v.offset, v.size, VERTEX);
+            }
+        }
+        if let (true, Some(ib)) = (index, self.index) {
+            f(None, ib.offset, ib.size, INDEX);
+        }
+    }
+
     /// The open pass's multiview mask (0 for none).
     pub(crate) fn multiview_mask(&self) -> u32 {
         self.targets.multiview_mask
@@ -172,7 +229,7 @@ const DEPTH: Use = Use {
 const VERTEX: Use = Use::buffer(Stages::VERTEX_INPUT, Access::VERTEX_READ);
 const INDEX: Use = Use::buffer(Stages::VERTEX_INPUT, Access::INDEX_READ);
 const INDIRECT: Use = Use::buffer(Stages::DRAW_INDIRECT, Access::INDIRECT_READ);
-const SHADERS: Stages = Stages::VERTEX_SHADER.union(Stages::FRAGMENT_SHADER);
+pub(super) const SHADERS: Stages = Stages::VERTEX_SHADER.union(Stages::FRAGMENT_SHADER);
 
 impl<A: Api> CommandEncoder<A> {
     /// The facts an attachment check needs of a view, after looking it up.
@@ -1024,7 +1081,7 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     #[cold]
-    fn conflict(&self, op: &'static str, what: &str) -> crate::Error {
+    pub(super) fn conflict(&self, op: &'static str, what: &str) -> crate::Error {
         fail!(
             PassUsageConflict,
             op,

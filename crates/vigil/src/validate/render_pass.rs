@@ -202,6 +202,95 @@ pub(crate) fn resolve_target(
     Ok(())
 }
 
+/// A render bundle's attachment formats and sample count (`support` says what the device
+/// renders to).
+pub(crate) fn bundle_descriptor(
+    label: &str,
+    colors: &[Option<TextureFormat>],
+    depth: Option<TextureFormat>,
+    samples: u32,
+    limits: &vigil_hal::Limits,
+    support: &dyn Fn(TextureFormat) -> vigil_hal::FormatSupport,
+) -> Result<()> {
+    const OP: &str = "create_render_bundle_encoder";
+    ensure!(
+        matches!(samples, 1 | 4),
+        BundleSampleCount,
+        OP,
+        label,
+        "sample count {samples}; vigil supports 1 and 4"
+    );
+    ensure!(
+        colors.iter().any(Option::is_some) || depth.is_some(),
+        BundleAttachments,
+        OP,
+        label,
+        "a render bundle names at least one color or depth-stencil format"
+    );
+    ensure!(
+        colors.len() <= limits.max_color_attachments as usize,
+        BundleAttachments,
+        OP,
+        label,
+        "{} color formats exceed max_color_attachments ({})",
+        colors.len(),
+        limits.max_color_attachments
+    );
+    for (i, f) in colors.iter().enumerate() {
+        let Some(f) = *f else { continue };
+        ensure!(
+            !f.is_depth_stencil() && support(f).color_attachment,
+            BundleAttachments,
+            OP,
+            label,
+            "color format {i}: {} is not a color format this device renders to",
+            f.wgsl_name()
+        );
+    }
+    if let Some(f) = depth {
+        ensure!(
+            f.is_depth_stencil() && support(f).depth_stencil_attachment,
+            BundleAttachments,
+            OP,
+            label,
+            "{} is not a depth-stencil format this device renders to",
+            f.wgsl_name()
+        );
+    }
+    Ok(())
+}
+
+/// A render bundle's targets against the pass it executes in.
+pub(crate) fn bundle_targets(
+    label: &str,
+    bundle: &str,
+    b: &PassTargets,
+    pass: &PassTargets,
+) -> Result<()> {
+    let n = b.colors.len().max(pass.colors.len());
+    let fmt = |v: &[Option<TextureFormat>], i: usize| v.get(i).copied().flatten();
+    let same = (0..n).all(|i| fmt(&b.colors, i) == fmt(&pass.colors, i))
+        && b.depth == pass.depth
+        && b.samples == pass.samples
+        && b.multiview_mask == pass.multiview_mask;
+    ensure!(
+        same,
+        BundleTargets,
+        "execute_bundles",
+        label,
+        "bundle '{bundle}' renders to {:?} / depth {:?} with {} samples, view mask {:#b}, but the pass has {:?} / depth {:?} with {} samples, view mask {:#b}",
+        b.colors,
+        b.depth,
+        b.samples,
+        b.multiview_mask,
+        pass.colors,
+        pass.depth,
+        pass.samples,
+        pass.multiview_mask
+    );
+    Ok(())
+}
+
 /// The shape of a pass a pipeline must match.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct PassTargets {

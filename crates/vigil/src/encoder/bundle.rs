@@ -1,0 +1,562 @@
+//! Render bundles: draws recorded once, every rule checked as they are recorded, then
+//! executed in render passes by recording only their native commands (WebGPU's
+//! `GPURenderBundle`).
+//!
+//! A [`RenderBundleEncoder`] records through an encoder of its own that has no native
+//! pool: each call is the render pass call of the same name, with the same rules, against
+//! the bundle's attachment formats. What a call would have recorded natively is kept as a
+//! command holding the objects it names; the resources the bundle's draws use are kept by
+//! handle. [`CommandEncoder::execute_bundles`] meets those handles (so a bundle naming a
+//! destroyed object is refused), adds their uses to the pass's scope, and records the
+//! commands: per draw, the driver's calls and nothing of vigil's checks.
+
+use super::render::{RenderState, SHADERS};
+use super::used::find;
+use super::{CommandEncoder, Pass};
+use crate::DefaultApi;
+use crate::device::{BindGroupObj, BufferObj, Device, PipelineLayoutObj, RenderPipelineObj};
+use crate::error::{Result, fail};
+use crate::handle::{BindGroup, Buffer, Handle, RenderBundle, RenderPipeline};
+use crate::label::Label;
+use crate::registry::Labelled;
+use crate::track::Use;
+use crate::validate::{self, render_pass::PassTargets};
+use std::ops::Range;
+use std::sync::Arc;
+use vigil_hal::{Api, BindPoint, IndexFormat, TextureFormat};
+
+/// How to make a [`RenderBundleEncoder`]: the attachments of the render passes its bundle
+/// will execute in. As WebGPU's `GPURenderBundleEncoderDescriptor`, without the
+/// read-only depth and stencil flags (vigil's passes always may write their depth-stencil
+/// attachment).
+#[derive(Clone, Copy, Debug)]
+pub struct RenderBundleEncoderDescriptor<'a> {
+    /// Label.
+    pub label: &'a str,
+    /// The passes' color attachment formats, by index.
+    pub color_formats: &'a [Option<TextureFormat>],
+    /// The passes' depth-stencil attachment format.
+    pub depth_stencil_format: Option<TextureFormat>,
+    /// The passes' sample count (1 or 4).
+    pub sample_count: u32,
+    /// The passes' multiview mask (needs the `MULTIVIEW` feature).
+    pub multiview_mask: Option<std::num::NonZeroU32>,
+}
+
+impl Default for RenderBundleEncoderDescriptor<'_> {
+    fn default() -> Self {
+        RenderBundleEncoderDescriptor {
+            label: "",
+            color_formats: &[],
+            depth_stencil_format: None,
+            sample_count: 1,
+            multiview_mask: None,
+        }
+    }
+}
+
+/// One native command of a bundle, holding the objects it names.
+enum Cmd<A: Api> {
+    Pipeline(Arc<RenderPipelineObj<A>>),
+    Group {
+        index: u32,
+        group: Arc<BindGroupObj<A>>,
+        layout: Arc<PipelineLayoutObj<A>>,
+        offsets: Box<[u32]>,
+    },
+    Vertex {
+        slot: u32,
+        buffer: Arc<BufferObj<A>>,
+        offset: u64,
+    },
+    Index {
+        buffer: Arc<BufferObj<A>>,
+        offset: u64,
+        format: IndexFormat,
+    },
+    Draw {
+        vertices: Range<u32>,
+        instances: Range<u32>,
+    },
+    DrawIndexed {
+        indices: Range<u32>,
+        base_vertex: i32,
+        instances: Range<u32>,
+    },
+}
+
+/// A bind group a bundle's draws use: its index, handle and dynamic offsets.
+type GroupUse = (u32, BindGroup, Box<[u32]>);
+/// A vertex or index buffer range a bundle's draws read: `(buffer, offset, size, use)`.
+type BufferUse = (Buffer, u64, u64, Use);
+
+/// A finished render bundle.
+pub(crate) struct RenderBundleObj<A: Api> {
+    pub handle: RenderBundle,
+    pub label: Label,
+    targets: PassTargets,
+    cmds: Box<[Cmd<A>]>,
+    /// What executing the bundle meets and adds to the pass's scope (each once).
+    pipelines: Box<[RenderPipeline]>,
+    groups: Box<[GroupUse]>,
+    buffers: Box<[BufferUse]>,
+    draws: u64,
+}
+
+impl<A: Api> Labelled for RenderBundleObj<A> {
+    fn label(&self) -> &Label {
+        &self.label
+    }
+}
+
+/// Records draws into a [`RenderBundle`]: the render pass calls that set state and draw,
+/// each checked as in a pass whose attachments are the descriptor's. Like an encoder, it
+/// refuses every call after one it refused, and then refuses to finish. Made by
+/// [`Device::create_render_bundle_encoder`]; `Send`, so it can record on any thread.
+///
+/// What a bundle records: pipelines that draw from vertex and index buffers and bind
+/// groups (no mesh, GPU-pointer or immediate-data pipelines: rule
+/// `render-bundle.pipeline`), bind groups with their dynamic offsets, vertex and index
+/// buffers, and direct draws. Indirect draws, viewports, scissors, blend constants and
+/// stencil references are not recorded in bundles (the last four are the pass's, as in
+/// WebGPU).
+pub struct RenderBundleEncoder<A: Api = DefaultApi> {
+    inner: CommandEncoder<A>,
+    cmds: Vec<Cmd<A>>,
+    pipelines: Vec<RenderPipeline>,
+    groups: Vec<GroupUse>,
+    buffers: Vec<BufferUse>,
+    /// The index buffer set last.
+    index: Option<Buffer>,
+}
+
+impl<A: Api> std::fmt::Debug for RenderBundleEncoder<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RenderBundleEncoder")
+            .field("label", &self.inner.label)
+            .field("poisoned", &self.inner.error.is_some())
+            .finish()
+    }
+}
+
+impl<A: Api> Device<A> {
+    /// Creates a render bundle encoder for passes with the descriptor's attachments.
+    ///
+    /// As WebGPU's `createRenderBundleEncoder`; see [`RenderBundleEncoder`] for what a
+    /// bundle records.
+    pub fn create_render_bundle_encoder(
+        &self,
+        desc: &RenderBundleEncoderDescriptor<'_>,
+    ) -> Result<RenderBundleEncoder<A>> {
+        const OP: &str = "create_render_bundle_encoder";
+        self.check_alive(OP)?;
+        self.needs_drawing_queue(OP, desc.label, "a render bundle")?;
+        validate::render_pass::bundle_descriptor(
+            desc.label,
+            desc.color_formats,
+            desc.depth_stencil_format,
+            desc.sample_count,
+            &self.limits,
+            &|f| self.format_support(f),
+        )?;
+        let mask = desc.multiview_mask.map_or(0, std::num::NonZeroU32::get);
+        validate::render_pass::multiview(OP, desc.label, mask, self.features, &self.limits)?;
+        let mut inner = self.encoder_with(desc.label, None);
+        inner.pass = Pass::Render;
+        inner.render = RenderState::for_bundle(PassTargets {
+            colors: desc.color_formats.to_vec(),
+            depth: desc.depth_stencil_format,
+            samples: desc.sample_count,
+            multiview_mask: mask,
+        });
+        Ok(RenderBundleEncoder {
+            inner,
+            cmds: Vec::new(),
+            pipelines: Vec::new(),
+            groups: Vec::new(),
+            buffers: Vec::new(),
+            index: None,
+        })
+    }
+
+    /// Destroys a render bundle. The objects it holds are released when nothing else
+    /// holds them (a submission that executed it holds them until it completes).
+    pub fn destroy_render_bundle(&self, bundle: RenderBundle) -> Result<()> {
+        drop(self.remove(bundle, "destroy_render_bundle")?);
+        Ok(())
+    }
+}
+
+impl<A: Api> RenderBundleEncoder<A> {
+    /// The encoder's label.
+    pub fn label(&self) -> &str {
+        &self.inner.label
+    }
+
+    /// Whether an earlier call was refused (every later call, and `finish`, is refused
+    /// too).
+    pub fn is_poisoned(&self) -> bool {
+        self.inner.error.is_some()
+    }
+
+    /// Sets the render pipeline, as [`CommandEncoder::set_render_pipeline`]; its targets
+    /// must be the bundle's, and it must draw from vertex and index buffers and bind groups
+    /// alone (`render-bundle.pipeline`).
+    pub fn set_render_pipeline(&mut self, pipeline: RenderPipeline) -> Result<()> {
+        const OP: &str = "set_render_pipeline";
+        if self.inner.error.is_none() {
+            if let Ok(p) = self.inner.core.lookup(pipeline, OP) {
+                let kind = if p.render.mesh.is_some() {
+                    Some("a mesh pipeline")
+                } else if p.info.pointer {
+                    Some("a GPU-pointer pipeline")
+                } else if p.info.layout.immediate_size > 0 {
+                    Some("a pipeline with immediate data")
+                } else {
+                    None
+                };
+                if let Some(kind) = kind {
+                    let e = fail!(
+                        BundlePipeline,
+                        OP,
+                        &self.inner.label,
+                        "pipeline '{}' is {kind}; a render bundle records no mesh draws, roots or immediate data",
+                        p.label
+                    );
+                    return Err(self.inner.latch(e));
+                }
+            }
+        }
+        self.inner.set_render_pipeline(pipeline)?;
+        let (i, g) = (pipeline.index(), pipeline.generation());
+        if let Some(p) = self.inner.used.render_pipelines.get(i, g) {
+            self.cmds.push(Cmd::Pipeline(p.clone()));
+            if !self.pipelines.contains(&pipeline) {
+                self.pipelines.push(pipeline);
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets bind group `index`, as [`CommandEncoder::set_bind_group`].
+    pub fn set_bind_group(
+        &mut self,
+        index: u32,
+        group: BindGroup,
+        dynamic_offsets: &[u32],
+    ) -> Result<()> {
+        // Bound natively by the next draw that uses it, as in a pass.
+        self.inner.set_bind_group(index, group, dynamic_offsets)
+    }
+
+    /// Sets vertex buffer `slot`, as [`CommandEncoder::set_vertex_buffer`].
+    pub fn set_vertex_buffer(
+        &mut self,
+        slot: u32,
+        buffer: Buffer,
+        offset: u64,
+        size: Option<u64>,
+    ) -> Result<()> {
+        self.inner.set_vertex_buffer(slot, buffer, offset, size)?;
+        if let Some(b) = self
+            .inner
+            .used
+            .buffers
+            .get(buffer.index(), buffer.generation())
+        {
+            self.cmds.push(Cmd::Vertex {
+                slot,
+                buffer: b.clone(),
+                offset,
+            });
+        }
+        Ok(())
+    }
+
+    /// Sets the index buffer, as [`CommandEncoder::set_index_buffer`].
+    pub fn set_index_buffer(
+        &mut self,
+        buffer: Buffer,
+        format: IndexFormat,
+        offset: u64,
+        size: Option<u64>,
+    ) -> Result<()> {
+        self.inner.set_index_buffer(buffer, format, offset, size)?;
+        if let Some(b) = self
+            .inner
+            .used
+            .buffers
+            .get(buffer.index(), buffer.generation())
+        {
+            self.cmds.push(Cmd::Index {
+                buffer: b.clone(),
+                offset,
+                format,
+            });
+        }
+        self.index = Some(buffer);
+        Ok(())
+    }
+
+    /// Draws, as [`CommandEncoder::draw`].
+    pub fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) -> Result<()> {
+        let before = self.before_draw();
+        self.inner.draw(vertices.clone(), instances.clone())?;
+        self.after_draw(before, false);
+        self.cmds.push(Cmd::Draw {
+            vertices,
+            instances,
+        });
+        Ok(())
+    }
+
+    /// Draws indexed, as [`CommandEncoder::draw_indexed`].
+    pub fn draw_indexed(
+        &mut self,
+        indices: Range<u32>,
+        base_vertex: i32,
+        instances: Range<u32>,
+    ) -> Result<()> {
+        let before = self.before_draw();
+        self.inner
+            .draw_indexed(indices.clone(), base_vertex, instances.clone())?;
+        self.after_draw(before, true);
+        self.cmds.push(Cmd::DrawIndexed {
+            indices,
+            base_vertex,
+            instances,
+        });
+        Ok(())
+    }
+
+    /// What the next draw binds natively and adds to the scope, read before the draw
+    /// clears it: `(groups to bind, groups to scope, vertex slots, index buffer)`.
+    fn before_draw(&self) -> (u8, u8, u32, bool) {
+        let b = &self.inner.render.binder;
+        let (vertex, index) = self.inner.render.touched();
+        (
+            b.dirty & b.used_mask(),
+            b.touched & b.used_mask(),
+            vertex,
+            index,
+        )
+    }
+
+    /// Keeps, after a draw the inner encoder accepted, the native group binds it needs
+    /// (the inner encoder has no native recording to bind them in) and the uses it added.
+    fn after_draw(&mut self, (dirty, touched, vertex, index): (u8, u8, u32, bool), indexed: bool) {
+        let e = &mut self.inner;
+        let id = e.core.id;
+        let layout = e.used.render_layout.clone();
+        for g in 0..super::binder::MAX_GROUPS {
+            let bit = 1u8 << g;
+            if (dirty | touched) & bit == 0 {
+                continue;
+            }
+            let Some(bound) = e.render.binder.groups.get(g) else {
+                continue;
+            };
+            let Some((gi, gg)) = bound.group else {
+                continue;
+            };
+            let offsets: Box<[u32]> = bound
+                .offsets
+                .get(..bound.offset_count as usize)
+                .unwrap_or(&[])
+                .into();
+            if dirty & bit != 0 {
+                if let (Some(group), Some(layout)) = (e.used.groups.get(gi, gg), layout.as_ref()) {
+                    self.cmds.push(Cmd::Group {
+                        index: g as u32,
+                        group: group.clone(),
+                        layout: layout.clone(),
+                        offsets: offsets.clone(),
+                    });
+                }
+            }
+            if touched & bit != 0 {
+                let u = (g as u32, BindGroup::from_parts(gi, gg, id), offsets);
+                if !self.groups.contains(&u) {
+                    self.groups.push(u);
+                }
+            }
+        }
+        e.render.binder.dirty &= !dirty;
+        let index_buffer = self.index;
+        let buffers = &mut self.buffers;
+        e.render
+            .buffer_uses(vertex, index && indexed, |key, offset, size, u| {
+                let buffer = match key {
+                    Some((i, g)) => Buffer::from_parts(i, g, id),
+                    None => match index_buffer {
+                        Some(b) => b,
+                        None => return,
+                    },
+                };
+                let u = (buffer, offset, size, u);
+                if !buffers.contains(&u) {
+                    buffers.push(u);
+                }
+            });
+    }
+
+    /// Finishes the bundle. Refused when a call was refused (the encoder is poisoned).
+    pub fn finish(self) -> Result<RenderBundle> {
+        const OP: &str = "finish";
+        let e = &self.inner;
+        if let Some(first) = &e.error {
+            return Err(e.poisoned(first, OP));
+        }
+        e.core.check_alive(OP)?;
+        let core = e.core.clone();
+        let label = e.label.clone();
+        let RenderBundleEncoder {
+            inner,
+            cmds,
+            pipelines,
+            groups,
+            buffers,
+            ..
+        } = self;
+        let targets = inner.render.targets().clone();
+        let draws = inner.draws;
+        drop(inner);
+        let (_, _, obj) = core
+            .objects
+            .render_bundles
+            .insert(|index, generation| RenderBundleObj {
+                handle: RenderBundle::from_parts(index, generation, core.id),
+                label: Label::new(&label),
+                targets,
+                cmds: cmds.into_boxed_slice(),
+                pipelines: pipelines.into_boxed_slice(),
+                groups: groups.into_boxed_slice(),
+                buffers: buffers.into_boxed_slice(),
+                draws,
+            })
+            .ok_or_else(|| crate::device::registry_full(OP, &label, "render bundle"))?;
+        Ok(obj.handle)
+    }
+}
+
+impl<A: Api> CommandEncoder<A> {
+    /// Executes render bundles in the open render pass, in order. Each must have been
+    /// made for the pass's attachments (`render-pass.bundle-targets`), and everything it
+    /// names must still be live; its resources join the pass's usage scope. Afterwards
+    /// the pass has no pipeline, bind groups, vertex or index buffers set (as WebGPU's
+    /// `executeBundles`); its viewport, scissor, blend constant and stencil reference
+    /// stay, and the bundles' draws use them.
+    pub fn execute_bundles(&mut self, bundles: &[RenderBundle]) -> Result<()> {
+        const OP: &str = "execute_bundles";
+        self.step(OP, |e| {
+            e.expect_pass(Pass::Render, OP)?;
+            for &h in bundles {
+                let b = e.core.lookup(h, OP)?;
+                validate::render_pass::bundle_targets(
+                    &e.label,
+                    &b.label,
+                    &b.targets,
+                    e.render.targets(),
+                )?;
+                e.bundle_uses(&b, OP)?;
+                e.replay(&b);
+                e.draws = e.draws.wrapping_add(b.draws);
+            }
+            e.render.reset_bindings();
+            e.used.render_layout = None;
+            e.recorded = true;
+            Ok(())
+        })
+    }
+
+    /// Meets what bundle `b` names and adds its uses to the pass's scope.
+    fn bundle_uses(&mut self, b: &RenderBundleObj<A>, op: &'static str) -> Result<()> {
+        for &p in b.pipelines.iter() {
+            find(&mut self.used.render_pipelines, &self.core, p, op)?;
+        }
+        for (index, group, offsets) in b.groups.iter() {
+            let (info, compat) = self.meet_group(*group, offsets, op)?;
+            let g = *index as usize;
+            self.render.binder.set_group(
+                &mut self.used,
+                g,
+                (group.index(), group.generation()),
+                info,
+                compat,
+                offsets,
+            );
+            if self.used.tracker.any_retired() {
+                if let Some(label) = self.render.binder.retired_member(&self.used, g) {
+                    return Err(fail!(
+                        PlacementInactiveAlias,
+                        op,
+                        &self.label,
+                        "bundle group {g} names texture '{label}', which is inactive: an alias sharing its bytes was activated earlier in this encoder; activate '{label}' again to use it"
+                    ));
+                }
+            }
+            let pass = self.render.pass_id;
+            let scoped = self
+                .used
+                .group_info
+                .get(info)
+                .is_some_and(|i| i.dynamic == 0 && i.scoped_in == pass);
+            if !scoped {
+                if let Err(what) =
+                    self.render
+                        .binder
+                        .scope_group(&self.used, &mut self.scope, g, SHADERS)
+                {
+                    return Err(self.conflict(op, &what));
+                }
+                if let Some(i) = self.used.group_info.get_mut(info) {
+                    i.scoped_in = pass;
+                }
+            }
+        }
+        for &(buffer, offset, size, u) in b.buffers.iter() {
+            let (_, slot) = self.used.buffer_and_slot(&self.core, buffer, op)?;
+            if self.scope.buffer(slot, offset, size, u).is_err() {
+                return Err(self.conflict(op, "a vertex or index buffer of the bundle"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Records bundle `b`'s native commands.
+    fn replay(&mut self, b: &RenderBundleObj<A>) {
+        let Some(mut r) = self.rec() else {
+            return;
+        };
+        for c in b.cmds.iter() {
+            match c {
+                Cmd::Pipeline(p) => r.set_render_pipeline(&p.raw),
+                Cmd::Group {
+                    index,
+                    group,
+                    layout,
+                    offsets,
+                } => r.set_bind_group(BindPoint::Render, &layout.raw, *index, &group.raw, offsets),
+                Cmd::Vertex {
+                    slot,
+                    buffer,
+                    offset,
+                } => r.set_vertex_buffer(*slot, &buffer.raw, *offset),
+                Cmd::Index {
+                    buffer,
+                    offset,
+                    format,
+                } => r.set_index_buffer(&buffer.raw, *offset, *format),
+                Cmd::Draw {
+                    vertices,
+                    instances,
+                } => r.draw(vertices.clone(), instances.clone()),
+                Cmd::DrawIndexed {
+                    indices,
+                    base_vertex,
+                    instances,
+                } => r.draw_indexed(indices.clone(), *base_vertex, instances.clone()),
+            }
+        }
+    }
+}

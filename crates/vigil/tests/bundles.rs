@@ -1,0 +1,293 @@
+//! Render bundles on a real device: what a bundle draws is what the same calls draw in a
+//! pass, read back and checked, with the validation layer (synchronization validation
+//! included) saying nothing.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+#[path = "common/draw.rs"]
+mod draw;
+
+use common::gpu;
+use draw::*;
+use vigil::*;
+
+const QUADS: &str = r#"
+struct U { offset: vec2<f32>, pad: vec2<f32>, color: vec4<f32> }
+@group(0) @binding(0) var<uniform> u: U;
+@vertex fn vs(@location(0) p: vec2<f32>) -> @builtin(position) vec4<f32> {
+    return vec4<f32>(p * 0.25 + u.offset, 0.0, 1.0);
+}
+@fragment fn fs() -> @location(0) vec4<f32> { return u.color; }
+"#;
+
+const CORNERS: [VertexAttribute; 1] = [VertexAttribute {
+    format: VertexFormat::Float32x2,
+    offset: 0,
+    shader_location: 0,
+}];
+
+/// Quadrant `q`'s centre in clip space (y up) and its pixel in the target (y down).
+const CENTRES: [([f32; 2], (u32, u32)); 4] = [
+    ([-0.5, 0.5], (16, 16)),
+    ([0.5, 0.5], (48, 16)),
+    ([-0.5, -0.5], (16, 48)),
+    ([0.5, -0.5], (48, 48)),
+];
+const COLORS: [[u8; 4]; 4] = [
+    [255, 0, 0, 255],
+    [0, 255, 0, 255],
+    [0, 0, 255, 255],
+    [255, 255, 0, 255],
+];
+const BLACK: [u8; 4] = [0, 0, 0, 255];
+
+/// Four quads, one per quadrant, each drawn with a bind group of its own over one uniform
+/// buffer (offset and color), from one of two vertex and two index buffers.
+struct Scene {
+    pipeline: RenderPipeline,
+    uniforms: Buffer,
+    groups: Vec<BindGroup>,
+    vbs: [Buffer; 2],
+    ibs: [Buffer; 2],
+}
+
+fn uniform_bytes(q: usize, color: [u8; 4]) -> Vec<u8> {
+    let [x, y] = CENTRES[q].0;
+    [x, y, 0.0, 0.0]
+        .into_iter()
+        .chain(color.map(|c| f32::from(c) / 255.0))
+        .flat_map(f32::to_le_bytes)
+        .collect()
+}
+
+fn scene(d: &Device) -> Scene {
+    let bgl = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "quad",
+            entries: &[BindGroupLayoutEntry {
+                binding: 0,
+                visibility: ShaderStages::VERTEX_FRAGMENT,
+                ty: BindingType::Buffer {
+                    ty: BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                array: None,
+            }],
+        })
+        .unwrap();
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "quads",
+            bind_group_layouts: &[bgl],
+            immediate_size: 0,
+        })
+        .unwrap();
+    let vbl = [VertexBufferLayout {
+        array_stride: 8,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &CORNERS,
+    }];
+    let targets = [color_target(TextureFormat::Rgba8Unorm)];
+    let pipeline = d
+        .create_render_pipeline(&pipeline_desc(layout, module(d, QUADS), &vbl, &targets))
+        .unwrap();
+    let uniforms = d
+        .create_buffer(&BufferDescriptor {
+            label: "uniforms",
+            size: 1024,
+            usage: BufferUsages::UNIFORM | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    for (q, &c) in COLORS.iter().enumerate() {
+        d.write_buffer(uniforms, q as u64 * 256, &uniform_bytes(q, c))
+            .unwrap();
+    }
+    let groups = (0..4u64)
+        .map(|q| {
+            d.create_bind_group(&BindGroupDescriptor {
+                label: "quad",
+                layout: bgl,
+                entries: &[BindGroupEntry {
+                    binding: 0,
+                    resource: BindingResource::Buffer(BufferBinding {
+                        buffer: uniforms,
+                        offset: q * 256,
+                        size: Some(32),
+                    }),
+                }],
+            })
+            .unwrap()
+        })
+        .collect();
+    let corners = [-1.0, -1.0, 1.0, -1.0, 1.0, 1.0, -1.0, 1.0];
+    let indices: Vec<u8> = [0u16, 1, 2, 0, 2, 3]
+        .iter()
+        .flat_map(|i| i.to_le_bytes())
+        .collect();
+    let ib = || {
+        let b = d
+            .create_buffer(&BufferDescriptor {
+                label: "indices",
+                size: 12,
+                usage: BufferUsages::INDEX | BufferUsages::COPY_DST,
+            })
+            .unwrap();
+        d.write_buffer(b, 0, &indices).unwrap();
+        b
+    };
+    Scene {
+        pipeline,
+        uniforms,
+        groups,
+        vbs: [vertex_buffer(d, &corners), vertex_buffer(d, &corners)],
+        ibs: [ib(), ib()],
+    }
+}
+
+/// Quadrant `q`'s draw: the group, buffers and draw calls, as a pass or a bundle makes
+/// them.
+macro_rules! quad {
+    ($e:expr, $s:expr, $q:expr) => {{
+        let q: usize = $q;
+        $e.set_bind_group(0, $s.groups[q], &[]).unwrap();
+        $e.set_vertex_buffer(0, $s.vbs[q % 2], 0, None).unwrap();
+        $e.set_index_buffer($s.ibs[q % 2], IndexFormat::Uint16, 0, None)
+            .unwrap();
+        $e.draw_indexed(0..6, 0, 0..1).unwrap();
+    }};
+}
+
+fn bundle_of(d: &Device, s: &Scene, quads: std::ops::Range<usize>) -> RenderBundle {
+    let mut b = d
+        .create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
+            label: "quads",
+            color_formats: &[Some(TextureFormat::Rgba8Unorm)],
+            ..Default::default()
+        })
+        .unwrap();
+    b.set_render_pipeline(s.pipeline).unwrap();
+    for q in quads {
+        quad!(b, s, q);
+    }
+    b.finish().unwrap()
+}
+
+fn begin(e: &mut CommandEncoder, t: &Target) {
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "quads",
+        color_attachments: &[Some(clear([0.0, 0.0, 0.0, 1.0], t.view))],
+        ..Default::default()
+    })
+    .unwrap();
+}
+
+fn quadrants(px: &[[u8; 4]]) -> [[u8; 4]; 4] {
+    CENTRES.map(|(_, (x, y))| at(px, x, y))
+}
+
+#[test]
+fn a_bundle_draws_what_the_same_calls_draw_in_a_pass() {
+    let d = gpu();
+    let s = scene(&d);
+
+    // The four quads drawn in the pass.
+    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let mut e = encoder(&d);
+    begin(&mut e, &t);
+    e.set_render_pipeline(s.pipeline).unwrap();
+    for q in 0..4 {
+        quad!(e, s, q);
+    }
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let inline = pixels(&d, t.texture);
+    assert_eq!(quadrants(&inline), COLORS);
+    // Each quad covers the middle half of its quadrant and nothing else.
+    assert_eq!(at(&inline, 32, 2), BLACK);
+    assert_eq!(at(&inline, 2, 32), BLACK);
+
+    // The same draws from a bundle, executed in two frames.
+    let bundle = bundle_of(&d, &s, 0..4);
+    for _ in 0..2 {
+        let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+        let mut e = encoder(&d);
+        begin(&mut e, &t);
+        e.execute_bundles(&[bundle]).unwrap();
+        e.end_render_pass().unwrap();
+        d.submit([e.finish().unwrap()]).unwrap();
+        assert!(pixels(&d, t.texture) == inline, "the bundle drew otherwise");
+    }
+
+    // A bundle reads its buffers when it runs: a new color for quadrant 0.
+    d.write_buffer(s.uniforms, 0, &uniform_bytes(0, [255, 0, 255, 255]))
+        .unwrap();
+    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let mut e = encoder(&d);
+    begin(&mut e, &t);
+    e.execute_bundles(&[bundle]).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let px = pixels(&d, t.texture);
+    assert_eq!(
+        quadrants(&px),
+        [[255, 0, 255, 255], COLORS[1], COLORS[2], COLORS[3]]
+    );
+    d.destroy_render_bundle(bundle).unwrap();
+    d.finish();
+}
+
+#[test]
+fn a_pass_draws_on_after_its_bundles_with_its_state_set_again() {
+    let d = gpu();
+    let s = scene(&d);
+    let middle = bundle_of(&d, &s, 1..3);
+    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let mut e = encoder(&d);
+    begin(&mut e, &t);
+    e.set_viewport(0.0, 0.0, W as f32, H as f32, 0.0, 1.0)
+        .unwrap();
+    e.set_render_pipeline(s.pipeline).unwrap();
+    quad!(e, s, 0);
+    e.execute_bundles(&[middle]).unwrap();
+    // The pass's pipeline and bindings went with the bundle; set again, it draws on.
+    e.set_render_pipeline(s.pipeline).unwrap();
+    quad!(e, s, 3);
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    assert_eq!(quadrants(&pixels(&d, t.texture)), COLORS);
+    d.finish();
+}
+
+#[test]
+fn a_copy_before_the_pass_is_ordered_before_the_bundle_s_reads() {
+    let d = gpu();
+    let s = scene(&d);
+    let bundle = bundle_of(&d, &s, 0..4);
+    // New colors for every quadrant, copied into the uniforms in the same command buffer
+    // as the pass that executes the bundle: the bundle's groups join the pass's scope, so
+    // the copy is ordered before the pass.
+    let staging = d
+        .create_buffer(&BufferDescriptor {
+            label: "new colors",
+            size: 1024,
+            usage: BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    let swapped: Vec<[u8; 4]> = COLORS.iter().rev().copied().collect();
+    for (q, &c) in swapped.iter().enumerate() {
+        d.write_buffer(staging, q as u64 * 256, &uniform_bytes(q, c))
+            .unwrap();
+    }
+    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let mut e = encoder(&d);
+    e.copy_buffer_to_buffer(staging, 0, s.uniforms, 0, 1024)
+        .unwrap();
+    begin(&mut e, &t);
+    e.execute_bundles(&[bundle]).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    assert_eq!(quadrants(&pixels(&d, t.texture)).to_vec(), swapped);
+    d.finish();
+}

@@ -1,0 +1,630 @@
+//! Render bundle rules with exact error kinds, and what executing a bundle records, on
+//! the deterministic test backend.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "common/rules.rs"]
+mod rules;
+
+use rules::*;
+use vigil::hal_test::TestCommand;
+use vigil::*;
+
+const QUADS: &str = r#"
+struct U { offset: vec2<f32>, pad: vec2<f32>, color: vec4<f32> }
+@group(0) @binding(0) var<uniform> u: U;
+@vertex fn vs(@location(0) p: vec2<f32>) -> @builtin(position) vec4<f32> {
+    return vec4<f32>(p * 0.5 + u.offset, 0.0, 1.0);
+}
+@fragment fn fs() -> @location(0) vec4<f32> { return u.color; }
+"#;
+
+const CORNERS: [VertexAttribute; 1] = [VertexAttribute {
+    format: VertexFormat::Float32x2,
+    offset: 0,
+    shader_location: 0,
+}];
+
+/// A scene of four quads: a pipeline reading one uniform group, four groups, two vertex
+/// and two index buffers.
+struct Scene {
+    pipeline: RenderPipeline,
+    groups: Vec<BindGroup>,
+    vbs: [Buffer; 2],
+    ibs: [Buffer; 2],
+    bgl: BindGroupLayout,
+    uniforms: Buffer,
+}
+
+fn scene(d: &TDevice, format: TextureFormat, immediates: u32) -> Scene {
+    let bgl = layout(
+        d,
+        &[entry(
+            0,
+            ShaderStages::VERTEX_FRAGMENT,
+            buf_ty(BufferBindingType::Uniform, false),
+        )],
+    );
+    let pl = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "quads",
+            bind_group_layouts: &[bgl],
+            immediate_size: immediates,
+        })
+        .unwrap();
+    let m = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "quads",
+            wgsl: QUADS,
+        })
+        .unwrap();
+    let vbl = [VertexBufferLayout {
+        array_stride: 8,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &CORNERS,
+    }];
+    let targets = [Some(ColorTargetState {
+        format,
+        blend: None,
+        write_mask: ColorWrites::ALL,
+    })];
+    let pipeline = d
+        .create_render_pipeline(&RenderPipelineDescriptor {
+            label: "quads",
+            layout: pl,
+            vertex: VertexState {
+                module: m,
+                entry_point: "vs",
+                constants: &[],
+                buffers: &vbl,
+            },
+            fragment: Some(FragmentState {
+                module: m,
+                entry_point: "fs",
+                constants: &[],
+                targets: &targets,
+            }),
+            primitive: PrimitiveState::default(),
+            depth_stencil: None,
+            sample_count: 1,
+            multiview_mask: None,
+        })
+        .unwrap();
+    let uniforms = buffer(
+        d,
+        "uniforms",
+        1024,
+        BufferUsages::UNIFORM | BufferUsages::COPY_DST,
+    );
+    let groups = (0..4u64)
+        .map(|q| {
+            d.create_bind_group(&BindGroupDescriptor {
+                label: "quad",
+                layout: bgl,
+                entries: &[BindGroupEntry {
+                    binding: 0,
+                    resource: BindingResource::Buffer(BufferBinding {
+                        buffer: uniforms,
+                        offset: q * 256,
+                        size: Some(32),
+                    }),
+                }],
+            })
+            .unwrap()
+        })
+        .collect();
+    let vb = || {
+        buffer(
+            d,
+            "corners",
+            32,
+            BufferUsages::VERTEX | BufferUsages::COPY_DST,
+        )
+    };
+    let ib = || buffer(d, "indices", 12, BufferUsages::INDEX);
+    Scene {
+        pipeline,
+        groups,
+        vbs: [vb(), vb()],
+        ibs: [ib(), ib()],
+        bgl,
+        uniforms,
+    }
+}
+
+fn bundle_desc(formats: &[Option<TextureFormat>]) -> RenderBundleEncoderDescriptor<'_> {
+    RenderBundleEncoderDescriptor {
+        label: "quads",
+        color_formats: formats,
+        ..Default::default()
+    }
+}
+
+const RGBA: &[Option<TextureFormat>] = &[Some(TextureFormat::Rgba8Unorm)];
+
+/// The scene's four draws recorded into a bundle.
+fn quads_bundle(d: &TDevice, s: &Scene) -> RenderBundle {
+    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
+    b.set_render_pipeline(s.pipeline).unwrap();
+    for q in 0..4 {
+        b.set_bind_group(0, s.groups[q], &[]).unwrap();
+        b.set_vertex_buffer(0, s.vbs[q % 2], 0, None).unwrap();
+        b.set_index_buffer(s.ibs[q % 2], IndexFormat::Uint16, 0, None)
+            .unwrap();
+        b.draw_indexed(0..6, 0, 0..1).unwrap();
+    }
+    b.finish().unwrap()
+}
+
+/// The submitted commands of the pass, from its pipeline on (what the pass's calls or
+/// its bundles recorded), up to its end, as text (`TestCommand` has no `PartialEq`).
+fn pass_commands(d: &TDevice) -> Vec<String> {
+    let all = last_commands(d);
+    let start = all
+        .iter()
+        .position(|c| matches!(c, TestCommand::SetRenderPipeline { .. }))
+        .unwrap();
+    let end = all
+        .iter()
+        .position(|c| matches!(c, TestCommand::EndRenderPass))
+        .unwrap();
+    all[start..end].iter().map(|c| format!("{c:?}")).collect()
+}
+
+#[test]
+fn a_bundle_records_the_native_commands_of_the_same_calls_in_a_pass() {
+    let d = device();
+    let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
+    let view = target_view(&d, [16, 16]);
+    let mut e = encoder(&d);
+    begin_pass(&mut e, view);
+    e.set_render_pipeline(s.pipeline).unwrap();
+    for q in 0..4 {
+        e.set_bind_group(0, s.groups[q], &[]).unwrap();
+        e.set_vertex_buffer(0, s.vbs[q % 2], 0, None).unwrap();
+        e.set_index_buffer(s.ibs[q % 2], IndexFormat::Uint16, 0, None)
+            .unwrap();
+        e.draw_indexed(0..6, 0, 0..1).unwrap();
+    }
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let inline = pass_commands(&d);
+    assert_eq!(
+        inline
+            .iter()
+            .filter(|c| c.starts_with("DrawIndexed("))
+            .count(),
+        4
+    );
+
+    let bundle = quads_bundle(&d, &s);
+    for _ in 0..2 {
+        let mut e = encoder(&d);
+        begin_pass(&mut e, view);
+        e.execute_bundles(&[bundle]).unwrap();
+        e.end_render_pass().unwrap();
+        d.submit([e.finish().unwrap()]).unwrap();
+        assert_eq!(pass_commands(&d), inline);
+    }
+}
+
+#[test]
+fn a_bundle_with_dynamic_offsets_binds_each_draw_s_offsets() {
+    let d = device();
+    let bgl = layout(
+        &d,
+        &[entry(
+            0,
+            ShaderStages::VERTEX_FRAGMENT,
+            buf_ty(BufferBindingType::Uniform, true),
+        )],
+    );
+    let uniforms = buffer(&d, "uniforms", 1024, BufferUsages::UNIFORM);
+    let g = d
+        .create_bind_group(&BindGroupDescriptor {
+            label: "dynamic",
+            layout: bgl,
+            entries: &[BindGroupEntry {
+                binding: 0,
+                resource: BindingResource::Buffer(BufferBinding {
+                    buffer: uniforms,
+                    offset: 0,
+                    size: Some(32),
+                }),
+            }],
+        })
+        .unwrap();
+    let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
+    let pl = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "dynamic",
+            bind_group_layouts: &[bgl],
+            immediate_size: 0,
+        })
+        .unwrap();
+    let m = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "quads",
+            wgsl: QUADS,
+        })
+        .unwrap();
+    let vbl = [VertexBufferLayout {
+        array_stride: 8,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &CORNERS,
+    }];
+    let targets = [Some(ColorTargetState {
+        format: TextureFormat::Rgba8Unorm,
+        blend: None,
+        write_mask: ColorWrites::ALL,
+    })];
+    let p = d
+        .create_render_pipeline(&RenderPipelineDescriptor {
+            label: "dynamic",
+            layout: pl,
+            vertex: VertexState {
+                module: m,
+                entry_point: "vs",
+                constants: &[],
+                buffers: &vbl,
+            },
+            fragment: Some(FragmentState {
+                module: m,
+                entry_point: "fs",
+                constants: &[],
+                targets: &targets,
+            }),
+            primitive: PrimitiveState::default(),
+            depth_stencil: None,
+            sample_count: 1,
+            multiview_mask: None,
+        })
+        .unwrap();
+    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
+    b.set_render_pipeline(p).unwrap();
+    b.set_vertex_buffer(0, s.vbs[0], 0, None).unwrap();
+    b.set_index_buffer(s.ibs[0], IndexFormat::Uint16, 0, None)
+        .unwrap();
+    for q in 0..4u32 {
+        b.set_bind_group(0, g, &[q * 256]).unwrap();
+        b.draw_indexed(0..6, 0, 0..1).unwrap();
+    }
+    // An offset past the buffer is refused as in a pass.
+    expect_rule(b.set_bind_group(0, g, &[1024]), Rule::DynamicOffsetRange);
+    assert!(b.is_poisoned());
+    expect_rule(b.finish(), Rule::EncoderPoisoned);
+
+    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
+    b.set_render_pipeline(p).unwrap();
+    b.set_vertex_buffer(0, s.vbs[0], 0, None).unwrap();
+    b.set_index_buffer(s.ibs[0], IndexFormat::Uint16, 0, None)
+        .unwrap();
+    for q in 0..4u32 {
+        b.set_bind_group(0, g, &[q * 256]).unwrap();
+        b.draw_indexed(0..6, 0, 0..1).unwrap();
+    }
+    let bundle = b.finish().unwrap();
+    let view = target_view(&d, [16, 16]);
+    let mut e = encoder(&d);
+    begin_pass(&mut e, view);
+    e.execute_bundles(&[bundle]).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let offsets: Vec<Vec<u32>> = last_commands(&d)
+        .into_iter()
+        .filter_map(|c| match c {
+            TestCommand::SetBindGroup { offsets, .. } => Some(offsets),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(offsets, vec![vec![0], vec![256], vec![512], vec![768]]);
+}
+
+#[test]
+fn bundle_descriptors_are_checked() {
+    let d = device();
+    expect_rule(
+        d.create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
+            sample_count: 3,
+            ..bundle_desc(RGBA)
+        }),
+        Rule::BundleSampleCount,
+    );
+    expect_rule(
+        d.create_render_bundle_encoder(&bundle_desc(&[])),
+        Rule::BundleAttachments,
+    );
+    expect_rule(
+        d.create_render_bundle_encoder(&bundle_desc(&[None])),
+        Rule::BundleAttachments,
+    );
+    expect_rule(
+        d.create_render_bundle_encoder(&bundle_desc(&[Some(TextureFormat::Depth32Float)])),
+        Rule::BundleAttachments,
+    );
+    expect_rule(
+        d.create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
+            depth_stencil_format: Some(TextureFormat::Rgba8Unorm),
+            ..bundle_desc(RGBA)
+        }),
+        Rule::BundleAttachments,
+    );
+    let too_many = vec![Some(TextureFormat::Rgba8Unorm); 64];
+    expect_rule(
+        d.create_render_bundle_encoder(&bundle_desc(&too_many)),
+        Rule::BundleAttachments,
+    );
+    expect_rule(
+        d.create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
+            multiview_mask: std::num::NonZeroU32::new(0b11),
+            ..bundle_desc(RGBA)
+        }),
+        Rule::MultiviewFeature,
+    );
+    // A depth-only bundle is fine.
+    d.create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
+        depth_stencil_format: Some(TextureFormat::Depth32Float),
+        ..bundle_desc(&[])
+    })
+    .unwrap();
+}
+
+#[test]
+fn a_bundle_checks_its_calls_as_a_pass_does() {
+    let d = device();
+    let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
+    // A pipeline for other targets.
+    let other = scene(&d, TextureFormat::Bgra8Unorm, 0);
+    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
+    expect_rule(b.set_render_pipeline(other.pipeline), Rule::PipelineTargets);
+    expect_rule(b.finish(), Rule::EncoderPoisoned);
+
+    // Drawing with nothing set.
+    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
+    expect_rule(b.draw(0..3, 0..1), Rule::PipelineNotSet);
+    expect_rule(b.draw(0..3, 0..1), Rule::EncoderPoisoned);
+
+    // An index range past the index buffer.
+    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
+    b.set_render_pipeline(s.pipeline).unwrap();
+    b.set_bind_group(0, s.groups[0], &[]).unwrap();
+    b.set_vertex_buffer(0, s.vbs[0], 0, None).unwrap();
+    b.set_index_buffer(s.ibs[0], IndexFormat::Uint16, 0, None)
+        .unwrap();
+    expect_rule(b.draw_indexed(0..7, 0, 0..1), Rule::IndexRange);
+
+    // A buffer without VERTEX usage.
+    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
+    expect_rule(
+        b.set_vertex_buffer(0, s.ibs[0], 0, None),
+        Rule::VertexBufferUsage,
+    );
+
+    // A pipeline with immediate data.
+    let imm = scene(&d, TextureFormat::Rgba8Unorm, 16);
+    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
+    let err = expect_rule(b.set_render_pipeline(imm.pipeline), Rule::BundlePipeline);
+    assert!(err.to_string().contains("immediate data"), "{err}");
+    assert!(b.is_poisoned());
+}
+
+#[test]
+fn executing_a_bundle_is_checked() {
+    let d = device();
+    let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
+    let bundle = quads_bundle(&d, &s);
+    let view = target_view(&d, [16, 16]);
+
+    // Outside a render pass.
+    let mut e = encoder(&d);
+    expect_rule(e.execute_bundles(&[bundle]), Rule::PassNotOpen);
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    expect_rule(e.execute_bundles(&[bundle]), Rule::PassNotOpen);
+
+    // In a pass of other formats.
+    let bgra = d
+        .create_texture(&TextureDescriptor {
+            label: "bgra",
+            size: [16, 16],
+            format: TextureFormat::Bgra8Unorm,
+            usage: TextureUsages::RENDER_ATTACHMENT,
+            ..Default::default()
+        })
+        .unwrap();
+    let bgra = d
+        .create_texture_view(bgra, &TextureViewDescriptor::default())
+        .unwrap();
+    let mut e = encoder(&d);
+    begin_pass(&mut e, bgra);
+    expect_rule(e.execute_bundles(&[bundle]), Rule::BundleTargets);
+
+    // The pass's pipeline and bindings are gone after the bundles.
+    let mut e = encoder(&d);
+    begin_pass(&mut e, view);
+    e.set_render_pipeline(s.pipeline).unwrap();
+    e.set_bind_group(0, s.groups[0], &[]).unwrap();
+    e.set_vertex_buffer(0, s.vbs[0], 0, None).unwrap();
+    e.set_index_buffer(s.ibs[0], IndexFormat::Uint16, 0, None)
+        .unwrap();
+    e.draw_indexed(0..6, 0, 0..1).unwrap();
+    e.execute_bundles(&[bundle, bundle]).unwrap();
+    expect_rule(e.draw(0..3, 0..1), Rule::PipelineNotSet);
+
+    // ... and set again, the pass draws on.
+    let mut e = encoder(&d);
+    begin_pass(&mut e, view);
+    e.execute_bundles(&[]).unwrap();
+    e.execute_bundles(&[bundle]).unwrap();
+    e.set_render_pipeline(s.pipeline).unwrap();
+    e.set_bind_group(0, s.groups[1], &[]).unwrap();
+    e.set_vertex_buffer(0, s.vbs[1], 0, None).unwrap();
+    expect_rule(e.draw_indexed(0..6, 0, 0..1), Rule::IndexBufferNotSet);
+    let mut e = encoder(&d);
+    begin_pass(&mut e, view);
+    e.execute_bundles(&[bundle]).unwrap();
+    e.set_render_pipeline(s.pipeline).unwrap();
+    e.set_bind_group(0, s.groups[1], &[]).unwrap();
+    e.set_vertex_buffer(0, s.vbs[1], 0, None).unwrap();
+    e.set_index_buffer(s.ibs[1], IndexFormat::Uint16, 0, None)
+        .unwrap();
+    e.draw_indexed(0..6, 0, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let draws = last_commands(&d)
+        .iter()
+        .filter(|c| matches!(c, TestCommand::DrawIndexed { .. }))
+        .count();
+    assert_eq!(draws, 5);
+}
+
+#[test]
+fn a_bundle_naming_a_destroyed_object_is_refused_and_keeps_its_natives() {
+    let d = device();
+    let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
+    let view = target_view(&d, [16, 16]);
+    let bundle = quads_bundle(&d, &s);
+    // Native objects of the caller's (the device also keeps some for reuse).
+    let natives = || d.live_native_objects() - d.pooled_native_objects();
+    let live = natives();
+    d.destroy_buffer(s.vbs[1]).unwrap();
+    // The bundle holds the buffer's native object.
+    assert_eq!(natives(), live);
+    let mut e = encoder(&d);
+    begin_pass(&mut e, view);
+    let err = expect_rule(e.execute_bundles(&[bundle]), Rule::HandleStale);
+    assert!(err.to_string().contains("corners"), "{err}");
+    drop(e);
+    d.destroy_render_bundle(bundle).unwrap();
+    d.poll().unwrap();
+    assert_eq!(natives(), live - 1);
+    // A destroyed bundle's handle is stale.
+    let mut e = encoder(&d);
+    begin_pass(&mut e, view);
+    expect_rule(e.execute_bundles(&[bundle]), Rule::HandleStale);
+    expect_rule(d.destroy_render_bundle(bundle), Rule::HandleStale);
+}
+
+#[test]
+fn a_bundle_s_buffers_join_the_pass_s_usage_scope() {
+    let d = device();
+    let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
+    let bundle = quads_bundle(&d, &s);
+    let view = target_view(&d, [16, 16]);
+    // A group the pass's own draw writes through its fragment shader, over a buffer the
+    // bundle reads as vertices.
+    let both = buffer(&d, "both", 32, BufferUsages::VERTEX | BufferUsages::STORAGE);
+    let wgsl = r#"
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@vertex fn vs(@location(0) p: vec2<f32>) -> @builtin(position) vec4<f32> {
+    return vec4<f32>(p, 0.0, 1.0);
+}
+@fragment fn fs() -> @location(0) vec4<f32> { out[0] = 1u; return vec4<f32>(1.0); }
+"#;
+    let bgl = layout(
+        &d,
+        &[entry(
+            0,
+            ShaderStages::FRAGMENT,
+            buf_ty(BufferBindingType::Storage { read_only: false }, false),
+        )],
+    );
+    let g = group(&d, bgl, &[(0, whole(both))]).unwrap();
+    let pl = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "writer",
+            bind_group_layouts: &[bgl],
+            immediate_size: 0,
+        })
+        .unwrap();
+    let m = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "writer",
+            wgsl,
+        })
+        .unwrap();
+    let vbl = [VertexBufferLayout {
+        array_stride: 8,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &CORNERS,
+    }];
+    let targets = [Some(ColorTargetState {
+        format: TextureFormat::Rgba8Unorm,
+        blend: None,
+        write_mask: ColorWrites::ALL,
+    })];
+    let writer = d
+        .create_render_pipeline(&RenderPipelineDescriptor {
+            label: "writer",
+            layout: pl,
+            vertex: VertexState {
+                module: m,
+                entry_point: "vs",
+                constants: &[],
+                buffers: &vbl,
+            },
+            fragment: Some(FragmentState {
+                module: m,
+                entry_point: "fs",
+                constants: &[],
+                targets: &targets,
+            }),
+            primitive: PrimitiveState::default(),
+            depth_stencil: None,
+            sample_count: 1,
+            multiview_mask: None,
+        })
+        .unwrap();
+    // A bundle drawing from `both` as vertices.
+    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
+    b.set_render_pipeline(s.pipeline).unwrap();
+    b.set_bind_group(0, s.groups[0], &[]).unwrap();
+    b.set_vertex_buffer(0, both, 0, None).unwrap();
+    b.draw(0..3, 0..1).unwrap();
+    let reader = b.finish().unwrap();
+
+    let mut e = encoder(&d);
+    begin_pass(&mut e, view);
+    e.set_render_pipeline(writer).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    e.set_vertex_buffer(0, s.vbs[0], 0, None).unwrap();
+    e.draw(0..3, 0..1).unwrap();
+    e.execute_bundles(&[bundle]).unwrap();
+    expect_rule(e.execute_bundles(&[reader]), Rule::PassUsageConflict);
+    let _ = s.bgl;
+}
+
+#[test]
+fn a_copy_into_a_bundle_s_group_is_ordered_before_the_pass_that_executes_it() {
+    let d = device();
+    let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
+    let bundle = quads_bundle(&d, &s);
+    let view = target_view(&d, [16, 16]);
+    let src = buffer(&d, "src", 1024, BufferUsages::COPY_SRC);
+    let mut e = encoder(&d);
+    e.copy_buffer_to_buffer(src, 0, s.uniforms, 0, 1024)
+        .unwrap();
+    begin_pass(&mut e, view);
+    e.execute_bundles(&[bundle]).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let all = last_commands(&d);
+    let copy = all
+        .iter()
+        .position(|c| matches!(c, TestCommand::CopyBuffer { .. }))
+        .unwrap();
+    let pass = all
+        .iter()
+        .position(|c| matches!(c, TestCommand::BeginRenderPass(_)))
+        .unwrap();
+    // Between them, a barrier from the copy to the stages that read the groups' uniforms.
+    let shaders = hal_test::Stages::VERTEX_SHADER | hal_test::Stages::FRAGMENT_SHADER;
+    assert!(
+        all[copy..pass].iter().any(|c| matches!(
+            c,
+            TestCommand::Barrier(b)
+                if b.src.contains(hal_test::Stages::TRANSFER) && b.dst.contains(shaders)
+        )),
+        "no barrier orders the copy before the bundle's reads"
+    );
+}
