@@ -119,6 +119,7 @@ pub fn drain_and_check(w: &mut World<'_>, report: &mut Report) {
         };
     }
     destroy_all!(mappings, unmap);
+    destroy_all!(bundles, destroy_render_bundle);
     destroy_all!(groups, destroy_bind_group);
     destroy_all!(tlas, destroy_tlas);
     destroy_all!(blas, destroy_blas);

@@ -276,6 +276,17 @@ pub struct RenderMeta {
     pub samples: u32,
 }
 
+/// A render bundle: the attachments it was made for.
+#[derive(Clone, Debug)]
+pub struct BundleMeta {
+    /// Color formats.
+    pub colors: Vec<Option<TextureFormat>>,
+    /// Depth format.
+    pub depth: Option<TextureFormat>,
+    /// Samples.
+    pub samples: u32,
+}
+
 /// A mapping.
 #[derive(Clone, Copy, Debug)]
 pub struct MapMeta {
@@ -373,6 +384,8 @@ pub struct World<'d> {
     pub compute: Pool<ComputePipeline, usize>,
     /// Render pipelines.
     pub render: Pool<RenderPipeline, RenderMeta>,
+    /// Render bundles.
+    pub bundles: Pool<vigil::RenderBundle, BundleMeta>,
     /// Mappings.
     pub mappings: Pool<BufferMapping, MapMeta>,
     /// Bottom-level acceleration structures, with the sizes they were made for.
@@ -452,6 +465,7 @@ impl<'d> World<'d> {
             modules: Pool::default(),
             compute: Pool::default(),
             render: Pool::default(),
+            bundles: Pool::default(),
             mappings: Pool::default(),
             blas: Pool::default(),
             tlas: Pool::default(),

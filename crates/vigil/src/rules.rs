@@ -307,7 +307,7 @@ rules! {
     // Render bundles.
     BundleAttachments: InvalidDescriptor, "render-bundle.attachments", "A render bundle names at least one attachment format, at most max_color_attachments color formats, each a color format the device renders to, and a depth-stencil format that is one.", "WebGPU createRenderBundleEncoder";
     BundleSampleCount: InvalidDescriptor, "render-bundle.sample-count", "A render bundle samples 1 or 4 times.", "WebGPU createRenderBundleEncoder (sampleCount)";
-    BundlePipeline: InvalidState, "render-bundle.pipeline", "A render bundle records pipelines drawn from vertex and index buffers and bind groups: no mesh pipelines, no GPU-pointer pipelines and no pipelines with immediate data.", "vigil (a bundle records no immediate data, roots or mesh draws)";
+    BundlePipeline: InvalidState, "render-bundle.pipeline", "A render bundle records pipelines drawn from vertex and index buffers, bind groups and immediate data: no mesh pipelines and no GPU-pointer pipelines.", "vigil (a bundle records no mesh draws and no roots)";
 
     // Copies.
     CopySame: InvalidDescriptor, "copy.same-object", "A copy's source and destination are different objects.", "WebGPU copyBufferToBuffer, copyTextureToTexture";

@@ -400,12 +400,87 @@ fn a_bundle_checks_its_calls_as_a_pass_does() {
         Rule::VertexBufferUsage,
     );
 
-    // A pipeline with immediate data.
-    let imm = scene(&d, TextureFormat::Rgba8Unorm, 16);
+    // A GPU-pointer pipeline (its root is set per draw, which a bundle does not record).
+    let d = device_with(Features::BUFFER_DEVICE_ADDRESS);
+    let pointer = d
+        .create_pointer_render_pipeline(&PointerRenderPipelineDescriptor {
+            label: "pointer",
+            vertex_glsl: "
+layout(buffer_reference, scalar, buffer_reference_align = 8) buffer Root { vec2 p[]; };
+VIGIL_ROOT(Root);
+void main() { gl_Position = vec4(vigil.root.p[gl_VertexIndex], 0.0, 1.0); }
+",
+            fragment: Some((
+                "layout(location = 0) out vec4 c; void main() { c = vec4(1.0); }",
+                &[Some(ColorTargetState {
+                    format: TextureFormat::Rgba8Unorm,
+                    blend: None,
+                    write_mask: ColorWrites::ALL,
+                })],
+            )),
+            primitive: PrimitiveState::default(),
+            depth_stencil: None,
+            sample_count: 1,
+        })
+        .unwrap();
     let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
-    let err = expect_rule(b.set_render_pipeline(imm.pipeline), Rule::BundlePipeline);
-    assert!(err.to_string().contains("immediate data"), "{err}");
+    let err = expect_rule(b.set_render_pipeline(pointer), Rule::BundlePipeline);
+    assert!(err.to_string().contains("GPU-pointer"), "{err}");
     assert!(b.is_poisoned());
+}
+
+#[test]
+fn a_bundle_s_immediate_data_is_pushed_as_a_pass_pushes_it() {
+    let d = device();
+    let s = scene(&d, TextureFormat::Rgba8Unorm, 16);
+    let view = target_view(&d, [16, 16]);
+    // Pushed at a draw after it changes; zeros where unset, as in a pass.
+    let record = |e: &mut dyn FnMut(u32, &[u8], usize)| {
+        for q in 0..4usize {
+            e(4 * (q as u32 % 4), &[q as u8 + 1; 4], q);
+        }
+    };
+    let mut e = encoder(&d);
+    begin_pass(&mut e, view);
+    e.set_render_pipeline(s.pipeline).unwrap();
+    record(&mut |offset, data, q| {
+        e.set_bind_group(0, s.groups[q], &[]).unwrap();
+        e.set_vertex_buffer(0, s.vbs[q % 2], 0, None).unwrap();
+        e.set_index_buffer(s.ibs[q % 2], IndexFormat::Uint16, 0, None)
+            .unwrap();
+        e.draw_indexed(0..6, 0, 0..1).unwrap();
+        e.set_immediates(offset, data).unwrap();
+        e.draw_indexed(0..6, 0, 0..1).unwrap();
+    });
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let inline = pass_commands(&d);
+    assert_eq!(
+        inline
+            .iter()
+            .filter(|c| c.starts_with("SetImmediates"))
+            .count(),
+        5
+    );
+
+    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
+    b.set_render_pipeline(s.pipeline).unwrap();
+    record(&mut |offset, data, q| {
+        b.set_bind_group(0, s.groups[q], &[]).unwrap();
+        b.set_vertex_buffer(0, s.vbs[q % 2], 0, None).unwrap();
+        b.set_index_buffer(s.ibs[q % 2], IndexFormat::Uint16, 0, None)
+            .unwrap();
+        b.draw_indexed(0..6, 0, 0..1).unwrap();
+        b.set_immediates(offset, data).unwrap();
+        b.draw_indexed(0..6, 0, 0..1).unwrap();
+    });
+    let bundle = b.finish().unwrap();
+    let mut e = encoder(&d);
+    begin_pass(&mut e, view);
+    e.execute_bundles(&[bundle]).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    assert_eq!(pass_commands(&d), inline);
 }
 
 #[test]

@@ -68,7 +68,7 @@ fn retire_poisoned(w: &mut World<'_>, r: &mut Rng) -> bool {
     true
 }
 
-fn in_render(p: &PassState) -> bool {
+pub(super) fn in_render(p: &PassState) -> bool {
     matches!(p, PassState::Render { .. })
 }
 
@@ -538,7 +538,11 @@ pub fn set_immediates(w: &mut World<'_>, r: &mut Rng) {
 
 /// A live buffer with `usage` (and, when `only_controlled`, one the fuzzer keeps small
 /// values in), or any pick.
-fn buffer_for(w: &World<'_>, r: &mut Rng, usage: BufferUsages) -> (vigil::Buffer, u64, Validity) {
+pub(super) fn buffer_for(
+    w: &World<'_>,
+    r: &mut Rng,
+    usage: BufferUsages,
+) -> (vigil::Buffer, u64, Validity) {
     if r.chance(90) {
         if let Some((b, m)) = w.buffers.live_where(r, |m| m.usage.contains(usage)) {
             return (b, m.size, Validity::Live);
@@ -655,7 +659,7 @@ pub fn set_dynamic_state(w: &mut World<'_>, r: &mut Rng) {
 }
 
 /// A range of small length starting anywhere (edges included), inverted now and then.
-fn range(r: &mut Rng, typical: u32) -> std::ops::Range<u32> {
+pub(super) fn range(r: &mut Rng, typical: u32) -> std::ops::Range<u32> {
     let start = match r.below(10) {
         0 => r.pick(&[u32::MAX - 1, u32::MAX, 1 << 31, 100]),
         _ => r.below(4) as u32,

@@ -2,6 +2,7 @@
 //! then invalid) and makes one call through [`World::call`].
 
 mod accel;
+mod bundles;
 mod encode;
 mod gpu;
 mod graph;
@@ -60,6 +61,8 @@ pub const OPS: &[(u32, Op)] = &[
     (3, encode::transition),
     (1, encode::timestamps),
     (2, graph::graph),
+    (2, bundles::record_bundle),
+    (3, bundles::execute_bundles),
     // Queue.
     (6, queue::submit),
     (1, queue::submit_after),

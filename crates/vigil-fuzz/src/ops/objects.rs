@@ -1345,7 +1345,8 @@ pub fn destroy_something(w: &mut World<'_>, r: &mut Rng) {
             });
         }};
     }
-    match r.below(11) {
+    match r.below(12) {
+        11 => destroy!(bundles, destroy_render_bundle),
         0 => destroy_buffer(w, r),
         1 => destroy_texture(w, r),
         2 => destroy_view(w, r),

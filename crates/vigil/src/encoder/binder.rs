@@ -320,6 +320,21 @@ impl Binder {
         self.immediates_dirty = false;
     }
 
+    /// The immediate data the next flush would push (the pipeline's whole size of it,
+    /// zeros where unset), marked pushed; `None` when there is none to push. For a render
+    /// bundle's recording, which has no native recording to push it in.
+    pub fn take_immediates(&mut self) -> Option<Box<[u8]>> {
+        if !self.immediates_dirty || self.immediate_size == 0 {
+            return None;
+        }
+        let size = self.immediate_size as usize;
+        if self.immediates.len() < size {
+            self.immediates.resize(size, 0);
+        }
+        self.immediates_dirty = false;
+        self.immediates.get(..size).map(Box::from)
+    }
+
     /// Marks everything the pipeline uses to be bound again at the next flush (after
     /// vigil's own pipeline replaced the pass's natively).
     pub fn rebind_all(&mut self) {

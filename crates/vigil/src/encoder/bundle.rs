@@ -58,6 +58,10 @@ impl Default for RenderBundleEncoderDescriptor<'_> {
 /// One native command of a bundle, holding the objects it names.
 enum Cmd<A: Api> {
     Pipeline(Arc<RenderPipelineObj<A>>),
+    Immediates {
+        layout: Arc<PipelineLayoutObj<A>>,
+        data: Box<[u8]>,
+    },
     Group {
         index: u32,
         group: Arc<BindGroupObj<A>>,
@@ -114,10 +118,10 @@ impl<A: Api> Labelled for RenderBundleObj<A> {
 /// refuses every call after one it refused, and then refuses to finish. Made by
 /// [`Device::create_render_bundle_encoder`]; `Send`, so it can record on any thread.
 ///
-/// What a bundle records: pipelines that draw from vertex and index buffers and bind
-/// groups (no mesh, GPU-pointer or immediate-data pipelines: rule
-/// `render-bundle.pipeline`), bind groups with their dynamic offsets, vertex and index
-/// buffers, and direct draws. Indirect draws, viewports, scissors, blend constants and
+/// What a bundle records: pipelines that draw from vertex and index buffers, bind groups
+/// and immediate data (no mesh or GPU-pointer pipelines: rule `render-bundle.pipeline`),
+/// bind groups with their dynamic offsets, immediate data, vertex and index buffers, and
+/// direct draws. Indirect draws, viewports, scissors, blend constants and
 /// stencil references are not recorded in bundles (the last four are the pass's, as in
 /// WebGPU).
 pub struct RenderBundleEncoder<A: Api = DefaultApi> {
@@ -200,8 +204,8 @@ impl<A: Api> RenderBundleEncoder<A> {
     }
 
     /// Sets the render pipeline, as [`CommandEncoder::set_render_pipeline`]; its targets
-    /// must be the bundle's, and it must draw from vertex and index buffers and bind groups
-    /// alone (`render-bundle.pipeline`).
+    /// must be the bundle's, and it must be neither a mesh nor a GPU-pointer pipeline
+    /// (`render-bundle.pipeline`).
     pub fn set_render_pipeline(&mut self, pipeline: RenderPipeline) -> Result<()> {
         const OP: &str = "set_render_pipeline";
         if self.inner.error.is_none() {
@@ -210,8 +214,6 @@ impl<A: Api> RenderBundleEncoder<A> {
                     Some("a mesh pipeline")
                 } else if p.info.pointer {
                     Some("a GPU-pointer pipeline")
-                } else if p.info.layout.immediate_size > 0 {
-                    Some("a pipeline with immediate data")
                 } else {
                     None
                 };
@@ -220,7 +222,7 @@ impl<A: Api> RenderBundleEncoder<A> {
                         BundlePipeline,
                         OP,
                         &self.inner.label,
-                        "pipeline '{}' is {kind}; a render bundle records no mesh draws, roots or immediate data",
+                        "pipeline '{}' is {kind}; a render bundle records no mesh draws or roots",
                         p.label
                     );
                     return Err(self.inner.latch(e));
@@ -247,6 +249,12 @@ impl<A: Api> RenderBundleEncoder<A> {
     ) -> Result<()> {
         // Bound natively by the next draw that uses it, as in a pass.
         self.inner.set_bind_group(index, group, dynamic_offsets)
+    }
+
+    /// Sets immediate data from byte `offset`, as [`CommandEncoder::set_immediates`]. A
+    /// bundle's immediate data starts as zeros.
+    pub fn set_immediates(&mut self, offset: u32, data: &[u8]) -> Result<()> {
+        self.inner.set_immediates(offset, data)
     }
 
     /// Sets vertex buffer `slot`, as [`CommandEncoder::set_vertex_buffer`].
@@ -348,6 +356,13 @@ impl<A: Api> RenderBundleEncoder<A> {
         let e = &mut self.inner;
         let id = e.core.id;
         let layout = e.used.render_layout.clone();
+        // Pushed before the groups are bound, as a pass's flush does.
+        if let (Some(data), Some(layout)) = (e.render.binder.take_immediates(), layout.as_ref()) {
+            self.cmds.push(Cmd::Immediates {
+                layout: layout.clone(),
+                data,
+            });
+        }
         for g in 0..super::binder::MAX_GROUPS {
             let bit = 1u8 << g;
             if (dirty | touched) & bit == 0 {
@@ -531,6 +546,7 @@ impl<A: Api> CommandEncoder<A> {
         for c in b.cmds.iter() {
             match c {
                 Cmd::Pipeline(p) => r.set_render_pipeline(&p.raw),
+                Cmd::Immediates { layout, data } => r.set_immediates(&layout.raw, data),
                 Cmd::Group {
                     index,
                     group,
