@@ -260,14 +260,19 @@ fn run_one(
                     None,
                 )?
             } else {
-                each_path(
-                    paths,
+                // The draws frame also through a render bundle (`vigil-bundle`): recorded
+                // once, executed each frame; paired with raw ash's frame like vigil's.
+                let bundle = (!par && opts.runs_path("vigil-bundle"))
+                    .then_some(&paths.vigil)
+                    .map(|v| -> Job<'_> { Box::new(move || d::vigil_bundle(v, size, plan)) });
+                each_path_on(
+                    (&paths.vigil, &mut paths.raw, &paths.wgpu),
                     opts,
                     plan,
                     move |v| d::vigil(v, None, size, plan),
                     move |r| d::ash(r, None, size, plan),
                     move |g| d::wgpu(g, None, size, plan),
-                    None,
+                    bundle,
                 )?
             };
             check_image(name, &runs, &d::expected(size))?;
@@ -685,7 +690,8 @@ fn run_one(
 }
 
 /// For every metric, vigil's time over each other path's, paired per repetition
-/// (`"encode: vigil/ash"`), and another vigil path's (`vigil-set-root`) over raw ash's.
+/// (`"encode: vigil/ash"`), and another vigil path's (`vigil-set-root`, `vigil-bundle`)
+/// over raw ash's.
 fn pair_paths(runs: &[PathResult]) -> Vec<(String, harness::Paired)> {
     let mut out = Vec::new();
     let Some(v) = runs.iter().find(|p| p.path == "vigil") else {
@@ -701,7 +707,10 @@ fn pair_paths(runs: &[PathResult]) -> Vec<(String, harness::Paired)> {
         }
     }
     let ash = runs.iter().find(|p| p.path == "ash");
-    for p in runs.iter().filter(|p| p.path == "vigil-set-root") {
+    for p in runs
+        .iter()
+        .filter(|p| p.path == "vigil-set-root" || p.path == "vigil-bundle")
+    {
         for (m, ps) in &p.metrics {
             if let Some(a) = ash.and_then(|a| a.metric(m))
                 && let Some(r) = harness::Paired::ratio(&ps.samples, &a.samples)

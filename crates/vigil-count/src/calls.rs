@@ -38,8 +38,9 @@ fn main() -> ExitCode {
 /// the frame's four calls costs on its own. `draw.set_index_buffer` and
 /// `draw.set_vertex_buffer` alternate the set's buffers (so none is a repeat the call skips),
 /// `draw.set_bind_group` the groups (binding natively waits for the next draw),
-/// `draw.draw_indexed` draws with nothing changed, and `draw.group_draw` sets a group and
-/// draws (the group's native binding and its place in the pass's scope). Not in the guard:
+/// `draw.draw_indexed` draws with nothing changed, `draw.group_draw` sets a group and
+/// draws (the group's native binding and its place in the pass's scope), and `draw.bundle`
+/// executes the frame's 10,000 draws recorded into a render bundle (per draw). Not in the guard:
 /// a diagnosis of where a draw's instructions go, not a figure to hold.
 fn run(kind: &str) -> Option<()> {
     let s = draw_set();
@@ -70,6 +71,28 @@ fn run(kind: &str) -> Option<()> {
                 e.draw_indexed(0..6, 0, i..i + 1).unwrap();
             }
         }),
+        "draw.bundle" => {
+            // The frame's 10,000 draws recorded once into a bundle (not counted), then
+            // executed: what a draw costs when its checks were made at recording.
+            let mut b =
+                s.d.create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
+                    label: "draws",
+                    color_formats: &[Some(TextureFormat::Rgba8Unorm)],
+                    ..Default::default()
+                })
+                .unwrap();
+            b.set_render_pipeline(s.pipeline).unwrap();
+            for i in 0..10_000u32 {
+                b.set_bind_group(0, group(i), &[]).unwrap();
+                b.set_vertex_buffer(0, vbs[(i % 4) as usize], 0, None)
+                    .unwrap();
+                b.set_index_buffer(ibs[(i % 3) as usize], IndexFormat::Uint16, 0, None)
+                    .unwrap();
+                b.draw_indexed(0..6, 0, i..i + 1).unwrap();
+            }
+            let bundle = b.finish().unwrap();
+            measured(|| e.execute_bundles(&[bundle]).unwrap());
+        }
         "draw.group_draw" => measured(|| {
             for i in 0..10_000u32 {
                 e.set_bind_group(0, group(i), &[]).unwrap();

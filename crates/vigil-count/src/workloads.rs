@@ -35,6 +35,7 @@ pub fn operations(workload: &str) -> Option<u64> {
 /// `vigil-count-calls`) and kept out of the guard: a diagnosis, not a figure to hold.
 pub const CALLS: &[&str] = &[
     "draw.set_bind_group",
+    "draw.bundle",
     "draw.set_vertex_buffer",
     "draw.set_index_buffer",
     "draw.draw_indexed",
@@ -121,7 +122,7 @@ pub fn run(workload: &str) -> Option<()> {
 pub struct DrawSet {
     /// The device (test backend).
     pub d: D,
-    pipeline: RenderPipeline,
+    pub(crate) pipeline: RenderPipeline,
     pub(crate) groups: Vec<BindGroup>,
     pub(crate) vbs: Vec<Buffer>,
     pub(crate) ibs: Vec<Buffer>,

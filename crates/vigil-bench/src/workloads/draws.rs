@@ -152,9 +152,12 @@ fn result(path: &'static str, t: Timings, output: Vec<u8>) -> PathResult {
 type VigilRecord<'d> =
     Box<dyn Fn() -> Result<(vigil::CommandBuffer, Duration), String> + Sync + 'd>;
 
+/// With `bundle`, the frame's draws are recorded once into a render bundle, and each
+/// frame executes it (the `vigil-bundle` path).
 fn vigil_scene(
     device: &vigil::Device,
     size: Size,
+    bundle: bool,
 ) -> Result<(VigilRecord<'_>, vigil::Texture), String> {
     use vigil::*;
     let e = |e: Error| e.to_string();
@@ -354,6 +357,54 @@ fn vigil_scene(
     let target_view = device
         .create_texture_view(target, &TextureViewDescriptor::default())
         .map_err(e)?;
+    if bundle {
+        // The same calls, checked once, into a bundle; a frame executes it.
+        let mut b = device
+            .create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
+                label: "draws",
+                color_formats: &[Some(TextureFormat::Rgba8Unorm)],
+                ..Default::default()
+            })
+            .map_err(e)?;
+        b.set_render_pipeline(pipeline).map_err(e)?;
+        for i in 0..size.draws {
+            b.set_bind_group(0, groups[(i % size.groups) as usize], &[])
+                .map_err(e)?;
+            b.set_vertex_buffer(0, vbs[(i % VERTEX_BUFFERS) as usize], 0, None)
+                .map_err(e)?;
+            b.set_index_buffer(
+                ibs[(i % INDEX_BUFFERS) as usize],
+                IndexFormat::Uint16,
+                0,
+                None,
+            )
+            .map_err(e)?;
+            b.draw_indexed(0..6, 0, i..i + 1).map_err(e)?;
+        }
+        let bundle = b.finish().map_err(e)?;
+        let record = move || -> Result<(CommandBuffer, Duration), String> {
+            let t = Instant::now();
+            let mut enc = device
+                .create_command_encoder(&CommandEncoderDescriptor { label: "draws" })
+                .map_err(e)?;
+            enc.begin_render_pass(&RenderPassDescriptor {
+                label: "draws",
+                color_attachments: &[Some(RenderPassColorAttachment {
+                    view: target_view,
+                    resolve_target: None,
+                    load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
+                    store: StoreOp::Store,
+                })],
+                ..Default::default()
+            })
+            .map_err(e)?;
+            enc.execute_bundles(&[bundle]).map_err(e)?;
+            enc.end_render_pass().map_err(e)?;
+            let cb = enc.finish().map_err(e)?;
+            Ok((cb, t.elapsed()))
+        };
+        return Ok((Box::new(record), target));
+    }
     let record = move || -> Result<(CommandBuffer, Duration), String> {
         let t = Instant::now();
         let mut enc = device
@@ -545,12 +596,12 @@ pub fn vigil(
 ) -> Result<PathResult, String> {
     use vigil::*;
     let e = |e: Error| e.to_string();
-    let (record, target) = vigil_scene(device, size)?;
+    let (record, target) = vigil_scene(device, size, false)?;
     let output = vigil_first(device, &record, target, size)?;
     let (plain, idle) = match second {
         None => (repeat(plan, || vigil_frame(device, &record))?, None),
         Some(other) => {
-            let (record_b, target_b) = vigil_scene(other, size)?;
+            let (record_b, target_b) = vigil_scene(other, size, false)?;
             let frame_a = || vigil_frame(device, &record);
             let frame_b = || vigil_frame(other, &record_b);
             let idle = vigil_idle(other, size.idle, &record_b, target_b, size, &output)?;
@@ -590,6 +641,24 @@ pub fn vigil(
             plain,
             idle,
             parallel: par,
+        },
+        output,
+    ))
+}
+
+/// Through vigil, the frame's draws recorded once into a render bundle and executed by each
+/// frame (`vigil-bundle`): what the same draws cost when their checks were made once,
+/// paired with raw ash recording the same native commands by hand every frame.
+pub fn vigil_bundle(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResult, String> {
+    let (record, target) = vigil_scene(device, size, true)?;
+    let output = vigil_first(device, &record, target, size)?;
+    let plain = repeat(plan, || vigil_frame(device, &record))?;
+    Ok(result(
+        "vigil-bundle",
+        Timings {
+            plain,
+            idle: None,
+            parallel: Vec::new(),
         },
         output,
     ))
