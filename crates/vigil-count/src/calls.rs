@@ -40,7 +40,9 @@ fn main() -> ExitCode {
 /// `draw.set_bind_group` the groups (binding natively waits for the next draw),
 /// `draw.draw_indexed` draws with nothing changed, `draw.group_draw` sets a group and
 /// draws (the group's native binding and its place in the pass's scope), and `draw.bundle`
-/// executes the frame's 10,000 draws recorded into a render bundle (per draw). Not in the guard:
+/// executes the frame's 10,000 draws recorded into a render bundle (per draw), and
+/// `draw.bundle_frame` does so in a frame of its own (a new encoder and pass, as the bench's
+/// `vigil-bundle` path: per draw, the frame's cost shared out). Not in the guard:
 /// a diagnosis of where a draw's instructions go, not a figure to hold.
 fn run(kind: &str) -> Option<()> {
     let s = draw_set();
@@ -71,7 +73,7 @@ fn run(kind: &str) -> Option<()> {
                 e.draw_indexed(0..6, 0, i..i + 1).unwrap();
             }
         }),
-        "draw.bundle" => {
+        "draw.bundle" | "draw.bundle_frame" => {
             // The frame's 10,000 draws recorded once into a bundle (not counted), then
             // executed: what a draw costs when its checks were made at recording.
             let mut b =
@@ -91,7 +93,17 @@ fn run(kind: &str) -> Option<()> {
                 b.draw_indexed(0..6, 0, i..i + 1).unwrap();
             }
             let bundle = b.finish().unwrap();
-            measured(|| e.execute_bundles(&[bundle]).unwrap());
+            if kind == "draw.bundle" {
+                measured(|| e.execute_bundles(&[bundle]).unwrap());
+            } else {
+                // A frame as the bench's: a new encoder, its pass, the bundle, finished.
+                measured(|| {
+                    let mut f = s.encoder();
+                    f.execute_bundles(&[bundle]).unwrap();
+                    f.end_render_pass().unwrap();
+                    drop(f.finish().unwrap());
+                });
+            }
         }
         "draw.group_draw" => measured(|| {
             for i in 0..10_000u32 {

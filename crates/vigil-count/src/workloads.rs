@@ -36,6 +36,7 @@ pub fn operations(workload: &str) -> Option<u64> {
 pub const CALLS: &[&str] = &[
     "draw.set_bind_group",
     "draw.bundle",
+    "draw.bundle_frame",
     "draw.set_vertex_buffer",
     "draw.set_index_buffer",
     "draw.draw_indexed",

@@ -703,3 +703,57 @@ fn a_copy_into_a_bundle_s_group_is_ordered_before_the_pass_that_executes_it() {
         "no barrier orders the copy before the bundle's reads"
     );
 }
+
+#[test]
+fn a_submission_that_executed_a_bundle_is_refused_once_the_bundle_names_a_destroyed_object() {
+    let d = device();
+    let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
+    let view = target_view(&d, [16, 16]);
+    let bundle = quads_bundle(&d, &s);
+    // A group's member destroyed after the bundle was finished: its executions are refused.
+    let mut e = encoder(&d);
+    begin_pass(&mut e, view);
+    e.execute_bundles(&[bundle]).unwrap();
+    e.end_render_pass().unwrap();
+    let cb = e.finish().unwrap();
+    d.destroy_buffer(s.uniforms).unwrap();
+    let err = expect_rule(d.submit([cb]), Rule::SubmitDestroyed);
+    assert!(err.to_string().contains("uniforms"), "{err}");
+    let mut e = encoder(&d);
+    begin_pass(&mut e, view);
+    let err = expect_rule(e.execute_bundles(&[bundle]), Rule::HandleStale);
+    assert!(err.to_string().contains("uniforms"), "{err}");
+}
+
+#[test]
+fn work_in_flight_holds_what_its_bundles_name() {
+    let d = device();
+    d.test_backend().set_auto_complete(false);
+    let natives = || d.live_native_objects() - d.pooled_native_objects();
+    let before = natives();
+    let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
+    let view = target_view(&d, [16, 16]);
+    let bundle = quads_bundle(&d, &s);
+    let mut e = encoder(&d);
+    begin_pass(&mut e, view);
+    e.execute_bundles(&[bundle]).unwrap();
+    e.end_render_pass().unwrap();
+    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    let live = natives();
+    // The bundle and everything it names destroyed while the work is in flight.
+    d.destroy_render_bundle(bundle).unwrap();
+    for &g in &s.groups {
+        d.destroy_bind_group(g).unwrap();
+    }
+    for b in s.vbs.iter().chain(&s.ibs).chain([&s.uniforms]) {
+        d.destroy_buffer(*b).unwrap();
+    }
+    d.destroy_render_pipeline(s.pipeline).unwrap();
+    d.poll().unwrap();
+    assert_eq!(natives(), live, "released while in flight");
+    d.test_backend().complete_through(serial);
+    d.poll().unwrap();
+    assert!(natives() < live);
+    // The pipeline's layout, module and group layout, and the target, are still live.
+    assert!(natives() > before);
+}

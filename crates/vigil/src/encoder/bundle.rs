@@ -14,12 +14,14 @@ use super::render::{RenderState, SHADERS};
 use super::used::find;
 use super::{CommandEncoder, Pass};
 use crate::DefaultApi;
-use crate::device::{BindGroupObj, BufferObj, Device, PipelineLayoutObj, RenderPipelineObj};
+use crate::device::{
+    BindGroupObj, BufferObj, Core, Device, Member, PipelineLayoutObj, RenderPipelineObj, TextureObj,
+};
 use crate::error::{Result, fail};
 use crate::handle::{BindGroup, Buffer, Handle, RenderBundle, RenderPipeline};
 use crate::label::Label;
 use crate::registry::Labelled;
-use crate::track::Use;
+use crate::track::{Subresources, Use};
 use crate::validate::{self, render_pass::PassTargets};
 use std::ops::Range;
 use std::sync::Arc;
@@ -91,8 +93,10 @@ enum Cmd<A: Api> {
 
 /// A bind group a bundle's draws use: its index, handle and dynamic offsets.
 type GroupUse = (u32, BindGroup, Box<[u32]>);
-/// A vertex or index buffer range a bundle's draws read: `(buffer, offset, size, use)`.
+/// A buffer range a bundle's draws read: `(buffer, offset, size, use)`.
 type BufferUse = (Buffer, u64, u64, Use);
+/// Texture subresources a bundle's draws use, and how.
+type TextureUse<A> = (Arc<TextureObj<A>>, Subresources, Use);
 
 /// A finished render bundle.
 pub(crate) struct RenderBundleObj<A: Api> {
@@ -105,6 +109,107 @@ pub(crate) struct RenderBundleObj<A: Api> {
     groups: Box<[GroupUse]>,
     buffers: Box<[BufferUse]>,
     draws: u64,
+    /// The pipelines and groups named, for the checks that they are still live.
+    pipeline_objs: Box<[Arc<RenderPipelineObj<A>>]>,
+    group_objs: Box<[Arc<BindGroupObj<A>>]>,
+    /// The distinct resources the draws use, merged as the pass's scope merges them:
+    /// what an execution puts in the executing pass's scope when the bundle is `plain`.
+    buffer_uses: Box<[BufferUse]>,
+    texture_uses: Box<[TextureUse<A>]>,
+    /// No group binds an acceleration structure (whose first use a recording must note):
+    /// an execution meets the distinct resources above and holds the bundle, rather than
+    /// meeting every group.
+    plain: bool,
+    /// The device's destroy epoch when the bundle was finished with every object it names
+    /// live (`u64::MAX` when one was not): while the device's has not moved, an execution
+    /// need not look at them.
+    epoch: u64,
+}
+
+impl<A: Api> RenderBundleObj<A> {
+    /// Refuses (with the stale-handle rule, naming it) the first object the bundle names
+    /// that is no longer live: its pipelines, groups, the groups' members, vertex and
+    /// index buffers.
+    fn check_live(&self, core: &Core<A>, op: &'static str) -> Result<()> {
+        named_live(
+            core,
+            &self.pipeline_objs,
+            &self.group_objs,
+            &self.buffers,
+            op,
+        )
+    }
+
+    /// The first object the bundle names that is no longer live, as the refusal a
+    /// submission that executed the bundle makes (`None` while all are).
+    pub(crate) fn gone(&self, core: &Core<A>) -> Option<crate::Error> {
+        self.check_live(core, "submit").err()
+    }
+}
+
+/// [`RenderBundleObj::check_live`] over the pipelines, groups and vertex and index
+/// buffers a bundle names.
+fn named_live<A: Api>(
+    core: &Core<A>,
+    pipelines: &[Arc<RenderPipelineObj<A>>],
+    groups: &[Arc<BindGroupObj<A>>],
+    buffers: &[BufferUse],
+    op: &'static str,
+) -> Result<()> {
+    {
+        let o = &core.objects;
+        for p in pipelines.iter() {
+            if !o
+                .render_pipelines
+                .is_live(p.handle.index(), p.handle.generation())
+            {
+                return Err(o.render_pipelines.explain(p.handle, core.id, op));
+            }
+        }
+        for g in groups.iter() {
+            if !o
+                .bind_groups
+                .is_live(g.handle.index(), g.handle.generation())
+            {
+                return Err(o.bind_groups.explain(g.handle, core.id, op));
+            }
+            for m in g.members.iter() {
+                let gone = match m {
+                    Member::Buffer { buffer, .. } => (!o
+                        .buffers
+                        .is_live(buffer.handle.index(), buffer.handle.generation()))
+                    .then(|| o.buffers.explain(buffer.handle, core.id, op)),
+                    Member::View { view, .. } => {
+                        if !o
+                            .views
+                            .is_live(view.handle.index(), view.handle.generation())
+                        {
+                            Some(o.views.explain(view.handle, core.id, op))
+                        } else {
+                            let t = &view.texture.handle;
+                            (!o.textures.is_live(t.index(), t.generation()))
+                                .then(|| o.textures.explain(*t, core.id, op))
+                        }
+                    }
+                    Member::Sampler(s) => {
+                        (!o.samplers.is_live(s.handle.index(), s.handle.generation()))
+                            .then(|| o.samplers.explain(s.handle, core.id, op))
+                    }
+                    Member::Tlas(t) => (!o.tlas.is_live(t.handle.index(), t.handle.generation()))
+                        .then(|| o.tlas.explain(t.handle, core.id, op)),
+                };
+                if let Some(e) = gone {
+                    return Err(e);
+                }
+            }
+        }
+        for &(b, ..) in buffers.iter() {
+            if !o.buffers.is_live(b.index(), b.generation()) {
+                return Err(o.buffers.explain(b, core.id, op));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl<A: Api> Labelled for RenderBundleObj<A> {
@@ -435,6 +540,62 @@ impl<A: Api> RenderBundleEncoder<A> {
         } = self;
         let targets = inner.render.targets().clone();
         let draws = inner.draws;
+        // What the draws used, merged by the recording's scope, by handle and object.
+        let tracker = &inner.used.tracker;
+        let buffer_uses: Box<[BufferUse]> = inner
+            .scope
+            .buffer_uses()
+            .iter()
+            .filter_map(|&(slot, start, end, u)| {
+                let t = tracker.buffers.get(slot)?;
+                Some((t.obj.handle, start, end.saturating_sub(start), u))
+            })
+            .collect();
+        let texture_uses: Box<[_]> = inner
+            .scope
+            .texture_uses()
+            .filter_map(|(slot, range, u)| {
+                let t = tracker.textures.get(slot)?;
+                Some((t.obj.clone(), range, u))
+            })
+            .collect();
+        let group_objs: Box<[Arc<BindGroupObj<A>>]> = groups
+            .iter()
+            .filter_map(|(_, g, _)| inner.used.groups.get(g.index(), g.generation()).cloned())
+            .fold(Vec::new(), |mut v, g| {
+                if !v.iter().any(|h: &Arc<BindGroupObj<A>>| Arc::ptr_eq(h, &g)) {
+                    v.push(g);
+                }
+                v
+            })
+            .into_boxed_slice();
+        let pipeline_objs: Box<[_]> = pipelines
+            .iter()
+            .filter_map(|p| {
+                inner
+                    .used
+                    .render_pipelines
+                    .get(p.index(), p.generation())
+                    .cloned()
+            })
+            .collect();
+        let plain = group_objs
+            .iter()
+            .all(|g| !g.members.iter().any(|m| matches!(m, Member::Tlas(_))));
+        // Every object named live now (nothing destroyed since recording began, else each
+        // looked at, after the epoch is read): executions while the epoch stays need no
+        // look. Else they look, and refuse naming what went.
+        let epoch = if inner.used.unchanged(&core) {
+            inner.used.epoch
+        } else {
+            let now = core
+                .destroy_epoch
+                .load(std::sync::atomic::Ordering::Acquire);
+            match named_live(&core, &pipeline_objs, &group_objs, &buffers, OP) {
+                Ok(()) => now,
+                Err(_) => u64::MAX,
+            }
+        };
         drop(inner);
         let (_, _, obj) = core
             .objects
@@ -448,6 +609,12 @@ impl<A: Api> RenderBundleEncoder<A> {
                 groups: groups.into_boxed_slice(),
                 buffers: buffers.into_boxed_slice(),
                 draws,
+                pipeline_objs,
+                group_objs,
+                buffer_uses,
+                texture_uses,
+                plain,
+                epoch,
             })
             .ok_or_else(|| crate::device::registry_full(OP, &label, "render bundle"))?;
         Ok(obj.handle)
@@ -484,8 +651,61 @@ impl<A: Api> CommandEncoder<A> {
         })
     }
 
-    /// Meets what bundle `b` names and adds its uses to the pass's scope.
-    fn bundle_uses(&mut self, b: &RenderBundleObj<A>, op: &'static str) -> Result<()> {
+    /// Meets what bundle `b` names and adds its uses to the pass's scope. A plain bundle's
+    /// objects are looked at only if something was destroyed since it was finished; its
+    /// distinct resources are met and scoped, and the recording holds the bundle (and so
+    /// everything it names) until its submission completes.
+    fn bundle_uses(&mut self, b: &Arc<RenderBundleObj<A>>, op: &'static str) -> Result<()> {
+        if !b.plain {
+            return self.bundle_groups(b, op);
+        }
+        if self
+            .core
+            .destroy_epoch
+            .load(std::sync::atomic::Ordering::Acquire)
+            != b.epoch
+        {
+            b.check_live(&self.core, op)?;
+        }
+        for &(buffer, offset, size, u) in b.buffer_uses.iter() {
+            let (_, slot) = self.used.buffer_and_slot(&self.core, buffer, op)?;
+            if self.scope.buffer(slot, offset, size, u).is_err() {
+                let what = format!(
+                    "buffer '{}' of the bundle",
+                    self.used
+                        .tracker
+                        .buffers
+                        .get(slot)
+                        .map_or("", |t| t.obj.label.as_str())
+                );
+                return Err(self.conflict(op, &what));
+            }
+        }
+        for (texture, range, u) in b.texture_uses.iter() {
+            let slot = self.used.texture_slot(texture);
+            if let Some(label) = self.used.tracker.retired(slot) {
+                return Err(fail!(
+                    PlacementInactiveAlias,
+                    op,
+                    &self.label,
+                    "the bundle uses texture '{label}', which is inactive: an alias sharing its bytes was activated earlier in this encoder; activate '{label}' again to use it"
+                ));
+            }
+            if self.scope.texture(slot, *range, *u).is_err() {
+                let what = format!("texture '{}' of the bundle", texture.label);
+                return Err(self.conflict(op, &what));
+            }
+        }
+        if !self.used.bundles.iter().any(|h| Arc::ptr_eq(h, b)) {
+            self.used.bundles.push(b.clone());
+        }
+        Ok(())
+    }
+
+    /// [`CommandEncoder::bundle_uses`] group by group: each met as `set_bind_group` meets
+    /// it (what a group binding an acceleration structure needs), with the pipelines and
+    /// vertex and index buffers.
+    fn bundle_groups(&mut self, b: &RenderBundleObj<A>, op: &'static str) -> Result<()> {
         for &p in b.pipelines.iter() {
             find(&mut self.used.render_pipelines, &self.core, p, op)?;
         }

@@ -802,6 +802,18 @@ impl<A: Api> CommandBuffer<A> {
                 }
             }
         }
+        for b in &used.bundles {
+            if let Some(e) = b.gone(core) {
+                return Err(fail!(
+                    SubmitDestroyed,
+                    OP,
+                    &self.label,
+                    "the command buffer executes render bundle '{}', which names an object destroyed since: {}",
+                    b.label,
+                    e.message()
+                ));
+            }
+        }
         Ok(())
     }
 

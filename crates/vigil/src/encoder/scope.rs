@@ -176,6 +176,18 @@ impl Scope {
         self.textures.clear();
     }
 
+    /// The merged buffer uses: `(tracker slot, start, end, use)`.
+    pub fn buffer_uses(&self) -> &[(usize, u64, u64, Use)] {
+        &self.buffers
+    }
+
+    /// The merged texture uses: `(tracker slot, subresources, use)`.
+    pub fn texture_uses(&self) -> impl Iterator<Item = (usize, Subresources, Use)> + '_ {
+        self.textures
+            .iter()
+            .map(|&(slot, range, u, _)| (slot, range, u))
+    }
+
     /// Forgets the scope without applying it.
     pub fn clear(&mut self) {
         for &(slot, ..) in &self.buffers {

@@ -227,6 +227,9 @@ pub(crate) struct Used<A: Api> {
     pub copy_kernel: Option<Arc<crate::device::indirect::Pipeline<A>>>,
     /// The groups binding the windows of the recording's copies by kernel.
     pub copy_groups: Vec<crate::native::Owned<A, crate::native::BindGroupKind>>,
+    /// Render bundles executed (holding every object they name; checked live at
+    /// submission).
+    pub bundles: Vec<Arc<super::RenderBundleObj<A>>>,
 }
 
 /// The hasher of [`IndirectUse::early_at`]: fixed keys, so an empty table (every
@@ -599,6 +602,7 @@ impl<A: Api> Default for Used<A> {
             indirect: IndirectUse::default(),
             copy_kernel: None,
             copy_groups: Vec::new(),
+            bundles: Vec::new(),
         }
     }
 }
