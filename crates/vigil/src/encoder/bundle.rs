@@ -644,6 +644,11 @@ impl<A: Api> CommandEncoder<A> {
                 e.replay(&b);
                 e.draws = e.draws.wrapping_add(b.draws);
             }
+            if e.render.heap_read {
+                // The pass's draws read the texture heap: the bundles' textures, met now,
+                // join its scope as a draw's would.
+                e.heap_reads_clean(OP)?;
+            }
             e.render.reset_bindings();
             e.used.render_layout = None;
             e.recorded = true;
