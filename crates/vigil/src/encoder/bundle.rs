@@ -5,17 +5,19 @@
 //! A [`RenderBundleEncoder`] records through an encoder of its own that has no native
 //! pool: each call is the render pass call of the same name, with the same rules, against
 //! the bundle's attachment formats. What a call would have recorded natively is kept as a
-//! command holding the objects it names; the resources the bundle's draws use are kept by
-//! handle. [`CommandEncoder::execute_bundles`] meets those handles (so a bundle naming a
-//! destroyed object is refused), adds their uses to the pass's scope, and records the
-//! commands: per draw, the driver's calls and nothing of vigil's checks.
+//! command holding the objects it names; the distinct resources the bundle's draws use
+//! are kept as that encoder's usage scope merged them. [`CommandEncoder::execute_bundles`]
+//! looks at the named objects when something was destroyed since (so a bundle naming a
+//! destroyed object is refused), meets the resources, adds their uses to the pass's scope,
+//! holds the bundle, and records the commands: per draw, the driver's calls and nothing of
+//! vigil's checks.
 
-use super::render::{RenderState, SHADERS};
-use super::used::find;
+use super::render::RenderState;
 use super::{CommandEncoder, Pass};
 use crate::DefaultApi;
 use crate::device::{
-    BindGroupObj, BufferObj, Core, Device, Member, PipelineLayoutObj, RenderPipelineObj, TextureObj,
+    BindGroupObj, BufferObj, Core, Device, Member, PipelineLayoutObj, RenderPipelineObj,
+    TextureObj, TlasObj,
 };
 use crate::error::{Result, fail};
 use crate::handle::{BindGroup, Buffer, Handle, RenderBundle, RenderPipeline};
@@ -104,22 +106,19 @@ pub(crate) struct RenderBundleObj<A: Api> {
     pub label: Label,
     targets: PassTargets,
     cmds: Box<[Cmd<A>]>,
-    /// What executing the bundle meets and adds to the pass's scope (each once).
-    pipelines: Box<[RenderPipeline]>,
-    groups: Box<[GroupUse]>,
+    /// The vertex and index buffers the draws read, by handle.
     buffers: Box<[BufferUse]>,
     draws: u64,
     /// The pipelines and groups named, for the checks that they are still live.
     pipeline_objs: Box<[Arc<RenderPipelineObj<A>>]>,
     group_objs: Box<[Arc<BindGroupObj<A>>]>,
     /// The distinct resources the draws use, merged as the pass's scope merges them:
-    /// what an execution puts in the executing pass's scope when the bundle is `plain`.
+    /// what an execution puts in the executing pass's scope.
     buffer_uses: Box<[BufferUse]>,
     texture_uses: Box<[TextureUse<A>]>,
-    /// No group binds an acceleration structure (whose first use a recording must note):
-    /// an execution meets the distinct resources above and holds the bundle, rather than
-    /// meeting every group.
-    plain: bool,
+    /// The acceleration structures the groups bind (each must be built before the work
+    /// that executes the bundle runs).
+    tlas_uses: Box<[Arc<TlasObj<A>>]>,
     /// The device's destroy epoch when the bundle was finished with every object it names
     /// live (`u64::MAX` when one was not): while the device's has not moved, an execution
     /// need not look at them.
@@ -579,9 +578,16 @@ impl<A: Api> RenderBundleEncoder<A> {
                     .cloned()
             })
             .collect();
-        let plain = group_objs
-            .iter()
-            .all(|g| !g.members.iter().any(|m| matches!(m, Member::Tlas(_))));
+        let mut tlas_uses: Vec<Arc<TlasObj<A>>> = Vec::new();
+        for g in group_objs.iter() {
+            for m in g.members.iter() {
+                if let Member::Tlas(t) = m {
+                    if !tlas_uses.iter().any(|x| Arc::ptr_eq(x, t)) {
+                        tlas_uses.push(t.clone());
+                    }
+                }
+            }
+        }
         // Every object named live now (nothing destroyed since recording began, else each
         // looked at, after the epoch is read): executions while the epoch stays need no
         // look. Else they look, and refuse naming what went.
@@ -605,15 +611,13 @@ impl<A: Api> RenderBundleEncoder<A> {
                 label: Label::new(&label),
                 targets,
                 cmds: cmds.into_boxed_slice(),
-                pipelines: pipelines.into_boxed_slice(),
-                groups: groups.into_boxed_slice(),
                 buffers: buffers.into_boxed_slice(),
                 draws,
                 pipeline_objs,
                 group_objs,
                 buffer_uses,
                 texture_uses,
-                plain,
+                tlas_uses: tlas_uses.into_boxed_slice(),
                 epoch,
             })
             .ok_or_else(|| crate::device::registry_full(OP, &label, "render bundle"))?;
@@ -656,14 +660,12 @@ impl<A: Api> CommandEncoder<A> {
         })
     }
 
-    /// Meets what bundle `b` names and adds its uses to the pass's scope. A plain bundle's
-    /// objects are looked at only if something was destroyed since it was finished; its
-    /// distinct resources are met and scoped, and the recording holds the bundle (and so
-    /// everything it names) until its submission completes.
+    /// Meets what bundle `b` names and adds its uses to the pass's scope: its objects are
+    /// looked at only if something was destroyed since it was finished; its distinct
+    /// resources are met and scoped, its acceleration structures noted as needed built,
+    /// and the recording holds the bundle (and so everything it names) until its
+    /// submission completes.
     fn bundle_uses(&mut self, b: &Arc<RenderBundleObj<A>>, op: &'static str) -> Result<()> {
-        if !b.plain {
-            return self.bundle_groups(b, op);
-        }
         if self
             .core
             .destroy_epoch
@@ -701,64 +703,12 @@ impl<A: Api> CommandEncoder<A> {
                 return Err(self.conflict(op, &what));
             }
         }
+        for t in b.tlas_uses.iter() {
+            // Its first use in this recording: it must be built by then.
+            self.used.accel.need_tlas(t);
+        }
         if !self.used.bundles.iter().any(|h| Arc::ptr_eq(h, b)) {
             self.used.bundles.push(b.clone());
-        }
-        Ok(())
-    }
-
-    /// [`CommandEncoder::bundle_uses`] group by group: each met as `set_bind_group` meets
-    /// it (what a group binding an acceleration structure needs), with the pipelines and
-    /// vertex and index buffers.
-    fn bundle_groups(&mut self, b: &RenderBundleObj<A>, op: &'static str) -> Result<()> {
-        for &p in b.pipelines.iter() {
-            find(&mut self.used.render_pipelines, &self.core, p, op)?;
-        }
-        for (index, group, offsets) in b.groups.iter() {
-            let (info, compat) = self.meet_group(*group, offsets, op)?;
-            let g = *index as usize;
-            self.render.binder.set_group(
-                &mut self.used,
-                g,
-                (group.index(), group.generation()),
-                info,
-                compat,
-                offsets,
-            );
-            if self.used.tracker.any_retired() {
-                if let Some(label) = self.render.binder.retired_member(&self.used, g) {
-                    return Err(fail!(
-                        PlacementInactiveAlias,
-                        op,
-                        &self.label,
-                        "bundle group {g} names texture '{label}', which is inactive: an alias sharing its bytes was activated earlier in this encoder; activate '{label}' again to use it"
-                    ));
-                }
-            }
-            let pass = self.render.pass_id;
-            let scoped = self
-                .used
-                .group_info
-                .get(info)
-                .is_some_and(|i| i.dynamic == 0 && i.scoped_in == pass);
-            if !scoped {
-                if let Err(what) =
-                    self.render
-                        .binder
-                        .scope_group(&self.used, &mut self.scope, g, SHADERS)
-                {
-                    return Err(self.conflict(op, &what));
-                }
-                if let Some(i) = self.used.group_info.get_mut(info) {
-                    i.scoped_in = pass;
-                }
-            }
-        }
-        for &(buffer, offset, size, u) in b.buffers.iter() {
-            let (_, slot) = self.used.buffer_and_slot(&self.core, buffer, op)?;
-            if self.scope.buffer(slot, offset, size, u).is_err() {
-                return Err(self.conflict(op, "a vertex or index buffer of the bundle"));
-            }
         }
         Ok(())
     }

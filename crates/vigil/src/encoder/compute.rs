@@ -273,7 +273,37 @@ impl<A: Api> CommandEncoder<A> {
             e.expect_some_pass(OP, "bind groups")?;
             validate::encoder::group_index(OP, &e.label, index, &e.core.limits, MAX_GROUPS)?;
             let (gi, gg) = (group.index(), group.generation());
-            let (info, compat) = e.meet_group(group, dynamic_offsets, OP)?;
+            let info = e.used.groups.aux(gi, gg);
+            let live = e.group_live(group);
+            let known = e.used.group_info.get(info as usize).filter(|_| live);
+            let (info, compat) = match known {
+                // Met before in this recording and still live: what the checks need is in
+                // the recording's own compact record of the group.
+                Some(i) if i.dynamic == 0 && dynamic_offsets.is_empty() => {
+                    (info as usize, i.compat)
+                }
+                _ => {
+                    let first_meeting = info == u32::MAX;
+                    let g = find(&mut e.used.groups, &e.core, group, OP)?;
+                    validate::encoder::dynamic_offsets(
+                        OP,
+                        &e.label,
+                        &g.label,
+                        &g.dynamic,
+                        dynamic_offsets,
+                    )?;
+                    // Members are live while nothing was destroyed since the group was
+                    // made; otherwise each is looked at.
+                    if first_meeting && g.epoch != e.used.epoch && !members_live(&e.core, g) {
+                        // A member went before recording began: submission checks
+                        // everything (and refuses, naming it).
+                        e.epoch = u64::MAX;
+                    }
+                    let info = e.used.group_info_of(gi, gg);
+                    let compat = e.used.group_info.get(info).map_or(u32::MAX, |i| i.compat);
+                    (info, compat)
+                }
+            };
             pass_binder(e.pass, &mut e.compute, &mut e.render).set_group(
                 &mut e.used,
                 index as usize,
@@ -284,54 +314,6 @@ impl<A: Api> CommandEncoder<A> {
             );
             Ok(())
         })
-    }
-
-    /// The recording's record of `group` for a use with `dynamic_offsets` (checked
-    /// against the group's dynamic bindings), meeting it first if need be: `(info,
-    /// compat)`, its place in the recording's group records and its layout's class.
-    /// `set_bind_group`'s checked path and `execute_bundles` share it.
-    pub(super) fn meet_group(
-        &mut self,
-        group: BindGroup,
-        dynamic_offsets: &[u32],
-        op: &'static str,
-    ) -> Result<(usize, u32)> {
-        let (gi, gg) = (group.index(), group.generation());
-        let info = self.used.groups.aux(gi, gg);
-        let live = self.group_live(group);
-        let known = self.used.group_info.get(info as usize).filter(|_| live);
-        match known {
-            // Met before in this recording and still live: what the checks need is in
-            // the recording's own compact record of the group.
-            Some(i) if i.dynamic == 0 && dynamic_offsets.is_empty() => {
-                Ok((info as usize, i.compat))
-            }
-            _ => {
-                let first_meeting = info == u32::MAX;
-                let g = find(&mut self.used.groups, &self.core, group, op)?;
-                validate::encoder::dynamic_offsets(
-                    op,
-                    &self.label,
-                    &g.label,
-                    &g.dynamic,
-                    dynamic_offsets,
-                )?;
-                // Members are live while nothing was destroyed since the group was
-                // made; otherwise each is looked at.
-                if first_meeting && g.epoch != self.used.epoch && !members_live(&self.core, g) {
-                    // A member went before recording began: submission checks
-                    // everything (and refuses, naming it).
-                    self.epoch = u64::MAX;
-                }
-                let info = self.used.group_info_of(gi, gg);
-                let compat = self
-                    .used
-                    .group_info
-                    .get(info)
-                    .map_or(u32::MAX, |i| i.compat);
-                Ok((info, compat))
-            }
-        }
     }
 
     /// Sets `data` as the open pass's immediate data (`var<immediate>` in WGSL) from byte

@@ -229,7 +229,7 @@ const DEPTH: Use = Use {
 const VERTEX: Use = Use::buffer(Stages::VERTEX_INPUT, Access::VERTEX_READ);
 const INDEX: Use = Use::buffer(Stages::VERTEX_INPUT, Access::INDEX_READ);
 const INDIRECT: Use = Use::buffer(Stages::DRAW_INDIRECT, Access::INDIRECT_READ);
-pub(super) const SHADERS: Stages = Stages::VERTEX_SHADER.union(Stages::FRAGMENT_SHADER);
+const SHADERS: Stages = Stages::VERTEX_SHADER.union(Stages::FRAGMENT_SHADER);
 
 impl<A: Api> CommandEncoder<A> {
     /// The facts an attachment check needs of a view, after looking it up.
