@@ -1,4 +1,4 @@
-//! The harness runs, and the three paths do the same work (their outputs are compared
+//! The harness runs, and the paths do the same work (their outputs are compared
 //! byte for byte and against the expected values). Speed is not checked here.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -24,6 +24,14 @@ fn quick_run_produces_identical_results_on_every_path() {
             assert_eq!(
                 paths,
                 ["vigil", "ash", "vigil-groups", "vigil-set-root"],
+                "{}",
+                w.name
+            );
+        } else if w.name == "draws" {
+            // The frame through a render bundle too, its image the others'.
+            assert_eq!(
+                paths,
+                ["vigil", "ash", "wgpu", "vigil-bundle"],
                 "{}",
                 w.name
             );
