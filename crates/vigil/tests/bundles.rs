@@ -7,25 +7,14 @@
 mod common;
 #[path = "common/draw.rs"]
 mod draw;
+#[path = "common/quads.rs"]
+#[macro_use]
+mod quads;
 
 use common::gpu;
 use draw::*;
+use quads::*;
 use vigil::*;
-
-const QUADS: &str = r#"
-struct U { offset: vec2<f32>, pad: vec2<f32>, color: vec4<f32> }
-@group(0) @binding(0) var<uniform> u: U;
-@vertex fn vs(@location(0) p: vec2<f32>) -> @builtin(position) vec4<f32> {
-    return vec4<f32>(p * 0.25 + u.offset, 0.0, 1.0);
-}
-@fragment fn fs() -> @location(0) vec4<f32> { return u.color; }
-"#;
-
-const CORNERS: [VertexAttribute; 1] = [VertexAttribute {
-    format: VertexFormat::Float32x2,
-    offset: 0,
-    shader_location: 0,
-}];
 
 /// Quadrant `q`'s centre in clip space (y up) and its pixel in the target (y down).
 const CENTRES: [([f32; 2], (u32, u32)); 4] = [
@@ -62,37 +51,6 @@ fn uniform_bytes(q: usize, color: [u8; 4]) -> Vec<u8> {
 }
 
 fn scene(d: &Device) -> Scene {
-    let bgl = d
-        .create_bind_group_layout(&BindGroupLayoutDescriptor {
-            label: "quad",
-            entries: &[BindGroupLayoutEntry {
-                binding: 0,
-                visibility: ShaderStages::VERTEX_FRAGMENT,
-                ty: BindingType::Buffer {
-                    ty: BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                array: None,
-            }],
-        })
-        .unwrap();
-    let layout = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "quads",
-            bind_group_layouts: &[bgl],
-            immediate_size: 0,
-        })
-        .unwrap();
-    let vbl = [VertexBufferLayout {
-        array_stride: 8,
-        step_mode: VertexStepMode::Vertex,
-        attributes: &CORNERS,
-    }];
-    let targets = [color_target(TextureFormat::Rgba8Unorm)];
-    let pipeline = d
-        .create_render_pipeline(&pipeline_desc(layout, module(d, QUADS), &vbl, &targets))
-        .unwrap();
     let uniforms = d
         .create_buffer(&BufferDescriptor {
             label: "uniforms",
@@ -104,23 +62,13 @@ fn scene(d: &Device) -> Scene {
         d.write_buffer(uniforms, q as u64 * 256, &uniform_bytes(q, c))
             .unwrap();
     }
-    let groups = (0..4u64)
-        .map(|q| {
-            d.create_bind_group(&BindGroupDescriptor {
-                label: "quad",
-                layout: bgl,
-                entries: &[BindGroupEntry {
-                    binding: 0,
-                    resource: BindingResource::Buffer(BufferBinding {
-                        buffer: uniforms,
-                        offset: q * 256,
-                        size: Some(32),
-                    }),
-                }],
-            })
-            .unwrap()
-        })
-        .collect();
+    let (bgl, groups) = quad_groups(d, uniforms, false);
+    let pipeline = quads_pipeline(
+        d,
+        quads_layout(d, &[bgl], 0),
+        QUADS,
+        TextureFormat::Rgba8Unorm,
+    );
     let corners = [-1.0, -1.0, 1.0, -1.0, 1.0, 1.0, -1.0, 1.0];
     let indices: Vec<u8> = [0u16, 1, 2, 0, 2, 3]
         .iter()
@@ -146,19 +94,6 @@ fn scene(d: &Device) -> Scene {
     }
 }
 
-/// Quadrant `q`'s draw: the group, buffers and draw calls, as a pass or a bundle makes
-/// them.
-macro_rules! quad {
-    ($e:expr, $s:expr, $q:expr) => {{
-        let q: usize = $q;
-        $e.set_bind_group(0, $s.groups[q], &[]).unwrap();
-        $e.set_vertex_buffer(0, $s.vbs[q % 2], 0, None).unwrap();
-        $e.set_index_buffer($s.ibs[q % 2], IndexFormat::Uint16, 0, None)
-            .unwrap();
-        $e.draw_indexed(0..6, 0, 0..1).unwrap();
-    }};
-}
-
 fn bundle_of(d: &Device, s: &Scene, quads: std::ops::Range<usize>) -> RenderBundle {
     let mut b = d
         .create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
@@ -181,6 +116,17 @@ fn begin(e: &mut CommandEncoder, t: &Target) {
         ..Default::default()
     })
     .unwrap();
+}
+
+/// A frame of one pass that executes `bundle` into a new target: its pixels.
+fn frame_of(d: &Device, bundle: RenderBundle) -> Vec<[u8; 4]> {
+    let t = target(d, TextureFormat::Rgba8Unorm, 1);
+    let mut e = encoder(d);
+    begin(&mut e, &t);
+    e.execute_bundles(&[bundle]).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    pixels(d, t.texture)
 }
 
 fn quadrants(px: &[[u8; 4]]) -> [[u8; 4]; 4] {
@@ -211,25 +157,14 @@ fn a_bundle_draws_what_the_same_calls_draw_in_a_pass() {
     // The same draws from a bundle, executed in two frames.
     let bundle = bundle_of(&d, &s, 0..4);
     for _ in 0..2 {
-        let t = target(&d, TextureFormat::Rgba8Unorm, 1);
-        let mut e = encoder(&d);
-        begin(&mut e, &t);
-        e.execute_bundles(&[bundle]).unwrap();
-        e.end_render_pass().unwrap();
-        d.submit([e.finish().unwrap()]).unwrap();
-        assert!(pixels(&d, t.texture) == inline, "the bundle drew otherwise");
+        let px = frame_of(&d, bundle);
+        assert!(px == inline, "the bundle drew otherwise");
     }
 
     // A bundle reads its buffers when it runs: a new color for quadrant 0.
     d.write_buffer(s.uniforms, 0, &uniform_bytes(0, [255, 0, 255, 255]))
         .unwrap();
-    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
-    let mut e = encoder(&d);
-    begin(&mut e, &t);
-    e.execute_bundles(&[bundle]).unwrap();
-    e.end_render_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
-    let px = pixels(&d, t.texture);
+    let px = frame_of(&d, bundle);
     assert_eq!(
         quadrants(&px),
         [[255, 0, 255, 255], COLORS[1], COLORS[2], COLORS[3]]

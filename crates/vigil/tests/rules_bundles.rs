@@ -3,27 +3,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "common/quads.rs"]
+#[macro_use]
+mod quads;
 #[path = "common/rules.rs"]
 mod rules;
 
+use quads::*;
 use rules::*;
 use vigil::hal_test::TestCommand;
 use vigil::*;
-
-const QUADS: &str = r#"
-struct U { offset: vec2<f32>, pad: vec2<f32>, color: vec4<f32> }
-@group(0) @binding(0) var<uniform> u: U;
-@vertex fn vs(@location(0) p: vec2<f32>) -> @builtin(position) vec4<f32> {
-    return vec4<f32>(p * 0.5 + u.offset, 0.0, 1.0);
-}
-@fragment fn fs() -> @location(0) vec4<f32> { return u.color; }
-"#;
-
-const CORNERS: [VertexAttribute; 1] = [VertexAttribute {
-    format: VertexFormat::Float32x2,
-    offset: 0,
-    shader_location: 0,
-}];
 
 /// A scene of four quads: a pipeline reading one uniform group, four groups, two vertex
 /// and two index buffers.
@@ -37,82 +26,14 @@ struct Scene {
 }
 
 fn scene(d: &TDevice, format: TextureFormat, immediates: u32) -> Scene {
-    let bgl = layout(
-        d,
-        &[entry(
-            0,
-            ShaderStages::VERTEX_FRAGMENT,
-            buf_ty(BufferBindingType::Uniform, false),
-        )],
-    );
-    let pl = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "quads",
-            bind_group_layouts: &[bgl],
-            immediate_size: immediates,
-        })
-        .unwrap();
-    let m = d
-        .create_shader_module(&ShaderModuleDescriptor {
-            label: "quads",
-            wgsl: QUADS,
-        })
-        .unwrap();
-    let vbl = [VertexBufferLayout {
-        array_stride: 8,
-        step_mode: VertexStepMode::Vertex,
-        attributes: &CORNERS,
-    }];
-    let targets = [Some(ColorTargetState {
-        format,
-        blend: None,
-        write_mask: ColorWrites::ALL,
-    })];
-    let pipeline = d
-        .create_render_pipeline(&RenderPipelineDescriptor {
-            label: "quads",
-            layout: pl,
-            vertex: VertexState {
-                module: m,
-                entry_point: "vs",
-                constants: &[],
-                buffers: &vbl,
-            },
-            fragment: Some(FragmentState {
-                module: m,
-                entry_point: "fs",
-                constants: &[],
-                targets: &targets,
-            }),
-            primitive: PrimitiveState::default(),
-            depth_stencil: None,
-            sample_count: 1,
-            multiview_mask: None,
-        })
-        .unwrap();
     let uniforms = buffer(
         d,
         "uniforms",
         1024,
         BufferUsages::UNIFORM | BufferUsages::COPY_DST,
     );
-    let groups = (0..4u64)
-        .map(|q| {
-            d.create_bind_group(&BindGroupDescriptor {
-                label: "quad",
-                layout: bgl,
-                entries: &[BindGroupEntry {
-                    binding: 0,
-                    resource: BindingResource::Buffer(BufferBinding {
-                        buffer: uniforms,
-                        offset: q * 256,
-                        size: Some(32),
-                    }),
-                }],
-            })
-            .unwrap()
-        })
-        .collect();
+    let (bgl, groups) = quad_groups(d, uniforms, false);
+    let pipeline = quads_pipeline(d, quads_layout(d, &[bgl], immediates), QUADS, format);
     let vb = || {
         buffer(
             d,
@@ -147,13 +68,18 @@ fn quads_bundle(d: &TDevice, s: &Scene) -> RenderBundle {
     let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
     b.set_render_pipeline(s.pipeline).unwrap();
     for q in 0..4 {
-        b.set_bind_group(0, s.groups[q], &[]).unwrap();
-        b.set_vertex_buffer(0, s.vbs[q % 2], 0, None).unwrap();
-        b.set_index_buffer(s.ibs[q % 2], IndexFormat::Uint16, 0, None)
-            .unwrap();
-        b.draw_indexed(0..6, 0, 0..1).unwrap();
+        quad!(b, s, q);
     }
     b.finish().unwrap()
+}
+
+/// Submits a command buffer whose one render pass, on `view`, executes `bundles`.
+fn submit_executing(d: &TDevice, view: TextureView, bundles: &[RenderBundle]) {
+    let mut e = encoder(d);
+    begin_pass(&mut e, view);
+    e.execute_bundles(bundles).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
 }
 
 /// The submitted commands of the pass, from its pipeline on (what the pass's calls or
@@ -180,11 +106,7 @@ fn a_bundle_records_the_native_commands_of_the_same_calls_in_a_pass() {
     begin_pass(&mut e, view);
     e.set_render_pipeline(s.pipeline).unwrap();
     for q in 0..4 {
-        e.set_bind_group(0, s.groups[q], &[]).unwrap();
-        e.set_vertex_buffer(0, s.vbs[q % 2], 0, None).unwrap();
-        e.set_index_buffer(s.ibs[q % 2], IndexFormat::Uint16, 0, None)
-            .unwrap();
-        e.draw_indexed(0..6, 0, 0..1).unwrap();
+        quad!(e, s, q);
     }
     e.end_render_pass().unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
@@ -199,11 +121,7 @@ fn a_bundle_records_the_native_commands_of_the_same_calls_in_a_pass() {
 
     let bundle = quads_bundle(&d, &s);
     for _ in 0..2 {
-        let mut e = encoder(&d);
-        begin_pass(&mut e, view);
-        e.execute_bundles(&[bundle]).unwrap();
-        e.end_render_pass().unwrap();
-        d.submit([e.finish().unwrap()]).unwrap();
+        submit_executing(&d, view, &[bundle]);
         assert_eq!(pass_commands(&d), inline);
     }
 }
@@ -211,75 +129,17 @@ fn a_bundle_records_the_native_commands_of_the_same_calls_in_a_pass() {
 #[test]
 fn a_bundle_with_dynamic_offsets_binds_each_draw_s_offsets() {
     let d = device();
-    let bgl = layout(
-        &d,
-        &[entry(
-            0,
-            ShaderStages::VERTEX_FRAGMENT,
-            buf_ty(BufferBindingType::Uniform, true),
-        )],
-    );
     let uniforms = buffer(&d, "uniforms", 1024, BufferUsages::UNIFORM);
-    let g = d
-        .create_bind_group(&BindGroupDescriptor {
-            label: "dynamic",
-            layout: bgl,
-            entries: &[BindGroupEntry {
-                binding: 0,
-                resource: BindingResource::Buffer(BufferBinding {
-                    buffer: uniforms,
-                    offset: 0,
-                    size: Some(32),
-                }),
-            }],
-        })
-        .unwrap();
+    // A group whose uniform binding moves by a dynamic offset.
+    let (bgl, dynamic) = quad_groups(&d, uniforms, true);
+    let g = dynamic[0];
     let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
-    let pl = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "dynamic",
-            bind_group_layouts: &[bgl],
-            immediate_size: 0,
-        })
-        .unwrap();
-    let m = d
-        .create_shader_module(&ShaderModuleDescriptor {
-            label: "quads",
-            wgsl: QUADS,
-        })
-        .unwrap();
-    let vbl = [VertexBufferLayout {
-        array_stride: 8,
-        step_mode: VertexStepMode::Vertex,
-        attributes: &CORNERS,
-    }];
-    let targets = [Some(ColorTargetState {
-        format: TextureFormat::Rgba8Unorm,
-        blend: None,
-        write_mask: ColorWrites::ALL,
-    })];
-    let p = d
-        .create_render_pipeline(&RenderPipelineDescriptor {
-            label: "dynamic",
-            layout: pl,
-            vertex: VertexState {
-                module: m,
-                entry_point: "vs",
-                constants: &[],
-                buffers: &vbl,
-            },
-            fragment: Some(FragmentState {
-                module: m,
-                entry_point: "fs",
-                constants: &[],
-                targets: &targets,
-            }),
-            primitive: PrimitiveState::default(),
-            depth_stencil: None,
-            sample_count: 1,
-            multiview_mask: None,
-        })
-        .unwrap();
+    let p = quads_pipeline(
+        &d,
+        quads_layout(&d, &[bgl], 0),
+        QUADS,
+        TextureFormat::Rgba8Unorm,
+    );
     let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
     b.set_render_pipeline(p).unwrap();
     b.set_vertex_buffer(0, s.vbs[0], 0, None).unwrap();
@@ -305,11 +165,7 @@ fn a_bundle_with_dynamic_offsets_binds_each_draw_s_offsets() {
     }
     let bundle = b.finish().unwrap();
     let view = target_view(&d, [16, 16]);
-    let mut e = encoder(&d);
-    begin_pass(&mut e, view);
-    e.execute_bundles(&[bundle]).unwrap();
-    e.end_render_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
+    submit_executing(&d, view, &[bundle]);
     let offsets: Vec<Vec<u32>> = last_commands(&d)
         .into_iter()
         .filter_map(|c| match c {
@@ -475,11 +331,7 @@ fn a_bundle_s_immediate_data_is_pushed_as_a_pass_pushes_it() {
         b.draw_indexed(0..6, 0, 0..1).unwrap();
     });
     let bundle = b.finish().unwrap();
-    let mut e = encoder(&d);
-    begin_pass(&mut e, view);
-    e.execute_bundles(&[bundle]).unwrap();
-    e.end_render_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
+    submit_executing(&d, view, &[bundle]);
     assert_eq!(pass_commands(&d), inline);
 }
 
@@ -605,51 +457,12 @@ fn a_bundle_s_buffers_join_the_pass_s_usage_scope() {
         )],
     );
     let g = group(&d, bgl, &[(0, whole(both))]).unwrap();
-    let pl = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "writer",
-            bind_group_layouts: &[bgl],
-            immediate_size: 0,
-        })
-        .unwrap();
-    let m = d
-        .create_shader_module(&ShaderModuleDescriptor {
-            label: "writer",
-            wgsl,
-        })
-        .unwrap();
-    let vbl = [VertexBufferLayout {
-        array_stride: 8,
-        step_mode: VertexStepMode::Vertex,
-        attributes: &CORNERS,
-    }];
-    let targets = [Some(ColorTargetState {
-        format: TextureFormat::Rgba8Unorm,
-        blend: None,
-        write_mask: ColorWrites::ALL,
-    })];
-    let writer = d
-        .create_render_pipeline(&RenderPipelineDescriptor {
-            label: "writer",
-            layout: pl,
-            vertex: VertexState {
-                module: m,
-                entry_point: "vs",
-                constants: &[],
-                buffers: &vbl,
-            },
-            fragment: Some(FragmentState {
-                module: m,
-                entry_point: "fs",
-                constants: &[],
-                targets: &targets,
-            }),
-            primitive: PrimitiveState::default(),
-            depth_stencil: None,
-            sample_count: 1,
-            multiview_mask: None,
-        })
-        .unwrap();
+    let writer = quads_pipeline(
+        &d,
+        quads_layout(&d, &[bgl], 0),
+        wgsl,
+        TextureFormat::Rgba8Unorm,
+    );
     // A bundle drawing from `both` as vertices.
     let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
     b.set_render_pipeline(s.pipeline).unwrap();

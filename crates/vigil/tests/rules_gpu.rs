@@ -895,16 +895,6 @@ fn a_draw_writing_a_heap_texture_after_a_heap_read_in_its_pass_is_refused() {
         e.draw(0..3, 0..1).unwrap();
         e.draw(0..3, 0..1).unwrap();
     };
-    for met_before in [false, true] {
-        let mut e = encoder(&s.d);
-        if met_before {
-            open_pass(&mut e, s.target, None);
-            write_draw(&mut e).unwrap();
-            e.end_render_pass().unwrap();
-        }
-        read_draws(&mut e);
-        expect_rule(write_draw(&mut e), Rule::PassUsageConflict);
-    }
     // The same write from a render bundle, executed after the reads: refused as well.
     let mut b =
         s.d.create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
@@ -917,15 +907,22 @@ fn a_draw_writing_a_heap_texture_after_a_heap_read_in_its_pass_is_refused() {
     b.set_bind_group(0, g, &[]).unwrap();
     b.draw(0..1, 0..1).unwrap();
     let bundle = b.finish().unwrap();
-    for met_before in [false, true] {
-        let mut e = encoder(&s.d);
-        if met_before {
-            open_pass(&mut e, s.target, None);
-            write_draw(&mut e).unwrap();
-            e.end_render_pass().unwrap();
+    for from_bundle in [false, true] {
+        for met_before in [false, true] {
+            let mut e = encoder(&s.d);
+            if met_before {
+                open_pass(&mut e, s.target, None);
+                write_draw(&mut e).unwrap();
+                e.end_render_pass().unwrap();
+            }
+            read_draws(&mut e);
+            let write = if from_bundle {
+                e.execute_bundles(&[bundle])
+            } else {
+                write_draw(&mut e)
+            };
+            expect_rule(write, Rule::PassUsageConflict);
         }
-        read_draws(&mut e);
-        expect_rule(e.execute_bundles(&[bundle]), Rule::PassUsageConflict);
     }
     // In the next pass the write is ordered after the reads, and recorded.
     let mut e = encoder(&s.d);

@@ -357,56 +357,8 @@ fn vigil_scene(
     let target_view = device
         .create_texture_view(target, &TextureViewDescriptor::default())
         .map_err(e)?;
-    if bundle {
-        // The same calls, checked once, into a bundle; a frame executes it.
-        let mut b = device
-            .create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
-                label: "draws",
-                color_formats: &[Some(TextureFormat::Rgba8Unorm)],
-                ..Default::default()
-            })
-            .map_err(e)?;
-        b.set_render_pipeline(pipeline).map_err(e)?;
-        for i in 0..size.draws {
-            b.set_bind_group(0, groups[(i % size.groups) as usize], &[])
-                .map_err(e)?;
-            b.set_vertex_buffer(0, vbs[(i % VERTEX_BUFFERS) as usize], 0, None)
-                .map_err(e)?;
-            b.set_index_buffer(
-                ibs[(i % INDEX_BUFFERS) as usize],
-                IndexFormat::Uint16,
-                0,
-                None,
-            )
-            .map_err(e)?;
-            b.draw_indexed(0..6, 0, i..i + 1).map_err(e)?;
-        }
-        let bundle = b.finish().map_err(e)?;
-        let record = move || -> Result<(CommandBuffer, Duration), String> {
-            let t = Instant::now();
-            let mut enc = device
-                .create_command_encoder(&CommandEncoderDescriptor { label: "draws" })
-                .map_err(e)?;
-            enc.begin_render_pass(&RenderPassDescriptor {
-                label: "draws",
-                color_attachments: &[Some(RenderPassColorAttachment {
-                    view: target_view,
-                    resolve_target: None,
-                    load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
-                    store: StoreOp::Store,
-                })],
-                ..Default::default()
-            })
-            .map_err(e)?;
-            enc.execute_bundles(&[bundle]).map_err(e)?;
-            enc.end_render_pass().map_err(e)?;
-            let cb = enc.finish().map_err(e)?;
-            Ok((cb, t.elapsed()))
-        };
-        return Ok((Box::new(record), target));
-    }
-    let record = move || -> Result<(CommandBuffer, Duration), String> {
-        let t = Instant::now();
+    // A frame's encoder with its render pass open on the target, cleared.
+    let open = move || -> Result<CommandEncoder, String> {
         let mut enc = device
             .create_command_encoder(&CommandEncoderDescriptor { label: "draws" })
             .map_err(e)?;
@@ -421,21 +373,55 @@ fn vigil_scene(
             ..Default::default()
         })
         .map_err(e)?;
-        enc.set_render_pipeline(pipeline).map_err(e)?;
-        for i in 0..size.draws {
-            enc.set_bind_group(0, groups[(i % size.groups) as usize], &[])
+        Ok(enc)
+    };
+    // The frame's draws on `$enc` (the pass's encoder, or the bundle's): each changes bind
+    // group, vertex buffer and index buffer.
+    macro_rules! draws {
+        ($enc:expr) => {
+            for i in 0..size.draws {
+                $enc.set_bind_group(0, groups[(i % size.groups) as usize], &[])
+                    .map_err(e)?;
+                $enc.set_vertex_buffer(0, vbs[(i % VERTEX_BUFFERS) as usize], 0, None)
+                    .map_err(e)?;
+                $enc.set_index_buffer(
+                    ibs[(i % INDEX_BUFFERS) as usize],
+                    IndexFormat::Uint16,
+                    0,
+                    None,
+                )
                 .map_err(e)?;
-            enc.set_vertex_buffer(0, vbs[(i % VERTEX_BUFFERS) as usize], 0, None)
-                .map_err(e)?;
-            enc.set_index_buffer(
-                ibs[(i % INDEX_BUFFERS) as usize],
-                IndexFormat::Uint16,
-                0,
-                None,
-            )
+                $enc.draw_indexed(0..6, 0, i..i + 1).map_err(e)?;
+            }
+        };
+    }
+    if bundle {
+        // The same calls, checked once, into a bundle; a frame executes it.
+        let mut b = device
+            .create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
+                label: "draws",
+                color_formats: &[Some(TextureFormat::Rgba8Unorm)],
+                ..Default::default()
+            })
             .map_err(e)?;
-            enc.draw_indexed(0..6, 0, i..i + 1).map_err(e)?;
-        }
+        b.set_render_pipeline(pipeline).map_err(e)?;
+        draws!(b);
+        let bundle = b.finish().map_err(e)?;
+        let record = move || -> Result<(CommandBuffer, Duration), String> {
+            let t = Instant::now();
+            let mut enc = open()?;
+            enc.execute_bundles(&[bundle]).map_err(e)?;
+            enc.end_render_pass().map_err(e)?;
+            let cb = enc.finish().map_err(e)?;
+            Ok((cb, t.elapsed()))
+        };
+        return Ok((Box::new(record), target));
+    }
+    let record = move || -> Result<(CommandBuffer, Duration), String> {
+        let t = Instant::now();
+        let mut enc = open()?;
+        enc.set_render_pipeline(pipeline).map_err(e)?;
+        draws!(enc);
         enc.end_render_pass().map_err(e)?;
         let cb = enc.finish().map_err(e)?;
         Ok((cb, t.elapsed()))
