@@ -291,23 +291,19 @@ fn a_bundle_s_immediate_data_is_pushed_as_a_pass_pushes_it() {
     let s = scene(&d, TextureFormat::Rgba8Unorm, 16);
     let view = target_view(&d, [16, 16]);
     // Pushed at a draw after it changes; zeros where unset, as in a pass.
-    let record = |e: &mut dyn FnMut(u32, &[u8], usize)| {
-        for q in 0..4usize {
-            e(4 * (q as u32 % 4), &[q as u8 + 1; 4], q);
-        }
-    };
+    macro_rules! frame {
+        ($e:expr) => {
+            for q in 0..4usize {
+                quad!($e, s, q);
+                $e.set_immediates(4 * q as u32, &[q as u8 + 1; 4]).unwrap();
+                $e.draw_indexed(0..6, 0, 0..1).unwrap();
+            }
+        };
+    }
     let mut e = encoder(&d);
     begin_pass(&mut e, view);
     e.set_render_pipeline(s.pipeline).unwrap();
-    record(&mut |offset, data, q| {
-        e.set_bind_group(0, s.groups[q], &[]).unwrap();
-        e.set_vertex_buffer(0, s.vbs[q % 2], 0, None).unwrap();
-        e.set_index_buffer(s.ibs[q % 2], IndexFormat::Uint16, 0, None)
-            .unwrap();
-        e.draw_indexed(0..6, 0, 0..1).unwrap();
-        e.set_immediates(offset, data).unwrap();
-        e.draw_indexed(0..6, 0, 0..1).unwrap();
-    });
+    frame!(e);
     e.end_render_pass().unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
     let inline = pass_commands(&d);
@@ -321,15 +317,7 @@ fn a_bundle_s_immediate_data_is_pushed_as_a_pass_pushes_it() {
 
     let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
     b.set_render_pipeline(s.pipeline).unwrap();
-    record(&mut |offset, data, q| {
-        b.set_bind_group(0, s.groups[q], &[]).unwrap();
-        b.set_vertex_buffer(0, s.vbs[q % 2], 0, None).unwrap();
-        b.set_index_buffer(s.ibs[q % 2], IndexFormat::Uint16, 0, None)
-            .unwrap();
-        b.draw_indexed(0..6, 0, 0..1).unwrap();
-        b.set_immediates(offset, data).unwrap();
-        b.draw_indexed(0..6, 0, 0..1).unwrap();
-    });
+    frame!(b);
     let bundle = b.finish().unwrap();
     submit_executing(&d, view, &[bundle]);
     assert_eq!(pass_commands(&d), inline);
