@@ -153,7 +153,7 @@ pub mod hal_test {
 }
 
 /// The threading model, checked at compile time: devices are shared between threads,
-/// encoders and command buffers move between them.
+/// encoders (render bundle encoders too) and command buffers move between them.
 #[allow(dead_code)]
 fn _threading_model() {
     fn shared<T: Send + Sync>() {}
@@ -164,4 +164,6 @@ fn _threading_model() {
     sent::<CommandBuffer<DefaultApi>>();
     sent::<CommandEncoder<TestApi>>();
     sent::<CommandBuffer<TestApi>>();
+    sent::<RenderBundleEncoder<DefaultApi>>();
+    sent::<RenderBundleEncoder<TestApi>>();
 }
