@@ -2,6 +2,7 @@
 //! fixed when the pipeline is made (`override grid`), and each draw says which tile and
 //! which color through immediate data (`var<immediate>`, set with
 //! [`vigil::CommandEncoder::set_immediates`]), with no buffer or bind group at all.
+//! [`render_bundled`] records the same draws once into a render bundle and executes it.
 
 use crate::image::Image;
 use crate::{Result, err, read_image, render_target};
@@ -41,6 +42,16 @@ pub fn color(i: u32, grid: u32) -> [f32; 4] {
 
 /// Draws a `grid` x `grid` board of tiles at `size`, one draw per tile, and reads it back.
 pub fn render(device: &Device, size: [u32; 2], grid: u32) -> Result<Image> {
+    draw(device, size, grid, false)
+}
+
+/// [`render`] with the tiles' draws recorded once into a render bundle (every call checked
+/// then), which the pass executes.
+pub fn render_bundled(device: &Device, size: [u32; 2], grid: u32) -> Result<Image> {
+    draw(device, size, grid, true)
+}
+
+fn draw(device: &Device, size: [u32; 2], grid: u32, bundled: bool) -> Result<Image> {
     let module = device
         .create_shader_module(&ShaderModuleDescriptor {
             label: "tiles",
@@ -99,15 +110,36 @@ pub fn render(device: &Device, size: [u32; 2], grid: u32) -> Result<Image> {
         ..Default::default()
     })
     .map_err(err)?;
-    enc.set_render_pipeline(pipeline).map_err(err)?;
-    for i in 0..grid * grid {
-        let mut data = [0u8; 32];
-        for (k, c) in color(i, grid).iter().enumerate() {
-            data[k * 4..k * 4 + 4].copy_from_slice(&c.to_le_bytes());
-        }
-        data[16..20].copy_from_slice(&i.to_le_bytes());
-        enc.set_immediates(0, &data).map_err(err)?;
-        enc.draw(0..6, 0..1).map_err(err)?;
+    // Each tile's draw, with its color and index as immediate data, on the pass's encoder
+    // or on a bundle's.
+    macro_rules! tiles {
+        ($enc:expr) => {
+            $enc.set_render_pipeline(pipeline).map_err(err)?;
+            for i in 0..grid * grid {
+                let mut data = [0u8; 32];
+                for (k, c) in color(i, grid).iter().enumerate() {
+                    data[k * 4..k * 4 + 4].copy_from_slice(&c.to_le_bytes());
+                }
+                data[16..20].copy_from_slice(&i.to_le_bytes());
+                $enc.set_immediates(0, &data).map_err(err)?;
+                $enc.draw(0..6, 0..1).map_err(err)?;
+            }
+        };
+    }
+    if bundled {
+        let mut b = device
+            .create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
+                label: "tiles",
+                color_formats: &[Some(TextureFormat::Rgba8Unorm)],
+                ..Default::default()
+            })
+            .map_err(err)?;
+        tiles!(b);
+        let bundle = b.finish().map_err(err)?;
+        enc.execute_bundles(&[bundle]).map_err(err)?;
+        device.destroy_render_bundle(bundle).map_err(err)?;
+    } else {
+        tiles!(enc);
     }
     enc.end_render_pass().map_err(err)?;
     device.submit([enc.finish().map_err(err)?]).map_err(err)?;

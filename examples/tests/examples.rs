@@ -88,6 +88,21 @@ fn tiles_draws_each_tile_in_its_color_from_immediates_on_a_grid_from_an_override
 }
 
 #[test]
+fn tiles_from_a_bundle_are_the_tiles_drawn_in_the_pass() {
+    // The immediate data each draw pushes, recorded into a bundle and executed: the same
+    // image, destroying the bundle right after executing it changes nothing.
+    let (d, log) = device();
+    for grid in [3u32, 5] {
+        let size = [120u32, 120];
+        let pass = vigil_examples::tiles::render(&d, size, grid).unwrap();
+        let bundled = vigil_examples::tiles::render_bundled(&d, size, grid).unwrap();
+        assert!(pass == bundled, "grid {grid}: the bundle drew otherwise");
+    }
+    drop(d);
+    assert_eq!(log.count(), 0, "{:?}", log.messages());
+}
+
+#[test]
 fn ray_query_traces_the_scene_the_cpu_traces() {
     let (d, log) = device_with(vigil::Features::RAY_QUERY);
     let size = [160, 120];
