@@ -73,13 +73,18 @@ fn quads_bundle(d: &TDevice, s: &Scene) -> RenderBundle {
     b.finish().unwrap()
 }
 
-/// Submits a command buffer whose one render pass, on `view`, executes `bundles`.
-fn submit_executing(d: &TDevice, view: TextureView, bundles: &[RenderBundle]) {
+/// A command buffer whose one render pass, on `view`, executes `bundles`.
+fn executing(d: &TDevice, view: TextureView, bundles: &[RenderBundle]) -> CommandBuffer<TestApi> {
     let mut e = encoder(d);
     begin_pass(&mut e, view);
     e.execute_bundles(bundles).unwrap();
     e.end_render_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
+    e.finish().unwrap()
+}
+
+/// Submits [`executing`]'s command buffer.
+fn submit_executing(d: &TDevice, view: TextureView, bundles: &[RenderBundle]) {
+    d.submit([executing(d, view, bundles)]).unwrap();
 }
 
 /// The submitted commands of the pass, from its pipeline on (what the pass's calls or
@@ -512,11 +517,7 @@ fn a_submission_that_executed_a_bundle_is_refused_once_the_bundle_names_a_destro
     let view = target_view(&d, [16, 16]);
     let bundle = quads_bundle(&d, &s);
     // A group's member destroyed after the bundle was finished: its executions are refused.
-    let mut e = encoder(&d);
-    begin_pass(&mut e, view);
-    e.execute_bundles(&[bundle]).unwrap();
-    e.end_render_pass().unwrap();
-    let cb = e.finish().unwrap();
+    let cb = executing(&d, view, &[bundle]);
     d.destroy_buffer(s.uniforms).unwrap();
     let err = expect_rule(d.submit([cb]), Rule::SubmitDestroyed);
     assert!(err.to_string().contains("uniforms"), "{err}");
@@ -535,11 +536,7 @@ fn work_in_flight_holds_what_its_bundles_name() {
     let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
     let view = target_view(&d, [16, 16]);
     let bundle = quads_bundle(&d, &s);
-    let mut e = encoder(&d);
-    begin_pass(&mut e, view);
-    e.execute_bundles(&[bundle]).unwrap();
-    e.end_render_pass().unwrap();
-    let serial = d.submit([e.finish().unwrap()]).unwrap();
+    let serial = d.submit([executing(&d, view, &[bundle])]).unwrap();
     let live = natives();
     // The bundle and everything it names destroyed while the work is in flight.
     d.destroy_render_bundle(bundle).unwrap();

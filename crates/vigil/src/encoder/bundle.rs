@@ -93,8 +93,6 @@ enum Cmd<A: Api> {
     },
 }
 
-/// A bind group a bundle's draws use: its index, handle and dynamic offsets.
-type GroupUse = (u32, BindGroup, Box<[u32]>);
 /// A buffer range a bundle's draws read: `(buffer, offset, size, use)`.
 type BufferUse = (Buffer, u64, u64, Use);
 /// Texture subresources a bundle's draws use, and how.
@@ -106,10 +104,9 @@ pub(crate) struct RenderBundleObj<A: Api> {
     pub label: Label,
     targets: PassTargets,
     cmds: Box<[Cmd<A>]>,
-    /// The vertex and index buffers the draws read, by handle.
-    buffers: Box<[BufferUse]>,
     draws: u64,
-    /// The pipelines and groups named, for the checks that they are still live.
+    /// The pipelines and groups named (those its commands bind), for the checks that
+    /// they are still live.
     pipeline_objs: Box<[Arc<RenderPipelineObj<A>>]>,
     group_objs: Box<[Arc<BindGroupObj<A>>]>,
     /// The distinct resources the draws use, merged as the pass's scope merges them:
@@ -127,14 +124,14 @@ pub(crate) struct RenderBundleObj<A: Api> {
 
 impl<A: Api> RenderBundleObj<A> {
     /// Refuses (with the stale-handle rule, naming it) the first object the bundle names
-    /// that is no longer live: its pipelines, groups, the groups' members, vertex and
-    /// index buffers.
+    /// that is no longer live: its pipelines, groups, the groups' members and the buffers
+    /// its draws use.
     fn check_live(&self, core: &Core<A>, op: &'static str) -> Result<()> {
         named_live(
             core,
             &self.pipeline_objs,
             &self.group_objs,
-            &self.buffers,
+            &self.buffer_uses,
             op,
         )
     }
@@ -146,8 +143,8 @@ impl<A: Api> RenderBundleObj<A> {
     }
 }
 
-/// [`RenderBundleObj::check_live`] over the pipelines, groups and vertex and index
-/// buffers a bundle names.
+/// [`RenderBundleObj::check_live`] over the pipelines, groups and buffers a bundle
+/// names.
 fn named_live<A: Api>(
     core: &Core<A>,
     pipelines: &[Arc<RenderPipelineObj<A>>],
@@ -231,11 +228,6 @@ impl<A: Api> Labelled for RenderBundleObj<A> {
 pub struct RenderBundleEncoder<A: Api = DefaultApi> {
     inner: CommandEncoder<A>,
     cmds: Vec<Cmd<A>>,
-    pipelines: Vec<RenderPipeline>,
-    groups: Vec<GroupUse>,
-    buffers: Vec<BufferUse>,
-    /// The index buffer set last.
-    index: Option<Buffer>,
 }
 
 impl<A: Api> std::fmt::Debug for RenderBundleEncoder<A> {
@@ -280,10 +272,6 @@ impl<A: Api> Device<A> {
         Ok(RenderBundleEncoder {
             inner,
             cmds: Vec::new(),
-            pipelines: Vec::new(),
-            groups: Vec::new(),
-            buffers: Vec::new(),
-            index: None,
         })
     }
 
@@ -337,9 +325,6 @@ impl<A: Api> RenderBundleEncoder<A> {
         let (i, g) = (pipeline.index(), pipeline.generation());
         if let Some(p) = self.inner.used.render_pipelines.get(i, g) {
             self.cmds.push(Cmd::Pipeline(p.clone()));
-            if !self.pipelines.contains(&pipeline) {
-                self.pipelines.push(pipeline);
-            }
         }
         Ok(())
     }
@@ -406,15 +391,14 @@ impl<A: Api> RenderBundleEncoder<A> {
                 format,
             });
         }
-        self.index = Some(buffer);
         Ok(())
     }
 
     /// Draws, as [`CommandEncoder::draw`].
     pub fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) -> Result<()> {
-        let before = self.before_draw();
+        let dirty = self.groups_to_bind();
         self.inner.draw(vertices.clone(), instances.clone())?;
-        self.after_draw(before, false);
+        self.after_draw(dirty);
         self.cmds.push(Cmd::Draw {
             vertices,
             instances,
@@ -429,10 +413,10 @@ impl<A: Api> RenderBundleEncoder<A> {
         base_vertex: i32,
         instances: Range<u32>,
     ) -> Result<()> {
-        let before = self.before_draw();
+        let dirty = self.groups_to_bind();
         self.inner
             .draw_indexed(indices.clone(), base_vertex, instances.clone())?;
-        self.after_draw(before, true);
+        self.after_draw(dirty);
         self.cmds.push(Cmd::DrawIndexed {
             indices,
             base_vertex,
@@ -441,24 +425,17 @@ impl<A: Api> RenderBundleEncoder<A> {
         Ok(())
     }
 
-    /// What the next draw binds natively and adds to the scope, read before the draw
-    /// clears it: `(groups to bind, groups to scope, vertex slots, index buffer)`.
-    fn before_draw(&self) -> (u8, u8, u32, bool) {
+    /// The groups the next draw binds natively (read before the draw: the bits stay set,
+    /// as the inner encoder has no native recording to flush them in).
+    fn groups_to_bind(&self) -> u8 {
         let b = &self.inner.render.binder;
-        let (vertex, index) = self.inner.render.touched();
-        (
-            b.dirty & b.used_mask(),
-            b.touched & b.used_mask(),
-            vertex,
-            index,
-        )
+        b.dirty & b.used_mask()
     }
 
-    /// Keeps, after a draw the inner encoder accepted, the native group binds it needs
-    /// (the inner encoder has no native recording to bind them in) and the uses it added.
-    fn after_draw(&mut self, (dirty, touched, vertex, index): (u8, u8, u32, bool), indexed: bool) {
+    /// Keeps, after a draw the inner encoder accepted, the immediate data and group binds
+    /// it needs natively. What the draw uses is in the inner encoder's scope.
+    fn after_draw(&mut self, dirty: u8) {
         let e = &mut self.inner;
-        let id = e.core.id;
         let layout = e.used.render_layout.clone();
         // Pushed before the groups are bound, as a pass's flush does.
         if let (Some(data), Some(layout)) = (e.render.binder.take_immediates(), layout.as_ref()) {
@@ -468,8 +445,7 @@ impl<A: Api> RenderBundleEncoder<A> {
             });
         }
         for g in 0..super::binder::MAX_GROUPS {
-            let bit = 1u8 << g;
-            if (dirty | touched) & bit == 0 {
+            if dirty & (1u8 << g) == 0 {
                 continue;
             }
             let Some(bound) = e.render.binder.groups.get(g) else {
@@ -478,45 +454,20 @@ impl<A: Api> RenderBundleEncoder<A> {
             let Some((gi, gg)) = bound.group else {
                 continue;
             };
-            let offsets: Box<[u32]> = bound
-                .offsets
-                .get(..bound.offset_count as usize)
-                .unwrap_or(&[])
-                .into();
-            if dirty & bit != 0 {
-                if let (Some(group), Some(layout)) = (e.used.groups.get(gi, gg), layout.as_ref()) {
-                    self.cmds.push(Cmd::Group {
-                        index: g as u32,
-                        group: group.clone(),
-                        layout: layout.clone(),
-                        offsets: offsets.clone(),
-                    });
-                }
-            }
-            if touched & bit != 0 {
-                let u = (g as u32, BindGroup::from_parts(gi, gg, id), offsets);
-                if !self.groups.contains(&u) {
-                    self.groups.push(u);
-                }
+            if let (Some(group), Some(layout)) = (e.used.groups.get(gi, gg), layout.as_ref()) {
+                self.cmds.push(Cmd::Group {
+                    index: g as u32,
+                    group: group.clone(),
+                    layout: layout.clone(),
+                    offsets: bound
+                        .offsets
+                        .get(..bound.offset_count as usize)
+                        .unwrap_or(&[])
+                        .into(),
+                });
             }
         }
         e.render.binder.dirty &= !dirty;
-        let index_buffer = self.index;
-        let buffers = &mut self.buffers;
-        e.render
-            .buffer_uses(vertex, index && indexed, |key, offset, size, u| {
-                let buffer = match key {
-                    Some((i, g)) => Buffer::from_parts(i, g, id),
-                    None => match index_buffer {
-                        Some(b) => b,
-                        None => return,
-                    },
-                };
-                let u = (buffer, offset, size, u);
-                if !buffers.contains(&u) {
-                    buffers.push(u);
-                }
-            });
     }
 
     /// Finishes the bundle. Refused when a call was refused (the encoder is poisoned).
@@ -529,14 +480,7 @@ impl<A: Api> RenderBundleEncoder<A> {
         e.core.check_alive(OP)?;
         let core = e.core.clone();
         let label = e.label.clone();
-        let RenderBundleEncoder {
-            inner,
-            cmds,
-            pipelines,
-            groups,
-            buffers,
-            ..
-        } = self;
+        let RenderBundleEncoder { inner, cmds } = self;
         let targets = inner.render.targets().clone();
         let draws = inner.draws;
         // What the draws used, merged by the recording's scope, by handle and object.
@@ -558,26 +502,21 @@ impl<A: Api> RenderBundleEncoder<A> {
                 Some((t.obj.clone(), range, u))
             })
             .collect();
-        let group_objs: Box<[Arc<BindGroupObj<A>>]> = groups
-            .iter()
-            .filter_map(|(_, g, _)| inner.used.groups.get(g.index(), g.generation()).cloned())
-            .fold(Vec::new(), |mut v, g| {
-                if !v.iter().any(|h: &Arc<BindGroupObj<A>>| Arc::ptr_eq(h, &g)) {
-                    v.push(g);
+        // The pipelines and groups named: those the commands bind (every group a draw
+        // used was bound natively by a draw), each once.
+        let mut pipeline_objs: Vec<Arc<RenderPipelineObj<A>>> = Vec::new();
+        let mut group_objs: Vec<Arc<BindGroupObj<A>>> = Vec::new();
+        for c in &cmds {
+            match c {
+                Cmd::Pipeline(p) if !pipeline_objs.iter().any(|x| Arc::ptr_eq(x, p)) => {
+                    pipeline_objs.push(p.clone());
                 }
-                v
-            })
-            .into_boxed_slice();
-        let pipeline_objs: Box<[_]> = pipelines
-            .iter()
-            .filter_map(|p| {
-                inner
-                    .used
-                    .render_pipelines
-                    .get(p.index(), p.generation())
-                    .cloned()
-            })
-            .collect();
+                Cmd::Group { group, .. } if !group_objs.iter().any(|x| Arc::ptr_eq(x, group)) => {
+                    group_objs.push(group.clone());
+                }
+                _ => {}
+            }
+        }
         let mut tlas_uses: Vec<Arc<TlasObj<A>>> = Vec::new();
         for g in group_objs.iter() {
             for m in g.members.iter() {
@@ -597,7 +536,7 @@ impl<A: Api> RenderBundleEncoder<A> {
             let now = core
                 .destroy_epoch
                 .load(std::sync::atomic::Ordering::Acquire);
-            match named_live(&core, &pipeline_objs, &group_objs, &buffers, OP) {
+            match named_live(&core, &pipeline_objs, &group_objs, &buffer_uses, OP) {
                 Ok(()) => now,
                 Err(_) => u64::MAX,
             }
@@ -611,10 +550,9 @@ impl<A: Api> RenderBundleEncoder<A> {
                 label: Label::new(&label),
                 targets,
                 cmds: cmds.into_boxed_slice(),
-                buffers: buffers.into_boxed_slice(),
                 draws,
-                pipeline_objs,
-                group_objs,
+                pipeline_objs: pipeline_objs.into_boxed_slice(),
+                group_objs: group_objs.into_boxed_slice(),
                 buffer_uses,
                 texture_uses,
                 tlas_uses: tlas_uses.into_boxed_slice(),

@@ -163,33 +163,6 @@ impl RenderState {
         };
     }
 
-    /// The vertex slots and whether the index buffer changed since their uses went into
-    /// the scope (the next draw puts them there).
-    pub(super) fn touched(&self) -> (u32, bool) {
-        (self.vertex_touched, self.index_touched)
-    }
-
-    /// The bindings of vertex slots `slots`, and with `index` the index binding:
-    /// `f(buffer, offset, size, use)`, the buffer's `(slot, generation)` for vertex buffers
-    /// and `None` for the index buffer.
-    pub(super) fn buffer_uses(
-        &self,
-        mut slots: u32,
-        index: bool,
-        mut f: impl FnMut(Option<(u32, u32)>, u64, u64, Use),
-    ) {
-        while slots != 0 {
-            let s = slots.trailing_zeros() as usize;
-            slots &= slots.wrapping_sub(1);
-            if let Some(v) = self.vertex.get(s).copied().flatten() {
-                f(Some(v.buffer), v.offset, v.size, VERTEX);
-            }
-        }
-        if let (true, Some(ib)) = (index, self.index) {
-            f(None, ib.offset, ib.size, INDEX);
-        }
-    }
-
     /// The open pass's multiview mask (0 for none).
     pub(crate) fn multiview_mask(&self) -> u32 {
         self.targets.multiview_mask
