@@ -555,3 +555,113 @@ fn work_in_flight_holds_what_its_bundles_name() {
     // The pipeline's layout, module and group layout, and the target, are still live.
     assert!(natives() > before);
 }
+
+/// The scene's first two quads drawn indirectly (one plain, one indexed) from `args`, into
+/// encoder or bundle `$e`.
+macro_rules! indirect_quads {
+    ($e:expr, $s:expr, $args:expr) => {{
+        $e.set_bind_group(0, $s.groups[0], &[]).unwrap();
+        $e.set_vertex_buffer(0, $s.vbs[0], 0, None).unwrap();
+        $e.draw_indirect($args, 0).unwrap();
+        $e.set_bind_group(0, $s.groups[1], &[]).unwrap();
+        $e.set_index_buffer($s.ibs[0], IndexFormat::Uint16, 0, None)
+            .unwrap();
+        $e.draw_indexed_indirect($args, 16).unwrap();
+    }};
+}
+
+#[test]
+fn a_bundle_s_indirect_draws_record_what_the_pass_s_own_record() {
+    let d = device();
+    let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
+    let view = target_view(&d, [16, 16]);
+    let args = buffer(
+        &d,
+        "args",
+        64,
+        BufferUsages::INDIRECT | BufferUsages::COPY_DST,
+    );
+    let mut e = encoder(&d);
+    begin_pass(&mut e, view);
+    e.set_render_pipeline(s.pipeline).unwrap();
+    indirect_quads!(e, s, args);
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let inline = pass_commands(&d);
+    assert_eq!(
+        inline
+            .iter()
+            .filter(|c| c.starts_with("DrawIndirect") || c.starts_with("DrawIndexedIndirect"))
+            .count(),
+        2,
+        "{inline:?}"
+    );
+
+    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
+    b.set_render_pipeline(s.pipeline).unwrap();
+    indirect_quads!(b, s, args);
+    // Refused as in a pass: an offset past the buffer's end, a buffer without `INDIRECT`.
+    let mut bad = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
+    bad.set_render_pipeline(s.pipeline).unwrap();
+    bad.set_bind_group(0, s.groups[0], &[]).unwrap();
+    bad.set_vertex_buffer(0, s.vbs[0], 0, None).unwrap();
+    expect_rule(bad.draw_indirect(args, 60), Rule::BufferRange);
+    let mut bad = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
+    bad.set_render_pipeline(s.pipeline).unwrap();
+    bad.set_bind_group(0, s.groups[0], &[]).unwrap();
+    bad.set_vertex_buffer(0, s.vbs[0], 0, None).unwrap();
+    expect_rule(bad.draw_indirect(s.uniforms, 0), Rule::IndirectUsage);
+
+    let bundle = b.finish().unwrap();
+    submit_executing(&d, view, &[bundle]);
+    assert_eq!(pass_commands(&d), inline);
+
+    // The argument buffer is named: destroyed, the bundle's executions are refused.
+    d.destroy_buffer(args).unwrap();
+    let mut e = encoder(&d);
+    begin_pass(&mut e, view);
+    let err = expect_rule(e.execute_bundles(&[bundle]), Rule::HandleStale);
+    assert!(err.to_string().contains("args"), "{err}");
+}
+
+#[test]
+fn arguments_copied_before_the_pass_are_ordered_before_the_bundle_s_indirect_reads() {
+    let d = device();
+    let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
+    let view = target_view(&d, [16, 16]);
+    let args = buffer(
+        &d,
+        "args",
+        64,
+        BufferUsages::INDIRECT | BufferUsages::COPY_DST,
+    );
+    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
+    b.set_render_pipeline(s.pipeline).unwrap();
+    indirect_quads!(b, s, args);
+    let bundle = b.finish().unwrap();
+    let src = buffer(&d, "src", 64, BufferUsages::COPY_SRC);
+    let mut e = encoder(&d);
+    e.copy_buffer_to_buffer(src, 0, args, 0, 64).unwrap();
+    begin_pass(&mut e, view);
+    e.execute_bundles(&[bundle]).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let all = last_commands(&d);
+    let copy = all
+        .iter()
+        .position(|c| matches!(c, TestCommand::CopyBuffer { .. }))
+        .unwrap();
+    let pass = all
+        .iter()
+        .position(|c| matches!(c, TestCommand::BeginRenderPass(_)))
+        .unwrap();
+    assert!(
+        all[copy..pass].iter().any(|c| matches!(
+            c,
+            TestCommand::Barrier(b)
+                if b.src.contains(hal_test::Stages::TRANSFER)
+                    && b.dst.contains(hal_test::Stages::DRAW_INDIRECT)
+        )),
+        "no barrier orders the copy before the bundle's indirect reads"
+    );
+}

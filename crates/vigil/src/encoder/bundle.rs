@@ -91,6 +91,12 @@ enum Cmd<A: Api> {
         base_vertex: i32,
         instances: Range<u32>,
     },
+    /// An indirect draw (indexed or not) reading its arguments from `buffer` at `offset`.
+    DrawIndirect {
+        buffer: Arc<BufferObj<A>>,
+        offset: u64,
+        indexed: bool,
+    },
 }
 
 /// A buffer range a bundle's draws read: `(buffer, offset, size, use)`.
@@ -105,6 +111,9 @@ pub(crate) struct RenderBundleObj<A: Api> {
     targets: PassTargets,
     cmds: Box<[Cmd<A>]>,
     draws: u64,
+    /// How many of the commands are indirect draws (each checked on the GPU where it is
+    /// executed, on a device that checks indirect draws' first instances).
+    indirect: usize,
     /// The pipelines and groups named (those its commands bind), for the checks that
     /// they are still live.
     pipeline_objs: Box<[Arc<RenderPipelineObj<A>>]>,
@@ -221,10 +230,9 @@ impl<A: Api> Labelled for RenderBundleObj<A> {
 ///
 /// What a bundle records: pipelines that draw from vertex and index buffers, bind groups
 /// and immediate data (no mesh or GPU-pointer pipelines: rule `render-bundle.pipeline`),
-/// bind groups with their dynamic offsets, immediate data, vertex and index buffers, and
-/// direct draws. Indirect draws, viewports, scissors, blend constants and
-/// stencil references are not recorded in bundles (the last four are the pass's, as in
-/// WebGPU).
+/// bind groups with their dynamic offsets, immediate data, vertex and index buffers,
+/// direct draws and indirect draws. Viewports, scissors, blend constants and stencil
+/// references are not recorded in bundles: they are the pass's, as in WebGPU.
 pub struct RenderBundleEncoder<A: Api = DefaultApi> {
     inner: CommandEncoder<A>,
     cmds: Vec<Cmd<A>>,
@@ -425,6 +433,46 @@ impl<A: Api> RenderBundleEncoder<A> {
         Ok(())
     }
 
+    /// Draws with `(vertex_count, instance_count, first_vertex, first_instance)` read from
+    /// `buffer` at `offset`, as [`CommandEncoder::draw_indirect`]. On a device that checks
+    /// indirect draws' first instances on the GPU (one without `INDIRECT_FIRST_INSTANCE`),
+    /// each execution of the bundle checks them in front of its pass, as a pass's own
+    /// indirect draw is checked.
+    pub fn draw_indirect(&mut self, buffer: Buffer, offset: u64) -> Result<()> {
+        self.indirect(buffer, offset, false)
+    }
+
+    /// Draws indexed with `(index_count, instance_count, first_index, base_vertex,
+    /// first_instance)` read from `buffer` at `offset`, as
+    /// [`CommandEncoder::draw_indexed_indirect`]; checked as
+    /// [`RenderBundleEncoder::draw_indirect`]'s arguments are.
+    pub fn draw_indexed_indirect(&mut self, buffer: Buffer, offset: u64) -> Result<()> {
+        self.indirect(buffer, offset, true)
+    }
+
+    fn indirect(&mut self, buffer: Buffer, offset: u64, indexed: bool) -> Result<()> {
+        let dirty = self.groups_to_bind();
+        if indexed {
+            self.inner.draw_indexed_indirect(buffer, offset)?;
+        } else {
+            self.inner.draw_indirect(buffer, offset)?;
+        }
+        self.after_draw(dirty);
+        if let Some(b) = self
+            .inner
+            .used
+            .buffers
+            .get(buffer.index(), buffer.generation())
+        {
+            self.cmds.push(Cmd::DrawIndirect {
+                buffer: b.clone(),
+                offset,
+                indexed,
+            });
+        }
+        Ok(())
+    }
+
     /// The groups the next draw binds natively (read before the draw: the bits stay set,
     /// as the inner encoder has no native recording to flush them in).
     fn groups_to_bind(&self) -> u8 {
@@ -483,6 +531,10 @@ impl<A: Api> RenderBundleEncoder<A> {
         let RenderBundleEncoder { inner, cmds } = self;
         let targets = inner.render.targets().clone();
         let draws = inner.draws;
+        let indirect = cmds
+            .iter()
+            .filter(|c| matches!(c, Cmd::DrawIndirect { .. }))
+            .count();
         // What the draws used, merged by the recording's scope, by handle and object.
         let tracker = &inner.used.tracker;
         let buffer_uses: Box<[BufferUse]> = inner
@@ -551,6 +603,7 @@ impl<A: Api> RenderBundleEncoder<A> {
                 targets,
                 cmds: cmds.into_boxed_slice(),
                 draws,
+                indirect,
                 pipeline_objs: pipeline_objs.into_boxed_slice(),
                 group_objs: group_objs.into_boxed_slice(),
                 buffer_uses,
@@ -583,7 +636,8 @@ impl<A: Api> CommandEncoder<A> {
                     e.render.targets(),
                 )?;
                 e.bundle_uses(&b, OP)?;
-                e.replay(&b);
+                let checks = e.bundle_checks(&b, OP)?;
+                e.replay(&b, &checks);
                 e.draws = e.draws.wrapping_add(b.draws);
             }
             if e.render.heap_read {
@@ -651,11 +705,65 @@ impl<A: Api> CommandEncoder<A> {
         Ok(())
     }
 
-    /// Records bundle `b`'s native commands.
-    fn replay(&mut self, b: &RenderBundleObj<A>) {
-        let Some(mut r) = self.rec() else {
+    /// Where bundle `b`'s indirect draws read their checked arguments, in order, on a
+    /// device that checks indirect draws' first instances on the GPU (empty elsewhere):
+    /// each draw's check joins the pass's, in front of it, as a pass's own indirect draw
+    /// does. Taken before anything of the bundle is recorded, so that a refusal (no
+    /// scratch memory) leaves the recording as it was.
+    fn bundle_checks(
+        &mut self,
+        b: &RenderBundleObj<A>,
+        op: &'static str,
+    ) -> Result<Vec<super::compute::CheckedArgs>> {
+        if b.indirect == 0 || !self.first_instance_checked() || !self.indirect_check(op)? {
+            return Ok(Vec::new());
+        }
+        let mut checks = Vec::with_capacity(b.indirect);
+        for c in b.cmds.iter() {
+            let Cmd::DrawIndirect {
+                buffer,
+                offset,
+                indexed,
+            } = c
+            else {
+                continue;
+            };
+            let key = super::used::SourceKey {
+                heap: false,
+                index: buffer.handle.index(),
+                generation: buffer.handle.generation(),
+                base: 0,
+            };
+            let size = if *indexed { 20 } else { 16 };
+            let range = *offset..offset.saturating_add(size);
+            let at = self
+                .checked_args(
+                    None,
+                    buffer.size,
+                    key,
+                    range,
+                    super::compute::Batch::InPlace,
+                    op,
+                )?
+                .draw(*indexed);
+            checks.push(at);
+        }
+        self.render.pass_checks.extend_from_slice(&checks);
+        Ok(checks)
+    }
+
+    /// Records bundle `b`'s native commands; its indirect draws read from `checks` where
+    /// their arguments are checked (see [`CommandEncoder::bundle_checks`]).
+    fn replay(&mut self, b: &RenderBundleObj<A>, checks: &[super::compute::CheckedArgs]) {
+        if !self.open {
+            return;
+        }
+        let Some(pool) = self.pool.as_mut() else {
             return;
         };
+        let mut r = crate::native::Rec::<A>(pool);
+        let leases = &self.used.indirect.leases;
+        let mut checks = checks.iter();
         for c in b.cmds.iter() {
             match c {
                 Cmd::Pipeline(p) => r.set_render_pipeline(&p.raw),
@@ -685,6 +793,26 @@ impl<A: Api> CommandEncoder<A> {
                     base_vertex,
                     instances,
                 } => r.draw_indexed(indices.clone(), *base_vertex, instances.clone()),
+                Cmd::DrawIndirect {
+                    buffer,
+                    offset,
+                    indexed,
+                } => {
+                    // Checked: from the check's slot of the scratch buffer, which holds the
+                    // arguments, or nothing drawn where they name another first instance.
+                    let (raw, at) = match checks.next() {
+                        Some(c) => match leases.get(c.lease).and_then(|l| l.scratch()) {
+                            Some(s) => (&*s.buffer, u64::from(c.slot_offset)),
+                            None => continue,
+                        },
+                        None => (&*buffer.raw, *offset),
+                    };
+                    if *indexed {
+                        r.draw_indexed_indirect(raw, at);
+                    } else {
+                        r.draw_indirect(raw, at);
+                    }
+                }
             }
         }
     }

@@ -805,7 +805,9 @@ impl<A: Api> CommandEncoder<A> {
             let (bi, bg) = (buffer.index(), buffer.generation());
             let slot = e.used.buffer_slot_of(bi, bg);
             e.prepare_draw_apart(op, Some((slot, offset, size)), None, &(0..0), indexed)?;
-            if e.first_instance_checked() && e.indirect_check(op)? {
+            // A render bundle's encoder records nothing natively: the check is made where
+            // the bundle is executed.
+            if e.pool.is_some() && e.first_instance_checked() && e.indirect_check(op)? {
                 let key = super::used::SourceKey {
                     heap: false,
                     index: bi,
