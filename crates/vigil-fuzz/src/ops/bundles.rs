@@ -1,8 +1,11 @@
 //! Render bundles: recorded from a few calls of the kinds a pass makes (mostly what a live
-//! render pipeline can draw, now and then stale handles and wrong formats), executed in
-//! render passes (mostly ones of their formats), destroyed at any moment.
+//! render pipeline can draw, directly and indirectly; now and then stale handles and wrong
+//! formats), executed in render passes (mostly ones of their formats), destroyed at any
+//! moment.
 
-use super::encode::{begin_render_pass, buffer_for, in_render, on_encoder, pick_encoder, range};
+use super::encode::{
+    args_buffer, begin_render_pass, buffer_for, in_render, on_encoder, pick_encoder, range,
+};
 use crate::recipes::{RECIPES, Shape};
 use crate::rng::Rng;
 use crate::world::{Bound, BundleMeta, GroupMeta, PassState, Validity, World};
@@ -128,9 +131,9 @@ fn record_one(
     } else if missing_vertex && r.chance(85) {
         2
     } else {
-        r.below(10)
+        r.below(12)
     };
-    if (5..=6).contains(&kind) && !bound.index && r.chance(85) {
+    if (kind == 11 || (5..=6).contains(&kind)) && !bound.index && r.chance(85) {
         kind = 4;
     }
     match kind {
@@ -219,6 +222,28 @@ fn record_one(
             let what = format!("bundle.draw_indexed({indices:?}, 0, {instances:?})");
             w.call("bundle.draw_indexed", what, false, |_| {
                 b.draw_indexed(indices, 0, instances)
+            });
+        }
+        10 | 11 => {
+            let indexed = kind == 11;
+            let (buffer, size, v) = args_buffer(w, r);
+            let offset = if careful || r.chance(70) {
+                0
+            } else {
+                r.edge_u64(size, 4)
+            };
+            let op = if indexed {
+                "bundle.draw_indexed_indirect"
+            } else {
+                "bundle.draw_indirect"
+            };
+            let what = format!("{op}({buffer:?}, {offset})");
+            w.call(op, what, v.invalid(), |_| {
+                if indexed {
+                    b.draw_indexed_indirect(buffer, offset)
+                } else {
+                    b.draw_indirect(buffer, offset)
+                }
             });
         }
         _ => {

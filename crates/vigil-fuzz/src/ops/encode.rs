@@ -747,7 +747,7 @@ pub fn draw(w: &mut World<'_>, r: &mut Rng) {
 }
 
 /// An indirect-argument buffer the fuzzer keeps small values in, or any pick.
-fn args_buffer(w: &World<'_>, r: &mut Rng) -> (vigil::Buffer, u64, Validity) {
+pub(super) fn args_buffer(w: &World<'_>, r: &mut Rng) -> (vigil::Buffer, u64, Validity) {
     if r.chance(90) {
         if let Some((b, m)) = w
             .buffers
