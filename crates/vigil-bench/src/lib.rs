@@ -257,14 +257,21 @@ fn run_one(
                     move |v| d::vigil(v, Some(bv), size, plan),
                     move |r| d::ash(r, Some(br), size, plan),
                     move |g| d::wgpu(g, Some(bg), size, plan),
-                    None,
+                    Vec::new(),
                 )?
             } else {
-                // The draws frame also through a render bundle (`vigil-bundle`): recorded
-                // once, executed each frame; paired with raw ash's frame like vigil's.
-                let bundle = (!par && opts.runs_path("vigil-bundle"))
-                    .then_some(&paths.vigil)
-                    .map(|v| -> Job<'_> { Box::new(move || d::vigil_bundle(v, size, plan)) });
+                // The draws frame also through render bundles (`vigil-bundle`, `wgpu-bundle`):
+                // recorded once, executed each frame; paired with raw ash's frame like
+                // vigil's, and with each other.
+                let mut bundle: Vec<Job<'_>> = Vec::new();
+                if !par && opts.runs_path("vigil-bundle") {
+                    let v = &paths.vigil;
+                    bundle.push(Box::new(move || d::vigil_bundle(v, size, plan)));
+                }
+                if !par && opts.runs_path("wgpu-bundle") {
+                    let g = &paths.wgpu;
+                    bundle.push(Box::new(move || d::wgpu_bundle(g, size, plan)));
+                }
                 each_path_on(
                     (&paths.vigil, &mut paths.raw, &paths.wgpu),
                     opts,
@@ -414,7 +421,7 @@ fn run_one(
                 move |v| d::vigil(v, size, plan),
                 move |r| d::ash(r, size, plan),
                 move |g| d::wgpu(g, size, plan),
-                None,
+                Vec::new(),
             )?;
             let expected = d::expected(size);
             if let Some(p) = runs.iter().find(|p| p.output != expected) {
@@ -435,7 +442,7 @@ fn run_one(
                 move |v| c::vigil(v, count, plan),
                 move |r| c::ash(r, count, plan),
                 move |g| c::wgpu(g, count, plan),
-                None,
+                Vec::new(),
             )?;
             check_output(name, &runs, &c::expected(count))?;
             ("buffer+group", u64::from(count))
@@ -488,7 +495,7 @@ fn run_one(
                     move |v| w::vigil(v, size, src, plan),
                     move |r| w::ash(r, size, src, plan),
                     move |g| w::wgpu(g, size, src, plan),
-                    Some(Box::new(move || w::memcpy(size, src, plan))),
+                    vec![Box::new(move || w::memcpy(size, src, plan))],
                 )?;
                 check_output(part, &runs, &w::hash(src))?;
                 let mut paired = pair_paths(&runs);
@@ -527,7 +534,7 @@ fn run_one(
                 move |v| r::vigil(v, trips, plan),
                 move |r| r::ash(r, trips, plan),
                 move |g| r::wgpu(g, trips, plan),
-                None,
+                Vec::new(),
             )?;
             check_output(name, &runs, &r::expected(trips))?;
             ("round trip", u64::from(trips))
@@ -579,7 +586,7 @@ fn run_one(
                 move |v| b::vigil(v, size, plan),
                 move |r| b::ash(r, size, plan),
                 move |g| b::wgpu(g, size, plan),
-                Some(Box::new(move || b::reference(bytes, plan, said))),
+                vec![Box::new(move || b::reference(bytes, plan, said))],
             )?;
             let reference = all.pop_if(|p| p.path == "reference");
             runs = all;
@@ -690,8 +697,8 @@ fn run_one(
 }
 
 /// For every metric, vigil's time over each other path's, paired per repetition
-/// (`"encode: vigil/ash"`), and another vigil path's (`vigil-set-root`, `vigil-bundle`)
-/// over raw ash's.
+/// (`"encode: vigil/ash"`), another vigil path's (`vigil-set-root`, `vigil-bundle`)
+/// over raw ash's, and `vigil-bundle`'s over `wgpu-bundle`'s.
 fn pair_paths(runs: &[PathResult]) -> Vec<(String, harness::Paired)> {
     let mut out = Vec::new();
     let Some(v) = runs.iter().find(|p| p.path == "vigil") else {
@@ -707,6 +714,7 @@ fn pair_paths(runs: &[PathResult]) -> Vec<(String, harness::Paired)> {
         }
     }
     let ash = runs.iter().find(|p| p.path == "ash");
+    let wgpu_bundle = runs.iter().find(|p| p.path == "wgpu-bundle");
     for p in runs
         .iter()
         .filter(|p| p.path == "vigil-set-root" || p.path == "vigil-bundle")
@@ -717,6 +725,13 @@ fn pair_paths(runs: &[PathResult]) -> Vec<(String, harness::Paired)> {
             {
                 out.push((format!("{m}: {}/ash", p.path), r));
             }
+            // A bundle against wgpu's bundle of the same draws.
+            if p.path == "vigil-bundle"
+                && let Some(g) = wgpu_bundle.and_then(|g| g.metric(m))
+                && let Some(r) = harness::Paired::ratio(&ps.samples, &g.samples)
+            {
+                out.push((format!("{m}: {}/wgpu-bundle", p.path), r));
+            }
         }
     }
     out
@@ -726,7 +741,7 @@ fn pair_paths(runs: &[PathResult]) -> Vec<(String, harness::Paired)> {
 type Job<'a> = Box<dyn FnOnce() -> Result<PathResult, String> + Send + 'a>;
 
 /// Runs the selected paths of one workload, paired (see [`harness`]), in the order vigil,
-/// ash, wgpu, then `extra` (a reference that needs no device).
+/// ash, wgpu, then `extra` (references that need no device, and other paths of a workload).
 #[allow(clippy::too_many_arguments)]
 fn each_path<'a>(
     paths: &'a mut Paths,
@@ -735,7 +750,7 @@ fn each_path<'a>(
     vigil: impl FnOnce(&'a vigil::Device) -> Result<PathResult, String> + Send + 'a,
     ash: impl FnOnce(&'a mut raw::Raw) -> Result<PathResult, String> + Send + 'a,
     wgpu: impl FnOnce(&'a wgpu_ctx::Wgpu) -> Result<PathResult, String> + Send + 'a,
-    extra: Option<Job<'a>>,
+    extra: Vec<Job<'a>>,
 ) -> Result<Vec<PathResult>, String> {
     let devices = (&paths.vigil, &mut paths.raw, &paths.wgpu);
     each_path_on(devices, opts, plan, vigil, ash, wgpu, extra)
@@ -749,7 +764,7 @@ fn each_path_on<'a>(
     vigil: impl FnOnce(&'a vigil::Device) -> Result<PathResult, String> + Send + 'a,
     ash: impl FnOnce(&'a mut raw::Raw) -> Result<PathResult, String> + Send + 'a,
     wgpu: impl FnOnce(&'a wgpu_ctx::Wgpu) -> Result<PathResult, String> + Send + 'a,
-    extra: Option<Job<'a>>,
+    extra: Vec<Job<'a>>,
 ) -> Result<Vec<PathResult>, String> {
     let mut jobs: Vec<Job<'a>> = Vec::new();
     if opts.runs_path("vigil") {
@@ -844,7 +859,7 @@ pub fn cli(args: &[String]) -> Result<(), String> {
             }
             other => {
                 return Err(format!(
-                    "unknown option '{other}'; usage: bench [--json] [--save FILE] [--quick] [--workload NAME]...  [--path vigil|ash|wgpu|vigil-groups|vigil-set-root] [--cpus LIST|none]"
+                    "unknown option '{other}'; usage: bench [--json] [--save FILE] [--quick] [--workload NAME]...  [--path vigil|ash|wgpu|vigil-bundle|wgpu-bundle|vigil-groups|vigil-set-root] [--cpus LIST|none]"
                 ));
             }
         }

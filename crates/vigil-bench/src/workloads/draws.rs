@@ -1061,8 +1061,10 @@ pub fn ash(
 /// What records the frame through wgpu.
 type WgpuRecord<'w> = Box<dyn Fn() -> (wgpu::CommandBuffer, Duration) + Sync + 'w>;
 
-/// The frame's objects on `w`: what records the frame, and the target it draws.
-fn wgpu_scene(w: &Wgpu, size: Size) -> (WgpuRecord<'_>, wgpu::Texture) {
+/// The frame's objects on `w`: what records the frame, and the target it draws. With
+/// `bundle`, the frame's draws are recorded once into a render bundle, and each frame
+/// executes it (`wgpu-bundle`).
+fn wgpu_scene(w: &Wgpu, size: Size, bundle: bool) -> (WgpuRecord<'_>, wgpu::Texture) {
     let dev = &w.device;
     let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("draws"),
@@ -1246,6 +1248,34 @@ fn wgpu_scene(w: &Wgpu, size: Size) -> (WgpuRecord<'_>, wgpu::Texture) {
         view_formats: &[],
     });
     let target_view = target.create_view(&wgpu::TextureViewDescriptor::default());
+    // The frame's draws on `$pass` (the pass, or the bundle's encoder).
+    macro_rules! draws {
+        ($pass:expr) => {
+            $pass.set_pipeline(&pipeline);
+            for i in 0..size.draws {
+                $pass.set_bind_group(0, &groups[(i % size.groups) as usize], &[]);
+                $pass.set_vertex_buffer(0, vbs[(i % VERTEX_BUFFERS) as usize].slice(..));
+                $pass.set_index_buffer(
+                    ibs[(i % INDEX_BUFFERS) as usize].slice(..),
+                    wgpu::IndexFormat::Uint16,
+                );
+                $pass.draw_indexed(0..6, 0, i..i + 1);
+            }
+        };
+    }
+    let recorded = bundle.then(|| {
+        let mut b = dev.create_render_bundle_encoder(&wgpu::RenderBundleEncoderDescriptor {
+            label: Some("draws"),
+            color_formats: &[Some(wgpu::TextureFormat::Rgba8Unorm)],
+            depth_stencil: None,
+            sample_count: 1,
+            multiview: None,
+        });
+        draws!(b);
+        b.finish(&wgpu::RenderBundleDescriptor {
+            label: Some("draws"),
+        })
+    });
     let record = move || -> (wgpu::CommandBuffer, Duration) {
         let t = Instant::now();
         let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -1268,15 +1298,11 @@ fn wgpu_scene(w: &Wgpu, size: Size) -> (WgpuRecord<'_>, wgpu::Texture) {
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
-            pass.set_pipeline(&pipeline);
-            for i in 0..size.draws {
-                pass.set_bind_group(0, &groups[(i % size.groups) as usize], &[]);
-                pass.set_vertex_buffer(0, vbs[(i % VERTEX_BUFFERS) as usize].slice(..));
-                pass.set_index_buffer(
-                    ibs[(i % INDEX_BUFFERS) as usize].slice(..),
-                    wgpu::IndexFormat::Uint16,
-                );
-                pass.draw_indexed(0..6, 0, i..i + 1);
+            match &recorded {
+                Some(b) => pass.execute_bundles(std::iter::once(b)),
+                None => {
+                    draws!(pass);
+                }
             }
         }
         let cb = enc.finish();
@@ -1344,12 +1370,12 @@ fn wgpu_idle(w: &Wgpu, n: u32) -> Vec<(wgpu::Buffer, wgpu::Texture)> {
 /// Through wgpu. With `second` (idle-resources), the frame also runs on that device, as in
 /// [`vigil()`].
 pub fn wgpu(w: &Wgpu, second: Option<&Wgpu>, size: Size, plan: Plan) -> Result<PathResult, String> {
-    let (record, target) = wgpu_scene(w, size);
+    let (record, target) = wgpu_scene(w, size, false);
     let output = wgpu_first(w, &record, &target, size)?;
     let (plain, idle) = match second {
         None => (repeat(plan, || wgpu_frame(w, &record))?, None),
         Some(other) => {
-            let (record_b, target_b) = wgpu_scene(other, size);
+            let (record_b, target_b) = wgpu_scene(other, size, false);
             let frame_a = || wgpu_frame(w, &record);
             let frame_b = || wgpu_frame(other, &record_b);
             let idle = wgpu_idle(other, size.idle);
@@ -1384,6 +1410,23 @@ pub fn wgpu(w: &Wgpu, second: Option<&Wgpu>, size: Size, plan: Plan) -> Result<P
             plain,
             idle,
             parallel: par,
+        },
+        output,
+    ))
+}
+
+/// Through wgpu, the frame's draws recorded once into a render bundle and executed by each
+/// frame (`wgpu-bundle`): the same frame as [`vigil_bundle`]'s, paired with it.
+pub fn wgpu_bundle(w: &Wgpu, size: Size, plan: Plan) -> Result<PathResult, String> {
+    let (record, target) = wgpu_scene(w, size, true);
+    let output = wgpu_first(w, &record, &target, size)?;
+    let plain = repeat(plan, || wgpu_frame(w, &record))?;
+    Ok(result(
+        "wgpu-bundle",
+        Timings {
+            plain,
+            idle: None,
+            parallel: Vec::new(),
         },
         output,
     ))
