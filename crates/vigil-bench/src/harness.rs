@@ -10,6 +10,14 @@
 //! `vigil[i] / ash[i]` cancels it; [`Paired`] takes the median of those ratios and a
 //! distribution-free 95% interval for it.
 //!
+//! **What runs just before a timed run.** Rotating keeps the paths' cyclic order, so each
+//! path's timed run always follows the same other path's (in `vigil, ash, wgpu`, vigil's
+//! always follows wgpu's). What that path left behind carries over: on an H100, a draws
+//! frame submitted right after wgpu's frame took 0.3–0.4 of raw ash's submit time longer
+//! than after raw ash's (session 59, `results/s59-h200/run-2`). With [`Plan::lead_in`],
+//! each path's turn starts with an untimed run of its own body, and the timed run follows
+//! that: every path is timed in its own steady state, whatever ran before its turn.
+//!
 //! **Warm-up, and when it ends.** Before the timed repetitions, warm-up repetitions run
 //! (rotating alike) and are discarded. Warm-up ends when every path has *settled*: the
 //! median of its last three warm-up times (all metrics of the phase summed) is within 5% of
@@ -217,6 +225,10 @@ pub struct Plan {
     pub warmup_max: usize,
     /// Timed repetitions.
     pub runs: usize,
+    /// Whether each path's turn in a repetition begins with an untimed run of its body (a
+    /// lead-in), so that its timed run follows a run of its own rather than another
+    /// path's (see the module's notes on the order).
+    pub lead_in: bool,
 }
 
 /// Settled: the median of the last three warm-up totals within 5% of the three before.
@@ -488,14 +500,17 @@ fn coordinate(plan: Plan, downs: &[Sender<Down>], up: &Receiver<(usize, Up)>) ->
             let mut times = vec![Vec::new(); n];
             for k in 0..n {
                 let p = (rotation + k) % n;
-                pause();
-                downs[p]
-                    .send(Down::Go)
-                    .map_err(|_| "a path's thread is gone")?;
-                match up.recv() {
-                    Ok((q, Up::Sample(Ok(t)))) if q == p && t.len() == metrics => times[p] = t,
-                    Ok((_, Up::Sample(Err(e)))) => return Err(e),
-                    _ => return Err("a path answered out of turn".into()),
+                // The lead-in's times are dropped: the timed run is the turn's last.
+                for _ in 0..if plan.lead_in { 2 } else { 1 } {
+                    pause();
+                    downs[p]
+                        .send(Down::Go)
+                        .map_err(|_| "a path's thread is gone")?;
+                    match up.recv() {
+                        Ok((q, Up::Sample(Ok(t)))) if q == p && t.len() == metrics => times[p] = t,
+                        Ok((_, Up::Sample(Err(e)))) => return Err(e),
+                        _ => return Err("a path answered out of turn".into()),
+                    }
                 }
             }
             Ok(times)
@@ -735,6 +750,7 @@ mod tests {
             warmup: 2,
             warmup_max: 2,
             runs: 5,
+            lead_in: false,
         };
         let order = std::sync::Mutex::new(Vec::new());
         let job = |name: &'static str, us: u64| {
@@ -764,11 +780,51 @@ mod tests {
     }
 
     #[test]
+    fn with_a_lead_in_each_timed_run_follows_its_own_path_s_run() {
+        let plan = Plan {
+            warmup: 1,
+            warmup_max: 1,
+            runs: 2,
+            lead_in: true,
+        };
+        // Each run returns its number within its path: the timed samples must be the
+        // even-numbered ones' successors (the second run of each turn).
+        let order = std::sync::Mutex::new(Vec::new());
+        let job = |name: &'static str| {
+            let order = &order;
+            Box::new(move || -> Result<Stats, String> {
+                let mut count = 0u64;
+                let [s] = repeat(plan, || {
+                    order.lock().map_err(|_| "poisoned")?.push(name);
+                    count += 1;
+                    Ok([Duration::from_micros(count)])
+                })?;
+                Ok(s)
+            }) as Box<dyn FnOnce() -> Result<Stats, String> + Send + '_>
+        };
+        let r = paired(plan, vec![job("a"), job("b")]).unwrap();
+        let order = order.into_inner().unwrap();
+        // 3 repetitions (1 warm-up) x 2 paths x 2 runs, each turn a path's two runs.
+        assert_eq!(
+            order,
+            ["a", "a", "b", "b", "b", "b", "a", "a", "a", "a", "b", "b"]
+        );
+        // Runs 1-2 warmed up; the timed ones are each turn's second: 4 and 6.
+        for p in &r {
+            assert_eq!(
+                p.samples,
+                [Duration::from_micros(4), Duration::from_micros(6)]
+            );
+        }
+    }
+
+    #[test]
     fn a_failing_path_stops_the_others() {
         let plan = Plan {
             warmup: 1,
             warmup_max: 1,
             runs: 3,
+            lead_in: false,
         };
         let ok = Box::new(move || repeat(plan, || Ok([Duration::from_micros(1)])).map(|_| ()))
             as Box<dyn FnOnce() -> Result<(), String> + Send>;

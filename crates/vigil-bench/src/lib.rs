@@ -143,12 +143,14 @@ pub fn run(paths: &mut Paths, opts: &Options) -> Result<Vec<WorkloadResult>, Str
             warmup: 1,
             warmup_max: 1,
             runs: 3,
+            lead_in: false,
         }
     } else {
         Plan {
             warmup: 6,
             warmup_max: 40,
             runs: 41,
+            lead_in: false,
         }
     };
     let mut order: Vec<&'static str> = Vec::new();
@@ -212,6 +214,24 @@ fn run_one(
     let runs: Vec<PathResult>;
     let mut derived = Vec::new();
     let mut extra: Vec<(String, harness::Paired)> = Vec::new();
+    // The frame and object workloads time each path's run after a lead-in of its own (see
+    // `harness`: otherwise a path's timed frame always follows the same other path's, and
+    // a draws frame submitted after wgpu's took longer). Left out: the workloads whose
+    // repetitions are long (writes, bandwidth), idle-resources (its frames have a lead-in
+    // of their own, `draws::alternate`) and parallel-record.
+    let plan = Plan {
+        lead_in: matches!(
+            name,
+            "draws"
+                | "tier-draws"
+                | "dispatches"
+                | "dispatches-indirect"
+                | "dispatches-indirect-written"
+                | "churn"
+                | "round-trip"
+        ),
+        ..plan
+    };
     let unit = match name {
         "draws" | "idle-resources" | "parallel-record" => {
             use workloads::draws as d;
@@ -571,6 +591,7 @@ fn run_one(
                 warmup: plan.warmup.min(2),
                 warmup_max: plan.warmup_max.min(10),
                 runs: if cpu { plan.runs.min(9) } else { plan.runs },
+                ..plan
             };
             let bytes = size.pairs() * size.chunk;
             // What the copy and fill commands move: fewer bytes in the smallest pieces.
