@@ -14,7 +14,7 @@
 //! path's timed run always follows the same other path's (in `vigil, ash, wgpu`, vigil's
 //! always follows wgpu's). What that path left behind carries over: on an H100, a draws
 //! frame submitted right after wgpu's frame took 0.3–0.4 of raw ash's submit time longer
-//! than after raw ash's (session 59, `results/s59-h200/run-2`). With [`Plan::lead_in`],
+//! than after raw ash's (session 59, `results/s59/run-2`). With [`Plan::lead_in`],
 //! each path's turn starts with an untimed run of its own body, and the timed run follows
 //! that: every path is timed in its own steady state, whatever ran before its turn.
 //!

@@ -1,7 +1,7 @@
 # Session 59's third device run: 69a5b62's bench binary (vigil-s59b: each path's timed run
 # follows an untimed run of its own) beside 4157e72's (vigil-s59: without), on the subsets
 # of paths of run 2, ROUNDS (default 2) rounds, then a full run of vigil-s59b. Carry [".gl"]:
-#   source .gl/enter.sh; bash docs/results/s59-h200/run-3.sh > $OUT/run-3.log 2>&1; tail -60 $OUT/run-3.log
+#   source .gl/enter.sh; bash docs/results/s59/run-3.sh > $OUT/run-3.log 2>&1; tail -60 $OUT/run-3.log
 set -u
 limit=${LIMIT:-570}
 room() { [ $((limit - SECONDS)) -ge "$1" ] || { echo "part skipped at ${SECONDS}s: needs $1 s"; false; }; }

@@ -4,7 +4,7 @@
 # path (vigil follows the last path of the list, vigil-bundle follows wgpu). The draws and
 # dispatches workloads with subsets of the paths, ROUNDS (default 3) rounds, interleaved.
 # Carry [".gl"]:
-#   source .gl/enter.sh; bash docs/results/s59-h200/run-2.sh > $OUT/run-2.log 2>&1; tail -40 $OUT/run-2.log
+#   source .gl/enter.sh; bash docs/results/s59/run-2.sh > $OUT/run-2.log 2>&1; tail -40 $OUT/run-2.log
 set -u
 cd .gl && for b in vigil-s59; do xz -dc bin/$b.sxz > bin/$b; chmod +x bin/$b; done && cd ..
 res=$(mktemp -d)
