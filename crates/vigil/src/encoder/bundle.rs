@@ -708,8 +708,9 @@ impl<A: Api> CommandEncoder<A> {
     /// Where bundle `b`'s indirect draws read their checked arguments, in order, on a
     /// device that checks indirect draws' first instances on the GPU (empty elsewhere):
     /// each draw's check joins the pass's, in front of it, as a pass's own indirect draw
-    /// does. Taken before anything of the bundle is recorded, so that a refusal (no
-    /// scratch memory) leaves the recording as it was.
+    /// does. Taken before any of the bundle's commands is recorded natively: a refusal
+    /// (no scratch memory) records none of them (and, as every refusal, poisons the
+    /// encoder).
     fn bundle_checks(
         &mut self,
         b: &RenderBundleObj<A>,
