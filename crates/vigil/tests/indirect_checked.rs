@@ -474,8 +474,26 @@ fn without_indirect_first_instance_a_draw_naming_another_first_instance_draws_no
     // this device check as such a device would): those draws leave the clear colour, the
     // others draw their instances (the last one's index is the red channel).
     let g = gpu();
-    let d = &*g;
-    d.seams().check_indirect_first_instance();
+    g.seams().check_indirect_first_instance();
+    assert_eq!(four_indirect_draws(&g, false), CHECKED);
+}
+
+/// What [`four_indirect_draws`] leaves where first instances are checked: the draws naming
+/// another first instance than 0 draw nothing (the clear colour stays), the others their
+/// last instance's index in red.
+const CHECKED: [[u8; 4]; 4] = [
+    [0, 0, 255, 255],
+    [1, 0, 0, 255],
+    [0, 0, 255, 255],
+    [2, 0, 0, 255],
+];
+
+/// Four passes, each one indirect draw of a full-target triangle per instance, coloured by
+/// its instance index: draws at 0 and 16 of the arguments (3 vertices, 2 instances, first
+/// vertex 0, first instance 7 / 0), indexed draws at 32 and 52 (3 indices, 3 instances,
+/// first index 0, base vertex 0, first instance 5 / 0). With `bundled`, each pass executes
+/// a bundle that draws instead. Each pass's pixel, the same at (2, 2) and (60, 60).
+fn four_indirect_draws(d: &Device, bundled: bool) -> [[u8; 4]; 4] {
     let targets: Vec<_> = (0..4)
         .map(|_| target(d, TextureFormat::Rgba8Unorm, 1))
         .collect();
@@ -495,9 +513,6 @@ fn without_indirect_first_instance_a_draw_naming_another_first_instance_draws_no
             usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
         })
         .unwrap();
-    // Draws at 0 and 16: (3 vertices, 2 instances, first vertex 0, first instance 7 / 0);
-    // indexed draws at 32 and 52: (3 indices, 3 instances, first index 0, base vertex 0,
-    // first instance 5 / 0).
     let words = [3, 2, 0, 7, 3, 2, 0, 0, 3, 3, 0, 0, 5, 3, 3, 0, 0, 0, 0, 0];
     d.write_buffer(args, 0, &bytes_of(&words)).unwrap();
     let indices = d
@@ -508,86 +523,34 @@ fn without_indirect_first_instance_a_draw_naming_another_first_instance_draws_no
         })
         .unwrap();
     d.write_buffer(indices, 0, &bytes_of(&[0, 1, 2])).unwrap();
+    // Draw `i` on `$e`, a pass or a bundle encoder.
+    macro_rules! draw {
+        ($e:expr, $i:expr) => {{
+            $e.set_render_pipeline(p).unwrap();
+            if $i < 2 {
+                $e.draw_indirect(args, 16 * $i as u64).unwrap();
+            } else {
+                $e.set_index_buffer(indices, IndexFormat::Uint32, 0, None)
+                    .unwrap();
+                $e.draw_indexed_indirect(args, 32 + 20 * ($i as u64 - 2))
+                    .unwrap();
+            }
+        }};
+    }
+    let color_formats = [Some(targets[0].format)];
     let mut e = d
         .create_command_encoder(&CommandEncoderDescriptor {
-            label: "first instance checked",
+            label: "four indirect draws",
         })
         .unwrap();
     for (i, t) in targets.iter().enumerate() {
         e.begin_render_pass(&RenderPassDescriptor {
-            label: "first instance checked",
+            label: "four indirect draws",
             color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
             ..Default::default()
         })
         .unwrap();
-        e.set_render_pipeline(p).unwrap();
-        if i < 2 {
-            e.draw_indirect(args, 16 * i as u64).unwrap();
-        } else {
-            e.set_index_buffer(indices, IndexFormat::Uint32, 0, None)
-                .unwrap();
-            e.draw_indexed_indirect(args, 32 + 20 * (i as u64 - 2))
-                .unwrap();
-        }
-        e.end_render_pass().unwrap();
-    }
-    d.submit([e.finish().unwrap()]).unwrap();
-    let want = [
-        [0, 0, 255, 255],
-        [1, 0, 0, 255],
-        [0, 0, 255, 255],
-        [2, 0, 0, 255],
-    ];
-    for (t, want) in targets.iter().zip(want) {
-        let px = pixels(d, t.texture);
-        assert_eq!((at(&px, 2, 2), at(&px, 60, 60)), (want, want));
-    }
-    // The arguments themselves are as written: the check only reads them.
-    assert_eq!(read_u32(d, args, 20), words.to_vec());
-}
-
-/// Four passes, each executing a bundle of one indirect draw of the arguments of
-/// `without_indirect_first_instance_a_draw_naming_another_first_instance_draws_nothing`
-/// (with `checked`, on this device made to check first instances as one without
-/// `INDIRECT_FIRST_INSTANCE` does): each pass's pixel at (2, 2) and (60, 60).
-fn bundled_indirect_draws(checked: bool) -> Vec<([u8; 4], [u8; 4])> {
-    let g = gpu();
-    let d = &*g;
-    if checked {
-        d.seams().check_indirect_first_instance();
-    }
-    let targets: Vec<_> = (0..4)
-        .map(|_| target(d, TextureFormat::Rgba8Unorm, 1))
-        .collect();
-    let formats = [color_target(targets[0].format)];
-    let p = d
-        .create_render_pipeline(&pipeline_desc(
-            empty_layout(d),
-            module(d, INSTANCE),
-            &[],
-            &formats,
-        ))
-        .unwrap();
-    let args = d
-        .create_buffer(&BufferDescriptor {
-            label: "args",
-            size: 80,
-            usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
-        })
-        .unwrap();
-    let words = [3, 2, 0, 7, 3, 2, 0, 0, 3, 3, 0, 0, 5, 3, 3, 0, 0, 0, 0, 0];
-    d.write_buffer(args, 0, &bytes_of(&words)).unwrap();
-    let indices = d
-        .create_buffer(&BufferDescriptor {
-            label: "indices",
-            size: 12,
-            usage: BufferUsages::INDEX | BufferUsages::COPY_DST,
-        })
-        .unwrap();
-    d.write_buffer(indices, 0, &bytes_of(&[0, 1, 2])).unwrap();
-    let color_formats = [Some(targets[0].format)];
-    let bundles: Vec<RenderBundle> = (0..4)
-        .map(|i| {
+        if bundled {
             let mut b = d
                 .create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
                     label: "indirect",
@@ -595,41 +558,20 @@ fn bundled_indirect_draws(checked: bool) -> Vec<([u8; 4], [u8; 4])> {
                     ..Default::default()
                 })
                 .unwrap();
-            b.set_render_pipeline(p).unwrap();
-            if i < 2 {
-                b.draw_indirect(args, 16 * i as u64).unwrap();
-            } else {
-                b.set_index_buffer(indices, IndexFormat::Uint32, 0, None)
-                    .unwrap();
-                b.draw_indexed_indirect(args, 32 + 20 * (i as u64 - 2))
-                    .unwrap();
-            }
-            b.finish().unwrap()
-        })
-        .collect();
-    let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor {
-            label: "bundled indirect draws",
-        })
-        .unwrap();
-    for (t, b) in targets.iter().zip(&bundles) {
-        e.begin_render_pass(&RenderPassDescriptor {
-            label: "bundled indirect draws",
-            color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
-            ..Default::default()
-        })
-        .unwrap();
-        e.execute_bundles(&[*b]).unwrap();
+            draw!(b, i);
+            e.execute_bundles(&[b.finish().unwrap()]).unwrap();
+        } else {
+            draw!(e, i);
+        }
         e.end_render_pass().unwrap();
     }
     d.submit([e.finish().unwrap()]).unwrap();
-    let out = targets
-        .iter()
-        .map(|t| {
-            let px = pixels(d, t.texture);
-            (at(&px, 2, 2), at(&px, 60, 60))
-        })
-        .collect();
+    let mut out = [[0u8; 4]; 4];
+    for (o, t) in out.iter_mut().zip(&targets) {
+        let px = pixels(d, t.texture);
+        assert_eq!(at(&px, 2, 2), at(&px, 60, 60));
+        *o = at(&px, 2, 2);
+    }
     // The arguments themselves are as written: a check only reads them.
     assert_eq!(read_u32(d, args, 20), words.to_vec());
     out
@@ -638,26 +580,21 @@ fn bundled_indirect_draws(checked: bool) -> Vec<([u8; 4], [u8; 4])> {
 #[test]
 fn indirect_draws_from_a_bundle_draw_the_instances_their_arguments_name() {
     // The last instance drawn colours the target: first instance 7 of 2 draws 7 and 8.
+    let g = gpu();
     let want = [
         [8, 0, 0, 255],
         [1, 0, 0, 255],
         [7, 0, 0, 255],
         [2, 0, 0, 255],
     ];
-    let got = bundled_indirect_draws(false);
-    assert_eq!(got, want.iter().map(|&w| (w, w)).collect::<Vec<_>>());
+    assert_eq!(four_indirect_draws(&g, true), want);
 }
 
 #[test]
 fn a_bundle_s_indirect_draws_are_checked_where_it_is_executed() {
     // As a pass's own indirect draws on a device without drawIndirectFirstInstance: those
-    // naming a first instance other than 0 draw nothing (the clear colour stays).
-    let want = [
-        [0, 0, 255, 255],
-        [1, 0, 0, 255],
-        [0, 0, 255, 255],
-        [2, 0, 0, 255],
-    ];
-    let got = bundled_indirect_draws(true);
-    assert_eq!(got, want.iter().map(|&w| (w, w)).collect::<Vec<_>>());
+    // naming a first instance other than 0 draw nothing.
+    let g = gpu();
+    g.seams().check_indirect_first_instance();
+    assert_eq!(four_indirect_draws(&g, true), CHECKED);
 }

@@ -489,7 +489,18 @@ fn a_copy_into_a_bundle_s_group_is_ordered_before_the_pass_that_executes_it() {
     e.execute_bundles(&[bundle]).unwrap();
     e.end_render_pass().unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
-    let all = last_commands(&d);
+    // Between them, a barrier from the copy to the stages that read the groups' uniforms.
+    let shaders = hal_test::Stages::VERTEX_SHADER | hal_test::Stages::FRAGMENT_SHADER;
+    assert!(
+        copy_ordered_before_pass(&d, shaders),
+        "no barrier orders the copy before the bundle's reads"
+    );
+}
+
+/// Whether the last submission has, between its buffer copy and its render pass, a
+/// barrier from the copy to (at least) stages `dst`.
+fn copy_ordered_before_pass(d: &TDevice, dst: hal_test::Stages) -> bool {
+    let all = last_commands(d);
     let copy = all
         .iter()
         .position(|c| matches!(c, TestCommand::CopyBuffer { .. }))
@@ -498,16 +509,13 @@ fn a_copy_into_a_bundle_s_group_is_ordered_before_the_pass_that_executes_it() {
         .iter()
         .position(|c| matches!(c, TestCommand::BeginRenderPass(_)))
         .unwrap();
-    // Between them, a barrier from the copy to the stages that read the groups' uniforms.
-    let shaders = hal_test::Stages::VERTEX_SHADER | hal_test::Stages::FRAGMENT_SHADER;
-    assert!(
-        all[copy..pass].iter().any(|c| matches!(
+    all[copy..pass].iter().any(|c| {
+        matches!(
             c,
             TestCommand::Barrier(b)
-                if b.src.contains(hal_test::Stages::TRANSFER) && b.dst.contains(shaders)
-        )),
-        "no barrier orders the copy before the bundle's reads"
-    );
+                if b.src.contains(hal_test::Stages::TRANSFER) && b.dst.contains(dst)
+        )
+    })
 }
 
 #[test]
@@ -646,22 +654,8 @@ fn arguments_copied_before_the_pass_are_ordered_before_the_bundle_s_indirect_rea
     e.execute_bundles(&[bundle]).unwrap();
     e.end_render_pass().unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
-    let all = last_commands(&d);
-    let copy = all
-        .iter()
-        .position(|c| matches!(c, TestCommand::CopyBuffer { .. }))
-        .unwrap();
-    let pass = all
-        .iter()
-        .position(|c| matches!(c, TestCommand::BeginRenderPass(_)))
-        .unwrap();
     assert!(
-        all[copy..pass].iter().any(|c| matches!(
-            c,
-            TestCommand::Barrier(b)
-                if b.src.contains(hal_test::Stages::TRANSFER)
-                    && b.dst.contains(hal_test::Stages::DRAW_INDIRECT)
-        )),
+        copy_ordered_before_pass(&d, hal_test::Stages::DRAW_INDIRECT),
         "no barrier orders the copy before the bundle's indirect reads"
     );
 }
