@@ -763,57 +763,76 @@ impl<A: Api> CommandEncoder<A> {
             return;
         };
         let mut r = crate::native::Rec::<A>(pool);
+        if checks.is_empty() {
+            // The usual loop: an indirect draw reads the bundle's own argument buffer, and
+            // the loop carries nothing of the checks.
+            for c in b.cmds.iter() {
+                replay_one(&mut r, c, |buffer, offset| Some((&*buffer.raw, offset)));
+            }
+            return;
+        }
         let leases = &self.used.indirect.leases;
         let mut checks = checks.iter();
         for c in b.cmds.iter() {
-            match c {
-                Cmd::Pipeline(p) => r.set_render_pipeline(&p.raw),
-                Cmd::Immediates { layout, data } => r.set_immediates(&layout.raw, data),
-                Cmd::Group {
-                    index,
-                    group,
-                    layout,
-                    offsets,
-                } => r.set_bind_group(BindPoint::Render, &layout.raw, *index, &group.raw, offsets),
-                Cmd::Vertex {
-                    slot,
-                    buffer,
-                    offset,
-                } => r.set_vertex_buffer(*slot, &buffer.raw, *offset),
-                Cmd::Index {
-                    buffer,
-                    offset,
-                    format,
-                } => r.set_index_buffer(&buffer.raw, *offset, *format),
-                Cmd::Draw {
-                    vertices,
-                    instances,
-                } => r.draw(vertices.clone(), instances.clone()),
-                Cmd::DrawIndexed {
-                    indices,
-                    base_vertex,
-                    instances,
-                } => r.draw_indexed(indices.clone(), *base_vertex, instances.clone()),
-                Cmd::DrawIndirect {
-                    buffer,
-                    offset,
-                    indexed,
-                } => {
-                    // Checked: from the check's slot of the scratch buffer, which holds the
-                    // arguments, or nothing drawn where they name another first instance.
-                    let (raw, at) = match checks.next() {
-                        Some(c) => match leases.get(c.lease).and_then(|l| l.scratch()) {
-                            Some(s) => (&*s.buffer, u64::from(c.slot_offset)),
-                            None => continue,
-                        },
-                        None => (&*buffer.raw, *offset),
-                    };
-                    if *indexed {
-                        r.draw_indexed_indirect(raw, at);
-                    } else {
-                        r.draw_indirect(raw, at);
-                    }
-                }
+            // Checked: from the check's slot of the scratch buffer, which holds the
+            // arguments, or nothing drawn where they name another first instance.
+            replay_one(&mut r, c, |_, _| {
+                let c = checks.next()?;
+                let s = leases.get(c.lease).and_then(|l| l.scratch())?;
+                Some((&*s.buffer, u64::from(c.slot_offset)))
+            });
+        }
+    }
+}
+
+/// Records one command of a bundle; an indirect draw reads where `indirect` says (given
+/// the bundle's argument buffer and offset; `None`: not drawn).
+#[inline(always)]
+fn replay_one<'a, A: Api>(
+    r: &mut crate::native::Rec<'_, A>,
+    c: &'a Cmd<A>,
+    mut indirect: impl FnMut(&'a BufferObj<A>, u64) -> Option<(&'a A::Buffer, u64)>,
+) {
+    match c {
+        Cmd::Pipeline(p) => r.set_render_pipeline(&p.raw),
+        Cmd::Immediates { layout, data } => r.set_immediates(&layout.raw, data),
+        Cmd::Group {
+            index,
+            group,
+            layout,
+            offsets,
+        } => r.set_bind_group(BindPoint::Render, &layout.raw, *index, &group.raw, offsets),
+        Cmd::Vertex {
+            slot,
+            buffer,
+            offset,
+        } => r.set_vertex_buffer(*slot, &buffer.raw, *offset),
+        Cmd::Index {
+            buffer,
+            offset,
+            format,
+        } => r.set_index_buffer(&buffer.raw, *offset, *format),
+        Cmd::Draw {
+            vertices,
+            instances,
+        } => r.draw(vertices.clone(), instances.clone()),
+        Cmd::DrawIndexed {
+            indices,
+            base_vertex,
+            instances,
+        } => r.draw_indexed(indices.clone(), *base_vertex, instances.clone()),
+        Cmd::DrawIndirect {
+            buffer,
+            offset,
+            indexed,
+        } => {
+            let Some((raw, at)) = indirect(buffer, *offset) else {
+                return;
+            };
+            if *indexed {
+                r.draw_indexed_indirect(raw, at);
+            } else {
+                r.draw_indirect(raw, at);
             }
         }
     }
