@@ -188,6 +188,26 @@ fn groups_setting(default: u32) -> u32 {
     groups_from(std::env::var("VIGIL_BENCH_GROUPS").ok().as_deref(), default)
 }
 
+/// Whether workload `name`'s turns begin with a lead-in: the frame and object workloads'
+/// do, unless `setting` (`VIGIL_BENCH_LEAD_IN`) is `all` (every workload's) or `none` (no
+/// workload's), for runs that measure what the lead-in changes; anything else is ignored.
+fn lead_in_for(name: &str, setting: Option<&str>) -> bool {
+    match setting.map(str::trim) {
+        Some("all") => true,
+        Some("none") => false,
+        _ => matches!(
+            name,
+            "draws"
+                | "tier-draws"
+                | "dispatches"
+                | "dispatches-indirect"
+                | "dispatches-indirect-written"
+                | "churn"
+                | "round-trip"
+        ),
+    }
+}
+
 /// The whole number the environment variable `name` holds (blanks around it ignored), if
 /// any: what the numeric `VIGIL_BENCH_*` tuning settings are read with.
 pub(crate) fn number_setting(name: &str) -> Option<u64> {
@@ -220,16 +240,7 @@ fn run_one(
     // repetitions are long (writes, bandwidth), idle-resources (its frames have a lead-in
     // of their own, `draws::alternate`) and parallel-record.
     let plan = Plan {
-        lead_in: matches!(
-            name,
-            "draws"
-                | "tier-draws"
-                | "dispatches"
-                | "dispatches-indirect"
-                | "dispatches-indirect-written"
-                | "churn"
-                | "round-trip"
-        ),
+        lead_in: lead_in_for(name, std::env::var("VIGIL_BENCH_LEAD_IN").ok().as_deref()),
         ..plan
     };
     let unit = match name {
@@ -933,7 +944,20 @@ pub fn cli(args: &[String]) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{groups_from, parse_cpus};
+    use super::{groups_from, lead_in_for, parse_cpus};
+
+    #[test]
+    fn the_lead_in_is_the_frame_workloads_unless_the_setting_says_all_or_none() {
+        for w in ["draws", "dispatches", "churn", "round-trip", "tier-draws"] {
+            assert!(lead_in_for(w, None), "{w}");
+            assert!(!lead_in_for(w, Some("none")), "{w}");
+        }
+        for w in ["writes", "bandwidth", "idle-resources", "parallel-record"] {
+            assert!(!lead_in_for(w, None), "{w}");
+            assert!(!lead_in_for(w, Some("other")), "{w}");
+            assert!(lead_in_for(w, Some(" all ")), "{w}");
+        }
+    }
 
     #[test]
     fn a_groups_setting_names_a_count_or_leaves_the_default() {
