@@ -63,10 +63,16 @@ fn bundle_desc(formats: &[Option<TextureFormat>]) -> RenderBundleEncoderDescript
 
 const RGBA: &[Option<TextureFormat>] = &[Some(TextureFormat::Rgba8Unorm)];
 
-/// The scene's four draws recorded into a bundle.
-fn quads_bundle(d: &TDevice, s: &Scene) -> RenderBundle {
+/// A bundle encoder for the scene's target with the scene's pipeline set.
+fn drawing_bundle(d: &TDevice, s: &Scene) -> RenderBundleEncoder<TestApi> {
     let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
     b.set_render_pipeline(s.pipeline).unwrap();
+    b
+}
+
+/// The scene's four draws recorded into a bundle.
+fn quads_bundle(d: &TDevice, s: &Scene) -> RenderBundle {
+    let mut b = drawing_bundle(d, s);
     for q in 0..4 {
         quad!(b, s, q);
     }
@@ -80,6 +86,14 @@ fn executing(d: &TDevice, view: TextureView, bundles: &[RenderBundle]) -> Comman
     e.execute_bundles(bundles).unwrap();
     e.end_render_pass().unwrap();
     e.finish().unwrap()
+}
+
+/// Executes `bundle` in a new pass on `view`, which must be refused as naming a stale
+/// handle; the refusal's message.
+fn stale_execution(d: &TDevice, view: TextureView, bundle: RenderBundle) -> String {
+    let mut e = encoder(d);
+    begin_pass(&mut e, view);
+    expect_rule(e.execute_bundles(&[bundle]), Rule::HandleStale).to_string()
 }
 
 /// Submits [`executing`]'s command buffer.
@@ -246,8 +260,7 @@ fn a_bundle_checks_its_calls_as_a_pass_does() {
     expect_rule(b.draw(0..3, 0..1), Rule::EncoderPoisoned);
 
     // An index range past the index buffer.
-    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
-    b.set_render_pipeline(s.pipeline).unwrap();
+    let mut b = drawing_bundle(&d, &s);
     b.set_bind_group(0, s.groups[0], &[]).unwrap();
     b.set_vertex_buffer(0, s.vbs[0], 0, None).unwrap();
     b.set_index_buffer(s.ibs[0], IndexFormat::Uint16, 0, None)
@@ -320,8 +333,7 @@ fn a_bundle_s_immediate_data_is_pushed_as_a_pass_pushes_it() {
         5
     );
 
-    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
-    b.set_render_pipeline(s.pipeline).unwrap();
+    let mut b = drawing_bundle(&d, &s);
     frame!(b);
     let bundle = b.finish().unwrap();
     submit_executing(&d, view, &[bundle]);
@@ -410,18 +422,13 @@ fn a_bundle_naming_a_destroyed_object_is_refused_and_keeps_its_natives() {
     d.destroy_buffer(s.vbs[1]).unwrap();
     // The bundle holds the buffer's native object.
     assert_eq!(natives(), live);
-    let mut e = encoder(&d);
-    begin_pass(&mut e, view);
-    let err = expect_rule(e.execute_bundles(&[bundle]), Rule::HandleStale);
-    assert!(err.to_string().contains("corners"), "{err}");
-    drop(e);
+    let err = stale_execution(&d, view, bundle);
+    assert!(err.contains("corners"), "{err}");
     d.destroy_render_bundle(bundle).unwrap();
     d.poll().unwrap();
     assert_eq!(natives(), live - 1);
     // A destroyed bundle's handle is stale.
-    let mut e = encoder(&d);
-    begin_pass(&mut e, view);
-    expect_rule(e.execute_bundles(&[bundle]), Rule::HandleStale);
+    stale_execution(&d, view, bundle);
     expect_rule(d.destroy_render_bundle(bundle), Rule::HandleStale);
 }
 
@@ -457,8 +464,7 @@ fn a_bundle_s_buffers_join_the_pass_s_usage_scope() {
         TextureFormat::Rgba8Unorm,
     );
     // A bundle drawing from `both` as vertices.
-    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
-    b.set_render_pipeline(s.pipeline).unwrap();
+    let mut b = drawing_bundle(&d, &s);
     b.set_bind_group(0, s.groups[0], &[]).unwrap();
     b.set_vertex_buffer(0, both, 0, None).unwrap();
     b.draw(0..3, 0..1).unwrap();
@@ -529,10 +535,8 @@ fn a_submission_that_executed_a_bundle_is_refused_once_the_bundle_names_a_destro
     d.destroy_buffer(s.uniforms).unwrap();
     let err = expect_rule(d.submit([cb]), Rule::SubmitDestroyed);
     assert!(err.to_string().contains("uniforms"), "{err}");
-    let mut e = encoder(&d);
-    begin_pass(&mut e, view);
-    let err = expect_rule(e.execute_bundles(&[bundle]), Rule::HandleStale);
-    assert!(err.to_string().contains("uniforms"), "{err}");
+    let err = stale_execution(&d, view, bundle);
+    assert!(err.contains("uniforms"), "{err}");
 }
 
 #[test]
@@ -578,17 +582,30 @@ macro_rules! indirect_quads {
     }};
 }
 
-#[test]
-fn a_bundle_s_indirect_draws_record_what_the_pass_s_own_record() {
-    let d = device();
-    let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
-    let view = target_view(&d, [16, 16]);
+/// The scene, a target view and an argument buffer for [`indirect_quads!`].
+fn indirect_scene(d: &TDevice) -> (Scene, TextureView, Buffer) {
+    let s = scene(d, TextureFormat::Rgba8Unorm, 0);
+    let view = target_view(d, [16, 16]);
     let args = buffer(
-        &d,
+        d,
         "args",
         64,
         BufferUsages::INDIRECT | BufferUsages::COPY_DST,
     );
+    (s, view, args)
+}
+
+/// [`indirect_quads!`] recorded into a bundle.
+fn indirect_bundle(d: &TDevice, s: &Scene, args: Buffer) -> RenderBundle {
+    let mut b = drawing_bundle(d, s);
+    indirect_quads!(b, s, args);
+    b.finish().unwrap()
+}
+
+#[test]
+fn a_bundle_s_indirect_draws_record_what_the_pass_s_own_record() {
+    let d = device();
+    let (s, view, args) = indirect_scene(&d);
     let mut e = encoder(&d);
     begin_pass(&mut e, view);
     e.set_render_pipeline(s.pipeline).unwrap();
@@ -605,48 +622,32 @@ fn a_bundle_s_indirect_draws_record_what_the_pass_s_own_record() {
         "{inline:?}"
     );
 
-    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
-    b.set_render_pipeline(s.pipeline).unwrap();
-    indirect_quads!(b, s, args);
     // Refused as in a pass: an offset past the buffer's end, a buffer without `INDIRECT`.
-    let mut bad = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
-    bad.set_render_pipeline(s.pipeline).unwrap();
-    bad.set_bind_group(0, s.groups[0], &[]).unwrap();
-    bad.set_vertex_buffer(0, s.vbs[0], 0, None).unwrap();
-    expect_rule(bad.draw_indirect(args, 60), Rule::BufferRange);
-    let mut bad = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
-    bad.set_render_pipeline(s.pipeline).unwrap();
-    bad.set_bind_group(0, s.groups[0], &[]).unwrap();
-    bad.set_vertex_buffer(0, s.vbs[0], 0, None).unwrap();
-    expect_rule(bad.draw_indirect(s.uniforms, 0), Rule::IndirectUsage);
+    for (buffer, offset, rule) in [
+        (args, 60, Rule::BufferRange),
+        (s.uniforms, 0, Rule::IndirectUsage),
+    ] {
+        let mut bad = drawing_bundle(&d, &s);
+        bad.set_bind_group(0, s.groups[0], &[]).unwrap();
+        bad.set_vertex_buffer(0, s.vbs[0], 0, None).unwrap();
+        expect_rule(bad.draw_indirect(buffer, offset), rule);
+    }
 
-    let bundle = b.finish().unwrap();
+    let bundle = indirect_bundle(&d, &s, args);
     submit_executing(&d, view, &[bundle]);
     assert_eq!(pass_commands(&d), inline);
 
     // The argument buffer is named: destroyed, the bundle's executions are refused.
     d.destroy_buffer(args).unwrap();
-    let mut e = encoder(&d);
-    begin_pass(&mut e, view);
-    let err = expect_rule(e.execute_bundles(&[bundle]), Rule::HandleStale);
-    assert!(err.to_string().contains("args"), "{err}");
+    let err = stale_execution(&d, view, bundle);
+    assert!(err.contains("args"), "{err}");
 }
 
 #[test]
 fn arguments_copied_before_the_pass_are_ordered_before_the_bundle_s_indirect_reads() {
     let d = device();
-    let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
-    let view = target_view(&d, [16, 16]);
-    let args = buffer(
-        &d,
-        "args",
-        64,
-        BufferUsages::INDIRECT | BufferUsages::COPY_DST,
-    );
-    let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();
-    b.set_render_pipeline(s.pipeline).unwrap();
-    indirect_quads!(b, s, args);
-    let bundle = b.finish().unwrap();
+    let (s, view, args) = indirect_scene(&d);
+    let bundle = indirect_bundle(&d, &s, args);
     let src = buffer(&d, "src", 64, BufferUsages::COPY_SRC);
     let mut e = encoder(&d);
     e.copy_buffer_to_buffer(src, 0, args, 0, 64).unwrap();
