@@ -971,4 +971,28 @@ pub trait CommandEncoder: Send + Debug {
     /// The trait's recording contract (see [`CommandEncoder`]); a mesh pipeline is bound and
     /// the 12 bytes lie in the buffer, 4-aligned.
     unsafe fn draw_mesh_tasks_indirect(&mut self, buffer: &<Self::A as Api>::Buffer, offset: u64);
+    /// Opens a debug group named `label` (which may be empty): tools that show the
+    /// command stream (RenderDoc, Nsight, the validation layer's messages) group the
+    /// commands that follow under it until the matching
+    /// [`pop_debug_group`](CommandEncoder::pop_debug_group). A backend without a way to
+    /// label commands records nothing.
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]); every group is closed in
+    /// the recording that opened it: one opened inside a pass before the pass ends, one
+    /// opened outside passes before the recording ends.
+    unsafe fn push_debug_group(&mut self, label: &str);
+    /// Closes the debug group opened last.
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]); a group opened by
+    /// [`push_debug_group`](CommandEncoder::push_debug_group) in the same recording (and,
+    /// inside a pass, in the same pass) is open.
+    unsafe fn pop_debug_group(&mut self);
+    /// Marks one point of the command stream with `label`, as a debug group would, for the
+    /// same tools.
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]).
+    unsafe fn insert_debug_marker(&mut self, label: &str);
 }

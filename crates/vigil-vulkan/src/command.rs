@@ -68,24 +68,29 @@ impl CommandEncoder {
     }
 
     fn begin_label(&mut self, label: &str) -> bool {
-        let Some(du) = &self.shared.debug_utils else {
-            return false;
-        };
-        if label.is_empty() {
+        if label.is_empty() || self.shared.debug_utils.is_none() {
             return false;
         }
-        let Ok(name) = CString::new(label.replace('\0', " ")) else {
-            return false;
+        self.open_label(label);
+        true
+    }
+
+    /// Opens a debug label named `label` (NULs, which a C string cannot hold, shown as
+    /// spaces), when the device labels commands.
+    fn open_label(&mut self, label: &str) {
+        let Some(du) = &self.shared.debug_utils else {
+            return;
         };
+        let name = c_label(label);
         let info = vk::DebugUtilsLabelEXT::default().label_name(&name);
         // SAFETY: recording command buffer; the label is copied during the call.
         unsafe { du.cmd_begin_debug_utils_label(self.active, &info) };
-        true
     }
 
     fn end_label(&mut self) {
         if let Some(du) = &self.shared.debug_utils {
-            // SAFETY: matches the begin recorded by `begin_label`.
+            // SAFETY: matches a begin recorded by `open_label` in this recording (the pass's
+            // own label, or a debug group the layer above checked is open).
             unsafe { du.cmd_end_debug_utils_label(self.active) };
         }
     }
@@ -190,6 +195,11 @@ impl CommandEncoder {
 // The commands recorded per draw or dispatch are one native call each and marked
 // `#[inline]`, so they inline into the layer above (as ash's own wrappers do): without it
 // every command paid a call of its own on top of ash's.
+/// `label` as a C string: NULs, which it cannot hold, become spaces (so it always converts).
+fn c_label(label: &str) -> CString {
+    CString::new(label.replace('\0', " ")).unwrap_or_default()
+}
+
 impl hal::CommandEncoder for CommandEncoder {
     type A = Api;
 
@@ -828,6 +838,24 @@ impl hal::CommandEncoder for CommandEncoder {
                 reference,
             )
         };
+    }
+
+    unsafe fn push_debug_group(&mut self, label: &str) {
+        self.open_label(label);
+    }
+
+    unsafe fn pop_debug_group(&mut self) {
+        self.end_label();
+    }
+
+    unsafe fn insert_debug_marker(&mut self, label: &str) {
+        let Some(du) = &self.shared.debug_utils else {
+            return;
+        };
+        let name = c_label(label);
+        let info = vk::DebugUtilsLabelEXT::default().label_name(&name);
+        // SAFETY: recording command buffer; the label is copied during the call.
+        unsafe { du.cmd_insert_debug_utils_label(self.active, &info) };
     }
 
     #[inline]

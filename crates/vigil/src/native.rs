@@ -985,6 +985,13 @@ recording! {
     fn draw_mesh_tasks(&mut self, count: [u32; 3]);
     /// A mesh draw with counts read from a buffer (a mesh pipeline bound).
     fn draw_mesh_tasks_indirect(&mut self, buffer: &A::Buffer, offset: u64);
+    /// A debug group opened.
+    fn push_debug_group(&mut self, label: &str);
+    /// The debug group opened last closed (one is open in this recording, and in this
+    /// pass when inside one).
+    fn pop_debug_group(&mut self);
+    /// A debug marker.
+    fn insert_debug_marker(&mut self, label: &str);
 }
 
 /// A kind of native object vigil owns: how to release one.

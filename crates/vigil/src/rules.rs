@@ -264,6 +264,8 @@ rules! {
     EncoderFinished: InvalidState, "encoder.finished", "An encoder is finished once.", "WebGPU finish";
     PassOpen: InvalidState, "encoder.pass-open", "Passes do not nest, copies happen outside passes, and an encoder is finished with no pass open.", "WebGPU encoder state";
     PassNotOpen: InvalidState, "encoder.pass-not-open", "Pass commands come inside a pass of their kind.", "WebGPU encoder state";
+    DebugGroupEmpty: InvalidState, "encoder.debug-group-empty", "pop_debug_group closes a debug group that is open: one the encoder opened, inside a pass one the pass opened, in a render bundle one the bundle opened.", "WebGPU popDebugGroup (the debug group stack is not empty)";
+    DebugGroupOpen: InvalidState, "encoder.debug-group-open", "A debug group is closed where it was opened: a pass's before the pass ends, a render bundle's before it finishes, an encoder's before it finishes.", "WebGPU end(), finish() (the debug group stack is empty)";
     BindGroupIndex: OutOfBounds, "encoder.bind-group-index", "A bind group index is below max_bind_groups (and vigil's 8).", "WebGPU setBindGroup: maxBindGroups";
     DynamicOffsetCount: InvalidDescriptor, "encoder.dynamic-offset-count", "A bind group gets one dynamic offset per dynamic binding.", "WebGPU setBindGroup";
     DynamicOffsetAlignment: OutOfBounds, "encoder.dynamic-offset-alignment", "Dynamic offsets are multiples of their binding kind's alignment.", "WebGPU setBindGroup";

@@ -226,3 +226,58 @@ fn a_copy_before_the_pass_is_ordered_before_the_bundle_s_reads() {
     assert_eq!(quadrants(&pixels(&d, t.texture)).to_vec(), swapped);
     d.finish();
 }
+
+#[test]
+fn debug_groups_around_a_copy_a_pass_and_a_bundle_change_nothing_drawn() {
+    let d = gpu();
+    let s = scene(&d);
+    // The bundle's own group, with a marker between its draws.
+    let mut b = d
+        .create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
+            label: "quads",
+            color_formats: &[Some(TextureFormat::Rgba8Unorm)],
+            ..Default::default()
+        })
+        .unwrap();
+    b.push_debug_group("bundle").unwrap();
+    b.set_render_pipeline(s.pipeline).unwrap();
+    for q in 0..4 {
+        if q == 2 {
+            b.insert_debug_marker("half way").unwrap();
+        }
+        quad!(b, s, q);
+    }
+    b.pop_debug_group().unwrap();
+    let bundle = b.finish().unwrap();
+    // Quadrant 3's color copied in the same command buffer: the pass's end puts the
+    // barrier in a native command buffer in front of the pass's, and the encoder's group,
+    // opened before both, closes after them.
+    let staging = d
+        .create_buffer(&BufferDescriptor {
+            label: "new color",
+            size: 256,
+            usage: BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    let white = [255, 255, 255, 255];
+    d.write_buffer(staging, 0, &uniform_bytes(3, white))
+        .unwrap();
+    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let mut e = encoder(&d);
+    e.push_debug_group("frame").unwrap();
+    e.insert_debug_marker("copy").unwrap();
+    e.copy_buffer_to_buffer(staging, 0, s.uniforms, 3 * 256, 32)
+        .unwrap();
+    begin(&mut e, &t);
+    e.push_debug_group("pass").unwrap();
+    e.execute_bundles(&[bundle]).unwrap();
+    e.pop_debug_group().unwrap();
+    e.end_render_pass().unwrap();
+    e.pop_debug_group().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    assert_eq!(
+        quadrants(&pixels(&d, t.texture)),
+        [COLORS[0], COLORS[1], COLORS[2], white]
+    );
+    d.finish();
+}

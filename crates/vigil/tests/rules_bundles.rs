@@ -660,3 +660,48 @@ fn arguments_copied_before_the_pass_are_ordered_before_the_bundle_s_indirect_rea
         "no barrier orders the copy before the bundle's indirect reads"
     );
 }
+
+#[test]
+fn a_bundle_records_its_debug_groups_and_markers_where_it_is_executed() {
+    let d = device();
+    let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
+    let view = target_view(&d, [16, 16]);
+    let mut b = drawing_bundle(&d, &s);
+    b.push_debug_group("quads").unwrap();
+    quad!(b, s, 0);
+    b.insert_debug_marker("between").unwrap();
+    quad!(b, s, 1);
+    b.pop_debug_group().unwrap();
+    let bundle = b.finish().unwrap();
+    submit_executing(&d, view, &[bundle]);
+    let cmds = pass_commands(&d);
+    let debug: Vec<&str> = cmds
+        .iter()
+        .map(String::as_str)
+        .filter(|c| c.contains("Debug") || c.starts_with("DrawIndexed"))
+        .collect();
+    assert_eq!(
+        debug,
+        [
+            r#"PushDebugGroup("quads")"#,
+            "DrawIndexed(0..6, 0, 0..1)",
+            r#"InsertDebugMarker("between")"#,
+            "DrawIndexed(0..6, 0, 0..1)",
+            "PopDebugGroup",
+        ]
+    );
+}
+
+#[test]
+fn a_bundle_closes_the_debug_groups_it_opens() {
+    let d = device();
+    let s = scene(&d, TextureFormat::Rgba8Unorm, 0);
+    let mut b = drawing_bundle(&d, &s);
+    let err = expect_rule(b.pop_debug_group(), Rule::DebugGroupEmpty);
+    assert!(err.message().contains("render bundle"), "{err}");
+    let mut b = drawing_bundle(&d, &s);
+    b.push_debug_group("quads").unwrap();
+    quad!(b, s, 0);
+    let err = expect_rule(b.finish(), Rule::DebugGroupOpen);
+    assert!(err.message().contains("the render bundle"), "{err}");
+}

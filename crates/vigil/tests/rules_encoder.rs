@@ -546,3 +546,137 @@ fn a_dispatch_that_reads_and_writes_one_buffer_through_its_group_is_refused() {
     e.set_bind_group(0, rewritten, &[]).unwrap();
     expect_rule(e.dispatch(1, 1, 1), Rule::PassUsageConflict);
 }
+
+/// The debug commands of the last submission, with the passes and dispatches between them,
+/// as text (`TestCommand` has no `PartialEq`).
+fn debug_commands(d: &TDevice) -> Vec<String> {
+    last_commands(d)
+        .into_iter()
+        .filter(|c| {
+            matches!(
+                c,
+                TestCommand::PushDebugGroup(_)
+                    | TestCommand::PopDebugGroup
+                    | TestCommand::InsertDebugMarker(_)
+                    | TestCommand::BeginComputePass(_)
+                    | TestCommand::EndComputePass
+                    | TestCommand::BeginRenderPass(_)
+                    | TestCommand::EndRenderPass
+                    | TestCommand::Dispatch(_)
+            )
+        })
+        .map(|c| format!("{c:?}"))
+        .collect()
+}
+
+#[test]
+fn debug_groups_and_markers_reach_the_native_commands_in_order() {
+    let d = device();
+    let (k, g, ..) = ready(&d);
+    let view = target_view(&d, [4, 4]);
+    let mut e = encoder(&d);
+    e.push_debug_group("frame").unwrap();
+    e.insert_debug_marker("start").unwrap();
+    compute_pass(&mut e);
+    e.push_debug_group("").unwrap();
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    e.pop_debug_group().unwrap();
+    e.end_compute_pass().unwrap();
+    begin_pass(&mut e, view);
+    e.push_debug_group("pass").unwrap();
+    e.push_debug_group("nested").unwrap();
+    e.insert_debug_marker("inside").unwrap();
+    e.pop_debug_group().unwrap();
+    e.pop_debug_group().unwrap();
+    e.end_render_pass().unwrap();
+    e.pop_debug_group().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    assert_eq!(
+        debug_commands(&d),
+        [
+            r#"PushDebugGroup("frame")"#,
+            r#"InsertDebugMarker("start")"#,
+            r#"BeginComputePass("")"#,
+            r#"PushDebugGroup("")"#,
+            "Dispatch([1, 1, 1])",
+            "PopDebugGroup",
+            "EndComputePass",
+            r#"BeginRenderPass("pass")"#,
+            r#"PushDebugGroup("pass")"#,
+            r#"PushDebugGroup("nested")"#,
+            r#"InsertDebugMarker("inside")"#,
+            "PopDebugGroup",
+            "PopDebugGroup",
+            "EndRenderPass",
+            "PopDebugGroup",
+        ]
+    );
+}
+
+#[test]
+fn popping_a_debug_group_that_is_not_open_is_refused() {
+    let d = device();
+    let mut e = encoder(&d);
+    let err = expect_rule(e.pop_debug_group(), Rule::DebugGroupEmpty);
+    assert!(err.message().contains("no debug group is open"), "{err}");
+    // The refusal poisons the encoder, as every refusal does.
+    expect_rule(e.finish(), Rule::DebugGroupEmpty);
+    // A pass cannot close a group opened before it.
+    let mut e = encoder(&d);
+    e.push_debug_group("frame").unwrap();
+    compute_pass(&mut e);
+    let err = expect_rule(e.pop_debug_group(), Rule::DebugGroupEmpty);
+    assert!(err.message().contains("opened in this pass"), "{err}");
+    let view = target_view(&d, [4, 4]);
+    let mut e = encoder(&d);
+    e.push_debug_group("frame").unwrap();
+    begin_pass(&mut e, view);
+    expect_rule(e.pop_debug_group(), Rule::DebugGroupEmpty);
+    // Pushes and pops balance: one pop too many is refused.
+    let mut e = encoder(&d);
+    e.push_debug_group("a").unwrap();
+    e.pop_debug_group().unwrap();
+    expect_rule(e.pop_debug_group(), Rule::DebugGroupEmpty);
+}
+
+#[test]
+fn a_debug_group_left_open_refuses_the_end_of_its_pass_and_the_finish() {
+    let d = device();
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.push_debug_group("dispatches").unwrap();
+    let err = expect_rule(e.end_compute_pass(), Rule::DebugGroupOpen);
+    assert!(
+        err.message()
+            .contains("1 debug group(s) opened in the pass"),
+        "{err}"
+    );
+    // The first refusal is what finish reports.
+    let err = expect_rule(e.finish(), Rule::DebugGroupOpen);
+    assert!(err.message().contains("the pass"), "{err}");
+    let view = target_view(&d, [4, 4]);
+    let mut e = encoder(&d);
+    begin_pass(&mut e, view);
+    e.push_debug_group("draws").unwrap();
+    e.push_debug_group("more").unwrap();
+    e.pop_debug_group().unwrap();
+    expect_rule(e.end_render_pass(), Rule::DebugGroupOpen);
+    // A group opened outside passes may stay open across one, and must be closed before
+    // the encoder finishes.
+    let mut e = encoder(&d);
+    e.push_debug_group("frame").unwrap();
+    begin_pass(&mut e, view);
+    e.end_render_pass().unwrap();
+    e.push_debug_group("copies").unwrap();
+    e.pop_debug_group().unwrap();
+    let err = expect_rule(e.finish(), Rule::DebugGroupOpen);
+    assert!(err.message().contains("opened in the encoder"), "{err}");
+    let mut e = encoder(&d);
+    e.push_debug_group("frame").unwrap();
+    begin_pass(&mut e, view);
+    e.end_render_pass().unwrap();
+    e.pop_debug_group().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+}

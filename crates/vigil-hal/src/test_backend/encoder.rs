@@ -166,6 +166,12 @@ pub enum TestCommand {
     DrawMeshTasks([u32; 3]),
     /// A mesh draw with counts read from a buffer: the buffer and offset.
     DrawMeshTasksIndirect(ObjectId, u64),
+    /// A debug group opened, with its label.
+    PushDebugGroup(String),
+    /// The debug group opened last closed.
+    PopDebugGroup,
+    /// A debug marker, with its label.
+    InsertDebugMarker(String),
 }
 
 /// A finished test command buffer.
@@ -452,6 +458,18 @@ impl CommandEncoder for TestCommandEncoder {
 
     unsafe fn set_stencil_reference(&mut self, reference: u32) {
         self.push(TestCommand::SetStencilReference(reference));
+    }
+
+    unsafe fn push_debug_group(&mut self, label: &str) {
+        self.push(TestCommand::PushDebugGroup(label.to_owned()));
+    }
+
+    unsafe fn pop_debug_group(&mut self) {
+        self.push(TestCommand::PopDebugGroup);
+    }
+
+    unsafe fn insert_debug_marker(&mut self, label: &str) {
+        self.push(TestCommand::InsertDebugMarker(label.to_owned()));
     }
 
     unsafe fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) {

@@ -97,6 +97,12 @@ enum Cmd<A: Api> {
         offset: u64,
         indexed: bool,
     },
+    /// A debug group opened, with its label.
+    PushDebugGroup(Box<str>),
+    /// The debug group opened last closed.
+    PopDebugGroup,
+    /// A debug marker, with its label.
+    InsertDebugMarker(Box<str>),
 }
 
 /// A buffer range a bundle's draws read: `(buffer, offset, size, use)`.
@@ -231,7 +237,7 @@ impl<A: Api> Labelled for RenderBundleObj<A> {
 /// What a bundle records: pipelines that draw from vertex and index buffers, bind groups
 /// and immediate data (no mesh or GPU-pointer pipelines: rule `render-bundle.pipeline`),
 /// bind groups with their dynamic offsets, immediate data, vertex and index buffers,
-/// direct draws and indirect draws. Viewports, scissors, blend constants and stencil
+/// direct draws and indirect draws, debug groups and markers. Viewports, scissors, blend constants and stencil
 /// references are not recorded in bundles: they are the pass's, as in WebGPU.
 pub struct RenderBundleEncoder<A: Api = DefaultApi> {
     inner: CommandEncoder<A>,
@@ -402,6 +408,31 @@ impl<A: Api> RenderBundleEncoder<A> {
         Ok(())
     }
 
+    /// Opens a debug group, as [`CommandEncoder::push_debug_group`]: closed before the
+    /// bundle finishes (`encoder.debug-group-open`). Executing the bundle records it
+    /// inside the pass.
+    pub fn push_debug_group(&mut self, label: &str) -> Result<()> {
+        self.inner.push_debug_group(label)?;
+        self.cmds.push(Cmd::PushDebugGroup(label.into()));
+        Ok(())
+    }
+
+    /// Closes the debug group the bundle opened last, as
+    /// [`CommandEncoder::pop_debug_group`] (`encoder.debug-group-empty`).
+    pub fn pop_debug_group(&mut self) -> Result<()> {
+        self.inner.pop_debug_group()?;
+        self.cmds.push(Cmd::PopDebugGroup);
+        Ok(())
+    }
+
+    /// Marks a point between the bundle's commands, as
+    /// [`CommandEncoder::insert_debug_marker`].
+    pub fn insert_debug_marker(&mut self, label: &str) -> Result<()> {
+        self.inner.insert_debug_marker(label)?;
+        self.cmds.push(Cmd::InsertDebugMarker(label.into()));
+        Ok(())
+    }
+
     /// Draws, as [`CommandEncoder::draw`].
     pub fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) -> Result<()> {
         let dirty = self.groups_to_bind();
@@ -518,13 +549,15 @@ impl<A: Api> RenderBundleEncoder<A> {
         e.render.binder.dirty &= !dirty;
     }
 
-    /// Finishes the bundle. Refused when a call was refused (the encoder is poisoned).
+    /// Finishes the bundle. Refused when a call was refused (the encoder is poisoned), or
+    /// while a debug group it opened is open (`encoder.debug-group-open`).
     pub fn finish(self) -> Result<RenderBundle> {
         const OP: &str = "finish";
         let e = &self.inner;
         if let Some(first) = &e.error {
             return Err(e.poisoned(first, OP));
         }
+        e.debug_groups_closed(OP, "the render bundle")?;
         e.core.check_alive(OP)?;
         let core = e.core.clone();
         let label = e.label.clone();
@@ -835,5 +868,8 @@ fn replay_one<'a, A: Api>(
                 r.draw_indirect(raw, at);
             }
         }
+        Cmd::PushDebugGroup(label) => r.push_debug_group(label),
+        Cmd::PopDebugGroup => r.pop_debug_group(),
+        Cmd::InsertDebugMarker(label) => r.insert_debug_marker(label),
     }
 }

@@ -145,6 +145,7 @@ impl<A: Api> CommandEncoder<A> {
                 );
             }
             e.pass = Pass::Compute;
+            e.pass_begins_debug();
             e.compute = ComputeState {
                 front: front.then_some(e.used.seq.wrapping_add(1)),
                 ..ComputeState::default()
@@ -159,6 +160,7 @@ impl<A: Api> CommandEncoder<A> {
         const OP: &str = "end_compute_pass";
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
+            e.debug_groups_closed(OP, "the pass")?;
             let core = e.core.clone();
             if let Some(mut r) = e.rec() {
                 r.end_compute_pass();

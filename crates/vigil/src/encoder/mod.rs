@@ -20,6 +20,7 @@ mod accel;
 mod binder;
 mod bundle;
 pub(crate) mod compute;
+mod debug;
 mod gpu;
 mod render;
 mod scope;
@@ -129,6 +130,10 @@ pub struct CommandEncoder<A: Api = DefaultApi> {
     /// textures in a heap (`pass` 0), or in render pass `pass`, whose scope holds the
     /// reads that look added.
     pub(crate) heap_clean: Option<(u64, usize, u64)>,
+    /// Debug groups open ([`CommandEncoder::push_debug_group`]), and how many of them were
+    /// open when the open pass began.
+    pub(crate) debug_groups: u64,
+    pub(crate) pass_debug_groups: u64,
 }
 
 /// A finished command buffer, ready for [`Device::submit`] on any thread.
@@ -238,6 +243,8 @@ impl<A: Api> Device<A> {
             calls: 0,
             kernel_sized_copy: u32::MAX,
             heap_clean: None,
+            debug_groups: 0,
+            pass_debug_groups: 0,
         }
     }
 }
@@ -411,7 +418,8 @@ impl<A: Api> CommandEncoder<A> {
         }
     }
 
-    /// Finishes recording. Reports the first refused call, or an open pass.
+    /// Finishes recording. Reports the first refused call, an open pass, or an open debug
+    /// group (`encoder.debug-group-open`).
     pub fn finish(mut self) -> Result<CommandBuffer<A>> {
         const OP: &str = "finish";
         if let Some(first) = self.error.take() {
@@ -427,6 +435,8 @@ impl<A: Api> CommandEncoder<A> {
             );
             return Err(self.latch(e));
         }
+        self.debug_groups_closed(OP, "the encoder")
+            .map_err(|e| self.latch(e))?;
         // The timeline's pass timestamps go to a host-readable buffer by this same command
         // buffer, to be read once it completed.
         if let Some(slot) = self.timeline.take() {

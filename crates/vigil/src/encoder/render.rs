@@ -476,6 +476,7 @@ impl<A: Api> CommandEncoder<A> {
                 ..RenderState::default()
             };
             e.pass = Pass::Render;
+            e.pass_begins_debug();
             e.recorded = true;
             Ok(())
         })
@@ -486,6 +487,7 @@ impl<A: Api> CommandEncoder<A> {
         const OP: &str = "end_render_pass";
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
+            e.debug_groups_closed(OP, "the pass")?;
             if let (true, Some(pool)) = (e.open, e.pool.as_mut()) {
                 let mut r = crate::native::Rec::<A>(pool);
                 r.end_render_pass();
