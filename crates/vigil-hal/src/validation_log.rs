@@ -26,6 +26,23 @@ pub struct ValidationMessage {
     pub id: String,
     /// The full text.
     pub text: String,
+    /// The debug groups open in the command buffer the message is about, outermost first,
+    /// as the layer lists them (vigil's pass labels and the application's
+    /// `push_debug_group`s; empty when the message is about no command buffer or none is
+    /// open): where in a frame it was. Some layer versions list each label twice.
+    pub labels: Vec<String>,
+}
+
+impl std::fmt::Display for ValidationMessage {
+    /// `[severity] id: text`, then the debug groups open around the command it is about,
+    /// outermost first, when there are any.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "[{:?}] {}: {}", self.severity, self.id, self.text)?;
+        if !self.labels.is_empty() {
+            write!(f, " (in debug groups: {})", self.labels.join(" > "))?;
+        }
+        Ok(())
+    }
 }
 
 /// Messages of one instance, kept up to a cap (the count keeps going past it).

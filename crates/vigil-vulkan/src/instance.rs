@@ -144,6 +144,7 @@ unsafe extern "system" fn debug_callback(
     let text = unsafe { data.message_as_c_str() }
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let labels = cmd_buf_labels(data);
     let severity = if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR) {
         Severity::Error
     } else if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::WARNING) {
@@ -156,8 +157,38 @@ unsafe extern "system" fn debug_callback(
     if std::env::var_os("VIGIL_PRINT_VALIDATION").is_some() {
         eprintln!("[vulkan validation {severity:?}] {id}: {text}");
     }
-    log.push(ValidationMessage { severity, id, text });
+    log.push(ValidationMessage {
+        severity,
+        id,
+        text,
+        labels,
+    });
     vk::FALSE
+}
+
+/// The command buffer labels a message carries, as the layer lists them (innermost first),
+/// turned outermost first.
+fn cmd_buf_labels(data: &vk::DebugUtilsMessengerCallbackDataEXT<'_>) -> Vec<String> {
+    if data.p_cmd_buf_labels.is_null() || data.cmd_buf_label_count == 0 {
+        return Vec::new();
+    }
+    // SAFETY: the layer passes `cmd_buf_label_count` labels at `p_cmd_buf_labels`, valid
+    // for the duration of the callback.
+    let labels = unsafe {
+        std::slice::from_raw_parts(data.p_cmd_buf_labels, data.cmd_buf_label_count as usize)
+    };
+    let mut names: Vec<String> = labels
+        .iter()
+        // SAFETY: each label's name, when non-null, is NUL-terminated and valid during the
+        // call.
+        .map(|l| unsafe { l.label_name_as_c_str() })
+        .map(|n| {
+            n.map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+        .collect();
+    names.reverse();
+    names
 }
 
 impl hal::Instance for Instance {

@@ -50,3 +50,53 @@ fn the_layer_reports_a_rule_broken_below_vigil() {
         unsafe { device.destroy_buffer(b) };
     }
 }
+
+#[test]
+fn a_message_about_a_command_names_the_debug_groups_open_around_it() {
+    use vigil_hal::CommandEncoder as _;
+    let instance = vigil_vulkan::Instance::init(&vigil_hal::InstanceDescriptor {
+        app_name: "plumbing",
+        validation: true,
+        native_labels: true,
+    })
+    .expect("instance with validation");
+    let log = instance.validation_log().expect("log");
+    let adapters = instance.enumerate_adapters();
+    let exposed = adapters.first().expect("an adapter");
+    let device = exposed
+        .adapter
+        .open(vigil_hal::Features::empty(), &exposed.limits)
+        .expect("device");
+    let mut encoder = device.create_command_encoder("labels").expect("encoder");
+    encoder.begin("labels").expect("begin");
+    // SAFETY: the groups and the marker are balanced and recorded outside passes. The
+    // dispatch deliberately is not valid (no compute pipeline is bound) so the layer
+    // reports it, from inside the two groups; the command buffer is never submitted.
+    unsafe {
+        encoder.push_debug_group("frame");
+        encoder.insert_debug_marker("before the dispatches");
+        encoder.push_debug_group("dispatches");
+        encoder.dispatch([1, 1, 1]);
+        encoder.pop_debug_group();
+        encoder.pop_debug_group();
+    }
+    let buffer = encoder.end().expect("end");
+    let messages = log.messages();
+    let about = messages
+        .iter()
+        .find(|m| m.text.contains("vkCmdDispatch"))
+        .unwrap_or_else(|| panic!("no message about the dispatch: {messages:?}"));
+    // The layer this project installs (1.3.239) lists every label twice, each begin being
+    // recorded by two of its parts; the groups and their nesting are what is checked.
+    let mut path = about.labels.clone();
+    path.dedup();
+    assert_eq!(path, ["frame", "dispatches"], "{about:?}");
+    assert!(
+        about.to_string().contains("(in debug groups: frame > "),
+        "{about}"
+    );
+    // SAFETY: never submitted.
+    unsafe { encoder.reset_all(vec![buffer]) };
+    // SAFETY: none of its command buffers was submitted.
+    unsafe { device.destroy_command_encoder(encoder) };
+}

@@ -238,7 +238,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 log.count()
             );
             for m in log.messages().iter().take(10) {
-                println!("  [{:?}] {}: {}", m.severity, m.id, m.text);
+                println!("  {m}");
             }
             if log.count() > 0 {
                 return Err("the validation layer reported problems".into());

@@ -94,7 +94,7 @@ impl Gpu {
                 .log
                 .messages()
                 .iter()
-                .map(|m| format!("[{:?}] {}: {}", m.severity, m.id, m.text))
+                .map(ToString::to_string)
                 .collect();
             panic!(
                 "the validation layer reported {} message(s):\n{}",
