@@ -605,7 +605,9 @@ impl<A: Api> CompiledGraph<A> {
         &self.graph
     }
 
-    /// Records the graph's passes into `encoder`, in order. Every imported bind group is
+    /// Records the graph's passes into `encoder`, in order, each (its barriers and its
+    /// commands) inside a debug group named after it ([`CommandEncoder::push_debug_group`]:
+    /// tools that show the command stream show the graph's passes). Every imported bind group is
     /// checked again first (stale after a pool reset, untracked, binding a destroyed
     /// resource: refused before anything is recorded); transient buffers and textures,
     /// and the groups the graph makes over them, are made at the first execution and
@@ -631,9 +633,11 @@ impl<A: Api> CompiledGraph<A> {
                 pass: pass.name.clone(),
                 error,
             };
+            encoder.push_debug_group(&pass.name).map_err(failed)?;
             resolved.transitions(planned, encoder).map_err(failed)?;
             let mut ctx = resolved.context(planned.pass, encoder);
             record(&mut ctx).map_err(failed)?;
+            encoder.pop_debug_group().map_err(failed)?;
         }
         Ok(())
     }
@@ -642,7 +646,8 @@ impl<A: Api> CompiledGraph<A> {
     /// into that many runs of consecutive passes, each recorded into its own encoder on
     /// its own thread. Returns the finished command buffers in pass order; submit them
     /// together, in that order (vigil orders what one command buffer does before the next
-    /// one's uses when it resolves the submission). Checks as [`CompiledGraph::execute`].
+    /// one's uses when it resolves the submission). Checks, and debug groups, as
+    /// [`CompiledGraph::execute`].
     pub fn execute_parallel(
         &mut self,
         device: &Device<A>,
@@ -692,6 +697,7 @@ impl<A: Api> CompiledGraph<A> {
                                     pass: name.clone(),
                                     error,
                                 };
+                                encoder.push_debug_group(name).map_err(failed)?;
                                 if let Some(planned) = plan.passes.get(*at) {
                                     resolved
                                         .transitions(planned, &mut encoder)
@@ -699,6 +705,7 @@ impl<A: Api> CompiledGraph<A> {
                                 }
                                 let mut ctx = resolved.context(*id, &mut encoder);
                                 record(&mut ctx).map_err(failed)?;
+                                encoder.pop_debug_group().map_err(failed)?;
                             }
                             Ok(encoder.finish()?)
                         };

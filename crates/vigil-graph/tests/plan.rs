@@ -1113,3 +1113,64 @@ fn uses_of_different_mips_in_one_pass_stay_apart() {
     assert_eq!(plan.passes[2].barriers.len(), 1, "{:#?}", plan.passes[2]);
     assert_eq!(plan.passes[2].barriers[0].range, mip(1));
 }
+
+#[test]
+fn each_pass_records_inside_a_debug_group_named_after_it() {
+    use vigil::hal_test::TestCommand;
+    let d = device();
+    let mut graph = TGraph::new();
+    for name in ["first", "second"] {
+        let pass = graph.add_pass(name, PassKind::Compute);
+        graph.keep(pass).unwrap();
+        graph
+            .record(pass, move |ctx| {
+                ctx.encoder.insert_debug_marker(&format!("inside {name}"))
+            })
+            .unwrap();
+    }
+    let mut compiled = graph.compile().unwrap();
+    let debug = |cbs: Vec<CommandBuffer<TestApi>>| {
+        d.submit(cbs).unwrap();
+        let (_, commands) = d.test_backend().submitted_commands().pop().unwrap();
+        commands
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c,
+                    TestCommand::PushDebugGroup(_)
+                        | TestCommand::PopDebugGroup
+                        | TestCommand::InsertDebugMarker(_)
+                )
+            })
+            .map(|c| format!("{c:?}"))
+            .collect::<Vec<_>>()
+    };
+    let expected = [
+        r#"PushDebugGroup("first")"#,
+        r#"InsertDebugMarker("inside first")"#,
+        "PopDebugGroup",
+        r#"PushDebugGroup("second")"#,
+        r#"InsertDebugMarker("inside second")"#,
+        "PopDebugGroup",
+    ];
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "frame" })
+        .unwrap();
+    compiled.execute(&d, &mut e).unwrap();
+    assert_eq!(debug(vec![e.finish().unwrap()]), expected);
+    // On two threads, each pass in the command buffer of its thread.
+    assert_eq!(debug(compiled.execute_parallel(&d, 2).unwrap()), expected);
+    // A recorder that leaves a group of its own open: the pass's group cannot close
+    // around it, and the encoder refuses to finish.
+    let mut graph = TGraph::new();
+    let pass = graph.add_pass("leaky", PassKind::Compute);
+    graph.keep(pass).unwrap();
+    graph
+        .record(pass, |ctx| ctx.encoder.push_debug_group("never closed"))
+        .unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "frame" })
+        .unwrap();
+    graph.compile().unwrap().execute(&d, &mut e).unwrap();
+    assert_eq!(e.finish().unwrap_err().rule(), Rule::DebugGroupOpen);
+}
