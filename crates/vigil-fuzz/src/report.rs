@@ -49,7 +49,8 @@ pub enum FindingKind {
     Panic,
     /// The validation layer spoke.
     ValidationMessage,
-    /// A call accepted a stale, null, foreign or forged handle.
+    /// A call accepted a stale, null, foreign or forged handle, or debug groups that do
+    /// not balance.
     AcceptedInvalidHandle,
     /// A refusal without an operation or message.
     UnclearError,

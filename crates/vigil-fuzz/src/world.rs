@@ -326,6 +326,28 @@ pub struct Open {
     pub id: u32,
     /// What the open pass has bound, as far as the fuzzer knows.
     pub bound: Bound,
+    /// Its open debug groups, as far as the fuzzer knows.
+    pub debug: DebugDepth,
+}
+
+/// Debug groups an encoder (or a bundle's) has open, as far as the fuzzer knows.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DebugDepth {
+    /// Open in the encoder.
+    pub open: u32,
+    /// Of those, opened before the open pass began (the pass cannot close them).
+    pub before_pass: u32,
+}
+
+impl DebugDepth {
+    /// How many a pop may close: inside a pass, only the pass's own.
+    pub fn closable(&self, in_pass: bool) -> u32 {
+        if in_pass {
+            self.open.saturating_sub(self.before_pass)
+        } else {
+            self.open
+        }
+    }
 }
 
 /// What a pass has bound: the fuzzer uses it to make the call a draw or dispatch still
@@ -496,8 +518,8 @@ impl<'d> World<'d> {
 
     /// Makes one call: logs `what`, runs `f` with panics caught, counts the outcome, and
     /// attributes new validation messages to it. `invalid` says the fuzzer knowingly
-    /// passed something every call must refuse (a non-live handle); success then is a
-    /// finding.
+    /// made a call every device must refuse (a non-live handle; a debug group closed that
+    /// is not open, or left open at a pass's end or a finish); success then is a finding.
     pub fn call<T>(
         &mut self,
         op: &'static str,
@@ -551,7 +573,9 @@ impl<'d> World<'d> {
             self.finding(
                 FindingKind::AcceptedInvalidHandle,
                 index,
-                format!("{what}: accepted although it names a handle that is not live"),
+                format!(
+                    "{what}: accepted although every device must refuse it (a handle that is not live, or debug groups that do not balance)"
+                ),
             );
         }
         self.check_validation(index, &what);

@@ -80,11 +80,20 @@ pub fn record_bundle(w: &mut World<'_>, r: &mut Rng) {
     // enough of them finish to be executed; the others as any call stream.
     let careful = r.chance(50);
     let mut bound = Bound::default();
+    let mut groups = 0u32;
     for _ in 0..r.below(MAX_CALLS) {
         if b.is_poisoned() && r.chance(70) {
             break;
         }
-        record_one(w, r, &mut b, &mut bound, &meta, careful);
+        if r.chance(8) {
+            bundle_debug(w, r, &mut b, &mut groups, false);
+        } else {
+            record_one(w, r, &mut b, &mut bound, &meta, careful);
+        }
+    }
+    // Its debug groups are closed before it finishes, mostly; else the finish is refused.
+    while groups > 0 && r.chance(90) && !b.is_poisoned() {
+        bundle_debug(w, r, &mut b, &mut groups, true);
     }
     if r.chance(5) {
         w.call(
@@ -98,11 +107,54 @@ pub fn record_bundle(w: &mut World<'_>, r: &mut Rng) {
         );
         return;
     }
-    w.call("finish_bundle", "bundle.finish()".into(), false, |w| {
+    w.call("finish_bundle", "bundle.finish()".into(), groups > 0, |w| {
         let h = b.finish()?;
         w.bundles.add(h, meta);
         Ok(())
     });
+}
+
+/// A debug group opened or closed (`pop`: closed), or a marker, in bundle encoder `b`, whose
+/// open groups `groups` counts; a pop with none open is known to be refused.
+fn bundle_debug(
+    w: &mut World<'_>,
+    r: &mut Rng,
+    b: &mut RenderBundleEncoder,
+    groups: &mut u32,
+    pop: bool,
+) {
+    let kind = if pop { 1 } else { r.below(3) };
+    let label = super::encode::debug_label(r);
+    let short = label.get(..20).unwrap_or(&label).to_owned();
+    match kind {
+        0 => {
+            let what = format!("bundle.push_debug_group({short:?})");
+            if w.call("bundle_push_debug_group", what, false, |_| {
+                b.push_debug_group(&label)
+            })
+            .is_some()
+            {
+                *groups += 1;
+            }
+        }
+        1 => {
+            let what = "bundle.pop_debug_group()".to_owned();
+            let none = *groups == 0;
+            if w.call("bundle_pop_debug_group", what, none, |_| {
+                b.pop_debug_group()
+            })
+            .is_some()
+            {
+                *groups = groups.saturating_sub(1);
+            }
+        }
+        _ => {
+            let what = format!("bundle.insert_debug_marker({short:?})");
+            w.call("bundle_insert_debug_marker", what, false, |_| {
+                b.insert_debug_marker(&label)
+            });
+        }
+    }
 }
 
 /// One call into bundle encoder `b`: mostly the one its draws still lack, else a draw;

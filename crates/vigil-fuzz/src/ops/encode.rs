@@ -110,6 +110,7 @@ pub fn create_encoder(w: &mut World<'_>, r: &mut Rng) {
                 pass: PassState::None,
                 id,
                 bound: Bound::default(),
+                debug: Default::default(),
             });
             Ok(())
         },
@@ -130,9 +131,14 @@ pub fn finish_encoder(w: &mut World<'_>, r: &mut Rng) {
     let Some(i) = pick_encoder(w, r, |p| *p == PassState::None) else {
         return end_pass(w, r);
     };
+    // Debug groups are closed first, mostly; else the finish is refused.
+    let groups = w.encoders[i].debug.open;
+    if groups > 0 && r.chance(85) {
+        return pop_debug_group(w, i);
+    }
     let open = w.encoders.remove(i);
     let what = format!("enc{}.finish()", open.id);
-    w.call("finish", what, false, |w| {
+    w.call("finish", what, groups > 0, |w| {
         let cb = open.encoder.finish()?;
         w.command_buffers.push(cb);
         Ok(())
@@ -151,6 +157,66 @@ pub fn drop_encoder(w: &mut World<'_>, r: &mut Rng) {
         false,
         |_| {
             drop(open);
+            Ok(())
+        },
+    );
+}
+
+/// Labels debug groups and markers take: empty, ordinary, with a NUL (which a C string
+/// cannot hold), long.
+pub(super) fn debug_label(r: &mut Rng) -> String {
+    match r.below(8) {
+        0 => String::new(),
+        1 => "a\0b".into(),
+        2 => "x".repeat(300),
+        _ => format!("group {}", r.below(100)),
+    }
+}
+
+/// Opens or closes a debug group, or inserts a marker, in or out of a pass; now and then a
+/// pop with nothing to close (refused).
+pub fn debug_group(w: &mut World<'_>, r: &mut Rng) {
+    let Some(i) = pick_encoder(w, r, |_| true) else {
+        return create_encoder(w, r);
+    };
+    match r.below(10) {
+        0..=3 => {
+            let label = debug_label(r);
+            let what = format!("push_debug_group({:?})", label.get(..20).unwrap_or(&label));
+            on_encoder(w, i, "push_debug_group", what, false, |o| {
+                o.encoder.push_debug_group(&label)?;
+                o.debug.open += 1;
+                Ok(())
+            });
+        }
+        4..=7 => pop_debug_group(w, i),
+        _ => {
+            let label = debug_label(r);
+            let what = format!(
+                "insert_debug_marker({:?})",
+                label.get(..20).unwrap_or(&label)
+            );
+            on_encoder(w, i, "insert_debug_marker", what, false, |o| {
+                o.encoder.insert_debug_marker(&label)
+            });
+        }
+    }
+}
+
+/// Closes encoder `i`'s last debug group: refused (and known to be) when none the open
+/// pass (or, outside passes, the encoder) opened is open.
+fn pop_debug_group(w: &mut World<'_>, i: usize) {
+    let in_pass = w.encoders[i].pass != PassState::None;
+    let none = w.encoders[i].debug.closable(in_pass) == 0;
+    on_encoder(
+        w,
+        i,
+        "pop_debug_group",
+        "pop_debug_group()".into(),
+        none,
+        |o| {
+            o.encoder.pop_debug_group()?;
+            o.debug.open = o.debug.open.saturating_sub(1);
             Ok(())
         },
     );
@@ -205,6 +271,7 @@ pub fn begin_compute_pass(w: &mut World<'_>, r: &mut Rng) {
                 timestamp_writes: ts,
             })?;
             o.pass = PassState::Compute;
+            o.debug.before_pass = o.debug.open;
             o.bound = Bound {
                 last_written: o.bound.last_written,
                 ..Bound::default()
@@ -218,6 +285,11 @@ pub fn end_pass(w: &mut World<'_>, r: &mut Rng) {
     let Some(i) = pick_encoder(w, r, |p| *p != PassState::None) else {
         return;
     };
+    // Debug groups the pass opened are closed first, mostly; else the end is refused.
+    let open = w.encoders[i].debug.closable(true);
+    if open > 0 && r.chance(85) {
+        return pop_debug_group(w, i);
+    }
     let render = in_render(&w.encoders[i].pass) != r.chance(5);
     if render {
         on_encoder(
@@ -225,7 +297,7 @@ pub fn end_pass(w: &mut World<'_>, r: &mut Rng) {
             i,
             "end_render_pass",
             "end_render_pass()".into(),
-            false,
+            open > 0,
             |o| {
                 o.encoder.end_render_pass()?;
                 o.pass = PassState::None;
@@ -238,7 +310,7 @@ pub fn end_pass(w: &mut World<'_>, r: &mut Rng) {
             i,
             "end_compute_pass",
             "end_compute_pass()".into(),
-            false,
+            open > 0,
             |o| {
                 o.encoder.end_compute_pass()?;
                 o.pass = PassState::None;
@@ -408,6 +480,7 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
             multiview_mask,
         })?;
         o.pass = pass;
+        o.debug.before_pass = o.debug.open;
         o.bound = Bound {
             last_written: o.bound.last_written,
             ..Bound::default()

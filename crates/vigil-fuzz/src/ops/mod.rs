@@ -55,6 +55,7 @@ pub const OPS: &[(u32, Op)] = &[
     (4, encode::set_vertex_buffer),
     (2, encode::set_index_buffer),
     (2, encode::set_dynamic_state),
+    (2, encode::debug_group),
     (14, encode::draw),
     (10, encode::dispatch),
     (6, encode::copy),

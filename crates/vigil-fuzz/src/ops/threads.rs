@@ -182,6 +182,7 @@ pub(super) fn ready_encoder(
                     group: group.as_ref().map(|_| recipe),
                     ..Bound::default()
                 },
+                debug: Default::default(),
             },
             pipeline,
             group.map(|(g, _)| g),
