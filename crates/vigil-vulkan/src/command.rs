@@ -192,14 +192,14 @@ impl CommandEncoder {
     }
 }
 
-// The commands recorded per draw or dispatch are one native call each and marked
-// `#[inline]`, so they inline into the layer above (as ash's own wrappers do): without it
-// every command paid a call of its own on top of ash's.
 /// `label` as a C string: NULs, which it cannot hold, become spaces (so it always converts).
 fn c_label(label: &str) -> CString {
     CString::new(label.replace('\0', " ")).unwrap_or_default()
 }
 
+// The commands recorded per draw or dispatch are one native call each and marked
+// `#[inline]`, so they inline into the layer above (as ash's own wrappers do): without it
+// every command paid a call of its own on top of ash's.
 impl hal::CommandEncoder for CommandEncoder {
     type A = Api;
 

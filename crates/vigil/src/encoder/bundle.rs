@@ -237,8 +237,9 @@ impl<A: Api> Labelled for RenderBundleObj<A> {
 /// What a bundle records: pipelines that draw from vertex and index buffers, bind groups
 /// and immediate data (no mesh or GPU-pointer pipelines: rule `render-bundle.pipeline`),
 /// bind groups with their dynamic offsets, immediate data, vertex and index buffers,
-/// direct draws and indirect draws, debug groups and markers. Viewports, scissors, blend constants and stencil
-/// references are not recorded in bundles: they are the pass's, as in WebGPU.
+/// direct draws and indirect draws, debug groups and markers. Viewports, scissors, blend
+/// constants and stencil references are not recorded in bundles: they are the pass's, as
+/// in WebGPU.
 pub struct RenderBundleEncoder<A: Api = DefaultApi> {
     inner: CommandEncoder<A>,
     cmds: Vec<Cmd<A>>,
