@@ -273,6 +273,7 @@ fn mesh_pipeline(
                 depth_write_enabled: true,
                 depth_compare: CompareFunction::Less,
                 stencil: StencilState::default(),
+                bias: DepthBiasState::default(),
             }),
             sample_count: 1,
             multiview_mask: None,

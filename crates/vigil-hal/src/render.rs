@@ -250,10 +250,50 @@ impl Default for StencilState {
     }
 }
 
+/// Depth bias: an offset added to each fragment's depth before the depth test, as
+/// WebGPU's `depthBias`, `depthBiasSlopeScale` and `depthBiasClamp` (and wgpu's
+/// `DepthBiasState`): shadow maps and decals use it against self-shadowing and
+/// z-fighting. All zero (the default) is no bias.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DepthBiasState {
+    /// Constant offset, in units of the depth format's smallest resolvable difference.
+    pub constant: i32,
+    /// Offset per unit of the primitive's depth slope (its largest depth change per pixel).
+    pub slope_scale: f32,
+    /// The bias's limit: a positive clamp caps it from above, a negative one from below,
+    /// 0 leaves it as it is.
+    pub clamp: f32,
+}
+
+impl DepthBiasState {
+    /// Whether any of the three is set.
+    pub fn is_enabled(&self) -> bool {
+        self.constant != 0 || self.slope_scale != 0.0 || self.clamp != 0.0
+    }
+}
+
+// Compared and hashed by the floats' bits, so a state is equal to itself (whatever it
+// holds) and the depth-stencil state around it can be a key.
+impl PartialEq for DepthBiasState {
+    fn eq(&self, other: &Self) -> bool {
+        self.constant == other.constant
+            && self.slope_scale.to_bits() == other.slope_scale.to_bits()
+            && self.clamp.to_bits() == other.clamp.to_bits()
+    }
+}
+
+impl Eq for DepthBiasState {}
+
+impl std::hash::Hash for DepthBiasState {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.constant.hash(state);
+        self.slope_scale.to_bits().hash(state);
+        self.clamp.to_bits().hash(state);
+    }
+}
+
 /// Depth and stencil test state. For a depth-only format leave `stencil` at its default
 /// (`StencilState::default()`), as WebGPU lets a depth-only pipeline omit it.
-///
-/// Differs from WebGPU's: no depth bias.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DepthStencilState {
     /// Format of the depth-stencil attachment.
@@ -264,6 +304,8 @@ pub struct DepthStencilState {
     pub depth_compare: CompareFunction,
     /// Stencil test.
     pub stencil: StencilState,
+    /// Depth bias (`DepthBiasState::default()`: none).
+    pub bias: DepthBiasState,
 }
 
 impl DepthStencilState {

@@ -357,6 +357,7 @@ impl Adapter {
             || features.core.independent_blend != vk::TRUE
             || features.core.image_cube_array != vk::TRUE
             || features.core.fragment_stores_and_atomics != vk::TRUE
+            || features.core.depth_bias_clamp != vk::TRUE
         {
             return None;
         }
@@ -491,6 +492,9 @@ impl hal::Adapter for Adapter {
             // WebGPU's may (without it the driver is given modules the spec forbids,
             // VUID-RuntimeSpirv-NonWritable-06340).
             fragment_stores_and_atomics: vk::TRUE,
+            // Also baseline: a depth bias may be clamped, as WebGPU's may
+            // (VUID-VkPipelineRasterizationStateCreateInfo-depthBiasClamp-00314).
+            depth_bias_clamp: vk::TRUE,
             full_draw_index_uint32: on(requested.contains(Features::FULL_DRAW_INDEX_UINT32)),
             sampler_anisotropy: on(requested.contains(Features::SAMPLER_ANISOTROPY)),
             draw_indirect_first_instance: on(requested.contains(Features::INDIRECT_FIRST_INSTANCE)),

@@ -86,10 +86,18 @@ pub(crate) fn create(
     let viewport = vk::PipelineViewportStateCreateInfo::default()
         .viewport_count(1)
         .scissor_count(1);
+    let bias = desc.depth_stencil.map(|d| d.bias).unwrap_or_default();
+    // The constant is WebGPU's integer count of the format's smallest resolvable
+    // difference, which Vulkan takes as a float of the same unit; the clamp needs the
+    // `depthBiasClamp` feature, part of the adapter baseline.
     let raster = vk::PipelineRasterizationStateCreateInfo::default()
         .polygon_mode(vk::PolygonMode::FILL)
         .cull_mode(conv::cull_mode(desc.primitive.cull_mode))
         .front_face(conv::front_face(desc.primitive.front_face))
+        .depth_bias_enable(bias.is_enabled())
+        .depth_bias_constant_factor(bias.constant as f32)
+        .depth_bias_slope_factor(bias.slope_scale)
+        .depth_bias_clamp(bias.clamp)
         .line_width(1.0);
     let multisample = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(
         if desc.sample_count == 4 {

@@ -118,12 +118,12 @@ pub use vigil_hal::{AccelerationStructureFlags, TriangleGeometrySize};
 pub use vigil_hal::{
     AdapterInfo, AddressMode, BindGroupLayoutEntry, BindingArray, BindingArrayFlags, BindingType,
     BlendComponent, BlendFactor, BlendOperation, BlendState, BufferBindingType, BufferUsages,
-    ColorTargetState, ColorWrites, CompareFunction, CullMode, DepthStencilState, DeviceType,
-    Features, FilterMode, FormatSupport, FrontFace, IndexFormat, Limits, LoadOp, PrimitiveState,
-    PrimitiveTopology, SamplerBindingType, ShaderStages, StencilFaceState, StencilOperation,
-    StencilState, StorageTextureAccess, StoreOp, TextureAspect, TextureFormat, TextureSampleType,
-    TextureUsages, TextureViewDimension, ValidationLog, ValidationMessage, VertexAttribute,
-    VertexBufferLayout, VertexFormat, VertexStepMode,
+    ColorTargetState, ColorWrites, CompareFunction, CullMode, DepthBiasState, DepthStencilState,
+    DeviceType, Features, FilterMode, FormatSupport, FrontFace, IndexFormat, Limits, LoadOp,
+    PrimitiveState, PrimitiveTopology, SamplerBindingType, ShaderStages, StencilFaceState,
+    StencilOperation, StencilState, StorageTextureAccess, StoreOp, TextureAspect, TextureFormat,
+    TextureSampleType, TextureUsages, TextureViewDimension, ValidationLog, ValidationMessage,
+    VertexAttribute, VertexBufferLayout, VertexFormat, VertexStepMode,
 };
 /// The plain types shared with the backend layer (formats, usages, states, limits).
 pub use vigil_hal::{CallSite, FaultKind, FaultMode};

@@ -176,6 +176,7 @@ fn dynamic_state_left_unset_reads_webgpu_defaults() {
             read_mask: 0xff,
             write_mask: 0xff,
         },
+        bias: DepthBiasState::default(),
     };
     // Passes only where the stencil equals the reference: 0 by default.
     let stencil_test = quad_pipeline(

@@ -84,6 +84,15 @@ fn quad3(z: f32, c: [f32; 4], x0: f32, x1: f32) -> Vec<f32> {
 /// The pipeline of [`DEPTH_SHADER`]: position and color per vertex, into an rgba8 target
 /// with depth `format`, nearer fragments passing.
 fn depth_pipeline(d: &Device, format: TextureFormat) -> RenderPipeline {
+    depth_pipeline_biased(d, format, DepthBiasState::default())
+}
+
+/// [`depth_pipeline`] with a depth bias.
+fn depth_pipeline_biased(
+    d: &Device,
+    format: TextureFormat,
+    bias: DepthBiasState,
+) -> RenderPipeline {
     let m = module(d, DEPTH_SHADER);
     let attrs = [
         VertexAttribute {
@@ -109,6 +118,7 @@ fn depth_pipeline(d: &Device, format: TextureFormat) -> RenderPipeline {
         depth_write_enabled: true,
         depth_compare: CompareFunction::Less,
         stencil: StencilState::default(),
+        bias,
     });
     d.create_render_pipeline(&desc).unwrap()
 }
@@ -181,6 +191,55 @@ fn the_nearer_primitive_wins_whatever_the_draw_order() {
             );
             assert_eq!(at(&px, 4, 32), [0, 255, 0, 255]);
             assert_eq!(at(&px, 60, 32), [255, 0, 0, 255], "only the far one there");
+        }
+    }
+}
+
+#[test]
+fn a_depth_bias_moves_a_coplanar_primitive_in_front_and_its_clamp_limits_it() {
+    let d = gpu();
+    // Green at depth 0.5, then red at the same depth through a pipeline with `bias`: the
+    // red passes the `Less` test only where its bias brings it nearer. -1,000 units of the
+    // smallest resolvable difference near 0.5 (2^-24 for both formats) is some 6e-5; a
+    // clamp of -1e-12 leaves less than depth 0.5 can tell apart in either format.
+    let toward = DepthBiasState {
+        constant: -1000,
+        ..DepthBiasState::default()
+    };
+    let clamped = DepthBiasState {
+        clamp: -1e-12,
+        ..toward
+    };
+    let away = DepthBiasState {
+        constant: 1000,
+        ..DepthBiasState::default()
+    };
+    for format in [
+        TextureFormat::Depth32Float,
+        TextureFormat::Depth24PlusStencil8,
+    ] {
+        for (bias, want) in [
+            (DepthBiasState::default(), [0, 255, 0, 255]),
+            (toward, [255, 0, 0, 255]),
+            (clamped, [0, 255, 0, 255]),
+            (away, [0, 255, 0, 255]),
+        ] {
+            let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+            let (_dt, dv) = depth(&d, format);
+            let plain = depth_pipeline(&d, format);
+            let biased = depth_pipeline_biased(&d, format, bias);
+            let green = vertex_buffer(&d, &quad3(0.5, [0.0, 1.0, 0.0, 1.0], -1.0, 1.0));
+            let red = vertex_buffer(&d, &quad3(0.5, [1.0, 0.0, 0.0, 1.0], -1.0, 1.0));
+            let mut e = depth_pass(&d, &t, dv, format, "bias");
+            for (p, vb) in [(plain, green), (biased, red)] {
+                e.set_render_pipeline(p).unwrap();
+                e.set_vertex_buffer(0, vb, 0, None).unwrap();
+                e.draw(0..6, 0..1).unwrap();
+            }
+            e.end_render_pass().unwrap();
+            d.submit([e.finish().unwrap()]).unwrap();
+            let px = pixels(&d, t.texture);
+            assert_eq!(at(&px, 32, 32), want, "{format:?} with {bias:?}");
         }
     }
 }

@@ -515,6 +515,19 @@ fn pipeline_with(
     samples: u32,
     primitive: PrimitiveState,
 ) -> Result<RenderPipeline> {
+    pipeline_with_depth(d, buffers, targets, fs, samples, primitive, None)
+}
+
+/// [`pipeline_with`] with a depth-stencil state.
+fn pipeline_with_depth(
+    d: &TDevice,
+    buffers: &[VertexBufferLayout<'_>],
+    targets: &[Option<ColorTargetState>],
+    fs: &str,
+    samples: u32,
+    primitive: PrimitiveState,
+    depth_stencil: Option<DepthStencilState>,
+) -> Result<RenderPipeline> {
     let m = d
         .create_shader_module(&ShaderModuleDescriptor {
             label: "tri",
@@ -544,7 +557,7 @@ fn pipeline_with(
             targets,
         }),
         primitive,
-        depth_stencil: None,
+        depth_stencil,
         sample_count: samples,
         multiview_mask: None,
     })
@@ -1010,4 +1023,93 @@ fn an_attachment_cannot_be_sampled_in_its_own_pass() {
     e.set_render_pipeline(p).unwrap();
     e.set_bind_group(0, g, &[]).unwrap();
     expect_rule(e.draw(0..3, 0..1), Rule::PassUsageConflict);
+}
+
+/// The strip test's pipeline of `topology` over a `Depth32Float` attachment with `bias`.
+fn biased_pipeline(
+    d: &TDevice,
+    topology: PrimitiveTopology,
+    bias: DepthBiasState,
+) -> Result<RenderPipeline> {
+    let a = attrs();
+    let vb = [VertexBufferLayout {
+        array_stride: 24,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &a,
+    }];
+    let primitive = PrimitiveState {
+        topology,
+        ..Default::default()
+    };
+    let depth = DepthStencilState {
+        format: TextureFormat::Depth32Float,
+        depth_write_enabled: true,
+        depth_compare: CompareFunction::Less,
+        stencil: StencilState::default(),
+        bias,
+    };
+    pipeline_with_depth(
+        d,
+        &vb,
+        &target(TextureFormat::Rgba8Unorm),
+        "fs",
+        1,
+        primitive,
+        Some(depth),
+    )
+}
+
+#[test]
+fn a_depth_bias_is_finite_and_only_for_triangles() {
+    let d = device();
+    let bias = DepthBiasState {
+        constant: -4,
+        slope_scale: 1.5,
+        clamp: 0.01,
+    };
+    for topology in [
+        PrimitiveTopology::TriangleList,
+        PrimitiveTopology::TriangleStrip,
+    ] {
+        biased_pipeline(&d, topology, bias).unwrap();
+    }
+    for topology in [
+        PrimitiveTopology::PointList,
+        PrimitiveTopology::LineList,
+        PrimitiveTopology::LineStrip,
+    ] {
+        // Any of the three set counts as a bias; none set is no bias.
+        for one in [
+            DepthBiasState {
+                constant: 1,
+                ..DepthBiasState::default()
+            },
+            DepthBiasState {
+                slope_scale: -1.0,
+                ..DepthBiasState::default()
+            },
+            DepthBiasState {
+                clamp: 0.5,
+                ..DepthBiasState::default()
+            },
+        ] {
+            let err = expect_rule(biased_pipeline(&d, topology, one), Rule::DepthBiasTopology);
+            assert!(err.message().contains("draws no triangles"), "{err}");
+        }
+        biased_pipeline(&d, topology, DepthBiasState::default()).unwrap();
+    }
+    for odd in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        for bias in [
+            DepthBiasState {
+                slope_scale: odd,
+                ..bias
+            },
+            DepthBiasState { clamp: odd, ..bias },
+        ] {
+            expect_rule(
+                biased_pipeline(&d, PrimitiveTopology::TriangleList, bias),
+                Rule::DepthBiasFinite,
+            );
+        }
+    }
 }

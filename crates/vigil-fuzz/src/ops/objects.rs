@@ -13,13 +13,13 @@ use vigil::{
     BindGroupLayoutEntry, BindGroupPool, BindGroupPoolDescriptor, BindGroupWrite, BindingArray,
     BindingArrayFlags, BindingResource, BindingType, BlendComponent, BlendFactor, BlendOperation,
     BlendState, BufferBinding, BufferBindingType, BufferDescriptor, BufferUsages, ColorTargetState,
-    ColorWrites, CompareFunction, ComputePipelineDescriptor, CullMode, DepthStencilState,
-    FilterMode, FragmentState, FrontFace, IndexFormat, PipelineLayoutDescriptor, PrimitiveState,
-    PrimitiveTopology, RenderPipelineDescriptor, Sampler, SamplerBindingType, SamplerDescriptor,
-    ShaderModuleDescriptor, ShaderStages, StencilFaceState, StencilOperation, StencilState,
-    StorageTextureAccess, TextureAspect, TextureDescriptor, TextureFormat, TextureSampleType,
-    TextureUsages, TextureView, TextureViewDescriptor, TextureViewDimension, VertexAttribute,
-    VertexBufferLayout, VertexFormat, VertexState, VertexStepMode,
+    ColorWrites, CompareFunction, ComputePipelineDescriptor, CullMode, DepthBiasState,
+    DepthStencilState, FilterMode, FragmentState, FrontFace, IndexFormat, PipelineLayoutDescriptor,
+    PrimitiveState, PrimitiveTopology, RenderPipelineDescriptor, Sampler, SamplerBindingType,
+    SamplerDescriptor, ShaderModuleDescriptor, ShaderStages, StencilFaceState, StencilOperation,
+    StencilState, StorageTextureAccess, TextureAspect, TextureDescriptor, TextureFormat,
+    TextureSampleType, TextureUsages, TextureView, TextureViewDescriptor, TextureViewDimension,
+    VertexAttribute, VertexBufferLayout, VertexFormat, VertexState, VertexStepMode,
 };
 
 /// Buffers whose contents the GPU reads as counts or indices (indirect arguments, index
@@ -1196,6 +1196,7 @@ pub fn create_render_pipeline(w: &mut World<'_>, r: &mut Rng) {
                 read_mask: 0xff,
                 write_mask: 0xff,
             },
+            bias: depth_bias(r),
         }
     });
     let topology = if recipe.points || r.chance(5) {
@@ -1409,6 +1410,28 @@ pub fn inspect(w: &mut World<'_>, r: &mut Rng) {
                 |w| w.device.buffer_usage(b).map(drop),
             );
         }
+    }
+}
+
+/// A depth bias: mostly none; else constants and slopes of either sign, a clamp now and
+/// then, and rarely a value no device takes (NaN, infinite).
+fn depth_bias(r: &mut Rng) -> DepthBiasState {
+    if r.chance(70) {
+        return DepthBiasState::default();
+    }
+    let odd = |r: &mut Rng| r.pick(&[f32::NAN, f32::INFINITY, f32::NEG_INFINITY]);
+    DepthBiasState {
+        constant: r.pick(&[1, -1, 100, -100_000, i32::MAX, i32::MIN]),
+        slope_scale: if r.chance(5) {
+            odd(r)
+        } else {
+            r.pick(&[0.0, 1.0, -2.5, 1e6])
+        },
+        clamp: if r.chance(5) {
+            odd(r)
+        } else {
+            r.pick(&[0.0, 0.0, 0.01, -0.01])
+        },
     }
 }
 

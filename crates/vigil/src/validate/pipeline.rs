@@ -550,6 +550,30 @@ pub(crate) fn render_fixed(
             l,
             "stencil state is set but {name} has no stencil aspect"
         );
+        let b = ds.bias;
+        ensure!(
+            b.slope_scale.is_finite() && b.clamp.is_finite(),
+            DepthBiasFinite,
+            RENDER,
+            l,
+            "depth bias slope scale {} and clamp {} must both be finite",
+            b.slope_scale,
+            b.clamp
+        );
+        ensure!(
+            !b.is_enabled()
+                || !matches!(
+                    desc.primitive.topology,
+                    PrimitiveTopology::PointList
+                        | PrimitiveTopology::LineList
+                        | PrimitiveTopology::LineStrip
+                ),
+            DepthBiasTopology,
+            RENDER,
+            l,
+            "a depth bias is set ({b:?}) but the topology {:?} draws no triangles; leave it at DepthBiasState::default()",
+            desc.primitive.topology
+        );
     }
     Ok(out)
 }
