@@ -785,6 +785,7 @@ impl Passes {
             }),
             timestamp_writes: ts,
             multiview_mask: None,
+            occlusion_query_set: None,
         })?;
         enc.set_render_pipeline(pipeline)?;
         enc.set_bind_group(0, self.mesh_group, &[])?;

@@ -177,6 +177,7 @@ pub fn drain_and_check(w: &mut World<'_>, report: &mut Report) {
     destroy_all!(placement_heaps, destroy_placement_heap);
     destroy_all!(samplers, destroy_sampler);
     destroy_all!(query_sets, destroy_query_set);
+    destroy_all!(occlusion_sets, destroy_query_set);
     destroy_all!(buffers, destroy_buffer);
     if device.is_lost() {
         report.health_ok = false;

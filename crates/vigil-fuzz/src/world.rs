@@ -365,6 +365,10 @@ pub struct Bound {
     /// The buffer the encoder's last copy wrote: the next copy reads it now and then, which
     /// is how ordering between commands gets exercised.
     pub last_written: Option<vigil::Buffer>,
+    /// The render pass's occlusion query set's query count (none named: `None`).
+    pub occlusion: Option<u32>,
+    /// The occlusion query active in the pass.
+    pub occlusion_active: Option<u32>,
 }
 
 /// Everything a run holds.
@@ -390,6 +394,8 @@ pub struct World<'d> {
     pub samplers: Pool<Sampler, SamplerMeta>,
     /// Query sets (with their counts).
     pub query_sets: Pool<QuerySet, u32>,
+    /// Occlusion query sets (their query counts).
+    pub occlusion_sets: Pool<QuerySet, u32>,
     /// Bind group layouts.
     pub layouts: Pool<BindGroupLayout, LayoutMeta>,
     /// Bind groups.
@@ -479,6 +485,7 @@ impl<'d> World<'d> {
             views: Pool::default(),
             samplers: Pool::default(),
             query_sets: Pool::default(),
+            occlusion_sets: Pool::default(),
             layouts: Pool::default(),
             groups: Pool::default(),
             bind_group_pools: Pool::default(),

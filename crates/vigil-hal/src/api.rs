@@ -284,13 +284,15 @@ pub trait Device: Send + Sync + Debug {
     /// # Safety
     /// As for [`Device::destroy_buffer`].
     unsafe fn destroy_sampler(&self, sampler: <Self::A as Api>::Sampler);
-    /// Creates `count` timestamp queries.
+    /// Creates `count` queries of type `ty`.
     ///
     /// # Safety
-    /// Timestamps are enabled on the device; `count` is between 1 and the device's cap.
+    /// `count` is between 1 and the device's cap; for timestamps, timestamps are enabled on
+    /// the device.
     unsafe fn create_query_set(
         &self,
         label: &str,
+        ty: crate::QueryType,
         count: u32,
     ) -> Result<<Self::A as Api>::QuerySet>;
     /// Releases a query set.
@@ -817,6 +819,19 @@ pub trait CommandEncoder: Send + Debug {
     /// # Safety
     /// The trait's recording contract (see [`CommandEncoder`]).
     unsafe fn write_timestamp(&mut self, set: &<Self::A as Api>::QuerySet, index: u32);
+    /// Begins occlusion query `index` of `set` (an occlusion set): the draws until
+    /// [`end_occlusion_query`](CommandEncoder::end_occlusion_query) count into it.
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]); inside a render pass with
+    /// no view mask and no other query active; the query was reset since its last use.
+    unsafe fn begin_occlusion_query(&mut self, set: &<Self::A as Api>::QuerySet, index: u32);
+    /// Ends the occlusion query begun last.
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]); query `index` of `set` is
+    /// active, begun in this render pass.
+    unsafe fn end_occlusion_query(&mut self, set: &<Self::A as Api>::QuerySet, index: u32);
     /// Copies query results as u64 into a buffer.
     ///
     /// # Safety

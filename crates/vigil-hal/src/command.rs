@@ -150,3 +150,14 @@ pub struct ComputePassDescriptor<'a, A: Api> {
     /// Timestamps to write.
     pub timestamp_writes: Option<PassTimestampWrites<'a, A>>,
 }
+
+/// What a query set's queries measure (WebGPU's `GPUQueryType`, wgpu's `QueryType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QueryType {
+    /// GPU timestamps, in ticks of the adapter's timestamp period.
+    Timestamp,
+    /// Whether any sample of the draws between a render pass's `begin_occlusion_query` and
+    /// `end_occlusion_query` passed the depth and stencil tests: a nonzero count if any did
+    /// (how many is the driver's to say), zero if none did.
+    Occlusion,
+}

@@ -542,6 +542,25 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
+    unsafe fn begin_occlusion_query(&mut self, set: &QuerySet, index: u32) {
+        // SAFETY: inside a render pass with no view mask, no query active; the query was
+        // reset since its last use (checked above us). Not precise: a count that is nonzero
+        // when any sample passed is what WebGPU promises.
+        unsafe {
+            self.shared.raw.cmd_begin_query(
+                self.active,
+                set.raw,
+                index,
+                vk::QueryControlFlags::empty(),
+            )
+        };
+    }
+
+    unsafe fn end_occlusion_query(&mut self, set: &QuerySet, index: u32) {
+        // SAFETY: the query is active, begun in this render pass (checked above us).
+        unsafe { self.shared.raw.cmd_end_query(self.active, set.raw, index) };
+    }
+
     unsafe fn resolve_queries(
         &mut self,
         set: &QuerySet,

@@ -1385,10 +1385,18 @@ impl hal::Device for Device {
         self.shared.released();
     }
 
-    unsafe fn create_query_set(&self, label: &str, count: u32) -> hal::Result<QuerySet> {
+    unsafe fn create_query_set(
+        &self,
+        label: &str,
+        ty: hal::QueryType,
+        count: u32,
+    ) -> hal::Result<QuerySet> {
         let s = &self.shared;
         let info = vk::QueryPoolCreateInfo::default()
-            .query_type(vk::QueryType::TIMESTAMP)
+            .query_type(match ty {
+                hal::QueryType::Timestamp => vk::QueryType::TIMESTAMP,
+                hal::QueryType::Occlusion => vk::QueryType::OCCLUSION,
+            })
             .query_count(count);
         s.check("vkCreateQueryPool")?;
         // SAFETY: valid create info.

@@ -636,10 +636,16 @@ impl<A: Api> Hal<A> {
         unsafe { self.0.destroy_sampler(sampler) }
     }
 
-    /// A query set (feature and count checked by `create_query_set`).
-    pub fn create_query_set(&self, label: &str, count: u32) -> vigil_hal::Result<A::QuerySet> {
-        // SAFETY: timestamps are enabled and `count` is within 1..=4096.
-        unsafe { self.0.create_query_set(label, count) }
+    /// A query set of `ty` (feature and count checked by `create_query_set`, count by
+    /// `create_occlusion_query_set`).
+    pub fn create_query_set(
+        &self,
+        label: &str,
+        ty: vigil_hal::QueryType,
+        count: u32,
+    ) -> vigil_hal::Result<A::QuerySet> {
+        // SAFETY: `count` is within 1..=4096, and timestamps are enabled for timestamp sets.
+        unsafe { self.0.create_query_set(label, ty, count) }
     }
 
     /// Releases a query set nothing uses any more.
@@ -939,6 +945,10 @@ recording! {
     fn reset_queries(&mut self, set: &A::QuerySet, first: u32, count: u32);
     /// A timestamp.
     fn write_timestamp(&mut self, set: &A::QuerySet, index: u32);
+    /// An occlusion query begun (inside a pass, none active, the query reset).
+    fn begin_occlusion_query(&mut self, set: &A::QuerySet, index: u32);
+    /// The active occlusion query ended.
+    fn end_occlusion_query(&mut self, set: &A::QuerySet, index: u32);
     /// A query resolve.
     fn resolve_queries(&mut self, set: &A::QuerySet, first: u32, count: u32, dst: &A::Buffer, offset: u64);
     /// Immediate data, from byte 0, the layout's whole size.

@@ -244,6 +244,82 @@ fn a_depth_bias_moves_a_coplanar_primitive_in_front_and_its_clamp_limits_it() {
     }
 }
 
+/// Occlusion query results of a frame on `set`: a near quad over the whole target in query
+/// 0, then a far one hidden behind it in query 1, and nothing drawn in query 2; with
+/// `again`, a second pass of the same encoder begins query 1 anew over a depth cleared
+/// again, where the far quad shows. Resolved by the encoder, read back.
+fn occlusion_results(d: &Device, set: QuerySet, again: bool) -> [u64; 3] {
+    let format = TextureFormat::Depth32Float;
+    let t = target(d, TextureFormat::Rgba8Unorm, 1);
+    let (_dt, dv) = depth(d, format);
+    let p = depth_pipeline(d, format);
+    let near = vertex_buffer(d, &quad3(0.2, [0.0, 1.0, 0.0, 1.0], -1.0, 1.0));
+    let far = vertex_buffer(d, &quad3(0.6, [1.0, 0.0, 0.0, 1.0], -1.0, 1.0));
+    let dst = d
+        .create_buffer(&BufferDescriptor {
+            label: "occlusion results",
+            size: 24,
+            usage: BufferUsages::QUERY_RESOLVE | BufferUsages::COPY_SRC,
+        })
+        .unwrap();
+    let mut e = encoder(d);
+    let passes: &[&[(u32, Option<Buffer>)]] = if again {
+        &[
+            &[(0, Some(near)), (1, Some(far)), (2, None)],
+            &[(1, Some(far))],
+        ]
+    } else {
+        &[&[(0, Some(near)), (1, Some(far)), (2, None)]]
+    };
+    for queries in passes {
+        e.begin_render_pass(&RenderPassDescriptor {
+            label: "counted",
+            color_attachments: &[Some(clear([0.0, 0.0, 0.0, 1.0], t.view))],
+            depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
+                view: dv,
+                depth_ops: Some(Operations {
+                    load: LoadOp::Clear(1.0),
+                    store: StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            occlusion_query_set: Some(set),
+            ..Default::default()
+        })
+        .unwrap();
+        e.set_render_pipeline(p).unwrap();
+        for &(q, draw) in *queries {
+            e.begin_occlusion_query(q).unwrap();
+            if let Some(vb) = draw {
+                e.set_vertex_buffer(0, vb, 0, None).unwrap();
+                e.draw(0..6, 0..1).unwrap();
+            }
+            e.end_occlusion_query().unwrap();
+        }
+        e.end_render_pass().unwrap();
+    }
+    e.resolve_query_set(set, 0, 3, dst, 0).unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let bytes = d.read_buffer(dst, 0, 24).unwrap();
+    [0, 1, 2].map(|q| u64::from_le_bytes(bytes[q * 8..q * 8 + 8].try_into().unwrap()))
+}
+
+#[test]
+fn occlusion_queries_count_what_passes_the_depth_test() {
+    let d = gpu();
+    let set = d.create_occlusion_query_set("occlusion", 3).unwrap();
+    // Query 0's quad passes everywhere, query 1's nowhere, query 2 drew nothing.
+    let [near, hidden, empty] = occlusion_results(&d, set, false);
+    assert!(near > 0, "the near quad's samples passed: {near}");
+    assert_eq!((hidden, empty), (0, 0));
+    // The same set again: each encoder resets it before its first pass, and query 1,
+    // begun anew in a second pass over a cleared depth, counts the far quad there.
+    let [near, again, empty] = occlusion_results(&d, set, true);
+    assert!(near > 0 && again > 0, "{near}, {again}");
+    assert_eq!(empty, 0);
+    d.finish();
+}
+
 #[test]
 fn blend_states_mean_what_they_mean_in_webgpu() {
     let d = gpu();

@@ -1113,3 +1113,150 @@ fn a_depth_bias_is_finite_and_only_for_triangles() {
         }
     }
 }
+
+/// Opens a render pass on `view` that counts occlusion into `set`.
+fn occlusion_pass(e: &mut CommandEncoder<TestApi>, view: TextureView, set: QuerySet) -> Result<()> {
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "counted",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view,
+            resolve_target: None,
+            load: LoadOp::Clear([0.0; 4]),
+            store: StoreOp::Store,
+        })],
+        occlusion_query_set: Some(set),
+        ..RenderPassDescriptor::default()
+    })
+}
+
+#[test]
+fn occlusion_queries_follow_webgpu_s_rules() {
+    let d = device();
+    let (_, view) = rt(&d, TextureFormat::Rgba8Unorm, 1);
+    let set = d.create_occlusion_query_set("occlusion", 4).unwrap();
+    expect_rule(d.create_occlusion_query_set("none", 0), Rule::QueryCount);
+    expect_rule(
+        d.create_occlusion_query_set("too many", 4097),
+        Rule::QueryCount,
+    );
+    // A pass that names no set counts nothing.
+    let mut e = encoder(&d);
+    color_pass(&mut e, view);
+    expect_rule(e.begin_occlusion_query(0), Rule::OcclusionNoSet);
+    // Sets are used for their type, both ways.
+    let stamps = d.create_query_set("stamps", 2).unwrap();
+    let err = expect_rule(
+        occlusion_pass(&mut encoder(&d), view, stamps),
+        Rule::QueryType,
+    );
+    assert!(err.message().contains("Timestamp queries"), "{err}");
+    expect_rule(encoder(&d).write_timestamp(set, 0), Rule::QueryType);
+    // Inside the set, one at a time, each once per pass.
+    let mut e = encoder(&d);
+    occlusion_pass(&mut e, view, set).unwrap();
+    expect_rule(e.begin_occlusion_query(4), Rule::QueryRange);
+    let mut e = encoder(&d);
+    occlusion_pass(&mut e, view, set).unwrap();
+    expect_rule(e.end_occlusion_query(), Rule::OcclusionNotActive);
+    let mut e = encoder(&d);
+    occlusion_pass(&mut e, view, set).unwrap();
+    e.begin_occlusion_query(1).unwrap();
+    let err = expect_rule(e.begin_occlusion_query(2), Rule::OcclusionActive);
+    assert!(err.message().contains("query 1 is active"), "{err}");
+    let mut e = encoder(&d);
+    occlusion_pass(&mut e, view, set).unwrap();
+    e.begin_occlusion_query(1).unwrap();
+    e.end_occlusion_query().unwrap();
+    expect_rule(e.begin_occlusion_query(1), Rule::OcclusionReused);
+    // A pass ends with no query active.
+    let mut e = encoder(&d);
+    occlusion_pass(&mut e, view, set).unwrap();
+    e.begin_occlusion_query(3).unwrap();
+    let err = expect_rule(e.end_render_pass(), Rule::OcclusionActive);
+    assert!(err.message().contains("before the pass ends"), "{err}");
+    // Only queries this encoder ended are resolved by it.
+    let dst = buffer(
+        &d,
+        "results",
+        256,
+        BufferUsages::QUERY_RESOLVE | BufferUsages::COPY_SRC,
+    );
+    let mut e = encoder(&d);
+    occlusion_pass(&mut e, view, set).unwrap();
+    e.begin_occlusion_query(0).unwrap();
+    e.end_occlusion_query().unwrap();
+    e.end_render_pass().unwrap();
+    expect_rule(
+        e.resolve_query_set(set, 0, 2, dst, 0),
+        Rule::QueryNotWritten,
+    );
+}
+
+#[test]
+fn occlusion_queries_are_reset_before_every_use() {
+    use vigil::hal_test::TestCommand;
+    let d = device();
+    let (_, view) = rt(&d, TextureFormat::Rgba8Unorm, 1);
+    let set = d.create_occlusion_query_set("occlusion", 3).unwrap();
+    let dst = buffer(
+        &d,
+        "results",
+        256,
+        BufferUsages::QUERY_RESOLVE | BufferUsages::COPY_SRC,
+    );
+    let mut e = encoder(&d);
+    // The first pass resets the whole set in front of it; the second begins query 1
+    // again, so query 1 alone is reset in front of that pass.
+    for queries in [&[0, 1][..], &[1, 2]] {
+        occlusion_pass(&mut e, view, set).unwrap();
+        for &q in queries {
+            e.begin_occlusion_query(q).unwrap();
+            e.end_occlusion_query().unwrap();
+        }
+        e.end_render_pass().unwrap();
+    }
+    e.resolve_query_set(set, 0, 3, dst, 0).unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let seen: Vec<String> = last_commands(&d)
+        .iter()
+        .filter(|c| {
+            matches!(
+                c,
+                TestCommand::ResetQueries(..)
+                    | TestCommand::BeginRenderPass(_)
+                    | TestCommand::EndRenderPass
+                    | TestCommand::BeginOcclusionQuery(..)
+                    | TestCommand::EndOcclusionQuery(..)
+                    | TestCommand::ResolveQueries(_)
+            )
+        })
+        .map(|c| match c {
+            // The set's id is the same throughout; leave it out.
+            TestCommand::BeginOcclusionQuery(_, q) => format!("begin {q}"),
+            TestCommand::EndOcclusionQuery(_, q) => format!("end {q}"),
+            TestCommand::ResetQueries(_, first, n) => format!("reset {first}+{n}"),
+            TestCommand::ResolveQueries(_) => "resolve".into(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "reset 0+3",
+            r#"BeginRenderPass("counted")"#,
+            "begin 0",
+            "end 0",
+            "begin 1",
+            "end 1",
+            "EndRenderPass",
+            "reset 1+1",
+            r#"BeginRenderPass("counted")"#,
+            "begin 1",
+            "end 1",
+            "begin 2",
+            "end 2",
+            "EndRenderPass",
+            "resolve",
+        ]
+    );
+}

@@ -519,3 +519,29 @@ fn multiview_needs_its_feature_views_within_the_limit_and_layered_attachments() 
         Rule::PipelineTargets,
     );
 }
+
+#[test]
+fn a_multiview_pass_counts_no_occlusion_queries() {
+    let d = device_with(Features::MULTIVIEW);
+    let set = d.create_occlusion_query_set("occlusion", 2).unwrap();
+    let view = layered_view(&d, 2, TextureViewDimension::D2Array);
+    let mut e = encoder(&d);
+    let err = expect_rule(
+        e.begin_render_pass(&RenderPassDescriptor {
+            label: "mv",
+            color_attachments: &[Some(RenderPassColorAttachment {
+                view,
+                resolve_target: None,
+                load: LoadOp::Clear([0.0; 4]),
+                store: StoreOp::Store,
+            })],
+            multiview_mask: std::num::NonZeroU32::new(0b11),
+            occlusion_query_set: Some(set),
+            ..RenderPassDescriptor::default()
+        }),
+        Rule::OcclusionMultiview,
+    );
+    assert!(err.message().contains("one query per view"), "{err}");
+    // The same pass without the set begins.
+    multiview_pass(&mut encoder(&d), view, 0b11).unwrap();
+}

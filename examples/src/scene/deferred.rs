@@ -108,6 +108,7 @@ fn fullscreen(
         depth_stencil_attachment: None,
         timestamp_writes: None,
         multiview_mask: None,
+        occlusion_query_set: None,
     })?;
     enc.set_render_pipeline(pipeline)?;
     bind(enc)?;

@@ -285,6 +285,10 @@ pub fn end_pass(w: &mut World<'_>, r: &mut Rng) {
     let Some(i) = pick_encoder(w, r, |p| *p != PassState::None) else {
         return;
     };
+    // An active occlusion query is ended first, mostly; else the end is refused.
+    if w.encoders[i].bound.occlusion_active.is_some() && r.chance(85) {
+        return occlusion_query(w, r);
+    }
     // Debug groups the pass opened are closed first, mostly; else the end is refused.
     let open = w.encoders[i].debug.closable(true);
     if open > 0 && r.chance(85) {
@@ -459,6 +463,19 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
     }
     let (ts, ts_invalid) = pass_timestamps(w, r);
     invalid |= ts_invalid;
+    // Now and then an occlusion query set; rarely a timestamp set in its place.
+    let (occlusion, occlusion_count) = if r.chance(35) {
+        let timestamps = r.chance(10);
+        let (set, count, v) = if timestamps {
+            w.query_sets.pick(r, w.id)
+        } else {
+            w.occlusion_sets.pick(r, w.id)
+        };
+        invalid |= timestamps || v.invalid();
+        (Some(set), count)
+    } else {
+        (None, None)
+    };
     // Rarely multiview: refused without the feature or layered attachments.
     let multiview_mask = if r.chance(3) {
         std::num::NonZeroU32::new(r.pick(&[0b1, 0b11, 1 << 31]))
@@ -478,13 +495,61 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
             depth_stencil_attachment: depth,
             timestamp_writes: ts,
             multiview_mask,
+            occlusion_query_set: occlusion,
         })?;
         o.pass = pass;
         o.debug.before_pass = o.debug.open;
         o.bound = Bound {
             last_written: o.bound.last_written,
+            occlusion: occlusion.and(occlusion_count),
             ..Bound::default()
         };
+        Ok(())
+    });
+}
+
+/// Begins an occlusion query (mostly one inside the pass's set, now and then past it or
+/// while one is active) or ends the active one (now and then when none is).
+pub fn occlusion_query(w: &mut World<'_>, r: &mut Rng) {
+    // Mostly a pass that names a set.
+    let counting = (0..w.encoders.len()).find(|&i| {
+        let o = &w.encoders[i];
+        !o.encoder.is_poisoned() && in_render(&o.pass) && o.bound.occlusion.is_some()
+    });
+    let Some(i) = counting
+        .filter(|_| r.chance(85))
+        .or_else(|| pick_encoder(w, r, in_render))
+    else {
+        return begin_render_pass(w, r);
+    };
+    let bound = w.encoders[i].bound;
+    if bound.occlusion_active.is_some() || r.chance(20) {
+        let none = bound.occlusion_active.is_none();
+        on_encoder(
+            w,
+            i,
+            "end_occlusion_query",
+            "end_occlusion_query()".into(),
+            none,
+            |o| {
+                o.encoder.end_occlusion_query()?;
+                o.bound.occlusion_active = None;
+                Ok(())
+            },
+        );
+        return;
+    }
+    let count = bound.occlusion.unwrap_or(1).max(1);
+    let index = if r.chance(10) {
+        r.edge_u32(count)
+    } else {
+        r.below(u64::from(count.min(64))) as u32
+    };
+    let refused = bound.occlusion.is_none() || index >= count;
+    let what = format!("begin_occlusion_query({index})");
+    on_encoder(w, i, "begin_occlusion_query", what, refused, |o| {
+        o.encoder.begin_occlusion_query(index)?;
+        o.bound.occlusion_active = Some(index);
         Ok(())
     });
 }
@@ -1169,14 +1234,25 @@ pub fn timestamps(w: &mut World<'_>, r: &mut Rng) {
     let Some(i) = pick_encoder(w, r, |p| *p == PassState::None) else {
         return outside_pass(w, r);
     };
-    let (set, count, v) = w.query_sets.pick(r, w.id);
+    // Now and then an occlusion set: resolved as a timestamp set is, never written into.
+    let occlusion = r.chance(25);
+    let (set, count, v) = if occlusion {
+        w.occlusion_sets.pick(r, w.id)
+    } else {
+        w.query_sets.pick(r, w.id)
+    };
     let count = count.unwrap_or(2);
     if r.chance(50) {
         let index = r.edge_u32(count.min(64));
         let what = format!("write_timestamp({set:?}, {index})");
-        on_encoder(w, i, "write_timestamp", what, v.invalid(), |o| {
-            o.encoder.write_timestamp(set, index)
-        });
+        on_encoder(
+            w,
+            i,
+            "write_timestamp",
+            what,
+            occlusion || v.invalid(),
+            |o| o.encoder.write_timestamp(set, index),
+        );
     } else {
         let (dst, size, dv) = if r.chance(90) {
             match w

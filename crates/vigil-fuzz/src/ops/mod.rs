@@ -56,6 +56,7 @@ pub const OPS: &[(u32, Op)] = &[
     (2, encode::set_index_buffer),
     (2, encode::set_dynamic_state),
     (2, encode::debug_group),
+    (2, encode::occlusion_query),
     (14, encode::draw),
     (10, encode::dispatch),
     (6, encode::copy),

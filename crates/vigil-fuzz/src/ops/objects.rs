@@ -353,6 +353,20 @@ pub fn create_query_set(w: &mut World<'_>, r: &mut Rng) {
         return destroy_something(w, r);
     }
     let count = r.pick(&[0, 1, 2, 8, 64, 4096, 4097, u32::MAX]);
+    if r.chance(40) {
+        if w.occlusion_sets.full() {
+            return destroy_something(w, r);
+        }
+        let what = format!("create_occlusion_query_set({count})");
+        w.call("create_occlusion_query_set", what, false, |w| {
+            let q = w
+                .device
+                .create_occlusion_query_set("fuzz occlusion", count)?;
+            w.occlusion_sets.add(q, count);
+            Ok(())
+        });
+        return;
+    }
     let what = format!("create_query_set({count})");
     w.call("create_query_set", what, false, |w| {
         let q = w.device.create_query_set("fuzz queries", count)?;
@@ -1352,6 +1366,7 @@ pub fn destroy_something(w: &mut World<'_>, r: &mut Rng) {
         1 => destroy_texture(w, r),
         2 => destroy_view(w, r),
         3 => destroy_sampler(w, r),
+        4 if r.chance(50) => destroy!(occlusion_sets, destroy_query_set),
         4 => destroy!(query_sets, destroy_query_set),
         5 => destroy!(layouts, destroy_bind_group_layout),
         6 | 7 => destroy!(groups, destroy_bind_group),

@@ -398,7 +398,12 @@ impl Device for TestDevice {
         self.release();
     }
 
-    unsafe fn create_query_set(&self, label: &str, _count: u32) -> Result<TestObject> {
+    unsafe fn create_query_set(
+        &self,
+        label: &str,
+        _ty: crate::QueryType,
+        _count: u32,
+    ) -> Result<TestObject> {
         self.object("create_query_set", label)
     }
 

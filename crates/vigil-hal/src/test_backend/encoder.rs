@@ -108,8 +108,8 @@ pub enum TestCommand {
     },
     /// A texture clear.
     ClearTexture(ObjectId),
-    /// Query reset.
-    ResetQueries(ObjectId),
+    /// Query reset: the set, the first query and how many.
+    ResetQueries(ObjectId, u32, u32),
     /// Timestamp write.
     WriteTimestamp(ObjectId, u32),
     /// Query resolve.
@@ -172,6 +172,10 @@ pub enum TestCommand {
     PopDebugGroup,
     /// A debug marker, with its label.
     InsertDebugMarker(String),
+    /// An occlusion query begun: the set and the index.
+    BeginOcclusionQuery(ObjectId, u32),
+    /// An occlusion query ended: the set and the index.
+    EndOcclusionQuery(ObjectId, u32),
 }
 
 /// A finished test command buffer.
@@ -371,12 +375,20 @@ impl CommandEncoder for TestCommandEncoder {
         self.push(TestCommand::ClearTexture(texture.id));
     }
 
-    unsafe fn reset_queries(&mut self, set: &TestObject, _: u32, _: u32) {
-        self.push(TestCommand::ResetQueries(set.id));
+    unsafe fn reset_queries(&mut self, set: &TestObject, first: u32, count: u32) {
+        self.push(TestCommand::ResetQueries(set.id, first, count));
     }
 
     unsafe fn write_timestamp(&mut self, set: &TestObject, index: u32) {
         self.push(TestCommand::WriteTimestamp(set.id, index));
+    }
+
+    unsafe fn begin_occlusion_query(&mut self, set: &TestObject, index: u32) {
+        self.push(TestCommand::BeginOcclusionQuery(set.id, index));
+    }
+
+    unsafe fn end_occlusion_query(&mut self, set: &TestObject, index: u32) {
+        self.push(TestCommand::EndOcclusionQuery(set.id, index));
     }
 
     unsafe fn resolve_queries(&mut self, set: &TestObject, _: u32, _: u32, _: &TestBuffer, _: u64) {

@@ -451,6 +451,8 @@ pub(crate) struct QuerySetObj<A: Api> {
     pub handle: QuerySet,
     pub label: Label,
     pub count: u32,
+    /// What its queries measure.
+    pub ty: vigil_hal::QueryType,
 }
 
 /// A bind group layout.

@@ -257,10 +257,38 @@ impl<A: Api> Device<A> {
         let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, label);
         self.check_alive(OP)?;
         validate::texture::query_set(label, count, self.features)?;
+        self.make_query_set(OP, label, vigil_hal::QueryType::Timestamp, count)
+    }
+
+    /// Creates `count` occlusion queries (1 to 4,096, `query.count`): a render pass names
+    /// the set ([`RenderPassDescriptor::occlusion_query_set`](crate::RenderPassDescriptor)),
+    /// and each [`CommandEncoder::begin_occlusion_query`](crate::CommandEncoder::begin_occlusion_query)
+    /// / `end_occlusion_query` pair in it counts whether any sample of the draws between
+    /// passed the depth and stencil tests. [`CommandEncoder::resolve_query_set`](crate::CommandEncoder::resolve_query_set)
+    /// copies the results as `u64`s, nonzero where any sample passed (how far above zero is
+    /// the driver's to say), as WebGPU's `"occlusion"` query sets. No feature is needed; the
+    /// device's queue must draw (`queue.draws`).
+    pub fn create_occlusion_query_set(&self, label: &str, count: u32) -> Result<QuerySet> {
+        const OP: &str = "create_occlusion_query_set";
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, label);
+        self.check_alive(OP)?;
+        self.needs_drawing_queue(OP, label, "an occlusion query set")?;
+        validate::texture::query_count(OP, label, count)?;
+        self.make_query_set(OP, label, vigil_hal::QueryType::Occlusion, count)
+    }
+
+    /// A query set of `ty`, its arguments checked.
+    fn make_query_set(
+        &self,
+        op: &'static str,
+        label: &str,
+        ty: vigil_hal::QueryType,
+        count: u32,
+    ) -> Result<QuerySet> {
         let raw = self
             .hal
-            .create_query_set(label, count)
-            .map_err(|e| self.hal_error(e, OP, label))?;
+            .create_query_set(label, ty, count)
+            .map_err(|e| self.hal_error(e, op, label))?;
         let raw = Owned::new(&self.hal, raw);
         let id = self.id;
         let (_, _, obj) = self
@@ -271,8 +299,9 @@ impl<A: Api> Device<A> {
                 handle: QuerySet::from_parts(index, generation, id),
                 label: crate::label::Label::new(label),
                 count,
+                ty,
             })
-            .ok_or_else(|| super::buffer::registry_full(OP, label, "query set"))?;
+            .ok_or_else(|| super::buffer::registry_full(op, label, "query set"))?;
         self.notify_created("query set", label);
         Ok(obj.handle)
     }

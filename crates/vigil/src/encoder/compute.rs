@@ -866,6 +866,7 @@ impl<A: Api> CommandEncoder<A> {
     ) -> Result<Option<PassQueries>> {
         let Some(ts) = ts else { return Ok(None) };
         let set = find(&mut self.used.query_sets, &self.core, ts.query_set, op)?;
+        validate::encoder::timestamp_set(op, &self.label, &set.label, set.ty)?;
         validate::encoder::pass_timestamps(
             op,
             &self.label,

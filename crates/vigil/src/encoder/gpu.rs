@@ -713,7 +713,7 @@ impl<A: Api> CommandEncoder<A> {
                 let set = e
                     .core
                     .hal
-                    .create_query_set(&e.label, STAMPS)
+                    .create_query_set(&e.label, vigil_hal::QueryType::Timestamp, STAMPS)
                     .map_err(|err| e.core.hal_error(err, OP, &e.label))?;
                 let set = crate::native::Owned::new(&e.core.hal, set);
                 e.core

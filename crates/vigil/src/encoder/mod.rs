@@ -22,6 +22,7 @@ mod bundle;
 pub(crate) mod compute;
 mod debug;
 mod gpu;
+mod occlusion;
 mod render;
 mod scope;
 mod transfer;

@@ -74,6 +74,10 @@ pub struct RenderPassDescriptor<'a> {
     /// attachment, which are then 2d-array views with enough layers; needs the `MULTIVIEW`
     /// feature, and pipelines with the same mask. As wgpu's `multiview_mask`.
     pub multiview_mask: Option<std::num::NonZeroU32>,
+    /// The occlusion query set the pass's [`CommandEncoder::begin_occlusion_query`] count
+    /// into: a set of [`Device::create_occlusion_query_set`](crate::Device::create_occlusion_query_set)
+    /// (`query.type`), in a pass without a view mask (`occlusion.multiview`).
+    pub occlusion_query_set: Option<crate::handle::QuerySet>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -130,6 +134,8 @@ pub(crate) struct RenderState {
     /// after the read and written in the pass is refused as a conflict (a pass cannot
     /// order the read before the write).
     pub heap_read: bool,
+    /// The pass's occlusion queries.
+    pub occlusion: super::occlusion::Occlusion,
 }
 
 impl RenderState {
@@ -159,6 +165,7 @@ impl RenderState {
             targets: std::mem::take(&mut self.targets),
             pass_id: self.pass_id,
             heap_read: self.heap_read,
+            occlusion: std::mem::take(&mut self.occlusion),
             ..RenderState::default()
         };
     }
@@ -344,7 +351,11 @@ impl<A: Api> CommandEncoder<A> {
                 let slot = e.used.texture_slot(&v.texture);
                 e.check_alias(slot, OP)?;
             }
+            let occlusion = e.pass_occlusion_set(desc.occlusion_query_set, view_mask, OP)?;
             let ts = e.prepare_pass_timestamps(desc.timestamp_writes, OP)?;
+            if let Some((set, _)) = occlusion {
+                e.prepare_occlusion_set(set, OP)?;
+            }
             // The pass goes into a native command buffer of its own.
             e.flush_pending(OP)?;
             e.cut(OP)?;
@@ -473,6 +484,7 @@ impl<A: Api> CommandEncoder<A> {
                     samples,
                     multiview_mask: view_mask,
                 },
+                occlusion: super::occlusion::Occlusion::new(occlusion),
                 ..RenderState::default()
             };
             e.pass = Pass::Render;
@@ -488,6 +500,7 @@ impl<A: Api> CommandEncoder<A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
             e.debug_groups_closed(OP, "the pass")?;
+            e.occlusion_closed(OP)?;
             if let (true, Some(pool)) = (e.open, e.pool.as_mut()) {
                 let mut r = crate::native::Rec::<A>(pool);
                 r.end_render_pass();
@@ -495,13 +508,18 @@ impl<A: Api> CommandEncoder<A> {
             }
             e.pass = Pass::None;
             e.scope.apply(&mut e.used, &mut e.pending);
-            if !e.pending.is_empty() || !e.render.pass_checks.is_empty() {
-                // The barriers, and the checks of the pass's indirect arguments, go in
-                // front of the pass, in a command buffer of their own: the pass's ends here.
+            if !e.pending.is_empty()
+                || !e.render.pass_checks.is_empty()
+                || !e.render.occlusion.resets.is_empty()
+            {
+                // The barriers, the checks of the pass's indirect arguments and the resets
+                // of occlusion queries it writes again go in front of the pass, in a
+                // command buffer of their own: the pass's ends here.
                 e.cut(OP)?;
                 let pass = e.segments.pop();
                 e.flush_pending(OP)?;
                 e.record_pass_checks(OP)?;
+                e.record_occlusion_resets(OP)?;
                 e.cut(OP)?;
                 e.segments.extend(pass);
             }

@@ -408,6 +408,7 @@ impl<A: Api> CommandEncoder<A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
             let q = find(&mut e.used.query_sets, &e.core, set, OP)?;
+            validate::encoder::timestamp_set(OP, &e.label, &q.label, q.ty)?;
             validate::encoder::pass_timestamps(OP, &e.label, &q.label, q.count, Some(index), None)?;
             e.prepare_query_write(set, index, OP)?;
             if let (Some(q), Some(pool)) = (
@@ -421,8 +422,10 @@ impl<A: Api> CommandEncoder<A> {
         })
     }
 
-    /// Copies `count` query results from `first` into `dst` at `offset` as u64 ticks
-    /// (multiply by the adapter's timestamp period for nanoseconds).
+    /// Copies `count` query results from `first` into `dst` at `offset`, a `u64` each:
+    /// timestamps as ticks (multiply by the adapter's timestamp period for nanoseconds),
+    /// occlusion queries as a count that is nonzero when any sample passed. Only queries
+    /// this encoder wrote (or ended) are resolved (`query.not-written`).
     pub fn resolve_query_set(
         &mut self,
         set: QuerySet,

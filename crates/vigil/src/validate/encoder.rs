@@ -227,6 +227,35 @@ pub(crate) fn queries(
     Ok(())
 }
 
+/// A set timestamps are written into: a timestamp set.
+pub(crate) fn timestamp_set(
+    op: &'static str,
+    label: &str,
+    set: &str,
+    ty: vigil_hal::QueryType,
+) -> Result<()> {
+    ensure!(
+        ty == vigil_hal::QueryType::Timestamp,
+        QueryType,
+        op,
+        label,
+        "query set '{set}' holds {ty:?} queries; timestamps are written into a timestamp set"
+    );
+    Ok(())
+}
+
+/// An occlusion query's index against its pass's set.
+pub(crate) fn occlusion_query(op: &'static str, label: &str, index: u32, count: u32) -> Result<()> {
+    ensure!(
+        index < count,
+        QueryRange,
+        op,
+        label,
+        "occlusion query {index} is outside the pass's occlusion query set ({count} queries)"
+    );
+    Ok(())
+}
+
 /// A pass's timestamp writes.
 pub(crate) fn pass_timestamps(
     op: &'static str,

@@ -381,10 +381,15 @@ pub(crate) fn query_set(label: &str, count: u32, features: Features) -> Result<(
         label,
         "timestamp queries need the TIMESTAMP_QUERY feature"
     );
+    query_count(OP, label, count)
+}
+
+/// A query set's size.
+pub(crate) fn query_count(op: &'static str, label: &str, count: u32) -> Result<()> {
     ensure!(
         (1..=MAX_QUERIES).contains(&count),
         QueryCount,
-        OP,
+        op,
         label,
         "{count} queries; a set holds 1 to {MAX_QUERIES}"
     );
