@@ -1,7 +1,8 @@
-# Session 60's second device run, at f75fbb6 (debug groups, depth bias): the packed suite
-# of vigil, vigil-vulkan and vigil-graph (all features, validation layer on; the plumbing
-# test reads the debug groups back from the layer's own message), then the fuzzer, whose
-# streams now push, pop and mark debug groups and set depth biases, from SEED
+# Session 60's second device run, at 1129c72 (debug groups, depth bias, occlusion
+# queries): the packed suite of vigil, vigil-vulkan and vigil-graph (all features,
+# validation layer on; the plumbing test reads the debug groups back from the layer's own
+# message), then the fuzzer, whose streams now push, pop and mark debug groups, set depth
+# biases and count occlusion, from SEED
 # (default 9240). Every output goes into one archive, $OUT/run-2.tar.xz. Carry [".gl"]:
 #   source .gl/enter.sh; bash docs/results/s60/run-2.sh > $OUT/run-2.log 2>&1; tail -12 $OUT/run-2.log
 set -u
