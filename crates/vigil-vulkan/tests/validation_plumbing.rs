@@ -6,8 +6,13 @@
 
 use vigil_hal::{Adapter as _, Device as _, Instance as _};
 
-#[test]
-fn the_layer_reports_a_rule_broken_below_vigil() {
+/// An instance with the validation layer and native labels on, its log, and a device of
+/// its first adapter.
+fn validated() -> (
+    vigil_vulkan::Instance,
+    std::sync::Arc<vigil_hal::ValidationLog>,
+    vigil_vulkan::Device,
+) {
     let instance = vigil_vulkan::Instance::init(&vigil_hal::InstanceDescriptor {
         app_name: "plumbing",
         validation: true,
@@ -21,6 +26,12 @@ fn the_layer_reports_a_rule_broken_below_vigil() {
         .adapter
         .open(vigil_hal::Features::empty(), &exposed.limits)
         .expect("device");
+    (instance, log, device)
+}
+
+#[test]
+fn the_layer_reports_a_rule_broken_below_vigil() {
+    let (_instance, log, device) = validated();
     assert_eq!(log.count(), 0, "{:?}", log.messages());
     // A zero-sized buffer breaks VUID-VkBufferCreateInfo-size-00912; vigil never sends one.
     // SAFETY: deliberately not: this breaks `create_buffer`'s contract to see the layer,
@@ -54,19 +65,7 @@ fn the_layer_reports_a_rule_broken_below_vigil() {
 #[test]
 fn a_message_about_a_command_names_the_debug_groups_open_around_it() {
     use vigil_hal::CommandEncoder as _;
-    let instance = vigil_vulkan::Instance::init(&vigil_hal::InstanceDescriptor {
-        app_name: "plumbing",
-        validation: true,
-        native_labels: true,
-    })
-    .expect("instance with validation");
-    let log = instance.validation_log().expect("log");
-    let adapters = instance.enumerate_adapters();
-    let exposed = adapters.first().expect("an adapter");
-    let device = exposed
-        .adapter
-        .open(vigil_hal::Features::empty(), &exposed.limits)
-        .expect("device");
+    let (_instance, log, device) = validated();
     let mut encoder = device.create_command_encoder("labels").expect("encoder");
     encoder.begin("labels").expect("begin");
     // SAFETY: the groups and the marker are balanced and recorded outside passes. The

@@ -94,14 +94,18 @@ fn scene(d: &Device) -> Scene {
     }
 }
 
+/// A bundle encoder for the scene's RGBA8 target.
+fn bundle_encoder(d: &Device) -> RenderBundleEncoder {
+    d.create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
+        label: "quads",
+        color_formats: &[Some(TextureFormat::Rgba8Unorm)],
+        ..Default::default()
+    })
+    .unwrap()
+}
+
 fn bundle_of(d: &Device, s: &Scene, quads: std::ops::Range<usize>) -> RenderBundle {
-    let mut b = d
-        .create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
-            label: "quads",
-            color_formats: &[Some(TextureFormat::Rgba8Unorm)],
-            ..Default::default()
-        })
-        .unwrap();
+    let mut b = bundle_encoder(d);
     b.set_render_pipeline(s.pipeline).unwrap();
     for q in quads {
         quad!(b, s, q);
@@ -232,13 +236,7 @@ fn debug_groups_around_a_copy_a_pass_and_a_bundle_change_nothing_drawn() {
     let d = gpu();
     let s = scene(&d);
     // The bundle's own group, with a marker between its draws.
-    let mut b = d
-        .create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
-            label: "quads",
-            color_formats: &[Some(TextureFormat::Rgba8Unorm)],
-            ..Default::default()
-        })
-        .unwrap();
+    let mut b = bundle_encoder(&d);
     b.push_debug_group("bundle").unwrap();
     b.set_render_pipeline(s.pipeline).unwrap();
     for q in 0..4 {

@@ -852,24 +852,35 @@ fn strip_pipeline(
     topology: PrimitiveTopology,
     strip: Option<IndexFormat>,
 ) -> Result<RenderPipeline> {
+    let primitive = PrimitiveState {
+        topology,
+        strip_index_format: strip,
+        ..Default::default()
+    };
+    one_buffer_pipeline(d, primitive, None)
+}
+
+/// A pipeline of one vertex buffer of [`attrs`] into one RGBA8 target, with `primitive`
+/// and `depth_stencil`.
+fn one_buffer_pipeline(
+    d: &TDevice,
+    primitive: PrimitiveState,
+    depth_stencil: Option<DepthStencilState>,
+) -> Result<RenderPipeline> {
     let a = attrs();
     let vb = [VertexBufferLayout {
         array_stride: 24,
         step_mode: VertexStepMode::Vertex,
         attributes: &a,
     }];
-    let primitive = PrimitiveState {
-        topology,
-        strip_index_format: strip,
-        ..Default::default()
-    };
-    pipeline_with(
+    pipeline_with_depth(
         d,
         &vb,
         &target(TextureFormat::Rgba8Unorm),
         "fs",
         1,
         primitive,
+        depth_stencil,
     )
 }
 
@@ -1031,12 +1042,6 @@ fn biased_pipeline(
     topology: PrimitiveTopology,
     bias: DepthBiasState,
 ) -> Result<RenderPipeline> {
-    let a = attrs();
-    let vb = [VertexBufferLayout {
-        array_stride: 24,
-        step_mode: VertexStepMode::Vertex,
-        attributes: &a,
-    }];
     let primitive = PrimitiveState {
         topology,
         ..Default::default()
@@ -1048,15 +1053,7 @@ fn biased_pipeline(
         stencil: StencilState::default(),
         bias,
     };
-    pipeline_with_depth(
-        d,
-        &vb,
-        &target(TextureFormat::Rgba8Unorm),
-        "fs",
-        1,
-        primitive,
-        Some(depth),
-    )
+    one_buffer_pipeline(d, primitive, Some(depth))
 }
 
 #[test]
@@ -1116,17 +1113,7 @@ fn a_depth_bias_is_finite_and_only_for_triangles() {
 
 /// Opens a render pass on `view` that counts occlusion into `set`.
 fn occlusion_pass(e: &mut CommandEncoder<TestApi>, view: TextureView, set: QuerySet) -> Result<()> {
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "counted",
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view,
-            resolve_target: None,
-            load: LoadOp::Clear([0.0; 4]),
-            store: StoreOp::Store,
-        })],
-        occlusion_query_set: Some(set),
-        ..RenderPassDescriptor::default()
-    })
+    try_begin_pass(e, view, "counted", Some(set))
 }
 
 #[test]

@@ -466,6 +466,16 @@ fn layered_view(d: &TDevice, layers: u32, dimension: TextureViewDimension) -> Te
 }
 
 fn multiview_pass(e: &mut CommandEncoder<TestApi>, view: TextureView, mask: u32) -> Result<()> {
+    multiview_pass_counting(e, view, mask, None)
+}
+
+/// [`multiview_pass`] counting occlusion into `occlusion`.
+fn multiview_pass_counting(
+    e: &mut CommandEncoder<TestApi>,
+    view: TextureView,
+    mask: u32,
+    occlusion: Option<QuerySet>,
+) -> Result<()> {
     e.begin_render_pass(&RenderPassDescriptor {
         label: "mv",
         color_attachments: &[Some(RenderPassColorAttachment {
@@ -475,6 +485,7 @@ fn multiview_pass(e: &mut CommandEncoder<TestApi>, view: TextureView, mask: u32)
             store: StoreOp::Store,
         })],
         multiview_mask: std::num::NonZeroU32::new(mask),
+        occlusion_query_set: occlusion,
         ..RenderPassDescriptor::default()
     })
 }
@@ -525,20 +536,8 @@ fn a_multiview_pass_counts_no_occlusion_queries() {
     let d = device_with(Features::MULTIVIEW);
     let set = d.create_occlusion_query_set("occlusion", 2).unwrap();
     let view = layered_view(&d, 2, TextureViewDimension::D2Array);
-    let mut e = encoder(&d);
     let err = expect_rule(
-        e.begin_render_pass(&RenderPassDescriptor {
-            label: "mv",
-            color_attachments: &[Some(RenderPassColorAttachment {
-                view,
-                resolve_target: None,
-                load: LoadOp::Clear([0.0; 4]),
-                store: StoreOp::Store,
-            })],
-            multiview_mask: std::num::NonZeroU32::new(0b11),
-            occlusion_query_set: Some(set),
-            ..RenderPassDescriptor::default()
-        }),
+        multiview_pass_counting(&mut encoder(&d), view, 0b11, Some(set)),
         Rule::OcclusionMultiview,
     );
     assert!(err.message().contains("one query per view"), "{err}");

@@ -177,17 +177,28 @@ pub fn target_view(d: &TDevice, size: [u32; 2]) -> TextureView {
 
 /// Opens a render pass on `view`, cleared and stored.
 pub fn begin_pass(e: &mut CommandEncoder<TestApi>, view: TextureView) {
+    try_begin_pass(e, view, "pass", None).unwrap();
+}
+
+/// Begins a render pass labelled `label` on `view`, cleared and stored, counting occlusion
+/// into `occlusion` when given.
+pub fn try_begin_pass(
+    e: &mut CommandEncoder<TestApi>,
+    view: TextureView,
+    label: &str,
+    occlusion: Option<QuerySet>,
+) -> Result<()> {
     e.begin_render_pass(&RenderPassDescriptor {
-        label: "pass",
+        label,
         color_attachments: &[Some(RenderPassColorAttachment {
             view,
             resolve_target: None,
             load: LoadOp::Clear([0.0; 4]),
             store: StoreOp::Store,
         })],
+        occlusion_query_set: occlusion,
         ..Default::default()
     })
-    .unwrap();
 }
 
 pub fn compute_pass(e: &mut CommandEncoder<TestApi>) {
