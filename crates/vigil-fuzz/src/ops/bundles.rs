@@ -345,9 +345,12 @@ pub fn execute_bundles(w: &mut World<'_>, r: &mut Rng) {
     let what = format!("execute_bundles({bundles:?})");
     on_encoder(w, i, "execute_bundles", what, invalid, |o| {
         o.encoder.execute_bundles(&bundles)?;
-        // The pass's pipeline and bindings are gone after bundles, as in WebGPU.
+        // The pass's pipeline and bindings are gone after bundles, as in WebGPU; its
+        // occlusion queries are the pass's own.
         o.bound = Bound {
             last_written: o.bound.last_written,
+            occlusion: o.bound.occlusion,
+            occlusion_active: o.bound.occlusion_active,
             ..Bound::default()
         };
         Ok(())
