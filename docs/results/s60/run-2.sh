@@ -1,5 +1,6 @@
-# Session 60's second device run, at 1129c72 (debug groups, depth bias, occlusion
-# queries): the packed suite of vigil, vigil-vulkan and vigil-graph (all features,
+# Session 60's second device run: the suite packed at 1129c72 (debug groups, depth bias,
+# occlusion queries) and the fuzzer built at 32f948d (its occlusion state kept across
+# bundles; the old layer's dynamic-offset report left out): the suite of vigil, vigil-vulkan and vigil-graph (all features,
 # validation layer on; the plumbing test reads the debug groups back from the layer's own
 # message), then the fuzzer, whose streams now push, pop and mark debug groups, set depth
 # biases and count occlusion, from SEED
