@@ -41,7 +41,7 @@ fn the_layer_reports_a_rule_broken_below_vigil() {
         device.create_buffer(&vigil_hal::BufferDescriptor {
             label: "zero",
             size: 0,
-            usage: vigil_hal::BufferUsages::STORAGE,
+            usage: vigil_hal::BufferUsages::COPY_SRC | vigil_hal::BufferUsages::COPY_DST,
             location: vigil_hal::MemoryLocation::GpuOnly,
         })
     };
@@ -66,16 +66,37 @@ fn the_layer_reports_a_rule_broken_below_vigil() {
 fn a_message_about_a_command_names_the_debug_groups_open_around_it() {
     use vigil_hal::CommandEncoder as _;
     let (_instance, log, device) = validated();
+    // SAFETY: a valid descriptor for any device.
+    let target = unsafe {
+        device.create_buffer(&vigil_hal::BufferDescriptor {
+            label: "copied",
+            size: 64,
+            usage: vigil_hal::BufferUsages::COPY_SRC | vigil_hal::BufferUsages::COPY_DST,
+            location: vigil_hal::MemoryLocation::GpuOnly,
+        })
+    }
+    .expect("buffer");
     let mut encoder = device.create_command_encoder("labels").expect("encoder");
     encoder.begin("labels").expect("begin");
-    // SAFETY: the groups and the marker are balanced and recorded outside passes. The
-    // dispatch deliberately is not valid (no compute pipeline is bound) so the layer
-    // reports it, from inside the two groups; the command buffer is never submitted.
+    // SAFETY: the groups and the marker are balanced and recorded outside passes. The copy
+    // is deliberately not valid (within one buffer, source and destination overlap:
+    // VUID-vkCmdCopyBuffer-pRegions-00117) so the layer reports it, about this command
+    // buffer, from inside the two groups; the command buffer is never submitted, and
+    // recording the copy is harmless to a driver (a dispatch with no pipeline bound, tried
+    // first, crashed an NVIDIA driver's recording).
     unsafe {
         encoder.push_debug_group("frame");
-        encoder.insert_debug_marker("before the dispatches");
-        encoder.push_debug_group("dispatches");
-        encoder.dispatch([1, 1, 1]);
+        encoder.insert_debug_marker("before the copy");
+        encoder.push_debug_group("copies");
+        encoder.copy_buffer_to_buffer(
+            &target,
+            &target,
+            vigil_hal::BufferCopy {
+                src_offset: 0,
+                dst_offset: 4,
+                size: 8,
+            },
+        );
         encoder.pop_debug_group();
         encoder.pop_debug_group();
     }
@@ -83,13 +104,13 @@ fn a_message_about_a_command_names_the_debug_groups_open_around_it() {
     let messages = log.messages();
     let about = messages
         .iter()
-        .find(|m| m.text.contains("vkCmdDispatch"))
-        .unwrap_or_else(|| panic!("no message about the dispatch: {messages:?}"));
+        .find(|m| m.text.contains("vkCmdCopyBuffer"))
+        .unwrap_or_else(|| panic!("no message about the copy: {messages:?}"));
     // The layer this project installs (1.3.239) lists every label twice, each begin being
     // recorded by two of its parts; the groups and their nesting are what is checked.
     let mut path = about.labels.clone();
     path.dedup();
-    assert_eq!(path, ["frame", "dispatches"], "{about:?}");
+    assert_eq!(path, ["frame", "copies"], "{about:?}");
     assert!(
         about.to_string().contains("(in debug groups: frame > "),
         "{about}"
@@ -98,4 +119,6 @@ fn a_message_about_a_command_names_the_debug_groups_open_around_it() {
     unsafe { encoder.reset_all(vec![buffer]) };
     // SAFETY: none of its command buffers was submitted.
     unsafe { device.destroy_command_encoder(encoder) };
+    // SAFETY: used only by the command buffer just released.
+    unsafe { device.destroy_buffer(target) };
 }
