@@ -895,21 +895,35 @@ impl<A: Api> CommandEncoder<A> {
         op: &'static str,
     ) -> Result<()> {
         self.ensure_open(op)?;
-        let first_use = !self.written_queries.iter().any(|(s, _)| *s == set.index());
         let rewritten = self.query_written(set.index(), index);
-        if let (Some(q), Some(pool)) = (
-            self.used.query_sets.get(set.index(), set.generation()),
-            self.pool.as_mut(),
-        ) {
-            let mut r = crate::native::Rec::<A>(pool);
-            if first_use {
-                r.reset_queries(&q.raw, 0, q.count);
-            } else if rewritten {
-                r.reset_queries(&q.raw, index, 1);
+        if !self.reset_query_set_once(set, op)? && rewritten {
+            if let (Some(q), Some(pool)) = (
+                self.used.query_sets.get(set.index(), set.generation()),
+                self.pool.as_mut(),
+            ) {
+                crate::native::Rec::<A>(pool).reset_queries(&q.raw, index, 1);
             }
         }
         self.note_query_written(set.index(), index);
         Ok(())
+    }
+
+    /// Resets the whole of `set` the first time this encoder uses it (outside passes: a
+    /// timestamp's write, or a render pass that counts occlusion into it, about to begin);
+    /// whether it did. Every query is then reset before its first use in the recording.
+    pub(crate) fn reset_query_set_once(&mut self, set: QuerySet, op: &'static str) -> Result<bool> {
+        if self.written_queries.iter().any(|(s, _)| *s == set.index()) {
+            return Ok(false);
+        }
+        self.ensure_open(op)?;
+        if let (Some(q), Some(pool)) = (
+            self.used.query_sets.get(set.index(), set.generation()),
+            self.pool.as_mut(),
+        ) {
+            crate::native::Rec::<A>(pool).reset_queries(&q.raw, 0, q.count);
+        }
+        self.written_queries.push((set.index(), Vec::new()));
+        Ok(true)
     }
 }
 

@@ -21,10 +21,7 @@ impl<A: Api> CommandEncoder<A> {
     pub fn push_debug_group(&mut self, label: &str) -> Result<()> {
         const OP: &str = "push_debug_group";
         self.step(OP, |e| {
-            if e.pass == Pass::None {
-                e.ensure_open(OP)?;
-            }
-            if let Some(mut r) = e.rec() {
+            if let Some(mut r) = e.label_rec(OP)? {
                 r.push_debug_group(label);
             }
             e.debug_groups = e.debug_groups.saturating_add(1);
@@ -48,10 +45,7 @@ impl<A: Api> CommandEncoder<A> {
                 };
                 return Err(fail!(DebugGroupEmpty, OP, &e.label, "{what}"));
             }
-            if e.pass == Pass::None {
-                e.ensure_open(OP)?;
-            }
-            if let Some(mut r) = e.rec() {
+            if let Some(mut r) = e.label_rec(OP)? {
                 r.pop_debug_group();
             }
             e.debug_groups = e.debug_groups.saturating_sub(1);
@@ -63,14 +57,21 @@ impl<A: Api> CommandEncoder<A> {
     pub fn insert_debug_marker(&mut self, label: &str) -> Result<()> {
         const OP: &str = "insert_debug_marker";
         self.step(OP, |e| {
-            if e.pass == Pass::None {
-                e.ensure_open(OP)?;
-            }
-            if let Some(mut r) = e.rec() {
+            if let Some(mut r) = e.label_rec(OP)? {
                 r.insert_debug_marker(label);
             }
             Ok(())
         })
+    }
+
+    /// Where a debug command goes: the native command buffer being recorded, begun first
+    /// outside passes (inside one it is open; a render bundle's encoder records into
+    /// none).
+    fn label_rec(&mut self, op: &'static str) -> Result<Option<crate::native::Rec<'_, A>>> {
+        if self.pass == Pass::None {
+            self.ensure_open(op)?;
+        }
+        Ok(self.rec())
     }
 
     /// How many of the open debug groups were opened before the open pass (all of them

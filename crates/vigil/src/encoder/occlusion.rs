@@ -168,23 +168,6 @@ impl<A: Api> CommandEncoder<A> {
         Ok(Some((set, q.count)))
     }
 
-    /// Before a pass that names occlusion set `set` begins: the whole set is reset the first
-    /// time this encoder uses it (outside the pass).
-    pub(crate) fn prepare_occlusion_set(&mut self, set: QuerySet, op: &'static str) -> Result<()> {
-        if self.written_queries.iter().any(|(s, _)| *s == set.index()) {
-            return Ok(());
-        }
-        self.ensure_open(op)?;
-        if let (Some(q), Some(pool)) = (
-            self.used.query_sets.get(set.index(), set.generation()),
-            self.pool.as_mut(),
-        ) {
-            crate::native::Rec::<A>(pool).reset_queries(&q.raw, 0, q.count);
-        }
-        self.written_queries.push((set.index(), Vec::new()));
-        Ok(())
-    }
-
     /// Refuses to end a pass while one of its occlusion queries is active.
     pub(crate) fn occlusion_closed(&self, op: &'static str) -> Result<()> {
         match self.render.occlusion.active {

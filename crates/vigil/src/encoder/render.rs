@@ -354,7 +354,7 @@ impl<A: Api> CommandEncoder<A> {
             let occlusion = e.pass_occlusion_set(desc.occlusion_query_set, view_mask, OP)?;
             let ts = e.prepare_pass_timestamps(desc.timestamp_writes, OP)?;
             if let Some((set, _)) = occlusion {
-                e.prepare_occlusion_set(set, OP)?;
+                e.reset_query_set_once(set, OP)?;
             }
             // The pass goes into a native command buffer of its own.
             e.flush_pending(OP)?;
