@@ -1,0 +1,28 @@
+# Session 61's first device run, at 04fa107: session 60's validation-plumbing test alone
+# (packed after its deliberately invalid command became an overlapping copy; on an H100 in
+# session 60 the dispatch with no pipeline bound it recorded before crashed the NVIDIA
+# driver's recording), a full bench, then the fuzzer (built at 04fa107) from SEED
+# (default 9432) with the time left. Every output goes into one archive,
+# $OUT/run-1.tar.xz. Carry [".gl"]:
+#   source .gl/enter.sh; bash docs/results/s61/run-1.sh > $OUT/run-1.log 2>&1; tail -12 $OUT/run-1.log
+set -u
+limit=${LIMIT:-570}
+room() { [ $((limit - SECONDS)) -ge "$1" ] || { echo "part skipped at ${SECONDS}s: needs $1 s"; false; }; }
+cd .gl && tar -xJf tools/tools.tar.xz && tar -xJf tests.tar.xz && for b in vigil-s61 vigil-fuzz; do xz -dc bin/$b.sxz > bin/$b; chmod +x bin/$b; done && cd ..
+export PATH=$PWD/.gl/tools:$PATH LD_LIBRARY_PATH=$PWD/.gl/tools:${LD_LIBRARY_PATH:-}
+res=$(mktemp -d)
+pack() { tar -C "$res" -cJf $OUT/run-1.tar.xz .; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $res/machine.txt
+OUT= PER=60 timeout 120 .gl/tests/run-all.sh > $res/plumbing.txt 2>&1; echo "plumbing rc=$? ${SECONDS}s" | tee -a $res/plumbing.txt
+tail -5 $res/plumbing.txt
+pack
+if room 300; then
+  timeout 290 .gl/bin/vigil-s61 bench --save $res/full.json > $res/full.txt 2>&1; echo "bench rc=$? ${SECONDS}s" | tee -a $res/full.txt
+fi
+pack
+if room 60; then
+  timeout $((limit - SECONDS - 10)) .gl/bin/vigil-fuzz --seed ${SEED:-9432} --seeds ${SEEDS:-192} --calls 5000 --jobs 14 > $res/fuzz.txt 2>&1; echo "fuzz rc=$? ${SECONDS}s" | tee -a $res/fuzz.txt
+  grep FUZZ-TOTAL $res/fuzz.txt
+fi
+pack
+echo "done ${SECONDS}s"
