@@ -285,6 +285,8 @@ pub struct BundleMeta {
     pub depth: Option<TextureFormat>,
     /// Samples.
     pub samples: u32,
+    /// Depth and stencil read-only (`depth_read_only`, `stencil_read_only`).
+    pub read_only: (bool, bool),
 }
 
 /// A mapping.

@@ -314,6 +314,16 @@ impl DepthStencilState {
         let off = StencilFaceState::default();
         self.stencil.front != off || self.stencil.back != off
     }
+    /// Whether drawing may write stencil: a nonzero write mask and an operation other than
+    /// `Keep` on either face (culling aside, as Vulkan's rule for read-only stencil is).
+    pub fn writes_stencil(&self) -> bool {
+        let writes = |f: &StencilFaceState| {
+            [f.fail_op, f.depth_fail_op, f.pass_op]
+                .iter()
+                .any(|&op| op != StencilOperation::Keep)
+        };
+        self.stencil.write_mask != 0 && (writes(&self.stencil.front) || writes(&self.stencil.back))
+    }
 }
 
 /// Blend factor.
@@ -345,6 +355,8 @@ pub enum BlendFactor {
     Constant,
     /// 1 - the blend constant.
     OneMinusConstant,
+    /// `min(source alpha, 1 - destination alpha)` for color, 1 for alpha.
+    SrcAlphaSaturated,
     /// The fragment shader's second source color (`@blend_src(1)`); needs the
     /// `DUAL_SOURCE_BLENDING` feature.
     Src1,
@@ -571,6 +583,10 @@ pub struct DepthStencilAttachment<'a, A: Api> {
     pub depth: (LoadOp<f32>, StoreOp),
     /// Stencil load and store (ignored when the format has no stencil).
     pub stencil: (LoadOp<u32>, StoreOp),
+    /// Every aspect of the format is read-only in the pass: the attachment is in the
+    /// `ShaderReadOnly` layout (where the pass's shaders may also sample it), loaded, and
+    /// not stored; `depth` and `stencil` are then `(Load, Store)` and not used.
+    pub read_only: bool,
 }
 
 /// What the backend needs to begin a render pass.

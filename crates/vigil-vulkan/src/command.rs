@@ -697,11 +697,27 @@ impl hal::CommandEncoder for CommandEncoder {
             })
             .collect();
         let ds = desc.depth_stencil_attachment.as_ref();
+        // A read-only attachment is loaded and not stored, in the layout its sampled reads
+        // share (`ShaderReadOnly`'s).
+        let ds_layout = |d: &hal::DepthStencilAttachment<'_, super::Api>| {
+            if d.read_only {
+                conv::image_layout(hal::TextureLayout::ShaderReadOnly)
+            } else {
+                vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL
+            }
+        };
+        let ds_store = |d: &hal::DepthStencilAttachment<'_, super::Api>, op| {
+            if d.read_only {
+                vk::AttachmentStoreOp::NONE
+            } else {
+                conv::store_op(op)
+            }
+        };
         let depth = ds.map(|d| {
             let info = vk::RenderingAttachmentInfo::default()
                 .image_view(d.view.raw)
-                .image_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
-                .store_op(conv::store_op(d.depth.1));
+                .image_layout(ds_layout(d))
+                .store_op(ds_store(d, d.depth.1));
             match d.depth.0 {
                 hal::LoadOp::Load => info.load_op(vk::AttachmentLoadOp::LOAD),
                 hal::LoadOp::Clear(v) => {
@@ -718,8 +734,8 @@ impl hal::CommandEncoder for CommandEncoder {
         let stencil = ds.filter(|d| d.format.info().has_stencil).map(|d| {
             let info = vk::RenderingAttachmentInfo::default()
                 .image_view(d.view.raw)
-                .image_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
-                .store_op(conv::store_op(d.stencil.1));
+                .image_layout(ds_layout(d))
+                .store_op(ds_store(d, d.stencil.1));
             match d.stencil.0 {
                 hal::LoadOp::Load => info.load_op(vk::AttachmentLoadOp::LOAD),
                 hal::LoadOp::Clear(v) => {

@@ -216,7 +216,11 @@ pub fn image_layout(layout: hal::TextureLayout) -> vk::ImageLayout {
     match layout {
         hal::TextureLayout::Undefined => vk::ImageLayout::UNDEFINED,
         hal::TextureLayout::General => vk::ImageLayout::GENERAL,
-        hal::TextureLayout::ShaderReadOnly => vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+        // Not SHADER_READ_ONLY_OPTIMAL: a depth-stencil attachment that is read-only in a
+        // pass is in this layout while the pass's shaders sample it, and
+        // SHADER_READ_ONLY_OPTIMAL is no attachment's layout. READ_ONLY_OPTIMAL
+        // (synchronization2, core in Vulkan 1.3) is both.
+        hal::TextureLayout::ShaderReadOnly => vk::ImageLayout::READ_ONLY_OPTIMAL,
         hal::TextureLayout::ColorAttachment => vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
         hal::TextureLayout::DepthStencilAttachment => {
             vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL
@@ -515,6 +519,7 @@ pub fn blend_factor(f: hal::BlendFactor) -> vk::BlendFactor {
         B::OneMinusSrc1Alpha => vk::BlendFactor::ONE_MINUS_SRC1_ALPHA,
         B::Constant => vk::BlendFactor::CONSTANT_COLOR,
         B::OneMinusConstant => vk::BlendFactor::ONE_MINUS_CONSTANT_COLOR,
+        B::SrcAlphaSaturated => vk::BlendFactor::SRC_ALPHA_SATURATE,
     }
 }
 

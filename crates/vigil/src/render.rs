@@ -78,6 +78,12 @@ pub(crate) struct RenderPipelineFacts {
     pub vertex_buffers: Box<[VertexBufferFacts]>,
     pub color_formats: Box<[Option<TextureFormat>]>,
     pub depth_format: Option<TextureFormat>,
+    /// Whether its draws write depth (`depth_write_enabled`): refused in passes whose depth
+    /// is read-only.
+    pub writes_depth: bool,
+    /// Whether its draws may write stencil ([`vigil_hal::DepthStencilState::writes_stencil`]):
+    /// refused in passes whose stencil is read-only.
+    pub writes_stencil: bool,
     pub sample_count: u32,
     /// The strip index format, which indexed draws must match.
     pub strip_index_format: Option<vigil_hal::IndexFormat>,
@@ -213,6 +219,8 @@ impl<A: Api> Device<A> {
             vertex_buffers: vertex.buffers.into_boxed_slice(),
             color_formats: targets.iter().map(|t| t.map(|t| t.format)).collect(),
             depth_format: desc.depth_stencil.map(|d| d.format),
+            writes_depth: desc.depth_stencil.is_some_and(|d| d.depth_write_enabled),
+            writes_stencil: desc.depth_stencil.is_some_and(|d| d.writes_stencil()),
             sample_count: desc.sample_count,
             strip_index_format: desc.primitive.strip_index_format,
             multiview_mask: view_mask,

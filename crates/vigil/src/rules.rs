@@ -295,9 +295,11 @@ rules! {
     AttachmentUsage: UsageMismatch, "render-pass.attachment-usage", "An attachment's view has RENDER_ATTACHMENT usage.", "WebGPU beginRenderPass";
     AttachmentView: InvalidDescriptor, "render-pass.attachment-view", "An attachment is a 2d view of one mip level and layer, of a color format for color and a depth format for depth, used once in the pass.", "WebGPU GPURenderPassColorAttachment, GPURenderPassDepthStencilAttachment";
     AttachmentExtent: InvalidDescriptor, "render-pass.attachment-extent", "A pass's attachments share one size and sample count.", "WebGPU beginRenderPass";
-    AspectOps: InvalidDescriptor, "render-pass.aspect-ops", "A depth-stencil attachment gives depth operations only for a format with depth and stencil operations only for one with stencil (`None` keeps the aspect as it is).", "WebGPU GPURenderPassDepthStencilAttachment";
+    AspectOps: InvalidDescriptor, "render-pass.aspect-ops", "A depth-stencil attachment gives depth operations only for a format with depth and stencil operations only for one with stencil (`None` on an aspect the format has makes it read-only in the pass).", "WebGPU GPURenderPassDepthStencilAttachment";
     ResolveTarget: InvalidDescriptor, "render-pass.resolve-target", "A resolve target belongs to a multisampled attachment and is a single-sampled view of its format.", "WebGPU resolveTarget";
     PipelineTargets: InvalidState, "render-pass.pipeline-targets", "A render pipeline's targets, depth format and sample count are the pass's.", "WebGPU setPipeline in a render pass";
+    DepthReadOnly: InvalidState, "render-pass.depth-read-only", "A pipeline that writes depth (depth_write_enabled) is not set in a pass or bundle whose depth is read-only.", "WebGPU setPipeline (writesDepth, depthReadOnly); Vulkan VUID-vkCmdDraw-None-06886";
+    StencilReadOnly: InvalidState, "render-pass.stencil-read-only", "A pipeline that may write stencil (a nonzero write mask and an operation other than Keep) is not set in a pass or bundle whose stencil is read-only.", "WebGPU setPipeline (writesStencil, stencilReadOnly); Vulkan VUID-vkCmdDraw-None-06887";
     VertexSlot: OutOfBounds, "render-pass.vertex-slot", "A vertex buffer slot is below max_vertex_buffers (and vigil's 16).", "WebGPU setVertexBuffer";
     VertexBufferUsage: UsageMismatch, "render-pass.vertex-buffer-usage", "A vertex buffer has VERTEX usage.", "WebGPU setVertexBuffer";
     VertexBufferRange: OutOfBounds, "render-pass.vertex-buffer-range", "A vertex buffer binding starts inside its buffer at a multiple of 4.", "WebGPU setVertexBuffer; Vulkan VUID-vkCmdBindVertexBuffers-pOffsets-00626";
@@ -313,6 +315,7 @@ rules! {
     RangeInverted: InvalidDescriptor, "render-pass.range-inverted", "A draw's ranges end at or after their start.", "vigil (the native call takes a count)";
     PassUsageConflict: UsageMismatch, "render-pass.usage-conflict", "A render pass does not write a resource it also uses another way.", "WebGPU usage scope validation";
     BundleTargets: InvalidState, "render-pass.bundle-targets", "A render bundle executes in a pass whose color formats, depth format, sample count and view mask are the bundle's.", "WebGPU executeBundles";
+    BundleReadOnly: InvalidState, "render-pass.bundle-read-only", "A render bundle executes in a pass whose depth (or stencil) is read-only only if the bundle's is too.", "WebGPU executeBundles (depthReadOnly, stencilReadOnly)";
 
     // Render bundles.
     BundleAttachments: InvalidDescriptor, "render-bundle.attachments", "A render bundle names at least one attachment format, at most max_color_attachments color formats, each a color format the device renders to, and a depth-stencil format that is one.", "WebGPU createRenderBundleEncoder";

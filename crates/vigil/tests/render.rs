@@ -123,6 +123,163 @@ fn depth_pipeline_biased(
     d.create_render_pipeline(&desc).unwrap()
 }
 
+/// The read-only pass's shader: the attachment's depth at the fragment, sampled through a
+/// bind group, in red (blue 1 marks where it drew).
+const SAMPLES_DEPTH: &str = r#"
+@group(0) @binding(0) var depth: texture_depth_2d;
+struct O { @builtin(position) pos: vec4<f32>, @location(0) color: vec4<f32> }
+@vertex fn vs(@location(0) pos: vec3<f32>, @location(1) color: vec4<f32>) -> O {
+    return O(vec4<f32>(pos, 1.0), color);
+}
+@fragment fn fs(i: O) -> @location(0) vec4<f32> {
+    return vec4<f32>(textureLoad(depth, vec2<i32>(i.pos.xy), 0), 0.0, 1.0, 1.0);
+}
+"#;
+
+#[test]
+fn a_read_only_depth_attachment_is_tested_against_and_sampled_in_one_pass() {
+    let d = gpu();
+    let l = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "depth",
+            entries: &[BindGroupLayoutEntry {
+                binding: 0,
+                visibility: ShaderStages::FRAGMENT,
+                ty: BindingType::Texture {
+                    sample_type: TextureSampleType::Depth,
+                    view_dimension: TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                array: None,
+            }],
+        })
+        .unwrap();
+    let pl = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "depth",
+            bind_group_layouts: &[l],
+            immediate_size: 0,
+        })
+        .unwrap();
+    let m = module(&d, SAMPLES_DEPTH);
+    for format in [
+        TextureFormat::Depth32Float,
+        TextureFormat::Depth24PlusStencil8,
+    ] {
+        let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+        let dt = d
+            .create_texture(&TextureDescriptor {
+                label: "depth",
+                size: [W, H],
+                format,
+                usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::TEXTURE_BINDING,
+                ..Default::default()
+            })
+            .unwrap();
+        let dv = d
+            .create_texture_view(dt, &TextureViewDescriptor::default())
+            .unwrap();
+        let sampled = d
+            .create_texture_view(
+                dt,
+                &TextureViewDescriptor {
+                    aspect: TextureAspect::DepthOnly,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        let g = d
+            .create_bind_group(&BindGroupDescriptor {
+                label: "depth",
+                layout: l,
+                entries: &[BindGroupEntry {
+                    binding: 0,
+                    resource: BindingResource::TextureView(sampled),
+                }],
+            })
+            .unwrap();
+        // Tested with `compare` against the depth of the first pass, written by none.
+        let reader = |compare| {
+            let attrs = [
+                VertexAttribute {
+                    format: VertexFormat::Float32x3,
+                    offset: 0,
+                    shader_location: 0,
+                },
+                VertexAttribute {
+                    format: VertexFormat::Float32x4,
+                    offset: 12,
+                    shader_location: 1,
+                },
+            ];
+            let vbl = [VertexBufferLayout {
+                array_stride: 28,
+                step_mode: VertexStepMode::Vertex,
+                attributes: &attrs,
+            }];
+            let targets = [color_target(TextureFormat::Rgba8Unorm)];
+            let mut desc = pipeline_desc(pl, m, &vbl, &targets);
+            desc.depth_stencil = Some(DepthStencilState {
+                format,
+                depth_write_enabled: false,
+                depth_compare: compare,
+                stencil: StencilState::default(),
+                bias: DepthBiasState::default(),
+            });
+            d.create_render_pipeline(&desc).unwrap()
+        };
+        let (less, greater) = (
+            reader(CompareFunction::Less),
+            reader(CompareFunction::Greater),
+        );
+        let writer = depth_pipeline(&d, format);
+        // The first pass writes depth 0.25 over the left half (green) and leaves 1.0 on
+        // the right.
+        let left = vertex_buffer(&d, &quad3(0.25, [0.0, 1.0, 0.0, 1.0], -1.0, 0.0));
+        let whole = vertex_buffer(&d, &quad3(0.5, [0.0; 4], -1.0, 1.0));
+        let mut e = depth_pass(&d, &t, dv, format, "writes depth");
+        e.set_render_pipeline(writer).unwrap();
+        e.set_vertex_buffer(0, left, 0, None).unwrap();
+        e.draw(0..6, 0..1).unwrap();
+        e.end_render_pass().unwrap();
+        // The second leaves depth read-only: a quad at 0.5 passes `Less` on the right and
+        // `Greater` on the left, and each fragment reads the depth under it.
+        e.begin_render_pass(&RenderPassDescriptor {
+            label: "reads depth",
+            color_attachments: &[Some(RenderPassColorAttachment {
+                view: t.view,
+                resolve_target: None,
+                load: LoadOp::Load,
+                store: StoreOp::Store,
+            })],
+            depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
+                view: dv,
+                depth_ops: None,
+                stencil_ops: None,
+            }),
+            ..Default::default()
+        })
+        .unwrap();
+        e.set_bind_group(0, g, &[]).unwrap();
+        e.set_vertex_buffer(0, whole, 0, None).unwrap();
+        for p in [less, greater] {
+            e.set_render_pipeline(p).unwrap();
+            e.draw(0..6, 0..1).unwrap();
+        }
+        e.end_render_pass().unwrap();
+        d.submit([e.finish().unwrap()]).unwrap();
+        let px = pixels(&d, t.texture);
+        for (x, want) in [(8, [64, 0, 255, 255]), (56, [255, 0, 255, 255])] {
+            assert!(
+                close(at(&px, x, 32), want, 1),
+                "{format:?} at x {x}: {:?}, want {want:?}",
+                at(&px, x, 32)
+            );
+        }
+    }
+    d.finish();
+}
+
 /// Green at z 0.2 over the left 3/4 and red at z 0.6 over the right 3/4: `(near, far)`.
 fn depth_quads(d: &Device) -> (Buffer, Buffer) {
     (
@@ -327,10 +484,26 @@ fn blend_states_mean_what_they_mean_in_webgpu() {
     //   ALPHA_BLENDING: color src*a + dst*(1-a) = (0.5, 0, 0.5); alpha a + dst.a*(1-a) = 0.5.
     //   PREMULTIPLIED_ALPHA_BLENDING: color src + dst*(1-a) = (1, 0, 0.5); alpha 0.5.
     //   REPLACE: the source.
-    for (blend, want) in [
-        (BlendState::ALPHA_BLENDING, [128, 0, 128, 128]),
-        (BlendState::PREMULTIPLIED_ALPHA_BLENDING, [255, 0, 128, 128]),
-        (BlendState::REPLACE, [255, 0, 0, 128]),
+    //   Color src*SrcAlphaSaturated + dst over a destination of alpha 0.75: the factor is
+    //   min(0.5, 1 - 0.75) = 0.25, so (0.25, 0, 1); alpha replaced, 0.5.
+    let saturated = BlendState {
+        color: BlendComponent {
+            src_factor: BlendFactor::SrcAlphaSaturated,
+            dst_factor: BlendFactor::One,
+            operation: BlendOperation::Add,
+        },
+        alpha: BlendComponent::REPLACE,
+    };
+    let under = [0.0, 0.0, 1.0, 0.0];
+    for (blend, dst, want) in [
+        (BlendState::ALPHA_BLENDING, under, [128, 0, 128, 128]),
+        (
+            BlendState::PREMULTIPLIED_ALPHA_BLENDING,
+            under,
+            [255, 0, 128, 128],
+        ),
+        (BlendState::REPLACE, under, [255, 0, 0, 128]),
+        (saturated, [0.0, 0.0, 1.0, 0.75], [64, 0, 255, 128]),
     ] {
         let t = target(&d, TextureFormat::Rgba8Unorm, 1);
         let m = module(&d, POS_COLOR);
@@ -353,7 +526,7 @@ fn blend_states_mean_what_they_mean_in_webgpu() {
         let mut e = encoder(&d);
         e.begin_render_pass(&RenderPassDescriptor {
             label: "blend",
-            color_attachments: &[Some(clear([0.0, 0.0, 1.0, 0.0], t.view))],
+            color_attachments: &[Some(clear(dst, t.view))],
             ..Default::default()
         })
         .unwrap();

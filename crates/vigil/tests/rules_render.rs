@@ -955,7 +955,7 @@ fn depth_only_attachments_take_no_stencil_operations() {
             load: LoadOp::Clear(0),
             store: StoreOp::Store,
         });
-        // Leaving both out keeps the attachment as it is.
+        // Leaving both out makes the attachment read-only.
         assert!(begin(None, None).is_ok());
         assert!(begin(clear, None).is_ok());
         let r = begin(clear, stencil);
@@ -1246,4 +1246,313 @@ fn occlusion_queries_are_reset_before_every_use() {
             "resolve",
         ]
     );
+}
+
+/// A depth-stencil pass on `view` (a `Depth24PlusStencil8` target's) with a color target,
+/// its aspects read-only where `depth` or `stencil` is false (no operations given).
+fn depth_stencil_pass(
+    d: &TDevice,
+    color: TextureView,
+    view: TextureView,
+    depth: bool,
+    stencil: bool,
+) -> CommandEncoder<TestApi> {
+    let mut e = encoder(d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "ds",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view: color,
+            resolve_target: None,
+            load: LoadOp::Load,
+            store: StoreOp::Store,
+        })],
+        depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
+            view,
+            depth_ops: depth.then_some(Operations {
+                load: LoadOp::Load,
+                store: StoreOp::Store,
+            }),
+            stencil_ops: stencil.then_some(Operations {
+                load: LoadOp::Load,
+                store: StoreOp::Store,
+            }),
+        }),
+        ..Default::default()
+    })
+    .unwrap();
+    e
+}
+
+/// A `Depth24PlusStencil8` pipeline that writes depth if `depth`, stencil if `stencil`.
+fn ds_writer(d: &TDevice, depth: bool, stencil: bool) -> RenderPipeline {
+    let op = if stencil {
+        StencilOperation::Replace
+    } else {
+        StencilOperation::Keep
+    };
+    let face = StencilFaceState {
+        compare: CompareFunction::Always,
+        fail_op: StencilOperation::Keep,
+        depth_fail_op: StencilOperation::Keep,
+        pass_op: op,
+    };
+    let ds = DepthStencilState {
+        format: TextureFormat::Depth24PlusStencil8,
+        depth_write_enabled: depth,
+        depth_compare: CompareFunction::LessEqual,
+        stencil: StencilState {
+            front: face,
+            back: face,
+            ..StencilState::default()
+        },
+        bias: DepthBiasState::default(),
+    };
+    one_buffer_pipeline(d, PrimitiveState::default(), Some(ds)).unwrap()
+}
+
+#[test]
+fn read_only_aspects_refuse_pipelines_that_write_them() {
+    let d = device();
+    let (_, color) = rt(&d, TextureFormat::Rgba8Unorm, 1);
+    let (_, ds) = rt(&d, TextureFormat::Depth24PlusStencil8, 1);
+    let writes_depth = ds_writer(&d, true, false);
+    let writes_stencil = ds_writer(&d, false, true);
+    let writes_neither = ds_writer(&d, false, false);
+    // A stencil write mask of 0 writes no stencil, whatever the operations.
+    let masked = {
+        let face = StencilFaceState {
+            compare: CompareFunction::Always,
+            fail_op: StencilOperation::Zero,
+            depth_fail_op: StencilOperation::Zero,
+            pass_op: StencilOperation::Replace,
+        };
+        let ds = DepthStencilState {
+            format: TextureFormat::Depth24PlusStencil8,
+            depth_write_enabled: false,
+            depth_compare: CompareFunction::Always,
+            stencil: StencilState {
+                front: face,
+                back: face,
+                read_mask: u32::MAX,
+                write_mask: 0,
+            },
+            bias: DepthBiasState::default(),
+        };
+        one_buffer_pipeline(&d, PrimitiveState::default(), Some(ds)).unwrap()
+    };
+    // (depth ops given, stencil ops given) → what each pipeline gets.
+    for (depth, stencil) in [(true, true), (false, true), (true, false), (false, false)] {
+        for (p, rule) in [
+            (writes_depth, (!depth).then_some(Rule::DepthReadOnly)),
+            (writes_stencil, (!stencil).then_some(Rule::StencilReadOnly)),
+            (writes_neither, None),
+            (masked, None),
+        ] {
+            let mut e = depth_stencil_pass(&d, color, ds, depth, stencil);
+            match rule {
+                Some(rule) => {
+                    expect_rule(e.set_render_pipeline(p), rule);
+                }
+                None => {
+                    e.set_render_pipeline(p).unwrap();
+                    e.end_render_pass().unwrap();
+                    d.submit([e.finish().unwrap()]).unwrap();
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_read_only_depth_attachment_is_sampled_in_its_own_pass() {
+    let d = device();
+    let (_, color) = rt(&d, TextureFormat::Rgba8Unorm, 1);
+    let l = layout(
+        &d,
+        &[BindGroupLayoutEntry {
+            binding: 0,
+            visibility: ShaderStages::FRAGMENT,
+            ty: BindingType::Texture {
+                sample_type: TextureSampleType::Depth,
+                view_dimension: TextureViewDimension::D2,
+                multisampled: false,
+            },
+            array: None,
+        }],
+    );
+    let wgsl = "@group(0) @binding(0) var t: texture_depth_2d;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(0.0); }\n@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(textureLoad(t, vec2<i32>(0, 0), 0)); }";
+    let m = d
+        .create_shader_module(&ShaderModuleDescriptor { label: "s", wgsl })
+        .unwrap();
+    let pl = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "s",
+            bind_group_layouts: &[l],
+            immediate_size: 0,
+        })
+        .unwrap();
+    let targets = target(TextureFormat::Rgba8Unorm);
+    let pipeline = |format: TextureFormat| {
+        d.create_render_pipeline(&RenderPipelineDescriptor {
+            label: "s",
+            layout: pl,
+            vertex: VertexState {
+                module: m,
+                entry_point: "vs",
+                constants: &[],
+                buffers: &[],
+            },
+            fragment: Some(FragmentState {
+                module: m,
+                entry_point: "fs",
+                constants: &[],
+                targets: &targets,
+            }),
+            primitive: PrimitiveState::default(),
+            depth_stencil: Some(DepthStencilState {
+                format,
+                depth_write_enabled: false,
+                depth_compare: CompareFunction::Less,
+                stencil: StencilState::default(),
+                bias: DepthBiasState::default(),
+            }),
+            sample_count: 1,
+            multiview_mask: None,
+        })
+        .unwrap()
+    };
+    for format in [
+        TextureFormat::Depth32Float,
+        TextureFormat::Depth24PlusStencil8,
+    ] {
+        let (t, ds) = rt(&d, format, 1);
+        let depth_view = d
+            .create_texture_view(
+                t,
+                &TextureViewDescriptor {
+                    aspect: TextureAspect::DepthOnly,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        let g = group(&d, l, &[(0, BindingResource::TextureView(depth_view))]).unwrap();
+        let p = pipeline(format);
+        let stencil_ops = format.info().has_stencil.then_some(Operations {
+            load: LoadOp::Load,
+            store: StoreOp::Store,
+        });
+        let draw = |depth_ops: Option<Operations<f32>>, stencil_ops: Option<Operations<u32>>| {
+            let mut e = encoder(&d);
+            e.begin_render_pass(&RenderPassDescriptor {
+                label: "read-only",
+                color_attachments: &[Some(RenderPassColorAttachment {
+                    view: color,
+                    resolve_target: None,
+                    load: LoadOp::Load,
+                    store: StoreOp::Store,
+                })],
+                depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
+                    view: ds,
+                    depth_ops,
+                    stencil_ops,
+                }),
+                ..Default::default()
+            })
+            .unwrap();
+            e.set_render_pipeline(p).unwrap();
+            e.set_bind_group(0, g, &[]).unwrap();
+            e.draw(0..3, 0..1).map(|()| e)
+        };
+        // Every aspect read-only: the attachment and the binding are both reads, in the
+        // one layout both are in (moved there in front of the pass).
+        let mut e = draw(None, None).unwrap();
+        e.end_render_pass().unwrap();
+        d.submit([e.finish().unwrap()]).unwrap();
+        let all = last_commands(&d);
+        let pass = all
+            .iter()
+            .position(|c| matches!(c, hal_test::TestCommand::BeginRenderPass(_)))
+            .unwrap();
+        let moved = all[..pass].iter().any(|c| {
+            matches!(
+                c,
+                hal_test::TestCommand::TextureBarrier { new, dst, .. }
+                    if *new == TextureLayout::ShaderReadOnly
+                        && dst.contains(hal_test::Stages::FRAGMENT_SHADER)
+                        && dst.intersects(hal_test::Stages::DEPTH_STENCIL)
+            )
+        });
+        assert!(
+            moved,
+            "{format:?}: no barrier into the shared read-only layout: {all:?}"
+        );
+        // Depth written: the binding's read conflicts with the attachment's write.
+        let write = Some(Operations {
+            load: LoadOp::Load,
+            store: StoreOp::Store,
+        });
+        expect_rule(draw(write, stencil_ops).map(drop), Rule::PassUsageConflict);
+        if format.info().has_stencil {
+            // Depth read-only but stencil written: the attachment is written as a whole.
+            expect_rule(draw(None, stencil_ops).map(drop), Rule::PassUsageConflict);
+        }
+    }
+}
+
+#[test]
+fn bundles_state_what_they_leave_read_only() {
+    let d = device();
+    let (_, color) = rt(&d, TextureFormat::Rgba8Unorm, 1);
+    let (_, ds) = rt(&d, TextureFormat::Depth24PlusStencil8, 1);
+    let bundle = |depth_read_only: bool, stencil_read_only: bool| {
+        d.create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
+            label: "b",
+            color_formats: &[Some(TextureFormat::Rgba8Unorm)],
+            depth_stencil_format: Some(TextureFormat::Depth24PlusStencil8),
+            depth_read_only,
+            stencil_read_only,
+            ..Default::default()
+        })
+        .unwrap()
+    };
+    // The bundle's own pipelines are held to its flags.
+    expect_rule(
+        bundle(true, false).set_render_pipeline(ds_writer(&d, true, false)),
+        Rule::DepthReadOnly,
+    );
+    expect_rule(
+        bundle(false, true).set_render_pipeline(ds_writer(&d, false, true)),
+        Rule::StencilReadOnly,
+    );
+    let mut b = bundle(true, true);
+    b.set_render_pipeline(ds_writer(&d, false, false)).unwrap();
+    let reads = b.finish().unwrap();
+    let mut b = bundle(false, false);
+    b.set_render_pipeline(ds_writer(&d, true, true)).unwrap();
+    let writes = b.finish().unwrap();
+    let mut b = bundle(true, false);
+    b.set_render_pipeline(ds_writer(&d, false, true)).unwrap();
+    let writes_stencil = b.finish().unwrap();
+    // (pass depth written, pass stencil written, bundle) → refused with.
+    for (depth, stencil, b, rule) in [
+        (true, true, reads, None),
+        (true, true, writes, None),
+        (false, false, reads, None),
+        (false, true, writes, Some(Rule::BundleReadOnly)),
+        (true, false, writes, Some(Rule::BundleReadOnly)),
+        (false, true, writes_stencil, None),
+        (true, false, writes_stencil, Some(Rule::BundleReadOnly)),
+    ] {
+        let mut e = depth_stencil_pass(&d, color, ds, depth, stencil);
+        match rule {
+            Some(rule) => {
+                expect_rule(e.execute_bundles(&[b]), rule);
+            }
+            None => {
+                e.execute_bundles(&[b]).unwrap();
+                e.end_render_pass().unwrap();
+                d.submit([e.finish().unwrap()]).unwrap();
+            }
+        }
+    }
 }

@@ -48,6 +48,9 @@ pub fn record_bundle(w: &mut World<'_>, r: &mut Rng) {
         colors: RECIPES[recipe].targets.iter().map(|&f| Some(f)).collect(),
         depth: RECIPES[recipe].depth,
         samples,
+        // Now and then a bundle that writes no depth or stencil: its pipelines that do
+        // are refused, and it may execute in passes where they are read-only.
+        read_only: (r.chance(20), r.chance(20)),
     };
     match r.below(30) {
         0 => {
@@ -60,8 +63,8 @@ pub fn record_bundle(w: &mut World<'_>, r: &mut Rng) {
         _ => {}
     }
     let what = format!(
-        "create_render_bundle_encoder({:?}, {:?}, {})",
-        meta.colors, meta.depth, meta.samples
+        "create_render_bundle_encoder({:?}, {:?}, {}, read-only {:?})",
+        meta.colors, meta.depth, meta.samples, meta.read_only
     );
     let desc_meta = meta.clone();
     let Some(mut b) = w.call("create_render_bundle_encoder", what, false, |w| {
@@ -72,6 +75,8 @@ pub fn record_bundle(w: &mut World<'_>, r: &mut Rng) {
                 depth_stencil_format: desc_meta.depth,
                 sample_count: desc_meta.samples,
                 multiview_mask: None,
+                depth_read_only: desc_meta.read_only.0,
+                stencil_read_only: desc_meta.read_only.1,
             })
     }) else {
         return;

@@ -1086,6 +1086,7 @@ fn blend(r: &mut Rng) -> Option<BlendState> {
                 BlendFactor::OneMinusSrcAlpha,
                 BlendFactor::Constant,
                 BlendFactor::OneMinusConstant,
+                BlendFactor::SrcAlphaSaturated,
             ])
         };
         BlendComponent {

@@ -739,6 +739,8 @@ impl<A: Api> Device<A> {
             vertex_buffers: Box::new([]),
             color_formats: targets.iter().map(|t| t.map(|t| t.format)).collect(),
             depth_format: desc.depth_stencil.map(|d| d.format),
+            writes_depth: desc.depth_stencil.is_some_and(|d| d.depth_write_enabled),
+            writes_stencil: desc.depth_stencil.is_some_and(|d| d.writes_stencil()),
             sample_count: desc.sample_count,
             strip_index_format: desc.primitive.strip_index_format,
             multiview_mask: 0,

@@ -30,9 +30,9 @@ use std::sync::Arc;
 use vigil_hal::{Api, BindPoint, IndexFormat, TextureFormat};
 
 /// How to make a [`RenderBundleEncoder`]: the attachments of the render passes its bundle
-/// will execute in. As WebGPU's `GPURenderBundleEncoderDescriptor`, without the
-/// read-only depth and stencil flags (vigil's passes always may write their depth-stencil
-/// attachment).
+/// will execute in. As WebGPU's `GPURenderBundleEncoderDescriptor` (wgpu's
+/// `RenderBundleDepthStencil` flattened into `depth_stencil_format` and the two read-only
+/// flags).
 #[derive(Clone, Copy, Debug)]
 pub struct RenderBundleEncoderDescriptor<'a> {
     /// Label.
@@ -45,6 +45,12 @@ pub struct RenderBundleEncoderDescriptor<'a> {
     pub sample_count: u32,
     /// The passes' multiview mask (needs the `MULTIVIEW` feature).
     pub multiview_mask: Option<std::num::NonZeroU32>,
+    /// The bundle writes no depth: its pipelines may not (`render-pass.depth-read-only`),
+    /// and it may execute in passes whose depth is read-only. Without it, such passes
+    /// refuse the bundle (`render-pass.bundle-read-only`).
+    pub depth_read_only: bool,
+    /// The bundle writes no stencil, as `depth_read_only` is for depth.
+    pub stencil_read_only: bool,
 }
 
 impl Default for RenderBundleEncoderDescriptor<'_> {
@@ -55,6 +61,8 @@ impl Default for RenderBundleEncoderDescriptor<'_> {
             depth_stencil_format: None,
             sample_count: 1,
             multiview_mask: None,
+            depth_read_only: false,
+            stencil_read_only: false,
         }
     }
 }
@@ -283,6 +291,8 @@ impl<A: Api> Device<A> {
             depth: desc.depth_stencil_format,
             samples: desc.sample_count,
             multiview_mask: mask,
+            depth_read_only: desc.depth_read_only,
+            stencil_read_only: desc.stencil_read_only,
         });
         Ok(RenderBundleEncoder {
             inner,

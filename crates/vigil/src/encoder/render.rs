@@ -16,7 +16,9 @@ use crate::handle::{Buffer, Handle, RenderPipeline, TextureView};
 use crate::track::{Subresources, Use};
 use crate::validate::{self, render_pass::PassTargets};
 use std::sync::Arc;
-use vigil_hal::{Access, Api, BindPoint, IndexFormat, LoadOp, Stages, StoreOp, TextureLayout};
+use vigil_hal::{
+    Access, Api, BindPoint, IndexFormat, LoadOp, Stages, StoreOp, TextureFormat, TextureLayout,
+};
 
 /// Most vertex buffer slots vigil tracks.
 const MAX_VERTEX_SLOTS: usize = 16;
@@ -42,11 +44,19 @@ pub struct RenderPassColorAttachment {
 pub struct RenderPassDepthStencilAttachment {
     /// The view rendered to.
     pub view: TextureView,
-    /// What to do with depth, as wgpu's `depth_ops`: `None` keeps it as it is (load and
-    /// store). Refused on a format without depth.
+    /// What to do with depth, as wgpu's `depth_ops`. `None` makes depth read-only in the
+    /// pass, as in wgpu (WebGPU's `depthReadOnly`): it is loaded, tested against and kept,
+    /// and pipelines that write depth are refused (`render-pass.depth-read-only`). Refused
+    /// on a format without depth.
     pub depth_ops: Option<Operations<f32>>,
-    /// What to do with stencil, as wgpu's `stencil_ops`: `None` keeps it as it is. Refused
-    /// on a format without stencil, so a depth-only attachment leaves it `None`.
+    /// What to do with stencil, as wgpu's `stencil_ops`. `None` makes stencil read-only,
+    /// as `depth_ops` does depth (`render-pass.stencil-read-only`). Refused on a format
+    /// without stencil, so a depth-only attachment leaves it `None`.
+    ///
+    /// When every aspect the format has is read-only, so is the attachment: the pass's
+    /// shaders may then sample the same texture through a bind group (both are reads). An
+    /// attachment with one aspect read-only and the other written is a written one, and a
+    /// bind group of the same texture in the pass is refused (`pass.usage-conflict`).
     pub stencil_ops: Option<Operations<u32>>,
 }
 
@@ -206,10 +216,32 @@ const DEPTH: Use = Use {
     access: Access::DEPTH_STENCIL_READ.union(Access::DEPTH_STENCIL_WRITE),
     layout: TextureLayout::DepthStencilAttachment,
 };
+/// A depth-stencil attachment every aspect of which is read-only in the pass: tested
+/// against, never written, in the layout the pass's shaders may sample it in.
+const DEPTH_READ: Use = Use {
+    stages: Stages::DEPTH_STENCIL,
+    access: Access::DEPTH_STENCIL_READ,
+    layout: TextureLayout::ShaderReadOnly,
+};
 const VERTEX: Use = Use::buffer(Stages::VERTEX_INPUT, Access::VERTEX_READ);
 const INDEX: Use = Use::buffer(Stages::VERTEX_INPUT, Access::INDEX_READ);
 const INDIRECT: Use = Use::buffer(Stages::DRAW_INDIRECT, Access::INDIRECT_READ);
 const SHADERS: Stages = Stages::VERTEX_SHADER.union(Stages::FRAGMENT_SHADER);
+
+/// Which aspects of a depth-stencil attachment of `format` are read-only in the pass, as
+/// WebGPU's `depthReadOnly` and `stencilReadOnly` are (and wgpu's `None` operations): an
+/// aspect the format has and the attachment gives no operations for. The third is whether
+/// the whole attachment is (every aspect the format has).
+fn read_only(format: TextureFormat, d: &RenderPassDepthStencilAttachment) -> (bool, bool, bool) {
+    let info = format.info();
+    let depth = info.has_depth && d.depth_ops.is_none();
+    let stencil = info.has_stencil && d.stencil_ops.is_none();
+    (
+        depth,
+        stencil,
+        (depth || !info.has_depth) && (stencil || !info.has_stencil),
+    )
+}
 
 impl<A: Api> CommandEncoder<A> {
     /// The facts an attachment check needs of a view, after looking it up.
@@ -342,7 +374,8 @@ impl<A: Api> CommandEncoder<A> {
                         d.depth_ops.is_some(),
                         d.stencil_ops.is_some(),
                     )?;
-                    views.push((v.clone(), DEPTH));
+                    let ro = read_only(v.format, d);
+                    views.push((v.clone(), if ro.2 { DEPTH_READ } else { DEPTH }));
                     Some((v, *d))
                 }
                 None => None,
@@ -440,6 +473,7 @@ impl<A: Api> CommandEncoder<A> {
                     .map(|(v, d)| vigil_hal::DepthStencilAttachment {
                         view: &*v.raw,
                         format: v.format,
+                        read_only: read_only(v.format, d).2,
                         depth: d
                             .depth_ops
                             .map_or((LoadOp::Load, StoreOp::Store), |o| (o.load, o.store)),
@@ -483,6 +517,12 @@ impl<A: Api> CommandEncoder<A> {
                     depth: depth.as_ref().map(|(v, _)| v.format),
                     samples,
                     multiview_mask: view_mask,
+                    depth_read_only: depth
+                        .as_ref()
+                        .is_some_and(|(v, d)| read_only(v.format, d).0),
+                    stencil_read_only: depth
+                        .as_ref()
+                        .is_some_and(|(v, d)| read_only(v.format, d).1),
                 },
                 occlusion: super::occlusion::Occlusion::new(occlusion),
                 ..RenderState::default()

@@ -288,6 +288,18 @@ pub(crate) fn bundle_targets(
         pass.samples,
         pass.multiview_mask
     );
+    for (aspect, bundle_ro, pass_ro) in [
+        ("depth", b.depth_read_only, pass.depth_read_only),
+        ("stencil", b.stencil_read_only, pass.stencil_read_only),
+    ] {
+        ensure!(
+            bundle_ro || !pass_ro,
+            BundleReadOnly,
+            "execute_bundles",
+            label,
+            "bundle '{bundle}' may write {aspect} ({aspect}_read_only is false in its descriptor), and this pass's {aspect} is read-only"
+        );
+    }
     Ok(())
 }
 
@@ -298,6 +310,10 @@ pub(crate) struct PassTargets {
     pub depth: Option<TextureFormat>,
     pub samples: u32,
     pub multiview_mask: u32,
+    /// The depth aspect is read-only: no pipeline that writes depth.
+    pub depth_read_only: bool,
+    /// The stencil aspect is read-only: no pipeline that writes stencil.
+    pub stencil_read_only: bool,
 }
 
 /// A pipeline's targets against the pass's.
@@ -328,6 +344,20 @@ pub(crate) fn pipeline_targets(
         pass.depth,
         pass.samples,
         pass.multiview_mask
+    );
+    ensure!(
+        !(p.writes_depth && pass.depth_read_only),
+        DepthReadOnly,
+        "set_render_pipeline",
+        label,
+        "pipeline '{pipeline}' writes depth (depth_write_enabled), and the depth of this pass's depth-stencil attachment is read-only (its depth_ops are None); give the attachment depth_ops, or use a pipeline that does not write depth"
+    );
+    ensure!(
+        !(p.writes_stencil && pass.stencil_read_only),
+        StencilReadOnly,
+        "set_render_pipeline",
+        label,
+        "pipeline '{pipeline}' may write stencil (a nonzero write mask and an operation other than Keep), and the stencil of this pass's depth-stencil attachment is read-only (its stencil_ops are None); give the attachment stencil_ops, or use a pipeline that keeps stencil"
     );
     Ok(())
 }
