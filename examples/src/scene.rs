@@ -275,7 +275,7 @@ fn mesh_pipeline(
                 stencil: StencilState::default(),
                 bias: DepthBiasState::default(),
             }),
-            sample_count: 1,
+            multisample: vigil::MultisampleState::default(),
             multiview_mask: None,
         })
         .map_err(err)

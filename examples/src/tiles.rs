@@ -91,7 +91,7 @@ fn draw(device: &Device, size: [u32; 2], grid: u32, bundled: bool) -> Result<Ima
             }),
             primitive: PrimitiveState::default(),
             depth_stencil: None,
-            sample_count: 1,
+            multisample: vigil::MultisampleState::default(),
             multiview_mask: None,
         })
         .map_err(err)?;

@@ -222,7 +222,7 @@ struct P { t: vec4<f32> }
             }),
             primitive: PrimitiveState::default(),
             depth_stencil: None,
-            sample_count: 1,
+            multisample: vigil::MultisampleState::default(),
             multiview_mask: None,
         })
         .unwrap();

@@ -492,6 +492,32 @@ pub struct ColorTargetState {
     pub write_mask: ColorWrites,
 }
 
+/// How a render pipeline samples, as wgpu's (WebGPU's `GPUMultisampleState`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MultisampleState {
+    /// Samples per pixel: 1, or 4 for multisampling; the pass's attachments must have as
+    /// many.
+    pub count: u32,
+    /// Which samples are written: bit `i` for sample `i` (bits past `count` are ignored).
+    /// All ones for every sample.
+    pub mask: u64,
+    /// Whether the alpha of the fragment shader's output at location 0 also decides which
+    /// samples are covered (alpha 0 none, 1 all, an implementation's pattern between).
+    /// Needs `count` 4 and a color target 0 with alpha.
+    pub alpha_to_coverage_enabled: bool,
+}
+
+impl Default for MultisampleState {
+    /// One sample, all of it written, no alpha to coverage.
+    fn default() -> Self {
+        MultisampleState {
+            count: 1,
+            mask: !0,
+            alpha_to_coverage_enabled: false,
+        }
+    }
+}
+
 /// What the backend needs to create a render pipeline. Validated above.
 pub struct RenderPipelineDescriptor<'a, A: Api> {
     /// Debug name given to the native object.
@@ -512,8 +538,8 @@ pub struct RenderPipelineDescriptor<'a, A: Api> {
     pub primitive: PrimitiveState,
     /// Depth-stencil state.
     pub depth_stencil: Option<DepthStencilState>,
-    /// Sample count (1 or 4).
-    pub sample_count: u32,
+    /// Sample count, sample mask and alpha to coverage.
+    pub multisample: MultisampleState,
     /// The view mask of the passes it is used in (0 for none).
     pub view_mask: u32,
     /// `Some` for a mesh pipeline: `vertex_module` and `vertex_entry` then name the mesh

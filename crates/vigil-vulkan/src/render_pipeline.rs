@@ -99,13 +99,17 @@ pub(crate) fn create(
         .depth_bias_slope_factor(bias.slope_scale)
         .depth_bias_clamp(bias.clamp)
         .line_width(1.0);
-    let multisample = vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(
-        if desc.sample_count == 4 {
+    let ms = desc.multisample;
+    // One word of mask: vigil's pipelines take at most 4 samples.
+    let sample_mask = [ms.mask as u32];
+    let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+        .rasterization_samples(if ms.count == 4 {
             vk::SampleCountFlags::TYPE_4
         } else {
             vk::SampleCountFlags::TYPE_1
-        },
-    );
+        })
+        .sample_mask(&sample_mask)
+        .alpha_to_coverage_enable(ms.alpha_to_coverage_enabled);
     let mut depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default();
     if let Some(ds) = &desc.depth_stencil {
         let depth_test = ds.depth_compare != hal::CompareFunction::Always || ds.depth_write_enabled;

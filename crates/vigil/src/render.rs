@@ -56,8 +56,10 @@ pub struct RenderPipelineDescriptor<'a> {
     pub primitive: PrimitiveState,
     /// Depth and stencil tests.
     pub depth_stencil: Option<DepthStencilState>,
-    /// Samples per pixel: 1, or 4 for multisampling.
-    pub sample_count: u32,
+    /// Samples per pixel (1, or 4 for multisampling), which of them are written, and
+    /// alpha to coverage, as wgpu's `multisample` (`MultisampleState::default()`: one
+    /// sample).
+    pub multisample: vigil_hal::MultisampleState,
     /// The multiview mask of the passes it draws in (`None` for ordinary passes); needs
     /// the `MULTIVIEW` feature. As wgpu's `multiview_mask`.
     pub multiview_mask: Option<std::num::NonZeroU32>,
@@ -146,6 +148,9 @@ impl<A: Api> Device<A> {
             }
             _ => None,
         };
+        if fcode.is_none() {
+            validate::pipeline::alpha_to_coverage(l, &desc.multisample, None, targets)?;
+        }
         if let (Some(f), Some(fmod), Some(fcode)) = (&desc.fragment, &fmod, &fcode) {
             let fs = validate::pipeline::entry_point(
                 OP,
@@ -158,6 +163,7 @@ impl<A: Api> Device<A> {
             validate::pipeline::immediates(OP, l, fs, &layout.label, layout.immediate_size)?;
             validate::pipeline::dual_source(l, self.features, fs, f.targets)?;
             validate::pipeline::fragment_outputs(l, fs, f.targets)?;
+            validate::pipeline::alpha_to_coverage(l, &desc.multisample, Some(fs), f.targets)?;
             for c in validate::pipeline::against_layout(OP, l, fs, &layout.label, &groups)? {
                 if !late
                     .iter()
@@ -209,7 +215,7 @@ impl<A: Api> Device<A> {
                 targets,
                 primitive: desc.primitive,
                 depth_stencil: desc.depth_stencil,
-                sample_count: desc.sample_count,
+                multisample: desc.multisample,
                 view_mask,
                 mesh: None,
             })
@@ -221,7 +227,7 @@ impl<A: Api> Device<A> {
             depth_format: desc.depth_stencil.map(|d| d.format),
             writes_depth: desc.depth_stencil.is_some_and(|d| d.depth_write_enabled),
             writes_stencil: desc.depth_stencil.is_some_and(|d| d.writes_stencil()),
-            sample_count: desc.sample_count,
+            sample_count: desc.multisample.count,
             strip_index_format: desc.primitive.strip_index_format,
             multiview_mask: view_mask,
             mesh: None,

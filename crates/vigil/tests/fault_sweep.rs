@@ -207,7 +207,7 @@ fn workload(d: &Device) -> (usize, Duration) {
                     ..Default::default()
                 },
                 depth_stencil: None,
-                sample_count: 1,
+                multisample: MultisampleState::default(),
                 multiview_mask: None,
             })
         });

@@ -806,7 +806,7 @@ fn fragment_store(d: &Device, v: TextureView) -> (RenderPipeline, BindGroup) {
                 ..Default::default()
             },
             depth_stencil: None,
-            sample_count: 1,
+            multisample: MultisampleState::default(),
             multiview_mask: None,
         })
         .unwrap();

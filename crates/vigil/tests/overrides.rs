@@ -128,7 +128,7 @@ fn vertex_and_fragment_stages_take_their_own_constants() {
             }),
             primitive: PrimitiveState::default(),
             depth_stencil: None,
-            sample_count: 1,
+            multisample: MultisampleState::default(),
             multiview_mask: None,
         })
     };

@@ -845,7 +845,7 @@ fn multisampled_edges_resolve_to_partial_coverage() {
     let vbl = [pos_color_layout()];
     let targets = [color_target(TextureFormat::Rgba8Unorm)];
     let mut desc = pipeline_desc(empty_layout(&d), m, &vbl, &targets);
-    desc.sample_count = 4;
+    desc.multisample.count = 4;
     let p = d.create_render_pipeline(&desc).unwrap();
     let vb = vertex_buffer(
         &d,
@@ -885,6 +885,78 @@ fn multisampled_edges_resolve_to_partial_coverage() {
         partial > 40,
         "only {partial} partially covered pixels on the diagonal"
     );
+}
+
+/// Mean red of a 4-sample target, resolved, after a triangle over the whole target in
+/// (1, 1, 1, `alpha`) with `ms` over black.
+fn resolved_red(d: &Device, ms: MultisampleState, alpha: f32) -> (u8, u8, f64) {
+    let target4 = target(d, TextureFormat::Rgba8Unorm, 4);
+    let resolved = target(d, TextureFormat::Rgba8Unorm, 1);
+    let m = module(d, POS_COLOR);
+    let vbl = [pos_color_layout()];
+    let targets = [color_target(TextureFormat::Rgba8Unorm)];
+    let mut desc = pipeline_desc(empty_layout(d), m, &vbl, &targets);
+    desc.multisample = ms;
+    let p = d.create_render_pipeline(&desc).unwrap();
+    let vb = vertex_buffer(
+        d,
+        &tri(
+            [1.0, 1.0, 1.0, alpha],
+            [[-1.0, -1.0], [3.0, -1.0], [-1.0, 3.0]],
+        ),
+    );
+    let mut e = encoder(d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "coverage",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view: target4.view,
+            resolve_target: Some(resolved.view),
+            load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
+            store: StoreOp::Discard,
+        })],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.set_vertex_buffer(0, vb, 0, None).unwrap();
+    e.draw(0..3, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let px = pixels(d, resolved.texture);
+    let reds = px.iter().map(|p| p[0]);
+    let mean = reds.clone().map(f64::from).sum::<f64>() / px.len() as f64;
+    (reds.clone().min().unwrap(), reds.max().unwrap(), mean)
+}
+
+#[test]
+fn the_sample_mask_and_alpha_to_coverage_choose_the_samples_written() {
+    let d = gpu();
+    let ms = |mask, alpha_to_coverage_enabled| MultisampleState {
+        count: 4,
+        mask,
+        alpha_to_coverage_enabled,
+    };
+    // Every sample, two of four, none: white, half white, black in every pixel.
+    assert_eq!(resolved_red(&d, ms(!0, false), 1.0).0, 255);
+    let (lo, hi, _) = resolved_red(&d, ms(0b0011, false), 1.0);
+    assert!(
+        (126..=129).contains(&lo) && (126..=129).contains(&hi),
+        "{lo}..{hi}"
+    );
+    assert_eq!(resolved_red(&d, ms(0, false), 1.0).1, 0);
+    // Alpha to coverage: alpha 0 covers no sample and 1 every one; between, some but not
+    // all (the pattern is the implementation's).
+    assert_eq!(resolved_red(&d, ms(!0, true), 0.0).1, 0);
+    assert_eq!(resolved_red(&d, ms(!0, true), 1.0).0, 255);
+    let (_, _, mean) = resolved_red(&d, ms(!0, true), 0.5);
+    assert!(mean > 0.2 * 255.0 && mean < 0.8 * 255.0, "mean red {mean}");
+    // The mask still applies: with alpha 1, samples 2 and 3 only.
+    let (lo, hi, _) = resolved_red(&d, ms(0b1100, true), 1.0);
+    assert!(
+        (126..=129).contains(&lo) && (126..=129).contains(&hi),
+        "{lo}..{hi}"
+    );
+    d.finish();
 }
 
 const INSTANCED: &str = r#"

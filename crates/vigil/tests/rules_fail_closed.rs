@@ -68,7 +68,7 @@ fn pipeline_with(d: &TDevice, attributes: &[VertexAttribute]) -> Result<RenderPi
         }),
         primitive: PrimitiveState::default(),
         depth_stencil: None,
-        sample_count: 1,
+        multisample: MultisampleState::default(),
         multiview_mask: None,
     })
 }

@@ -876,7 +876,7 @@ fn a_draw_writing_a_heap_texture_after_a_heap_read_in_its_pass_is_refused() {
                 ..Default::default()
             },
             depth_stencil: None,
-            sample_count: 1,
+            multisample: vigil_hal::MultisampleState::default(),
             multiview_mask: None,
         })
         .unwrap();

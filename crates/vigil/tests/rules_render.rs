@@ -480,6 +480,7 @@ struct V { @location(0) pos: vec2<f32>, @location(1) tint: vec4<f32> }
 @vertex fn vs(v: V) -> @builtin(position) vec4<f32> { return vec4<f32>(v.pos * v.tint.x, 0.0, 1.0); }
 @fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(1.0); }
 @fragment fn fs_uint() -> @location(0) vec4<u32> { return vec4<u32>(1u); }
+@fragment fn fs_rgb() -> @location(0) vec3<f32> { return vec3<f32>(1.0); }
 "#;
 
 fn attrs() -> [VertexAttribute; 2] {
@@ -558,7 +559,10 @@ fn pipeline_with_depth(
         }),
         primitive,
         depth_stencil,
-        sample_count: samples,
+        multisample: MultisampleState {
+            count: samples,
+            ..Default::default()
+        },
         multiview_mask: None,
     })
 }
@@ -1015,7 +1019,7 @@ fn an_attachment_cannot_be_sampled_in_its_own_pass() {
             }),
             primitive: PrimitiveState::default(),
             depth_stencil: None,
-            sample_count: 1,
+            multisample: MultisampleState::default(),
             multiview_mask: None,
         })
         .unwrap();
@@ -1416,7 +1420,7 @@ fn a_read_only_depth_attachment_is_sampled_in_its_own_pass() {
                 stencil: StencilState::default(),
                 bias: DepthBiasState::default(),
             }),
-            sample_count: 1,
+            multisample: MultisampleState::default(),
             multiview_mask: None,
         })
         .unwrap()
@@ -1555,4 +1559,111 @@ fn bundles_state_what_they_leave_read_only() {
             }
         }
     }
+}
+
+/// A pipeline of [`TRI`] with `ms`, drawing into `targets` with fragment entry point `fs`
+/// (no fragment stage for `None`).
+fn multisampled(
+    d: &TDevice,
+    targets: &[Option<ColorTargetState>],
+    fs: Option<&str>,
+    ms: MultisampleState,
+) -> Result<RenderPipeline> {
+    let m = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "tri",
+            wgsl: TRI,
+        })
+        .unwrap();
+    let pl = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "tri",
+            bind_group_layouts: &[],
+            immediate_size: 0,
+        })
+        .unwrap();
+    let a = attrs();
+    let vb = [VertexBufferLayout {
+        array_stride: 24,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &a,
+    }];
+    d.create_render_pipeline(&RenderPipelineDescriptor {
+        label: "ms",
+        layout: pl,
+        vertex: VertexState {
+            module: m,
+            entry_point: "vs",
+            constants: &[],
+            buffers: &vb,
+        },
+        fragment: fs.map(|entry_point| FragmentState {
+            module: m,
+            entry_point,
+            constants: &[],
+            targets,
+        }),
+        primitive: PrimitiveState::default(),
+        depth_stencil: None,
+        multisample: ms,
+        multiview_mask: None,
+    })
+}
+
+#[test]
+fn alpha_to_coverage_needs_samples_and_an_alpha_to_read() {
+    let d = device();
+    let a2c = |count| MultisampleState {
+        count,
+        mask: !0,
+        alpha_to_coverage_enabled: true,
+    };
+    let rgba = target(TextureFormat::Rgba8Unorm);
+    multisampled(&d, &rgba, Some("fs"), a2c(4)).unwrap();
+    // Any mask is taken (bits past the count mean nothing).
+    let masked = MultisampleState {
+        count: 4,
+        mask: 0b0101,
+        alpha_to_coverage_enabled: false,
+    };
+    multisampled(&d, &rgba, Some("fs"), masked).unwrap();
+    // A target at index 1 only (unwritten, so the shader needs no output for it).
+    let unwritten = [
+        None,
+        Some(ColorTargetState {
+            format: TextureFormat::Rgba8Unorm,
+            blend: None,
+            write_mask: ColorWrites::empty(),
+        }),
+    ];
+    for (targets, fs, count, why) in [
+        (&rgba[..], Some("fs"), 1, "one sample"),
+        (
+            &target(TextureFormat::Rg8Unorm)[..],
+            Some("fs"),
+            4,
+            "no alpha in the target",
+        ),
+        (&rgba[..], Some("fs_rgb"), 4, "no alpha in the output"),
+        (&[][..], None, 4, "no fragment stage"),
+        (&unwritten[..], Some("fs"), 4, "no color target 0"),
+    ] {
+        let err = expect_rule(
+            multisampled(&d, targets, fs, a2c(count)),
+            Rule::AlphaToCoverage,
+        );
+        assert!(
+            err.to_string().contains("alpha to coverage"),
+            "{why}: {err}"
+        );
+    }
+    // Without alpha to coverage the same pipelines are fine.
+    multisampled(
+        &d,
+        &target(TextureFormat::Rg8Unorm),
+        Some("fs"),
+        MultisampleState::default(),
+    )
+    .unwrap();
+    multisampled(&d, &rgba, Some("fs_rgb"), MultisampleState::default()).unwrap();
 }

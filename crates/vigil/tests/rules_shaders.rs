@@ -284,7 +284,7 @@ fn render_pipeline(
         }),
         primitive: PrimitiveState::default(),
         depth_stencil: None,
-        sample_count: 1,
+        multisample: MultisampleState::default(),
         multiview_mask: std::num::NonZeroU32::new(multiview_mask),
     })
 }

@@ -363,7 +363,7 @@ pub fn run(device: &Device, size: [u32; 2], frames: u32) -> Result<Run> {
             }),
             primitive: PrimitiveState::default(),
             depth_stencil: None,
-            sample_count: 1,
+            multisample: vigil::MultisampleState::default(),
             multiview_mask: None,
         })
         .map_err(err)?;

@@ -61,7 +61,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
             }),
             primitive: PrimitiveState::default(),
             depth_stencil: None,
-            sample_count: 1,
+            multisample: vigil::MultisampleState::default(),
             multiview_mask: None,
         })
         .map_err(err)?;

@@ -261,7 +261,7 @@ impl Deferred {
                         strip_index_format: None,
                     },
                     depth_stencil: None,
-                    sample_count: 1,
+                    multisample: vigil::MultisampleState::default(),
                     multiview_mask: None,
                 })
                 .map_err(err)

@@ -236,7 +236,7 @@ fn vigil_scene(
             }),
             primitive: PrimitiveState::default(),
             depth_stencil: None,
-            sample_count: 1,
+            multisample: vigil::MultisampleState::default(),
             multiview_mask: None,
         })
         .map_err(e)?;

@@ -350,7 +350,7 @@ pub fn vigil_groups(device: &vigil::Device, size: Size, plan: Plan) -> Result<Pa
             }),
             primitive: PrimitiveState::default(),
             depth_stencil: None,
-            sample_count: 1,
+            multisample: vigil::MultisampleState::default(),
             multiview_mask: None,
         })
         .map_err(e)?;

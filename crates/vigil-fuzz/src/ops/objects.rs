@@ -1264,7 +1264,17 @@ pub fn create_render_pipeline(w: &mut World<'_>, r: &mut Rng) {
             ]),
         },
         depth_stencil,
-        sample_count: samples,
+        // Now and then a sample mask (any bits) and alpha to coverage, which one-sample
+        // pipelines and targets without alpha refuse.
+        multisample: vigil::MultisampleState {
+            count: samples,
+            mask: if r.chance(10) {
+                r.pick(&[0, 0b1, 0b1010, u64::MAX << 2])
+            } else {
+                !0
+            },
+            alpha_to_coverage_enabled: r.chance(8),
+        },
         multiview_mask: if r.chance(3) {
             std::num::NonZeroU32::new(r.pick(&[0b1, 0b11, 1 << 31]))
         } else {

@@ -648,7 +648,10 @@ impl<A: Api> Device<A> {
                 }),
             primitive: desc.primitive,
             depth_stencil: desc.depth_stencil,
-            sample_count: desc.sample_count,
+            multisample: vigil_hal::MultisampleState {
+                count: desc.sample_count,
+                ..Default::default()
+            },
             multiview_mask: None,
         };
         let vertex = validate::pipeline::render_fixed(&fixed, &self.limits, &|f| {
@@ -728,7 +731,10 @@ impl<A: Api> Device<A> {
                 targets,
                 primitive: desc.primitive,
                 depth_stencil: desc.depth_stencil,
-                sample_count: desc.sample_count,
+                multisample: vigil_hal::MultisampleState {
+                    count: desc.sample_count,
+                    ..Default::default()
+                },
                 view_mask: 0,
                 mesh,
             })

@@ -378,12 +378,12 @@ pub(crate) fn render_fixed(
 ) -> Result<VertexLayouts> {
     let l = desc.label;
     ensure!(
-        matches!(desc.sample_count, 1 | 4),
+        matches!(desc.multisample.count, 1 | 4),
         RenderSampleCount,
         RENDER,
         l,
         "sample count {}; vigil supports 1 and 4",
-        desc.sample_count
+        desc.multisample.count
     );
     ensure!(
         desc.primitive.strip_index_format.is_none()
@@ -520,7 +520,7 @@ pub(crate) fn render_fixed(
             "color target {i}: {name} cannot be blended"
         );
         ensure!(
-            desc.sample_count != 4 || s.multisample4,
+            desc.multisample.count != 4 || s.multisample4,
             ColorTargetSupport,
             RENDER,
             l,
@@ -658,6 +658,54 @@ pub(crate) fn dual_source(
         RENDER,
         label,
         "a blend factor reads the second source, but the fragment shader has no @location(0) @blend_src(1) output"
+    );
+    Ok(())
+}
+
+/// Alpha to coverage (WebGPU's `alphaToCoverageEnabled`): a multisampled pipeline whose
+/// fragment shader writes a four-component output at location 0, into a color target 0
+/// that has alpha. `fs` is the fragment stage's reflection, `None` without one.
+pub(crate) fn alpha_to_coverage(
+    label: &str,
+    ms: &vigil_hal::MultisampleState,
+    fs: Option<&EntryPointReflection>,
+    targets: &[Option<vigil_hal::ColorTargetState>],
+) -> Result<()> {
+    if !ms.alpha_to_coverage_enabled {
+        return Ok(());
+    }
+    ensure!(
+        ms.count > 1,
+        AlphaToCoverage,
+        RENDER,
+        label,
+        "alpha to coverage needs a multisampled pipeline; this one takes {} sample",
+        ms.count
+    );
+    let target = targets.first().copied().flatten();
+    ensure!(
+        target.is_some_and(|t| t.format.info().components == 4),
+        AlphaToCoverage,
+        RENDER,
+        label,
+        "alpha to coverage reads the alpha written to color target 0, and {}",
+        match target {
+            Some(t) => format!("its format {} has no alpha", t.format.wgsl_name()),
+            None => "the pipeline has no color target 0".to_owned(),
+        }
+    );
+    let out = fs.and_then(|fs| fs.fragment_outputs.iter().find(|o| o.location == 0));
+    ensure!(
+        out.is_some_and(|o| o.components == 4),
+        AlphaToCoverage,
+        RENDER,
+        label,
+        "alpha to coverage reads the alpha of the fragment shader's @location(0) output, and {}",
+        match (fs, out) {
+            (None, _) => "the pipeline has no fragment stage".to_owned(),
+            (Some(_), None) => "it has none".to_owned(),
+            (Some(_), Some(o)) => format!("that output has {} components", o.components),
+        }
     );
     Ok(())
 }

@@ -149,7 +149,7 @@ pub fn pipeline_desc<'a>(
         }),
         primitive: PrimitiveState::default(),
         depth_stencil: None,
-        sample_count: 1,
+        multisample: MultisampleState::default(),
         multiview_mask: None,
     }
 }

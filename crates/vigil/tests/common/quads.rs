@@ -64,7 +64,7 @@ pub fn quads_pipeline<A: Api>(
         }),
         primitive: PrimitiveState::default(),
         depth_stencil: None,
-        sample_count: 1,
+        multisample: MultisampleState::default(),
         multiview_mask: None,
     })
     .unwrap()
