@@ -1,10 +1,11 @@
-# Session 61's first device run, at 04fa107: session 60's validation-plumbing test alone
-# (packed after its deliberately invalid command became an overlapping copy; on an H100 in
-# session 60 the dispatch with no pipeline bound it recorded before crashed the NVIDIA
-# driver's recording), a full bench, then the fuzzer (built at 04fa107) from SEED
-# (default 9432) with the time left. Every output goes into one archive,
-# $OUT/run-1.tar.xz. Carry [".gl"]:
-#   source .gl/enter.sh; bash docs/results/s61/run-1.sh > $OUT/run-1.log 2>&1; tail -12 $OUT/run-1.log
+# Session 61's first device run, at 534aebf (read-only depth and stencil, SrcAlphaSaturated,
+# sample masks and alpha to coverage): the suite of vigil, vigil-vulkan and vigil-graph
+# (all features, validation layer on; it holds session 60's validation-plumbing test, whose
+# deliberately invalid command is now an overlapping copy: on an H100 in session 60 the
+# dispatch with no pipeline bound it recorded before crashed the NVIDIA driver's recording),
+# a full bench, then the fuzzer with the time left, from SEED (default 9432). Every output
+# goes into one archive, $OUT/run-1.tar.xz. Carry [".gl"]:
+#   source .gl/enter.sh; bash docs/results/s61/run-1.sh > $OUT/run-1.log 2>&1; tail -14 $OUT/run-1.log
 set -u
 limit=${LIMIT:-570}
 room() { [ $((limit - SECONDS)) -ge "$1" ] || { echo "part skipped at ${SECONDS}s: needs $1 s"; false; }; }
@@ -13,8 +14,10 @@ export PATH=$PWD/.gl/tools:$PATH LD_LIBRARY_PATH=$PWD/.gl/tools:${LD_LIBRARY_PAT
 res=$(mktemp -d)
 pack() { tar -C "$res" -cJf $OUT/run-1.tar.xz .; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $res/machine.txt
-OUT= PER=60 timeout 120 .gl/tests/run-all.sh > $res/plumbing.txt 2>&1; echo "plumbing rc=$? ${SECONDS}s" | tee -a $res/plumbing.txt
-tail -5 $res/plumbing.txt
+OUT= VIGIL_EXPECT_COMPUTE_QUEUE=1 PER=100 timeout 200 .gl/tests/run-all.sh > $res/tests.txt 2>&1; echo "suite rc=$? ${SECONDS}s" | tee -a $res/tests.txt
+echo "executables exited 0: $(grep -c ': rc=0 ' $res/tests.txt) of $(grep -c ': rc=' $res/tests.txt)"
+grep -o "[0-9]* passed; [0-9]* failed" $res/tests.txt | awk '{p+=$1; f+=$3} END {print p " passed, " f " failed"}'
+grep -E 'FAILED|panicked' $res/tests.txt | head -8
 pack
 if room 300; then
   timeout 290 .gl/bin/vigil-s61 bench --save $res/full.json > $res/full.txt 2>&1; echo "bench rc=$? ${SECONDS}s" | tee -a $res/full.txt
