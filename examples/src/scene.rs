@@ -267,6 +267,7 @@ fn mesh_pipeline(
                 front_face: FrontFace::Ccw,
                 cull_mode: CullMode::Back,
                 strip_index_format: None,
+                ..Default::default()
             },
             depth_stencil: Some(DepthStencilState {
                 format: TextureFormat::Depth32Float,

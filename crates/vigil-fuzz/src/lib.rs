@@ -65,7 +65,10 @@ const OPTIONAL: Features = Features::TIMESTAMP_QUERY
     .union(Features::BUFFER_DEVICE_ADDRESS)
     .union(Features::DESCRIPTOR_HEAPS)
     .union(Features::MESH_SHADER)
-    .union(Features::ASYNC_COMPUTE);
+    .union(Features::ASYNC_COMPUTE)
+    .union(Features::POLYGON_MODE_LINE)
+    .union(Features::POLYGON_MODE_POINT)
+    .union(Features::DEPTH_CLIP_CONTROL);
 
 /// Runs one seed on the default adapter (or `VIGIL_ADAPTER`) and reports what it found.
 /// `Err` only when no device could be opened at all.

@@ -187,6 +187,16 @@ bitflags! {
         /// work. Buffers and textures are then made shareable by both families (Vulkan's
         /// concurrent sharing), so what the queues share needs no ownership transfers.
         const ASYNC_COMPUTE = 1 << 33;
+        /// Pipelines that rasterize triangles as their edges (`PolygonMode::Line`,
+        /// wireframes; Vulkan `fillModeNonSolid`).
+        const POLYGON_MODE_LINE = 1 << 34;
+        /// Pipelines that rasterize triangles as their vertices (`PolygonMode::Point`;
+        /// Vulkan `fillModeNonSolid`).
+        const POLYGON_MODE_POINT = 1 << 35;
+        /// Pipelines with `unclipped_depth`: primitives are not clipped against the near and
+        /// far planes, and depth is clamped instead (wgpu's `DEPTH_CLIP_CONTROL`; Vulkan
+        /// `depthClamp`).
+        const DEPTH_CLIP_CONTROL = 1 << 36;
     }
 }
 

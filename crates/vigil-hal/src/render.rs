@@ -163,7 +163,7 @@ pub enum CullMode {
 
 /// Primitive assembly and rasterisation state.
 ///
-/// Differs from wgpu's: no `unclipped_depth`, `polygon_mode` or `conservative`.
+/// Differs from wgpu's: no `conservative` rasterization.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct PrimitiveState {
     /// Topology.
@@ -177,6 +177,27 @@ pub struct PrimitiveState {
     /// WebGPU. Indexed draws with such a pipeline need an index buffer of this format.
     /// Only strip topologies may set it.
     pub strip_index_format: Option<IndexFormat>,
+    /// How triangles are rasterized: filled (the default), as their edges (needs
+    /// `POLYGON_MODE_LINE`) or as their vertices (needs `POLYGON_MODE_POINT`). Point and
+    /// line topologies are drawn as they are whatever it says.
+    pub polygon_mode: PolygonMode,
+    /// Primitives are not clipped against the near and far planes; fragment depth is
+    /// clamped to the viewport's depth range instead (needs `DEPTH_CLIP_CONTROL`), as
+    /// wgpu's `unclipped_depth`. Shadow maps use it so casters behind the light's near
+    /// plane still write depth.
+    pub unclipped_depth: bool,
+}
+
+/// How a pipeline rasterizes triangles, as wgpu's `PolygonMode`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PolygonMode {
+    /// Filled.
+    #[default]
+    Fill,
+    /// Their edges only.
+    Line,
+    /// Their vertices only.
+    Point,
 }
 
 /// What a stencil test does to the stored value.

@@ -179,6 +179,9 @@ fn supported_features(f: &FeatureSet, timestamps: bool, subgroups: bool) -> Feat
         on(f.v11.shader_draw_parameters),
     );
     out.set(Features::MULTIVIEW, on(f.v11.multiview));
+    out.set(Features::POLYGON_MODE_LINE, on(f.core.fill_mode_non_solid));
+    out.set(Features::POLYGON_MODE_POINT, on(f.core.fill_mode_non_solid));
+    out.set(Features::DEPTH_CLIP_CONTROL, on(f.core.depth_clamp));
     out
 }
 
@@ -506,6 +509,10 @@ impl hal::Adapter for Adapter {
             geometry_shader: on(requested.contains(Features::SHADER_PRIMITIVE_INDEX)),
             sample_rate_shading: on(requested.contains(Features::SAMPLE_RATE_SHADING)),
             dual_src_blend: on(requested.contains(Features::DUAL_SOURCE_BLENDING)),
+            fill_mode_non_solid: on(
+                requested.intersects(Features::POLYGON_MODE_LINE | Features::POLYGON_MODE_POINT)
+            ),
+            depth_clamp: on(requested.contains(Features::DEPTH_CLIP_CONTROL)),
             shader_sampled_image_array_dynamic_indexing: on(
                 requested.contains(Features::TEXTURE_BINDING_ARRAY)
             ),

@@ -91,7 +91,12 @@ pub(crate) fn create(
     // difference, which Vulkan takes as a float of the same unit; the clamp needs the
     // `depthBiasClamp` feature, part of the adapter baseline.
     let raster = vk::PipelineRasterizationStateCreateInfo::default()
-        .polygon_mode(vk::PolygonMode::FILL)
+        .polygon_mode(match desc.primitive.polygon_mode {
+            hal::PolygonMode::Fill => vk::PolygonMode::FILL,
+            hal::PolygonMode::Line => vk::PolygonMode::LINE,
+            hal::PolygonMode::Point => vk::PolygonMode::POINT,
+        })
+        .depth_clamp_enable(desc.primitive.unclipped_depth)
         .cull_mode(conv::cull_mode(desc.primitive.cull_mode))
         .front_face(conv::front_face(desc.primitive.front_face))
         .depth_bias_enable(bias.is_enabled())

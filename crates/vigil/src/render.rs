@@ -112,8 +112,9 @@ impl<A: Api> Device<A> {
         let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
         self.check_alive(OP)?;
         let l = desc.label;
-        let vertex =
-            validate::pipeline::render_fixed(desc, &self.limits, &|f| self.hal.format_support(f))?;
+        let vertex = validate::pipeline::render_fixed(desc, self.features, &self.limits, &|f| {
+            self.hal.format_support(f)
+        })?;
         let view_mask = desc.multiview_mask.map_or(0, std::num::NonZeroU32::get);
         validate::render_pass::multiview(OP, l, view_mask, self.features, &self.limits)?;
         let vmod = self.lookup(desc.vertex.module, OP)?;

@@ -219,6 +219,8 @@ rules! {
     DepthBiasFinite: InvalidDescriptor, "render-pipeline.depth-bias-finite", "A depth bias's slope scale and clamp are finite.", "WebGPU GPUDepthStencilState (depthBiasSlopeScale, depthBiasClamp: float, not unrestricted)";
     DepthBiasTopology: InvalidDescriptor, "render-pipeline.depth-bias-topology", "A pipeline that draws points or lines has no depth bias (constant, slope scale and clamp all 0).", "WebGPU GPUDepthStencilState validation (depthBias with a point or line topology)";
     DepthStencilSupport: Unsupported, "render-pipeline.depth-stencil-support", "A depth-stencil format can be a depth-stencil attachment on the device.", "WebGPU format capabilities";
+    PolygonModeFeature: Unsupported, "render-pipeline.polygon-mode-feature", "A pipeline draws triangles as lines only with the POLYGON_MODE_LINE feature, and as points only with POLYGON_MODE_POINT.", "wgpu POLYGON_MODE_LINE, POLYGON_MODE_POINT; Vulkan fillModeNonSolid";
+    UnclippedDepthFeature: Unsupported, "render-pipeline.unclipped-depth-feature", "A pipeline with unclipped depth needs the DEPTH_CLIP_CONTROL feature.", "WebGPU depth-clip-control (unclippedDepth); Vulkan depthClamp";
     AlphaToCoverage: InvalidDescriptor, "render-pipeline.alpha-to-coverage", "A pipeline with alpha to coverage is multisampled, and its fragment shader writes a four-component @location(0) output into a color target 0 that has alpha.", "WebGPU GPUMultisampleState validation (alphaToCoverageEnabled)";
     FragmentOutput: InvalidDescriptor, "render-pipeline.fragment-output", "Every written color target has a fragment output of a matching scalar type.", "WebGPU validating fragment state";
 

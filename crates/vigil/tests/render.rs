@@ -280,6 +280,115 @@ fn a_read_only_depth_attachment_is_tested_against_and_sampled_in_one_pass() {
     d.finish();
 }
 
+/// A pipeline of [`DEPTH_SHADER`] (position with depth, color) into an rgba8 target with
+/// no depth attachment, rasterizing as `primitive` says.
+fn raster_pipeline(d: &Device, primitive: PrimitiveState) -> RenderPipeline {
+    let m = module(d, DEPTH_SHADER);
+    let attrs = [
+        VertexAttribute {
+            format: VertexFormat::Float32x3,
+            offset: 0,
+            shader_location: 0,
+        },
+        VertexAttribute {
+            format: VertexFormat::Float32x4,
+            offset: 12,
+            shader_location: 1,
+        },
+    ];
+    let vbl = [VertexBufferLayout {
+        array_stride: 28,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &attrs,
+    }];
+    let targets = [color_target(TextureFormat::Rgba8Unorm)];
+    let mut desc = pipeline_desc(empty_layout(d), m, &vbl, &targets);
+    desc.primitive = primitive;
+    d.create_render_pipeline(&desc).unwrap()
+}
+
+/// The pixels of one draw of `vertices` (`[x, y, z, r, g, b, a]` each) by `p` over black.
+fn drawn(d: &Device, p: RenderPipeline, vertices: &[f32]) -> Vec<[u8; 4]> {
+    let t = target(d, TextureFormat::Rgba8Unorm, 1);
+    let vb = vertex_buffer(d, vertices);
+    let mut e = encoder(d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "raster",
+        color_attachments: &[Some(clear([0.0, 0.0, 0.0, 1.0], t.view))],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.set_vertex_buffer(0, vb, 0, None).unwrap();
+    e.draw(0..(vertices.len() / 7) as u32, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    pixels(d, t.texture)
+}
+
+#[test]
+fn wireframes_draw_edges_and_unclipped_depth_keeps_what_the_far_plane_would_cut() {
+    let d = common::gpu_requiring(
+        Features::POLYGON_MODE_LINE | Features::POLYGON_MODE_POINT | Features::DEPTH_CLIP_CONTROL,
+        "raster",
+    );
+    let prim = |polygon_mode, unclipped_depth| PrimitiveState {
+        polygon_mode,
+        unclipped_depth,
+        ..Default::default()
+    };
+    // A red right triangle over pixels 16..48 of both axes, its right angle lower left.
+    let v = |x: f32, y: f32| [x, y, 0.5, 1.0, 0.0, 0.0, 1.0];
+    let tri = [v(-0.5, -0.5), v(0.5, -0.5), v(-0.5, 0.5)].concat();
+    let red = |px: &[[u8; 4]]| px.iter().filter(|p| p[0] > 128).count();
+    let filled = drawn(
+        &d,
+        raster_pipeline(&d, prim(PolygonMode::Fill, false)),
+        &tri,
+    );
+    let lines = drawn(
+        &d,
+        raster_pipeline(&d, prim(PolygonMode::Line, false)),
+        &tri,
+    );
+    // Filled: half of the 32×32 square; inside it, red.
+    assert!(
+        (450..=580).contains(&red(&filled)),
+        "filled: {}",
+        red(&filled)
+    );
+    assert_eq!(at(&filled, 22, 42)[0], 255);
+    // Its edges only: about the perimeter (32 + 32 + 45 pixels), and the inside black.
+    assert!((80..=200).contains(&red(&lines)), "edges: {}", red(&lines));
+    assert_eq!(at(&lines, 22, 42), [0, 0, 0, 255]);
+    // Each edge is there: some red pixel beside the left edge and beside the bottom one.
+    assert!((20..44).all(|y| (14..=18).any(|x| at(&lines, x, y)[0] == 255)));
+    assert!((20..44).all(|x| (46..=50).any(|y| at(&lines, x, y)[0] == 255)));
+    // Its vertices only: a point (one pixel, the size WGSL's vertex stage leaves) at each
+    // corner that lies in the target.
+    let points = drawn(
+        &d,
+        raster_pipeline(&d, prim(PolygonMode::Point, false)),
+        &tri,
+    );
+    assert!((1..=12).contains(&red(&points)), "points: {}", red(&points));
+    for (x, y) in [(16, 48), (48, 48), (16, 16)] {
+        let near = (x - 1..=x).any(|x| (y - 1..=y).any(|y| at(&points, x, y)[0] == 255));
+        assert!(near, "no point at ({x}, {y})");
+    }
+    // A quad past the far plane (z 1.5): clipped away, unless depth is unclipped.
+    let far = quad3(1.5, [1.0, 0.0, 0.0, 1.0], -1.0, 1.0);
+    let clipped = drawn(
+        &d,
+        raster_pipeline(&d, prim(PolygonMode::Fill, false)),
+        &far,
+    );
+    let kept = drawn(&d, raster_pipeline(&d, prim(PolygonMode::Fill, true)), &far);
+    assert_eq!(red(&clipped), 0);
+    assert_eq!(red(&kept), (W * H) as usize);
+    d.finish();
+}
+
 /// Green at z 0.2 over the left 3/4 and red at z 0.6 over the right 3/4: `(near, far)`.
 fn depth_quads(d: &Device) -> (Buffer, Buffer) {
     (

@@ -1667,3 +1667,40 @@ fn alpha_to_coverage_needs_samples_and_an_alpha_to_read() {
     .unwrap();
     multisampled(&d, &rgba, Some("fs_rgb"), MultisampleState::default()).unwrap();
 }
+
+#[test]
+fn wireframes_points_and_unclipped_depth_need_their_features() {
+    let prim = |polygon_mode, unclipped_depth| PrimitiveState {
+        polygon_mode,
+        unclipped_depth,
+        ..Default::default()
+    };
+    let without = device();
+    for (p, rule) in [
+        (prim(PolygonMode::Line, false), Rule::PolygonModeFeature),
+        (prim(PolygonMode::Point, false), Rule::PolygonModeFeature),
+        (prim(PolygonMode::Fill, true), Rule::UnclippedDepthFeature),
+    ] {
+        let err = expect_rule(one_buffer_pipeline(&without, p, None), rule);
+        assert!(
+            err.to_string().contains("POLYGON_MODE") || err.to_string().contains("DEPTH_CLIP"),
+            "{err}"
+        );
+    }
+    one_buffer_pipeline(&without, prim(PolygonMode::Fill, false), None).unwrap();
+    // Each feature grants only its own.
+    let line = device_with(Features::POLYGON_MODE_LINE);
+    one_buffer_pipeline(&line, prim(PolygonMode::Line, false), None).unwrap();
+    expect_rule(
+        one_buffer_pipeline(&line, prim(PolygonMode::Point, false), None),
+        Rule::PolygonModeFeature,
+    );
+    let point = device_with(Features::POLYGON_MODE_POINT);
+    one_buffer_pipeline(&point, prim(PolygonMode::Point, false), None).unwrap();
+    let clip = device_with(Features::DEPTH_CLIP_CONTROL);
+    one_buffer_pipeline(&clip, prim(PolygonMode::Fill, true), None).unwrap();
+    expect_rule(
+        one_buffer_pipeline(&clip, prim(PolygonMode::Line, true), None),
+        Rule::PolygonModeFeature,
+    );
+}

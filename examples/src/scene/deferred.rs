@@ -259,6 +259,7 @@ impl Deferred {
                         front_face: FrontFace::Ccw,
                         cull_mode: CullMode::None,
                         strip_index_format: None,
+                        ..Default::default()
                     },
                     depth_stencil: None,
                     multisample: vigil::MultisampleState::default(),

@@ -1262,6 +1262,14 @@ pub fn create_render_pipeline(w: &mut World<'_>, r: &mut Rng) {
                 Some(IndexFormat::Uint16),
                 Some(IndexFormat::Uint32),
             ]),
+            // Now and then wireframes, points and unclipped depth, which devices without
+            // their features refuse.
+            polygon_mode: if r.chance(10) {
+                r.pick(&[vigil::PolygonMode::Line, vigil::PolygonMode::Point])
+            } else {
+                vigil::PolygonMode::Fill
+            },
+            unclipped_depth: r.chance(8),
         },
         depth_stencil,
         // Now and then a sample mask (any bits) and alpha to coverage, which one-sample

@@ -654,7 +654,7 @@ impl<A: Api> Device<A> {
             },
             multiview_mask: None,
         };
-        let vertex = validate::pipeline::render_fixed(&fixed, &self.limits, &|f| {
+        let vertex = validate::pipeline::render_fixed(&fixed, self.features, &self.limits, &|f| {
             self.hal.format_support(f)
         })?;
         let shader = |d: vigil_shader::Diagnostic| shader_error(op, l, d);

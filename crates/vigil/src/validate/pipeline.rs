@@ -373,10 +373,33 @@ pub(crate) struct VertexLayouts {
 /// depth-stencil state, against the limits and what the device does with each format.
 pub(crate) fn render_fixed(
     desc: &RenderPipelineDescriptor<'_>,
+    features: vigil_hal::Features,
     limits: &Limits,
     support: &dyn Fn(TextureFormat) -> FormatSupport,
 ) -> Result<VertexLayouts> {
     let l = desc.label;
+    let needs = match desc.primitive.polygon_mode {
+        vigil_hal::PolygonMode::Fill => vigil_hal::Features::empty(),
+        vigil_hal::PolygonMode::Line => vigil_hal::Features::POLYGON_MODE_LINE,
+        vigil_hal::PolygonMode::Point => vigil_hal::Features::POLYGON_MODE_POINT,
+    };
+    ensure!(
+        features.contains(needs),
+        PolygonModeFeature,
+        RENDER,
+        l,
+        "polygon mode {:?} needs the {} feature, which the device was not opened with",
+        desc.primitive.polygon_mode,
+        needs.names().join("")
+    );
+    ensure!(
+        !desc.primitive.unclipped_depth
+            || features.contains(vigil_hal::Features::DEPTH_CLIP_CONTROL),
+        UnclippedDepthFeature,
+        RENDER,
+        l,
+        "unclipped_depth needs the DEPTH_CLIP_CONTROL feature, which the device was not opened with"
+    );
     ensure!(
         matches!(desc.multisample.count, 1 | 4),
         RenderSampleCount,
