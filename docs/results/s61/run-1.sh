@@ -1,5 +1,5 @@
-# Session 61's first device run, at 534aebf (read-only depth and stencil, SrcAlphaSaturated,
-# sample masks and alpha to coverage): the suite of vigil, vigil-vulkan and vigil-graph
+# Session 61's first device run, at 26f69fb (read-only depth and stencil, SrcAlphaSaturated,
+# sample masks and alpha to coverage, polygon modes and unclipped depth): the suite of vigil, vigil-vulkan and vigil-graph
 # (all features, validation layer on; it holds session 60's validation-plumbing test, whose
 # deliberately invalid command is now an overlapping copy: on an H100 in session 60 the
 # dispatch with no pipeline bound it recorded before crashed the NVIDIA driver's recording),
