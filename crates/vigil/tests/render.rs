@@ -93,7 +93,29 @@ fn depth_pipeline_biased(
     format: TextureFormat,
     bias: DepthBiasState,
 ) -> RenderPipeline {
-    let m = module(d, DEPTH_SHADER);
+    let depth = DepthStencilState {
+        format,
+        depth_write_enabled: true,
+        depth_compare: CompareFunction::Less,
+        stencil: StencilState::default(),
+        bias,
+    };
+    pos3_pipeline(
+        d,
+        (empty_layout(d), module(d, DEPTH_SHADER)),
+        PrimitiveState::default(),
+        Some(depth),
+    )
+}
+
+/// A pipeline of `module`'s `vs` and `fs` under `layout`, fed position (with depth) and
+/// color per vertex as [`quad3`] lays them out, into an rgba8 target.
+fn pos3_pipeline(
+    d: &Device,
+    (layout, module): (PipelineLayout, ShaderModule),
+    primitive: PrimitiveState,
+    depth_stencil: Option<DepthStencilState>,
+) -> RenderPipeline {
     let attrs = [
         VertexAttribute {
             format: VertexFormat::Float32x3,
@@ -112,14 +134,9 @@ fn depth_pipeline_biased(
         attributes: &attrs,
     }];
     let targets = [color_target(TextureFormat::Rgba8Unorm)];
-    let mut desc = pipeline_desc(empty_layout(d), m, &vbl, &targets);
-    desc.depth_stencil = Some(DepthStencilState {
-        format,
-        depth_write_enabled: true,
-        depth_compare: CompareFunction::Less,
-        stencil: StencilState::default(),
-        bias,
-    });
+    let mut desc = pipeline_desc(layout, module, &vbl, &targets);
+    desc.primitive = primitive;
+    desc.depth_stencil = depth_stencil;
     d.create_render_pipeline(&desc).unwrap()
 }
 
@@ -200,33 +217,14 @@ fn a_read_only_depth_attachment_is_tested_against_and_sampled_in_one_pass() {
             .unwrap();
         // Tested with `compare` against the depth of the first pass, written by none.
         let reader = |compare| {
-            let attrs = [
-                VertexAttribute {
-                    format: VertexFormat::Float32x3,
-                    offset: 0,
-                    shader_location: 0,
-                },
-                VertexAttribute {
-                    format: VertexFormat::Float32x4,
-                    offset: 12,
-                    shader_location: 1,
-                },
-            ];
-            let vbl = [VertexBufferLayout {
-                array_stride: 28,
-                step_mode: VertexStepMode::Vertex,
-                attributes: &attrs,
-            }];
-            let targets = [color_target(TextureFormat::Rgba8Unorm)];
-            let mut desc = pipeline_desc(pl, m, &vbl, &targets);
-            desc.depth_stencil = Some(DepthStencilState {
+            let depth = DepthStencilState {
                 format,
                 depth_write_enabled: false,
                 depth_compare: compare,
                 stencil: StencilState::default(),
                 bias: DepthBiasState::default(),
-            });
-            d.create_render_pipeline(&desc).unwrap()
+            };
+            pos3_pipeline(&d, (pl, m), PrimitiveState::default(), Some(depth))
         };
         let (less, greater) = (
             reader(CompareFunction::Less),
@@ -283,28 +281,12 @@ fn a_read_only_depth_attachment_is_tested_against_and_sampled_in_one_pass() {
 /// A pipeline of [`DEPTH_SHADER`] (position with depth, color) into an rgba8 target with
 /// no depth attachment, rasterizing as `primitive` says.
 fn raster_pipeline(d: &Device, primitive: PrimitiveState) -> RenderPipeline {
-    let m = module(d, DEPTH_SHADER);
-    let attrs = [
-        VertexAttribute {
-            format: VertexFormat::Float32x3,
-            offset: 0,
-            shader_location: 0,
-        },
-        VertexAttribute {
-            format: VertexFormat::Float32x4,
-            offset: 12,
-            shader_location: 1,
-        },
-    ];
-    let vbl = [VertexBufferLayout {
-        array_stride: 28,
-        step_mode: VertexStepMode::Vertex,
-        attributes: &attrs,
-    }];
-    let targets = [color_target(TextureFormat::Rgba8Unorm)];
-    let mut desc = pipeline_desc(empty_layout(d), m, &vbl, &targets);
-    desc.primitive = primitive;
-    d.create_render_pipeline(&desc).unwrap()
+    pos3_pipeline(
+        d,
+        (empty_layout(d), module(d, DEPTH_SHADER)),
+        primitive,
+        None,
+    )
 }
 
 /// The pixels of one draw of `vertices` (`[x, y, z, r, g, b, a]` each) by `p` over black.

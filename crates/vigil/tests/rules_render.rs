@@ -990,39 +990,7 @@ fn an_attachment_cannot_be_sampled_in_its_own_pass() {
     );
     let g = group(&d, l, &[(0, BindingResource::TextureView(v))]).unwrap();
     let wgsl = "@group(0) @binding(0) var t: texture_2d<f32>;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(0.0); }\n@fragment fn fs() -> @location(0) vec4<f32> { return textureLoad(t, vec2<i32>(0, 0), 0); }";
-    let m = d
-        .create_shader_module(&ShaderModuleDescriptor { label: "s", wgsl })
-        .unwrap();
-    let pl = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "s",
-            bind_group_layouts: &[l],
-            immediate_size: 0,
-        })
-        .unwrap();
-    let targets = target(TextureFormat::Rgba8Unorm);
-    let p = d
-        .create_render_pipeline(&RenderPipelineDescriptor {
-            label: "s",
-            layout: pl,
-            vertex: VertexState {
-                module: m,
-                entry_point: "vs",
-                constants: &[],
-                buffers: &[],
-            },
-            fragment: Some(FragmentState {
-                module: m,
-                entry_point: "fs",
-                constants: &[],
-                targets: &targets,
-            }),
-            primitive: PrimitiveState::default(),
-            depth_stencil: None,
-            multisample: MultisampleState::default(),
-            multiview_mask: None,
-        })
-        .unwrap();
+    let p = bound_pipeline(&d, l, wgsl, None);
     let mut e = encoder(&d);
     e.begin_render_pass(&RenderPassDescriptor {
         label: "p",
@@ -1038,6 +1006,48 @@ fn an_attachment_cannot_be_sampled_in_its_own_pass() {
     e.set_render_pipeline(p).unwrap();
     e.set_bind_group(0, g, &[]).unwrap();
     expect_rule(e.draw(0..3, 0..1), Rule::PassUsageConflict);
+}
+
+/// A pipeline of `wgsl`'s `vs` and `fs` (no vertex buffers) under a layout of group `l`,
+/// into one RGBA8 target, with `depth_stencil`.
+fn bound_pipeline(
+    d: &TDevice,
+    l: BindGroupLayout,
+    wgsl: &str,
+    depth_stencil: Option<DepthStencilState>,
+) -> RenderPipeline {
+    let m = d
+        .create_shader_module(&ShaderModuleDescriptor { label: "s", wgsl })
+        .unwrap();
+    let pl = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "s",
+            bind_group_layouts: &[l],
+            immediate_size: 0,
+        })
+        .unwrap();
+    let targets = target(TextureFormat::Rgba8Unorm);
+    d.create_render_pipeline(&RenderPipelineDescriptor {
+        label: "s",
+        layout: pl,
+        vertex: VertexState {
+            module: m,
+            entry_point: "vs",
+            constants: &[],
+            buffers: &[],
+        },
+        fragment: Some(FragmentState {
+            module: m,
+            entry_point: "fs",
+            constants: &[],
+            targets: &targets,
+        }),
+        primitive: PrimitiveState::default(),
+        depth_stencil,
+        multisample: MultisampleState::default(),
+        multiview_mask: None,
+    })
+    .unwrap()
 }
 
 /// The strip test's pipeline of `topology` over a `Depth32Float` attachment with `bias`.
@@ -1385,45 +1395,15 @@ fn a_read_only_depth_attachment_is_sampled_in_its_own_pass() {
         }],
     );
     let wgsl = "@group(0) @binding(0) var t: texture_depth_2d;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(0.0); }\n@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(textureLoad(t, vec2<i32>(0, 0), 0)); }";
-    let m = d
-        .create_shader_module(&ShaderModuleDescriptor { label: "s", wgsl })
-        .unwrap();
-    let pl = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "s",
-            bind_group_layouts: &[l],
-            immediate_size: 0,
-        })
-        .unwrap();
-    let targets = target(TextureFormat::Rgba8Unorm);
     let pipeline = |format: TextureFormat| {
-        d.create_render_pipeline(&RenderPipelineDescriptor {
-            label: "s",
-            layout: pl,
-            vertex: VertexState {
-                module: m,
-                entry_point: "vs",
-                constants: &[],
-                buffers: &[],
-            },
-            fragment: Some(FragmentState {
-                module: m,
-                entry_point: "fs",
-                constants: &[],
-                targets: &targets,
-            }),
-            primitive: PrimitiveState::default(),
-            depth_stencil: Some(DepthStencilState {
-                format,
-                depth_write_enabled: false,
-                depth_compare: CompareFunction::Less,
-                stencil: StencilState::default(),
-                bias: DepthBiasState::default(),
-            }),
-            multisample: MultisampleState::default(),
-            multiview_mask: None,
-        })
-        .unwrap()
+        let depth = DepthStencilState {
+            format,
+            depth_write_enabled: false,
+            depth_compare: CompareFunction::Less,
+            stencil: StencilState::default(),
+            bias: DepthBiasState::default(),
+        };
+        bound_pipeline(&d, l, wgsl, Some(depth))
     };
     for format in [
         TextureFormat::Depth32Float,
