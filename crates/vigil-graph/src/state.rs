@@ -101,6 +101,10 @@ pub enum Usage {
     ColorAttachment,
     /// Depth/stencil attachment, tested and written.
     DepthAttachment,
+    /// Depth/stencil attachment, tested against and not written (vigil's read-only depth
+    /// and stencil: a pass attachment without operations). In the layout sampled reads
+    /// take, so the same pass may also sample it (`ShaderRead`).
+    DepthReadOnly,
     /// Vertex buffer.
     Vertex,
     /// Index buffer.
@@ -145,6 +149,11 @@ impl Usage {
                 Stages::DEPTH_STENCIL,
                 Access::DEPTH_STENCIL_READ | Access::DEPTH_STENCIL_WRITE,
                 Layout::DepthStencilAttachment,
+            ),
+            Usage::DepthReadOnly => (
+                Stages::DEPTH_STENCIL,
+                Access::DEPTH_STENCIL_READ,
+                Layout::ShaderReadOnly,
             ),
             Usage::Vertex => (Stages::VERTEX_INPUT, Access::VERTEX_READ, Layout::Undefined),
             Usage::Index => (Stages::VERTEX_INPUT, Access::INDEX_READ, Layout::Undefined),

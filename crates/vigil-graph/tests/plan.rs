@@ -425,6 +425,49 @@ fn overlapping_texture_uses_in_one_pass_need_one_layout() {
     );
 }
 
+#[test]
+fn a_read_only_depth_pass_tests_and_samples_its_depth_in_one_layout() {
+    let d = device();
+    let tex = d
+        .create_texture(&TextureDescriptor {
+            label: "depth",
+            format: TextureFormat::Depth32Float,
+            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::TEXTURE_BINDING,
+            ..TextureDescriptor::default()
+        })
+        .unwrap();
+    let mut g = TGraph::new();
+    let t = g
+        .import_texture("depth", tex, ResourceState::UNUSED)
+        .unwrap();
+    let writes = g.add_pass("writes", PassKind::Render);
+    g.uses(writes, t, Usage::DepthAttachment).unwrap();
+    let reads = g.add_pass("reads", PassKind::Render);
+    g.uses(reads, t, Usage::DepthReadOnly).unwrap();
+    g.uses(reads, t, Usage::ShaderRead(F)).unwrap();
+    g.keep(reads).unwrap();
+    // The two reads share the pass's one scope (no layout conflict, as a write would be).
+    let scopes = g.pass_scopes(reads).unwrap();
+    assert_eq!(scopes.len(), 1);
+    let both = (
+        Stages::DEPTH_STENCIL | F,
+        Access::DEPTH_STENCIL_READ | Access::SHADER_READ,
+    );
+    assert_eq!((scopes[0].state.stages, scopes[0].state.access), both);
+    assert_eq!(scopes[0].state.layout, Layout::ShaderReadOnly);
+    // One barrier between the passes: the depth writes before both reads, into that layout.
+    let plan = g.compile().unwrap().plan().clone();
+    assert_eq!(
+        plan.passes[1].barriers,
+        vec![barrier(
+            t,
+            (Stages::DEPTH_STENCIL, Access::DEPTH_STENCIL_WRITE),
+            both,
+            (Layout::DepthStencilAttachment, Layout::ShaderReadOnly)
+        )]
+    );
+}
+
 fn barrier(
     resource: vigil_graph::ResourceId,
     src: (Stages, Access),
