@@ -972,6 +972,43 @@ pub trait CommandEncoder: Send + Debug {
     /// # Safety
     /// The trait's recording contract (see [`CommandEncoder`]).
     unsafe fn draw_indexed_indirect(&mut self, buffer: &<Self::A as Api>::Buffer, offset: u64);
+    /// Draws `count` times with arguments read from a buffer, one 16-byte
+    /// `DrawIndirectCommand` after another from `offset`, in one native command. The
+    /// default records `count` single indirect draws.
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]); `count` is at most 65,535
+    /// (Vulkan's least `maxDrawIndirectCount` where multi-draw is supported), and above 1
+    /// only on a device opened with `MULTI_DRAW_INDIRECT`.
+    unsafe fn draw_indirect_multi(
+        &mut self,
+        buffer: &<Self::A as Api>::Buffer,
+        offset: u64,
+        count: u32,
+    ) {
+        for i in 0..u64::from(count) {
+            // SAFETY: this call's contract covers each of the draws.
+            unsafe { self.draw_indirect(buffer, offset.saturating_add(i.saturating_mul(16))) };
+        }
+    }
+    /// As [`CommandEncoder::draw_indirect_multi`], indexed: 20-byte
+    /// `DrawIndexedIndirectCommand`s.
+    ///
+    /// # Safety
+    /// As [`CommandEncoder::draw_indirect_multi`].
+    unsafe fn draw_indexed_indirect_multi(
+        &mut self,
+        buffer: &<Self::A as Api>::Buffer,
+        offset: u64,
+        count: u32,
+    ) {
+        for i in 0..u64::from(count) {
+            // SAFETY: this call's contract covers each of the draws.
+            unsafe {
+                self.draw_indexed_indirect(buffer, offset.saturating_add(i.saturating_mul(20)))
+            };
+        }
+    }
     /// Launches `count` task workgroups (or mesh workgroups, without a task shader) of the
     /// bound mesh pipeline.
     ///

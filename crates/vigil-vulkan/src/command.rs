@@ -947,6 +947,25 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
+    unsafe fn draw_indirect_multi(&mut self, buffer: &Buffer, offset: u64, count: u32) {
+        // SAFETY: `count` commands lie in an INDIRECT buffer from `offset`, and the device
+        // has multiDrawIndirect when `count` is above 1 (both checked above us).
+        unsafe {
+            self.shared
+                .raw
+                .cmd_draw_indirect(self.active, buffer.raw, offset, count, 16)
+        };
+    }
+
+    unsafe fn draw_indexed_indirect_multi(&mut self, buffer: &Buffer, offset: u64, count: u32) {
+        // SAFETY: as draw_indirect_multi's.
+        unsafe {
+            self.shared
+                .raw
+                .cmd_draw_indexed_indirect(self.active, buffer.raw, offset, count, 20)
+        };
+    }
+
     #[inline]
     unsafe fn draw_mesh_tasks(&mut self, count: [u32; 3]) {
         let Some(mesh) = self.shared.mesh.as_ref() else {

@@ -96,7 +96,7 @@ pub use encoder::{
     RenderBundleEncoderDescriptor, RenderPassColorAttachment, RenderPassDepthStencilAttachment,
     RenderPassDescriptor, TextureTransition,
 };
-pub use encoder::{COPY_BYTES_PER_ROW_ALIGNMENT, QUERY_RESOLVE_ALIGNMENT};
+pub use encoder::{COPY_BYTES_PER_ROW_ALIGNMENT, MAX_MULTI_DRAW_COUNT, QUERY_RESOLVE_ALIGNMENT};
 pub use error::{Error, ErrorKind, Result};
 pub use handle::{
     BindGroup, BindGroupLayout, BindGroupPool, Blas, Buffer, BufferMapping, ComputePipeline,

@@ -991,6 +991,11 @@ recording! {
     fn draw_indirect(&mut self, buffer: &A::Buffer, offset: u64);
     /// An indexed indirect draw.
     fn draw_indexed_indirect(&mut self, buffer: &A::Buffer, offset: u64);
+    /// `count` indirect draws in one command (at most 65,535; above 1 only with
+    /// `MULTI_DRAW_INDIRECT`).
+    fn draw_indirect_multi(&mut self, buffer: &A::Buffer, offset: u64, count: u32);
+    /// `count` indexed indirect draws in one command (as `draw_indirect_multi`).
+    fn draw_indexed_indirect_multi(&mut self, buffer: &A::Buffer, offset: u64, count: u32);
     /// A mesh draw (a mesh pipeline bound, counts within the device's limits).
     fn draw_mesh_tasks(&mut self, count: [u32; 3]);
     /// A mesh draw with counts read from a buffer (a mesh pipeline bound).

@@ -1272,6 +1272,98 @@ fn draw_indirect_reads_its_arguments() {
     assert_eq!(at(&px, 2, 60), [255, 0, 0, 255]);
 }
 
+/// Three quads, red, green and blue over the left, middle and right thirds of the target,
+/// drawn by one `multi_draw_indirect` (or `_indexed_`) call of `count` draws: read back.
+fn multi_drawn(d: &Device, indexed: bool, count: u32) -> Vec<[u8; 4]> {
+    let t = target(d, TextureFormat::Rgba8Unorm, 1);
+    let p = raster_pipeline(d, PrimitiveState::default());
+    let third = 2.0 / 3.0;
+    let vb = vertex_buffer(
+        d,
+        &[
+            quad3(0.5, [1.0, 0.0, 0.0, 1.0], -1.0, -1.0 + third),
+            quad3(0.5, [0.0, 1.0, 0.0, 1.0], -1.0 + third, 1.0 - third),
+            quad3(0.5, [0.0, 0.0, 1.0, 1.0], 1.0 - third, 1.0),
+        ]
+        .concat(),
+    );
+    let words: Vec<u32> = (0..3u32)
+        .flat_map(|q| {
+            if indexed {
+                // 6 indices from index 6q, base vertex 0, one instance.
+                vec![6, 1, 6 * q, 0, 0]
+            } else {
+                // 6 vertices from vertex 6q, one instance.
+                vec![6, 1, 6 * q, 0]
+            }
+        })
+        .collect();
+    let bytes = |w: &[u32]| w.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+    let args = d
+        .create_buffer(&BufferDescriptor {
+            label: "args",
+            size: words.len() as u64 * 4,
+            usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    d.write_buffer(args, 0, &bytes(&words)).unwrap();
+    let ib = d
+        .create_buffer(&BufferDescriptor {
+            label: "indices",
+            size: 18 * 4,
+            usage: BufferUsages::INDEX | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    d.write_buffer(ib, 0, &bytes(&(0..18).collect::<Vec<u32>>()))
+        .unwrap();
+    let mut e = encoder(d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "multi",
+        color_attachments: &[Some(clear([0.0, 0.0, 0.0, 1.0], t.view))],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.set_vertex_buffer(0, vb, 0, None).unwrap();
+    if indexed {
+        e.set_index_buffer(ib, IndexFormat::Uint32, 0, None)
+            .unwrap();
+        e.multi_draw_indexed_indirect(args, 0, count).unwrap();
+    } else {
+        e.multi_draw_indirect(args, 0, count).unwrap();
+    }
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    pixels(d, t.texture)
+}
+
+#[test]
+fn multi_draw_indirect_draws_each_of_its_draws() {
+    // One native command per call (the feature), one per draw (without it), and each draw
+    // checked on the GPU apart (without INDIRECT_FIRST_INSTANCE).
+    for features in [
+        Features::MULTI_DRAW_INDIRECT | Features::INDIRECT_FIRST_INSTANCE,
+        Features::INDIRECT_FIRST_INSTANCE,
+        Features::empty(),
+    ] {
+        let d = common::gpu_requiring(features, "multi-draw");
+        for indexed in [false, true] {
+            let (red, green, blue) = ([255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]);
+            let black = [0, 0, 0, 255];
+            for (count, want) in [
+                (3, [red, green, blue]),
+                (2, [red, green, black]),
+                (0, [black, black, black]),
+            ] {
+                let px = multi_drawn(&d, indexed, count);
+                let got = [at(&px, 10, 32), at(&px, 32, 32), at(&px, 54, 32)];
+                assert_eq!(got, want, "{features:?}, indexed {indexed}, count {count}");
+            }
+        }
+        d.finish();
+    }
+}
+
 /// Records one frame into `t`: its pass loads with `load`, then a red triangle over the
 /// lower-left half.
 fn frame_into(d: &Device, t: &Target, p: RenderPipeline, vb: Buffer, load: LoadOp<[f64; 4]>) {

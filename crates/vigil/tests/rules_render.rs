@@ -1684,3 +1684,59 @@ fn wireframes_points_and_unclipped_depth_need_their_features() {
         Rule::PolygonModeFeature,
     );
 }
+
+#[test]
+fn multi_draws_lie_in_their_buffer_and_record_each_draw() {
+    for features in [
+        Features::MULTI_DRAW_INDIRECT | Features::INDIRECT_FIRST_INSTANCE,
+        Features::INDIRECT_FIRST_INSTANCE,
+    ] {
+        let d = device_with(features);
+        let p = one_buffer_pipeline(&d, PrimitiveState::default(), None).unwrap();
+        let (_, rgba) = rt(&d, TextureFormat::Rgba8Unorm, 1);
+        let args = buffer(&d, "args", 64, BufferUsages::INDEX | BufferUsages::INDIRECT);
+        let vb = buffer(&d, "vb", 24 * 16, BufferUsages::VERTEX);
+        // A refusal poisons its encoder: one encoder per case.
+        let bound = || {
+            let mut e = encoder(&d);
+            color_pass(&mut e, rgba);
+            e.set_render_pipeline(p).unwrap();
+            e.set_vertex_buffer(0, vb, 0, None).unwrap();
+            e.set_index_buffer(args, IndexFormat::Uint32, 0, None)
+                .unwrap();
+            e
+        };
+        // 64 bytes hold four 16-byte draws or three 20-byte indexed ones.
+        expect_rule(bound().multi_draw_indirect(args, 0, 5), Rule::BufferRange);
+        expect_rule(bound().multi_draw_indirect(args, 16, 4), Rule::BufferRange);
+        expect_rule(
+            bound().multi_draw_indexed_indirect(args, 0, 4),
+            Rule::BufferRange,
+        );
+        expect_rule(
+            bound().multi_draw_indirect(args, 0, MAX_MULTI_DRAW_COUNT + 1),
+            Rule::MultiDrawCount,
+        );
+        // Each draw is recorded, at its own offset; none for a count of 0.
+        for (indexed, count, stride) in [(false, 4, 16), (true, 3, 20), (false, 0, 16)] {
+            let mut e = bound();
+            if indexed {
+                e.multi_draw_indexed_indirect(args, 0, count).unwrap();
+            } else {
+                e.multi_draw_indirect(args, 0, count).unwrap();
+            }
+            e.end_render_pass().unwrap();
+            d.submit([e.finish().unwrap()]).unwrap();
+            let offsets: Vec<u64> = last_commands(&d)
+                .iter()
+                .filter_map(|c| match c {
+                    hal_test::TestCommand::DrawIndirect(_, o) if !indexed => Some(*o),
+                    hal_test::TestCommand::DrawIndexedIndirect(_, o) if indexed => Some(*o),
+                    _ => None,
+                })
+                .collect();
+            let want: Vec<u64> = (0..u64::from(count)).map(|i| i * stride).collect();
+            assert_eq!(offsets, want, "{features:?} indexed {indexed}");
+        }
+    }
+}

@@ -869,7 +869,27 @@ pub fn draw(w: &mut World<'_>, r: &mut Rng) {
             let indexed = kind == 9;
             let (buffer, size, v) = args_buffer(w, r);
             let offset = if r.chance(70) { 0 } else { r.edge_u64(size, 4) };
-            if indexed {
+            if r.chance(25) {
+                // Several draws in one call: as many as fit, one past them, none, or past
+                // the per-call bound.
+                let stride = if indexed { 20 } else { 16 };
+                let fit = u32::try_from(size.saturating_sub(offset) / stride).unwrap_or(0);
+                let count = r.pick(&[
+                    fit,
+                    fit.saturating_add(1),
+                    fit.min(2),
+                    0,
+                    vigil::MAX_MULTI_DRAW_COUNT + 1,
+                ]);
+                let what = format!("multi_draw(indexed {indexed}, {buffer:?}, {offset}, {count})");
+                on_encoder(w, i, "multi_draw_indirect", what, v.invalid(), |o| {
+                    if indexed {
+                        o.encoder.multi_draw_indexed_indirect(buffer, offset, count)
+                    } else {
+                        o.encoder.multi_draw_indirect(buffer, offset, count)
+                    }
+                });
+            } else if indexed {
                 let what = format!("draw_indexed_indirect({buffer:?}, {offset})");
                 on_encoder(w, i, "draw_indexed_indirect", what, v.invalid(), |o| {
                     o.encoder.draw_indexed_indirect(buffer, offset)

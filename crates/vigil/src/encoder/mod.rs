@@ -33,6 +33,7 @@ pub use accel::{BlasBuildEntry, BlasTriangleGeometry, TlasBuildEntry, TlasInstan
 pub(crate) use bundle::RenderBundleObj;
 pub use bundle::{RenderBundleEncoder, RenderBundleEncoderDescriptor};
 pub use compute::{ComputePassDescriptor, PassTimestampWrites};
+pub use render::MAX_MULTI_DRAW_COUNT;
 pub use render::{
     Operations, RenderPassColorAttachment, RenderPassDepthStencilAttachment, RenderPassDescriptor,
 };

@@ -216,6 +216,12 @@ const DEPTH: Use = Use {
     access: Access::DEPTH_STENCIL_READ.union(Access::DEPTH_STENCIL_WRITE),
     layout: TextureLayout::DepthStencilAttachment,
 };
+/// Most draws one `multi_draw_indirect` or `multi_draw_indexed_indirect` call records
+/// (`render-pass.multi-draw-count`): a bound on what one call may make vigil hold (a
+/// checked copy of each draw's arguments where first instances are checked on the GPU)
+/// and the driver record (a native draw each without `MULTI_DRAW_INDIRECT`).
+pub const MAX_MULTI_DRAW_COUNT: u32 = 1 << 20;
+
 /// A depth-stencil attachment every aspect of which is read-only in the pass: tested
 /// against, never written, in the layout the pass's shaders may sample it in.
 const DEPTH_READ: Use = Use {
@@ -823,14 +829,35 @@ impl<A: Api> CommandEncoder<A> {
     /// other than 0 makes the draw do nothing (checked on the GPU in front of the pass, as
     /// WebGPU specifies); every device is given the feature when its adapter has it.
     pub fn draw_indirect(&mut self, buffer: Buffer, offset: u64) -> Result<()> {
-        self.indirect_draw("draw_indirect", buffer, offset, false)
+        self.indirect_draw("draw_indirect", buffer, offset, 1, false)
     }
 
     /// Draws indexed with `(index_count, instance_count, first_index, base_vertex,
     /// first_instance)` read from `buffer` at `offset`; the first instance as for
     /// [`CommandEncoder::draw_indirect`].
     pub fn draw_indexed_indirect(&mut self, buffer: Buffer, offset: u64) -> Result<()> {
-        self.indirect_draw("draw_indexed_indirect", buffer, offset, true)
+        self.indirect_draw("draw_indexed_indirect", buffer, offset, 1, true)
+    }
+
+    /// `count` draws as [`CommandEncoder::draw_indirect`]'s, their 16-byte arguments one
+    /// after another from `offset` (wgpu's `multi_draw_indirect`): all of them must lie in
+    /// the buffer, and `count` 0 draws nothing. On a device with `MULTI_DRAW_INDIRECT` they
+    /// are one native command (per 65,535 draws), elsewhere one per draw; each draw's first
+    /// instance is checked as a single indirect draw's is.
+    pub fn multi_draw_indirect(&mut self, buffer: Buffer, offset: u64, count: u32) -> Result<()> {
+        self.indirect_draw("multi_draw_indirect", buffer, offset, count, false)
+    }
+
+    /// `count` indexed draws as [`CommandEncoder::draw_indexed_indirect`]'s, 20 bytes of
+    /// arguments each (wgpu's `multi_draw_indexed_indirect`); otherwise as
+    /// [`CommandEncoder::multi_draw_indirect`].
+    pub fn multi_draw_indexed_indirect(
+        &mut self,
+        buffer: Buffer,
+        offset: u64,
+        count: u32,
+    ) -> Result<()> {
+        self.indirect_draw("multi_draw_indexed_indirect", buffer, offset, count, true)
     }
 
     fn indirect_draw(
@@ -838,6 +865,7 @@ impl<A: Api> CommandEncoder<A> {
         op: &'static str,
         buffer: Buffer,
         offset: u64,
+        count: u32,
         indexed: bool,
     ) -> Result<()> {
         self.step(op, |e| {
@@ -858,45 +886,82 @@ impl<A: Api> CommandEncoder<A> {
                     ib.format,
                 )?;
             }
+            if count > MAX_MULTI_DRAW_COUNT {
+                return Err(fail!(
+                    MultiDrawCount,
+                    op,
+                    &e.label,
+                    "{count} draws in one call; at most MAX_MULTI_DRAW_COUNT ({MAX_MULTI_DRAW_COUNT}) are recorded per call: split them"
+                ));
+            }
             let b = find(&mut e.used.buffers, &e.core, buffer, op)?;
-            let size = if indexed { 20 } else { 16 };
+            let stride: u64 = if indexed { 20 } else { 16 };
+            // At most 2^32 - 1 draws of 20 bytes: no overflow in u64.
+            let size = stride.saturating_mul(u64::from(count));
             validate::encoder::indirect(op, &e.label, b.shape(), offset, size)?;
             let whole = b.size;
             let (bi, bg) = (buffer.index(), buffer.generation());
             let slot = e.used.buffer_slot_of(bi, bg);
-            e.prepare_draw_apart(op, Some((slot, offset, size)), None, &(0..0), indexed)?;
+            // The draw's state is checked whatever the count; no draw, no use of the buffer.
+            let uses = (count > 0).then_some((slot, offset, size));
+            e.prepare_draw_apart(op, uses, None, &(0..0), indexed)?;
             // A render bundle's encoder records nothing natively: the check is made where
             // the bundle is executed.
-            if e.pool.is_some() && e.first_instance_checked() && e.indirect_check(op)? {
+            if count > 0 && e.pool.is_some() && e.first_instance_checked() && e.indirect_check(op)?
+            {
                 let key = super::used::SourceKey {
                     heap: false,
                     index: bi,
                     generation: bg,
                     base: 0,
                 };
-                let batch = super::compute::Batch::InPlace;
-                let checked = e
-                    .checked_args(
-                        None,
-                        whole,
-                        key,
-                        offset..offset.saturating_add(size),
-                        batch,
-                        op,
-                    )?
-                    .draw(indexed);
-                e.draw_checked_args(checked, indexed);
+                // Each draw's arguments are checked apart and drawn from their checked
+                // copy, one native draw each.
+                let mut checks = Vec::with_capacity(count as usize);
+                for i in 0..u64::from(count) {
+                    let at = offset.saturating_add(i.saturating_mul(stride));
+                    let batch = super::compute::Batch::InPlace;
+                    checks.push(
+                        e.checked_args(None, whole, key, at..at.saturating_add(stride), batch, op)?
+                            .draw(indexed),
+                    );
+                }
+                for checked in checks {
+                    e.draw_checked_args(checked, indexed);
+                }
                 return Ok(());
             }
+            let multi = e
+                .core
+                .features
+                .contains(vigil_hal::Features::MULTI_DRAW_INDIRECT);
             if let (Some(b), Some(pool)) = (e.used.buffers.get(bi, bg), e.pool.as_mut()) {
                 let mut r = crate::native::Rec::<A>(pool);
-                if indexed {
-                    r.draw_indexed_indirect(&b.raw, offset);
+                if count == 1 {
+                    if indexed {
+                        r.draw_indexed_indirect(&b.raw, offset);
+                    } else {
+                        r.draw_indirect(&b.raw, offset);
+                    }
                 } else {
-                    r.draw_indirect(&b.raw, offset);
+                    // Per native command: up to 65,535 draws with the feature (the least
+                    // maxDrawIndirectCount a device that has it offers), one without.
+                    let per: u32 = if multi { u32::from(u16::MAX) } else { 1 };
+                    let mut first = 0u32;
+                    while first < count {
+                        let n = per.min(count.saturating_sub(first));
+                        let at = offset
+                            .saturating_add(u64::from(first).saturating_mul(stride));
+                        if indexed {
+                            r.draw_indexed_indirect_multi(&b.raw, at, n);
+                        } else {
+                            r.draw_indirect_multi(&b.raw, at, n);
+                        }
+                        first = first.saturating_add(n);
+                    }
                 }
             }
-            e.draws = e.draws.wrapping_add(1);
+            e.draws = e.draws.wrapping_add(u64::from(count));
             Ok(())
         })
     }
