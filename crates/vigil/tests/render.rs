@@ -930,39 +930,11 @@ fn sampling_follows_the_address_mode() {
 #[test]
 fn multisampled_edges_resolve_to_partial_coverage() {
     let d = gpu();
-    let ms = target(&d, TextureFormat::Rgba8Unorm, 4);
-    let resolved = target(&d, TextureFormat::Rgba8Unorm, 1);
-    let m = module(&d, POS_COLOR);
-    let vbl = [pos_color_layout()];
-    let targets = [color_target(TextureFormat::Rgba8Unorm)];
-    let mut desc = pipeline_desc(empty_layout(&d), m, &vbl, &targets);
-    desc.multisample.count = 4;
-    let p = d.create_render_pipeline(&desc).unwrap();
-    let vb = vertex_buffer(
-        &d,
-        &tri(
-            [1.0, 1.0, 1.0, 1.0],
-            [[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]],
-        ),
-    );
-    let mut e = encoder(&d);
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "msaa",
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view: ms.view,
-            resolve_target: Some(resolved.view),
-            load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
-            store: StoreOp::Discard,
-        })],
+    let ms = MultisampleState {
+        count: 4,
         ..Default::default()
-    })
-    .unwrap();
-    e.set_render_pipeline(p).unwrap();
-    e.set_vertex_buffer(0, vb, 0, None).unwrap();
-    e.draw(0..3, 0..1).unwrap();
-    e.end_render_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
-    let px = pixels(&d, resolved.texture);
+    };
+    let px = msaa_frame(&d, ms, [1.0; 4], [[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]]);
     assert_eq!(at(&px, 5, 60), [255, 255, 255, 255], "interior");
     assert_eq!(at(&px, 60, 5), [0, 0, 0, 255], "exterior");
     // Pixels the diagonal crosses are averaged from 4 samples.
@@ -978,9 +950,14 @@ fn multisampled_edges_resolve_to_partial_coverage() {
     );
 }
 
-/// Mean red of a 4-sample target, resolved, after a triangle over the whole target in
-/// (1, 1, 1, `alpha`) with `ms` over black.
-fn resolved_red(d: &Device, ms: MultisampleState, alpha: f32) -> (u8, u8, f64) {
+/// A 4-sample target cleared black, a triangle `pts` drawn in `color` with `ms`, resolved
+/// and read back.
+fn msaa_frame(
+    d: &Device,
+    ms: MultisampleState,
+    color: [f32; 4],
+    pts: [[f32; 2]; 3],
+) -> Vec<[u8; 4]> {
     let target4 = target(d, TextureFormat::Rgba8Unorm, 4);
     let resolved = target(d, TextureFormat::Rgba8Unorm, 1);
     let m = module(d, POS_COLOR);
@@ -989,16 +966,10 @@ fn resolved_red(d: &Device, ms: MultisampleState, alpha: f32) -> (u8, u8, f64) {
     let mut desc = pipeline_desc(empty_layout(d), m, &vbl, &targets);
     desc.multisample = ms;
     let p = d.create_render_pipeline(&desc).unwrap();
-    let vb = vertex_buffer(
-        d,
-        &tri(
-            [1.0, 1.0, 1.0, alpha],
-            [[-1.0, -1.0], [3.0, -1.0], [-1.0, 3.0]],
-        ),
-    );
+    let vb = vertex_buffer(d, &tri(color, pts));
     let mut e = encoder(d);
     e.begin_render_pass(&RenderPassDescriptor {
-        label: "coverage",
+        label: "msaa",
         color_attachments: &[Some(RenderPassColorAttachment {
             view: target4.view,
             resolve_target: Some(resolved.view),
@@ -1013,7 +984,14 @@ fn resolved_red(d: &Device, ms: MultisampleState, alpha: f32) -> (u8, u8, f64) {
     e.draw(0..3, 0..1).unwrap();
     e.end_render_pass().unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
-    let px = pixels(d, resolved.texture);
+    pixels(d, resolved.texture)
+}
+
+/// The least, greatest and mean red of [`msaa_frame`] after a triangle over the whole
+/// target in (1, 1, 1, `alpha`) with `ms`.
+fn resolved_red(d: &Device, ms: MultisampleState, alpha: f32) -> (u8, u8, f64) {
+    let whole = [[-1.0, -1.0], [3.0, -1.0], [-1.0, 3.0]];
+    let px = msaa_frame(d, ms, [1.0, 1.0, 1.0, alpha], whole);
     let reds = px.iter().map(|p| p[0]);
     let mean = reds.clone().map(f64::from).sum::<f64>() / px.len() as f64;
     (reds.clone().min().unwrap(), reds.max().unwrap(), mean)

@@ -529,6 +529,32 @@ fn pipeline_with_depth(
     primitive: PrimitiveState,
     depth_stencil: Option<DepthStencilState>,
 ) -> Result<RenderPipeline> {
+    let ms = MultisampleState {
+        count: samples,
+        ..Default::default()
+    };
+    tri_pipeline(
+        d,
+        buffers,
+        targets,
+        Some(fs),
+        (primitive, depth_stencil, ms),
+    )
+}
+
+/// A pipeline of [`TRI`]'s `vs` and fragment entry point `fs` (no fragment stage for
+/// `None`) with the given fixed-function states.
+fn tri_pipeline(
+    d: &TDevice,
+    buffers: &[VertexBufferLayout<'_>],
+    targets: &[Option<ColorTargetState>],
+    fs: Option<&str>,
+    (primitive, depth_stencil, multisample): (
+        PrimitiveState,
+        Option<DepthStencilState>,
+        MultisampleState,
+    ),
+) -> Result<RenderPipeline> {
     let m = d
         .create_shader_module(&ShaderModuleDescriptor {
             label: "tri",
@@ -551,18 +577,15 @@ fn pipeline_with_depth(
             constants: &[],
             buffers,
         },
-        fragment: Some(FragmentState {
+        fragment: fs.map(|entry_point| FragmentState {
             module: m,
-            entry_point: fs,
+            entry_point,
             constants: &[],
             targets,
         }),
         primitive,
         depth_stencil,
-        multisample: MultisampleState {
-            count: samples,
-            ..Default::default()
-        },
+        multisample,
         multiview_mask: None,
     })
 }
@@ -1549,45 +1572,13 @@ fn multisampled(
     fs: Option<&str>,
     ms: MultisampleState,
 ) -> Result<RenderPipeline> {
-    let m = d
-        .create_shader_module(&ShaderModuleDescriptor {
-            label: "tri",
-            wgsl: TRI,
-        })
-        .unwrap();
-    let pl = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "tri",
-            bind_group_layouts: &[],
-            immediate_size: 0,
-        })
-        .unwrap();
     let a = attrs();
     let vb = [VertexBufferLayout {
         array_stride: 24,
         step_mode: VertexStepMode::Vertex,
         attributes: &a,
     }];
-    d.create_render_pipeline(&RenderPipelineDescriptor {
-        label: "ms",
-        layout: pl,
-        vertex: VertexState {
-            module: m,
-            entry_point: "vs",
-            constants: &[],
-            buffers: &vb,
-        },
-        fragment: fs.map(|entry_point| FragmentState {
-            module: m,
-            entry_point,
-            constants: &[],
-            targets,
-        }),
-        primitive: PrimitiveState::default(),
-        depth_stencil: None,
-        multisample: ms,
-        multiview_mask: None,
-    })
+    tri_pipeline(d, &vb, targets, fs, (PrimitiveState::default(), None, ms))
 }
 
 #[test]
