@@ -382,10 +382,14 @@ impl<A: Api> CommandEncoder<A> {
                     )?;
                     let ro = read_only(v.format, d);
                     views.push((v.clone(), if ro.2 { DEPTH_READ } else { DEPTH }));
-                    Some((v, *d))
+                    Some((v, *d, ro))
                 }
                 None => None,
             };
+            // (depth read-only, stencil read-only, the whole attachment read-only)
+            let (depth_ro, stencil_ro, all_ro) = depth
+                .as_ref()
+                .map_or((false, false, false), |&(_, _, ro)| ro);
             for (v, _) in &views {
                 let slot = e.used.texture_slot(&v.texture);
                 e.check_alias(slot, OP)?;
@@ -416,7 +420,7 @@ impl<A: Api> CommandEncoder<A> {
                 .filter(|(_, _, load, _)| matches!(load, LoadOp::Clear(_)))
                 .map(|(v, _, _, _)| (v, COLOR))
                 .collect();
-            if let Some((v, d)) = &depth {
+            if let Some((v, d, _)) = &depth {
                 let info = v.format.info();
                 let depth_cleared = d
                     .depth_ops
@@ -476,10 +480,10 @@ impl<A: Api> CommandEncoder<A> {
                     .collect();
                 let depth_hal = depth
                     .as_ref()
-                    .map(|(v, d)| vigil_hal::DepthStencilAttachment {
+                    .map(|(v, d, _)| vigil_hal::DepthStencilAttachment {
                         view: &*v.raw,
                         format: v.format,
-                        read_only: read_only(v.format, d).2,
+                        read_only: all_ro,
                         depth: d
                             .depth_ops
                             .map_or((LoadOp::Load, StoreOp::Store), |o| (o.load, o.store)),
@@ -520,15 +524,11 @@ impl<A: Api> CommandEncoder<A> {
                         .iter()
                         .map(|c| c.as_ref().map(|(v, ..)| v.format))
                         .collect(),
-                    depth: depth.as_ref().map(|(v, _)| v.format),
+                    depth: depth.as_ref().map(|(v, ..)| v.format),
                     samples,
                     multiview_mask: view_mask,
-                    depth_read_only: depth
-                        .as_ref()
-                        .is_some_and(|(v, d)| read_only(v.format, d).0),
-                    stencil_read_only: depth
-                        .as_ref()
-                        .is_some_and(|(v, d)| read_only(v.format, d).1),
+                    depth_read_only: depth_ro,
+                    stencil_read_only: stencil_ro,
                 },
                 occlusion: super::occlusion::Occlusion::new(occlusion),
                 ..RenderState::default()
@@ -937,28 +937,19 @@ impl<A: Api> CommandEncoder<A> {
                 .contains(vigil_hal::Features::MULTI_DRAW_INDIRECT);
             if let (Some(b), Some(pool)) = (e.used.buffers.get(bi, bg), e.pool.as_mut()) {
                 let mut r = crate::native::Rec::<A>(pool);
-                if count == 1 {
+                // Per native command: up to 65,535 draws with the feature (the least
+                // maxDrawIndirectCount a device that has it offers), one without.
+                let per: u32 = if multi { u32::from(u16::MAX) } else { 1 };
+                let mut first = 0u32;
+                while first < count {
+                    let n = per.min(count.saturating_sub(first));
+                    let at = offset.saturating_add(u64::from(first).saturating_mul(stride));
                     if indexed {
-                        r.draw_indexed_indirect(&b.raw, offset);
+                        r.draw_indexed_indirect_multi(&b.raw, at, n);
                     } else {
-                        r.draw_indirect(&b.raw, offset);
+                        r.draw_indirect_multi(&b.raw, at, n);
                     }
-                } else {
-                    // Per native command: up to 65,535 draws with the feature (the least
-                    // maxDrawIndirectCount a device that has it offers), one without.
-                    let per: u32 = if multi { u32::from(u16::MAX) } else { 1 };
-                    let mut first = 0u32;
-                    while first < count {
-                        let n = per.min(count.saturating_sub(first));
-                        let at = offset
-                            .saturating_add(u64::from(first).saturating_mul(stride));
-                        if indexed {
-                            r.draw_indexed_indirect_multi(&b.raw, at, n);
-                        } else {
-                            r.draw_indirect_multi(&b.raw, at, n);
-                        }
-                        first = first.saturating_add(n);
-                    }
+                    first = first.saturating_add(n);
                 }
             }
             e.draws = e.draws.wrapping_add(u64::from(count));
