@@ -998,19 +998,7 @@ fn depth_only_attachments_take_no_stencil_operations() {
 fn an_attachment_cannot_be_sampled_in_its_own_pass() {
     let d = device();
     let (_, v) = rt(&d, TextureFormat::Rgba8Unorm, 1);
-    let l = layout(
-        &d,
-        &[BindGroupLayoutEntry {
-            binding: 0,
-            visibility: ShaderStages::FRAGMENT,
-            ty: BindingType::Texture {
-                sample_type: TextureSampleType::Float { filterable: true },
-                view_dimension: TextureViewDimension::D2,
-                multisampled: false,
-            },
-            array: None,
-        }],
-    );
+    let l = fragment_texture_layout(&d, TextureSampleType::Float { filterable: true });
     let g = group(&d, l, &[(0, BindingResource::TextureView(v))]).unwrap();
     let wgsl = "@group(0) @binding(0) var t: texture_2d<f32>;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(0.0); }\n@fragment fn fs() -> @location(0) vec4<f32> { return textureLoad(t, vec2<i32>(0, 0), 0); }";
     let p = bound_pipeline(&d, l, wgsl, None);
@@ -1029,6 +1017,23 @@ fn an_attachment_cannot_be_sampled_in_its_own_pass() {
     e.set_render_pipeline(p).unwrap();
     e.set_bind_group(0, g, &[]).unwrap();
     expect_rule(e.draw(0..3, 0..1), Rule::PassUsageConflict);
+}
+
+/// A group layout of one 2D texture of `sample_type` at binding 0, read by fragment shaders.
+fn fragment_texture_layout(d: &TDevice, sample_type: TextureSampleType) -> BindGroupLayout {
+    layout(
+        d,
+        &[BindGroupLayoutEntry {
+            binding: 0,
+            visibility: ShaderStages::FRAGMENT,
+            ty: BindingType::Texture {
+                sample_type,
+                view_dimension: TextureViewDimension::D2,
+                multisampled: false,
+            },
+            array: None,
+        }],
+    )
 }
 
 /// A pipeline of `wgsl`'s `vs` and `fs` (no vertex buffers) under a layout of group `l`,
@@ -1404,19 +1409,7 @@ fn read_only_aspects_refuse_pipelines_that_write_them() {
 fn a_read_only_depth_attachment_is_sampled_in_its_own_pass() {
     let d = device();
     let (_, color) = rt(&d, TextureFormat::Rgba8Unorm, 1);
-    let l = layout(
-        &d,
-        &[BindGroupLayoutEntry {
-            binding: 0,
-            visibility: ShaderStages::FRAGMENT,
-            ty: BindingType::Texture {
-                sample_type: TextureSampleType::Depth,
-                view_dimension: TextureViewDimension::D2,
-                multisampled: false,
-            },
-            array: None,
-        }],
-    );
+    let l = fragment_texture_layout(&d, TextureSampleType::Depth);
     let wgsl = "@group(0) @binding(0) var t: texture_depth_2d;\n@vertex fn vs() -> @builtin(position) vec4<f32> { return vec4<f32>(0.0); }\n@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(textureLoad(t, vec2<i32>(0, 0), 0)); }";
     let pipeline = |format: TextureFormat| {
         let depth = DepthStencilState {
