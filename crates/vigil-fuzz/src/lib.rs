@@ -69,7 +69,8 @@ const OPTIONAL: Features = Features::TIMESTAMP_QUERY
     .union(Features::POLYGON_MODE_LINE)
     .union(Features::POLYGON_MODE_POINT)
     .union(Features::DEPTH_CLIP_CONTROL)
-    .union(Features::MULTI_DRAW_INDIRECT);
+    .union(Features::MULTI_DRAW_INDIRECT)
+    .union(Features::MULTI_DRAW_INDIRECT_COUNT);
 
 /// Runs one seed on the default adapter (or `VIGIL_ADAPTER`) and reports what it found.
 /// `Err` only when no device could be opened at all.

@@ -197,6 +197,11 @@ bitflags! {
         /// far planes, and depth is clamped instead (wgpu's `DEPTH_CLIP_CONTROL`; Vulkan
         /// `depthClamp`).
         const DEPTH_CLIP_CONTROL = 1 << 36;
+        /// Indirect draws whose count the GPU reads from a buffer
+        /// (`multi_draw_indirect_count`; wgpu's `MULTI_DRAW_INDIRECT_COUNT`; Vulkan
+        /// `drawIndirectCount`, offered where `maxDrawIndirectCount` takes any `u32`, so
+        /// that no count a buffer holds is out of the driver's range).
+        const MULTI_DRAW_INDIRECT_COUNT = 1 << 37;
     }
 }
 

@@ -991,6 +991,36 @@ pub trait CommandEncoder: Send + Debug {
             unsafe { self.draw_indirect(buffer, offset.saturating_add(i.saturating_mul(16))) };
         }
     }
+    /// Up to `max_count` draws from 16-byte `DrawIndirectCommand`s one after another from
+    /// `offset`, as many as the `u32` at `count_offset` of `count_buffer` holds when the
+    /// command executes.
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]); the device was opened with
+    /// `MULTI_DRAW_INDIRECT_COUNT` and `INDIRECT_FIRST_INSTANCE`; `max_count` commands lie
+    /// in `buffer` from `offset` and four bytes in `count_buffer` from `count_offset`, both
+    /// offsets multiples of 4 and both buffers of INDIRECT usage.
+    unsafe fn draw_indirect_count(
+        &mut self,
+        buffer: &<Self::A as Api>::Buffer,
+        offset: u64,
+        count_buffer: &<Self::A as Api>::Buffer,
+        count_offset: u64,
+        max_count: u32,
+    );
+    /// As [`CommandEncoder::draw_indirect_count`], indexed: 20-byte
+    /// `DrawIndexedIndirectCommand`s.
+    ///
+    /// # Safety
+    /// As [`CommandEncoder::draw_indirect_count`].
+    unsafe fn draw_indexed_indirect_count(
+        &mut self,
+        buffer: &<Self::A as Api>::Buffer,
+        offset: u64,
+        count_buffer: &<Self::A as Api>::Buffer,
+        count_offset: u64,
+        max_count: u32,
+    );
     /// As [`CommandEncoder::draw_indirect_multi`], indexed: 20-byte
     /// `DrawIndexedIndirectCommand`s.
     ///

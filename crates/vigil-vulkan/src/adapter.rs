@@ -443,6 +443,13 @@ impl Adapter {
                 );
                 f.set(Features::MESH_SHADER, bda && mesh_native(raw, pd));
                 f.set(Features::ASYNC_COMPUTE, compute_family.is_some());
+                // Only where any count a buffer holds is in the driver's range
+                // (VUID-vkCmdDrawIndirectCount-countBuffer-02717): vigil cannot see it.
+                f.set(
+                    Features::MULTI_DRAW_INDIRECT_COUNT,
+                    features.v12.draw_indirect_count == vk::TRUE
+                        && props.limits.max_draw_indirect_count == u32::MAX,
+                );
                 f
             },
             limits: limits_of(&props.limits, &v11p, max_buffer_size.min(largest_heap)),
@@ -538,6 +545,7 @@ impl hal::Adapter for Adapter {
             .multiview(requested.contains(Features::MULTIVIEW));
         let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
             .timeline_semaphore(true)
+            .draw_indirect_count(requested.contains(Features::MULTI_DRAW_INDIRECT_COUNT))
             // Encoders' own timestamps are reset from the host (no GPU work).
             .host_query_reset(requested.contains(Features::TIMESTAMP_QUERY))
             .buffer_device_address(requested.intersects(

@@ -957,6 +957,52 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
+    unsafe fn draw_indirect_count(
+        &mut self,
+        buffer: &Buffer,
+        offset: u64,
+        count_buffer: &Buffer,
+        count_offset: u64,
+        max_count: u32,
+    ) {
+        // SAFETY: `max_count` commands lie in an INDIRECT buffer from `offset`, the count in
+        // one at `count_offset`, both offsets multiples of 4, and the device has
+        // drawIndirectCount with a maxDrawIndirectCount of every u32 (checked above us).
+        unsafe {
+            self.shared.raw.cmd_draw_indirect_count(
+                self.active,
+                buffer.raw,
+                offset,
+                count_buffer.raw,
+                count_offset,
+                max_count,
+                16,
+            )
+        };
+    }
+
+    unsafe fn draw_indexed_indirect_count(
+        &mut self,
+        buffer: &Buffer,
+        offset: u64,
+        count_buffer: &Buffer,
+        count_offset: u64,
+        max_count: u32,
+    ) {
+        // SAFETY: as draw_indirect_count's, with 20-byte commands.
+        unsafe {
+            self.shared.raw.cmd_draw_indexed_indirect_count(
+                self.active,
+                buffer.raw,
+                offset,
+                count_buffer.raw,
+                count_offset,
+                max_count,
+                20,
+            )
+        };
+    }
+
     unsafe fn draw_indexed_indirect_multi(&mut self, buffer: &Buffer, offset: u64, count: u32) {
         // SAFETY: as draw_indirect_multi's.
         unsafe {

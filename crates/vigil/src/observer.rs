@@ -14,7 +14,7 @@ pub struct SubmissionInfo {
     pub serial: u64,
     /// Command buffers it held (the device's own upload buffer not counted).
     pub command_buffers: usize,
-    /// Draws recorded in them.
+    /// Draws recorded in them (a draw whose count the GPU reads counts as its most).
     pub draws: u64,
     /// Dispatches recorded in them.
     pub dispatches: u64,

@@ -317,7 +317,9 @@ rules! {
     VertexRange: OutOfBounds, "render-pass.vertex-range", "A draw's vertices and instances lie inside their bound vertex buffers.", "WebGPU draw";
     RangeInverted: InvalidDescriptor, "render-pass.range-inverted", "A draw's ranges end at or after their start.", "vigil (the native call takes a count)";
     PassUsageConflict: UsageMismatch, "render-pass.usage-conflict", "A render pass does not write a resource it also uses another way.", "WebGPU usage scope validation";
-    MultiDrawCount: LimitExceeded, "render-pass.multi-draw-count", "One multi_draw_indirect or multi_draw_indexed_indirect call records at most MAX_MULTI_DRAW_COUNT (2^20) draws.", "vigil (a bound on what one call makes the runtime and the driver hold)";
+    MultiDrawCount: LimitExceeded, "render-pass.multi-draw-count", "One multi-draw call (multi_draw_indirect, multi_draw_indexed_indirect and their _count forms) records at most MAX_MULTI_DRAW_COUNT (2^20) draws.", "vigil (a bound on what one call makes the runtime and the driver hold)";
+    DrawCountFeature: Unsupported, "render-pass.draw-count-feature", "Draws whose count is read from a buffer (multi_draw_indirect_count, multi_draw_indexed_indirect_count) need the MULTI_DRAW_INDIRECT_COUNT feature.", "wgpu MULTI_DRAW_INDIRECT_COUNT; Vulkan VUID-vkCmdDrawIndirectCount-None-04445 (drawIndirectCount)";
+    DrawCountFirstInstance: Unsupported, "render-pass.draw-count-first-instance", "Draws whose count is read from a buffer need INDIRECT_FIRST_INSTANCE, since without it each indirect draw's first instance is checked on the GPU one draw at a time.", "vigil (WebGPU's first-instance rule, checked per draw); Vulkan VUID-VkDrawIndirectCommand-firstInstance-00501";
     BundleTargets: InvalidState, "render-pass.bundle-targets", "A render bundle executes in a pass whose color formats, depth format, sample count and view mask are the bundle's.", "WebGPU executeBundles";
     BundleReadOnly: InvalidState, "render-pass.bundle-read-only", "A render bundle executes in a pass whose depth (or stencil) is read-only only if the bundle's is too.", "WebGPU executeBundles (depthReadOnly, stencilReadOnly)";
 

@@ -1250,9 +1250,23 @@ fn draw_indirect_reads_its_arguments() {
     assert_eq!(at(&px, 2, 60), [255, 0, 0, 255]);
 }
 
+/// How [`multi_drawn`]'s draws get their count.
+#[derive(Clone, Copy, Debug)]
+enum Count {
+    /// The call's own.
+    Call,
+    /// Read by the GPU: this value, copied into the arguments' buffer after the draws in
+    /// front of the pass (the copy's write ordered before the draws' read).
+    Copied(u32),
+    /// Read by the GPU from a buffer of its own, written with this value.
+    Written(u32),
+}
+
 /// Three quads, red, green and blue over the left, middle and right thirds of the target,
-/// drawn by one `multi_draw_indirect` (or `_indexed_`) call of `count` draws: read back.
-fn multi_drawn(d: &Device, indexed: bool, count: u32) -> Vec<[u8; 4]> {
+/// drawn by one `multi_draw_indirect` (or `_indexed_`) call of `count` draws, or with
+/// `how` a GPU-read count one `multi_draw_indirect_count` call of at most `count`: read
+/// back.
+fn multi_drawn(d: &Device, indexed: bool, count: u32, how: Count) -> Vec<[u8; 4]> {
     let t = target(d, TextureFormat::Rgba8Unorm, 1);
     let p = raster_pipeline(d, PrimitiveState::default());
     let third = 2.0 / 3.0;
@@ -1277,14 +1291,20 @@ fn multi_drawn(d: &Device, indexed: bool, count: u32) -> Vec<[u8; 4]> {
         })
         .collect();
     let bytes = |w: &[u32]| w.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
-    let args = d
-        .create_buffer(&BufferDescriptor {
-            label: "args",
-            size: words.len() as u64 * 4,
-            usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST,
-        })
-        .unwrap();
-    d.write_buffer(args, 0, &bytes(&words)).unwrap();
+    let indirect = |label, words: &[u32]| {
+        let b = d
+            .create_buffer(&BufferDescriptor {
+                label,
+                size: words.len() as u64 * 4,
+                usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
+            })
+            .unwrap();
+        d.write_buffer(b, 0, &bytes(words)).unwrap();
+        b
+    };
+    // The draws, then a word for a count (0 until a copy writes it).
+    let count_at = words.len() as u64 * 4;
+    let args = indirect("args", &[words, vec![0]].concat());
     let ib = d
         .create_buffer(&BufferDescriptor {
             label: "indices",
@@ -1295,6 +1315,15 @@ fn multi_drawn(d: &Device, indexed: bool, count: u32) -> Vec<[u8; 4]> {
     d.write_buffer(ib, 0, &bytes(&(0..18).collect::<Vec<u32>>()))
         .unwrap();
     let mut e = encoder(d);
+    let counted = match how {
+        Count::Call => None,
+        Count::Copied(n) => {
+            e.copy_buffer_to_buffer(indirect("copied count", &[n]), 0, args, count_at, 4)
+                .unwrap();
+            Some((args, count_at))
+        }
+        Count::Written(n) => Some((indirect("count", &[n]), 0)),
+    };
     e.begin_render_pass(&RenderPassDescriptor {
         label: "multi",
         color_attachments: &[Some(clear([0.0, 0.0, 0.0, 1.0], t.view))],
@@ -1306,36 +1335,90 @@ fn multi_drawn(d: &Device, indexed: bool, count: u32) -> Vec<[u8; 4]> {
     if indexed {
         e.set_index_buffer(ib, IndexFormat::Uint32, 0, None)
             .unwrap();
-        e.multi_draw_indexed_indirect(args, 0, count).unwrap();
-    } else {
-        e.multi_draw_indirect(args, 0, count).unwrap();
     }
+    match (counted, indexed) {
+        (None, true) => e.multi_draw_indexed_indirect(args, 0, count),
+        (None, false) => e.multi_draw_indirect(args, 0, count),
+        (Some((c, at)), true) => e.multi_draw_indexed_indirect_count(args, 0, c, at, count),
+        (Some((c, at)), false) => e.multi_draw_indirect_count(args, 0, c, at, count),
+    }
+    .unwrap();
     e.end_render_pass().unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
     pixels(d, t.texture)
 }
 
+const RED_PX: [u8; 4] = [255, 0, 0, 255];
+const GREEN_PX: [u8; 4] = [0, 255, 0, 255];
+const BLUE_PX: [u8; 4] = [0, 0, 255, 255];
+const BLACK_PX: [u8; 4] = [0, 0, 0, 255];
+
+/// [`multi_drawn`]'s three thirds.
+fn thirds(px: &[[u8; 4]]) -> [[u8; 4]; 3] {
+    [at(px, 10, 32), at(px, 32, 32), at(px, 54, 32)]
+}
+
 #[test]
 fn multi_draw_indirect_draws_each_of_its_draws() {
     // One native command per call (the feature), one per draw (without it), and each draw
-    // checked on the GPU apart (without INDIRECT_FIRST_INSTANCE).
-    for features in [
-        Features::MULTI_DRAW_INDIRECT | Features::INDIRECT_FIRST_INSTANCE,
-        Features::INDIRECT_FIRST_INSTANCE,
-        Features::empty(),
+    // checked on the GPU apart (as without INDIRECT_FIRST_INSTANCE, which the device is
+    // given whenever its adapter has it: the seam makes it check as if it had not).
+    for (features, checked) in [
+        (
+            Features::MULTI_DRAW_INDIRECT | Features::INDIRECT_FIRST_INSTANCE,
+            false,
+        ),
+        (Features::INDIRECT_FIRST_INSTANCE, false),
+        (Features::MULTI_DRAW_INDIRECT, true),
     ] {
         let d = common::gpu_requiring(features, "multi-draw");
+        if checked {
+            d.seams().check_indirect_first_instance();
+        }
         for indexed in [false, true] {
-            let (red, green, blue) = ([255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]);
-            let black = [0, 0, 0, 255];
             for (count, want) in [
-                (3, [red, green, blue]),
-                (2, [red, green, black]),
-                (0, [black, black, black]),
+                (3, [RED_PX, GREEN_PX, BLUE_PX]),
+                (2, [RED_PX, GREEN_PX, BLACK_PX]),
+                (0, [BLACK_PX, BLACK_PX, BLACK_PX]),
             ] {
-                let px = multi_drawn(&d, indexed, count);
-                let got = [at(&px, 10, 32), at(&px, 32, 32), at(&px, 54, 32)];
-                assert_eq!(got, want, "{features:?}, indexed {indexed}, count {count}");
+                let px = multi_drawn(&d, indexed, count, Count::Call);
+                assert_eq!(
+                    thirds(&px),
+                    want,
+                    "{features:?}, checked {checked}, indexed {indexed}, count {count}"
+                );
+            }
+        }
+        d.finish();
+    }
+}
+
+#[test]
+fn multi_draw_indirect_count_draws_as_many_as_the_gpu_reads() {
+    // The count in a buffer of its own, or copied into the arguments' buffer in front of
+    // the pass; above the call's most it draws the most. With and without
+    // MULTI_DRAW_INDIRECT, which Vulkan's counted draws do not need.
+    for features in [
+        Features::MULTI_DRAW_INDIRECT_COUNT,
+        Features::MULTI_DRAW_INDIRECT_COUNT | Features::MULTI_DRAW_INDIRECT,
+    ] {
+        let d = common::gpu_requiring(features, "counted draws");
+        for indexed in [false, true] {
+            for (max, how, want) in [
+                (3, Count::Written(3), [RED_PX, GREEN_PX, BLUE_PX]),
+                (3, Count::Written(2), [RED_PX, GREEN_PX, BLACK_PX]),
+                (3, Count::Copied(1), [RED_PX, BLACK_PX, BLACK_PX]),
+                (3, Count::Copied(0), [BLACK_PX, BLACK_PX, BLACK_PX]),
+                (2, Count::Written(u32::MAX), [RED_PX, GREEN_PX, BLACK_PX]),
+                (2, Count::Copied(7), [RED_PX, GREEN_PX, BLACK_PX]),
+                (0, Count::Written(3), [BLACK_PX, BLACK_PX, BLACK_PX]),
+            ] {
+                let px = multi_drawn(&d, indexed, max, how);
+                assert_eq!(
+                    thirds(&px),
+                    want,
+                    "{features:?}, indexed {indexed}, at most {max}, {how:?}"
+                );
             }
         }
         d.finish();

@@ -1670,6 +1670,148 @@ fn wireframes_points_and_unclipped_depth_need_their_features() {
 }
 
 #[test]
+fn counted_draws_need_their_features_and_lie_in_their_buffers() {
+    let counted = Features::MULTI_DRAW_INDIRECT_COUNT | Features::INDIRECT_FIRST_INSTANCE;
+    // A pass with a pipeline, a vertex buffer and an index buffer bound on `d`.
+    let bound_on = |d: &TDevice, args: Buffer| {
+        let p = one_buffer_pipeline(d, PrimitiveState::default(), None).unwrap();
+        let (_, rgba) = rt(d, TextureFormat::Rgba8Unorm, 1);
+        let vb = buffer(d, "vb", 24 * 16, BufferUsages::VERTEX);
+        let mut e = encoder(d);
+        color_pass(&mut e, rgba);
+        e.set_render_pipeline(p).unwrap();
+        e.set_vertex_buffer(0, vb, 0, None).unwrap();
+        e.set_index_buffer(args, IndexFormat::Uint32, 0, None)
+            .unwrap();
+        e
+    };
+    let usage = BufferUsages::INDEX | BufferUsages::INDIRECT;
+    // Without the feature, and with it where first instances are checked on the GPU (as on
+    // a device without INDIRECT_FIRST_INSTANCE, which the test adapter has and so gives).
+    for (features, rule) in [
+        (Features::INDIRECT_FIRST_INSTANCE, Rule::DrawCountFeature),
+        (counted, Rule::DrawCountFirstInstance),
+    ] {
+        let d = device_with(features);
+        if rule == Rule::DrawCountFirstInstance {
+            d.seams().check_indirect_first_instance();
+        }
+        let args = buffer(&d, "args", 64, usage);
+        let err = expect_rule(
+            bound_on(&d, args).multi_draw_indirect_count(args, 0, args, 60, 1),
+            rule,
+        );
+        assert!(
+            err.to_string().contains("MULTI_DRAW_INDIRECT_COUNT")
+                || err.to_string().contains("INDIRECT_FIRST_INSTANCE"),
+            "{err}"
+        );
+        expect_rule(
+            bound_on(&d, args).multi_draw_indexed_indirect_count(args, 0, args, 60, 1),
+            rule,
+        );
+    }
+    let d = device_with(counted);
+    let args = buffer(&d, "args", 64, usage);
+    let count = buffer(&d, "count", 8, BufferUsages::INDIRECT);
+    let plain = buffer(&d, "plain", 8, BufferUsages::COPY_DST);
+    let bound = || bound_on(&d, args);
+    // 64 bytes hold four 16-byte draws or three 20-byte indexed ones; the count is 4 bytes
+    // at a multiple of 4 inside an INDIRECT buffer.
+    for (result, rule) in [
+        (
+            bound().multi_draw_indirect_count(args, 0, count, 0, 5),
+            Rule::BufferRange,
+        ),
+        (
+            bound().multi_draw_indexed_indirect_count(args, 0, count, 0, 4),
+            Rule::BufferRange,
+        ),
+        (
+            bound().multi_draw_indirect_count(args, 0, count, 6, 1),
+            Rule::IndirectAlignment,
+        ),
+        (
+            bound().multi_draw_indirect_count(args, 0, count, 8, 1),
+            Rule::BufferRange,
+        ),
+        (
+            bound().multi_draw_indirect_count(args, 0, plain, 0, 1),
+            Rule::IndirectUsage,
+        ),
+        (
+            bound().multi_draw_indirect_count(args, 0, count, 0, MAX_MULTI_DRAW_COUNT + 1),
+            Rule::MultiDrawCount,
+        ),
+    ] {
+        expect_rule(result, rule);
+    }
+    // One native command each, with its buffers, offsets and most draws; none for 0.
+    let ids = |b: Buffer| {
+        let mut e = bound();
+        e.multi_draw_indirect_count(args, 0, b, 0, 1).unwrap();
+        e.end_render_pass().unwrap();
+        d.submit([e.finish().unwrap()]).unwrap();
+        last_commands(&d)
+            .iter()
+            .find_map(|c| match c {
+                hal_test::TestCommand::DrawIndirectCount {
+                    buffer,
+                    count_buffer,
+                    ..
+                } => Some((*buffer, *count_buffer)),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let (args_id, same) = ids(args);
+    assert_eq!(same, args_id, "the count may lie in the arguments' buffer");
+    let (_, count_id) = ids(count);
+    assert_ne!(count_id, args_id);
+    for (indexed, offset, count_offset, max) in
+        [(false, 16, 4, 3), (true, 20, 0, 2), (false, 0, 0, 0)]
+    {
+        let mut e = bound();
+        if indexed {
+            e.multi_draw_indexed_indirect_count(args, offset, count, count_offset, max)
+                .unwrap();
+        } else {
+            e.multi_draw_indirect_count(args, offset, count, count_offset, max)
+                .unwrap();
+        }
+        e.end_render_pass().unwrap();
+        d.submit([e.finish().unwrap()]).unwrap();
+        let got: Vec<_> = last_commands(&d)
+            .iter()
+            .filter_map(|c| match c {
+                hal_test::TestCommand::DrawIndirectCount {
+                    buffer,
+                    offset,
+                    count_buffer,
+                    count_offset,
+                    max_count,
+                    indexed,
+                } => Some((
+                    *buffer,
+                    *offset,
+                    *count_buffer,
+                    *count_offset,
+                    *max_count,
+                    *indexed,
+                )),
+                _ => None,
+            })
+            .collect();
+        let want = if max == 0 {
+            vec![]
+        } else {
+            vec![(args_id, offset, count_id, count_offset, max, indexed)]
+        };
+        assert_eq!(got, want);
+    }
+}
+
+#[test]
 fn multi_draws_lie_in_their_buffer_and_record_each_draw() {
     for features in [
         Features::MULTI_DRAW_INDIRECT | Features::INDIRECT_FIRST_INSTANCE,

@@ -881,6 +881,32 @@ pub fn draw(w: &mut World<'_>, r: &mut Rng) {
                     0,
                     vigil::MAX_MULTI_DRAW_COUNT + 1,
                 ]);
+                if r.chance(40) {
+                    // The count read by the GPU: from another INDIRECT buffer (or the same,
+                    // or one refused), at an edge of it; the device may lack the feature
+                    // or check first instances, and the count the buffer holds is what
+                    // the fuzzer's writes left there.
+                    let (cbuf, csize, cv) = args_buffer(w, r);
+                    let at = if r.chance(60) {
+                        0
+                    } else {
+                        r.edge_u64(csize, 4)
+                    };
+                    let what = format!(
+                        "multi_draw_count(indexed {indexed}, {buffer:?}, {offset}, {cbuf:?}, {at}, {count})"
+                    );
+                    let invalid = v.invalid() || cv.invalid();
+                    on_encoder(w, i, "multi_draw_indirect_count", what, invalid, |o| {
+                        if indexed {
+                            o.encoder
+                                .multi_draw_indexed_indirect_count(buffer, offset, cbuf, at, count)
+                        } else {
+                            o.encoder
+                                .multi_draw_indirect_count(buffer, offset, cbuf, at, count)
+                        }
+                    });
+                    return;
+                }
                 let what = format!("multi_draw(indexed {indexed}, {buffer:?}, {offset}, {count})");
                 on_encoder(w, i, "multi_draw_indirect", what, v.invalid(), |o| {
                     if indexed {

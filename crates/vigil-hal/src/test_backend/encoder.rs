@@ -162,6 +162,22 @@ pub enum TestCommand {
     DrawIndirect(ObjectId, u64),
     /// Indexed indirect draw.
     DrawIndexedIndirect(ObjectId, u64),
+    /// Indirect draws whose count the GPU reads: the arguments' buffer and offset, the
+    /// count's buffer and offset, the most draws, and whether indexed.
+    DrawIndirectCount {
+        /// The arguments' buffer.
+        buffer: ObjectId,
+        /// Where the first draw's arguments start.
+        offset: u64,
+        /// The count's buffer.
+        count_buffer: ObjectId,
+        /// Where the count lies.
+        count_offset: u64,
+        /// The most draws.
+        max_count: u32,
+        /// Indexed draws (20-byte arguments).
+        indexed: bool,
+    },
     /// A mesh draw: the workgroup counts.
     DrawMeshTasks([u32; 3]),
     /// A mesh draw with counts read from a buffer: the buffer and offset.
@@ -503,6 +519,42 @@ impl CommandEncoder for TestCommandEncoder {
 
     unsafe fn draw_indexed_indirect(&mut self, buffer: &TestBuffer, offset: u64) {
         self.push(TestCommand::DrawIndexedIndirect(buffer.id, offset));
+    }
+
+    unsafe fn draw_indirect_count(
+        &mut self,
+        buffer: &TestBuffer,
+        offset: u64,
+        count_buffer: &TestBuffer,
+        count_offset: u64,
+        max_count: u32,
+    ) {
+        self.push(TestCommand::DrawIndirectCount {
+            buffer: buffer.id,
+            offset,
+            count_buffer: count_buffer.id,
+            count_offset,
+            max_count,
+            indexed: false,
+        });
+    }
+
+    unsafe fn draw_indexed_indirect_count(
+        &mut self,
+        buffer: &TestBuffer,
+        offset: u64,
+        count_buffer: &TestBuffer,
+        count_offset: u64,
+        max_count: u32,
+    ) {
+        self.push(TestCommand::DrawIndirectCount {
+            buffer: buffer.id,
+            offset,
+            count_buffer: count_buffer.id,
+            count_offset,
+            max_count,
+            indexed: true,
+        });
     }
 
     unsafe fn draw_mesh_tasks(&mut self, count: [u32; 3]) {

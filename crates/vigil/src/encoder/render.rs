@@ -860,6 +860,53 @@ impl<A: Api> CommandEncoder<A> {
         self.indirect_draw("multi_draw_indexed_indirect", buffer, offset, count, true)
     }
 
+    /// Up to `max_count` draws as [`CommandEncoder::multi_draw_indirect`]'s, as many as the
+    /// `u32` at `count_offset` of `count_buffer` says when the GPU executes the pass (wgpu's
+    /// `multi_draw_indirect_count`; Vulkan `vkCmdDrawIndirectCount`). All `max_count` draws'
+    /// arguments must lie in `buffer`, and the count's four bytes in `count_buffer` (INDIRECT
+    /// usage, `count_offset` a multiple of 4); a count above `max_count` draws `max_count`.
+    /// Needs `MULTI_DRAW_INDIRECT_COUNT`, and `INDIRECT_FIRST_INSTANCE` too: without it
+    /// vigil checks each draw's first instance on the GPU, one draw at a time, which a count
+    /// the GPU reads leaves unknown (`render-pass.draw-count-first-instance`).
+    pub fn multi_draw_indirect_count(
+        &mut self,
+        buffer: Buffer,
+        offset: u64,
+        count_buffer: Buffer,
+        count_offset: u64,
+        max_count: u32,
+    ) -> Result<()> {
+        self.indirect_draw_at(
+            "multi_draw_indirect_count",
+            buffer,
+            offset,
+            max_count,
+            Some((count_buffer, count_offset)),
+            false,
+        )
+    }
+
+    /// As [`CommandEncoder::multi_draw_indirect_count`], indexed: 20 bytes of arguments
+    /// each, as [`CommandEncoder::draw_indexed_indirect`]'s (wgpu's
+    /// `multi_draw_indexed_indirect_count`).
+    pub fn multi_draw_indexed_indirect_count(
+        &mut self,
+        buffer: Buffer,
+        offset: u64,
+        count_buffer: Buffer,
+        count_offset: u64,
+        max_count: u32,
+    ) -> Result<()> {
+        self.indirect_draw_at(
+            "multi_draw_indexed_indirect_count",
+            buffer,
+            offset,
+            max_count,
+            Some((count_buffer, count_offset)),
+            true,
+        )
+    }
+
     fn indirect_draw(
         &mut self,
         op: &'static str,
@@ -868,8 +915,25 @@ impl<A: Api> CommandEncoder<A> {
         count: u32,
         indexed: bool,
     ) -> Result<()> {
+        self.indirect_draw_at(op, buffer, offset, count, None, indexed)
+    }
+
+    /// Indirect draws: `count` of them from `buffer` at `offset`, or with `count_at` (a
+    /// buffer and offset) at most `count`, as many as the GPU reads there.
+    fn indirect_draw_at(
+        &mut self,
+        op: &'static str,
+        buffer: Buffer,
+        offset: u64,
+        count: u32,
+        count_at: Option<(Buffer, u64)>,
+        indexed: bool,
+    ) -> Result<()> {
         self.step(op, |e| {
             e.expect_pass(Pass::Render, op)?;
+            if count_at.is_some() {
+                e.draw_count_allowed(op)?;
+            }
             if indexed {
                 let Some(ib) = e.render.index else {
                     return Err(fail!(
@@ -904,7 +968,39 @@ impl<A: Api> CommandEncoder<A> {
             let slot = e.used.buffer_slot_of(bi, bg);
             // The draw's state is checked whatever the count; no draw, no use of the buffer.
             let uses = (count > 0).then_some((slot, offset, size));
+            // The count's buffer, checked and met before the draw's state is.
+            let counted = match count_at {
+                Some((cb, at)) => {
+                    let c = find(&mut e.used.buffers, &e.core, cb, op)?;
+                    validate::encoder::indirect(op, &e.label, c.shape(), at, 4)?;
+                    let slot = e.used.buffer_slot_of(cb.index(), cb.generation());
+                    Some((cb.index(), cb.generation(), slot, at))
+                }
+                None => None,
+            };
             e.prepare_draw_apart(op, uses, None, &(0..0), indexed)?;
+            if let Some((ci, cg, cslot, at)) = counted {
+                if count == 0 {
+                    return Ok(());
+                }
+                if e.scope.buffer(cslot, at, 4, INDIRECT).is_err() {
+                    return Err(e.conflict(op, "the count buffer"));
+                }
+                if let (Some(b), Some(c), Some(pool)) = (
+                    e.used.buffers.get(bi, bg),
+                    e.used.buffers.get(ci, cg),
+                    e.pool.as_mut(),
+                ) {
+                    let mut r = crate::native::Rec::<A>(pool);
+                    if indexed {
+                        r.draw_indexed_indirect_count(&b.raw, offset, &c.raw, at, count);
+                    } else {
+                        r.draw_indirect_count(&b.raw, offset, &c.raw, at, count);
+                    }
+                }
+                e.draws = e.draws.wrapping_add(u64::from(count));
+                return Ok(());
+            }
             // A render bundle's encoder records nothing natively: the check is made where
             // the bundle is executed.
             if count > 0 && e.pool.is_some() && e.first_instance_checked() && e.indirect_check(op)?
@@ -955,6 +1051,33 @@ impl<A: Api> CommandEncoder<A> {
             e.draws = e.draws.wrapping_add(u64::from(count));
             Ok(())
         })
+    }
+
+    /// Whether a draw whose count the GPU reads may be recorded: the device has
+    /// `MULTI_DRAW_INDIRECT_COUNT`, and checks no first instance on the GPU (each such check
+    /// is of one draw's arguments, and the count is not known when recording).
+    fn draw_count_allowed(&self, op: &'static str) -> Result<()> {
+        if !self
+            .core
+            .features
+            .contains(vigil_hal::Features::MULTI_DRAW_INDIRECT_COUNT)
+        {
+            return Err(fail!(
+                DrawCountFeature,
+                op,
+                &self.label,
+                "draws whose count is read from a buffer need the MULTI_DRAW_INDIRECT_COUNT feature, which the device was not opened with"
+            ));
+        }
+        if self.first_instance_checked() {
+            return Err(fail!(
+                DrawCountFirstInstance,
+                op,
+                &self.label,
+                "draws whose count is read from a buffer need INDIRECT_FIRST_INSTANCE: without it each indirect draw's first instance is checked on the GPU, one draw at a time, and this call's count is not known until the GPU reads it"
+            ));
+        }
+        Ok(())
     }
 
     /// Whether indirect draws' arguments are checked on the GPU: on a device without
