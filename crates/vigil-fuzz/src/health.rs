@@ -178,6 +178,7 @@ pub fn drain_and_check(w: &mut World<'_>, report: &mut Report) {
     destroy_all!(samplers, destroy_sampler);
     destroy_all!(query_sets, destroy_query_set);
     destroy_all!(occlusion_sets, destroy_query_set);
+    destroy_all!(statistics_sets, destroy_query_set);
     destroy_all!(buffers, destroy_buffer);
     if device.is_lost() {
         report.health_ok = false;

@@ -371,6 +371,8 @@ pub struct Bound {
     pub occlusion: Option<u32>,
     /// The occlusion query active in the pass.
     pub occlusion_active: Option<u32>,
+    /// The pipeline-statistics query active in the pass.
+    pub statistics_active: Option<u32>,
 }
 
 /// Everything a run holds.
@@ -398,6 +400,8 @@ pub struct World<'d> {
     pub query_sets: Pool<QuerySet, u32>,
     /// Occlusion query sets (their query counts).
     pub occlusion_sets: Pool<QuerySet, u32>,
+    /// Pipeline-statistics query sets (their query counts).
+    pub statistics_sets: Pool<QuerySet, u32>,
     /// Bind group layouts.
     pub layouts: Pool<BindGroupLayout, LayoutMeta>,
     /// Bind groups.
@@ -488,6 +492,7 @@ impl<'d> World<'d> {
             samplers: Pool::default(),
             query_sets: Pool::default(),
             occlusion_sets: Pool::default(),
+            statistics_sets: Pool::default(),
             layouts: Pool::default(),
             groups: Pool::default(),
             bind_group_pools: Pool::default(),

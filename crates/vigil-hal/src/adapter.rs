@@ -202,6 +202,9 @@ bitflags! {
         /// `drawIndirectCount`, offered where `maxDrawIndirectCount` takes any `u32`, so
         /// that no count a buffer holds is out of the driver's range).
         const MULTI_DRAW_INDIRECT_COUNT = 1 << 37;
+        /// Pipeline-statistics query sets and their queries in render and compute passes
+        /// (wgpu's `PIPELINE_STATISTICS_QUERY`; Vulkan `pipelineStatisticsQuery`).
+        const PIPELINE_STATISTICS_QUERY = 1 << 38;
     }
 }
 

@@ -832,6 +832,29 @@ pub trait CommandEncoder: Send + Debug {
     /// The trait's recording contract (see [`CommandEncoder`]); query `index` of `set` is
     /// active, begun in this render pass.
     unsafe fn end_occlusion_query(&mut self, set: &<Self::A as Api>::QuerySet, index: u32);
+    /// Begins pipeline-statistics query `index` of `set` (a pipeline-statistics set): the
+    /// work until [`end_pipeline_statistics_query`](CommandEncoder::end_pipeline_statistics_query)
+    /// counts into it.
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]); inside a compute pass, or a
+    /// render pass with no view mask; no other pipeline-statistics query active; the query
+    /// was reset since its last use; graphics statistics only on a queue that draws.
+    unsafe fn begin_pipeline_statistics_query(
+        &mut self,
+        set: &<Self::A as Api>::QuerySet,
+        index: u32,
+    );
+    /// Ends the pipeline-statistics query begun last.
+    ///
+    /// # Safety
+    /// The trait's recording contract (see [`CommandEncoder`]); query `index` of `set` is
+    /// active, begun in this pass.
+    unsafe fn end_pipeline_statistics_query(
+        &mut self,
+        set: &<Self::A as Api>::QuerySet,
+        index: u32,
+    );
     /// Copies query results as u64 into a buffer.
     ///
     /// # Safety

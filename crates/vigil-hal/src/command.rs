@@ -160,4 +160,46 @@ pub enum QueryType {
     /// `end_occlusion_query` passed the depth and stencil tests: a nonzero count if any did
     /// (how many is the driver's to say), zero if none did.
     Occlusion,
+    /// Counts of the work between a pass's `begin_pipeline_statistics_query` and
+    /// `end_pipeline_statistics_query`, one `u64` per statistic the set counts.
+    PipelineStatistics(PipelineStatisticsTypes),
+}
+
+impl QueryType {
+    /// The `u64`s one query resolves to: one per counted statistic, one otherwise.
+    pub fn values(self) -> u32 {
+        match self {
+            QueryType::PipelineStatistics(t) => t.bits().count_ones(),
+            QueryType::Timestamp | QueryType::Occlusion => 1,
+        }
+    }
+}
+
+bitflags! {
+    /// What a pipeline-statistics query counts (wgpu's `PipelineStatisticsTypes`). A query
+    /// resolves to one `u64` per flag set, in the order of the flags below.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct PipelineStatisticsTypes: u8 {
+        /// Vertex shader invocations (Vulkan `VERTEX_SHADER_INVOCATIONS`; a vertex may be
+        /// shaded more than once, as the driver chooses).
+        const VERTEX_SHADER_INVOCATIONS = 1 << 0;
+        /// Primitives that reached the clipper (Vulkan `CLIPPING_INVOCATIONS`).
+        const CLIPPER_INVOCATIONS = 1 << 1;
+        /// Primitives the clipper output (Vulkan `CLIPPING_PRIMITIVES`): culled ones are
+        /// not, clipped ones may count more than once.
+        const CLIPPER_PRIMITIVES_OUT = 1 << 2;
+        /// Fragment shader invocations (Vulkan `FRAGMENT_SHADER_INVOCATIONS`; helper
+        /// invocations may count).
+        const FRAGMENT_SHADER_INVOCATIONS = 1 << 3;
+        /// Compute shader invocations (Vulkan `COMPUTE_SHADER_INVOCATIONS`).
+        const COMPUTE_SHADER_INVOCATIONS = 1 << 4;
+    }
+}
+
+impl PipelineStatisticsTypes {
+    /// Whether any of the statistics counts graphics work (all but compute invocations),
+    /// which only a queue that draws can count.
+    pub fn graphics(self) -> bool {
+        self.intersects(!PipelineStatisticsTypes::COMPUTE_SHADER_INVOCATIONS)
+    }
 }

@@ -49,8 +49,8 @@ pub use binding::{
 };
 pub use buffer::{BufferCopy, BufferDescriptor, BufferUsages, MemoryLocation};
 pub use command::{
-    Access, BufferBarrier, ComputePassDescriptor, MemoryBarrier, PassTimestampWrites, QueryType,
-    Stages, TextureBarrier,
+    Access, BufferBarrier, ComputePassDescriptor, MemoryBarrier, PassTimestampWrites,
+    PipelineStatisticsTypes, QueryType, Stages, TextureBarrier,
 };
 pub use error::{DeviceError, Result};
 pub use faults::{CallSite, FaultInjector, FaultKind, FaultMode};

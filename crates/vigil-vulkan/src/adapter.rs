@@ -182,6 +182,10 @@ fn supported_features(f: &FeatureSet, timestamps: bool, subgroups: bool) -> Feat
     out.set(Features::POLYGON_MODE_LINE, on(f.core.fill_mode_non_solid));
     out.set(Features::POLYGON_MODE_POINT, on(f.core.fill_mode_non_solid));
     out.set(Features::DEPTH_CLIP_CONTROL, on(f.core.depth_clamp));
+    out.set(
+        Features::PIPELINE_STATISTICS_QUERY,
+        on(f.core.pipeline_statistics_query),
+    );
     out
 }
 
@@ -520,6 +524,7 @@ impl hal::Adapter for Adapter {
                 requested.intersects(Features::POLYGON_MODE_LINE | Features::POLYGON_MODE_POINT)
             ),
             depth_clamp: on(requested.contains(Features::DEPTH_CLIP_CONTROL)),
+            pipeline_statistics_query: on(requested.contains(Features::PIPELINE_STATISTICS_QUERY)),
             shader_sampled_image_array_dynamic_indexing: on(
                 requested.contains(Features::TEXTURE_BINDING_ARRAY)
             ),

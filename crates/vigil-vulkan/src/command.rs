@@ -561,6 +561,25 @@ impl hal::CommandEncoder for CommandEncoder {
         unsafe { self.shared.raw.cmd_end_query(self.active, set.raw, index) };
     }
 
+    unsafe fn begin_pipeline_statistics_query(&mut self, set: &QuerySet, index: u32) {
+        // SAFETY: inside a pass (a render pass without a view mask), no other such query
+        // active, the query reset since its last use, graphics statistics only on a queue
+        // that draws (checked above us).
+        unsafe {
+            self.shared.raw.cmd_begin_query(
+                self.active,
+                set.raw,
+                index,
+                vk::QueryControlFlags::empty(),
+            )
+        };
+    }
+
+    unsafe fn end_pipeline_statistics_query(&mut self, set: &QuerySet, index: u32) {
+        // SAFETY: the query is active, begun in this pass (checked above us).
+        unsafe { self.shared.raw.cmd_end_query(self.active, set.raw, index) };
+    }
+
     unsafe fn resolve_queries(
         &mut self,
         set: &QuerySet,
@@ -569,7 +588,8 @@ impl hal::CommandEncoder for CommandEncoder {
         dst: &Buffer,
         offset: u64,
     ) {
-        // SAFETY: range and destination validated above us; waits for availability.
+        // SAFETY: range and destination validated above us (a query's values each); waits
+        // for availability.
         unsafe {
             self.shared.raw.cmd_copy_query_pool_results(
                 self.active,
@@ -578,7 +598,7 @@ impl hal::CommandEncoder for CommandEncoder {
                 count,
                 dst.raw,
                 offset,
-                8,
+                8 * u64::from(set.values),
                 vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
             )
         };

@@ -33,6 +33,29 @@ pub fn buffer_usage(usage: hal::BufferUsages) -> vk::BufferUsageFlags {
     out
 }
 
+/// The statistics a pipeline-statistics pool counts. Vulkan writes a query's values in the
+/// order of its flags' bits, which is the order of wgpu's (and vigil's) flags.
+pub fn pipeline_statistics(t: hal::PipelineStatisticsTypes) -> vk::QueryPipelineStatisticFlags {
+    use hal::PipelineStatisticsTypes as T;
+    use vk::QueryPipelineStatisticFlags as F;
+    let mut f = F::empty();
+    for (ours, theirs) in [
+        (T::VERTEX_SHADER_INVOCATIONS, F::VERTEX_SHADER_INVOCATIONS),
+        (T::CLIPPER_INVOCATIONS, F::CLIPPING_INVOCATIONS),
+        (T::CLIPPER_PRIMITIVES_OUT, F::CLIPPING_PRIMITIVES),
+        (
+            T::FRAGMENT_SHADER_INVOCATIONS,
+            F::FRAGMENT_SHADER_INVOCATIONS,
+        ),
+        (T::COMPUTE_SHADER_INVOCATIONS, F::COMPUTE_SHADER_INVOCATIONS),
+    ] {
+        if t.contains(ours) {
+            f |= theirs;
+        }
+    }
+    f
+}
+
 pub fn memory_location(location: hal::MemoryLocation) -> gpu_allocator::MemoryLocation {
     match location {
         hal::MemoryLocation::GpuOnly => gpu_allocator::MemoryLocation::GpuOnly,

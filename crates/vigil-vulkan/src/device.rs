@@ -207,10 +207,12 @@ pub struct Sampler {
     pub(crate) raw: vk::Sampler,
 }
 
-/// A timestamp query pool.
+/// A query pool.
 #[derive(Debug)]
 pub struct QuerySet {
     pub(crate) raw: vk::QueryPool,
+    /// The `u64`s one query resolves to (several for pipeline statistics).
+    pub(crate) values: u32,
 }
 
 /// A descriptor set layout, with its entries (for writing descriptor sets).
@@ -1396,6 +1398,11 @@ impl hal::Device for Device {
             .query_type(match ty {
                 hal::QueryType::Timestamp => vk::QueryType::TIMESTAMP,
                 hal::QueryType::Occlusion => vk::QueryType::OCCLUSION,
+                hal::QueryType::PipelineStatistics(_) => vk::QueryType::PIPELINE_STATISTICS,
+            })
+            .pipeline_statistics(match ty {
+                hal::QueryType::PipelineStatistics(t) => conv::pipeline_statistics(t),
+                _ => vk::QueryPipelineStatisticFlags::empty(),
             })
             .query_count(count);
         s.check("vkCreateQueryPool")?;
@@ -1403,7 +1410,10 @@ impl hal::Device for Device {
         let raw = unsafe { s.raw.create_query_pool(&info, None) }.map_err(conv::map_result)?;
         s.set_name(raw, label);
         s.created();
-        Ok(QuerySet { raw })
+        Ok(QuerySet {
+            raw,
+            values: ty.values(),
+        })
     }
 
     unsafe fn destroy_query_set(&self, set: QuerySet) {

@@ -120,11 +120,11 @@ pub use vigil_hal::{
     BlendComponent, BlendFactor, BlendOperation, BlendState, BufferBindingType, BufferUsages,
     ColorTargetState, ColorWrites, CompareFunction, CullMode, DepthBiasState, DepthStencilState,
     DeviceType, Features, FilterMode, FormatSupport, FrontFace, IndexFormat, Limits, LoadOp,
-    MultisampleState, PolygonMode, PrimitiveState, PrimitiveTopology, SamplerBindingType,
-    ShaderStages, StencilFaceState, StencilOperation, StencilState, StorageTextureAccess, StoreOp,
-    TextureAspect, TextureFormat, TextureSampleType, TextureUsages, TextureViewDimension,
-    ValidationLog, ValidationMessage, VertexAttribute, VertexBufferLayout, VertexFormat,
-    VertexStepMode,
+    MultisampleState, PipelineStatisticsTypes, PolygonMode, PrimitiveState, PrimitiveTopology,
+    SamplerBindingType, ShaderStages, StencilFaceState, StencilOperation, StencilState,
+    StorageTextureAccess, StoreOp, TextureAspect, TextureFormat, TextureSampleType, TextureUsages,
+    TextureViewDimension, ValidationLog, ValidationMessage, VertexAttribute, VertexBufferLayout,
+    VertexFormat, VertexStepMode,
 };
 /// The plain types shared with the backend layer (formats, usages, states, limits).
 pub use vigil_hal::{CallSite, FaultKind, FaultMode};

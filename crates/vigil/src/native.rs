@@ -949,6 +949,11 @@ recording! {
     fn begin_occlusion_query(&mut self, set: &A::QuerySet, index: u32);
     /// The active occlusion query ended.
     fn end_occlusion_query(&mut self, set: &A::QuerySet, index: u32);
+    /// A pipeline-statistics query begun (inside a pass without a view mask, none active,
+    /// the query reset, graphics statistics on a queue that draws).
+    fn begin_pipeline_statistics_query(&mut self, set: &A::QuerySet, index: u32);
+    /// The active pipeline-statistics query ended.
+    fn end_pipeline_statistics_query(&mut self, set: &A::QuerySet, index: u32);
     /// A query resolve.
     fn resolve_queries(&mut self, set: &A::QuerySet, first: u32, count: u32, dst: &A::Buffer, offset: u64);
     /// Immediate data, from byte 0, the layout's whole size.

@@ -140,12 +140,18 @@ rules! {
     TimestampCount: LimitExceeded, "timestamp.count", "A command buffer writes at most 256 timestamps of its own, outside multiview render passes.", "vigil; Vulkan VUID-vkCmdWriteTimestamp2-query-03865 (multiview uses a query per view)";
     TimestampPending: InvalidState, "timestamp.pending", "A submission's timestamps are read once it has completed: reading them never waits.", "vigil; the reference's read_timestamps after the existing completion";
     QueryNotWritten: InvalidState, "query.not-written", "Only queries the same encoder wrote are resolved by it (a query never written would be waited for forever).", "vigil; Vulkan vkCmdCopyQueryPoolResults availability";
-    QueryType: UsageMismatch, "query.type", "A query set is used for its type: timestamps are written into timestamp sets, a render pass counts occlusion into an occlusion set.", "WebGPU writeTimestamp, timestampWrites, GPURenderPassDescriptor.occlusionQuerySet (query set type)";
+    QueryType: UsageMismatch, "query.type", "A query set is used for its type: timestamps are written into timestamp sets, a render pass counts occlusion into an occlusion set, pipeline statistics are counted into a pipeline-statistics set.", "WebGPU writeTimestamp, timestampWrites, GPURenderPassDescriptor.occlusionQuerySet (query set type)";
     OcclusionNoSet: InvalidState, "occlusion.no-set", "begin_occlusion_query needs a render pass that names an occlusion query set.", "WebGPU beginOcclusionQuery (occlusionQuerySet is not null)";
     OcclusionActive: InvalidState, "occlusion.active", "One occlusion query is active at a time, and none is when its pass ends.", "WebGPU beginOcclusionQuery, end() (occlusion query active)";
     OcclusionNotActive: InvalidState, "occlusion.not-active", "end_occlusion_query ends an active occlusion query.", "WebGPU endOcclusionQuery";
     OcclusionReused: InvalidState, "occlusion.reused", "A render pass begins each occlusion query at most once.", "WebGPU beginOcclusionQuery (query already used in the pass)";
     OcclusionMultiview: Unsupported, "occlusion.multiview", "A multiview render pass counts no occlusion queries (each would take one query per view).", "vigil; Vulkan VUID-vkCmdBeginQuery-query-00808";
+    StatisticsFeature: Unsupported, "pipeline-statistics.feature", "Pipeline-statistics query sets need the PIPELINE_STATISTICS_QUERY feature.", "wgpu PIPELINE_STATISTICS_QUERY; Vulkan VUID-VkQueryPoolCreateInfo-queryType-00791 (pipelineStatisticsQuery)";
+    StatisticsTypes: InvalidDescriptor, "pipeline-statistics.types", "A pipeline-statistics query set counts at least one statistic.", "wgpu create_query_set (PipelineStatistics); Vulkan VkQueryPoolCreateInfo (pipelineStatistics)";
+    StatisticsActive: InvalidState, "pipeline-statistics.active", "One pipeline-statistics query is active at a time, and none is when its pass ends.", "wgpu begin_pipeline_statistics_query (no nesting), end of pass; Vulkan VUID-vkCmdBeginQuery-queryPool-01922 (and a query begun in a render pass ends in it)";
+    StatisticsNotActive: InvalidState, "pipeline-statistics.not-active", "end_pipeline_statistics_query ends an active pipeline-statistics query.", "wgpu end_pipeline_statistics_query";
+    StatisticsReused: InvalidState, "pipeline-statistics.reused", "A pass begins each pipeline-statistics query at most once.", "vigil (Vulkan resets a query between uses only outside render passes); Vulkan VUID-vkCmdBeginQuery-None-00807";
+    StatisticsMultiview: Unsupported, "pipeline-statistics.multiview", "A multiview render pass counts no pipeline statistics (each query would take one query per view).", "vigil; Vulkan VUID-vkCmdBeginQuery-query-00808";
 
     // Bind group layouts.
     LayoutBindingDuplicate: InvalidDescriptor, "layout.binding-duplicate", "Binding numbers in a layout are unique.", "WebGPU createBindGroupLayout";

@@ -568,6 +568,114 @@ fn occlusion_queries_count_what_passes_the_depth_test() {
     d.finish();
 }
 
+/// What [`statistics_results`] counts in its render passes.
+const GRAPHICS_STATS: PipelineStatisticsTypes = PipelineStatisticsTypes::VERTEX_SHADER_INVOCATIONS
+    .union(PipelineStatisticsTypes::CLIPPER_INVOCATIONS)
+    .union(PipelineStatisticsTypes::FRAGMENT_SHADER_INVOCATIONS);
+
+/// Pipeline statistics of one encoder, resolved and read back: in a render pass, query 0
+/// of `graphics` (vertex invocations, clipper invocations, fragment invocations) around a
+/// triangle over the lower-left half of the target and query 1 around no draw, both
+/// resolved; in a second render pass query 1 again around two instances of the triangle;
+/// in a compute pass query 0 of `compute` around 4 workgroups of 64 invocations. `[[v, c,
+/// f]; 3]` (the first pass's two queries, then the second pass's) and the compute
+/// invocations.
+fn statistics_results(d: &Device, graphics: QuerySet, compute: QuerySet) -> ([[u64; 3]; 3], u64) {
+    let t = target(d, TextureFormat::Rgba8Unorm, 1);
+    let p = pos_color_pipeline(d, t.format);
+    let vb = vertex_buffer(d, &tri(RED, [[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]]));
+    let cp = d
+        .create_compute_pipeline(&ComputePipelineDescriptor {
+            label: "64 invocations a group",
+            layout: empty_layout(d),
+            module: module(d, "@compute @workgroup_size(64) fn main() {}"),
+            entry_point: "main",
+            constants: &[],
+        })
+        .unwrap();
+    // Graphics results at 0 (two queries) and 256 (the one begun again); compute at 512.
+    let dst = d
+        .create_buffer(&BufferDescriptor {
+            label: "statistics",
+            size: 520,
+            usage: BufferUsages::QUERY_RESOLVE | BufferUsages::COPY_SRC,
+        })
+        .unwrap();
+    let mut e = encoder(d);
+    let pass = |e: &mut CommandEncoder, queries: &[(u32, u32)]| {
+        e.begin_render_pass(&RenderPassDescriptor {
+            label: "counted",
+            color_attachments: &[Some(clear([0.0, 0.0, 0.0, 1.0], t.view))],
+            ..Default::default()
+        })
+        .unwrap();
+        e.set_render_pipeline(p).unwrap();
+        e.set_vertex_buffer(0, vb, 0, None).unwrap();
+        for &(q, instances) in queries {
+            e.begin_pipeline_statistics_query(graphics, q).unwrap();
+            if instances > 0 {
+                e.draw(0..3, 0..instances).unwrap();
+            }
+            e.end_pipeline_statistics_query().unwrap();
+        }
+        e.end_render_pass().unwrap();
+    };
+    pass(&mut e, &[(0, 1), (1, 0)]);
+    e.resolve_query_set(graphics, 0, 2, dst, 0).unwrap();
+    pass(&mut e, &[(1, 2)]);
+    e.resolve_query_set(graphics, 1, 1, dst, 256).unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(cp).unwrap();
+    e.begin_pipeline_statistics_query(compute, 0).unwrap();
+    e.dispatch(4, 1, 1).unwrap();
+    e.end_pipeline_statistics_query().unwrap();
+    e.end_compute_pass().unwrap();
+    e.resolve_query_set(compute, 0, 1, dst, 512).unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let b = d.read_buffer(dst, 0, 520).unwrap();
+    let u = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let three = |at: usize| [0, 8, 16].map(|v| u(at + v));
+    ([three(0), three(24), three(256)], u(512))
+}
+
+#[test]
+fn pipeline_statistics_count_a_pass_s_work() {
+    let d = common::gpu_requiring(Features::PIPELINE_STATISTICS_QUERY, "statistics");
+    let graphics = d
+        .create_pipeline_statistics_query_set("graphics", 2, GRAPHICS_STATS)
+        .unwrap();
+    let compute = d
+        .create_pipeline_statistics_query_set(
+            "compute",
+            1,
+            PipelineStatisticsTypes::COMPUTE_SHADER_INVOCATIONS,
+        )
+        .unwrap();
+    let ([one, none, two], computed) = statistics_results(&d, graphics, compute);
+    eprintln!("one triangle {one:?}, none {none:?}, two {two:?}, compute {computed}");
+    // A triangle over half of a 64x64 target: at least its 3 vertices shaded, one
+    // primitive clipped, and at least the 2,016 pixels wholly inside it shaded (a driver
+    // may shade a vertex twice and count helper invocations).
+    let [v, c, f] = one;
+    assert!((3..=12).contains(&v), "vertex invocations {v}");
+    assert!((1..=4).contains(&c), "clipper invocations {c}");
+    assert!((2016..4096).contains(&f), "fragment invocations {f}");
+    // Nothing drawn, nothing counted.
+    assert_eq!(none, [0, 0, 0]);
+    // Two instances of it, counted into the query begun again in a later pass (reset in
+    // front of it): twice as much of each.
+    let [v2, c2, f2] = two;
+    assert!(v2 >= 6 && c2 >= 2 && f2 >= 2 * 2016, "{two:?}");
+    assert!(
+        v2 <= 2 * v && c2 <= 2 * c && f2 <= 2 * f,
+        "{two:?} against {one:?}"
+    );
+    // 4 workgroups of 64.
+    assert_eq!(computed, 256);
+    d.finish();
+}
+
 #[test]
 fn blend_states_mean_what_they_mean_in_webgpu() {
     let d = gpu();

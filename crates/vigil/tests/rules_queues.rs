@@ -51,6 +51,33 @@ fn a_device_on_the_compute_queue_refuses_what_needs_drawing() {
         }),
         Rule::QueueDraws,
     );
+    // Pipeline statistics of graphics work (compute invocations alone are counted there).
+    let sc = device_with(Features::ASYNC_COMPUTE | Features::PIPELINE_STATISTICS_QUERY)
+        .share_on_compute_queue()
+        .unwrap();
+    expect_rule(
+        sc.create_pipeline_statistics_query_set(
+            "graphics",
+            1,
+            PipelineStatisticsTypes::COMPUTE_SHADER_INVOCATIONS
+                | PipelineStatisticsTypes::VERTEX_SHADER_INVOCATIONS,
+        ),
+        Rule::QueueDraws,
+    );
+    let set = sc
+        .create_pipeline_statistics_query_set(
+            "compute",
+            1,
+            PipelineStatisticsTypes::COMPUTE_SHADER_INVOCATIONS,
+        )
+        .unwrap();
+    let mut e = encoder(&sc);
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.begin_pipeline_statistics_query(set, 0).unwrap();
+    e.end_pipeline_statistics_query().unwrap();
+    e.end_compute_pass().unwrap();
+    sc.submit([e.finish().unwrap()]).unwrap();
     // Depth-stencil textures (neither cleared nor copied on such a queue).
     expect_rule(
         c.create_texture(&TextureDescriptor {

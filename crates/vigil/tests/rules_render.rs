@@ -1222,6 +1222,177 @@ fn occlusion_queries_follow_webgpu_s_rules() {
 }
 
 #[test]
+fn pipeline_statistics_queries_follow_their_rules() {
+    use PipelineStatisticsTypes as T;
+    let both = T::VERTEX_SHADER_INVOCATIONS | T::FRAGMENT_SHADER_INVOCATIONS;
+    // The feature, at least one statistic, 1 to 4,096 queries.
+    let err = expect_rule(
+        device().create_pipeline_statistics_query_set("s", 2, both),
+        Rule::StatisticsFeature,
+    );
+    assert!(err.message().contains("PIPELINE_STATISTICS_QUERY"), "{err}");
+    let d = device_with(Features::PIPELINE_STATISTICS_QUERY);
+    expect_rule(
+        d.create_pipeline_statistics_query_set("none", 2, T::empty()),
+        Rule::StatisticsTypes,
+    );
+    for count in [0, 4097] {
+        expect_rule(
+            d.create_pipeline_statistics_query_set("count", count, both),
+            Rule::QueryCount,
+        );
+    }
+    let (_, view) = rt(&d, TextureFormat::Rgba8Unorm, 1);
+    let set = d
+        .create_pipeline_statistics_query_set("s", 2, both)
+        .unwrap();
+    let pass = || {
+        let mut e = encoder(&d);
+        color_pass(&mut e, view);
+        e
+    };
+    // Inside a pass only, of a statistics set, inside it.
+    expect_rule(
+        encoder(&d).begin_pipeline_statistics_query(set, 0),
+        Rule::PassNotOpen,
+    );
+    let occlusion = d.create_occlusion_query_set("occlusion", 2).unwrap();
+    let err = expect_rule(
+        pass().begin_pipeline_statistics_query(occlusion, 0),
+        Rule::QueryType,
+    );
+    assert!(err.message().contains("Occlusion queries"), "{err}");
+    expect_rule(occlusion_pass(&mut encoder(&d), view, set), Rule::QueryType);
+    expect_rule(encoder(&d).write_timestamp(set, 0), Rule::QueryType);
+    expect_rule(
+        pass().begin_pipeline_statistics_query(set, 2),
+        Rule::QueryRange,
+    );
+    // One at a time, each once per pass, none active when the pass ends; in a compute pass
+    // as in a render pass.
+    expect_rule(
+        pass().end_pipeline_statistics_query(),
+        Rule::StatisticsNotActive,
+    );
+    let mut e = pass();
+    e.begin_pipeline_statistics_query(set, 0).unwrap();
+    let err = expect_rule(
+        e.begin_pipeline_statistics_query(set, 1),
+        Rule::StatisticsActive,
+    );
+    assert!(err.message().contains("query 0 is active"), "{err}");
+    let mut e = pass();
+    e.begin_pipeline_statistics_query(set, 1).unwrap();
+    e.end_pipeline_statistics_query().unwrap();
+    expect_rule(
+        e.begin_pipeline_statistics_query(set, 1),
+        Rule::StatisticsReused,
+    );
+    let mut e = pass();
+    e.begin_pipeline_statistics_query(set, 1).unwrap();
+    let err = expect_rule(e.end_render_pass(), Rule::StatisticsActive);
+    assert!(err.message().contains("before the pass ends"), "{err}");
+    let mut e = encoder(&d);
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.begin_pipeline_statistics_query(set, 0).unwrap();
+    expect_rule(e.end_compute_pass(), Rule::StatisticsActive);
+    // An occlusion query may be active beside it (another query type).
+    let mut e = encoder(&d);
+    occlusion_pass(&mut e, view, occlusion).unwrap();
+    e.begin_pipeline_statistics_query(set, 0).unwrap();
+    e.begin_occlusion_query(0).unwrap();
+    e.end_occlusion_query().unwrap();
+    e.end_pipeline_statistics_query().unwrap();
+    e.end_render_pass().unwrap();
+    // Each query resolves to a u64 per statistic: two queries of two are 32 bytes.
+    let dst = buffer(
+        &d,
+        "results",
+        280,
+        BufferUsages::QUERY_RESOLVE | BufferUsages::COPY_SRC,
+    );
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.begin_pipeline_statistics_query(set, 1).unwrap();
+    e.end_pipeline_statistics_query().unwrap();
+    e.end_compute_pass().unwrap();
+    expect_rule(e.resolve_query_set(set, 0, 2, dst, 256), Rule::BufferRange);
+    let mut e = encoder(&d);
+    color_pass(&mut e, view);
+    for q in [0, 1] {
+        e.begin_pipeline_statistics_query(set, q).unwrap();
+        e.end_pipeline_statistics_query().unwrap();
+    }
+    e.end_render_pass().unwrap();
+    e.resolve_query_set(set, 0, 2, dst, 0).unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+}
+
+#[test]
+fn pipeline_statistics_queries_are_reset_before_every_use() {
+    use vigil::hal_test::TestCommand;
+    let d = device_with(Features::PIPELINE_STATISTICS_QUERY);
+    let (_, view) = rt(&d, TextureFormat::Rgba8Unorm, 1);
+    let set = d
+        .create_pipeline_statistics_query_set(
+            "statistics",
+            3,
+            PipelineStatisticsTypes::COMPUTE_SHADER_INVOCATIONS,
+        )
+        .unwrap();
+    // A render pass resets the queries it begins in front of itself; a compute pass
+    // resets each just before it begins it.
+    let mut e = encoder(&d);
+    color_pass(&mut e, view);
+    for q in [0, 1] {
+        e.begin_pipeline_statistics_query(set, q).unwrap();
+        e.end_pipeline_statistics_query().unwrap();
+    }
+    e.end_render_pass().unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    for q in [1, 2] {
+        e.begin_pipeline_statistics_query(set, q).unwrap();
+        e.end_pipeline_statistics_query().unwrap();
+    }
+    e.end_compute_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let seen: Vec<String> = last_commands(&d)
+        .iter()
+        .filter_map(|c| match c {
+            TestCommand::BeginPipelineStatisticsQuery(_, q) => Some(format!("begin {q}")),
+            TestCommand::EndPipelineStatisticsQuery(_, q) => Some(format!("end {q}")),
+            TestCommand::ResetQueries(_, first, n) => Some(format!("reset {first}+{n}")),
+            TestCommand::BeginRenderPass(_) => Some("render".into()),
+            TestCommand::EndRenderPass => Some("end render".into()),
+            TestCommand::BeginComputePass(_) => Some("compute".into()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "reset 0+1",
+            "reset 1+1",
+            "render",
+            "begin 0",
+            "end 0",
+            "begin 1",
+            "end 1",
+            "end render",
+            "compute",
+            "reset 1+1",
+            "begin 1",
+            "end 1",
+            "reset 2+1",
+            "begin 2",
+            "end 2",
+        ]
+    );
+}
+
+#[test]
 fn occlusion_queries_are_reset_before_every_use() {
     use vigil::hal_test::TestCommand;
     let d = device();

@@ -544,3 +544,23 @@ fn a_multiview_pass_counts_no_occlusion_queries() {
     // The same pass without the set begins.
     multiview_pass(&mut encoder(&d), view, 0b11).unwrap();
 }
+
+#[test]
+fn a_multiview_pass_counts_no_pipeline_statistics() {
+    let d = device_with(Features::MULTIVIEW | Features::PIPELINE_STATISTICS_QUERY);
+    let set = d
+        .create_pipeline_statistics_query_set(
+            "statistics",
+            2,
+            PipelineStatisticsTypes::VERTEX_SHADER_INVOCATIONS,
+        )
+        .unwrap();
+    let view = layered_view(&d, 2, TextureViewDimension::D2Array);
+    let mut e = encoder(&d);
+    multiview_pass(&mut e, view, 0b11).unwrap();
+    let err = expect_rule(
+        e.begin_pipeline_statistics_query(set, 0),
+        Rule::StatisticsMultiview,
+    );
+    assert!(err.message().contains("one query per view"), "{err}");
+}

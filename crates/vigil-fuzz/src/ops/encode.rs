@@ -289,6 +289,10 @@ pub fn end_pass(w: &mut World<'_>, r: &mut Rng) {
     if w.encoders[i].bound.occlusion_active.is_some() && r.chance(85) {
         return occlusion_query(w, r);
     }
+    // So is an active pipeline-statistics query.
+    if w.encoders[i].bound.statistics_active.is_some() && r.chance(85) {
+        return end_statistics_query(w, i);
+    }
     // Debug groups the pass opened are closed first, mostly; else the end is refused.
     let open = w.encoders[i].debug.closable(true);
     if open > 0 && r.chance(85) {
@@ -552,6 +556,63 @@ pub fn occlusion_query(w: &mut World<'_>, r: &mut Rng) {
         o.bound.occlusion_active = Some(index);
         Ok(())
     });
+}
+
+/// Begins a pipeline-statistics query in a pass (mostly of a statistics set, inside it;
+/// now and then past it, of an occlusion set, while one is active) or ends the active one
+/// (now and then when none is).
+pub fn statistics_query(w: &mut World<'_>, r: &mut Rng) {
+    let Some(i) = pick_encoder(w, r, |p| *p != PassState::None) else {
+        return begin_some_pass(w, r);
+    };
+    let bound = w.encoders[i].bound;
+    if bound.statistics_active.is_some() || r.chance(20) {
+        return end_statistics_query(w, i);
+    }
+    let (set, count, v, occlusion) = if r.chance(10) {
+        let (s, c, v) = w.occlusion_sets.pick(r, w.id);
+        (s, c, v, true)
+    } else {
+        let (s, c, v) = w.statistics_sets.pick(r, w.id);
+        (s, c, v, false)
+    };
+    let count = count.unwrap_or(1).max(1);
+    let index = if r.chance(10) {
+        r.edge_u32(count)
+    } else {
+        r.below(u64::from(count.min(8))) as u32
+    };
+    let what = format!("begin_pipeline_statistics_query({set:?}, {index})");
+    let refused = occlusion || v.invalid() || index >= count;
+    on_encoder(
+        w,
+        i,
+        "begin_pipeline_statistics_query",
+        what,
+        refused,
+        |o| {
+            o.encoder.begin_pipeline_statistics_query(set, index)?;
+            o.bound.statistics_active = Some(index);
+            Ok(())
+        },
+    );
+}
+
+/// Ends encoder `i`'s active pipeline-statistics query (refused when none is).
+fn end_statistics_query(w: &mut World<'_>, i: usize) {
+    let none = w.encoders[i].bound.statistics_active.is_none();
+    on_encoder(
+        w,
+        i,
+        "end_pipeline_statistics_query",
+        "end_pipeline_statistics_query()".into(),
+        none,
+        |o| {
+            o.encoder.end_pipeline_statistics_query()?;
+            o.bound.statistics_active = None;
+            Ok(())
+        },
+    );
 }
 
 /// Opens a pass of either kind (the state most commands need).
@@ -1280,9 +1341,12 @@ pub fn timestamps(w: &mut World<'_>, r: &mut Rng) {
     let Some(i) = pick_encoder(w, r, |p| *p == PassState::None) else {
         return outside_pass(w, r);
     };
-    // Now and then an occlusion set: resolved as a timestamp set is, never written into.
-    let occlusion = r.chance(25);
-    let (set, count, v) = if occlusion {
+    // Now and then an occlusion set: resolved as a timestamp set is, never written into;
+    // or a pipeline-statistics set (its queries several values each).
+    let occlusion = r.chance(30);
+    let (set, count, v) = if occlusion && r.chance(50) {
+        w.statistics_sets.pick(r, w.id)
+    } else if occlusion {
         w.occlusion_sets.pick(r, w.id)
     } else {
         w.query_sets.pick(r, w.id)

@@ -57,6 +57,7 @@ pub const OPS: &[(u32, Op)] = &[
     (2, encode::set_dynamic_state),
     (2, encode::debug_group),
     (2, encode::occlusion_query),
+    (2, encode::statistics_query),
     (14, encode::draw),
     (10, encode::dispatch),
     (6, encode::copy),

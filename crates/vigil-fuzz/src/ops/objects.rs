@@ -353,6 +353,28 @@ pub fn create_query_set(w: &mut World<'_>, r: &mut Rng) {
         return destroy_something(w, r);
     }
     let count = r.pick(&[0, 1, 2, 8, 64, 4096, 4097, u32::MAX]);
+    if r.chance(25) {
+        if w.statistics_sets.full() {
+            return destroy_something(w, r);
+        }
+        // Any statistics, now and then none (refused) or compute invocations alone.
+        let types = if r.chance(10) {
+            vigil::PipelineStatisticsTypes::empty()
+        } else if r.chance(20) {
+            vigil::PipelineStatisticsTypes::COMPUTE_SHADER_INVOCATIONS
+        } else {
+            vigil::PipelineStatisticsTypes::from_bits_truncate(r.below(32) as u8 | 1)
+        };
+        let what = format!("create_pipeline_statistics_query_set({count}, {types:?})");
+        w.call("create_pipeline_statistics_query_set", what, false, |w| {
+            let q =
+                w.device
+                    .create_pipeline_statistics_query_set("fuzz statistics", count, types)?;
+            w.statistics_sets.add(q, count);
+            Ok(())
+        });
+        return;
+    }
     if r.chance(40) {
         if w.occlusion_sets.full() {
             return destroy_something(w, r);
@@ -1385,7 +1407,8 @@ pub fn destroy_something(w: &mut World<'_>, r: &mut Rng) {
         1 => destroy_texture(w, r),
         2 => destroy_view(w, r),
         3 => destroy_sampler(w, r),
-        4 if r.chance(50) => destroy!(occlusion_sets, destroy_query_set),
+        4 if r.chance(35) => destroy!(occlusion_sets, destroy_query_set),
+        4 if r.chance(40) => destroy!(statistics_sets, destroy_query_set),
         4 => destroy!(query_sets, destroy_query_set),
         5 => destroy!(layouts, destroy_bind_group_layout),
         6 | 7 => destroy!(groups, destroy_bind_group),

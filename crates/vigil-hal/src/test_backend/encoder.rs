@@ -192,6 +192,10 @@ pub enum TestCommand {
     BeginOcclusionQuery(ObjectId, u32),
     /// An occlusion query ended: the set and the index.
     EndOcclusionQuery(ObjectId, u32),
+    /// A pipeline-statistics query begun: the set and the index.
+    BeginPipelineStatisticsQuery(ObjectId, u32),
+    /// A pipeline-statistics query ended: the set and the index.
+    EndPipelineStatisticsQuery(ObjectId, u32),
 }
 
 /// A finished test command buffer.
@@ -405,6 +409,14 @@ impl CommandEncoder for TestCommandEncoder {
 
     unsafe fn end_occlusion_query(&mut self, set: &TestObject, index: u32) {
         self.push(TestCommand::EndOcclusionQuery(set.id, index));
+    }
+
+    unsafe fn begin_pipeline_statistics_query(&mut self, set: &TestObject, index: u32) {
+        self.push(TestCommand::BeginPipelineStatisticsQuery(set.id, index));
+    }
+
+    unsafe fn end_pipeline_statistics_query(&mut self, set: &TestObject, index: u32) {
+        self.push(TestCommand::EndPipelineStatisticsQuery(set.id, index));
     }
 
     unsafe fn resolve_queries(&mut self, set: &TestObject, _: u32, _: u32, _: &TestBuffer, _: u64) {

@@ -277,6 +277,36 @@ impl<A: Api> Device<A> {
         self.make_query_set(OP, label, vigil_hal::QueryType::Occlusion, count)
     }
 
+    /// Creates `count` pipeline-statistics queries (1 to 4,096, `query.count`), each
+    /// counting `types` (at least one, `pipeline-statistics.types`), as wgpu's
+    /// `QueryType::PipelineStatistics`; needs `PIPELINE_STATISTICS_QUERY`
+    /// (`pipeline-statistics.feature`). A render or compute pass counts into one query at
+    /// a time between [`CommandEncoder::begin_pipeline_statistics_query`](crate::CommandEncoder::begin_pipeline_statistics_query)
+    /// and `end_pipeline_statistics_query`; [`CommandEncoder::resolve_query_set`](crate::CommandEncoder::resolve_query_set)
+    /// copies each query as one `u64` per statistic, in the order of
+    /// [`PipelineStatisticsTypes`](crate::PipelineStatisticsTypes)' flags. Statistics of
+    /// graphics work need a device whose queue draws (`queue.draws`).
+    pub fn create_pipeline_statistics_query_set(
+        &self,
+        label: &str,
+        count: u32,
+        types: vigil_hal::PipelineStatisticsTypes,
+    ) -> Result<QuerySet> {
+        const OP: &str = "create_pipeline_statistics_query_set";
+        let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, label);
+        self.check_alive(OP)?;
+        validate::texture::statistics_set(label, count, types, self.features)?;
+        if types.graphics() {
+            self.needs_drawing_queue(OP, label, "a query set of graphics statistics")?;
+        }
+        self.make_query_set(
+            OP,
+            label,
+            vigil_hal::QueryType::PipelineStatistics(types),
+            count,
+        )
+    }
+
     /// A query set of `ty`, its arguments checked.
     fn make_query_set(
         &self,

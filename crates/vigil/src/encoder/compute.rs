@@ -146,6 +146,7 @@ impl<A: Api> CommandEncoder<A> {
             }
             e.pass = Pass::Compute;
             e.pass_begins_debug();
+            e.pass_begins_statistics();
             e.compute = ComputeState {
                 front: front.then_some(e.used.seq.wrapping_add(1)),
                 ..ComputeState::default()
@@ -161,6 +162,7 @@ impl<A: Api> CommandEncoder<A> {
         self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
             e.debug_groups_closed(OP, "the pass")?;
+            e.statistics_closed(OP)?;
             let core = e.core.clone();
             if let Some(mut r) = e.rec() {
                 r.end_compute_pass();

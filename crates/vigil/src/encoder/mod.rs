@@ -25,6 +25,7 @@ mod gpu;
 mod occlusion;
 mod render;
 mod scope;
+mod statistics;
 mod transfer;
 mod transition;
 pub(crate) mod used;
@@ -136,6 +137,8 @@ pub struct CommandEncoder<A: Api = DefaultApi> {
     /// open when the open pass began.
     pub(crate) debug_groups: u64,
     pub(crate) pass_debug_groups: u64,
+    /// The open pass's pipeline-statistics queries.
+    pub(crate) statistics: statistics::Statistics,
 }
 
 /// A finished command buffer, ready for [`Device::submit`] on any thread.
@@ -247,6 +250,7 @@ impl<A: Api> Device<A> {
             heap_clean: None,
             debug_groups: 0,
             pass_debug_groups: 0,
+            statistics: Default::default(),
         }
     }
 }

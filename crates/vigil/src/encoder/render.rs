@@ -535,6 +535,7 @@ impl<A: Api> CommandEncoder<A> {
             };
             e.pass = Pass::Render;
             e.pass_begins_debug();
+            e.pass_begins_statistics();
             e.recorded = true;
             Ok(())
         })
@@ -547,6 +548,7 @@ impl<A: Api> CommandEncoder<A> {
             e.expect_pass(Pass::Render, OP)?;
             e.debug_groups_closed(OP, "the pass")?;
             e.occlusion_closed(OP)?;
+            e.statistics_closed(OP)?;
             if let (true, Some(pool)) = (e.open, e.pool.as_mut()) {
                 let mut r = crate::native::Rec::<A>(pool);
                 r.end_render_pass();
@@ -557,15 +559,18 @@ impl<A: Api> CommandEncoder<A> {
             if !e.pending.is_empty()
                 || !e.render.pass_checks.is_empty()
                 || !e.render.occlusion.resets.is_empty()
+                || e.statistics.has_resets()
             {
                 // The barriers, the checks of the pass's indirect arguments and the resets
-                // of occlusion queries it writes again go in front of the pass, in a
-                // command buffer of their own: the pass's ends here.
+                // of occlusion queries it writes again and of the pipeline-statistics
+                // queries it begins go in front of the pass, in a command buffer of their
+                // own: the pass's ends here.
                 e.cut(OP)?;
                 let pass = e.segments.pop();
                 e.flush_pending(OP)?;
                 e.record_pass_checks(OP)?;
                 e.record_occlusion_resets(OP)?;
+                e.record_statistics_resets(OP)?;
                 e.cut(OP)?;
                 e.segments.extend(pass);
             }

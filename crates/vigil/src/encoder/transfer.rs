@@ -424,8 +424,10 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Copies `count` query results from `first` into `dst` at `offset`, a `u64` each:
     /// timestamps as ticks (multiply by the adapter's timestamp period for nanoseconds),
-    /// occlusion queries as a count that is nonzero when any sample passed. Only queries
-    /// this encoder wrote (or ended) are resolved (`query.not-written`).
+    /// occlusion queries as a count that is nonzero when any sample passed, and
+    /// pipeline-statistics queries as one `u64` per statistic their set counts, in the
+    /// order of [`PipelineStatisticsTypes`](crate::PipelineStatisticsTypes)' flags. Only
+    /// queries this encoder wrote (or ended) are resolved (`query.not-written`).
     pub fn resolve_query_set(
         &mut self,
         set: QuerySet,
@@ -439,7 +441,16 @@ impl<A: Api> CommandEncoder<A> {
             e.expect_pass(Pass::None, OP)?;
             let q = find(&mut e.used.query_sets, &e.core, set, OP)?.clone();
             let b = find(&mut e.used.buffers, &e.core, dst, OP)?.clone();
-            validate::copy::resolve(&e.label, &q.label, q.count, first, count, b.facts(), offset)?;
+            // Each query is one u64 per value (several for pipeline statistics).
+            let per = u64::from(q.ty.values()).saturating_mul(8);
+            validate::copy::resolve(
+                &e.label,
+                &q.label,
+                q.count,
+                (first, count, per),
+                b.facts(),
+                offset,
+            )?;
             if count == 0 {
                 // Nothing to copy, and Vulkan wants the offset inside the buffer even then.
                 return Ok(());
@@ -450,7 +461,7 @@ impl<A: Api> CommandEncoder<A> {
                 return Err(fail!(QueryNotWritten, OP, &e.label, "query {n} of '{}' was not written by this encoder; only queries written here can be resolved here", q.label));
             }
             let slot = e.used.buffer_slot(&b);
-            let bytes = u64::from(count).saturating_mul(8);
+            let bytes = u64::from(count).saturating_mul(per);
             e.used.next_scope();
             e.used.use_buffer(slot, offset, bytes, WRITE, &mut e.pending);
             e.flush_pending(OP)?;

@@ -409,8 +409,7 @@ pub(crate) fn resolve(
     label: &str,
     set: &str,
     set_count: u32,
-    first: u32,
-    count: u32,
+    (first, count, per): (u32, u32, u64),
     b: super::buffer::Facts<'_>,
     offset: u64,
 ) -> Result<()> {
@@ -437,7 +436,7 @@ pub(crate) fn resolve(
         label,
         "resolve",
         offset,
-        u64::from(count).saturating_mul(8),
+        u64::from(count).saturating_mul(per),
         b.size,
     )
 }

@@ -256,6 +256,23 @@ pub(crate) fn occlusion_query(op: &'static str, label: &str, index: u32, count: 
     Ok(())
 }
 
+/// A pipeline-statistics query's index against its set.
+pub(crate) fn statistics_query(
+    op: &'static str,
+    label: &str,
+    index: u32,
+    count: u32,
+) -> Result<()> {
+    ensure!(
+        index < count,
+        QueryRange,
+        op,
+        label,
+        "pipeline-statistics query {index} is outside its set ({count} queries)"
+    );
+    Ok(())
+}
+
 /// A pass's timestamp writes.
 pub(crate) fn pass_timestamps(
     op: &'static str,

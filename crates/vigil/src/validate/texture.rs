@@ -384,6 +384,31 @@ pub(crate) fn query_set(label: &str, count: u32, features: Features) -> Result<(
     query_count(OP, label, count)
 }
 
+/// A pipeline-statistics query set: the feature, at least one statistic, its size.
+pub(crate) fn statistics_set(
+    label: &str,
+    count: u32,
+    types: vigil_hal::PipelineStatisticsTypes,
+    features: Features,
+) -> Result<()> {
+    const OP: &str = "create_pipeline_statistics_query_set";
+    ensure!(
+        features.contains(Features::PIPELINE_STATISTICS_QUERY),
+        StatisticsFeature,
+        OP,
+        label,
+        "pipeline-statistics queries need the PIPELINE_STATISTICS_QUERY feature, which the device was not opened with"
+    );
+    ensure!(
+        !types.is_empty(),
+        StatisticsTypes,
+        OP,
+        label,
+        "a pipeline-statistics query set counts at least one statistic; none was given"
+    );
+    query_count(OP, label, count)
+}
+
 /// A query set's size.
 pub(crate) fn query_count(op: &'static str, label: &str, count: u32) -> Result<()> {
     ensure!(
