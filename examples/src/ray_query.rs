@@ -257,6 +257,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .map_err(err)?;
     let mut e = device

@@ -278,6 +278,7 @@ fn mesh_pipeline(
             }),
             multisample: vigil::MultisampleState::default(),
             multiview_mask: None,
+            cache: None,
         })
         .map_err(err)
 }
@@ -376,6 +377,7 @@ impl Scene {
                     module,
                     entry_point: "main",
                     constants: &[],
+                    cache: None,
                 })
                 .map_err(err)
         };

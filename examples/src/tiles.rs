@@ -93,6 +93,7 @@ fn draw(device: &Device, size: [u32; 2], grid: u32, bundled: bool) -> Result<Ima
             depth_stencil: None,
             multisample: vigil::MultisampleState::default(),
             multiview_mask: None,
+            cache: None,
         })
         .map_err(err)?;
     let (texture, view) = render_target(device, "tiles target", size)?;

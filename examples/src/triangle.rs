@@ -68,6 +68,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
             depth_stencil: None,
             multisample: vigil::MultisampleState::default(),
             multiview_mask: None,
+            cache: None,
         })
         .map_err(err)?;
     #[rustfmt::skip]

@@ -224,6 +224,7 @@ struct P { t: vec4<f32> }
             depth_stencil: None,
             multisample: vigil::MultisampleState::default(),
             multiview_mask: None,
+            cache: None,
         })
         .unwrap();
     let views: Vec<TextureView> = (0..16)
@@ -560,6 +561,7 @@ fn main(@builtin(local_invocation_index) lid: u32) { out[lid] = out[lid] + param
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     let uniforms = buffer(d, u64::from(GROUPS) * 256, BufferUsages::UNIFORM);

@@ -61,6 +61,7 @@ pub fn make_foreign<'d>(w: &mut World<'d>, other: &'d Device) {
                     module: m,
                     entry_point: "main",
                     constants: &[],
+                    cache: None,
                 }) {
                     w.compute.foreign.push(c);
                 }
@@ -179,6 +180,7 @@ pub fn drain_and_check(w: &mut World<'_>, report: &mut Report) {
     destroy_all!(query_sets, destroy_query_set);
     destroy_all!(occlusion_sets, destroy_query_set);
     destroy_all!(statistics_sets, destroy_query_set);
+    destroy_all!(pipeline_caches, destroy_pipeline_cache);
     destroy_all!(buffers, destroy_buffer);
     if device.is_lost() {
         report.health_ok = false;
@@ -289,6 +291,7 @@ fn compute_job(device: &Device) -> Result<(), String> {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .map_err(|e| step("create_compute_pipeline", e))?;
     let group = device

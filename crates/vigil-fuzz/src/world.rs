@@ -402,6 +402,10 @@ pub struct World<'d> {
     pub occlusion_sets: Pool<QuerySet, u32>,
     /// Pipeline-statistics query sets (their query counts).
     pub statistics_sets: Pool<QuerySet, u32>,
+    /// Pipeline caches.
+    pub pipeline_caches: Pool<vigil::PipelineCache, ()>,
+    /// The data a pipeline cache gave last (what a later cache is created from).
+    pub cache_data: Option<Vec<u8>>,
     /// Bind group layouts.
     pub layouts: Pool<BindGroupLayout, LayoutMeta>,
     /// Bind groups.
@@ -493,6 +497,8 @@ impl<'d> World<'d> {
             query_sets: Pool::default(),
             occlusion_sets: Pool::default(),
             statistics_sets: Pool::default(),
+            pipeline_caches: Pool::default(),
+            cache_data: None,
             layouts: Pool::default(),
             groups: Pool::default(),
             bind_group_pools: Pool::default(),

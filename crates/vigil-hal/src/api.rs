@@ -84,6 +84,9 @@ pub trait Api: Clone + Debug + Send + Sync + Sized + 'static {
     type ComputePipeline: Debug + Send + Sync;
     /// A render pipeline.
     type RenderPipeline: Debug + Send + Sync;
+    /// A pipeline cache: compiled pipelines the driver keeps and gives back as bytes, so a
+    /// later run creates them faster. Safe to use from several threads at once.
+    type PipelineCache: Debug + Send + Sync;
     /// A presentation surface (a window's, with its swapchain).
     type Surface: Debug + Send + Sync;
     /// An acceleration structure, with its own storage and build scratch.
@@ -391,6 +394,35 @@ pub trait Device: Send + Sync + Debug {
     /// # Safety
     /// As for [`Device::destroy_buffer`].
     unsafe fn destroy_shader_module(&self, module: <Self::A as Api>::ShaderModule);
+    /// What pipeline-cache data must have been written on to be given to
+    /// [`Device::create_pipeline_cache`]: the device and driver (on Vulkan the vendor and
+    /// device ids, the driver version and `pipelineCacheUUID`). Data written under another
+    /// key is not given to the driver.
+    fn pipeline_cache_key(&self) -> Vec<u8>;
+    /// Creates a pipeline cache, empty or holding `data`.
+    ///
+    /// # Safety
+    /// `data` is empty or came from [`Device::pipeline_cache_data`] of a device with the
+    /// same [`Device::pipeline_cache_key`], unchanged (drivers check only its header).
+    unsafe fn create_pipeline_cache(
+        &self,
+        label: &str,
+        data: &[u8],
+    ) -> Result<<Self::A as Api>::PipelineCache>;
+    /// What a pipeline cache holds, as bytes to give to a later
+    /// [`Device::create_pipeline_cache`].
+    ///
+    /// # Safety
+    /// `cache` is alive.
+    unsafe fn pipeline_cache_data(
+        &self,
+        cache: &<Self::A as Api>::PipelineCache,
+    ) -> Result<Vec<u8>>;
+    /// Releases a pipeline cache.
+    ///
+    /// # Safety
+    /// As for [`Device::destroy_buffer`]; no pipeline is being created with it.
+    unsafe fn destroy_pipeline_cache(&self, cache: <Self::A as Api>::PipelineCache);
     /// Creates a compute pipeline.
     ///
     /// # Safety

@@ -57,4 +57,6 @@ pub struct ComputePipelineDescriptor<'a, A: Api> {
     pub module: &'a A::ShaderModule,
     /// Entry point name.
     pub entry_point: &'a str,
+    /// A pipeline cache to look the pipeline up in and add it to.
+    pub cache: Option<&'a A::PipelineCache>,
 }

@@ -566,6 +566,8 @@ pub struct RenderPipelineDescriptor<'a, A: Api> {
     /// `Some` for a mesh pipeline: `vertex_module` and `vertex_entry` then name the mesh
     /// shader, `vertex_buffers` is empty and the topology is the mesh shader's.
     pub mesh: Option<MeshStages<'a, A>>,
+    /// A pipeline cache to look the pipeline up in and add it to.
+    pub cache: Option<&'a A::PipelineCache>,
 }
 
 /// What a mesh pipeline has besides its mesh shader.

@@ -71,6 +71,16 @@ pub const CALL_SITES: &[CallSite] = &[
         only_if: None,
     },
     CallSite {
+        name: "vkCreatePipelineCache",
+        errors: OOM,
+        only_if: None,
+    },
+    CallSite {
+        name: "vkGetPipelineCacheData",
+        errors: OOM,
+        only_if: None,
+    },
+    CallSite {
         name: "vkCreateDescriptorSetLayout",
         errors: OOM,
         only_if: None,
@@ -205,6 +215,12 @@ pub struct TextureView {
 #[derive(Debug)]
 pub struct Sampler {
     pub(crate) raw: vk::Sampler,
+}
+
+/// A pipeline cache.
+#[derive(Debug)]
+pub struct PipelineCache {
+    pub(crate) raw: vk::PipelineCache,
 }
 
 /// A query pool.
@@ -1649,6 +1665,44 @@ impl hal::Device for Device {
         self.shared.released();
     }
 
+    fn pipeline_cache_key(&self) -> Vec<u8> {
+        let s = &self.shared;
+        // SAFETY: a plain query of the device's own physical device.
+        let p = unsafe { s.instance.raw.get_physical_device_properties(s.physical) };
+        // What Vulkan's own cache header names, and the driver's version besides.
+        let mut key = Vec::with_capacity(28);
+        key.extend_from_slice(&p.vendor_id.to_le_bytes());
+        key.extend_from_slice(&p.device_id.to_le_bytes());
+        key.extend_from_slice(&p.driver_version.to_le_bytes());
+        key.extend_from_slice(&p.pipeline_cache_uuid);
+        key
+    }
+
+    unsafe fn create_pipeline_cache(&self, label: &str, data: &[u8]) -> hal::Result<PipelineCache> {
+        let s = &self.shared;
+        let info = vk::PipelineCacheCreateInfo::default().initial_data(data);
+        s.check("vkCreatePipelineCache")?;
+        // SAFETY: `data` is empty or this device's own cache data, unchanged (checked above
+        // us); the cache is internally synchronized (no EXTERNALLY_SYNCHRONIZED flag).
+        let raw = unsafe { s.raw.create_pipeline_cache(&info, None) }.map_err(conv::map_result)?;
+        s.set_name(raw, label);
+        s.created();
+        Ok(PipelineCache { raw })
+    }
+
+    unsafe fn pipeline_cache_data(&self, cache: &PipelineCache) -> hal::Result<Vec<u8>> {
+        let s = &self.shared;
+        s.check("vkGetPipelineCacheData")?;
+        // SAFETY: a live cache of this device; ash asks for the size and then the data.
+        unsafe { s.raw.get_pipeline_cache_data(cache.raw) }.map_err(conv::map_result)
+    }
+
+    unsafe fn destroy_pipeline_cache(&self, cache: PipelineCache) {
+        // SAFETY: no pipeline is being created with it (the caller holds it while one is).
+        unsafe { self.shared.raw.destroy_pipeline_cache(cache.raw, None) };
+        self.shared.released();
+    }
+
     unsafe fn create_compute_pipeline(
         &self,
         desc: &hal::ComputePipelineDescriptor<'_, Api>,
@@ -1667,8 +1721,11 @@ impl hal::Device for Device {
         // SAFETY: the module holds this compute entry point and its bindings match the
         // layout (checked above us).
         let raw = unsafe {
-            s.raw
-                .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
+            s.raw.create_compute_pipelines(
+                desc.cache.map_or(vk::PipelineCache::null(), |c| c.raw),
+                &info,
+                None,
+            )
         }
         .map_err(|(_, e)| conv::map_result(e))?;
         let raw = raw

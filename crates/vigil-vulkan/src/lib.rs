@@ -30,7 +30,8 @@ pub use adapter::Adapter;
 pub use command::CommandEncoder;
 pub use device::{
     BindGroup, BindGroupLayout, Buffer, CALL_SITES, CommandBuffer, ComputePipeline, Device,
-    PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Texture, TextureView,
+    PipelineCache, PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Texture,
+    TextureView,
 };
 pub use instance::Instance;
 
@@ -60,4 +61,5 @@ impl vigil_hal::Api for Api {
     type ShaderModule = ShaderModule;
     type ComputePipeline = ComputePipeline;
     type RenderPipeline = RenderPipeline;
+    type PipelineCache = PipelineCache;
 }

@@ -204,8 +204,11 @@ pub(crate) fn create(
     // SAFETY: the shaders, vertex layout, targets and layout were checked against each other
     // above us; every pointer refers to locals alive for the call.
     let raw = unsafe {
-        s.raw
-            .create_graphics_pipelines(vk::PipelineCache::null(), &info, None)
+        s.raw.create_graphics_pipelines(
+            desc.cache.map_or(vk::PipelineCache::null(), |c| c.raw),
+            &info,
+            None,
+        )
     }
     .map_err(|(_, e)| conv::map_result(e))?;
     let raw = raw

@@ -98,6 +98,9 @@ handles! {
     ComputePipeline = "compute pipeline";
     /// A render pipeline.
     RenderPipeline = "render pipeline";
+    /// A pipeline cache: compiled pipelines kept by the driver, saved as bytes and given
+    /// back in a later run ([`crate::Device::create_pipeline_cache`]).
+    PipelineCache = "pipeline cache";
     /// Draws recorded once and checked once, executed in render passes of matching
     /// attachments ([`crate::RenderBundleEncoder`]).
     RenderBundle = "render bundle";

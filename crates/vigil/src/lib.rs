@@ -79,8 +79,8 @@ pub use device::{
     BlasDescriptor, BufferBinding, BufferDescriptor, BufferInitDescriptor, Completion,
     ComputePipelineDescriptor, Device, DeviceDescriptor, GpuHeapDescriptor, GpuPtr, GpuSlice,
     GroupBinding, GroupResource, HeapKind, LossSnapshot, MAX_PLACEMENT_HEAP_SIZE,
-    MAX_QUEUED_WRITES, PipelineLayoutDescriptor, PlacedTextureDescriptor, PlacementHeapDescriptor,
-    PointerComputePipelineDescriptor, PointerMeshPipelineDescriptor,
+    MAX_QUEUED_WRITES, PipelineCacheDescriptor, PipelineLayoutDescriptor, PlacedTextureDescriptor,
+    PlacementHeapDescriptor, PointerComputePipelineDescriptor, PointerMeshPipelineDescriptor,
     PointerRenderPipelineDescriptor, SamplerHeapDescriptor, ShaderModuleDescriptor, Stats,
     SurfaceConfiguration, SurfaceFrame, TextureExport, TextureHeapDescriptor, TexturePlacement,
     TlasDescriptor, WaitSite, WriteStats, sampled_layout,
@@ -100,8 +100,9 @@ pub use encoder::{COPY_BYTES_PER_ROW_ALIGNMENT, MAX_MULTI_DRAW_COUNT, QUERY_RESO
 pub use error::{Error, ErrorKind, Result};
 pub use handle::{
     BindGroup, BindGroupLayout, BindGroupPool, Blas, Buffer, BufferMapping, ComputePipeline,
-    GpuHeap, Handle, PipelineLayout, PlacementHeap, QuerySet, RenderBundle, RenderPipeline,
-    Sampler, SamplerHeap, ShaderModule, Surface, Texture, TextureHeap, TextureView, Tlas,
+    GpuHeap, Handle, PipelineCache, PipelineLayout, PlacementHeap, QuerySet, RenderBundle,
+    RenderPipeline, Sampler, SamplerHeap, ShaderModule, Surface, Texture, TextureHeap, TextureView,
+    Tlas,
 };
 pub use instance::{Adapter, Instance, InstanceDescriptor, Validation};
 pub use render::{FragmentState, RenderPipelineDescriptor, VertexState};

@@ -648,6 +648,35 @@ impl<A: Api> Hal<A> {
         unsafe { self.0.create_query_set(label, ty, count) }
     }
 
+    /// What pipeline-cache data must have been written on (the device and driver).
+    pub fn pipeline_cache_key(&self) -> Vec<u8> {
+        self.0.pipeline_cache_key()
+    }
+
+    /// A pipeline cache, empty or holding `data`.
+    pub fn create_pipeline_cache(
+        &self,
+        label: &str,
+        data: &[u8],
+    ) -> vigil_hal::Result<A::PipelineCache> {
+        // SAFETY: callers pass an empty slice, or the payload of data vigil wrote from this
+        // backend's `pipeline_cache_data` under this device's key, whose checksum matched
+        // (`validate::pipeline::cache_data`).
+        unsafe { self.0.create_pipeline_cache(label, data) }
+    }
+
+    /// What a live pipeline cache holds.
+    pub fn pipeline_cache_data(&self, cache: &A::PipelineCache) -> vigil_hal::Result<Vec<u8>> {
+        // SAFETY: callers pass a cache they hold (live).
+        unsafe { self.0.pipeline_cache_data(cache) }
+    }
+
+    /// Releases a pipeline cache nothing uses any more.
+    pub fn destroy_pipeline_cache(&self, cache: A::PipelineCache) {
+        // SAFETY: as for buffers; a pipeline being created with it holds its object.
+        unsafe { self.0.destroy_pipeline_cache(cache) }
+    }
+
     /// Releases a query set nothing uses any more.
     pub fn destroy_query_set(&self, set: A::QuerySet) {
         // SAFETY: as for buffers.
@@ -1097,6 +1126,7 @@ native_kinds! {
     ViewKind: TextureView => destroy_texture_view;
     SamplerKind: Sampler => destroy_sampler;
     QuerySetKind: QuerySet => destroy_query_set;
+    PipelineCacheKind: PipelineCache => destroy_pipeline_cache;
     BindGroupLayoutKind: BindGroupLayout => destroy_bind_group_layout;
     BindGroupKind: BindGroup => destroy_bind_group;
     PipelineLayoutKind: PipelineLayout => destroy_pipeline_layout;

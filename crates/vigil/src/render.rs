@@ -63,6 +63,9 @@ pub struct RenderPipelineDescriptor<'a> {
     /// The multiview mask of the passes it draws in (`None` for ordinary passes); needs
     /// the `MULTIVIEW` feature. As wgpu's `multiview_mask`.
     pub multiview_mask: Option<std::num::NonZeroU32>,
+    /// A pipeline cache to look the pipeline up in and add it to (`None`: none), as wgpu's
+    /// `cache`.
+    pub cache: Option<crate::PipelineCache>,
 }
 
 /// Per vertex buffer slot: what draws check ranges against.
@@ -204,6 +207,7 @@ impl<A: Api> Device<A> {
             (Some(f), Some(c)) => Some((c.raw(), f.entry_point)),
             _ => None,
         };
+        let cache = self.pipeline_cache_of(desc.cache, OP)?;
         let raw = self
             .hal
             .create_render_pipeline(&vigil_hal::RenderPipelineDescriptor {
@@ -219,6 +223,7 @@ impl<A: Api> Device<A> {
                 multisample: desc.multisample,
                 view_mask,
                 mesh: None,
+                cache: cache.as_deref().map(|c| &*c.raw),
             })
             .map_err(|e| self.hal_error(e, OP, l))?;
         let raw = Owned::new(&self.hal, raw);

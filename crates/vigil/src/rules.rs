@@ -193,6 +193,7 @@ rules! {
     GroupPoolReset: InvalidHandle, "group.pool-reset", "A bind group made in a pool is stale once the pool is reset or destroyed.", "vigil; reference descriptor-pool generations";
 
     // Pipeline layouts, shaders, pipelines.
+    PipelineCacheData: InvalidDescriptor, "pipeline-cache.data", "Pipeline-cache data given back is what pipeline_cache_data wrote on a device and driver of the same identity, whole and unchanged (or the descriptor asks for an empty cache in its place).", "vigil (drivers check only their header); wgpu PipelineCacheDescriptor (fallback); Vulkan VkPipelineCacheCreateInfo (pInitialData)";
     PipelineLayoutGroups: LimitExceeded, "pipeline-layout.groups", "A pipeline layout has at most max_bind_groups group layouts.", "WebGPU createPipelineLayout: maxBindGroups";
     ImmediateSizeLimit: LimitExceeded, "pipeline-layout.immediate-size-limit", "A layout's immediate size is within max_immediate_size.", "WebGPU immediates: maxImmediateSize; Vulkan maxPushConstantsSize";
     ImmediateSizeAlign: InvalidDescriptor, "pipeline-layout.immediate-size-align", "A layout's immediate size is a multiple of 4.", "WebGPU immediates; Vulkan VUID-VkPushConstantRange-size-00369";

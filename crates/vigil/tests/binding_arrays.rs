@@ -108,6 +108,7 @@ fn kernel(
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     (pipeline, bgl)
@@ -610,6 +611,7 @@ fn an_untracked_group_binds_what_the_caller_keeps_alive() {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     let src = filled(&d, &(0..64).collect::<Vec<u32>>());

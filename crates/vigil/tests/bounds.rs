@@ -117,6 +117,7 @@ fn out_of_bounds_indexing_stays_inside_the_bound_ranges() {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     let mut enc = d

@@ -69,6 +69,7 @@ fn kernel(device: &Device) -> Kernel {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     Kernel { pipeline, layout }

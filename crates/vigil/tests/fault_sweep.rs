@@ -162,6 +162,11 @@ fn workload(d: &Device) -> (usize, Duration) {
             bind_group_layouts: &[],
             immediate_size: 0,
         });
+        // The pipeline through a pipeline cache, whose data is read back after.
+        let cache = d.create_pipeline_cache(&PipelineCacheDescriptor {
+            label: "sweep",
+            ..Default::default()
+        });
         let pipeline = layout.clone().and_then(|l| {
             d.create_compute_pipeline(&ComputePipelineDescriptor {
                 label: "sweep",
@@ -169,8 +174,13 @@ fn workload(d: &Device) -> (usize, Duration) {
                 module,
                 entry_point: "main",
                 constants: &[],
+                cache: cache.clone().ok(),
             })
         });
+        match cache {
+            Ok(c) => note(d.pipeline_cache_data(c).map(drop)),
+            Err(e) => note(Err(e)),
+        }
         let target = d.create_texture(&TextureDescriptor {
             label: "rt",
             size: [8, 8],
@@ -209,6 +219,7 @@ fn workload(d: &Device) -> (usize, Duration) {
                 depth_stencil: None,
                 multisample: MultisampleState::default(),
                 multiview_mask: None,
+                cache: None,
             })
         });
         let queries = d

@@ -808,6 +808,7 @@ fn fragment_store(d: &Device, v: TextureView) -> (RenderPipeline, BindGroup) {
             depth_stencil: None,
             multisample: MultisampleState::default(),
             multiview_mask: None,
+            cache: None,
         })
         .unwrap();
     let group = d

@@ -56,6 +56,7 @@ fn each_dispatch_sees_the_immediates_set_before_it() {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     let out = d

@@ -88,6 +88,7 @@ fn pipeline(d: &Device, label: &str, wgsl: &str, layout: PipelineLayout) -> Comp
         module,
         entry_point: "main",
         constants: &[],
+        cache: None,
     })
     .unwrap()
 }

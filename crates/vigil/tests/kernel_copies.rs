@@ -237,6 +237,7 @@ fn main() { dst[0] = src[0]; }
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     let words = 1024;

@@ -181,6 +181,7 @@ fn spin_setup(d: &Device) -> Spin {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     let params = d

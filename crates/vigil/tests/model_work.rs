@@ -158,6 +158,7 @@ fn kernel(d: &Device) -> Kernel {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     Kernel { pipeline, layout }

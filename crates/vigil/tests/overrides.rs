@@ -130,6 +130,7 @@ fn vertex_and_fragment_stages_take_their_own_constants() {
             depth_stencil: None,
             multisample: MultisampleState::default(),
             multiview_mask: None,
+            cache: None,
         })
     };
     for (constants, expect) in [

@@ -649,6 +649,7 @@ fn a_write_to_a_buffer_bound_by_pending_work_lands_after_it() {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     let group = d

@@ -203,6 +203,7 @@ fn tracer(d: &Device) -> Tracer {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     let out = d
@@ -670,6 +671,7 @@ fn structures_build_bind_and_release_without_ray_queries() {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     let quad = d

@@ -28,6 +28,82 @@ fn pos_color_pipeline(d: &Device, format: TextureFormat) -> RenderPipeline {
 }
 
 #[test]
+fn pipelines_created_through_a_saved_pipeline_cache_draw_as_others_do() {
+    let d = gpu();
+    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let vb = vertex_buffer(&d, &tri(RED, [[-1.0, -1.0], [3.0, -1.0], [-1.0, 3.0]]));
+    let m = module(&d, POS_COLOR);
+    let vbl = [pos_color_layout()];
+    let targets = [color_target(t.format)];
+    // A pipeline through `cache`: it draws the whole target red.
+    let draw_with = |cache: PipelineCache| {
+        let p = d
+            .create_render_pipeline(&RenderPipelineDescriptor {
+                cache: Some(cache),
+                ..pipeline_desc(empty_layout(&d), m, &vbl, &targets)
+            })
+            .unwrap();
+        let mut e = encoder(&d);
+        e.begin_render_pass(&RenderPassDescriptor {
+            label: "cached",
+            color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
+            ..Default::default()
+        })
+        .unwrap();
+        e.set_render_pipeline(p).unwrap();
+        e.set_vertex_buffer(0, vb, 0, None).unwrap();
+        e.draw(0..3, 0..1).unwrap();
+        e.end_render_pass().unwrap();
+        d.submit([e.finish().unwrap()]).unwrap();
+        let px = pixels(&d, t.texture);
+        assert_eq!(at(&px, 5, 5), [255, 0, 0, 255]);
+        assert_eq!(at(&px, 60, 60), [255, 0, 0, 255]);
+    };
+    let first = d
+        .create_pipeline_cache(&PipelineCacheDescriptor {
+            label: "first run",
+            ..Default::default()
+        })
+        .unwrap();
+    draw_with(first);
+    let saved = d.pipeline_cache_data(first).unwrap();
+    // The next run loads what the first saved and creates the same pipeline through it.
+    let second = d
+        .create_pipeline_cache(&PipelineCacheDescriptor {
+            label: "second run",
+            data: Some(&saved),
+            fallback: false,
+        })
+        .unwrap();
+    draw_with(second);
+    assert!(!d.pipeline_cache_data(second).unwrap().is_empty());
+    // Data of another device or driver never reaches this driver; with `fallback` the
+    // cache starts empty and works.
+    let mut other = saved.clone();
+    other[16] ^= 0xff;
+    let err = d
+        .create_pipeline_cache(&PipelineCacheDescriptor {
+            label: "another driver's",
+            data: Some(&other),
+            fallback: false,
+        })
+        .unwrap_err();
+    assert_eq!(err.rule(), Rule::PipelineCacheData, "{err}");
+    let fresh = d
+        .create_pipeline_cache(&PipelineCacheDescriptor {
+            label: "another driver's",
+            data: Some(&other),
+            fallback: true,
+        })
+        .unwrap();
+    draw_with(fresh);
+    for c in [first, second, fresh] {
+        d.destroy_pipeline_cache(c).unwrap();
+    }
+    d.finish();
+}
+
+#[test]
 fn a_triangle_covers_its_pixels_and_no_others() {
     let d = gpu();
     let t = target(&d, TextureFormat::Rgba8Unorm, 1);
@@ -591,6 +667,7 @@ fn statistics_results(d: &Device, graphics: QuerySet, compute: QuerySet) -> ([[u
             module: module(d, "@compute @workgroup_size(64) fn main() {}"),
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     // Graphics results at 0 (two queries) and 256 (the one begun again); compute at 512.

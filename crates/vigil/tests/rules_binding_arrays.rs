@@ -273,6 +273,7 @@ fn sum_pipeline(
         module,
         entry_point: "main",
         constants: &[],
+        cache: None,
     })
 }
 
@@ -337,6 +338,7 @@ fn a_shader_array_must_fit_its_layout_binding() {
                 module,
                 entry_point: "main",
                 constants: &[],
+                cache: None,
             })
         })
         .unwrap_err();

@@ -70,6 +70,7 @@ fn pipeline_with(d: &TDevice, attributes: &[VertexAttribute]) -> Result<RenderPi
         depth_stencil: None,
         multisample: MultisampleState::default(),
         multiview_mask: None,
+        cache: None,
     })
 }
 

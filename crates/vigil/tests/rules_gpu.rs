@@ -544,6 +544,7 @@ fn main() { textureStore(t, vec2<i32>(0, 0), vec4<f32>(1.0)); }",
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     let g = group(&d, bgl, &[(0, BindingResource::TextureView(v))]).unwrap();
@@ -792,6 +793,7 @@ fn main() { out[0] = textureLoad(t, vec2<i32>(0, 0), 0).x; }",
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     let out = storage(&s.d, 256);
@@ -878,6 +880,7 @@ fn a_draw_writing_a_heap_texture_after_a_heap_read_in_its_pass_is_refused() {
             depth_stencil: None,
             multisample: vigil_hal::MultisampleState::default(),
             multiview_mask: None,
+            cache: None,
         })
         .unwrap();
     let g = group(&s.d, bgl, &[(0, BindingResource::TextureView(s.view))]).unwrap();

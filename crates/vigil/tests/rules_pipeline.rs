@@ -33,6 +33,7 @@ fn pipeline_for(
         module,
         entry_point: "main",
         constants: &[],
+        cache: None,
     })
 }
 
@@ -169,6 +170,7 @@ fn every_used_binding_must_be_in_the_layout() {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         }),
         Rule::ShaderBindingLayout,
     );
@@ -231,6 +233,7 @@ fn entry_points_must_exist_and_be_compute() {
             module,
             entry_point: "nope",
             constants: &[],
+            cache: None,
         }),
         Rule::EntryPointMissing,
     );
@@ -247,6 +250,7 @@ fn entry_points_must_exist_and_be_compute() {
             module: vs,
             entry_point: "main",
             constants: &[],
+            cache: None,
         }),
         Rule::EntryPointMissing,
     );
@@ -307,4 +311,86 @@ fn a_group_that_met_one_pipelines_late_sizes_is_checked_again_for_another() {
     e.set_bind_group(0, g, &[]).unwrap();
     let err = expect_rule(e.dispatch(1, 1, 1), Rule::GroupTooSmall);
     assert!(err.message().contains("64"), "{err}");
+}
+
+/// The copy kernel's pipeline created with `cache`.
+fn cached_pipeline(d: &TDevice, cache: Option<PipelineCache>) -> Result<ComputePipeline> {
+    let k = copy_kernel(d);
+    let module = d
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "copy",
+            wgsl: COPY_KERNEL,
+        })
+        .unwrap();
+    d.create_compute_pipeline(&ComputePipelineDescriptor {
+        label: "cached",
+        layout: k.layout,
+        module,
+        entry_point: "main",
+        constants: &[],
+        cache,
+    })
+}
+
+#[test]
+fn pipeline_cache_data_comes_back_only_whole_and_from_this_device() {
+    let d = device();
+    let empty = d
+        .create_pipeline_cache(&PipelineCacheDescriptor {
+            label: "empty",
+            ..Default::default()
+        })
+        .unwrap();
+    cached_pipeline(&d, Some(empty)).unwrap();
+    let data = d.pipeline_cache_data(empty).unwrap();
+    // What was written is taken back.
+    let from = |data: &[u8], fallback: bool| {
+        d.create_pipeline_cache(&PipelineCacheDescriptor {
+            label: "loaded",
+            data: Some(data),
+            fallback,
+        })
+    };
+    let loaded = from(&data, false).unwrap();
+    cached_pipeline(&d, Some(loaded)).unwrap();
+    assert_eq!(d.pipeline_cache_data(loaded).unwrap(), data);
+    // Anything else is refused, saying what is wrong with it; with `fallback`, an empty
+    // cache takes its place.
+    let mut flipped = data.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 1;
+    let mut other_device = data.clone();
+    other_device[16] ^= 1;
+    let mut newer = data.clone();
+    newer[8] = 2;
+    let mut longer = data.clone();
+    longer.push(0);
+    for (bad, says) in [
+        (&b"not a cache"[..], "not pipeline-cache data"),
+        (&[][..], "not pipeline-cache data"),
+        (&data[..7], "not pipeline-cache data"),
+        (&newer, "format Some(2)"),
+        (&other_device, "another device or driver"),
+        (&data[..data.len() - 1], "cut short"),
+        (&longer, "cut short"),
+        (&flipped, "damaged"),
+    ] {
+        let err = expect_rule(from(bad, false), Rule::PipelineCacheData);
+        assert!(err.message().contains(says), "{says}: {err}");
+        let fresh = from(bad, true).unwrap();
+        cached_pipeline(&d, Some(fresh)).unwrap();
+    }
+    // The handle is checked as any other: destroyed, null or another device's.
+    d.destroy_pipeline_cache(loaded).unwrap();
+    expect_rule(cached_pipeline(&d, Some(loaded)), Rule::HandleStale);
+    expect_rule(d.pipeline_cache_data(loaded), Rule::HandleStale);
+    expect_rule(
+        cached_pipeline(&d, Some(PipelineCache::NULL)),
+        Rule::HandleNull,
+    );
+    let other = device();
+    let theirs = other
+        .create_pipeline_cache(&PipelineCacheDescriptor::default())
+        .unwrap();
+    expect_rule(cached_pipeline(&d, Some(theirs)), Rule::HandleForeign);
 }

@@ -276,6 +276,7 @@ fn a_group_naming_an_inactive_alias_is_refused_at_the_dispatch() {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     let mut e = encoder(&d);

@@ -587,6 +587,7 @@ fn tri_pipeline(
         depth_stencil,
         multisample,
         multiview_mask: None,
+        cache: None,
     })
 }
 
@@ -1074,6 +1075,7 @@ fn bound_pipeline(
         depth_stencil,
         multisample: MultisampleState::default(),
         multiview_mask: None,
+        cache: None,
     })
     .unwrap()
 }

@@ -46,6 +46,7 @@ fn pipeline(d: &TDevice, wgsl: &str, constants: &[(&str, f64)]) -> Result<Comput
         module,
         entry_point: "main",
         constants,
+        cache: None,
     })
 }
 
@@ -161,6 +162,7 @@ fn a_missing_entry_point_is_refused_before_the_constants_are_looked_at() {
             module,
             entry_point: "nope",
             constants: &[("nope", 1.0)],
+            cache: None,
         }),
         Rule::EntryPointMissing,
     );
@@ -286,6 +288,7 @@ fn render_pipeline(
         depth_stencil: None,
         multisample: MultisampleState::default(),
         multiview_mask: std::num::NonZeroU32::new(multiview_mask),
+        cache: None,
     })
 }
 
@@ -367,6 +370,7 @@ fn immediate_kernel(
         module,
         entry_point: "main",
         constants: &[],
+        cache: None,
     })?;
     Ok((p, bgl))
 }

@@ -423,6 +423,7 @@ fn a_storage_texture_written_by_compute_reads_back() {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     let mut e = d

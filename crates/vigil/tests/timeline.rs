@@ -60,6 +60,7 @@ fn job(d: &Device) -> Job {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     let data = d

@@ -70,6 +70,7 @@ fn command_buffers_time_themselves_and_are_read_after_completion() {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     let group = d

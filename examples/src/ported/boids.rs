@@ -365,6 +365,7 @@ pub fn run(device: &Device, size: [u32; 2], frames: u32) -> Result<Run> {
             depth_stencil: None,
             multisample: vigil::MultisampleState::default(),
             multiview_mask: None,
+            cache: None,
         })
         .map_err(err)?;
 
@@ -376,6 +377,7 @@ pub fn run(device: &Device, size: [u32; 2], frames: u32) -> Result<Run> {
             module: compute_shader,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .map_err(err)?;
 

@@ -264,6 +264,7 @@ impl Deferred {
                     depth_stencil: None,
                     multisample: vigil::MultisampleState::default(),
                     multiview_mask: None,
+                    cache: None,
                 })
                 .map_err(err)
         };

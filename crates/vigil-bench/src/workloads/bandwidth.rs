@@ -334,6 +334,7 @@ pub fn vigil(device: &vigil::Device, size: Size, plan: Plan) -> Result<PathResul
                 module,
                 entry_point: "main",
                 constants: &[],
+                cache: None,
             })
             .map_err(e)
     };

@@ -238,6 +238,7 @@ fn vigil_scene(
             depth_stencil: None,
             multisample: vigil::MultisampleState::default(),
             multiview_mask: None,
+            cache: None,
         })
         .map_err(e)?;
     let mut views = Vec::new();

@@ -352,6 +352,7 @@ pub fn vigil_groups(device: &vigil::Device, size: Size, plan: Plan) -> Result<Pa
             depth_stencil: None,
             multisample: vigil::MultisampleState::default(),
             multiview_mask: None,
+            cache: None,
         })
         .map_err(e)?;
     let buffer = |label, bytes: &[u8], usage| -> std::result::Result<Buffer, String> {

@@ -87,6 +87,7 @@ pub fn run(device: &Device) -> Result<(), String> {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .map_err(err)?;
     let bytes = u64::from(count) * 4;

@@ -26,6 +26,7 @@ pub const OPS: &[(u32, Op)] = &[
     (4, objects::create_texture_view),
     (2, objects::create_sampler),
     (1, objects::create_query_set),
+    (1, objects::pipeline_cache),
     (3, objects::create_bind_group_layout),
     (6, objects::create_bind_group),
     (2, objects::write_bind_group),

@@ -348,6 +348,79 @@ pub fn create_sampler(w: &mut World<'_>, r: &mut Rng) {
     });
 }
 
+/// A pipeline cache for a pipeline: mostly none, else one of the pool's (now and then a
+/// destroyed, null or foreign one).
+fn some_cache(w: &World<'_>, r: &mut Rng) -> (Option<vigil::PipelineCache>, Validity) {
+    if r.chance(75) {
+        return (None, Validity::Live);
+    }
+    let (c, _, v) = w.pipeline_caches.pick(r, w.id);
+    (Some(c), v)
+}
+
+/// Creates a pipeline cache (empty, from the data a cache gave last, or from that data
+/// damaged, cut short, grown or replaced, with or without `fallback`), reads a cache's data,
+/// or destroys one.
+pub fn pipeline_cache(w: &mut World<'_>, r: &mut Rng) {
+    if r.chance(30) && w.pipeline_caches.live_count() > 0 {
+        let (c, _, v) = w.pipeline_caches.pick(r, w.id);
+        let what = format!("pipeline_cache_data({c:?})");
+        w.call("pipeline_cache_data", what, v.invalid(), |w| {
+            w.cache_data = Some(w.device.pipeline_cache_data(c)?);
+            Ok(())
+        });
+        return;
+    }
+    if w.pipeline_caches.full() || r.chance(15) {
+        let (c, _, v) = w.pipeline_caches.pick(r, w.id);
+        let what = format!("destroy_pipeline_cache({c:?})");
+        w.call("destroy_pipeline_cache", what, v.invalid(), |w| {
+            w.device.destroy_pipeline_cache(c)?;
+            w.pipeline_caches.kill(c);
+            Ok(())
+        });
+        return;
+    }
+    let saved = w.cache_data.clone();
+    // `(data, whether it is what a cache gave)`.
+    let (data, whole) = match (r.below(6), saved) {
+        (0, _) | (_, None) => (None, true),
+        (1 | 2, Some(d)) => (Some(d), true),
+        (3, Some(mut d)) => {
+            let at = r.below(d.len() as u64) as usize;
+            if let Some(b) = d.get_mut(at) {
+                *b ^= 1 << r.below(8);
+            }
+            (Some(d), false)
+        }
+        (4, Some(mut d)) => {
+            if r.chance(50) {
+                d.truncate(r.below(d.len() as u64) as usize);
+            } else {
+                d.push(0);
+            }
+            (Some(d), false)
+        }
+        (_, Some(_)) => (Some(b"vigil-pc not really".to_vec()), false),
+    };
+    let fallback = r.chance(50);
+    let what = format!(
+        "create_pipeline_cache({:?} bytes, whole {whole}, fallback {fallback})",
+        data.as_ref().map(Vec::len)
+    );
+    w.call("create_pipeline_cache", what, !whole && !fallback, |w| {
+        let c = w
+            .device
+            .create_pipeline_cache(&vigil::PipelineCacheDescriptor {
+                label: "fuzz cache",
+                data: data.as_deref(),
+                fallback,
+            })?;
+        w.pipeline_caches.add(c, ());
+        Ok(())
+    });
+}
+
 pub fn create_query_set(w: &mut World<'_>, r: &mut Rng) {
     if w.query_sets.full() {
         return destroy_something(w, r);
@@ -1043,14 +1116,15 @@ pub fn create_compute_pipeline(w: &mut World<'_>, r: &mut Rng) {
         r.pick(&["vs", "", "nope"])
     };
     let constants = constants(r);
+    let (cache, cv) = some_cache(w, r);
     let what = format!(
-        "create_compute_pipeline({}, {layout:?}, {module:?}, {entry:?}, {constants:?})",
+        "create_compute_pipeline({}, {layout:?}, {module:?}, {entry:?}, {constants:?}, {cache:?})",
         RECIPES[recipe].name
     );
     w.call(
         "create_compute_pipeline",
         what,
-        lv.invalid() || mv.invalid(),
+        lv.invalid() || mv.invalid() || cv.invalid(),
         |w| {
             let p = w
                 .device
@@ -1060,6 +1134,7 @@ pub fn create_compute_pipeline(w: &mut World<'_>, r: &mut Rng) {
                     module,
                     entry_point: entry,
                     constants: &constants,
+                    cache,
                 })?;
             w.compute.add(p, recipe);
             Ok(())
@@ -1258,6 +1333,7 @@ pub fn create_render_pipeline(w: &mut World<'_>, r: &mut Rng) {
     } else {
         (constants(r), constants(r))
     };
+    let (cache, cv) = some_cache(w, r);
     let desc = RenderPipelineDescriptor {
         label: "fuzz render pipeline",
         layout,
@@ -1310,12 +1386,13 @@ pub fn create_render_pipeline(w: &mut World<'_>, r: &mut Rng) {
         } else {
             None
         },
+        cache,
     };
     let what = format!("create_render_pipeline({}, {desc:?})", recipe.name);
     w.call(
         "create_render_pipeline",
         what,
-        lv.invalid() || mv.invalid(),
+        lv.invalid() || mv.invalid() || cv.invalid(),
         |w| {
             let p = w.device.create_render_pipeline(&desc)?;
             w.render.add(

@@ -112,6 +112,16 @@ impl Adapter for TestAdapter {
 #[cfg(feature = "test-seams")]
 pub const TEST_CALL_SITES: &[CallSite] = &[
     CallSite {
+        name: "create_pipeline_cache",
+        errors: &[FaultKind::OutOfMemory],
+        only_if: None,
+    },
+    CallSite {
+        name: "pipeline_cache_data",
+        errors: &[FaultKind::OutOfMemory],
+        only_if: None,
+    },
+    CallSite {
         name: "create_buffer",
         errors: &[FaultKind::OutOfMemory],
         only_if: None,
@@ -395,6 +405,23 @@ impl Device for TestDevice {
     }
 
     unsafe fn destroy_sampler(&self, _sampler: TestObject) {
+        self.release();
+    }
+
+    fn pipeline_cache_key(&self) -> Vec<u8> {
+        b"test backend".to_vec()
+    }
+
+    unsafe fn create_pipeline_cache(&self, label: &str, _data: &[u8]) -> Result<TestObject> {
+        self.object("create_pipeline_cache", label)
+    }
+
+    unsafe fn pipeline_cache_data(&self, _cache: &TestObject) -> Result<Vec<u8>> {
+        self.check("pipeline_cache_data")?;
+        Ok(b"the test backend's pipelines".to_vec())
+    }
+
+    unsafe fn destroy_pipeline_cache(&self, _cache: TestObject) {
         self.release();
     }
 

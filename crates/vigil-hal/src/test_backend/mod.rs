@@ -69,6 +69,7 @@ impl Api for TestApi {
     type ShaderModule = TestObject;
     type ComputePipeline = TestObject;
     type RenderPipeline = TestObject;
+    type PipelineCache = TestObject;
     type Surface = TestSurface;
     type AccelerationStructure = TestObject;
     type TextureMemory = TestObject;

@@ -547,6 +547,7 @@ impl<A: Api> Device<A> {
                 layout: &layout.raw,
                 module: &module,
                 entry_point: "main",
+                cache: None,
             })
             .map_err(|e| self.hal_error(e, OP, label))?;
         drop(module);
@@ -653,6 +654,7 @@ impl<A: Api> Device<A> {
                 ..Default::default()
             },
             multiview_mask: None,
+            cache: None,
         };
         let vertex = validate::pipeline::render_fixed(&fixed, self.features, &self.limits, &|f| {
             self.hal.format_support(f)
@@ -737,6 +739,7 @@ impl<A: Api> Device<A> {
                 },
                 view_mask: 0,
                 mesh,
+                cache: None,
             })
             .map_err(|e| self.hal_error(e, op, l))?;
         drop((gmodule, tmodule, fmodule));

@@ -344,6 +344,7 @@ impl<A: Api> super::Core<A> {
                 layout: &layout,
                 module: &module,
                 entry_point: "main",
+                cache: None,
             })
             .map_err(hal_err)?;
         Ok(Some(Pipeline {

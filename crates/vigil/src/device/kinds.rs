@@ -75,6 +75,7 @@ kinds! {
     bind_group_pools: BindGroupPool => BindGroupPoolObj, "bind group pools";
     compute_pipelines: ComputePipeline => ComputePipelineObj, "compute pipelines";
     render_pipelines: RenderPipeline => RenderPipelineObj, "render pipelines";
+    pipeline_caches: PipelineCache => PipelineCacheObj, "pipeline caches";
     pipeline_layouts: PipelineLayout => PipelineLayoutObj, "pipeline layouts";
     bind_group_layouts: BindGroupLayout => BindGroupLayoutObj, "bind group layouts";
     shader_modules: ShaderModule => ShaderModuleObj, "shader modules";

@@ -20,6 +20,7 @@ pub(crate) mod kinds;
 pub(crate) mod mapping;
 pub(crate) mod objects;
 mod pipeline;
+mod pipeline_cache;
 mod placement;
 mod progress;
 mod queue;
@@ -71,6 +72,7 @@ pub use gpu::{
 };
 pub use heaps::{SamplerHeapDescriptor, TextureHeapDescriptor};
 pub use pipeline::{ComputePipelineDescriptor, PipelineLayoutDescriptor, ShaderModuleDescriptor};
+pub use pipeline_cache::PipelineCacheDescriptor;
 pub use shared::TextureExport;
 pub use surface::{SurfaceConfiguration, SurfaceFrame};
 

@@ -12,12 +12,12 @@ use crate::handle::{
     BindGroup, BindGroupLayout, BindGroupPool, Buffer, BufferMapping, ComputePipeline,
     PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Surface, Texture, TextureView,
 };
-use crate::handle::{Blas, GpuHeap, SamplerHeap, TextureHeap, Tlas};
+use crate::handle::{Blas, GpuHeap, PipelineCache, SamplerHeap, TextureHeap, Tlas};
 use crate::label::Label;
 use crate::native::{
     AccelKind, BindGroupKind, BindGroupLayoutKind, BufferKind, ComputePipelineKind, Owned,
-    PipelineLayoutKind, QuerySetKind, RenderPipelineKind, SamplerKind, ShaderModuleKind,
-    SurfaceKind, TextureKind, ViewKind,
+    PipelineCacheKind, PipelineLayoutKind, QuerySetKind, RenderPipelineKind, SamplerKind,
+    ShaderModuleKind, SurfaceKind, TextureKind, ViewKind,
 };
 use crate::registry::Labelled;
 use crate::track::{State, Subresources, Use};
@@ -44,6 +44,7 @@ labelled!(
     ViewObj,
     SamplerObj,
     QuerySetObj,
+    PipelineCacheObj,
     BindGroupLayoutObj,
     BindGroupObj,
     BindGroupPoolObj,
@@ -445,7 +446,14 @@ pub(crate) struct SamplerObj<A: Api> {
     pub filtering: bool,
 }
 
-/// A timestamp query set.
+/// A pipeline cache.
+pub(crate) struct PipelineCacheObj<A: Api> {
+    pub raw: Owned<A, PipelineCacheKind>,
+    pub handle: PipelineCache,
+    pub label: Label,
+}
+
+/// A query set.
 pub(crate) struct QuerySetObj<A: Api> {
     pub raw: Owned<A, QuerySetKind>,
     pub handle: QuerySet,

@@ -51,6 +51,9 @@ pub struct ComputePipelineDescriptor<'a> {
     /// has one, else by name (WebGPU's `constants`; wgpu has them in
     /// `compilation_options`). Overrides with a default may be left out.
     pub constants: &'a [(&'a str, f64)],
+    /// A pipeline cache to look the pipeline up in and add it to (`None`: none), as wgpu's
+    /// `cache`.
+    pub cache: Option<crate::PipelineCache>,
 }
 
 /// A pipeline stage's native code and the reflection it is checked against.
@@ -290,6 +293,7 @@ impl<A: Api> Device<A> {
             &layout.label,
             &group_facts(&layout),
         )?;
+        let cache = self.pipeline_cache_of(desc.cache, OP)?;
         let raw = self
             .hal
             .create_compute_pipeline(&vigil_hal::ComputePipelineDescriptor {
@@ -297,6 +301,7 @@ impl<A: Api> Device<A> {
                 layout: &layout.raw,
                 module: code.raw(),
                 entry_point: desc.entry_point,
+                cache: cache.as_deref().map(|c| &*c.raw),
             })
             .map_err(|e| self.hal_error(e, OP, desc.label))?;
         let raw = Owned::new(&self.hal, raw);

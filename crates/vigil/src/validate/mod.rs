@@ -15,6 +15,7 @@ pub(crate) mod buffer;
 pub(crate) mod copy;
 pub(crate) mod encoder;
 pub(crate) mod pipeline;
+pub(crate) mod pipeline_cache;
 pub(crate) mod render_pass;
 pub(crate) mod texture;
 pub(crate) mod transition;

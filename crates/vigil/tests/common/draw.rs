@@ -151,6 +151,7 @@ pub fn pipeline_desc<'a>(
         depth_stencil: None,
         multisample: MultisampleState::default(),
         multiview_mask: None,
+        cache: None,
     }
 }
 

@@ -195,6 +195,7 @@ pub fn kernel_with_group(
         module,
         entry_point: "main",
         constants,
+        cache: None,
     })?;
     Ok((pipeline, bgl))
 }

@@ -66,6 +66,7 @@ pub fn quads_pipeline<A: Api>(
         depth_stencil: None,
         multisample: MultisampleState::default(),
         multiview_mask: None,
+        cache: None,
     })
     .unwrap()
 }

@@ -146,6 +146,7 @@ pub fn copy_kernel(d: &TDevice) -> CopyKernel {
             module,
             entry_point: "main",
             constants: &[],
+            cache: None,
         })
         .unwrap();
     CopyKernel {
