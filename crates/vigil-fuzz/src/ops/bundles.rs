@@ -351,11 +351,12 @@ pub fn execute_bundles(w: &mut World<'_>, r: &mut Rng) {
     on_encoder(w, i, "execute_bundles", what, invalid, |o| {
         o.encoder.execute_bundles(&bundles)?;
         // The pass's pipeline and bindings are gone after bundles, as in WebGPU; its
-        // occlusion queries are the pass's own.
+        // occlusion and pipeline-statistics queries are the pass's own.
         o.bound = Bound {
             last_written: o.bound.last_written,
             occlusion: o.bound.occlusion,
             occlusion_active: o.bound.occlusion_active,
+            statistics_active: o.bound.statistics_active,
             ..Bound::default()
         };
         Ok(())
