@@ -3,7 +3,8 @@
 
 use bitflags::bitflags;
 
-/// Texel formats vigil supports: a subset of WebGPU's, with its names.
+/// Texel formats vigil supports: WebGPU's uncompressed formats but `stencil8` and
+/// `depth32float-stencil8`, with its names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TextureFormat {
     /// 8-bit red, unsigned normalized.
@@ -36,6 +37,58 @@ pub enum TextureFormat {
     Rgba32Float,
     /// 32-bit RGBA, unsigned integer.
     Rgba32Uint,
+    /// 8-bit red, signed normalized (sampled only, as in WebGPU).
+    R8Snorm,
+    /// 8-bit red, signed integer.
+    R8Sint,
+    /// 8-bit red and green, signed normalized (sampled only).
+    Rg8Snorm,
+    /// 8-bit red and green, unsigned integer.
+    Rg8Uint,
+    /// 8-bit red and green, signed integer.
+    Rg8Sint,
+    /// 8-bit RGBA, signed normalized (sampled and storage, not rendered to, as in
+    /// WebGPU).
+    Rgba8Snorm,
+    /// 8-bit RGBA, signed integer.
+    Rgba8Sint,
+    /// 16-bit red, unsigned integer.
+    R16Uint,
+    /// 16-bit red, signed integer.
+    R16Sint,
+    /// 16-bit red, float.
+    R16Float,
+    /// 16-bit red and green, unsigned integer.
+    Rg16Uint,
+    /// 16-bit red and green, signed integer.
+    Rg16Sint,
+    /// 16-bit red and green, float.
+    Rg16Float,
+    /// 16-bit RGBA, unsigned integer.
+    Rgba16Uint,
+    /// 16-bit RGBA, signed integer.
+    Rgba16Sint,
+    /// 32-bit red and green, unsigned integer.
+    Rg32Uint,
+    /// 32-bit red and green, signed integer.
+    Rg32Sint,
+    /// 32-bit RGBA, signed integer.
+    Rgba32Sint,
+    /// 10-bit RGB and 2-bit alpha, unsigned integer, packed in 32 bits.
+    Rgb10a2Uint,
+    /// 10-bit RGB and 2-bit alpha, unsigned normalized, packed in 32 bits.
+    Rgb10a2Unorm,
+    /// 11-bit red and green and 10-bit blue, unsigned float, packed in 32 bits (sampled
+    /// only: WebGPU renders to it only with a feature).
+    Rg11b10Ufloat,
+    /// 9-bit RGB with a shared 5-bit exponent, unsigned float, packed in 32 bits (sampled
+    /// only).
+    Rgb9e5Ufloat,
+    /// 16-bit depth, unsigned normalized.
+    Depth16Unorm,
+    /// Depth of at least 24 bits, no stencil: the device picks (on Vulkan 24-bit depth
+    /// where it is an attachment format, else 32-bit float). Not copyable, as in WebGPU.
+    Depth24Plus,
     /// 32-bit float depth.
     Depth32Float,
     /// Depth of at least 24 bits with 8-bit stencil.
@@ -85,7 +138,7 @@ pub struct FormatInfo {
 
 impl TextureFormat {
     /// Every format, for enumeration and tests.
-    pub const ALL: [TextureFormat; 17] = [
+    pub const ALL: [TextureFormat; 41] = [
         TextureFormat::R8Unorm,
         TextureFormat::Rg8Unorm,
         TextureFormat::Rgba8Unorm,
@@ -101,8 +154,32 @@ impl TextureFormat {
         TextureFormat::Rgba16Float,
         TextureFormat::Rgba32Float,
         TextureFormat::Rgba32Uint,
+        TextureFormat::R8Snorm,
+        TextureFormat::R8Sint,
+        TextureFormat::Rg8Snorm,
+        TextureFormat::Rg8Uint,
+        TextureFormat::Rg8Sint,
+        TextureFormat::Rgba8Snorm,
+        TextureFormat::Rgba8Sint,
+        TextureFormat::R16Uint,
+        TextureFormat::R16Sint,
+        TextureFormat::R16Float,
+        TextureFormat::Rg16Uint,
+        TextureFormat::Rg16Sint,
+        TextureFormat::Rg16Float,
+        TextureFormat::Rgba16Uint,
+        TextureFormat::Rgba16Sint,
+        TextureFormat::Rg32Uint,
+        TextureFormat::Rg32Sint,
+        TextureFormat::Rgba32Sint,
+        TextureFormat::Rgb10a2Uint,
+        TextureFormat::Rgb10a2Unorm,
+        TextureFormat::Rg11b10Ufloat,
+        TextureFormat::Rgb9e5Ufloat,
         TextureFormat::Depth32Float,
         TextureFormat::Depth24PlusStencil8,
+        TextureFormat::Depth16Unorm,
+        TextureFormat::Depth24Plus,
     ];
 
     /// Facts about this format.
@@ -110,6 +187,32 @@ impl TextureFormat {
         use TextureFormat as F;
         let float = TextureSampleType::Float { filterable: true };
         let unfilterable = TextureSampleType::Float { filterable: false };
+        let (uint, sint) = (TextureSampleType::Uint, TextureSampleType::Sint);
+        // Formats WebGPU samples (and some stores) but does not render to.
+        let sampled = |bytes, components, sample_type, storage| FormatInfo {
+            bytes_per_texel: bytes,
+            components,
+            sample_type,
+            renderable: false,
+            blendable: false,
+            storage,
+            has_depth: false,
+            has_stencil: false,
+            srgb: false,
+            multisample: false,
+        };
+        let depth = |bytes| FormatInfo {
+            bytes_per_texel: bytes,
+            components: 0,
+            sample_type: TextureSampleType::Depth,
+            renderable: true,
+            blendable: false,
+            storage: false,
+            has_depth: true,
+            has_stencil: false,
+            srgb: false,
+            multisample: true,
+        };
         let color = |bytes, components, sample_type, blendable, storage, srgb| FormatInfo {
             bytes_per_texel: bytes,
             components,
@@ -138,6 +241,30 @@ impl TextureFormat {
             F::Rgba16Float => color(8, 4, float, true, true, false),
             F::Rgba32Float => color(16, 4, unfilterable, false, true, false),
             F::Rgba32Uint => color(16, 4, TextureSampleType::Uint, false, true, false),
+            F::R8Snorm => sampled(1, 1, float, false),
+            F::R8Sint => color(1, 1, sint, false, false, false),
+            F::Rg8Snorm => sampled(2, 2, float, false),
+            F::Rg8Uint => color(2, 2, uint, false, false, false),
+            F::Rg8Sint => color(2, 2, sint, false, false, false),
+            F::Rgba8Snorm => sampled(4, 4, float, true),
+            F::Rgba8Sint => color(4, 4, sint, false, true, false),
+            F::R16Uint => color(2, 1, uint, false, false, false),
+            F::R16Sint => color(2, 1, sint, false, false, false),
+            F::R16Float => color(2, 1, float, true, false, false),
+            F::Rg16Uint => color(4, 2, uint, false, false, false),
+            F::Rg16Sint => color(4, 2, sint, false, false, false),
+            F::Rg16Float => color(4, 2, float, true, false, false),
+            F::Rgba16Uint => color(8, 4, uint, false, true, false),
+            F::Rgba16Sint => color(8, 4, sint, false, true, false),
+            F::Rg32Uint => color(8, 2, uint, false, true, false),
+            F::Rg32Sint => color(8, 2, sint, false, true, false),
+            F::Rgba32Sint => color(16, 4, sint, false, true, false),
+            F::Rgb10a2Uint => color(4, 4, uint, false, false, false),
+            F::Rgb10a2Unorm => color(4, 4, float, true, false, false),
+            F::Rg11b10Ufloat => sampled(4, 3, float, false),
+            F::Rgb9e5Ufloat => sampled(4, 3, float, false),
+            F::Depth16Unorm => depth(2),
+            F::Depth24Plus => depth(0),
             F::Depth32Float => FormatInfo {
                 bytes_per_texel: 4,
                 components: 0,
@@ -191,6 +318,30 @@ impl TextureFormat {
             F::Rgba32Uint => "rgba32uint",
             F::Depth32Float => "depth32float",
             F::Depth24PlusStencil8 => "depth24plus-stencil8",
+            F::R8Snorm => "r8snorm",
+            F::R8Sint => "r8sint",
+            F::Rg8Snorm => "rg8snorm",
+            F::Rg8Uint => "rg8uint",
+            F::Rg8Sint => "rg8sint",
+            F::Rgba8Snorm => "rgba8snorm",
+            F::Rgba8Sint => "rgba8sint",
+            F::R16Uint => "r16uint",
+            F::R16Sint => "r16sint",
+            F::R16Float => "r16float",
+            F::Rg16Uint => "rg16uint",
+            F::Rg16Sint => "rg16sint",
+            F::Rg16Float => "rg16float",
+            F::Rgba16Uint => "rgba16uint",
+            F::Rgba16Sint => "rgba16sint",
+            F::Rg32Uint => "rg32uint",
+            F::Rg32Sint => "rg32sint",
+            F::Rgba32Sint => "rgba32sint",
+            F::Rgb10a2Uint => "rgb10a2uint",
+            F::Rgb10a2Unorm => "rgb10a2unorm",
+            F::Rg11b10Ufloat => "rg11b10ufloat",
+            F::Rgb9e5Ufloat => "rgb9e5ufloat",
+            F::Depth16Unorm => "depth16unorm",
+            F::Depth24Plus => "depth24plus",
         }
     }
 }

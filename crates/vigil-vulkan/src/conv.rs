@@ -254,8 +254,9 @@ pub fn image_layout(layout: hal::TextureLayout) -> vk::ImageLayout {
     }
 }
 
-/// The Vulkan format of a vigil format. `Depth24PlusStencil8` is resolved per device (see
-/// `Device::depth24_stencil8`); this returns the preferred choice.
+/// The Vulkan format of a vigil format. `Depth24PlusStencil8` and `Depth24Plus` are resolved
+/// per device (see `Device::depth24_stencil8`, `Device::depth24`); this returns the
+/// preferred choice.
 pub fn texture_format(format: hal::TextureFormat) -> vk::Format {
     use hal::TextureFormat as F;
     match format {
@@ -276,6 +277,30 @@ pub fn texture_format(format: hal::TextureFormat) -> vk::Format {
         F::Rgba32Uint => vk::Format::R32G32B32A32_UINT,
         F::Depth32Float => vk::Format::D32_SFLOAT,
         F::Depth24PlusStencil8 => vk::Format::D24_UNORM_S8_UINT,
+        F::R8Snorm => vk::Format::R8_SNORM,
+        F::R8Sint => vk::Format::R8_SINT,
+        F::Rg8Snorm => vk::Format::R8G8_SNORM,
+        F::Rg8Uint => vk::Format::R8G8_UINT,
+        F::Rg8Sint => vk::Format::R8G8_SINT,
+        F::Rgba8Snorm => vk::Format::R8G8B8A8_SNORM,
+        F::Rgba8Sint => vk::Format::R8G8B8A8_SINT,
+        F::R16Uint => vk::Format::R16_UINT,
+        F::R16Sint => vk::Format::R16_SINT,
+        F::R16Float => vk::Format::R16_SFLOAT,
+        F::Rg16Uint => vk::Format::R16G16_UINT,
+        F::Rg16Sint => vk::Format::R16G16_SINT,
+        F::Rg16Float => vk::Format::R16G16_SFLOAT,
+        F::Rgba16Uint => vk::Format::R16G16B16A16_UINT,
+        F::Rgba16Sint => vk::Format::R16G16B16A16_SINT,
+        F::Rg32Uint => vk::Format::R32G32_UINT,
+        F::Rg32Sint => vk::Format::R32G32_SINT,
+        F::Rgba32Sint => vk::Format::R32G32B32A32_SINT,
+        F::Rgb10a2Uint => vk::Format::A2B10G10R10_UINT_PACK32,
+        F::Rgb10a2Unorm => vk::Format::A2B10G10R10_UNORM_PACK32,
+        F::Rg11b10Ufloat => vk::Format::B10G11R11_UFLOAT_PACK32,
+        F::Rgb9e5Ufloat => vk::Format::E5B9G9R9_UFLOAT_PACK32,
+        F::Depth16Unorm => vk::Format::D16_UNORM,
+        F::Depth24Plus => vk::Format::X8_D24_UNORM_PACK32,
     }
 }
 

@@ -468,6 +468,8 @@ pub(crate) struct DeviceShared {
     pub features: Features,
     non_coherent_atom: u64,
     depth24_stencil8: vk::Format,
+    /// What `Depth24Plus` is on this device (24-bit depth, or 32-bit float without it).
+    depth24: vk::Format,
     format_support: Vec<(TextureFormat, hal::FormatSupport)>,
     /// Acceleration structure calls (present when the device was opened with `RAY_QUERY`).
     pub accel: Option<ash::khr::acceleration_structure::Device>,
@@ -595,14 +597,20 @@ impl DeviceShared {
         } else {
             vk::Format::UNDEFINED
         };
+        // Depth24Plus: 24-bit depth where it is an attachment format, as wgpu picks it.
+        let depth24 = if ds_ok(vk::Format::X8_D24_UNORM_PACK32) {
+            vk::Format::X8_D24_UNORM_PACK32
+        } else {
+            vk::Format::D32_SFLOAT
+        };
         let limits = &adapter.limits;
         let format_support = TextureFormat::ALL
             .iter()
             .map(|&format| {
-                let vk_format = if format == TextureFormat::Depth24PlusStencil8 {
-                    depth24_stencil8
-                } else {
-                    conv::texture_format(format)
+                let vk_format = match format {
+                    TextureFormat::Depth24PlusStencil8 => depth24_stencil8,
+                    TextureFormat::Depth24Plus => depth24,
+                    _ => conv::texture_format(format),
                 };
                 if vk_format == vk::Format::UNDEFINED {
                     return (format, hal::FormatSupport::default());
@@ -670,6 +678,7 @@ impl DeviceShared {
             features,
             non_coherent_atom: limits.non_coherent_atom_size.max(1),
             depth24_stencil8,
+            depth24,
             format_support,
         })
     }
@@ -936,10 +945,10 @@ impl DeviceShared {
 
     /// The Vulkan format for a vigil format on this device.
     pub(crate) fn vk_format(&self, format: TextureFormat) -> vk::Format {
-        if format == TextureFormat::Depth24PlusStencil8 {
-            self.depth24_stencil8
-        } else {
-            conv::texture_format(format)
+        match format {
+            TextureFormat::Depth24PlusStencil8 => self.depth24_stencil8,
+            TextureFormat::Depth24Plus => self.depth24,
+            _ => conv::texture_format(format),
         }
     }
 

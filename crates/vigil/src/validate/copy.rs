@@ -103,9 +103,9 @@ pub(crate) fn copy_texel_bytes(format: TextureFormat, aspect: TextureAspect) -> 
     let info = format.info();
     match (aspect, format) {
         (TextureAspect::StencilOnly, _) if info.has_stencil => Some(1),
-        (TextureAspect::DepthOnly, TextureFormat::Depth32Float) => Some(4),
+        (TextureAspect::DepthOnly | TextureAspect::All, TextureFormat::Depth32Float) => Some(4),
+        (TextureAspect::DepthOnly | TextureAspect::All, TextureFormat::Depth16Unorm) => Some(2),
         (TextureAspect::All, f) if !f.is_depth_stencil() => Some(info.bytes_per_texel),
-        (TextureAspect::All, TextureFormat::Depth32Float) => Some(4),
         _ => None,
     }
 }

@@ -106,11 +106,15 @@ pub(crate) fn descriptor(
         "{name} cannot be copied on this device"
     );
     ensure!(
-        !copies || desc.format != TextureFormat::Depth24PlusStencil8,
+        !copies
+            || !matches!(
+                desc.format,
+                TextureFormat::Depth24PlusStencil8 | TextureFormat::Depth24Plus
+            ),
         TextureDepthStencilCopy,
         OP,
         l,
-        "depth24plus-stencil8 has no copyable depth layout; use depth32float to copy depth"
+        "{name} has no copyable depth layout (its bits are the device's choice); use depth32float or depth16unorm to copy depth"
     );
     ensure!(
         matches!(desc.sample_count, 1 | 4),

@@ -183,3 +183,85 @@ pub fn pos_color_layout() -> VertexBufferLayout<'static> {
         attributes: &POS_COLOR_ATTRS,
     }
 }
+
+/// Position (with depth) and color per vertex, into an rgba8 target.
+pub const DEPTH_SHADER: &str = r#"
+struct V { @location(0) pos: vec3<f32>, @location(1) color: vec4<f32> }
+struct O { @builtin(position) pos: vec4<f32>, @location(0) color: vec4<f32> }
+@vertex fn vs(v: V) -> O { return O(vec4<f32>(v.pos, 1.0), v.color); }
+@fragment fn fs(i: O) -> @location(0) vec4<f32> { return i.color; }
+"#;
+
+/// Two triangles over `x0..x1`, the whole height, at depth `z`, in color `c`: position
+/// (with depth) and color per vertex, as [`DEPTH_SHADER`] reads them.
+pub fn quad3(z: f32, c: [f32; 4], x0: f32, x1: f32) -> Vec<f32> {
+    let v = |x: f32, y: f32| [x, y, z, c[0], c[1], c[2], c[3]];
+    [
+        v(x0, -1.0),
+        v(x1, -1.0),
+        v(x0, 1.0),
+        v(x0, 1.0),
+        v(x1, -1.0),
+        v(x1, 1.0),
+    ]
+    .concat()
+}
+
+/// The pipeline of [`DEPTH_SHADER`]: position and color per vertex, into an rgba8 target
+/// with depth `format`, nearer fragments passing.
+pub fn depth_pipeline(d: &Device, format: TextureFormat) -> RenderPipeline {
+    depth_pipeline_biased(d, format, DepthBiasState::default())
+}
+
+/// [`depth_pipeline`] with a depth bias.
+pub fn depth_pipeline_biased(
+    d: &Device,
+    format: TextureFormat,
+    bias: DepthBiasState,
+) -> RenderPipeline {
+    let depth = DepthStencilState {
+        format,
+        depth_write_enabled: true,
+        depth_compare: CompareFunction::Less,
+        stencil: StencilState::default(),
+        bias,
+    };
+    pos3_pipeline(
+        d,
+        (empty_layout(d), module(d, DEPTH_SHADER)),
+        PrimitiveState::default(),
+        Some(depth),
+    )
+}
+
+/// A pipeline of `module`'s `vs` and `fs` under `layout`, fed position (with depth) and
+/// color per vertex as [`quad3`] lays them out, into an rgba8 target.
+pub fn pos3_pipeline(
+    d: &Device,
+    (layout, module): (PipelineLayout, ShaderModule),
+    primitive: PrimitiveState,
+    depth_stencil: Option<DepthStencilState>,
+) -> RenderPipeline {
+    let attrs = [
+        VertexAttribute {
+            format: VertexFormat::Float32x3,
+            offset: 0,
+            shader_location: 0,
+        },
+        VertexAttribute {
+            format: VertexFormat::Float32x4,
+            offset: 12,
+            shader_location: 1,
+        },
+    ];
+    let vbl = [VertexBufferLayout {
+        array_stride: 28,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &attrs,
+    }];
+    let targets = [color_target(TextureFormat::Rgba8Unorm)];
+    let mut desc = pipeline_desc(layout, module, &vbl, &targets);
+    desc.primitive = primitive;
+    desc.depth_stencil = depth_stencil;
+    d.create_render_pipeline(&desc).unwrap()
+}
