@@ -129,6 +129,9 @@ impl CommandEncoder {
     fn texel_bytes(texture: &Texture, aspect: hal::TextureAspect) -> u32 {
         match aspect {
             hal::TextureAspect::StencilOnly => 1,
+            hal::TextureAspect::DepthOnly if texture.format == hal::TextureFormat::Depth16Unorm => {
+                2
+            }
             hal::TextureAspect::DepthOnly => 4,
             hal::TextureAspect::All => texture.format.info().bytes_per_texel.max(1),
         }

@@ -281,6 +281,15 @@ fn each_format_s_texels_copy_back_unchanged() {
             .read_texture(t, TexelCopyTextureInfo::default(), [2, 2])
             .unwrap();
         assert_eq!(back, data, "{format:?}");
+        if format.info().has_depth {
+            // The depth aspect alone: the same bytes.
+            let depth_only = TexelCopyTextureInfo {
+                aspect: TextureAspect::DepthOnly,
+                ..Default::default()
+            };
+            let back = d.read_texture(t, depth_only, [2, 2]).unwrap();
+            assert_eq!(back, data, "{format:?} depth aspect");
+        }
     }
     d.finish();
 }
