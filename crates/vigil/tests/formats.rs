@@ -199,18 +199,30 @@ fn loaded(d: &Device, format: TextureFormat, texel: &[u8]) -> Value {
             ],
         })
         .unwrap();
+    dispatch_once(d, &wgsl, bgl, group);
+    let b = d.read_buffer(out, 0, 16).unwrap();
+    let w = |i: usize| u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().unwrap());
+    match info.sample_type {
+        TextureSampleType::Uint => Value::U([0, 1, 2, 3].map(w)),
+        TextureSampleType::Sint => Value::I([0, 1, 2, 3].map(|i| w(i) as i32)),
+        _ => Value::F([0, 1, 2, 3].map(|i| f32::from_bits(w(i)))),
+    }
+}
+
+/// Submits one dispatch of one workgroup of `wgsl`'s `main`, with `group` (of `bgl`) bound.
+fn dispatch_once(d: &Device, wgsl: &str, bgl: BindGroupLayout, group: BindGroup) {
     let layout = d
         .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "load",
+            label: "formats",
             bind_group_layouts: &[bgl],
             immediate_size: 0,
         })
         .unwrap();
     let p = d
         .create_compute_pipeline(&ComputePipelineDescriptor {
-            label: "load",
+            label: "formats",
             layout,
-            module: module(d, &wgsl),
+            module: module(d, wgsl),
             entry_point: "main",
             constants: &[],
             cache: None,
@@ -224,13 +236,6 @@ fn loaded(d: &Device, format: TextureFormat, texel: &[u8]) -> Value {
     e.dispatch(1, 1, 1).unwrap();
     e.end_compute_pass().unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
-    let b = d.read_buffer(out, 0, 16).unwrap();
-    let w = |i: usize| u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().unwrap());
-    match info.sample_type {
-        TextureSampleType::Uint => Value::U([0, 1, 2, 3].map(w)),
-        TextureSampleType::Sint => Value::I([0, 1, 2, 3].map(|i| w(i) as i32)),
-        _ => Value::F([0, 1, 2, 3].map(|i| f32::from_bits(w(i)))),
-    }
 }
 
 #[test]
@@ -444,31 +449,7 @@ fn stored(d: &Device, format: TextureFormat, value: &str) -> Vec<u8> {
             }],
         })
         .unwrap();
-    let layout = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "store",
-            bind_group_layouts: &[bgl],
-            immediate_size: 0,
-        })
-        .unwrap();
-    let p = d
-        .create_compute_pipeline(&ComputePipelineDescriptor {
-            label: "store",
-            layout,
-            module: module(d, &wgsl),
-            entry_point: "main",
-            constants: &[],
-            cache: None,
-        })
-        .unwrap();
-    let mut e = encoder(d);
-    e.begin_compute_pass(&ComputePassDescriptor::default())
-        .unwrap();
-    e.set_compute_pipeline(p).unwrap();
-    e.set_bind_group(0, group, &[]).unwrap();
-    e.dispatch(1, 1, 1).unwrap();
-    e.end_compute_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
+    dispatch_once(d, &wgsl, bgl, group);
     d.read_texture(t, TexelCopyTextureInfo::default(), [2, 2])
         .unwrap()
 }
