@@ -662,9 +662,11 @@ fn pipeline_statistics_count_a_pass_s_work() {
     // Nothing drawn, nothing counted.
     assert_eq!(none, [0, 0, 0]);
     // Two instances of it, counted into the query begun again in a later pass (reset in
-    // front of it): twice as much of each.
+    // front of it): twice the primitives and fragments. Vertex invocations need not double:
+    // the NVIDIA driver shades the three vertices once for both instances of a shader that
+    // does not read the instance index (3 for both, where lavapipe counts 6).
     let [v2, c2, f2] = two;
-    assert!(v2 >= 6 && c2 >= 2 && f2 >= 2 * 2016, "{two:?}");
+    assert!(v2 >= v && c2 >= 2 && f2 >= 2 * 2016, "{two:?}");
     assert!(
         v2 <= 2 * v && c2 <= 2 * c && f2 <= 2 * f,
         "{two:?} against {one:?}"

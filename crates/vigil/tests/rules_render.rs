@@ -1919,68 +1919,69 @@ fn counted_draws_need_their_features_and_lie_in_their_buffers() {
     ] {
         expect_rule(result, rule);
     }
-    // One native command each, with its buffers, offsets and most draws; none for 0.
-    let ids = |b: Buffer| {
-        let mut e = bound();
-        e.multi_draw_indirect_count(args, 0, b, 0, 1).unwrap();
-        e.end_render_pass().unwrap();
-        d.submit([e.finish().unwrap()]).unwrap();
-        last_commands(&d)
-            .iter()
-            .find_map(|c| match c {
-                hal_test::TestCommand::DrawIndirectCount {
-                    buffer,
-                    count_buffer,
-                    ..
-                } => Some((*buffer, *count_buffer)),
-                _ => None,
-            })
-            .unwrap()
-    };
-    let (args_id, same) = ids(args);
-    assert_eq!(same, args_id, "the count may lie in the arguments' buffer");
-    let (_, count_id) = ids(count);
-    assert_ne!(count_id, args_id);
-    for (indexed, offset, count_offset, max) in
-        [(false, 16, 4, 3), (true, 20, 0, 2), (false, 0, 0, 0)]
-    {
+    // The count is clamped on the GPU in front of the pass: a check dispatch reads the
+    // count's word and writes at most the call's most into a scratch slot, and one native
+    // counted draw reads the slot. None for a most of 0. The count may lie in the
+    // arguments' buffer.
+    use hal_test::TestCommand as C;
+    for (indexed, offset, count_buffer, count_offset, max) in [
+        (false, 16, count, 4, 3),
+        (true, 20, count, 0, 2),
+        (false, 0, args, 60, 1),
+        (false, 0, count, 0, 0),
+    ] {
         let mut e = bound();
         if indexed {
-            e.multi_draw_indexed_indirect_count(args, offset, count, count_offset, max)
+            e.multi_draw_indexed_indirect_count(args, offset, count_buffer, count_offset, max)
                 .unwrap();
         } else {
-            e.multi_draw_indirect_count(args, offset, count, count_offset, max)
+            e.multi_draw_indirect_count(args, offset, count_buffer, count_offset, max)
                 .unwrap();
         }
         e.end_render_pass().unwrap();
         d.submit([e.finish().unwrap()]).unwrap();
-        let got: Vec<_> = last_commands(&d)
+        let cmds = last_commands(&d);
+        let draws: Vec<_> = cmds
             .iter()
             .filter_map(|c| match c {
-                hal_test::TestCommand::DrawIndirectCount {
-                    buffer,
+                C::DrawIndirectCount {
                     offset,
-                    count_buffer,
-                    count_offset,
                     max_count,
                     indexed,
-                } => Some((
-                    *buffer,
-                    *offset,
-                    *count_buffer,
-                    *count_offset,
-                    *max_count,
-                    *indexed,
-                )),
+                    ..
+                } => Some((*offset, *max_count, *indexed)),
                 _ => None,
             })
             .collect();
-        let want = if max == 0 {
-            vec![]
-        } else {
-            vec![(args_id, offset, count_id, count_offset, max, indexed)]
-        };
-        assert_eq!(got, want);
+        let checks = cmds
+            .iter()
+            .filter(|c| matches!(c, C::Dispatch([1, 1, 1])))
+            .count();
+        if max == 0 {
+            assert_eq!((draws.len(), checks), (0, 0));
+            continue;
+        }
+        assert_eq!(draws, [(offset, max, indexed)]);
+        assert_eq!(checks, 1, "one clamp in front of the pass");
+        // The check's immediate data: the count's word, then 0, the most, 0, 0 (the clamp).
+        let limits = cmds
+            .iter()
+            .find_map(|c| match c {
+                C::SetImmediates(b) if b.len() == 20 => Some(b.clone()),
+                _ => None,
+            })
+            .unwrap();
+        let word = |i: usize| u32::from_le_bytes(limits[i * 4..i * 4 + 4].try_into().unwrap());
+        assert_eq!(
+            [word(0), word(1), word(2), word(3), word(4)],
+            [count_offset as u32 / 4, 0, max, 0, 0]
+        );
+        // The check runs before the pass, the draw in it.
+        let at = |f: &dyn Fn(&C) -> bool| cmds.iter().position(f).unwrap();
+        assert!(
+            at(&|c| matches!(c, C::Dispatch([1, 1, 1])))
+                < at(&|c| matches!(c, C::BeginRenderPass(_)))
+        );
     }
 }
 

@@ -44,6 +44,11 @@ const KEEP_FREE: usize = 64;
 /// indexed draw) are copied, with the instance count zero when the first instance (word
 /// `p.y`) is not, for a device without `drawIndirectFirstInstance`: the draw then does
 /// nothing, as WebGPU specifies.
+///
+/// A draw count (`p.x` and `p.z` 0): the word, at most `p.y`, the call's most draws. A
+/// counted draw reads its count from the slot: the count a buffer holds may be any `u32`,
+/// and a driver given `u32::MAX` with a most of 2 may spend that long on it (see
+/// `CommandEncoder::multi_draw_indirect_count`).
 const SOURCE: &str = "
 struct P { at: u32, x: u32, y: u32, z: u32, total: u32 }
 var<immediate> p: P;
@@ -51,6 +56,10 @@ var<immediate> p: P;
 @group(1) @binding(0) var<storage, read_write> dst: array<u32, 5>;
 @compute @workgroup_size(1)
 fn main() {
+    if p.x == 0u && p.z == 0u {
+        dst[0] = min(src[p.at], p.y);
+        return;
+    }
     if p.x == 0u {
         for (var i = 0u; i < p.z; i++) {
             dst[i] = src[p.at + i];

@@ -91,6 +91,12 @@ impl CheckedArgs {
         self
     }
 
+    /// Clamps a draw count to `max` instead (see `device/indirect.rs`).
+    pub(super) fn count(mut self, max: u32) -> CheckedArgs {
+        self.limits = [0, max, 0, 0];
+        self
+    }
+
     /// The check's immediate data: the word, then the limits.
     fn immediates(&self) -> [u8; indirect::IMMEDIATES as usize] {
         let mut out = [0u8; indirect::IMMEDIATES as usize];

@@ -869,7 +869,10 @@ impl<A: Api> CommandEncoder<A> {
     /// `u32` at `count_offset` of `count_buffer` says when the GPU executes the pass (wgpu's
     /// `multi_draw_indirect_count`; Vulkan `vkCmdDrawIndirectCount`). All `max_count` draws'
     /// arguments must lie in `buffer`, and the count's four bytes in `count_buffer` (INDIRECT
-    /// usage, `count_offset` a multiple of 4); a count above `max_count` draws `max_count`.
+    /// usage, `count_offset` a multiple of 4); a count above `max_count` draws `max_count`:
+    /// vigil clamps it on the GPU in front of the pass and the draw reads the clamped copy,
+    /// since a driver given the count itself may take as long over `u32::MAX` as over that
+    /// many draws (on the NVIDIA driver such a draw did not finish).
     /// Needs `MULTI_DRAW_INDIRECT_COUNT`, and `INDIRECT_FIRST_INSTANCE` too: without it
     /// vigil checks each draw's first instance on the GPU, one draw at a time, which a count
     /// the GPU reads leaves unknown (`render-pass.draw-count-first-instance`).
@@ -991,16 +994,35 @@ impl<A: Api> CommandEncoder<A> {
                 if e.scope.buffer(cslot, at, 4, INDIRECT).is_err() {
                     return Err(e.conflict(op, "the count buffer"));
                 }
-                if let (Some(b), Some(c), Some(pool)) = (
+                // The count is clamped to `count` on the GPU in front of the pass, and the
+                // draw reads the clamped copy: a driver given the count itself may spend as
+                // long on u32::MAX as on that many draws, whatever the most.
+                let cwhole = e.used.buffers.get(ci, cg).map_or(0, |c| c.size);
+                let ckey = super::used::SourceKey {
+                    heap: false,
+                    index: ci,
+                    generation: cg,
+                    base: 0,
+                };
+                let batch = super::compute::Batch::InPlace;
+                // Without the check's pipeline `checked_args` refuses the call.
+                e.indirect_check(op)?;
+                let checked = e
+                    .checked_args(None, cwhole, ckey, at..at.saturating_add(4), batch, op)?
+                    .count(count);
+                e.render.pass_checks.push(checked);
+                let ind = &e.used.indirect;
+                if let (Some(b), Some(scratch), Some(pool)) = (
                     e.used.buffers.get(bi, bg),
-                    e.used.buffers.get(ci, cg),
+                    ind.leases.get(checked.lease).and_then(|l| l.scratch()),
                     e.pool.as_mut(),
                 ) {
                     let mut r = crate::native::Rec::<A>(pool);
+                    let slot = u64::from(checked.slot_offset);
                     if indexed {
-                        r.draw_indexed_indirect_count(&b.raw, offset, &c.raw, at, count);
+                        r.draw_indexed_indirect_count(&b.raw, offset, &scratch.buffer, slot, count);
                     } else {
-                        r.draw_indirect_count(&b.raw, offset, &c.raw, at, count);
+                        r.draw_indirect_count(&b.raw, offset, &scratch.buffer, slot, count);
                     }
                 }
                 e.draws = e.draws.wrapping_add(u64::from(count));
