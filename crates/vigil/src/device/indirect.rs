@@ -47,7 +47,7 @@ const KEEP_FREE: usize = 64;
 ///
 /// A draw count (`p.x` and `p.z` 0): the word, at most `p.y`, the call's most draws. A
 /// counted draw reads its count from the slot: the count a buffer holds may be any `u32`,
-/// and a driver given `u32::MAX` with a most of 2 may spend that long on it (see
+/// and the NVIDIA driver given `u32::MAX` with a most of 2 did not finish the draw (see
 /// `CommandEncoder::multi_draw_indirect_count`).
 const SOURCE: &str = "
 struct P { at: u32, x: u32, y: u32, z: u32, total: u32 }

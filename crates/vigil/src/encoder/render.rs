@@ -871,8 +871,9 @@ impl<A: Api> CommandEncoder<A> {
     /// arguments must lie in `buffer`, and the count's four bytes in `count_buffer` (INDIRECT
     /// usage, `count_offset` a multiple of 4); a count above `max_count` draws `max_count`:
     /// vigil clamps it on the GPU in front of the pass and the draw reads the clamped copy,
-    /// since a driver given the count itself may take as long over `u32::MAX` as over that
-    /// many draws (on the NVIDIA driver such a draw did not finish).
+    /// since the count is any `u32` a buffer holds and a driver given it as it is may not
+    /// finish: on an H100 (driver 580.159.04) a count of `u32::MAX` with a most of 2 lost
+    /// the device, where 2^26 drew at once.
     /// Needs `MULTI_DRAW_INDIRECT_COUNT`, and `INDIRECT_FIRST_INSTANCE` too: without it
     /// vigil checks each draw's first instance on the GPU, one draw at a time, which a count
     /// the GPU reads leaves unknown (`render-pass.draw-count-first-instance`).
