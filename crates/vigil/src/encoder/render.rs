@@ -996,8 +996,8 @@ impl<A: Api> CommandEncoder<A> {
                     return Err(e.conflict(op, "the count buffer"));
                 }
                 // The count is clamped to `count` on the GPU in front of the pass, and the
-                // draw reads the clamped copy: a driver given the count itself may spend as
-                // long on u32::MAX as on that many draws, whatever the most.
+                // draw reads the clamped copy: given the count itself, whatever the most, a
+                // driver may not finish (u32::MAX lost an H100's device).
                 let cwhole = e.used.buffers.get(ci, cg).map_or(0, |c| c.size);
                 let ckey = super::used::SourceKey {
                     heap: false,
