@@ -25,9 +25,6 @@ pub(crate) struct Occlusion {
     active: Option<u32>,
     /// Queries begun in this pass, a bit each.
     begun: Vec<u64>,
-    /// Queries an earlier pass of the encoder wrote that this pass begins again: reset in
-    /// front of this pass when it ends.
-    pub(crate) resets: Vec<u32>,
 }
 
 impl Occlusion {
@@ -93,7 +90,7 @@ impl<A: Api> CommandEncoder<A> {
                 ));
             }
             if e.query_written(set.index(), index) {
-                e.render.occlusion.resets.push(index);
+                e.render.query_resets.push((set, index));
             }
             if let (true, Some(q), Some(pool)) = (
                 e.open,
@@ -179,28 +176,5 @@ impl<A: Api> CommandEncoder<A> {
                 "occlusion query {index} is still active; end it before the pass ends"
             )),
         }
-    }
-
-    /// Records the resets of the queries the ending pass begins again, into the native
-    /// command buffer being recorded (the one in front of the pass).
-    pub(crate) fn record_occlusion_resets(&mut self, op: &'static str) -> Result<()> {
-        let resets = std::mem::take(&mut self.render.occlusion.resets);
-        let Some((set, _)) = self.render.occlusion.set else {
-            return Ok(());
-        };
-        if resets.is_empty() {
-            return Ok(());
-        }
-        self.ensure_open(op)?;
-        if let (Some(q), Some(pool)) = (
-            self.used.query_sets.get(set.index(), set.generation()),
-            self.pool.as_mut(),
-        ) {
-            let mut r = crate::native::Rec::<A>(pool);
-            for index in resets {
-                r.reset_queries(&q.raw, index, 1);
-            }
-        }
-        Ok(())
     }
 }

@@ -146,6 +146,10 @@ pub(crate) struct RenderState {
     pub heap_read: bool,
     /// The pass's occlusion queries.
     pub occlusion: super::occlusion::Occlusion,
+    /// Queries this pass begins that need a reset first (occlusion queries an earlier pass
+    /// of the encoder wrote, every pipeline-statistics query): reset in front of the pass
+    /// when it ends, since Vulkan resets queries only outside render passes.
+    pub query_resets: Vec<(crate::handle::QuerySet, u32)>,
 }
 
 impl RenderState {
@@ -176,6 +180,7 @@ impl RenderState {
             pass_id: self.pass_id,
             heap_read: self.heap_read,
             occlusion: std::mem::take(&mut self.occlusion),
+            query_resets: std::mem::take(&mut self.query_resets),
             ..RenderState::default()
         };
     }
@@ -558,8 +563,7 @@ impl<A: Api> CommandEncoder<A> {
             e.scope.apply(&mut e.used, &mut e.pending);
             if !e.pending.is_empty()
                 || !e.render.pass_checks.is_empty()
-                || !e.render.occlusion.resets.is_empty()
-                || e.statistics.has_resets()
+                || !e.render.query_resets.is_empty()
             {
                 // The barriers, the checks of the pass's indirect arguments and the resets
                 // of occlusion queries it writes again and of the pipeline-statistics
@@ -569,8 +573,7 @@ impl<A: Api> CommandEncoder<A> {
                 let pass = e.segments.pop();
                 e.flush_pending(OP)?;
                 e.record_pass_checks(OP)?;
-                e.record_occlusion_resets(OP)?;
-                e.record_statistics_resets(OP)?;
+                e.record_query_resets(OP)?;
                 e.cut(OP)?;
                 e.segments.extend(pass);
             }
@@ -579,6 +582,26 @@ impl<A: Api> CommandEncoder<A> {
             Ok(())
         })?;
         self.timeline_pass_end()
+    }
+
+    /// Records the resets of the queries the ending pass begins
+    /// ([`RenderState::query_resets`]), into the native command buffer being recorded (the
+    /// one in front of the pass).
+    fn record_query_resets(&mut self, op: &'static str) -> Result<()> {
+        let resets = std::mem::take(&mut self.render.query_resets);
+        if resets.is_empty() {
+            return Ok(());
+        }
+        self.ensure_open(op)?;
+        if let Some(pool) = self.pool.as_mut() {
+            let mut r = crate::native::Rec::<A>(pool);
+            for (set, index) in resets {
+                if let Some(q) = self.used.query_sets.get(set.index(), set.generation()) {
+                    r.reset_queries(&q.raw, index, 1);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Binds a render pipeline; its targets, depth format and sample count must match the

@@ -23,15 +23,6 @@ pub(crate) struct Statistics {
     active: Option<(QuerySet, u32)>,
     /// Queries begun in this pass: `(set slot, set generation, index)`.
     begun: Vec<(u32, u32, u32)>,
-    /// Queries a render pass begins: reset in front of it when it ends.
-    resets: Vec<(QuerySet, u32)>,
-}
-
-impl Statistics {
-    /// Whether the ending render pass has queries to reset in front of it.
-    pub(crate) fn has_resets(&self) -> bool {
-        !self.resets.is_empty()
-    }
 }
 
 impl<A: Api> CommandEncoder<A> {
@@ -95,7 +86,7 @@ impl<A: Api> CommandEncoder<A> {
                         "a multiview render pass counts no pipeline statistics (each query would take one query per view)"
                     ));
                 }
-                e.statistics.resets.push((set, index));
+                e.render.query_resets.push((set, index));
             }
             if let (true, Some(q), Some(pool)) = (
                 e.open,
@@ -144,7 +135,6 @@ impl<A: Api> CommandEncoder<A> {
     /// A pass begins: no query of it begun yet.
     pub(crate) fn pass_begins_statistics(&mut self) {
         self.statistics.begun.clear();
-        self.statistics.resets.clear();
     }
 
     /// Refuses to end a pass while one of its pipeline-statistics queries is active.
@@ -158,24 +148,5 @@ impl<A: Api> CommandEncoder<A> {
                 "pipeline-statistics query {index} is still active; end it before the pass ends"
             )),
         }
-    }
-
-    /// Records the resets of the queries the ending render pass begins, into the native
-    /// command buffer being recorded (the one in front of the pass).
-    pub(crate) fn record_statistics_resets(&mut self, op: &'static str) -> Result<()> {
-        let resets = std::mem::take(&mut self.statistics.resets);
-        if resets.is_empty() {
-            return Ok(());
-        }
-        self.ensure_open(op)?;
-        if let Some(pool) = self.pool.as_mut() {
-            let mut r = crate::native::Rec::<A>(pool);
-            for (set, index) in resets {
-                if let Some(q) = self.used.query_sets.get(set.index(), set.generation()) {
-                    r.reset_queries(&q.raw, index, 1);
-                }
-            }
-        }
-        Ok(())
     }
 }
