@@ -43,19 +43,7 @@ fn pipelines_created_through_a_saved_pipeline_cache_draw_as_others_do() {
                 ..pipeline_desc(empty_layout(&d), m, &vbl, &targets)
             })
             .unwrap();
-        let mut e = encoder(&d);
-        e.begin_render_pass(&RenderPassDescriptor {
-            label: "cached",
-            color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
-            ..Default::default()
-        })
-        .unwrap();
-        e.set_render_pipeline(p).unwrap();
-        e.set_vertex_buffer(0, vb, 0, None).unwrap();
-        e.draw(0..3, 0..1).unwrap();
-        e.end_render_pass().unwrap();
-        d.submit([e.finish().unwrap()]).unwrap();
-        let px = pixels(&d, t.texture);
+        let px = one_draw(&d, &t, (p, vb), 3, [0.0, 0.0, 1.0, 1.0]);
         assert_eq!(at(&px, 5, 5), [255, 0, 0, 255]);
         assert_eq!(at(&px, 60, 60), [255, 0, 0, 255]);
     };
@@ -110,19 +98,7 @@ fn a_triangle_covers_its_pixels_and_no_others() {
     let p = pos_color_pipeline(&d, t.format);
     // Lower-left half of the target (NDC y up; framebuffer rows go down).
     let vb = vertex_buffer(&d, &tri(RED, [[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]]));
-    let mut e = encoder(&d);
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "tri",
-        color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
-        ..Default::default()
-    })
-    .unwrap();
-    e.set_render_pipeline(p).unwrap();
-    e.set_vertex_buffer(0, vb, 0, None).unwrap();
-    e.draw(0..3, 0..1).unwrap();
-    e.end_render_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
-    let px = pixels(&d, t.texture);
+    let px = one_draw(&d, &t, (p, vb), 3, [0.0, 0.0, 1.0, 1.0]);
     let (red, blue) = ([255, 0, 0, 255], [0, 0, 255, 255]);
     for y in 0..H {
         for x in 0..W {
@@ -290,16 +266,34 @@ fn raster_pipeline(d: &Device, primitive: PrimitiveState) -> RenderPipeline {
 fn drawn(d: &Device, p: RenderPipeline, vertices: &[f32]) -> Vec<[u8; 4]> {
     let t = target(d, TextureFormat::Rgba8Unorm, 1);
     let vb = vertex_buffer(d, vertices);
+    one_draw(
+        d,
+        &t,
+        (p, vb),
+        (vertices.len() / 7) as u32,
+        [0.0, 0.0, 0.0, 1.0],
+    )
+}
+
+/// The pixels of `t` after one pass cleared to `background` and one draw of `vertices`
+/// vertices from `vb` by `p`.
+fn one_draw(
+    d: &Device,
+    t: &Target,
+    (p, vb): (RenderPipeline, Buffer),
+    vertices: u32,
+    background: [f64; 4],
+) -> Vec<[u8; 4]> {
     let mut e = encoder(d);
     e.begin_render_pass(&RenderPassDescriptor {
-        label: "raster",
-        color_attachments: &[Some(clear([0.0, 0.0, 0.0, 1.0], t.view))],
+        label: "one draw",
+        color_attachments: &[Some(clear(background, t.view))],
         ..Default::default()
     })
     .unwrap();
     e.set_render_pipeline(p).unwrap();
     e.set_vertex_buffer(0, vb, 0, None).unwrap();
-    e.draw(0..(vertices.len() / 7) as u32, 0..1).unwrap();
+    e.draw(0..vertices, 0..1).unwrap();
     e.end_render_pass().unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
     pixels(d, t.texture)
