@@ -71,7 +71,8 @@ const OPTIONAL: Features = Features::TIMESTAMP_QUERY
     .union(Features::DEPTH_CLIP_CONTROL)
     .union(Features::MULTI_DRAW_INDIRECT)
     .union(Features::MULTI_DRAW_INDIRECT_COUNT)
-    .union(Features::PIPELINE_STATISTICS_QUERY);
+    .union(Features::PIPELINE_STATISTICS_QUERY)
+    .union(Features::TEXTURE_COMPRESSION_BC);
 
 /// Runs one seed on the default adapter (or `VIGIL_ADAPTER`) and reports what it found.
 /// `Err` only when no device could be opened at all.

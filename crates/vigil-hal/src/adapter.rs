@@ -85,7 +85,8 @@ bitflags! {
         const INDIRECT_FIRST_INSTANCE = 1 << 3;
         /// Several draws from one indirect buffer in one call.
         const MULTI_DRAW_INDIRECT = 1 << 4;
-        /// BC compressed texture formats.
+        /// BC compressed texture formats ([`TextureFormat::BC`](crate::TextureFormat::BC)):
+        /// sampled and copied in 4×4 blocks.
         const TEXTURE_COMPRESSION_BC = 1 << 5;
         /// 64-bit device addresses of buffers (the GPU-pointer tier).
         const BUFFER_DEVICE_ADDRESS = 1 << 6;

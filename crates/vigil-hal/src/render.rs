@@ -659,17 +659,20 @@ pub struct RenderPassDescriptor<'a, A: Api> {
 pub struct BufferTextureCopy {
     /// Byte offset of the first texel in the buffer.
     pub buffer_offset: u64,
-    /// Bytes between rows in the buffer.
+    /// Bytes between rows of texel blocks in the buffer (rows of texels for uncompressed
+    /// formats).
     pub bytes_per_row: u32,
-    /// Rows between images (layers) in the buffer.
+    /// Rows of texel blocks between images (layers) in the buffer.
     pub rows_per_image: u32,
     /// Mip level.
     pub mip_level: u32,
     /// First array layer.
     pub base_array_layer: u32,
-    /// Texel origin `[x, y]`.
+    /// Texel origin `[x, y]` (on a block's corner).
     pub origin: [u32; 2],
-    /// `[width, height, layers]`.
+    /// `[width, height, layers]`, in texels: whole blocks, which for a compressed format may
+    /// reach past the mip level's edge into its last blocks (the backend copies up to the
+    /// edge).
     pub size: [u32; 3],
     /// Aspect copied.
     pub aspect: TextureAspect,

@@ -4,7 +4,9 @@
 use bitflags::bitflags;
 
 /// Texel formats vigil supports: WebGPU's uncompressed formats but `stencil8` and
-/// `depth32float-stencil8`, with its names.
+/// `depth32float-stencil8`, and its BC compressed formats (with
+/// [`Features::TEXTURE_COMPRESSION_BC`](crate::Features::TEXTURE_COMPRESSION_BC)), with its
+/// names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TextureFormat {
     /// 8-bit red, unsigned normalized.
@@ -93,6 +95,34 @@ pub enum TextureFormat {
     Depth32Float,
     /// Depth of at least 24 bits with 8-bit stencil.
     Depth24PlusStencil8,
+    /// BC1 (DXT1): 4×4 blocks of 8 bytes, RGB with 1-bit alpha, unsigned normalized.
+    Bc1RgbaUnorm,
+    /// BC1, sRGB-encoded.
+    Bc1RgbaUnormSrgb,
+    /// BC2 (DXT3): 4×4 blocks of 16 bytes, RGB with explicit 4-bit alpha.
+    Bc2RgbaUnorm,
+    /// BC2, sRGB-encoded.
+    Bc2RgbaUnormSrgb,
+    /// BC3 (DXT5): 4×4 blocks of 16 bytes, RGB with interpolated alpha.
+    Bc3RgbaUnorm,
+    /// BC3, sRGB-encoded.
+    Bc3RgbaUnormSrgb,
+    /// BC4: 4×4 blocks of 8 bytes, one channel (red), unsigned normalized.
+    Bc4RUnorm,
+    /// BC4, signed normalized.
+    Bc4RSnorm,
+    /// BC5: 4×4 blocks of 16 bytes, two channels (red and green), unsigned normalized.
+    Bc5RgUnorm,
+    /// BC5, signed normalized.
+    Bc5RgSnorm,
+    /// BC6H: 4×4 blocks of 16 bytes, RGB half floats, unsigned.
+    Bc6hRgbUfloat,
+    /// BC6H, signed.
+    Bc6hRgbFloat,
+    /// BC7: 4×4 blocks of 16 bytes, RGBA, unsigned normalized.
+    Bc7RgbaUnorm,
+    /// BC7, sRGB-encoded.
+    Bc7RgbaUnormSrgb,
 }
 
 /// What a shader reads from a sampled texture of some format.
@@ -114,8 +144,13 @@ pub enum TextureSampleType {
 /// Facts about a format used by validation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FormatInfo {
-    /// Bytes per texel (for depth-stencil: of the depth aspect's copy form, 0 if not copyable).
+    /// Bytes per texel block: per texel for uncompressed formats (for depth-stencil: of the
+    /// depth aspect's copy form, 0 if not copyable), per `block` of texels for compressed
+    /// ones.
     pub bytes_per_texel: u32,
+    /// Width and height in texels of one block: `[1, 1]` for uncompressed formats, `[4, 4]`
+    /// for BC. Copies and texture sizes are in whole blocks.
+    pub block: [u32; 2],
     /// Number of color components (0 for depth formats).
     pub components: u32,
     /// What sampling it yields.
@@ -138,7 +173,7 @@ pub struct FormatInfo {
 
 impl TextureFormat {
     /// Every format, for enumeration and tests.
-    pub const ALL: [TextureFormat; 41] = [
+    pub const ALL: [TextureFormat; 55] = [
         TextureFormat::R8Unorm,
         TextureFormat::Rg8Unorm,
         TextureFormat::Rgba8Unorm,
@@ -180,7 +215,45 @@ impl TextureFormat {
         TextureFormat::Depth24PlusStencil8,
         TextureFormat::Depth16Unorm,
         TextureFormat::Depth24Plus,
+        TextureFormat::Bc1RgbaUnorm,
+        TextureFormat::Bc1RgbaUnormSrgb,
+        TextureFormat::Bc2RgbaUnorm,
+        TextureFormat::Bc2RgbaUnormSrgb,
+        TextureFormat::Bc3RgbaUnorm,
+        TextureFormat::Bc3RgbaUnormSrgb,
+        TextureFormat::Bc4RUnorm,
+        TextureFormat::Bc4RSnorm,
+        TextureFormat::Bc5RgUnorm,
+        TextureFormat::Bc5RgSnorm,
+        TextureFormat::Bc6hRgbUfloat,
+        TextureFormat::Bc6hRgbFloat,
+        TextureFormat::Bc7RgbaUnorm,
+        TextureFormat::Bc7RgbaUnormSrgb,
     ];
+
+    /// The BC compressed formats, which need
+    /// [`Features::TEXTURE_COMPRESSION_BC`](crate::Features::TEXTURE_COMPRESSION_BC).
+    pub const BC: [TextureFormat; 14] = [
+        TextureFormat::Bc1RgbaUnorm,
+        TextureFormat::Bc1RgbaUnormSrgb,
+        TextureFormat::Bc2RgbaUnorm,
+        TextureFormat::Bc2RgbaUnormSrgb,
+        TextureFormat::Bc3RgbaUnorm,
+        TextureFormat::Bc3RgbaUnormSrgb,
+        TextureFormat::Bc4RUnorm,
+        TextureFormat::Bc4RSnorm,
+        TextureFormat::Bc5RgUnorm,
+        TextureFormat::Bc5RgSnorm,
+        TextureFormat::Bc6hRgbUfloat,
+        TextureFormat::Bc6hRgbFloat,
+        TextureFormat::Bc7RgbaUnorm,
+        TextureFormat::Bc7RgbaUnormSrgb,
+    ];
+
+    /// Whether this is a block-compressed format (texel blocks larger than one texel).
+    pub fn is_compressed(self) -> bool {
+        self.info().block != [1, 1]
+    }
 
     /// Facts about this format.
     pub fn info(self) -> FormatInfo {
@@ -191,6 +264,7 @@ impl TextureFormat {
         // Formats WebGPU samples (and some stores) but does not render to.
         let sampled = |bytes, components, sample_type, storage| FormatInfo {
             bytes_per_texel: bytes,
+            block: [1, 1],
             components,
             sample_type,
             renderable: false,
@@ -203,6 +277,7 @@ impl TextureFormat {
         };
         let depth = |bytes| FormatInfo {
             bytes_per_texel: bytes,
+            block: [1, 1],
             components: 0,
             sample_type: TextureSampleType::Depth,
             renderable: true,
@@ -213,8 +288,23 @@ impl TextureFormat {
             srgb: false,
             multisample: true,
         };
+        // BC formats: sampled (filtered) and copied in 4×4 blocks, nothing else.
+        let bc = |bytes, components, srgb| FormatInfo {
+            bytes_per_texel: bytes,
+            block: [4, 4],
+            components,
+            sample_type: float,
+            renderable: false,
+            blendable: false,
+            storage: false,
+            has_depth: false,
+            has_stencil: false,
+            srgb,
+            multisample: false,
+        };
         let color = |bytes, components, sample_type, blendable, storage, srgb| FormatInfo {
             bytes_per_texel: bytes,
+            block: [1, 1],
             components,
             sample_type,
             renderable: true,
@@ -267,6 +357,7 @@ impl TextureFormat {
             F::Depth24Plus => depth(0),
             F::Depth32Float => FormatInfo {
                 bytes_per_texel: 4,
+                block: [1, 1],
                 components: 0,
                 sample_type: TextureSampleType::Depth,
                 renderable: true,
@@ -279,6 +370,7 @@ impl TextureFormat {
             },
             F::Depth24PlusStencil8 => FormatInfo {
                 bytes_per_texel: 0,
+                block: [1, 1],
                 components: 0,
                 sample_type: TextureSampleType::Depth,
                 renderable: true,
@@ -289,6 +381,17 @@ impl TextureFormat {
                 srgb: false,
                 multisample: true,
             },
+            F::Bc1RgbaUnorm => bc(8, 4, false),
+            F::Bc1RgbaUnormSrgb => bc(8, 4, true),
+            F::Bc2RgbaUnorm => bc(16, 4, false),
+            F::Bc2RgbaUnormSrgb => bc(16, 4, true),
+            F::Bc3RgbaUnorm => bc(16, 4, false),
+            F::Bc3RgbaUnormSrgb => bc(16, 4, true),
+            F::Bc4RUnorm | F::Bc4RSnorm => bc(8, 1, false),
+            F::Bc5RgUnorm | F::Bc5RgSnorm => bc(16, 2, false),
+            F::Bc6hRgbUfloat | F::Bc6hRgbFloat => bc(16, 3, false),
+            F::Bc7RgbaUnorm => bc(16, 4, false),
+            F::Bc7RgbaUnormSrgb => bc(16, 4, true),
         }
     }
 
@@ -297,7 +400,8 @@ impl TextureFormat {
         self.info().has_depth || self.info().has_stencil
     }
 
-    /// The WGSL spelling, as in `texture_storage_2d<rgba8unorm, write>`.
+    /// The WGSL spelling, as in `texture_storage_2d<rgba8unorm, write>` (WebGPU's name for
+    /// formats WGSL never names, such as `bc1-rgba-unorm`).
     pub fn wgsl_name(self) -> &'static str {
         use TextureFormat as F;
         match self {
@@ -342,6 +446,20 @@ impl TextureFormat {
             F::Rgb9e5Ufloat => "rgb9e5ufloat",
             F::Depth16Unorm => "depth16unorm",
             F::Depth24Plus => "depth24plus",
+            F::Bc1RgbaUnorm => "bc1-rgba-unorm",
+            F::Bc1RgbaUnormSrgb => "bc1-rgba-unorm-srgb",
+            F::Bc2RgbaUnorm => "bc2-rgba-unorm",
+            F::Bc2RgbaUnormSrgb => "bc2-rgba-unorm-srgb",
+            F::Bc3RgbaUnorm => "bc3-rgba-unorm",
+            F::Bc3RgbaUnormSrgb => "bc3-rgba-unorm-srgb",
+            F::Bc4RUnorm => "bc4-r-unorm",
+            F::Bc4RSnorm => "bc4-r-snorm",
+            F::Bc5RgUnorm => "bc5-rg-unorm",
+            F::Bc5RgSnorm => "bc5-rg-snorm",
+            F::Bc6hRgbUfloat => "bc6h-rgb-ufloat",
+            F::Bc6hRgbFloat => "bc6h-rgb-float",
+            F::Bc7RgbaUnorm => "bc7-rgba-unorm",
+            F::Bc7RgbaUnormSrgb => "bc7-rgba-unorm-srgb",
         }
     }
 }

@@ -126,6 +126,87 @@ impl CommandEncoder {
         }
     }
 
+    /// Fills `range` of a compressed texture in TRANSFER_DST_OPTIMAL with zeroes, copied
+    /// from the device's zero source in boxes of whole block rows that each fit in it.
+    fn zero_compressed(&mut self, texture: &Texture, range: &hal::SubresourceRange) {
+        let zeros = crate::device::lock_zeros(&self.shared);
+        let Some(src) = zeros.as_ref() else {
+            // Made with every compressed texture; without it there is nothing to copy.
+            return;
+        };
+        let info = texture.format.info();
+        let [bw, bh] = info.block;
+        let block = u64::from(info.bytes_per_texel.max(1));
+        let mut regions = Vec::new();
+        let mips = range.base_mip_level..range.base_mip_level.saturating_add(range.mip_level_count);
+        for mip in mips {
+            let w = (texture.size[0] >> mip).max(1);
+            let h = (texture.size[1] >> mip).max(1);
+            let row = u64::from(w.div_ceil(bw)).saturating_mul(block);
+            // Block rows per box (whole rows fit: a row is at most 2^16 blocks of 16 bytes
+            // here, no more than the source), and columns when a row would not.
+            let rows = (crate::device::ZERO_BYTES / row.max(1)).max(1);
+            let cols = if row > crate::device::ZERO_BYTES {
+                crate::device::ZERO_BYTES / block
+            } else {
+                u64::from(w.div_ceil(bw))
+            };
+            let step_y = u32::try_from(rows.saturating_mul(u64::from(bh))).unwrap_or(u32::MAX);
+            let step_x = u32::try_from(cols.saturating_mul(u64::from(bw))).unwrap_or(u32::MAX);
+            let layers = range.base_array_layer
+                ..range
+                    .base_array_layer
+                    .saturating_add(range.array_layer_count);
+            for layer in layers {
+                let mut y = 0;
+                while y < h {
+                    let mut x = 0;
+                    while x < w {
+                        regions.push(vk::BufferImageCopy {
+                            buffer_offset: 0,
+                            buffer_row_length: 0,
+                            buffer_image_height: 0,
+                            image_subresource: vk::ImageSubresourceLayers {
+                                aspect_mask: vk::ImageAspectFlags::COLOR,
+                                mip_level: mip,
+                                base_array_layer: layer,
+                                layer_count: 1,
+                            },
+                            image_offset: vk::Offset3D {
+                                x: x as i32,
+                                y: y as i32,
+                                z: 0,
+                            },
+                            image_extent: vk::Extent3D {
+                                width: step_x.min(w - x),
+                                height: step_y.min(h - y),
+                                depth: 1,
+                            },
+                        });
+                        x = x.saturating_add(step_x.max(1));
+                    }
+                    y = y.saturating_add(step_y.max(1));
+                }
+            }
+        }
+        if regions.is_empty() {
+            return;
+        }
+        // SAFETY: the image is in TRANSFER_DST_OPTIMAL (the layer above's barrier); each
+        // box starts on a block, is whole blocks or reaches the mip's edge, and reads at
+        // most ZERO_BYTES from the start of the zero source, a TRANSFER_SRC buffer that
+        // lives as long as the device.
+        unsafe {
+            self.shared.raw.cmd_copy_buffer_to_image(
+                self.active,
+                src.raw,
+                texture.raw,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &regions,
+            )
+        };
+    }
+
     fn texel_bytes(texture: &Texture, aspect: hal::TextureAspect) -> u32 {
         match aspect {
             hal::TextureAspect::StencilOnly => 1,
@@ -139,10 +220,24 @@ impl CommandEncoder {
 
     fn buffer_image_copy(texture: &Texture, r: &hal::BufferTextureCopy) -> vk::BufferImageCopy {
         let texel = Self::texel_bytes(texture, r.aspect);
+        let [bw, bh] = texture.format.info().block;
+        // A compressed copy's box may run into the last blocks past the mip's edge; Vulkan
+        // takes the box up to the edge (whole blocks or reaching it).
+        let (w, h) = if texture.format.is_compressed() {
+            let mw = (texture.size[0] >> r.mip_level).max(1);
+            let mh = (texture.size[1] >> r.mip_level).max(1);
+            (
+                r.size[0].min(mw.saturating_sub(r.origin[0])),
+                r.size[1].min(mh.saturating_sub(r.origin[1])),
+            )
+        } else {
+            (r.size[0], r.size[1])
+        };
         vk::BufferImageCopy {
             buffer_offset: r.buffer_offset,
-            buffer_row_length: r.bytes_per_row / texel,
-            buffer_image_height: r.rows_per_image,
+            // Vulkan counts the buffer's rows and images in texels, whole blocks of them.
+            buffer_row_length: r.bytes_per_row / texel * bw,
+            buffer_image_height: r.rows_per_image * bh,
             image_subresource: vk::ImageSubresourceLayers {
                 aspect_mask: conv::aspect(texture.format, r.aspect),
                 mip_level: r.mip_level,
@@ -155,8 +250,8 @@ impl CommandEncoder {
                 z: 0,
             },
             image_extent: vk::Extent3D {
-                width: r.size[0],
-                height: r.size[1],
+                width: w,
+                height: h,
                 depth: 1,
             },
         }
@@ -445,6 +540,18 @@ impl hal::CommandEncoder for CommandEncoder {
         dst: &Texture,
         r: &hal::TextureCopy,
     ) {
+        // A compressed box may run into the last blocks past the mip's edge (as far on both
+        // sides, checked above us); Vulkan takes it up to the edge.
+        let (w, h) = if src.format.is_compressed() {
+            let mw = (src.size[0] >> r.src_mip_level).max(1);
+            let mh = (src.size[1] >> r.src_mip_level).max(1);
+            (
+                r.size[0].min(mw.saturating_sub(r.src_origin[0])),
+                r.size[1].min(mh.saturating_sub(r.src_origin[1])),
+            )
+        } else {
+            (r.size[0], r.size[1])
+        };
         let region = [vk::ImageCopy {
             src_subresource: vk::ImageSubresourceLayers {
                 aspect_mask: conv::aspect(src.format, r.aspect),
@@ -469,8 +576,8 @@ impl hal::CommandEncoder for CommandEncoder {
                 z: 0,
             },
             extent: vk::Extent3D {
-                width: r.size[0],
-                height: r.size[1],
+                width: w,
+                height: h,
                 depth: 1,
             },
         }];
@@ -509,6 +616,12 @@ impl hal::CommandEncoder for CommandEncoder {
                     &ranges,
                 )
             };
+            return;
+        }
+        if texture.format.is_compressed() {
+            // Block-compressed images cannot be cleared: only zeroes are ever asked for
+            // (a texture's first fill), so they are copied from the zero source.
+            self.zero_compressed(texture, &range);
             return;
         }
         let color = conv::clear_color(texture.format, value.map(f64::from));

@@ -301,6 +301,20 @@ pub fn texture_format(format: hal::TextureFormat) -> vk::Format {
         F::Rgb9e5Ufloat => vk::Format::E5B9G9R9_UFLOAT_PACK32,
         F::Depth16Unorm => vk::Format::D16_UNORM,
         F::Depth24Plus => vk::Format::X8_D24_UNORM_PACK32,
+        F::Bc1RgbaUnorm => vk::Format::BC1_RGBA_UNORM_BLOCK,
+        F::Bc1RgbaUnormSrgb => vk::Format::BC1_RGBA_SRGB_BLOCK,
+        F::Bc2RgbaUnorm => vk::Format::BC2_UNORM_BLOCK,
+        F::Bc2RgbaUnormSrgb => vk::Format::BC2_SRGB_BLOCK,
+        F::Bc3RgbaUnorm => vk::Format::BC3_UNORM_BLOCK,
+        F::Bc3RgbaUnormSrgb => vk::Format::BC3_SRGB_BLOCK,
+        F::Bc4RUnorm => vk::Format::BC4_UNORM_BLOCK,
+        F::Bc4RSnorm => vk::Format::BC4_SNORM_BLOCK,
+        F::Bc5RgUnorm => vk::Format::BC5_UNORM_BLOCK,
+        F::Bc5RgSnorm => vk::Format::BC5_SNORM_BLOCK,
+        F::Bc6hRgbUfloat => vk::Format::BC6H_UFLOAT_BLOCK,
+        F::Bc6hRgbFloat => vk::Format::BC6H_SFLOAT_BLOCK,
+        F::Bc7RgbaUnorm => vk::Format::BC7_UNORM_BLOCK,
+        F::Bc7RgbaUnormSrgb => vk::Format::BC7_SRGB_BLOCK,
     }
 }
 

@@ -195,6 +195,8 @@ pub struct Texture {
     pub(crate) raw: vk::Image,
     allocation: Option<Allocation>,
     pub(crate) format: TextureFormat,
+    /// Width and height of mip level 0, in texels.
+    pub(crate) size: [u32; 2],
     /// Whether destroying it destroys the image (an alias names another's image).
     owned: bool,
 }
@@ -479,7 +481,14 @@ pub(crate) struct DeviceShared {
     pub mesh_limits: Option<hal::MeshLimits>,
     /// Alignment of build scratch addresses.
     pub scratch_align: u64,
+    /// Zeroed host memory that compressed textures are first filled from (a clear cannot
+    /// write block-compressed images): made with the first such texture, kept until the
+    /// device goes, and not counted among its live objects (nothing of the user's).
+    pub zeros: Mutex<Option<Buffer>>,
 }
+
+/// Bytes of [`DeviceShared::zeros`].
+pub(crate) const ZERO_BYTES: u64 = 256 * 1024;
 
 impl std::fmt::Debug for DeviceShared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -491,6 +500,11 @@ impl std::fmt::Debug for DeviceShared {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The device's zero source, locked.
+pub(crate) fn lock_zeros(s: &DeviceShared) -> MutexGuard<'_, Option<Buffer>> {
+    lock(&s.zeros)
 }
 
 impl DeviceShared {
@@ -612,7 +626,11 @@ impl DeviceShared {
                     TextureFormat::Depth24Plus => depth24,
                     _ => conv::texture_format(format),
                 };
-                if vk_format == vk::Format::UNDEFINED {
+                // BC formats exist only with their feature enabled (the format's properties
+                // are the adapter's, whether or not the device enabled it).
+                let bc_off =
+                    format.is_compressed() && !features.contains(Features::TEXTURE_COMPRESSION_BC);
+                if vk_format == vk::Format::UNDEFINED || bc_off {
                     return (format, hal::FormatSupport::default());
                 }
                 let f = format_props(vk_format).optimal_tiling_features;
@@ -680,7 +698,37 @@ impl DeviceShared {
             depth24_stencil8,
             depth24,
             format_support,
+            zeros: Mutex::new(None),
         })
+    }
+
+    /// Makes [`DeviceShared::zeros`] if it is not there yet.
+    pub(crate) fn ensure_zeros(&self) -> hal::Result<()> {
+        let mut zeros = lock(&self.zeros);
+        if zeros.is_some() {
+            return Ok(());
+        }
+        let b = self.make_buffer(
+            "vigil zeros",
+            ZERO_BYTES,
+            vk::BufferUsageFlags::TRANSFER_SRC,
+            hal::MemoryLocation::CpuToGpu,
+        )?;
+        let Some(ptr) = b.mapped else {
+            self.destroy_buffer(b);
+            return Err(hal::DeviceError::OutOfMemory);
+        };
+        // SAFETY: the mapping covers the buffer's ZERO_BYTES bytes, and nothing else uses
+        // the fresh buffer yet.
+        unsafe { std::ptr::write_bytes(ptr.0.as_ptr(), 0, ZERO_BYTES as usize) };
+        if !b.coherent {
+            let range = self.mapped_range(&b, 0, ZERO_BYTES);
+            self.check("vkFlushMappedMemoryRanges")?;
+            // SAFETY: the range lies in this buffer's mapped memory.
+            unsafe { self.raw.flush_mapped_memory_ranges(&[range]) }.map_err(conv::map_result)?;
+        }
+        *zeros = Some(b);
+        Ok(())
     }
 
     /// Creates a buffer with native usage `usage`, bound to fresh memory at `location`.
@@ -940,7 +988,12 @@ impl DeviceShared {
         let counted = self.live.load(Ordering::Acquire);
         let allocations = lock(&self.allocator).allocations;
         let sets = lock(&self.descriptors).live_sets();
-        counted.wrapping_add(allocations).wrapping_add(sets)
+        // The zero source is the device's own (counted by its allocation).
+        let zeros = i64::from(lock(&self.zeros).is_some());
+        counted
+            .wrapping_add(allocations)
+            .wrapping_add(sets)
+            .wrapping_sub(zeros)
     }
 
     /// The Vulkan format for a vigil format on this device.
@@ -983,6 +1036,9 @@ impl Drop for DeviceShared {
         // The rest of the teardown holds `loader_lock` (the wait above need not: other
         // threads' devices should not wait for this one's GPU work).
         let _loader = crate::instance::loader_lock();
+        if let Some(b) = lock(&self.zeros).take() {
+            self.destroy_buffer(b);
+        }
         lock(&self.descriptors).destroy_all(&self.raw);
         // The allocator frees its memory blocks when dropped; it must go before the device.
         drop(lock(&self.allocator).allocator.take());
@@ -1185,6 +1241,10 @@ impl hal::Device for Device {
 
     unsafe fn create_texture(&self, desc: &hal::TextureDescriptor<'_>) -> hal::Result<Texture> {
         let s = &self.shared;
+        if desc.format.is_compressed() {
+            // Its first use fills it from the zero source.
+            s.ensure_zeros()?;
+        }
         let info = s.image_info(desc);
         s.check("vkCreateImage")?;
         // SAFETY: valid create info (checked against the format's support above us).
@@ -1224,6 +1284,7 @@ impl hal::Device for Device {
             raw,
             allocation: Some(allocation),
             format: desc.format,
+            size: [desc.width, desc.height],
             owned: true,
         })
     }
@@ -1305,6 +1366,9 @@ impl hal::Device for Device {
         offset: u64,
     ) -> hal::Result<Texture> {
         let s = &self.shared;
+        if desc.format.is_compressed() {
+            s.ensure_zeros()?;
+        }
         let info = s.image_info(desc);
         s.check("vkCreateImage")?;
         // SAFETY: valid create info (checked against the format's support above us).
@@ -1325,6 +1389,7 @@ impl hal::Device for Device {
             raw,
             allocation: None,
             format: desc.format,
+            size: [desc.width, desc.height],
             owned: true,
         })
     }
@@ -1349,6 +1414,7 @@ impl hal::Device for Device {
             raw: texture.raw,
             allocation: None,
             format: texture.format,
+            size: texture.size,
             owned: false,
         })
     }

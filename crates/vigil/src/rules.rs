@@ -115,6 +115,8 @@ rules! {
     TextureMultisampleUsage: InvalidDescriptor, "texture.multisample-usage", "A multisampled texture is a render attachment and not a storage texture.", "WebGPU createTexture: sampleCount > 1";
     TextureMultisampleShape: InvalidDescriptor, "texture.multisample-shape", "A multisampled texture has one mip level and one layer.", "WebGPU createTexture: sampleCount > 1";
     TextureSampleCount: InvalidDescriptor, "texture.sample-count", "Sample counts are 1 or 4.", "WebGPU sampleCount";
+    TextureFormatFeature: Unsupported, "texture.format-feature", "A BC compressed format needs the TEXTURE_COMPRESSION_BC feature.", "WebGPU texture-compression-bc; Vulkan textureCompressionBC";
+    TextureBlockSize: InvalidDescriptor, "texture.block-size", "A compressed texture's width and height are whole blocks (multiples of 4 for BC).", "WebGPU createTexture: size multiple of the texel block";
 
     // Views.
     ViewFormat: InvalidDescriptor, "view.format", "A view's format is its texture's, or that format's sRGB twin.", "WebGPU createView: view formats";
@@ -338,12 +340,13 @@ rules! {
     // Copies.
     CopySame: InvalidDescriptor, "copy.same-object", "A copy's source and destination are different objects.", "WebGPU copyBufferToBuffer, copyTextureToTexture";
     CopyUsage: UsageMismatch, "copy.usage", "A copy reads from COPY_SRC and writes to COPY_DST objects; a clear's buffer has COPY_DST.", "WebGPU copy commands";
-    CopyAlignment: OutOfBounds, "copy.alignment", "Buffer copies and clears move multiples of 4 bytes from offsets that are multiples of 4; texel copies' buffer offsets are multiples of the texel size and bytes_per_row of 256.", "WebGPU copy alignment";
+    CopyAlignment: OutOfBounds, "copy.alignment", "Buffer copies and clears move multiples of 4 bytes from offsets that are multiples of 4; texel copies' buffer offsets are multiples of the texel block's size (and of 4) and bytes_per_row of 256.", "WebGPU copy alignment";
     CopyMultisampled: InvalidState, "copy.multisampled", "Multisampled textures are resolved, not copied.", "WebGPU copy commands: sampleCount 1";
     CopyAspect: InvalidDescriptor, "copy.aspect", "A copied aspect has a copyable layout.", "WebGPU depth and stencil copies";
     CopyBox: OutOfBounds, "copy.box", "A copy's texel box lies inside its mip level and layers.", "WebGPU validating texture copy range";
     CopyLayout: OutOfBounds, "copy.layout", "A texel layout's rows are at least a row long, its images at least the copy's height, and its footprint inside the buffer (or any memory).", "WebGPU validating linear texture data";
     CopyFormat: InvalidDescriptor, "copy.format", "A texture-to-texture copy keeps the format.", "WebGPU copyTextureToTexture";
+    CopyBlock: OutOfBounds, "copy.block", "A compressed texture's copy box starts on a block corner and is whole blocks; between two compressed textures, it runs past the edge of both mip levels or of neither, by as much.", "WebGPU validating texture copy range (texel block); Vulkan VUID-VkImageCopy-extent (block-compressed edges)";
 
     // Submission and waits.
     SubmitForeign: DeviceMismatch, "submit.foreign", "A command buffer is submitted to the device that recorded it.", "WebGPU submit";

@@ -169,11 +169,14 @@ pub struct TexelCopyTextureInfo {
 /// Bytes the texels of a texture so described take: every mip level of every layer, times
 /// the samples (what a driver allocates is at least this).
 pub fn texture_bytes(desc: &TextureDescriptor<'_>) -> u64 {
-    let texel = u64::from(desc.format.info().bytes_per_texel);
+    let info = desc.format.info();
+    let texel = u64::from(info.bytes_per_texel);
+    let [bw, bh] = info.block;
     let mut sum = 0u64;
     for mip in 0..desc.mip_level_count.min(32) {
-        let w = u64::from((desc.size[0] >> mip).max(1));
-        let h = u64::from((desc.size[1] >> mip).max(1));
+        // In texel blocks (texels for uncompressed formats).
+        let w = u64::from((desc.size[0] >> mip).max(1).div_ceil(bw));
+        let h = u64::from((desc.size[1] >> mip).max(1).div_ceil(bh));
         sum = sum.saturating_add(w.saturating_mul(h));
     }
     sum.saturating_mul(texel)

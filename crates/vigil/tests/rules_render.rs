@@ -155,7 +155,8 @@ fn texture_descriptors_are_checked() {
 
 #[test]
 fn every_listed_format_can_be_created() {
-    let d = device();
+    // BC formats with their feature; without it they are refused (below).
+    let d = device_with(Features::TEXTURE_COMPRESSION_BC);
     for format in TextureFormat::ALL {
         let usage = if format.is_depth_stencil() {
             TextureUsages::RENDER_ATTACHMENT
@@ -2039,4 +2040,160 @@ fn multi_draws_lie_in_their_buffer_and_record_each_draw() {
             assert_eq!(offsets, want, "{features:?} indexed {indexed}");
         }
     }
+}
+
+fn bc(d: &TDevice, format: TextureFormat, size: [u32; 2], mips: u32) -> Result<Texture> {
+    tex(
+        d,
+        TextureDescriptor {
+            label: "bc",
+            size,
+            mip_level_count: mips,
+            format,
+            usage: TextureUsages::TEXTURE_BINDING
+                | TextureUsages::COPY_SRC
+                | TextureUsages::COPY_DST,
+            ..Default::default()
+        },
+    )
+}
+
+#[test]
+fn bc_textures_need_their_feature_whole_blocks_and_sampling_usages() {
+    let plain = device();
+    for format in TextureFormat::BC {
+        assert!(format.is_compressed() && format.info().block == [4, 4]);
+        let e = expect_rule(bc(&plain, format, [8, 8], 1), Rule::TextureFormatFeature);
+        assert!(e.to_string().contains("TEXTURE_COMPRESSION_BC"), "{e}");
+    }
+    let d = device_with(Features::TEXTURE_COMPRESSION_BC);
+    let f = TextureFormat::Bc7RgbaUnorm;
+    bc(&d, f, [8, 8], 4).unwrap();
+    for size in [[6, 8], [8, 2], [1, 1]] {
+        expect_rule(bc(&d, f, size, 1), Rule::TextureBlockSize);
+    }
+    for usage in [
+        TextureUsages::RENDER_ATTACHMENT,
+        TextureUsages::STORAGE_BINDING,
+    ] {
+        let t = tex(
+            &d,
+            TextureDescriptor {
+                label: "bc",
+                size: [8, 8],
+                format: f,
+                usage: usage | TextureUsages::TEXTURE_BINDING,
+                ..Default::default()
+            },
+        );
+        expect_rule(t, Rule::TextureFormatUsage);
+    }
+}
+
+#[test]
+fn bc_copies_are_whole_blocks_inside_the_mip_s_blocks() {
+    let d = device_with(Features::TEXTURE_COMPRESSION_BC);
+    let f = TextureFormat::Bc1RgbaUnorm;
+    // 8x8 with levels 8, 4, 2, 1: the last two are one block each.
+    let t = bc(&d, f, [8, 8], 4).unwrap();
+    let at = |x, y, mip| TexelCopyTextureInfo {
+        mip_level: mip,
+        origin: [x, y],
+        ..Default::default()
+    };
+    let tight = |bytes_per_row| TexelCopyBufferLayout {
+        offset: 0,
+        bytes_per_row,
+        rows_per_image: None,
+    };
+    let blocks = vec![7u8; 8 * 4];
+    // Whole blocks: two block rows of two blocks.
+    d.write_texture(t, at(0, 0, 0), &blocks, tight(16), [8, 8, 1])
+        .unwrap();
+    // Off a block's corner, or part of a block.
+    expect_rule(
+        d.write_texture(t, at(2, 0, 0), &blocks, tight(16), [4, 4, 1]),
+        Rule::CopyBlock,
+    );
+    expect_rule(
+        d.write_texture(t, at(0, 0, 0), &blocks, tight(16), [6, 8, 1]),
+        Rule::CopyBlock,
+    );
+    // A level smaller than a block is copied as the whole block, and no more.
+    for mip in [2, 3] {
+        d.write_texture(t, at(0, 0, mip), &blocks[..8], tight(8), [4, 4, 1])
+            .unwrap();
+        assert_eq!(d.read_texture(t, at(0, 0, mip), [4, 4]).unwrap().len(), 8);
+        expect_rule(
+            d.write_texture(t, at(0, 0, mip), &blocks, tight(16), [8, 4, 1]),
+            Rule::CopyBox,
+        );
+    }
+    // Data is counted in blocks: two block rows of 16 bytes need 32.
+    expect_rule(
+        d.write_texture(t, at(0, 0, 0), &blocks[..31], tight(16), [8, 8, 1]),
+        Rule::TextureWriteData,
+    );
+    // Encoder copies: a buffer offset that is a multiple of 4 but not of the block's 8
+    // bytes; rows of blocks between images.
+    let b = buffer(&d, "b", 1024, BufferUsages::COPY_SRC);
+    let layout = |offset, rows_per_image| TexelCopyBufferLayout {
+        offset,
+        bytes_per_row: 256,
+        rows_per_image,
+    };
+    // (A refused call poisons its encoder: each refusal gets a fresh one.)
+    let copy = |layout, t, size| {
+        let mut e = encoder(&d);
+        e.copy_buffer_to_texture(b, layout, t, at(0, 0, 0), size)?;
+        e.finish().map(|_| ())
+    };
+    expect_rule(copy(layout(4, None), t, [8, 8, 1]), Rule::CopyAlignment);
+    copy(layout(8, None), t, [8, 8, 1]).unwrap();
+    // Two block rows end 256 + 16 bytes after the offset: 1024 - 752 is just enough.
+    copy(layout(752, None), t, [8, 8, 1]).unwrap();
+    expect_rule(copy(layout(760, None), t, [8, 8, 1]), Rule::CopyLayout);
+    // Layers need images of at least the box's block rows (2).
+    let layered = tex(
+        &d,
+        TextureDescriptor {
+            label: "layers",
+            size: [8, 8],
+            array_layers: 2,
+            format: f,
+            usage: TextureUsages::COPY_DST,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    copy(layout(0, Some(2)), layered, [8, 8, 2]).unwrap();
+    expect_rule(
+        copy(layout(0, Some(1)), layered, [8, 8, 2]),
+        Rule::CopyLayout,
+    );
+}
+
+#[test]
+fn bc_texture_copies_run_past_both_edges_or_neither() {
+    let d = device_with(Features::TEXTURE_COMPRESSION_BC);
+    let f = TextureFormat::Bc1RgbaUnorm;
+    // Level 1 of an 8x8 texture is 4x4 (whole); level 2 of a 12x12 is 3x3 (one block
+    // reaching past it); level 2 of an 8x8 is 2x2.
+    let a = bc(&d, f, [8, 8], 3).unwrap();
+    let b = bc(&d, f, [12, 12], 3).unwrap();
+    let at = |mip| TexelCopyTextureInfo {
+        mip_level: mip,
+        ..Default::default()
+    };
+    let copy = |src, src_mip, dst, dst_mip| {
+        let mut e = encoder(&d);
+        e.copy_texture_to_texture(src, at(src_mip), dst, at(dst_mip), [4, 4, 1])?;
+        e.finish().map(|_| ())
+    };
+    copy(a, 1, b, 0).unwrap();
+    // 2x2 texels of one level, 3x3 of the other; 4x4 of one, 3x3 of the other.
+    expect_rule(copy(a, 2, b, 2), Rule::CopyBlock);
+    expect_rule(copy(a, 1, b, 2), Rule::CopyBlock);
+    let c = bc(&d, f, [8, 8], 3).unwrap();
+    copy(a, 2, c, 2).unwrap();
 }

@@ -114,7 +114,12 @@ impl<A: Api> Device<A> {
     /// checked as for [`Device::create_texture`]).
     pub fn texture_placement(&self, desc: &TextureDescriptor<'_>) -> Result<TexturePlacement> {
         const OP: &str = "texture_placement";
-        validate::texture::descriptor(desc, &self.limits, self.hal.format_support(desc.format))?;
+        validate::texture::descriptor(
+            desc,
+            &self.limits,
+            self.features,
+            self.hal.format_support(desc.format),
+        )?;
         let p = self
             .hal
             .texture_placement(&super::texture::hal_texture(desc))
@@ -138,7 +143,12 @@ impl<A: Api> Device<A> {
         let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, label);
         self.check_alive(OP)?;
         let heap = self.lookup(desc.heap, OP)?;
-        validate::texture::descriptor(t, &self.limits, self.hal.format_support(t.format))?;
+        validate::texture::descriptor(
+            t,
+            &self.limits,
+            self.features,
+            self.hal.format_support(t.format),
+        )?;
         self.depth_on_queue(OP, label, t.format)?;
         let hal_desc = super::texture::hal_texture(t);
         let need = self

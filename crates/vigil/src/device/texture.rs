@@ -39,7 +39,12 @@ impl<A: Api> Device<A> {
     ) -> Result<std::sync::Arc<TextureObj<A>>> {
         let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", op, desc.label);
         self.check_alive(op)?;
-        validate::texture::descriptor(desc, &self.limits, self.hal.format_support(desc.format))?;
+        validate::texture::descriptor(
+            desc,
+            &self.limits,
+            self.features,
+            self.hal.format_support(desc.format),
+        )?;
         self.depth_on_queue(op, desc.label, desc.format)?;
         let raw = self
             .hal
@@ -368,6 +373,9 @@ impl<A: Api> Device<A> {
             ));
         }
         let texel = validate::copy::texture_box(OP, label, &tex.desc, &at, size)?;
+        // Rows and images in blocks of texels from here on (texels for most formats).
+        let texel_size = size;
+        let size = validate::copy::blocks(tex.desc.format, size);
         let fp = validate::copy::texel_layout(OP, label, &layout, texel, size)?;
         let row = fp.row;
         let Ok(row32) = u32::try_from(row) else {
@@ -434,7 +442,7 @@ impl<A: Api> Device<A> {
             bytes_per_row: row32,
             rows_per_image: size[1],
             at,
-            size,
+            size: texel_size,
             bytes: tight,
         });
         q.staging.queued_writes = q.staging.queued_writes.saturating_add(1);
@@ -445,7 +453,8 @@ impl<A: Api> Device<A> {
     }
 
     /// Reads a `[width, height]` rectangle of one layer and mip level back, rows packed
-    /// tightly. Waits for the work before it (bounded by progress).
+    /// tightly (for compressed formats: whole blocks, rows of blocks). Waits for the work
+    /// before it (bounded by progress).
     pub fn read_texture(
         &self,
         texture: Texture,
@@ -454,7 +463,7 @@ impl<A: Api> Device<A> {
     ) -> Result<Vec<u8>> {
         const OP: &str = "read_texture";
         self.check_alive(OP)?;
-        let texel = {
+        let (texel, blocks) = {
             let tex = self.lookup(texture, OP)?;
             super::check_active(&tex, OP)?;
             if !tex.desc.usage.contains(TextureUsages::COPY_SRC) {
@@ -466,9 +475,14 @@ impl<A: Api> Device<A> {
                     tex.desc.usage
                 ));
             }
-            validate::copy::texture_box(OP, &tex.label, &tex.desc, &at, [size[0], size[1], 1])?
+            let texel =
+                validate::copy::texture_box(OP, &tex.label, &tex.desc, &at, [size[0], size[1], 1])?;
+            (
+                texel,
+                validate::copy::blocks(tex.desc.format, [size[0], size[1], 1]),
+            )
         };
-        let row = u64::from(size[0]).saturating_mul(u64::from(texel));
+        let row = u64::from(blocks[0]).saturating_mul(u64::from(texel));
         let Some(pitch) = row
             .checked_next_multiple_of(256)
             .and_then(|p| u32::try_from(p).ok())
@@ -480,7 +494,7 @@ impl<A: Api> Device<A> {
                 "a row of {row} bytes is longer than one readback can copy"
             ));
         };
-        let bytes = u64::from(pitch).saturating_mul(u64::from(size[1].max(1)));
+        let bytes = u64::from(pitch).saturating_mul(u64::from(blocks[1].max(1)));
         let readback = self.create_buffer(&super::BufferDescriptor {
             label: "vigil texture readback",
             size: bytes.max(4),
@@ -497,15 +511,15 @@ impl<A: Api> Device<A> {
                 TexelCopyBufferLayout {
                     offset: 0,
                     bytes_per_row: pitch,
-                    rows_per_image: Some(size[1]),
+                    rows_per_image: Some(blocks[1]),
                 },
                 [size[0], size[1], 1],
             )?;
             self.submit([enc.finish()?])?;
             let raw = self.read_buffer(readback, 0, bytes.max(4))?;
             let row = usize::try_from(row).unwrap_or(usize::MAX);
-            let mut out = Vec::with_capacity(row.saturating_mul(size[1] as usize));
-            for line in raw.chunks((pitch as usize).max(1)).take(size[1] as usize) {
+            let mut out = Vec::with_capacity(row.saturating_mul(blocks[1] as usize));
+            for line in raw.chunks((pitch as usize).max(1)).take(blocks[1] as usize) {
                 out.extend_from_slice(line.get(..row).unwrap_or(line));
             }
             Ok(out)

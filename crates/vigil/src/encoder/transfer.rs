@@ -252,7 +252,8 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// Copies texel rows from a buffer into a texture box. `bytes_per_row` must be a
-    /// multiple of 256 and the offset a multiple of the texel size.
+    /// multiple of 256 and the offset a multiple of the texel size. For compressed formats
+    /// the box is whole blocks and rows are rows of blocks (`rows_per_image` counts them).
     pub fn copy_buffer_to_texture(
         &mut self,
         src: Buffer,
@@ -265,7 +266,8 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// Copies a texture box into texel rows of a buffer. `bytes_per_row` must be a multiple
-    /// of 256 and the offset a multiple of the texel size.
+    /// of 256 and the offset a multiple of the texel size. For compressed formats the box
+    /// is whole blocks and rows are rows of blocks.
     pub fn copy_texture_to_buffer(
         &mut self,
         src: Texture,
@@ -326,7 +328,9 @@ impl<A: Api> CommandEncoder<A> {
             let region = BufferTextureCopy {
                 buffer_offset: layout.offset,
                 bytes_per_row: layout.bytes_per_row,
-                rows_per_image: layout.rows_per_image.unwrap_or(size[1]),
+                rows_per_image: layout
+                    .rows_per_image
+                    .unwrap_or(validate::copy::blocks(t.desc.format, size)[1]),
                 mip_level: at.mip_level,
                 base_array_layer: at.array_layer,
                 origin: at.origin,

@@ -145,7 +145,29 @@ pub(crate) fn texture_box(
         at.mip_level,
         desc.mip_level_count
     );
+    let [bw, bh] = desc.format.info().block;
+    let whole = |v: u32, block: u32| v.checked_rem(block) == Some(0);
+    ensure!(
+        whole(at.origin[0], bw)
+            && whole(at.origin[1], bh)
+            && whole(size[0], bw)
+            && whole(size[1], bh),
+        CopyBlock,
+        op,
+        label,
+        "the box at ({}, {}) of {}x{} is not whole {bw}x{bh} blocks of {}",
+        at.origin[0],
+        at.origin[1],
+        size[0],
+        size[1],
+        desc.format.wgsl_name()
+    );
+    // A compressed mip level's last blocks may reach past its edge, and are copied whole.
     let [mw, mh] = desc.mip_size(at.mip_level);
+    let [mw, mh] = [
+        mw.checked_next_multiple_of(bw).unwrap_or(mw),
+        mh.checked_next_multiple_of(bh).unwrap_or(mh),
+    ];
     let fits =
         |start: u32, len: u32, limit: u32| start.checked_add(len).is_some_and(|end| end <= limit);
     let ok = fits(at.origin[0], size[0], mw)
@@ -167,6 +189,13 @@ pub(crate) fn texture_box(
         desc.array_layers
     );
     Ok(texel.unwrap_or(1))
+}
+
+/// A copy box's `[width, height, layers]` in texel blocks of `format` (the box itself for
+/// uncompressed formats; `texture_box` checked that it is whole blocks).
+pub(crate) fn blocks(format: TextureFormat, size: [u32; 3]) -> [u32; 3] {
+    let [bw, bh] = format.info().block;
+    [size[0].div_ceil(bw), size[1].div_ceil(bh), size[2]]
 }
 
 /// Where a texel copy's rows lie in linear memory.
@@ -311,6 +340,8 @@ pub(crate) fn buffer_texture(
         "buffer offset {} is not a multiple of {align}",
         layout.offset
     );
+    // Rows and images are counted in blocks from here on.
+    let size = blocks(t.format, size);
     let fp = texel_layout(op, label, layout, texel, size)?;
     ensure!(
         u64::from(layout.bytes_per_row) >= fp.row,
@@ -400,6 +431,28 @@ pub(crate) fn textures(
     );
     texture_box(OP, s_label, s, s_at, size)?;
     texture_box(OP, d_label, d, d_at, size)?;
+    // One extent serves both sides natively: a box that runs past one mip level's edge
+    // (into its last blocks) must run as far past the other's.
+    let inside = |t: &TextureDescriptorOwned, at: &TexelCopyTextureInfo| {
+        let [mw, mh] = t.mip_size(at.mip_level);
+        [
+            size[0].min(mw.saturating_sub(at.origin[0])),
+            size[1].min(mh.saturating_sub(at.origin[1])),
+        ]
+    };
+    ensure!(
+        !s.format.is_compressed() || inside(s, s_at) == inside(d, d_at),
+        CopyBlock,
+        OP,
+        label,
+        "the {}x{} box covers {:?} texels of the source's mip level {} but {:?} of the destination's {}",
+        size[0],
+        size[1],
+        inside(s, s_at),
+        s_at.mip_level,
+        inside(d, d_at),
+        d_at.mip_level
+    );
     Ok(())
 }
 

@@ -17,11 +17,30 @@ pub const MAX_QUERIES: u32 = 4096;
 pub(crate) fn descriptor(
     desc: &TextureDescriptor<'_>,
     limits: &vigil_hal::Limits,
+    features: Features,
     support: FormatSupport,
 ) -> Result<()> {
     const OP: &str = "create_texture";
     let l = desc.label;
     let [w, h] = desc.size;
+    let format = desc.format;
+    ensure!(
+        !format.is_compressed() || features.contains(Features::TEXTURE_COMPRESSION_BC),
+        TextureFormatFeature,
+        OP,
+        l,
+        "{} needs the TEXTURE_COMPRESSION_BC feature, which this device was not given",
+        format.wgsl_name()
+    );
+    let [bw, bh] = format.info().block;
+    ensure!(
+        w.checked_rem(bw) == Some(0) && h.checked_rem(bh) == Some(0),
+        TextureBlockSize,
+        OP,
+        l,
+        "size {w}x{h} is not whole {bw}x{bh} blocks of {}",
+        format.wgsl_name()
+    );
     ensure!(
         w != 0 && h != 0 && desc.array_layers != 0 && desc.mip_level_count != 0,
         TextureSizeZero,
