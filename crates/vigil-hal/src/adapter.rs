@@ -206,6 +206,10 @@ bitflags! {
         /// Pipeline-statistics query sets and their queries in render and compute passes
         /// (wgpu's `PIPELINE_STATISTICS_QUERY`; Vulkan `pipelineStatisticsQuery`).
         const PIPELINE_STATISTICS_QUERY = 1 << 38;
+        /// The 16-bit normalized texture formats
+        /// ([`TextureFormat::NORM16`](crate::TextureFormat::NORM16), wgpu's
+        /// `TEXTURE_FORMAT_16BIT_NORM`), offered where the device samples and copies all six.
+        const TEXTURE_FORMAT_16BIT_NORM = 1 << 39;
     }
 }
 

@@ -4,9 +4,11 @@
 use bitflags::bitflags;
 
 /// Texel formats vigil supports: WebGPU's uncompressed formats but `stencil8` and
-/// `depth32float-stencil8`, and its BC compressed formats (with
-/// [`Features::TEXTURE_COMPRESSION_BC`](crate::Features::TEXTURE_COMPRESSION_BC)), with its
-/// names.
+/// `depth32float-stencil8`, its BC compressed formats (with
+/// [`Features::TEXTURE_COMPRESSION_BC`](crate::Features::TEXTURE_COMPRESSION_BC)), and wgpu's
+/// 16-bit normalized formats (with
+/// [`Features::TEXTURE_FORMAT_16BIT_NORM`](crate::Features::TEXTURE_FORMAT_16BIT_NORM)), with
+/// their names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TextureFormat {
     /// 8-bit red, unsigned normalized.
@@ -123,6 +125,18 @@ pub enum TextureFormat {
     Bc7RgbaUnorm,
     /// BC7, sRGB-encoded.
     Bc7RgbaUnormSrgb,
+    /// 16-bit red, unsigned normalized.
+    R16Unorm,
+    /// 16-bit red, signed normalized.
+    R16Snorm,
+    /// 16-bit red and green, unsigned normalized.
+    Rg16Unorm,
+    /// 16-bit red and green, signed normalized.
+    Rg16Snorm,
+    /// 16-bit RGBA, unsigned normalized.
+    Rgba16Unorm,
+    /// 16-bit RGBA, signed normalized.
+    Rgba16Snorm,
 }
 
 /// What a shader reads from a sampled texture of some format.
@@ -173,7 +187,7 @@ pub struct FormatInfo {
 
 impl TextureFormat {
     /// Every format, for enumeration and tests.
-    pub const ALL: [TextureFormat; 55] = [
+    pub const ALL: [TextureFormat; 61] = [
         TextureFormat::R8Unorm,
         TextureFormat::Rg8Unorm,
         TextureFormat::Rgba8Unorm,
@@ -229,7 +243,36 @@ impl TextureFormat {
         TextureFormat::Bc6hRgbFloat,
         TextureFormat::Bc7RgbaUnorm,
         TextureFormat::Bc7RgbaUnormSrgb,
+        TextureFormat::R16Unorm,
+        TextureFormat::R16Snorm,
+        TextureFormat::Rg16Unorm,
+        TextureFormat::Rg16Snorm,
+        TextureFormat::Rgba16Unorm,
+        TextureFormat::Rgba16Snorm,
     ];
+
+    /// The 16-bit normalized formats, which need
+    /// [`Features::TEXTURE_FORMAT_16BIT_NORM`](crate::Features::TEXTURE_FORMAT_16BIT_NORM).
+    pub const NORM16: [TextureFormat; 6] = [
+        TextureFormat::R16Unorm,
+        TextureFormat::R16Snorm,
+        TextureFormat::Rg16Unorm,
+        TextureFormat::Rg16Snorm,
+        TextureFormat::Rgba16Unorm,
+        TextureFormat::Rgba16Snorm,
+    ];
+
+    /// The device feature this format needs, if any: BC formats need
+    /// `TEXTURE_COMPRESSION_BC`, 16-bit normalized ones `TEXTURE_FORMAT_16BIT_NORM`.
+    pub fn required_feature(self) -> Option<crate::Features> {
+        if self.is_compressed() {
+            Some(crate::Features::TEXTURE_COMPRESSION_BC)
+        } else if Self::NORM16.contains(&self) {
+            Some(crate::Features::TEXTURE_FORMAT_16BIT_NORM)
+        } else {
+            None
+        }
+    }
 
     /// The BC compressed formats, which need
     /// [`Features::TEXTURE_COMPRESSION_BC`](crate::Features::TEXTURE_COMPRESSION_BC).
@@ -392,6 +435,11 @@ impl TextureFormat {
             F::Bc6hRgbUfloat | F::Bc6hRgbFloat => bc(16, 3, false),
             F::Bc7RgbaUnorm => bc(16, 4, false),
             F::Bc7RgbaUnormSrgb => bc(16, 4, true),
+            // Rendered to, blended and filtered as wgpu allows them (where the device can);
+            // not stored: WGSL has no such storage formats.
+            F::R16Unorm | F::R16Snorm => color(2, 1, float, true, false, false),
+            F::Rg16Unorm | F::Rg16Snorm => color(4, 2, float, true, false, false),
+            F::Rgba16Unorm | F::Rgba16Snorm => color(8, 4, float, true, false, false),
         }
     }
 
@@ -460,6 +508,12 @@ impl TextureFormat {
             F::Bc6hRgbFloat => "bc6h-rgb-float",
             F::Bc7RgbaUnorm => "bc7-rgba-unorm",
             F::Bc7RgbaUnormSrgb => "bc7-rgba-unorm-srgb",
+            F::R16Unorm => "r16unorm",
+            F::R16Snorm => "r16snorm",
+            F::Rg16Unorm => "rg16unorm",
+            F::Rg16Snorm => "rg16snorm",
+            F::Rgba16Unorm => "rgba16unorm",
+            F::Rgba16Snorm => "rgba16snorm",
         }
     }
 }

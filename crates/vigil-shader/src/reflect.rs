@@ -473,6 +473,12 @@ fn storage_format(format: naga::StorageFormat) -> (Option<TextureFormat>, String
         S::Rgba32Uint => Some(TextureFormat::Rgba32Uint),
         S::Rgba32Sint => Some(TextureFormat::Rgba32Sint),
         S::Rgba32Float => Some(TextureFormat::Rgba32Float),
+        S::R16Unorm => Some(TextureFormat::R16Unorm),
+        S::R16Snorm => Some(TextureFormat::R16Snorm),
+        S::Rg16Unorm => Some(TextureFormat::Rg16Unorm),
+        S::Rg16Snorm => Some(TextureFormat::Rg16Snorm),
+        S::Rgba16Unorm => Some(TextureFormat::Rgba16Unorm),
+        S::Rgba16Snorm => Some(TextureFormat::Rgba16Snorm),
         _ => None,
     };
     let name = ours.map_or_else(

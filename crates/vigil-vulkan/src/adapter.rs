@@ -189,6 +189,19 @@ fn supported_features(f: &FeatureSet, timestamps: bool, subgroups: bool) -> Feat
     out
 }
 
+/// Whether the device samples and copies every 16-bit normalized format (what else each
+/// does is asked per format when a device is opened).
+fn norm16(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
+    use vk::FormatFeatureFlags as F;
+    let needed = F::SAMPLED_IMAGE | F::TRANSFER_SRC | F::TRANSFER_DST;
+    hal::TextureFormat::NORM16.iter().all(|&f| {
+        // SAFETY: plain query of a physical device of this instance.
+        let props =
+            unsafe { raw.get_physical_device_format_properties(pd, conv::texture_format(f)) };
+        props.optimal_tiling_features.contains(needed)
+    })
+}
+
 /// Whether the device can hold the tier's texture and sampler heaps: one update-after-bind,
 /// partially bound, variable-count binding of [`hal::TEXTURE_HEAP_SLOTS`] sampled images
 /// and one of [`hal::SAMPLER_HEAP_SLOTS`] samplers in one pipeline layout, indexed
@@ -449,6 +462,7 @@ impl Adapter {
                 f.set(Features::ASYNC_COMPUTE, compute_family.is_some());
                 // Only where any count a buffer holds is in the driver's range
                 // (VUID-vkCmdDrawIndirectCount-countBuffer-02717): vigil cannot see it.
+                f.set(Features::TEXTURE_FORMAT_16BIT_NORM, norm16(raw, pd));
                 f.set(
                     Features::MULTI_DRAW_INDIRECT_COUNT,
                     features.v12.draw_indirect_count == vk::TRUE

@@ -315,6 +315,12 @@ pub fn texture_format(format: hal::TextureFormat) -> vk::Format {
         F::Bc6hRgbFloat => vk::Format::BC6H_SFLOAT_BLOCK,
         F::Bc7RgbaUnorm => vk::Format::BC7_UNORM_BLOCK,
         F::Bc7RgbaUnormSrgb => vk::Format::BC7_SRGB_BLOCK,
+        F::R16Unorm => vk::Format::R16_UNORM,
+        F::R16Snorm => vk::Format::R16_SNORM,
+        F::Rg16Unorm => vk::Format::R16G16_UNORM,
+        F::Rg16Snorm => vk::Format::R16G16_SNORM,
+        F::Rgba16Unorm => vk::Format::R16G16B16A16_UNORM,
+        F::Rgba16Snorm => vk::Format::R16G16B16A16_SNORM,
     }
 }
 

@@ -626,11 +626,12 @@ impl DeviceShared {
                     TextureFormat::Depth24Plus => depth24,
                     _ => conv::texture_format(format),
                 };
-                // BC formats exist only with their feature enabled (the format's properties
-                // are the adapter's, whether or not the device enabled it).
-                let bc_off =
-                    format.is_compressed() && !features.contains(Features::TEXTURE_COMPRESSION_BC);
-                if vk_format == vk::Format::UNDEFINED || bc_off {
+                // Formats behind a feature exist only with it enabled (the format's
+                // properties are the adapter's, whether or not the device enabled it).
+                let off = format
+                    .required_feature()
+                    .is_some_and(|f| !features.contains(f));
+                if vk_format == vk::Format::UNDEFINED || off {
                     return (format, hal::FormatSupport::default());
                 }
                 let f = format_props(vk_format).optimal_tiling_features;

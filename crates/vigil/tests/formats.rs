@@ -98,6 +98,26 @@ fn texels() -> Vec<(TextureFormat, Vec<u8>, Value)> {
             F([1.0, 0.5, 0.0, 1.0]),
         ),
         (F::Depth16Unorm, le16(&[0xFFFF]), F([1.0, 0.0, 0.0, 0.0])),
+        // 16-bit normalized (TEXTURE_FORMAT_16BIT_NORM): 0xFFFF is 1.0 unsigned, 0x7FFF
+        // 1.0 and 0x8001 -1.0 signed, 0 is 0.
+        (F::R16Unorm, le16(&[0xFFFF]), F([1.0, 0.0, 0.0, 1.0])),
+        (F::R16Snorm, le16(&[0x8001]), F([-1.0, 0.0, 0.0, 1.0])),
+        (F::Rg16Unorm, le16(&[0, 0xFFFF]), F([0.0, 1.0, 0.0, 1.0])),
+        (
+            F::Rg16Snorm,
+            le16(&[0x7FFF, 0x8001]),
+            F([1.0, -1.0, 0.0, 1.0]),
+        ),
+        (
+            F::Rgba16Unorm,
+            le16(&[0xFFFF, 0, 0xFFFF, 0]),
+            F([1.0, 0.0, 1.0, 0.0]),
+        ),
+        (
+            F::Rgba16Snorm,
+            le16(&[0x8001, 0x7FFF, 0, 0x7FFF]),
+            F([-1.0, 1.0, 0.0, 1.0]),
+        ),
     ]
 }
 
@@ -330,6 +350,12 @@ fn render_targets_of_each_renderable_format_clear_to_their_encoding() {
         (F::Rgba32Sint, le32(&[u32::MAX, 2, (-3i32) as u32, 1])),
         (F::Rgb10a2Uint, le32(&[1 | 2 << 10 | 3 << 20 | 1 << 30])),
         (F::Rgb10a2Unorm, le32(&[1023 | 1023 << 20 | 3 << 30])),
+        (F::R16Unorm, le16(&[0xFFFF])),
+        (F::R16Snorm, le16(&[0x7FFF])),
+        (F::Rg16Unorm, le16(&[0xFFFF, 0])),
+        (F::Rg16Snorm, le16(&[0x7FFF, 0])),
+        (F::Rgba16Unorm, le16(&[0xFFFF, 0, 0xFFFF, 0xFFFF])),
+        (F::Rgba16Snorm, le16(&[0x7FFF, 0, 0x7FFF, 0x7FFF])),
     ];
     for (format, want) in cases {
         assert!(format.info().renderable, "{format:?}");

@@ -156,7 +156,7 @@ fn texture_descriptors_are_checked() {
 #[test]
 fn every_listed_format_can_be_created() {
     // BC formats with their feature; without it they are refused (below).
-    let d = device_with(Features::TEXTURE_COMPRESSION_BC);
+    let d = device_with(Features::TEXTURE_COMPRESSION_BC | Features::TEXTURE_FORMAT_16BIT_NORM);
     for format in TextureFormat::ALL {
         let usage = if format.is_depth_stencil() {
             TextureUsages::RENDER_ATTACHMENT
@@ -2196,4 +2196,28 @@ fn bc_texture_copies_run_past_both_edges_or_neither() {
     expect_rule(copy(a, 1, b, 2), Rule::CopyBlock);
     let c = bc(&d, f, [8, 8], 3).unwrap();
     copy(a, 2, c, 2).unwrap();
+}
+
+#[test]
+fn sixteen_bit_norm_formats_need_their_feature() {
+    let plain = device();
+    let d = device_with(Features::TEXTURE_FORMAT_16BIT_NORM);
+    for format in TextureFormat::NORM16 {
+        let desc = TextureDescriptor {
+            label: "norm16",
+            size: [4, 4],
+            format,
+            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::TEXTURE_BINDING,
+            ..Default::default()
+        };
+        let e = expect_rule(tex(&plain, desc), Rule::TextureFormatFeature);
+        assert!(e.to_string().contains("TEXTURE_FORMAT_16BIT_NORM"), "{e}");
+        tex(&d, desc).unwrap();
+        // Never a storage texture: WGSL has no such storage format.
+        let storage = TextureDescriptor {
+            usage: TextureUsages::STORAGE_BINDING,
+            ..desc
+        };
+        expect_rule(tex(&d, storage), Rule::TextureFormatUsage);
+    }
 }

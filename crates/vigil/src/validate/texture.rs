@@ -24,13 +24,15 @@ pub(crate) fn descriptor(
     let l = desc.label;
     let [w, h] = desc.size;
     let format = desc.format;
+    let needs = format.required_feature().unwrap_or(Features::empty());
     ensure!(
-        !format.is_compressed() || features.contains(Features::TEXTURE_COMPRESSION_BC),
+        features.contains(needs),
         TextureFormatFeature,
         OP,
         l,
-        "{} needs the TEXTURE_COMPRESSION_BC feature, which this device was not given",
-        format.wgsl_name()
+        "{} needs the {} feature, which this device was not given",
+        format.wgsl_name(),
+        needs.names().join(" | ")
     );
     let [bw, bh] = format.info().block;
     ensure!(

@@ -27,7 +27,8 @@ impl std::ops::Deref for Gpu {
 pub const WANTED: Features = Features::TIMESTAMP_QUERY
     .union(Features::FULL_DRAW_INDEX_UINT32)
     .union(Features::INDIRECT_FIRST_INSTANCE)
-    .union(Features::SAMPLER_ANISOTROPY);
+    .union(Features::SAMPLER_ANISOTROPY)
+    .union(Features::TEXTURE_FORMAT_16BIT_NORM);
 
 /// Opens the default adapter (or `VIGIL_ADAPTER`) with validation on.
 pub fn gpu() -> Gpu {
