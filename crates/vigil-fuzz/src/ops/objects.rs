@@ -189,6 +189,14 @@ pub fn create_texture(w: &mut World<'_>, r: &mut Rng) {
         7 => TextureUsages::empty(),
         _ => TextureUsages::from_bits_truncate(r.bits(0x1f)),
     };
+    let (mut size, mut usage, mut samples) = (size, usage, samples);
+    if format.is_compressed() && r.chance(70) {
+        // Mostly what a compressed texture can be (sampled and copied, whole blocks), so
+        // that its copies and writes run too, not only its refusals.
+        size = size.map(|s| s.checked_next_multiple_of(4).unwrap_or(s).max(4));
+        usage = TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_SRC | TextureUsages::COPY_DST;
+        samples = 1;
+    }
     make_texture(w, size, layers, mips, samples, format, usage);
 }
 
