@@ -210,6 +210,9 @@ bitflags! {
         /// ([`TextureFormat::NORM16`](crate::TextureFormat::NORM16), wgpu's
         /// `TEXTURE_FORMAT_16BIT_NORM`), offered where the device samples and copies all six.
         const TEXTURE_FORMAT_16BIT_NORM = 1 << 39;
+        /// The `Depth32FloatStencil8` texture format (WebGPU's `depth32float-stencil8`),
+        /// offered where the device renders to, samples and copies it.
+        const DEPTH32FLOAT_STENCIL8 = 1 << 40;
     }
 }
 

@@ -3,8 +3,9 @@
 
 use bitflags::bitflags;
 
-/// Texel formats vigil supports: WebGPU's uncompressed formats but `stencil8` and
-/// `depth32float-stencil8`, its BC compressed formats (with
+/// Texel formats vigil supports: WebGPU's uncompressed formats but `stencil8` (with
+/// [`Features::DEPTH32FLOAT_STENCIL8`](crate::Features::DEPTH32FLOAT_STENCIL8) for
+/// `depth32float-stencil8`), its BC compressed formats (with
 /// [`Features::TEXTURE_COMPRESSION_BC`](crate::Features::TEXTURE_COMPRESSION_BC)), and wgpu's
 /// 16-bit normalized formats (with
 /// [`Features::TEXTURE_FORMAT_16BIT_NORM`](crate::Features::TEXTURE_FORMAT_16BIT_NORM)), with
@@ -137,6 +138,9 @@ pub enum TextureFormat {
     Rgba16Unorm,
     /// 16-bit RGBA, signed normalized.
     Rgba16Snorm,
+    /// 32-bit float depth with 8-bit stencil; each aspect copies on its own (4 and 1
+    /// bytes a texel).
+    Depth32FloatStencil8,
 }
 
 /// What a shader reads from a sampled texture of some format.
@@ -187,7 +191,7 @@ pub struct FormatInfo {
 
 impl TextureFormat {
     /// Every format, for enumeration and tests.
-    pub const ALL: [TextureFormat; 61] = [
+    pub const ALL: [TextureFormat; 62] = [
         TextureFormat::R8Unorm,
         TextureFormat::Rg8Unorm,
         TextureFormat::Rgba8Unorm,
@@ -249,6 +253,7 @@ impl TextureFormat {
         TextureFormat::Rg16Snorm,
         TextureFormat::Rgba16Unorm,
         TextureFormat::Rgba16Snorm,
+        TextureFormat::Depth32FloatStencil8,
     ];
 
     /// The 16-bit normalized formats, which need
@@ -263,9 +268,12 @@ impl TextureFormat {
     ];
 
     /// The device feature this format needs, if any: BC formats need
-    /// `TEXTURE_COMPRESSION_BC`, 16-bit normalized ones `TEXTURE_FORMAT_16BIT_NORM`.
+    /// `TEXTURE_COMPRESSION_BC`, 16-bit normalized ones `TEXTURE_FORMAT_16BIT_NORM`,
+    /// `Depth32FloatStencil8` `DEPTH32FLOAT_STENCIL8`.
     pub fn required_feature(self) -> Option<crate::Features> {
-        if self.is_compressed() {
+        if self == TextureFormat::Depth32FloatStencil8 {
+            Some(crate::Features::DEPTH32FLOAT_STENCIL8)
+        } else if self.is_compressed() {
             Some(crate::Features::TEXTURE_COMPRESSION_BC)
         } else if Self::NORM16.contains(&self) {
             Some(crate::Features::TEXTURE_FORMAT_16BIT_NORM)
@@ -411,7 +419,8 @@ impl TextureFormat {
                 srgb: false,
                 multisample: true,
             },
-            F::Depth24PlusStencil8 => FormatInfo {
+            F::Depth24PlusStencil8 | F::Depth32FloatStencil8 => FormatInfo {
+                // Copied by aspect only (depth and stencil apart).
                 bytes_per_texel: 0,
                 block: [1, 1],
                 components: 0,
@@ -514,6 +523,7 @@ impl TextureFormat {
             F::Rg16Snorm => "rg16snorm",
             F::Rgba16Unorm => "rgba16unorm",
             F::Rgba16Snorm => "rgba16snorm",
+            F::Depth32FloatStencil8 => "depth32float-stencil8",
         }
     }
 }

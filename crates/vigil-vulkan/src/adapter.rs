@@ -202,6 +202,16 @@ fn norm16(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
     })
 }
 
+/// Whether the device renders to, samples and copies `D32_SFLOAT_S8_UINT`.
+fn depth32_stencil8(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
+    use vk::FormatFeatureFlags as F;
+    let needed = F::DEPTH_STENCIL_ATTACHMENT | F::SAMPLED_IMAGE | F::TRANSFER_SRC | F::TRANSFER_DST;
+    // SAFETY: plain query of a physical device of this instance.
+    let props =
+        unsafe { raw.get_physical_device_format_properties(pd, vk::Format::D32_SFLOAT_S8_UINT) };
+    props.optimal_tiling_features.contains(needed)
+}
+
 /// Whether the device can hold the tier's texture and sampler heaps: one update-after-bind,
 /// partially bound, variable-count binding of [`hal::TEXTURE_HEAP_SLOTS`] sampled images
 /// and one of [`hal::SAMPLER_HEAP_SLOTS`] samplers in one pipeline layout, indexed
@@ -463,6 +473,7 @@ impl Adapter {
                 // Only where any count a buffer holds is in the driver's range
                 // (VUID-vkCmdDrawIndirectCount-countBuffer-02717): vigil cannot see it.
                 f.set(Features::TEXTURE_FORMAT_16BIT_NORM, norm16(raw, pd));
+                f.set(Features::DEPTH32FLOAT_STENCIL8, depth32_stencil8(raw, pd));
                 f.set(
                     Features::MULTI_DRAW_INDIRECT_COUNT,
                     features.v12.draw_indirect_count == vk::TRUE

@@ -394,12 +394,16 @@ fn render_targets_of_each_renderable_format_clear_to_their_encoding() {
 }
 
 #[test]
-fn depth16_and_depth24plus_attachments_test_depth() {
+fn depth16_depth24plus_and_depth32float_stencil8_attachments_test_depth() {
     // A quad at depth 0.2 over the left half, then one at 0.6 over the whole target, with
     // depth test Less against a clear of 0.4: the left half keeps the first quad's green,
     // the right half shows the clear (the second quad fails everywhere: 0.6 is behind
     // both).
-    for format in [TextureFormat::Depth16Unorm, TextureFormat::Depth24Plus] {
+    for format in [
+        TextureFormat::Depth16Unorm,
+        TextureFormat::Depth24Plus,
+        TextureFormat::Depth32FloatStencil8,
+    ] {
         let d = gpu();
         let t = target(&d, TextureFormat::Rgba8Unorm, 1);
         let (_dt, dv) = depth(&d, format);
@@ -416,7 +420,10 @@ fn depth16_and_depth24plus_attachments_test_depth() {
                     load: LoadOp::Clear(0.4),
                     store: StoreOp::Store,
                 }),
-                stencil_ops: None,
+                stencil_ops: format.info().has_stencil.then_some(Operations {
+                    load: LoadOp::Clear(0),
+                    store: StoreOp::Store,
+                }),
             }),
             ..Default::default()
         })
@@ -801,5 +808,61 @@ fn bc_textures_start_zeroed_even_on_reused_memory() {
             );
         }
     }
+    d.finish();
+}
+
+#[test]
+fn depth32float_stencil8_aspects_copy_apart() {
+    // Depth as 4-byte floats, stencil as bytes, each written and read back on its own; the
+    // whole texture (both aspects at once) is not copied.
+    let d = gpu();
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label: "d32s8",
+            size: [4, 2],
+            format: TextureFormat::Depth32FloatStencil8,
+            usage: TextureUsages::COPY_SRC | TextureUsages::COPY_DST,
+            ..Default::default()
+        })
+        .unwrap();
+    let aspect = |aspect| TexelCopyTextureInfo {
+        aspect,
+        ..Default::default()
+    };
+    let depth: Vec<u8> = (0..8)
+        .flat_map(|i| (i as f32 / 8.0).to_le_bytes())
+        .collect();
+    let stencil: Vec<u8> = (0..8).map(|i| i * 31 + 1).collect();
+    for (a, data, texel) in [
+        (TextureAspect::DepthOnly, &depth, 4),
+        (TextureAspect::StencilOnly, &stencil, 1),
+    ] {
+        d.write_texture(
+            t,
+            aspect(a),
+            data,
+            TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: 4 * texel,
+                rows_per_image: None,
+            },
+            [4, 2, 1],
+        )
+        .unwrap();
+    }
+    assert_eq!(
+        d.read_texture(t, aspect(TextureAspect::DepthOnly), [4, 2])
+            .unwrap(),
+        depth
+    );
+    assert_eq!(
+        d.read_texture(t, aspect(TextureAspect::StencilOnly), [4, 2])
+            .unwrap(),
+        stencil
+    );
+    let e = d
+        .read_texture(t, aspect(TextureAspect::All), [4, 2])
+        .unwrap_err();
+    assert_eq!(e.rule(), Rule::CopyAspect, "{e}");
     d.finish();
 }

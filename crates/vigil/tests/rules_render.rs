@@ -156,7 +156,11 @@ fn texture_descriptors_are_checked() {
 #[test]
 fn every_listed_format_can_be_created() {
     // BC formats with their feature; without it they are refused (below).
-    let d = device_with(Features::TEXTURE_COMPRESSION_BC | Features::TEXTURE_FORMAT_16BIT_NORM);
+    let d = device_with(
+        Features::TEXTURE_COMPRESSION_BC
+            | Features::TEXTURE_FORMAT_16BIT_NORM
+            | Features::DEPTH32FLOAT_STENCIL8,
+    );
     for format in TextureFormat::ALL {
         let usage = if format.is_depth_stencil() {
             TextureUsages::RENDER_ATTACHMENT
@@ -2220,4 +2224,18 @@ fn sixteen_bit_norm_formats_need_their_feature() {
         };
         expect_rule(tex(&d, storage), Rule::TextureFormatUsage);
     }
+}
+
+#[test]
+fn depth32float_stencil8_needs_its_feature() {
+    let desc = TextureDescriptor {
+        label: "d32s8",
+        size: [4, 4],
+        format: TextureFormat::Depth32FloatStencil8,
+        usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
+        ..Default::default()
+    };
+    let e = expect_rule(tex(&device(), desc), Rule::TextureFormatFeature);
+    assert!(e.to_string().contains("DEPTH32FLOAT_STENCIL8"), "{e}");
+    tex(&device_with(Features::DEPTH32FLOAT_STENCIL8), desc).unwrap();
 }

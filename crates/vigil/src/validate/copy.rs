@@ -104,6 +104,7 @@ pub(crate) fn copy_texel_bytes(format: TextureFormat, aspect: TextureAspect) -> 
     match (aspect, format) {
         (TextureAspect::StencilOnly, _) if info.has_stencil => Some(1),
         (TextureAspect::DepthOnly | TextureAspect::All, TextureFormat::Depth32Float) => Some(4),
+        (TextureAspect::DepthOnly, TextureFormat::Depth32FloatStencil8) => Some(4),
         (TextureAspect::DepthOnly | TextureAspect::All, TextureFormat::Depth16Unorm) => Some(2),
         (TextureAspect::All, f) if !f.is_depth_stencil() => Some(info.bytes_per_texel),
         _ => None,

@@ -135,7 +135,7 @@ pub(crate) fn descriptor(
         TextureDepthStencilCopy,
         OP,
         l,
-        "{name} has no copyable depth layout (its bits are the device's choice); use depth32float or depth16unorm to copy depth"
+        "{name} has no copyable depth layout (its bits are the device's choice); use depth32float, depth16unorm or depth32float-stencil8 to copy depth"
     );
     ensure!(
         matches!(desc.sample_count, 1 | 4),

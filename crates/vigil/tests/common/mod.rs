@@ -28,7 +28,8 @@ pub const WANTED: Features = Features::TIMESTAMP_QUERY
     .union(Features::FULL_DRAW_INDEX_UINT32)
     .union(Features::INDIRECT_FIRST_INSTANCE)
     .union(Features::SAMPLER_ANISOTROPY)
-    .union(Features::TEXTURE_FORMAT_16BIT_NORM);
+    .union(Features::TEXTURE_FORMAT_16BIT_NORM)
+    .union(Features::DEPTH32FLOAT_STENCIL8);
 
 /// Opens the default adapter (or `VIGIL_ADAPTER`) with validation on.
 pub fn gpu() -> Gpu {
