@@ -301,6 +301,29 @@ impl TextureFormat {
         TextureFormat::Bc7RgbaUnormSrgb,
     ];
 
+    /// The format that holds the same bits with or without sRGB encoding, for formats that
+    /// have one: a view may name it, and copies between the two are copies of one format.
+    pub fn srgb_twin(self) -> Option<TextureFormat> {
+        use TextureFormat as F;
+        let pairs = [
+            (F::Rgba8Unorm, F::Rgba8UnormSrgb),
+            (F::Bgra8Unorm, F::Bgra8UnormSrgb),
+            (F::Bc1RgbaUnorm, F::Bc1RgbaUnormSrgb),
+            (F::Bc2RgbaUnorm, F::Bc2RgbaUnormSrgb),
+            (F::Bc3RgbaUnorm, F::Bc3RgbaUnormSrgb),
+            (F::Bc7RgbaUnorm, F::Bc7RgbaUnormSrgb),
+        ];
+        pairs.iter().find_map(|&(a, b)| {
+            if self == a {
+                Some(b)
+            } else if self == b {
+                Some(a)
+            } else {
+                None
+            }
+        })
+    }
+
     /// Whether this is a block-compressed format (texel blocks larger than one texel).
     pub fn is_compressed(self) -> bool {
         self.info().block != [1, 1]

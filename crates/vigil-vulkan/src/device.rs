@@ -841,12 +841,7 @@ impl DeviceShared {
         if desc.cube_compatible {
             flags |= vk::ImageCreateFlags::CUBE_COMPATIBLE;
         }
-        if desc.format.info().srgb
-            || matches!(
-                desc.format,
-                TextureFormat::Rgba8Unorm | TextureFormat::Bgra8Unorm
-            )
-        {
+        if desc.format.srgb_twin().is_some() {
             // Views may reinterpret between a format and its sRGB twin.
             flags |= vk::ImageCreateFlags::MUTABLE_FORMAT;
         }

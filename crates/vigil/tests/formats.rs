@@ -866,3 +866,63 @@ fn depth32float_stencil8_aspects_copy_apart() {
     assert_eq!(e.rule(), Rule::CopyAspect, "{e}");
     d.finish();
 }
+
+#[test]
+fn bc_textures_are_viewed_through_their_srgb_twins() {
+    // One BC1 block of mid grey (565: 16/31, 32/63, 16/31): read through the texture's own
+    // view and through its sRGB twin's, the second is the first decoded from sRGB.
+    let d = bc_gpu();
+    let mut block = le16(&[0x8410, 0x8410]);
+    block.extend(le32(&[0]));
+    for (format, twin) in [
+        (TextureFormat::Bc1RgbaUnorm, TextureFormat::Bc1RgbaUnormSrgb),
+        (TextureFormat::Bc1RgbaUnormSrgb, TextureFormat::Bc1RgbaUnorm),
+    ] {
+        assert_eq!(format.srgb_twin(), Some(twin));
+        let t = bc_texture(&d, format, [4, 4], 1, 1);
+        d.write_texture(
+            t,
+            TexelCopyTextureInfo::default(),
+            &block,
+            TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: 8,
+                rows_per_image: None,
+            },
+            [4, 4, 1],
+        )
+        .unwrap();
+        let view = |f| {
+            d.create_texture_view(
+                t,
+                &TextureViewDescriptor {
+                    format: Some(f),
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+        };
+        let red = |v: Value| match v {
+            Value::F(c) => c[0],
+            other => panic!("{other:?}"),
+        };
+        let (plain, srgb) = if format == TextureFormat::Bc1RgbaUnorm {
+            (
+                red(load(&d, view(format), format, [2, 2], 0)),
+                red(load(&d, view(twin), twin, [2, 2], 0)),
+            )
+        } else {
+            (
+                red(load(&d, view(twin), twin, [2, 2], 0)),
+                red(load(&d, view(format), format, [2, 2], 0)),
+            )
+        };
+        assert!((plain - 0.516).abs() < 0.01, "{format:?}: unorm {plain}");
+        let decoded = ((plain + 0.055) / 1.055).powf(2.4);
+        assert!(
+            (srgb - decoded).abs() < 0.01,
+            "{format:?}: srgb {srgb}, want {decoded}"
+        );
+    }
+    d.finish();
+}

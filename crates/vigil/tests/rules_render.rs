@@ -2239,3 +2239,34 @@ fn depth32float_stencil8_needs_its_feature() {
     assert!(e.to_string().contains("DEPTH32FLOAT_STENCIL8"), "{e}");
     tex(&device_with(Features::DEPTH32FLOAT_STENCIL8), desc).unwrap();
 }
+
+#[test]
+fn bc_srgb_twins_view_and_copy_as_one_format() {
+    let d = device_with(Features::TEXTURE_COMPRESSION_BC);
+    let a = bc(&d, TextureFormat::Bc7RgbaUnorm, [8, 8], 1).unwrap();
+    let b = bc(&d, TextureFormat::Bc7RgbaUnormSrgb, [8, 8], 1).unwrap();
+    let c = bc(&d, TextureFormat::Bc3RgbaUnorm, [8, 8], 1).unwrap();
+    let view = |t, f| {
+        d.create_texture_view(
+            t,
+            &TextureViewDescriptor {
+                format: Some(f),
+                ..Default::default()
+            },
+        )
+    };
+    view(a, TextureFormat::Bc7RgbaUnormSrgb).unwrap();
+    view(b, TextureFormat::Bc7RgbaUnorm).unwrap();
+    expect_rule(view(a, TextureFormat::Bc3RgbaUnormSrgb), Rule::ViewFormat);
+    // BC4 to BC6H have no twin.
+    let r = bc(&d, TextureFormat::Bc4RUnorm, [8, 8], 1).unwrap();
+    expect_rule(view(r, TextureFormat::Bc4RSnorm), Rule::ViewFormat);
+    let at = TexelCopyTextureInfo::default();
+    let copy = |s, t| {
+        let mut e = encoder(&d);
+        e.copy_texture_to_texture(s, at, t, at, [8, 8, 1])?;
+        e.finish().map(|_| ())
+    };
+    copy(a, b).unwrap();
+    expect_rule(copy(a, c), Rule::CopyFormat);
+}

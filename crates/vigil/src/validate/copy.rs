@@ -416,13 +416,8 @@ pub(crate) fn textures(
         "destination '{d_label}' lacks COPY_DST usage ({:?})",
         d.usage
     );
-    let strip = |f: TextureFormat| match f {
-        TextureFormat::Rgba8UnormSrgb => TextureFormat::Rgba8Unorm,
-        TextureFormat::Bgra8UnormSrgb => TextureFormat::Bgra8Unorm,
-        f => f,
-    };
     ensure!(
-        strip(s.format) == strip(d.format),
+        s.format == d.format || s.format.srgb_twin() == Some(d.format),
         CopyFormat,
         OP,
         label,

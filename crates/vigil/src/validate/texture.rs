@@ -192,13 +192,7 @@ pub(crate) fn view(
     const OP: &str = "create_texture_view";
     let l = desc.label;
     let format = desc.format.unwrap_or(td.format);
-    let twins = [
-        (TextureFormat::Rgba8Unorm, TextureFormat::Rgba8UnormSrgb),
-        (TextureFormat::Bgra8Unorm, TextureFormat::Bgra8UnormSrgb),
-    ];
-    let twin = twins
-        .iter()
-        .any(|&(a, b)| (a, b) == (format, td.format) || (b, a) == (format, td.format));
+    let twin = td.format.srgb_twin() == Some(format);
     ensure!(
         format == td.format || twin,
         ViewFormat,
