@@ -3,7 +3,7 @@
 
 use bitflags::bitflags;
 
-/// Texel formats vigil supports: WebGPU's uncompressed formats but `stencil8` (with
+/// Texel formats vigil supports: WebGPU's uncompressed formats (with
 /// [`Features::DEPTH32FLOAT_STENCIL8`](crate::Features::DEPTH32FLOAT_STENCIL8) for
 /// `depth32float-stencil8`), its BC compressed formats (with
 /// [`Features::TEXTURE_COMPRESSION_BC`](crate::Features::TEXTURE_COMPRESSION_BC)), and wgpu's
@@ -141,6 +141,9 @@ pub enum TextureFormat {
     /// 32-bit float depth with 8-bit stencil; each aspect copies on its own (4 and 1
     /// bytes a texel).
     Depth32FloatStencil8,
+    /// 8-bit stencil, no depth: sampled as unsigned integers, copied as bytes. On Vulkan
+    /// it is `S8_UINT`, where the device has it as an attachment format.
+    Stencil8,
 }
 
 /// What a shader reads from a sampled texture of some format.
@@ -191,7 +194,7 @@ pub struct FormatInfo {
 
 impl TextureFormat {
     /// Every format, for enumeration and tests.
-    pub const ALL: [TextureFormat; 62] = [
+    pub const ALL: [TextureFormat; 63] = [
         TextureFormat::R8Unorm,
         TextureFormat::Rg8Unorm,
         TextureFormat::Rgba8Unorm,
@@ -254,6 +257,7 @@ impl TextureFormat {
         TextureFormat::Rgba16Unorm,
         TextureFormat::Rgba16Snorm,
         TextureFormat::Depth32FloatStencil8,
+        TextureFormat::Stencil8,
     ];
 
     /// The 16-bit normalized formats, which need
@@ -442,6 +446,19 @@ impl TextureFormat {
                 srgb: false,
                 multisample: true,
             },
+            F::Stencil8 => FormatInfo {
+                bytes_per_texel: 1,
+                block: [1, 1],
+                components: 0,
+                sample_type: TextureSampleType::Uint,
+                renderable: true,
+                blendable: false,
+                storage: false,
+                has_depth: false,
+                has_stencil: true,
+                srgb: false,
+                multisample: true,
+            },
             F::Depth24PlusStencil8 | F::Depth32FloatStencil8 => FormatInfo {
                 // Copied by aspect only (depth and stencil apart).
                 bytes_per_texel: 0,
@@ -547,6 +564,7 @@ impl TextureFormat {
             F::Rgba16Unorm => "rgba16unorm",
             F::Rgba16Snorm => "rgba16snorm",
             F::Depth32FloatStencil8 => "depth32float-stencil8",
+            F::Stencil8 => "stencil8",
         }
     }
 }

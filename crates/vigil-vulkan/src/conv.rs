@@ -322,6 +322,7 @@ pub fn texture_format(format: hal::TextureFormat) -> vk::Format {
         F::Rgba16Unorm => vk::Format::R16G16B16A16_UNORM,
         F::Rgba16Snorm => vk::Format::R16G16B16A16_SNORM,
         F::Depth32FloatStencil8 => vk::Format::D32_SFLOAT_S8_UINT,
+        F::Stencil8 => vk::Format::S8_UINT,
     }
 }
 

@@ -224,7 +224,7 @@ rules! {
     ColorTargetLimit: LimitExceeded, "render-pipeline.color-target-limit", "A pipeline has at most max_color_attachments targets.", "WebGPU maxColorAttachments";
     ColorTargetFormat: InvalidDescriptor, "render-pipeline.color-target-format", "A color target's format is a color format, blended only if blendable.", "WebGPU GPUColorTargetState";
     ColorTargetSupport: Unsupported, "render-pipeline.color-target-support", "A color target's format can be rendered to, and multisampled when the pipeline is, on the device.", "WebGPU format capabilities";
-    DepthStencilFormat: InvalidDescriptor, "render-pipeline.depth-stencil-format", "A depth-stencil state's format is a depth format with a stencil aspect when stencil is used.", "WebGPU GPUDepthStencilState";
+    DepthStencilFormat: InvalidDescriptor, "render-pipeline.depth-stencil-format", "A depth-stencil state's format is a depth or stencil format, with a stencil aspect when stencil is used and a depth aspect when depth is tested or written.", "WebGPU GPUDepthStencilState";
     DepthBiasFinite: InvalidDescriptor, "render-pipeline.depth-bias-finite", "A depth bias's slope scale and clamp are finite.", "WebGPU GPUDepthStencilState (depthBiasSlopeScale, depthBiasClamp: float, not unrestricted)";
     DepthBiasTopology: InvalidDescriptor, "render-pipeline.depth-bias-topology", "A pipeline that draws points or lines has no depth bias (constant, slope scale and clamp all 0).", "WebGPU GPUDepthStencilState validation (depthBias with a point or line topology)";
     DepthStencilSupport: Unsupported, "render-pipeline.depth-stencil-support", "A depth-stencil format can be a depth-stencil attachment on the device.", "WebGPU format capabilities";

@@ -926,3 +926,91 @@ fn bc_textures_are_viewed_through_their_srgb_twins() {
     }
     d.finish();
 }
+
+#[test]
+fn stencil8_attachments_are_stencil_tested_read_back_and_sampled() {
+    // Stencil cleared to 7, a quad over the left half replacing it with 3 (its colour
+    // drawn where the stencil test passes: everywhere, Always); the stencil read back
+    // as bytes and sampled as unsigned integers.
+    let d = gpu();
+    let format = TextureFormat::Stencil8;
+    let t = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let s = d
+        .create_texture(&TextureDescriptor {
+            label: "stencil8",
+            size: [W, H],
+            format,
+            usage: TextureUsages::RENDER_ATTACHMENT
+                | TextureUsages::COPY_SRC
+                | TextureUsages::TEXTURE_BINDING,
+            ..Default::default()
+        })
+        .unwrap();
+    let sv = d
+        .create_texture_view(s, &TextureViewDescriptor::default())
+        .unwrap();
+    let replace = StencilFaceState {
+        compare: CompareFunction::Always,
+        fail_op: StencilOperation::Keep,
+        depth_fail_op: StencilOperation::Keep,
+        pass_op: StencilOperation::Replace,
+    };
+    let state = DepthStencilState {
+        format,
+        depth_write_enabled: false,
+        depth_compare: CompareFunction::Always,
+        stencil: StencilState {
+            front: replace,
+            back: replace,
+            read_mask: 0xff,
+            write_mask: 0xff,
+        },
+        bias: DepthBiasState::default(),
+    };
+    let p = pos3_pipeline(
+        &d,
+        (empty_layout(&d), module(&d, DEPTH_SHADER)),
+        PrimitiveState::default(),
+        Some(state),
+    );
+    let left = vertex_buffer(&d, &quad3(0.5, [0.0, 1.0, 0.0, 1.0], -1.0, 0.0));
+    let mut e = encoder(&d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "stencil8",
+        color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
+        depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
+            view: sv,
+            depth_ops: None,
+            stencil_ops: Some(Operations {
+                load: LoadOp::Clear(7),
+                store: StoreOp::Store,
+            }),
+        }),
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.set_stencil_reference(3).unwrap();
+    e.set_vertex_buffer(0, left, 0, None).unwrap();
+    e.draw(0..6, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let px = pixels(&d, t.texture);
+    assert_eq!(at(&px, 10, 32), [0, 255, 0, 255]);
+    assert_eq!(at(&px, 54, 32), [0, 0, 255, 255]);
+    let bytes = d
+        .read_texture(s, TexelCopyTextureInfo::default(), [W, H])
+        .unwrap();
+    for (x, want) in [(0, 3), (W / 2 - 1, 3), (W / 2, 7), (W - 1, 7)] {
+        assert_eq!(bytes[(H / 2 * W + x) as usize], want, "x {x}");
+    }
+    let Value::U(v) = load(&d, sv, format, [W - 4, 4], 0) else {
+        panic!("stencil sampled as unsigned integers")
+    };
+    assert_eq!(v[0], 7);
+    let Value::U(v) = load(&d, sv, format, [4, 4], 0) else {
+        panic!("stencil sampled as unsigned integers")
+    };
+    assert_eq!(v[0], 3);
+    d.finish();
+}

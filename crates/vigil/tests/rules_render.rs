@@ -2270,3 +2270,68 @@ fn bc_srgb_twins_view_and_copy_as_one_format() {
     copy(a, b).unwrap();
     expect_rule(copy(a, c), Rule::CopyFormat);
 }
+
+#[test]
+fn stencil8_has_no_depth_to_test_write_or_copy() {
+    let d = device();
+    let pipeline = |depth_write_enabled, depth_compare| {
+        let state = DepthStencilState {
+            format: TextureFormat::Stencil8,
+            depth_write_enabled,
+            depth_compare,
+            stencil: StencilState::default(),
+            bias: DepthBiasState::default(),
+        };
+        one_buffer_pipeline(&d, PrimitiveState::default(), Some(state))
+    };
+    pipeline(false, CompareFunction::Always).unwrap();
+    expect_rule(
+        pipeline(true, CompareFunction::Always),
+        Rule::DepthStencilFormat,
+    );
+    expect_rule(
+        pipeline(false, CompareFunction::Less),
+        Rule::DepthStencilFormat,
+    );
+    // Copied whole (its one aspect, a byte a texel) or by its stencil aspect; it has no depth.
+    let t = tex(
+        &d,
+        TextureDescriptor {
+            label: "s8",
+            size: [4, 4],
+            format: TextureFormat::Stencil8,
+            usage: TextureUsages::COPY_SRC | TextureUsages::COPY_DST,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let layout = TexelCopyBufferLayout {
+        offset: 0,
+        bytes_per_row: 4,
+        rows_per_image: None,
+    };
+    let aspect = |aspect| TexelCopyTextureInfo {
+        aspect,
+        ..Default::default()
+    };
+    d.write_texture(t, aspect(TextureAspect::All), &[1; 16], layout, [4, 4, 1])
+        .unwrap();
+    d.write_texture(
+        t,
+        aspect(TextureAspect::StencilOnly),
+        &[1; 16],
+        layout,
+        [4, 4, 1],
+    )
+    .unwrap();
+    expect_rule(
+        d.write_texture(
+            t,
+            aspect(TextureAspect::DepthOnly),
+            &[1; 64],
+            layout,
+            [4, 4, 1],
+        ),
+        Rule::CopyAspect,
+    );
+}

@@ -800,7 +800,8 @@ pub(crate) fn texture(
         v.format.wgsl_name()
     );
     let format_type = if v.format.is_depth_stencil() {
-        if v.aspect == TextureAspect::StencilOnly {
+        // Stencil reads as unsigned integers (a stencil-only format's whole view too).
+        if v.aspect == TextureAspect::StencilOnly || !info.has_depth {
             TextureSampleType::Uint
         } else {
             TextureSampleType::Depth

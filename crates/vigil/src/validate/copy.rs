@@ -103,6 +103,7 @@ pub(crate) fn copy_texel_bytes(format: TextureFormat, aspect: TextureAspect) -> 
     let info = format.info();
     match (aspect, format) {
         (TextureAspect::StencilOnly, _) if info.has_stencil => Some(1),
+        (TextureAspect::All, TextureFormat::Stencil8) => Some(1),
         (TextureAspect::DepthOnly | TextureAspect::All, TextureFormat::Depth32Float) => Some(4),
         (TextureAspect::DepthOnly, TextureFormat::Depth32FloatStencil8) => Some(4),
         (TextureAspect::DepthOnly | TextureAspect::All, TextureFormat::Depth16Unorm) => Some(2),

@@ -573,6 +573,17 @@ pub(crate) fn render_fixed(
             l,
             "stencil state is set but {name} has no stencil aspect"
         );
+        ensure!(
+            ds.format.info().has_depth
+                || (!ds.depth_write_enabled
+                    && ds.depth_compare == vigil_hal::CompareFunction::Always),
+            DepthStencilFormat,
+            RENDER,
+            l,
+            "{name} has no depth aspect: depth_write_enabled must be false and depth_compare Always (got {} and {:?})",
+            ds.depth_write_enabled,
+            ds.depth_compare
+        );
         let b = ds.bias;
         ensure!(
             b.slope_scale.is_finite() && b.clamp.is_finite(),
