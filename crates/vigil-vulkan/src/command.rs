@@ -218,21 +218,25 @@ impl CommandEncoder {
         }
     }
 
+    /// A copy box's width and height as Vulkan takes them: a compressed box may run into
+    /// the last blocks past the mip level's edge, and Vulkan wants it up to the edge (whole
+    /// blocks or reaching it).
+    fn to_edge(texture: &Texture, mip: u32, origin: [u32; 2], size: [u32; 3]) -> [u32; 2] {
+        if !texture.format.is_compressed() {
+            return [size[0], size[1]];
+        }
+        let mw = (texture.size[0] >> mip).max(1);
+        let mh = (texture.size[1] >> mip).max(1);
+        [
+            size[0].min(mw.saturating_sub(origin[0])),
+            size[1].min(mh.saturating_sub(origin[1])),
+        ]
+    }
+
     fn buffer_image_copy(texture: &Texture, r: &hal::BufferTextureCopy) -> vk::BufferImageCopy {
         let texel = Self::texel_bytes(texture, r.aspect);
         let [bw, bh] = texture.format.info().block;
-        // A compressed copy's box may run into the last blocks past the mip's edge; Vulkan
-        // takes the box up to the edge (whole blocks or reaching it).
-        let (w, h) = if texture.format.is_compressed() {
-            let mw = (texture.size[0] >> r.mip_level).max(1);
-            let mh = (texture.size[1] >> r.mip_level).max(1);
-            (
-                r.size[0].min(mw.saturating_sub(r.origin[0])),
-                r.size[1].min(mh.saturating_sub(r.origin[1])),
-            )
-        } else {
-            (r.size[0], r.size[1])
-        };
+        let [w, h] = Self::to_edge(texture, r.mip_level, r.origin, r.size);
         vk::BufferImageCopy {
             buffer_offset: r.buffer_offset,
             // Vulkan counts the buffer's rows and images in texels, whole blocks of them.
@@ -540,18 +544,9 @@ impl hal::CommandEncoder for CommandEncoder {
         dst: &Texture,
         r: &hal::TextureCopy,
     ) {
-        // A compressed box may run into the last blocks past the mip's edge (as far on both
-        // sides, checked above us); Vulkan takes it up to the edge.
-        let (w, h) = if src.format.is_compressed() {
-            let mw = (src.size[0] >> r.src_mip_level).max(1);
-            let mh = (src.size[1] >> r.src_mip_level).max(1);
-            (
-                r.size[0].min(mw.saturating_sub(r.src_origin[0])),
-                r.size[1].min(mh.saturating_sub(r.src_origin[1])),
-            )
-        } else {
-            (r.size[0], r.size[1])
-        };
+        // The box runs as far past the destination's edge as past the source's (checked
+        // above us).
+        let [w, h] = Self::to_edge(src, r.src_mip_level, r.src_origin, r.size);
         let region = [vk::ImageCopy {
             src_subresource: vk::ImageSubresourceLayers {
                 aspect_mask: conv::aspect(src.format, r.aspect),
