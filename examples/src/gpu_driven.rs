@@ -268,12 +268,14 @@ pub fn render(d: &Device, size: [u32; 2]) -> Result<Vec<Frame>> {
         .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
             label: "reset",
             glsl: &format!("{COMMON}{RESET}"),
+            cache: None,
         })
         .map_err(err)?;
     let cull = d
         .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
             label: "cull",
             glsl: &format!("{COMMON}{CULL}"),
+            cache: None,
         })
         .map_err(err)?;
     let targets = [Some(ColorTargetState {
@@ -290,6 +292,7 @@ pub fn render(d: &Device, size: [u32; 2]) -> Result<Vec<Frame>> {
             primitive: PrimitiveState::default(),
             depth_stencil: None,
             sample_count: 1,
+            cache: None,
         })
         .map_err(err)?;
     let (target, view) = crate::render_target(d, "gpu-driven frame", size)?;

@@ -430,6 +430,7 @@ VIGIL_ROOT(Object);
             primitive: PrimitiveState::default(),
             depth_stencil: None,
             sample_count: 1,
+            cache: None,
         })
         .unwrap();
     let heap = d

@@ -97,8 +97,12 @@ struct Side {
 
 fn side(d: &Device, label: &'static str) -> Side {
     let pipeline = |glsl| {
-        d.create_pointer_compute_pipeline(&PointerComputePipelineDescriptor { label, glsl })
-            .unwrap()
+        d.create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
+            label,
+            glsl,
+            cache: None,
+        })
+        .unwrap()
     };
     Side {
         fill: pipeline(FILL),

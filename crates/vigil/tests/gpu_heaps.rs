@@ -90,6 +90,7 @@ fn points_pipeline(d: &Device) -> RenderPipeline {
         },
         depth_stencil: None,
         sample_count: 1,
+        cache: None,
     })
     .unwrap()
 }
@@ -658,6 +659,7 @@ fn heaps_need_their_feature() {
             },
             depth_stencil: None,
             sample_count: 1,
+            cache: None,
         })
         .unwrap_err();
     assert_eq!(err.rule(), Rule::GpuHeapFeature, "{err}");

@@ -106,6 +106,7 @@ fn a_shader_walks_a_linked_list_the_cpu_built() {
         .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
             label: "walk",
             glsl: WALK,
+            cache: None,
         })
         .unwrap();
     let nodes = heap(&d, "nodes", 256 + 1000 * 16, HeapKind::CpuVisible);
@@ -139,12 +140,64 @@ fn a_shader_walks_a_linked_list_the_cpu_built() {
 }
 
 #[test]
+fn pointer_pipelines_are_created_through_saved_pipeline_caches() {
+    // The walk pipeline through a fresh cache, then through one loaded from its saved
+    // data: both walk the list; a destroyed cache is refused before anything compiles.
+    let d = device();
+    let nodes = heap(&d, "nodes", 256 + 100 * 16, HeapKind::CpuVisible);
+    let out = heap(&d, "out", 256, HeapKind::Readback);
+    let want = build_list(&d, nodes, out, 100);
+    let root = d.gpu_heap_ptr::<Root>(nodes, 0).unwrap();
+    let walk_with = |cache| {
+        let pipeline = d
+            .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
+                label: "walk",
+                glsl: WALK,
+                cache: Some(cache),
+            })
+            .unwrap();
+        let serial = d.submit([walk(&d, pipeline, root)]).unwrap();
+        d.wait_for_serial_unless_stalled(serial, Duration::from_secs(30))
+            .unwrap();
+        let got = d.read_gpu_heap(out, 0, 8).unwrap();
+        assert_eq!(got, [want.to_le_bytes(), 100u32.to_le_bytes()].concat());
+    };
+    let first = d
+        .create_pipeline_cache(&PipelineCacheDescriptor {
+            label: "first run",
+            ..Default::default()
+        })
+        .unwrap();
+    walk_with(first);
+    let saved = d.pipeline_cache_data(first).unwrap();
+    let second = d
+        .create_pipeline_cache(&PipelineCacheDescriptor {
+            label: "second run",
+            data: Some(&saved),
+            fallback: false,
+        })
+        .unwrap();
+    walk_with(second);
+    d.destroy_pipeline_cache(first).unwrap();
+    let err = d
+        .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
+            label: "walk",
+            glsl: WALK,
+            cache: Some(first),
+        })
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidHandle, "{err}");
+    d.finish();
+}
+
+#[test]
 fn roots_and_heaps_are_checked() {
     let d = device();
     let pipeline = d
         .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
             label: "walk",
             glsl: WALK,
+            cache: None,
         })
         .unwrap();
     let nodes = heap(&d, "nodes", 1024, HeapKind::CpuVisible);
@@ -215,6 +268,7 @@ fn roots_and_heaps_are_checked() {
         .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
             label: "broken",
             glsl: "void main() { undefined_thing = 1; }",
+            cache: None,
         })
         .unwrap_err();
     assert_eq!(err.rule(), Rule::GpuShader);
@@ -237,6 +291,7 @@ fn dispatches_sharing_heap_memory_are_ordered_by_the_applications_barriers() {
         .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
             label: "bump",
             glsl: BUMP,
+            cache: None,
         })
         .unwrap();
     let counters = heap(&d, "counters", 64, HeapKind::Readback);
@@ -300,8 +355,12 @@ fn counts_past_the_limit_read_from_a_heap_dispatch_nothing() {
         "the test's counts are past this limit only"
     );
     let pipe = |label, glsl| {
-        d.create_pointer_compute_pipeline(&PointerComputePipelineDescriptor { label, glsl })
-            .unwrap()
+        d.create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
+            label,
+            glsl,
+            cache: None,
+        })
+        .unwrap()
     };
     let write_ok = pipe("write args", WRITE_ARGS);
     let write_huge = pipe("write huge args", WRITE_HUGE_ARGS);
@@ -344,8 +403,12 @@ fn counts_past_the_limit_read_from_a_heap_dispatch_nothing() {
 fn a_dispatch_reads_its_workgroup_counts_from_a_heap_the_gpu_wrote() {
     let d = device();
     let pipe = |label, glsl| {
-        d.create_pointer_compute_pipeline(&PointerComputePipelineDescriptor { label, glsl })
-            .unwrap()
+        d.create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
+            label,
+            glsl,
+            cache: None,
+        })
+        .unwrap()
     };
     let (write_args, count) = (pipe("write args", WRITE_ARGS), pipe("count", COUNT));
     let work = heap(&d, "work", 256, HeapKind::GpuOnly);
@@ -419,6 +482,7 @@ fn pull_pipeline(d: &Device) -> RenderPipeline {
         primitive: PrimitiveState::default(),
         depth_stencil: None,
         sample_count: 1,
+        cache: None,
     })
     .unwrap()
 }
@@ -530,6 +594,7 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
             primitive: PrimitiveState::default(),
             depth_stencil: None,
             sample_count: 1,
+            cache: None,
         })
         .unwrap_err();
     assert_eq!(err.rule(), Rule::FragmentOutput);
@@ -664,6 +729,7 @@ fn typed_values_and_slices_are_written_read_and_followed() {
         .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
             label: "sum",
             glsl: SUM,
+            cache: None,
         })
         .unwrap();
     let mut e = d

@@ -91,6 +91,7 @@ fn mesh_pipeline_of(
         front_face: FrontFace::Ccw,
         depth_stencil: None,
         sample_count: 1,
+        cache: None,
     })
 }
 
@@ -259,6 +260,7 @@ fn mesh_draws_and_pipelines_are_checked() {
             primitive: PrimitiveState::default(),
             depth_stencil: None,
             sample_count: 1,
+            cache: None,
         })
         .unwrap();
     let rule = |r: Result<()>| r.unwrap_err().rule();
@@ -318,6 +320,7 @@ fn mesh_draws_and_pipelines_are_checked() {
             front_face: FrontFace::Ccw,
             depth_stencil: None,
             sample_count: 1,
+            cache: None,
         })
         .unwrap_err();
     assert_eq!(err.rule(), Rule::GpuShader, "{err}");
@@ -336,6 +339,7 @@ fn mesh_draws_and_pipelines_are_checked() {
             front_face: FrontFace::Ccw,
             depth_stencil: None,
             sample_count: 1,
+            cache: None,
         })
         .unwrap_err();
     assert_eq!(err.rule(), Rule::MeshFeature, "{err}");

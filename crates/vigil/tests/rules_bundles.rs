@@ -295,6 +295,7 @@ void main() { gl_Position = vec4(vigil.root.p[gl_VertexIndex], 0.0, 1.0); }
             primitive: PrimitiveState::default(),
             depth_stencil: None,
             sample_count: 1,
+            cache: None,
         })
         .unwrap();
     let mut b = d.create_render_bundle_encoder(&bundle_desc(RGBA)).unwrap();

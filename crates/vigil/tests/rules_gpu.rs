@@ -34,6 +34,7 @@ fn bump(d: &TDevice) -> ComputePipeline {
     d.create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
         label: "bump",
         glsl: BUMP,
+        cache: None,
     })
     .unwrap()
 }
@@ -46,6 +47,7 @@ fn the_tier_needs_buffer_device_addresses() {
         d.create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
             label: "bump",
             glsl: BUMP,
+            cache: None,
         }),
         Rule::GpuFeature,
     );
@@ -165,6 +167,7 @@ fn modules_that_do_not_compile_or_need_more_are_refused() {
         d.create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {
             label: "broken.comp",
             glsl: "layout(local_size_x = 1) in;\nvoid main() { x = 1; }\n",
+            cache: None,
         }),
         Rule::GpuShader,
     );
@@ -177,6 +180,7 @@ layout(buffer_reference, scalar, buffer_reference_align = 8) buffer R { uint64_t
 VIGIL_ROOT(R);
 layout(local_size_x = 1) in;
 void main() { vigil.root.v += 1ul; }",
+            cache: None,
         }),
         Rule::GpuShader,
     );
@@ -276,6 +280,7 @@ fn render_pipeline(
         primitive: PrimitiveState::default(),
         depth_stencil: None,
         sample_count: 1,
+        cache: None,
     })
 }
 
@@ -311,6 +316,7 @@ fn pointer_render_pipelines_are_checked_like_ordinary_ones() {
         primitive: PrimitiveState::default(),
         depth_stencil: None,
         sample_count: 2,
+        cache: None,
     });
     expect_rule(err, Rule::RenderSampleCount);
     expect_rule(

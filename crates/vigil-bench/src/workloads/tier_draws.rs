@@ -244,6 +244,7 @@ pub fn vigil_tier(
             primitive: PrimitiveState::default(),
             depth_stencil: None,
             sample_count: 1,
+            cache: None,
         })
         .map_err(e)?;
     let (corners_at, bytes) = layout(size);

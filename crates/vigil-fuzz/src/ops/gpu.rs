@@ -139,6 +139,7 @@ fn dispatch(w: &mut World<'_>, r: &mut Rng) {
                     &PointerComputePipelineDescriptor {
                         label: "fuzz bump",
                         glsl: BUMP,
+                        cache: None,
                     },
                 )?;
                 w.bump = Some(p);
@@ -346,6 +347,7 @@ pub(super) fn pull_pipeline(
             primitive: vigil::PrimitiveState::default(),
             depth_stencil: None,
             sample_count: 1,
+            cache: None,
         })
 }
 
@@ -397,6 +399,7 @@ fn make_draw_pipelines(w: &mut World<'_>) {
                         front_face: vigil::FrontFace::Ccw,
                         depth_stencil: None,
                         sample_count: 1,
+                        cache: None,
                     },
                 )?;
                 w.mesh_triangle = Some(p);

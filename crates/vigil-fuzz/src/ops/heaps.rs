@@ -302,6 +302,7 @@ fn dispatch(w: &mut World<'_>, r: &mut Rng) {
                     &PointerComputePipelineDescriptor {
                         label: "fuzz sample heaps",
                         glsl: SAMPLE,
+                        cache: None,
                     },
                 )?;
                 w.sample = Some(p);

@@ -175,6 +175,9 @@ pub struct PointerComputePipelineDescriptor<'a> {
     /// GLSL after the tier's prelude: declare `buffer_reference` blocks and the root with
     /// `VIGIL_ROOT(Type);`, then `void main()`.
     pub glsl: &'a str,
+    /// A pipeline cache the driver may read compiled code from and add this pipeline's to
+    /// (see [`Device::create_pipeline_cache`]).
+    pub cache: Option<crate::PipelineCache>,
 }
 
 /// How to make a pointer render pipeline: vertex (and fragment) shaders in the tier's GLSL,
@@ -194,6 +197,8 @@ pub struct PointerRenderPipelineDescriptor<'a> {
     pub depth_stencil: Option<DepthStencilState>,
     /// Sample count (1 or 4).
     pub sample_count: u32,
+    /// A pipeline cache the driver may read compiled code from and add this pipeline's to.
+    pub cache: Option<crate::PipelineCache>,
 }
 
 /// How to make a mesh pipeline: tier GLSL for an optional task shader, a mesh shader
@@ -216,6 +221,8 @@ pub struct PointerMeshPipelineDescriptor<'a> {
     pub depth_stencil: Option<DepthStencilState>,
     /// Sample count (1 or 4).
     pub sample_count: u32,
+    /// A pipeline cache the driver may read compiled code from and add this pipeline's to.
+    pub cache: Option<crate::PipelineCache>,
 }
 
 /// What geometry a pointer pipeline draws with.
@@ -262,6 +269,7 @@ struct PointerGraphics<'a> {
     primitive: PrimitiveState,
     depth_stencil: Option<DepthStencilState>,
     sample_count: u32,
+    cache: Option<crate::PipelineCache>,
 }
 
 impl<A: Api> Device<A> {
@@ -535,6 +543,7 @@ impl<A: Api> Device<A> {
         let label = desc.label;
         self.check_alive(OP)?;
         self.gpu_feature(OP, label)?;
+        let cache = self.pipeline_cache_of(desc.cache, OP)?;
         let words = vigil_shader::glsl::compile_compute(label, desc.glsl, self.features)
             .map_err(|d| shader_error(OP, label, d))?;
         let heaps = self.heaps_of(OP, label, &words)?;
@@ -547,7 +556,7 @@ impl<A: Api> Device<A> {
                 layout: &layout.raw,
                 module: &module,
                 entry_point: "main",
-                cache: None,
+                cache: cache.as_deref().map(|c| &*c.raw),
             })
             .map_err(|e| self.hal_error(e, OP, label))?;
         drop(module);
@@ -574,6 +583,7 @@ impl<A: Api> Device<A> {
                 primitive: desc.primitive,
                 depth_stencil: desc.depth_stencil,
                 sample_count: desc.sample_count,
+                cache: desc.cache,
             },
         )
     }
@@ -614,6 +624,7 @@ impl<A: Api> Device<A> {
                 },
                 depth_stencil: desc.depth_stencil,
                 sample_count: desc.sample_count,
+                cache: desc.cache,
             },
         )
     }
@@ -628,6 +639,7 @@ impl<A: Api> Device<A> {
         let l = desc.label;
         self.check_alive(op)?;
         self.gpu_feature(op, l)?;
+        let cache = self.pipeline_cache_of(desc.cache, op)?;
         let targets = desc.fragment.map_or(&[][..], |(_, t)| t);
         // The fixed-function checks of ordinary pipelines, on the same state.
         let fixed = crate::render::RenderPipelineDescriptor {
@@ -739,7 +751,7 @@ impl<A: Api> Device<A> {
                 },
                 view_mask: 0,
                 mesh,
-                cache: None,
+                cache: cache.as_deref().map(|c| &*c.raw),
             })
             .map_err(|e| self.hal_error(e, op, l))?;
         drop((gmodule, tmodule, fmodule));

@@ -34,6 +34,7 @@ void main() {
     vigil.root.value = uint(c.x * 255.0);
 }
 ",
+            cache: None,
         })
         .unwrap();
     let counter = d
