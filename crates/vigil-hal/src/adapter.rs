@@ -213,6 +213,10 @@ bitflags! {
         /// The `Depth32FloatStencil8` texture format (WebGPU's `depth32float-stencil8`),
         /// offered where the device renders to, samples and copies it.
         const DEPTH32FLOAT_STENCIL8 = 1 << 40;
+        /// `R32Float`, `Rg32Float` and `Rgba32Float` sampled with filtering (WebGPU's
+        /// `float32-filterable`): bound as filterable float textures, read through linear
+        /// samplers. Offered where the device filters all three.
+        const FLOAT32_FILTERABLE = 1 << 41;
     }
 }
 

@@ -202,6 +202,23 @@ fn norm16(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
     })
 }
 
+/// Whether the device filters the three 32-bit float color formats.
+fn float32_filterable(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
+    [
+        vk::Format::R32_SFLOAT,
+        vk::Format::R32G32_SFLOAT,
+        vk::Format::R32G32B32A32_SFLOAT,
+    ]
+    .iter()
+    .all(|&f| {
+        // SAFETY: plain query of a physical device of this instance.
+        let props = unsafe { raw.get_physical_device_format_properties(pd, f) };
+        props
+            .optimal_tiling_features
+            .contains(vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR)
+    })
+}
+
 /// Whether the device renders to, samples and copies `D32_SFLOAT_S8_UINT`.
 fn depth32_stencil8(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
     use vk::FormatFeatureFlags as F;
@@ -474,6 +491,7 @@ impl Adapter {
                 // (VUID-vkCmdDrawIndirectCount-countBuffer-02717): vigil cannot see it.
                 f.set(Features::TEXTURE_FORMAT_16BIT_NORM, norm16(raw, pd));
                 f.set(Features::DEPTH32FLOAT_STENCIL8, depth32_stencil8(raw, pd));
+                f.set(Features::FLOAT32_FILTERABLE, float32_filterable(raw, pd));
                 f.set(
                     Features::MULTI_DRAW_INDIRECT_COUNT,
                     features.v12.draw_indirect_count == vk::TRUE

@@ -1014,3 +1014,126 @@ fn stencil8_attachments_are_stencil_tested_read_back_and_sampled() {
     assert_eq!(v[0], 3);
     d.finish();
 }
+
+#[test]
+fn float32_textures_are_filtered_with_float32_filterable() {
+    // A 2x1 texture of 0 and 1 (per channel 0, 1, 2, 3 times that), sampled linearly halfway
+    // between the two texels' centres: half of each.
+    let d = gpu();
+    assert!(d.features().contains(Features::FLOAT32_FILTERABLE));
+    let sampler = d
+        .create_sampler(&SamplerDescriptor {
+            label: "linear",
+            mag_filter: FilterMode::Linear,
+            min_filter: FilterMode::Linear,
+            ..Default::default()
+        })
+        .unwrap();
+    for (format, components) in [
+        (TextureFormat::R32Float, 1),
+        (TextureFormat::Rg32Float, 2),
+        (TextureFormat::Rgba32Float, 4),
+    ] {
+        let t = d
+            .create_texture(&TextureDescriptor {
+                label: format.wgsl_name(),
+                size: [2, 1],
+                format,
+                usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
+                ..Default::default()
+            })
+            .unwrap();
+        let texel = |v: f32| (0..components).flat_map(move |c| (v * c as f32).to_le_bytes());
+        let data: Vec<u8> = texel(0.0).chain(texel(1.0)).collect();
+        d.write_texture(
+            t,
+            TexelCopyTextureInfo::default(),
+            &data,
+            TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: data.len() as u32,
+                rows_per_image: None,
+            },
+            [2, 1, 1],
+        )
+        .unwrap();
+        let view = d
+            .create_texture_view(t, &TextureViewDescriptor::default())
+            .unwrap();
+        let out = d
+            .create_buffer(&BufferDescriptor {
+                label: "sampled",
+                size: 16,
+                usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC,
+            })
+            .unwrap();
+        let entry = |binding, ty| BindGroupLayoutEntry {
+            binding,
+            visibility: ShaderStages::COMPUTE,
+            ty,
+            array: None,
+        };
+        let bgl = d
+            .create_bind_group_layout(&BindGroupLayoutDescriptor {
+                label: "filter",
+                entries: &[
+                    entry(
+                        0,
+                        BindingType::Texture {
+                            sample_type: TextureSampleType::Float { filterable: true },
+                            view_dimension: TextureViewDimension::D2,
+                            multisampled: false,
+                        },
+                    ),
+                    entry(1, BindingType::Sampler(SamplerBindingType::Filtering)),
+                    entry(
+                        2,
+                        BindingType::Buffer {
+                            ty: BufferBindingType::Storage { read_only: false },
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                    ),
+                ],
+            })
+            .unwrap();
+        let group = d
+            .create_bind_group(&BindGroupDescriptor {
+                label: "filter",
+                layout: bgl,
+                entries: &[
+                    BindGroupEntry {
+                        binding: 0,
+                        resource: BindingResource::TextureView(view),
+                    },
+                    BindGroupEntry {
+                        binding: 1,
+                        resource: BindingResource::Sampler(sampler),
+                    },
+                    BindGroupEntry {
+                        binding: 2,
+                        resource: BindingResource::Buffer(BufferBinding::whole(out)),
+                    },
+                ],
+            })
+            .unwrap();
+        let wgsl = "@group(0) @binding(0) var t: texture_2d<f32>;
+             @group(0) @binding(1) var s: sampler;
+             @group(0) @binding(2) var<storage, read_write> out: vec4<f32>;
+             @compute @workgroup_size(1) fn main() {
+                 out = textureSampleLevel(t, s, vec2<f32>(0.5, 0.5), 0.0);
+             }";
+        dispatch_once(&d, wgsl, bgl, group);
+        let b = d.read_buffer(out, 0, 16).unwrap();
+        for c in 0..components {
+            let i = c as usize * 4;
+            let got = f32::from_le_bytes(b[i..i + 4].try_into().unwrap());
+            let want = 0.5 * c as f32;
+            assert!(
+                (got - want).abs() < 1e-3,
+                "{format:?} channel {c}: {got}, want {want}"
+            );
+        }
+    }
+    d.finish();
+}

@@ -2335,3 +2335,67 @@ fn stencil8_has_no_depth_to_test_write_or_copy() {
         Rule::CopyAspect,
     );
 }
+
+#[test]
+fn float32_formats_filter_only_with_float32_filterable() {
+    for (features, filters) in [
+        (Features::empty(), false),
+        (Features::FLOAT32_FILTERABLE, true),
+    ] {
+        let d = device_with(features);
+        let layout = |filterable| {
+            d.create_bind_group_layout(&BindGroupLayoutDescriptor {
+                label: "sampled",
+                entries: &[BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: ShaderStages::FRAGMENT,
+                    ty: BindingType::Texture {
+                        sample_type: TextureSampleType::Float { filterable },
+                        view_dimension: TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    array: None,
+                }],
+            })
+            .unwrap()
+        };
+        for format in [
+            TextureFormat::R32Float,
+            TextureFormat::Rg32Float,
+            TextureFormat::Rgba32Float,
+        ] {
+            let t = tex(
+                &d,
+                TextureDescriptor {
+                    label: "f32",
+                    size: [4, 4],
+                    format,
+                    usage: TextureUsages::TEXTURE_BINDING,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            let view = d
+                .create_texture_view(t, &TextureViewDescriptor::default())
+                .unwrap();
+            let group = |layout| {
+                d.create_bind_group(&BindGroupDescriptor {
+                    label: "f32",
+                    layout,
+                    entries: &[BindGroupEntry {
+                        binding: 0,
+                        resource: BindingResource::TextureView(view),
+                    }],
+                })
+            };
+            // Unfilterable float layouts take them either way.
+            group(layout(false)).unwrap();
+            let filtering = group(layout(true));
+            if filters {
+                filtering.unwrap();
+            } else {
+                expect_rule(filtering, Rule::GroupViewSampleType);
+            }
+        }
+    }
+}

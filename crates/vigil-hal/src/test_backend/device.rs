@@ -779,7 +779,9 @@ impl Device for TestDevice {
         let info = format.info();
         crate::FormatSupport {
             sampled: true,
-            filterable: info.sample_type == crate::TextureSampleType::Float { filterable: true },
+            // As lavapipe and the GPUs tested: every float format filters (WebGPU's
+            // capabilities are the layer above's to apply).
+            filterable: matches!(info.sample_type, crate::TextureSampleType::Float { .. }),
             storage: info.storage,
             color_attachment: info.renderable && !format.is_depth_stencil(),
             blendable: info.blendable,

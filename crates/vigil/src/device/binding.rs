@@ -14,7 +14,10 @@ use crate::native::Owned;
 use crate::track::Use;
 use crate::validate::{self, binding as check};
 use std::sync::Arc;
-use vigil_hal::{Access, Api, BindingType, BufferBindingType, Device as _, StorageTextureAccess};
+use vigil_hal::{
+    Access, Api, BindingType, BufferBindingType, Device as _, Features, StorageTextureAccess,
+    TextureFormat, TextureSampleType,
+};
 
 /// How to create a bind group layout.
 #[derive(Clone, Debug, Default)]
@@ -1072,8 +1075,23 @@ impl<A: Api> Device<A> {
             format: view.format,
             aspect: view.range.aspect,
             mip_level_count: view.range.mip_level_count,
-            filterable: self.hal.format_support(view.format).filterable,
+            filterable: self.filterable(view.format),
         }
+    }
+
+    /// Whether a sampled binding may filter views of `format`: WebGPU's capability (the
+    /// 32-bit floats only with `FLOAT32_FILTERABLE`) and the device's.
+    fn filterable(&self, format: TextureFormat) -> bool {
+        use TextureFormat as F;
+        let webgpu = match format.info().sample_type {
+            TextureSampleType::Float { filterable } => {
+                filterable
+                    || (self.features.contains(Features::FLOAT32_FILTERABLE)
+                        && matches!(format, F::R32Float | F::Rg32Float | F::Rgba32Float))
+            }
+            _ => false,
+        };
+        webgpu && self.hal.format_support(format).filterable
     }
 
     /// Destroys a bind group.

@@ -807,11 +807,12 @@ pub(crate) fn texture(
             TextureSampleType::Depth
         }
     } else {
-        let t = info.sample_type;
-        if t == (TextureSampleType::Float { filterable: true }) && !v.filterable {
-            TextureSampleType::Float { filterable: false }
-        } else {
-            t
+        // Float formats filter as the device and the features allow (`v.filterable`).
+        match info.sample_type {
+            TextureSampleType::Float { .. } => TextureSampleType::Float {
+                filterable: v.filterable,
+            },
+            t => t,
         }
     };
     let compatible = match (sample_type, format_type) {

@@ -29,7 +29,8 @@ pub const WANTED: Features = Features::TIMESTAMP_QUERY
     .union(Features::INDIRECT_FIRST_INSTANCE)
     .union(Features::SAMPLER_ANISOTROPY)
     .union(Features::TEXTURE_FORMAT_16BIT_NORM)
-    .union(Features::DEPTH32FLOAT_STENCIL8);
+    .union(Features::DEPTH32FLOAT_STENCIL8)
+    .union(Features::FLOAT32_FILTERABLE);
 
 /// Opens the default adapter (or `VIGIL_ADAPTER`) with validation on.
 pub fn gpu() -> Gpu {
