@@ -143,8 +143,9 @@ impl CommandEncoder {
             let w = (texture.size[0] >> mip).max(1);
             let h = (texture.size[1] >> mip).max(1);
             let row = u64::from(w.div_ceil(bw)).saturating_mul(block);
-            // Block rows per box (whole rows fit: a row is at most 2^16 blocks of 16 bytes
-            // here, no more than the source), and columns when a row would not.
+            // Block rows per box. A row of the widest texture (16,384 texels: 4,096 blocks
+            // of 16 bytes) fits in the source; a wider one would be cut into columns that
+            // do.
             let rows = (crate::device::ZERO_BYTES / row.max(1)).max(1);
             let cols = if row > crate::device::ZERO_BYTES {
                 crate::device::ZERO_BYTES / block
@@ -241,7 +242,9 @@ impl CommandEncoder {
             buffer_offset: r.buffer_offset,
             // Vulkan counts the buffer's rows and images in texels, whole blocks of them.
             buffer_row_length: r.bytes_per_row / texel * bw,
-            buffer_image_height: r.rows_per_image * bh,
+            // Saturating: with one layer the height between images is never used, and the
+            // layer above lets it be any count.
+            buffer_image_height: r.rows_per_image.saturating_mul(bh),
             image_subresource: vk::ImageSubresourceLayers {
                 aspect_mask: conv::aspect(texture.format, r.aspect),
                 mip_level: r.mip_level,
