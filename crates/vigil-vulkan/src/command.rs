@@ -242,9 +242,13 @@ impl CommandEncoder {
             buffer_offset: r.buffer_offset,
             // Vulkan counts the buffer's rows and images in texels, whole blocks of them.
             buffer_row_length: r.bytes_per_row / texel * bw,
-            // Saturating: with one layer the height between images is never used, and the
-            // layer above lets it be any count.
-            buffer_image_height: r.rows_per_image.saturating_mul(bh),
+            // With one layer the height between images is never used (the layer above lets
+            // it be any count): tight. With more, the layer above checked it fits in texels.
+            buffer_image_height: if r.size[2] <= 1 {
+                0
+            } else {
+                r.rows_per_image.saturating_mul(bh)
+            },
             image_subresource: vk::ImageSubresourceLayers {
                 aspect_mask: conv::aspect(texture.format, r.aspect),
                 mip_level: r.mip_level,

@@ -1137,3 +1137,37 @@ fn float32_textures_are_filtered_with_float32_filterable() {
     }
     d.finish();
 }
+
+#[test]
+fn a_bc_copy_of_one_layer_takes_any_rows_per_image() {
+    // With one layer the rows between images are never used, and any count is accepted;
+    // Vulkan counts them in texels (four a block row), past u32 for this one.
+    let d = bc_gpu();
+    let t = bc_texture(&d, TextureFormat::Bc1RgbaUnorm, [8, 8], 1, 1);
+    let src = d
+        .create_buffer_init(&BufferInitDescriptor {
+            label: "blocks",
+            contents: &[bc1_block(), vec![0; 248], bc1_block()].concat(),
+            usage: BufferUsages::COPY_SRC,
+        })
+        .unwrap();
+    let mut e = encoder(&d);
+    e.copy_buffer_to_texture(
+        src,
+        TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: 256,
+            rows_per_image: Some(0x4000_0001),
+        },
+        t,
+        TexelCopyTextureInfo::default(),
+        [4, 8, 1],
+    )
+    .unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let back = d
+        .read_texture(t, TexelCopyTextureInfo::default(), [4, 8])
+        .unwrap();
+    assert_eq!(back, [bc1_block(), bc1_block()].concat());
+    d.finish();
+}

@@ -364,6 +364,15 @@ pub(crate) fn buffer_texture(
         "rows_per_image {rows_per_image} is less than the height {}",
         size[1]
     );
+    // Between layers, Vulkan counts the rows in texels: that count must exist.
+    let [_, bh] = t.format.info().block;
+    ensure!(
+        size[2] <= 1 || rows_per_image.checked_mul(bh).is_some(),
+        CopyLayout,
+        op,
+        label,
+        "rows_per_image {rows_per_image} is more rows of {bh}-texel blocks than a copy can count"
+    );
     if !size.contains(&0) {
         ensure!(
             inside(layout.offset, fp.len, b.size),
