@@ -460,7 +460,8 @@ impl TextureFormat {
                 multisample: true,
             },
             F::Depth24PlusStencil8 | F::Depth32FloatStencil8 => FormatInfo {
-                // Copied by aspect only (depth and stencil apart).
+                // Never copied whole: depth32float-stencil8 by aspect (4 and 1 bytes),
+                // depth24plus-stencil8 by its stencil aspect only.
                 bytes_per_texel: 0,
                 block: [1, 1],
                 components: 0,

@@ -724,9 +724,15 @@ impl DeviceShared {
         unsafe { std::ptr::write_bytes(ptr.0.as_ptr(), 0, ZERO_BYTES as usize) };
         if !b.coherent {
             let range = self.mapped_range(&b, 0, ZERO_BYTES);
-            self.check("vkFlushMappedMemoryRanges")?;
-            // SAFETY: the range lies in this buffer's mapped memory.
-            unsafe { self.raw.flush_mapped_memory_ranges(&[range]) }.map_err(conv::map_result)?;
+            let flushed = self.check("vkFlushMappedMemoryRanges").and_then(|()| {
+                // SAFETY: the range lies in this buffer's mapped memory.
+                unsafe { self.raw.flush_mapped_memory_ranges(&[range]) }.map_err(conv::map_result)
+            });
+            if let Err(e) = flushed {
+                // Not kept, so not leaked: the next compressed texture tries again.
+                self.destroy_buffer(b);
+                return Err(e);
+            }
         }
         *zeros = Some(b);
         Ok(())

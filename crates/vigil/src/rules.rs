@@ -115,7 +115,7 @@ rules! {
     TextureMultisampleUsage: InvalidDescriptor, "texture.multisample-usage", "A multisampled texture is a render attachment and not a storage texture.", "WebGPU createTexture: sampleCount > 1";
     TextureMultisampleShape: InvalidDescriptor, "texture.multisample-shape", "A multisampled texture has one mip level and one layer.", "WebGPU createTexture: sampleCount > 1";
     TextureSampleCount: InvalidDescriptor, "texture.sample-count", "Sample counts are 1 or 4.", "WebGPU sampleCount";
-    TextureFormatFeature: Unsupported, "texture.format-feature", "A BC compressed format needs the TEXTURE_COMPRESSION_BC feature, a 16-bit normalized one TEXTURE_FORMAT_16BIT_NORM.", "WebGPU texture-compression-bc; Vulkan textureCompressionBC; wgpu TEXTURE_FORMAT_16BIT_NORM";
+    TextureFormatFeature: Unsupported, "texture.format-feature", "A format behind a feature needs it enabled: BC formats TEXTURE_COMPRESSION_BC, 16-bit normalized ones TEXTURE_FORMAT_16BIT_NORM, depth32float-stencil8 DEPTH32FLOAT_STENCIL8.", "WebGPU texture-compression-bc, depth32float-stencil8; Vulkan textureCompressionBC; wgpu TEXTURE_FORMAT_16BIT_NORM";
     TextureBlockSize: InvalidDescriptor, "texture.block-size", "A compressed texture's width and height are whole blocks (multiples of 4 for BC).", "WebGPU createTexture: size multiple of the texel block";
 
     // Views.
