@@ -133,22 +133,33 @@ fn loaded(d: &Device, format: TextureFormat, texel: &[u8]) -> Value {
             ..Default::default()
         })
         .unwrap();
+    load(d, filled(d, t, texel, [2, 2]), format, [1, 1], 0)
+}
+
+/// Writes `unit` (one texel, or one block of a compressed format) into every place of the
+/// `units` (`[across, down]`) of mip level 0 of `t`, and returns a view of it.
+fn filled(d: &Device, t: Texture, unit: &[u8], units: [u32; 2]) -> TextureView {
+    let [bw, bh] = d
+        .texture_descriptor(t)
+        .unwrap()
+        .descriptor()
+        .format
+        .info()
+        .block;
     d.write_texture(
         t,
         TexelCopyTextureInfo::default(),
-        &texel.repeat(4),
+        &unit.repeat((units[0] * units[1]) as usize),
         TexelCopyBufferLayout {
             offset: 0,
-            bytes_per_row: texel.len() as u32 * 2,
+            bytes_per_row: unit.len() as u32 * units[0],
             rows_per_image: None,
         },
-        [2, 2, 1],
+        [units[0] * bw, units[1] * bh, 1],
     )
     .unwrap();
-    let view = d
-        .create_texture_view(t, &TextureViewDescriptor::default())
-        .unwrap();
-    load(d, view, format, [1, 1], 0)
+    d.create_texture_view(t, &TextureViewDescriptor::default())
+        .unwrap()
 }
 
 /// The texel at `at` of mip level `mip` of `view` (of `format`), as a compute shader's
@@ -628,21 +639,7 @@ fn bc_blocks_decode_to_the_texels_they_encode() {
         );
         // An 8x8 texture of four blocks, each the same.
         let t = bc_texture(&d, format, [8, 8], 1, 1);
-        d.write_texture(
-            t,
-            TexelCopyTextureInfo::default(),
-            &block.repeat(4),
-            TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: block.len() as u32 * 2,
-                rows_per_image: None,
-            },
-            [8, 8, 1],
-        )
-        .unwrap();
-        let view = d
-            .create_texture_view(t, &TextureViewDescriptor::default())
-            .unwrap();
+        let view = filled(&d, t, &block, [2, 2]);
         for (at, want) in [
             ([0, 0], first),
             ([1, 1], fifth),
