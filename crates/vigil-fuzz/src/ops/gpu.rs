@@ -130,16 +130,18 @@ fn dispatch(w: &mut World<'_>, r: &mut Rng) {
         if !w.features.contains(vigil::Features::BUFFER_DEVICE_ADDRESS) && !r.chance(5) {
             return;
         }
+        // Now and then through a pipeline cache, live or not, as ordinary pipelines are.
+        let (cache, cv) = super::objects::some_cache(w, r);
         w.call(
             "create_pointer_compute_pipeline",
-            "bump".into(),
-            false,
+            format!("bump, cache {cache:?}"),
+            cv.invalid(),
             |w| {
                 let p = w.device.create_pointer_compute_pipeline(
                     &PointerComputePipelineDescriptor {
                         label: "fuzz bump",
                         glsl: BUMP,
-                        cache: None,
+                        cache,
                     },
                 )?;
                 w.bump = Some(p);

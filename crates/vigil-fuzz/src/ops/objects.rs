@@ -358,7 +358,7 @@ pub fn create_sampler(w: &mut World<'_>, r: &mut Rng) {
 
 /// A pipeline cache for a pipeline: mostly none, else one of the pool's (now and then a
 /// destroyed, null or foreign one).
-fn some_cache(w: &World<'_>, r: &mut Rng) -> (Option<vigil::PipelineCache>, Validity) {
+pub(super) fn some_cache(w: &World<'_>, r: &mut Rng) -> (Option<vigil::PipelineCache>, Validity) {
     if r.chance(75) {
         return (None, Validity::Live);
     }
