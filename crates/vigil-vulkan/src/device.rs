@@ -626,12 +626,7 @@ impl DeviceShared {
                     TextureFormat::Depth24Plus => depth24,
                     _ => conv::texture_format(format),
                 };
-                // Formats behind a feature exist only with it enabled (the format's
-                // properties are the adapter's, whether or not the device enabled it).
-                let off = format
-                    .required_feature()
-                    .is_some_and(|f| !features.contains(f));
-                if vk_format == vk::Format::UNDEFINED || off {
+                if vk_format == vk::Format::UNDEFINED {
                     return (format, hal::FormatSupport::default());
                 }
                 let f = format_props(vk_format).optimal_tiling_features;

@@ -8,8 +8,8 @@ use crate::handle::{PipelineLayout, RenderPipeline, ShaderModule};
 use crate::native::Owned;
 use crate::validate;
 use vigil_hal::{
-    Api, ColorTargetState, DepthStencilState, Device as _, PrimitiveState, TextureFormat,
-    VertexBufferLayout, VertexStepMode,
+    Api, ColorTargetState, DepthStencilState, PrimitiveState, TextureFormat, VertexBufferLayout,
+    VertexStepMode,
 };
 use vigil_shader::Stage;
 
@@ -116,7 +116,7 @@ impl<A: Api> Device<A> {
         self.check_alive(OP)?;
         let l = desc.label;
         let vertex = validate::pipeline::render_fixed(desc, self.features, &self.limits, &|f| {
-            self.hal.format_support(f)
+            self.format_support(f)
         })?;
         let view_mask = desc.multiview_mask.map_or(0, std::num::NonZeroU32::get);
         validate::render_pass::multiview(OP, l, view_mask, self.features, &self.limits)?;

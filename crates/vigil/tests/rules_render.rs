@@ -2217,6 +2217,17 @@ fn sixteen_bit_norm_formats_need_their_feature() {
         let e = expect_rule(tex(&plain, desc), Rule::TextureFormatFeature);
         assert!(e.to_string().contains("TEXTURE_FORMAT_16BIT_NORM"), "{e}");
         tex(&d, desc).unwrap();
+        // Nor, without the feature, a bundle's (or a pipeline's) target format.
+        let bundle = |d: &TDevice| {
+            d.create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
+                label: "norm16",
+                color_formats: &[Some(format)],
+                ..Default::default()
+            })
+            .map(|_| ())
+        };
+        expect_rule(bundle(&plain), Rule::BundleAttachments);
+        bundle(&d).unwrap();
         // Never a storage texture: WGSL has no such storage format.
         let storage = TextureDescriptor {
             usage: TextureUsages::STORAGE_BINDING,

@@ -15,8 +15,8 @@ use crate::track::Use;
 use crate::validate::{self, binding as check};
 use std::sync::Arc;
 use vigil_hal::{
-    Access, Api, BindingType, BufferBindingType, Device as _, Features, StorageTextureAccess,
-    TextureFormat, TextureSampleType,
+    Access, Api, BindingType, BufferBindingType, Features, StorageTextureAccess, TextureFormat,
+    TextureSampleType,
 };
 
 /// How to create a bind group layout.
@@ -340,7 +340,7 @@ impl<A: Api> Device<A> {
             desc.entries,
             &self.limits,
             self.features,
-            &|f| self.hal.format_support(f).storage,
+            &|f| self.format_support(f).storage,
         )?;
         let raw = self
             .hal
@@ -1091,7 +1091,7 @@ impl<A: Api> Device<A> {
             }
             _ => false,
         };
-        webgpu && self.hal.format_support(format).filterable
+        webgpu && self.format_support(format).filterable
     }
 
     /// Destroys a bind group.

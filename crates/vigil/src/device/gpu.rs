@@ -669,7 +669,7 @@ impl<A: Api> Device<A> {
             cache: None,
         };
         let vertex = validate::pipeline::render_fixed(&fixed, self.features, &self.limits, &|f| {
-            self.hal.format_support(f)
+            self.format_support(f)
         })?;
         let shader = |d: vigil_shader::Diagnostic| shader_error(op, l, d);
         let stage =

@@ -25,7 +25,6 @@ use crate::native::{BindGroupLayoutKind, Owned};
 use crate::texture::{SamplerDescriptor, TextureDescriptor, TextureViewDescriptor};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use vigil_hal::Device as _;
 use vigil_hal::{
     Api, BindGroupEntry, BindGroupLayoutEntry, BindingArray, BindingArrayFlags, BindingType,
     BoundResource, Features, SAMPLER_HEAP_SLOTS, SamplerBindingType, ShaderStages,
@@ -328,7 +327,7 @@ impl<A: Api> Device<A> {
                     OP,
                     &h.label,
                     &view,
-                    self.hal.format_support(view.format).filterable,
+                    self.format_support(view.format).filterable,
                 )?;
                 Ok(view)
             })

@@ -25,7 +25,7 @@ use crate::texture::TextureDescriptor;
 use crate::validate;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
-use vigil_hal::{Api, Device as _};
+use vigil_hal::Api;
 
 /// Largest placement heap (1 TiB): more than any device has; the driver refuses what it
 /// cannot allocate (`OutOfMemory`).
@@ -114,12 +114,7 @@ impl<A: Api> Device<A> {
     /// checked as for [`Device::create_texture`]).
     pub fn texture_placement(&self, desc: &TextureDescriptor<'_>) -> Result<TexturePlacement> {
         const OP: &str = "texture_placement";
-        validate::texture::descriptor(
-            desc,
-            &self.limits,
-            self.features,
-            self.hal.format_support(desc.format),
-        )?;
+        self.check_texture_descriptor(desc)?;
         let p = self
             .hal
             .texture_placement(&super::texture::hal_texture(desc))
@@ -143,12 +138,7 @@ impl<A: Api> Device<A> {
         let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, label);
         self.check_alive(OP)?;
         let heap = self.lookup(desc.heap, OP)?;
-        validate::texture::descriptor(
-            t,
-            &self.limits,
-            self.features,
-            self.hal.format_support(t.format),
-        )?;
+        self.check_texture_descriptor(t)?;
         self.depth_on_queue(OP, label, t.format)?;
         let hal_desc = super::texture::hal_texture(t);
         let need = self

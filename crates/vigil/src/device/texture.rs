@@ -39,12 +39,7 @@ impl<A: Api> Device<A> {
     ) -> Result<std::sync::Arc<TextureObj<A>>> {
         let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", op, desc.label);
         self.check_alive(op)?;
-        validate::texture::descriptor(
-            desc,
-            &self.limits,
-            self.features,
-            self.hal.format_support(desc.format),
-        )?;
+        self.check_texture_descriptor(desc)?;
         self.depth_on_queue(op, desc.label, desc.format)?;
         let raw = self
             .hal
@@ -145,9 +140,24 @@ impl<A: Api> Device<A> {
         Ok(self.lookup(texture, "texture_descriptor")?.desc.clone())
     }
 
-    /// What the device can do with a format.
+    /// A texture descriptor against this device's limits, features and format support.
+    pub(crate) fn check_texture_descriptor(&self, desc: &TextureDescriptor<'_>) -> Result<()> {
+        validate::texture::descriptor(
+            desc,
+            &self.limits,
+            self.features,
+            self.format_support(desc.format),
+        )
+    }
+
+    /// What the device can do with a format: nothing when the format needs a feature
+    /// ([`TextureFormat::required_feature`]) the device was not given, else what the
+    /// backend reports. Every check of a format's support goes through here.
     pub fn format_support(&self, format: TextureFormat) -> FormatSupport {
-        self.hal.format_support(format)
+        match format.required_feature() {
+            Some(f) if !self.features.contains(f) => FormatSupport::default(),
+            _ => self.hal.format_support(format),
+        }
     }
 
     /// Creates a view of a texture; refuses ranges outside the texture.
@@ -160,7 +170,7 @@ impl<A: Api> Device<A> {
         let _span = crate::timeline::CpuSpan::new(&self.timeline, "create", OP, desc.label);
         self.check_alive(OP)?;
         let tex = self.lookup(texture, OP)?;
-        let shape = validate::texture::view(desc, &tex.desc, |f| self.hal.format_support(f))?;
+        let shape = validate::texture::view(desc, &tex.desc, |f| self.format_support(f))?;
         let raw = self
             .hal
             .create_texture_view(
