@@ -175,9 +175,11 @@ pub struct BufferMeta {
 /// A texture.
 #[derive(Clone, Copy, Debug)]
 pub struct TextureMeta {
+    /// 1D, 2D or 3D.
+    pub dimension: vigil::TextureDimension,
     /// Width and height.
     pub size: [u32; 2],
-    /// Layers.
+    /// Layers (a 3D texture's depth).
     pub layers: u32,
     /// Mip levels.
     pub mips: u32,

@@ -182,6 +182,7 @@ impl TransientTexture {
     pub fn descriptor<'a>(&self, label: &'a str) -> vigil::TextureDescriptor<'a> {
         vigil::TextureDescriptor {
             label,
+            dimension: vigil::TextureDimension::D2,
             size: self.size,
             array_layers: self.array_layers,
             mip_level_count: self.mip_level_count,

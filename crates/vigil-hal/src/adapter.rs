@@ -235,8 +235,12 @@ impl Features {
 /// multiple of the adapter's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
+    /// Largest 1D texture width, in texels.
+    pub max_texture_dimension_1d: u32,
     /// Largest 2D texture side, in texels.
     pub max_texture_dimension_2d: u32,
+    /// Largest 3D texture side (width, height or depth), in texels.
+    pub max_texture_dimension_3d: u32,
     /// Most array layers in one texture.
     pub max_texture_array_layers: u32,
     /// Most bind groups a pipeline layout may hold.
@@ -298,7 +302,9 @@ impl Default for Limits {
     /// The WebGPU default limits.
     fn default() -> Self {
         Limits {
+            max_texture_dimension_1d: 8192,
             max_texture_dimension_2d: 8192,
+            max_texture_dimension_3d: 2048,
             max_texture_array_layers: 256,
             max_bind_groups: 4,
             max_bindings_per_bind_group: 1000,
@@ -336,7 +342,8 @@ pub type LimitViolation = (&'static str, u64, u64);
 macro_rules! limit_fields {
     ($mac:ident) => {
         $mac! {
-            max: max_texture_dimension_2d, max_texture_array_layers, max_bind_groups,
+            max: max_texture_dimension_1d, max_texture_dimension_2d, max_texture_dimension_3d,
+                max_texture_array_layers, max_bind_groups,
                 max_bindings_per_bind_group, max_dynamic_uniform_buffers_per_pipeline_layout,
                 max_dynamic_storage_buffers_per_pipeline_layout,
                 max_sampled_textures_per_shader_stage, max_samplers_per_shader_stage,

@@ -666,13 +666,13 @@ pub struct BufferTextureCopy {
     pub rows_per_image: u32,
     /// Mip level.
     pub mip_level: u32,
-    /// First array layer.
+    /// First array layer (of a 3D texture: the first slice, its `z`).
     pub base_array_layer: u32,
     /// Texel origin `[x, y]` (on a block's corner).
     pub origin: [u32; 2],
-    /// `[width, height, layers]`, in texels: whole blocks, which for a compressed format may
-    /// reach past the mip level's edge into its last blocks (the backend copies up to the
-    /// edge).
+    /// `[width, height, layers]` (of a 3D texture: `[width, height, depth]`), in texels:
+    /// whole blocks, which for a compressed format may reach past the mip level's edge into
+    /// its last blocks (the backend copies up to the edge).
     pub size: [u32; 3],
     /// Aspect copied.
     pub aspect: TextureAspect,
@@ -683,17 +683,18 @@ pub struct BufferTextureCopy {
 pub struct TextureCopy {
     /// Source mip level.
     pub src_mip_level: u32,
-    /// Source first layer.
+    /// Source first layer (of a 3D texture: the first slice, its `z`).
     pub src_base_array_layer: u32,
     /// Source origin.
     pub src_origin: [u32; 2],
     /// Destination mip level.
     pub dst_mip_level: u32,
-    /// Destination first layer.
+    /// Destination first layer (of a 3D texture: the first slice, its `z`).
     pub dst_base_array_layer: u32,
     /// Destination origin.
     pub dst_origin: [u32; 2],
-    /// `[width, height, layers]`.
+    /// `[width, height, layers]`; layers are slices of a 3D side (a 3D texture and a 2D
+    /// array copy slices to layers).
     pub size: [u32; 3],
     /// Aspect copied.
     pub aspect: TextureAspect,

@@ -587,9 +587,23 @@ bitflags! {
     }
 }
 
+/// Dimension of a texture: how many coordinates address its texels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TextureDimension {
+    /// A row of texels (`texture_1d`): one layer, one mip level, height 1.
+    D1,
+    /// Rows and columns, in one or more layers (`texture_2d`, arrays and cubes).
+    #[default]
+    D2,
+    /// A volume (`texture_3d`): one layer, its depth in slices that each mip level halves.
+    D3,
+}
+
 /// Dimension of a texture view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TextureViewDimension {
+    /// A 1D texture.
+    D1,
     /// One 2D layer.
     D2,
     /// Several 2D layers.
@@ -598,6 +612,8 @@ pub enum TextureViewDimension {
     Cube,
     /// A multiple of six layers as cubes.
     CubeArray,
+    /// A 3D texture, every slice of the mip levels covered.
+    D3,
 }
 
 /// Aspect of a texture a view or copy covers.
@@ -653,11 +669,15 @@ pub enum TextureLayout {
 pub struct TextureDescriptor<'a> {
     /// Debug name given to the native object.
     pub label: &'a str,
+    /// 1D, 2D or 3D.
+    pub dimension: TextureDimension,
     /// Width in texels.
     pub width: u32,
-    /// Height in texels.
+    /// Height in texels (1 for a 1D texture).
     pub height: u32,
-    /// Number of array layers.
+    /// Depth in texels (1 unless 3D).
+    pub depth: u32,
+    /// Number of array layers (1 for a 1D or 3D texture).
     pub array_layers: u32,
     /// Number of mip levels.
     pub mip_level_count: u32,

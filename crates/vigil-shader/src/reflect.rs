@@ -60,11 +60,12 @@ impl TextureDimension {
     /// The view dimension vigil supports for it, if any.
     pub fn to_view_dimension(self) -> Option<TextureViewDimension> {
         match self {
+            TextureDimension::D1 => Some(TextureViewDimension::D1),
             TextureDimension::D2 => Some(TextureViewDimension::D2),
             TextureDimension::D2Array => Some(TextureViewDimension::D2Array),
+            TextureDimension::D3 => Some(TextureViewDimension::D3),
             TextureDimension::Cube => Some(TextureViewDimension::Cube),
             TextureDimension::CubeArray => Some(TextureViewDimension::CubeArray),
-            TextureDimension::D1 | TextureDimension::D3 => None,
         }
     }
 

@@ -329,7 +329,9 @@ fn limits_of(
     max_buffer_size: u64,
 ) -> Limits {
     Limits {
+        max_texture_dimension_1d: p.max_image_dimension1_d,
         max_texture_dimension_2d: p.max_image_dimension2_d,
+        max_texture_dimension_3d: p.max_image_dimension3_d,
         max_texture_array_layers: p.max_image_array_layers,
         max_bind_groups: p.max_bound_descriptor_sets.min(8),
         max_bindings_per_bind_group: 1000,

@@ -234,10 +234,22 @@ impl CommandEncoder {
         ]
     }
 
+    /// A copy's `count` layers from `base` as Vulkan takes them for `texture`: `(first
+    /// layer, layers, z, depth)`. A 3D image has one layer; the copy's layers are its slices.
+    fn slab(texture: &Texture, base: u32, count: u32) -> (u32, u32, i32, u32) {
+        if texture.d3 {
+            // The layer above keeps slices within the image's depth, which fits an i32.
+            (0, 1, i32::try_from(base).unwrap_or(i32::MAX), count)
+        } else {
+            (base, count, 0, 1)
+        }
+    }
+
     fn buffer_image_copy(texture: &Texture, r: &hal::BufferTextureCopy) -> vk::BufferImageCopy {
         let texel = Self::texel_bytes(texture, r.aspect);
         let [bw, bh] = texture.format.info().block;
         let [w, h] = Self::to_edge(texture, r.mip_level, r.origin, r.size);
+        let (layer, layers, z, depth) = Self::slab(texture, r.base_array_layer, r.size[2]);
         vk::BufferImageCopy {
             buffer_offset: r.buffer_offset,
             // Vulkan counts the buffer's rows and images in texels, whole blocks of them.
@@ -252,18 +264,18 @@ impl CommandEncoder {
             image_subresource: vk::ImageSubresourceLayers {
                 aspect_mask: conv::aspect(texture.format, r.aspect),
                 mip_level: r.mip_level,
-                base_array_layer: r.base_array_layer,
-                layer_count: r.size[2],
+                base_array_layer: layer,
+                layer_count: layers,
             },
             image_offset: vk::Offset3D {
                 x: r.origin[0] as i32,
                 y: r.origin[1] as i32,
-                z: 0,
+                z,
             },
             image_extent: vk::Extent3D {
                 width: w,
                 height: h,
-                depth: 1,
+                depth,
             },
         }
     }
@@ -554,33 +566,36 @@ impl hal::CommandEncoder for CommandEncoder {
         // The box runs as far past the destination's edge as past the source's (checked
         // above us).
         let [w, h] = Self::to_edge(src, r.src_mip_level, r.src_origin, r.size);
+        // Between a 2D array and a 3D image, layers on one side are slices on the other.
+        let (s_layer, s_layers, s_z, s_depth) = Self::slab(src, r.src_base_array_layer, r.size[2]);
+        let (d_layer, d_layers, d_z, d_depth) = Self::slab(dst, r.dst_base_array_layer, r.size[2]);
         let region = [vk::ImageCopy {
             src_subresource: vk::ImageSubresourceLayers {
                 aspect_mask: conv::aspect(src.format, r.aspect),
                 mip_level: r.src_mip_level,
-                base_array_layer: r.src_base_array_layer,
-                layer_count: r.size[2],
+                base_array_layer: s_layer,
+                layer_count: s_layers,
             },
             src_offset: vk::Offset3D {
                 x: r.src_origin[0] as i32,
                 y: r.src_origin[1] as i32,
-                z: 0,
+                z: s_z,
             },
             dst_subresource: vk::ImageSubresourceLayers {
                 aspect_mask: conv::aspect(dst.format, r.aspect),
                 mip_level: r.dst_mip_level,
-                base_array_layer: r.dst_base_array_layer,
-                layer_count: r.size[2],
+                base_array_layer: d_layer,
+                layer_count: d_layers,
             },
             dst_offset: vk::Offset3D {
                 x: r.dst_origin[0] as i32,
                 y: r.dst_origin[1] as i32,
-                z: 0,
+                z: d_z,
             },
             extent: vk::Extent3D {
                 width: w,
                 height: h,
-                depth: 1,
+                depth: s_depth.max(d_depth),
             },
         }];
         // SAFETY: layouts are TRANSFER_SRC/DST; the region was validated above us.

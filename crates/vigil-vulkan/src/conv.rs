@@ -387,10 +387,12 @@ pub fn texture_usage(usage: hal::TextureUsages, format: hal::TextureFormat) -> v
 
 pub fn view_type(dimension: hal::TextureViewDimension) -> vk::ImageViewType {
     match dimension {
+        hal::TextureViewDimension::D1 => vk::ImageViewType::TYPE_1D,
         hal::TextureViewDimension::D2 => vk::ImageViewType::TYPE_2D,
         hal::TextureViewDimension::D2Array => vk::ImageViewType::TYPE_2D_ARRAY,
         hal::TextureViewDimension::Cube => vk::ImageViewType::CUBE,
         hal::TextureViewDimension::CubeArray => vk::ImageViewType::CUBE_ARRAY,
+        hal::TextureViewDimension::D3 => vk::ImageViewType::TYPE_3D,
     }
 }
 

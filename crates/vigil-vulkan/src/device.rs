@@ -197,6 +197,8 @@ pub struct Texture {
     pub(crate) format: TextureFormat,
     /// Width and height of mip level 0, in texels.
     pub(crate) size: [u32; 2],
+    /// Whether it is a 3D image, whose copies' layers are slices (its `z`).
+    pub(crate) d3: bool,
     /// Whether destroying it destroys the image (an alias names another's image).
     owned: bool,
 }
@@ -836,7 +838,7 @@ impl DeviceShared {
         self.faults.check(site)
     }
 
-    /// The create info of a texture's image (2D, optimal tiling, exclusive).
+    /// The create info of a texture's image (optimal tiling, exclusive).
     pub(crate) fn image_info(&self, desc: &hal::TextureDescriptor<'_>) -> vk::ImageCreateInfo<'_> {
         let mut flags = vk::ImageCreateFlags::empty();
         if desc.cube_compatible {
@@ -848,12 +850,16 @@ impl DeviceShared {
         }
         vk::ImageCreateInfo::default()
             .flags(flags)
-            .image_type(vk::ImageType::TYPE_2D)
+            .image_type(match desc.dimension {
+                hal::TextureDimension::D1 => vk::ImageType::TYPE_1D,
+                hal::TextureDimension::D2 => vk::ImageType::TYPE_2D,
+                hal::TextureDimension::D3 => vk::ImageType::TYPE_3D,
+            })
             .format(self.vk_format(desc.format))
             .extent(vk::Extent3D {
                 width: desc.width,
                 height: desc.height,
-                depth: 1,
+                depth: desc.depth.max(1),
             })
             .mip_levels(desc.mip_level_count)
             .array_layers(desc.array_layers)
@@ -886,6 +892,58 @@ impl DeviceShared {
         } else {
             &[]
         }
+    }
+
+    /// Refuses a 1D or 3D image the driver cannot make as `info` describes: the format's
+    /// features are reported for every image type together, and a 3D image's largest
+    /// extent and mip count are the driver's to say per format and usage
+    /// (VUID-VkImageCreateInfo-extent-02254 and -mipLevels-02255, which checking only the
+    /// limits would not meet). 2D images are what the format's support describes.
+    pub(crate) fn image_supported(&self, info: &vk::ImageCreateInfo<'_>) -> hal::Result<()> {
+        if info.image_type == vk::ImageType::TYPE_2D {
+            return Ok(());
+        }
+        let instance = &self.instance.raw;
+        // SAFETY: the device's own physical device; a query, nothing is created.
+        let props = unsafe {
+            instance.get_physical_device_image_format_properties(
+                self.physical,
+                info.format,
+                info.image_type,
+                info.tiling,
+                info.usage,
+                info.flags,
+            )
+        }
+        .map_err(|_| {
+            hal::DeviceError::Unsupported(format!(
+                "a {:?} image of {:?} with usage {:?}",
+                info.image_type, info.format, info.usage
+            ))
+        })?;
+        let e = info.extent;
+        let m = props.max_extent;
+        if e.width > m.width
+            || e.height > m.height
+            || e.depth > m.depth
+            || info.mip_levels > props.max_mip_levels
+            || info.array_layers > props.max_array_layers
+        {
+            return Err(hal::DeviceError::Unsupported(format!(
+                "a {:?} image of {:?} of {}x{}x{} with {} mip levels (the driver makes at most {}x{}x{} with {})",
+                info.image_type,
+                info.format,
+                e.width,
+                e.height,
+                e.depth,
+                info.mip_levels,
+                m.width,
+                m.height,
+                m.depth,
+                props.max_mip_levels
+            )));
+        }
+        Ok(())
     }
 
     /// What an image made from `info` needs of its memory, without making it.
@@ -1243,6 +1301,7 @@ impl hal::Device for Device {
             s.ensure_zeros()?;
         }
         let info = s.image_info(desc);
+        s.image_supported(&info)?;
         s.check("vkCreateImage")?;
         // SAFETY: valid create info (checked against the format's support above us).
         let raw = unsafe { s.raw.create_image(&info, None) }.map_err(conv::map_result)?;
@@ -1282,6 +1341,7 @@ impl hal::Device for Device {
             allocation: Some(allocation),
             format: desc.format,
             size: [desc.width, desc.height],
+            d3: desc.dimension == hal::TextureDimension::D3,
             owned: true,
         })
     }
@@ -1296,8 +1356,10 @@ impl hal::Device for Device {
         // in (every placement is checked against it again).
         let probe = s.image_info(&hal::TextureDescriptor {
             label,
+            dimension: hal::TextureDimension::D2,
             width: 64,
             height: 64,
+            depth: 1,
             array_layers: 1,
             mip_level_count: 1,
             sample_count: 1,
@@ -1348,7 +1410,9 @@ impl hal::Device for Device {
         desc: &hal::TextureDescriptor<'_>,
     ) -> hal::Result<hal::TexturePlacement> {
         let s = &self.shared;
-        let r = s.image_requirements(&s.image_info(desc));
+        let info = s.image_info(desc);
+        s.image_supported(&info)?;
+        let r = s.image_requirements(&info);
         Ok(hal::TexturePlacement {
             size: r.size,
             alignment: r.alignment.max(1),
@@ -1367,6 +1431,7 @@ impl hal::Device for Device {
             s.ensure_zeros()?;
         }
         let info = s.image_info(desc);
+        s.image_supported(&info)?;
         s.check("vkCreateImage")?;
         // SAFETY: valid create info (checked against the format's support above us).
         let raw = unsafe { s.raw.create_image(&info, None) }.map_err(conv::map_result)?;
@@ -1387,6 +1452,7 @@ impl hal::Device for Device {
             allocation: None,
             format: desc.format,
             size: [desc.width, desc.height],
+            d3: desc.dimension == hal::TextureDimension::D3,
             owned: true,
         })
     }
@@ -1412,6 +1478,7 @@ impl hal::Device for Device {
             allocation: None,
             format: texture.format,
             size: texture.size,
+            d3: texture.d3,
             owned: false,
         })
     }

@@ -123,9 +123,9 @@ pub use vigil_hal::{
     DeviceType, Features, FilterMode, FormatSupport, FrontFace, IndexFormat, Limits, LoadOp,
     MultisampleState, PipelineStatisticsTypes, PolygonMode, PrimitiveState, PrimitiveTopology,
     SamplerBindingType, ShaderStages, StencilFaceState, StencilOperation, StencilState,
-    StorageTextureAccess, StoreOp, TextureAspect, TextureFormat, TextureSampleType, TextureUsages,
-    TextureViewDimension, ValidationLog, ValidationMessage, VertexAttribute, VertexBufferLayout,
-    VertexFormat, VertexStepMode,
+    StorageTextureAccess, StoreOp, TextureAspect, TextureDimension, TextureFormat,
+    TextureSampleType, TextureUsages, TextureViewDimension, ValidationLog, ValidationMessage,
+    VertexAttribute, VertexBufferLayout, VertexFormat, VertexStepMode,
 };
 /// The plain types shared with the backend layer (formats, usages, states, limits).
 pub use vigil_hal::{CallSite, FaultKind, FaultMode};

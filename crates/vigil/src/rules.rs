@@ -106,9 +106,9 @@ rules! {
 
     // Textures.
     TextureSizeZero: InvalidDescriptor, "texture.size-zero", "A texture's size, layers and mip levels are non-zero.", "WebGPU createTexture";
-    TextureSizeLimit: LimitExceeded, "texture.size-limit", "A texture's sides are within max_texture_dimension_2d.", "WebGPU createTexture: maxTextureDimension2D";
-    TextureLayerLimit: LimitExceeded, "texture.layer-limit", "A texture's layers are within max_texture_array_layers.", "WebGPU createTexture: maxTextureArrayLayers";
-    TextureMipCount: InvalidDescriptor, "texture.mip-count", "A texture has at most floor(log2(max side)) + 1 mip levels.", "WebGPU createTexture: maximum mip level count";
+    TextureSizeLimit: LimitExceeded, "texture.size-limit", "A texture's sides are within max_texture_dimension_2d (a 1D texture's width within max_texture_dimension_1d, a 3D texture's sides and depth within max_texture_dimension_3d).", "WebGPU createTexture: maxTextureDimension1D/2D/3D";
+    TextureLayerLimit: LimitExceeded, "texture.layer-limit", "A 2D texture's layers are within max_texture_array_layers.", "WebGPU createTexture: maxTextureArrayLayers";
+    TextureMipCount: InvalidDescriptor, "texture.mip-count", "A texture has at most floor(log2(max side)) + 1 mip levels, a 3D texture's depth counted as a side.", "WebGPU createTexture: maximum mip level count";
     TextureUsageEmpty: InvalidDescriptor, "texture.usage-empty", "A texture has at least one usage.", "WebGPU createTexture: usage != 0";
     TextureFormatUsage: Unsupported, "texture.format-usage", "A texture's format supports each of its usages on the device.", "WebGPU texture format capabilities; Vulkan format features";
     TextureDepthStencilCopy: InvalidDescriptor, "texture.depth-stencil-copy", "depth24plus-stencil8 is never copied (its depth has no copyable layout).", "WebGPU: depth24plus copy restrictions";
@@ -117,12 +117,13 @@ rules! {
     TextureSampleCount: InvalidDescriptor, "texture.sample-count", "Sample counts are 1 or 4.", "WebGPU sampleCount";
     TextureFormatFeature: Unsupported, "texture.format-feature", "A format behind a feature needs it enabled: BC formats TEXTURE_COMPRESSION_BC, 16-bit normalized ones TEXTURE_FORMAT_16BIT_NORM, depth32float-stencil8 DEPTH32FLOAT_STENCIL8.", "WebGPU texture-compression-bc, depth32float-stencil8; Vulkan textureCompressionBC; wgpu TEXTURE_FORMAT_16BIT_NORM";
     TextureBlockSize: InvalidDescriptor, "texture.block-size", "A compressed texture's width and height are whole blocks (multiples of 4 for BC).", "WebGPU createTexture: size multiple of the texel block";
+    TextureDimension: InvalidDescriptor, "texture.dimension", "A 1D texture is one row of one layer and one mip level; 1D and 3D textures are single-sampled, of color formats that are not compressed, and not render attachments.", "WebGPU createTexture: dimension 1d and 3d; Vulkan VkImageCreateInfo (multisampled images are 2D)";
 
     // Views.
     ViewFormat: InvalidDescriptor, "view.format", "A view's format is its texture's, or that format's sRGB twin.", "WebGPU createView: view formats";
     ViewMipRange: OutOfBounds, "view.mip-range", "A view's (or a transition's) mip levels lie inside its texture's.", "WebGPU createView";
     ViewLayerRange: OutOfBounds, "view.layer-range", "A view's (or a transition's) layers lie inside its texture's.", "WebGPU createView";
-    ViewDimension: InvalidDescriptor, "view.dimension", "A 2d view covers one layer; a cube view six layers of a square texture; a cube-array view a multiple of six.", "WebGPU createView: dimension";
+    ViewDimension: InvalidDescriptor, "view.dimension", "A 2d view covers one layer; a cube view six layers of a square texture; a cube-array view a multiple of six; 1D and 3D textures are viewed whole in their own dimension, and only they.", "WebGPU createView: dimension";
     ViewMultisample: InvalidDescriptor, "view.multisample", "A multisampled texture is viewed as 2d.", "WebGPU createView";
     ViewAspect: InvalidDescriptor, "view.aspect", "A depth-only or stencil-only view is of a format with that aspect.", "WebGPU createView: aspect";
     ViewUsageSubset: UsageMismatch, "view.usage-subset", "A view's usage is a subset of its texture's.", "WebGPU createView: usage";
@@ -343,9 +344,10 @@ rules! {
     CopyAlignment: OutOfBounds, "copy.alignment", "Buffer copies and clears move multiples of 4 bytes from offsets that are multiples of 4; texel copies' buffer offsets are multiples of the texel block's size (and of 4) and bytes_per_row of 256.", "WebGPU copy alignment";
     CopyMultisampled: InvalidState, "copy.multisampled", "Multisampled textures are resolved, not copied.", "WebGPU copy commands: sampleCount 1";
     CopyAspect: InvalidDescriptor, "copy.aspect", "A copied aspect has a copyable layout.", "WebGPU depth and stencil copies";
-    CopyBox: OutOfBounds, "copy.box", "A copy's texel box lies inside its mip level and layers.", "WebGPU validating texture copy range";
+    CopyBox: OutOfBounds, "copy.box", "A copy's texel box lies inside its mip level and layers (a 3D texture's slices at that level).", "WebGPU validating texture copy range";
     CopyLayout: OutOfBounds, "copy.layout", "A texel layout's rows are at least a row long, its images at least the copy's height, and its footprint inside the buffer (or any memory).", "WebGPU validating linear texture data";
     CopyFormat: InvalidDescriptor, "copy.format", "A texture-to-texture copy keeps the format.", "WebGPU copyTextureToTexture";
+    CopyDimension: InvalidDescriptor, "copy.dimension", "A texture-to-texture copy joins textures of one dimension, or a 2D and a 3D texture (layers to slices).", "Vulkan VUID-vkCmdCopyImage-srcImage-07743";
     CopyBlock: OutOfBounds, "copy.block", "A compressed texture's copy box starts on a block corner and is whole blocks; between two compressed textures, it runs past the edge of both mip levels or of neither, by as much.", "WebGPU validating texture copy range (texel block); Vulkan VUID-VkImageCopy-extent (block-compressed edges)";
 
     // Submission and waits.

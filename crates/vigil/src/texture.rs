@@ -1,20 +1,24 @@
 //! Public texture, view and sampler descriptors.
 
 use vigil_hal::{
-    AddressMode, CompareFunction, FilterMode, TextureAspect, TextureFormat, TextureUsages,
-    TextureViewDimension,
+    AddressMode, CompareFunction, FilterMode, TextureAspect, TextureDimension, TextureFormat,
+    TextureUsages, TextureViewDimension,
 };
 
-/// How to create a 2D texture.
+/// How to create a texture: 2D (with layers), 1D or 3D.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TextureDescriptor<'a> {
     /// Label.
     pub label: &'a str,
-    /// `[width, height]` in texels.
+    /// 1D, 2D (the default) or 3D.
+    pub dimension: TextureDimension,
+    /// `[width, height]` in texels (a 1D texture's height is 1).
     pub size: [u32; 2],
-    /// Array layers (1 for a plain 2D texture, 6 for a cube).
+    /// Array layers (1 for a plain 2D texture, 6 for a cube; 1 for a 1D texture). For a 3D
+    /// texture, its depth in texels: WebGPU's `depthOrArrayLayers`.
     pub array_layers: u32,
-    /// Mip levels (1 for none); at most `floor(log2(max(w, h))) + 1`.
+    /// Mip levels (1 for none); at most `floor(log2(max(w, h))) + 1`, counting the depth
+    /// too for a 3D texture; 1 for a 1D texture.
     pub mip_level_count: u32,
     /// Samples per texel: 1, or 4 for a multisampled render target.
     pub sample_count: u32,
@@ -28,6 +32,7 @@ impl Default for TextureDescriptor<'_> {
     fn default() -> Self {
         TextureDescriptor {
             label: "",
+            dimension: TextureDimension::D2,
             size: [1, 1],
             array_layers: 1,
             mip_level_count: 1,
@@ -43,9 +48,11 @@ impl Default for TextureDescriptor<'_> {
 pub struct TextureDescriptorOwned {
     /// Label.
     pub label: String,
+    /// 1D, 2D or 3D.
+    pub dimension: TextureDimension,
     /// `[width, height]`.
     pub size: [u32; 2],
-    /// Array layers.
+    /// Array layers; a 3D texture's depth.
     pub array_layers: u32,
     /// Mip levels.
     pub mip_level_count: u32,
@@ -62,6 +69,7 @@ impl TextureDescriptorOwned {
     pub fn descriptor(&self) -> TextureDescriptor<'_> {
         TextureDescriptor {
             label: &self.label,
+            dimension: self.dimension,
             size: self.size,
             array_layers: self.array_layers,
             mip_level_count: self.mip_level_count,
@@ -78,6 +86,33 @@ impl TextureDescriptorOwned {
             (self.size[1] >> level).max(1),
         ]
     }
+
+    /// Its subresources' layers: its array layers, or 1 for a 3D texture (whose slices are
+    /// not subresources: a barrier or a view covers them all).
+    pub fn layers(&self) -> u32 {
+        match self.dimension {
+            TextureDimension::D3 => 1,
+            _ => self.array_layers,
+        }
+    }
+
+    /// What a copy's third coordinate reaches at mip level `level`: the array layers, or
+    /// for a 3D texture the level's depth (halved with each level).
+    pub fn mip_layers(&self, level: u32) -> u32 {
+        match self.dimension {
+            TextureDimension::D3 => self.array_layers.checked_shr(level).unwrap_or(0).max(1),
+            _ => self.array_layers,
+        }
+    }
+
+    /// The subresource layers a copy of `count` layers (slices of a 3D texture) from
+    /// `base` touches, as `(first, count)`.
+    pub(crate) fn copied_layers(&self, base: u32, count: u32) -> (u32, u32) {
+        match self.dimension {
+            TextureDimension::D3 => (0, 1),
+            _ => (base, count),
+        }
+    }
 }
 
 /// How to view a texture. `None` fields default to the texture's own.
@@ -87,7 +122,8 @@ pub struct TextureViewDescriptor<'a> {
     pub label: &'a str,
     /// Format: the texture's, or its sRGB / linear twin.
     pub format: Option<TextureFormat>,
-    /// Dimension: `D2` for one layer, `D2Array` for several, `Cube` for six.
+    /// Dimension: `D2` for one layer, `D2Array` for several, `Cube` for six; `D1` and `D3`
+    /// for 1D and 3D textures (their only view dimensions).
     pub dimension: Option<TextureViewDimension>,
     /// Aspect of a depth-stencil texture.
     pub aspect: TextureAspect,
@@ -160,7 +196,8 @@ pub struct TexelCopyTextureInfo {
     pub mip_level: u32,
     /// `[x, y]` of the first texel.
     pub origin: [u32; 2],
-    /// First array layer.
+    /// First array layer; of a 3D texture, the first slice (`z`). A copy's third size
+    /// counts layers, or slices of a 3D texture.
     pub array_layer: u32,
     /// Aspect (for depth-stencil formats).
     pub aspect: TextureAspect,
@@ -172,14 +209,20 @@ pub fn texture_bytes(desc: &TextureDescriptor<'_>) -> u64 {
     let info = desc.format.info();
     let texel = u64::from(info.bytes_per_texel);
     let [bw, bh] = info.block;
+    let d3 = desc.dimension == TextureDimension::D3;
     let mut sum = 0u64;
     for mip in 0..desc.mip_level_count.min(32) {
         // In texel blocks (texels for uncompressed formats).
         let w = u64::from((desc.size[0] >> mip).max(1).div_ceil(bw));
         let h = u64::from((desc.size[1] >> mip).max(1).div_ceil(bh));
-        sum = sum.saturating_add(w.saturating_mul(h));
+        // A 3D texture's levels halve its depth; a 2D texture's layers are whole.
+        let d = u64::from(if d3 {
+            (desc.array_layers >> mip).max(1)
+        } else {
+            desc.array_layers
+        });
+        sum = sum.saturating_add(w.saturating_mul(h).saturating_mul(d));
     }
     sum.saturating_mul(texel)
-        .saturating_mul(u64::from(desc.array_layers))
         .saturating_mul(u64::from(desc.sample_count))
 }

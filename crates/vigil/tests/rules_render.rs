@@ -186,6 +186,7 @@ fn texture_descriptor_returns_what_it_was_created_with() {
     let d = device();
     let desc = TextureDescriptor {
         label: "kept",
+        dimension: TextureDimension::D2,
         size: [32, 16],
         array_layers: 3,
         mip_level_count: 4,
@@ -2409,4 +2410,189 @@ fn float32_formats_filter_only_with_float32_filterable() {
             }
         }
     }
+}
+
+fn shaped(
+    d: &TDevice,
+    dimension: TextureDimension,
+    size: [u32; 2],
+    layers: u32,
+    mips: u32,
+) -> Result<Texture> {
+    tex(
+        d,
+        TextureDescriptor {
+            label: "shaped",
+            dimension,
+            size,
+            array_layers: layers,
+            mip_level_count: mips,
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::TEXTURE_BINDING
+                | TextureUsages::COPY_SRC
+                | TextureUsages::COPY_DST,
+            ..Default::default()
+        },
+    )
+}
+
+#[test]
+fn one_and_three_dimensional_textures_are_checked() {
+    use TextureDimension::{D1, D2, D3};
+    let d = device();
+    let l = d.limits().clone();
+    // A 3D texture's depth counts toward its mip levels and is within the 3D limit, not
+    // max_texture_array_layers.
+    assert!(shaped(&d, D3, [4, 4], 16, 5).is_ok());
+    expect_rule(shaped(&d, D3, [4, 4], 16, 6), Rule::TextureMipCount);
+    assert!(shaped(&d, D3, [2, 2], l.max_texture_array_layers + 1, 1).is_ok());
+    expect_rule(
+        shaped(&d, D3, [2, 2], l.max_texture_dimension_3d + 1, 1),
+        Rule::TextureSizeLimit,
+    );
+    expect_rule(
+        shaped(&d, D3, [l.max_texture_dimension_3d + 1, 2], 2, 1),
+        Rule::TextureSizeLimit,
+    );
+    expect_rule(shaped(&d, D3, [4, 4], 0, 1), Rule::TextureSizeZero);
+    // A 1D texture is one row of one layer and one mip level, within its own limit.
+    assert!(shaped(&d, D1, [l.max_texture_dimension_1d, 1], 1, 1).is_ok());
+    expect_rule(
+        shaped(&d, D1, [l.max_texture_dimension_1d + 1, 1], 1, 1),
+        Rule::TextureSizeLimit,
+    );
+    for (size, layers, mips) in [([8, 2], 1, 1), ([8, 1], 2, 1), ([8, 1], 1, 2)] {
+        expect_rule(shaped(&d, D1, size, layers, mips), Rule::TextureDimension);
+    }
+    // Neither is multisampled, depth, compressed or a render attachment.
+    let base = TextureDescriptor {
+        label: "t",
+        dimension: D3,
+        size: [8, 8],
+        array_layers: 4,
+        format: TextureFormat::Rgba8Unorm,
+        usage: TextureUsages::TEXTURE_BINDING,
+        ..Default::default()
+    };
+    for dimension in [D1, D3] {
+        let size = if dimension == D1 { [8, 1] } else { [8, 8] };
+        let layers = if dimension == D1 { 1 } else { 4 };
+        let base = TextureDescriptor {
+            dimension,
+            size,
+            array_layers: layers,
+            ..base
+        };
+        assert!(tex(&d, base).is_ok());
+        for bad in [
+            TextureDescriptor {
+                sample_count: 4,
+                usage: TextureUsages::RENDER_ATTACHMENT,
+                ..base
+            },
+            TextureDescriptor {
+                format: TextureFormat::Depth32Float,
+                ..base
+            },
+            TextureDescriptor {
+                usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::TEXTURE_BINDING,
+                ..base
+            },
+        ] {
+            expect_rule(tex(&d, bad), Rule::TextureDimension);
+        }
+    }
+    let bc = device_with(Features::TEXTURE_COMPRESSION_BC);
+    expect_rule(
+        tex(
+            &bc,
+            TextureDescriptor {
+                format: TextureFormat::Bc1RgbaUnorm,
+                ..base
+            },
+        ),
+        Rule::TextureDimension,
+    );
+    // What it was created with comes back, the dimension among it.
+    let t = tex(&d, base).unwrap();
+    assert_eq!(d.texture_descriptor(t).unwrap().descriptor(), base);
+
+    // Views: a 1D or 3D texture is viewed whole in its own dimension, and only it so.
+    let volume = shaped(&d, D3, [8, 8], 4, 2).unwrap();
+    let row = shaped(&d, D1, [8, 1], 1, 1).unwrap();
+    let flat = shaped(&d, D2, [8, 8], 4, 1).unwrap();
+    let view = |t, dimension, base_array_layer, array_layer_count| {
+        d.create_texture_view(
+            t,
+            &TextureViewDescriptor {
+                dimension,
+                base_array_layer,
+                array_layer_count,
+                ..Default::default()
+            },
+        )
+    };
+    assert!(view(volume, None, 0, None).is_ok());
+    assert!(view(volume, Some(TextureViewDimension::D3), 0, Some(1)).is_ok());
+    assert!(view(row, None, 0, None).is_ok());
+    assert!(view(row, Some(TextureViewDimension::D1), 0, None).is_ok());
+    for (t, dimension) in [
+        (volume, TextureViewDimension::D2),
+        (volume, TextureViewDimension::D2Array),
+        (volume, TextureViewDimension::D1),
+        (row, TextureViewDimension::D2),
+        (row, TextureViewDimension::D3),
+        (flat, TextureViewDimension::D3),
+        (flat, TextureViewDimension::D1),
+    ] {
+        expect_rule(view(t, Some(dimension), 0, None), Rule::ViewDimension);
+    }
+    // A volume's slices are not layers.
+    expect_rule(view(volume, None, 1, None), Rule::ViewLayerRange);
+    expect_rule(view(volume, None, 0, Some(4)), Rule::ViewLayerRange);
+
+    // Copies: a volume's third coordinate is its slices, which each mip level halves.
+    let at = |z, mip| TexelCopyTextureInfo {
+        mip_level: mip,
+        array_layer: z,
+        ..Default::default()
+    };
+    let texel = [7u8; 4];
+    let layout = TexelCopyBufferLayout {
+        offset: 0,
+        bytes_per_row: 4,
+        rows_per_image: Some(1),
+    };
+    assert!(
+        d.write_texture(volume, at(3, 0), &texel, layout, [1, 1, 1])
+            .is_ok()
+    );
+    assert!(
+        d.write_texture(volume, at(1, 1), &texel, layout, [1, 1, 1])
+            .is_ok()
+    );
+    expect_rule(
+        d.write_texture(volume, at(2, 1), &texel, layout, [1, 1, 1]),
+        Rule::CopyBox,
+    );
+    expect_rule(
+        d.write_texture(volume, at(4, 0), &texel, layout, [1, 1, 1]),
+        Rule::CopyBox,
+    );
+    // (The test backend keeps no texels: a device test reads them back.)
+    assert_eq!(d.read_texture(volume, at(3, 0), [1, 1]).unwrap().len(), 4);
+    // Copies join textures of one dimension, or 2D and 3D ones.
+    let copy = |src, dst, size: [u32; 3]| {
+        let mut e = d
+            .create_command_encoder(&CommandEncoderDescriptor { label: "copy" })
+            .unwrap();
+        e.copy_texture_to_texture(src, at(0, 0), dst, at(0, 0), size)
+    };
+    assert!(copy(volume, flat, [8, 8, 4]).is_ok());
+    assert!(copy(flat, volume, [8, 8, 4]).is_ok());
+    expect_rule(copy(volume, flat, [8, 8, 5]), Rule::CopyBox);
+    let row2 = shaped(&d, D1, [8, 1], 1, 1).unwrap();
+    assert!(copy(row, row2, [8, 1, 1]).is_ok());
+    expect_rule(copy(row, flat, [8, 1, 1]), Rule::CopyDimension);
+    expect_rule(copy(volume, row, [8, 1, 1]), Rule::CopyDimension);
 }

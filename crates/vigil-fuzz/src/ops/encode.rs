@@ -9,7 +9,7 @@ use vigil::{
     BufferUsages, CommandEncoderDescriptor, ComputePassDescriptor, IndexFormat, LoadOp, Operations,
     PassTimestampWrites, RenderPassColorAttachment, RenderPassDepthStencilAttachment,
     RenderPassDescriptor, StoreOp, TexelCopyBufferLayout, TexelCopyTextureInfo, TextureAspect,
-    TextureFormat, TextureUsages, TextureViewDescriptor,
+    TextureDimension, TextureFormat, TextureUsages, TextureViewDescriptor,
 };
 
 /// Most encoders open at once.
@@ -359,7 +359,7 @@ fn target_view(
     if samples == 1 {
         usage |= TextureUsages::COPY_SRC | TextureUsages::COPY_DST;
     }
-    let texture = make_texture(w, side, 1, 1, samples, format, usage)?;
+    let texture = make_texture(w, TextureDimension::D2, side, 1, 1, samples, format, usage)?;
     let meta = ViewMeta {
         texture,
         format,

@@ -17,9 +17,10 @@ use vigil::{
     DepthStencilState, FilterMode, FragmentState, FrontFace, IndexFormat, PipelineLayoutDescriptor,
     PrimitiveState, PrimitiveTopology, RenderPipelineDescriptor, Sampler, SamplerBindingType,
     SamplerDescriptor, ShaderModuleDescriptor, ShaderStages, StencilFaceState, StencilOperation,
-    StencilState, StorageTextureAccess, TextureAspect, TextureDescriptor, TextureFormat,
-    TextureSampleType, TextureUsages, TextureView, TextureViewDescriptor, TextureViewDimension,
-    VertexAttribute, VertexBufferLayout, VertexFormat, VertexState, VertexStepMode,
+    StencilState, StorageTextureAccess, TextureAspect, TextureDescriptor, TextureDimension,
+    TextureFormat, TextureSampleType, TextureUsages, TextureView, TextureViewDescriptor,
+    TextureViewDimension, VertexAttribute, VertexBufferLayout, VertexFormat, VertexState,
+    VertexStepMode,
 };
 
 /// Buffers whose contents the GPU reads as counts or indices (indirect arguments, index
@@ -190,6 +191,39 @@ pub fn create_texture(w: &mut World<'_>, r: &mut Rng) {
         _ => TextureUsages::from_bits_truncate(r.bits(0x1f)),
     };
     let (mut size, mut usage, mut samples) = (size, usage, samples);
+    let (mut layers, mut mips, mut format) = (layers, mips, format);
+    let dimension = match r.below(16) {
+        0 => TextureDimension::D1,
+        1 | 2 => TextureDimension::D3,
+        _ => TextureDimension::D2,
+    };
+    if dimension != TextureDimension::D2 && r.chance(80) {
+        // Mostly what a 1D or 3D texture can be (single-sampled, an uncompressed color
+        // format, no render attachment; a 1D texture one row of one level), so that its
+        // copies, writes and bindings run too, not only its refusals.
+        samples = 1;
+        usage -= TextureUsages::RENDER_ATTACHMENT;
+        if usage.is_empty() {
+            usage = TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST;
+        }
+        let info = format.info();
+        if format.is_compressed() || info.has_depth || info.has_stencil {
+            format = r.pick(&[
+                TextureFormat::Rgba8Unorm,
+                TextureFormat::R32Uint,
+                TextureFormat::R32Float,
+            ]);
+        }
+        if dimension == TextureDimension::D1 {
+            size[1] = 1;
+            layers = 1;
+            mips = 1;
+        } else {
+            layers = r.pick(&[1, 2, 4, 16]);
+            let full = 32 - size[0].max(size[1]).max(layers).max(1).leading_zeros();
+            mips = mips.min(full);
+        }
+    }
     if format.is_compressed() && r.chance(70) {
         // Mostly what a compressed texture can be (sampled and copied, whole blocks), so
         // that its copies and writes run too, not only its refusals.
@@ -197,12 +231,14 @@ pub fn create_texture(w: &mut World<'_>, r: &mut Rng) {
         usage = TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_SRC | TextureUsages::COPY_DST;
         samples = 1;
     }
-    make_texture(w, size, layers, mips, samples, format, usage);
+    make_texture(w, dimension, size, layers, mips, samples, format, usage);
 }
 
 /// Creates a texture (one logged call), remembering it when accepted.
+#[allow(clippy::too_many_arguments)]
 pub fn make_texture(
     w: &mut World<'_>,
+    dimension: TextureDimension,
     size: [u32; 2],
     layers: u32,
     mips: u32,
@@ -211,12 +247,13 @@ pub fn make_texture(
     usage: TextureUsages,
 ) -> Option<vigil::Texture> {
     let what = format!(
-        "create_texture({}x{}, {layers} layers, {mips} mips, {samples} samples, {format:?}, {usage:?})",
+        "create_texture({dimension:?}, {}x{}, {layers} layers, {mips} mips, {samples} samples, {format:?}, {usage:?})",
         size[0], size[1]
     );
     w.call("create_texture", what, false, |w| {
         let t = w.device.create_texture(&TextureDescriptor {
             label: "fuzz texture",
+            dimension,
             size,
             array_layers: layers,
             mip_level_count: mips,
@@ -227,6 +264,7 @@ pub fn make_texture(
         w.textures.add(
             t,
             TextureMeta {
+                dimension,
                 size,
                 layers,
                 mips,
@@ -245,6 +283,7 @@ pub fn create_texture_view(w: &mut World<'_>, r: &mut Rng) {
     }
     let (texture, meta, validity) = w.textures.pick(r, w.id);
     let m = meta.unwrap_or(TextureMeta {
+        dimension: TextureDimension::D2,
         size: [4, 4],
         layers: 1,
         mips: 1,
@@ -261,10 +300,12 @@ pub fn create_texture_view(w: &mut World<'_>, r: &mut Rng) {
     }
     if r.chance(30) {
         desc.dimension = Some(r.pick(&[
+            TextureViewDimension::D1,
             TextureViewDimension::D2,
             TextureViewDimension::D2Array,
             TextureViewDimension::Cube,
             TextureViewDimension::CubeArray,
+            TextureViewDimension::D3,
         ]));
     }
     if r.chance(10) {
@@ -285,17 +326,24 @@ pub fn create_texture_view(w: &mut World<'_>, r: &mut Rng) {
     if r.chance(15) {
         desc.usage = Some(TextureUsages::from_bits_truncate(r.bits(0x1f)));
     }
-    let dimension = desc.dimension.unwrap_or(if m.layers == 1 {
-        TextureViewDimension::D2
-    } else {
-        TextureViewDimension::D2Array
+    let dimension = desc.dimension.unwrap_or(match m.dimension {
+        TextureDimension::D1 => TextureViewDimension::D1,
+        TextureDimension::D3 => TextureViewDimension::D3,
+        TextureDimension::D2 if m.layers == 1 => TextureViewDimension::D2,
+        TextureDimension::D2 => TextureViewDimension::D2Array,
     });
     let mips = desc
         .mip_level_count
         .unwrap_or(m.mips.saturating_sub(desc.base_mip_level));
+    // A 3D texture has one layer; its slices are not layers.
+    let tex_layers = if m.dimension == TextureDimension::D3 {
+        1
+    } else {
+        m.layers
+    };
     let layers = desc.array_layer_count.unwrap_or(match dimension {
         TextureViewDimension::D2 => 1,
-        _ => m.layers.saturating_sub(desc.base_array_layer),
+        _ => tex_layers.saturating_sub(desc.base_array_layer),
     });
     let base = desc.base_mip_level.min(31);
     let view_meta = ViewMeta {
@@ -514,7 +562,11 @@ fn random_entry(r: &mut Rng, binding: u32) -> BindGroupLayoutEntry {
                 TextureSampleType::Depth,
                 TextureSampleType::Uint,
             ]),
-            view_dimension: r.pick(&[TextureViewDimension::D2, TextureViewDimension::CubeArray]),
+            view_dimension: r.pick(&[
+                TextureViewDimension::D2,
+                TextureViewDimension::CubeArray,
+                TextureViewDimension::D3,
+            ]),
             multisampled: r.chance(20),
         },
         _ => BindingType::StorageTexture {

@@ -118,6 +118,7 @@ fn place(w: &mut World<'_>, r: &mut Rng) {
         w.textures.add(
             t,
             TextureMeta {
+                dimension: vigil::TextureDimension::D2,
                 size: [side, side],
                 layers: 1,
                 mips: 1,

@@ -569,8 +569,10 @@ impl Device for TestDevice {
             let h = u64::from((desc.height >> mip).max(1));
             bytes = bytes.saturating_add(w.saturating_mul(h).saturating_mul(texel));
         }
+        // A 3D texture's mip levels halve its depth too; adding them whole is an upper bound.
         let bytes = bytes
             .saturating_mul(u64::from(desc.array_layers))
+            .saturating_mul(u64::from(desc.depth.max(1)))
             .saturating_mul(u64::from(desc.sample_count));
         Ok(TexturePlacement {
             size: bytes.div_ceil(256).saturating_mul(256).max(256),

@@ -1493,7 +1493,7 @@ fn make_resident<'r, A: Api>(
         undo.push((t.clone(), g.initialized, g.saved_parts()));
         zero_if_unwritten(t, &mut g, head);
         let u = super::objects::heap_read(t.desc.usage, super::objects::HEAP_READERS);
-        let layers = t.desc.array_layers.max(1);
+        let layers = t.desc.layers().max(1);
         for (i, s) in g.parts.iter_mut().enumerate() {
             if let Some(tr) = crate::track::step(s, u) {
                 let i = u32::try_from(i).unwrap_or(u32::MAX);
@@ -1632,7 +1632,7 @@ impl<A: Api> Head<'_, A> {
             base_mip_level: 0,
             mip_level_count: t.desc.mip_level_count,
             base_array_layer: 0,
-            array_layer_count: t.desc.array_layers,
+            array_layer_count: t.desc.layers(),
         };
         if !self.clear_textures.is_empty() {
             // A texture never used has no contents to keep: straight to the copy layout.

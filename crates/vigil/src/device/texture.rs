@@ -25,7 +25,7 @@ use vigil_hal::{Api, Device as _, FormatSupport, TextureFormat, TextureLayout, T
 pub use crate::validate::texture::MAX_QUERIES;
 
 impl<A: Api> Device<A> {
-    /// Creates a 2D texture. Its texels start zeroed.
+    /// Creates a texture (2D, 1D or 3D, as `desc.dimension` says). Its texels start zeroed.
     pub fn create_texture(&self, desc: &TextureDescriptor<'_>) -> Result<Texture> {
         Ok(self.make_texture(desc, false, "create_texture")?.handle)
     }
@@ -74,7 +74,17 @@ impl<A: Api> Device<A> {
         placed: Option<super::Placed<A>>,
         op: &'static str,
     ) -> Result<std::sync::Arc<TextureObj<A>>> {
-        let parts = (desc.mip_level_count as usize).saturating_mul(desc.array_layers as usize);
+        let owned = TextureDescriptorOwned {
+            label: desc.label.to_owned(),
+            dimension: desc.dimension,
+            size: desc.size,
+            array_layers: desc.array_layers,
+            mip_level_count: desc.mip_level_count,
+            sample_count: desc.sample_count,
+            format: desc.format,
+            usage: desc.usage,
+        };
+        let parts = (desc.mip_level_count as usize).saturating_mul(owned.layers() as usize);
         let id = self.id;
         let initialized = placed.as_ref().is_some_and(|p| p.aliasable);
         let (_, _, obj) = self
@@ -84,15 +94,7 @@ impl<A: Api> Device<A> {
                 raw,
                 handle: Texture::from_parts(index, generation, id),
                 label: crate::label::Label::new(desc.label),
-                desc: TextureDescriptorOwned {
-                    label: desc.label.to_owned(),
-                    size: desc.size,
-                    array_layers: desc.array_layers,
-                    mip_level_count: desc.mip_level_count,
-                    sample_count: desc.sample_count,
-                    format: desc.format,
-                    usage: desc.usage,
-                },
+                desc: owned,
                 last_use: AtomicU64::new(0),
                 state: std::sync::Arc::new(Mutex::new(TextureState {
                     initialized,
@@ -541,15 +543,20 @@ impl<A: Api> Device<A> {
 
 /// The backend's descriptor of a checked texture descriptor.
 pub(crate) fn hal_texture<'a>(desc: &TextureDescriptor<'a>) -> vigil_hal::TextureDescriptor<'a> {
+    let d3 = desc.dimension == vigil_hal::TextureDimension::D3;
     vigil_hal::TextureDescriptor {
         label: desc.label,
+        dimension: desc.dimension,
         width: desc.size[0],
         height: desc.size[1],
-        array_layers: desc.array_layers,
+        depth: if d3 { desc.array_layers } else { 1 },
+        array_layers: if d3 { 1 } else { desc.array_layers },
         mip_level_count: desc.mip_level_count,
         sample_count: desc.sample_count,
         format: desc.format,
         usage: desc.usage,
-        cube_compatible: desc.array_layers >= 6 && desc.size[0] == desc.size[1],
+        cube_compatible: desc.dimension == vigil_hal::TextureDimension::D2
+            && desc.array_layers >= 6
+            && desc.size[0] == desc.size[1],
     }
 }

@@ -551,8 +551,9 @@ impl<A: Api> Core<A> {
                     .push((t.clone(), g.initialized, g.saved_parts()));
             }
             super::zero_if_unwritten(t, &mut g, &mut head);
-            let layers = t.desc.array_layers.max(1);
-            for layer in w.at.array_layer..w.at.array_layer.saturating_add(w.size[2]) {
+            let layers = t.desc.layers().max(1);
+            let (base, count) = t.desc.copied_layers(w.at.array_layer, w.size[2]);
+            for layer in base..base.saturating_add(count) {
                 let i = (w.at.mip_level as usize)
                     .saturating_mul(layers as usize)
                     .saturating_add(layer as usize);

@@ -928,7 +928,7 @@ impl<A: Api> CommandBuffer<A> {
             let mut g = lock(&t.obj.state);
             undo.cb_textures.push((g.initialized, g.saved_parts()));
             crate::device::zero_if_unwritten(&t.obj, &mut g, head);
-            let layers = t.obj.desc.array_layers.max(1);
+            let layers = t.obj.desc.layers().max(1);
             // Heap reads in other command buffers are not tracked: while a heap names the
             // texture, every shader stage counts as reading it, so a write here waits for
             // whatever read it through a heap before.

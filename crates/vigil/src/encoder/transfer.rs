@@ -28,11 +28,18 @@ const TEX_WRITE: Use = Use {
     layout: TextureLayout::TransferDst,
 };
 
-fn copied(at: &TexelCopyTextureInfo, layers: u32) -> Subresources {
+/// The subresources a copy of `layers` layers (slices of a 3D texture) from `at` of a
+/// texture described by `desc` touches.
+fn copied(
+    desc: &crate::texture::TextureDescriptorOwned,
+    at: &TexelCopyTextureInfo,
+    layers: u32,
+) -> Subresources {
+    let (base_layer, layers) = desc.copied_layers(at.array_layer, layers);
     Subresources {
         base_mip: at.mip_level,
         mips: 1,
-        base_layer: at.array_layer,
+        base_layer,
         layers,
     }
 }
@@ -322,7 +329,7 @@ impl<A: Api> CommandEncoder<A> {
             e.used
                 .use_buffer(bs, layout.offset, fp.len, bu, &mut e.pending);
             e.used
-                .use_texture(ts, copied(&at, size[2]), tu, &mut e.pending);
+                .use_texture(ts, copied(&t.desc, &at, size[2]), tu, &mut e.pending);
             e.flush_pending(op)?;
             e.ensure_open(op)?;
             let region = BufferTextureCopy {
@@ -382,10 +389,18 @@ impl<A: Api> CommandEncoder<A> {
             e.check_alias(ss, OP)?;
             e.check_alias(ds, OP)?;
             e.used.next_scope();
-            e.used
-                .use_texture(ss, copied(&src_at, size[2]), TEX_READ, &mut e.pending);
-            e.used
-                .use_texture(ds, copied(&dst_at, size[2]), TEX_WRITE, &mut e.pending);
+            e.used.use_texture(
+                ss,
+                copied(&s.desc, &src_at, size[2]),
+                TEX_READ,
+                &mut e.pending,
+            );
+            e.used.use_texture(
+                ds,
+                copied(&d.desc, &dst_at, size[2]),
+                TEX_WRITE,
+                &mut e.pending,
+            );
             e.flush_pending(OP)?;
             e.ensure_open(OP)?;
             let region = TextureCopy {

@@ -96,7 +96,7 @@ impl<A: Api> CommandEncoder<A> {
                     .unwrap_or(d.mip_level_count.saturating_sub(t.base_mip_level));
                 let layers = t
                     .array_layer_count
-                    .unwrap_or(d.array_layers.saturating_sub(t.base_array_layer));
+                    .unwrap_or(d.layers().saturating_sub(t.base_array_layer));
                 validate::transition::texture(
                     OP,
                     &e.label,

@@ -334,7 +334,7 @@ pub(crate) fn whole_texture<A: Api>(t: &TextureObj<A>) -> Subresources {
         base_mip: 0,
         mips: t.desc.mip_level_count.max(1),
         base_layer: 0,
-        layers: t.desc.array_layers.max(1),
+        layers: t.desc.layers().max(1),
     }
 }
 
@@ -420,7 +420,7 @@ impl<A: Api> Tracker<A> {
     /// Starts tracking `t` (whose address is `key`) in a new slot.
     fn new_texture_slot(&mut self, key: usize, t: &Arc<TextureObj<A>>, retired: bool) -> usize {
         let i = self.textures.len();
-        let mut track = TextureTrack::new(t.desc.mip_level_count, t.desc.array_layers);
+        let mut track = TextureTrack::new(t.desc.mip_level_count, t.desc.layers());
         if let Some((stages, at)) = self.heap_read {
             if t.heap_slots.load(std::sync::atomic::Ordering::Acquire) != 0 {
                 // A heap this recording read earlier names it: its first use here is

@@ -3,7 +3,7 @@
 use super::{ensure, inside};
 use crate::error::Result;
 use crate::texture::{TexelCopyBufferLayout, TexelCopyTextureInfo, TextureDescriptorOwned};
-use vigil_hal::{BufferUsages, TextureAspect, TextureFormat, TextureUsages};
+use vigil_hal::{BufferUsages, TextureAspect, TextureDimension, TextureFormat, TextureUsages};
 
 /// Bytes-per-row alignment of buffer-texture copies recorded in encoders.
 pub const COPY_BYTES_PER_ROW_ALIGNMENT: u32 = 256;
@@ -172,15 +172,22 @@ pub(crate) fn texture_box(
     ];
     let fits =
         |start: u32, len: u32, limit: u32| start.checked_add(len).is_some_and(|end| end <= limit);
+    // Layers, or a 3D texture's slices at this level.
+    let layers = desc.mip_layers(at.mip_level);
     let ok = fits(at.origin[0], size[0], mw)
         && fits(at.origin[1], size[1], mh)
-        && fits(at.array_layer, size[2], desc.array_layers);
+        && fits(at.array_layer, size[2], layers);
+    let (one, many) = if desc.dimension == TextureDimension::D3 {
+        ("slice", "slices")
+    } else {
+        ("layer", "layers")
+    };
     ensure!(
         ok,
         CopyBox,
         op,
         label,
-        "the box at ({}, {}) layer {} of {}x{}x{} leaves mip level {} ({mw}x{mh}, {} layers)",
+        "the box at ({}, {}) from {one} {} of {}x{}x{} leaves mip level {} ({mw}x{mh}, {layers} {many})",
         at.origin[0],
         at.origin[1],
         at.array_layer,
@@ -188,7 +195,6 @@ pub(crate) fn texture_box(
         size[1],
         size[2],
         at.mip_level,
-        desc.array_layers
     );
     Ok(texel.unwrap_or(1))
 }
@@ -434,6 +440,21 @@ pub(crate) fn textures(
         "formats differ: {} and {}",
         s.format.wgsl_name(),
         d.format.wgsl_name()
+    );
+    // Vulkan copies between images of one type, or between 2D and 3D ones (a 2D array's
+    // layers to a volume's slices and back) (VUID-vkCmdCopyImage-srcImage-07743).
+    let (sd, dd) = (s.dimension, d.dimension);
+    ensure!(
+        sd == dd
+            || matches!(
+                (sd, dd),
+                (TextureDimension::D2, TextureDimension::D3)
+                    | (TextureDimension::D3, TextureDimension::D2)
+            ),
+        CopyDimension,
+        OP,
+        label,
+        "a {sd:?} texture and a {dd:?} texture cannot be copied between; copies join textures of one dimension, or 2D and 3D ones"
     );
     texture_box(OP, s_label, s, s_at, size)?;
     texture_box(OP, d_label, d, d_at, size)?;

@@ -6,8 +6,8 @@ use crate::texture::{
     SamplerDescriptor, TextureDescriptor, TextureDescriptorOwned, TextureViewDescriptor,
 };
 use vigil_hal::{
-    Features, FilterMode, FormatSupport, SubresourceRange, TextureFormat, TextureUsages,
-    TextureViewDimension,
+    Features, FilterMode, FormatSupport, SubresourceRange, TextureDimension, TextureFormat,
+    TextureUsages, TextureViewDimension,
 };
 
 /// Most queries in one query set.
@@ -52,16 +52,26 @@ pub(crate) fn descriptor(
         desc.array_layers,
         desc.mip_level_count
     );
-    let max = limits.max_texture_dimension_2d;
+    let d3 = desc.dimension == TextureDimension::D3;
+    let (max, limit) = match desc.dimension {
+        TextureDimension::D1 => (limits.max_texture_dimension_1d, "max_texture_dimension_1d"),
+        TextureDimension::D2 => (limits.max_texture_dimension_2d, "max_texture_dimension_2d"),
+        TextureDimension::D3 => (limits.max_texture_dimension_3d, "max_texture_dimension_3d"),
+    };
     ensure!(
-        w <= max && h <= max,
+        w <= max && h <= max && (!d3 || desc.array_layers <= max),
         TextureSizeLimit,
         OP,
         l,
-        "size {w}x{h} exceeds max_texture_dimension_2d ({max})"
+        "size {w}x{h}{} exceeds {limit} ({max})",
+        if d3 {
+            format!("x{}", desc.array_layers)
+        } else {
+            String::new()
+        }
     );
     ensure!(
-        desc.array_layers <= limits.max_texture_array_layers,
+        d3 || desc.array_layers <= limits.max_texture_array_layers,
         TextureLayerLimit,
         OP,
         l,
@@ -69,15 +79,24 @@ pub(crate) fn descriptor(
         desc.array_layers,
         limits.max_texture_array_layers
     );
-    let max_mips = u32::BITS.saturating_sub(w.max(h).leading_zeros());
+    // A 3D texture's mip levels halve its depth too.
+    let side = if d3 {
+        w.max(h).max(desc.array_layers)
+    } else {
+        w.max(h)
+    };
+    let max_mips = u32::BITS.saturating_sub(side.leading_zeros());
     ensure!(
         desc.mip_level_count <= max_mips,
         TextureMipCount,
         OP,
         l,
-        "{} mip levels; a {w}x{h} texture has at most {max_mips}",
+        "{} mip levels; a texture whose largest side is {side} has at most {max_mips}",
         desc.mip_level_count
     );
+    if desc.dimension != TextureDimension::D2 {
+        dimension(desc)?;
+    }
     ensure!(
         !desc.usage.is_empty(),
         TextureUsageEmpty,
@@ -172,6 +191,52 @@ pub(crate) fn descriptor(
     Ok(())
 }
 
+/// What a 1D or 3D texture may not be: multisampled, depth or stencil, compressed, a
+/// render attachment; and a 1D texture is one row, one layer and one mip level.
+fn dimension(desc: &TextureDescriptor<'_>) -> Result<()> {
+    const OP: &str = "create_texture";
+    let l = desc.label;
+    let d = desc.dimension;
+    let name = desc.format.wgsl_name();
+    if d == TextureDimension::D1 {
+        ensure!(
+            desc.size[1] == 1 && desc.array_layers == 1 && desc.mip_level_count == 1,
+            TextureDimension,
+            OP,
+            l,
+            "a 1D texture is one row of one layer and one mip level, not {}x{} with {} layers and {} mip levels",
+            desc.size[0],
+            desc.size[1],
+            desc.array_layers,
+            desc.mip_level_count
+        );
+    }
+    ensure!(
+        desc.sample_count == 1,
+        TextureDimension,
+        OP,
+        l,
+        "a {d:?} texture is single-sampled, not {} samples",
+        desc.sample_count
+    );
+    let info = desc.format.info();
+    ensure!(
+        !info.has_depth && !info.has_stencil && !desc.format.is_compressed(),
+        TextureDimension,
+        OP,
+        l,
+        "a {d:?} texture cannot be {name}: 1D and 3D textures are of color formats that are not compressed"
+    );
+    ensure!(
+        !desc.usage.contains(TextureUsages::RENDER_ATTACHMENT),
+        TextureDimension,
+        OP,
+        l,
+        "a {d:?} texture cannot be a render attachment; render to a 2D texture and copy its layers into the volume"
+    );
+    Ok(())
+}
+
 /// A view descriptor checked against its texture: the view's format, dimension, usage and
 /// subresources.
 #[derive(Clone, Copy, Debug)]
@@ -224,34 +289,48 @@ pub(crate) fn view(
         desc.base_mip_level,
         td.mip_level_count
     );
+    // A 3D texture's slices are not layers: it has one, which its views cover.
+    let tex_layers = td.layers();
     ensure!(
-        desc.base_array_layer < td.array_layers,
+        desc.base_array_layer < tex_layers,
         ViewLayerRange,
         OP,
         l,
-        "base layer {} is outside the texture's {} layers",
-        desc.base_array_layer,
-        td.array_layers
+        "base layer {} is outside the texture's {tex_layers} layers",
+        desc.base_array_layer
     );
-    let dimension = desc.dimension.unwrap_or(if td.array_layers == 1 {
-        TextureViewDimension::D2
-    } else {
-        TextureViewDimension::D2Array
+    let dimension = desc.dimension.unwrap_or(match td.dimension {
+        TextureDimension::D1 => TextureViewDimension::D1,
+        TextureDimension::D3 => TextureViewDimension::D3,
+        TextureDimension::D2 if td.array_layers == 1 => TextureViewDimension::D2,
+        TextureDimension::D2 => TextureViewDimension::D2Array,
     });
+    let own = match dimension {
+        TextureViewDimension::D1 => td.dimension == TextureDimension::D1,
+        TextureViewDimension::D3 => td.dimension == TextureDimension::D3,
+        _ => td.dimension == TextureDimension::D2,
+    };
+    ensure!(
+        own,
+        ViewDimension,
+        OP,
+        l,
+        "a {dimension:?} view cannot be made of a {:?} texture",
+        td.dimension
+    );
     let layers = desc.array_layer_count.unwrap_or(match dimension {
         TextureViewDimension::D2 => 1,
         TextureViewDimension::Cube => 6,
-        _ => td.array_layers.saturating_sub(desc.base_array_layer),
+        _ => tex_layers.saturating_sub(desc.base_array_layer),
     });
     let layers_end = desc.base_array_layer.checked_add(layers);
     ensure!(
-        layers != 0 && layers_end.is_some_and(|end| end <= td.array_layers),
+        layers != 0 && layers_end.is_some_and(|end| end <= tex_layers),
         ViewLayerRange,
         OP,
         l,
-        "{layers} layers from layer {} are outside the texture's {} layers",
-        desc.base_array_layer,
-        td.array_layers
+        "{layers} layers from layer {} are outside the texture's {tex_layers} layers",
+        desc.base_array_layer
     );
     ensure!(
         dimension != TextureViewDimension::D2 || layers == 1,

@@ -115,13 +115,13 @@ pub(crate) fn texture(
             && inside(
                 u64::from(base_layer),
                 u64::from(layers),
-                u64::from(desc.array_layers)
+                u64::from(desc.layers())
             ),
         ViewLayerRange,
         op,
         label,
         "layers {base_layer}..+{layers} of texture '{texture}', which has {}",
-        desc.array_layers
+        desc.layers()
     );
     Ok(())
 }

@@ -1,0 +1,534 @@
+//! 1D and 3D textures on a real device: volumes written from the CPU and read back by
+//! slices and sub-boxes, at mip levels whose depth halves; loaded, sampled and stored by
+//! shaders (1D textures loaded and stored); copied to and from 2D arrays (layers to slices); zeroed before first use.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+#[path = "common/draw.rs"]
+mod draw;
+
+use common::{bytes_of, gpu, read_u32};
+use draw::*;
+use vigil::*;
+
+/// The value of texel `(x, y, z)` of mip level `mip` in these tests.
+fn texel(mip: u32, x: u32, y: u32, z: u32) -> u32 {
+    (0x0100_0000 * (mip + 1)) | (z << 16) | (y << 8) | x
+}
+
+/// The `[w, h, d]` box of [`texel`] values from `(x, y, z)` of `mip`, in x, y, z order.
+fn expected(mip: u32, at: [u32; 3], size: [u32; 3]) -> Vec<u32> {
+    let mut out = Vec::new();
+    for z in at[2]..at[2] + size[2] {
+        for y in at[1]..at[1] + size[1] {
+            for x in at[0]..at[0] + size[0] {
+                out.push(texel(mip, x, y, z));
+            }
+        }
+    }
+    out
+}
+
+/// An `R32Uint` texture of `dimension`: `[w, h]`, and `depth` slices (or layers).
+fn texture(
+    d: &Device,
+    dimension: TextureDimension,
+    size: [u32; 2],
+    depth: u32,
+    mips: u32,
+    usage: TextureUsages,
+) -> Texture {
+    d.create_texture(&TextureDescriptor {
+        label: "shaped",
+        dimension,
+        size,
+        array_layers: depth,
+        mip_level_count: mips,
+        format: TextureFormat::R32Uint,
+        usage,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+fn at(mip: u32, x: u32, y: u32, z: u32) -> TexelCopyTextureInfo {
+    TexelCopyTextureInfo {
+        mip_level: mip,
+        origin: [x, y],
+        array_layer: z,
+        aspect: TextureAspect::All,
+    }
+}
+
+/// Writes [`texel`] values into all of mip level `mip` (`size` at that level).
+fn fill(d: &Device, t: Texture, mip: u32, size: [u32; 3]) {
+    let words = expected(mip, [0; 3], size);
+    d.write_texture(
+        t,
+        at(mip, 0, 0, 0),
+        &bytes_of(&words),
+        TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: size[0] * 4,
+            rows_per_image: Some(size[1]),
+        },
+        size,
+    )
+    .unwrap();
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// Copies the `size` box at `from` of `t` into a buffer (256-byte rows, `size[1]` rows an
+/// image) and returns its words, packed.
+fn copied_out(d: &Device, t: Texture, from: TexelCopyTextureInfo, size: [u32; 3]) -> Vec<u32> {
+    let bytes = u64::from(256 * size[1] * size[2]);
+    let b = d
+        .create_buffer(&BufferDescriptor {
+            label: "copied out",
+            size: bytes,
+            usage: BufferUsages::COPY_DST | BufferUsages::MAP_READ,
+        })
+        .unwrap();
+    let mut e = encoder(d);
+    e.copy_texture_to_buffer(
+        t,
+        from,
+        b,
+        TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: 256,
+            rows_per_image: Some(size[1]),
+        },
+        size,
+    )
+    .unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let all = d.read_buffer(b, 0, bytes).unwrap();
+    let mut out = Vec::new();
+    for row in all.chunks_exact(256) {
+        out.extend(words(&row[..size[0] as usize * 4]));
+    }
+    out
+}
+
+#[test]
+fn volumes_are_written_and_read_back_by_slices_and_boxes() {
+    let d = gpu();
+    let usage = TextureUsages::COPY_SRC | TextureUsages::COPY_DST;
+    // 8x4x6 with levels 4x2x3 and 2x1x1: each level halves the depth too.
+    let t = texture(&d, TextureDimension::D3, [8, 4], 6, 3, usage);
+    let sizes = [[8, 4, 6], [4, 2, 3], [2, 1, 1]];
+    for (mip, size) in sizes.iter().enumerate() {
+        fill(&d, t, mip as u32, *size);
+    }
+    // Every slice of every level, one at a time.
+    for (mip, &[w, h, depth]) in sizes.iter().enumerate() {
+        let mip = mip as u32;
+        for z in 0..depth {
+            let got = words(&d.read_texture(t, at(mip, 0, 0, z), [w, h]).unwrap());
+            assert_eq!(
+                got,
+                expected(mip, [0, 0, z], [w, h, 1]),
+                "mip {mip} slice {z}"
+            );
+        }
+    }
+    // A box inside the volume, through an encoder's copy.
+    let got = copied_out(&d, t, at(0, 1, 1, 2), [3, 2, 3]);
+    assert_eq!(got, expected(0, [1, 1, 2], [3, 2, 3]));
+    // The last slice of level 1 is 2; the box past it is refused and changes nothing.
+    let e = d.read_texture(t, at(1, 0, 0, 3), [4, 2]).unwrap_err();
+    assert_eq!(e.rule(), Rule::CopyBox);
+    // A fresh volume reads as zeros in every slice.
+    let fresh = texture(&d, TextureDimension::D3, [4, 4], 5, 1, usage);
+    assert_eq!(
+        copied_out(&d, fresh, at(0, 0, 0, 0), [4, 4, 5]),
+        vec![0; 80]
+    );
+    d.finish();
+}
+
+#[test]
+fn volumes_copy_to_and_from_2d_arrays_slice_by_layer() {
+    let d = gpu();
+    let usage = TextureUsages::COPY_SRC | TextureUsages::COPY_DST;
+    let volume = texture(&d, TextureDimension::D3, [4, 4], 3, 1, usage);
+    fill(&d, volume, 0, [4, 4, 3]);
+    // Slices 1 and 2 into layers 0 and 1 of a 2D array, at (1, 0).
+    let array = texture(&d, TextureDimension::D2, [8, 4], 2, 1, usage);
+    let mut e = encoder(&d);
+    e.copy_texture_to_texture(volume, at(0, 0, 0, 1), array, at(0, 1, 0, 0), [4, 4, 2])
+        .unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    for layer in 0..2 {
+        let got = words(&d.read_texture(array, at(0, 1, 0, layer), [4, 4]).unwrap());
+        assert_eq!(
+            got,
+            expected(0, [0, 0, layer + 1], [4, 4, 1]),
+            "layer {layer}"
+        );
+        // The column left of the box stays zero.
+        let left = words(&d.read_texture(array, at(0, 0, 0, layer), [1, 4]).unwrap());
+        assert_eq!(left, vec![0; 4]);
+    }
+    // And back: both layers into slices 0 and 1 of a second volume, its slice 2 untouched.
+    let back = texture(&d, TextureDimension::D3, [4, 4], 3, 1, usage);
+    let mut e = encoder(&d);
+    e.copy_texture_to_texture(array, at(0, 1, 0, 0), back, at(0, 0, 0, 0), [4, 4, 2])
+        .unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let got = copied_out(&d, back, at(0, 0, 0, 0), [4, 4, 3]);
+    let mut want = expected(0, [0, 0, 1], [4, 4, 2]);
+    want.extend([0; 16]);
+    assert_eq!(got, want);
+    // Volume to volume, a box between different slices.
+    let mut e = encoder(&d);
+    e.copy_texture_to_texture(volume, at(0, 2, 2, 0), back, at(0, 0, 0, 1), [2, 2, 2])
+        .unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let got = copied_out(&d, back, at(0, 0, 0, 1), [2, 2, 2]);
+    assert_eq!(got, expected(0, [2, 2, 0], [2, 2, 2]));
+    d.finish();
+}
+
+/// One dispatch of `wgsl`'s `main` over `groups` workgroups, with one group of `entries`
+/// (binding i is `resources[i]`).
+fn dispatch(
+    d: &Device,
+    wgsl: &str,
+    entries: &[BindingType],
+    resources: &[BindingResource],
+    groups: [u32; 3],
+) {
+    let layout_entries: Vec<_> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, ty)| BindGroupLayoutEntry {
+            binding: i as u32,
+            visibility: ShaderStages::COMPUTE,
+            ty: *ty,
+            array: None,
+        })
+        .collect();
+    let bgl = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "shaped",
+            entries: &layout_entries,
+        })
+        .unwrap();
+    let group_entries: Vec<_> = resources
+        .iter()
+        .enumerate()
+        .map(|(i, r)| BindGroupEntry {
+            binding: i as u32,
+            resource: *r,
+        })
+        .collect();
+    let group = d
+        .create_bind_group(&BindGroupDescriptor {
+            label: "shaped",
+            layout: bgl,
+            entries: &group_entries,
+        })
+        .unwrap();
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "shaped",
+            bind_group_layouts: &[bgl],
+            immediate_size: 0,
+        })
+        .unwrap();
+    let p = d
+        .create_compute_pipeline(&ComputePipelineDescriptor {
+            label: "shaped",
+            layout,
+            module: module(d, wgsl),
+            entry_point: "main",
+            constants: &[],
+            cache: None,
+        })
+        .unwrap();
+    let mut e = encoder(d);
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(p).unwrap();
+    e.set_bind_group(0, group, &[]).unwrap();
+    e.dispatch(groups[0], groups[1], groups[2]).unwrap();
+    e.end_compute_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+}
+
+fn out_buffer(d: &Device, words: u64) -> Buffer {
+    d.create_buffer(&BufferDescriptor {
+        label: "out",
+        size: words * 4,
+        usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC,
+    })
+    .unwrap()
+}
+
+fn storage_out() -> BindingType {
+    BindingType::Buffer {
+        ty: BufferBindingType::Storage { read_only: false },
+        has_dynamic_offset: false,
+        min_binding_size: None,
+    }
+}
+
+fn view(d: &Device, t: Texture) -> TextureView {
+    d.create_texture_view(t, &TextureViewDescriptor::default())
+        .unwrap()
+}
+
+#[test]
+fn volumes_are_loaded_stored_and_sampled_by_shaders() {
+    let d = gpu();
+    // Loaded: every texel of both levels of a 4x2x4 volume (level 1: 2x1x2).
+    let t = texture(
+        &d,
+        TextureDimension::D3,
+        [4, 2],
+        4,
+        2,
+        TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
+    );
+    fill(&d, t, 0, [4, 2, 4]);
+    fill(&d, t, 1, [2, 1, 2]);
+    let out = out_buffer(&d, 36);
+    dispatch(
+        &d,
+        "@group(0) @binding(0) var t: texture_3d<u32>;
+         @group(0) @binding(1) var<storage, read_write> out: array<u32>;
+         @compute @workgroup_size(4, 2, 4) fn main(@builtin(local_invocation_id) id: vec3<u32>) {
+             out[id.z * 8u + id.y * 4u + id.x] = textureLoad(t, id, 0).r;
+             if (id.x < 2u && id.y < 1u && id.z < 2u) {
+                 out[32u + id.z * 2u + id.x] = textureLoad(t, id, 1).r;
+             }
+         }",
+        &[
+            BindingType::Texture {
+                sample_type: TextureSampleType::Uint,
+                view_dimension: TextureViewDimension::D3,
+                multisampled: false,
+            },
+            storage_out(),
+        ],
+        &[
+            BindingResource::TextureView(view(&d, t)),
+            BindingResource::Buffer(BufferBinding::whole(out)),
+        ],
+        [1, 1, 1],
+    );
+    let mut want = expected(0, [0; 3], [4, 2, 4]);
+    want.extend(expected(1, [0; 3], [2, 1, 2]));
+    assert_eq!(read_u32(&d, out, 36), want);
+
+    // Stored: a storage volume written by a shader, read back by a copy.
+    let s = texture(
+        &d,
+        TextureDimension::D3,
+        [4, 4],
+        2,
+        1,
+        TextureUsages::STORAGE_BINDING | TextureUsages::COPY_SRC,
+    );
+    dispatch(
+        &d,
+        "@group(0) @binding(0) var s: texture_storage_3d<r32uint, write>;
+         @compute @workgroup_size(4, 4, 2) fn main(@builtin(local_invocation_id) id: vec3<u32>) {
+             textureStore(s, id, vec4<u32>(0x01000000u | (id.z << 16u) | (id.y << 8u) | id.x));
+         }",
+        &[BindingType::StorageTexture {
+            access: StorageTextureAccess::WriteOnly,
+            format: TextureFormat::R32Uint,
+            view_dimension: TextureViewDimension::D3,
+        }],
+        &[BindingResource::TextureView(view(&d, s))],
+        [1, 1, 1],
+    );
+    assert_eq!(
+        copied_out(&d, s, at(0, 0, 0, 0), [4, 4, 2]),
+        expected(0, [0; 3], [4, 4, 2])
+    );
+
+    // Sampled: halfway between two slices, a linear sampler blends them.
+    let f = d
+        .create_texture(&TextureDescriptor {
+            label: "blend",
+            dimension: TextureDimension::D3,
+            size: [2, 2],
+            array_layers: 2,
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
+            ..Default::default()
+        })
+        .unwrap();
+    let mut rgba = vec![0u8; 16];
+    rgba.extend([255u8, 64, 0, 255].repeat(4));
+    d.write_texture(
+        f,
+        at(0, 0, 0, 0),
+        &rgba,
+        TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: 8,
+            rows_per_image: Some(2),
+        },
+        [2, 2, 2],
+    )
+    .unwrap();
+    let sampler = d
+        .create_sampler(&SamplerDescriptor {
+            mag_filter: FilterMode::Linear,
+            min_filter: FilterMode::Linear,
+            ..Default::default()
+        })
+        .unwrap();
+    let out = out_buffer(&d, 8);
+    dispatch(
+        &d,
+        "@group(0) @binding(0) var t: texture_3d<f32>;
+         @group(0) @binding(1) var s: sampler;
+         @group(0) @binding(2) var<storage, read_write> out: array<vec4<f32>, 2>;
+         @compute @workgroup_size(1) fn main() {
+             out[0] = textureSampleLevel(t, s, vec3<f32>(0.5, 0.5, 0.5), 0.0);
+             out[1] = textureSampleLevel(t, s, vec3<f32>(0.5, 0.5, 0.75), 0.0);
+         }",
+        &[
+            BindingType::Texture {
+                sample_type: TextureSampleType::Float { filterable: true },
+                view_dimension: TextureViewDimension::D3,
+                multisampled: false,
+            },
+            BindingType::Sampler(SamplerBindingType::Filtering),
+            storage_out(),
+        ],
+        &[
+            BindingResource::TextureView(view(&d, f)),
+            BindingResource::Sampler(sampler),
+            BindingResource::Buffer(BufferBinding::whole(out)),
+        ],
+        [1, 1, 1],
+    );
+    let got: Vec<f32> = read_u32(&d, out, 8)
+        .into_iter()
+        .map(f32::from_bits)
+        .collect();
+    // z = 0.5 is halfway between the slices' centres (the first slice is all zero); 0.75
+    // is the second slice's centre.
+    let want = [0.5, 32.0 / 255.0, 0.0, 0.5, 1.0, 64.0 / 255.0, 0.0, 1.0];
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!((g - w).abs() < 0.01, "channel {i}: {g} against {w}");
+    }
+    d.finish();
+}
+
+#[test]
+fn rows_are_loaded_stored_and_copied() {
+    let d = gpu();
+    // A 1D row of four texels whose red is 0, 64, 128 and 255.
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label: "row",
+            dimension: TextureDimension::D1,
+            size: [4, 1],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::TEXTURE_BINDING
+                | TextureUsages::COPY_DST
+                | TextureUsages::COPY_SRC,
+            ..Default::default()
+        })
+        .unwrap();
+    let reds = [0u8, 64, 128, 255];
+    let texels: Vec<u8> = reds.iter().flat_map(|&r| [r, 0, 0, 255]).collect();
+    d.write_texture(
+        t,
+        at(0, 0, 0, 0),
+        &texels,
+        TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: 16,
+            rows_per_image: None,
+        },
+        [4, 1, 1],
+    )
+    .unwrap();
+    assert_eq!(d.read_texture(t, at(0, 0, 0, 0), [4, 1]).unwrap(), texels);
+    // Loaded by a shader, which sees its width. (WGSL samples 1D textures only with
+    // implicit derivatives, in fragment shaders.)
+    let out = out_buffer(&d, 2);
+    dispatch(
+        &d,
+        "@group(0) @binding(0) var t: texture_1d<f32>;
+         @group(0) @binding(1) var<storage, read_write> out: array<f32, 2>;
+         @compute @workgroup_size(1) fn main() {
+             out[0] = textureLoad(t, 2, 0).r;
+             out[1] = f32(textureDimensions(t));
+         }",
+        &[
+            BindingType::Texture {
+                sample_type: TextureSampleType::Float { filterable: true },
+                view_dimension: TextureViewDimension::D1,
+                multisampled: false,
+            },
+            storage_out(),
+        ],
+        &[
+            BindingResource::TextureView(view(&d, t)),
+            BindingResource::Buffer(BufferBinding::whole(out)),
+        ],
+        [1, 1, 1],
+    );
+    let got: Vec<f32> = read_u32(&d, out, 2)
+        .into_iter()
+        .map(f32::from_bits)
+        .collect();
+    assert!((got[0] - 128.0 / 255.0).abs() < 1e-6, "{got:?}");
+    assert_eq!(got[1], 4.0);
+
+    // Stored by a shader, then copied to a second row.
+    let s = texture(
+        &d,
+        TextureDimension::D1,
+        [8, 1],
+        1,
+        1,
+        TextureUsages::STORAGE_BINDING | TextureUsages::COPY_SRC,
+    );
+    dispatch(
+        &d,
+        "@group(0) @binding(0) var s: texture_storage_1d<r32uint, write>;
+         @compute @workgroup_size(8) fn main(@builtin(local_invocation_id) id: vec3<u32>) {
+             textureStore(s, id.x, vec4<u32>(id.x * 3u + 1u));
+         }",
+        &[BindingType::StorageTexture {
+            access: StorageTextureAccess::WriteOnly,
+            format: TextureFormat::R32Uint,
+            view_dimension: TextureViewDimension::D1,
+        }],
+        &[BindingResource::TextureView(view(&d, s))],
+        [1, 1, 1],
+    );
+    let copy = texture(
+        &d,
+        TextureDimension::D1,
+        [8, 1],
+        1,
+        1,
+        TextureUsages::COPY_SRC | TextureUsages::COPY_DST,
+    );
+    let mut e = encoder(&d);
+    e.copy_texture_to_texture(s, at(0, 2, 0, 0), copy, at(0, 0, 0, 0), [6, 1, 1])
+        .unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let got = words(&d.read_texture(copy, at(0, 0, 0, 0), [8, 1]).unwrap());
+    assert_eq!(got, [7, 10, 13, 16, 19, 22, 0, 0]);
+    d.finish();
+}
