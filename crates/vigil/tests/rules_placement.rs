@@ -180,6 +180,20 @@ fn only_one_alias_is_active_and_only_it_is_used() {
     let err = read_texel(&d, &mut e, a).unwrap_err();
     assert_eq!(err.rule(), Rule::PlacementInactiveAlias);
     assert!(err.to_string().contains("'a'"), "{err}");
+    // Two aliases used in one recording with no activation between: they cannot both be
+    // active when it is submitted, and their commands would reach the same bytes
+    // unordered, so the second is refused at once (found by the fuzzer, seed 36081: two
+    // copies into aliases, a write-after-write hazard in the validation layer).
+    let mut e = encoder(&d);
+    read_texel(&d, &mut e, a).unwrap();
+    let err = read_texel(&d, &mut e, b).unwrap_err();
+    assert_eq!(err.rule(), Rule::PlacementInactiveAlias);
+    assert!(err.to_string().contains("'b'"), "{err}");
+    // After an activation (which records a barrier) the other alias is used again.
+    let mut e = encoder(&d);
+    read_texel(&d, &mut e, a).unwrap();
+    e.activate_texture_alias(b).unwrap();
+    read_texel(&d, &mut e, b).unwrap();
 }
 
 #[test]

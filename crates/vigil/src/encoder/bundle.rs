@@ -731,7 +731,7 @@ impl<A: Api> CommandEncoder<A> {
                     PlacementInactiveAlias,
                     op,
                     &self.label,
-                    "the bundle uses texture '{label}', which is inactive: an alias sharing its bytes was activated earlier in this encoder; activate '{label}' again to use it"
+                    "the bundle uses texture '{label}', which is inactive: an alias sharing its bytes was activated, or used, earlier in this encoder; activate '{label}' to use it"
                 ));
             }
             if self.scope.texture(slot, *range, *u).is_err() {

@@ -214,7 +214,7 @@ impl<A: Api> CommandEncoder<A> {
                 PlacementInactiveAlias,
                 op,
                 &self.label,
-                "texture '{label}' is inactive: an alias sharing its bytes was activated earlier in this encoder; activate '{label}' again to use it"
+                "texture '{label}' is inactive: an alias sharing its bytes was activated, or used, earlier in this encoder; activate '{label}' to use it"
             )),
         }
     }
@@ -237,7 +237,7 @@ impl<A: Api> CommandEncoder<A> {
                     PlacementInactiveAlias,
                     op,
                     &self.label,
-                    "group {g} names texture '{label}', which is inactive: an alias sharing its bytes was activated earlier in this encoder; activate '{label}' again to use it"
+                    "group {g} names texture '{label}', which is inactive: an alias sharing its bytes was activated, or used, earlier in this encoder; activate '{label}' to use it"
                 ));
             }
         }

@@ -144,8 +144,9 @@ pub(crate) struct TrackedBuffer<A: Api> {
 pub(crate) struct TrackedTexture<A: Api> {
     pub obj: Arc<TextureObj<A>>,
     pub track: TextureTrack,
-    /// An aliasable texture another alias of its bytes was activated over, later in this
-    /// recording: no further use (`placement.inactive-alias`).
+    /// An aliasable texture another alias of its bytes was activated over later in this
+    /// recording, or that another alias of its bytes was used before in it with no
+    /// activation since: no further use until it is activated (`placement.inactive-alias`).
     pub retired: bool,
 }
 
@@ -439,18 +440,32 @@ impl<A: Api> Tracker<A> {
         i
     }
 
-    /// Notes the first use of aliasable texture `t` in this recording; returns whether an
-    /// alias sharing its bytes was activated here before (then `t` is retired).
+    /// Notes the first use of aliasable texture `t` in this recording; returns whether it
+    /// is retired from the start: an alias sharing its bytes was activated here before,
+    /// or was used here since the last activation. In the second case the two cannot
+    /// both be active when the recording is submitted, and their commands would reach the
+    /// same memory with no barrier between them (an activation records one): the later
+    /// alias is refused here rather than at submission.
     #[cold]
     fn first_use_of_alias(&mut self, t: &Arc<TextureObj<A>>) -> bool {
         let displaced = self.alias_events.iter().any(|e| match e {
             AliasEvent::Activate(a) => overlap(a, t),
             AliasEvent::Use(_) => false,
         });
-        if !displaced {
+        let since = self
+            .alias_events
+            .iter()
+            .rposition(|e| matches!(e, AliasEvent::Activate(_)))
+            .map_or(0, |i| i.saturating_add(1));
+        let clashes = self.alias_events.get(since..).is_some_and(|events| {
+            events
+                .iter()
+                .any(|e| matches!(e, AliasEvent::Use(u) if !Arc::ptr_eq(u, t) && overlap(u, t)))
+        });
+        if !displaced && !clashes {
             self.alias_events.push(AliasEvent::Use(t.clone()));
         }
-        displaced
+        displaced || clashes
     }
 
     /// Activates aliasable texture `t` at use number `now` (the caller recorded the global
