@@ -340,6 +340,7 @@ pub fn render(d: &Device, size: [u32; 2]) -> Result<Vec<Frame>> {
             label: "objects",
             color_attachments: &[Some(RenderPassColorAttachment {
                 view,
+                depth_slice: None,
                 resolve_target: None,
                 load: LoadOp::Clear(clear),
                 store: StoreOp::Store,

@@ -754,6 +754,7 @@ impl Passes {
             self.mesh,
             &[Some(RenderPassColorAttachment {
                 view: self.color_view,
+                depth_slice: None,
                 resolve_target: None,
                 load: LoadOp::Clear(BACKGROUND),
                 store: StoreOp::Store,
@@ -859,6 +860,7 @@ impl Scene {
                     pipeline,
                     &[Some(RenderPassColorAttachment {
                         view: target,
+                        depth_slice: None,
                         resolve_target: None,
                         load: LoadOp::Clear(BACKGROUND),
                         store: StoreOp::Store,

@@ -155,6 +155,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
         label: "quad",
         color_attachments: &[Some(RenderPassColorAttachment {
             view: target,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
             store: StoreOp::Store,

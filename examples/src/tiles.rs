@@ -104,6 +104,7 @@ fn draw(device: &Device, size: [u32; 2], grid: u32, bundled: bool) -> Result<Ima
         label: "tiles",
         color_attachments: &[Some(RenderPassColorAttachment {
             view,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Clear(CLEAR),
             store: StoreOp::Store,

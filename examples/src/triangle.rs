@@ -93,6 +93,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
         label: "triangle",
         color_attachments: &[Some(RenderPassColorAttachment {
             view,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Clear([0.05, 0.05, 0.08, 1.0]),
             store: StoreOp::Store,

@@ -848,6 +848,12 @@ impl DeviceShared {
             // Views may reinterpret between a format and its sRGB twin.
             flags |= vk::ImageCreateFlags::MUTABLE_FORMAT;
         }
+        if desc.dimension == hal::TextureDimension::D3
+            && desc.usage.contains(hal::TextureUsages::RENDER_ATTACHMENT)
+        {
+            // A pass renders a slice through a 2D view of it (Vulkan 1.1 core).
+            flags |= vk::ImageCreateFlags::TYPE_2D_ARRAY_COMPATIBLE;
+        }
         vk::ImageCreateInfo::default()
             .flags(flags)
             .image_type(match desc.dimension {

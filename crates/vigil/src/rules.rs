@@ -117,7 +117,7 @@ rules! {
     TextureSampleCount: InvalidDescriptor, "texture.sample-count", "Sample counts are 1 or 4.", "WebGPU sampleCount";
     TextureFormatFeature: Unsupported, "texture.format-feature", "A format behind a feature needs it enabled: BC formats TEXTURE_COMPRESSION_BC, 16-bit normalized ones TEXTURE_FORMAT_16BIT_NORM, depth32float-stencil8 DEPTH32FLOAT_STENCIL8.", "WebGPU texture-compression-bc, depth32float-stencil8; Vulkan textureCompressionBC; wgpu TEXTURE_FORMAT_16BIT_NORM";
     TextureBlockSize: InvalidDescriptor, "texture.block-size", "A compressed texture's width and height are whole blocks (multiples of 4 for BC).", "WebGPU createTexture: size multiple of the texel block";
-    TextureDimension: InvalidDescriptor, "texture.dimension", "A 1D texture is one row of one layer and one mip level; 1D and 3D textures are single-sampled, of color formats that are not compressed, and not render attachments.", "WebGPU createTexture: dimension 1d and 3d; Vulkan VkImageCreateInfo (multisampled images are 2D)";
+    TextureDimension: InvalidDescriptor, "texture.dimension", "A 1D texture is one row of one layer and one mip level, and not a render attachment; 1D and 3D textures are single-sampled, of color formats that are not compressed.", "WebGPU createTexture: dimension 1d and 3d; Vulkan VkImageCreateInfo (multisampled images are 2D)";
 
     // Views.
     ViewFormat: InvalidDescriptor, "view.format", "A view's format is its texture's, or that format's sRGB twin.", "WebGPU createView: view formats";
@@ -306,7 +306,8 @@ rules! {
     PassAttachmentNone: InvalidDescriptor, "render-pass.no-attachment", "A render pass has at least one attachment.", "WebGPU beginRenderPass";
     PassAttachmentLimit: LimitExceeded, "render-pass.attachment-limit", "A render pass has at most max_color_attachments color attachments.", "WebGPU maxColorAttachments";
     AttachmentUsage: UsageMismatch, "render-pass.attachment-usage", "An attachment's view has RENDER_ATTACHMENT usage.", "WebGPU beginRenderPass";
-    AttachmentView: InvalidDescriptor, "render-pass.attachment-view", "An attachment is a 2d view of one mip level and layer, of a color format for color and a depth format for depth, used once in the pass.", "WebGPU GPURenderPassColorAttachment, GPURenderPassDepthStencilAttachment";
+    AttachmentView: InvalidDescriptor, "render-pass.attachment-view", "An attachment is a 2d view of one mip level and layer (a color attachment may be a 3d view of one mip level), of a color format for color and a depth format for depth, used once in the pass.", "WebGPU GPURenderPassColorAttachment, GPURenderPassDepthStencilAttachment";
+    AttachmentDepthSlice: InvalidDescriptor, "render-pass.depth-slice", "A color attachment of a 3d view names the depth slice it renders, inside its mip level; an attachment of any other view names none.", "WebGPU GPURenderPassColorAttachment depthSlice";
     AttachmentExtent: InvalidDescriptor, "render-pass.attachment-extent", "A pass's attachments share one size and sample count.", "WebGPU beginRenderPass";
     AspectOps: InvalidDescriptor, "render-pass.aspect-ops", "A depth-stencil attachment gives depth operations only for a format with depth and stencil operations only for one with stencil (`None` on an aspect the format has makes it read-only in the pass).", "WebGPU GPURenderPassDepthStencilAttachment";
     ResolveTarget: InvalidDescriptor, "render-pass.resolve-target", "A resolve target belongs to a multisampled attachment and is a single-sampled view of its format.", "WebGPU resolveTarget";

@@ -532,3 +532,96 @@ fn rows_are_loaded_stored_and_copied() {
     assert_eq!(got, [7, 10, 13, 16, 19, 22, 0, 0]);
     d.finish();
 }
+
+#[test]
+fn passes_render_into_slices_of_a_volume() {
+    let d = gpu();
+    // A 4x4x3 volume, every texel of every slice first written as (10, 20, 30, 40).
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label: "rendered volume",
+            dimension: TextureDimension::D3,
+            size: [4, 4],
+            array_layers: 3,
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::RENDER_ATTACHMENT
+                | TextureUsages::COPY_SRC
+                | TextureUsages::COPY_DST,
+            ..Default::default()
+        })
+        .unwrap();
+    let before = [10u8, 20, 30, 40];
+    d.write_texture(
+        t,
+        at(0, 0, 0, 0),
+        &before.repeat(48),
+        TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: 16,
+            rows_per_image: Some(4),
+        },
+        [4, 4, 3],
+    )
+    .unwrap();
+    let v = view(&d, t);
+    let wgsl = "@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+                    let x = f32(i & 1u) * 4.0 - 1.0;
+                    let y = f32(i >> 1u) * 4.0 - 1.0;
+                    return vec4<f32>(x, y, 0.0, 1.0);
+                }
+                @fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(0.0, 1.0, 0.0, 1.0); }";
+    let targets = [color_target(TextureFormat::Rgba8Unorm)];
+    let p = d
+        .create_render_pipeline(&pipeline_desc(
+            empty_layout(&d),
+            module(&d, wgsl),
+            &[],
+            &targets,
+        ))
+        .unwrap();
+    let mut e = encoder(&d);
+    // Slice 1 cleared to red; slice 2 kept and drawn over in green; slice 0 not named.
+    e.begin_render_pass(&RenderPassDescriptor {
+        color_attachments: &[Some(RenderPassColorAttachment {
+            depth_slice: Some(1),
+            ..clear([1.0, 0.0, 0.0, 1.0], v)
+        })],
+        ..Default::default()
+    })
+    .unwrap();
+    e.end_render_pass().unwrap();
+    e.begin_render_pass(&RenderPassDescriptor {
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view: v,
+            depth_slice: Some(2),
+            resolve_target: None,
+            load: LoadOp::Load,
+            store: StoreOp::Store,
+        })],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.draw(0..3, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let slice = |z| d.read_texture(t, at(0, 0, 0, z), [4, 4]).unwrap();
+    assert_eq!(slice(0), before.repeat(16), "slice 0 keeps its texels");
+    assert_eq!(slice(1), [255u8, 0, 0, 255].repeat(16), "slice 1 cleared");
+    assert_eq!(slice(2), [0u8, 255, 0, 255].repeat(16), "slice 2 drawn");
+    // A slice past the volume, or none named, is refused.
+    for depth_slice in [Some(3), None] {
+        let mut e = encoder(&d);
+        let err = e
+            .begin_render_pass(&RenderPassDescriptor {
+                color_attachments: &[Some(RenderPassColorAttachment {
+                    depth_slice,
+                    ..clear([0.0; 4], v)
+                })],
+                ..Default::default()
+            })
+            .unwrap_err();
+        assert_eq!(err.rule(), Rule::AttachmentDepthSlice);
+    }
+    d.finish();
+}

@@ -240,6 +240,7 @@ fn workload(d: &Device) -> (usize, Duration) {
                 label: "sweep",
                 color_attachments: &[Some(RenderPassColorAttachment {
                     view: rt_view.clone()?,
+                    depth_slice: None,
                     resolve_target: None,
                     load: LoadOp::Clear([0.0; 4]),
                     store: StoreOp::Store,

@@ -154,6 +154,7 @@ fn points_in(e: &mut CommandEncoder, f: &Frame, textures: TextureHeap, samplers:
         label: "points",
         color_attachments: &[Some(RenderPassColorAttachment {
             view: f.view,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Clear([0.0, 0.0, 0.0, 0.0]),
             store: StoreOp::Store,
@@ -437,6 +438,7 @@ fn a_texture_in_a_heap_copied_into_or_rendered_to_after_a_heap_read_is_refused_a
             label: "load",
             color_attachments: &[Some(RenderPassColorAttachment {
                 view: v,
+                depth_slice: None,
                 resolve_target: None,
                 load: LoadOp::Load,
                 store: StoreOp::Store,
@@ -717,6 +719,7 @@ fn a_storage_write_after_a_heap_read_in_the_same_recording_waits_for_the_read() 
         label: "writes",
         color_attachments: &[Some(RenderPassColorAttachment {
             view: f.view,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Load,
             store: StoreOp::Store,

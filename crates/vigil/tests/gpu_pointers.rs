@@ -551,6 +551,7 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
                     label: "probe",
                     color_attachments: &[Some(RenderPassColorAttachment {
                         view,
+                        depth_slice: None,
                         resolve_target: None,
                         load: LoadOp::Load,
                         store: StoreOp::Store,

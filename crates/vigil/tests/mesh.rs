@@ -390,6 +390,7 @@ fn a_mesh_shader_reads_a_heap_texture_a_dispatch_of_the_recording_wrote() {
         label: "mesh",
         color_attachments: &[Some(RenderPassColorAttachment {
             view: s.view,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Clear([0.0; 4]),
             store: StoreOp::Store,

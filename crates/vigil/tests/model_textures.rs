@@ -265,6 +265,7 @@ fn random_texture_writes_copies_and_clears_match_a_model() {
                                         label: "model clear",
                                         color_attachments: &[Some(RenderPassColorAttachment {
                                             view,
+                                            depth_slice: None,
                                             resolve_target: None,
                                             load: LoadOp::Clear(c.map(|v| f64::from(v) / 255.0)),
                                             store: StoreOp::Store,

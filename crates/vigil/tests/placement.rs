@@ -64,6 +64,7 @@ fn clear(d: &Device, e: &mut CommandEncoder, texture: Texture, color: [f64; 4]) 
         label: "clear",
         color_attachments: &[Some(RenderPassColorAttachment {
             view,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Clear(color),
             store: StoreOp::Store,

@@ -219,6 +219,7 @@ fn a_read_only_depth_attachment_is_tested_against_and_sampled_in_one_pass() {
             label: "reads depth",
             color_attachments: &[Some(RenderPassColorAttachment {
                 view: t.view,
+                depth_slice: None,
                 resolve_target: None,
                 load: LoadOp::Load,
                 store: StoreOp::Store,
@@ -1074,6 +1075,7 @@ fn msaa_frame(
         label: "msaa",
         color_attachments: &[Some(RenderPassColorAttachment {
             view: target4.view,
+            depth_slice: None,
             resolve_target: Some(resolved.view),
             load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
             store: StoreOp::Discard,
@@ -1535,6 +1537,7 @@ fn frame_into(d: &Device, t: &Target, p: RenderPipeline, vb: Buffer, load: LoadO
         label: "frame",
         color_attachments: &[Some(RenderPassColorAttachment {
             view: t.view,
+            depth_slice: None,
             resolve_target: None,
             load,
             store: StoreOp::Store,

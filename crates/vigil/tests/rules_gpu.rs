@@ -218,6 +218,7 @@ fn barriers_name_stages_and_stay_out_of_render_passes() {
         label: "p",
         color_attachments: &[Some(RenderPassColorAttachment {
             view: v,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Clear([0.0; 4]),
             store: StoreOp::Store,

@@ -43,6 +43,7 @@ fn a_device_on_the_compute_queue_refuses_what_needs_drawing() {
         e.begin_render_pass(&RenderPassDescriptor {
             color_attachments: &[Some(RenderPassColorAttachment {
                 view,
+                depth_slice: None,
                 resolve_target: None,
                 load: LoadOp::Clear([0.0; 4]),
                 store: StoreOp::Store,

@@ -750,6 +750,7 @@ fn render_passes_check_their_attachments() {
     let color = |view| {
         Some(RenderPassColorAttachment {
             view,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Clear([0.0; 4]),
             store: StoreOp::Store,
@@ -773,6 +774,7 @@ fn render_passes_check_their_attachments() {
     let resolve = |view, target| {
         Some(RenderPassColorAttachment {
             view,
+            depth_slice: None,
             resolve_target: Some(target),
             load: LoadOp::Clear([0.0; 4]),
             store: StoreOp::Store,
@@ -800,6 +802,7 @@ fn pipelines_must_match_the_pass_and_draws_their_state() {
             label: "p",
             color_attachments: &[Some(RenderPassColorAttachment {
                 view,
+                depth_slice: None,
                 resolve_target: None,
                 load: LoadOp::Load,
                 store: StoreOp::Store,
@@ -851,6 +854,7 @@ fn color_pass(e: &mut CommandEncoder<TestApi>, view: TextureView) {
         label: "p",
         color_attachments: &[Some(RenderPassColorAttachment {
             view,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Load,
             store: StoreOp::Store,
@@ -1014,6 +1018,7 @@ fn an_attachment_cannot_be_sampled_in_its_own_pass() {
         label: "p",
         color_attachments: &[Some(RenderPassColorAttachment {
             view: v,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Load,
             store: StoreOp::Store,
@@ -1483,6 +1488,7 @@ fn depth_stencil_pass(
         label: "ds",
         color_attachments: &[Some(RenderPassColorAttachment {
             view: color,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Load,
             store: StoreOp::Store,
@@ -1626,6 +1632,7 @@ fn a_read_only_depth_attachment_is_sampled_in_its_own_pass() {
                 label: "read-only",
                 color_attachments: &[Some(RenderPassColorAttachment {
                     view: color,
+                    depth_slice: None,
                     resolve_target: None,
                     load: LoadOp::Load,
                     store: StoreOp::Store,
@@ -2464,7 +2471,7 @@ fn one_and_three_dimensional_textures_are_checked() {
     for (size, layers, mips) in [([8, 2], 1, 1), ([8, 1], 2, 1), ([8, 1], 1, 2)] {
         expect_rule(shaped(&d, D1, size, layers, mips), Rule::TextureDimension);
     }
-    // Neither is multisampled, depth, compressed or a render attachment.
+    // Neither is multisampled, depth or compressed; a 1D texture is no render attachment.
     let base = TextureDescriptor {
         label: "t",
         dimension: D3,
@@ -2494,12 +2501,20 @@ fn one_and_three_dimensional_textures_are_checked() {
                 format: TextureFormat::Depth32Float,
                 ..base
             },
+        ] {
+            expect_rule(tex(&d, bad), Rule::TextureDimension);
+        }
+        let rendered = tex(
+            &d,
             TextureDescriptor {
                 usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::TEXTURE_BINDING,
                 ..base
             },
-        ] {
-            expect_rule(tex(&d, bad), Rule::TextureDimension);
+        );
+        if dimension == D1 {
+            expect_rule(rendered, Rule::TextureDimension);
+        } else {
+            assert!(rendered.is_ok(), "{rendered:?}");
         }
     }
     let bc = device_with(Features::TEXTURE_COMPRESSION_BC);
@@ -2595,4 +2610,79 @@ fn one_and_three_dimensional_textures_are_checked() {
     assert!(copy(row, row2, [8, 1, 1]).is_ok());
     expect_rule(copy(row, flat, [8, 1, 1]), Rule::CopyDimension);
     expect_rule(copy(volume, row, [8, 1, 1]), Rule::CopyDimension);
+
+    // A pass renders one slice of a 3d view's level, named; other views name none.
+    let target = |dimension, layers| {
+        let t = tex(
+            &d,
+            TextureDescriptor {
+                label: "target",
+                dimension,
+                size: [8, 8],
+                array_layers: layers,
+                mip_level_count: 2,
+                format: TextureFormat::Rgba8Unorm,
+                usage: TextureUsages::RENDER_ATTACHMENT,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let view = |base_mip_level| {
+            d.create_texture_view(
+                t,
+                &TextureViewDescriptor {
+                    base_mip_level,
+                    mip_level_count: Some(1),
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+        };
+        (view(0), view(1))
+    };
+    let (volume0, volume1) = target(D3, 4);
+    let (flat0, _) = target(D2, 1);
+    let pass = |view, depth_slice| {
+        let mut e = d
+            .create_command_encoder(&CommandEncoderDescriptor { label: "pass" })
+            .unwrap();
+        e.begin_render_pass(&RenderPassDescriptor {
+            color_attachments: &[Some(RenderPassColorAttachment {
+                view,
+                depth_slice,
+                resolve_target: None,
+                load: LoadOp::Clear([0.0; 4]),
+                store: StoreOp::Store,
+            })],
+            ..Default::default()
+        })
+        .map(|()| e)
+    };
+    assert!(pass(volume0, Some(3)).is_ok());
+    assert!(pass(volume1, Some(1)).is_ok());
+    assert!(pass(flat0, None).is_ok());
+    // Level 1 has 2 slices; a 3d view names one; a 2d view names none.
+    for (view, depth_slice) in [
+        (volume0, Some(4)),
+        (volume1, Some(2)),
+        (volume0, None),
+        (flat0, Some(0)),
+    ] {
+        expect_rule(pass(view, depth_slice), Rule::AttachmentDepthSlice);
+    }
+    // A 3d view is no depth-stencil attachment.
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "depth" })
+        .unwrap();
+    expect_rule(
+        e.begin_render_pass(&RenderPassDescriptor {
+            depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
+                view: volume0,
+                depth_ops: None,
+                stencil_ops: None,
+            }),
+            ..Default::default()
+        }),
+        Rule::AttachmentView,
+    );
 }

@@ -484,6 +484,7 @@ fn multiview_pass_counting(
         label: "mv",
         color_attachments: &[Some(RenderPassColorAttachment {
             view,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Clear([0.0; 4]),
             store: StoreOp::Store,

@@ -40,6 +40,7 @@ fn the_consumer_reads_what_the_producer_wrote_last() {
         e.begin_render_pass(&RenderPassDescriptor {
             color_attachments: &[Some(RenderPassColorAttachment {
                 view,
+                depth_slice: None,
                 resolve_target: None,
                 load: LoadOp::Clear([shade, 1.0 - shade, 0.5, 1.0]),
                 store: StoreOp::Store,

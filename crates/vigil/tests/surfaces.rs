@@ -46,6 +46,7 @@ fn draw_into(d: &TDevice, frame: Texture) -> u64 {
     e.begin_render_pass(&RenderPassDescriptor {
         color_attachments: &[Some(RenderPassColorAttachment {
             view,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Clear([0.0, 0.5, 1.0, 1.0]),
             store: StoreOp::Store,

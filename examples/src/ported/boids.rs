@@ -474,6 +474,7 @@ pub fn run(device: &Device, size: [u32; 2], frames: u32) -> Result<Run> {
                 label: "render",
                 color_attachments: &[Some(RenderPassColorAttachment {
                     view,
+                    depth_slice: None,
                     resolve_target: None,
                     load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
                     store: StoreOp::Store,

@@ -330,6 +330,7 @@ pub fn render(device: &Device, size: [u32; 2]) -> Result<Image> {
             label: "cube",
             color_attachments: &[Some(RenderPassColorAttachment {
                 view,
+                depth_slice: None,
                 resolve_target: None,
                 load: LoadOp::Clear(CLEAR),
                 store: StoreOp::Store,

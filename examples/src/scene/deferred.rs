@@ -101,6 +101,7 @@ fn fullscreen(
         label,
         color_attachments: &[Some(RenderPassColorAttachment {
             view: target,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
             store: StoreOp::Store,
@@ -133,6 +134,7 @@ fn gbuffer(
     let target = |view, clear| {
         Some(RenderPassColorAttachment {
             view,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Clear(clear),
             store: StoreOp::Store,

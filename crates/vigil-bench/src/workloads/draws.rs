@@ -367,6 +367,7 @@ fn vigil_scene(
             label: "draws",
             color_attachments: &[Some(RenderPassColorAttachment {
                 view: target_view,
+                depth_slice: None,
                 resolve_target: None,
                 load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
                 store: StoreOp::Store,

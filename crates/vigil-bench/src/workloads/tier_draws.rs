@@ -209,6 +209,7 @@ fn begin(
         label: "tier-draws",
         color_attachments: &[Some(RenderPassColorAttachment {
             view,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Clear([0.0, 0.0, 0.0, 1.0]),
             store: StoreOp::Store,

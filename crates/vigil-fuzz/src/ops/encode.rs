@@ -383,6 +383,44 @@ fn target_view(
     )
 }
 
+/// A 3D texture of `format` and `extent` (any when `None`) that passes can render into,
+/// 2 or 4 slices deep, and its 3d view (two logged calls); with the view, its depth.
+fn volume_target(
+    w: &mut World<'_>,
+    r: &mut Rng,
+    format: TextureFormat,
+    extent: Option<[u32; 2]>,
+) -> Option<(vigil::TextureView, ViewMeta, u32)> {
+    let side = extent.unwrap_or_else(|| {
+        let s = r.pick(&[16, 8]);
+        [s, s]
+    });
+    let depth = r.pick(&[2, 4]);
+    let usage = TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC;
+    let texture = make_texture(w, TextureDimension::D3, side, depth, 1, 1, format, usage)?;
+    let meta = ViewMeta {
+        texture,
+        format,
+        dimension: vigil::TextureViewDimension::D3,
+        usage,
+        samples: 1,
+        single: false,
+        extent: side,
+    };
+    w.call(
+        "create_texture_view",
+        format!("create_texture_view({texture:?}, default)"),
+        false,
+        |w| {
+            let v = w
+                .device
+                .create_texture_view(texture, &TextureViewDescriptor::default())?;
+            w.views.add(v, meta);
+            Ok((v, meta, depth))
+        },
+    )
+}
+
 pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
     let Some(i) = pick_encoder(w, r, |p| *p == PassState::None) else {
         return outside_pass(w, r);
@@ -403,7 +441,23 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
     let mut formats = Vec::new();
     let mut invalid = false;
     for &format in recipe.targets {
-        let Some((view, meta)) = target_view(w, r, format, samples, extent) else {
+        // Now and then a slice of a volume (mostly one inside it).
+        let mut depth_slice = None;
+        let target = if samples == 1 && r.chance(6) {
+            volume_target(w, r, format, extent).map(|(v, m, depth)| {
+                let z = if r.chance(85) {
+                    r.pick(&[0, depth - 1])
+                } else {
+                    invalid = true;
+                    depth
+                };
+                depth_slice = Some(z);
+                (v, m)
+            })
+        } else {
+            target_view(w, r, format, samples, extent)
+        };
+        let Some((view, meta)) = target else {
             return;
         };
         extent = Some(meta.extent);
@@ -419,6 +473,7 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
         };
         colors.push(Some(RenderPassColorAttachment {
             view,
+            depth_slice,
             resolve_target,
             load,
             store: if r.chance(85) {
@@ -453,11 +508,19 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
         // A stranger attachment: any view at all, in place of the first color one.
         let (v, _, validity) = w.views.pick(r, w.id);
         invalid |= validity.invalid();
+        // Mostly no slice; now and then one, of whatever view it is.
+        let depth_slice = if r.chance(15) {
+            Some(r.pick(&[0, 1, 3, 4]))
+        } else {
+            None
+        };
         if let Some(Some(c)) = colors.first_mut() {
             c.view = v;
+            c.depth_slice = depth_slice;
         } else {
             colors.push(Some(RenderPassColorAttachment {
                 view: v,
+                depth_slice,
                 resolve_target: None,
                 load: LoadOp::Load,
                 store: StoreOp::Store,

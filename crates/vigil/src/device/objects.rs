@@ -423,9 +423,48 @@ pub(crate) struct ViewObj<A: Api> {
     pub range: SubresourceRange,
     pub sample_count: u32,
     pub extent: [u32; 2],
+    /// Of a 3d view, the 2D views of the slices passes rendered to (by slice), made at a
+    /// pass's beginning and kept as long as the view: a recording that rendered one holds
+    /// the view, so the slice's native view outlives its commands.
+    pub slices: Mutex<Vec<(u32, SliceView<A>)>>,
 }
 
+/// A native 2D view of one slice of a 3d view, shared by the passes that render it.
+pub(crate) type SliceView<A> = Arc<Owned<A, ViewKind>>;
+
 impl<A: Api> ViewObj<A> {
+    /// The native 2D view of slice `z` of this 3d view's mip level, for rendering to it
+    /// (`z` inside the level's slices, checked by the caller).
+    pub fn slice(
+        &self,
+        hal: &Arc<crate::native::Hal<A>>,
+        z: u32,
+    ) -> vigil_hal::Result<SliceView<A>> {
+        let mut slices = super::lock(&self.slices);
+        if let Some((_, v)) = slices.iter().find(|(at, _)| *at == z) {
+            return Ok(v.clone());
+        }
+        let raw = hal.create_texture_view(
+            &self.texture.raw,
+            &vigil_hal::TextureViewDescriptor {
+                label: self.label.as_str(),
+                format: self.format,
+                dimension: TextureViewDimension::D2,
+                usage: TextureUsages::RENDER_ATTACHMENT,
+                range: SubresourceRange {
+                    aspect: vigil_hal::TextureAspect::All,
+                    base_mip_level: self.range.base_mip_level,
+                    mip_level_count: 1,
+                    base_array_layer: z,
+                    array_layer_count: 1,
+                },
+            },
+        )?;
+        let v: SliceView<A> = Arc::new(Owned::new(hal, raw));
+        slices.push((z, v.clone()));
+        Ok(v)
+    }
+
     /// The subresources the view covers.
     pub fn subresources(&self) -> Subresources {
         Subresources {

@@ -204,6 +204,7 @@ impl<A: Api> Device<A> {
                 range: shape.range,
                 sample_count,
                 extent,
+                slices: Mutex::new(Vec::new()),
             })
             .ok_or_else(|| super::buffer::registry_full(OP, desc.label, "texture view"))?;
         self.notify_created("texture view", desc.label);

@@ -29,8 +29,11 @@ const MAX_VERTEX_SLOTS: usize = 16;
 /// clear value is `[f64; 4]` read in the format's own number kind.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RenderPassColorAttachment {
-    /// The view rendered to (2d, one mip level).
+    /// The view rendered to (2d, or 3d, of one mip level).
     pub view: TextureView,
+    /// Of a 3d view, the slice (`z`) of its mip level rendered to; `None` for any other
+    /// view. As WebGPU's `depthSlice`.
+    pub depth_slice: Option<u32>,
     /// Where a multisampled view resolves to (a single-sampled view of the same format).
     pub resolve_target: Option<TextureView>,
     /// Clear (to a value in the format's own number kind) or keep the contents.
@@ -345,7 +348,24 @@ impl<A: Api> CommandEncoder<A> {
                     colors.push(None);
                     continue;
                 };
-                let v = check(e, a.view, &format!("color attachment {i}"), false)?;
+                let what = format!("color attachment {i}");
+                let v = check(e, a.view, &what, false)?;
+                validate::render_pass::depth_slice(
+                    &e.label,
+                    &what,
+                    &v.label,
+                    v.dimension,
+                    a.depth_slice,
+                    v.texture.desc.mip_layers(v.range.base_mip_level),
+                )?;
+                // A 3d view renders one slice, through a 2D view of it.
+                let slice = match a.depth_slice {
+                    Some(z) => Some(
+                        v.slice(&e.core.hal, z)
+                            .map_err(|err| e.core.hal_error(err, OP, &e.label))?,
+                    ),
+                    None => None,
+                };
                 let resolve = match a.resolve_target {
                     Some(r) => {
                         let rv = e.attachment_view(r, OP)?;
@@ -374,7 +394,7 @@ impl<A: Api> CommandEncoder<A> {
                 if let Some(r) = &resolve {
                     views.push((r.clone(), COLOR));
                 }
-                colors.push(Some((v, resolve, a.load, a.store)));
+                colors.push(Some((v, resolve, a.load, a.store, slice)));
             }
             let depth = match &desc.depth_stencil_attachment {
                 Some(d) => {
@@ -419,11 +439,14 @@ impl<A: Api> CommandEncoder<A> {
             // their contents: their barrier comes from `Undefined` after all earlier work,
             // recorded here in front of the pass, and submission has nothing to resolve
             // for them (no barrier in a head of its own in front of the command buffer).
+            // (Not a 3d view: its slice is cleared, the level's other slices are kept.)
             let mut overwritten: Vec<(&Arc<crate::device::ViewObj<A>>, Use)> = colors
                 .iter()
                 .flatten()
-                .filter(|(_, _, load, _)| matches!(load, LoadOp::Clear(_)))
-                .map(|(v, _, _, _)| (v, COLOR))
+                .filter(|(_, _, load, _, slice)| {
+                    matches!(load, LoadOp::Clear(_)) && slice.is_none()
+                })
+                .map(|(v, _, _, _, _)| (v, COLOR))
                 .collect();
             if let Some((v, d, _)) = &depth {
                 let info = v.format.info();
@@ -474,8 +497,8 @@ impl<A: Api> CommandEncoder<A> {
                     .iter()
                     .map(|c| {
                         c.as_ref()
-                            .map(|(v, r, load, store)| vigil_hal::ColorAttachment {
-                                view: &*v.raw,
+                            .map(|(v, r, load, store, slice)| vigil_hal::ColorAttachment {
+                                view: slice.as_ref().map_or(&*v.raw, |s| &***s),
                                 format: v.format,
                                 resolve_target: r.as_ref().map(|r| &*r.raw),
                                 load: *load,

@@ -106,12 +106,14 @@ pub(crate) fn attachment(
         v.usage
     );
     if views == 0 {
+        // A color attachment may be a 3d view, one slice of which it renders.
+        let volume = v.dimension == TextureViewDimension::D3 && !want_depth;
         ensure!(
-            v.dimension == TextureViewDimension::D2 && v.mips == 1 && v.layers == 1,
+            (v.dimension == TextureViewDimension::D2 || volume) && v.mips == 1 && v.layers == 1,
             AttachmentView,
             BEGIN,
             label,
-            "{what}: view '{n}' must be 2d with one mip level and one layer"
+            "{what}: view '{n}' must be 2d (or, for color, 3d) with one mip level and one layer"
         );
     } else {
         ensure!(
@@ -140,6 +142,41 @@ pub(crate) fn attachment(
         label,
         "{what}: the texture of view '{n}' is already an attachment of this pass"
     );
+    Ok(())
+}
+
+/// The depth slice a color attachment names: a slice inside `depth`, the slices of its 3d
+/// view's mip level; none for any other view.
+pub(crate) fn depth_slice(
+    label: &str,
+    what: &str,
+    view: &str,
+    dimension: TextureViewDimension,
+    slice: Option<u32>,
+    depth: u32,
+) -> Result<()> {
+    let d3 = dimension == TextureViewDimension::D3;
+    ensure!(
+        d3 == slice.is_some(),
+        AttachmentDepthSlice,
+        BEGIN,
+        label,
+        "{what}: view '{view}' is {dimension:?}; {}",
+        if d3 {
+            "name the slice it renders (depth_slice)"
+        } else {
+            "only a 3d view names a depth slice"
+        }
+    );
+    if let Some(z) = slice {
+        ensure!(
+            z < depth,
+            AttachmentDepthSlice,
+            BEGIN,
+            label,
+            "{what}: depth slice {z} of view '{view}' is outside its mip level's {depth} slices"
+        );
+    }
     Ok(())
 }
 

@@ -191,8 +191,9 @@ pub(crate) fn descriptor(
     Ok(())
 }
 
-/// What a 1D or 3D texture may not be: multisampled, depth or stencil, compressed, a
-/// render attachment; and a 1D texture is one row, one layer and one mip level.
+/// What a 1D or 3D texture may not be: multisampled, depth or stencil, compressed; and a
+/// 1D texture is one row, one layer and one mip level, and not a render attachment (a 3D
+/// texture's slices are rendered one at a time, `RenderPassColorAttachment::depth_slice`).
 fn dimension(desc: &TextureDescriptor<'_>) -> Result<()> {
     const OP: &str = "create_texture";
     let l = desc.label;
@@ -228,11 +229,11 @@ fn dimension(desc: &TextureDescriptor<'_>) -> Result<()> {
         "a {d:?} texture cannot be {name}: 1D and 3D textures are of color formats that are not compressed"
     );
     ensure!(
-        !desc.usage.contains(TextureUsages::RENDER_ATTACHMENT),
+        d != TextureDimension::D1 || !desc.usage.contains(TextureUsages::RENDER_ATTACHMENT),
         TextureDimension,
         OP,
         l,
-        "a {d:?} texture cannot be a render attachment; render to a 2D texture and copy its layers into the volume"
+        "a 1D texture cannot be a render attachment; render to a 2D texture of height 1 and copy it"
     );
     Ok(())
 }

@@ -115,6 +115,7 @@ pub fn vertex_buffer(d: &Device, data: &[f32]) -> Buffer {
 pub fn clear(color: [f64; 4], view: TextureView) -> RenderPassColorAttachment {
     RenderPassColorAttachment {
         view,
+        depth_slice: None,
         resolve_target: None,
         load: LoadOp::Clear(color),
         store: StoreOp::Store,

@@ -294,6 +294,7 @@ pub fn clear_pass(
         label,
         color_attachments: &[Some(vigil::RenderPassColorAttachment {
             view,
+            depth_slice: None,
             resolve_target: None,
             load: vigil::LoadOp::Clear(clear),
             store: vigil::StoreOp::Store,

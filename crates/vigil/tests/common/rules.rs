@@ -193,6 +193,7 @@ pub fn try_begin_pass(
         label,
         color_attachments: &[Some(RenderPassColorAttachment {
             view,
+            depth_slice: None,
             resolve_target: None,
             load: LoadOp::Clear([0.0; 4]),
             store: StoreOp::Store,
