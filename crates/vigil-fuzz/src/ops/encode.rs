@@ -440,15 +440,19 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
     let mut colors = Vec::new();
     let mut formats = Vec::new();
     let mut invalid = false;
+    // Per color attachment, whether it names a slice past its volume (apart, since the
+    // first attachment may be replaced below).
+    let mut past_volume = Vec::new();
     for &format in recipe.targets {
         // Now and then a slice of a volume (mostly one inside it).
         let mut depth_slice = None;
+        let mut past = false;
         let target = if samples == 1 && r.chance(6) {
             volume_target(w, r, format, extent).map(|(v, m, depth)| {
                 let z = if r.chance(85) {
                     r.pick(&[0, depth - 1])
                 } else {
-                    invalid = true;
+                    past = true;
                     depth
                 };
                 depth_slice = Some(z);
@@ -483,6 +487,7 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
             },
         }));
         formats.push(Some(format));
+        past_volume.push(past);
     }
     let mut depth = None;
     if let Some(format) = recipe.depth {
@@ -517,6 +522,10 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
         if let Some(Some(c)) = colors.first_mut() {
             c.view = v;
             c.depth_slice = depth_slice;
+            // Whatever the replaced attachment's slice was, it is gone.
+            if let Some(p) = past_volume.first_mut() {
+                *p = false;
+            }
         } else {
             colors.push(Some(RenderPassColorAttachment {
                 view: v,
@@ -528,6 +537,7 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
             formats.push(None);
         }
     }
+    invalid |= past_volume.contains(&true);
     let (ts, ts_invalid) = pass_timestamps(w, r);
     invalid |= ts_invalid;
     // Now and then an occlusion query set; rarely a timestamp set in its place.
