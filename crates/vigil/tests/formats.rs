@@ -557,11 +557,22 @@ fn bc7_block() -> Vec<u8> {
     bits.to_le_bytes().to_vec()
 }
 
+/// A BC6H mode-11 block (one region, 10-bit endpoints, no deltas): endpoint 0 is `e0`,
+/// endpoint 1 `e1` (each channel's 10 bits, two's complement for the signed format); index
+/// 15 (all of endpoint 1) at texel (1, 1), index 0 elsewhere.
+fn bc6h_block(e0: [u32; 3], e1: [u32; 3]) -> Vec<u8> {
+    let mut bits: u128 = 0b00011; // mode 11, five mode bits
+    for (i, c) in e0.iter().chain(&e1).enumerate() {
+        bits |= u128::from(c & 0x3FF) << (5 + 10 * i);
+    }
+    bits |= 0xF << (68 + 4 * 4); // texel 5's index (texel 0's anchor index has 3 bits)
+    bits.to_le_bytes().to_vec()
+}
+
 /// A format, one block of it, and what its texels (0, 0) and (1, 1) read as.
 type BcCase = (TextureFormat, Vec<u8>, [f32; 4], [f32; 4]);
 
-/// One block of each BC format but BC6H (whose float endpoints are not written by hand
-/// here; it is copied and zeroed in the tests below).
+/// One block of each BC format.
 fn bc_blocks() -> Vec<BcCase> {
     use TextureFormat as F;
     let (red, blue) = ([1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]);
@@ -593,6 +604,21 @@ fn bc_blocks() -> Vec<BcCase> {
             bc7_block(),
             [1.0, 1.0 / 255.0, 1.0 / 255.0, 1.0],
             [0.0; 4],
+        ),
+        // Unsigned: 1023 is the largest half (65504); 512 unquantizes to 32800, which
+        // finishes as half 0x3E0F, 1.5146484375.
+        (
+            F::Bc6hRgbUfloat,
+            bc6h_block([1023, 512, 0], [0, 0, 1023]),
+            [65504.0, 1.5146484375, 0.0, 1.0],
+            [0.0, 0.0, 65504.0, 1.0],
+        ),
+        // Signed: 511 and -511 are the largest halves either way.
+        (
+            F::Bc6hRgbFloat,
+            bc6h_block([511, (-511i32) as u32, 0], [0, 0, 511]),
+            [65504.0, -65504.0, 0.0, 1.0],
+            [0.0, 0.0, 65504.0, 1.0],
         ),
     ]
 }
