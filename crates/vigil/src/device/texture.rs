@@ -360,9 +360,9 @@ impl<A: Api> Device<A> {
         Ok(())
     }
 
-    /// Writes texel rows from `data` into the `size` (`[width, height, layers]`) box of
-    /// `texture` starting at `at`; texels outside it keep their contents. Lands before
-    /// every later submission.
+    /// Writes texel rows from `data` into the `size` (`[width, height, layers]`; of a 3D
+    /// texture `[width, height, depth]`) box of `texture` starting at `at`; texels outside
+    /// it keep their contents. Lands before every later submission.
     pub fn write_texture(
         &self,
         texture: Texture,
@@ -465,9 +465,9 @@ impl<A: Api> Device<A> {
         Ok(())
     }
 
-    /// Reads a `[width, height]` rectangle of one layer and mip level back, rows packed
-    /// tightly (for compressed formats: whole blocks, rows of blocks). Waits for the work
-    /// before it (bounded by progress).
+    /// Reads a `[width, height]` rectangle of one layer (of a 3D texture: one slice,
+    /// `at.array_layer`) and mip level back, rows packed tightly (for compressed formats:
+    /// whole blocks, rows of blocks). Waits for the work before it (bounded by progress).
     pub fn read_texture(
         &self,
         texture: Texture,

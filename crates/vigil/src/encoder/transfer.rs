@@ -261,6 +261,7 @@ impl<A: Api> CommandEncoder<A> {
     /// Copies texel rows from a buffer into a texture box. `bytes_per_row` must be a
     /// multiple of 256 and the offset a multiple of the texel size. For compressed formats
     /// the box is whole blocks and rows are rows of blocks (`rows_per_image` counts them).
+    /// A 3D texture's box is `[width, height, depth]`, from slice `at.array_layer`.
     pub fn copy_buffer_to_texture(
         &mut self,
         src: Buffer,
@@ -357,7 +358,9 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// Copies a `[width, height, layers]` box between two textures of the same format (or
-    /// sRGB twins) and sample count.
+    /// sRGB twins) and sample count. A 3D texture's layers are its slices: a 2D array and a
+    /// 3D texture copy into each other layer to slice; other textures of different
+    /// dimensions are refused (`copy.dimension`).
     pub fn copy_texture_to_texture(
         &mut self,
         src: Texture,
