@@ -264,7 +264,7 @@ pub fn pointer_draws(w: &mut World<'_>, r: &mut Rng) {
         if !w.features.contains(vigil::Features::BUFFER_DEVICE_ADDRESS) && !r.chance(5) {
             return;
         }
-        return make_draw_pipelines(w);
+        return make_draw_pipelines(w, r);
     }
     let (Some(pull), Some((_, args_base))) = (w.pull, w.args) else {
         return;
@@ -335,11 +335,13 @@ fn one_target() -> [Option<vigil::ColorTargetState>; 1] {
 }
 
 /// A pointer pipeline drawing [`PULL_VS`]'s triangle with fragment shader `fragment`
-/// into one `Rgba8Unorm` target (the passes [`one_target_pass`] picks).
+/// into one `Rgba8Unorm` target (the passes [`one_target_pass`] picks), made through
+/// `cache` when one is given.
 pub(super) fn pull_pipeline(
     w: &World<'_>,
     label: &str,
     fragment: &str,
+    cache: Option<vigil::PipelineCache>,
 ) -> vigil::Result<vigil::RenderPipeline> {
     w.device
         .create_pointer_render_pipeline(&vigil::PointerRenderPipelineDescriptor {
@@ -349,7 +351,7 @@ pub(super) fn pull_pipeline(
             primitive: vigil::PrimitiveState::default(),
             depth_stencil: None,
             sample_count: 1,
-            cache: None,
+            cache,
         })
 }
 
@@ -374,22 +376,30 @@ pub(super) fn one_target_pass(p: &PassState, fits: bool) -> bool {
 
 /// The draw pipelines and the arguments heap: `[3, 1, 0, 0]` at 0 (a draw), indices
 /// `[0, 1, 2]` at 16, `[1, 1, 1]` at 32 (mesh workgroups).
-fn make_draw_pipelines(w: &mut World<'_>) {
+/// Each now and then through a pipeline cache, live or not, as ordinary pipelines are.
+fn make_draw_pipelines(w: &mut World<'_>, r: &mut Rng) {
     let targets = one_target();
-    w.call(
-        "create_pointer_render_pipeline",
-        "pull".into(),
-        false,
-        |w| {
-            w.pull = Some(pull_pipeline(w, "fuzz pull", FLAT_FS)?);
-            Ok(())
-        },
-    );
-    if w.features.contains(vigil::Features::MESH_SHADER) {
+    // Each made only while missing: made on an earlier try whose other pipeline (or the
+    // heap below) was refused, it is kept (a second one would replace the world's only
+    // handle of the first, which then could never be destroyed).
+    if w.pull.is_none() {
+        let (cache, cv) = super::objects::some_cache(w, r);
+        w.call(
+            "create_pointer_render_pipeline",
+            format!("pull, cache {cache:?}"),
+            cv.invalid(),
+            |w| {
+                w.pull = Some(pull_pipeline(w, "fuzz pull", FLAT_FS, cache)?);
+                Ok(())
+            },
+        );
+    }
+    if w.features.contains(vigil::Features::MESH_SHADER) && w.mesh_triangle.is_none() {
+        let (cache, cv) = super::objects::some_cache(w, r);
         w.call(
             "create_pointer_mesh_pipeline",
-            "triangle".into(),
-            false,
+            format!("triangle, cache {cache:?}"),
+            cv.invalid(),
             |w| {
                 let p = w.device.create_pointer_mesh_pipeline(
                     &vigil::PointerMeshPipelineDescriptor {
@@ -401,7 +411,7 @@ fn make_draw_pipelines(w: &mut World<'_>) {
                         front_face: vigil::FrontFace::Ccw,
                         depth_stencil: None,
                         sample_count: 1,
-                        cache: None,
+                        cache,
                     },
                 )?;
                 w.mesh_triangle = Some(p);

@@ -103,12 +103,13 @@ fn draw(w: &mut World<'_>, r: &mut Rng) {
         if !w.features.contains(vigil::Features::DESCRIPTOR_HEAPS) && !r.chance(5) {
             return;
         }
+        let (cache, cv) = super::objects::some_cache(w, r);
         w.call(
             "create_pointer_render_pipeline",
-            "sample heaps in a draw".into(),
-            false,
+            format!("sample heaps in a draw, cache {cache:?}"),
+            cv.invalid(),
             |w| {
-                let p = super::gpu::pull_pipeline(w, "fuzz draw sampling heaps", SAMPLE_FS)?;
+                let p = super::gpu::pull_pipeline(w, "fuzz draw sampling heaps", SAMPLE_FS, cache)?;
                 w.sample_draw = Some(p);
                 Ok(())
             },
