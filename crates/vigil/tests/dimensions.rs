@@ -217,12 +217,8 @@ fn dispatch(
             array: None,
         })
         .collect();
-    let bgl = d
-        .create_bind_group_layout(&BindGroupLayoutDescriptor {
-            label: "shaped",
-            entries: &layout_entries,
-        })
-        .unwrap();
+    let (pipeline, bgl) =
+        common::kernel_with_group(d, "shaped", wgsl, &layout_entries, &[]).unwrap();
     let group_entries: Vec<_> = resources
         .iter()
         .enumerate()
@@ -238,31 +234,7 @@ fn dispatch(
             entries: &group_entries,
         })
         .unwrap();
-    let layout = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "shaped",
-            bind_group_layouts: &[bgl],
-            immediate_size: 0,
-        })
-        .unwrap();
-    let p = d
-        .create_compute_pipeline(&ComputePipelineDescriptor {
-            label: "shaped",
-            layout,
-            module: module(d, wgsl),
-            entry_point: "main",
-            constants: &[],
-            cache: None,
-        })
-        .unwrap();
-    let mut e = encoder(d);
-    e.begin_compute_pass(&ComputePassDescriptor::default())
-        .unwrap();
-    e.set_compute_pipeline(p).unwrap();
-    e.set_bind_group(0, group, &[]).unwrap();
-    e.dispatch(groups[0], groups[1], groups[2]).unwrap();
-    e.end_compute_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
+    common::dispatch_group(d, pipeline, group, groups);
 }
 
 fn out_buffer(d: &Device, words: u64) -> Buffer {

@@ -266,14 +266,7 @@ fn dispatch_once(d: &Device, wgsl: &str, bgl: BindGroupLayout, group: BindGroup)
             cache: None,
         })
         .unwrap();
-    let mut e = encoder(d);
-    e.begin_compute_pass(&ComputePassDescriptor::default())
-        .unwrap();
-    e.set_compute_pipeline(p).unwrap();
-    e.set_bind_group(0, group, &[]).unwrap();
-    e.dispatch(1, 1, 1).unwrap();
-    e.end_compute_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
+    common::dispatch_group(d, p, group, [1, 1, 1]);
 }
 
 #[test]

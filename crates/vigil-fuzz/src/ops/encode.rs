@@ -369,6 +369,12 @@ fn target_view(
         single: true,
         extent: side,
     };
+    default_view(w, meta)
+}
+
+/// The default view of `meta.texture` (one logged call), remembered as `meta` says.
+fn default_view(w: &mut World<'_>, meta: ViewMeta) -> Option<(vigil::TextureView, ViewMeta)> {
+    let texture = meta.texture;
     w.call(
         "create_texture_view",
         format!("create_texture_view({texture:?}, default)"),
@@ -407,18 +413,7 @@ fn volume_target(
         single: false,
         extent: side,
     };
-    w.call(
-        "create_texture_view",
-        format!("create_texture_view({texture:?}, default)"),
-        false,
-        |w| {
-            let v = w
-                .device
-                .create_texture_view(texture, &TextureViewDescriptor::default())?;
-            w.views.add(v, meta);
-            Ok((v, meta, depth))
-        },
-    )
+    default_view(w, meta).map(|(v, m)| (v, m, depth))
 }
 
 pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {

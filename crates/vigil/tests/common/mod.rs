@@ -224,6 +224,27 @@ pub fn src_dst_group(
         .unwrap()
 }
 
+/// Submits one compute pass dispatching `pipeline` over `groups` workgroups with `group`
+/// bound at index 0.
+pub fn dispatch_group(
+    device: &Device,
+    pipeline: vigil::ComputePipeline,
+    group: vigil::BindGroup,
+    groups: [u32; 3],
+) {
+    use vigil::*;
+    let mut e = device
+        .create_command_encoder(&CommandEncoderDescriptor { label: "dispatch" })
+        .unwrap();
+    e.begin_compute_pass(&ComputePassDescriptor::default())
+        .unwrap();
+    e.set_compute_pipeline(pipeline).unwrap();
+    e.set_bind_group(0, group, &[]).unwrap();
+    e.dispatch(groups[0], groups[1], groups[2]).unwrap();
+    e.end_compute_pass().unwrap();
+    device.submit([e.finish().unwrap()]).unwrap();
+}
+
 /// Runs a `src_dst_kernel` once over `src` with `groups` workgroups, and reads back
 /// `dst_words` words of its output (which starts zeroed).
 pub fn run_src_dst(
@@ -250,16 +271,7 @@ pub fn run_src_dst(
         })
         .unwrap();
     let group = src_dst_group(device, kernel.1, a, b);
-    let mut e = device
-        .create_command_encoder(&CommandEncoderDescriptor { label: "run" })
-        .unwrap();
-    e.begin_compute_pass(&ComputePassDescriptor::default())
-        .unwrap();
-    e.set_compute_pipeline(kernel.0).unwrap();
-    e.set_bind_group(0, group, &[]).unwrap();
-    e.dispatch(groups, 1, 1).unwrap();
-    e.end_compute_pass().unwrap();
-    device.submit([e.finish().unwrap()]).unwrap();
+    dispatch_group(device, kernel.0, group, [groups, 1, 1]);
     read_u32(device, b, dst_words)
 }
 
