@@ -599,11 +599,11 @@ fn bc_blocks() -> Vec<BcCase> {
             [0.0; 4],
         ),
         // Unsigned: 1023 is the largest half (65504); 512 unquantizes to 32800, which
-        // finishes as half 0x3E0F, 1.5146484375.
+        // finishes as half 0x3E0F, 1 + 527/1024.
         (
             F::Bc6hRgbUfloat,
             bc6h_block([1023, 512, 0], [0, 0, 1023]),
-            [65504.0, 1.5146484375, 0.0, 1.0],
+            [65504.0, 1.0 + 527.0 / 1024.0, 0.0, 1.0],
             [0.0, 0.0, 65504.0, 1.0],
         ),
         // Signed: 511 and -511 are the largest halves either way.
