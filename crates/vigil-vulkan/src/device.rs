@@ -903,8 +903,8 @@ impl DeviceShared {
     /// Refuses a 1D or 3D image the driver cannot make as `info` describes: the format's
     /// features are reported for every image type together, and a 3D image's largest
     /// extent and mip count are the driver's to say per format and usage
-    /// (VUID-VkImageCreateInfo-extent-02254 and -mipLevels-02255, which checking only the
-    /// limits would not meet). 2D images are what the format's support describes.
+    /// (VUID-VkImageCreateInfo-extent-02252 to -02254 and -mipLevels-02255, which checking
+    /// only the limits would not meet). 2D images are what the format's support describes.
     pub(crate) fn image_supported(&self, info: &vk::ImageCreateInfo<'_>) -> hal::Result<()> {
         if info.image_type == vk::ImageType::TYPE_2D {
             return Ok(());
@@ -921,11 +921,12 @@ impl DeviceShared {
                 info.flags,
             )
         }
-        .map_err(|_| {
-            hal::DeviceError::Unsupported(format!(
+        .map_err(|e| match e {
+            vk::Result::ERROR_FORMAT_NOT_SUPPORTED => hal::DeviceError::Unsupported(format!(
                 "a {:?} image of {:?} with usage {:?}",
                 info.image_type, info.format, info.usage
-            ))
+            )),
+            other => conv::map_result(other),
         })?;
         let e = info.extent;
         let m = props.max_extent;
