@@ -1,6 +1,7 @@
 //! 1D and 3D textures on a real device: volumes written from the CPU and read back by
 //! slices and sub-boxes, at mip levels whose depth halves; loaded, sampled and stored by
-//! shaders (1D textures loaded and stored); copied to and from 2D arrays (layers to slices); zeroed before first use.
+//! shaders (1D textures loaded and stored); copied to and from 2D arrays (layers to
+//! slices); zeroed before first use; rendered into a slice at a time.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
