@@ -582,6 +582,37 @@ fn passes_render_into_slices_of_a_volume() {
     assert_eq!(slice(0), before.repeat(16), "slice 0 keeps its texels");
     assert_eq!(slice(1), [255u8, 0, 0, 255].repeat(16), "slice 1 cleared");
     assert_eq!(slice(2), [0u8, 255, 0, 255].repeat(16), "slice 2 drawn");
+    // Two slices of the volume as two attachments of one pass; the same slice twice is
+    // refused.
+    let two = |slices: [u32; 2]| {
+        let mut e = encoder(&d);
+        e.begin_render_pass(&RenderPassDescriptor {
+            color_attachments: &[
+                Some(RenderPassColorAttachment {
+                    depth_slice: Some(slices[0]),
+                    ..clear([0.0, 0.0, 1.0, 1.0], v)
+                }),
+                Some(RenderPassColorAttachment {
+                    depth_slice: Some(slices[1]),
+                    ..clear([1.0, 1.0, 1.0, 1.0], v)
+                }),
+            ],
+            ..Default::default()
+        })
+        .map(|()| e)
+    };
+    let err = two([1, 1]).map(|_| ()).unwrap_err();
+    assert_eq!(err.rule(), Rule::AttachmentView);
+    let mut e = two([0, 1]).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    assert_eq!(
+        slice(0),
+        [0u8, 0, 255, 255].repeat(16),
+        "slice 0 cleared blue"
+    );
+    assert_eq!(slice(1), [255u8; 4].repeat(16), "slice 1 cleared white");
+    assert_eq!(slice(2), [0u8, 255, 0, 255].repeat(16), "slice 2 kept");
     // A slice past the volume, or none named, is refused.
     for depth_slice in [Some(3), None] {
         let mut e = encoder(&d);

@@ -307,11 +307,14 @@ impl<A: Api> CommandEncoder<A> {
             )?;
             let mut views = Vec::with_capacity(desc.color_attachments.len().saturating_add(1));
             let mut shape: Option<([u32; 2], u32)> = None;
-            let mut textures: Vec<usize> = Vec::new();
+            // Each attachment's texture, and of a 3d view the (mip level, slice) it renders:
+            // a texture is one attachment, or slices of one volume apart.
+            let mut textures: Vec<(usize, Option<(u32, u32)>)> = Vec::new();
             let mut check = |e: &mut Self,
                              view: TextureView,
                              what: &str,
-                             depth: bool|
+                             depth: bool,
+                             slice: Option<u32>|
              -> Result<Arc<crate::device::ViewObj<A>>> {
                 let v = e.attachment_view(view, OP)?;
                 let facts = validate::render_pass::AttachmentFacts {
@@ -325,15 +328,21 @@ impl<A: Api> CommandEncoder<A> {
                     extent: v.extent,
                 };
                 let tex = Arc::as_ptr(&v.texture) as usize;
+                let key = slice
+                    .filter(|_| v.dimension == vigil_hal::TextureViewDimension::D3)
+                    .map(|z| (v.range.base_mip_level, z));
+                let seen = textures
+                    .iter()
+                    .any(|&(t, k)| t == tex && (k.is_none() || key.is_none() || k == key));
                 validate::render_pass::attachment(
                     &e.label,
                     what,
                     &facts,
                     depth,
-                    textures.contains(&tex),
+                    seen,
                     view_layers,
                 )?;
-                textures.push(tex);
+                textures.push((tex, key));
                 let (extent, samples) = *shape.get_or_insert((v.extent, v.sample_count));
                 if !what.starts_with("resolve") {
                     validate::render_pass::same_shape(&e.label, what, &facts, extent, samples)?;
@@ -349,7 +358,7 @@ impl<A: Api> CommandEncoder<A> {
                     continue;
                 };
                 let what = format!("color attachment {i}");
-                let v = check(e, a.view, &what, false)?;
+                let v = check(e, a.view, &what, false, a.depth_slice)?;
                 validate::render_pass::depth_slice(
                     &e.label,
                     &what,
@@ -386,7 +395,7 @@ impl<A: Api> CommandEncoder<A> {
                             v.format,
                             &facts,
                         )?;
-                        Some(check(e, r, &format!("resolve target {i}"), false)?)
+                        Some(check(e, r, &format!("resolve target {i}"), false, None)?)
                     }
                     None => None,
                 };
@@ -398,7 +407,7 @@ impl<A: Api> CommandEncoder<A> {
             }
             let depth = match &desc.depth_stencil_attachment {
                 Some(d) => {
-                    let v = check(e, d.view, "depth-stencil attachment", true)?;
+                    let v = check(e, d.view, "depth-stencil attachment", true, None)?;
                     validate::render_pass::aspect_ops(
                         &e.label,
                         v.format,
@@ -488,7 +497,8 @@ impl<A: Api> CommandEncoder<A> {
             }
             for (v, u) in &views {
                 let slot = e.used.texture_slot(&v.texture);
-                // Attachments are distinct textures (checked above): no conflict here.
+                // Attachments are distinct textures, or slices of one volume, which use its
+                // level alike (checked above): no conflict here.
                 let _ = e.scope.texture(slot, range(v), *u);
             }
             let (extent, samples) = shape.unwrap_or(([1, 1], 1));

@@ -140,7 +140,7 @@ pub(crate) fn attachment(
         AttachmentView,
         BEGIN,
         label,
-        "{what}: the texture of view '{n}' is already an attachment of this pass"
+        "{what}: the texture of view '{n}' is already an attachment of this pass (only a volume's different slices may be two)"
     );
     Ok(())
 }
