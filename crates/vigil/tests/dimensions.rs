@@ -1,7 +1,8 @@
 //! 1D and 3D textures on a real device: volumes written from the CPU and read back by
 //! slices and sub-boxes, at mip levels whose depth halves; loaded, sampled and stored by
-//! shaders (1D textures loaded and stored); copied to and from 2D arrays (layers to
-//! slices); zeroed before first use; rendered into a slice at a time.
+//! shaders (1D textures loaded, stored, and sampled with a filter in a fragment shader);
+//! copied to and from 2D arrays (layers to slices); zeroed before first use; rendered into
+//! a slice at a time.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -626,6 +627,131 @@ fn passes_render_into_slices_of_a_volume() {
             })
             .unwrap_err();
         assert_eq!(err.rule(), Rule::AttachmentDepthSlice);
+    }
+    d.finish();
+}
+
+#[test]
+fn rows_are_sampled_with_a_filter_in_fragment_shaders() {
+    let d = gpu();
+    // A row of four texels whose red is 0, 64, 128 and 255, sampled linearly across an
+    // 8x1 target: pixel x samples at u = (x + 0.5) / 8, texel coordinate x / 2 - 0.25.
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label: "row",
+            dimension: TextureDimension::D1,
+            size: [4, 1],
+            format: TextureFormat::Rgba8Unorm,
+            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
+            ..Default::default()
+        })
+        .unwrap();
+    let reds = [0u8, 64, 128, 255];
+    let texels: Vec<u8> = reds.iter().flat_map(|&r| [r, 0, 0, 255]).collect();
+    d.write_texture(
+        t,
+        at(0, 0, 0, 0),
+        &texels,
+        TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: 16,
+            rows_per_image: None,
+        },
+        [4, 1, 1],
+    )
+    .unwrap();
+    let sampler = d
+        .create_sampler(&SamplerDescriptor {
+            mag_filter: FilterMode::Linear,
+            min_filter: FilterMode::Linear,
+            ..Default::default()
+        })
+        .unwrap();
+    let bgl = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "row",
+            entries: &[
+                BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: ShaderStages::FRAGMENT,
+                    ty: BindingType::Texture {
+                        sample_type: TextureSampleType::Float { filterable: true },
+                        view_dimension: TextureViewDimension::D1,
+                        multisampled: false,
+                    },
+                    array: None,
+                },
+                BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: ShaderStages::FRAGMENT,
+                    ty: BindingType::Sampler(SamplerBindingType::Filtering),
+                    array: None,
+                },
+            ],
+        })
+        .unwrap();
+    let group = d
+        .create_bind_group(&BindGroupDescriptor {
+            label: "row",
+            layout: bgl,
+            entries: &[
+                BindGroupEntry {
+                    binding: 0,
+                    resource: BindingResource::TextureView(view(&d, t)),
+                },
+                BindGroupEntry {
+                    binding: 1,
+                    resource: BindingResource::Sampler(sampler),
+                },
+            ],
+        })
+        .unwrap();
+    let layout = d
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "row",
+            bind_group_layouts: &[bgl],
+            immediate_size: 0,
+        })
+        .unwrap();
+    let wgsl = "@group(0) @binding(0) var t: texture_1d<f32>;
+                @group(0) @binding(1) var s: sampler;
+                @vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+                    let x = f32(i & 1u) * 4.0 - 1.0;
+                    let y = f32(i >> 1u) * 4.0 - 1.0;
+                    return vec4<f32>(x, y, 0.0, 1.0);
+                }
+                @fragment fn fs(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {
+                    return textureSample(t, s, p.x / 8.0);
+                }";
+    let targets = [color_target(TextureFormat::Rgba8Unorm)];
+    let p = d
+        .create_render_pipeline(&pipeline_desc(layout, module(&d, wgsl), &[], &targets))
+        .unwrap();
+    let (target, target_view) = common::readable_target(&d, [8, 1]);
+    let mut e = encoder(&d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        color_attachments: &[Some(clear([0.0; 4], target_view))],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.set_bind_group(0, group, &[]).unwrap();
+    e.draw(0..3, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let got: Vec<u8> = d
+        .read_texture(target, at(0, 0, 0, 0), [8, 1])
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| c[0])
+        .collect();
+    // Clamped at both ends; between texels, a quarter and three quarters of the way.
+    let want = [0.0, 16.0, 48.0, 80.0, 112.0, 159.75, 223.25, 255.0];
+    for (x, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (f32::from(*g) - w).abs() <= 2.0,
+            "pixel {x}: red {g}, want about {w} (all: {got:?})"
+        );
     }
     d.finish();
 }
