@@ -233,7 +233,7 @@ fn dimension(desc: &TextureDescriptor<'_>) -> Result<()> {
         TextureDimension,
         OP,
         l,
-        "a 1D texture cannot be a render attachment; render to a 2D texture of height 1 and copy it"
+        "a 1D texture cannot be a render attachment; render to a 2D texture of height 1 instead"
     );
     Ok(())
 }
