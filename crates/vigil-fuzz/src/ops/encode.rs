@@ -438,21 +438,32 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
     // Per color attachment, whether it names a slice past its volume (apart, since the
     // first attachment may be replaced below).
     let mut past_volume = Vec::new();
+    // The volume an earlier attachment of this pass renders a slice of: a later attachment
+    // of its format mostly renders another slice of it (now and then the same one, which
+    // is refused; counted at the end, once the attachments are settled).
+    let mut volume: Option<(vigil::TextureView, ViewMeta, u32)> = None;
     for &format in recipe.targets {
         // Now and then a slice of a volume (mostly one inside it).
         let mut depth_slice = None;
         let mut past = false;
-        let target = if samples == 1 && r.chance(6) {
-            volume_target(w, r, format, extent).map(|(v, m, depth)| {
-                let z = if r.chance(85) {
-                    r.pick(&[0, depth - 1])
-                } else {
-                    past = true;
-                    depth
-                };
-                depth_slice = Some(z);
-                (v, m)
-            })
+        let again = match volume {
+            Some(v) if v.1.format == format && r.chance(70) => Some(v),
+            _ => None,
+        };
+        let target = if again.is_some() || (samples == 1 && r.chance(6)) {
+            again
+                .or_else(|| volume_target(w, r, format, extent))
+                .map(|(v, m, depth)| {
+                    volume = Some((v, m, depth));
+                    let z = if r.chance(85) {
+                        r.pick(&[0, depth - 1])
+                    } else {
+                        past = true;
+                        depth
+                    };
+                    depth_slice = Some(z);
+                    (v, m)
+                })
         } else {
             target_view(w, r, format, samples, extent)
         };
@@ -533,6 +544,16 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
         }
     }
     invalid |= past_volume.contains(&true);
+    // One slice of this pass's volume rendered by two attachments is refused.
+    if let Some((vol, ..)) = volume {
+        let mut slices = Vec::new();
+        for c in colors.iter().flatten().filter(|c| c.view == vol) {
+            if let Some(z) = c.depth_slice {
+                invalid |= slices.contains(&z);
+                slices.push(z);
+            }
+        }
+    }
     let (ts, ts_invalid) = pass_timestamps(w, r);
     invalid |= ts_invalid;
     // Now and then an occlusion query set; rarely a timestamp set in its place.
