@@ -1,7 +1,8 @@
 //! Runnable vigil programs, each a function the `examples/` binaries call and the tests
 //! check: [`triangle`], [`textured_quad`], [`compute_to_texture`], [`tiles`] (override
-//! constants and immediate data), and [`scene`], the demo (a compute-generated,
-//! compute-mipmapped texture on lit, depth-tested, instanced cubes).
+//! constants and immediate data), [`volume`] (a 3D texture written by a compute shader,
+//! rendered into a slice at a time and sampled trilinearly), and [`scene`], the demo (a
+//! compute-generated, compute-mipmapped texture on lit, depth-tested, instanced cubes).
 //!
 //! [`ported`] holds three of wgpu's own examples (hello_triangle, cube, boids) ported to
 //! vigil.
@@ -18,6 +19,7 @@ pub mod scene;
 pub mod textured_quad;
 pub mod tiles;
 pub mod triangle;
+pub mod volume;
 
 /// An example's failure, in words.
 pub type Result<T> = std::result::Result<T, String>;

@@ -45,7 +45,7 @@ pub fn render(device: &Device, size: [u32; 2], grid: u32) -> Result<Image> {
     draw(device, size, grid, false)
 }
 
-/// [`render`] with the tiles' draws recorded once into a render bundle (every call checked
+/// [`render()`] with the tiles' draws recorded once into a render bundle (every call checked
 /// then), which the pass executes.
 pub fn render_bundled(device: &Device, size: [u32; 2], grid: u32) -> Result<Image> {
     draw(device, size, grid, true)

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{device, device_with};
-use vigil_examples::{compute_to_texture, gpu_driven, ray_query, textured_quad, triangle};
+use vigil_examples::{compute_to_texture, gpu_driven, ray_query, textured_quad, triangle, volume};
 
 #[test]
 fn triangle_covers_its_middle_and_leaves_the_corners() {
@@ -55,6 +55,29 @@ fn compute_to_texture_writes_every_texel() {
             }
         }
     }
+    drop(d);
+    assert_eq!(log.count(), 0, "{:?}", log.messages());
+}
+
+#[test]
+fn volume_shows_its_plane_filtered_through_the_slices_and_the_white_last_one() {
+    let (d, log) = device();
+    let size = [48, 40];
+    let img = volume::render(&d, size).unwrap();
+    for y in 0..size[1] {
+        for x in 0..size[0] {
+            let want = volume::expected(x, y, size).map(|v| v * 255.0);
+            let got = img.pixel(x, y);
+            for c in 0..4 {
+                assert!(
+                    (f32::from(got[c]) - want[c]).abs() <= 2.0,
+                    "({x},{y}) channel {c}: {got:?} vs {want:?}"
+                );
+            }
+        }
+    }
+    // The bottom rows sample the last slice, which a pass cleared to white.
+    assert_eq!(img.pixel(24, 39), [255, 255, 255, 255]);
     drop(d);
     assert_eq!(log.count(), 0, "{:?}", log.messages());
 }
