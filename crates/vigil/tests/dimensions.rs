@@ -200,43 +200,11 @@ fn volumes_copy_to_and_from_2d_arrays_slice_by_layer() {
     d.finish();
 }
 
-/// One dispatch of `wgsl`'s `main` over `groups` workgroups, with one group of `entries`
-/// (binding i is `resources[i]`).
-fn dispatch(
-    d: &Device,
-    wgsl: &str,
-    entries: &[BindingType],
-    resources: &[BindingResource],
-    groups: [u32; 3],
-) {
-    let layout_entries: Vec<_> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, ty)| BindGroupLayoutEntry {
-            binding: i as u32,
-            visibility: ShaderStages::COMPUTE,
-            ty: *ty,
-            array: None,
-        })
-        .collect();
-    let (pipeline, bgl) =
-        common::kernel_with_group(d, "shaped", wgsl, &layout_entries, &[]).unwrap();
-    let group_entries: Vec<_> = resources
-        .iter()
-        .enumerate()
-        .map(|(i, r)| BindGroupEntry {
-            binding: i as u32,
-            resource: *r,
-        })
-        .collect();
-    let group = d
-        .create_bind_group(&BindGroupDescriptor {
-            label: "shaped",
-            layout: bgl,
-            entries: &group_entries,
-        })
-        .unwrap();
-    common::dispatch_group(d, pipeline, group, groups);
+/// One dispatch of `wgsl`'s `main` over `groups` workgroups, with one group whose binding
+/// `i` is `bindings[i]`.
+fn dispatch(d: &Device, wgsl: &str, bindings: &[(BindingType, BindingResource)], groups: [u32; 3]) {
+    let (bgl, group) = common::group_of(d, ShaderStages::COMPUTE, bindings);
+    common::dispatch_wgsl(d, wgsl, bgl, group, groups);
 }
 
 fn out_buffer(d: &Device, words: u64) -> Buffer {
@@ -248,17 +216,49 @@ fn out_buffer(d: &Device, words: u64) -> Buffer {
     .unwrap()
 }
 
-fn storage_out() -> BindingType {
-    BindingType::Buffer {
-        ty: BufferBindingType::Storage { read_only: false },
-        has_dynamic_offset: false,
-        min_binding_size: None,
-    }
-}
-
 fn view(d: &Device, t: Texture) -> TextureView {
     d.create_texture_view(t, &TextureViewDescriptor::default())
         .unwrap()
+}
+
+/// A vertex shader (`vs`) drawing one triangle over the whole target.
+const FULL_SCREEN: &str =
+    "@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+    let x = f32(i & 1u) * 4.0 - 1.0;
+    let y = f32(i >> 1u) * 4.0 - 1.0;
+    return vec4<f32>(x, y, 0.0, 1.0);
+}";
+
+/// An `Rgba8Unorm` 1D row of four texels whose red is 0, 64, 128 and 255, written; with
+/// its texels' bytes.
+fn red_row(d: &Device, usage: TextureUsages) -> (Texture, Vec<u8>) {
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label: "row",
+            dimension: TextureDimension::D1,
+            size: [4, 1],
+            format: TextureFormat::Rgba8Unorm,
+            usage: usage | TextureUsages::COPY_DST,
+            ..Default::default()
+        })
+        .unwrap();
+    let texels: Vec<u8> = [0u8, 64, 128, 255]
+        .iter()
+        .flat_map(|&r| [r, 0, 0, 255])
+        .collect();
+    d.write_texture(
+        t,
+        at(0, 0, 0, 0),
+        &texels,
+        TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: 16,
+            rows_per_image: None,
+        },
+        [4, 1, 1],
+    )
+    .unwrap();
+    (t, texels)
 }
 
 #[test]
@@ -287,16 +287,18 @@ fn volumes_are_loaded_stored_and_sampled_by_shaders() {
              }
          }",
         &[
-            BindingType::Texture {
-                sample_type: TextureSampleType::Uint,
-                view_dimension: TextureViewDimension::D3,
-                multisampled: false,
-            },
-            storage_out(),
-        ],
-        &[
-            BindingResource::TextureView(view(&d, t)),
-            BindingResource::Buffer(BufferBinding::whole(out)),
+            (
+                BindingType::Texture {
+                    sample_type: TextureSampleType::Uint,
+                    view_dimension: TextureViewDimension::D3,
+                    multisampled: false,
+                },
+                BindingResource::TextureView(view(&d, t)),
+            ),
+            (
+                common::storage_buffer(false),
+                BindingResource::Buffer(BufferBinding::whole(out)),
+            ),
         ],
         [1, 1, 1],
     );
@@ -319,12 +321,14 @@ fn volumes_are_loaded_stored_and_sampled_by_shaders() {
          @compute @workgroup_size(4, 4, 2) fn main(@builtin(local_invocation_id) id: vec3<u32>) {
              textureStore(s, id, vec4<u32>(0x01000000u | (id.z << 16u) | (id.y << 8u) | id.x));
          }",
-        &[BindingType::StorageTexture {
-            access: StorageTextureAccess::WriteOnly,
-            format: TextureFormat::R32Uint,
-            view_dimension: TextureViewDimension::D3,
-        }],
-        &[BindingResource::TextureView(view(&d, s))],
+        &[(
+            BindingType::StorageTexture {
+                access: StorageTextureAccess::WriteOnly,
+                format: TextureFormat::R32Uint,
+                view_dimension: TextureViewDimension::D3,
+            },
+            BindingResource::TextureView(view(&d, s)),
+        )],
         [1, 1, 1],
     );
     assert_eq!(
@@ -358,13 +362,7 @@ fn volumes_are_loaded_stored_and_sampled_by_shaders() {
         [2, 2, 2],
     )
     .unwrap();
-    let sampler = d
-        .create_sampler(&SamplerDescriptor {
-            mag_filter: FilterMode::Linear,
-            min_filter: FilterMode::Linear,
-            ..Default::default()
-        })
-        .unwrap();
+    let sampler = common::linear_sampler(&d);
     let out = out_buffer(&d, 8);
     dispatch(
         &d,
@@ -376,18 +374,22 @@ fn volumes_are_loaded_stored_and_sampled_by_shaders() {
              out[1] = textureSampleLevel(t, s, vec3<f32>(0.5, 0.5, 0.75), 0.0);
          }",
         &[
-            BindingType::Texture {
-                sample_type: TextureSampleType::Float { filterable: true },
-                view_dimension: TextureViewDimension::D3,
-                multisampled: false,
-            },
-            BindingType::Sampler(SamplerBindingType::Filtering),
-            storage_out(),
-        ],
-        &[
-            BindingResource::TextureView(view(&d, f)),
-            BindingResource::Sampler(sampler),
-            BindingResource::Buffer(BufferBinding::whole(out)),
+            (
+                BindingType::Texture {
+                    sample_type: TextureSampleType::Float { filterable: true },
+                    view_dimension: TextureViewDimension::D3,
+                    multisampled: false,
+                },
+                BindingResource::TextureView(view(&d, f)),
+            ),
+            (
+                BindingType::Sampler(SamplerBindingType::Filtering),
+                BindingResource::Sampler(sampler),
+            ),
+            (
+                common::storage_buffer(false),
+                BindingResource::Buffer(BufferBinding::whole(out)),
+            ),
         ],
         [1, 1, 1],
     );
@@ -408,32 +410,7 @@ fn volumes_are_loaded_stored_and_sampled_by_shaders() {
 fn rows_are_loaded_stored_and_copied() {
     let d = gpu();
     // A 1D row of four texels whose red is 0, 64, 128 and 255.
-    let t = d
-        .create_texture(&TextureDescriptor {
-            label: "row",
-            dimension: TextureDimension::D1,
-            size: [4, 1],
-            format: TextureFormat::Rgba8Unorm,
-            usage: TextureUsages::TEXTURE_BINDING
-                | TextureUsages::COPY_DST
-                | TextureUsages::COPY_SRC,
-            ..Default::default()
-        })
-        .unwrap();
-    let reds = [0u8, 64, 128, 255];
-    let texels: Vec<u8> = reds.iter().flat_map(|&r| [r, 0, 0, 255]).collect();
-    d.write_texture(
-        t,
-        at(0, 0, 0, 0),
-        &texels,
-        TexelCopyBufferLayout {
-            offset: 0,
-            bytes_per_row: 16,
-            rows_per_image: None,
-        },
-        [4, 1, 1],
-    )
-    .unwrap();
+    let (t, texels) = red_row(&d, TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_SRC);
     assert_eq!(d.read_texture(t, at(0, 0, 0, 0), [4, 1]).unwrap(), texels);
     // Loaded by a shader, which sees its width. (WGSL samples 1D textures only with
     // implicit derivatives, in fragment shaders.)
@@ -447,16 +424,18 @@ fn rows_are_loaded_stored_and_copied() {
              out[1] = f32(textureDimensions(t));
          }",
         &[
-            BindingType::Texture {
-                sample_type: TextureSampleType::Float { filterable: true },
-                view_dimension: TextureViewDimension::D1,
-                multisampled: false,
-            },
-            storage_out(),
-        ],
-        &[
-            BindingResource::TextureView(view(&d, t)),
-            BindingResource::Buffer(BufferBinding::whole(out)),
+            (
+                BindingType::Texture {
+                    sample_type: TextureSampleType::Float { filterable: true },
+                    view_dimension: TextureViewDimension::D1,
+                    multisampled: false,
+                },
+                BindingResource::TextureView(view(&d, t)),
+            ),
+            (
+                common::storage_buffer(false),
+                BindingResource::Buffer(BufferBinding::whole(out)),
+            ),
         ],
         [1, 1, 1],
     );
@@ -482,12 +461,14 @@ fn rows_are_loaded_stored_and_copied() {
          @compute @workgroup_size(8) fn main(@builtin(local_invocation_id) id: vec3<u32>) {
              textureStore(s, id.x, vec4<u32>(id.x * 3u + 1u));
          }",
-        &[BindingType::StorageTexture {
-            access: StorageTextureAccess::WriteOnly,
-            format: TextureFormat::R32Uint,
-            view_dimension: TextureViewDimension::D1,
-        }],
-        &[BindingResource::TextureView(view(&d, s))],
+        &[(
+            BindingType::StorageTexture {
+                access: StorageTextureAccess::WriteOnly,
+                format: TextureFormat::R32Uint,
+                view_dimension: TextureViewDimension::D1,
+            },
+            BindingResource::TextureView(view(&d, s)),
+        )],
         [1, 1, 1],
     );
     let copy = texture(
@@ -538,17 +519,13 @@ fn passes_render_into_slices_of_a_volume() {
     )
     .unwrap();
     let v = view(&d, t);
-    let wgsl = "@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
-                    let x = f32(i & 1u) * 4.0 - 1.0;
-                    let y = f32(i >> 1u) * 4.0 - 1.0;
-                    return vec4<f32>(x, y, 0.0, 1.0);
-                }
-                @fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(0.0, 1.0, 0.0, 1.0); }";
+    let wgsl = FULL_SCREEN.to_owned()
+        + "@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(0.0, 1.0, 0.0, 1.0); }";
     let targets = [color_target(TextureFormat::Rgba8Unorm)];
     let p = d
         .create_render_pipeline(&pipeline_desc(
             empty_layout(&d),
-            module(&d, wgsl),
+            module(&d, &wgsl),
             &[],
             &targets,
         ))
@@ -636,76 +613,25 @@ fn rows_are_sampled_with_a_filter_in_fragment_shaders() {
     let d = gpu();
     // A row of four texels whose red is 0, 64, 128 and 255, sampled linearly across an
     // 8x1 target: pixel x samples at u = (x + 0.5) / 8, texel coordinate x / 2 - 0.25.
-    let t = d
-        .create_texture(&TextureDescriptor {
-            label: "row",
-            dimension: TextureDimension::D1,
-            size: [4, 1],
-            format: TextureFormat::Rgba8Unorm,
-            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
-            ..Default::default()
-        })
-        .unwrap();
-    let reds = [0u8, 64, 128, 255];
-    let texels: Vec<u8> = reds.iter().flat_map(|&r| [r, 0, 0, 255]).collect();
-    d.write_texture(
-        t,
-        at(0, 0, 0, 0),
-        &texels,
-        TexelCopyBufferLayout {
-            offset: 0,
-            bytes_per_row: 16,
-            rows_per_image: None,
-        },
-        [4, 1, 1],
-    )
-    .unwrap();
-    let sampler = d
-        .create_sampler(&SamplerDescriptor {
-            mag_filter: FilterMode::Linear,
-            min_filter: FilterMode::Linear,
-            ..Default::default()
-        })
-        .unwrap();
-    let bgl = d
-        .create_bind_group_layout(&BindGroupLayoutDescriptor {
-            label: "row",
-            entries: &[
-                BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: ShaderStages::FRAGMENT,
-                    ty: BindingType::Texture {
-                        sample_type: TextureSampleType::Float { filterable: true },
-                        view_dimension: TextureViewDimension::D1,
-                        multisampled: false,
-                    },
-                    array: None,
+    let (t, _) = red_row(&d, TextureUsages::TEXTURE_BINDING);
+    let (bgl, group) = common::group_of(
+        &d,
+        ShaderStages::FRAGMENT,
+        &[
+            (
+                BindingType::Texture {
+                    sample_type: TextureSampleType::Float { filterable: true },
+                    view_dimension: TextureViewDimension::D1,
+                    multisampled: false,
                 },
-                BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: ShaderStages::FRAGMENT,
-                    ty: BindingType::Sampler(SamplerBindingType::Filtering),
-                    array: None,
-                },
-            ],
-        })
-        .unwrap();
-    let group = d
-        .create_bind_group(&BindGroupDescriptor {
-            label: "row",
-            layout: bgl,
-            entries: &[
-                BindGroupEntry {
-                    binding: 0,
-                    resource: BindingResource::TextureView(view(&d, t)),
-                },
-                BindGroupEntry {
-                    binding: 1,
-                    resource: BindingResource::Sampler(sampler),
-                },
-            ],
-        })
-        .unwrap();
+                BindingResource::TextureView(view(&d, t)),
+            ),
+            (
+                BindingType::Sampler(SamplerBindingType::Filtering),
+                BindingResource::Sampler(common::linear_sampler(&d)),
+            ),
+        ],
+    );
     let layout = d
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label: "row",
@@ -713,19 +639,15 @@ fn rows_are_sampled_with_a_filter_in_fragment_shaders() {
             immediate_size: 0,
         })
         .unwrap();
-    let wgsl = "@group(0) @binding(0) var t: texture_1d<f32>;
+    let wgsl = FULL_SCREEN.to_owned()
+        + "@group(0) @binding(0) var t: texture_1d<f32>;
                 @group(0) @binding(1) var s: sampler;
-                @vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
-                    let x = f32(i & 1u) * 4.0 - 1.0;
-                    let y = f32(i >> 1u) * 4.0 - 1.0;
-                    return vec4<f32>(x, y, 0.0, 1.0);
-                }
                 @fragment fn fs(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {
                     return textureSample(t, s, p.x / 8.0);
                 }";
     let targets = [color_target(TextureFormat::Rgba8Unorm)];
     let p = d
-        .create_render_pipeline(&pipeline_desc(layout, module(&d, wgsl), &[], &targets))
+        .create_render_pipeline(&pipeline_desc(layout, module(&d, &wgsl), &[], &targets))
         .unwrap();
     let (target, target_view) = common::readable_target(&d, [8, 1]);
     let mut e = encoder(&d);

@@ -194,50 +194,25 @@ fn load(d: &Device, view: TextureView, format: TextureFormat, at: [u32; 2], mip:
             usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC,
         })
         .unwrap();
-    let bgl = d
-        .create_bind_group_layout(&BindGroupLayoutDescriptor {
-            label: "load",
-            entries: &[
-                BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: ShaderStages::COMPUTE,
-                    ty: BindingType::Texture {
-                        sample_type,
-                        view_dimension: TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    array: None,
+    let (bgl, group) = common::group_of(
+        d,
+        ShaderStages::COMPUTE,
+        &[
+            (
+                BindingType::Texture {
+                    sample_type,
+                    view_dimension: TextureViewDimension::D2,
+                    multisampled: false,
                 },
-                BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: ShaderStages::COMPUTE,
-                    ty: BindingType::Buffer {
-                        ty: BufferBindingType::Storage { read_only: false },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    array: None,
-                },
-            ],
-        })
-        .unwrap();
-    let group = d
-        .create_bind_group(&BindGroupDescriptor {
-            label: "load",
-            layout: bgl,
-            entries: &[
-                BindGroupEntry {
-                    binding: 0,
-                    resource: BindingResource::TextureView(view),
-                },
-                BindGroupEntry {
-                    binding: 1,
-                    resource: BindingResource::Buffer(BufferBinding::whole(out)),
-                },
-            ],
-        })
-        .unwrap();
-    dispatch_once(d, &wgsl, bgl, group);
+                BindingResource::TextureView(view),
+            ),
+            (
+                common::storage_buffer(false),
+                BindingResource::Buffer(BufferBinding::whole(out)),
+            ),
+        ],
+    );
+    common::dispatch_wgsl(d, &wgsl, bgl, group, [1, 1, 1]);
     let b = d.read_buffer(out, 0, 16).unwrap();
     let w = |i: usize| u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().unwrap());
     match info.sample_type {
@@ -245,28 +220,6 @@ fn load(d: &Device, view: TextureView, format: TextureFormat, at: [u32; 2], mip:
         TextureSampleType::Sint => Value::I([0, 1, 2, 3].map(|i| w(i) as i32)),
         _ => Value::F([0, 1, 2, 3].map(|i| f32::from_bits(w(i)))),
     }
-}
-
-/// Submits one dispatch of one workgroup of `wgsl`'s `main`, with `group` (of `bgl`) bound.
-fn dispatch_once(d: &Device, wgsl: &str, bgl: BindGroupLayout, group: BindGroup) {
-    let layout = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "formats",
-            bind_group_layouts: &[bgl],
-            immediate_size: 0,
-        })
-        .unwrap();
-    let p = d
-        .create_compute_pipeline(&ComputePipelineDescriptor {
-            label: "formats",
-            layout,
-            module: module(d, wgsl),
-            entry_point: "main",
-            constants: &[],
-            cache: None,
-        })
-        .unwrap();
-    common::dispatch_group(d, p, group, [1, 1, 1]);
 }
 
 #[test]
@@ -468,32 +421,19 @@ fn stored(d: &Device, format: TextureFormat, value: &str) -> Vec<u8> {
          }}",
         format.wgsl_name()
     );
-    let bgl = d
-        .create_bind_group_layout(&BindGroupLayoutDescriptor {
-            label: "store",
-            entries: &[BindGroupLayoutEntry {
-                binding: 0,
-                visibility: ShaderStages::COMPUTE,
-                ty: BindingType::StorageTexture {
-                    access: StorageTextureAccess::WriteOnly,
-                    format,
-                    view_dimension: TextureViewDimension::D2,
-                },
-                array: None,
-            }],
-        })
-        .unwrap();
-    let group = d
-        .create_bind_group(&BindGroupDescriptor {
-            label: "store",
-            layout: bgl,
-            entries: &[BindGroupEntry {
-                binding: 0,
-                resource: BindingResource::TextureView(view),
-            }],
-        })
-        .unwrap();
-    dispatch_once(d, &wgsl, bgl, group);
+    let (bgl, group) = common::group_of(
+        d,
+        ShaderStages::COMPUTE,
+        &[(
+            BindingType::StorageTexture {
+                access: StorageTextureAccess::WriteOnly,
+                format,
+                view_dimension: TextureViewDimension::D2,
+            },
+            BindingResource::TextureView(view),
+        )],
+    );
+    common::dispatch_wgsl(d, &wgsl, bgl, group, [1, 1, 1]);
     d.read_texture(t, TexelCopyTextureInfo::default(), [2, 2])
         .unwrap()
 }
@@ -1018,14 +958,7 @@ fn float32_textures_are_filtered_with_float32_filterable() {
     // between the two texels' centres: half of each.
     let d = gpu();
     assert!(d.features().contains(Features::FLOAT32_FILTERABLE));
-    let sampler = d
-        .create_sampler(&SamplerDescriptor {
-            label: "linear",
-            mag_filter: FilterMode::Linear,
-            min_filter: FilterMode::Linear,
-            ..Default::default()
-        })
-        .unwrap();
+    let sampler = common::linear_sampler(&d);
     for (format, components) in [
         (TextureFormat::R32Float, 1),
         (TextureFormat::Rg32Float, 2),
@@ -1064,63 +997,35 @@ fn float32_textures_are_filtered_with_float32_filterable() {
                 usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC,
             })
             .unwrap();
-        let entry = |binding, ty| BindGroupLayoutEntry {
-            binding,
-            visibility: ShaderStages::COMPUTE,
-            ty,
-            array: None,
-        };
-        let bgl = d
-            .create_bind_group_layout(&BindGroupLayoutDescriptor {
-                label: "filter",
-                entries: &[
-                    entry(
-                        0,
-                        BindingType::Texture {
-                            sample_type: TextureSampleType::Float { filterable: true },
-                            view_dimension: TextureViewDimension::D2,
-                            multisampled: false,
-                        },
-                    ),
-                    entry(1, BindingType::Sampler(SamplerBindingType::Filtering)),
-                    entry(
-                        2,
-                        BindingType::Buffer {
-                            ty: BufferBindingType::Storage { read_only: false },
-                            has_dynamic_offset: false,
-                            min_binding_size: None,
-                        },
-                    ),
-                ],
-            })
-            .unwrap();
-        let group = d
-            .create_bind_group(&BindGroupDescriptor {
-                label: "filter",
-                layout: bgl,
-                entries: &[
-                    BindGroupEntry {
-                        binding: 0,
-                        resource: BindingResource::TextureView(view),
+        let (bgl, group) = common::group_of(
+            &d,
+            ShaderStages::COMPUTE,
+            &[
+                (
+                    BindingType::Texture {
+                        sample_type: TextureSampleType::Float { filterable: true },
+                        view_dimension: TextureViewDimension::D2,
+                        multisampled: false,
                     },
-                    BindGroupEntry {
-                        binding: 1,
-                        resource: BindingResource::Sampler(sampler),
-                    },
-                    BindGroupEntry {
-                        binding: 2,
-                        resource: BindingResource::Buffer(BufferBinding::whole(out)),
-                    },
-                ],
-            })
-            .unwrap();
+                    BindingResource::TextureView(view),
+                ),
+                (
+                    BindingType::Sampler(SamplerBindingType::Filtering),
+                    BindingResource::Sampler(sampler),
+                ),
+                (
+                    common::storage_buffer(false),
+                    BindingResource::Buffer(BufferBinding::whole(out)),
+                ),
+            ],
+        );
         let wgsl = "@group(0) @binding(0) var t: texture_2d<f32>;
              @group(0) @binding(1) var s: sampler;
              @group(0) @binding(2) var<storage, read_write> out: vec4<f32>;
              @compute @workgroup_size(1) fn main() {
                  out = textureSampleLevel(t, s, vec2<f32>(0.5, 0.5), 0.0);
              }";
-        dispatch_once(&d, wgsl, bgl, group);
+        common::dispatch_wgsl(&d, wgsl, bgl, group, [1, 1, 1]);
         let b = d.read_buffer(out, 0, 16).unwrap();
         for c in 0..components {
             let i = c as usize * 4;

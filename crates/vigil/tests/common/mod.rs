@@ -224,6 +224,93 @@ pub fn src_dst_group(
         .unwrap()
 }
 
+/// A bind group layout whose binding `i` is the type of `bindings[i]`, seen by
+/// `visibility`, and a group of it giving binding `i` the resource of `bindings[i]`.
+pub fn group_of(
+    device: &Device,
+    visibility: vigil::ShaderStages,
+    bindings: &[(vigil::BindingType, vigil::BindingResource)],
+) -> (vigil::BindGroupLayout, vigil::BindGroup) {
+    use vigil::*;
+    let entries: Vec<_> = bindings
+        .iter()
+        .zip(0u32..)
+        .map(|(&(ty, _), binding)| BindGroupLayoutEntry {
+            binding,
+            visibility,
+            ty,
+            array: None,
+        })
+        .collect();
+    let bgl = device
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "test group",
+            entries: &entries,
+        })
+        .unwrap();
+    let entries: Vec<_> = bindings
+        .iter()
+        .zip(0u32..)
+        .map(|(&(_, resource), binding)| BindGroupEntry { binding, resource })
+        .collect();
+    let group = device
+        .create_bind_group(&BindGroupDescriptor {
+            label: "test group",
+            layout: bgl,
+            entries: &entries,
+        })
+        .unwrap();
+    (bgl, group)
+}
+
+/// A sampler filtering linearly (magnifying and minifying), clamped to the edge.
+pub fn linear_sampler(device: &Device) -> vigil::Sampler {
+    device
+        .create_sampler(&vigil::SamplerDescriptor {
+            label: "linear",
+            mag_filter: vigil::FilterMode::Linear,
+            min_filter: vigil::FilterMode::Linear,
+            ..Default::default()
+        })
+        .unwrap()
+}
+
+/// Submits one compute pass of `wgsl`'s `main` over `groups` workgroups, with `group` (of
+/// `bgl`, the pipeline's one group) bound.
+pub fn dispatch_wgsl(
+    device: &Device,
+    wgsl: &str,
+    bgl: vigil::BindGroupLayout,
+    group: vigil::BindGroup,
+    groups: [u32; 3],
+) {
+    use vigil::*;
+    let layout = device
+        .create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: "dispatch",
+            bind_group_layouts: &[bgl],
+            immediate_size: 0,
+        })
+        .unwrap();
+    let module = device
+        .create_shader_module(&ShaderModuleDescriptor {
+            label: "dispatch",
+            wgsl,
+        })
+        .unwrap();
+    let pipeline = device
+        .create_compute_pipeline(&ComputePipelineDescriptor {
+            label: "dispatch",
+            layout,
+            module,
+            entry_point: "main",
+            constants: &[],
+            cache: None,
+        })
+        .unwrap();
+    dispatch_group(device, pipeline, group, groups);
+}
+
 /// Submits one compute pass dispatching `pipeline` over `groups` workgroups with `group`
 /// bound at index 0.
 pub fn dispatch_group(
