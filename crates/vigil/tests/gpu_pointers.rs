@@ -162,22 +162,7 @@ fn pointer_pipelines_are_created_through_saved_pipeline_caches() {
         let got = d.read_gpu_heap(out, 0, 8).unwrap();
         assert_eq!(got, [want.to_le_bytes(), 100u32.to_le_bytes()].concat());
     };
-    let first = d
-        .create_pipeline_cache(&PipelineCacheDescriptor {
-            label: "first run",
-            ..Default::default()
-        })
-        .unwrap();
-    walk_with(first);
-    let saved = d.pipeline_cache_data(first).unwrap();
-    let second = d
-        .create_pipeline_cache(&PipelineCacheDescriptor {
-            label: "second run",
-            data: Some(&saved),
-            fallback: false,
-        })
-        .unwrap();
-    walk_with(second);
+    let (first, _, _) = common::through_saved_cache(&d, walk_with);
     d.destroy_pipeline_cache(first).unwrap();
     let err = d
         .create_pointer_compute_pipeline(&PointerComputePipelineDescriptor {

@@ -47,23 +47,8 @@ fn pipelines_created_through_a_saved_pipeline_cache_draw_as_others_do() {
         assert_eq!(at(&px, 5, 5), [255, 0, 0, 255]);
         assert_eq!(at(&px, 60, 60), [255, 0, 0, 255]);
     };
-    let first = d
-        .create_pipeline_cache(&PipelineCacheDescriptor {
-            label: "first run",
-            ..Default::default()
-        })
-        .unwrap();
-    draw_with(first);
-    let saved = d.pipeline_cache_data(first).unwrap();
     // The next run loads what the first saved and creates the same pipeline through it.
-    let second = d
-        .create_pipeline_cache(&PipelineCacheDescriptor {
-            label: "second run",
-            data: Some(&saved),
-            fallback: false,
-        })
-        .unwrap();
-    draw_with(second);
+    let (first, second, saved) = common::through_saved_cache(&d, draw_with);
     assert!(!d.pipeline_cache_data(second).unwrap().is_empty());
     // Data of another device or driver never reaches this driver; with `fallback` the
     // cache starts empty and works.

@@ -263,6 +263,33 @@ pub fn group_of(
     (bgl, group)
 }
 
+/// Runs `with` through a fresh pipeline cache, then through a second cache made from the
+/// data the first saved (as an application's next run would); returns both caches and the
+/// saved data.
+pub fn through_saved_cache(
+    device: &Device,
+    mut with: impl FnMut(vigil::PipelineCache),
+) -> (vigil::PipelineCache, vigil::PipelineCache, Vec<u8>) {
+    use vigil::*;
+    let first = device
+        .create_pipeline_cache(&PipelineCacheDescriptor {
+            label: "first run",
+            ..Default::default()
+        })
+        .unwrap();
+    with(first);
+    let saved = device.pipeline_cache_data(first).unwrap();
+    let second = device
+        .create_pipeline_cache(&PipelineCacheDescriptor {
+            label: "second run",
+            data: Some(&saved),
+            fallback: false,
+        })
+        .unwrap();
+    with(second);
+    (first, second, saved)
+}
+
 /// A sampler filtering linearly (magnifying and minifying), clamped to the edge.
 pub fn linear_sampler(device: &Device) -> vigil::Sampler {
     device
