@@ -108,8 +108,8 @@ pub use instance::{Adapter, Instance, InstanceDescriptor, Validation};
 pub use render::{FragmentState, RenderPipelineDescriptor, VertexState};
 pub use rules::Rule;
 pub use texture::{
-    SamplerDescriptor, TexelCopyBufferLayout, TexelCopyTextureInfo, TextureDescriptor,
-    TextureDescriptorOwned, TextureViewDescriptor, texture_bytes,
+    ImageSubresourceRange, SamplerDescriptor, TexelCopyBufferLayout, TexelCopyTextureInfo,
+    TextureDescriptor, TextureDescriptorOwned, TextureViewDescriptor, texture_bytes,
 };
 pub use timeline::{Timeline, TimelineEvent, Track};
 

@@ -350,6 +350,8 @@ rules! {
     CopyFormat: InvalidDescriptor, "copy.format", "A texture-to-texture copy keeps the format.", "WebGPU copyTextureToTexture";
     CopyDimension: InvalidDescriptor, "copy.dimension", "A texture-to-texture copy joins textures of one dimension, or a 2D and a 3D texture (layers to slices).", "Vulkan VUID-vkCmdCopyImage-srcImage-07743";
     CopyBlock: OutOfBounds, "copy.block", "A compressed texture's copy box starts on a block corner and is whole blocks; between two compressed textures, it runs past the edge of both mip levels or of neither, by as much.", "WebGPU validating texture copy range (texel block); Vulkan VUID-VkImageCopy-extent (block-compressed edges)";
+    ClearTextureAspect: InvalidDescriptor, "clear-texture.aspect", "A texture clear's aspect is one the texture's format has.", "wgpu clear_texture (MissingTextureAspect)";
+    ClearTextureRange: OutOfBounds, "clear-texture.range", "A texture clear's mip levels and layers lie inside the texture (a 3D texture has one layer, its slices cleared together).", "wgpu clear_texture (InvalidTextureLevelRange, InvalidTextureLayerRange)";
 
     // Submission and waits.
     SubmitForeign: DeviceMismatch, "submit.foreign", "A command buffer is submitted to the device that recorded it.", "WebGPU submit";

@@ -139,6 +139,22 @@ pub struct TextureViewDescriptor<'a> {
     pub usage: Option<TextureUsages>,
 }
 
+/// Subresources of a texture to clear ([`CommandEncoder::clear_texture`](crate::CommandEncoder::clear_texture)),
+/// wgpu's `ImageSubresourceRange`. `Default` is the whole texture.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImageSubresourceRange {
+    /// The aspect: `All`, or one aspect of a depth-stencil format.
+    pub aspect: TextureAspect,
+    /// First mip level.
+    pub base_mip_level: u32,
+    /// Mip levels (default: the rest).
+    pub mip_level_count: Option<u32>,
+    /// First layer (a 3D texture has one: its slices are cleared together).
+    pub base_array_layer: u32,
+    /// Layers (default: the rest).
+    pub array_layer_count: Option<u32>,
+}
+
 /// How to create a sampler.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SamplerDescriptor<'a> {

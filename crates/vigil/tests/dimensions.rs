@@ -158,6 +158,34 @@ fn volumes_are_written_and_read_back_by_slices_and_boxes() {
 }
 
 #[test]
+fn clear_texture_zeroes_every_slice_of_a_volume_level() {
+    let d = gpu();
+    let usage = TextureUsages::COPY_SRC | TextureUsages::COPY_DST;
+    let t = texture(&d, TextureDimension::D3, [8, 4], 6, 2, usage);
+    let sizes = [[8, 4, 6], [4, 2, 3]];
+    for (mip, size) in sizes.iter().enumerate() {
+        fill(&d, t, mip as u32, *size);
+    }
+    // Level 0: one layer, its six slices together.
+    let mut e = encoder(&d);
+    e.clear_texture(
+        t,
+        &ImageSubresourceRange {
+            mip_level_count: Some(1),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    assert_eq!(copied_out(&d, t, at(0, 0, 0, 0), [8, 4, 6]), vec![0; 192]);
+    assert_eq!(
+        copied_out(&d, t, at(1, 0, 0, 0), [4, 2, 3]),
+        expected(1, [0; 3], [4, 2, 3])
+    );
+    d.finish();
+}
+
+#[test]
 fn volumes_copy_to_and_from_2d_arrays_slice_by_layer() {
     let d = gpu();
     let usage = TextureUsages::COPY_SRC | TextureUsages::COPY_DST;

@@ -824,6 +824,134 @@ fn depth32float_stencil8_aspects_copy_apart() {
 }
 
 #[test]
+fn clear_texture_zeroes_one_aspect_or_both() {
+    // Depth and stencil written, then cleared an aspect at a time: the other keeps its
+    // values.
+    let d = gpu();
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label: "d32s8",
+            size: [4, 2],
+            format: TextureFormat::Depth32FloatStencil8,
+            usage: TextureUsages::COPY_SRC | TextureUsages::COPY_DST,
+            ..Default::default()
+        })
+        .unwrap();
+    let aspect = |aspect| TexelCopyTextureInfo {
+        aspect,
+        ..Default::default()
+    };
+    let depth: Vec<u8> = (1..9)
+        .flat_map(|i| (i as f32 / 8.0).to_le_bytes())
+        .collect();
+    let stencil: Vec<u8> = (0..8).map(|i| i * 31 + 1).collect();
+    let write = |a, data: &[u8], texel: u32| {
+        d.write_texture(
+            t,
+            aspect(a),
+            data,
+            TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: 4 * texel,
+                rows_per_image: None,
+            },
+            [4, 2, 1],
+        )
+        .unwrap();
+    };
+    let read = |a| d.read_texture(t, aspect(a), [4, 2]).unwrap();
+    let clear = |a| {
+        let mut e = encoder(&d);
+        e.clear_texture(
+            t,
+            &ImageSubresourceRange {
+                aspect: a,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        d.submit([e.finish().unwrap()]).unwrap();
+    };
+    write(TextureAspect::DepthOnly, &depth, 4);
+    write(TextureAspect::StencilOnly, &stencil, 1);
+    clear(TextureAspect::StencilOnly);
+    assert_eq!(read(TextureAspect::DepthOnly), depth);
+    assert_eq!(read(TextureAspect::StencilOnly), vec![0; 8]);
+    write(TextureAspect::StencilOnly, &stencil, 1);
+    clear(TextureAspect::DepthOnly);
+    assert_eq!(read(TextureAspect::DepthOnly), vec![0; 32]);
+    assert_eq!(read(TextureAspect::StencilOnly), stencil);
+    write(TextureAspect::DepthOnly, &depth, 4);
+    clear(TextureAspect::All);
+    assert_eq!(read(TextureAspect::DepthOnly), vec![0; 32]);
+    assert_eq!(read(TextureAspect::StencilOnly), vec![0; 8]);
+    d.finish();
+}
+
+#[test]
+fn clear_texture_zeroes_compressed_blocks() {
+    // Two BC1 levels of a 2-layer texture written block by block; level 0 of layer 1
+    // cleared (whole blocks of zero bytes), the rest kept.
+    let d = bc_gpu();
+    let t = bc_texture(&d, TextureFormat::Bc1RgbaUnorm, [16, 8], 2, 2);
+    let blocks = |n: usize| bc1_block().repeat(n);
+    for layer in 0..2 {
+        for (mip, [w, h]) in [[16u32, 8u32], [8, 4]].into_iter().enumerate() {
+            d.write_texture(
+                t,
+                TexelCopyTextureInfo {
+                    mip_level: mip as u32,
+                    array_layer: layer,
+                    ..Default::default()
+                },
+                &blocks((w / 4 * h / 4) as usize),
+                TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: w / 4 * 8,
+                    rows_per_image: None,
+                },
+                [w, h, 1],
+            )
+            .unwrap();
+        }
+    }
+    let mut e = encoder(&d);
+    e.clear_texture(
+        t,
+        &ImageSubresourceRange {
+            mip_level_count: Some(1),
+            base_array_layer: 1,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    for layer in 0..2 {
+        for (mip, [w, h]) in [[16u32, 8u32], [8, 4]].into_iter().enumerate() {
+            let got = d
+                .read_texture(
+                    t,
+                    TexelCopyTextureInfo {
+                        mip_level: mip as u32,
+                        array_layer: layer,
+                        ..Default::default()
+                    },
+                    [w, h],
+                )
+                .unwrap();
+            let n = (w / 4 * h / 4) as usize;
+            let want = if layer == 1 && mip == 0 {
+                vec![0; n * 8]
+            } else {
+                blocks(n)
+            };
+            assert_eq!(got, want, "layer {layer} level {mip}");
+        }
+    }
+    d.finish();
+}
+
+#[test]
 fn bc_textures_are_viewed_through_their_srgb_twins() {
     // One BC1 block of mid grey (565: 16/31, 32/63, 16/31): read through the texture's own
     // view and through its sRGB twin's, the second is the first decoded from sRGB.

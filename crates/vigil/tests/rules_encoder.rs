@@ -353,6 +353,98 @@ fn copy_rules() {
 }
 
 #[test]
+fn texture_clear_rules() {
+    let d = device();
+    let tex = |label, format, layers, dimension| {
+        d.create_texture(&TextureDescriptor {
+            label,
+            dimension,
+            size: [8, 8],
+            array_layers: layers,
+            mip_level_count: 2,
+            format,
+            usage: TextureUsages::TEXTURE_BINDING,
+            ..Default::default()
+        })
+        .unwrap()
+    };
+    let color = tex("color", TextureFormat::Rgba8Unorm, 3, TextureDimension::D2);
+    let depth = tex(
+        "depth",
+        TextureFormat::Depth32Float,
+        1,
+        TextureDimension::D2,
+    );
+    let volume = tex("volume", TextureFormat::Rgba8Unorm, 4, TextureDimension::D3);
+    let range = |aspect, base_mip_level, mips, base_array_layer, layers| ImageSubresourceRange {
+        aspect,
+        base_mip_level,
+        mip_level_count: mips,
+        base_array_layer,
+        array_layer_count: layers,
+    };
+    let all = TextureAspect::All;
+    // Aspects the format lacks.
+    for (t, aspect) in [
+        (color, TextureAspect::DepthOnly),
+        (color, TextureAspect::StencilOnly),
+        (depth, TextureAspect::StencilOnly),
+    ] {
+        let mut e = encoder(&d);
+        let err = expect_rule(
+            e.clear_texture(t, &range(aspect, 0, None, 0, None)),
+            Rule::ClearTextureAspect,
+        );
+        assert!(err.message().contains("aspect"), "{err}");
+    }
+    // Levels and layers outside the texture; a volume has one layer.
+    for (t, r) in [
+        (color, range(all, 3, None, 0, None)),
+        (color, range(all, 1, Some(2), 0, None)),
+        (color, range(all, 0, None, 3, Some(1))),
+        (color, range(all, 0, None, 1, Some(u32::MAX))),
+        (volume, range(all, 0, None, 1, Some(1))),
+        (volume, range(all, 0, None, 0, Some(4))),
+    ] {
+        let mut e = encoder(&d);
+        expect_rule(e.clear_texture(t, &r), Rule::ClearTextureRange);
+    }
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    expect_rule(e.clear_texture(color, &Default::default()), Rule::PassOpen);
+    // What fits is recorded: one clear per call, after a barrier into the copy layout; an
+    // empty range records nothing.
+    let mut e = encoder(&d);
+    e.clear_texture(depth, &range(TextureAspect::DepthOnly, 1, None, 0, None))
+        .unwrap();
+    e.clear_texture(volume, &Default::default()).unwrap();
+    e.clear_texture(color, &range(all, 0, Some(0), 0, None))
+        .unwrap();
+    e.clear_texture(color, &range(all, 0, None, 3, None))
+        .unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let cmds = last_commands(&d);
+    let clears: Vec<usize> = cmds
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| matches!(c, TestCommand::ClearTexture(_)))
+        .map(|(i, _)| i)
+        .collect();
+    // The two textures' first fills in front of the recording, then the two clears.
+    assert_eq!(clears.len(), 4, "{cmds:?}");
+    assert!(
+        cmds[clears[1]..clears[2]].iter().any(is_barrier),
+        "{cmds:?}"
+    );
+    d.destroy_texture(color).unwrap();
+    let mut e = encoder(&d);
+    expect_rule(
+        e.clear_texture(color, &Default::default()),
+        Rule::HandleStale,
+    );
+}
+
+#[test]
 fn dependent_dispatches_get_a_barrier_between_them() {
     let d = device();
     let k = copy_kernel(&d);

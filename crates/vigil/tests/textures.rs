@@ -449,3 +449,171 @@ fn a_storage_texture_written_by_compute_reads_back() {
         }
     }
 }
+
+fn write_level(d: &Device, t: Texture, mip: u32, layer: u32, data: &[u8]) {
+    let w = 8 >> mip;
+    d.write_texture(
+        t,
+        TexelCopyTextureInfo {
+            mip_level: mip,
+            array_layer: layer,
+            ..Default::default()
+        },
+        data,
+        TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: w * 4,
+            rows_per_image: None,
+        },
+        [w, w, 1],
+    )
+    .unwrap();
+}
+
+fn read_level(d: &Device, t: Texture, mip: u32, layer: u32) -> Vec<u8> {
+    let w = 8 >> mip;
+    d.read_texture(
+        t,
+        TexelCopyTextureInfo {
+            mip_level: mip,
+            array_layer: layer,
+            ..Default::default()
+        },
+        [w, w],
+    )
+    .unwrap()
+}
+
+#[test]
+fn clear_texture_zeroes_the_levels_and_layers_it_names() {
+    let d = gpu();
+    let t = texture(&d, [8, 8], 3, 3, ALL);
+    let seed = |mip: u32, layer: u32| (mip * 10 + layer + 1) as u8;
+    for mip in 0..3 {
+        for layer in 0..3 {
+            let w = 8 >> mip;
+            write_level(&d, t, mip, layer, &pattern(w, w, seed(mip, layer)));
+        }
+    }
+    // Levels 1 and 2 of layer 1.
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "clear" })
+        .unwrap();
+    e.clear_texture(
+        t,
+        &ImageSubresourceRange {
+            base_mip_level: 1,
+            base_array_layer: 1,
+            array_layer_count: Some(1),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    for mip in 0..3 {
+        for layer in 0..3 {
+            let w = 8 >> mip;
+            let want = if mip >= 1 && layer == 1 {
+                vec![0; (w * w * 4) as usize]
+            } else {
+                pattern(w, w, seed(mip, layer))
+            };
+            assert_eq!(
+                read_level(&d, t, mip, layer),
+                want,
+                "mip {mip} layer {layer}"
+            );
+        }
+    }
+    // The whole texture, then a copy into level 0 of layer 2 in the same recording: the
+    // copy lands after the clear.
+    let src = d
+        .create_buffer_init(&BufferInitDescriptor {
+            label: "texels",
+            contents: &pattern(8, 8, 77),
+            usage: BufferUsages::COPY_SRC,
+        })
+        .unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "clear all" })
+        .unwrap();
+    e.clear_texture(t, &ImageSubresourceRange::default())
+        .unwrap();
+    e.copy_buffer_to_texture(
+        src,
+        TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: 256,
+            rows_per_image: None,
+        },
+        t,
+        TexelCopyTextureInfo {
+            array_layer: 2,
+            ..Default::default()
+        },
+        [8, 1, 1],
+    )
+    .unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    for mip in 0..3 {
+        for layer in 0..3 {
+            let got = read_level(&d, t, mip, layer);
+            if mip == 0 && layer == 2 {
+                // The copied row, zeroes below it.
+                assert_eq!(got[..32], pattern(8, 8, 77)[..32]);
+                assert!(got[32..].iter().all(|b| *b == 0));
+            } else {
+                assert!(got.iter().all(|b| *b == 0), "mip {mip} layer {layer}");
+            }
+        }
+    }
+}
+
+#[test]
+fn clear_texture_needs_no_copy_dst_and_follows_a_pass() {
+    // A render target without COPY_DST, drawn by a pass and cleared in the same
+    // recording: the clear waits for the pass's writes and reads back as zero.
+    let d = gpu();
+    let (t, view) = common::readable_target(&d, [4, 4]);
+    let e = common::clear_pass(&d, "first", view, [0.2, 0.4, 0.6, 1.0]);
+    let mut e = e;
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let before = d
+        .read_texture(t, TexelCopyTextureInfo::default(), [4, 4])
+        .unwrap();
+    assert_eq!(texel(&before, 4, 3, 3), [51, 102, 153, 255]);
+    let mut e = common::clear_pass(&d, "second", view, [1.0, 1.0, 1.0, 1.0]);
+    e.end_render_pass().unwrap();
+    e.clear_texture(t, &ImageSubresourceRange::default())
+        .unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let after = d
+        .read_texture(t, TexelCopyTextureInfo::default(), [4, 4])
+        .unwrap();
+    assert!(after.iter().all(|b| *b == 0), "{after:?}");
+    // And a pass after the clear loads what the clear left.
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "load" })
+        .unwrap();
+    e.clear_texture(t, &ImageSubresourceRange::default())
+        .unwrap();
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "load",
+        color_attachments: &[Some(RenderPassColorAttachment {
+            view,
+            depth_slice: None,
+            resolve_target: None,
+            load: LoadOp::Load,
+            store: StoreOp::Store,
+        })],
+        ..Default::default()
+    })
+    .unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let loaded = d
+        .read_texture(t, TexelCopyTextureInfo::default(), [4, 4])
+        .unwrap();
+    assert!(loaded.iter().all(|b| *b == 0), "{loaded:?}");
+}

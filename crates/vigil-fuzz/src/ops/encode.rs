@@ -1281,7 +1281,7 @@ pub fn copy(w: &mut World<'_>, r: &mut Rng) {
         }
         (b, m.map_or(0, |m| m.size), v)
     };
-    match r.below(6) {
+    match r.below(7) {
         0 | 1 => {
             let (src, src_size, sv) = match w.encoders[i].bound.last_written {
                 Some(b) if r.chance(50) && w.buffers.is_live(b) => {
@@ -1387,6 +1387,7 @@ pub fn copy(w: &mut World<'_>, r: &mut Rng) {
                 });
             }
         }
+        6 => clear_texture(w, r, i),
         _ => {
             let (src, sm, sv) = match w
                 .textures
@@ -1424,6 +1425,69 @@ pub fn copy(w: &mut World<'_>, r: &mut Rng) {
             );
         }
     }
+}
+
+/// `clear_texture` of any texture (live mostly, or stale, null, foreign), of an aspect it
+/// may lack, over mip levels and layers at and past its edges; refused exactly when the
+/// handle or the range is wrong.
+fn clear_texture(w: &mut World<'_>, r: &mut Rng, i: usize) {
+    let (t, m, v) = match w.textures.live_where(r, |_| true) {
+        Some((t, m)) if r.chance(90) => (t, Some(m), Validity::Live),
+        _ => w.textures.pick(r, w.id),
+    };
+    let (mips, layers) = m.map_or((1, 1), |m| {
+        let layers = if m.dimension == vigil::TextureDimension::D3 {
+            1
+        } else {
+            m.layers
+        };
+        (m.mips, layers)
+    });
+    let aspect = if r.chance(80) {
+        vigil::TextureAspect::All
+    } else {
+        r.pick(&[
+            vigil::TextureAspect::DepthOnly,
+            vigil::TextureAspect::StencilOnly,
+        ])
+    };
+    let mut edge = |n: u32| {
+        let base = if r.chance(70) { 0 } else { r.edge_u32(n) };
+        let count = if r.chance(60) {
+            None
+        } else {
+            Some(r.edge_u32(n))
+        };
+        (base, count)
+    };
+    let (base_mip_level, mip_level_count) = edge(mips);
+    let (base_array_layer, array_layer_count) = edge(layers);
+    let range = vigil::ImageSubresourceRange {
+        aspect,
+        base_mip_level,
+        mip_level_count,
+        base_array_layer,
+        array_layer_count,
+    };
+    let outside = |base: u32, count: Option<u32>, n: u32| {
+        let count = count.unwrap_or(n.saturating_sub(base));
+        u64::from(base) + u64::from(count) > u64::from(n)
+    };
+    let wrong = m.is_some_and(|m| {
+        let info = m.format.info();
+        let aspect_missing = match aspect {
+            vigil::TextureAspect::DepthOnly => !info.has_depth,
+            vigil::TextureAspect::StencilOnly => !info.has_stencil,
+            vigil::TextureAspect::All => false,
+        };
+        aspect_missing
+            || outside(base_mip_level, mip_level_count, mips)
+            || outside(base_array_layer, array_layer_count, layers)
+    });
+    let what = format!("clear_texture({t:?}, {range:?})");
+    on_encoder(w, i, "clear_texture", what, v.invalid() || wrong, |o| {
+        o.encoder.clear_texture(t, &range)
+    });
 }
 
 pub fn timestamps(w: &mut World<'_>, r: &mut Rng) {

@@ -258,6 +258,55 @@ impl<A: Api> CommandEncoder<A> {
         })
     }
 
+    /// Zeroes `range` of `texture`: its mip levels and layers, of one aspect or all
+    /// (wgpu's `clear_texture`, there behind the `CLEAR_TEXTURE` feature; every vigil
+    /// device has it). Any texture may be cleared, without `COPY_DST` usage: color,
+    /// depth and stencil formats, compressed ones (whole blocks of zeroes), multisampled
+    /// ones and 3D ones (a 3D texture has one layer: its slices are cleared together).
+    /// Refused inside a pass, for an aspect the format lacks (`clear-texture.aspect`) and
+    /// for mip levels or layers outside the texture (`clear-texture.range`); an empty
+    /// range clears nothing.
+    pub fn clear_texture(
+        &mut self,
+        texture: Texture,
+        range: &crate::texture::ImageSubresourceRange,
+    ) -> Result<()> {
+        const OP: &str = "clear_texture";
+        self.step(OP, |e| {
+            e.expect_pass(Pass::None, OP)?;
+            let t = find(&mut e.used.textures, &e.core, texture, OP)?.clone();
+            let [base_mip, mips, base_layer, layers] =
+                validate::texture::clear(&e.label, &t.label, &t.desc, range)?;
+            if mips == 0 || layers == 0 {
+                return Ok(());
+            }
+            let slot = e.used.texture_slot(&t);
+            e.check_alias(slot, OP)?;
+            e.used.next_scope();
+            let cleared = Subresources {
+                base_mip,
+                mips,
+                base_layer,
+                layers,
+            };
+            e.used.use_texture(slot, cleared, TEX_WRITE, &mut e.pending);
+            e.flush_pending(OP)?;
+            e.ensure_open(OP)?;
+            let native = vigil_hal::SubresourceRange {
+                aspect: range.aspect,
+                base_mip_level: base_mip,
+                mip_level_count: mips,
+                base_array_layer: base_layer,
+                array_layer_count: layers,
+            };
+            if let Some(mut r) = e.rec() {
+                r.clear_texture(&t.raw, native, [0.0; 4]);
+            }
+            e.recorded = true;
+            Ok(())
+        })
+    }
+
     /// Copies texel rows from a buffer into a texture box. `bytes_per_row` must be a
     /// multiple of 256 and the offset a multiple of the texel size. For compressed formats
     /// the box is whole blocks and rows are rows of blocks (`rows_per_image` counts them).

@@ -589,3 +589,69 @@ pub(crate) fn surface_configuration(
     );
     Ok(())
 }
+
+/// A texture clear ([`CommandEncoder::clear_texture`](crate::CommandEncoder::clear_texture)):
+/// its aspect is one the format has and its mip levels and layers lie inside the texture.
+/// Returns the subresources as `[base mip, mips, base layer, layers]`, the counts left to
+/// default resolved (a 3D texture has one layer).
+pub(crate) fn clear(
+    label: &str,
+    texture: &str,
+    desc: &TextureDescriptorOwned,
+    range: &crate::texture::ImageSubresourceRange,
+) -> Result<[u32; 4]> {
+    const OP: &str = "clear_texture";
+    let info = desc.format.info();
+    let aspect_ok = match range.aspect {
+        vigil_hal::TextureAspect::DepthOnly => info.has_depth,
+        vigil_hal::TextureAspect::StencilOnly => info.has_stencil,
+        vigil_hal::TextureAspect::All => true,
+    };
+    ensure!(
+        aspect_ok,
+        ClearTextureAspect,
+        OP,
+        label,
+        "texture '{texture}' ({}) has no {:?} aspect",
+        desc.format.wgsl_name(),
+        range.aspect
+    );
+    let base_mip = range.base_mip_level;
+    let mips = range
+        .mip_level_count
+        .unwrap_or(desc.mip_level_count.saturating_sub(base_mip));
+    ensure!(
+        super::inside(
+            u64::from(base_mip),
+            u64::from(mips),
+            u64::from(desc.mip_level_count)
+        ),
+        ClearTextureRange,
+        OP,
+        label,
+        "mip levels {base_mip}..+{mips} of texture '{texture}', which has {}",
+        desc.mip_level_count
+    );
+    let base_layer = range.base_array_layer;
+    let layers = range
+        .array_layer_count
+        .unwrap_or(desc.layers().saturating_sub(base_layer));
+    ensure!(
+        super::inside(
+            u64::from(base_layer),
+            u64::from(layers),
+            u64::from(desc.layers())
+        ),
+        ClearTextureRange,
+        OP,
+        label,
+        "layers {base_layer}..+{layers} of texture '{texture}', which has {}{}",
+        desc.layers(),
+        if desc.dimension == TextureDimension::D3 {
+            " (a 3D texture's slices are one layer, cleared together)"
+        } else {
+            ""
+        }
+    );
+    Ok([base_mip, mips, base_layer, layers])
+}
