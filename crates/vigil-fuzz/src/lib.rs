@@ -75,7 +75,9 @@ const OPTIONAL: Features = Features::TIMESTAMP_QUERY
     .union(Features::TEXTURE_COMPRESSION_BC)
     .union(Features::TEXTURE_FORMAT_16BIT_NORM)
     .union(Features::DEPTH32FLOAT_STENCIL8)
-    .union(Features::FLOAT32_FILTERABLE);
+    .union(Features::FLOAT32_FILTERABLE)
+    .union(Features::ADDRESS_MODE_CLAMP_TO_BORDER)
+    .union(Features::ADDRESS_MODE_CLAMP_TO_ZERO);
 
 /// Runs one seed on the default adapter (or `VIGIL_ADAPTER`) and reports what it found.
 /// `Err` only when no device could be opened at all.

@@ -217,6 +217,13 @@ bitflags! {
         /// `float32-filterable`): bound as filterable float textures, read through linear
         /// samplers. Offered where the device filters all three.
         const FLOAT32_FILTERABLE = 1 << 41;
+        /// Samplers whose address modes clamp to a border color
+        /// ([`AddressMode::ClampToBorder`](crate::AddressMode::ClampToBorder), wgpu's
+        /// `ADDRESS_MODE_CLAMP_TO_BORDER`); every Vulkan device has it.
+        const ADDRESS_MODE_CLAMP_TO_BORDER = 1 << 42;
+        /// The border color [`SamplerBorderColor::Zero`](crate::SamplerBorderColor::Zero)
+        /// (wgpu's `ADDRESS_MODE_CLAMP_TO_ZERO`); every Vulkan device has it.
+        const ADDRESS_MODE_CLAMP_TO_ZERO = 1 << 43;
     }
 }
 

@@ -737,6 +737,26 @@ pub enum AddressMode {
     Repeat,
     /// Repeat, mirrored every other time.
     MirrorRepeat,
+    /// Outside the texture, the sampler's border color
+    /// ([`SamplerBorderColor`]; wgpu's `ADDRESS_MODE_CLAMP_TO_BORDER`).
+    ClampToBorder,
+}
+
+/// What a sampler clamping to its border returns outside the texture, as wgpu's
+/// `SamplerBorderColor`. A comparison sampler compares against the color's first
+/// component (so `OpaqueWhite` is a depth of 1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SamplerBorderColor {
+    /// `[0, 0, 0, 0]`.
+    #[default]
+    TransparentBlack,
+    /// `[0, 0, 0, 1]`.
+    OpaqueBlack,
+    /// `[1, 1, 1, 1]`.
+    OpaqueWhite,
+    /// `[0, 0, 0, 0]` for every channel, alpha too (wgpu's `ADDRESS_MODE_CLAMP_TO_ZERO`;
+    /// on Vulkan the same as `TransparentBlack`).
+    Zero,
 }
 
 /// Comparison used by depth tests, stencil tests and comparison samplers.
@@ -781,6 +801,8 @@ pub struct SamplerDescriptor<'a> {
     pub compare: Option<CompareFunction>,
     /// Largest anisotropy (1 = off).
     pub anisotropy_clamp: u16,
+    /// The border color of `ClampToBorder` address modes (`None`: transparent black).
+    pub border_color: Option<SamplerBorderColor>,
 }
 
 /// What a device can do with a format (all false when the format is unsupported).

@@ -494,6 +494,8 @@ impl Adapter {
                 f.set(Features::TEXTURE_FORMAT_16BIT_NORM, norm16(raw, pd));
                 f.set(Features::DEPTH32FLOAT_STENCIL8, depth32_stencil8(raw, pd));
                 f.set(Features::FLOAT32_FILTERABLE, float32_filterable(raw, pd));
+                // Core Vulkan: CLAMP_TO_BORDER and the transparent black border.
+                f |= Features::ADDRESS_MODE_CLAMP_TO_BORDER | Features::ADDRESS_MODE_CLAMP_TO_ZERO;
                 f.set(
                     Features::MULTI_DRAW_INDIRECT_COUNT,
                     features.v12.draw_indirect_count == vk::TRUE

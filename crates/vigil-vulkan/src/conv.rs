@@ -415,6 +415,17 @@ pub fn address_mode(mode: hal::AddressMode) -> vk::SamplerAddressMode {
         hal::AddressMode::ClampToEdge => vk::SamplerAddressMode::CLAMP_TO_EDGE,
         hal::AddressMode::Repeat => vk::SamplerAddressMode::REPEAT,
         hal::AddressMode::MirrorRepeat => vk::SamplerAddressMode::MIRRORED_REPEAT,
+        hal::AddressMode::ClampToBorder => vk::SamplerAddressMode::CLAMP_TO_BORDER,
+    }
+}
+
+pub fn border_color(color: Option<hal::SamplerBorderColor>) -> vk::BorderColor {
+    match color.unwrap_or_default() {
+        hal::SamplerBorderColor::TransparentBlack | hal::SamplerBorderColor::Zero => {
+            vk::BorderColor::FLOAT_TRANSPARENT_BLACK
+        }
+        hal::SamplerBorderColor::OpaqueBlack => vk::BorderColor::FLOAT_OPAQUE_BLACK,
+        hal::SamplerBorderColor::OpaqueWhite => vk::BorderColor::FLOAT_OPAQUE_WHITE,
     }
 }
 

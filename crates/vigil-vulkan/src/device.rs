@@ -1534,7 +1534,7 @@ impl hal::Device for Device {
             .max_anisotropy(f32::from(desc.anisotropy_clamp.max(1)))
             .compare_enable(desc.compare.is_some())
             .compare_op(desc.compare.map_or(vk::CompareOp::NEVER, conv::compare_op))
-            .border_color(vk::BorderColor::FLOAT_TRANSPARENT_BLACK);
+            .border_color(conv::border_color(desc.border_color));
         s.check("vkCreateSampler")?;
         // SAFETY: valid create info.
         let raw = unsafe { s.raw.create_sampler(&info, None) }.map_err(conv::map_result)?;

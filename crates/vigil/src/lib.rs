@@ -122,8 +122,8 @@ pub use vigil_hal::{
     ColorTargetState, ColorWrites, CompareFunction, CullMode, DepthBiasState, DepthStencilState,
     DeviceType, Features, FilterMode, FormatSupport, FrontFace, IndexFormat, Limits, LoadOp,
     MultisampleState, PipelineStatisticsTypes, PolygonMode, PrimitiveState, PrimitiveTopology,
-    SamplerBindingType, ShaderStages, StencilFaceState, StencilOperation, StencilState,
-    StorageTextureAccess, StoreOp, TextureAspect, TextureDimension, TextureFormat,
+    SamplerBindingType, SamplerBorderColor, ShaderStages, StencilFaceState, StencilOperation,
+    StencilState, StorageTextureAccess, StoreOp, TextureAspect, TextureDimension, TextureFormat,
     TextureSampleType, TextureUsages, TextureViewDimension, ValidationLog, ValidationMessage,
     VertexAttribute, VertexBufferLayout, VertexFormat, VertexStepMode,
 };

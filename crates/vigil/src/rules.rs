@@ -134,6 +134,7 @@ rules! {
     SamplerLodClamp: InvalidDescriptor, "sampler.lod-clamp", "0 <= lod_min_clamp <= lod_max_clamp.", "WebGPU createSampler";
     SamplerAnisotropy: InvalidDescriptor, "sampler.anisotropy", "Anisotropy is 1 to 16, and above 1 only with linear filters.", "WebGPU createSampler: maxAnisotropy";
     SamplerAnisotropyFeature: Unsupported, "sampler.anisotropy-feature", "Anisotropy above 1 needs the SAMPLER_ANISOTROPY feature.", "Vulkan samplerAnisotropy";
+    SamplerBorderFeature: Unsupported, "sampler.border-feature", "A sampler clamps to a border color only with ADDRESS_MODE_CLAMP_TO_BORDER, and to the Zero border only with ADDRESS_MODE_CLAMP_TO_ZERO.", "wgpu create_sampler (ADDRESS_MODE_CLAMP_TO_BORDER, ADDRESS_MODE_CLAMP_TO_ZERO)";
     QueryFeature: Unsupported, "query.feature", "Timestamp queries need the TIMESTAMP_QUERY feature.", "WebGPU timestamp-query";
     QueryCount: LimitExceeded, "query.count", "A query set holds 1 to 4096 queries.", "WebGPU createQuerySet: count";
     QueryRange: OutOfBounds, "query.range", "Queries written or resolved lie inside their set.", "WebGPU writeTimestamp, resolveQuerySet";

@@ -1,8 +1,8 @@
 //! Public texture, view and sampler descriptors.
 
 use vigil_hal::{
-    AddressMode, CompareFunction, FilterMode, TextureAspect, TextureDimension, TextureFormat,
-    TextureUsages, TextureViewDimension,
+    AddressMode, CompareFunction, FilterMode, SamplerBorderColor, TextureAspect, TextureDimension,
+    TextureFormat, TextureUsages, TextureViewDimension,
 };
 
 /// How to create a texture: 2D (with layers), 1D or 3D.
@@ -176,6 +176,9 @@ pub struct SamplerDescriptor<'a> {
     pub compare: Option<CompareFunction>,
     /// Largest anisotropy, 1 to 16 (above 1 needs linear filters and the feature).
     pub anisotropy_clamp: u16,
+    /// What `AddressMode::ClampToBorder` returns outside the texture (`None`: transparent
+    /// black); the other address modes ignore it.
+    pub border_color: Option<SamplerBorderColor>,
 }
 
 impl Default for SamplerDescriptor<'_> {
@@ -190,6 +193,7 @@ impl Default for SamplerDescriptor<'_> {
             lod_max_clamp: 32.0,
             compare: None,
             anisotropy_clamp: 1,
+            border_color: None,
         }
     }
 }

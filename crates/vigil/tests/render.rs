@@ -862,17 +862,23 @@ fn checker(d: &Device) -> (Texture, TextureView) {
 }
 
 fn sample_with(d: &Device, mode: AddressMode) -> Vec<[u8; 4]> {
-    sample_grouped(d, mode, false)
+    sample_grouped(d, mode, None, false)
 }
 
 /// The textured scene, with the view and the sampler in one group, or (`split`) each in
 /// a group of its own (a one-entry group's descriptor is written on a shorter path).
-fn sample_grouped(d: &Device, mode: AddressMode, split: bool) -> Vec<[u8; 4]> {
+fn sample_grouped(
+    d: &Device,
+    mode: AddressMode,
+    border_color: Option<SamplerBorderColor>,
+    split: bool,
+) -> Vec<[u8; 4]> {
     let t = target(d, TextureFormat::Rgba8Unorm, 1);
     let (_tex, view) = checker(d);
     let sampler = d
         .create_sampler(&SamplerDescriptor {
             address_modes: [mode; 3],
+            border_color,
             ..Default::default()
         })
         .unwrap();
@@ -975,8 +981,8 @@ fn sample_grouped(d: &Device, mode: AddressMode, split: bool) -> Vec<[u8; 4]> {
 fn a_view_and_a_sampler_in_groups_of_their_own_sample_as_one_group_does() {
     let d = gpu();
     for mode in [AddressMode::Repeat, AddressMode::ClampToEdge] {
-        let one = sample_grouped(&d, mode, false);
-        let split = sample_grouped(&d, mode, true);
+        let one = sample_grouped(&d, mode, None, false);
+        let split = sample_grouped(&d, mode, None, true);
         assert!(
             one.contains(&[255, 0, 0, 255]) && one.contains(&[0, 255, 0, 255]),
             "the scene shows both texels"
@@ -1012,6 +1018,129 @@ fn sampling_follows_the_address_mode() {
         assert_eq!(at(&repeat, x, row), want_repeat, "repeat at u={u}");
         assert_eq!(at(&clamp, x, row), want_clamp, "clamp at u={u}");
         assert_eq!(at(&mirror, x, row), want_mirror, "mirror at u={u}");
+    }
+}
+
+#[test]
+fn clamping_to_the_border_samples_its_color_outside_the_texture() {
+    let d = gpu();
+    let (red, green) = ([255, 0, 0, 255], [0, 255, 0, 255]);
+    // u runs from -1 to 2 across the target: below 0 and above 1 is the border.
+    let u_at = |x: u32| (x as f32 + 0.5) / 64.0 * 3.0 - 1.0;
+    for (border, color) in [
+        (None, [0, 0, 0, 0]),
+        (Some(SamplerBorderColor::TransparentBlack), [0, 0, 0, 0]),
+        (Some(SamplerBorderColor::OpaqueBlack), [0, 0, 0, 255]),
+        (Some(SamplerBorderColor::OpaqueWhite), [255, 255, 255, 255]),
+        (Some(SamplerBorderColor::Zero), [0, 0, 0, 0]),
+    ] {
+        let px = sample_grouped(&d, AddressMode::ClampToBorder, border, false);
+        for x in [2u32, 18, 24, 30, 36, 40, 46, 62] {
+            let u = u_at(x);
+            let want = if !(0.0..1.0).contains(&u) {
+                color
+            } else if u < 0.5 {
+                red
+            } else {
+                green
+            };
+            assert_eq!(at(&px, x, 5), want, "{border:?} at u={u}");
+        }
+    }
+}
+
+#[test]
+fn a_comparison_sampler_compares_against_the_border_depth() {
+    // A depth texture of 0.25 sampled at its middle and outside it, compared with
+    // `0.5 < depth`: inside fails; outside the border's first component is the depth (1
+    // for opaque white, 0 for transparent black).
+    let d = gpu();
+    let depth = d
+        .create_texture(&TextureDescriptor {
+            label: "shadow map",
+            size: [4, 4],
+            format: TextureFormat::Depth32Float,
+            usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
+            ..Default::default()
+        })
+        .unwrap();
+    d.write_texture(
+        depth,
+        TexelCopyTextureInfo::default(),
+        &0.25f32.to_le_bytes().repeat(16),
+        TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: 16,
+            rows_per_image: None,
+        },
+        [4, 4, 1],
+    )
+    .unwrap();
+    let view = d
+        .create_texture_view(depth, &TextureViewDescriptor::default())
+        .unwrap();
+    let wgsl = r#"
+@group(0) @binding(0) var depth: texture_depth_2d;
+@group(0) @binding(1) var cmp: sampler_comparison;
+@group(0) @binding(2) var<storage, read_write> out: array<f32, 2>;
+@compute @workgroup_size(1) fn main() {
+    out[0] = textureSampleCompareLevel(depth, cmp, vec2<f32>(0.5, 0.5), 0.5);
+    out[1] = textureSampleCompareLevel(depth, cmp, vec2<f32>(-0.5, 0.5), 0.5);
+}
+"#;
+    for (border, outside) in [
+        (SamplerBorderColor::OpaqueWhite, 1.0f32),
+        (SamplerBorderColor::TransparentBlack, 0.0),
+    ] {
+        let cmp = d
+            .create_sampler(&SamplerDescriptor {
+                address_modes: [AddressMode::ClampToBorder; 3],
+                border_color: Some(border),
+                compare: Some(CompareFunction::Less),
+                ..Default::default()
+            })
+            .unwrap();
+        let out = d
+            .create_buffer(&BufferDescriptor {
+                label: "compared",
+                size: 8,
+                usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC,
+            })
+            .unwrap();
+        let (bgl, group) = common::group_of(
+            &d,
+            ShaderStages::COMPUTE,
+            &[
+                (
+                    BindingType::Texture {
+                        sample_type: TextureSampleType::Depth,
+                        view_dimension: TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    BindingResource::TextureView(view),
+                ),
+                (
+                    BindingType::Sampler(SamplerBindingType::Comparison),
+                    BindingResource::Sampler(cmp),
+                ),
+                (
+                    BindingType::Buffer {
+                        ty: BufferBindingType::Storage { read_only: false },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    BindingResource::Buffer(BufferBinding::whole(out)),
+                ),
+            ],
+        );
+        common::dispatch_wgsl(&d, wgsl, bgl, group, [1, 1, 1]);
+        let got: Vec<f32> = d
+            .read_buffer(out, 0, 8)
+            .unwrap()
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(got, [0.0, outside], "{border:?}");
     }
 }
 

@@ -377,6 +377,41 @@ fn sampler_descriptors_are_checked() {
 }
 
 #[test]
+fn border_colors_need_their_features() {
+    let border = SamplerDescriptor {
+        address_modes: [
+            AddressMode::ClampToEdge,
+            AddressMode::ClampToBorder,
+            AddressMode::Repeat,
+        ],
+        border_color: Some(SamplerBorderColor::OpaqueWhite),
+        ..Default::default()
+    };
+    let zero = SamplerDescriptor {
+        border_color: Some(SamplerBorderColor::Zero),
+        ..border
+    };
+    let d = device();
+    let e = expect_rule(d.create_sampler(&border), Rule::SamplerBorderFeature);
+    assert!(e.message().contains("ADDRESS_MODE_CLAMP_TO_BORDER"), "{e}");
+    // A border color without a mode that uses it is ignored, as in wgpu.
+    assert!(
+        d.create_sampler(&SamplerDescriptor {
+            border_color: Some(SamplerBorderColor::OpaqueBlack),
+            ..Default::default()
+        })
+        .is_ok()
+    );
+    let d = device_with(Features::ADDRESS_MODE_CLAMP_TO_BORDER);
+    assert!(d.create_sampler(&border).is_ok());
+    let e = expect_rule(d.create_sampler(&zero), Rule::SamplerBorderFeature);
+    assert!(e.message().contains("ADDRESS_MODE_CLAMP_TO_ZERO"), "{e}");
+    let d =
+        device_with(Features::ADDRESS_MODE_CLAMP_TO_BORDER | Features::ADDRESS_MODE_CLAMP_TO_ZERO);
+    assert!(d.create_sampler(&zero).is_ok());
+}
+
+#[test]
 fn sampled_views_must_match_the_layout() {
     let d = device();
     let entry = |ty| BindGroupLayoutEntry {

@@ -16,11 +16,11 @@ use vigil::{
     ColorWrites, CompareFunction, ComputePipelineDescriptor, CullMode, DepthBiasState,
     DepthStencilState, FilterMode, FragmentState, FrontFace, IndexFormat, PipelineLayoutDescriptor,
     PrimitiveState, PrimitiveTopology, RenderPipelineDescriptor, Sampler, SamplerBindingType,
-    SamplerDescriptor, ShaderModuleDescriptor, ShaderStages, StencilFaceState, StencilOperation,
-    StencilState, StorageTextureAccess, TextureAspect, TextureDescriptor, TextureDimension,
-    TextureFormat, TextureSampleType, TextureUsages, TextureView, TextureViewDescriptor,
-    TextureViewDimension, VertexAttribute, VertexBufferLayout, VertexFormat, VertexState,
-    VertexStepMode,
+    SamplerBorderColor, SamplerDescriptor, ShaderModuleDescriptor, ShaderStages, StencilFaceState,
+    StencilOperation, StencilState, StorageTextureAccess, TextureAspect, TextureDescriptor,
+    TextureDimension, TextureFormat, TextureSampleType, TextureUsages, TextureView,
+    TextureViewDescriptor, TextureViewDimension, VertexAttribute, VertexBufferLayout, VertexFormat,
+    VertexState, VertexStepMode,
 };
 
 /// Buffers whose contents the GPU reads as counts or indices (indirect arguments, index
@@ -373,6 +373,7 @@ pub fn create_sampler(w: &mut World<'_>, r: &mut Rng) {
             AddressMode::ClampToEdge,
             AddressMode::Repeat,
             AddressMode::MirrorRepeat,
+            AddressMode::ClampToBorder,
         ])
     };
     let mut desc = SamplerDescriptor {
@@ -395,9 +396,23 @@ pub fn create_sampler(w: &mut World<'_>, r: &mut Rng) {
     if r.chance(15) {
         desc.anisotropy_clamp = r.pick(&[0, 2, 16, 17, u16::MAX]);
     }
+    if r.chance(30) {
+        desc.border_color = Some(r.pick(&[
+            SamplerBorderColor::TransparentBlack,
+            SamplerBorderColor::OpaqueBlack,
+            SamplerBorderColor::OpaqueWhite,
+            SamplerBorderColor::Zero,
+        ]));
+    }
+    // Refused exactly when a border the device's features do not cover is asked for.
+    let features = w.device.features();
+    let unsupported = (desc.address_modes.contains(&AddressMode::ClampToBorder)
+        && !features.contains(vigil::Features::ADDRESS_MODE_CLAMP_TO_BORDER))
+        || (desc.border_color == Some(SamplerBorderColor::Zero)
+            && !features.contains(vigil::Features::ADDRESS_MODE_CLAMP_TO_ZERO));
     let comparison = desc.compare.is_some();
     let what = format!("create_sampler({desc:?})");
-    w.call("create_sampler", what, false, |w| {
+    w.call("create_sampler", what, unsupported, |w| {
         let s = w.device.create_sampler(&desc)?;
         w.samplers.add(s, SamplerMeta { comparison });
         Ok(())

@@ -243,6 +243,7 @@ impl<A: Api> Device<A> {
                 lod_max_clamp: desc.lod_max_clamp,
                 compare: desc.compare,
                 anisotropy_clamp: desc.anisotropy_clamp,
+                border_color: desc.border_color,
             })
             .map_err(|e| self.hal_error(e, OP, desc.label))?;
         let raw = Owned::new(&self.hal, raw);

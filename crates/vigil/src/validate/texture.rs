@@ -6,8 +6,8 @@ use crate::texture::{
     SamplerDescriptor, TextureDescriptor, TextureDescriptorOwned, TextureViewDescriptor,
 };
 use vigil_hal::{
-    Features, FilterMode, FormatSupport, SubresourceRange, TextureDimension, TextureFormat,
-    TextureUsages, TextureViewDimension,
+    AddressMode, Features, FilterMode, FormatSupport, SamplerBorderColor, SubresourceRange,
+    TextureDimension, TextureFormat, TextureUsages, TextureViewDimension,
 };
 
 /// Most queries in one query set.
@@ -449,6 +449,22 @@ pub(crate) fn sampler(desc: &SamplerDescriptor<'_>, features: Features) -> Resul
         l,
         "anisotropy clamp {} must be 1 to 16",
         desc.anisotropy_clamp
+    );
+    ensure!(
+        !desc.address_modes.contains(&AddressMode::ClampToBorder)
+            || features.contains(Features::ADDRESS_MODE_CLAMP_TO_BORDER),
+        SamplerBorderFeature,
+        OP,
+        l,
+        "address mode ClampToBorder needs the ADDRESS_MODE_CLAMP_TO_BORDER feature"
+    );
+    ensure!(
+        desc.border_color != Some(SamplerBorderColor::Zero)
+            || features.contains(Features::ADDRESS_MODE_CLAMP_TO_ZERO),
+        SamplerBorderFeature,
+        OP,
+        l,
+        "border color Zero needs the ADDRESS_MODE_CLAMP_TO_ZERO feature"
     );
     let filters = [desc.mag_filter, desc.min_filter, desc.mipmap_filter];
     if desc.anisotropy_clamp > 1 {

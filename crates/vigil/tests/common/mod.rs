@@ -30,7 +30,9 @@ pub const WANTED: Features = Features::TIMESTAMP_QUERY
     .union(Features::SAMPLER_ANISOTROPY)
     .union(Features::TEXTURE_FORMAT_16BIT_NORM)
     .union(Features::DEPTH32FLOAT_STENCIL8)
-    .union(Features::FLOAT32_FILTERABLE);
+    .union(Features::FLOAT32_FILTERABLE)
+    .union(Features::ADDRESS_MODE_CLAMP_TO_BORDER)
+    .union(Features::ADDRESS_MODE_CLAMP_TO_ZERO);
 
 /// Opens the default adapter (or `VIGIL_ADAPTER`) with validation on.
 pub fn gpu() -> Gpu {
