@@ -77,7 +77,9 @@ const OPTIONAL: Features = Features::TIMESTAMP_QUERY
     .union(Features::DEPTH32FLOAT_STENCIL8)
     .union(Features::FLOAT32_FILTERABLE)
     .union(Features::ADDRESS_MODE_CLAMP_TO_BORDER)
-    .union(Features::ADDRESS_MODE_CLAMP_TO_ZERO);
+    .union(Features::ADDRESS_MODE_CLAMP_TO_ZERO)
+    .union(Features::RG11B10UFLOAT_RENDERABLE)
+    .union(Features::FLOAT32_BLENDABLE);
 
 /// Runs one seed on the default adapter (or `VIGIL_ADAPTER`) and reports what it found.
 /// `Err` only when no device could be opened at all.

@@ -224,6 +224,12 @@ bitflags! {
         /// The border color [`SamplerBorderColor::Zero`](crate::SamplerBorderColor::Zero)
         /// (wgpu's `ADDRESS_MODE_CLAMP_TO_ZERO`); every Vulkan device has it.
         const ADDRESS_MODE_CLAMP_TO_ZERO = 1 << 43;
+        /// `Rg11b10Ufloat` rendered to, blended and multisampled (WebGPU's
+        /// `rg11b10ufloat-renderable`), offered where the device renders to and blends it.
+        const RG11B10UFLOAT_RENDERABLE = 1 << 44;
+        /// `R32Float`, `Rg32Float` and `Rgba32Float` blended (WebGPU's `float32-blendable`),
+        /// offered where the device blends all three.
+        const FLOAT32_BLENDABLE = 1 << 45;
     }
 }
 

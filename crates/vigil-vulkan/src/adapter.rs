@@ -219,6 +219,43 @@ fn float32_filterable(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
     })
 }
 
+/// Whether the device renders to `B10G11R11_UFLOAT_PACK32`, blends it and multisamples it
+/// 4 times (WebGPU's `rg11b10ufloat-renderable`).
+fn rg11b10_renderable(
+    raw: &ash::Instance,
+    pd: vk::PhysicalDevice,
+    color_samples: vk::SampleCountFlags,
+) -> bool {
+    use vk::FormatFeatureFlags as F;
+    // SAFETY: plain query of a physical device of this instance.
+    let props = unsafe {
+        raw.get_physical_device_format_properties(pd, vk::Format::B10G11R11_UFLOAT_PACK32)
+    };
+    props
+        .optimal_tiling_features
+        .contains(F::COLOR_ATTACHMENT | F::COLOR_ATTACHMENT_BLEND)
+        && color_samples.contains(vk::SampleCountFlags::TYPE_4)
+}
+
+/// Whether the device blends all three 32-bit float color formats (WebGPU's
+/// `float32-blendable`).
+fn float32_blendable(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
+    [
+        vk::Format::R32_SFLOAT,
+        vk::Format::R32G32_SFLOAT,
+        vk::Format::R32G32B32A32_SFLOAT,
+    ]
+    .iter()
+    .all(|&f| {
+        // SAFETY: plain query of a physical device of this instance.
+        let props = unsafe { raw.get_physical_device_format_properties(pd, f) };
+        props.optimal_tiling_features.contains(
+            vk::FormatFeatureFlags::COLOR_ATTACHMENT
+                | vk::FormatFeatureFlags::COLOR_ATTACHMENT_BLEND,
+        )
+    })
+}
+
 /// Whether the device renders to, samples and copies `D32_SFLOAT_S8_UINT`.
 fn depth32_stencil8(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
     use vk::FormatFeatureFlags as F;
@@ -494,6 +531,11 @@ impl Adapter {
                 f.set(Features::TEXTURE_FORMAT_16BIT_NORM, norm16(raw, pd));
                 f.set(Features::DEPTH32FLOAT_STENCIL8, depth32_stencil8(raw, pd));
                 f.set(Features::FLOAT32_FILTERABLE, float32_filterable(raw, pd));
+                f.set(
+                    Features::RG11B10UFLOAT_RENDERABLE,
+                    rg11b10_renderable(raw, pd, props.limits.framebuffer_color_sample_counts),
+                );
+                f.set(Features::FLOAT32_BLENDABLE, float32_blendable(raw, pd));
                 // Core Vulkan: CLAMP_TO_BORDER and the transparent black border.
                 f |= Features::ADDRESS_MODE_CLAMP_TO_BORDER | Features::ADDRESS_MODE_CLAMP_TO_ZERO;
                 f.set(

@@ -951,6 +951,138 @@ fn clear_texture_zeroes_compressed_blocks() {
     d.finish();
 }
 
+/// A full-screen triangle whose fragments are `(0.5, 0.25, 0.125, 1)`, added by the blend
+/// to a target of `format` cleared to `clear`; the target's texel bytes.
+fn blended_texel(d: &Device, format: TextureFormat, clear_to: [f64; 4]) -> Vec<u8> {
+    let wgsl = r#"
+@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+    let p = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));
+    return vec4<f32>(p * 2.0 - 1.0, 0.0, 1.0);
+}
+@fragment fn fs() -> @location(0) vec4<f32> { return vec4<f32>(0.5, 0.25, 0.125, 1.0); }
+"#;
+    let add = BlendComponent {
+        src_factor: BlendFactor::One,
+        dst_factor: BlendFactor::One,
+        operation: BlendOperation::Add,
+    };
+    let targets = [Some(ColorTargetState {
+        format,
+        blend: Some(BlendState {
+            color: add,
+            alpha: add,
+        }),
+        write_mask: ColorWrites::ALL,
+    })];
+    let p = d
+        .create_render_pipeline(&pipeline_desc(
+            empty_layout(d),
+            module(d, wgsl),
+            &[],
+            &targets,
+        ))
+        .unwrap();
+    let t = d
+        .create_texture(&TextureDescriptor {
+            label: format.wgsl_name(),
+            size: [4, 4],
+            format,
+            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
+            ..Default::default()
+        })
+        .unwrap();
+    let view = d
+        .create_texture_view(t, &TextureViewDescriptor::default())
+        .unwrap();
+    let mut e = encoder(d);
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "blend",
+        color_attachments: &[Some(clear(clear_to, view))],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.draw(0..3, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let back = d
+        .read_texture(t, TexelCopyTextureInfo::default(), [4, 4])
+        .unwrap();
+    let texel = back[..back.len() / 16].to_vec();
+    assert_eq!(back, texel.repeat(16), "{format:?}: every texel the same");
+    texel
+}
+
+#[test]
+fn rg11b10ufloat_and_32_bit_floats_blend_with_their_features() {
+    let d = common::gpu_requiring(
+        Features::RG11B10UFLOAT_RENDERABLE | Features::FLOAT32_BLENDABLE,
+        "renderable and blendable",
+    );
+    // (0.5, 0.25, 0.125) + (0.5, 0.25, 0.125) = (1, 0.5, 0.25): as 11-, 11- and 10-bit
+    // floats (5 exponent bits, bias 15), 15 << 6, 14 << 6 and 13 << 5.
+    assert_eq!(
+        blended_texel(&d, TextureFormat::Rg11b10Ufloat, [0.5, 0.25, 0.125, 0.0]),
+        le32(&[15 << 6 | (14 << 6) << 11 | (13 << 5) << 22])
+    );
+    assert_eq!(
+        blended_texel(&d, TextureFormat::R32Float, [0.25, 0.0, 0.0, 0.0]),
+        0.75f32.to_le_bytes()
+    );
+    let rgba: Vec<u8> = [1.5f32, 0.75, 0.375, 1.5]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    assert_eq!(
+        blended_texel(&d, TextureFormat::Rgba32Float, [1.0, 0.5, 0.25, 0.5]),
+        rgba
+    );
+    d.finish();
+}
+
+#[test]
+fn formats_webgpu_does_not_render_to_are_refused_whatever_the_driver_does() {
+    // Drivers may render to the snorm formats and to Rg11b10Ufloat, and blend the 32-bit
+    // floats (lavapipe does all of it); without the features, vigil refuses them as WebGPU
+    // does, so code that runs here runs on any WebGPU device.
+    let d = common::gpu_with(|adapter| DeviceDescriptor {
+        label: "no format features".into(),
+        required_limits: adapter.limits().clone(),
+        ..DeviceDescriptor::default()
+    });
+    for format in [
+        TextureFormat::R8Snorm,
+        TextureFormat::Rg8Snorm,
+        TextureFormat::Rgba8Snorm,
+        TextureFormat::Rg11b10Ufloat,
+    ] {
+        let e = d
+            .create_texture(&TextureDescriptor {
+                label: "target",
+                size: [4, 4],
+                format,
+                usage: TextureUsages::RENDER_ATTACHMENT,
+                ..Default::default()
+            })
+            .unwrap_err();
+        assert_eq!(e.rule(), Rule::TextureFormatUsage, "{format:?}: {e}");
+    }
+    let e = d
+        .create_render_pipeline(&pipeline_desc(
+            empty_layout(&d),
+            module(&d, POS_COLOR),
+            &[pos_color_layout()],
+            &[Some(ColorTargetState {
+                format: TextureFormat::R32Float,
+                blend: Some(BlendState::ALPHA_BLENDING),
+                write_mask: ColorWrites::ALL,
+            })],
+        ))
+        .unwrap_err();
+    assert_eq!(e.rule(), Rule::ColorTargetFormat, "{e}");
+    d.finish();
+}
+
 #[test]
 fn bc_textures_are_viewed_through_their_srgb_twins() {
     // One BC1 block of mid grey (565: 16/31, 32/63, 16/31): read through the texture's own

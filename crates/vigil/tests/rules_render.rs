@@ -751,6 +751,77 @@ fn fragment_outputs_must_suit_the_targets() {
 }
 
 #[test]
+fn formats_do_what_webgpu_lets_them_whatever_the_device_does() {
+    // The test backend, as lavapipe and the GPUs tested, renders to, blends and
+    // multisamples every color format; WebGPU's table decides, widened by its features.
+    let a = attrs();
+    let vb = [VertexBufferLayout {
+        array_stride: 24,
+        step_mode: VertexStepMode::Vertex,
+        attributes: &a,
+    }];
+    let attachment = |d: &TDevice, format, samples| {
+        tex(
+            d,
+            TextureDescriptor {
+                label: "attachment",
+                size: [16, 16],
+                sample_count: samples,
+                format,
+                usage: TextureUsages::RENDER_ATTACHMENT,
+                ..Default::default()
+            },
+        )
+    };
+    let blended = |format| {
+        [Some(ColorTargetState {
+            format,
+            blend: Some(BlendState::ALPHA_BLENDING),
+            write_mask: ColorWrites::ALL,
+        })]
+    };
+    let d = device();
+    for format in [
+        TextureFormat::R8Snorm,
+        TextureFormat::Rgba8Snorm,
+        TextureFormat::Rg11b10Ufloat,
+    ] {
+        let e = expect_rule(attachment(&d, format, 1), Rule::TextureFormatUsage);
+        assert!(e.message().contains("render attachment"), "{e}");
+        expect_rule(
+            pipeline(&d, &vb, &target(format), "fs", 1),
+            Rule::ColorTargetSupport,
+        );
+    }
+    expect_rule(
+        attachment(&d, TextureFormat::R32Float, 4),
+        Rule::TextureFormatUsage,
+    );
+    for format in [TextureFormat::R32Float, TextureFormat::Rgba32Float] {
+        expect_rule(
+            pipeline(&d, &vb, &blended(format), "fs", 1),
+            Rule::ColorTargetFormat,
+        );
+    }
+    let d = device_with(Features::RG11B10UFLOAT_RENDERABLE | Features::FLOAT32_BLENDABLE);
+    attachment(&d, TextureFormat::Rg11b10Ufloat, 1).unwrap();
+    attachment(&d, TextureFormat::Rg11b10Ufloat, 4).unwrap();
+    pipeline(&d, &vb, &blended(TextureFormat::Rg11b10Ufloat), "fs", 4).unwrap();
+    for format in [TextureFormat::R32Float, TextureFormat::Rgba32Float] {
+        pipeline(&d, &vb, &blended(format), "fs", 1).unwrap();
+    }
+    // Neither feature widens anything else.
+    expect_rule(
+        attachment(&d, TextureFormat::R8Snorm, 1),
+        Rule::TextureFormatUsage,
+    );
+    expect_rule(
+        attachment(&d, TextureFormat::R32Float, 4),
+        Rule::TextureFormatUsage,
+    );
+}
+
+#[test]
 fn render_passes_check_their_attachments() {
     let d = device();
     let (_, a) = rt(&d, TextureFormat::Rgba8Unorm, 1);

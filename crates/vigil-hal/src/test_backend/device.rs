@@ -779,17 +779,20 @@ impl Device for TestDevice {
 
     fn format_support(&self, format: crate::TextureFormat) -> crate::FormatSupport {
         let info = format.info();
+        let float = matches!(info.sample_type, crate::TextureSampleType::Float { .. });
+        let color = !format.is_depth_stencil() && !format.is_compressed();
+        // As lavapipe and the GPUs tested, more than WebGPU allows: every float format
+        // filters and blends, every uncompressed color format is rendered to, stored and
+        // multisampled (WebGPU's capabilities are the layer above's to apply).
         crate::FormatSupport {
             sampled: true,
-            // As lavapipe and the GPUs tested: every float format filters (WebGPU's
-            // capabilities are the layer above's to apply).
-            filterable: matches!(info.sample_type, crate::TextureSampleType::Float { .. }),
-            storage: info.storage,
-            color_attachment: info.renderable && !format.is_depth_stencil(),
-            blendable: info.blendable,
+            filterable: float,
+            storage: color,
+            color_attachment: color,
+            blendable: color && float,
             depth_stencil_attachment: format.is_depth_stencil(),
             copy: true,
-            multisample4: info.multisample,
+            multisample4: !format.is_compressed(),
         }
     }
 

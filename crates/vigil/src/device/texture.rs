@@ -20,7 +20,9 @@ use crate::track::State;
 use crate::validate;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
-use vigil_hal::{Api, Device as _, FormatSupport, TextureFormat, TextureLayout, TextureUsages};
+use vigil_hal::{
+    Api, Device as _, Features, FormatSupport, TextureFormat, TextureLayout, TextureUsages,
+};
 
 pub use crate::validate::texture::MAX_QUERIES;
 
@@ -153,12 +155,16 @@ impl<A: Api> Device<A> {
     }
 
     /// What the device can do with a format: nothing when the format needs a feature
-    /// ([`TextureFormat::required_feature`]) the device was not given, else what the
-    /// backend reports. Every check of a format's support goes through here.
+    /// ([`TextureFormat::required_feature`]) the device was not given, else what WebGPU
+    /// lets the format do (widened by the device's `RG11B10UFLOAT_RENDERABLE` and
+    /// `FLOAT32_BLENDABLE`) and the backend reports, both. So a format a driver happens to
+    /// render to, blend, store or multisample beyond WebGPU's table (the snorm formats as
+    /// render targets, 32-bit floats blended) is refused as on any other device. Every
+    /// check of a format's support goes through here.
     pub fn format_support(&self, format: TextureFormat) -> FormatSupport {
         match format.required_feature() {
             Some(f) if !self.features.contains(f) => FormatSupport::default(),
-            _ => self.hal.format_support(format),
+            _ => webgpu_support(format, self.features, self.hal.format_support(format)),
         }
     }
 
@@ -560,5 +566,28 @@ pub(crate) fn hal_texture<'a>(desc: &TextureDescriptor<'a>) -> vigil_hal::Textur
         cube_compatible: desc.dimension == vigil_hal::TextureDimension::D2
             && desc.array_layers >= 6
             && desc.size[0] == desc.size[1],
+    }
+}
+
+/// `device`'s support of `format` narrowed to what WebGPU allows the format, with the
+/// capabilities `features` add: rendering, blending and multisampling of `Rg11b10Ufloat`
+/// (`RG11B10UFLOAT_RENDERABLE`), blending of the 32-bit floats (`FLOAT32_BLENDABLE`).
+fn webgpu_support(
+    format: TextureFormat,
+    features: Features,
+    device: FormatSupport,
+) -> FormatSupport {
+    use TextureFormat as F;
+    let info = format.info();
+    let rg11b10 =
+        format == F::Rg11b10Ufloat && features.contains(Features::RG11B10UFLOAT_RENDERABLE);
+    let float32 = matches!(format, F::R32Float | F::Rg32Float | F::Rgba32Float)
+        && features.contains(Features::FLOAT32_BLENDABLE);
+    FormatSupport {
+        color_attachment: device.color_attachment && (info.renderable || rg11b10),
+        blendable: device.blendable && (info.blendable || rg11b10 || float32),
+        storage: device.storage && info.storage,
+        multisample4: device.multisample4 && (info.multisample || rg11b10),
+        ..device
     }
 }

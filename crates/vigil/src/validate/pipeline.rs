@@ -536,7 +536,7 @@ pub(crate) fn render_fixed(
             "color target {i}: {name} cannot be rendered to on this device"
         );
         ensure!(
-            t.blend.is_none() || (s.blendable && t.format.info().blendable),
+            t.blend.is_none() || s.blendable,
             ColorTargetFormat,
             RENDER,
             l,

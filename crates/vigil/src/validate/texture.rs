@@ -181,7 +181,7 @@ pub(crate) fn descriptor(
             "a multisampled texture has one mip level and one layer"
         );
         ensure!(
-            support.multisample4 && desc.format.info().multisample,
+            support.multisample4,
             TextureFormatUsage,
             OP,
             l,

@@ -32,7 +32,9 @@ pub const WANTED: Features = Features::TIMESTAMP_QUERY
     .union(Features::DEPTH32FLOAT_STENCIL8)
     .union(Features::FLOAT32_FILTERABLE)
     .union(Features::ADDRESS_MODE_CLAMP_TO_BORDER)
-    .union(Features::ADDRESS_MODE_CLAMP_TO_ZERO);
+    .union(Features::ADDRESS_MODE_CLAMP_TO_ZERO)
+    .union(Features::RG11B10UFLOAT_RENDERABLE)
+    .union(Features::FLOAT32_BLENDABLE);
 
 /// Opens the default adapter (or `VIGIL_ADAPTER`) with validation on.
 pub fn gpu() -> Gpu {
