@@ -230,6 +230,10 @@ bitflags! {
         /// `R32Float`, `Rg32Float` and `Rgba32Float` blended (WebGPU's `float32-blendable`),
         /// offered where the device blends all three.
         const FLOAT32_BLENDABLE = 1 << 45;
+        /// `Bgra8Unorm` storage textures, written only (WebGPU's `bgra8unorm-storage`),
+        /// offered where the device stores the format and writes storage images without a
+        /// declared format (SPIR-V has none for it: Vulkan `shaderStorageImageWriteWithoutFormat`).
+        const BGRA8UNORM_STORAGE = 1 << 46;
     }
 }
 

@@ -98,6 +98,11 @@ const SPIRV_BY_FEATURE: &[(Features, &[Spv])] = &[
     (Features::SAMPLE_RATE_SHADING, &[Spv::SampleRateShading]),
     (Features::SHADER_DRAW_INDEX, &[Spv::DrawParameters]),
     (Features::MULTIVIEW, &[Spv::MultiView]),
+    // `bgra8unorm` storage textures have no SPIR-V format: written without one.
+    (
+        Features::BGRA8UNORM_STORAGE,
+        &[Spv::StorageImageWriteWithoutFormat],
+    ),
     // `rayQuery`, with VK_KHR_ray_query (SPV_KHR_ray_query), enabled with RAY_QUERY.
     (Features::RAY_QUERY, &[Spv::RayQueryKHR]),
     (

@@ -256,6 +256,16 @@ fn float32_blendable(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
     })
 }
 
+/// Whether the device stores `B8G8R8A8_UNORM` images (WebGPU's `bgra8unorm-storage`).
+fn bgra8_storage(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
+    // SAFETY: plain query of a physical device of this instance.
+    let props =
+        unsafe { raw.get_physical_device_format_properties(pd, vk::Format::B8G8R8A8_UNORM) };
+    props
+        .optimal_tiling_features
+        .contains(vk::FormatFeatureFlags::STORAGE_IMAGE)
+}
+
 /// Whether the device renders to, samples and copies `D32_SFLOAT_S8_UINT`.
 fn depth32_stencil8(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
     use vk::FormatFeatureFlags as F;
@@ -536,6 +546,11 @@ impl Adapter {
                     rg11b10_renderable(raw, pd, props.limits.framebuffer_color_sample_counts),
                 );
                 f.set(Features::FLOAT32_BLENDABLE, float32_blendable(raw, pd));
+                f.set(
+                    Features::BGRA8UNORM_STORAGE,
+                    features.core.shader_storage_image_write_without_format == vk::TRUE
+                        && bgra8_storage(raw, pd),
+                );
                 // Core Vulkan: CLAMP_TO_BORDER and the transparent black border.
                 f |= Features::ADDRESS_MODE_CLAMP_TO_BORDER | Features::ADDRESS_MODE_CLAMP_TO_ZERO;
                 f.set(
@@ -613,6 +628,9 @@ impl hal::Adapter for Adapter {
                 requested.intersects(Features::POLYGON_MODE_LINE | Features::POLYGON_MODE_POINT)
             ),
             depth_clamp: on(requested.contains(Features::DEPTH_CLIP_CONTROL)),
+            shader_storage_image_write_without_format: on(
+                requested.contains(Features::BGRA8UNORM_STORAGE)
+            ),
             pipeline_statistics_query: on(requested.contains(Features::PIPELINE_STATISTICS_QUERY)),
             shader_sampled_image_array_dynamic_indexing: on(
                 requested.contains(Features::TEXTURE_BINDING_ARRAY)

@@ -461,6 +461,55 @@ fn storage_formats_store_what_they_encode() {
     d.finish();
 }
 
+#[test]
+fn bgra8unorm_is_a_write_only_storage_texture_with_its_feature() {
+    // Red 1, green 0.2, blue 0, alpha 1, written by a shader: stored blue first.
+    let d = common::gpu_requiring(Features::BGRA8UNORM_STORAGE, "bgra8unorm storage");
+    assert_eq!(
+        stored(
+            &d,
+            TextureFormat::Bgra8Unorm,
+            "vec4<f32>(1.0, 0.2, 0.0, 1.0)"
+        ),
+        [0, 51, 255, 255].repeat(4)
+    );
+    // Read access is not part of the feature.
+    let e = d
+        .create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "read",
+            entries: &[BindGroupLayoutEntry {
+                binding: 0,
+                visibility: ShaderStages::COMPUTE,
+                ty: BindingType::StorageTexture {
+                    access: StorageTextureAccess::ReadOnly,
+                    format: TextureFormat::Bgra8Unorm,
+                    view_dimension: TextureViewDimension::D2,
+                },
+                array: None,
+            }],
+        })
+        .unwrap_err();
+    assert_eq!(e.rule(), Rule::LayoutStorageAccess, "{e}");
+    d.finish();
+    // Without the feature the format is no storage texture, as in WebGPU.
+    let d = common::gpu_with(|adapter| DeviceDescriptor {
+        label: "no bgra8 storage".into(),
+        required_limits: adapter.limits().clone(),
+        ..DeviceDescriptor::default()
+    });
+    let e = d
+        .create_texture(&TextureDescriptor {
+            label: "bgra8",
+            size: [2, 2],
+            format: TextureFormat::Bgra8Unorm,
+            usage: TextureUsages::STORAGE_BINDING,
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(e.rule(), Rule::TextureFormatUsage, "{e}");
+    d.finish();
+}
+
 /// A BC1 block: red everywhere but texel (1, 1), which is blue (4-colour mode, red 565 as
 /// colour 0, blue as colour 1; two index bits a texel, texel (1, 1) is the fifth).
 fn bc1_block() -> Vec<u8> {

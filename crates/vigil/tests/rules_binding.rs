@@ -280,3 +280,52 @@ fn layouts_outlive_their_handles_while_groups_use_them() {
     e.end_compute_pass().unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
 }
+
+#[test]
+fn bgra8unorm_storage_needs_its_feature_and_is_write_only() {
+    let storage = |access| {
+        entry(
+            0,
+            C,
+            BindingType::StorageTexture {
+                access,
+                format: TextureFormat::Bgra8Unorm,
+                view_dimension: TextureViewDimension::D2,
+            },
+        )
+    };
+    let try_layout = |d: &TDevice, access| {
+        d.create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "bgra8",
+            entries: &[storage(access)],
+        })
+    };
+    let d = device();
+    expect_rule(
+        try_layout(&d, StorageTextureAccess::WriteOnly),
+        Rule::LayoutStorageFormat,
+    );
+    let d = device_with(Features::BGRA8UNORM_STORAGE | Features::STORAGE_TEXTURE_READ_WRITE);
+    assert!(try_layout(&d, StorageTextureAccess::WriteOnly).is_ok());
+    for access in [
+        StorageTextureAccess::ReadOnly,
+        StorageTextureAccess::ReadWrite,
+    ] {
+        let e = expect_rule(try_layout(&d, access), Rule::LayoutStorageAccess);
+        assert!(e.message().contains("write-only"), "{e}");
+    }
+    // Its sRGB twin is never a storage format.
+    let srgb = d.create_bind_group_layout(&BindGroupLayoutDescriptor {
+        label: "bgra8 srgb",
+        entries: &[entry(
+            0,
+            C,
+            BindingType::StorageTexture {
+                access: StorageTextureAccess::WriteOnly,
+                format: TextureFormat::Bgra8UnormSrgb,
+                view_dimension: TextureViewDimension::D2,
+            },
+        )],
+    });
+    expect_rule(srgb, Rule::LayoutStorageFormat);
+}

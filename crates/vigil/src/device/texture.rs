@@ -156,8 +156,8 @@ impl<A: Api> Device<A> {
 
     /// What the device can do with a format: nothing when the format needs a feature
     /// ([`TextureFormat::required_feature`]) the device was not given, else what WebGPU
-    /// lets the format do (widened by the device's `RG11B10UFLOAT_RENDERABLE` and
-    /// `FLOAT32_BLENDABLE`) and the backend reports, both. So a format a driver happens to
+    /// lets the format do (widened by the device's `RG11B10UFLOAT_RENDERABLE`,
+    /// `FLOAT32_BLENDABLE` and `BGRA8UNORM_STORAGE`) and the backend reports, both. So a format a driver happens to
     /// render to, blend, store or multisample beyond WebGPU's table (the snorm formats as
     /// render targets, 32-bit floats blended) is refused as on any other device. Every
     /// check of a format's support goes through here.
@@ -571,7 +571,8 @@ pub(crate) fn hal_texture<'a>(desc: &TextureDescriptor<'a>) -> vigil_hal::Textur
 
 /// `device`'s support of `format` narrowed to what WebGPU allows the format, with the
 /// capabilities `features` add: rendering, blending and multisampling of `Rg11b10Ufloat`
-/// (`RG11B10UFLOAT_RENDERABLE`), blending of the 32-bit floats (`FLOAT32_BLENDABLE`).
+/// (`RG11B10UFLOAT_RENDERABLE`), blending of the 32-bit floats (`FLOAT32_BLENDABLE`),
+/// storage of `Bgra8Unorm` (`BGRA8UNORM_STORAGE`).
 fn webgpu_support(
     format: TextureFormat,
     features: Features,
@@ -583,10 +584,11 @@ fn webgpu_support(
         format == F::Rg11b10Ufloat && features.contains(Features::RG11B10UFLOAT_RENDERABLE);
     let float32 = matches!(format, F::R32Float | F::Rg32Float | F::Rgba32Float)
         && features.contains(Features::FLOAT32_BLENDABLE);
+    let bgra8 = format == F::Bgra8Unorm && features.contains(Features::BGRA8UNORM_STORAGE);
     FormatSupport {
         color_attachment: device.color_attachment && (info.renderable || rg11b10),
         blendable: device.blendable && (info.blendable || rg11b10 || float32),
-        storage: device.storage && info.storage,
+        storage: device.storage && (info.storage || bgra8),
         multisample4: device.multisample4 && (info.multisample || rg11b10),
         ..device
     }

@@ -122,6 +122,14 @@ pub(crate) fn layout_entries(
                     format.wgsl_name()
                 );
                 ensure!(
+                    format != TextureFormat::Bgra8Unorm
+                        || access == StorageTextureAccess::WriteOnly,
+                    LayoutStorageAccess,
+                    OP,
+                    label,
+                    "binding {b}: a bgra8unorm storage texture is write-only, not {access:?}"
+                );
+                ensure!(
                     !matches!(
                         view_dimension,
                         TextureViewDimension::Cube | TextureViewDimension::CubeArray

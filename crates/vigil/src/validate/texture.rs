@@ -121,8 +121,7 @@ pub(crate) fn descriptor(
         "{name} cannot be sampled on this device"
     );
     ensure!(
-        !u.contains(TextureUsages::STORAGE_BINDING)
-            || (support.storage && desc.format.info().storage),
+        !u.contains(TextureUsages::STORAGE_BINDING) || support.storage,
         TextureFormatUsage,
         OP,
         l,
@@ -405,8 +404,7 @@ pub(crate) fn view(
     );
     // The view's own format must allow what the view is used for: an sRGB view of a
     // storage texture cannot be a storage view (VUID-VkImageViewCreateInfo-usage-02275).
-    let storage_ok = !usage.contains(TextureUsages::STORAGE_BINDING)
-        || (format.info().storage && support(format).storage);
+    let storage_ok = !usage.contains(TextureUsages::STORAGE_BINDING) || support(format).storage;
     ensure!(
         storage_ok,
         ViewStorageFormat,
