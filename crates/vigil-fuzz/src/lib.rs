@@ -80,7 +80,8 @@ const OPTIONAL: Features = Features::TIMESTAMP_QUERY
     .union(Features::ADDRESS_MODE_CLAMP_TO_ZERO)
     .union(Features::RG11B10UFLOAT_RENDERABLE)
     .union(Features::FLOAT32_BLENDABLE)
-    .union(Features::BGRA8UNORM_STORAGE);
+    .union(Features::BGRA8UNORM_STORAGE)
+    .union(Features::TEXTURE_ATOMIC);
 
 /// Runs one seed on the default adapter (or `VIGIL_ADAPTER`) and reports what it found.
 /// `Err` only when no device could be opened at all.

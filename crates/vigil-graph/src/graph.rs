@@ -926,7 +926,9 @@ fn texture_access(ty: BindingType, usage: TextureUsages) -> (Access, Layout) {
             match access {
                 StorageTextureAccess::ReadOnly => Access::SHADER_READ,
                 StorageTextureAccess::WriteOnly => Access::SHADER_WRITE,
-                StorageTextureAccess::ReadWrite => Access::SHADER_READ | Access::SHADER_WRITE,
+                StorageTextureAccess::ReadWrite | StorageTextureAccess::Atomic => {
+                    Access::SHADER_READ | Access::SHADER_WRITE
+                }
             },
             Layout::General,
         ),

@@ -234,6 +234,11 @@ bitflags! {
         /// offered where the device stores the format and writes storage images without a
         /// declared format (SPIR-V has none for it: Vulkan `shaderStorageImageWriteWithoutFormat`).
         const BGRA8UNORM_STORAGE = 1 << 46;
+        /// Atomic storage textures of `R32Uint` and `R32Sint`
+        /// ([`StorageTextureAccess::Atomic`](crate::StorageTextureAccess::Atomic), WGSL's
+        /// `textureAtomic*`; wgpu's `TEXTURE_ATOMIC`), offered where the device does image
+        /// atomics on both formats (every Vulkan device must).
+        const TEXTURE_ATOMIC = 1 << 47;
     }
 }
 

@@ -53,6 +53,9 @@ pub enum StorageTextureAccess {
     WriteOnly,
     /// `texture_storage_*<F, read_write>`.
     ReadWrite,
+    /// `texture_storage_*<F, atomic>`: read, written and changed by `textureAtomic*`
+    /// (`r32uint` and `r32sint`, with `TEXTURE_ATOMIC`; wgpu's `Atomic`).
+    Atomic,
 }
 
 /// What one binding of a bind group layout holds.

@@ -37,6 +37,7 @@ const GRANTS: &[(Features, Naga)] = &[
         Naga::SUBGROUP.union(Naga::SUBGROUP_BARRIER),
     ),
     (Features::DUAL_SOURCE_BLENDING, Naga::DUAL_SOURCE_BLENDING),
+    (Features::TEXTURE_ATOMIC, Naga::TEXTURE_ATOMIC),
     (Features::SHADER_DRAW_INDEX, Naga::DRAW_INDEX),
     (Features::MULTIVIEW, Naga::MULTIVIEW),
     (Features::RAY_QUERY, Naga::RAY_QUERY),

@@ -410,6 +410,7 @@ fn kind_json(kind: &BindingKind) -> String {
                 StorageTextureAccess::ReadOnly => "read",
                 StorageTextureAccess::WriteOnly => "write",
                 StorageTextureAccess::ReadWrite => "read_write",
+                StorageTextureAccess::Atomic => "atomic",
             },
             dimension.name()
         ),
@@ -554,6 +555,7 @@ fn binding_kind(module: &naga::Module, var: &naga::GlobalVariable) -> BindingKin
                     access.contains(StorageAccess::LOAD),
                     access.contains(StorageAccess::STORE),
                 ) {
+                    _ if access.contains(StorageAccess::ATOMIC) => StorageTextureAccess::Atomic,
                     (true, true) => StorageTextureAccess::ReadWrite,
                     (true, false) => StorageTextureAccess::ReadOnly,
                     _ => StorageTextureAccess::WriteOnly,

@@ -256,6 +256,20 @@ fn float32_blendable(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
     })
 }
 
+/// Whether the device does image atomics on `R32_UINT` and `R32_SINT` images (mandatory in
+/// Vulkan, asked all the same).
+fn r32_image_atomics(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
+    [vk::Format::R32_UINT, vk::Format::R32_SINT]
+        .iter()
+        .all(|&f| {
+            // SAFETY: plain query of a physical device of this instance.
+            let props = unsafe { raw.get_physical_device_format_properties(pd, f) };
+            props
+                .optimal_tiling_features
+                .contains(vk::FormatFeatureFlags::STORAGE_IMAGE_ATOMIC)
+        })
+}
+
 /// Whether the device stores `B8G8R8A8_UNORM` images (WebGPU's `bgra8unorm-storage`).
 fn bgra8_storage(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
     // SAFETY: plain query of a physical device of this instance.
@@ -546,6 +560,7 @@ impl Adapter {
                     rg11b10_renderable(raw, pd, props.limits.framebuffer_color_sample_counts),
                 );
                 f.set(Features::FLOAT32_BLENDABLE, float32_blendable(raw, pd));
+                f.set(Features::TEXTURE_ATOMIC, r32_image_atomics(raw, pd));
                 f.set(
                     Features::BGRA8UNORM_STORAGE,
                     features.core.shader_storage_image_write_without_format == vk::TRUE

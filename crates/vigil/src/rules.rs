@@ -166,6 +166,7 @@ rules! {
     LayoutStorageReadWrite: Unsupported, "layout.storage-read-write", "Read-write storage textures need the STORAGE_TEXTURE_READ_WRITE feature.", "WebGPU readonly_and_readwrite_storage_textures";
     LayoutStorageFormat: Unsupported, "layout.storage-format", "A storage texture binding's format supports storage on the device.", "WebGPU storage texture formats";
     LayoutStorageAccess: InvalidDescriptor, "layout.storage-access", "A Bgra8Unorm storage texture binding is write-only.", "WebGPU bgra8unorm-storage";
+    LayoutStorageAtomic: Unsupported, "layout.storage-atomic", "An atomic storage texture binding needs the TEXTURE_ATOMIC feature and an r32uint or r32sint format.", "wgpu StorageTextureAccess::Atomic (TEXTURE_ATOMIC)";
     LayoutStorageCube: InvalidDescriptor, "layout.storage-cube", "Storage textures are not cube views.", "WebGPU createBindGroupLayout: storageTexture";
     LayoutStageLimit: LimitExceeded, "layout.stage-limit", "Each stage sees at most the per-stage limit of each binding kind; bindings no stage sees are held to the same limit.", "WebGPU maxSampledTexturesPerShaderStage and siblings";
     LayoutDynamicLimit: LimitExceeded, "layout.dynamic-limit", "Dynamic uniform and storage buffers stay within their per-layout limits, and a group has at most 16 dynamic offsets.", "WebGPU maxDynamic*BuffersPerPipelineLayout; vigil's per-pass table";

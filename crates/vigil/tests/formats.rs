@@ -510,6 +510,67 @@ fn bgra8unorm_is_a_write_only_storage_texture_with_its_feature() {
     d.finish();
 }
 
+#[test]
+fn atomic_storage_textures_add_and_compare_across_invocations() {
+    // 64 invocations each add 1 to texel (0, 0) and their index to (1, 0) of an r32uint
+    // texture, and keep the largest of `index - 40` in an r32sint texel.
+    let d = common::gpu_requiring(Features::TEXTURE_ATOMIC, "texture atomics");
+    let tex = |format: TextureFormat| {
+        let t = d
+            .create_texture(&TextureDescriptor {
+                label: format.wgsl_name(),
+                size: [2, 1],
+                format,
+                usage: TextureUsages::STORAGE_BINDING | TextureUsages::COPY_SRC,
+                ..Default::default()
+            })
+            .unwrap();
+        let view = d
+            .create_texture_view(t, &TextureViewDescriptor::default())
+            .unwrap();
+        (t, view)
+    };
+    let ((u, uv), (i, iv)) = (tex(TextureFormat::R32Uint), tex(TextureFormat::R32Sint));
+    let atomic = |format| BindingType::StorageTexture {
+        access: StorageTextureAccess::Atomic,
+        format,
+        view_dimension: TextureViewDimension::D2,
+    };
+    let (bgl, group) = common::group_of(
+        &d,
+        ShaderStages::COMPUTE,
+        &[
+            (
+                atomic(TextureFormat::R32Uint),
+                BindingResource::TextureView(uv),
+            ),
+            (
+                atomic(TextureFormat::R32Sint),
+                BindingResource::TextureView(iv),
+            ),
+        ],
+    );
+    let wgsl = r#"
+@group(0) @binding(0) var counts: texture_storage_2d<r32uint, atomic>;
+@group(0) @binding(1) var most: texture_storage_2d<r32sint, atomic>;
+@compute @workgroup_size(64) fn main(@builtin(local_invocation_index) i: u32) {
+    textureAtomicAdd(counts, vec2<i32>(0, 0), 1u);
+    textureAtomicAdd(counts, vec2<i32>(1, 0), i);
+    textureAtomicMax(most, vec2<i32>(0, 0), i32(i) - 40);
+    textureAtomicMin(most, vec2<i32>(1, 0), i32(i) - 40);
+}
+"#;
+    common::dispatch_wgsl(&d, wgsl, bgl, group, [1, 1, 1]);
+    let read = |t| {
+        d.read_texture(t, TexelCopyTextureInfo::default(), [2, 1])
+            .unwrap()
+    };
+    assert_eq!(read(u), le32(&[64, 63 * 64 / 2]));
+    // Texels start at 0: the largest is 23, the smallest -40.
+    assert_eq!(read(i), le32(&[23, (-40i32) as u32]));
+    d.finish();
+}
+
 /// A BC1 block: red everywhere but texel (1, 1), which is blue (4-colour mode, red 565 as
 /// colour 0, blue as colour 1; two index bits a texel, texel (1, 1) is the fifth).
 fn bc1_block() -> Vec<u8> {

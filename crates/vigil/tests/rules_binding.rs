@@ -329,3 +329,46 @@ fn bgra8unorm_storage_needs_its_feature_and_is_write_only() {
     });
     expect_rule(srgb, Rule::LayoutStorageFormat);
 }
+
+#[test]
+fn atomic_storage_textures_need_their_feature_and_an_r32_integer_format() {
+    let atomic = |format| {
+        entry(
+            0,
+            C,
+            BindingType::StorageTexture {
+                access: StorageTextureAccess::Atomic,
+                format,
+                view_dimension: TextureViewDimension::D2,
+            },
+        )
+    };
+    let try_layout = |d: &TDevice, format| {
+        d.create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: "atomic",
+            entries: &[atomic(format)],
+        })
+    };
+    let d = device();
+    let e = expect_rule(
+        try_layout(&d, TextureFormat::R32Uint),
+        Rule::LayoutStorageAtomic,
+    );
+    assert!(e.message().contains("TEXTURE_ATOMIC"), "{e}");
+    let d = device_with(Features::TEXTURE_ATOMIC);
+    for format in [TextureFormat::R32Uint, TextureFormat::R32Sint] {
+        assert!(try_layout(&d, format).is_ok(), "{format:?}");
+    }
+    for format in [TextureFormat::R32Float, TextureFormat::Rgba32Uint] {
+        expect_rule(try_layout(&d, format), Rule::LayoutStorageAtomic);
+    }
+    // Atomic bindings write: the vertex stage cannot see them.
+    let vertex = d.create_bind_group_layout(&BindGroupLayoutDescriptor {
+        label: "vertex atomic",
+        entries: &[BindGroupLayoutEntry {
+            visibility: ShaderStages::VERTEX,
+            ..atomic(TextureFormat::R32Uint)
+        }],
+    });
+    assert!(vertex.is_err());
+}

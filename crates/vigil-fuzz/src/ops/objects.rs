@@ -589,6 +589,7 @@ fn random_entry(r: &mut Rng, binding: u32) -> BindGroupLayoutEntry {
                 StorageTextureAccess::WriteOnly,
                 StorageTextureAccess::ReadOnly,
                 StorageTextureAccess::ReadWrite,
+                StorageTextureAccess::Atomic,
             ]),
             format: r.pick(&TextureFormat::ALL),
             view_dimension: TextureViewDimension::D2,

@@ -688,7 +688,9 @@ impl<A: Api> Device<A> {
                 let access = match access {
                     StorageTextureAccess::ReadOnly => Access::SHADER_READ,
                     StorageTextureAccess::WriteOnly => Access::SHADER_WRITE,
-                    StorageTextureAccess::ReadWrite => Access::SHADER_READ | Access::SHADER_WRITE,
+                    StorageTextureAccess::ReadWrite | StorageTextureAccess::Atomic => {
+                        Access::SHADER_READ | Access::SHADER_WRITE
+                    }
                 };
                 let usage = Use {
                     stages,

@@ -122,6 +122,16 @@ pub(crate) fn layout_entries(
                     format.wgsl_name()
                 );
                 ensure!(
+                    access != StorageTextureAccess::Atomic
+                        || (features.contains(Features::TEXTURE_ATOMIC)
+                            && matches!(format, TextureFormat::R32Uint | TextureFormat::R32Sint)),
+                    LayoutStorageAtomic,
+                    OP,
+                    label,
+                    "binding {b}: atomic storage textures need the TEXTURE_ATOMIC feature and the r32uint or r32sint format, not {}",
+                    format.wgsl_name()
+                );
+                ensure!(
                     format != TextureFormat::Bgra8Unorm
                         || access == StorageTextureAccess::WriteOnly,
                     LayoutStorageAccess,

@@ -35,7 +35,8 @@ pub const WANTED: Features = Features::TIMESTAMP_QUERY
     .union(Features::ADDRESS_MODE_CLAMP_TO_ZERO)
     .union(Features::RG11B10UFLOAT_RENDERABLE)
     .union(Features::FLOAT32_BLENDABLE)
-    .union(Features::BGRA8UNORM_STORAGE);
+    .union(Features::BGRA8UNORM_STORAGE)
+    .union(Features::TEXTURE_ATOMIC);
 
 /// Opens the default adapter (or `VIGIL_ADAPTER`) with validation on.
 pub fn gpu() -> Gpu {
