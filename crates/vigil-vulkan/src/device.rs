@@ -487,6 +487,9 @@ pub(crate) struct DeviceShared {
     /// write block-compressed images): made with the first such texture, kept until the
     /// device goes, and not counted among its live objects (nothing of the user's).
     pub zeros: Mutex<Option<Buffer>>,
+    /// Semaphores of shares dropped before the native device, destroyed after its wait for
+    /// idle (see `Device`'s drop).
+    pub retired_semaphores: Mutex<Vec<vk::Semaphore>>,
 }
 
 /// Bytes of [`DeviceShared::zeros`].
@@ -697,6 +700,7 @@ impl DeviceShared {
             depth24,
             format_support,
             zeros: Mutex::new(None),
+            retired_semaphores: Mutex::new(Vec::new()),
         })
     }
 
@@ -1098,6 +1102,10 @@ impl Drop for DeviceShared {
         // The rest of the teardown holds `loader_lock` (the wait above need not: other
         // threads' devices should not wait for this one's GPU work).
         let _loader = crate::instance::loader_lock();
+        for semaphore in std::mem::take(&mut *lock(&self.retired_semaphores)) {
+            // SAFETY: the device is idle; no batch refers to it any more.
+            unsafe { self.raw.destroy_semaphore(semaphore, None) };
+        }
         if let Some(b) = lock(&self.zeros).take() {
             self.destroy_buffer(b);
         }
@@ -1218,12 +1226,14 @@ impl Drop for Device {
             .values(&values);
         // SAFETY: waits on our own timeline semaphore.
         let _ = unsafe { s.raw.wait_semaphores(&info, 5_000_000_000) };
-        // SAFETY: no pending work uses them any more.
-        unsafe { s.raw.destroy_semaphore(self.timeline, None) };
-        for g in gate.old.into_iter().chain(std::iter::once(gate.current)) {
-            // SAFETY: as above (every gate was opened to what its waits need).
-            unsafe { s.raw.destroy_semaphore(g, None) };
-        }
+        // The semaphores themselves go with the native device, after its wait for idle.
+        // Mesa's queue thread (lavapipe's) lets go of a batch's waits on a timeline only
+        // after the batch signals, so a semaphore destroyed as soon as its value is seen was
+        // touched after it was freed: the compute-queue test crashed lavapipe about once in
+        // 50 runs under load. Waiting here for the queue to pass a batch of our own would
+        // wait behind another share's gated work.
+        lock(&s.retired_semaphores)
+            .extend(gate.old.into_iter().chain([gate.current, self.timeline]));
     }
 }
 
