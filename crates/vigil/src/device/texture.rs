@@ -157,10 +157,10 @@ impl<A: Api> Device<A> {
     /// What the device can do with a format: nothing when the format needs a feature
     /// ([`TextureFormat::required_feature`]) the device was not given, else what WebGPU
     /// lets the format do (widened by the device's `RG11B10UFLOAT_RENDERABLE`,
-    /// `FLOAT32_BLENDABLE` and `BGRA8UNORM_STORAGE`) and the backend reports, both. So a format a driver happens to
-    /// render to, blend, store or multisample beyond WebGPU's table (the snorm formats as
-    /// render targets, 32-bit floats blended) is refused as on any other device. Every
-    /// check of a format's support goes through here.
+    /// `FLOAT32_BLENDABLE` and `BGRA8UNORM_STORAGE`) and the backend reports, both. So a
+    /// format a driver happens to render to, blend, store or multisample beyond WebGPU's
+    /// table (the snorm formats as render targets, 32-bit floats blended) is refused as on
+    /// any other device. Every check of a format's support goes through here.
     pub fn format_support(&self, format: TextureFormat) -> FormatSupport {
         match format.required_feature() {
             Some(f) if !self.features.contains(f) => FormatSupport::default(),
