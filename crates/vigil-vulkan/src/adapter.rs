@@ -202,21 +202,35 @@ fn norm16(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
     })
 }
 
-/// Whether the device filters the three 32-bit float color formats.
-fn float32_filterable(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
-    [
-        vk::Format::R32_SFLOAT,
-        vk::Format::R32G32_SFLOAT,
-        vk::Format::R32G32B32A32_SFLOAT,
-    ]
-    .iter()
-    .all(|&f| {
+/// Whether every format of `formats` has all of `needed` in optimal tiling.
+fn all_have(
+    raw: &ash::Instance,
+    pd: vk::PhysicalDevice,
+    formats: &[vk::Format],
+    needed: vk::FormatFeatureFlags,
+) -> bool {
+    formats.iter().all(|&f| {
         // SAFETY: plain query of a physical device of this instance.
         let props = unsafe { raw.get_physical_device_format_properties(pd, f) };
-        props
-            .optimal_tiling_features
-            .contains(vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR)
+        props.optimal_tiling_features.contains(needed)
     })
+}
+
+/// The three 32-bit float color formats.
+const FLOAT32: [vk::Format; 3] = [
+    vk::Format::R32_SFLOAT,
+    vk::Format::R32G32_SFLOAT,
+    vk::Format::R32G32B32A32_SFLOAT,
+];
+
+/// Whether the device filters the three 32-bit float color formats.
+fn float32_filterable(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
+    all_have(
+        raw,
+        pd,
+        &FLOAT32,
+        vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR,
+    )
 }
 
 /// Whether the device renders to `B10G11R11_UFLOAT_PACK32`, blends it and multisamples it
@@ -227,57 +241,45 @@ fn rg11b10_renderable(
     color_samples: vk::SampleCountFlags,
 ) -> bool {
     use vk::FormatFeatureFlags as F;
-    // SAFETY: plain query of a physical device of this instance.
-    let props = unsafe {
-        raw.get_physical_device_format_properties(pd, vk::Format::B10G11R11_UFLOAT_PACK32)
-    };
-    props
-        .optimal_tiling_features
-        .contains(F::COLOR_ATTACHMENT | F::COLOR_ATTACHMENT_BLEND)
-        && color_samples.contains(vk::SampleCountFlags::TYPE_4)
+    all_have(
+        raw,
+        pd,
+        &[vk::Format::B10G11R11_UFLOAT_PACK32],
+        F::COLOR_ATTACHMENT | F::COLOR_ATTACHMENT_BLEND,
+    ) && color_samples.contains(vk::SampleCountFlags::TYPE_4)
 }
 
 /// Whether the device blends all three 32-bit float color formats (WebGPU's
 /// `float32-blendable`).
 fn float32_blendable(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
-    [
-        vk::Format::R32_SFLOAT,
-        vk::Format::R32G32_SFLOAT,
-        vk::Format::R32G32B32A32_SFLOAT,
-    ]
-    .iter()
-    .all(|&f| {
-        // SAFETY: plain query of a physical device of this instance.
-        let props = unsafe { raw.get_physical_device_format_properties(pd, f) };
-        props.optimal_tiling_features.contains(
-            vk::FormatFeatureFlags::COLOR_ATTACHMENT
-                | vk::FormatFeatureFlags::COLOR_ATTACHMENT_BLEND,
-        )
-    })
+    use vk::FormatFeatureFlags as F;
+    all_have(
+        raw,
+        pd,
+        &FLOAT32,
+        F::COLOR_ATTACHMENT | F::COLOR_ATTACHMENT_BLEND,
+    )
 }
 
 /// Whether the device does image atomics on `R32_UINT` and `R32_SINT` images (mandatory in
 /// Vulkan, asked all the same).
 fn r32_image_atomics(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
-    [vk::Format::R32_UINT, vk::Format::R32_SINT]
-        .iter()
-        .all(|&f| {
-            // SAFETY: plain query of a physical device of this instance.
-            let props = unsafe { raw.get_physical_device_format_properties(pd, f) };
-            props
-                .optimal_tiling_features
-                .contains(vk::FormatFeatureFlags::STORAGE_IMAGE_ATOMIC)
-        })
+    all_have(
+        raw,
+        pd,
+        &[vk::Format::R32_UINT, vk::Format::R32_SINT],
+        vk::FormatFeatureFlags::STORAGE_IMAGE_ATOMIC,
+    )
 }
 
 /// Whether the device stores `B8G8R8A8_UNORM` images (WebGPU's `bgra8unorm-storage`).
 fn bgra8_storage(raw: &ash::Instance, pd: vk::PhysicalDevice) -> bool {
-    // SAFETY: plain query of a physical device of this instance.
-    let props =
-        unsafe { raw.get_physical_device_format_properties(pd, vk::Format::B8G8R8A8_UNORM) };
-    props
-        .optimal_tiling_features
-        .contains(vk::FormatFeatureFlags::STORAGE_IMAGE)
+    all_have(
+        raw,
+        pd,
+        &[vk::Format::B8G8R8A8_UNORM],
+        vk::FormatFeatureFlags::STORAGE_IMAGE,
+    )
 }
 
 /// Whether the device renders to, samples and copies `D32_SFLOAT_S8_UINT`.
