@@ -877,57 +877,71 @@ fn bc_textures_start_zeroed_even_on_reused_memory() {
     d.finish();
 }
 
+/// A 4×2 `Depth32FloatStencil8` texture that copies both ways.
+fn d32s8(d: &Device) -> Texture {
+    d.create_texture(&TextureDescriptor {
+        label: "d32s8",
+        size: [4, 2],
+        format: TextureFormat::Depth32FloatStencil8,
+        usage: TextureUsages::COPY_SRC | TextureUsages::COPY_DST,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+fn aspect_at(aspect: TextureAspect) -> TexelCopyTextureInfo {
+    TexelCopyTextureInfo {
+        aspect,
+        ..Default::default()
+    }
+}
+
+/// Writes one aspect of a [`d32s8`] texture: 4-byte depth texels, or stencil bytes.
+fn write_aspect(d: &Device, t: Texture, aspect: TextureAspect, data: &[u8]) {
+    let texel = if aspect == TextureAspect::DepthOnly {
+        4
+    } else {
+        1
+    };
+    d.write_texture(
+        t,
+        aspect_at(aspect),
+        data,
+        TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: 4 * texel,
+            rows_per_image: None,
+        },
+        [4, 2, 1],
+    )
+    .unwrap();
+}
+
+fn read_aspect(d: &Device, t: Texture, aspect: TextureAspect) -> Vec<u8> {
+    d.read_texture(t, aspect_at(aspect), [4, 2]).unwrap()
+}
+
+/// Eight depth values from `first / 8` up, as bytes, and eight stencil bytes.
+fn depth_and_stencil(first: u8) -> (Vec<u8>, Vec<u8>) {
+    let depth = (first..first + 8)
+        .flat_map(|i| (f32::from(i) / 8.0).to_le_bytes())
+        .collect();
+    (depth, (0..8).map(|i| i * 31 + 1).collect())
+}
+
 #[test]
 fn depth32float_stencil8_aspects_copy_apart() {
     // Depth as 4-byte floats, stencil as bytes, each written and read back on its own; the
     // whole texture (both aspects at once) is not copied.
     let d = gpu();
-    let t = d
-        .create_texture(&TextureDescriptor {
-            label: "d32s8",
-            size: [4, 2],
-            format: TextureFormat::Depth32FloatStencil8,
-            usage: TextureUsages::COPY_SRC | TextureUsages::COPY_DST,
-            ..Default::default()
-        })
-        .unwrap();
-    let aspect = |aspect| TexelCopyTextureInfo {
-        aspect,
-        ..Default::default()
-    };
-    let depth: Vec<u8> = (0..8)
-        .flat_map(|i| (i as f32 / 8.0).to_le_bytes())
-        .collect();
-    let stencil: Vec<u8> = (0..8).map(|i| i * 31 + 1).collect();
-    for (a, data, texel) in [
-        (TextureAspect::DepthOnly, &depth, 4),
-        (TextureAspect::StencilOnly, &stencil, 1),
-    ] {
-        d.write_texture(
-            t,
-            aspect(a),
-            data,
-            TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: 4 * texel,
-                rows_per_image: None,
-            },
-            [4, 2, 1],
-        )
-        .unwrap();
-    }
-    assert_eq!(
-        d.read_texture(t, aspect(TextureAspect::DepthOnly), [4, 2])
-            .unwrap(),
-        depth
-    );
-    assert_eq!(
-        d.read_texture(t, aspect(TextureAspect::StencilOnly), [4, 2])
-            .unwrap(),
-        stencil
-    );
+    let t = d32s8(&d);
+    let (depth, stencil) = depth_and_stencil(0);
+    write_aspect(&d, t, TextureAspect::DepthOnly, &depth);
+    write_aspect(&d, t, TextureAspect::StencilOnly, &stencil);
+    assert_eq!(read_aspect(&d, t, TextureAspect::DepthOnly), depth);
+    assert_eq!(read_aspect(&d, t, TextureAspect::StencilOnly), stencil);
     let e = d
-        .read_texture(t, aspect(TextureAspect::All), [4, 2])
+        .read_texture(t, aspect_at(TextureAspect::All), [4, 2])
         .unwrap_err();
     assert_eq!(e.rule(), Rule::CopyAspect, "{e}");
     d.finish();
@@ -938,38 +952,8 @@ fn clear_texture_zeroes_one_aspect_or_both() {
     // Depth and stencil written, then cleared an aspect at a time: the other keeps its
     // values.
     let d = gpu();
-    let t = d
-        .create_texture(&TextureDescriptor {
-            label: "d32s8",
-            size: [4, 2],
-            format: TextureFormat::Depth32FloatStencil8,
-            usage: TextureUsages::COPY_SRC | TextureUsages::COPY_DST,
-            ..Default::default()
-        })
-        .unwrap();
-    let aspect = |aspect| TexelCopyTextureInfo {
-        aspect,
-        ..Default::default()
-    };
-    let depth: Vec<u8> = (1..9)
-        .flat_map(|i| (i as f32 / 8.0).to_le_bytes())
-        .collect();
-    let stencil: Vec<u8> = (0..8).map(|i| i * 31 + 1).collect();
-    let write = |a, data: &[u8], texel: u32| {
-        d.write_texture(
-            t,
-            aspect(a),
-            data,
-            TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: 4 * texel,
-                rows_per_image: None,
-            },
-            [4, 2, 1],
-        )
-        .unwrap();
-    };
-    let read = |a| d.read_texture(t, aspect(a), [4, 2]).unwrap();
+    let t = d32s8(&d);
+    let (depth, stencil) = depth_and_stencil(1);
     let clear = |a| {
         let mut e = encoder(&d);
         e.clear_texture(
@@ -982,19 +966,20 @@ fn clear_texture_zeroes_one_aspect_or_both() {
         .unwrap();
         d.submit([e.finish().unwrap()]).unwrap();
     };
-    write(TextureAspect::DepthOnly, &depth, 4);
-    write(TextureAspect::StencilOnly, &stencil, 1);
-    clear(TextureAspect::StencilOnly);
-    assert_eq!(read(TextureAspect::DepthOnly), depth);
-    assert_eq!(read(TextureAspect::StencilOnly), vec![0; 8]);
-    write(TextureAspect::StencilOnly, &stencil, 1);
-    clear(TextureAspect::DepthOnly);
-    assert_eq!(read(TextureAspect::DepthOnly), vec![0; 32]);
-    assert_eq!(read(TextureAspect::StencilOnly), stencil);
-    write(TextureAspect::DepthOnly, &depth, 4);
+    let (depth_only, stencil_only) = (TextureAspect::DepthOnly, TextureAspect::StencilOnly);
+    write_aspect(&d, t, depth_only, &depth);
+    write_aspect(&d, t, stencil_only, &stencil);
+    clear(stencil_only);
+    assert_eq!(read_aspect(&d, t, depth_only), depth);
+    assert_eq!(read_aspect(&d, t, stencil_only), vec![0; 8]);
+    write_aspect(&d, t, stencil_only, &stencil);
+    clear(depth_only);
+    assert_eq!(read_aspect(&d, t, depth_only), vec![0; 32]);
+    assert_eq!(read_aspect(&d, t, stencil_only), stencil);
+    write_aspect(&d, t, depth_only, &depth);
     clear(TextureAspect::All);
-    assert_eq!(read(TextureAspect::DepthOnly), vec![0; 32]);
-    assert_eq!(read(TextureAspect::StencilOnly), vec![0; 8]);
+    assert_eq!(read_aspect(&d, t, depth_only), vec![0; 32]);
+    assert_eq!(read_aspect(&d, t, stencil_only), vec![0; 8]);
     d.finish();
 }
 
