@@ -1077,22 +1077,11 @@ fn blended_texel(d: &Device, format: TextureFormat, clear_to: [f64; 4]) -> Vec<u
             &targets,
         ))
         .unwrap();
-    let t = d
-        .create_texture(&TextureDescriptor {
-            label: format.wgsl_name(),
-            size: [4, 4],
-            format,
-            usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
-            ..Default::default()
-        })
-        .unwrap();
-    let view = d
-        .create_texture_view(t, &TextureViewDescriptor::default())
-        .unwrap();
+    let t = target(d, format, 1);
     let mut e = encoder(d);
     e.begin_render_pass(&RenderPassDescriptor {
         label: "blend",
-        color_attachments: &[Some(clear(clear_to, view))],
+        color_attachments: &[Some(clear(clear_to, t.view))],
         ..Default::default()
     })
     .unwrap();
@@ -1101,10 +1090,15 @@ fn blended_texel(d: &Device, format: TextureFormat, clear_to: [f64; 4]) -> Vec<u
     e.end_render_pass().unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
     let back = d
-        .read_texture(t, TexelCopyTextureInfo::default(), [4, 4])
+        .read_texture(t.texture, TexelCopyTextureInfo::default(), [W, H])
         .unwrap();
-    let texel = back[..back.len() / 16].to_vec();
-    assert_eq!(back, texel.repeat(16), "{format:?}: every texel the same");
+    let texels = (W * H) as usize;
+    let texel = back[..back.len() / texels].to_vec();
+    assert_eq!(
+        back,
+        texel.repeat(texels),
+        "{format:?}: every texel the same"
+    );
     texel
 }
 
