@@ -142,7 +142,8 @@ pub enum TextureFormat {
     /// bytes a texel).
     Depth32FloatStencil8,
     /// 8-bit stencil, no depth: sampled as unsigned integers, copied as bytes. On Vulkan
-    /// it is `S8_UINT`, where the device has it as an attachment format.
+    /// it is `S8_UINT` where the device has it as an attachment format, else the stencil
+    /// aspect of `D24_UNORM_S8_UINT` (or `D32_SFLOAT_S8_UINT`), whose depth nothing reads.
     Stencil8,
 }
 

@@ -450,7 +450,11 @@ impl hal::CommandEncoder for CommandEncoder {
                     .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
                     .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
                     .image(b.texture.raw)
-                    .subresource_range(conv::subresource_range(b.texture.format, &b.range))
+                    .subresource_range(vk::ImageSubresourceRange {
+                        // Layouts are the whole image's: every aspect its format has.
+                        aspect_mask: b.texture.aspects,
+                        ..conv::subresource_range(b.texture.format, &b.range)
+                    })
             })
             .collect();
         let dep = vk::DependencyInfo::default()

@@ -347,6 +347,19 @@ pub fn aspect(format: hal::TextureFormat, aspect: hal::TextureAspect) -> vk::Ima
     }
 }
 
+/// Every aspect a Vulkan image format has.
+pub fn format_aspects(format: vk::Format) -> vk::ImageAspectFlags {
+    use vk::Format as F;
+    match format {
+        F::D16_UNORM | F::X8_D24_UNORM_PACK32 | F::D32_SFLOAT => vk::ImageAspectFlags::DEPTH,
+        F::S8_UINT => vk::ImageAspectFlags::STENCIL,
+        F::D16_UNORM_S8_UINT | F::D24_UNORM_S8_UINT | F::D32_SFLOAT_S8_UINT => {
+            vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL
+        }
+        _ => vk::ImageAspectFlags::COLOR,
+    }
+}
+
 pub fn subresource_range(
     format: hal::TextureFormat,
     range: &hal::SubresourceRange,

@@ -195,6 +195,9 @@ pub struct Texture {
     pub(crate) raw: vk::Image,
     allocation: Option<Allocation>,
     pub(crate) format: TextureFormat,
+    /// Every aspect of the image's Vulkan format: what a barrier over the whole texture
+    /// names (a `Stencil8` kept in a depth-stencil format has a depth aspect too).
+    pub(crate) aspects: vk::ImageAspectFlags,
     /// Width and height of mip level 0, in texels.
     pub(crate) size: [u32; 2],
     /// Whether it is a 3D image, whose copies' layers are slices (its `z`).
@@ -474,6 +477,9 @@ pub(crate) struct DeviceShared {
     depth24_stencil8: vk::Format,
     /// What `Depth24Plus` is on this device (24-bit depth, or 32-bit float without it).
     depth24: vk::Format,
+    /// What `Stencil8` is on this device: `S8_UINT` where that is an attachment format,
+    /// else the stencil aspect of `depth24_stencil8`'s format, as wgpu picks it.
+    stencil8: vk::Format,
     format_support: Vec<(TextureFormat, hal::FormatSupport)>,
     /// Acceleration structure calls (present when the device was opened with `RAY_QUERY`).
     pub accel: Option<ash::khr::acceleration_structure::Device>,
@@ -622,6 +628,17 @@ impl DeviceShared {
         } else {
             vk::Format::D32_SFLOAT
         };
+        // Stencil8: S8_UINT where it is an attachment format, else the stencil of a
+        // depth-stencil format whose depth nothing reads (as wgpu does).
+        let stencil8 = if ds_ok(vk::Format::S8_UINT) && !combined_stencil8_forced() {
+            vk::Format::S8_UINT
+        } else {
+            depth24_stencil8
+        };
+        #[cfg(feature = "test-seams")]
+        if stencil8 != vk::Format::S8_UINT && stencil8 != vk::Format::UNDEFINED {
+            COMBINED_STENCIL8_DEVICES.fetch_add(1, Ordering::Relaxed);
+        }
         let limits = &adapter.limits;
         let format_support = TextureFormat::ALL
             .iter()
@@ -629,6 +646,7 @@ impl DeviceShared {
                 let vk_format = match format {
                     TextureFormat::Depth24PlusStencil8 => depth24_stencil8,
                     TextureFormat::Depth24Plus => depth24,
+                    TextureFormat::Stencil8 => stencil8,
                     _ => conv::texture_format(format),
                 };
                 if vk_format == vk::Format::UNDEFINED {
@@ -698,6 +716,7 @@ impl DeviceShared {
             non_coherent_atom: limits.non_coherent_atom_size.max(1),
             depth24_stencil8,
             depth24,
+            stencil8,
             format_support,
             zeros: Mutex::new(None),
             retired_semaphores: Mutex::new(Vec::new()),
@@ -1067,6 +1086,7 @@ impl DeviceShared {
         match format {
             TextureFormat::Depth24PlusStencil8 => self.depth24_stencil8,
             TextureFormat::Depth24Plus => self.depth24,
+            TextureFormat::Stencil8 => self.stencil8,
             _ => conv::texture_format(format),
         }
     }
@@ -1357,6 +1377,7 @@ impl hal::Device for Device {
             raw,
             allocation: Some(allocation),
             format: desc.format,
+            aspects: conv::format_aspects(s.vk_format(desc.format)),
             size: [desc.width, desc.height],
             d3: desc.dimension == hal::TextureDimension::D3,
             owned: true,
@@ -1468,6 +1489,7 @@ impl hal::Device for Device {
             raw,
             allocation: None,
             format: desc.format,
+            aspects: conv::format_aspects(s.vk_format(desc.format)),
             size: [desc.width, desc.height],
             d3: desc.dimension == hal::TextureDimension::D3,
             owned: true,
@@ -1494,6 +1516,7 @@ impl hal::Device for Device {
             raw: texture.raw,
             allocation: None,
             format: texture.format,
+            aspects: texture.aspects,
             size: texture.size,
             d3: texture.d3,
             owned: false,
@@ -2140,6 +2163,40 @@ impl Device {
     pub(crate) fn last_signalled(&self) -> u64 {
         self.last_signal.load(Ordering::Acquire)
     }
+}
+
+/// Whether devices opened from now on keep `Stencil8` in a depth-stencil format even where
+/// the device has `S8_UINT` (the `test-seams` feature), so the fallback runs on any device.
+#[cfg(feature = "test-seams")]
+static COMBINED_STENCIL8: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes devices opened from now on keep `Stencil8` in a depth-stencil format, as on a
+/// device without `S8_UINT` attachments (`on`), or not; process-wide (the `test-seams`
+/// feature: the fallback is otherwise seen only on such devices).
+#[cfg(feature = "test-seams")]
+pub fn force_combined_stencil8(on: bool) {
+    COMBINED_STENCIL8.store(on, Ordering::Relaxed);
+}
+
+/// Devices opened so far that keep `Stencil8` in a depth-stencil format (the `test-seams`
+/// feature: tests see that [`force_combined_stencil8`] took).
+#[cfg(feature = "test-seams")]
+pub fn combined_stencil8_devices() -> usize {
+    COMBINED_STENCIL8_DEVICES.load(Ordering::Relaxed)
+}
+
+#[cfg(feature = "test-seams")]
+static COMBINED_STENCIL8_DEVICES: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+
+#[cfg(feature = "test-seams")]
+fn combined_stencil8_forced() -> bool {
+    COMBINED_STENCIL8.load(Ordering::Relaxed)
+}
+
+#[cfg(not(feature = "test-seams"))]
+fn combined_stencil8_forced() -> bool {
+    false
 }
 
 #[cfg(feature = "test-seams")]

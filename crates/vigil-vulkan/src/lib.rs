@@ -33,6 +33,8 @@ pub use device::{
     PipelineCache, PipelineLayout, QuerySet, RenderPipeline, Sampler, ShaderModule, Texture,
     TextureView,
 };
+#[cfg(feature = "test-seams")]
+pub use device::{combined_stencil8_devices, force_combined_stencil8};
 pub use instance::Instance;
 
 /// The Vulkan backend.

@@ -112,6 +112,15 @@ pub use texture::{
     TextureDescriptor, TextureDescriptorOwned, TextureViewDescriptor, texture_bytes,
 };
 pub use timeline::{Timeline, TimelineEvent, Track};
+/// Vulkan devices opened so far that keep `Stencil8` in a depth-stencil format (the
+/// `test-seams` feature).
+#[cfg(feature = "test-seams")]
+pub use vigil_vulkan::combined_stencil8_devices;
+/// Makes Vulkan devices opened from now on keep `Stencil8` in a depth-stencil format even
+/// where the device has `S8_UINT` attachments, so tests see the fallback a device without
+/// them takes (the `test-seams` feature; process-wide).
+#[cfg(feature = "test-seams")]
+pub use vigil_vulkan::force_combined_stencil8;
 
 /// The window-handle traits a window passed to [`Device::create_surface`] implements.
 pub use raw_window_handle;

@@ -1213,12 +1213,45 @@ fn bc_textures_are_viewed_through_their_srgb_twins() {
     d.finish();
 }
 
+/// Held while a device is opened by the `Stencil8` tests: one of them opens its device
+/// with `Stencil8` kept in a depth-stencil format (a process-wide switch), the other must
+/// not.
+static STENCIL8_OPENING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn stencil8_attachments_are_stencil_tested_read_back_and_sampled() {
-    // Stencil cleared to 7, a quad over the left half replacing it with 3 (its colour
-    // drawn where the stencil test passes: everywhere, Always); the stencil read back
-    // as bytes and sampled as unsigned integers.
-    let d = gpu();
+    let d = {
+        let _opening = STENCIL8_OPENING.lock().unwrap_or_else(|p| p.into_inner());
+        gpu()
+    };
+    stencil8_round_trip(d);
+}
+
+#[test]
+fn stencil8_in_a_depth_stencil_format_behaves_as_stencil8() {
+    // A device without `S8_UINT` attachments keeps `Stencil8` in `D24_UNORM_S8_UINT` (or
+    // `D32_SFLOAT_S8_UINT`), as wgpu does: its depth aspect is never read, every barrier
+    // names both aspects, and the rest is the stencil's. Forced here on a device that has
+    // `S8_UINT`; the same test as above, which the validation layer watches.
+    let d = {
+        let _opening = STENCIL8_OPENING.lock().unwrap_or_else(|p| p.into_inner());
+        let before = vigil::combined_stencil8_devices();
+        vigil::force_combined_stencil8(true);
+        let d = gpu();
+        vigil::force_combined_stencil8(false);
+        assert!(
+            vigil::combined_stencil8_devices() > before,
+            "the device keeps Stencil8 in a depth-stencil format"
+        );
+        d
+    };
+    stencil8_round_trip(d);
+}
+
+/// Stencil cleared to 7, a quad over the left half replacing it with 3 (its colour drawn
+/// where the stencil test passes: everywhere, Always); the stencil read back as bytes and
+/// sampled as unsigned integers.
+fn stencil8_round_trip(d: common::Gpu) {
     let format = TextureFormat::Stencil8;
     let t = target(&d, TextureFormat::Rgba8Unorm, 1);
     let s = d
@@ -1228,6 +1261,7 @@ fn stencil8_attachments_are_stencil_tested_read_back_and_sampled() {
             format,
             usage: TextureUsages::RENDER_ATTACHMENT
                 | TextureUsages::COPY_SRC
+                | TextureUsages::COPY_DST
                 | TextureUsages::TEXTURE_BINDING,
             ..Default::default()
         })
@@ -1298,6 +1332,36 @@ fn stencil8_attachments_are_stencil_tested_read_back_and_sampled() {
         panic!("stencil sampled as unsigned integers")
     };
     assert_eq!(v[0], 3);
+    // Its stencil aspect written by a copy (one row), then the whole texture cleared by
+    // its stencil aspect after the row is copied out.
+    let stencil = TexelCopyTextureInfo {
+        origin: [0, 5],
+        aspect: TextureAspect::StencilOnly,
+        ..Default::default()
+    };
+    let row: Vec<u8> = (0..W as u8).collect();
+    let layout = TexelCopyBufferLayout {
+        offset: 0,
+        bytes_per_row: W,
+        rows_per_image: None,
+    };
+    d.write_texture(s, stencil, &row, layout, [W, 1, 1])
+        .unwrap();
+    assert_eq!(d.read_texture(s, stencil, [W, 1]).unwrap(), row);
+    let mut e = encoder(&d);
+    e.clear_texture(
+        s,
+        &ImageSubresourceRange {
+            aspect: TextureAspect::StencilOnly,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let bytes = d
+        .read_texture(s, TexelCopyTextureInfo::default(), [W, H])
+        .unwrap();
+    assert!(bytes.iter().all(|&b| b == 0), "cleared");
     d.finish();
 }
 
