@@ -297,6 +297,17 @@ fn a_texture_in_a_heap_keeps_its_sampled_layout_until_it_leaves() {
     let pixels = draw(&d, &f, heap, samplers);
     assert_eq!(pixels[0], [200, 100, 50, 255]);
     assert!(pixels[1..].iter().all(|p| *p == [0, 0, 0, 0]));
+
+    // A clear while the heap names it (`clear_texture` needs no COPY_DST usage, and is a
+    // transfer write all the same): refused at submission, the texel kept.
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "clear" })
+        .unwrap();
+    e.clear_texture(t, &ImageSubresourceRange::default())
+        .unwrap();
+    let err = d.submit([e.finish().unwrap()]).unwrap_err();
+    assert_eq!(err.rule(), Rule::GpuHeapResident, "{err}");
+    assert_eq!(draw(&d, &f, heap, samplers)[0], [200, 100, 50, 255]);
     d.finish();
 }
 
