@@ -447,13 +447,7 @@ fn a_texture_in_a_heap_copied_into_or_rendered_to_after_a_heap_read_is_refused_a
     render
         .begin_render_pass(&RenderPassDescriptor {
             label: "load",
-            color_attachments: &[Some(RenderPassColorAttachment {
-                view: v,
-                depth_slice: None,
-                resolve_target: None,
-                load: LoadOp::Load,
-                store: StoreOp::Store,
-            })],
+            color_attachments: &[Some(common::loaded(v))],
             ..Default::default()
         })
         .unwrap();
@@ -728,13 +722,7 @@ fn a_storage_write_after_a_heap_read_in_the_same_recording_waits_for_the_read() 
     e.end_render_pass().unwrap();
     e.begin_render_pass(&RenderPassDescriptor {
         label: "writes",
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view: f.view,
-            depth_slice: None,
-            resolve_target: None,
-            load: LoadOp::Load,
-            store: StoreOp::Store,
-        })],
+        color_attachments: &[Some(common::loaded(f.view))],
         ..Default::default()
     })
     .unwrap();

@@ -534,13 +534,7 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
             probe
                 .begin_render_pass(&RenderPassDescriptor {
                     label: "probe",
-                    color_attachments: &[Some(RenderPassColorAttachment {
-                        view,
-                        depth_slice: None,
-                        resolve_target: None,
-                        load: LoadOp::Load,
-                        store: StoreOp::Store,
-                    })],
+                    color_attachments: &[Some(common::loaded(view))],
                     ..RenderPassDescriptor::default()
                 })
                 .unwrap();

@@ -202,13 +202,7 @@ fn a_read_only_depth_attachment_is_tested_against_and_sampled_in_one_pass() {
         // `Greater` on the left, and each fragment reads the depth under it.
         e.begin_render_pass(&RenderPassDescriptor {
             label: "reads depth",
-            color_attachments: &[Some(RenderPassColorAttachment {
-                view: t.view,
-                depth_slice: None,
-                resolve_target: None,
-                load: LoadOp::Load,
-                store: StoreOp::Store,
-            })],
+            color_attachments: &[Some(common::loaded(t.view))],
             depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
                 view: dv,
                 depth_ops: None,

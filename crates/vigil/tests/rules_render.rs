@@ -906,13 +906,7 @@ fn pipelines_must_match_the_pass_and_draws_their_state() {
     let pass = |e: &mut CommandEncoder<TestApi>, view| {
         e.begin_render_pass(&RenderPassDescriptor {
             label: "p",
-            color_attachments: &[Some(RenderPassColorAttachment {
-                view,
-                depth_slice: None,
-                resolve_target: None,
-                load: LoadOp::Load,
-                store: StoreOp::Store,
-            })],
+            color_attachments: &[Some(loaded(view))],
             ..Default::default()
         })
         .unwrap();
@@ -958,13 +952,7 @@ fn pipelines_must_match_the_pass_and_draws_their_state() {
 fn color_pass(e: &mut CommandEncoder<TestApi>, view: TextureView) {
     e.begin_render_pass(&RenderPassDescriptor {
         label: "p",
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view,
-            depth_slice: None,
-            resolve_target: None,
-            load: LoadOp::Load,
-            store: StoreOp::Store,
-        })],
+        color_attachments: &[Some(loaded(view))],
         ..Default::default()
     })
     .unwrap();
@@ -1122,13 +1110,7 @@ fn an_attachment_cannot_be_sampled_in_its_own_pass() {
     let mut e = encoder(&d);
     e.begin_render_pass(&RenderPassDescriptor {
         label: "p",
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view: v,
-            depth_slice: None,
-            resolve_target: None,
-            load: LoadOp::Load,
-            store: StoreOp::Store,
-        })],
+        color_attachments: &[Some(loaded(v))],
         ..Default::default()
     })
     .unwrap();
@@ -1592,13 +1574,7 @@ fn depth_stencil_pass(
     let mut e = encoder(d);
     e.begin_render_pass(&RenderPassDescriptor {
         label: "ds",
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view: color,
-            depth_slice: None,
-            resolve_target: None,
-            load: LoadOp::Load,
-            store: StoreOp::Store,
-        })],
+        color_attachments: &[Some(loaded(color))],
         depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
             view,
             depth_ops: depth.then_some(Operations {
@@ -1736,13 +1712,7 @@ fn a_read_only_depth_attachment_is_sampled_in_its_own_pass() {
             let mut e = encoder(&d);
             e.begin_render_pass(&RenderPassDescriptor {
                 label: "read-only",
-                color_attachments: &[Some(RenderPassColorAttachment {
-                    view: color,
-                    depth_slice: None,
-                    resolve_target: None,
-                    load: LoadOp::Load,
-                    store: StoreOp::Store,
-                })],
+                color_attachments: &[Some(loaded(color))],
                 depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
                     view: ds,
                     depth_ops,

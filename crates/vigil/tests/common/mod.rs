@@ -412,6 +412,17 @@ pub fn readable_target(d: &Device, size: [u32; 2]) -> (vigil::Texture, vigil::Te
     (target, view)
 }
 
+/// A color attachment that keeps what `view` holds (loaded and stored).
+pub fn loaded(view: vigil::TextureView) -> vigil::RenderPassColorAttachment {
+    vigil::RenderPassColorAttachment {
+        view,
+        depth_slice: None,
+        resolve_target: None,
+        load: vigil::LoadOp::Load,
+        store: vigil::StoreOp::Store,
+    }
+}
+
 /// An encoder with a render pass open on `view`, cleared to `clear` and stored.
 pub fn clear_pass(
     d: &Device,

@@ -181,6 +181,17 @@ pub fn begin_pass(e: &mut CommandEncoder<TestApi>, view: TextureView) {
     try_begin_pass(e, view, "pass", None).unwrap();
 }
 
+/// A color attachment that keeps what `view` holds (loaded and stored).
+pub fn loaded(view: TextureView) -> RenderPassColorAttachment {
+    RenderPassColorAttachment {
+        view,
+        depth_slice: None,
+        resolve_target: None,
+        load: LoadOp::Load,
+        store: StoreOp::Store,
+    }
+}
+
 /// Begins a render pass labelled `label` on `view`, cleared and stored, counting occlusion
 /// into `occlusion` when given.
 pub fn try_begin_pass(
