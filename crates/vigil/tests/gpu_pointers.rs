@@ -581,6 +581,8 @@ fn a_triangle_is_drawn_from_vertices_fetched_through_pointers() {
     d.finish();
 }
 
+// The seam is the `test-seams` feature's (the suite's command builds with it).
+#[cfg(feature = "test-seams")]
 #[test]
 fn without_indirect_first_instance_a_draw_by_address_naming_another_draws_nothing() {
     // As on a device without drawIndirectFirstInstance (the seam makes this one check as

@@ -468,6 +468,8 @@ fn a_first_instance_read_by_an_indirect_draw_is_defined_without_asking_for_it() 
     assert_eq!(at(&px, 60, 60), [7, 0, 0, 255]);
 }
 
+// The seam is the `test-seams` feature's (the suite's command builds with it).
+#[cfg(feature = "test-seams")]
 #[test]
 fn without_indirect_first_instance_a_draw_naming_another_first_instance_draws_nothing() {
     // On a device without drawIndirectFirstInstance the arguments are copied in front of
@@ -482,6 +484,7 @@ fn without_indirect_first_instance_a_draw_naming_another_first_instance_draws_no
 /// What [`four_indirect_draws`] leaves where first instances are checked: the draws naming
 /// another first instance than 0 draw nothing (the clear colour stays), the others their
 /// last instance's index in red.
+#[cfg(feature = "test-seams")]
 const CHECKED: [[u8; 4]; 4] = [
     [0, 0, 255, 255],
     [1, 0, 0, 255],
@@ -591,6 +594,8 @@ fn indirect_draws_from_a_bundle_draw_the_instances_their_arguments_name() {
     assert_eq!(four_indirect_draws(&g, true), want);
 }
 
+// The seam is the `test-seams` feature's (the suite's command builds with it).
+#[cfg(feature = "test-seams")]
 #[test]
 fn a_bundle_s_indirect_draws_are_checked_where_it_is_executed() {
     // As a pass's own indirect draws on a device without drawIndirectFirstInstance: those

@@ -1581,9 +1581,12 @@ fn multi_draw_indirect_draws_each_of_its_draws() {
             false,
         ),
         (Features::INDIRECT_FIRST_INSTANCE, false),
+        // The seam is the `test-seams` feature's (the suite's command builds with it).
+        #[cfg(feature = "test-seams")]
         (Features::MULTI_DRAW_INDIRECT, true),
     ] {
         let d = common::gpu_requiring(features, "multi-draw");
+        #[cfg(feature = "test-seams")]
         if checked {
             d.seams().check_indirect_first_instance();
         }
