@@ -655,7 +655,17 @@ impl DeviceShared {
                 let f = format_props(vk_format).optimal_tiling_features;
                 use vk::FormatFeatureFlags as F;
                 let samples = if format.is_depth_stencil() {
-                    limits.framebuffer_depth_sample_counts
+                    // Every aspect of the native format is in the attachment, so each
+                    // aspect's counts apply: Stencil8 kept in D24S8 needs both.
+                    let aspects = conv::format_aspects(vk_format);
+                    let mut counts = vk::SampleCountFlags::from_raw(u32::MAX);
+                    if aspects.contains(vk::ImageAspectFlags::DEPTH) {
+                        counts &= limits.framebuffer_depth_sample_counts;
+                    }
+                    if aspects.contains(vk::ImageAspectFlags::STENCIL) {
+                        counts &= limits.framebuffer_stencil_sample_counts;
+                    }
+                    counts
                 } else if format.info().sample_type == hal::TextureSampleType::Uint
                     || format.info().sample_type == hal::TextureSampleType::Sint
                 {

@@ -1213,40 +1213,181 @@ fn bc_textures_are_viewed_through_their_srgb_twins() {
     d.finish();
 }
 
-/// Held while a device is opened by the `Stencil8` tests: one of them opens its device
-/// with `Stencil8` kept in a depth-stencil format (a process-wide switch), the other must
-/// not.
+/// Held while a device is opened by the `Stencil8` tests: some open their device with
+/// `Stencil8` kept in a depth-stencil format (a process-wide switch), the others must not.
 static STENCIL8_OPENING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A device for the `Stencil8` tests, with `Stencil8` in its own format (`S8_UINT` on the
+/// devices the suite runs on).
+fn stencil8_gpu() -> common::Gpu {
+    let _opening = STENCIL8_OPENING.lock().unwrap_or_else(|p| p.into_inner());
+    gpu()
+}
+
+/// A device that keeps `Stencil8` in `D24_UNORM_S8_UINT` (or `D32_SFLOAT_S8_UINT`), as one
+/// without `S8_UINT` attachments does, and as wgpu does: its depth aspect is never read,
+/// every barrier names both aspects, and the rest is the stencil's. Forced by the test
+/// seam on a device that has `S8_UINT`.
+#[cfg(feature = "test-seams")]
+fn combined_stencil8_gpu() -> common::Gpu {
+    let _opening = STENCIL8_OPENING.lock().unwrap_or_else(|p| p.into_inner());
+    let before = vigil::combined_stencil8_devices();
+    vigil::force_combined_stencil8(true);
+    let d = gpu();
+    vigil::force_combined_stencil8(false);
+    assert!(
+        vigil::combined_stencil8_devices() > before,
+        "the device keeps Stencil8 in a depth-stencil format"
+    );
+    d
+}
 
 #[test]
 fn stencil8_attachments_are_stencil_tested_read_back_and_sampled() {
-    let d = {
-        let _opening = STENCIL8_OPENING.lock().unwrap_or_else(|p| p.into_inner());
-        gpu()
-    };
-    stencil8_round_trip(d);
+    stencil8_round_trip(stencil8_gpu());
 }
 
 #[cfg(feature = "test-seams")]
 #[test]
 fn stencil8_in_a_depth_stencil_format_behaves_as_stencil8() {
-    // A device without `S8_UINT` attachments keeps `Stencil8` in `D24_UNORM_S8_UINT` (or
-    // `D32_SFLOAT_S8_UINT`), as wgpu does: its depth aspect is never read, every barrier
-    // names both aspects, and the rest is the stencil's. Forced here on a device that has
-    // `S8_UINT`; the same test as above, which the validation layer watches.
-    let d = {
-        let _opening = STENCIL8_OPENING.lock().unwrap_or_else(|p| p.into_inner());
-        let before = vigil::combined_stencil8_devices();
-        vigil::force_combined_stencil8(true);
-        let d = gpu();
-        vigil::force_combined_stencil8(false);
-        assert!(
-            vigil::combined_stencil8_devices() > before,
-            "the device keeps Stencil8 in a depth-stencil format"
-        );
-        d
+    // The same test as above, which the validation layer watches.
+    stencil8_round_trip(combined_stencil8_gpu());
+}
+
+#[test]
+fn multisampled_stencil8_tests_every_sample_across_passes() {
+    stencil8_multisampled(stencil8_gpu());
+}
+
+#[cfg(feature = "test-seams")]
+#[test]
+fn multisampled_stencil8_in_a_depth_stencil_format_behaves_as_stencil8() {
+    // Its sample counts are those of both aspects of the depth-stencil format.
+    stencil8_multisampled(combined_stencil8_gpu());
+}
+
+/// A 4-sample `Stencil8` attachment beside a 4-sample colour target resolved each pass.
+/// Pass 1: stencil cleared to 7, a quad over the left half replacing it with 3, then a
+/// quad over the whole target drawn red where the stencil equals 3. Pass 2 loads the
+/// stencil and draws white where it equals 7. The left half is red and the right white,
+/// with no sample of either colour in the other half (every sample's stencil kept and
+/// tested).
+fn stencil8_multisampled(d: common::Gpu) {
+    let format = TextureFormat::Stencil8;
+    assert!(
+        d.format_support(format).multisample4,
+        "Stencil8 is multisampled on this device"
+    );
+    let target4 = target(&d, TextureFormat::Rgba8Unorm, 4);
+    let resolved = target(&d, TextureFormat::Rgba8Unorm, 1);
+    let s = d
+        .create_texture(&TextureDescriptor {
+            label: "stencil8 x4",
+            size: [W, H],
+            format,
+            sample_count: 4,
+            usage: TextureUsages::RENDER_ATTACHMENT,
+            ..Default::default()
+        })
+        .unwrap();
+    let sv = d
+        .create_texture_view(s, &TextureViewDescriptor::default())
+        .unwrap();
+    let stencil = |compare, pass_op| {
+        let face = StencilFaceState {
+            compare,
+            fail_op: StencilOperation::Keep,
+            depth_fail_op: StencilOperation::Keep,
+            pass_op,
+        };
+        Some(DepthStencilState {
+            format,
+            depth_write_enabled: false,
+            depth_compare: CompareFunction::Always,
+            stencil: StencilState {
+                front: face,
+                back: face,
+                read_mask: 0xff,
+                write_mask: 0xff,
+            },
+            bias: DepthBiasState::default(),
+        })
     };
-    stencil8_round_trip(d);
+    let pipeline = |compare, pass_op| {
+        pos3_pipeline_sampled(
+            &d,
+            (empty_layout(&d), module(&d, DEPTH_SHADER)),
+            PrimitiveState::default(),
+            stencil(compare, pass_op),
+            4,
+        )
+    };
+    let replace = pipeline(CompareFunction::Always, StencilOperation::Replace);
+    let equal = pipeline(CompareFunction::Equal, StencilOperation::Keep);
+    let left = vertex_buffer(&d, &quad3(0.5, [0.0, 1.0, 0.0, 1.0], -1.0, 0.0));
+    let red = vertex_buffer(&d, &quad3(0.5, [1.0, 0.0, 0.0, 1.0], -1.0, 1.0));
+    let white = vertex_buffer(&d, &quad3(0.5, [1.0, 1.0, 1.0, 1.0], -1.0, 1.0));
+    let pass = |e: &mut CommandEncoder, load, stencil_load| {
+        e.begin_render_pass(&RenderPassDescriptor {
+            label: "stencil8 x4",
+            color_attachments: &[Some(RenderPassColorAttachment {
+                view: target4.view,
+                depth_slice: None,
+                resolve_target: Some(resolved.view),
+                load,
+                store: StoreOp::Store,
+            })],
+            depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
+                view: sv,
+                depth_ops: None,
+                stencil_ops: Some(Operations {
+                    load: stencil_load,
+                    store: StoreOp::Store,
+                }),
+            }),
+            ..Default::default()
+        })
+        .unwrap();
+    };
+    let mut e = encoder(&d);
+    pass(
+        &mut e,
+        LoadOp::Clear([0.0, 0.0, 1.0, 1.0]),
+        LoadOp::Clear(7),
+    );
+    e.set_render_pipeline(replace).unwrap();
+    e.set_stencil_reference(3).unwrap();
+    e.set_vertex_buffer(0, left, 0, None).unwrap();
+    e.draw(0..6, 0..1).unwrap();
+    e.set_render_pipeline(equal).unwrap();
+    e.set_vertex_buffer(0, red, 0, None).unwrap();
+    e.draw(0..6, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let px = pixels(&d, resolved.texture);
+    assert_eq!(at(&px, 10, 32), [255, 0, 0, 255], "pass 1, left");
+    assert_eq!(at(&px, 54, 32), [0, 0, 255, 255], "pass 1, right");
+    // A second submission: the stencil is loaded from the first.
+    let mut e = encoder(&d);
+    pass(&mut e, LoadOp::Load, LoadOp::Load);
+    e.set_render_pipeline(equal).unwrap();
+    e.set_stencil_reference(7).unwrap();
+    e.set_vertex_buffer(0, white, 0, None).unwrap();
+    e.draw(0..6, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let px = pixels(&d, resolved.texture);
+    for y in [0, H / 2, H - 1] {
+        for x in 0..W {
+            let want = if x < W / 2 {
+                [255, 0, 0, 255]
+            } else {
+                [255, 255, 255, 255]
+            };
+            assert_eq!(at(&px, x, y), want, "pass 2 at ({x}, {y})");
+        }
+    }
+    d.finish();
 }
 
 /// Stencil cleared to 7, a quad over the left half replacing it with 3 (its colour drawn

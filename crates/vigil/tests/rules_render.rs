@@ -1950,6 +1950,8 @@ fn counted_draws_need_their_features_and_lie_in_their_buffers() {
     let usage = BufferUsages::INDEX | BufferUsages::INDIRECT;
     // Without the feature, and with it where first instances are checked on the GPU (as on
     // a device without INDIRECT_FIRST_INSTANCE, which the test adapter has and so gives).
+    // Without `test-seams` the list has one case.
+    #[cfg_attr(not(feature = "test-seams"), allow(clippy::single_element_loop))]
     for (features, rule) in [
         (Features::INDIRECT_FIRST_INSTANCE, Rule::DrawCountFeature),
         // The seam is the `test-seams` feature's (the suite's command builds with it).

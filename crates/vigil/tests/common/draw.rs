@@ -239,9 +239,20 @@ pub fn depth_pipeline_biased(
 /// color per vertex as [`quad3`] lays them out, into an rgba8 target.
 pub fn pos3_pipeline(
     d: &Device,
+    parts: (PipelineLayout, ShaderModule),
+    primitive: PrimitiveState,
+    depth_stencil: Option<DepthStencilState>,
+) -> RenderPipeline {
+    pos3_pipeline_sampled(d, parts, primitive, depth_stencil, 1)
+}
+
+/// [`pos3_pipeline`] into targets of `samples` samples.
+pub fn pos3_pipeline_sampled(
+    d: &Device,
     (layout, module): (PipelineLayout, ShaderModule),
     primitive: PrimitiveState,
     depth_stencil: Option<DepthStencilState>,
+    samples: u32,
 ) -> RenderPipeline {
     let attrs = [
         VertexAttribute {
@@ -264,5 +275,6 @@ pub fn pos3_pipeline(
     let mut desc = pipeline_desc(layout, module, &vbl, &targets);
     desc.primitive = primitive;
     desc.depth_stencil = depth_stencil;
+    desc.multisample.count = samples;
     d.create_render_pipeline(&desc).unwrap()
 }
