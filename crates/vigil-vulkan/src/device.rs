@@ -674,6 +674,21 @@ impl DeviceShared {
                 } else {
                     limits.framebuffer_color_sample_counts
                 };
+                // The limits say what the device's attachments take; the driver says
+                // what this format takes as one (every image is also a copy destination:
+                // it is cleared when first used).
+                let attachment = if format.is_depth_stencil() {
+                    vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+                } else {
+                    vk::ImageUsageFlags::COLOR_ATTACHMENT
+                };
+                let samples = samples
+                    & Self::image_sample_counts(
+                        &instance,
+                        adapter.raw,
+                        vk_format,
+                        attachment | vk::ImageUsageFlags::TRANSFER_DST,
+                    );
                 let support = hal::FormatSupport {
                     sampled: f.contains(F::SAMPLED_IMAGE),
                     filterable: f.contains(F::SAMPLED_IMAGE_FILTER_LINEAR),
@@ -933,13 +948,17 @@ impl DeviceShared {
         }
     }
 
-    /// Refuses a 1D or 3D image the driver cannot make as `info` describes: the format's
-    /// features are reported for every image type together, and a 3D image's largest
-    /// extent and mip count are the driver's to say per format and usage
+    /// Refuses a 1D or 3D image, or a multisampled one, the driver cannot make as `info`
+    /// describes: the format's features are reported for every image type together, a 3D
+    /// image's largest extent and mip count are the driver's to say per format and usage
     /// (VUID-VkImageCreateInfo-extent-02252 to -02254 and -mipLevels-02255, which checking
-    /// only the limits would not meet). 2D images are what the format's support describes.
+    /// only the limits would not meet), and so are the sample counts of a format with a
+    /// given usage (VUID-VkImageCreateInfo-samples-02258: the limits' counts are the
+    /// device's for attachments in general, a format or a sampled usage may have fewer).
+    /// Single-sampled 2D images are what the format's support describes.
     pub(crate) fn image_supported(&self, info: &vk::ImageCreateInfo<'_>) -> hal::Result<()> {
-        if info.image_type == vk::ImageType::TYPE_2D {
+        if info.image_type == vk::ImageType::TYPE_2D && info.samples == vk::SampleCountFlags::TYPE_1
+        {
             return Ok(());
         }
         let instance = &self.instance.raw;
@@ -983,7 +1002,35 @@ impl DeviceShared {
                 props.max_mip_levels
             )));
         }
+        if !props.sample_counts.contains(info.samples) {
+            return Err(hal::DeviceError::Unsupported(format!(
+                "a {:?} image of {:?} with usage {:?} and {:?} samples (the driver makes {:?})",
+                info.image_type, info.format, info.usage, info.samples, props.sample_counts
+            )));
+        }
         Ok(())
+    }
+
+    /// The sample counts the driver makes a 2D, optimally tiled image of `format` with
+    /// `usage` in (none if it makes no such image).
+    fn image_sample_counts(
+        instance: &InstanceShared,
+        physical: vk::PhysicalDevice,
+        format: vk::Format,
+        usage: vk::ImageUsageFlags,
+    ) -> vk::SampleCountFlags {
+        // SAFETY: the adapter's own physical device; a query, nothing is created.
+        let props = unsafe {
+            instance.raw.get_physical_device_image_format_properties(
+                physical,
+                format,
+                vk::ImageType::TYPE_2D,
+                vk::ImageTiling::OPTIMAL,
+                usage,
+                vk::ImageCreateFlags::empty(),
+            )
+        };
+        props.map_or(vk::SampleCountFlags::empty(), |p| p.sample_counts)
     }
 
     /// What an image made from `info` needs of its memory, without making it.

@@ -1213,6 +1213,88 @@ fn bc_textures_are_viewed_through_their_srgb_twins() {
     d.finish();
 }
 
+#[test]
+fn every_format_said_to_multisample_makes_a_4_sample_attachment() {
+    // `multisample4` is the limits' attachment counts narrowed by what the driver makes of
+    // the format, and a texture is refused where the driver would not make it with its
+    // usage: each format said to multisample is made with 4 samples (sampled too where it
+    // is sampled) and cleared in a render pass under the layer's eye; the others that are
+    // attachments are refused with 4 samples.
+    fn ops<T>(on: bool, clear: T) -> Option<Operations<T>> {
+        on.then_some(Operations {
+            load: LoadOp::Clear(clear),
+            store: StoreOp::Discard,
+        })
+    }
+    let d = gpu();
+    let mut made = 0;
+    let mut refused = 0;
+    for format in TextureFormat::ALL {
+        let support = d.format_support(format);
+        let info = format.info();
+        if !(support.color_attachment || support.depth_stencil_attachment) {
+            continue;
+        }
+        let mut usage = TextureUsages::RENDER_ATTACHMENT;
+        if support.sampled {
+            usage |= TextureUsages::TEXTURE_BINDING;
+        }
+        let made4 = d.create_texture(&TextureDescriptor {
+            label: format.wgsl_name(),
+            size: [8, 8],
+            format,
+            sample_count: 4,
+            usage,
+            ..Default::default()
+        });
+        if !support.multisample4 {
+            let e = made4.expect_err("refused with 4 samples");
+            assert_eq!(e.rule(), Rule::TextureFormatUsage, "{format:?}: {e}");
+            refused += 1;
+            continue;
+        }
+        let t = made4.unwrap_or_else(|e| panic!("{format:?}: {e}"));
+        let view = d
+            .create_texture_view(t, &TextureViewDescriptor::default())
+            .unwrap();
+        let mut e = encoder(&d);
+        if format.is_depth_stencil() {
+            e.begin_render_pass(&RenderPassDescriptor {
+                label: "multisampled",
+                depth_stencil_attachment: Some(RenderPassDepthStencilAttachment {
+                    view,
+                    depth_ops: ops(info.has_depth, 1.0),
+                    stencil_ops: ops(info.has_stencil, 0),
+                }),
+                ..Default::default()
+            })
+        } else {
+            e.begin_render_pass(&RenderPassDescriptor {
+                label: "multisampled",
+                color_attachments: &[Some(RenderPassColorAttachment {
+                    view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    load: LoadOp::Clear([0.0; 4]),
+                    store: StoreOp::Discard,
+                })],
+                ..Default::default()
+            })
+        }
+        .unwrap_or_else(|e| panic!("{format:?}: {e}"));
+        e.end_render_pass().unwrap();
+        d.submit([e.finish().unwrap()]).unwrap();
+        made += 1;
+    }
+    // Every device multisamples WebGPU's core list (rgba8unorm and depth32float among it).
+    assert!(
+        d.format_support(TextureFormat::Rgba8Unorm).multisample4
+            && d.format_support(TextureFormat::Depth32Float).multisample4,
+        "{made} formats multisampled, {refused} attachments refused"
+    );
+    d.finish();
+}
+
 /// Held while a device is opened by the `Stencil8` tests: some open their device with
 /// `Stencil8` kept in a depth-stencil format (a process-wide switch), the others must not.
 static STENCIL8_OPENING: std::sync::Mutex<()> = std::sync::Mutex::new(());
