@@ -823,6 +823,7 @@ pub struct FormatSupport {
     pub depth_stencil_attachment: bool,
     /// Can be copied to and from.
     pub copy: bool,
-    /// Supports 4 samples per texel.
+    /// Can be a render attachment of 4 samples per texel (a 4-sample texture of another
+    /// usage may still be refused by the backend when its driver would not make it).
     pub multisample4: bool,
 }
