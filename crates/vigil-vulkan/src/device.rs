@@ -675,20 +675,29 @@ impl DeviceShared {
                     limits.framebuffer_color_sample_counts
                 };
                 // The limits say what the device's attachments take; the driver says
-                // what this format takes as one (every image is also a copy destination:
-                // it is cleared when first used).
-                let attachment = if format.is_depth_stencil() {
-                    vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+                // what this format takes as one (a 2D, optimally tiled image that is also
+                // a copy destination: it is cleared when first used). Not asked of a
+                // format that is no attachment.
+                let (attachment, attachment_usage) = if format.is_depth_stencil() {
+                    (
+                        F::DEPTH_STENCIL_ATTACHMENT,
+                        vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+                    )
                 } else {
-                    vk::ImageUsageFlags::COLOR_ATTACHMENT
+                    (F::COLOR_ATTACHMENT, vk::ImageUsageFlags::COLOR_ATTACHMENT)
                 };
-                let samples = samples
-                    & Self::image_sample_counts(
-                        &instance,
-                        adapter.raw,
-                        vk_format,
-                        attachment | vk::ImageUsageFlags::TRANSFER_DST,
-                    );
+                let driver_samples = if f.contains(attachment) {
+                    let info = vk::ImageCreateInfo::default()
+                        .format(vk_format)
+                        .image_type(vk::ImageType::TYPE_2D)
+                        .tiling(vk::ImageTiling::OPTIMAL)
+                        .usage(attachment_usage | vk::ImageUsageFlags::TRANSFER_DST);
+                    Self::image_format_properties(&instance, adapter.raw, &info)
+                        .map_or(vk::SampleCountFlags::empty(), |p| p.sample_counts)
+                } else {
+                    vk::SampleCountFlags::empty()
+                };
+                let samples = samples & driver_samples;
                 let support = hal::FormatSupport {
                     sampled: f.contains(F::SAMPLED_IMAGE),
                     filterable: f.contains(F::SAMPLED_IMAGE_FILTER_LINEAR),
@@ -961,25 +970,15 @@ impl DeviceShared {
         {
             return Ok(());
         }
-        let instance = &self.instance.raw;
-        // SAFETY: the device's own physical device; a query, nothing is created.
-        let props = unsafe {
-            instance.get_physical_device_image_format_properties(
-                self.physical,
-                info.format,
-                info.image_type,
-                info.tiling,
-                info.usage,
-                info.flags,
-            )
-        }
-        .map_err(|e| match e {
-            vk::Result::ERROR_FORMAT_NOT_SUPPORTED => hal::DeviceError::Unsupported(format!(
-                "a {:?} image of {:?} with usage {:?}",
-                info.image_type, info.format, info.usage
-            )),
-            other => conv::map_result(other),
-        })?;
+        let props = Self::image_format_properties(&self.instance, self.physical, info).map_err(
+            |e| match e {
+                vk::Result::ERROR_FORMAT_NOT_SUPPORTED => hal::DeviceError::Unsupported(format!(
+                    "a {:?} image of {:?} with usage {:?}",
+                    info.image_type, info.format, info.usage
+                )),
+                other => conv::map_result(other),
+            },
+        )?;
         let e = info.extent;
         let m = props.max_extent;
         if e.width > m.width
@@ -1011,26 +1010,24 @@ impl DeviceShared {
         Ok(())
     }
 
-    /// The sample counts the driver makes a 2D, optimally tiled image of `format` with
-    /// `usage` in (none if it makes no such image).
-    fn image_sample_counts(
+    /// What the driver makes of images of `info`'s format, type, tiling, usage and flags
+    /// (`ERROR_FORMAT_NOT_SUPPORTED` if it makes none).
+    fn image_format_properties(
         instance: &InstanceShared,
         physical: vk::PhysicalDevice,
-        format: vk::Format,
-        usage: vk::ImageUsageFlags,
-    ) -> vk::SampleCountFlags {
-        // SAFETY: the adapter's own physical device; a query, nothing is created.
-        let props = unsafe {
+        info: &vk::ImageCreateInfo<'_>,
+    ) -> ash::prelude::VkResult<vk::ImageFormatProperties> {
+        // SAFETY: the device's own physical device; a query, nothing is created.
+        unsafe {
             instance.raw.get_physical_device_image_format_properties(
                 physical,
-                format,
-                vk::ImageType::TYPE_2D,
-                vk::ImageTiling::OPTIMAL,
-                usage,
-                vk::ImageCreateFlags::empty(),
+                info.format,
+                info.image_type,
+                info.tiling,
+                info.usage,
+                info.flags,
             )
-        };
-        props.map_or(vk::SampleCountFlags::empty(), |p| p.sample_counts)
+        }
     }
 
     /// What an image made from `info` needs of its memory, without making it.
