@@ -1271,13 +1271,7 @@ fn every_format_said_to_multisample_makes_a_4_sample_attachment() {
         } else {
             e.begin_render_pass(&RenderPassDescriptor {
                 label: "multisampled",
-                color_attachments: &[Some(RenderPassColorAttachment {
-                    view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    load: LoadOp::Clear([0.0; 4]),
-                    store: StoreOp::Discard,
-                })],
+                color_attachments: &[Some(clear([0.0; 4], view))],
                 ..Default::default()
             })
         }
@@ -1375,37 +1369,8 @@ fn stencil8_multisampled(d: common::Gpu) {
     let sv = d
         .create_texture_view(s, &TextureViewDescriptor::default())
         .unwrap();
-    let stencil = |compare, pass_op| {
-        let face = StencilFaceState {
-            compare,
-            fail_op: StencilOperation::Keep,
-            depth_fail_op: StencilOperation::Keep,
-            pass_op,
-        };
-        Some(DepthStencilState {
-            format,
-            depth_write_enabled: false,
-            depth_compare: CompareFunction::Always,
-            stencil: StencilState {
-                front: face,
-                back: face,
-                read_mask: 0xff,
-                write_mask: 0xff,
-            },
-            bias: DepthBiasState::default(),
-        })
-    };
-    let pipeline = |compare, pass_op| {
-        pos3_pipeline_sampled(
-            &d,
-            (empty_layout(&d), module(&d, DEPTH_SHADER)),
-            PrimitiveState::default(),
-            stencil(compare, pass_op),
-            4,
-        )
-    };
-    let replace = pipeline(CompareFunction::Always, StencilOperation::Replace);
-    let equal = pipeline(CompareFunction::Equal, StencilOperation::Keep);
+    let replace = stencil8_pipeline(&d, CompareFunction::Always, StencilOperation::Replace, 4);
+    let equal = stencil8_pipeline(&d, CompareFunction::Equal, StencilOperation::Keep, 4);
     let left = vertex_buffer(&d, &quad3(0.5, [0.0, 1.0, 0.0, 1.0], -1.0, 0.0));
     let red = vertex_buffer(&d, &quad3(0.5, [1.0, 0.0, 0.0, 1.0], -1.0, 1.0));
     let white = vertex_buffer(&d, &quad3(0.5, [1.0, 1.0, 1.0, 1.0], -1.0, 1.0));
@@ -1472,6 +1437,42 @@ fn stencil8_multisampled(d: common::Gpu) {
     d.finish();
 }
 
+/// The pipeline of [`DEPTH_SHADER`] over a `Stencil8` attachment into `samples`-sample
+/// targets: both faces compare with `compare` and apply `pass_op` where it passes (the
+/// reference from `set_stencil_reference`), every bit read and written.
+fn stencil8_pipeline(
+    d: &Device,
+    compare: CompareFunction,
+    pass_op: StencilOperation,
+    samples: u32,
+) -> RenderPipeline {
+    let face = StencilFaceState {
+        compare,
+        fail_op: StencilOperation::Keep,
+        depth_fail_op: StencilOperation::Keep,
+        pass_op,
+    };
+    let state = DepthStencilState {
+        format: TextureFormat::Stencil8,
+        depth_write_enabled: false,
+        depth_compare: CompareFunction::Always,
+        stencil: StencilState {
+            front: face,
+            back: face,
+            read_mask: 0xff,
+            write_mask: 0xff,
+        },
+        bias: DepthBiasState::default(),
+    };
+    pos3_pipeline_sampled(
+        d,
+        (empty_layout(d), module(d, DEPTH_SHADER)),
+        PrimitiveState::default(),
+        Some(state),
+        samples,
+    )
+}
+
 /// Stencil cleared to 7, a quad over the left half replacing it with 3 (its colour drawn
 /// where the stencil test passes: everywhere, Always); the stencil read back as bytes and
 /// sampled as unsigned integers.
@@ -1493,30 +1494,7 @@ fn stencil8_round_trip(d: common::Gpu) {
     let sv = d
         .create_texture_view(s, &TextureViewDescriptor::default())
         .unwrap();
-    let replace = StencilFaceState {
-        compare: CompareFunction::Always,
-        fail_op: StencilOperation::Keep,
-        depth_fail_op: StencilOperation::Keep,
-        pass_op: StencilOperation::Replace,
-    };
-    let state = DepthStencilState {
-        format,
-        depth_write_enabled: false,
-        depth_compare: CompareFunction::Always,
-        stencil: StencilState {
-            front: replace,
-            back: replace,
-            read_mask: 0xff,
-            write_mask: 0xff,
-        },
-        bias: DepthBiasState::default(),
-    };
-    let p = pos3_pipeline(
-        &d,
-        (empty_layout(&d), module(&d, DEPTH_SHADER)),
-        PrimitiveState::default(),
-        Some(state),
-    );
+    let p = stencil8_pipeline(&d, CompareFunction::Always, StencilOperation::Replace, 1);
     let left = vertex_buffer(&d, &quad3(0.5, [0.0, 1.0, 0.0, 1.0], -1.0, 0.0));
     let mut e = encoder(&d);
     e.begin_render_pass(&RenderPassDescriptor {
