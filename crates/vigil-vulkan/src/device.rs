@@ -979,35 +979,7 @@ impl DeviceShared {
                 other => conv::map_result(other),
             },
         )?;
-        let e = info.extent;
-        let m = props.max_extent;
-        if e.width > m.width
-            || e.height > m.height
-            || e.depth > m.depth
-            || info.mip_levels > props.max_mip_levels
-            || info.array_layers > props.max_array_layers
-        {
-            return Err(hal::DeviceError::Unsupported(format!(
-                "a {:?} image of {:?} of {}x{}x{} with {} mip levels (the driver makes at most {}x{}x{} with {})",
-                info.image_type,
-                info.format,
-                e.width,
-                e.height,
-                e.depth,
-                info.mip_levels,
-                m.width,
-                m.height,
-                m.depth,
-                props.max_mip_levels
-            )));
-        }
-        if !props.sample_counts.contains(info.samples) {
-            return Err(hal::DeviceError::Unsupported(format!(
-                "a {:?} image of {:?} with usage {:?} and {:?} samples (the driver makes {:?})",
-                info.image_type, info.format, info.usage, info.samples, props.sample_counts
-            )));
-        }
-        Ok(())
+        fits(info, &props)
     }
 
     /// What the driver makes of images of `info`'s format, type, tiling, usage and flags
@@ -1166,6 +1138,43 @@ impl DeviceShared {
             .offset(start)
             .size(size)
     }
+}
+
+/// Whether an image made as `info` describes is within what the driver said it makes of
+/// that format, type, tiling, usage and flags (`props`): its extent, mip levels, layers
+/// and sample count.
+fn fits(info: &vk::ImageCreateInfo<'_>, props: &vk::ImageFormatProperties) -> hal::Result<()> {
+    let e = info.extent;
+    let m = props.max_extent;
+    if e.width > m.width
+        || e.height > m.height
+        || e.depth > m.depth
+        || info.mip_levels > props.max_mip_levels
+        || info.array_layers > props.max_array_layers
+    {
+        return Err(hal::DeviceError::Unsupported(format!(
+            "a {:?} image of {:?} of {}x{}x{} with {} mip levels and {} layers (the driver makes at most {}x{}x{} with {} and {})",
+            info.image_type,
+            info.format,
+            e.width,
+            e.height,
+            e.depth,
+            info.mip_levels,
+            info.array_layers,
+            m.width,
+            m.height,
+            m.depth,
+            props.max_mip_levels,
+            props.max_array_layers
+        )));
+    }
+    if !props.sample_counts.contains(info.samples) {
+        return Err(hal::DeviceError::Unsupported(format!(
+            "a {:?} image of {:?} with usage {:?} and {:?} samples (the driver makes {:?})",
+            info.image_type, info.format, info.usage, info.samples, props.sample_counts
+        )));
+    }
+    Ok(())
 }
 
 impl Drop for DeviceShared {
@@ -2307,5 +2316,90 @@ impl hal::TestControl for Device {
         gate.old.push(old);
         gate.max_wait = 0;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a driver might answer for a 2D colour format: 4096² with 13 mips and 8 layers,
+    /// in `samples`.
+    fn answer(samples: vk::SampleCountFlags) -> vk::ImageFormatProperties {
+        vk::ImageFormatProperties {
+            max_extent: vk::Extent3D {
+                width: 4096,
+                height: 4096,
+                depth: 1,
+            },
+            max_mip_levels: 13,
+            max_array_layers: 8,
+            sample_counts: samples,
+            max_resource_size: 1 << 32,
+        }
+    }
+
+    fn image(samples: vk::SampleCountFlags) -> vk::ImageCreateInfo<'static> {
+        vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(vk::Format::R16G16B16A16_SFLOAT)
+            .extent(vk::Extent3D {
+                width: 64,
+                height: 64,
+                depth: 1,
+            })
+            .mip_levels(1)
+            .array_layers(1)
+            .samples(samples)
+            .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::SAMPLED)
+    }
+
+    fn refusal(r: hal::Result<()>) -> String {
+        match r {
+            Err(hal::DeviceError::Unsupported(why)) => why,
+            other => panic!("expected an unsupported refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_sample_count_the_driver_does_not_list_for_the_usage_is_refused() {
+        use vk::SampleCountFlags as S;
+        let one = answer(S::TYPE_1);
+        let why = refusal(fits(&image(S::TYPE_4), &one));
+        assert!(why.contains("TYPE_4 samples"), "{why}");
+        assert!(why.contains("the driver makes TYPE_1"), "{why}");
+        assert!(
+            why.contains("SAMPLED"),
+            "the refusal names the usage: {why}"
+        );
+        // The same image where the driver lists 4 samples, and a single-sampled one where it
+        // lists only 1.
+        assert!(fits(&image(S::TYPE_4), &answer(S::TYPE_1 | S::TYPE_4)).is_ok());
+        assert!(fits(&image(S::TYPE_1), &one).is_ok());
+        // Listing 2 and 8 is not listing 4.
+        assert!(
+            fits(
+                &image(S::TYPE_4),
+                &answer(S::TYPE_1 | S::TYPE_2 | S::TYPE_8)
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn extents_mips_and_layers_past_the_drivers_answer_are_refused() {
+        use vk::SampleCountFlags as S;
+        let a = answer(S::TYPE_1);
+        let wide = image(S::TYPE_1).extent(vk::Extent3D {
+            width: 4097,
+            height: 64,
+            depth: 1,
+        });
+        assert!(refusal(fits(&wide, &a)).contains("4097x64x1"));
+        assert!(fits(&image(S::TYPE_1).mip_levels(14), &a).is_err());
+        assert!(fits(&image(S::TYPE_1).mip_levels(13), &a).is_ok());
+        let why = refusal(fits(&image(S::TYPE_1).array_layers(9), &a));
+        assert!(why.contains("9 layers") && why.contains("and 8)"), "{why}");
+        assert!(fits(&image(S::TYPE_1).array_layers(8), &a).is_ok());
     }
 }
