@@ -2,7 +2,7 @@
 //! when either changes, so a draw or dispatch only tests a bit mask, and native binds are
 //! issued once per change, right before the draw or dispatch that needs them.
 
-use super::used::{Seen, Used};
+use super::used::{MemberKind, MemberUse, Seen, Used};
 use crate::device::{BindGroupObj, LateSizeCheck, Member, PipelineInfo};
 use crate::track::Use;
 use vigil_hal::{Api, BindPoint, Stages};
@@ -432,32 +432,28 @@ impl Binder {
     /// inactive (see [`super::used::TrackedTexture::retired`]).
     #[cold]
     pub fn retired_member<'u, A: Api>(&self, used: &'u Used<A>, g: usize) -> Option<&'u str> {
-        let (members, slots) = self.members(used, g)?;
-        members
-            .iter()
-            .zip(slots.iter())
-            .filter(|(m, _)| matches!(m, Member::View { .. }))
-            .find_map(|(_, &slot)| used.tracker.retired(slot))
+        let (_, recs) = self.members(used, g)?;
+        recs.iter()
+            .filter(|r| r.kind == MemberKind::View)
+            .find_map(|r| used.tracker.retired(r.slot))
     }
 
-    /// Group `g`'s members and their tracker slots (`None` when no group is bound there).
+    /// What the recording keeps of group `g`'s members (`None` when no group is bound
+    /// there), with the group's binding (its dynamic offsets).
     #[inline]
-    fn members<'u, A: Api>(
-        &self,
+    fn members<'s, 'u, A: Api>(
+        &'s self,
         used: &'u Used<A>,
         g: usize,
-    ) -> Option<(&'u [Member<A>], &'u [usize])> {
+    ) -> Option<(&'s BoundGroup, &'u [MemberUse])> {
         let bound = self.groups.get(g)?;
-        let group = self.group(&used.groups, g)?;
-        let slots = used
+        bound.group?;
+        let recs = used
             .group_info
             .get(bound.info)
-            .and_then(|i| {
-                used.member_slots
-                    .get(i.start..i.start.saturating_add(i.len))
-            })
+            .and_then(|i| used.member_uses.get(i.start..i.start.saturating_add(i.len)))
             .unwrap_or(&[]);
-        Some((&group.members, slots))
+        Some((bound, recs))
     }
 
     /// Adds the uses of group `g`'s members, seen from `stages`, to a scope. `Err` names
@@ -469,45 +465,44 @@ impl Binder {
         g: usize,
         stages: Stages,
     ) -> Result<(), String> {
-        let Some((members, slots)) = self.members(used, g) else {
+        let Some((bound, recs)) = self.members(used, g) else {
             return Ok(());
         };
-        let Some(bound) = self.groups.get(g) else {
-            return Ok(());
-        };
-        for (m, &slot) in members.iter().zip(slots.iter()) {
-            match m {
-                Member::Buffer {
-                    buffer,
-                    offset,
-                    size,
-                    dynamic: d,
-                    usage,
-                } => {
-                    let extra = d
-                        .filter(|&i| i < bound.offset_count as usize)
-                        .and_then(|i| bound.offsets.get(i).copied())
-                        .unwrap_or(0);
-                    let Some(u) = seen_from(*usage, stages) else {
-                        continue;
-                    };
-                    let start = offset.saturating_add(u64::from(extra));
-                    if scope.buffer(slot, start, *size, u).is_err() {
-                        return Err(format!("buffer '{}'", buffer.label));
+        for (k, rec) in recs.iter().enumerate() {
+            let Some(u) = seen_from(rec.usage, stages) else {
+                continue;
+            };
+            match rec.kind {
+                MemberKind::Buffer => {
+                    let start = rec
+                        .offset
+                        .saturating_add(u64::from(rec.dynamic_offset(bound)));
+                    if scope.buffer(rec.slot, start, rec.size, u).is_err() {
+                        return Err(match self.member(used, g, k) {
+                            Some(Member::Buffer { buffer, .. }) => {
+                                format!("buffer '{}'", buffer.label)
+                            }
+                            _ => "a buffer".to_owned(),
+                        });
                     }
                 }
-                Member::View { view, usage } => {
-                    let Some(u) = seen_from(*usage, stages) else {
+                MemberKind::View => {
+                    let Some(Member::View { view, .. }) = self.member(used, g, k) else {
                         continue;
                     };
-                    if scope.texture(slot, view.subresources(), u).is_err() {
+                    if scope.texture(rec.slot, view.subresources(), u).is_err() {
                         return Err(format!("texture '{}'", view.texture.label));
                     }
                 }
-                Member::Sampler(_) | Member::Tlas(_) => {}
+                MemberKind::Untracked => {}
             }
         }
         Ok(())
+    }
+
+    /// Member `k` of the group bound at `g`, from the group's own object.
+    fn member<'u, A: Api>(&self, used: &'u Used<A>, g: usize, k: usize) -> Option<&'u Member<A>> {
+        self.group(&used.groups, g)?.members.get(k)
     }
 }
 

@@ -206,8 +206,9 @@ pub(crate) struct Used<A: Api> {
     /// What the recording keeps of each group it met, indexed by the number `groups` keeps
     /// with the group.
     pub group_info: Vec<GroupInfo>,
-    /// The groups' members' tracker slots (`usize::MAX` for samplers), in one list.
-    pub member_slots: Vec<usize>,
+    /// What uses of the groups' members need (their tracker slots, ranges and uses), in
+    /// one list: a dispatch or a render pass's scope reads these, not the group objects.
+    pub member_uses: Vec<MemberUse>,
     /// The groups' bound sizes per layout entry, in one list.
     pub group_sizes: Vec<u64>,
     /// Uses are numbered by usage scope (a dispatch, a copy, a render pass), in order.
@@ -547,7 +548,7 @@ impl TableHints {
             used.tracker.buffers.len(),
             used.tracker.buffer_at.len(),
             used.group_info.len(),
-            used.member_slots.len(),
+            used.member_uses.len(),
             used.group_sizes.len(),
         ]
     }
@@ -580,7 +581,7 @@ impl TableHints {
         used.tracker.buffers.reserve(tracked);
         used.tracker.buffer_at.reserve(buffer_at);
         used.group_info.reserve(info);
-        used.member_slots.reserve(members);
+        used.member_uses.reserve(members);
         used.group_sizes.reserve(sizes);
     }
 }
@@ -607,7 +608,7 @@ impl<A: Api> Default for Used<A> {
             accel: AccelUse::default(),
             tracker: Tracker::default(),
             group_info: Vec::new(),
-            member_slots: Vec::new(),
+            member_uses: Vec::new(),
             group_sizes: Vec::new(),
             seq: 0,
             fence: None,
@@ -797,7 +798,7 @@ impl<A: Api> Used<A> {
         let Used {
             groups,
             tracker,
-            member_slots,
+            member_uses,
             group_sizes,
             group_info,
             accel,
@@ -806,19 +807,39 @@ impl<A: Api> Used<A> {
         let Some(g) = groups.get(index, generation) else {
             return usize::MAX;
         };
-        let start = member_slots.len();
+        let start = member_uses.len();
         for m in g.members.iter() {
-            let slot = match m {
-                crate::device::Member::Buffer { buffer, .. } => tracker.buffer_slot(buffer),
-                crate::device::Member::View { view, .. } => tracker.texture_slot(&view.texture),
-                crate::device::Member::Sampler(_) => usize::MAX,
+            let rec = match m {
+                crate::device::Member::Buffer {
+                    buffer,
+                    offset,
+                    size,
+                    dynamic,
+                    usage,
+                } => MemberUse {
+                    slot: tracker.buffer_slot(buffer),
+                    offset: *offset,
+                    size: *size,
+                    dynamic: dynamic
+                        .and_then(|d| u32::try_from(d).ok())
+                        .unwrap_or(u32::MAX),
+                    usage: *usage,
+                    kind: MemberKind::Buffer,
+                },
+                crate::device::Member::View { view, usage } => MemberUse {
+                    slot: tracker.texture_slot(&view.texture),
+                    usage: *usage,
+                    kind: MemberKind::View,
+                    ..MemberUse::UNTRACKED
+                },
+                crate::device::Member::Sampler(_) => MemberUse::UNTRACKED,
                 crate::device::Member::Tlas(t) => {
                     // Its first use in this recording: it must be built by then.
                     accel.need_tlas(t);
-                    usize::MAX
+                    MemberUse::UNTRACKED
                 }
             };
-            member_slots.push(slot);
+            member_uses.push(rec);
         }
         // Distinct members (worked out when they were set) have distinct tracker slots:
         // the tracker keeps one slot per buffer and per texture.
@@ -909,7 +930,7 @@ impl<A: Api> Used<A> {
         let Used {
             groups,
             group_info,
-            member_slots,
+            member_uses,
             tracker,
             stages_used,
             seq,
@@ -919,35 +940,24 @@ impl<A: Api> Used<A> {
         let Some(info) = group_info.get(bound.info).filter(|g| g.distinct) else {
             return false;
         };
-        let Some(group) = groups.get(i, generation) else {
-            return false;
-        };
-        let slots = member_slots
+        let recs = member_uses
             .get(info.start..info.start.saturating_add(info.len))
             .unwrap_or(&[]);
         *seq = seq.wrapping_add(1);
-        for (m, &slot) in group.members.iter().zip(slots) {
-            match m {
-                crate::device::Member::Buffer {
-                    offset,
-                    size,
-                    dynamic: d,
-                    usage,
-                    ..
-                } => {
-                    let Some(u) = super::binder::seen_from(*usage, stages) else {
-                        continue;
-                    };
-                    let extra = d
-                        .filter(|&k| k < bound.offset_count as usize)
-                        .and_then(|k| bound.offsets.get(k).copied())
-                        .unwrap_or(0);
+        for (k, rec) in recs.iter().enumerate() {
+            let Some(u) = super::binder::seen_from(rec.usage, stages) else {
+                continue;
+            };
+            match rec.kind {
+                MemberKind::Buffer => {
+                    let extra = rec.dynamic_offset(bound);
                     *stages_used |= u.stages;
-                    if let Some(t) = tracker.buffers.get_mut(slot) {
+                    if let Some(t) = tracker.buffers.get_mut(rec.slot) {
                         let list = &mut out.buffers;
+                        let slot = rec.slot;
                         t.track.apply_to(
-                            offset.saturating_add(u64::from(extra)),
-                            *size,
+                            rec.offset.saturating_add(u64::from(extra)),
+                            rec.size,
                             u,
                             *seq,
                             *fence,
@@ -955,20 +965,24 @@ impl<A: Api> Used<A> {
                         );
                     }
                 }
-                crate::device::Member::View { view, usage } => {
-                    let Some(u) = super::binder::seen_from(*usage, stages) else {
+                MemberKind::View => {
+                    // A view's subresources are read from the group's own member.
+                    let Some(crate::device::Member::View { view, .. }) =
+                        groups.get(i, generation).and_then(|g| g.members.get(k))
+                    else {
                         continue;
                     };
                     *stages_used |= u.stages;
-                    if let Some(t) = tracker.textures.get_mut(slot) {
+                    if let Some(t) = tracker.textures.get_mut(rec.slot) {
                         let list = &mut out.textures;
+                        let slot = rec.slot;
                         t.track
                             .apply_to(view.subresources(), u, *seq, *fence, |mip, layer, tr| {
                                 list.push((slot, mip, layer, tr));
                             });
                     }
                 }
-                crate::device::Member::Sampler(_) | crate::device::Member::Tlas(_) => {}
+                MemberKind::Untracked => {}
             }
         }
         true
@@ -1128,6 +1142,61 @@ pub(crate) struct GroupInfo {
     pub distinct: bool,
 }
 
+/// What a recording keeps of one member of a group it met, worked out at the group's
+/// first meeting: everything a use of a buffer member needs, so the recording's dispatches
+/// and scopes read this list (contiguous per group) and not the group's member objects.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MemberUse {
+    /// Its tracker slot (`usize::MAX` for untracked members).
+    pub slot: usize,
+    /// A buffer member's range: its offset (before any dynamic offset) and size.
+    pub offset: u64,
+    pub size: u64,
+    /// A buffer member's index among the group's dynamic offsets (`u32::MAX`: none).
+    pub dynamic: u32,
+    /// Its use, as the group's layout entry declares it.
+    pub usage: Use,
+    pub kind: MemberKind,
+}
+
+/// Which kind of member a [`MemberUse`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MemberKind {
+    /// A buffer range: the record holds all its use needs.
+    Buffer,
+    /// A texture view: its subresources are the view's.
+    View,
+    /// A sampler or an acceleration structure: nothing to track.
+    Untracked,
+}
+
+impl MemberUse {
+    /// A member with nothing to track.
+    pub const UNTRACKED: MemberUse = MemberUse {
+        slot: usize::MAX,
+        offset: 0,
+        size: 0,
+        dynamic: u32::MAX,
+        usage: Use {
+            stages: vigil_hal::Stages::empty(),
+            access: vigil_hal::Access::empty(),
+            layout: vigil_hal::TextureLayout::General,
+        },
+        kind: MemberKind::Untracked,
+    };
+
+    /// The dynamic offset `bound` gives this buffer member (0 when it takes none).
+    #[inline]
+    pub fn dynamic_offset(&self, bound: &super::binder::BoundGroup) -> u32 {
+        let d = self.dynamic as usize;
+        if d < bound.offset_count as usize {
+            bound.offsets.get(d).copied().unwrap_or(0)
+        } else {
+            0
+        }
+    }
+}
+
 /// Barriers a command needs before it, by tracker slot.
 #[derive(Default)]
 pub(crate) struct Pending {
@@ -1153,7 +1222,8 @@ mod tests {
     fn used_with_groups(groups: usize) -> Used<TestApi> {
         let mut u = Used::<TestApi>::default();
         u.group_sizes.resize(groups, 0);
-        u.member_slots.resize(groups.saturating_mul(2), 0);
+        u.member_uses
+            .resize(groups.saturating_mul(2), super::MemberUse::UNTRACKED);
         u
     }
 
@@ -1172,7 +1242,7 @@ mod tests {
         let mut next = Used::<TestApi>::default();
         hints.reserve(&mut next);
         assert!(next.group_sizes.capacity() >= 1000);
-        assert!(next.member_slots.capacity() >= 2000);
+        assert!(next.member_uses.capacity() >= 2000);
         assert_eq!(
             next.tracker.buffers.capacity(),
             0,
