@@ -435,7 +435,7 @@ impl Binder {
         let (_, recs) = self.members(used, g)?;
         recs.iter()
             .filter(|r| r.kind == MemberKind::View)
-            .find_map(|r| used.tracker.retired(r.slot))
+            .find_map(|r| used.tracker.retired(r.slot()))
     }
 
     /// What the recording keeps of group `g`'s members (`None` when no group is bound
@@ -469,7 +469,7 @@ impl Binder {
             return Ok(());
         };
         for (k, rec) in recs.iter().enumerate() {
-            let Some(u) = seen_from(rec.usage, stages) else {
+            let Some(u) = seen_from(rec.usage(), stages) else {
                 continue;
             };
             match rec.kind {
@@ -477,7 +477,7 @@ impl Binder {
                     let start = rec
                         .offset
                         .saturating_add(u64::from(rec.dynamic_offset(bound)));
-                    if scope.buffer(rec.slot, start, rec.size, u).is_err() {
+                    if scope.buffer(rec.slot(), start, rec.size, u).is_err() {
                         return Err(match self.member(used, g, k) {
                             Some(Member::Buffer { buffer, .. }) => {
                                 format!("buffer '{}'", buffer.label)
@@ -490,7 +490,7 @@ impl Binder {
                     let Some(Member::View { view, .. }) = self.member(used, g, k) else {
                         continue;
                     };
-                    if scope.texture(rec.slot, view.subresources(), u).is_err() {
+                    if scope.texture(rec.slot(), view.subresources(), u).is_err() {
                         return Err(format!("texture '{}'", view.texture.label));
                     }
                 }

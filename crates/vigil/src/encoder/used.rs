@@ -816,22 +816,16 @@ impl<A: Api> Used<A> {
                     size,
                     dynamic,
                     usage,
-                } => MemberUse {
-                    slot: tracker.buffer_slot(buffer),
-                    offset: *offset,
-                    size: *size,
-                    dynamic: dynamic
-                        .and_then(|d| u32::try_from(d).ok())
-                        .unwrap_or(u32::MAX),
-                    usage: *usage,
-                    kind: MemberKind::Buffer,
-                },
-                crate::device::Member::View { view, usage } => MemberUse {
-                    slot: tracker.texture_slot(&view.texture),
-                    usage: *usage,
-                    kind: MemberKind::View,
-                    ..MemberUse::UNTRACKED
-                },
+                } => MemberUse::buffer(
+                    tracker.buffer_slot(buffer),
+                    *offset,
+                    *size,
+                    *dynamic,
+                    *usage,
+                ),
+                crate::device::Member::View { view, usage } => {
+                    MemberUse::view(tracker.texture_slot(&view.texture), *usage)
+                }
                 crate::device::Member::Sampler(_) => MemberUse::UNTRACKED,
                 crate::device::Member::Tlas(t) => {
                     // Its first use in this recording: it must be built by then.
@@ -945,16 +939,16 @@ impl<A: Api> Used<A> {
             .unwrap_or(&[]);
         *seq = seq.wrapping_add(1);
         for (k, rec) in recs.iter().enumerate() {
-            let Some(u) = super::binder::seen_from(rec.usage, stages) else {
+            let Some(u) = super::binder::seen_from(rec.usage(), stages) else {
                 continue;
             };
             match rec.kind {
                 MemberKind::Buffer => {
                     let extra = rec.dynamic_offset(bound);
                     *stages_used |= u.stages;
-                    if let Some(t) = tracker.buffers.get_mut(rec.slot) {
+                    let slot = rec.slot();
+                    if let Some(t) = tracker.buffers.get_mut(slot) {
                         let list = &mut out.buffers;
-                        let slot = rec.slot;
                         t.track.apply_to(
                             rec.offset.saturating_add(u64::from(extra)),
                             rec.size,
@@ -973,9 +967,9 @@ impl<A: Api> Used<A> {
                         continue;
                     };
                     *stages_used |= u.stages;
-                    if let Some(t) = tracker.textures.get_mut(rec.slot) {
+                    let slot = rec.slot();
+                    if let Some(t) = tracker.textures.get_mut(slot) {
                         let list = &mut out.textures;
-                        let slot = rec.slot;
                         t.track
                             .apply_to(view.subresources(), u, *seq, *fence, |mip, layer, tr| {
                                 list.push((slot, mip, layer, tr));
@@ -1145,17 +1139,24 @@ pub(crate) struct GroupInfo {
 /// What a recording keeps of one member of a group it met, worked out at the group's
 /// first meeting: everything a use of a buffer member needs, so the recording's dispatches
 /// and scopes read this list (contiguous per group) and not the group's member objects.
+/// 32 bytes, aligned to them, so one record never straddles two cache lines and a
+/// two-member group's often share one.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
 pub(crate) struct MemberUse {
-    /// Its tracker slot (`usize::MAX` for untracked members).
-    pub slot: usize,
     /// A buffer member's range: its offset (before any dynamic offset) and size.
     pub offset: u64,
     pub size: u64,
-    /// A buffer member's index among the group's dynamic offsets (`u32::MAX`: none).
-    pub dynamic: u32,
-    /// Its use, as the group's layout entry declares it.
-    pub usage: Use,
+    /// Its tracker slot (`u32::MAX` for untracked members). A recording tracks each buffer
+    /// and texture once, and a registry holds about a million of each kind: a slot fits.
+    slot: u32,
+    /// Its use, as the group's layout entry declares it, in parts (a [`Use`] would pad).
+    stages: vigil_hal::Stages,
+    access: vigil_hal::Access,
+    layout: vigil_hal::TextureLayout,
+    /// A buffer member's index among the group's dynamic offsets (`u16::MAX`: none; a
+    /// group takes at most [`super::binder::MAX_DYNAMIC`]).
+    dynamic: u16,
     pub kind: MemberKind,
 }
 
@@ -1173,22 +1174,67 @@ pub(crate) enum MemberKind {
 impl MemberUse {
     /// A member with nothing to track.
     pub const UNTRACKED: MemberUse = MemberUse {
-        slot: usize::MAX,
         offset: 0,
         size: 0,
-        dynamic: u32::MAX,
-        usage: Use {
-            stages: vigil_hal::Stages::empty(),
-            access: vigil_hal::Access::empty(),
-            layout: vigil_hal::TextureLayout::General,
-        },
+        slot: u32::MAX,
+        stages: vigil_hal::Stages::empty(),
+        access: vigil_hal::Access::empty(),
+        layout: vigil_hal::TextureLayout::General,
+        dynamic: u16::MAX,
         kind: MemberKind::Untracked,
     };
+
+    /// A buffer member's record.
+    #[inline]
+    fn buffer(slot: usize, offset: u64, size: u64, dynamic: Option<usize>, usage: Use) -> Self {
+        MemberUse {
+            offset,
+            size,
+            slot: slot as u32,
+            stages: usage.stages,
+            access: usage.access,
+            layout: usage.layout,
+            dynamic: dynamic.map_or(u16::MAX, |d| d as u16),
+            kind: MemberKind::Buffer,
+        }
+    }
+
+    /// A view member's record.
+    #[inline]
+    fn view(slot: usize, usage: Use) -> Self {
+        MemberUse {
+            offset: 0,
+            size: 0,
+            slot: slot as u32,
+            stages: usage.stages,
+            access: usage.access,
+            layout: usage.layout,
+            dynamic: u16::MAX,
+            kind: MemberKind::View,
+        }
+    }
+
+    /// Its tracker slot: for an untracked member `u32::MAX`, which names no slot (a
+    /// recording tracks far fewer objects), so a lookup by it finds nothing.
+    #[inline]
+    pub fn slot(&self) -> usize {
+        self.slot as usize
+    }
+
+    /// Its use, as the group's layout entry declares it.
+    #[inline]
+    pub fn usage(&self) -> Use {
+        Use {
+            stages: self.stages,
+            access: self.access,
+            layout: self.layout,
+        }
+    }
 
     /// The dynamic offset `bound` gives this buffer member (0 when it takes none).
     #[inline]
     pub fn dynamic_offset(&self, bound: &super::binder::BoundGroup) -> u32 {
-        let d = self.dynamic as usize;
+        let d = usize::from(self.dynamic);
         if d < bound.offset_count as usize {
             bound.offsets.get(d).copied().unwrap_or(0)
         } else {
@@ -1225,6 +1271,19 @@ mod tests {
         u.member_uses
             .resize(groups.saturating_mul(2), super::MemberUse::UNTRACKED);
         u
+    }
+
+    #[test]
+    fn a_member_record_fills_half_a_cache_line_and_never_straddles_two() {
+        use super::MemberUse;
+        assert_eq!(std::mem::size_of::<MemberUse>(), 32);
+        assert_eq!(std::mem::align_of::<MemberUse>(), 32);
+        let list = [MemberUse::UNTRACKED; 4];
+        for r in &list {
+            let at = std::ptr::from_ref(r) as usize;
+            assert_eq!(at / 64, (at + 31) / 64, "a record within one line");
+        }
+        assert_eq!(list[0].slot(), u32::MAX as usize, "an untracked member's slot");
     }
 
     #[test]
