@@ -76,6 +76,10 @@ pub trait Api: Clone + Debug + Send + Sync + Sized + 'static {
     type BindGroupLayout: Debug + Send + Sync;
     /// A bind group (descriptor set).
     type BindGroup: Debug + Send + Sync;
+    /// What a command encoder binds a bind group by: a plain copy of its native handle
+    /// ([`Api::bind_group_key`]). A recording keeps it beside its own record of each group
+    /// it met, so binding the group again reads nothing of the group object.
+    type BindGroupKey: Copy + Debug + Send + Sync;
     /// A pipeline layout.
     type PipelineLayout: Debug + Send + Sync;
     /// A shader module.
@@ -93,6 +97,10 @@ pub trait Api: Clone + Debug + Send + Sync + Sized + 'static {
     type AccelerationStructure: Debug + Send + Sync;
     /// Device memory that textures are placed in at chosen offsets.
     type TextureMemory: Debug + Send + Sync;
+
+    /// The key [`CommandEncoder::set_bind_group`] binds `group` by. It names the group
+    /// only while the group is alive.
+    fn bind_group_key(group: &Self::BindGroup) -> Self::BindGroupKey;
 }
 
 /// How to create an instance.
@@ -900,16 +908,18 @@ pub trait CommandEncoder: Send + Debug {
         offset: u64,
     );
 
-    /// Binds a bind group for the given pipeline kind.
+    /// Binds a bind group, by its key ([`Api::bind_group_key`]), for the given pipeline
+    /// kind.
     ///
     /// # Safety
-    /// The trait's recording contract (see [`CommandEncoder`]).
+    /// The trait's recording contract (see [`CommandEncoder`]); the group `group` is the
+    /// key of stays alive until the command buffer has completed or is dropped.
     unsafe fn set_bind_group(
         &mut self,
         point: BindPoint,
         layout: &<Self::A as Api>::PipelineLayout,
         index: u32,
-        group: &<Self::A as Api>::BindGroup,
+        group: <Self::A as Api>::BindGroupKey,
         dynamic_offsets: &[u32],
     );
 

@@ -762,7 +762,7 @@ impl hal::CommandEncoder for CommandEncoder {
         point: hal::BindPoint,
         layout: &PipelineLayout,
         index: u32,
-        group: &crate::device::BindGroup,
+        group: vk::DescriptorSet,
         dynamic_offsets: &[u32],
     ) {
         let bind_point = match point {
@@ -777,7 +777,7 @@ impl hal::CommandEncoder for CommandEncoder {
                 bind_point,
                 layout.raw,
                 index,
-                std::slice::from_ref(&group.raw),
+                std::slice::from_ref(&group),
                 dynamic_offsets,
             )
         };

@@ -59,9 +59,14 @@ impl vigil_hal::Api for Api {
     type QuerySet = QuerySet;
     type BindGroupLayout = BindGroupLayout;
     type BindGroup = BindGroup;
+    type BindGroupKey = ash::vk::DescriptorSet;
     type PipelineLayout = PipelineLayout;
     type ShaderModule = ShaderModule;
     type ComputePipeline = ComputePipeline;
     type RenderPipeline = RenderPipeline;
     type PipelineCache = PipelineCache;
+
+    fn bind_group_key(group: &BindGroup) -> ash::vk::DescriptorSet {
+        group.raw
+    }
 }

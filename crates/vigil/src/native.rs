@@ -988,7 +988,7 @@ recording! {
     /// Immediate data, from byte 0, the layout's whole size.
     fn set_immediates(&mut self, layout: &A::PipelineLayout, data: &[u8]);
     /// A bind group.
-    fn set_bind_group(&mut self, point: BindPoint, layout: &A::PipelineLayout, index: u32, group: &A::BindGroup, dynamic_offsets: &[u32]);
+    fn set_bind_group(&mut self, point: BindPoint, layout: &A::PipelineLayout, index: u32, group: A::BindGroupKey, dynamic_offsets: &[u32]);
     /// A compute pass begins.
     fn begin_compute_pass(&mut self, desc: &ComputePassDescriptor<'_, A>);
     /// The compute pass ends.

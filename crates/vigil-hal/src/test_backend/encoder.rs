@@ -434,12 +434,12 @@ impl CommandEncoder for TestCommandEncoder {
         _point: BindPoint,
         _layout: &TestObject,
         index: u32,
-        group: &TestObject,
+        group: ObjectId,
         dynamic_offsets: &[u32],
     ) {
         self.push(TestCommand::SetBindGroup {
             index,
-            group: group.id,
+            group,
             offsets: dynamic_offsets.to_vec(),
         });
     }

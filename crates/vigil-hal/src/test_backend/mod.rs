@@ -65,6 +65,7 @@ impl Api for TestApi {
     type QuerySet = TestObject;
     type BindGroupLayout = TestObject;
     type BindGroup = TestObject;
+    type BindGroupKey = ObjectId;
     type PipelineLayout = TestObject;
     type ShaderModule = TestObject;
     type ComputePipeline = TestObject;
@@ -73,6 +74,10 @@ impl Api for TestApi {
     type Surface = TestSurface;
     type AccelerationStructure = TestObject;
     type TextureMemory = TestObject;
+
+    fn bind_group_key(group: &TestObject) -> ObjectId {
+        group.id
+    }
 }
 
 /// A surface of the test backend: it presents into its log, and its window's size is the

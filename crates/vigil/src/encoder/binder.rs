@@ -100,7 +100,7 @@ impl Binder {
         }
         let sizes = used
             .group_sizes
-            .get(info.sizes..info.sizes.saturating_add(info.len_sizes))
+            .get(info.sizes..info.sizes.saturating_add(info.len_sizes as usize))
             .unwrap_or(&[]);
         self.late.iter().filter(|c| c.group as usize == g).all(|c| {
             sizes
@@ -383,12 +383,18 @@ impl Binder {
             let g = left.trailing_zeros() as usize;
             left &= left.wrapping_sub(1);
             let bound = &self.groups[g];
-            if let Some(group) = self.group(&used.groups, g) {
+            // The key kept in the recording's record of the group: the group object is
+            // not read.
+            let key = bound
+                .group
+                .and_then(|_| used.group_info.get(bound.info))
+                .map(|i| i.key);
+            if let Some(key) = key {
                 rec.set_bind_group(
                     point,
                     layout,
                     g as u32,
-                    &group.raw,
+                    key,
                     bound
                         .offsets
                         .get(..bound.offset_count as usize)
@@ -411,12 +417,12 @@ impl Binder {
     ) {
         if self.heaps_dirty & 1 != 0 {
             if let Some(h) = self.heaps[0].and_then(|i| used.texture_heaps.get(i)) {
-                rec.set_bind_group(point, layout, 1, &h.raw, &[]);
+                rec.set_bind_group(point, layout, 1, A::bind_group_key(&h.raw), &[]);
             }
         }
         if self.heaps_dirty & 2 != 0 {
             if let Some(h) = self.heaps[1].and_then(|i| used.sampler_heaps.get(i)) {
-                rec.set_bind_group(point, layout, 2, &h.raw, &[]);
+                rec.set_bind_group(point, layout, 2, A::bind_group_key(&h.raw), &[]);
             }
         }
         self.heaps_dirty = 0;
@@ -451,7 +457,10 @@ impl Binder {
         let recs = used
             .group_info
             .get(bound.info)
-            .and_then(|i| used.member_uses.get(i.start..i.start.saturating_add(i.len)))
+            .and_then(|i| {
+                used.member_uses
+                    .get(i.start..i.start.saturating_add(i.len as usize))
+            })
             .unwrap_or(&[]);
         Some((bound, recs))
     }

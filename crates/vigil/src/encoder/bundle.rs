@@ -845,7 +845,13 @@ fn replay_one<'a, A: Api>(
             group,
             layout,
             offsets,
-        } => r.set_bind_group(BindPoint::Render, &layout.raw, *index, &group.raw, offsets),
+        } => r.set_bind_group(
+            BindPoint::Render,
+            &layout.raw,
+            *index,
+            A::bind_group_key(&group.raw),
+            offsets,
+        ),
         Cmd::Vertex {
             slot,
             buffer,

@@ -1012,14 +1012,20 @@ fn record_checks<A: Api>(
             continue;
         };
         if bound != at.source {
-            r.set_bind_group(BindPoint::Compute, &check.layout, 0, source, &[]);
+            r.set_bind_group(
+                BindPoint::Compute,
+                &check.layout,
+                0,
+                A::bind_group_key(source),
+                &[],
+            );
             bound = at.source;
         }
         r.set_bind_group(
             BindPoint::Compute,
             &check.layout,
             1,
-            &scratch.group,
+            A::bind_group_key(&scratch.group),
             &[at.slot_offset],
         );
         r.set_immediates(&check.layout, &at.immediates());

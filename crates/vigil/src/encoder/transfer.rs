@@ -202,8 +202,8 @@ impl<A: Api> CommandEncoder<A> {
             r.set_compute_pipeline(&kernel.pipeline);
             for (p, pair) in pieces.iter().zip(groups.chunks_exact(2)) {
                 let point = vigil_hal::BindPoint::Compute;
-                r.set_bind_group(point, &kernel.layout, 0, &pair[0], &[]);
-                r.set_bind_group(point, &kernel.layout, 1, &pair[1], &[]);
+                r.set_bind_group(point, &kernel.layout, 0, A::bind_group_key(&pair[0]), &[]);
+                r.set_bind_group(point, &kernel.layout, 1, A::bind_group_key(&pair[1]), &[]);
                 r.set_immediates(&kernel.layout, &p.immediates);
                 r.dispatch([p.groups[0], p.groups[1], 1]);
             }

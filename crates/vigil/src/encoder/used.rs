@@ -205,7 +205,7 @@ pub(crate) struct Used<A: Api> {
     pub tracker: Tracker<A>,
     /// What the recording keeps of each group it met, indexed by the number `groups` keeps
     /// with the group.
-    pub group_info: Vec<GroupInfo>,
+    pub group_info: Vec<GroupInfo<A::BindGroupKey>>,
     /// What uses of the groups' members need (their tracker slots, ranges and uses), in
     /// one list: a dispatch or a render pass's scope reads these, not the group objects.
     pub member_uses: Vec<MemberUse>,
@@ -841,13 +841,16 @@ impl<A: Api> Used<A> {
         let sizes = group_sizes.len();
         group_sizes.extend_from_slice(&g.sizes);
         let at = group_info.len();
+        // A group's members, dynamic offsets and layout entries are each far fewer than
+        // `u32::MAX` (the device's limits bound them).
         group_info.push(GroupInfo {
             start,
-            len: g.members.len(),
+            len: g.members.len() as u32,
             compat: g.compat,
-            dynamic: g.dynamic.len(),
+            dynamic: g.dynamic.len() as u32,
             sizes,
-            len_sizes: g.sizes.len(),
+            len_sizes: g.sizes.len() as u32,
+            key: A::bind_group_key(&g.raw),
             scoped_in: 0,
             fits_checks: 0,
             distinct,
@@ -935,7 +938,7 @@ impl<A: Api> Used<A> {
             return false;
         };
         let recs = member_uses
-            .get(info.start..info.start.saturating_add(info.len))
+            .get(info.start..info.start.saturating_add(info.len as usize))
             .unwrap_or(&[]);
         *seq = seq.wrapping_add(1);
         for (k, rec) in recs.iter().enumerate() {
@@ -1113,19 +1116,22 @@ impl<A: Api> AccelUse<A> {
     }
 }
 
-/// What a recording keeps of a bind group it met.
+/// What a recording keeps of a bind group it met, with `K`, the key the backend binds it
+/// by ([`vigil_hal::Api::bind_group_key`]): binding it again reads no group object.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct GroupInfo {
-    /// Its members' tracker slots: `member_slots[start..start + len]`.
+pub(crate) struct GroupInfo<K> {
+    /// Its members' records: `member_uses[start..start + len]`.
     pub start: usize,
-    pub len: usize,
+    pub len: u32,
     /// Its layout's compatibility class.
     pub compat: u32,
     /// How many dynamic offsets it takes (its ranges change with them).
-    pub dynamic: usize,
+    pub dynamic: u32,
     /// Its bound sizes per layout entry: `group_sizes[sizes..sizes + len_sizes]`.
     pub sizes: usize,
-    pub len_sizes: usize,
+    pub len_sizes: u32,
+    /// Its native key.
+    pub key: K,
     /// The render pass whose scope already holds its uses (0: none).
     pub scoped_in: u64,
     /// The late size checks (a pipeline's, by address) it last met (0: none).
@@ -1283,7 +1289,11 @@ mod tests {
             let at = std::ptr::from_ref(r) as usize;
             assert_eq!(at / 64, (at + 31) / 64, "a record within one line");
         }
-        assert_eq!(list[0].slot(), u32::MAX as usize, "an untracked member's slot");
+        assert_eq!(
+            list[0].slot(),
+            u32::MAX as usize,
+            "an untracked member's slot"
+        );
     }
 
     #[test]
