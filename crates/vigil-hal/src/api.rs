@@ -912,8 +912,9 @@ pub trait CommandEncoder: Send + Debug {
     /// kind.
     ///
     /// # Safety
-    /// The trait's recording contract (see [`CommandEncoder`]); the group `group` is the
-    /// key of stays alive until the command buffer has completed or is dropped.
+    /// The trait's recording contract (see [`CommandEncoder`]); `group` is the key of a
+    /// bind group of this device that stays alive until the command buffer has completed
+    /// or is dropped.
     unsafe fn set_bind_group(
         &mut self,
         point: BindPoint,
