@@ -483,10 +483,10 @@ impl Binder {
             };
             match rec.kind {
                 MemberKind::Buffer => {
-                    let start = rec
-                        .offset
-                        .saturating_add(u64::from(rec.dynamic_offset(bound)));
-                    if scope.buffer(rec.slot(), start, rec.size, u).is_err() {
+                    if scope
+                        .buffer(rec.slot(), rec.start(bound), rec.size, u)
+                        .is_err()
+                    {
                         return Err(match self.member(used, g, k) {
                             Some(Member::Buffer { buffer, .. }) => {
                                 format!("buffer '{}'", buffer.label)

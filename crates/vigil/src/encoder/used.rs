@@ -947,13 +947,12 @@ impl<A: Api> Used<A> {
             };
             match rec.kind {
                 MemberKind::Buffer => {
-                    let extra = rec.dynamic_offset(bound);
                     *stages_used |= u.stages;
                     let slot = rec.slot();
                     if let Some(t) = tracker.buffers.get_mut(slot) {
                         let list = &mut out.buffers;
                         t.track.apply_to(
-                            rec.offset.saturating_add(u64::from(extra)),
+                            rec.start(bound),
                             rec.size,
                             u,
                             *seq,
@@ -1150,7 +1149,8 @@ pub(crate) struct GroupInfo<K> {
 #[derive(Clone, Copy, Debug)]
 #[repr(align(32))]
 pub(crate) struct MemberUse {
-    /// A buffer member's range: its offset (before any dynamic offset) and size.
+    /// A buffer member's range: its offset (before any dynamic offset, see
+    /// [`MemberUse::start`]) and size.
     pub offset: u64,
     pub size: u64,
     /// Its tracker slot (`u32::MAX` for untracked members). A recording tracks each buffer
@@ -1237,15 +1237,17 @@ impl MemberUse {
         }
     }
 
-    /// The dynamic offset `bound` gives this buffer member (0 when it takes none).
+    /// Where this buffer member's range starts as `bound` binds it: its offset plus the
+    /// dynamic offset the binding gives it (none when it takes none).
     #[inline]
-    pub fn dynamic_offset(&self, bound: &super::binder::BoundGroup) -> u32 {
+    pub fn start(&self, bound: &super::binder::BoundGroup) -> u64 {
         let d = usize::from(self.dynamic);
-        if d < bound.offset_count as usize {
+        let extra = if d < bound.offset_count as usize {
             bound.offsets.get(d).copied().unwrap_or(0)
         } else {
             0
-        }
+        };
+        self.offset.saturating_add(u64::from(extra))
     }
 }
 
