@@ -286,7 +286,6 @@ rules! {
 
     EncoderPoisoned: InvalidState, "encoder.poisoned", "An encoder refuses every call after its first refused call; finish reports that first error.", "WebGPU invalid encoder";
     EncoderFinished: InvalidState, "encoder.finished", "An encoder is finished once.", "WebGPU finish";
-    EncoderTooLong: LimitExceeded, "encoder.too-long", "An encoder records at most about four billion usage scopes (dispatches, copies, passes and the like): past that, finish it and record the rest in another.", "vigil (uses are numbered in 32 bits)";
     PassOpen: InvalidState, "encoder.pass-open", "Passes do not nest, copies happen outside passes, and an encoder is finished with no pass open.", "WebGPU encoder state";
     PassNotOpen: InvalidState, "encoder.pass-not-open", "Pass commands come inside a pass of their kind.", "WebGPU encoder state";
     DebugGroupEmpty: InvalidState, "encoder.debug-group-empty", "pop_debug_group closes a debug group that is open: one the encoder opened, inside a pass one the pass opened, in a render bundle one the bundle opened.", "WebGPU popDebugGroup (the debug group stack is not empty)";

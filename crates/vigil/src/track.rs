@@ -183,23 +183,13 @@ pub fn barrier_for(state: &State, u: Use) -> Option<Transition> {
     step(&mut scratch, u)
 }
 
-/// The number of a use within one command buffer: uses are numbered by usage scope, in
-/// order, from 1. A recording takes at most [`MAX_USE_NUMBER`] of them (vigil's encoder
-/// refuses commands past that), so a number fits 32 bits and a [`Part`], with both its
-/// numbers, fits 56 bytes: with its buffer's size, one cache line.
-pub type UseNumber = u32;
-
-/// The highest use number a recording may reach; an encoder refuses a command when fewer
-/// than 1,024 numbers are left (no command takes more than a few).
-pub const MAX_USE_NUMBER: UseNumber = UseNumber::MAX;
-
 /// A global barrier recorded in a command buffer before the uses numbered `at`: all work
 /// before it, in every stage, finished and its writes made visible to the `dst` stages.
 /// A use it covers needs no barrier of its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fence {
     /// The number of the first uses after it.
-    pub at: UseNumber,
+    pub at: u64,
     /// Stages it makes earlier writes visible to (and that wait for earlier work).
     pub dst: Stages,
 }
@@ -215,9 +205,9 @@ pub struct Part {
     pub state: State,
     /// The number of the last write (or layout change) of the part (uses are numbered by
     /// the command buffer, in order; see [`Fence`]).
-    pub written_at: UseNumber,
+    pub written_at: u64,
     /// The number of the last read of the part.
-    pub read_at: UseNumber,
+    pub read_at: u64,
 }
 
 impl Part {
@@ -239,7 +229,7 @@ impl Part {
     /// Applies use number `now`: the first becomes (or grows) the requirement; later ones
     /// may need a barrier inside the command buffer, unless `fence` (the last global
     /// barrier) already covers them.
-    pub fn apply(&mut self, u: Use, now: UseNumber, fence: Option<Fence>) -> Option<Transition> {
+    pub fn apply(&mut self, u: Use, now: u64, fence: Option<Fence>) -> Option<Transition> {
         let (prior_write, prior_read) = (self.written_at, self.read_at);
         if u.is_write() || self.state.layout != u.layout {
             self.written_at = self.written_at.max(now);
@@ -297,7 +287,7 @@ impl Part {
     /// accesses in `u`'s layout (a uniform buffer every dispatch reads, say). `false`, the
     /// part unchanged, otherwise. Inline, so the usual repeated read makes no call.
     #[inline(always)]
-    pub fn apply_repeated_read(&mut self, u: Use, now: UseNumber) -> bool {
+    pub fn apply_repeated_read(&mut self, u: Use, now: u64) -> bool {
         let Some(first) = self.first else {
             return false;
         };
@@ -322,7 +312,7 @@ impl Part {
     /// none. A prepared write records a write-like point in `u`'s stages with nothing to
     /// make available (later uses in other stages wait for it, and through it for
     /// everything before), and clears the part for those stages.
-    pub fn prepare(&mut self, u: Use, now: UseNumber, fence: Option<Fence>) -> Option<Transition> {
+    pub fn prepare(&mut self, u: Use, now: u64, fence: Option<Fence>) -> Option<Transition> {
         let barrier = self.apply(u, now, fence);
         if u.is_write() {
             self.state.write = Some((u.stages, Access::empty()));
@@ -346,7 +336,7 @@ impl Part {
     /// Discards the part's contents at use number `now`, just after a global barrier in
     /// every stage: the next use transitions it from `Undefined` (what Vulkan asks of an
     /// alias whose memory another resource wrote), after that barrier.
-    pub fn discard(&mut self, now: UseNumber) {
+    pub fn discard(&mut self, now: u64) {
         if self.first.is_none() {
             self.first = Some(DISCARD);
         }
@@ -379,7 +369,7 @@ impl Part {
     /// submission, and submission resolves nothing for the part), and leaves the part
     /// prepared for `u` ([`Part::prepare`]). `None`, the part unchanged, when the command
     /// buffer used it.
-    pub fn overwrite(&mut self, u: Use, now: UseNumber) -> Option<Transition> {
+    pub fn overwrite(&mut self, u: Use, now: u64) -> Option<Transition> {
         if self.first.is_some() {
             return None;
         }
@@ -431,76 +421,29 @@ pub fn resolve(device: &mut State, part: &Part) -> Option<Transition> {
 pub const MAX_BUFFER_PARTS: usize = 64;
 
 /// The parts of one buffer a command buffer uses: ranges with their own history.
-///
-/// A buffer used as a whole, or one way throughout, is one part, kept first and beside the
-/// buffer's size: 64 bytes, so a use of such a buffer reads one cache line when the track
-/// starts on one (vigil's tracker aligns its entries so). A write of a range splits the
-/// buffer; its parts then live in a list.
 #[derive(Clone, Debug)]
-#[repr(C)]
 pub struct BufferTrack {
-    /// The one part, while the buffer is one (stale once split).
-    head: Part,
-    /// The buffer's size, with [`SPLIT`] set while `parts` holds the parts.
-    bounds: u64,
-    /// Parts by start offset while split, the first at 0; each runs to the next one's
-    /// start (the last to the size). Empty while the buffer is one part.
-    parts: Vec<(u64, Part)>,
+    size: u64,
+    /// Parts by start offset; each runs to the next one's start (the last to `size`).
+    /// One part (a buffer used as a whole) stays inline.
+    parts: smallvec::SmallVec<[(u64, Part); 1]>,
 }
-
-/// The bit of [`BufferTrack`]'s `bounds` that says its parts are in its list. No buffer
-/// is that large: sizes are clamped below it.
-const SPLIT: u64 = 1 << 63;
 
 impl BufferTrack {
     /// An untouched buffer of `size` bytes.
     pub fn new(size: u64) -> BufferTrack {
         BufferTrack {
-            head: Part::UNTOUCHED,
-            bounds: size.min(SPLIT - 1),
-            parts: Vec::new(),
+            size,
+            parts: smallvec::smallvec![(0, Part::UNTOUCHED)],
         }
     }
 
-    /// The buffer's size.
-    #[inline(always)]
-    fn len(&self) -> u64 {
-        self.bounds & !SPLIT
-    }
-
-    /// Whether the parts are in the list.
-    #[inline(always)]
-    fn is_split(&self) -> bool {
-        self.bounds & SPLIT != 0
-    }
-
-    /// The parts in the list form, moving the one part there first.
-    fn split_parts(&mut self) -> &mut Vec<(u64, Part)> {
-        if !self.is_split() {
-            self.parts.clear();
-            self.parts.push((0, self.head));
-            self.bounds |= SPLIT;
-        }
-        &mut self.parts
-    }
-
-    /// Back to the one-part form when the list holds one part.
-    fn unsplit(&mut self) {
-        if let [(_, part)] = self.parts.as_slice() {
-            self.head = *part;
-            self.parts.clear();
-            self.bounds &= !SPLIT;
-        }
-    }
-
-    fn split_at(parts: &mut Vec<(u64, Part)>, at: u64) -> usize {
-        match parts.binary_search_by_key(&at, |p| p.0) {
+    fn split_at(&mut self, at: u64) -> usize {
+        match self.parts.binary_search_by_key(&at, |p| p.0) {
             Ok(i) => i,
             Err(i) => {
-                let part = parts
-                    .get(i.saturating_sub(1))
-                    .map_or(Part::UNTOUCHED, |p| p.1);
-                parts.insert(i, (at, part));
+                let part = self.parts[i.saturating_sub(1)].1;
+                self.parts.insert(i, (at, part));
                 i
             }
         }
@@ -516,7 +459,7 @@ impl BufferTrack {
         offset: u64,
         size: u64,
         u: Use,
-        now: UseNumber,
+        now: u64,
         fence: Option<Fence>,
         push: impl FnMut(u64, u64, Transition),
     ) {
@@ -530,7 +473,7 @@ impl BufferTrack {
         offset: u64,
         size: u64,
         u: Use,
-        now: UseNumber,
+        now: u64,
         fence: Option<Fence>,
         out: &mut Vec<(u64, u64, Transition)>,
     ) {
@@ -543,7 +486,7 @@ impl BufferTrack {
         offset: u64,
         size: u64,
         u: Use,
-        now: UseNumber,
+        now: u64,
         fence: Option<Fence>,
         push: impl FnMut(u64, u64, Transition),
     ) {
@@ -557,54 +500,11 @@ impl BufferTrack {
         offset: u64,
         size: u64,
         u: Use,
-        now: UseNumber,
+        now: u64,
         fence: Option<Fence>,
         prepare: bool,
         mut push: impl FnMut(u64, u64, Transition),
     ) {
-        let len = self.len();
-        let start = offset.min(len);
-        let end = offset.saturating_add(size).min(len);
-        if start >= end {
-            return;
-        }
-        // The usual case, a buffer used as a whole while it is one part: what the general
-        // path below does, without its searches, splits and merges, and in the one line
-        // the part shares with the size.
-        // A read takes the parts it touches whole (below), so a read of a buffer that is
-        // one part takes that part, wherever the range lies.
-        if !self.is_split() && ((start == 0 && end == len) || !u.is_write()) {
-            let part = &mut self.head;
-            if !prepare && part.apply_repeated_read(u, now) {
-                return;
-            }
-            let barrier = if prepare {
-                part.prepare(u, now, fence)
-            } else {
-                part.apply(u, now, fence)
-            };
-            if let Some(t) = barrier {
-                push(0, len, t);
-            }
-            return;
-        }
-        self.apply_split(start, end, u, now, fence, prepare, &mut push);
-    }
-
-    /// [`BufferTrack::apply_as`]'s general path, on the list of parts.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(never)]
-    fn apply_split(
-        &mut self,
-        start: u64,
-        end: u64,
-        u: Use,
-        now: UseNumber,
-        fence: Option<Fence>,
-        prepare: bool,
-        push: &mut dyn FnMut(u64, u64, Transition),
-    ) {
-        let len = self.len();
         let step = |part: &mut Part| {
             if prepare {
                 part.prepare(u, now, fence)
@@ -612,63 +512,78 @@ impl BufferTrack {
                 part.apply(u, now, fence)
             }
         };
-        let parts = self.split_parts();
+        let start = offset.min(self.size);
+        let end = offset.saturating_add(size).min(self.size);
+        if start >= end {
+            return;
+        }
+        // The usual case, a buffer used as a whole while it is one part: what the general
+        // path below does, without its searches, splits and merges.
+        // A read takes the parts it touches whole (below), so a read of a buffer that is
+        // one part takes that part, wherever the range lies.
+        if (start == 0 && end == self.size) || !u.is_write() {
+            if let [(0, part)] = self.parts.as_mut_slice() {
+                if !prepare && part.apply_repeated_read(u, now) {
+                    return;
+                }
+                if let Some(t) = step(part) {
+                    push(0, self.size, t);
+                }
+                return;
+            }
+        }
         // A write splits parts at its ends, so what it wrote is known exactly. A read takes
         // the parts it touches whole: reads never wait for reads, and taking a part as read
         // beyond the range only adds a wait to a later write there. So the many small ranges
         // a uniform buffer is read in do not each become a part.
         let (first, last) = if u.is_write() {
-            let first = Self::split_at(parts, start);
-            let last = if end < len {
-                Self::split_at(parts, end)
+            let first = self.split_at(start);
+            let last = if end < self.size {
+                self.split_at(end)
             } else {
-                parts.len()
+                self.parts.len()
             };
             (first, last)
         } else {
-            let first = match parts.binary_search_by_key(&start, |p| p.0) {
+            let first = match self.parts.binary_search_by_key(&start, |p| p.0) {
                 Ok(i) => i,
                 Err(i) => i.saturating_sub(1),
             };
-            let last = match parts.binary_search_by_key(&end, |p| p.0) {
+            let last = match self.parts.binary_search_by_key(&end, |p| p.0) {
                 Ok(j) | Err(j) => j,
             };
             (first, last)
         };
         for i in first..last {
-            let part_end = parts.get(i.saturating_add(1)).map_or(len, |p| p.0);
-            if let Some((at, part)) = parts.get_mut(i) {
-                if let Some(t) = step(part) {
-                    push(*at, part_end.saturating_sub(*at), t);
-                }
+            let part_end = self
+                .parts
+                .get(i.saturating_add(1))
+                .map_or(self.size, |p| p.0);
+            if let Some(t) = step(&mut self.parts[i].1) {
+                push(self.parts[i].0, part_end.saturating_sub(self.parts[i].0), t);
             }
         }
         // Neighbours that ended up identical become one part again.
         let lo = first.saturating_sub(1);
-        let hi = last.saturating_add(1).min(parts.len());
+        let hi = last.saturating_add(1).min(self.parts.len());
         let mut i = lo.saturating_add(1);
         let mut end_i = hi;
         while i < end_i {
             let prev = i.saturating_sub(1);
-            let same = match (parts.get(prev), parts.get(i)) {
-                (Some(a), Some(b)) => b.1.same(&a.1).then_some((b.1.written_at, b.1.read_at)),
-                _ => None,
-            };
-            if let Some((w, r)) = same {
-                if let Some((_, p)) = parts.get_mut(prev) {
-                    p.written_at = p.written_at.max(w);
-                    p.read_at = p.read_at.max(r);
-                }
-                parts.remove(i);
+            if self.parts[i].1.same(&self.parts[prev].1) {
+                let (w, r) = (self.parts[i].1.written_at, self.parts[i].1.read_at);
+                let p = &mut self.parts[prev].1;
+                p.written_at = p.written_at.max(w);
+                p.read_at = p.read_at.max(r);
+                self.parts.remove(i);
                 end_i = end_i.saturating_sub(1);
             } else {
                 i = i.saturating_add(1);
             }
         }
-        if parts.len() > MAX_BUFFER_PARTS {
+        if self.parts.len() > MAX_BUFFER_PARTS {
             self.coarsen();
         }
-        self.unsplit();
     }
 
     /// Merges every part into one whose history covers them all: what a buffer used in
@@ -701,25 +616,27 @@ impl BufferTrack {
     /// The one part, when the buffer was used as a whole (or one way throughout).
     #[inline]
     pub fn single(&self) -> Option<&Part> {
-        (!self.is_split()).then_some(&self.head)
+        match self.parts.as_slice() {
+            [(_, part)] => Some(part),
+            _ => None,
+        }
     }
 
     /// The buffer's size as tracked.
     #[inline]
     pub fn size(&self) -> u64 {
-        self.len()
+        self.size
     }
 
     /// The parts, as `(offset, size, part)`.
     pub fn parts(&self) -> impl Iterator<Item = (u64, u64, &Part)> + '_ {
-        let len = self.len();
-        let list: &[(u64, Part)] = if self.is_split() { &self.parts } else { &[] };
-        let head = (!self.is_split()).then_some((0, len, &self.head));
-        head.into_iter()
-            .chain(list.iter().enumerate().map(move |(i, (start, part))| {
-                let end = list.get(i.saturating_add(1)).map_or(len, |p| p.0);
-                (*start, end.saturating_sub(*start), part)
-            }))
+        self.parts.iter().enumerate().map(|(i, (start, part))| {
+            let end = self
+                .parts
+                .get(i.saturating_add(1))
+                .map_or(self.size, |p| p.0);
+            (*start, end.saturating_sub(*start), part)
+        })
     }
 }
 
@@ -762,7 +679,7 @@ impl TextureTrack {
         &mut self,
         range: Subresources,
         u: Use,
-        now: UseNumber,
+        now: u64,
         fence: Option<Fence>,
         push: impl FnMut(u32, u32, Transition),
     ) {
@@ -775,7 +692,7 @@ impl TextureTrack {
         &mut self,
         range: Subresources,
         u: Use,
-        now: UseNumber,
+        now: u64,
         fence: Option<Fence>,
         out: &mut Vec<(u32, u32, Transition)>,
     ) {
@@ -788,7 +705,7 @@ impl TextureTrack {
         &mut self,
         range: Subresources,
         u: Use,
-        now: UseNumber,
+        now: u64,
         fence: Option<Fence>,
         push: impl FnMut(u32, u32, Transition),
     ) {
@@ -800,7 +717,7 @@ impl TextureTrack {
         &mut self,
         range: Subresources,
         u: Use,
-        now: UseNumber,
+        now: u64,
         fence: Option<Fence>,
         prepare: bool,
         mut push: impl FnMut(u32, u32, Transition),
@@ -846,7 +763,7 @@ impl TextureTrack {
         &mut self,
         range: Subresources,
         u: Use,
-        now: UseNumber,
+        now: u64,
         mut push: impl FnMut(u32, u32, Transition),
     ) -> bool {
         let mut parts = self.subresources(range).peekable();
@@ -864,7 +781,7 @@ impl TextureTrack {
     }
 
     /// Discards every subresource's contents at use number `now` ([`Part::discard`]).
-    pub fn discard(&mut self, now: UseNumber) {
+    pub fn discard(&mut self, now: u64) {
         for part in &mut self.parts {
             part.discard(now);
         }
@@ -1305,47 +1222,11 @@ mod tests {
     }
 
     #[test]
-    fn a_one_part_buffer_keeps_its_part_and_size_in_one_cache_line() {
-        assert_eq!(std::mem::size_of::<Part>(), 56);
-        assert_eq!(std::mem::offset_of!(BufferTrack, head), 0);
-        assert_eq!(std::mem::offset_of!(BufferTrack, bounds), 56);
-        let mut b = BufferTrack::new(256);
-        let mut out = Vec::new();
-        b.apply(0, 256, COMPUTE_WRITE, 1, None, &mut out);
-        assert!(b.single().is_some() && !b.is_split());
-        b.apply(0, 64, COPY_WRITE, 2, None, &mut out);
-        assert!(
-            b.single().is_none() && b.is_split(),
-            "a range write splits it"
-        );
-        assert_eq!(b.size(), 256, "the split bit is not the size");
-        assert_eq!(
-            b.parts().map(|(o, s, _)| (o, s)).collect::<Vec<_>>(),
-            [(0, 64), (64, 192)]
-        );
-        b.apply(0, 256, COMPUTE_WRITE, 3, None, &mut out);
-        assert!(
-            b.single().is_some() && !b.is_split(),
-            "one part again: back beside the size"
-        );
-        assert_eq!(b.single().map(|p| p.written_at), Some(3));
-        assert_eq!(
-            b.parts().map(|(o, s, _)| (o, s)).collect::<Vec<_>>(),
-            [(0, 256)]
-        );
-        assert_eq!(
-            BufferTrack::new(u64::MAX).size(),
-            SPLIT - 1,
-            "sizes clamp below the bit"
-        );
-    }
-
-    #[test]
     fn a_buffer_written_in_many_ranges_is_merged_into_one_part() {
         let mut b = BufferTrack::new(4096);
         let mut out = Vec::new();
-        for i in 0..100u32 {
-            b.apply(u64::from(i) * 32, 16, COMPUTE_WRITE, i, None, &mut out);
+        for i in 0..100u64 {
+            b.apply(i * 32, 16, COMPUTE_WRITE, i, None, &mut out);
         }
         assert!(b.parts().count() <= MAX_BUFFER_PARTS);
         // The merged history still orders a read of any written range after the writes.
@@ -1449,7 +1330,7 @@ mod tests {
                 let mut part = Part::UNTOUCHED;
                 let mut c = code;
                 for at in 0..len {
-                    part.apply(uses[c % n], at + 1, None);
+                    part.apply(uses[c % n], u64::from(at) + 1, None);
                     c /= n;
                 }
                 for &u in &uses {

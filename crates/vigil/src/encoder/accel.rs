@@ -117,7 +117,7 @@ impl<A: Api> CommandEncoder<A> {
         tlas: &[TlasBuildEntry<'_>],
     ) -> Result<()> {
         const OP: &str = "build_acceleration_structures";
-        self.step_scoped(OP, |e| {
+        self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
             validate::accel::feature(OP, &e.label, e.core.features)?;
             // Check everything first: a refused call records nothing.

@@ -39,9 +39,9 @@ pub(crate) struct Binder {
     late: Vec<LateSizeCheck>,
     /// Groups `late` has checks for.
     late_groups: u8,
-    /// The bound pipeline's number in the recording ([`super::used::pipeline_number`]):
-    /// what a group that met its late checks remembers.
-    late_key: u32,
+    /// The bound pipeline's late checks by address (unique while the recording holds the
+    /// pipeline): what a group that met them remembers.
+    late_key: usize,
     /// Groups to bind natively before the next draw or dispatch.
     pub dirty: u8,
     /// Groups known to fit the pipeline.
@@ -87,11 +87,11 @@ impl Binder {
 
     /// Whether the group at `g` fits the pipeline: compatible layout, late sizes met.
     fn fits<A: Api>(&self, used: &Used<A>, g: usize) -> bool {
-        let Some((i, info)) = self
+        let Some(info) = self
             .groups
             .get(g)
             .and_then(|b| b.group.map(|_| b.info))
-            .and_then(|i| Some((i, used.group_info.get(i)?)))
+            .and_then(|i| used.group_info.get(i))
         else {
             return false;
         };
@@ -99,12 +99,8 @@ impl Binder {
             return false;
         }
         let sizes = used
-            .group_size_at
-            .get(i)
-            .and_then(|at| {
-                used.group_sizes
-                    .get(at.start..at.start.saturating_add(at.len))
-            })
+            .group_sizes
+            .get(info.sizes..info.sizes.saturating_add(info.len_sizes as usize))
             .unwrap_or(&[]);
         self.late.iter().filter(|c| c.group as usize == g).all(|c| {
             sizes
@@ -142,7 +138,6 @@ impl Binder {
         used: &Used<A>,
         key: (u32, u32),
         info: &PipelineInfo<A>,
-        number: u32,
     ) {
         let layout = std::sync::Arc::as_ptr(&info.layout) as usize;
         let changed = self.pipeline.is_none() || self.layout != layout;
@@ -163,7 +158,7 @@ impl Binder {
         }
         self.late.clear();
         self.late.extend_from_slice(&info.late_checks);
-        self.late_key = number;
+        self.late_key = info.late_checks.as_ptr() as usize;
         self.late_groups = info
             .late_checks
             .iter()
@@ -462,7 +457,11 @@ impl Binder {
         let recs = used
             .group_info
             .get(bound.info)
-            .map_or(&[][..], |i| i.members(&used.member_uses));
+            .and_then(|i| {
+                used.member_uses
+                    .get(i.start..i.start.saturating_add(i.len as usize))
+            })
+            .unwrap_or(&[]);
         Some((bound, recs))
     }
 

@@ -44,7 +44,7 @@ pub(crate) struct ComputeState {
     /// When the pass began in a native command buffer of its own (the recording had written
     /// an `INDIRECT` buffer before it): the number of its first uses. Indirect dispatches
     /// whose arguments nothing wrote since are checked in one batch in front of the pass.
-    pub front: Option<crate::track::UseNumber>,
+    pub front: Option<u64>,
 }
 
 /// Where an indirect call's check is recorded.
@@ -154,7 +154,7 @@ impl<A: Api> CommandEncoder<A> {
             e.pass_begins_debug();
             e.pass_begins_statistics();
             e.compute = ComputeState {
-                front: front.then_some(e.used.seq.saturating_add(1)),
+                front: front.then_some(e.used.seq.wrapping_add(1)),
                 ..ComputeState::default()
             };
             e.recorded = true;
@@ -193,17 +193,10 @@ impl<A: Api> CommandEncoder<A> {
                 return Ok(());
             }
             let p = p.clone();
-            let number = super::used::pipeline_number(
-                &mut e.used.compute_pipelines,
-                &mut e.used.pipelines_numbered,
-                key.0,
-                key.1,
-            )
-            .ok_or_else(|| e.too_long(OP, "pipelines"))?;
             if let Some(pool) = e.pool.as_mut() {
                 crate::native::Rec::<A>(pool).set_compute_pipeline(&p.raw);
             }
-            e.compute.binder.set_pipeline(&e.used, key, &p.info, number);
+            e.compute.binder.set_pipeline(&e.used, key, &p.info);
             Ok(())
         })
     }
@@ -316,10 +309,7 @@ impl<A: Api> CommandEncoder<A> {
                         // everything (and refuses, naming it).
                         e.epoch = u64::MAX;
                     }
-                    let info = e
-                        .used
-                        .group_info_of(gi, gg)
-                        .ok_or_else(|| e.too_long(OP, "bind group members"))?;
+                    let info = e.used.group_info_of(gi, gg);
                     let compat = e.used.group_info.get(info).map_or(u32::MAX, |i| i.compat);
                     (info, compat)
                 }
@@ -379,7 +369,7 @@ impl<A: Api> CommandEncoder<A> {
     /// Dispatches `x * y * z` workgroups (WebGPU's `dispatchWorkgroups`, shorter name).
     pub fn dispatch(&mut self, x: u32, y: u32, z: u32) -> Result<()> {
         const OP: &str = "dispatch";
-        self.step_scoped(OP, move |e| {
+        self.step(OP, move |e| {
             e.expect_pass(Pass::Compute, OP)?;
             validate::encoder::dispatch(&e.label, [x, y, z], &e.core.limits)?;
             e.prepare_dispatch(None, true, OP)?;
@@ -403,7 +393,7 @@ impl<A: Api> CommandEncoder<A> {
     /// through vigil).
     pub fn dispatch_indirect(&mut self, buffer: Buffer, offset: u64) -> Result<()> {
         const OP: &str = "dispatch_indirect";
-        self.step_scoped(OP, |e| {
+        self.step(OP, |e| {
             e.expect_pass(Pass::Compute, OP)?;
             let b = find(&mut e.used.buffers, &e.core, buffer, OP)?;
             validate::encoder::indirect(OP, &e.label, b.shape(), offset, 12)?;

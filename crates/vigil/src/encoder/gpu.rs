@@ -377,9 +377,6 @@ impl<A: Api> CommandEncoder<A> {
             }
         }
         if !reads.is_empty() {
-            if self.used.seq > super::SEQ_LIMIT {
-                return Err(self.too_long(op, "usage scopes"));
-            }
             // The reads are a scope of their own, numbered before the dispatch's.
             self.used.next_scope();
             for (slot, whole, read) in reads {

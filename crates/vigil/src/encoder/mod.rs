@@ -56,11 +56,6 @@ use vigil_hal::{
     TextureBarrier, TextureLayout,
 };
 
-/// The most use numbers ([`crate::track::UseNumber`]) a recording may have taken when a
-/// command begins: a command takes a few at most, so with 1,024 left over the numbers never
-/// wrap, and the command after the last one allowed is refused (`encoder.too-long`).
-pub(crate) const SEQ_LIMIT: crate::track::UseNumber = crate::track::MAX_USE_NUMBER - 1024;
-
 /// How to create a command encoder.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CommandEncoderDescriptor<'a> {
@@ -278,37 +273,6 @@ impl<A: Api> CommandEncoder<A> {
             op,
             &self.label,
             "the encoder is poisoned by an earlier refused call: {first}"
-        )
-    }
-
-    /// [`CommandEncoder::step`] for a command that takes use numbers (a usage scope of its
-    /// own: dispatches, copies, clears, transitions, builds, a pass's beginning and end):
-    /// refused, changing nothing, once the recording has taken [`SEQ_LIMIT`] of them.
-    /// Commands inside a render pass take none (the pass's scope is numbered when it ends).
-    /// Numbers saturate rather than wrap, so a command that took one past the limit without
-    /// this check could only make later barriers more cautious, never fewer.
-    #[inline]
-    pub(crate) fn step_scoped<T>(
-        &mut self,
-        op: &'static str,
-        f: impl FnOnce(&mut Self) -> Result<T>,
-    ) -> Result<T> {
-        if self.used.seq > SEQ_LIMIT && self.error.is_none() {
-            let e = self.too_long(op, "usage scopes");
-            return Err(self.latch(e));
-        }
-        self.step(op, f)
-    }
-
-    /// The refusal of a command that would take the recording past one of its counts
-    /// (`what`: its usage scopes, the pipelines or group records it met, its passes).
-    #[cold]
-    pub(crate) fn too_long(&self, op: &'static str, what: &str) -> Error {
-        fail!(
-            EncoderTooLong,
-            op,
-            &self.label,
-            "the encoder has recorded as many {what} as one recording may; finish it and record the rest in another"
         )
     }
 
@@ -1094,64 +1058,5 @@ impl<A: Api> Drop for CommandBuffer<A> {
             self.core.return_pool(pool);
         }
         // `used`, unless a submission took it, drops after this body.
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::SEQ_LIMIT;
-    use crate::{
-        BufferDescriptor, BufferUsages, CommandEncoderDescriptor, DeviceDescriptor, Instance,
-        InstanceDescriptor, Rule,
-    };
-    use vigil_hal::test_backend::TestApi;
-
-    /// The limit on use numbers, reached by setting the recording's count (four billion
-    /// copies would take too long): the command that would pass it is refused with its
-    /// rule and changes nothing, the one before is recorded, and the refusal latches.
-    #[test]
-    fn an_encoder_refuses_commands_past_its_last_use_number() -> crate::Result<()> {
-        let instance = Instance::<TestApi>::new(&InstanceDescriptor::default())?;
-        let adapter = instance
-            .adapters()
-            .into_iter()
-            .next()
-            .expect("the test backend lists an adapter");
-        let d = adapter.request_device(&DeviceDescriptor::default())?;
-        let usage = BufferUsages::COPY_SRC | BufferUsages::COPY_DST;
-        let a = d.create_buffer(&BufferDescriptor {
-            label: "a",
-            size: 256,
-            usage,
-        })?;
-        let mut e = d.create_command_encoder(&CommandEncoderDescriptor { label: "long" })?;
-        e.used.seq = SEQ_LIMIT;
-        e.clear_buffer(a, 0, Some(64))?;
-        let after = e.used.seq;
-        assert_eq!(
-            after,
-            SEQ_LIMIT.wrapping_add(1),
-            "the last command allowed took a number"
-        );
-        let refused = e.clear_buffer(a, 64, Some(64));
-        assert_eq!(refused.map_err(|err| err.rule()), Err(Rule::EncoderTooLong));
-        assert_eq!(e.used.seq, after, "the refused command took no number");
-        let parts = e
-            .used
-            .tracker
-            .buffers
-            .first()
-            .map(|t| t.track.parts().count());
-        assert_eq!(
-            parts,
-            Some(2),
-            "the refused clear split nothing: 0..64 and the rest"
-        );
-        assert_eq!(
-            e.finish().map(|_| ()).map_err(|err| err.rule()),
-            Err(Rule::EncoderTooLong),
-            "finish reports the first refusal"
-        );
-        Ok(())
     }
 }

@@ -285,13 +285,8 @@ impl<A: Api> CommandEncoder<A> {
     pub fn begin_render_pass(&mut self, desc: &RenderPassDescriptor<'_>) -> Result<()> {
         const OP: &str = "begin_render_pass";
         self.timeline_pass("render pass", desc.label)?;
-        self.step_scoped(OP, |e| {
+        self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
-            // Each pass takes a use number when it ends, so `step`'s limit on those comes
-            // first; this keeps pass numbers below `u32::MAX` whatever happens to that.
-            if e.passes >= u64::from(super::SEQ_LIMIT) {
-                return Err(e.too_long(OP, "render passes"));
-            }
             e.core.needs_drawing_queue(OP, &e.label, "a render pass")?;
             let view_mask = desc.multiview_mask.map_or(0, std::num::NonZeroU32::get);
             validate::render_pass::multiview(
@@ -587,7 +582,7 @@ impl<A: Api> CommandEncoder<A> {
     /// Ends the render pass.
     pub fn end_render_pass(&mut self) -> Result<()> {
         const OP: &str = "end_render_pass";
-        self.step_scoped(OP, |e| {
+        self.step(OP, |e| {
             e.expect_pass(Pass::Render, OP)?;
             e.debug_groups_closed(OP, "the pass")?;
             e.occlusion_closed(OP)?;
@@ -662,17 +657,10 @@ impl<A: Api> CommandEncoder<A> {
                 &p.render,
                 &e.render.targets,
             )?;
-            let number = super::used::pipeline_number(
-                &mut e.used.render_pipelines,
-                &mut e.used.pipelines_numbered,
-                key.0,
-                key.1,
-            )
-            .ok_or_else(|| e.too_long(OP, "pipelines"))?;
             if let Some(mut r) = e.pool.as_mut().map(crate::native::Rec::<A>) {
                 r.set_render_pipeline(&p.raw);
             }
-            e.render.binder.set_pipeline(&e.used, key, &p.info, number);
+            e.render.binder.set_pipeline(&e.used, key, &p.info);
             e.render.strip_index_format = p.render.strip_index_format;
             e.render.mesh = p.render.mesh.is_some();
             let (mut needed, mut per_vertex, mut per_instance) = (0u32, 0u32, 0u32);
@@ -1306,9 +1294,7 @@ impl<A: Api> CommandEncoder<A> {
                 // A group without dynamic offsets uses the same ranges every time: once in
                 // the pass's scope is enough.
                 let info = self.render.binder.groups[g].info;
-                // Pass numbers stay below `u32::MAX` (`begin_render_pass` refuses one
-                // that would not).
-                let pass = self.render.pass_id as u32;
+                let pass = self.render.pass_id;
                 let scoped = self.used.group_info.get(info);
                 if scoped.is_some_and(|i| i.dynamic == 0 && i.scoped_in == pass) {
                     continue;

@@ -66,7 +66,7 @@ impl<A: Api> CommandEncoder<A> {
         size: u64,
     ) -> Result<()> {
         const OP: &str = "copy_buffer_to_buffer";
-        self.step_scoped(OP, |e| {
+        self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
             let s = find(&mut e.used.buffers, &e.core, src, OP)?.clone();
             let d = find(&mut e.used.buffers, &e.core, dst, OP)?.clone();
@@ -225,7 +225,7 @@ impl<A: Api> CommandEncoder<A> {
         size: u64,
     ) -> Result<()> {
         const OP: &str = "read_buffer";
-        self.step_scoped(OP, |e| {
+        self.step(OP, |e| {
             let s = find(&mut e.used.buffers, &e.core, src, OP)?.clone();
             let d = find(&mut e.used.buffers, &e.core, dst, OP)?.clone();
             let padded = s.size.checked_next_multiple_of(4).unwrap_or(s.size);
@@ -238,7 +238,7 @@ impl<A: Api> CommandEncoder<A> {
     /// of 4; the buffer needs `COPY_DST`.
     pub fn clear_buffer(&mut self, buffer: Buffer, offset: u64, size: Option<u64>) -> Result<()> {
         const OP: &str = "clear_buffer";
-        self.step_scoped(OP, |e| {
+        self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
             let b = find(&mut e.used.buffers, &e.core, buffer, OP)?.clone();
             let size = validate::copy::clear(&e.label, b.facts(), offset, size)?;
@@ -272,7 +272,7 @@ impl<A: Api> CommandEncoder<A> {
         range: &crate::texture::ImageSubresourceRange,
     ) -> Result<()> {
         const OP: &str = "clear_texture";
-        self.step_scoped(OP, |e| {
+        self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
             let t = find(&mut e.used.textures, &e.core, texture, OP)?.clone();
             let [base_mip, mips, base_layer, layers] =
@@ -347,7 +347,7 @@ impl<A: Api> CommandEncoder<A> {
         size: [u32; 3],
         to_texture: bool,
     ) -> Result<()> {
-        self.step_scoped(op, |e| {
+        self.step(op, |e| {
             e.expect_pass(Pass::None, op)?;
             let b = find(&mut e.used.buffers, &e.core, buffer, op)?.clone();
             let t = find(&mut e.used.textures, &e.core, texture, op)?.clone();
@@ -419,7 +419,7 @@ impl<A: Api> CommandEncoder<A> {
         size: [u32; 3],
     ) -> Result<()> {
         const OP: &str = "copy_texture_to_texture";
-        self.step_scoped(OP, |e| {
+        self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
             let s = find(&mut e.used.textures, &e.core, src, OP)?.clone();
             let d = find(&mut e.used.textures, &e.core, dst, OP)?.clone();
@@ -476,7 +476,7 @@ impl<A: Api> CommandEncoder<A> {
     /// Writes a timestamp into query `index` once all earlier work finished.
     pub fn write_timestamp(&mut self, set: QuerySet, index: u32) -> Result<()> {
         const OP: &str = "write_timestamp";
-        self.step_scoped(OP, |e| {
+        self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
             let q = find(&mut e.used.query_sets, &e.core, set, OP)?;
             validate::encoder::timestamp_set(OP, &e.label, &q.label, q.ty)?;
@@ -508,7 +508,7 @@ impl<A: Api> CommandEncoder<A> {
         offset: u64,
     ) -> Result<()> {
         const OP: &str = "resolve_query_set";
-        self.step_scoped(OP, |e| {
+        self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
             let q = find(&mut e.used.query_sets, &e.core, set, OP)?.clone();
             let b = find(&mut e.used.buffers, &e.core, dst, OP)?.clone();

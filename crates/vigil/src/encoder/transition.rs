@@ -67,7 +67,7 @@ impl<A: Api> CommandEncoder<A> {
         textures: &[TextureTransition],
     ) -> Result<()> {
         const OP: &str = "transition_resources";
-        self.step_scoped(OP, |e| {
+        self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
             // Everything is checked first, then merged in the scope, before the tracker
             // moves.
@@ -167,7 +167,7 @@ impl<A: Api> CommandEncoder<A> {
     /// too). Outside passes. `placement.not-aliasable` for any other texture.
     pub fn activate_texture_alias(&mut self, texture: Texture) -> Result<()> {
         const OP: &str = "activate_texture_alias";
-        self.step_scoped(OP, |e| {
+        self.step(OP, |e| {
             e.expect_pass(Pass::None, OP)?;
             let t = find(&mut e.used.textures, &e.core, texture, OP)?.clone();
             if !t.placed.as_ref().is_some_and(|p| p.aliasable) {

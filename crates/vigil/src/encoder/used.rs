@@ -131,36 +131,13 @@ where
     Ok(())
 }
 
-/// The number of a pipeline met by handle in this recording (from 1), what a group
-/// remembers of the late size checks it met ([`GroupInfo::fits_checks`]; the count is [`Used::pipelines_numbered`]). `None` once
-/// `u32::MAX - 1` pipelines are numbered (the caller refuses, `encoder.too-long`).
-pub(crate) fn pipeline_number<T>(
-    seen: &mut Seen<T>,
-    numbered: &mut u32,
-    index: u32,
-    generation: u32,
-) -> Option<u32> {
-    let aux = seen.aux(index, generation);
-    if aux != u32::MAX {
-        return Some(aux);
-    }
-    let n = numbered.checked_add(1).filter(|&n| n != u32::MAX)?;
-    *numbered = n;
-    seen.set_aux(index, generation, n);
-    Some(n)
-}
-
 /// A buffer a command buffer uses, with the history of its ranges.
-///
-/// The track comes first and each entry starts a cache line: a use of a buffer that is one
-/// part reads the entry's first line only (the part and the size, see [`BufferTrack`]).
-#[repr(C, align(64))]
 pub(crate) struct TrackedBuffer<A: Api> {
-    pub track: BufferTrack,
     pub obj: Arc<BufferObj<A>>,
     /// Its entry's key in the queue's buffer states, copied from `obj` when first met: a
     /// submission finds and stamps the entry without reading the object.
     pub key: crate::device::BufferKey,
+    pub track: BufferTrack,
 }
 
 /// A texture a command buffer uses, with the history of its subresources.
@@ -229,17 +206,13 @@ pub(crate) struct Used<A: Api> {
     /// What the recording keeps of each group it met, indexed by the number `groups` keeps
     /// with the group.
     pub group_info: Vec<GroupInfo<A::BindGroupKey>>,
-    /// Where each group's bound sizes are in `group_sizes`, indexed as `group_info`.
-    pub group_size_at: Vec<GroupSizes>,
-    /// Pipelines numbered so far (see [`pipeline_number`]).
-    pub pipelines_numbered: u32,
     /// What uses of the groups' members need (their tracker slots, ranges and uses), in
     /// one list: a dispatch or a render pass's scope reads these, not the group objects.
     pub member_uses: Vec<MemberUse>,
     /// The groups' bound sizes per layout entry, in one list.
     pub group_sizes: Vec<u64>,
     /// Uses are numbered by usage scope (a dispatch, a copy, a render pass), in order.
-    pub seq: crate::track::UseNumber,
+    pub seq: u64,
     /// The last global barrier recorded.
     pub fence: Option<Fence>,
     /// Every stage a use so far was in (what a global barrier waits for).
@@ -351,7 +324,7 @@ pub(crate) struct Tracker<A: Api> {
     /// recording's textures a heap names only when the recording tracks them; a texture
     /// such a heap names that the recording first meets after a heap read is taken as
     /// read by it, so a later write in the recording waits for the read.
-    pub heap_read: Option<(vigil_hal::Stages, crate::track::UseNumber)>,
+    pub heap_read: Option<(vigil_hal::Stages, u64)>,
     /// The device's count of heap entries when the recording first read the texture heap
     /// (see `TextureObj::heap_since`).
     pub heap_read_from: u64,
@@ -499,7 +472,7 @@ impl<A: Api> Tracker<A> {
     /// Activates aliasable texture `t` at use number `now` (the caller recorded the global
     /// barrier): its contents are discarded, it may be used from here on, and every alias
     /// sharing its bytes that this recording tracks is retired. Returns its slot.
-    pub fn activate(&mut self, t: &Arc<TextureObj<A>>, now: crate::track::UseNumber) -> usize {
+    pub fn activate(&mut self, t: &Arc<TextureObj<A>>, now: u64) -> usize {
         let key = Arc::as_ptr(t) as usize;
         // An activation is not a use: no first-use event for it.
         let slot = match self.texture_index.get(&key) {
@@ -608,7 +581,6 @@ impl TableHints {
         used.tracker.buffers.reserve(tracked);
         used.tracker.buffer_at.reserve(buffer_at);
         used.group_info.reserve(info);
-        used.group_size_at.reserve(info);
         used.member_uses.reserve(members);
         used.group_sizes.reserve(sizes);
     }
@@ -636,8 +608,6 @@ impl<A: Api> Default for Used<A> {
             accel: AccelUse::default(),
             tracker: Tracker::default(),
             group_info: Vec::new(),
-            group_size_at: Vec::new(),
-            pipelines_numbered: 0,
             member_uses: Vec::new(),
             group_sizes: Vec::new(),
             seq: 0,
@@ -779,13 +749,7 @@ impl<A: Api> Used<A> {
 
     /// Whether a use numbered `since` or later wrote any of `offset..offset + len` of the
     /// buffer at tracker slot `slot` (an unknown slot counts as written).
-    pub fn buffer_written_since(
-        &self,
-        slot: usize,
-        offset: u64,
-        len: u64,
-        since: crate::track::UseNumber,
-    ) -> bool {
+    pub fn buffer_written_since(&self, slot: usize, offset: u64, len: u64, since: u64) -> bool {
         let Some(b) = self.tracker.buffers.get(slot) else {
             return true;
         };
@@ -824,39 +788,26 @@ impl<A: Api> Used<A> {
     }
 
     /// The index in `group_info` of a group met by handle: its members' tracker slots and
-    /// what draws check of it, worked out the first time the recording binds it. `None`
-    /// when the group is not one this recording met, or when its records would take the
-    /// recording's list of them past `u32::MAX` entries (128 GiB of records: the caller
-    /// refuses the binding, `encoder.too-long`).
+    /// what draws check of it, worked out the first time the recording binds it.
     #[inline]
-    pub fn group_info_of(&mut self, index: u32, generation: u32) -> Option<usize> {
+    pub fn group_info_of(&mut self, index: u32, generation: u32) -> usize {
         let aux = self.groups.aux(index, generation);
         if aux != u32::MAX {
-            return Some(aux as usize);
+            return aux as usize;
         }
-        self.meet_group(index, generation)
-    }
-
-    /// [`Used::group_info_of`]'s first meeting: the group's records made.
-    #[inline]
-    fn meet_group(&mut self, index: u32, generation: u32) -> Option<usize> {
         let Used {
             groups,
             tracker,
             member_uses,
             group_sizes,
             group_info,
-            group_size_at,
             accel,
             ..
         } = self;
-        let g = groups.get(index, generation)?;
-        let start = u32::try_from(member_uses.len()).ok()?;
-        let len = u32::try_from(g.members.len()).ok()?;
-        let at = u32::try_from(group_info.len())
-            .ok()
-            .filter(|&n| n != u32::MAX)?;
-        start.checked_add(len)?;
+        let Some(g) = groups.get(index, generation) else {
+            return usize::MAX;
+        };
+        let start = member_uses.len();
         for m in g.members.iter() {
             let rec = match m {
                 crate::device::Member::Buffer {
@@ -887,35 +838,31 @@ impl<A: Api> Used<A> {
         // Distinct members (worked out when they were set) have distinct tracker slots:
         // the tracker keeps one slot per buffer and per texture.
         let distinct = g.distinct;
-        group_size_at.push(GroupSizes {
-            start: group_sizes.len(),
-            len: g.sizes.len(),
-        });
+        let sizes = group_sizes.len();
         group_sizes.extend_from_slice(&g.sizes);
-        // A group takes at most 16 dynamic offsets (`layout.dynamic-limit`).
-        let dynamic = u8::try_from(g.dynamic.len()).unwrap_or(u8::MAX);
+        let at = group_info.len();
+        // A group's members, dynamic offsets and layout entries are each far fewer than
+        // `u32::MAX` (the device's limits bound them).
         group_info.push(GroupInfo {
-            key: A::bind_group_key(&g.raw),
             start,
-            len,
+            len: g.members.len() as u32,
             compat: g.compat,
-            fits_checks: 0,
+            dynamic: g.dynamic.len() as u32,
+            sizes,
+            len_sizes: g.sizes.len() as u32,
+            key: A::bind_group_key(&g.raw),
             scoped_in: 0,
-            dynamic,
+            fits_checks: 0,
             distinct,
-            first: member_uses
-                .get(start as usize)
-                .copied()
-                .unwrap_or(MemberUse::UNTRACKED),
         });
-        groups.set_aux(index, generation, at);
-        Some(at as usize)
+        groups.set_aux(index, generation, at as u32);
+        at
     }
 
     /// Starts the next usage scope: its uses get the next number.
     #[inline]
     pub fn next_scope(&mut self) {
-        self.seq = self.seq.saturating_add(1);
+        self.seq = self.seq.wrapping_add(1);
     }
 
     /// Applies a use of a buffer range, collecting the barriers it needs.
@@ -990,13 +937,10 @@ impl<A: Api> Used<A> {
         let Some(info) = group_info.get(bound.info).filter(|g| g.distinct) else {
             return false;
         };
-        // A one-member group's record is the copy in its own line.
-        let recs = if info.len == 1 {
-            std::slice::from_ref(&info.first)
-        } else {
-            info.members(member_uses)
-        };
-        *seq = seq.saturating_add(1);
+        let recs = member_uses
+            .get(info.start..info.start.saturating_add(info.len as usize))
+            .unwrap_or(&[]);
+        *seq = seq.wrapping_add(1);
         for (k, rec) in recs.iter().enumerate() {
             let Some(u) = super::binder::seen_from(rec.usage(), stages) else {
                 continue;
@@ -1173,56 +1117,28 @@ impl<A: Api> AccelUse<A> {
 
 /// What a recording keeps of a bind group it met, with `K`, the key the backend binds it
 /// by ([`vigil_hal::Api::bind_group_key`]): binding it again reads no group object.
-///
-/// One cache line (with an 8-byte key, as Vulkan's): what binding the group checks, and a
-/// copy of its first member's record, so a dispatch with a one-member group reads this line
-/// and the member's tracker entry, nothing else of the group.
 #[derive(Clone, Copy, Debug)]
-#[repr(C, align(64))]
 pub(crate) struct GroupInfo<K> {
-    /// Its native key.
-    pub key: K,
-    /// Its members' records: `member_uses[start..start + len]` (the first also in `first`).
-    /// A recording's records are far fewer than `u32::MAX` (each is 32 bytes; see
-    /// [`Used::group_info_of`]).
-    pub start: u32,
+    /// Its members' records: `member_uses[start..start + len]`.
+    pub start: usize,
     pub len: u32,
     /// Its layout's compatibility class.
     pub compat: u32,
-    /// The late size checks (a pipeline's, by its number in the recording; see
-    /// [`pipeline_number`]) it last met (0: none).
-    pub fits_checks: u32,
-    /// The render pass whose scope already holds its uses (0: none). Pass numbers stay
-    /// below `u32::MAX`: each pass takes a use number when it ends.
-    pub scoped_in: u32,
-    /// How many dynamic offsets it takes (its ranges change with them; at most
-    /// [`super::binder::MAX_DYNAMIC`]).
-    pub dynamic: u8,
+    /// How many dynamic offsets it takes (its ranges change with them).
+    pub dynamic: u32,
+    /// Its bound sizes per layout entry: `group_sizes[sizes..sizes + len_sizes]`.
+    pub sizes: usize,
+    pub len_sizes: u32,
+    /// Its native key.
+    pub key: K,
+    /// The render pass whose scope already holds its uses (0: none).
+    pub scoped_in: u64,
+    /// The late size checks (a pipeline's, by address) it last met (0: none).
+    pub fits_checks: usize,
     /// Its tracked members are distinct buffers and textures, at most
     /// [`DIRECT_MEMBERS`] of them: no two of its uses can conflict, so a dispatch that
     /// uses only this group applies them without a usage scope.
     pub distinct: bool,
-    /// Its first member's record (`MemberUse::UNTRACKED` when it has none).
-    pub first: MemberUse,
-}
-
-/// Where a group's bound sizes are: `group_sizes[start..start + len]`, read only when a
-/// pipeline's late size checks meet the group for the first time.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct GroupSizes {
-    pub start: usize,
-    pub len: usize,
-}
-
-impl<K> GroupInfo<K> {
-    /// Its members' records, in the order of the group's members.
-    #[inline]
-    pub fn members<'a>(&self, member_uses: &'a [MemberUse]) -> &'a [MemberUse] {
-        let start = self.start as usize;
-        member_uses
-            .get(start..start.saturating_add(self.len as usize))
-            .unwrap_or(&[])
-    }
 }
 
 /// What a recording keeps of one member of a group it met, worked out at the group's
@@ -1380,24 +1296,6 @@ mod tests {
             u32::MAX as usize,
             "an untracked member's slot"
         );
-    }
-
-    #[test]
-    fn a_group_record_is_one_cache_line_with_its_first_member() {
-        use super::GroupInfo;
-        type Key = <TestApi as vigil_hal::Api>::BindGroupKey;
-        assert_eq!(std::mem::size_of::<Key>(), 8, "Vulkan's key is 8 bytes too");
-        assert_eq!(std::mem::size_of::<GroupInfo<Key>>(), 64);
-        assert_eq!(std::mem::align_of::<GroupInfo<Key>>(), 64);
-        assert_eq!(std::mem::offset_of!(GroupInfo<Key>, first), 32);
-    }
-
-    #[test]
-    fn a_tracked_buffer_entry_starts_a_cache_line_with_its_track() {
-        use super::TrackedBuffer;
-        assert_eq!(std::mem::align_of::<TrackedBuffer<TestApi>>(), 64);
-        assert_eq!(std::mem::offset_of!(TrackedBuffer<TestApi>, track), 0);
-        assert_eq!(std::mem::size_of::<TrackedBuffer<TestApi>>(), 128);
     }
 
     #[test]
