@@ -2,7 +2,7 @@
 //! when either changes, so a draw or dispatch only tests a bit mask, and native binds are
 //! issued once per change, right before the draw or dispatch that needs them.
 
-use super::used::{MemberKind, MemberUse, Seen, Used};
+use super::used::{GroupInfo, MemberKind, MemberUse, Seen, Used};
 use crate::device::{BindGroupObj, LateSizeCheck, Member, PipelineInfo};
 use crate::track::Use;
 use vigil_hal::{Api, BindPoint, Stages};
@@ -21,6 +21,14 @@ pub(crate) struct BoundGroup {
     pub offset_count: u8,
     /// What the recording keeps of it (`Used::group_info`).
     pub info: usize,
+}
+
+impl BoundGroup {
+    /// The recording's record of the group bound here (`None` when none is).
+    #[inline]
+    pub fn record<'u, K>(&self, records: &'u [GroupInfo<K>]) -> Option<&'u GroupInfo<K>> {
+        self.group.and(records.get(self.info))
+    }
 }
 
 /// Bind group slots of a pass and the pipeline they are checked against.
@@ -87,12 +95,7 @@ impl Binder {
 
     /// Whether the group at `g` fits the pipeline: compatible layout, late sizes met.
     fn fits<A: Api>(&self, used: &Used<A>, g: usize) -> bool {
-        let Some(info) = self
-            .groups
-            .get(g)
-            .and_then(|b| b.group.map(|_| b.info))
-            .and_then(|i| used.group_info.get(i))
-        else {
+        let Some(info) = self.groups.get(g).and_then(|b| b.record(&used.group_info)) else {
             return false;
         };
         if self.compat.get(g) != Some(&info.compat) {
@@ -385,10 +388,7 @@ impl Binder {
             let bound = &self.groups[g];
             // The key kept in the recording's record of the group: the group object is
             // not read.
-            let key = bound
-                .group
-                .and_then(|_| used.group_info.get(bound.info))
-                .map(|i| i.key);
+            let key = bound.record(&used.group_info).map(|i| i.key);
             if let Some(key) = key {
                 rec.set_bind_group(
                     point,
@@ -454,14 +454,9 @@ impl Binder {
     ) -> Option<(&'s BoundGroup, &'u [MemberUse])> {
         let bound = self.groups.get(g)?;
         bound.group?;
-        let recs = used
-            .group_info
-            .get(bound.info)
-            .and_then(|i| {
-                used.member_uses
-                    .get(i.start..i.start.saturating_add(i.len as usize))
-            })
-            .unwrap_or(&[]);
+        let recs = bound
+            .record(&used.group_info)
+            .map_or(&[][..], |i| i.members(&used.member_uses));
         Some((bound, recs))
     }
 

@@ -937,9 +937,7 @@ impl<A: Api> Used<A> {
         let Some(info) = group_info.get(bound.info).filter(|g| g.distinct) else {
             return false;
         };
-        let recs = member_uses
-            .get(info.start..info.start.saturating_add(info.len as usize))
-            .unwrap_or(&[]);
+        let recs = info.members(member_uses);
         *seq = seq.wrapping_add(1);
         for (k, rec) in recs.iter().enumerate() {
             let Some(u) = super::binder::seen_from(rec.usage(), stages) else {
@@ -1139,6 +1137,16 @@ pub(crate) struct GroupInfo<K> {
     /// [`DIRECT_MEMBERS`] of them: no two of its uses can conflict, so a dispatch that
     /// uses only this group applies them without a usage scope.
     pub distinct: bool,
+}
+
+impl<K> GroupInfo<K> {
+    /// Its members' records, in the order of the group's members.
+    #[inline]
+    pub fn members<'a>(&self, member_uses: &'a [MemberUse]) -> &'a [MemberUse] {
+        member_uses
+            .get(self.start..self.start.saturating_add(self.len as usize))
+            .unwrap_or(&[])
+    }
 }
 
 /// What a recording keeps of one member of a group it met, worked out at the group's
