@@ -16,6 +16,8 @@ pub const NAMES: &[&str] = &[
     "create_destroy",
     "frame",
     "frame_idle",
+    "copy_early",
+    "copy_late",
 ];
 
 /// Operations one run of `workload` counts.
@@ -24,7 +26,7 @@ pub fn operations(workload: &str) -> Option<u64> {
         "draw" | "root_draw" | "draw_root" | "dispatch" | "dispatch_indirect"
         | "set_bind_group" | "write64" | "write64_direct" => 10_000,
         w if CALLS.contains(&w) => 10_000,
-        "submit" => SUBMITS as u64,
+        "submit" | "copy_early" | "copy_late" => SUBMITS as u64,
         "create_destroy" => 1_000,
         "frame" | "frame_idle" => FRAMES as u64,
         _ => return None,
@@ -114,9 +116,49 @@ pub fn run(workload: &str) -> Option<()> {
         "create_destroy" => create_destroy(),
         "frame" => frame(0),
         "frame_idle" => frame(IDLE),
+        "copy_early" => copies(false),
+        "copy_late" => copies(true),
         _ => return None,
     }
     Some(())
+}
+
+/// Small submissions, each of one copy between two buffers and its completion, beside
+/// `IDLE` idle buffers made before the two (`late`: the copied buffers' registry slots come
+/// after the idle ones') or after them. The two rows should count about the same: what a
+/// recording and its completion cost follows what it uses, not how old the objects it
+/// uses are.
+fn copies(late: bool) {
+    let d = device();
+    let usage = BufferUsages::COPY_SRC | BufferUsages::COPY_DST;
+    let mut idle = Vec::new();
+    let mut make_idle = || {
+        for _ in 0..IDLE {
+            idle.push(buffer(&d, 256, usage));
+        }
+    };
+    if late {
+        make_idle();
+    }
+    let (a, b) = (buffer(&d, 256, usage), buffer(&d, 256, usage));
+    if !late {
+        make_idle();
+    }
+    let one = || {
+        let mut e = d
+            .create_command_encoder(&CommandEncoderDescriptor { label: "copy" })
+            .unwrap();
+        e.copy_buffer_to_buffer(a, 0, b, 0, 256).unwrap();
+        d.submit([e.finish().unwrap()]).unwrap();
+        d.poll().unwrap();
+    };
+    one();
+    measured(|| {
+        for _ in 0..SUBMITS {
+            one();
+        }
+    });
+    drop(idle);
 }
 
 /// What the `draws` frame draws with.

@@ -162,6 +162,9 @@ pub struct Core<A: Api> {
     pub(crate) heap_entries: AtomicU64,
     /// How far recent recordings' tables grew: what a new encoder reserves.
     pub(crate) table_hints: crate::encoder::used::TableHints,
+    /// Completed recordings' tables indexed by registry slot, emptied: what a new encoder
+    /// takes over (see `SlotTables`).
+    pub(crate) spare_tables: Mutex<Vec<crate::encoder::used::SlotTables<A>>>,
     /// Structural identity of bind group layouts, for compatibility.
     pub(crate) layout_compat: Mutex<HashMap<Vec<vigil_hal::BindGroupLayoutEntry>, u32>>,
     /// Set once the device is closed (dropped): its encoders can no longer submit.
@@ -347,6 +350,7 @@ impl<A: Api> Device<A> {
                 destroy_epoch: AtomicU64::new(0),
                 heap_entries: AtomicU64::new(0),
                 table_hints: Default::default(),
+                spare_tables: Mutex::new(Vec::new()),
                 layout_compat: Mutex::new(HashMap::new()),
                 closed: AtomicBool::new(false),
                 timeline: crate::timeline::TimelineState::default(),

@@ -9,6 +9,7 @@
 
 use super::uploads::{PendingUploads, StagingAccount, StagingChunk};
 use super::{Core, Device, lock};
+use crate::encoder::used::SPARE_TABLES;
 use crate::encoder::{CommandBuffer, Used};
 use crate::error::{Error, Result};
 use crate::native::Rec;
@@ -1184,8 +1185,28 @@ impl<A: Api> Core<A> {
             q.staging.in_flight_bytes =
                 q.staging.in_flight_bytes.saturating_sub(done.staging_bytes);
             self.collect_timestamps(done.serial, &done.used);
-            drop(done.used);
+            self.recycle_tables(done.used);
             drop(done.uploads);
+        }
+    }
+
+    /// Lets go of what completed recordings used, keeping their tables indexed by slot,
+    /// emptied, for later encoders (as many as [`SPARE_TABLES`]).
+    fn recycle_tables(&self, used: Vec<Box<Used<A>>>) {
+        // With no room among the spares, a recording is dropped as it is: emptying tables
+        // no encoder will take would only add a pass over them.
+        let room = SPARE_TABLES.saturating_sub(lock(&self.spare_tables).len());
+        for (n, mut u) in used.into_iter().enumerate() {
+            if n >= room {
+                continue;
+            }
+            let Some(tables) = u.take_tables() else {
+                continue;
+            };
+            let mut spare = lock(&self.spare_tables);
+            if spare.len() < SPARE_TABLES {
+                spare.push(tables);
+            }
         }
     }
 

@@ -217,6 +217,10 @@ impl<A: Api> Device<A> {
             ..Used::default()
         };
         self.table_hints.reserve(&mut used);
+        let spare = crate::device::lock(&self.spare_tables).pop();
+        if let Some(tables) = spare {
+            used.adopt_tables(tables);
+        }
         CommandEncoder {
             core: self.core.clone(),
             label: label.to_owned(),

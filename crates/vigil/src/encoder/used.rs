@@ -17,10 +17,21 @@ use crate::track::{BufferTrack, Fence, Subresources, TextureTrack, Transition, U
 use std::sync::Arc;
 use vigil_hal::Api;
 
+/// One entry of a [`Seen`] table: the object's generation, the object, and the number the
+/// recording keeps with it.
+type SeenEntry<T> = Option<(u32, Arc<T>, u32)>;
+
 /// Objects of one kind a recording has met, by slot: generation, object, and a number the
 /// recording keeps with it (a buffer's or texture's tracker slot, a group's member list).
+///
+/// The table is as long as the highest slot met, but nothing but a lookup reads it by
+/// position: the slots met are listed apart (`met`), so going through the objects, and
+/// letting go of them, takes as long as the objects met, not as the table, and an emptied
+/// table is handed to a later recording (see [`SlotTables`]) instead of being made again.
 pub(crate) struct Seen<T> {
-    by_slot: Vec<Option<(u32, Arc<T>, u32)>>,
+    by_slot: Vec<SeenEntry<T>>,
+    /// The slots that hold an object, in the order they were met.
+    met: Vec<u32>,
     /// Objects pushed out of their slot by a newer object in the same slot (the older
     /// one was destroyed while this recording held it).
     displaced: Vec<Arc<T>>,
@@ -30,6 +41,7 @@ impl<T> Default for Seen<T> {
     fn default() -> Self {
         Seen {
             by_slot: Vec::new(),
+            met: Vec::new(),
             displaced: Vec::new(),
         }
     }
@@ -71,19 +83,49 @@ impl<T> Seen<T> {
             self.by_slot.resize_with(i.saturating_add(1), || None);
         }
         if let Some(slot) = self.by_slot.get_mut(i) {
-            if let Some((_, old, _)) = slot.replace((generation, obj, u32::MAX)) {
-                self.displaced.push(old);
+            match slot.replace((generation, obj, u32::MAX)) {
+                Some((_, old, _)) => self.displaced.push(old),
+                None => self.met.push(index),
             }
         }
     }
 
-    /// Every object met.
+    /// Every object met (in the order their slots were first met, then the displaced).
     pub fn iter(&self) -> impl Iterator<Item = &Arc<T>> + '_ {
-        self.by_slot
+        self.met
             .iter()
-            .flatten()
-            .map(|(_, o, _)| o)
+            .filter_map(|&i| match self.by_slot.get(i as usize) {
+                Some(Some((_, o, _))) => Some(o),
+                _ => None,
+            })
             .chain(self.displaced.iter())
+    }
+
+    /// Lets go of every object met and hands back the table, every entry empty and its
+    /// length kept: what a later recording takes over (see [`Seen::adopt`]).
+    fn empty_table(&mut self) -> Vec<SeenEntry<T>> {
+        if self.met.len().saturating_mul(DENSE) >= self.by_slot.len() {
+            // Most entries hold an object: one pass over the table is shorter than a
+            // look up per slot met.
+            self.by_slot.iter_mut().for_each(|e| *e = None);
+            self.met.clear();
+        } else {
+            for i in self.met.drain(..) {
+                if let Some(e) = self.by_slot.get_mut(i as usize) {
+                    *e = None;
+                }
+            }
+        }
+        self.displaced.clear();
+        std::mem::take(&mut self.by_slot)
+    }
+
+    /// Takes over an emptied table (from [`Seen::empty_table`]) for a recording that has
+    /// met nothing yet.
+    fn adopt(&mut self, table: Vec<SeenEntry<T>>) {
+        if self.met.is_empty() && self.by_slot.is_empty() {
+            self.by_slot = table;
+        }
     }
 }
 
@@ -358,6 +400,21 @@ impl<A: Api> Default for Tracker<A> {
 }
 
 impl<A: Api> Tracker<A> {
+    /// Empties the table of tracked buffers by handle index (the entries this recording
+    /// made, one per tracked buffer) and hands it back, its length kept.
+    fn empty_buffer_at(&mut self) -> Vec<(u32, u32)> {
+        if self.buffers.len().saturating_mul(DENSE) >= self.buffer_at.len() {
+            self.buffer_at.fill((0, u32::MAX));
+        } else {
+            for t in &self.buffers {
+                if let Some(e) = self.buffer_at.get_mut(t.key.index as usize) {
+                    *e = (0, u32::MAX);
+                }
+            }
+        }
+        std::mem::take(&mut self.buffer_at)
+    }
+
     /// The tracker slot of a buffer, made on first use.
     #[inline]
     pub fn buffer_slot(&mut self, b: &Arc<BufferObj<A>>) -> usize {
@@ -516,6 +573,79 @@ pub(crate) fn overlap<A: Api>(a: &TextureObj<A>, b: &TextureObj<A>) -> bool {
         _ => false,
     }
 }
+
+/// A finished recording's tables indexed by registry slot, emptied: every entry vacant,
+/// each table as long as the highest slot it was met with. A table indexed by slot is as
+/// long as the newest object a recording meets is old: made new for each recording, a
+/// recording that copies one buffer made after ten thousand others would fill and free
+/// tables of ten thousand entries, at recording and at completion, on every submission.
+/// Emptied through the lists of what was met and handed to the next encoder, a table
+/// costs each recording what it met.
+pub(crate) struct SlotTables<A: Api> {
+    buffers: Vec<SeenEntry<BufferObj<A>>>,
+    textures: Vec<SeenEntry<TextureObj<A>>>,
+    views: Vec<SeenEntry<ViewObj<A>>>,
+    groups: Vec<SeenEntry<BindGroupObj<A>>>,
+    compute_pipelines: Vec<SeenEntry<ComputePipelineObj<A>>>,
+    render_pipelines: Vec<SeenEntry<RenderPipelineObj<A>>>,
+    query_sets: Vec<SeenEntry<QuerySetObj<A>>>,
+    blas: Vec<SeenEntry<BlasObj<A>>>,
+    tlas: Vec<SeenEntry<TlasObj<A>>>,
+    buffer_at: Vec<(u32, u32)>,
+}
+
+/// A table at most this many times as long as the entries a recording made in it is
+/// emptied in one pass over it; a longer one entry by entry, through what was met.
+const DENSE: usize = 8;
+
+/// Emptied tables a device keeps for its next encoders (more would only hold memory: as
+/// many recordings rarely finish between two encoders made).
+pub(crate) const SPARE_TABLES: usize = 8;
+
+/// Longest table kept for a later recording: a table past it (a recording that met an
+/// object of a slot past 262,144) is freed rather than held.
+const MAX_KEPT_TABLE: usize = 1 << 18;
+
+macro_rules! slot_tables {
+    ($($kind:ident),*) => {
+        impl<A: Api> Used<A> {
+            /// Lets go of everything the recording met through its tables indexed by
+            /// slot and hands the emptied tables back (`None` when one is too long to
+            /// keep).
+            pub(crate) fn take_tables(&mut self) -> Option<SlotTables<A>> {
+                let tables = SlotTables {
+                    $($kind: self.$kind.empty_table(),)*
+                    buffer_at: self.tracker.empty_buffer_at(),
+                };
+                let longest = [$(tables.$kind.len(),)* tables.buffer_at.len()]
+                    .into_iter()
+                    .max()
+                    .unwrap_or(0);
+                (longest <= MAX_KEPT_TABLE).then_some(tables)
+            }
+
+            /// Takes over emptied tables for a recording that has met nothing yet.
+            pub(crate) fn adopt_tables(&mut self, tables: SlotTables<A>) {
+                $(self.$kind.adopt(tables.$kind);)*
+                if self.tracker.buffers.is_empty() && self.tracker.buffer_at.is_empty() {
+                    self.tracker.buffer_at = tables.buffer_at;
+                }
+            }
+        }
+    };
+}
+
+slot_tables!(
+    buffers,
+    textures,
+    views,
+    groups,
+    compute_pipelines,
+    render_pipelines,
+    query_sets,
+    blas,
+    tlas
+);
 
 /// How far a recording's growing tables went, kept by the device for the next encoder:
 /// it reserves that much when it is made, where each table would otherwise grow by
@@ -1276,8 +1406,48 @@ impl Pending {
 
 #[cfg(test)]
 mod tests {
-    use super::{TableHints, Used};
+    use super::{Seen, TableHints, Used};
+    use std::sync::Arc;
     use vigil_hal::test_backend::TestApi;
+
+    /// The objects `seen` holds, by value.
+    fn held(seen: &Seen<u32>) -> Vec<u32> {
+        seen.iter().map(|o| **o).collect()
+    }
+
+    #[test]
+    fn a_seen_table_lists_what_was_met_and_empties_through_it_keeping_its_length() {
+        // Sparse (three slots of 1,001) and dense (every slot of four) tables: each way of
+        // emptying.
+        for slots in [vec![5u32, 1000, 3], vec![0, 1, 2, 3]] {
+            let mut seen = Seen::<u32>::default();
+            let objects: Vec<Arc<u32>> = slots.iter().map(|&i| Arc::new(i + 7)).collect();
+            for (&i, o) in slots.iter().zip(&objects) {
+                seen.insert(i, 1, o.clone());
+            }
+            // A newer object in a slot met before displaces the older one; both are held.
+            let newer = Arc::new(99);
+            seen.insert(slots[0], 2, newer.clone());
+            let mut expected: Vec<u32> = slots.iter().map(|&i| i + 7).collect();
+            expected[0] = 99;
+            expected.push(slots[0] + 7);
+            assert_eq!(held(&seen), expected, "met order, then the displaced");
+            let longest = slots.iter().max().copied().unwrap_or(0) as usize + 1;
+            let table = seen.empty_table();
+            assert_eq!(table.len(), longest, "the table keeps its length");
+            assert!(table.iter().all(Option::is_none), "every entry is empty");
+            assert!(objects.iter().all(|o| Arc::strong_count(o) == 1));
+            assert_eq!(Arc::strong_count(&newer), 1, "nothing is held");
+            // A new recording takes the table over: it holds nothing, meets afresh.
+            let mut next = Seen::<u32>::default();
+            next.adopt(table);
+            assert!(next.get(slots[1], 1).is_none());
+            assert_eq!(held(&next), Vec::<u32>::new());
+            next.insert(slots[1], 3, Arc::new(42));
+            assert_eq!(next.get(slots[1], 3).map(|o| **o), Some(42));
+            assert_eq!(held(&next), vec![42]);
+        }
+    }
 
     /// A `Used` as a recording of `groups` one-size, two-member groups leaves two of its
     /// tables (only the tables' lengths are read; the others stay empty).
