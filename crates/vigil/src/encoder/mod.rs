@@ -216,11 +216,11 @@ impl<A: Api> Device<A> {
             epoch: self.destroy_epoch.load(Ordering::Acquire),
             ..Used::default()
         };
-        self.table_hints.reserve(&mut used);
         let spare = crate::device::lock(&self.spare_tables).pop();
         if let Some(tables) = spare {
             used.adopt_tables(tables);
         }
+        self.table_hints.reserve(&mut used);
         CommandEncoder {
             core: self.core.clone(),
             label: label.to_owned(),

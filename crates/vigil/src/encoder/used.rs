@@ -706,10 +706,18 @@ impl TableHints {
                 n if n >= Self::MIN => n as usize,
                 _ => 0,
             });
-        used.groups.by_slot.reserve(groups);
-        used.buffers.by_slot.reserve(buffers);
+        // Tables by slot taken over from a completed recording (`SlotTables`) are already
+        // as long as that one needed: reserving would add to their length.
+        if used.groups.by_slot.is_empty() {
+            used.groups.by_slot.reserve(groups);
+        }
+        if used.buffers.by_slot.is_empty() {
+            used.buffers.by_slot.reserve(buffers);
+        }
         used.tracker.buffers.reserve(tracked);
-        used.tracker.buffer_at.reserve(buffer_at);
+        if used.tracker.buffer_at.is_empty() {
+            used.tracker.buffer_at.reserve(buffer_at);
+        }
         used.group_info.reserve(info);
         used.member_uses.reserve(members);
         used.group_sizes.reserve(sizes);
