@@ -263,3 +263,65 @@ fn a_recording_meeting_two_generations_of_one_slot_tracks_them_apart() {
         .unwrap();
     assert_eq!(read_u32(&d, out_new, n), vec![8; n]);
 }
+
+/// A completed recording's tables by registry slot go, emptied, to the next encoder: what
+/// the next recording finds in them is nothing. A buffer made in a slot an earlier
+/// recording used (the earlier buffer destroyed) is met as the new buffer: it reads as
+/// zeros, not as what the old one held; and the spare tables keep nothing alive.
+#[test]
+fn a_slot_an_earlier_recording_used_holds_nothing_for_the_next_one() {
+    let d = gpu();
+    let usage = BufferUsages::COPY_SRC | BufferUsages::COPY_DST;
+    let make = |label: &str| {
+        d.create_buffer(&BufferDescriptor {
+            label,
+            size: 16,
+            usage,
+        })
+        .unwrap()
+    };
+    // Objects made first, so the copied buffers' slots are well into the tables.
+    let fillers: Vec<Buffer> = (0..300).map(|_| make("filler")).collect();
+    let dst = make("dst");
+    let copy_into_dst = |src: Buffer| {
+        let mut e = d
+            .create_command_encoder(&CommandEncoderDescriptor { label: "copy" })
+            .unwrap();
+        e.copy_buffer_to_buffer(src, 0, dst, 0, 16).unwrap();
+        let s = d.submit([e.finish().unwrap()]).unwrap();
+        d.wait_for_serial_unless_stalled(s, Duration::from_secs(30))
+            .unwrap();
+        d.poll().unwrap();
+        read_u32(&d, dst, 4)
+    };
+    // Set after the first round: by then the device's pools (command pools, staging,
+    // readback) hold what these rounds use, and each later round leaves the same count.
+    let mut live = None;
+    for round in 0..5u32 {
+        let src = make("src");
+        if round % 2 == 0 {
+            let words = [round + 1, 0xdead_beef, round * 7, 42];
+            d.write_buffer(src, 0, &bytes_of(&words)).unwrap();
+            assert_eq!(copy_into_dst(src), words, "round {round}: written");
+        } else {
+            // The slot of the last round's buffer, now another buffer never written.
+            assert_eq!(
+                copy_into_dst(src),
+                [0; 4],
+                "round {round}: a new buffer is zero"
+            );
+        }
+        d.destroy_buffer(src).unwrap();
+        d.poll().unwrap();
+        let now = d.live_native_objects();
+        assert_eq!(
+            *live.get_or_insert(now),
+            now,
+            "round {round}: nothing the recordings met is held after completion"
+        );
+    }
+    for b in fillers {
+        d.destroy_buffer(b).unwrap();
+    }
+    d.destroy_buffer(dst).unwrap();
+}

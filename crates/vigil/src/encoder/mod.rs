@@ -216,7 +216,13 @@ impl<A: Api> Device<A> {
             epoch: self.destroy_epoch.load(Ordering::Acquire),
             ..Used::default()
         };
-        let spare = crate::device::lock(&self.spare_tables).pop();
+        // A render bundle's recording (no pool) keeps its tables as long as the bundle
+        // lives: it takes no spares, which may be long.
+        let spare = if pool.is_some() {
+            crate::device::lock(&self.spare_tables).pop()
+        } else {
+            None
+        };
         if let Some(tables) = spare {
             used.adopt_tables(tables);
         }
