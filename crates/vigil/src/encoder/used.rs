@@ -102,8 +102,9 @@ impl<T> Seen<T> {
     }
 
     /// Lets go of every object met and hands back the table, every entry empty and its
-    /// length kept: what a later recording takes over (see [`Seen::adopt`]).
-    fn empty_table(&mut self) -> Vec<SeenEntry<T>> {
+    /// length kept, with the emptied list of slots met: what a later recording takes over
+    /// (see [`Seen::adopt`]).
+    fn empty_table(&mut self) -> SeenTable<T> {
         if self.met.len().saturating_mul(DENSE) >= self.by_slot.len() {
             // Most entries hold an object: one pass over the table is shorter than a
             // look up per slot met.
@@ -117,16 +118,26 @@ impl<T> Seen<T> {
             }
         }
         self.displaced.clear();
-        std::mem::take(&mut self.by_slot)
+        SeenTable {
+            by_slot: std::mem::take(&mut self.by_slot),
+            met: std::mem::take(&mut self.met),
+        }
     }
 
     /// Takes over an emptied table (from [`Seen::empty_table`]) for a recording that has
     /// met nothing yet.
-    fn adopt(&mut self, table: Vec<SeenEntry<T>>) {
+    fn adopt(&mut self, table: SeenTable<T>) {
         if self.met.is_empty() && self.by_slot.is_empty() {
-            self.by_slot = table;
+            self.by_slot = table.by_slot;
+            self.met = table.met;
         }
     }
+}
+
+/// An emptied [`Seen`] table and its list of slots met (empty, its room kept).
+pub(crate) struct SeenTable<T> {
+    by_slot: Vec<SeenEntry<T>>,
+    met: Vec<u32>,
 }
 
 /// Finds the live object `h` names, recording it as used on first meeting. After the first
@@ -582,15 +593,15 @@ pub(crate) fn overlap<A: Api>(a: &TextureObj<A>, b: &TextureObj<A>) -> bool {
 /// Emptied through the lists of what was met and handed to the next encoder, a table
 /// costs each recording what it met.
 pub(crate) struct SlotTables<A: Api> {
-    buffers: Vec<SeenEntry<BufferObj<A>>>,
-    textures: Vec<SeenEntry<TextureObj<A>>>,
-    views: Vec<SeenEntry<ViewObj<A>>>,
-    groups: Vec<SeenEntry<BindGroupObj<A>>>,
-    compute_pipelines: Vec<SeenEntry<ComputePipelineObj<A>>>,
-    render_pipelines: Vec<SeenEntry<RenderPipelineObj<A>>>,
-    query_sets: Vec<SeenEntry<QuerySetObj<A>>>,
-    blas: Vec<SeenEntry<BlasObj<A>>>,
-    tlas: Vec<SeenEntry<TlasObj<A>>>,
+    buffers: SeenTable<BufferObj<A>>,
+    textures: SeenTable<TextureObj<A>>,
+    views: SeenTable<ViewObj<A>>,
+    groups: SeenTable<BindGroupObj<A>>,
+    compute_pipelines: SeenTable<ComputePipelineObj<A>>,
+    render_pipelines: SeenTable<RenderPipelineObj<A>>,
+    query_sets: SeenTable<QuerySetObj<A>>,
+    blas: SeenTable<BlasObj<A>>,
+    tlas: SeenTable<TlasObj<A>>,
     buffer_at: Vec<(u32, u32)>,
 }
 
@@ -617,7 +628,7 @@ macro_rules! slot_tables {
                     $($kind: self.$kind.empty_table(),)*
                     buffer_at: self.tracker.empty_buffer_at(),
                 };
-                let longest = [$(tables.$kind.len(),)* tables.buffer_at.len()]
+                let longest = [$(tables.$kind.by_slot.len(),)* tables.buffer_at.len()]
                     .into_iter()
                     .max()
                     .unwrap_or(0);
@@ -1442,8 +1453,12 @@ mod tests {
             assert_eq!(held(&seen), expected, "met order, then the displaced");
             let longest = slots.iter().max().copied().unwrap_or(0) as usize + 1;
             let table = seen.empty_table();
-            assert_eq!(table.len(), longest, "the table keeps its length");
-            assert!(table.iter().all(Option::is_none), "every entry is empty");
+            assert_eq!(table.by_slot.len(), longest, "the table keeps its length");
+            assert!(
+                table.by_slot.iter().all(Option::is_none),
+                "every entry is empty"
+            );
+            assert!(table.met.is_empty(), "and its list of slots met");
             assert!(objects.iter().all(|o| Arc::strong_count(o) == 1));
             assert_eq!(Arc::strong_count(&newer), 1, "nothing is held");
             // A new recording takes the table over: it holds nothing, meets afresh.
