@@ -587,11 +587,11 @@ pub(crate) fn overlap<A: Api>(a: &TextureObj<A>, b: &TextureObj<A>) -> bool {
 
 /// A finished recording's tables indexed by registry slot, emptied: every entry vacant,
 /// each table as long as the highest slot it was met with. A table indexed by slot is as
-/// long as the newest object a recording meets is old: made new for each recording, a
-/// recording that copies one buffer made after ten thousand others would fill and free
-/// tables of ten thousand entries, at recording and at completion, on every submission.
-/// Emptied through the lists of what was met and handed to the next encoder, a table
-/// costs each recording what it met.
+/// long as the highest slot its recording met, however few objects it met: made new for
+/// each recording, a recording that copies one buffer made after ten thousand others would
+/// fill and free tables of ten thousand entries, at recording and at completion, on every
+/// submission. Emptied through the lists of what was met and handed to the next encoder, a
+/// table costs each recording what it met.
 pub(crate) struct SlotTables<A: Api> {
     buffers: SeenTable<BufferObj<A>>,
     textures: SeenTable<TextureObj<A>>,
