@@ -1,6 +1,6 @@
-# Session 70's device run, first part: the suite and the fuzzer at af45177 (session 69's
-# code, b482144's plus 20cc794's refactor, with af45177's tables by registry slot kept for
-# the next encoder). The suite (release, --all-features, packed by gpu-pack-tests.sh), then
+# Session 70's device run, first part: the suite and the fuzzer at a543b99 (session 69's
+# code, b482144's plus 20cc794's refactor, with this session's tables by registry slot
+# kept for the next encoder, af45177-71d3760). The suite (release, --all-features, packed by gpu-pack-tests.sh), then
 # the fuzzer on seeds no run had used, from SEED (default 15694), with the time left.
 # Run with run-2.sh after it in the same call (the machine's start is the costly part).
 # Outputs into $OUT/run-1.tar.xz. Carry [".gl"]:

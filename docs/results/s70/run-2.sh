@@ -1,4 +1,4 @@
-# Session 70's device run, second part: a full bench of af45177 (`vigil-s70`, built by
+# Session 70's device run, second part: a full bench of a543b99 (`vigil-s70`, built by
 # ../bench-build.sh and stripped of debug information only, so perf can name its
 # functions), then, when perf travels too (perf 6.1 and its libraries as
 # .gl/perfpk.tar.xz; with the suite's archive the carry has no room for it), where the
