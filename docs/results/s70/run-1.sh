@@ -1,7 +1,8 @@
 # Session 70's device run, first part: the suite and the fuzzer at a543b99 (session 69's
 # code, b482144's plus 20cc794's refactor, with this session's tables by registry slot
-# kept for the next encoder, af45177-71d3760). The suite (release, --all-features, packed by gpu-pack-tests.sh), then
-# the fuzzer on seeds no run had used, from SEED (default 15694), with the time left.
+# kept for the next encoder, af45177-71d3760). The suite (release, --all-features, packed
+# by gpu-pack-tests.sh), then the fuzzer on seeds no run had used, from SEED (default
+# 15694), with the time left.
 # Run with run-2.sh after it in the same call (the machine's start is the costly part).
 # Outputs into $OUT/run-1.tar.xz. Carry [".gl"]:
 #   source .gl/enter.sh; LIMIT=480 bash docs/results/s70/run-1.sh > $OUT/run-1.log 2>&1; tail -30 $OUT/run-1.log

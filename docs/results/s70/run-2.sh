@@ -1,9 +1,9 @@
-# Session 70's device run, second part: a full bench of a543b99 (`vigil-s70`, built by
-# ../bench-build.sh and stripped of debug information only, so perf can name its
-# functions), then, when perf travels too (perf 6.1 and its libraries as
-# .gl/perfpk.tar.xz; with the suite's archive the carry has no room for it), where the
-# time goes in the rows furthest from their targets: `perf record` of churn, dispatches
-# and draws, each path alone, reported for the timed CPU (15) by symbol, self time.
+# Session 70's device run, second part: a full bench of a543b99 (`vigil-s70`, built and
+# stripped by ../bench-build.sh), then, when perf travels too (perf 6.1 and its libraries
+# as .gl/perfpk.tar.xz, and a bench binary stripped of debug information only, so perf
+# can name its functions; with the suite's archive the carry has no room for them), where
+# the time goes in the rows furthest from their targets: `perf record` of churn,
+# dispatches and draws, each path alone, reported for the timed CPU (15) by symbol.
 # Outputs into $OUT/run-2.tar.xz. Carry [".gl"]:
 #   source .gl/enter.sh; LIMIT=480 bash docs/results/s70/run-2.sh > $OUT/run-2.log 2>&1; tail -40 $OUT/run-2.log
 set -u
