@@ -105,18 +105,11 @@ impl<T> Seen<T> {
     /// length kept, with the emptied list of slots met: what a later recording takes over
     /// (see [`Seen::adopt`]).
     fn empty_table(&mut self) -> SeenTable<T> {
-        if self.met.len().saturating_mul(DENSE) >= self.by_slot.len() {
-            // Most entries hold an object: one pass over the table is shorter than a
-            // look up per slot met.
-            self.by_slot.iter_mut().for_each(|e| *e = None);
-            self.met.clear();
-        } else {
-            for i in self.met.drain(..) {
-                if let Some(e) = self.by_slot.get_mut(i as usize) {
-                    *e = None;
-                }
-            }
-        }
+        vacate(
+            &mut self.by_slot,
+            self.met.drain(..).map(|i| i as usize),
+            || None,
+        );
         self.displaced.clear();
         SeenTable {
             by_slot: std::mem::take(&mut self.by_slot),
@@ -414,15 +407,11 @@ impl<A: Api> Tracker<A> {
     /// Empties the table of tracked buffers by handle index (the entries this recording
     /// made, one per tracked buffer) and hands it back, its length kept.
     fn empty_buffer_at(&mut self) -> Vec<(u32, u32)> {
-        if self.buffers.len().saturating_mul(DENSE) >= self.buffer_at.len() {
-            self.buffer_at.fill((0, u32::MAX));
-        } else {
-            for t in &self.buffers {
-                if let Some(e) = self.buffer_at.get_mut(t.key.index as usize) {
-                    *e = (0, u32::MAX);
-                }
-            }
-        }
+        vacate(
+            &mut self.buffer_at,
+            self.buffers.iter().map(|t| t.key.index as usize),
+            || (0, u32::MAX),
+        );
         std::mem::take(&mut self.buffer_at)
     }
 
@@ -608,6 +597,24 @@ pub(crate) struct SlotTables<A: Api> {
 /// A table at most this many times as long as the entries a recording made in it is
 /// emptied in one pass over it; a longer one entry by entry, through what was met.
 const DENSE: usize = 8;
+
+/// Sets the entries of `table` that `filled` names (every filled one) to `vacant()`: in one
+/// pass over the table when they are at least a [`DENSE`]th of it, else one by one.
+fn vacate<E>(
+    table: &mut [E],
+    filled: impl ExactSizeIterator<Item = usize>,
+    vacant: impl Fn() -> E,
+) {
+    if filled.len().saturating_mul(DENSE) >= table.len() {
+        table.iter_mut().for_each(|e| *e = vacant());
+    } else {
+        for i in filled {
+            if let Some(e) = table.get_mut(i) {
+                *e = vacant();
+            }
+        }
+    }
+}
 
 /// Emptied tables a device keeps for its next encoders (more would only hold memory: as
 /// many recordings rarely finish between two encoders made).
