@@ -5,6 +5,7 @@
 //! Each workload's three paths also return what their work produced, read back from the
 //! GPU, so a run shows they did the same work (the smoke test checks that, not speed).
 
+pub mod code_load;
 pub mod harness;
 pub mod raw;
 pub mod report;

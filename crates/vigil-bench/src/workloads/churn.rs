@@ -43,6 +43,7 @@ pub fn vigil(device: &vigil::Device, count: u32, plan: Plan) -> Result<PathResul
         .map_err(e)?;
     device.poll().map_err(e)?;
     let baseline = device.live_native_objects();
+    let code = crate::code_load::blocks_chosen();
     let mut counts = (0, 0);
     let [create, destroy] = repeat(plan, || {
         let t = Instant::now();
@@ -66,6 +67,7 @@ pub fn vigil(device: &vigil::Device, count: u32, plan: Plan) -> Result<PathResul
                 })
                 .map_err(e)?;
             made.push((buffer, group));
+            crate::code_load::run(code);
         }
         let create = t.elapsed();
         let t = Instant::now();
@@ -74,6 +76,7 @@ pub fn vigil(device: &vigil::Device, count: u32, plan: Plan) -> Result<PathResul
             device.destroy_bind_group(group).map_err(e)?;
             device.destroy_buffer(buffer).map_err(e)?;
             destroyed += 1;
+            crate::code_load::run(code);
         }
         device.poll().map_err(e)?;
         let destroy = t.elapsed();
@@ -98,6 +101,14 @@ pub fn ash(raw: &mut Raw, count: u32, plan: Plan) -> Result<PathResult, String> 
         vk::ShaderStageFlags::COMPUTE,
     )])?;
     let pool = raw.descriptor_pool(count, &[(vk::DescriptorType::STORAGE_BUFFER, count)], true)?;
+    let code = crate::code_load::blocks_chosen();
+    if code > 0 {
+        eprintln!(
+            "code load: {} KiB a unit; run back to back, {:.1} ns a run",
+            code as u64 * crate::code_load::BLOCK_KIB,
+            crate::code_load::hot_ns(code)
+        );
+    }
     let mut counts = (0, 0);
     let result = repeat(plan, || {
         let t = Instant::now();
@@ -117,6 +128,7 @@ pub fn ash(raw: &mut Raw, count: u32, plan: Plan) -> Result<PathResult, String> 
                 )],
             );
             made.push((buffer, set));
+            crate::code_load::run(code);
         }
         let create = t.elapsed();
         let t = Instant::now();
@@ -126,6 +138,7 @@ pub fn ash(raw: &mut Raw, count: u32, plan: Plan) -> Result<PathResult, String> 
             let _ = unsafe { d.free_descriptor_sets(pool, &[set]) };
             raw.destroy_buffer(buffer);
             destroyed += 1;
+            crate::code_load::run(code);
         }
         let destroy = t.elapsed();
         counts = (count, destroyed);
