@@ -9,13 +9,16 @@
 //! with `VIGIL_BENCH_CODE_KIB=N` (a multiple of [`BLOCK_KIB`], at most
 //! [`BLOCKS`] × [`BLOCK_KIB`]) each unit of churn, on every path, also runs N KiB of
 //! straight-line arithmetic no other code shares. Run alone, back to back, the same code
-//! stays in the caches; run between a unit's driver calls, it is fetched again each time
-//! if the caches cannot hold both. The difference, per unit, is what fetching N KiB of code
-//! again costs there.
+//! stays in the caches (raw ash's path prints that time, [`hot_ns`], before it runs); run
+//! between a unit's driver calls, it is fetched again each time if the caches cannot hold
+//! both. The difference, per unit, is what fetching N KiB of code again costs there. On
+//! the development VM it was close to nothing (`docs/performance.md`, "Churn's code per
+//! unit").
 
 use std::hint::black_box;
 
-/// Size of one block of code, KiB (about: see the `code-load` report).
+/// Size of one block of code, KiB, about: 256 steps of 15 bytes on x86-64 (3,839 bytes a
+/// block in the release build, by `nm -S`).
 pub const BLOCK_KIB: u64 = 4;
 /// Blocks there are.
 pub const BLOCKS: usize = 8;
