@@ -24,10 +24,13 @@ pub const BLOCK_KIB: u64 = 4;
 /// Blocks there are.
 pub const BLOCKS: usize = 8;
 
-/// One step: a rotate, an exclusive or and an add, with constants of their own.
+/// One step: a rotate, an exclusive or and an add, with constants of their own, on one of
+/// four values in turn, so four chains run side by side and the core asks its fetch for
+/// code about as fast as it can decode it (one chain alone would wait on each result and
+/// leave the fetch time to catch up, hiding what a fetch from farther away costs).
 macro_rules! step {
     ($x:ident, $k:expr) => {
-        $x = ($x ^ (($k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1))
+        $x[($k) % 4] = ($x[($k) % 4] ^ (($k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1))
             .rotate_left((($k % 61) + 1) as u32)
             .wrapping_add(($k as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F));
     };
@@ -78,9 +81,10 @@ macro_rules! blocks {
     ($($name:ident = $base:expr;)*) => {
         $(
             #[inline(never)]
-            fn $name(mut x: u64) -> u64 {
+            fn $name(seed: u64) -> u64 {
+                let mut x = [seed, seed ^ 1, seed ^ 2, seed ^ 3];
                 s128!(x, $base);
-                x
+                x[0] ^ x[1] ^ x[2] ^ x[3]
             }
         )*
         const TABLE: [fn(u64) -> u64; BLOCKS] = [$($name),*];
