@@ -3,7 +3,7 @@
 
 use super::{
     BindGroupLayoutObj, BindGroupObj, BindGroupPoolObj, Device, DynamicBinding, GroupExtra,
-    GroupSizes, Member, PipelineLayoutObj, PoolState, shader_layout,
+    GroupMembers, GroupSizes, Member, PipelineLayoutObj, PoolState, shader_layout,
 };
 use crate::error::Result;
 use crate::handle::{
@@ -225,7 +225,7 @@ pub struct BindGroupPoolDescriptor<'a> {
 /// A group's elements resolved and checked, ready for the backend.
 struct Resolved<A: Api> {
     /// What is bound, sorted by binding then element.
-    members: Vec<Member<A>>,
+    members: GroupMembers<A>,
     /// `(binding, element)` of each member; empty for a layout without arrays, whose
     /// members are its entries in order (so the common group allocates nothing for it).
     places: Vec<(u32, u32)>,
@@ -494,7 +494,7 @@ impl<A: Api> Device<A> {
             ..
         } = resolved;
         if untracked {
-            members = Vec::new();
+            members = GroupMembers::new();
             places = Vec::new();
         }
         let id = self.id;
@@ -509,7 +509,7 @@ impl<A: Api> Device<A> {
                 compat,
                 epoch,
                 distinct: super::objects::members_distinct(&members),
-                members: members.into_boxed_slice(),
+                members,
                 dynamic: dynamic.into_boxed_slice(),
                 sizes,
                 layout,
@@ -538,7 +538,7 @@ impl<A: Api> Device<A> {
     ) -> Result<Resolved<A>> {
         let arrays = layout.iter().any(|l| l.array.is_some());
         let mut out = Resolved {
-            members: Vec::with_capacity(layout.len()),
+            members: GroupMembers::with_capacity(layout.len()),
             places: Vec::new(),
             sizes: GroupSizes::new(),
             lengths: Vec::new(),
@@ -783,7 +783,6 @@ impl<A: Api> Device<A> {
                 .map_err(|e| self.hal_error(e, OP, &label))?;
             let places: Box<[(u32, u32)]> = g.places().into();
             let mut placed: Vec<((u32, u32), Member<A>)> = std::mem::take(&mut g.members)
-                .into_vec()
                 .into_iter()
                 .enumerate()
                 .map(|(i, m)| (place_of(&places, &g.layout.entries, i), m))
@@ -825,14 +824,14 @@ impl<A: Api> Device<A> {
                     }
                 }
             }
-            let (places, members): (Vec<(u32, u32)>, Vec<Member<A>>) = placed.into_iter().unzip();
+            let (places, members): (Vec<(u32, u32)>, GroupMembers<A>) = placed.into_iter().unzip();
             g.sizes = entry_sizes(&g.layout.entries, &places, &members, g.lengths());
             // A layout without arrays keeps its members in entry order, one each.
             if arrays {
                 g.extra.get_or_insert_with(Box::default).places = places.into_boxed_slice();
             }
             g.distinct = super::objects::members_distinct(&members);
-            g.members = members.into_boxed_slice();
+            g.members = members;
             Ok(())
         };
         let mut outcome = self

@@ -600,7 +600,7 @@ pub(crate) struct BindGroupObj<A: Api> {
     /// The device's destroy epoch before its members were checked live at creation: while
     /// the device's is still this, every member is live.
     pub epoch: u64,
-    pub members: Box<[Member<A>]>,
+    pub members: GroupMembers<A>,
     /// Whether its members are few enough and name distinct resources (no buffer or
     /// texture twice), so their uses in one dispatch cannot conflict: worked out when its
     /// members are set ([`members_distinct`]), read at each recording's first meeting.
@@ -617,6 +617,10 @@ pub(crate) struct BindGroupObj<A: Api> {
     /// for the common group, which keeps its object small).
     pub extra: Option<Box<GroupExtra>>,
 }
+
+/// A group's members: held in the group object for a group of one member (most groups),
+/// so making one allocates no list of its own.
+pub(crate) type GroupMembers<A> = smallvec::SmallVec<[Member<A>; 1]>;
 
 /// A group's sizes table: held in the group object for groups of up to two layout
 /// entries (most groups), so making one allocates no table of its own.
