@@ -168,15 +168,29 @@ unsafe impl Send for MappedPtr {}
 // above allows one writer or many readers per mapped range, and none while the GPU uses it).
 unsafe impl Sync for MappedPtr {}
 
+/// What a buffer's memory came from, to give it back.
+#[derive(Debug)]
+enum Backing {
+    /// An allocation of its own from the allocator.
+    Own(Allocation),
+    /// A slot of a slab (see `slab.rs`).
+    Slot(crate::slab::Slot),
+    /// Memory it does not own.
+    None,
+}
+
 /// A buffer and its memory.
 #[derive(Debug)]
 pub struct Buffer {
     pub(crate) raw: vk::Buffer,
-    allocation: Option<Allocation>,
+    backing: Backing,
     mapped: Option<MappedPtr>,
     coherent: bool,
     memory: vk::DeviceMemory,
     memory_offset: u64,
+    /// Where the allocation its memory lies in ends, in that memory (flushed ranges stop
+    /// there).
+    memory_end: u64,
     size: u64,
     /// Device address (0 unless created for acceleration structure builds).
     pub(crate) address: u64,
@@ -442,6 +456,18 @@ pub struct CommandBuffer {
 struct Memory {
     allocator: Option<Allocator>,
     allocations: i64,
+    /// Small device-local buffers' slabs.
+    slabs: crate::slab::Slabs,
+}
+
+/// Memory a new buffer is bound to.
+struct Placement {
+    backing: Backing,
+    memory: vk::DeviceMemory,
+    offset: u64,
+    end: u64,
+    mapped: Option<MappedPtr>,
+    coherent: bool,
 }
 
 /// State shared by the device and its command encoders.
@@ -742,6 +768,7 @@ impl DeviceShared {
             allocator: Mutex::new(Memory {
                 allocator: Some(allocator),
                 allocations: 0,
+                slabs: crate::slab::Slabs::default(),
             }),
             descriptors: Mutex::new(DescriptorPools::default()),
             live: AtomicI64::new(0),
@@ -811,35 +838,33 @@ impl DeviceShared {
         let raw = unsafe { s.raw.create_buffer(&info, None) }.map_err(conv::map_result)?;
         // SAFETY: `raw` is a live buffer of this device.
         let requirements = unsafe { s.raw.get_buffer_memory_requirements(raw) };
-        let allocation =
-            match s.allocate(label, requirements, conv::memory_location(location), true) {
-                Ok(a) => a,
-                Err(e) => {
-                    // SAFETY: not bound, not used.
-                    unsafe { s.raw.destroy_buffer(raw, None) };
-                    return Err(e);
-                }
-            };
-        // SAFETY: reading the memory handle of an allocation we own.
-        let memory = unsafe { allocation.memory() };
+        let placed = match s.place(label, requirements, location) {
+            Ok(p) => p,
+            Err(e) => {
+                // SAFETY: not bound, not used.
+                unsafe { s.raw.destroy_buffer(raw, None) };
+                return Err(e);
+            }
+        };
+        let memory = placed.memory;
         let bind = s.check("vkBindBufferMemory").and_then(|()| {
-            // SAFETY: memory satisfies the buffer's requirements (the allocator chose it).
-            unsafe { s.raw.bind_buffer_memory(raw, memory, allocation.offset()) }
+            // SAFETY: memory satisfies the buffer's requirements (the allocator chose it, or
+            // a slab of memory it chose for the same requirements, at an offset aligned to
+            // the slot's size, which is at least the required alignment).
+            unsafe { s.raw.bind_buffer_memory(raw, memory, placed.offset) }
                 .map_err(conv::map_result)
         });
         if let Err(e) = bind {
-            s.free(allocation);
+            s.free_backing(placed.backing);
             // SAFETY: not used.
             unsafe { s.raw.destroy_buffer(raw, None) };
             return Err(e);
         }
         s.set_name(raw, label);
-        // Counted live by its allocation (see `DeviceShared::live`).
-        let mapped = allocation.mapped_ptr().map(|p| MappedPtr(p.cast()));
-        let coherent = allocation
-            .memory_properties()
-            .contains(vk::MemoryPropertyFlags::HOST_COHERENT);
-        let memory_offset = allocation.offset();
+        // Counted live by its allocation or slot (see `DeviceShared::live`).
+        let mapped = placed.mapped;
+        let coherent = placed.coherent;
+        let memory_offset = placed.offset;
         let address = if usage.contains(vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS) {
             let info = vk::BufferDeviceAddressInfo::default().buffer(raw);
             // SAFETY: a live buffer created with SHADER_DEVICE_ADDRESS, bound to memory
@@ -851,11 +876,12 @@ impl DeviceShared {
         };
         Ok(Buffer {
             raw,
-            allocation: Some(allocation),
+            backing: placed.backing,
             mapped,
             coherent,
             memory,
             memory_offset,
+            memory_end: placed.end,
             size,
             address,
         })
@@ -1021,11 +1047,70 @@ impl DeviceShared {
     pub(crate) fn destroy_buffer(&self, mut buffer: Buffer) {
         // SAFETY: the caller guarantees no pending GPU work uses it.
         unsafe { self.raw.destroy_buffer(buffer.raw, None) };
-        match buffer.allocation.take() {
-            // Counted live by its allocation.
-            Some(a) => self.free(a),
-            None => self.released(),
+        self.free_backing(std::mem::replace(&mut buffer.backing, Backing::None));
+    }
+
+    /// Gives back a buffer's memory; one it did not own was counted live on its own.
+    fn free_backing(&self, backing: Backing) {
+        match backing {
+            // Counted live by its allocation or slot.
+            Backing::Own(a) => self.free(a),
+            Backing::Slot(slot) => {
+                let mut guard = lock(&self.allocator);
+                let m = &mut *guard;
+                m.allocations = m.allocations.wrapping_sub(1);
+                m.slabs.give(m.allocator.as_mut(), slot);
+            }
+            Backing::None => self.released(),
         }
+    }
+
+    /// Memory for a new buffer with `requirements` at `location`: a slot of a slab for a
+    /// small device-local one (see `slab.rs`), else an allocation of its own.
+    fn place(
+        &self,
+        label: &str,
+        requirements: vk::MemoryRequirements,
+        location: hal::MemoryLocation,
+    ) -> hal::Result<Placement> {
+        let coherent =
+            |p: vk::MemoryPropertyFlags| p.contains(vk::MemoryPropertyFlags::HOST_COHERENT);
+        if location == hal::MemoryLocation::GpuOnly {
+            if let Some(slot) = crate::slab::slot_size(&requirements) {
+                self.check("vkAllocateMemory")?;
+                let mut guard = lock(&self.allocator);
+                let m = &mut *guard;
+                let allocator = m.allocator.as_mut().ok_or(hal::DeviceError::Lost)?;
+                let p = m
+                    .slabs
+                    .take(
+                        allocator,
+                        &requirements,
+                        slot,
+                        conv::memory_location(location),
+                    )
+                    .map_err(conv::map_alloc_error)?;
+                m.allocations = m.allocations.wrapping_add(1);
+                return Ok(Placement {
+                    backing: Backing::Slot(p.slot),
+                    memory: p.memory,
+                    offset: p.offset,
+                    end: p.end,
+                    mapped: p.mapped.map(MappedPtr),
+                    coherent: coherent(p.properties),
+                });
+            }
+        }
+        let a = self.allocate(label, requirements, conv::memory_location(location), true)?;
+        Ok(Placement {
+            // SAFETY: reading the memory handle of an allocation we own.
+            memory: unsafe { a.memory() },
+            offset: a.offset(),
+            end: a.offset().saturating_add(a.size()),
+            mapped: a.mapped_ptr().map(|p| MappedPtr(p.cast())),
+            coherent: coherent(a.memory_properties()),
+            backing: Backing::Own(a),
+        })
     }
 
     pub(crate) fn created(&self) {
@@ -1126,8 +1211,7 @@ impl DeviceShared {
         let atom = self.non_coherent_atom;
         let start = (buffer.memory_offset + offset) / atom * atom;
         let end = (buffer.memory_offset + offset + len).div_ceil(atom) * atom;
-        let limit =
-            buffer.memory_offset + buffer.allocation.as_ref().map_or(buffer.size, |a| a.size());
+        let limit = buffer.memory_end;
         let size = if end > limit {
             vk::WHOLE_SIZE
         } else {
@@ -1194,7 +1278,15 @@ impl Drop for DeviceShared {
         }
         lock(&self.descriptors).destroy_all(&self.raw);
         // The allocator frees its memory blocks when dropped; it must go before the device.
-        drop(lock(&self.allocator).allocator.take());
+        // The slabs go back to it first (every buffer in them is destroyed by now).
+        {
+            let mut guard = lock(&self.allocator);
+            let m = &mut *guard;
+            if let Some(a) = m.allocator.as_mut() {
+                m.slabs.release_all(a);
+            }
+            drop(m.allocator.take());
+        }
         // SAFETY: every object made from the device has been released by the layer above
         // (it drains and destroys everything before dropping the device).
         unsafe { self.raw.destroy_device(None) };

@@ -23,6 +23,7 @@ mod descriptor;
 mod device;
 mod instance;
 mod render_pipeline;
+mod slab;
 mod surface;
 
 pub use accel::AccelerationStructure;

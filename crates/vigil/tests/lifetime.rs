@@ -185,6 +185,72 @@ fn objects_churn_without_leaking() {
     }
 }
 
+/// Small device-local buffers share slabs of memory the Vulkan backend cuts into slots
+/// (`vigil-vulkan`'s `slab.rs`): buffers of every slot size, more of the largest than one
+/// slab holds, each keep their own bytes; slots freed and taken again by new buffers leave
+/// their neighbours' bytes alone; and nothing is left once all are destroyed.
+#[test]
+fn small_buffers_sharing_slabs_keep_their_own_bytes() {
+    let d = gpu();
+    let held = |d: &Device| d.live_native_objects() - d.pooled_native_objects();
+    let base = held(&d);
+    let usage = BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST;
+    // A slot of each size from 256 bytes to 64 KiB, and one word over it (a buffer with an
+    // allocation of its own); 40 of 64 KiB fill more than one 2 MiB slab of 32 slots.
+    let sizes: Vec<u64> = [4u64, 256, 1000, 4096, 65536, 65540]
+        .iter()
+        .flat_map(|&s| std::iter::repeat_n(s, if s == 65536 { 40 } else { 12 }))
+        .collect();
+    let make = |d: &Device, size: u64, tag: u32| -> (Buffer, Vec<u32>) {
+        let b = d
+            .create_buffer(&BufferDescriptor {
+                label: "slab",
+                size,
+                usage,
+            })
+            .unwrap();
+        let words: Vec<u32> = (0..size as u32 / 4).map(|w| (tag << 16) ^ w).collect();
+        d.write_buffer(b, 0, &bytes_of(&words)).unwrap();
+        (b, words)
+    };
+    let check = |d: &Device, live: &[(Buffer, Vec<u32>)], when: &str| {
+        for (i, (b, words)) in live.iter().enumerate() {
+            assert!(
+                read_u32(d, *b, words.len()) == *words,
+                "{when}: buffer {i} ({} bytes) does not hold what was written to it",
+                words.len() * 4
+            );
+        }
+    };
+    let mut live: Vec<(Buffer, Vec<u32>)> = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| make(&d, s, i as u32 + 1))
+        .collect();
+    check(&d, &live, "first");
+    // Every other buffer destroyed and made again with other bytes: the new ones take the
+    // freed slots, between the ones kept.
+    for (i, &size) in sizes.iter().enumerate().step_by(2) {
+        d.destroy_buffer(live[i].0).unwrap();
+        live[i] = make(&d, size, 1000 + i as u32);
+    }
+    check(&d, &live, "after reuse");
+    for (b, _) in live {
+        d.destroy_buffer(b).unwrap();
+    }
+    let flushed = d.submit(std::iter::empty()).unwrap();
+    d.wait_for_serial_unless_stalled(flushed, Duration::from_secs(30))
+        .unwrap();
+    d.poll().unwrap();
+    assert_eq!(
+        held(&d),
+        base,
+        "native objects held (live {}, pooled {}) against {base} before",
+        d.live_native_objects(),
+        d.pooled_native_objects()
+    );
+}
+
 const PLUS_ONE: &str = r#"
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
