@@ -457,7 +457,7 @@ struct Memory {
     allocator: Option<Allocator>,
     allocations: i64,
     /// Small device-local buffers' slabs.
-    slabs: crate::slab::Slabs,
+    slabs: crate::slab::Slabs<Allocation>,
 }
 
 /// Memory a new buffer is bound to.
@@ -1059,7 +1059,13 @@ impl DeviceShared {
                 let mut guard = lock(&self.allocator);
                 let m = &mut *guard;
                 m.allocations = m.allocations.wrapping_sub(1);
-                m.slabs.give(m.allocator.as_mut(), slot);
+                let allocator = &mut m.allocator;
+                m.slabs.give(slot, |slab| {
+                    if let Some(allocator) = allocator.as_mut() {
+                        // A failed free means the allocator lost track of it; nothing to do.
+                        let _ = allocator.free(slab);
+                    }
+                });
             }
             Backing::None => self.released(),
         }
@@ -1081,24 +1087,40 @@ impl DeviceShared {
                 let mut guard = lock(&self.allocator);
                 let m = &mut *guard;
                 let allocator = m.allocator.as_mut().ok_or(hal::DeviceError::Lost)?;
-                let p = m
+                let (taken, a, at) = m
                     .slabs
-                    .take(
-                        allocator,
-                        &requirements,
-                        slot,
-                        conv::memory_location(location),
-                    )
-                    .map_err(conv::map_alloc_error)?;
+                    .take(requirements.memory_type_bits, slot, || {
+                        allocator.allocate(&AllocationCreateDesc {
+                            name: "vigil slab",
+                            requirements: vk::MemoryRequirements {
+                                size: crate::slab::SLAB_BYTES,
+                                alignment: slot,
+                                memory_type_bits: requirements.memory_type_bits,
+                            },
+                            location: conv::memory_location(location),
+                            linear: true,
+                            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+                        })
+                    })
+                    .map_err(|e| match e {
+                        Some(e) => conv::map_alloc_error(e),
+                        None => hal::DeviceError::Other("slab bookkeeping lost a slab".into()),
+                    })?;
+                let placement = Placement {
+                    backing: Backing::Slot(taken),
+                    // SAFETY: reading the memory handle of an allocation this device owns.
+                    memory: unsafe { a.memory() },
+                    offset: a.offset().saturating_add(at),
+                    end: a.offset().saturating_add(a.size()),
+                    // The slot lies inside the slab's mapping (at + slot ≤ its size).
+                    mapped: a.mapped_ptr().and_then(|p| {
+                        NonNull::new(p.as_ptr().cast::<u8>().wrapping_add(at as usize))
+                            .map(MappedPtr)
+                    }),
+                    coherent: coherent(a.memory_properties()),
+                };
                 m.allocations = m.allocations.wrapping_add(1);
-                return Ok(Placement {
-                    backing: Backing::Slot(p.slot),
-                    memory: p.memory,
-                    offset: p.offset,
-                    end: p.end,
-                    mapped: p.mapped.map(MappedPtr),
-                    coherent: coherent(p.properties),
-                });
+                return Ok(placement);
             }
         }
         let a = self.allocate(label, requirements, conv::memory_location(location), true)?;
@@ -1283,7 +1305,9 @@ impl Drop for DeviceShared {
             let mut guard = lock(&self.allocator);
             let m = &mut *guard;
             if let Some(a) = m.allocator.as_mut() {
-                m.slabs.release_all(a);
+                m.slabs.release_all(|slab| {
+                    let _ = a.free(slab);
+                });
             }
             drop(m.allocator.take());
         }
