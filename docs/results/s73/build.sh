@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds session 73's bench binaries, from the project root, as .gl/bin/vigil-NAME.sxz:
 # s73b (a6365f1) and s73m (a6365f1 with members-inline.patch, the code of 943fee9) for
-# run-2.sh, and s73s (b3885e7: small buffers in slabs) for run-4.sh; as ../bench-build.sh does (a git worktree, the workspace's target
+# run-2.sh, s73s (b3885e7: small buffers in slabs) for run-4.sh, and s73f (0e0d315, the
+# session's last library commit) for run-5.sh; as ../bench-build.sh does (a git worktree, the workspace's target
 # directory, every source touched first), but stripped of debug information only, so
 # perf can name the functions.
 set -euo pipefail
@@ -22,4 +23,5 @@ build() { # NAME REV [PATCH]
 case ${1:-all} in
   all) build s73b a6365f1; build s73m a6365f1 docs/results/s73/members-inline.patch ;;
   s73s) build s73s b3885e7 ;;
+  s73f) build s73f 0e0d315 ;;
 esac
