@@ -3,13 +3,15 @@
 # with small buffers in slabs, on an H200 if one comes (the targets table is the H200's;
 # on an H100 it is a run to compare with session 73's rounds, not the table). `.gl` as
 # packed at the end of session 73 (its README): `.gl/bin/vigil-s73f.sxz` (the bench), the
-# suite's archive and the fuzzer, all of the session's last library commit. Everything
+# suite's archive and the fuzzer, all of the session's last library commit, and
+# `vigil-s73m.sxz` (943fee9's code: every buffer its own allocation) for three alternated
+# rounds of churn against it on the same machine. Everything
 # comes back in one archive (a device run returns at most 8 files). Carry [".gl"]:
 #   source .gl/enter.sh; LIMIT=560 bash docs/results/s73/run-5.sh > $OUT/run-5.log 2>&1; tail -40 $OUT/run-5.log
 set -u
 limit=${LIMIT:-560}
 room() { [ $((limit - SECONDS)) -ge "$1" ] || { echo "part skipped at ${SECONDS}s: needs $1 s"; false; }; }
-for b in vigil-s73f spirv-val vigil-fuzz; do xz -dc .gl/bin/$b.sxz > .gl/bin/$b && chmod +x .gl/bin/$b; done
+for b in vigil-s73f vigil-s73m spirv-val vigil-fuzz; do xz -dc .gl/bin/$b.sxz > .gl/bin/$b && chmod +x .gl/bin/$b; done
 (cd .gl && tar -xJf tests.tar.xz)
 export PATH=$PWD/.gl/bin:$PATH
 res=$(mktemp -d)
@@ -21,6 +23,16 @@ if room 200; then
   timeout 200 .gl/bin/vigil-s73f bench --save $res/full.json > $res/full.txt 2>&1; echo "bench rc=$? ${SECONDS}s" | tee -a $res/full.txt
   grep -E 'targets met|NOT MET|  met ' $res/full.txt
 fi
+pack
+mkdir -p $res/ab
+for r in 1 2 3; do
+  room 180 || break
+  if [ $r = 2 ]; then order="f m"; else order="m f"; fi
+  for v in $order; do
+    timeout 60 .gl/bin/vigil-s73$v bench --workload churn --path vigil --path ash > $res/ab/r$r-$v-churn.txt 2>&1
+    echo "churn r$r $v rc=$? ${SECONDS}s: $(grep -h ': vigil/ash  ' $res/ab/r$r-$v-churn.txt | awk '{print $1, $3, $4, $5}' | tr '\n' ' ')"
+  done
+done
 pack
 if room 140; then
   OUT= VIGIL_EXPECT_COMPUTE_QUEUE=1 PER=100 timeout 150 .gl/tests/run-all.sh > $res/tests.txt 2>&1; echo "suite rc=$? ${SECONDS}s" | tee -a $res/tests.txt
