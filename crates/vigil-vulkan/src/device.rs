@@ -470,6 +470,26 @@ struct Placement {
     coherent: bool,
 }
 
+impl Placement {
+    /// The memory `at` bytes into allocation `a`, given back through `backing`.
+    fn within(a: &Allocation, at: u64, backing: Backing) -> Placement {
+        Placement {
+            backing,
+            // SAFETY: reading the memory handle of an allocation this device owns.
+            memory: unsafe { a.memory() },
+            offset: a.offset().saturating_add(at),
+            end: a.offset().saturating_add(a.size()),
+            // `at` lies inside the allocation, so inside its mapping where it has one.
+            mapped: a.mapped_ptr().and_then(|p| {
+                NonNull::new(p.as_ptr().cast::<u8>().wrapping_add(at as usize)).map(MappedPtr)
+            }),
+            coherent: a
+                .memory_properties()
+                .contains(vk::MemoryPropertyFlags::HOST_COHERENT),
+        }
+    }
+}
+
 /// State shared by the device and its command encoders.
 pub(crate) struct DeviceShared {
     pub raw: ash::Device,
@@ -1079,8 +1099,6 @@ impl DeviceShared {
         requirements: vk::MemoryRequirements,
         location: hal::MemoryLocation,
     ) -> hal::Result<Placement> {
-        let coherent =
-            |p: vk::MemoryPropertyFlags| p.contains(vk::MemoryPropertyFlags::HOST_COHERENT);
         if location == hal::MemoryLocation::GpuOnly {
             if let Some(slot) = crate::slab::slot_size(&requirements) {
                 self.check("vkAllocateMemory")?;
@@ -1106,32 +1124,17 @@ impl DeviceShared {
                         Some(e) => conv::map_alloc_error(e),
                         None => hal::DeviceError::Other("slab bookkeeping lost a slab".into()),
                     })?;
-                let placement = Placement {
-                    backing: Backing::Slot(taken),
-                    // SAFETY: reading the memory handle of an allocation this device owns.
-                    memory: unsafe { a.memory() },
-                    offset: a.offset().saturating_add(at),
-                    end: a.offset().saturating_add(a.size()),
-                    // The slot lies inside the slab's mapping (at + slot ≤ its size).
-                    mapped: a.mapped_ptr().and_then(|p| {
-                        NonNull::new(p.as_ptr().cast::<u8>().wrapping_add(at as usize))
-                            .map(MappedPtr)
-                    }),
-                    coherent: coherent(a.memory_properties()),
-                };
+                // The slot lies inside the slab (at + slot ≤ its size).
+                let placement = Placement::within(a, at, Backing::Slot(taken));
                 m.allocations = m.allocations.wrapping_add(1);
                 return Ok(placement);
             }
         }
         let a = self.allocate(label, requirements, conv::memory_location(location), true)?;
+        let placement = Placement::within(&a, 0, Backing::None);
         Ok(Placement {
-            // SAFETY: reading the memory handle of an allocation we own.
-            memory: unsafe { a.memory() },
-            offset: a.offset(),
-            end: a.offset().saturating_add(a.size()),
-            mapped: a.mapped_ptr().map(|p| MappedPtr(p.cast())),
-            coherent: coherent(a.memory_properties()),
             backing: Backing::Own(a),
+            ..placement
         })
     }
 

@@ -185,6 +185,12 @@ fn objects_churn_without_leaking() {
     }
 }
 
+/// Native objects held for the application's objects: live less those the device keeps
+/// for reuse (command pools, staging, readback), as every leak check counts them.
+fn held(d: &Device) -> u64 {
+    d.live_native_objects() - d.pooled_native_objects()
+}
+
 /// Small device-local buffers share slabs of memory the Vulkan backend cuts into slots
 /// (`vigil-vulkan`'s `slab.rs`): buffers of every slot size, more of the largest than one
 /// slab holds, each keep their own bytes; slots freed and taken again by new buffers leave
@@ -192,7 +198,6 @@ fn objects_churn_without_leaking() {
 #[test]
 fn small_buffers_sharing_slabs_keep_their_own_bytes() {
     let d = gpu();
-    let held = |d: &Device| d.live_native_objects() - d.pooled_native_objects();
     let base = held(&d);
     let usage = BufferUsages::STORAGE | BufferUsages::COPY_SRC | BufferUsages::COPY_DST;
     // A slot of each size from 256 bytes to 64 KiB, and one word over it (a buffer with an
@@ -363,7 +368,6 @@ fn a_slot_an_earlier_recording_used_holds_nothing_for_the_next_one() {
     // Native objects of the device's own pools (command pools, staging, readback) are not
     // what a recording met: they are taken out of the count, as the other leak checks do.
     // Set after the first round; each later round leaves the same count.
-    let held = || d.live_native_objects() - d.pooled_native_objects();
     let mut live = None;
     for round in 0..5u32 {
         let src = make("src");
@@ -381,7 +385,7 @@ fn a_slot_an_earlier_recording_used_holds_nothing_for_the_next_one() {
         }
         d.destroy_buffer(src).unwrap();
         d.poll().unwrap();
-        let now = held();
+        let now = held(&d);
         assert_eq!(
             *live.get_or_insert(now),
             now,
