@@ -179,6 +179,9 @@ fn a_destroyed_producer_texture_lives_on_for_its_registrations() {
     assert_eq!(p.shared_texture_tail_bytes(), 16 * 16 * 4);
     c.destroy_texture(r).unwrap();
     c.poll().unwrap();
+    // The producer's fill was its last submission, so nothing after it looked at its
+    // completion: its poll lets the fill's uses go.
+    p.poll().unwrap();
     assert_eq!(p.shared_texture_tail_bytes(), 0);
 }
 

@@ -689,7 +689,74 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Binds `size` bytes (default: to the end) of `buffer` from `offset` as vertex buffer
     /// `slot`. As WebGPU's `setVertexBuffer`; wgpu's takes a buffer slice instead.
+    #[inline(always)]
     pub fn set_vertex_buffer(
+        &mut self,
+        slot: u32,
+        buffer: Buffer,
+        offset: u64,
+        size: Option<u64>,
+    ) -> Result<()> {
+        if self.set_known_vertex_buffer(slot, buffer, offset, size) {
+            return Ok(());
+        }
+        self.set_vertex_buffer_checked(slot, buffer, offset, size)
+    }
+
+    /// [`CommandEncoder::set_vertex_buffer`]'s short path: a buffer met before in this
+    /// recording, with nothing destroyed since, set in an open render pass of an encoder
+    /// that refused nothing, and every rule of the binding holding
+    /// ([`validate::render_pass::vertex_buffer_fits`]). `false` (nothing done) for
+    /// anything else, which the checked path decides.
+    #[inline(always)]
+    fn set_known_vertex_buffer(
+        &mut self,
+        slot: u32,
+        buffer: Buffer,
+        offset: u64,
+        size: Option<u64>,
+    ) -> bool {
+        if self.error.is_some() || self.pass != Pass::Render {
+            return false;
+        }
+        let Some((b, tracker_slot)) = self.used.known_buffer(&self.core, buffer) else {
+            return false;
+        };
+        let cap = (self.core.limits.max_vertex_buffers as usize).min(MAX_VERTEX_SLOTS);
+        let Some(size) =
+            validate::render_pass::vertex_buffer_fits(slot, cap, b.usage, b.size, offset, size)
+        else {
+            return false;
+        };
+        self.root_run.1 = 0;
+        self.calls = self.calls.wrapping_add(1);
+        let key = (buffer.index(), buffer.generation());
+        let Some(v) = self.render.vertex.get_mut(slot as usize) else {
+            return false;
+        };
+        if let Some(cur) = v {
+            if cur.buffer == key && cur.offset == offset && cur.size == size {
+                return true;
+            }
+        }
+        *v = Some(VertexBinding {
+            buffer: key,
+            slot: tracker_slot,
+            offset,
+            size,
+        });
+        if let Some(pool) = self.pool.as_mut() {
+            crate::native::Rec::<A>(pool).set_vertex_buffer(slot, &b.raw, offset);
+        }
+        self.render.vertex_touched |= 1 << slot;
+        self.render.vertex_set |= 1 << slot;
+        true
+    }
+
+    /// [`CommandEncoder::set_vertex_buffer`] through [`CommandEncoder::step`], every rule
+    /// checked.
+    #[inline(never)]
+    fn set_vertex_buffer_checked(
         &mut self,
         slot: u32,
         buffer: Buffer,
@@ -730,7 +797,62 @@ impl<A: Api> CommandEncoder<A> {
     /// is given `FULL_DRAW_INDEX_UINT32` whenever its adapter has it, and on an adapter
     /// without it 32-bit index values above the adapter's `maxDrawIndexedIndexValue`
     /// (2²⁴ − 1 on such hardware) do not draw what they name.
+    #[inline(always)]
     pub fn set_index_buffer(
+        &mut self,
+        buffer: Buffer,
+        format: IndexFormat,
+        offset: u64,
+        size: Option<u64>,
+    ) -> Result<()> {
+        if self.set_known_index_buffer(buffer, format, offset, size) {
+            return Ok(());
+        }
+        self.set_index_buffer_checked(buffer, format, offset, size)
+    }
+
+    /// [`CommandEncoder::set_index_buffer`]'s short path, as
+    /// [`CommandEncoder::set_vertex_buffer`]'s: a known buffer
+    /// ([`validate::render_pass::index_buffer_fits`] holding), else `false` and nothing
+    /// done.
+    #[inline(always)]
+    fn set_known_index_buffer(
+        &mut self,
+        buffer: Buffer,
+        format: IndexFormat,
+        offset: u64,
+        size: Option<u64>,
+    ) -> bool {
+        if self.error.is_some() || self.pass != Pass::Render {
+            return false;
+        }
+        let Some((b, slot)) = self.used.known_buffer(&self.core, buffer) else {
+            return false;
+        };
+        let Some(size) =
+            validate::render_pass::index_buffer_fits(b.usage, b.size, format, offset, size)
+        else {
+            return false;
+        };
+        self.root_run.1 = 0;
+        self.calls = self.calls.wrapping_add(1);
+        if let Some(pool) = self.pool.as_mut() {
+            crate::native::Rec::<A>(pool).set_index_buffer(&b.raw, offset, format);
+        }
+        self.render.index = Some(IndexBinding {
+            slot,
+            offset,
+            size,
+            format,
+        });
+        self.render.index_touched = true;
+        true
+    }
+
+    /// [`CommandEncoder::set_index_buffer`] through [`CommandEncoder::step`], every rule
+    /// checked.
+    #[inline(never)]
+    fn set_index_buffer_checked(
         &mut self,
         buffer: Buffer,
         format: IndexFormat,

@@ -57,6 +57,16 @@ impl<T> Seen<T> {
         }
     }
 
+    /// The object in `index` if it has generation `generation`, with the number kept with
+    /// it (`u32::MAX` until set): one look into the table for both.
+    #[inline]
+    pub fn get_with_aux(&self, index: u32, generation: u32) -> Option<(&Arc<T>, u32)> {
+        match self.by_slot.get(index as usize) {
+            Some(Some((g, obj, aux))) if *g == generation => Some((obj, *aux)),
+            _ => None,
+        }
+    }
+
     /// The number kept with the object in `index` (`u32::MAX` until set).
     #[inline]
     pub fn aux(&self, index: u32, generation: u32) -> u32 {
@@ -854,6 +864,26 @@ impl<A: Api> Used<A> {
         match self.buffers.get(i, g) {
             Some(b) => Ok((b, aux as usize)),
             None => Err(core.objects.buffers.explain(h, core.id, op)),
+        }
+    }
+
+    /// The live buffer `h` names and its tracker slot when this recording met it before
+    /// and nothing was destroyed since (one load, one look into the table); `None` for
+    /// anything else, which [`Used::buffer_and_slot`] decides. The recording's short
+    /// paths ask it.
+    #[inline(always)]
+    pub fn known_buffer(
+        &self,
+        core: &Core<A>,
+        h: crate::handle::Buffer,
+    ) -> Option<(&Arc<BufferObj<A>>, usize)> {
+        use crate::handle::Handle;
+        if h.device_id() != core.id || !self.unchanged(core) {
+            return None;
+        }
+        match self.buffers.get_with_aux(h.index(), h.generation()) {
+            Some((b, slot)) if slot != u32::MAX => Some((b, slot as usize)),
+            _ => None,
         }
     }
 

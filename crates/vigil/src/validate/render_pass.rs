@@ -457,6 +457,45 @@ pub(crate) fn vertex_buffer(
     Ok(size)
 }
 
+/// [`vertex_buffer`]'s rules as a yes or no, for the recording's short path: the bound
+/// size when every rule holds, `None` when one does not (the checked path then says
+/// which). The unit tests hold the two to the same answers.
+#[inline(always)]
+pub(crate) fn vertex_buffer_fits(
+    slot: u32,
+    cap: usize,
+    usage: BufferUsages,
+    len: u64,
+    offset: u64,
+    size: Option<u64>,
+) -> Option<u64> {
+    let size = size.unwrap_or(len.saturating_sub(offset));
+    ((slot as usize) < cap
+        && usage.contains(BufferUsages::VERTEX)
+        && offset % 4 == 0
+        && offset < len
+        && inside(offset, size, len))
+    .then_some(size)
+}
+
+/// [`index_buffer`]'s rules as a yes or no, as [`vertex_buffer_fits`] is
+/// [`vertex_buffer`]'s.
+#[inline(always)]
+pub(crate) fn index_buffer_fits(
+    usage: BufferUsages,
+    len: u64,
+    format: IndexFormat,
+    offset: u64,
+    size: Option<u64>,
+) -> Option<u64> {
+    let size = size.unwrap_or(len.saturating_sub(offset));
+    (usage.contains(BufferUsages::INDEX)
+        && offset.checked_rem(format.size()) == Some(0)
+        && offset < len
+        && inside(offset, size, len))
+    .then_some(size)
+}
+
 /// An index buffer binding; returns the bound size.
 #[inline]
 pub(crate) fn index_buffer(
@@ -693,4 +732,92 @@ pub(crate) fn aspect_ops(
         "depth_ops are given but {format:?} has no depth; leave them None"
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{index_buffer, index_buffer_fits, vertex_buffer, vertex_buffer_fits};
+    use crate::label::Label;
+    use crate::validate::buffer::Shape;
+    use vigil_hal::{BufferUsages, IndexFormat};
+
+    const USAGES: [BufferUsages; 4] = [
+        BufferUsages::VERTEX,
+        BufferUsages::INDEX,
+        BufferUsages::VERTEX.union(BufferUsages::INDEX),
+        BufferUsages::STORAGE,
+    ];
+    const EDGES: [u64; 12] = [0, 1, 2, 3, 4, 6, 8, 60, 64, 68, u64::MAX - 3, u64::MAX];
+    const SIZES: [Option<u64>; 7] = [
+        None,
+        Some(0),
+        Some(2),
+        Some(4),
+        Some(60),
+        Some(64),
+        Some(u64::MAX),
+    ];
+
+    /// The short path's test accepts exactly what the vertex buffer rules accept, and
+    /// binds the same size.
+    #[test]
+    fn vertex_buffer_fits_agrees_with_vertex_buffer() {
+        let label = Label::new("b");
+        let (mut accepted, mut refused) = (0, 0);
+        for usage in USAGES {
+            for len in [0, 4, 64, 66] {
+                for slot in [0, 1, 7, 8] {
+                    for offset in EDGES {
+                        for size in SIZES {
+                            let b = Shape {
+                                label: &label,
+                                size: len,
+                                usage,
+                            };
+                            let rules = vertex_buffer("e", slot, 8, b, offset, size).ok();
+                            let fits = vertex_buffer_fits(slot, 8, usage, len, offset, size);
+                            assert_eq!(fits, rules, "{usage:?} {len} {slot} {offset} {size:?}");
+                            accepted += usize::from(rules.is_some());
+                            refused += usize::from(rules.is_none());
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            accepted > 0 && refused > 0,
+            "{accepted} accepted, {refused} refused"
+        );
+    }
+
+    /// The same for the index buffer rules, in both formats.
+    #[test]
+    fn index_buffer_fits_agrees_with_index_buffer() {
+        let label = Label::new("b");
+        let (mut accepted, mut refused) = (0, 0);
+        for usage in USAGES {
+            for len in [0, 4, 64, 66] {
+                for format in [IndexFormat::Uint16, IndexFormat::Uint32] {
+                    for offset in EDGES {
+                        for size in SIZES {
+                            let b = Shape {
+                                label: &label,
+                                size: len,
+                                usage,
+                            };
+                            let rules = index_buffer("e", b, format, offset, size).ok();
+                            let fits = index_buffer_fits(usage, len, format, offset, size);
+                            assert_eq!(fits, rules, "{usage:?} {len} {format:?} {offset} {size:?}");
+                            accepted += usize::from(rules.is_some());
+                            refused += usize::from(rules.is_none());
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            accepted > 0 && refused > 0,
+            "{accepted} accepted, {refused} refused"
+        );
+    }
 }
