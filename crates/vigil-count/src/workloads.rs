@@ -352,13 +352,16 @@ impl DrawSet {
     }
 
     /// The device's second encoder, with a render pass open on a new target and the
-    /// pipeline bound: one frame of 10,000 draws is recorded and submitted first, as in the
-    /// benchmark's repetitions, so the second reserves its tables as far as the first grew.
+    /// pipeline bound: one frame of 10,000 draws is recorded, submitted and waited for
+    /// (polled, on this backend that completes at once) first, as in the benchmark's
+    /// repetitions, so the second reserves its tables as far as the first grew and takes
+    /// the first's emptied tables.
     pub fn second_encoder(&self) -> CommandEncoder<TestApi> {
         let mut w = self.encoder();
         self.record(&mut w, 10_000);
         w.end_render_pass().unwrap();
         self.d.submit([w.finish().unwrap()]).unwrap();
+        self.d.poll().unwrap();
         self.encoder()
     }
 
@@ -670,6 +673,9 @@ fn dispatch_pass(d: &D, c: &Compute, binds_only: bool, counted: bool) {
     }
     e.end_compute_pass().unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
+    // Waited for, as the benchmark waits for each frame: the next pass's encoder takes
+    // this one's emptied tables.
+    d.poll().unwrap();
 }
 
 /// Submissions of command buffers that each used all 1,000 groups.
@@ -690,8 +696,10 @@ fn submit() {
         e.end_compute_pass().unwrap();
         e.finish().unwrap()
     };
-    // The first submission zeroes the buffers; the counted ones find them in use.
+    // The first submission zeroes the buffers; the counted ones find them in use. It is
+    // waited for (polled) before, so the counted ones let go of no recording but their own.
     d.submit([record()]).unwrap();
+    d.poll().unwrap();
     let cbs: Vec<CommandBuffer<TestApi>> = (0..SUBMITS).map(|_| record()).collect();
     measured(|| {
         for cb in cbs {
