@@ -1,0 +1,45 @@
+# Session 74's second device run: the short paths for vertex and index buffers and the
+# skipped completion look (dbb86f5, bench `vigil-s74a`) against the library before them
+# (0e0d315, session 73's `vigil-s73f`), ROUNDS alternated rounds of draws and dispatches,
+# the first of each round alternating too; then the suite and the fuzzer of dbb86f5.
+# Everything comes back in one archive (a device run returns at most 8 files). Built by
+# build.sh and ../s73/build.sh (s73f), the suite and the fuzzer as in ../s71/README.md
+# steps 2 and 5. Carry [".gl"]:
+#   source .gl/enter.sh; LIMIT=540 bash docs/results/s74/run-2.sh > $OUT/run-2.log 2>&1; tail -30 $OUT/run-2.log
+set -u
+limit=${LIMIT:-540}
+room() { [ $((limit - SECONDS)) -ge "$1" ] || { echo "part skipped at ${SECONDS}s: needs $1 s"; false; }; }
+for b in vigil-s73f vigil-s74a spirv-val vigil-fuzz; do xz -dc .gl/bin/$b.sxz > .gl/bin/$b && chmod +x .gl/bin/$b; done
+(cd .gl && tar -xJf tests.tar.xz)
+export PATH=$PWD/.gl/bin:$PATH
+res=$(mktemp -d)
+pack() { tar -C "$res" -cJf $OUT/run-2.tar.xz .; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $res/machine.txt
+lscpu | grep -E 'Model name|^CPU\(s\)' | tee -a $res/machine.txt
+mkdir -p $res/ab
+for r in $(seq 1 ${ROUNDS:-10}); do
+  room 220 || break
+  if [ $((r % 2)) = 1 ]; then order="f a"; else order="a f"; fi
+  for v in $order; do
+    [ $v = f ] && exe=vigil-s73f || exe=vigil-s74a
+    for w in draws dispatches; do
+      timeout 60 .gl/bin/$exe bench --workload $w --path vigil --path ash > $res/ab/r$r-$v-$w.txt 2>&1
+      echo "r$r $v $w rc=$? ${SECONDS}s: $(grep -h ': vigil/ash  ' $res/ab/r$r-$v-$w.txt | awk '{print $1, $3, $4, $5}' | tr '\n' ' ')"
+    done
+  done
+done
+pack
+if room 140; then
+  OUT= VIGIL_EXPECT_COMPUTE_QUEUE=1 PER=100 timeout 150 .gl/tests/run-all.sh > $res/tests.txt 2>&1; echo "suite rc=$? ${SECONDS}s" | tee -a $res/tests.txt
+  echo "executables exited 0: $(grep -c ': rc=0 ' $res/tests.txt) of $(grep -c ': rc=' $res/tests.txt)"
+  grep ': rc=' $res/tests.txt | grep -o "[0-9]* passed; [0-9]* failed" | awk '{p+=$1; f+=$3} END {print p " passed, " f " failed"}'
+  grep -E 'FAILED|panicked' $res/tests.txt | head -8
+fi
+pack
+if room 60; then
+  timeout $((limit - SECONDS - 10)) .gl/bin/vigil-fuzz --seed ${SEED:-17994} --seeds $(( (limit - SECONDS - 20) * 2 )) --calls 5000 --jobs 14 > $res/fuzz.txt 2>&1; echo "fuzz rc=$? ${SECONDS}s"
+  grep FUZZ-TOTAL $res/fuzz.txt
+  grep FUZZ-RESULT $res/fuzz.txt | grep -v "panics=0 validation=0 accepted-invalid=0 unclear=0 lost=0 leaks=0 wrong-data=0 health=ok" | head -8
+fi
+pack
+echo "done ${SECONDS}s"
