@@ -972,7 +972,48 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// Draws `indices` of the index buffer, adding `base_vertex` to each, for `instances`.
+    #[inline(always)]
     pub fn draw_indexed(
+        &mut self,
+        indices: std::ops::Range<u32>,
+        base_vertex: i32,
+        instances: std::ops::Range<u32>,
+    ) -> Result<()> {
+        const OP: &str = "draw_indexed";
+        // The short path: in an open render pass of an encoder that refused nothing, with
+        // an index buffer bound and the draw's own rules holding as one yes or no
+        // (`validate::render_pass::indexed_fits`), `step`'s bookkeeping is done here and
+        // the draw's state checked as on the checked path (a refusal there latches as
+        // `step` would latch it). Anything else takes the checked path.
+        if self.error.is_none() && self.pass == Pass::Render {
+            if let Some(ib) = self.render.index {
+                if validate::render_pass::indexed_fits(
+                    &indices,
+                    &instances,
+                    ib.format,
+                    ib.size,
+                    self.render.strip_index_format,
+                ) {
+                    self.root_run.1 = 0;
+                    self.calls = self.calls.wrapping_add(1);
+                    if let Err(e) = self.prepare_draw(OP, None, None, &instances, true) {
+                        return Err(self.latch(e));
+                    }
+                    if let Some(mut r) = self.rec() {
+                        r.draw_indexed(indices, base_vertex, instances);
+                    }
+                    self.draws = self.draws.wrapping_add(1);
+                    return Ok(());
+                }
+            }
+        }
+        self.draw_indexed_checked(indices, base_vertex, instances)
+    }
+
+    /// [`CommandEncoder::draw_indexed`] through [`CommandEncoder::step`], every rule
+    /// checked.
+    #[inline(never)]
+    fn draw_indexed_checked(
         &mut self,
         indices: std::ops::Range<u32>,
         base_vertex: i32,
@@ -998,7 +1039,7 @@ impl<A: Api> CommandEncoder<A> {
                 e.render.strip_index_format,
                 ib.format,
             )?;
-            e.prepare_draw(OP, None, None, &instances, true)?;
+            e.prepare_draw_apart(OP, None, None, &instances, true)?;
             if let Some(mut r) = e.rec() {
                 r.draw_indexed(indices, base_vertex, instances);
             }

@@ -496,6 +496,22 @@ pub(crate) fn index_buffer_fits(
     .then_some(size)
 }
 
+/// An indexed draw's own rules ([`range_order`] of its indices and instances,
+/// [`index_range`], [`strip_format`]) as a yes or no, for the recording's short path.
+#[inline(always)]
+pub(crate) fn indexed_fits(
+    indices: &std::ops::Range<u32>,
+    instances: &std::ops::Range<u32>,
+    format: IndexFormat,
+    bound: u64,
+    strip: Option<IndexFormat>,
+) -> bool {
+    indices.end >= indices.start
+        && instances.end >= instances.start
+        && u64::from(indices.end).saturating_mul(format.size()) <= bound
+        && strip.is_none_or(|f| f == format)
+}
+
 /// An index buffer binding; returns the bound size.
 #[inline]
 pub(crate) fn index_buffer(
@@ -736,7 +752,10 @@ pub(crate) fn aspect_ops(
 
 #[cfg(test)]
 mod tests {
-    use super::{index_buffer, index_buffer_fits, vertex_buffer, vertex_buffer_fits};
+    use super::{
+        index_buffer, index_buffer_fits, index_range, indexed_fits, range_order, strip_format,
+        vertex_buffer, vertex_buffer_fits,
+    };
     use crate::label::Label;
     use crate::validate::buffer::Shape;
     use vigil_hal::{BufferUsages, IndexFormat};
@@ -810,6 +829,40 @@ mod tests {
                             assert_eq!(fits, rules, "{usage:?} {len} {format:?} {offset} {size:?}");
                             accepted += usize::from(rules.is_some());
                             refused += usize::from(rules.is_none());
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            accepted > 0 && refused > 0,
+            "{accepted} accepted, {refused} refused"
+        );
+    }
+
+    /// An indexed draw's short test accepts exactly what its four rules accept.
+    #[test]
+    fn indexed_fits_agrees_with_the_draw_rules() {
+        let ends = [0u32, 1, 5, 6, 7, 32, u32::MAX];
+        let (mut accepted, mut refused) = (0, 0);
+        for format in [IndexFormat::Uint16, IndexFormat::Uint32] {
+            for strip in [None, Some(IndexFormat::Uint16), Some(IndexFormat::Uint32)] {
+                for bound in [0u64, 12, 14, 24, 64, u64::MAX] {
+                    for (i0, i1) in ends.iter().flat_map(|&a| ends.map(|b| (a, b))) {
+                        for (n0, n1) in [(0u32, 0u32), (0, 1), (1, 0), (3, 9)] {
+                            let (indices, instances) = (i0..i1, n0..n1);
+                            let rules = range_order("draw_indexed", "e", "indices", &indices)
+                                .and(range_order("draw_indexed", "e", "instances", &instances))
+                                .and(index_range("draw_indexed", "e", &indices, format, bound))
+                                .and(strip_format("draw_indexed", "e", strip, format))
+                                .is_ok();
+                            let fits = indexed_fits(&indices, &instances, format, bound, strip);
+                            assert_eq!(
+                                fits, rules,
+                                "{indices:?} {instances:?} {format:?} {bound} {strip:?}"
+                            );
+                            accepted += usize::from(rules);
+                            refused += usize::from(!rules);
                         }
                     }
                 }
