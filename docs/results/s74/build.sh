@@ -19,4 +19,4 @@ build() { # NAME REV
   git -C "$root" worktree remove --force "$wt"
   echo "$name: $rev"
 }
-build "${1:-s74a}" "${2:-dbb86f5}"
+build "${1:-s74a}" "${2:-dbb86f5}"  # s74b: bash build.sh s74b HEAD (the draw_indexed short path too)

@@ -1,7 +1,8 @@
-# Session 74's second device run: the short paths for vertex and index buffers and the
-# skipped completion look (dbb86f5, bench `vigil-s74a`) against the library before them
-# (0e0d315, session 73's `vigil-s73f`), ROUNDS alternated rounds of draws and dispatches,
-# the first of each round alternating too; then the suite and the fuzzer of dbb86f5.
+# Session 74's second device run: the short paths for vertex and index buffers and
+# draw_indexed, and the skipped completion look (37a0ffe, bench `vigil-s74b`) against the
+# library before them (0e0d315, session 73's `vigil-s73f`), ROUNDS alternated rounds of
+# draws and dispatches, the first of each round alternating too; then the suite and the
+# fuzzer packed at d0fa36f (the same library less the draw_indexed short path).
 # Everything comes back in one archive (a device run returns at most 8 files). Built by
 # build.sh and ../s73/build.sh (s73f), the suite and the fuzzer as in ../s71/README.md
 # steps 2 and 5. Carry [".gl"]:
@@ -9,7 +10,7 @@
 set -u
 limit=${LIMIT:-540}
 room() { [ $((limit - SECONDS)) -ge "$1" ] || { echo "part skipped at ${SECONDS}s: needs $1 s"; false; }; }
-for b in vigil-s73f vigil-s74a spirv-val vigil-fuzz; do xz -dc .gl/bin/$b.sxz > .gl/bin/$b && chmod +x .gl/bin/$b; done
+for b in vigil-s73f vigil-s74b spirv-val vigil-fuzz; do xz -dc .gl/bin/$b.sxz > .gl/bin/$b && chmod +x .gl/bin/$b; done
 (cd .gl && tar -xJf tests.tar.xz)
 export PATH=$PWD/.gl/bin:$PATH
 res=$(mktemp -d)
@@ -19,9 +20,9 @@ lscpu | grep -E 'Model name|^CPU\(s\)' | tee -a $res/machine.txt
 mkdir -p $res/ab
 for r in $(seq 1 ${ROUNDS:-10}); do
   room 220 || break
-  if [ $((r % 2)) = 1 ]; then order="f a"; else order="a f"; fi
+  if [ $((r % 2)) = 1 ]; then order="f b"; else order="b f"; fi
   for v in $order; do
-    [ $v = f ] && exe=vigil-s73f || exe=vigil-s74a
+    [ $v = f ] && exe=vigil-s73f || exe=vigil-s74b
     for w in draws dispatches; do
       timeout 60 .gl/bin/$exe bench --workload $w --path vigil --path ash > $res/ab/r$r-$v-$w.txt 2>&1
       echo "r$r $v $w rc=$? ${SECONDS}s: $(grep -h ': vigil/ash  ' $res/ab/r$r-$v-$w.txt | awk '{print $1, $3, $4, $5}' | tr '\n' ' ')"
