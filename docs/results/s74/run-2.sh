@@ -19,7 +19,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $res/mach
 lscpu | grep -E 'Model name|^CPU\(s\)' | tee -a $res/machine.txt
 mkdir -p $res/ab
 for r in $(seq 1 ${ROUNDS:-10}); do
-  room 220 || break
+  room ${ROUND_ROOM:-220} || break
   if [ $((r % 2)) = 1 ]; then order="f b"; else order="b f"; fi
   for v in $order; do
     [ $v = f ] && exe=vigil-s73f || exe=vigil-s74b
