@@ -728,12 +728,12 @@ impl<A: Api> CommandEncoder<A> {
         else {
             return false;
         };
-        self.root_run.1 = 0;
-        self.calls = self.calls.wrapping_add(1);
         let key = (buffer.index(), buffer.generation());
         let Some(v) = self.render.vertex.get_mut(slot as usize) else {
             return false;
         };
+        self.root_run.1 = 0;
+        self.calls = self.calls.wrapping_add(1);
         if let Some(cur) = v {
             if cur.buffer == key && cur.offset == offset && cur.size == size {
                 return true;
@@ -1379,10 +1379,10 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Checks the draw's state, binds changed groups, checks vertex ranges and adds the
     /// uses that changed to the pass's scope (refusing conflicting ones). Inlined always
-    /// into `draw` and `draw_indexed` (the call, its arguments and its saved registers
-    /// were some 60 instructions of the guard's ~920 a draw), and through `draw_in_pass`
-    /// into `draw_root`'s checked path; the other draws take
-    /// [`CommandEncoder::prepare_draw_apart`].
+    /// into `draw` and `draw_indexed`'s short path (the call, its arguments and its saved
+    /// registers were some 60 instructions of the guard's ~920 a draw), and through
+    /// `draw_in_pass` into `draw_root`'s checked path; the other draws, and
+    /// `draw_indexed`'s checked path, take [`CommandEncoder::prepare_draw_apart`].
     #[inline(always)]
     pub(super) fn prepare_draw(
         &mut self,
