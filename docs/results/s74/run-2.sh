@@ -23,7 +23,7 @@ for r in $(seq 1 ${ROUNDS:-10}); do
   if [ $((r % 2)) = 1 ]; then order="f b"; else order="b f"; fi
   for v in $order; do
     [ $v = f ] && exe=vigil-s73f || exe=vigil-s74b
-    for w in draws dispatches; do
+    for w in ${WORKLOADS:-draws dispatches}; do
       timeout 60 .gl/bin/$exe bench --workload $w --path vigil --path ash > $res/ab/r$r-$v-$w.txt 2>&1
       echo "r$r $v $w rc=$? ${SECONDS}s: $(grep -h ': vigil/ash  ' $res/ab/r$r-$v-$w.txt | awk '{print $1, $3, $4, $5}' | tr '\n' ' ')"
     done
