@@ -760,91 +760,108 @@ mod tests {
     use crate::validate::buffer::Shape;
     use vigil_hal::{BufferUsages, IndexFormat};
 
-    const USAGES: [BufferUsages; 4] = [
-        BufferUsages::VERTEX,
-        BufferUsages::INDEX,
-        BufferUsages::VERTEX.union(BufferUsages::INDEX),
-        BufferUsages::STORAGE,
-    ];
-    const EDGES: [u64; 12] = [0, 1, 2, 3, 4, 6, 8, 60, 64, 68, u64::MAX - 3, u64::MAX];
-    const SIZES: [Option<u64>; 7] = [
-        None,
-        Some(0),
-        Some(2),
-        Some(4),
-        Some(60),
-        Some(64),
-        Some(u64::MAX),
-    ];
+    /// Counts the rules' answers over a sweep and, at the end, requires both outcomes to
+    /// have been met, so the sweep compared each.
+    #[derive(Default)]
+    struct Tally(usize, usize);
+
+    impl Tally {
+        fn add(&mut self, accepted: bool) {
+            if accepted {
+                self.0 += 1;
+            } else {
+                self.1 += 1;
+            }
+        }
+
+        fn check(&self) {
+            assert!(
+                self.0 > 0 && self.1 > 0,
+                "{} accepted, {} refused",
+                self.0,
+                self.1
+            );
+        }
+    }
+
+    /// Calls `f` with every buffer binding of the sweep: a buffer's usage and length, and
+    /// the binding's offset and size.
+    fn each_binding(mut f: impl FnMut(BufferUsages, u64, u64, Option<u64>)) {
+        let usages = [
+            BufferUsages::VERTEX,
+            BufferUsages::INDEX,
+            BufferUsages::VERTEX | BufferUsages::INDEX,
+            BufferUsages::STORAGE,
+        ];
+        let edges = [0, 1, 2, 3, 4, 6, 8, 60, 64, 68, u64::MAX - 3, u64::MAX];
+        let sizes = [
+            None,
+            Some(0),
+            Some(2),
+            Some(4),
+            Some(60),
+            Some(64),
+            Some(u64::MAX),
+        ];
+        for usage in usages {
+            for len in [0, 4, 64, 66] {
+                for offset in edges {
+                    for size in sizes {
+                        f(usage, len, offset, size);
+                    }
+                }
+            }
+        }
+    }
 
     /// The short path's test accepts exactly what the vertex buffer rules accept, and
     /// binds the same size.
     #[test]
     fn vertex_buffer_fits_agrees_with_vertex_buffer() {
         let label = Label::new("b");
-        let (mut accepted, mut refused) = (0, 0);
-        for usage in USAGES {
-            for len in [0, 4, 64, 66] {
-                for slot in [0, 1, 7, 8] {
-                    for offset in EDGES {
-                        for size in SIZES {
-                            let b = Shape {
-                                label: &label,
-                                size: len,
-                                usage,
-                            };
-                            let rules = vertex_buffer("e", slot, 8, b, offset, size).ok();
-                            let fits = vertex_buffer_fits(slot, 8, usage, len, offset, size);
-                            assert_eq!(fits, rules, "{usage:?} {len} {slot} {offset} {size:?}");
-                            accepted += usize::from(rules.is_some());
-                            refused += usize::from(rules.is_none());
-                        }
-                    }
-                }
+        let mut tally = Tally::default();
+        each_binding(|usage, len, offset, size| {
+            for slot in [0, 1, 7, 8] {
+                let b = Shape {
+                    label: &label,
+                    size: len,
+                    usage,
+                };
+                let rules = vertex_buffer("e", slot, 8, b, offset, size).ok();
+                let fits = vertex_buffer_fits(slot, 8, usage, len, offset, size);
+                assert_eq!(fits, rules, "{usage:?} {len} {slot} {offset} {size:?}");
+                tally.add(rules.is_some());
             }
-        }
-        assert!(
-            accepted > 0 && refused > 0,
-            "{accepted} accepted, {refused} refused"
-        );
+        });
+        tally.check();
     }
 
     /// The same for the index buffer rules, in both formats.
     #[test]
     fn index_buffer_fits_agrees_with_index_buffer() {
         let label = Label::new("b");
-        let (mut accepted, mut refused) = (0, 0);
-        for usage in USAGES {
-            for len in [0, 4, 64, 66] {
-                for format in [IndexFormat::Uint16, IndexFormat::Uint32] {
-                    for offset in EDGES {
-                        for size in SIZES {
-                            let b = Shape {
-                                label: &label,
-                                size: len,
-                                usage,
-                            };
-                            let rules = index_buffer("e", b, format, offset, size).ok();
-                            let fits = index_buffer_fits(usage, len, format, offset, size);
-                            assert_eq!(fits, rules, "{usage:?} {len} {format:?} {offset} {size:?}");
-                            accepted += usize::from(rules.is_some());
-                            refused += usize::from(rules.is_none());
-                        }
-                    }
-                }
+        let mut tally = Tally::default();
+        each_binding(|usage, len, offset, size| {
+            for format in [IndexFormat::Uint16, IndexFormat::Uint32] {
+                let b = Shape {
+                    label: &label,
+                    size: len,
+                    usage,
+                };
+                let rules = index_buffer("e", b, format, offset, size).ok();
+                let fits = index_buffer_fits(usage, len, format, offset, size);
+                assert_eq!(fits, rules, "{usage:?} {len} {format:?} {offset} {size:?}");
+                tally.add(rules.is_some());
             }
-        }
-        assert!(
-            accepted > 0 && refused > 0,
-            "{accepted} accepted, {refused} refused"
-        );
+        });
+        tally.check();
     }
 
     /// An indexed draw's short test accepts exactly what its four rules accept.
     #[test]
     fn indexed_fits_agrees_with_the_draw_rules() {
         let ends = [0u32, 1, 5, 6, 7, 32, u32::MAX];
-        let (mut accepted, mut refused) = (0, 0);
+        let mut tally = Tally::default();
         for format in [IndexFormat::Uint16, IndexFormat::Uint32] {
             for strip in [None, Some(IndexFormat::Uint16), Some(IndexFormat::Uint32)] {
                 for bound in [0u64, 12, 14, 24, 64, u64::MAX] {
@@ -861,16 +878,12 @@ mod tests {
                                 fits, rules,
                                 "{indices:?} {instances:?} {format:?} {bound} {strip:?}"
                             );
-                            accepted += usize::from(rules);
-                            refused += usize::from(!rules);
+                            tally.add(rules);
                         }
                     }
                 }
             }
         }
-        assert!(
-            accepted > 0 && refused > 0,
-            "{accepted} accepted, {refused} refused"
-        );
+        tally.check();
     }
 }
