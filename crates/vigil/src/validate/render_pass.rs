@@ -768,9 +768,9 @@ mod tests {
     impl Tally {
         fn add(&mut self, accepted: bool) {
             if accepted {
-                self.0 += 1;
+                self.0 = self.0.wrapping_add(1);
             } else {
-                self.1 += 1;
+                self.1 = self.1.wrapping_add(1);
             }
         }
 
