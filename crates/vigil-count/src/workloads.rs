@@ -697,7 +697,8 @@ fn submit() {
         e.finish().unwrap()
     };
     // The first submission zeroes the buffers; the counted ones find them in use. It is
-    // waited for (polled) before, so the counted ones let go of no recording but their own.
+    // waited for (polled) before the counted ones, so they let go of no recording but
+    // their own.
     d.submit([record()]).unwrap();
     d.poll().unwrap();
     let cbs: Vec<CommandBuffer<TestApi>> = (0..SUBMITS).map(|_| record()).collect();
