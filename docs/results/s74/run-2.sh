@@ -2,7 +2,8 @@
 # draw_indexed, and the skipped completion look (37a0ffe, bench `vigil-s74b`) against the
 # library before them (0e0d315, session 73's `vigil-s73f`), ROUNDS alternated rounds of
 # draws and dispatches, the first of each round alternating too; then the suite and the
-# fuzzer packed at d0fa36f (the same library less the draw_indexed short path).
+# fuzzer, packed at the end of session 74 from 4235f81's library (37a0ffe's, with the
+# vertex bind's count moved after its last fallback and the short paths' tests merged).
 # Everything comes back in one archive (a device run returns at most 8 files). Built by
 # build.sh and ../s73/build.sh (s73f), the suite and the fuzzer as in ../s71/README.md
 # steps 2 and 5. Carry [".gl"]:
