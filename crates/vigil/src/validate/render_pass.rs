@@ -469,13 +469,9 @@ pub(crate) fn vertex_buffer_fits(
     offset: u64,
     size: Option<u64>,
 ) -> Option<u64> {
-    let size = size.unwrap_or(len.saturating_sub(offset));
-    ((slot as usize) < cap
-        && usage.contains(BufferUsages::VERTEX)
-        && offset % 4 == 0
-        && offset < len
-        && inside(offset, size, len))
-    .then_some(size)
+    ((slot as usize) < cap && usage.contains(BufferUsages::VERTEX) && offset % 4 == 0)
+        .then(|| binding_fits(len, offset, size))
+        .flatten()
 }
 
 /// [`index_buffer`]'s rules as a yes or no, as [`vertex_buffer_fits`] is
@@ -488,12 +484,18 @@ pub(crate) fn index_buffer_fits(
     offset: u64,
     size: Option<u64>,
 ) -> Option<u64> {
+    (usage.contains(BufferUsages::INDEX) && offset.checked_rem(format.size()) == Some(0))
+        .then(|| binding_fits(len, offset, size))
+        .flatten()
+}
+
+/// The range rules the vertex and index bindings share, as a yes or no: the binding
+/// starts inside the buffer (Vulkan binds at an offset inside it) and `size` bytes
+/// (default: to the end) end within it. The bound size, or `None`.
+#[inline(always)]
+fn binding_fits(len: u64, offset: u64, size: Option<u64>) -> Option<u64> {
     let size = size.unwrap_or(len.saturating_sub(offset));
-    (usage.contains(BufferUsages::INDEX)
-        && offset.checked_rem(format.size()) == Some(0)
-        && offset < len
-        && inside(offset, size, len))
-    .then_some(size)
+    (offset < len && inside(offset, size, len)).then_some(size)
 }
 
 /// An indexed draw's own rules ([`range_order`] of its indices and instances,
