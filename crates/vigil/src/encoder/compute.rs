@@ -242,8 +242,7 @@ impl<A: Api> CommandEncoder<A> {
         else {
             return false;
         };
-        self.root_run.1 = 0;
-        self.calls = self.calls.wrapping_add(1);
+        self.calls.enter();
         pass_binder(self.pass, &mut self.compute, &mut self.render).set_group(
             &mut self.used,
             index as usize,

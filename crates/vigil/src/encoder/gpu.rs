@@ -147,7 +147,7 @@ impl<A: Api> CommandEncoder<A> {
         let align = std::mem::align_of::<T>() as u64;
         // Inside the run's heap, by the check every range takes (an address under `base`
         // wraps past the heap's size). A run of none has size 0, and `size` is at least 1.
-        let (base, len) = self.root_run;
+        let (base, len) = self.calls.root_run;
         if crate::validate::inside(address.wrapping_sub(base), size, len)
             && address & align.wrapping_sub(1) == 0
             && vertices.start <= vertices.end
@@ -195,7 +195,7 @@ impl<A: Api> CommandEncoder<A> {
             && self.pool.is_some()
             && self.used.render_layout.is_some()
             && self.render.root_only();
-        self.root_run = match self.last_heap {
+        self.calls.root_run = match self.last_heap {
             Some(heap) if run => heap,
             _ => (0, 0),
         };

@@ -116,14 +116,9 @@ pub struct CommandEncoder<A: Api = DefaultApi> {
     /// recording's heaps: while nothing was destroyed since recording began, an address
     /// inside it needs no other look (see [`CommandEncoder::draw_root`]).
     pub(crate) last_heap: Option<(u64, u64)>,
-    /// `(address, size)` of the heap of a run of [`CommandEncoder::draw_root`]: set when
-    /// the latest call was one that left the pass as a run of them needs it
-    /// ([`render::RenderState::root_only`]), its root in that heap; then the next one
-    /// checks only its root against the heap and its ranges. Every other call sets the size
-    /// to 0 on entry ([`CommandEncoder::step`]), so no change of state can slip past it.
-    pub(crate) root_run: (u64, u64),
-    /// Calls made on the encoder ([`CommandEncoder::step`] counts them, wrapping).
-    pub(crate) calls: u32,
+    /// What every call does on entry ([`Calls::enter`]): counted, and any run of
+    /// [`CommandEncoder::draw_root`] ended.
+    pub(crate) calls: Calls,
     /// The call that made the latest buffer copy large enough for the copy kernel (see
     /// `copy_words_unchecked`): a copy made by the very next call follows it.
     pub(crate) kernel_sized_copy: u32,
@@ -139,6 +134,30 @@ pub struct CommandEncoder<A: Api = DefaultApi> {
     pub(crate) pass_debug_groups: u64,
     /// The open pass's pipeline-statistics queries.
     pub(crate) statistics: statistics::Statistics,
+}
+
+/// The counts every call on an encoder keeps, apart from the rest of its state so that a
+/// short path can keep them while it holds a borrow of the recording's tables.
+#[derive(Default)]
+pub(crate) struct Calls {
+    /// Calls made on the encoder (wrapping).
+    pub(crate) count: u32,
+    /// `(address, size)` of the heap of a run of [`CommandEncoder::draw_root`]: set when
+    /// the latest call was one that left the pass as a run of them needs it
+    /// ([`render::RenderState::root_only`]), its root in that heap; then the next one
+    /// checks only its root against the heap and its ranges. Every other call sets the size
+    /// to 0 on entry ([`Calls::enter`]), so no change of state can slip past it.
+    pub(crate) root_run: (u64, u64),
+}
+
+impl Calls {
+    /// A call's entry: counted, and a run of `draw_root` ended. [`CommandEncoder::step`]
+    /// makes it for every checked call, and each short path where it commits to the call.
+    #[inline(always)]
+    pub(crate) fn enter(&mut self) {
+        self.root_run.1 = 0;
+        self.count = self.count.wrapping_add(1);
+    }
 }
 
 /// A finished command buffer, ready for [`Device::submit`] on any thread.
@@ -254,8 +273,7 @@ impl<A: Api> Device<A> {
             span: tracing::debug_span!(target: "vigil", "vigil", op = "record", label = label),
             pass_span: tracing::Span::none(),
             last_heap: None,
-            root_run: (0, 0),
-            calls: 0,
+            calls: Calls::default(),
             kernel_sized_copy: u32::MAX,
             heap_clean: None,
             debug_groups: 0,
@@ -302,8 +320,7 @@ impl<A: Api> CommandEncoder<A> {
         op: &'static str,
         f: impl FnOnce(&mut Self) -> Result<T>,
     ) -> Result<T> {
-        self.root_run.1 = 0;
-        self.calls = self.calls.wrapping_add(1);
+        self.calls.enter();
         if let Some(first) = &self.error {
             return Err(self.poisoned(first, op));
         }

@@ -732,8 +732,7 @@ impl<A: Api> CommandEncoder<A> {
         let Some(v) = self.render.vertex.get_mut(slot as usize) else {
             return false;
         };
-        self.root_run.1 = 0;
-        self.calls = self.calls.wrapping_add(1);
+        self.calls.enter();
         if let Some(cur) = v {
             if cur.buffer == key && cur.offset == offset && cur.size == size {
                 return true;
@@ -834,8 +833,7 @@ impl<A: Api> CommandEncoder<A> {
         else {
             return false;
         };
-        self.root_run.1 = 0;
-        self.calls = self.calls.wrapping_add(1);
+        self.calls.enter();
         if let Some(pool) = self.pool.as_mut() {
             crate::native::Rec::<A>(pool).set_index_buffer(&b.raw, offset, format);
         }
@@ -982,9 +980,9 @@ impl<A: Api> CommandEncoder<A> {
         const OP: &str = "draw_indexed";
         // The short path: in an open render pass of an encoder that refused nothing, with
         // an index buffer bound and the draw's own rules holding as one yes or no
-        // (`validate::render_pass::indexed_fits`), `step`'s bookkeeping is done here and
-        // the draw's state checked as on the checked path (a refusal there latches as
-        // `step` would latch it). Anything else takes the checked path.
+        // (`validate::render_pass::indexed_fits`), the call's entry (`Calls::enter`) is
+        // made here and the draw's state checked as on the checked path (a refusal there
+        // latches as `step` would latch it). Anything else takes the checked path.
         if self.error.is_none() && self.pass == Pass::Render {
             if let Some(ib) = self.render.index {
                 if validate::render_pass::indexed_fits(
@@ -994,8 +992,7 @@ impl<A: Api> CommandEncoder<A> {
                     ib.size,
                     self.render.strip_index_format,
                 ) {
-                    self.root_run.1 = 0;
-                    self.calls = self.calls.wrapping_add(1);
+                    self.calls.enter();
                     if let Err(e) = self.prepare_draw(OP, None, None, &instances, true) {
                         return Err(self.latch(e));
                     }

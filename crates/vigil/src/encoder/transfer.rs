@@ -107,10 +107,10 @@ impl<A: Api> CommandEncoder<A> {
             // A copy made right after another of at least `least` bytes is one of a
             // batch; one that is not takes the kernel only from `alone` bytes (see
             // `device/copy.rs`).
-            let follows = self.kernel_sized_copy == self.calls.wrapping_sub(1);
+            let follows = self.kernel_sized_copy == self.calls.count.wrapping_sub(1);
             let sized = size >= least;
             if sized {
-                self.kernel_sized_copy = self.calls;
+                self.kernel_sized_copy = self.calls.count;
             }
             if sized
                 && (size >= alone || follows)
