@@ -136,8 +136,9 @@ pub struct CommandEncoder<A: Api = DefaultApi> {
     pub(crate) statistics: statistics::Statistics,
 }
 
-/// The counts every call on an encoder keeps, apart from the rest of its state so that a
-/// short path can keep them while it holds a borrow of the recording's tables.
+/// What every call on an encoder updates on entry (its count, the run of `draw_root` it
+/// ends), apart from the rest of the encoder's state so that a short path can update it
+/// while it holds a borrow of the recording's tables.
 #[derive(Default)]
 pub(crate) struct Calls {
     /// Calls made on the encoder (wrapping).
