@@ -984,3 +984,53 @@ fn a_texture_entering_a_heap_after_a_recording_read_it_and_wrote_the_texture_is_
         "{commands:?}"
     );
 }
+
+/// A run of `draw_root` (each draw after the first checking only its root) ends at any
+/// other call, the short paths' included: a vertex buffer bound by `set_vertex_buffer`'s
+/// short path (a buffer the recording met as a vertex buffer before) between two
+/// `draw_root`s joins the pass's scope at the second, so the pass waits for the write
+/// before it.
+#[test]
+fn a_short_path_call_ends_a_run_of_draw_root() {
+    use vigil::hal_test::{Stages, TestCommand as C};
+    let d = bda();
+    let fs = "layout(location = 0) out vec4 c; void main() { c = vec4(1.0); }";
+    let p = render_pipeline(&d, VS, fs, TextureFormat::Rgba8Unorm).unwrap();
+    let h = heap(&d, 256, HeapKind::CpuVisible).unwrap();
+    let root = d.gpu_heap_ptr::<[f32; 6]>(h, 0).unwrap();
+    let v = target_view(&d, [4, 4]);
+    let vb = buffer(&d, "vb", 256, BufferUsages::VERTEX | BufferUsages::COPY_DST);
+    let mut e = encoder(&d);
+    // The first pass meets the buffer as a vertex buffer (the checked path), so the
+    // second pass's bind of it takes the short path.
+    open_pass(&mut e, v, Some(p));
+    e.set_vertex_buffer(0, vb, 0, None).unwrap();
+    e.draw_root(root, 0..3, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    e.clear_buffer(vb, 0, None).unwrap();
+    open_pass(&mut e, v, Some(p));
+    e.draw_root(root, 0..3, 0..1).unwrap();
+    e.draw_root(root, 0..3, 0..1).unwrap();
+    e.set_vertex_buffer(0, vb, 0, None).unwrap();
+    e.draw_root(root, 0..3, 0..1).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let commands = last_commands(&d);
+    // What runs between the clear and the second pass waits for the clear.
+    let clear = commands
+        .iter()
+        .position(|c| matches!(c, C::FillBuffer { size: 256, .. }))
+        .unwrap();
+    let waits = commands[clear..]
+        .iter()
+        .take_while(|c| !matches!(c, C::BeginRenderPass(..)))
+        .fold(Stages::empty(), |s, c| match c {
+            C::Barrier(m) => s | m.dst,
+            C::BufferBarrier { dst, .. } => s | dst.0,
+            _ => s,
+        });
+    assert!(
+        waits.contains(Stages::VERTEX_INPUT),
+        "the second pass's vertex input does not wait for the clear (only {waits:?})"
+    );
+}
