@@ -261,6 +261,14 @@ VIGIL_ROOT(Root);
 void main() { gl_Position = vec4(vigil.root.p[gl_VertexIndex], 0.0, 1.0); }
 ";
 
+/// A fragment shader that writes white.
+const FS: &str = "layout(location = 0) out vec4 c; void main() { c = vec4(1.0); }";
+
+/// A pointer pipeline of [`VS`] and [`FS`] into an RGBA8 target.
+fn root_pipeline(d: &TDevice) -> RenderPipeline {
+    render_pipeline(d, VS, FS, TextureFormat::Rgba8Unorm).unwrap()
+}
+
 fn render_pipeline(
     d: &TDevice,
     vertex: &str,
@@ -288,7 +296,7 @@ fn render_pipeline(
 #[test]
 fn pointer_render_pipelines_are_checked_like_ordinary_ones() {
     let d = bda();
-    let fs = "layout(location = 0) out vec4 c; void main() { c = vec4(1.0); }";
+    let fs = FS;
     render_pipeline(&d, VS, fs, TextureFormat::Rgba8Unorm).unwrap();
     // Vertex inputs have no buffers to come from.
     expect_rule(
@@ -337,8 +345,7 @@ fn open_pass(e: &mut CommandEncoder<TestApi>, view: TextureView, pipeline: Optio
 #[test]
 fn draws_by_address_lie_in_live_heaps() {
     let d = bda();
-    let fs = "layout(location = 0) out vec4 c; void main() { c = vec4(1.0); }";
-    let p = render_pipeline(&d, VS, fs, TextureFormat::Rgba8Unorm).unwrap();
+    let p = root_pipeline(&d);
     let h = heap(&d, 256, HeapKind::CpuVisible).unwrap();
     let root = d.gpu_heap_ptr::<[f32; 6]>(h, 0).unwrap();
     let args = d.gpu_heap_ptr::<[u32; 4]>(h, 64).unwrap();
@@ -389,8 +396,7 @@ fn draws_by_address_lie_in_live_heaps() {
 #[test]
 fn draws_that_take_their_roots_check_and_record_what_set_root_and_draw_do() {
     let d = bda();
-    let fs = "layout(location = 0) out vec4 c; void main() { c = vec4(1.0); }";
-    let p = render_pipeline(&d, VS, fs, TextureFormat::Rgba8Unorm).unwrap();
+    let p = root_pipeline(&d);
     let h = heap(&d, 256, HeapKind::CpuVisible).unwrap();
     let other = heap(&d, 256, HeapKind::CpuVisible).unwrap();
     let roots: Vec<GpuPtr<[f32; 6]>> = (0..4)
@@ -994,8 +1000,7 @@ fn a_texture_entering_a_heap_after_a_recording_read_it_and_wrote_the_texture_is_
 fn a_short_path_call_ends_a_run_of_draw_root() {
     use vigil::hal_test::{Stages, TestCommand as C};
     let d = bda();
-    let fs = "layout(location = 0) out vec4 c; void main() { c = vec4(1.0); }";
-    let p = render_pipeline(&d, VS, fs, TextureFormat::Rgba8Unorm).unwrap();
+    let p = root_pipeline(&d);
     let h = heap(&d, 256, HeapKind::CpuVisible).unwrap();
     let root = d.gpu_heap_ptr::<[f32; 6]>(h, 0).unwrap();
     let v = target_view(&d, [4, 4]);
