@@ -296,21 +296,20 @@ fn render_pipeline(
 #[test]
 fn pointer_render_pipelines_are_checked_like_ordinary_ones() {
     let d = bda();
-    let fs = FS;
-    render_pipeline(&d, VS, fs, TextureFormat::Rgba8Unorm).unwrap();
+    render_pipeline(&d, VS, FS, TextureFormat::Rgba8Unorm).unwrap();
     // Vertex inputs have no buffers to come from.
     expect_rule(
         render_pipeline(
             &d,
             "layout(location = 0) in vec2 pos; void main() { gl_Position = vec4(pos, 0.0, 1.0); }",
-            fs,
+            FS,
             TextureFormat::Rgba8Unorm,
         ),
         Rule::VertexInput,
     );
     // Outputs against targets; a target written by nobody.
     expect_rule(
-        render_pipeline(&d, VS, fs, TextureFormat::R32Uint),
+        render_pipeline(&d, VS, FS, TextureFormat::R32Uint),
         Rule::FragmentOutput,
     );
     expect_rule(
@@ -329,7 +328,7 @@ fn pointer_render_pipelines_are_checked_like_ordinary_ones() {
     });
     expect_rule(err, Rule::RenderSampleCount);
     expect_rule(
-        render_pipeline(&d, "void main() { broken }", fs, TextureFormat::Rgba8Unorm),
+        render_pipeline(&d, "void main() { broken }", FS, TextureFormat::Rgba8Unorm),
         Rule::GpuShader,
     );
 }
@@ -1021,10 +1020,11 @@ fn a_short_path_call_ends_a_run_of_draw_root() {
     e.end_render_pass().unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
     let commands = last_commands(&d);
-    // What runs between the clear and the second pass waits for the clear.
+    // What runs between the clear (the recording's last fill of the buffer, after any
+    // zero fill a submission puts first) and the second pass waits for the clear.
     let clear = commands
         .iter()
-        .position(|c| matches!(c, C::FillBuffer { size: 256, .. }))
+        .rposition(|c| matches!(c, C::FillBuffer { size: 256, .. }))
         .unwrap();
     let waits = commands[clear..]
         .iter()
