@@ -7,7 +7,7 @@ mod common;
 #[path = "common/draw.rs"]
 mod draw;
 
-use common::{bytes_of, gpu, read_u32};
+use common::{bytes_of, gpu, read_u32, storage_kernel};
 use vigil::*;
 
 const AFFINE: &str = "struct P { scale: u32, add: u32, slot: u32 }
@@ -21,44 +21,6 @@ const AFFINE: &str = "struct P { scale: u32, add: u32, slot: u32 }
 #[test]
 fn each_dispatch_sees_the_immediates_set_before_it() {
     let d = gpu();
-    let module = d
-        .create_shader_module(&ShaderModuleDescriptor {
-            label: "affine",
-            wgsl: AFFINE,
-        })
-        .unwrap();
-    let bgl = d
-        .create_bind_group_layout(&BindGroupLayoutDescriptor {
-            label: "affine",
-            entries: &[BindGroupLayoutEntry {
-                binding: 0,
-                visibility: ShaderStages::COMPUTE,
-                ty: BindingType::Buffer {
-                    ty: BufferBindingType::Storage { read_only: false },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                array: None,
-            }],
-        })
-        .unwrap();
-    let layout = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "affine",
-            bind_group_layouts: &[bgl],
-            immediate_size: 12,
-        })
-        .unwrap();
-    let pipeline = d
-        .create_compute_pipeline(&ComputePipelineDescriptor {
-            label: "affine",
-            layout,
-            module,
-            entry_point: "main",
-            constants: &[],
-            cache: None,
-        })
-        .unwrap();
     let out = d
         .create_buffer(&BufferDescriptor {
             label: "out",
@@ -67,16 +29,7 @@ fn each_dispatch_sees_the_immediates_set_before_it() {
         })
         .unwrap();
     d.write_buffer(out, 0, &bytes_of(&[u32::MAX; 256])).unwrap();
-    let group = d
-        .create_bind_group(&BindGroupDescriptor {
-            label: "affine",
-            layout: bgl,
-            entries: &[BindGroupEntry {
-                binding: 0,
-                resource: BindingResource::Buffer(BufferBinding::whole(out)),
-            }],
-        })
-        .unwrap();
+    let (pipeline, group) = storage_kernel(&d, "affine", AFFINE, 12, out);
     let mut e = d
         .create_command_encoder(&CommandEncoderDescriptor { label: "imm" })
         .unwrap();

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{bytes_of, gpu, gpu_with, read_u32};
+use common::{bytes_of, gpu, gpu_with, read_u32, storage_kernel};
 use vigil::*;
 
 fn storage(d: &Device, label: &str, size: u64) -> Buffer {
@@ -614,54 +614,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) { data[id.x] = data[id.x] 
 fn a_write_to_a_buffer_bound_by_pending_work_lands_after_it() {
     let d = gpu();
     let data = storage(&d, "data", 64);
-    let module = d
-        .create_shader_module(&ShaderModuleDescriptor {
-            label: "add one",
-            wgsl: ADD_ONE,
-        })
-        .unwrap();
-    let bgl = d
-        .create_bind_group_layout(&BindGroupLayoutDescriptor {
-            label: "add one",
-            entries: &[BindGroupLayoutEntry {
-                binding: 0,
-                visibility: ShaderStages::COMPUTE,
-                ty: BindingType::Buffer {
-                    ty: BufferBindingType::Storage { read_only: false },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                array: None,
-            }],
-        })
-        .unwrap();
-    let layout = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "add one",
-            bind_group_layouts: &[bgl],
-            immediate_size: 0,
-        })
-        .unwrap();
-    let pipeline = d
-        .create_compute_pipeline(&ComputePipelineDescriptor {
-            label: "add one",
-            layout,
-            module,
-            entry_point: "main",
-            constants: &[],
-            cache: None,
-        })
-        .unwrap();
-    let group = d
-        .create_bind_group(&BindGroupDescriptor {
-            label: "add one",
-            layout: bgl,
-            entries: &[BindGroupEntry {
-                binding: 0,
-                resource: BindingResource::Buffer(BufferBinding::whole(data)),
-            }],
-        })
-        .unwrap();
+    let (pipeline, group) = storage_kernel(&d, "add one", ADD_ONE, 0, data);
     d.write_buffer(data, 0, &bytes_of(&[10; 16])).unwrap();
     d.poll().unwrap();
     d.seams().pause_submissions().unwrap();

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::gpu_with;
+use common::{gpu_with, storage_kernel};
 use std::time::Duration;
 use vigil::*;
 
@@ -35,58 +35,7 @@ fn command_buffers_time_themselves_and_are_read_after_completion() {
             usage: BufferUsages::STORAGE,
         })
         .unwrap();
-    let module = d
-        .create_shader_module(&ShaderModuleDescriptor {
-            label: "busy",
-            wgsl: BUSY,
-        })
-        .unwrap();
-    let bgl = d
-        .create_bind_group_layout(&BindGroupLayoutDescriptor {
-            label: "busy",
-            entries: &[BindGroupLayoutEntry {
-                binding: 0,
-                visibility: ShaderStages::COMPUTE,
-                ty: BindingType::Buffer {
-                    ty: BufferBindingType::Storage { read_only: false },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                array: None,
-            }],
-        })
-        .unwrap();
-    let layout = d
-        .create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: "busy",
-            bind_group_layouts: &[bgl],
-            immediate_size: 0,
-        })
-        .unwrap();
-    let pipeline = d
-        .create_compute_pipeline(&ComputePipelineDescriptor {
-            label: "busy",
-            layout,
-            module,
-            entry_point: "main",
-            constants: &[],
-            cache: None,
-        })
-        .unwrap();
-    let group = d
-        .create_bind_group(&BindGroupDescriptor {
-            label: "busy",
-            layout: bgl,
-            entries: &[BindGroupEntry {
-                binding: 0,
-                resource: BindingResource::Buffer(BufferBinding {
-                    buffer: words,
-                    offset: 0,
-                    size: None,
-                }),
-            }],
-        })
-        .unwrap();
+    let (pipeline, group) = storage_kernel(&d, "busy", BUSY, 0, words);
 
     let mut a = d
         .create_command_encoder(&CommandEncoderDescriptor { label: "timed" })

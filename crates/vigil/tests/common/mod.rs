@@ -186,6 +186,19 @@ pub fn kernel_with_group(
     entries: &[vigil::BindGroupLayoutEntry],
     constants: &[(&str, f64)],
 ) -> vigil::Result<(vigil::ComputePipeline, vigil::BindGroupLayout)> {
+    kernel_with_immediates(device, label, wgsl, entries, constants, 0)
+}
+
+/// A [`kernel_with_group`] whose pipeline layout holds `immediate_size` bytes of
+/// immediate data.
+pub fn kernel_with_immediates(
+    device: &Device,
+    label: &str,
+    wgsl: &str,
+    entries: &[vigil::BindGroupLayoutEntry],
+    constants: &[(&str, f64)],
+    immediate_size: u32,
+) -> vigil::Result<(vigil::ComputePipeline, vigil::BindGroupLayout)> {
     use vigil::*;
     let module = device.create_shader_module(&ShaderModuleDescriptor { label, wgsl })?;
     let bgl = device
@@ -195,7 +208,7 @@ pub fn kernel_with_group(
         .create_pipeline_layout(&PipelineLayoutDescriptor {
             label,
             bind_group_layouts: &[bgl],
-            immediate_size: 0,
+            immediate_size,
         })
         .unwrap();
     let pipeline = device.create_compute_pipeline(&ComputePipelineDescriptor {
@@ -207,6 +220,33 @@ pub fn kernel_with_group(
         cache: None,
     })?;
     Ok((pipeline, bgl))
+}
+
+/// A compute kernel (entry `main`) whose one group is a read-write storage buffer at
+/// binding 0, its layout holding `immediate_size` bytes of immediate data: its pipeline,
+/// and a group (labelled `label`) binding the whole of `buffer`.
+pub fn storage_kernel(
+    device: &Device,
+    label: &str,
+    wgsl: &str,
+    immediate_size: u32,
+    buffer: vigil::Buffer,
+) -> (vigil::ComputePipeline, vigil::BindGroup) {
+    use vigil::*;
+    let entries = [compute_entry(0, storage_buffer(false))];
+    let (pipeline, bgl) =
+        kernel_with_immediates(device, label, wgsl, &entries, &[], immediate_size).unwrap();
+    let group = device
+        .create_bind_group(&BindGroupDescriptor {
+            label,
+            layout: bgl,
+            entries: &[BindGroupEntry {
+                binding: 0,
+                resource: BindingResource::Buffer(BufferBinding::whole(buffer)),
+            }],
+        })
+        .unwrap();
+    (pipeline, group)
 }
 
 /// A group for a `src_dst_kernel`: `src` at binding 0, `dst` at binding 1.
