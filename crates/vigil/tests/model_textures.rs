@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::gpu;
+use common::{Pauses, gpu};
 use std::collections::HashMap;
 use vigil::*;
 
@@ -110,7 +110,7 @@ fn random_texture_writes_copies_and_clears_match_a_model() {
         // The buffer's rows, as words: `ROW / 4` per row.
         let mut rows = vec![0u32; (ROW / 4 * SIZE) as usize];
         let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
-        let (mut paused, mut held) = (false, 0);
+        let mut pauses = Pauses::default();
         let mut log: Vec<String> = Vec::new();
         let mut value = seed as u32;
         for step in 0..200 {
@@ -286,29 +286,13 @@ fn random_texture_writes_copies_and_clears_match_a_model() {
                     model = next;
                     rows = next_rows;
                     log.push(format!("submit {ops:?}"));
-                    if paused {
-                        held += 1;
-                        if held == 3 {
-                            d.seams().resume_submissions().unwrap();
-                            paused = false;
-                        }
-                    }
+                    pauses.submitted(&d);
                 }
                 5 => {
-                    if paused {
-                        d.seams().resume_submissions().unwrap();
-                    } else {
-                        d.seams().pause_submissions().unwrap();
-                        held = 0;
-                    }
-                    paused = !paused;
-                    log.push(format!("paused {paused}"));
+                    pauses.toggle(&d, &mut log);
                 }
                 _ => {
-                    if paused {
-                        d.seams().resume_submissions().unwrap();
-                        paused = false;
-                    }
+                    pauses.resume(&d);
                     let t = r.below(TEXTURES as u32) as usize;
                     let (mip, layer) = r.sub();
                     let got = words(

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{bytes_of, gpu};
+use common::{Pauses, bytes_of, gpu};
 use std::collections::HashMap;
 use vigil::*;
 
@@ -220,7 +220,7 @@ fn random_writes_copies_clears_and_dispatches_match_a_model() {
         };
         let mut model: [Vec<u32>; BUFFERS] = std::array::from_fn(|_| vec![0; WORDS as usize]);
         let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
-        let (mut paused, mut held) = (false, 0);
+        let mut pauses = Pauses::default();
         let mut log: Vec<String> = Vec::new();
         let mut value = seed as u32;
         let mut write =
@@ -322,29 +322,13 @@ fn random_writes_copies_clears_and_dispatches_match_a_model() {
                         apply(&mut model, op);
                     }
                     log.push(format!("submit {ops:?}"));
-                    if paused {
-                        held += 1;
-                        if held == 3 {
-                            d.seams().resume_submissions().unwrap();
-                            paused = false;
-                        }
-                    }
+                    pauses.submitted(&d);
                 }
                 6 => {
-                    if paused {
-                        d.seams().resume_submissions().unwrap();
-                    } else {
-                        d.seams().pause_submissions().unwrap();
-                        held = 0;
-                    }
-                    paused = !paused;
-                    log.push(format!("paused {paused}"));
+                    pauses.toggle(&d, &mut log);
                 }
                 _ => {
-                    if paused {
-                        d.seams().resume_submissions().unwrap();
-                        paused = false;
-                    }
+                    pauses.resume(&d);
                     let b = r.below(BUFFERS as u64) as usize;
                     let got = common::read_u32(&d, bufs[b], WORDS as usize);
                     assert!(

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{bytes_of, gpu, gpu_with, read_u32, storage_kernel};
+use common::{Pauses, bytes_of, gpu, gpu_with, read_u32, storage_kernel};
 use vigil::*;
 
 fn storage(d: &Device, label: &str, size: u64) -> Buffer {
@@ -848,10 +848,7 @@ fn random_writes_copies_and_pauses_match_a_model_of_the_bytes() {
         let bufs = [storage(&d, "a", WORDS * 4), storage(&d, "b", WORDS * 4)];
         let mut model = [vec![0u8; WORDS as usize * 4], vec![0u8; WORDS as usize * 4]];
         let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
-        // Submissions made while paused (a few at most: a GPU held back for long looks
-        // stalled).
-        let mut paused = false;
-        let mut held = 0;
+        let mut pauses = Pauses::default();
         let mut log = Vec::new();
         for step in 0..400 {
             match r.below(10) {
@@ -881,33 +878,17 @@ fn random_writes_copies_and_pauses_match_a_model_of_the_bytes() {
                     e.copy_buffer_to_buffer(bufs[k], from * 4, bufs[1 - k], to * 4, words * 4)
                         .unwrap();
                     d.submit([e.finish().unwrap()]).unwrap();
-                    if paused {
-                        held += 1;
-                        if held == 3 {
-                            d.seams().resume_submissions().unwrap();
-                            paused = false;
-                        }
-                    }
+                    pauses.submitted(&d);
                     let moved = model[k][from as usize * 4..][..words as usize * 4].to_vec();
                     model[1 - k][to as usize * 4..][..moved.len()].copy_from_slice(&moved);
                     log.push(format!("copy {k}@{from} -> {}@{to} x{words}", 1 - k));
                 }
                 // Holding submissions back keeps the buffers busy, so writes are staged.
                 8 => {
-                    if paused {
-                        d.seams().resume_submissions().unwrap();
-                    } else {
-                        d.seams().pause_submissions().unwrap();
-                        held = 0;
-                    }
-                    paused = !paused;
-                    log.push(format!("paused {paused}"));
+                    pauses.toggle(&d, &mut log);
                 }
                 _ => {
-                    if paused {
-                        d.seams().resume_submissions().unwrap();
-                        paused = false;
-                    }
+                    pauses.resume(&d);
                     for k in 0..2 {
                         let got = d.read_buffer(bufs[k], 0, WORDS * 4).unwrap();
                         assert!(

@@ -487,3 +487,46 @@ pub fn clear_pass(
     .unwrap();
     e
 }
+
+/// Submissions held back at times by a seeded model test: paused and resumed in turn,
+/// resumed after three held submissions (a GPU held back for long looks stalled) and
+/// before anything is read back.
+#[cfg(feature = "test-seams")]
+#[derive(Default)]
+pub struct Pauses {
+    paused: bool,
+    held: u32,
+}
+
+#[cfg(feature = "test-seams")]
+impl Pauses {
+    /// After a submission: resumes once three were held.
+    pub fn submitted(&mut self, device: &Device) {
+        if self.paused {
+            self.held += 1;
+            if self.held == 3 {
+                self.resume(device);
+            }
+        }
+    }
+
+    /// Pauses submissions if they run, resumes them if paused; `log` says which.
+    pub fn toggle(&mut self, device: &Device, log: &mut Vec<String>) {
+        if self.paused {
+            device.seams().resume_submissions().unwrap();
+        } else {
+            device.seams().pause_submissions().unwrap();
+            self.held = 0;
+        }
+        self.paused = !self.paused;
+        log.push(format!("paused {}", self.paused));
+    }
+
+    /// Resumes submissions if paused (before a read back).
+    pub fn resume(&mut self, device: &Device) {
+        if self.paused {
+            device.seams().resume_submissions().unwrap();
+            self.paused = false;
+        }
+    }
+}
