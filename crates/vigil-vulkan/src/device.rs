@@ -1142,6 +1142,22 @@ impl DeviceShared {
         self.live.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// The one pipeline a `vkCreate*Pipelines` call with one create info made, named
+    /// `label` and counted live.
+    pub(crate) fn one_pipeline(
+        &self,
+        made: Vec<vk::Pipeline>,
+        label: &str,
+    ) -> hal::Result<vk::Pipeline> {
+        let raw = made
+            .into_iter()
+            .next()
+            .ok_or_else(|| hal::DeviceError::Other("no pipeline".into()))?;
+        self.set_name(raw, label);
+        self.created();
+        Ok(raw)
+    }
+
     pub(crate) fn released(&self) {
         self.live.fetch_sub(1, Ordering::Relaxed);
     }
@@ -2089,12 +2105,7 @@ impl hal::Device for Device {
             )
         }
         .map_err(|(_, e)| conv::map_result(e))?;
-        let raw = raw
-            .into_iter()
-            .next()
-            .ok_or_else(|| hal::DeviceError::Other("no pipeline".into()))?;
-        s.set_name(raw, desc.label);
-        s.created();
+        let raw = s.one_pipeline(raw, desc.label)?;
         Ok(ComputePipeline { raw })
     }
 

@@ -211,11 +211,6 @@ pub(crate) fn create(
         )
     }
     .map_err(|(_, e)| conv::map_result(e))?;
-    let raw = raw
-        .into_iter()
-        .next()
-        .ok_or_else(|| hal::DeviceError::Other("no pipeline".into()))?;
-    s.set_name(raw, desc.label);
-    s.created();
+    let raw = s.one_pipeline(raw, desc.label)?;
     Ok(RenderPipeline { raw })
 }
