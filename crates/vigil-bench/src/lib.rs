@@ -7,6 +7,7 @@
 
 pub mod code_load;
 pub mod harness;
+pub mod host;
 pub mod raw;
 pub mod report;
 pub mod wgpu_ctx;
@@ -176,7 +177,13 @@ pub fn run(paths: &mut Paths, opts: &Options) -> Result<Vec<WorkloadResult>, Str
     }
     let mut results = Vec::new();
     for name in order {
-        results.extend(run_one(paths, opts, plan, name)?);
+        let before = host::load_1min();
+        let mut one = run_one(paths, opts, plan, name)?;
+        let load = before.zip(host::load_1min());
+        for w in &mut one {
+            w.load = load;
+        }
+        results.extend(one);
     }
     Ok(results)
 }
@@ -552,6 +559,7 @@ fn run_one(
                     paths: runs,
                     derived: Vec::new(),
                     paired,
+                    load: None,
                 });
             }
             return Ok(out);
@@ -726,6 +734,7 @@ fn run_one(
         paths: runs,
         derived,
         paired,
+        load: None,
     }])
 }
 
@@ -908,6 +917,7 @@ pub fn cli(args: &[String]) -> Result<(), String> {
         }
     }
     harness::pin_to(cpus);
+    let host = host::describe();
     let mut paths = Paths::open()?;
     let names: Vec<String> = if opts.workloads.is_empty() {
         WORKLOADS.iter().map(|n| (*n).to_owned()).collect()
@@ -925,7 +935,7 @@ pub fn cli(args: &[String]) -> Result<(), String> {
         };
         results.extend(run(&mut paths, &one)?);
         if let Some(file) = &save {
-            std::fs::write(file, report::json(&paths.adapter, &results))
+            std::fs::write(file, report::json(&paths.adapter, &host, &results))
                 .map_err(|e| format!("writing {file}: {e}"))?;
         }
         if !json {
@@ -933,9 +943,9 @@ pub fn cli(args: &[String]) -> Result<(), String> {
         }
     }
     if json {
-        print!("{}", report::json(&paths.adapter, &results));
+        print!("{}", report::json(&paths.adapter, &host, &results));
     } else {
-        print!("{}", report::table(&paths.adapter, &results));
+        print!("{}", report::table(&paths.adapter, &host, &results));
     }
     if results.iter().any(|w| !w.outputs_agree()) {
         return Err("the paths produced different results".into());

@@ -86,10 +86,12 @@ pub fn ratio(w: &WorkloadResult, metric: &str, a: &str, b: &str) -> Option<f64> 
     (!y.is_zero()).then(|| x.as_secs_f64() / y.as_secs_f64())
 }
 
-/// A human-readable table.
-pub fn table(adapter: &str, results: &[WorkloadResult]) -> String {
+/// A human-readable table: `adapter` the device's name, `host` the machine's
+/// ([`crate::host::describe`]).
+pub fn table(adapter: &str, host: &str, results: &[WorkloadResult]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "adapter: {adapter}");
+    let _ = writeln!(out, "host: {host}");
     for w in results {
         let _ = writeln!(
             out,
@@ -103,6 +105,12 @@ pub fn table(adapter: &str, results: &[WorkloadResult]) -> String {
                 "DIFFER"
             }
         );
+        if let Some((start, end)) = w.load {
+            let _ = writeln!(
+                out,
+                "  host load average (1 min): {start:.2} at the start, {end:.2} at the end"
+            );
+        }
         let _ = writeln!(
             out,
             "  {:<10} {:<12} {:>12} {:>12} {:>8} {:>12}",
@@ -190,20 +198,27 @@ fn json_str(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
-/// The results as JSON.
-pub fn json(adapter: &str, results: &[WorkloadResult]) -> String {
-    let mut out = format!("{{\"adapter\":{},\"workloads\":[", json_str(adapter));
+/// The results as JSON, with the device (`adapter`) and machine (`host`) they were
+/// measured on.
+pub fn json(adapter: &str, host: &str, results: &[WorkloadResult]) -> String {
+    let mut out = format!(
+        "{{\"adapter\":{},\"host\":{},\"workloads\":[",
+        json_str(adapter),
+        json_str(host)
+    );
     for (i, w) in results.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
         let _ = write!(
             out,
-            "{{\"name\":{},\"unit\":{},\"units\":{},\"outputs_agree\":{},\"paths\":[",
+            "{{\"name\":{},\"unit\":{},\"units\":{},\"outputs_agree\":{},\"load_1min\":{},\"paths\":[",
             json_str(w.name),
             json_str(w.unit.0),
             w.unit.1,
-            w.outputs_agree()
+            w.outputs_agree(),
+            w.load
+                .map_or("null".to_owned(), |(a, b)| format!("[{a:.2},{b:.2}]"))
         );
         for (j, p) in w.paths.iter().enumerate() {
             if j > 0 {

@@ -115,11 +115,16 @@ fn quick_run_produces_identical_results_on_every_path() {
             .filter(|t| t.value.is_none())
             .collect::<Vec<_>>()
     );
-    let json = vigil_bench::report::json(&paths.adapter, &results);
+    // Linux (where this suite runs) gives each workload the host's load at its start and end.
+    assert!(results.iter().all(|w| w.load.is_some()));
+    let host = vigil_bench::host::describe();
+    let json = vigil_bench::report::json(&paths.adapter, &host, &results);
     assert!(json.contains("\"targets\":[{") && json.contains("\"samples_us\":["));
+    assert!(json.contains("\"host\":\"") && json.contains("\"load_1min\":["));
     assert!(json.contains("\"vigil_over_ash\""));
     assert!(json.contains("\"vigil_over_memcpy\""));
-    let table = vigil_bench::report::table(&paths.adapter, &results);
+    let table = vigil_bench::report::table(&paths.adapter, &host, &results);
+    assert!(table.contains("\nhost: ") && table.contains("host load average (1 min): "));
     for name in vigil_bench::WORKLOADS {
         assert!(
             table.contains(&format!("\n{name}")) || name == &"writes",

@@ -53,6 +53,9 @@ pub struct WorkloadResult {
     /// Paired figures: medians of per-repetition ratios with their 95% intervals, named
     /// (`"encode: vigil/ash"`, `"vigil rate x8/x1"`, …).
     pub paired: Vec<(String, Paired)>,
+    /// The host's one-minute load average when the workload began and when it ended
+    /// ([`crate::host::load_1min`]); `None` where it cannot be read.
+    pub load: Option<(f64, f64)>,
 }
 
 impl WorkloadResult {
