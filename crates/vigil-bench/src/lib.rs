@@ -16,6 +16,11 @@ pub mod workloads;
 use harness::Plan;
 pub use workloads::{PathResult, WorkloadResult};
 
+/// The commit this binary was built from (short hash, "with uncommitted changes" when the
+/// code differed from it, "unknown" outside a git checkout): the table's `build:` line and
+/// the JSON's `"commit"`.
+pub const COMMIT: &str = env!("VIGIL_BENCH_COMMIT");
+
 /// Every workload's name, in run order. Bandwidth goes first: on the H200 every path's
 /// copy rate (vigil's, raw ash's and wgpu's alike) fell from ~2.1 to ~0.87 TB/s once the
 /// `writes` workload had run in the process, a state of the driver rather than a cost of

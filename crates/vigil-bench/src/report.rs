@@ -92,6 +92,7 @@ pub fn table(adapter: &str, host: &str, results: &[WorkloadResult]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "adapter: {adapter}");
     let _ = writeln!(out, "host: {host}");
+    let _ = writeln!(out, "build: {}", crate::COMMIT);
     for w in results {
         let _ = writeln!(
             out,
@@ -202,9 +203,10 @@ fn json_str(s: &str) -> String {
 /// measured on.
 pub fn json(adapter: &str, host: &str, results: &[WorkloadResult]) -> String {
     let mut out = format!(
-        "{{\"adapter\":{},\"host\":{},\"workloads\":[",
+        "{{\"adapter\":{},\"host\":{},\"commit\":{},\"workloads\":[",
         json_str(adapter),
-        json_str(host)
+        json_str(host),
+        json_str(crate::COMMIT)
     );
     for (i, w) in results.iter().enumerate() {
         if i > 0 {

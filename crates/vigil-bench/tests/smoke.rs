@@ -121,10 +121,14 @@ fn quick_run_produces_identical_results_on_every_path() {
     let json = vigil_bench::report::json(&paths.adapter, &host, &results);
     assert!(json.contains("\"targets\":[{") && json.contains("\"samples_us\":["));
     assert!(json.contains("\"host\":\"") && json.contains("\"load_1min\":["));
+    // The build names its commit ("unknown" only outside a git checkout).
+    assert!(!vigil_bench::COMMIT.is_empty());
+    assert!(json.contains(&format!("\"commit\":\"{}\"", vigil_bench::COMMIT)));
     assert!(json.contains("\"vigil_over_ash\""));
     assert!(json.contains("\"vigil_over_memcpy\""));
     let table = vigil_bench::report::table(&paths.adapter, &host, &results);
     assert!(table.contains("\nhost: ") && table.contains("host load average (1 min): "));
+    assert!(table.contains(&format!("\nbuild: {}\n", vigil_bench::COMMIT)));
     for name in vigil_bench::WORKLOADS {
         assert!(
             table.contains(&format!("\n{name}")) || name == &"writes",
