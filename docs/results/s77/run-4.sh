@@ -1,7 +1,7 @@
 # The next session's first device run, prepared in session 77 (whose device time ran out
-# before it could run). On an H200 (and LIMIT >= 330): a full bench of 25c3e05's
-# build (`vigil-s77a`: c846f11's library, and the bench recording its host and each
-# workload's load) for the H200 table. On any card: the suite packed at 7a9b999 (c846f11's
+# before it could run). On an H200 (and LIMIT >= 330): a full bench of 12e7b91's
+# build (`vigil-s77a`: c846f11's library; the bench names its commit and records its host
+# and each workload's load) for the H200 table. On any card: the suite packed at 7a9b999 (c846f11's
 # library, which no GPU had run; the tests as of 4d5853c) and the fuzzer of the same
 # library from seed 19384 in the time left. Everything comes back in run-4.tar.xz (a
 # device run returns at most 8 files), packed again after each part so a kill keeps what
