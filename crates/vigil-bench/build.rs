@@ -1,5 +1,5 @@
-//! Names the commit the benchmarks are built from (`VIGIL_BENCH_COMMIT`, [`COMMIT`] in the
-//! crate), so a run's table and JSON say which code they measured: figures in
+//! Names the commit the benchmarks are built from (`VIGIL_BENCH_COMMIT`, the crate's
+//! `COMMIT`), so a run's table and JSON say which code they measured: figures in
 //! `docs/performance.md` are quoted with their commit, and a binary carried to another
 //! machine keeps its own. "unknown" outside a git checkout.
 

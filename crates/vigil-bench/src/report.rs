@@ -86,8 +86,9 @@ pub fn ratio(w: &WorkloadResult, metric: &str, a: &str, b: &str) -> Option<f64> 
     (!y.is_zero()).then(|| x.as_secs_f64() / y.as_secs_f64())
 }
 
-/// A human-readable table: `adapter` the device's name, `host` the machine's
-/// ([`crate::host::describe`]).
+/// A human-readable table, headed by the device's name (`adapter`), the machine's
+/// (`host`, [`crate::host::describe`]) and the commit the binary was built from
+/// ([`crate::COMMIT`]).
 pub fn table(adapter: &str, host: &str, results: &[WorkloadResult]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "adapter: {adapter}");
@@ -200,7 +201,7 @@ fn json_str(s: &str) -> String {
 }
 
 /// The results as JSON, with the device (`adapter`) and machine (`host`) they were
-/// measured on.
+/// measured on and the commit the binary was built from ([`crate::COMMIT`]).
 pub fn json(adapter: &str, host: &str, results: &[WorkloadResult]) -> String {
     let mut out = format!(
         "{{\"adapter\":{},\"host\":{},\"commit\":{},\"workloads\":[",
