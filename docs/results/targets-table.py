@@ -6,7 +6,9 @@
 RUN.json is what `vigil bench --save FILE` wrote. Each row is one of the run's targets: the
 paired figure (median of the per-repetition ratios [95% interval], repetitions), the
 medians of the paths the figure compares (per unit of the workload), the same figure in
-BEFORE.json when given, and whether the whole interval is within the target.
+BEFORE.json when given, and whether the whole interval is within the target. A target
+whose workload the run did not reach shows "—". Runs of benches from session 77 on also
+name their build, host and each workload's load average; those lines follow the table.
 """
 
 import json
@@ -67,7 +69,24 @@ def absolute(run, t):
 
 
 def figure(v):
+    if v is None:
+        return "—"
     return f"{v['median']:.3f} [{v['lo']:.3f}, {v['hi']:.3f}] (n={v['n']})"
+
+
+def provenance(run):
+    """The build, host and load lines of a run whose bench recorded them (none before)."""
+    lines = []
+    if "commit" in run or "host" in run:
+        lines.append(f"Build {run.get('commit', '?')}, {run.get('adapter', '?')}, host {run.get('host', '?')}.")
+    loads = [
+        f"{w['name']} {w['load_1min'][0]:.2f}→{w['load_1min'][1]:.2f}"
+        for w in run["workloads"]
+        if w.get("load_1min")
+    ]
+    if loads:
+        lines.append("One-minute load average at each workload's start→end: " + ", ".join(loads) + ".")
+    return lines
 
 
 def main():
@@ -93,6 +112,9 @@ def main():
         print(row)
     print()
     print(f"{met} of {len(run['targets'])} targets met.")
+    for line in provenance(run):
+        print()
+        print(line)
 
 
 if __name__ == "__main__":
