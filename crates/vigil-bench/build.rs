@@ -5,6 +5,21 @@
 
 use std::process::Command;
 
+/// What the binary is built from, relative to this crate: the workspace crates linked into
+/// it (`cargo tree -p vigil-bench -e normal`) and the workspace's manifest and lock file.
+/// Watched for changes, and looked at for uncommitted ones. Only these: watching all of
+/// `crates/` rebuilt vigil-bench after an edit anywhere (vigil-fuzz, vigil-count, …).
+const CODE: [&str; 8] = [
+    ".",
+    "../vigil",
+    "../vigil-hal",
+    "../vigil-vulkan",
+    "../vigil-shader",
+    "../vigil-graph",
+    "../../Cargo.toml",
+    "../../Cargo.lock",
+];
+
 /// `git ARGS`' trimmed output, run in this crate's folder; `None` when git fails.
 fn git(args: &[&str]) -> Option<String> {
     let out = Command::new("git").args(args).output().ok()?;
@@ -14,10 +29,10 @@ fn git(args: &[&str]) -> Option<String> {
 }
 
 fn main() {
-    // Run again when the code changes (any file under crates/, or the lock file) or when
-    // HEAD, or the branch it names, moves.
-    println!("cargo:rerun-if-changed=../../crates");
-    println!("cargo:rerun-if-changed=../../Cargo.lock");
+    // Run again when the code changes or when HEAD, or the branch it names, moves.
+    for path in CODE {
+        println!("cargo:rerun-if-changed={path}");
+    }
     let mut watched = vec!["HEAD".to_owned(), "packed-refs".to_owned()];
     if let Some(branch) = git(&["rev-parse", "--symbolic-full-name", "HEAD"])
         && branch.starts_with("refs/")
@@ -32,15 +47,9 @@ fn main() {
     let commit = match git(&["rev-parse", "--short=7", "HEAD"]) {
         Some(c) if !c.is_empty() => {
             // Uncommitted changes to the code (not to docs) are said, not hidden.
-            let changed = git(&[
-                "status",
-                "--porcelain",
-                "--",
-                "../../crates",
-                "../../Cargo.toml",
-                "../../Cargo.lock",
-            ])
-            .is_some_and(|s| !s.is_empty());
+            let mut status = vec!["status", "--porcelain", "--"];
+            status.extend(CODE);
+            let changed = git(&status).is_some_and(|s| !s.is_empty());
             if changed {
                 format!("{c} with uncommitted changes")
             } else {
