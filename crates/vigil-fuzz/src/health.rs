@@ -38,6 +38,9 @@ pub fn make_foreign<'d>(w: &mut World<'d>, other: &'d Device) {
     if let Ok(s) = other.create_sampler(&SamplerDescriptor::default()) {
         w.samplers.foreign.push(s);
     }
+    if let Ok(s) = other.create_headless_surface("foreign surface") {
+        w.surfaces.foreign.push(s);
+    }
     let recipe = &RECIPES[0];
     if let Ok(l) = other.create_bind_group_layout(&BindGroupLayoutDescriptor {
         label: "foreign layout",
@@ -173,6 +176,24 @@ pub fn drain_and_check(w: &mut World<'_>, report: &mut Report) {
     destroy_all!(pipeline_layouts, destroy_pipeline_layout);
     destroy_all!(layouts, destroy_bind_group_layout);
     destroy_all!(modules, destroy_shader_module);
+    // Surfaces before textures: a frame out goes with its surface (destroying it is
+    // refused), and leaves the textures with its surface.
+    let surfaces: Vec<_> = w
+        .surfaces
+        .items
+        .iter()
+        .filter(|e| e.live)
+        .map(|e| e.handle)
+        .collect();
+    for s in surfaces {
+        if !crate::ops::surfaces::destroy_one(w, s, false) && !device.is_lost() {
+            w.finding(
+                FindingKind::HealthCheck,
+                at,
+                format!("destroy_surface of a live surface ({s:?}) was refused"),
+            );
+        }
+    }
     destroy_all!(views, destroy_texture_view);
     destroy_all!(textures, destroy_texture);
     destroy_all!(placement_heaps, destroy_placement_heap);

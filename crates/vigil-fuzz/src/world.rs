@@ -291,6 +291,15 @@ pub struct BundleMeta {
     pub read_only: (bool, bool),
 }
 
+/// A surface: its configuration and the frame it has out, as far as the fuzzer knows.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SurfaceMeta {
+    /// The last configuration it took.
+    pub config: Option<vigil::SurfaceConfiguration>,
+    /// The frame out (also in the world's textures until it is presented or abandoned).
+    pub frame: Option<Texture>,
+}
+
 /// A mapping.
 #[derive(Clone, Copy, Debug)]
 pub struct MapMeta {
@@ -428,6 +437,8 @@ pub struct World<'d> {
     pub bundles: Pool<vigil::RenderBundle, BundleMeta>,
     /// Mappings.
     pub mappings: Pool<BufferMapping, MapMeta>,
+    /// Surfaces over no window.
+    pub surfaces: Pool<vigil::Surface, SurfaceMeta>,
     /// Bottom-level acceleration structures, with the sizes they were made for.
     pub blas: Pool<vigil::Blas, Arc<[vigil::TriangleGeometrySize]>>,
     /// Top-level acceleration structures, with their instance counts.
@@ -511,6 +522,7 @@ impl<'d> World<'d> {
             render: Pool::default(),
             bundles: Pool::default(),
             mappings: Pool::default(),
+            surfaces: Pool::default(),
             blas: Pool::default(),
             tlas: Pool::default(),
             gpu_heaps: Pool::default(),

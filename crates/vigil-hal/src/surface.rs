@@ -28,7 +28,8 @@ pub enum WindowTarget {
         /// The surface.
         surface: *mut std::ffi::c_void,
     },
-    /// No window: a surface the test backend makes, presenting into memory.
+    /// No window: presents that show nothing (the test backend logs them; Vulkan needs
+    /// `VK_EXT_headless_surface`).
     Headless,
 }
 

@@ -76,6 +76,9 @@ pub(crate) struct InstanceShared {
     pub xlib: Option<ash::khr::xlib_surface::Instance>,
     pub xcb: Option<ash::khr::xcb_surface::Instance>,
     pub wayland: Option<ash::khr::wayland_surface::Instance>,
+    /// Surfaces with no window (`VK_EXT_headless_surface`): presents that show nothing,
+    /// for tests and programs that run the present path without a window system.
+    pub headless: Option<ash::ext::headless_surface::Instance>,
     messenger: vk::DebugUtilsMessengerEXT,
     /// Owned by the messenger's user data pointer; kept here to outlive it.
     pub log: Option<Arc<ValidationLog>>,
@@ -293,6 +296,10 @@ impl hal::Instance for Instance {
                 ext_names.push(name.as_ptr());
             }
         }
+        let has_headless = has_surface && has_ext(ash::ext::headless_surface::NAME);
+        if has_headless {
+            ext_names.push(ash::ext::headless_surface::NAME.as_ptr());
+        }
         // The layer's synchronization validation reports missing or wrong barriers as
         // hazards, whatever the driver does with them (lavapipe runs work in order and
         // would hide them).
@@ -364,6 +371,8 @@ impl hal::Instance for Instance {
         let xlib = xlib.then(|| ash::khr::xlib_surface::Instance::new(&entry, &raw));
         let xcb = xcb.then(|| ash::khr::xcb_surface::Instance::new(&entry, &raw));
         let wayland = wayland.then(|| ash::khr::wayland_surface::Instance::new(&entry, &raw));
+        let headless =
+            has_headless.then(|| ash::ext::headless_surface::Instance::new(&entry, &raw));
         let mut shared = InstanceShared {
             _entry: entry,
             raw,
@@ -373,6 +382,7 @@ impl hal::Instance for Instance {
             xlib,
             xcb,
             wayland,
+            headless,
             messenger: vk::DebugUtilsMessengerEXT::null(),
             log,
             log_ptr,

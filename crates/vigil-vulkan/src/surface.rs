@@ -1,7 +1,8 @@
-//! Presentation: a `VkSurfaceKHR` over an X11 (Xlib or XCB) or Wayland window, its
-//! swapchain, and the present operation — the frame texture copied into the next swapchain
-//! image by a short command buffer that waits for the image's acquisition and signals both
-//! the device's completion counter and the semaphore the present waits for.
+//! Presentation: a `VkSurfaceKHR` over an X11 (Xlib or XCB) or Wayland window, or over no
+//! window (`VK_EXT_headless_surface`), its swapchain, and the present operation — the
+//! frame texture copied into the next swapchain image by a short command buffer that waits
+//! for the image's acquisition and signals both the device's completion counter and the
+//! semaphore the present waits for.
 
 use crate::conv;
 use crate::device::{Device, DeviceShared, Texture};
@@ -142,9 +143,12 @@ impl Device {
                     unsafe { loader.create_wayland_surface(&info, None) }
                 }
                 WindowTarget::Headless => {
-                    return Err(unsupported(
-                        "the Vulkan backend presents to windows only (no headless target)",
-                    ));
+                    let loader = inst.headless.as_ref().ok_or_else(|| {
+                        unsupported("the Vulkan loader has no VK_EXT_headless_surface")
+                    })?;
+                    let info = vk::HeadlessSurfaceCreateInfoEXT::default();
+                    // SAFETY: valid instance; the create info names no external object.
+                    unsafe { loader.create_headless_surface(&info, None) }
                 }
             }
             .map_err(conv::map_result)?;

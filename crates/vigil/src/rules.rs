@@ -277,7 +277,7 @@ rules! {
     TextureExportForeign: DeviceMismatch, "texture.export-foreign", "An exported texture is registered by another device over the same native device (not by its own, not by a device over another).", "the reference's registerTexture";
 
     // Surfaces.
-    SurfaceUnsupported: Unsupported, "surface.unsupported", "A surface is made for a window the device can present to (X11 through Xlib or XCB, or Wayland, with VK_KHR_swapchain).", "Vulkan VK_KHR_surface, VK_KHR_swapchain";
+    SurfaceUnsupported: Unsupported, "surface.unsupported", "A surface is made for a window the device can present to (X11 through Xlib or XCB, or Wayland), or over no window where the driver has headless surfaces, on a device with VK_KHR_swapchain.", "Vulkan VK_KHR_surface, VK_KHR_swapchain, VK_EXT_headless_surface";
     SurfaceConfiguration: InvalidDescriptor, "surface.configuration", "A surface is configured with a format, present mode and alpha mode its capabilities list, an extent within their bounds (and not zero), and frame usages they allow.", "WebGPU GPUCanvasContext.configure; Vulkan VUID-VkSwapchainCreateInfoKHR-imageExtent-01274";
     SurfaceNotConfigured: InvalidState, "surface.not-configured", "A surface is configured before a frame is acquired.", "WebGPU getCurrentTexture";
     SurfaceFrameOutstanding: InvalidState, "surface.frame-outstanding", "A surface hands out one frame at a time: the next acquire (or a reconfiguration) waits, within the stall bound, for the frame out to be presented or abandoned, then gives up.", "vigil; the reference's drawable stall";

@@ -10,6 +10,7 @@ mod heaps;
 mod objects;
 mod placement;
 mod queue;
+pub mod surfaces;
 mod threads;
 
 use crate::rng::Rng;
@@ -43,6 +44,7 @@ pub const OPS: &[(u32, Op)] = &[
     (3, heaps::descriptor_heaps),
     (2, gpu::pointer_draws),
     (3, placement::placement),
+    (3, surfaces::surfaces),
     // Encoders.
     (5, encode::create_encoder),
     (4, encode::finish_encoder),

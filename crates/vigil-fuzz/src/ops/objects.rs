@@ -1646,7 +1646,7 @@ fn depth_bias(r: &mut Rng) -> DepthBiasState {
 }
 
 /// A texture shared with a second device over the same native device: exported (live or
-/// not, a frame never: the world has no surfaces), registered there, read back through the
+/// not, a surface's frame now and then), registered there, read back through the
 /// registration now and then (the read waits for this device's work on it), and the second
 /// device dropped with whatever it still holds.
 pub fn share_texture(w: &mut World<'_>, r: &mut Rng) {

@@ -98,6 +98,18 @@ impl<A: Api> Device<A> {
         self.make_surface(label, target, Some(window), OP)
     }
 
+    /// Creates a surface over no window: it is configured, hands out frames and presents
+    /// them as a window's surface does, and nothing is shown (its window has no size of
+    /// its own: any extent within the capabilities' bounds is taken). For running a
+    /// present loop in tests and on machines without a window system. Refused
+    /// (`surface.unsupported`) where the backend has no such surfaces (on Vulkan, a loader
+    /// or driver without `VK_EXT_headless_surface`) or the queue cannot present to them.
+    pub fn create_headless_surface(&self, label: &str) -> Result<Surface> {
+        const OP: &str = "create_headless_surface";
+        self.check_alive(OP)?;
+        self.make_surface(label, WindowTarget::Headless, None, OP)
+    }
+
     pub(crate) fn make_surface(
         &self,
         label: &str,
