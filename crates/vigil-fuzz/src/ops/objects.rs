@@ -1,6 +1,7 @@
 //! Creating, destroying and inspecting objects.
 
 use crate::recipes::{BROKEN_WGSL, RECIPES, Shape};
+use crate::report::FindingKind;
 use crate::rng::Rng;
 use crate::world::{
     BufferMeta, GroupMeta, LayoutMeta, ModuleMeta, PipelineLayoutMeta, RenderMeta, SamplerMeta,
@@ -105,6 +106,9 @@ pub fn create_buffer(w: &mut World<'_>, r: &mut Rng) {
         });
         return;
     }
+    if r.chance(8) && size <= 1 << 20 {
+        return create_buffer_init(w, r, size, usage);
+    }
     let what = format!("create_buffer(size {size}, {usage:?})");
     w.call("create_buffer", what, false, |w| {
         let b = w.device.create_buffer(&BufferDescriptor {
@@ -115,6 +119,60 @@ pub fn create_buffer(w: &mut World<'_>, r: &mut Rng) {
         w.buffers.add(b, BufferMeta { size, usage });
         Ok(())
     });
+}
+
+/// A buffer made holding `len` bytes (up to `size`, not always a multiple of 4: the rest
+/// of the last word is zero); read back when its usage lets it be, which must give the
+/// contents and the zero padding.
+fn create_buffer_init(w: &mut World<'_>, r: &mut Rng, size: u64, usage: BufferUsages) {
+    let len = if size > 0 && r.chance(30) {
+        size - 1 - r.below(size.min(3))
+    } else {
+        size
+    };
+    let seed = r.next_u64();
+    let contents: Vec<u8> = (0..len)
+        .map(|i| (seed.wrapping_add(i.wrapping_mul(0x9e37)) >> 7) as u8)
+        .collect();
+    let what = format!("create_buffer_init({len} bytes, {usage:?})");
+    let Some(b) = w.call("create_buffer_init", what, false, |w| {
+        let b = w.device.create_buffer_init(&vigil::BufferInitDescriptor {
+            label: "fuzz buffer made with contents",
+            contents: &contents,
+            usage,
+        })?;
+        let size = len.next_multiple_of(4);
+        w.buffers.add(b, BufferMeta { size, usage });
+        Ok(b)
+    }) else {
+        return;
+    };
+    let padded = len.next_multiple_of(4);
+    if padded == 0
+        || !usage.intersects(BufferUsages::MAP_READ | BufferUsages::COPY_SRC)
+        || r.chance(50)
+    {
+        return;
+    }
+    let what = format!("read_buffer({b:?}, 0, {padded}) after create_buffer_init");
+    let Some(bytes) = w.call("read_buffer", what, false, |w| {
+        w.device.read_buffer(b, 0, padded)
+    }) else {
+        return;
+    };
+    let mut want = contents;
+    want.resize(padded as usize, 0);
+    if bytes != want {
+        let first = bytes.iter().zip(&want).position(|(a, b)| a != b);
+        let at = w.calls;
+        w.finding(
+            FindingKind::WrongData,
+            at,
+            format!(
+                "{b:?}: made by create_buffer_init with {len} bytes ({usage:?}), reads back different from byte {first:?} on"
+            ),
+        );
+    }
 }
 
 fn texture_format(r: &mut Rng) -> TextureFormat {
