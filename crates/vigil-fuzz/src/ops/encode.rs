@@ -900,14 +900,22 @@ pub fn set_dynamic_state(w: &mut World<'_>, r: &mut Rng) {
     };
     match r.below(4) {
         0 => {
-            let v = [
-                r.edge_f32(0.0),
-                r.edge_f32(0.0),
-                r.edge_f32(16.0),
-                r.edge_f32(16.0),
-                r.edge_f32(0.0),
-                r.edge_f32(1.0),
+            // Mostly one that holds (a small rectangle, depths ordered within 0..=1),
+            // which draws then run under; otherwise one value at an edge.
+            let unit = |r: &mut Rng| r.below(1001) as f32 / 1000.0;
+            let min_depth = unit(r) * 0.5;
+            let mut v = [
+                unit(r) * 8.0,
+                unit(r) * 8.0,
+                1.0 + unit(r) * 31.0,
+                1.0 + unit(r) * 31.0,
+                min_depth,
+                min_depth + unit(r) * (1.0 - min_depth),
             ];
+            if r.chance(30) {
+                let k = r.index(v.len());
+                v[k] = r.edge_f32(v[k]);
+            }
             on_encoder(
                 w,
                 i,
@@ -918,7 +926,14 @@ pub fn set_dynamic_state(w: &mut World<'_>, r: &mut Rng) {
             );
         }
         1 => {
-            let s = [r.edge_u32(4), r.edge_u32(4), r.edge_u32(16), r.edge_u32(16)];
+            // Mostly a small rectangle at the corner (inside most targets), otherwise
+            // values at the edges.
+            let s = if r.chance(60) {
+                let small = |r: &mut Rng| r.below(3) as u32;
+                [small(r), small(r), 1 + small(r), 1 + small(r)]
+            } else {
+                [r.edge_u32(4), r.edge_u32(4), r.edge_u32(16), r.edge_u32(16)]
+            };
             let what = format!("set_scissor_rect({s:?})");
             on_encoder(w, i, "set_scissor_rect", what, false, |o| {
                 o.encoder.set_scissor_rect(s[0], s[1], s[2], s[3])
@@ -1497,6 +1512,16 @@ pub fn timestamps(w: &mut World<'_>, r: &mut Rng) {
     // Now and then an occlusion set: resolved as a timestamp set is, never written into;
     // or a pipeline-statistics set (its queries several values each).
     let occlusion = r.chance(30);
+    // With no live set of the kind, mostly make one first (writes and resolves of null
+    // and stale sets are most of what they were otherwise).
+    let none_live = if occlusion {
+        w.statistics_sets.live_count() + w.occlusion_sets.live_count() == 0
+    } else {
+        w.query_sets.live_count() == 0
+    };
+    if none_live && r.chance(70) {
+        return super::objects::create_query_set(w, r);
+    }
     let (set, count, v) = if occlusion && r.chance(50) {
         w.statistics_sets.pick(r, w.id)
     } else if occlusion {
