@@ -1249,7 +1249,15 @@ pub fn create_compute_pipeline(w: &mut World<'_>, r: &mut Rng) {
     } else {
         r.pick(&["vs", "", "nope"])
     };
-    let constants = constants(r);
+    // The override recipe needs `add` (no default): mostly values that fit it; the
+    // other compute recipes declare none, so mostly none for them.
+    let constants = if RECIPES[recipe].name == "override-kernel" && r.chance(75) {
+        fitting_overrides(r)
+    } else if r.chance(75) {
+        Vec::new()
+    } else {
+        constants(r)
+    };
     let (cache, cv) = some_cache(w, r);
     let what = format!(
         "create_compute_pipeline({}, {layout:?}, {module:?}, {entry:?}, {constants:?}, {cache:?})",
@@ -1274,6 +1282,19 @@ pub fn create_compute_pipeline(w: &mut World<'_>, r: &mut Rng) {
             Ok(())
         },
     );
+}
+
+/// Constants the override recipe takes: `add` (its `@id(2)`) always, `size` (the
+/// workgroup size) and `twice` now and then.
+fn fitting_overrides(r: &mut Rng) -> Vec<(&'static str, f64)> {
+    let mut c = vec![("2", r.below(9) as f64)];
+    if r.chance(50) {
+        c.push(("size", r.pick(&[1.0, 8.0, 64.0, 256.0])));
+    }
+    if r.chance(50) {
+        c.push(("twice", r.pick(&[0.0, 1.0])));
+    }
+    c
 }
 
 /// Override constants for a pipeline: mostly none, else values that fit the override
