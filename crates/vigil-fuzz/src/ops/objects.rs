@@ -1508,21 +1508,34 @@ pub fn create_render_pipeline(w: &mut World<'_>, r: &mut Rng) {
             topology,
             front_face: r.pick(&[FrontFace::Ccw, FrontFace::Cw]),
             cull_mode: r.pick(&[CullMode::None, CullMode::Back]),
-            // Sometimes on a list topology, where it is refused.
-            strip_index_format: r.pick(&[
-                None,
-                None,
-                Some(IndexFormat::Uint16),
-                Some(IndexFormat::Uint32),
-            ]),
-            // Now and then wireframes, points and unclipped depth, which devices without
-            // their features refuse.
+            // Half the time on a strip; now and then on a list topology, where it is
+            // refused.
+            strip_index_format: if r.chance(if topology == PrimitiveTopology::TriangleStrip {
+                50
+            } else {
+                8
+            }) {
+                Some(r.pick(&[IndexFormat::Uint16, IndexFormat::Uint32]))
+            } else {
+                None
+            },
+            // Now and then wireframes, points and unclipped depth; seldom where the device
+            // lacks their features (and refuses them).
             polygon_mode: if r.chance(10) {
-                r.pick(&[vigil::PolygonMode::Line, vigil::PolygonMode::Point])
+                let mut modes = Vec::new();
+                if w.features.contains(vigil::Features::POLYGON_MODE_LINE) || r.chance(20) {
+                    modes.push(vigil::PolygonMode::Line);
+                }
+                if w.features.contains(vigil::Features::POLYGON_MODE_POINT) || r.chance(20) {
+                    modes.push(vigil::PolygonMode::Point);
+                }
+                modes.push(vigil::PolygonMode::Fill);
+                modes[r.index(modes.len())]
             } else {
                 vigil::PolygonMode::Fill
             },
-            unclipped_depth: r.chance(8),
+            unclipped_depth: r.chance(8)
+                && (w.features.contains(vigil::Features::DEPTH_CLIP_CONTROL) || r.chance(25)),
         },
         depth_stencil,
         // Now and then a sample mask (any bits) and alpha to coverage, which one-sample
