@@ -107,7 +107,15 @@ enum Ended {
 }
 
 fn spawn(args: &Args, seed: u64, trace: bool) -> std::io::Result<std::process::Child> {
-    let exe = std::env::current_exe()?;
+    // On Linux, the running image itself: a rebuild that replaces the binary while a run
+    // goes on (cargo writes a new file) would otherwise leave every later seed unable to
+    // start.
+    let own = std::path::Path::new("/proc/self/exe");
+    let exe = if own.exists() {
+        own.to_path_buf()
+    } else {
+        std::env::current_exe()?
+    };
     let mut c = Command::new(exe);
     c.args([
         "--child",
