@@ -223,7 +223,9 @@ fn pop_debug_group(w: &mut World<'_>, i: usize) {
 }
 
 fn pass_timestamps(w: &World<'_>, r: &mut Rng) -> (Option<PassTimestampWrites>, bool) {
-    if !r.chance(10) {
+    // With no live timestamp set (a device without TIMESTAMP_QUERY never has one) mostly
+    // none: a null or stale set refuses the pass and poisons its encoder.
+    if !r.chance(10) || (w.query_sets.live_count() == 0 && r.chance(80)) {
         return (None, false);
     }
     let (set, count, v) = w.query_sets.pick(r, w.id);
@@ -336,10 +338,15 @@ fn target_view(
     format: TextureFormat,
     samples: u32,
     extent: Option<[u32; 2]>,
+    taken: &[vigil::Texture],
 ) -> Option<(vigil::TextureView, ViewMeta)> {
     let textures = &w.textures;
+    // Mostly a texture the pass does not already render to (a second attachment of one
+    // texture is refused).
+    let again = r.chance(5);
     let want = |m: &ViewMeta| {
         textures.is_live(m.texture)
+            && (again || !taken.contains(&m.texture))
             && m.usage.contains(TextureUsages::RENDER_ATTACHMENT)
             && m.format == format
             && m.samples == samples
@@ -442,6 +449,8 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
     // of its format mostly renders another slice of it (now and then the same one, which
     // is refused; counted at the end, once the attachments are settled).
     let mut volume: Option<(vigil::TextureView, ViewMeta, u32)> = None;
+    // The textures the pass's attachments so far render to.
+    let mut taken: Vec<vigil::Texture> = Vec::new();
     for &format in recipe.targets {
         // Now and then a slice of a volume (mostly one inside it).
         let mut depth_slice = None;
@@ -465,14 +474,18 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
                     (v, m)
                 })
         } else {
-            target_view(w, r, format, samples, extent)
+            target_view(w, r, format, samples, extent, &taken)
         };
         let Some((view, meta)) = target else {
             return;
         };
+        taken.push(meta.texture);
         extent = Some(meta.extent);
         let resolve_target = if samples == 4 && r.chance(60) {
-            target_view(w, r, format, 1, extent).map(|(v, _)| v)
+            target_view(w, r, format, 1, extent, &taken).map(|(v, m)| {
+                taken.push(m.texture);
+                v
+            })
         } else {
             None
         };
@@ -497,7 +510,7 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
     }
     let mut depth = None;
     if let Some(format) = recipe.depth {
-        let Some((view, meta)) = target_view(w, r, format, samples, extent) else {
+        let Some((view, meta)) = target_view(w, r, format, samples, extent, &taken) else {
             return;
         };
         extent = Some(meta.extent);
@@ -556,19 +569,21 @@ pub fn begin_render_pass(w: &mut World<'_>, r: &mut Rng) {
     }
     let (ts, ts_invalid) = pass_timestamps(w, r);
     invalid |= ts_invalid;
-    // Now and then an occlusion query set; rarely a timestamp set in its place.
-    let (occlusion, occlusion_count) = if r.chance(35) {
-        let timestamps = r.chance(10);
-        let (set, count, v) = if timestamps {
-            w.query_sets.pick(r, w.id)
+    // Now and then an occlusion query set (with none live, mostly not: a null or stale set
+    // refuses the pass); rarely a timestamp set in its place.
+    let (occlusion, occlusion_count) =
+        if r.chance(35) && (w.occlusion_sets.live_count() > 0 || r.chance(20)) {
+            let timestamps = r.chance(10);
+            let (set, count, v) = if timestamps {
+                w.query_sets.pick(r, w.id)
+            } else {
+                w.occlusion_sets.pick(r, w.id)
+            };
+            invalid |= timestamps || v.invalid();
+            (Some(set), count)
         } else {
-            w.occlusion_sets.pick(r, w.id)
+            (None, None)
         };
-        invalid |= timestamps || v.invalid();
-        (Some(set), count)
-    } else {
-        (None, None)
-    };
     // Rarely multiview: refused without the feature or layered attachments.
     let multiview_mask = if r.chance(3) {
         std::num::NonZeroU32::new(r.pick(&[0b1, 0b11, 1 << 31]))
