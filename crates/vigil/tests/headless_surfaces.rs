@@ -13,7 +13,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+#[path = "common/draw.rs"]
+mod draw;
+#[path = "common/rules.rs"]
+mod rules;
 
+use draw::{clear, encoder};
+use rules::expect_rule;
 use vigil::*;
 
 fn config(format: TextureFormat, extent: [u32; 2]) -> SurfaceConfiguration {
@@ -52,22 +58,23 @@ fn clear_frame(d: &Device, frame: Texture, color: [f64; 4]) {
     let view = d
         .create_texture_view(frame, &TextureViewDescriptor::default())
         .unwrap();
-    let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor::default())
-        .unwrap();
+    let mut e = encoder(d);
     e.begin_render_pass(&RenderPassDescriptor {
-        color_attachments: &[Some(RenderPassColorAttachment {
-            view,
-            depth_slice: None,
-            resolve_target: None,
-            load: LoadOp::Clear(color),
-            store: StoreOp::Store,
-        })],
+        color_attachments: &[Some(clear(color, view))],
         ..RenderPassDescriptor::default()
     })
     .unwrap();
     e.end_render_pass().unwrap();
     d.submit([e.finish().unwrap()]).unwrap();
+}
+
+/// A present's status says the frame went to the window system.
+#[track_caller]
+fn assert_shown(status: SurfaceStatus) {
+    assert!(
+        matches!(status, SurfaceStatus::Good | SurfaceStatus::Suboptimal),
+        "{status:?}"
+    );
 }
 
 /// The texel a clear to `color` leaves in a frame of `format`, as its bytes.
@@ -123,21 +130,14 @@ fn frames_are_drawn_read_back_and_presented_through_the_driver() {
                 bytes.chunks(4).all(|p| p == want),
                 "round {round} frame {n}: not every texel is {want:?}"
             );
-            let status = d.present_surface(s).unwrap();
-            assert!(
-                matches!(status, SurfaceStatus::Good | SurfaceStatus::Suboptimal),
-                "round {round} frame {n}: {status:?}"
-            );
+            assert_shown(d.present_surface(s).unwrap());
             let err = expect_rule(d.texture_descriptor(t), Rule::SurfaceNoFrame);
             assert!(err.message().contains("presented or abandoned"), "{err}");
         }
     }
     // A frame with no work on it presents too (what it shows is undefined: nothing is).
     d.acquire_current_texture(s).unwrap().texture.unwrap();
-    assert!(matches!(
-        d.present_surface(s).unwrap(),
-        SurfaceStatus::Good | SurfaceStatus::Suboptimal
-    ));
+    assert_shown(d.present_surface(s).unwrap());
     // Abandoned: its handle goes stale; a second abandon or present has no frame.
     let t = d.acquire_current_texture(s).unwrap().texture.unwrap();
     d.abandon_current_texture(s).unwrap();
@@ -189,25 +189,11 @@ fn configurations_outside_the_bounds_and_direct_destroys_are_refused() {
     expect_rule(d.destroy_texture(t), Rule::SurfaceFrameTexture);
     // Reconfiguring with a frame out waits for it within the stall bound, then refuses;
     // the test device's bound is the default, so present first and reconfigure after.
-    assert!(matches!(
-        d.present_surface(s).unwrap(),
-        SurfaceStatus::Good | SurfaceStatus::Suboptimal
-    ));
+    assert_shown(d.present_surface(s).unwrap());
     d.configure_surface(s, &config(format, [24, 8])).unwrap();
     let t = d.acquire_current_texture(s).unwrap().texture.unwrap();
     assert_eq!(d.texture_descriptor(t).unwrap().size, [24, 8]);
     d.abandon_current_texture(s).unwrap();
     d.destroy_surface(s).unwrap();
     d.finish();
-}
-
-/// `result`'s error, which must carry `rule`.
-fn expect_rule<T: std::fmt::Debug>(result: Result<T>, rule: Rule) -> Error {
-    match result {
-        Ok(v) => panic!("expected {rule:?}, got Ok({v:?})"),
-        Err(e) => {
-            assert_eq!(e.rule(), rule, "{e}");
-            e
-        }
-    }
 }

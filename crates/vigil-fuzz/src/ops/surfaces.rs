@@ -194,16 +194,22 @@ fn configure_one(w: &mut World<'_>, r: &mut Rng, s: Surface, invalid: bool) {
     );
 }
 
-fn acquire(w: &mut World<'_>, r: &mut Rng) {
-    // Mostly a configured surface (acquiring from one that is not is refused).
-    let (s, v) = match w.surfaces.live_where(r, |m| m.config.is_some()) {
-        Some((s, _)) if r.chance(80) => (s, crate::world::Validity::Live),
+/// Mostly a live surface `want` holds for, else any the pool picks (stale, null, foreign
+/// and forged ones among them); whether every call must refuse it.
+fn mostly(w: &World<'_>, r: &mut Rng, want: impl Fn(&SurfaceMeta) -> bool) -> (Surface, bool) {
+    match w.surfaces.live_where(r, want) {
+        Some((s, _)) if r.chance(80) => (s, false),
         _ => {
             let (s, _, v) = w.surfaces.pick(r, w.id);
-            (s, v)
+            (s, v.invalid())
         }
-    };
-    acquire_one(w, r, s, v.invalid());
+    }
+}
+
+fn acquire(w: &mut World<'_>, r: &mut Rng) {
+    // Mostly a configured surface (acquiring from one that is not is refused).
+    let (s, invalid) = mostly(w, r, |m| m.config.is_some());
+    acquire_one(w, r, s, invalid);
 }
 
 fn acquire_one(w: &mut World<'_>, r: &mut Rng, s: Surface, invalid: bool) {
@@ -265,14 +271,8 @@ fn acquire_one(w: &mut World<'_>, r: &mut Rng, s: Surface, invalid: bool) {
 
 fn present(w: &mut World<'_>, r: &mut Rng) {
     // Mostly a surface with a frame out (presenting with none is refused).
-    let (s, v) = match w.surfaces.live_where(r, |m| m.frame.is_some()) {
-        Some((s, _)) if r.chance(80) => (s, crate::world::Validity::Live),
-        _ => {
-            let (s, _, v) = w.surfaces.pick(r, w.id);
-            (s, v)
-        }
-    };
-    present_one(w, s, v.invalid());
+    let (s, invalid) = mostly(w, r, |m| m.frame.is_some());
+    present_one(w, s, invalid);
 }
 
 fn present_one(w: &mut World<'_>, s: Surface, invalid: bool) {
@@ -287,8 +287,8 @@ fn present_one(w: &mut World<'_>, s: Surface, invalid: bool) {
 }
 
 fn abandon(w: &mut World<'_>, r: &mut Rng) {
-    let (s, _, v) = w.surfaces.pick(r, w.id);
-    abandon_one(w, s, v.invalid());
+    let (s, invalid) = mostly(w, r, |m| m.frame.is_some());
+    abandon_one(w, s, invalid);
 }
 
 fn abandon_one(w: &mut World<'_>, s: Surface, invalid: bool) {
