@@ -3,7 +3,7 @@
 # (`vigil-s77a`: c846f11's library; what came after does not touch the paths the bench
 # times) for the H200 table. On any card: the suite packed at b980778 (headless surfaces;
 # `VIGIL_EXPECT_COMPUTE_QUEUE` set); on another card the same bench after it; then the
-# fuzzer of f4474d7 (headless surfaces, create_buffer_init, fewer needless refusals) from
+# fuzzer of c627cd4 (headless surfaces, create_buffer_init, fewer needless refusals) from
 # seed 19384 in the time left. Whether the driver has VK_EXT_headless_surface goes into
 # machine.txt. Everything comes back in run-1.tar.xz. Carry [".gl"]:
 #   source .gl/enter.sh; LIMIT=540 bash docs/results/s78/run-1.sh > $OUT/run-1.log 2>&1; tail -30 $OUT/run-1.log
