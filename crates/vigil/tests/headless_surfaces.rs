@@ -6,9 +6,9 @@
 //! keep the configured size across reconfigurations, and the surface rules hold there as on
 //! the test backend.
 //!
-//! Mesa's drivers (lavapipe among them) have `VK_EXT_headless_surface`, and there the test
-//! requires it. Elsewhere a refusal must be `surface.unsupported`, naming the extension;
-//! with `VIGIL_EXPECT_HEADLESS_SURFACE` set, a refusal fails the test.
+//! Mesa's drivers have `VK_EXT_headless_surface`; on lavapipe the test requires it.
+//! Elsewhere a refusal must be `surface.unsupported`, naming the extension; with
+//! `VIGIL_EXPECT_HEADLESS_SURFACE` set, a refusal fails the test.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

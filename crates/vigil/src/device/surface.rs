@@ -99,9 +99,10 @@ impl<A: Api> Device<A> {
     }
 
     /// Creates a surface over no window: it is configured, hands out frames and presents
-    /// them as a window's surface does, and nothing is shown (its window has no size of
-    /// its own: any extent within the capabilities' bounds is taken). For running a
-    /// present loop in tests and on machines without a window system. Refused
+    /// them as a window's surface does, and nothing is shown. On Vulkan its capabilities
+    /// name no current size (any extent within their bounds is taken); the test backend's
+    /// has the size its tests set. For running a present loop in tests and on machines
+    /// without a window system. Refused
     /// (`surface.unsupported`) where the backend has no such surfaces (on Vulkan, a loader
     /// or driver without `VK_EXT_headless_surface`) or the queue cannot present to them.
     pub fn create_headless_surface(&self, label: &str) -> Result<Surface> {
