@@ -380,7 +380,10 @@ fn target_view(
 }
 
 /// The default view of `meta.texture` (one logged call), remembered as `meta` says.
-fn default_view(w: &mut World<'_>, meta: ViewMeta) -> Option<(vigil::TextureView, ViewMeta)> {
+pub(super) fn default_view(
+    w: &mut World<'_>,
+    meta: ViewMeta,
+) -> Option<(vigil::TextureView, ViewMeta)> {
     let texture = meta.texture;
     w.call(
         "create_texture_view",
@@ -901,18 +904,7 @@ fn set_index_buffer_on(w: &mut World<'_>, r: &mut Rng, i: usize, careful: bool) 
             .live_where(r, |m| m.usage.contains(BufferUsages::INDEX))
             .is_none()
     {
-        let what = "create_buffer(size 256, INDEX | COPY_DST) for an indexed draw".to_owned();
-        w.call("create_buffer", what, false, |w| {
-            let usage = BufferUsages::INDEX | BufferUsages::COPY_DST;
-            let b = w.device.create_buffer(&vigil::BufferDescriptor {
-                label: "fuzz index buffer",
-                size: 256,
-                usage,
-            })?;
-            w.buffers
-                .add(b, crate::world::BufferMeta { size: 256, usage });
-            Ok(())
-        });
+        super::objects::make_buffer(w, 256, BufferUsages::INDEX | BufferUsages::COPY_DST);
     }
     let (buffer, size, v) = buffer_for(w, r, BufferUsages::INDEX);
     let format = r.pick(&[IndexFormat::Uint16, IndexFormat::Uint32]);

@@ -109,6 +109,11 @@ pub fn create_buffer(w: &mut World<'_>, r: &mut Rng) {
     if r.chance(8) && size <= 1 << 20 {
         return create_buffer_init(w, r, size, usage);
     }
+    make_buffer(w, size, usage);
+}
+
+/// Creates a buffer (one logged call), remembering it when accepted.
+pub fn make_buffer(w: &mut World<'_>, size: u64, usage: BufferUsages) -> Option<vigil::Buffer> {
     let what = format!("create_buffer(size {size}, {usage:?})");
     w.call("create_buffer", what, false, |w| {
         let b = w.device.create_buffer(&BufferDescriptor {
@@ -117,8 +122,8 @@ pub fn create_buffer(w: &mut World<'_>, r: &mut Rng) {
             usage,
         })?;
         w.buffers.add(b, BufferMeta { size, usage });
-        Ok(())
-    });
+        Ok(b)
+    })
 }
 
 /// A buffer made holding `len` bytes (up to `size`, not always a multiple of 4: the rest
@@ -134,6 +139,8 @@ fn create_buffer_init(w: &mut World<'_>, r: &mut Rng, size: u64, usage: BufferUs
     let contents: Vec<u8> = (0..len)
         .map(|i| (seed.wrapping_add(i.wrapping_mul(0x9e37)) >> 7) as u8)
         .collect();
+    // The buffer's size: the contents padded to whole words.
+    let padded = len.next_multiple_of(4);
     let what = format!("create_buffer_init({len} bytes, {usage:?})");
     let Some(b) = w.call("create_buffer_init", what, false, |w| {
         let b = w.device.create_buffer_init(&vigil::BufferInitDescriptor {
@@ -141,13 +148,17 @@ fn create_buffer_init(w: &mut World<'_>, r: &mut Rng, size: u64, usage: BufferUs
             contents: &contents,
             usage,
         })?;
-        let size = len.next_multiple_of(4);
-        w.buffers.add(b, BufferMeta { size, usage });
+        w.buffers.add(
+            b,
+            BufferMeta {
+                size: padded,
+                usage,
+            },
+        );
         Ok(b)
     }) else {
         return;
     };
-    let padded = len.next_multiple_of(4);
     if padded == 0
         || !usage.intersects(BufferUsages::MAP_READ | BufferUsages::COPY_SRC)
         || r.chance(50)

@@ -14,7 +14,7 @@ use crate::rng::Rng;
 use crate::world::{SurfaceMeta, TextureMeta, ViewMeta, World};
 use vigil::{
     CompositeAlphaMode, PresentMode, Surface, SurfaceConfiguration, TextureDimension,
-    TextureFormat, TextureUsages, TextureViewDescriptor, TextureViewDimension,
+    TextureFormat, TextureUsages, TextureViewDimension,
 };
 
 /// Most live surfaces (each configured one holds a swapchain).
@@ -224,12 +224,16 @@ fn acquire_one(w: &mut World<'_>, r: &mut Rng, s: Surface, invalid: bool) {
     ) else {
         return;
     };
-    let (Some(t), Some(config)) = (frame.texture, meta_mut(w, s).and_then(|m| m.config)) else {
+    let Some(t) = frame.texture else {
         return;
     };
-    if let Some(m) = meta_mut(w, s) {
-        m.frame = Some(t);
-    }
+    let Some(m) = meta_mut(w, s) else {
+        return;
+    };
+    let Some(config) = m.config else {
+        return;
+    };
+    m.frame = Some(t);
     let usage = config.usage | TextureUsages::COPY_SRC;
     w.textures.add(
         t,
@@ -244,27 +248,16 @@ fn acquire_one(w: &mut World<'_>, r: &mut Rng, s: Surface, invalid: bool) {
         },
     );
     // A view of it, so that render passes draw into it.
-    w.call(
-        "create_texture_view",
-        format!("create_texture_view({t:?}) of a frame"),
-        false,
-        |w| {
-            let view = w
-                .device
-                .create_texture_view(t, &TextureViewDescriptor::default())?;
-            w.views.add(
-                view,
-                ViewMeta {
-                    texture: t,
-                    format: config.format,
-                    dimension: TextureViewDimension::D2,
-                    usage,
-                    samples: 1,
-                    single: true,
-                    extent: config.extent,
-                },
-            );
-            Ok(view)
+    super::encode::default_view(
+        w,
+        ViewMeta {
+            texture: t,
+            format: config.format,
+            dimension: TextureViewDimension::D2,
+            usage,
+            samples: 1,
+            single: true,
+            extent: config.extent,
         },
     );
 }
