@@ -1036,7 +1036,9 @@ pub trait CommandEncoder: Send + Debug {
     /// Draws indexed with arguments read from a buffer.
     ///
     /// # Safety
-    /// The trait's recording contract (see [`CommandEncoder`]).
+    /// The trait's recording contract (see [`CommandEncoder`]); the arguments' indices lie
+    /// within the bound index range when the GPU reads them
+    /// (VUID-VkDrawIndexedIndirectCommand-robustBufferAccess2-08798).
     unsafe fn draw_indexed_indirect(&mut self, buffer: &<Self::A as Api>::Buffer, offset: u64);
     /// Draws `count` times with arguments read from a buffer, one 16-byte
     /// `DrawIndirectCommand` after another from `offset`, in one native command. The
@@ -1057,15 +1059,16 @@ pub trait CommandEncoder: Send + Debug {
             unsafe { self.draw_indirect(buffer, offset.saturating_add(i.saturating_mul(16))) };
         }
     }
-    /// Up to `max_count` draws from 16-byte `DrawIndirectCommand`s one after another from
-    /// `offset`, as many as the `u32` at `count_offset` of `count_buffer` holds when the
-    /// command executes.
+    /// Up to `max_count` draws from 16-byte `DrawIndirectCommand`s `stride` bytes apart
+    /// from `offset`, as many as the `u32` at `count_offset` of `count_buffer` holds when
+    /// the command executes.
     ///
     /// # Safety
     /// The trait's recording contract (see [`CommandEncoder`]); the device was opened with
-    /// `MULTI_DRAW_INDIRECT_COUNT` and `INDIRECT_FIRST_INSTANCE`; `max_count` commands lie
-    /// in `buffer` from `offset` and four bytes in `count_buffer` from `count_offset`, both
-    /// offsets multiples of 4 and both buffers of INDIRECT usage.
+    /// `MULTI_DRAW_INDIRECT_COUNT` and `INDIRECT_FIRST_INSTANCE`; `stride` is a multiple of
+    /// 4 and at least 16; `max_count` commands lie in `buffer` from `offset` and four bytes
+    /// in `count_buffer` from `count_offset`, both offsets multiples of 4 and both buffers
+    /// of INDIRECT usage.
     unsafe fn draw_indirect_count(
         &mut self,
         buffer: &<Self::A as Api>::Buffer,
@@ -1073,12 +1076,14 @@ pub trait CommandEncoder: Send + Debug {
         count_buffer: &<Self::A as Api>::Buffer,
         count_offset: u64,
         max_count: u32,
+        stride: u32,
     );
     /// As [`CommandEncoder::draw_indirect_count`], indexed: 20-byte
-    /// `DrawIndexedIndirectCommand`s.
+    /// `DrawIndexedIndirectCommand`s (`stride` at least 20).
     ///
     /// # Safety
-    /// As [`CommandEncoder::draw_indirect_count`].
+    /// As [`CommandEncoder::draw_indirect_count`], and each draw's indices lie within the
+    /// bound index range (VUID-VkDrawIndexedIndirectCommand-robustBufferAccess2-08798).
     unsafe fn draw_indexed_indirect_count(
         &mut self,
         buffer: &<Self::A as Api>::Buffer,
@@ -1086,12 +1091,14 @@ pub trait CommandEncoder: Send + Debug {
         count_buffer: &<Self::A as Api>::Buffer,
         count_offset: u64,
         max_count: u32,
+        stride: u32,
     );
     /// As [`CommandEncoder::draw_indirect_multi`], indexed: 20-byte
     /// `DrawIndexedIndirectCommand`s.
     ///
     /// # Safety
-    /// As [`CommandEncoder::draw_indirect_multi`].
+    /// As [`CommandEncoder::draw_indirect_multi`], and each draw's indices lie within the
+    /// bound index range.
     unsafe fn draw_indexed_indirect_multi(
         &mut self,
         buffer: &<Self::A as Api>::Buffer,

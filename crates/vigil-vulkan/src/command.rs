@@ -1121,10 +1121,12 @@ impl hal::CommandEncoder for CommandEncoder {
         count_buffer: &Buffer,
         count_offset: u64,
         max_count: u32,
+        stride: u32,
     ) {
-        // SAFETY: `max_count` commands lie in an INDIRECT buffer from `offset`, the count in
-        // one at `count_offset`, both offsets multiples of 4, and the device has
-        // drawIndirectCount with a maxDrawIndirectCount of every u32 (checked above us).
+        // SAFETY: `max_count` commands `stride` bytes apart (a multiple of 4, at least 16)
+        // lie in an INDIRECT buffer from `offset`, the count in one at `count_offset`, both
+        // offsets multiples of 4, and the device has drawIndirectCount with a
+        // maxDrawIndirectCount of every u32 (checked above us).
         unsafe {
             self.shared.raw.cmd_draw_indirect_count(
                 self.active,
@@ -1133,7 +1135,7 @@ impl hal::CommandEncoder for CommandEncoder {
                 count_buffer.raw,
                 count_offset,
                 max_count,
-                16,
+                stride,
             )
         };
     }
@@ -1145,8 +1147,10 @@ impl hal::CommandEncoder for CommandEncoder {
         count_buffer: &Buffer,
         count_offset: u64,
         max_count: u32,
+        stride: u32,
     ) {
-        // SAFETY: as draw_indirect_count's, with 20-byte commands.
+        // SAFETY: as draw_indirect_count's, with 20-byte commands (`stride` at least 20)
+        // whose indices lie within the bound index range (checked above us).
         unsafe {
             self.shared.raw.cmd_draw_indexed_indirect_count(
                 self.active,
@@ -1155,7 +1159,7 @@ impl hal::CommandEncoder for CommandEncoder {
                 count_buffer.raw,
                 count_offset,
                 max_count,
-                20,
+                stride,
             )
         };
     }

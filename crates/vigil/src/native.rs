@@ -1030,12 +1030,12 @@ recording! {
     fn draw_indirect_multi(&mut self, buffer: &A::Buffer, offset: u64, count: u32);
     /// `count` indexed indirect draws in one command (as `draw_indirect_multi`).
     fn draw_indexed_indirect_multi(&mut self, buffer: &A::Buffer, offset: u64, count: u32);
-    /// Up to `max_count` indirect draws, as many as the GPU reads at `count_offset` of
-    /// `count_buffer` (the device has `MULTI_DRAW_INDIRECT_COUNT` and
-    /// `INDIRECT_FIRST_INSTANCE`).
-    fn draw_indirect_count(&mut self, buffer: &A::Buffer, offset: u64, count_buffer: &A::Buffer, count_offset: u64, max_count: u32);
-    /// As `draw_indirect_count`, indexed.
-    fn draw_indexed_indirect_count(&mut self, buffer: &A::Buffer, offset: u64, count_buffer: &A::Buffer, count_offset: u64, max_count: u32);
+    /// Up to `max_count` indirect draws `stride` bytes apart (at least 16), as many as the
+    /// GPU reads at `count_offset` of `count_buffer` (the device has
+    /// `MULTI_DRAW_INDIRECT_COUNT` and `INDIRECT_FIRST_INSTANCE`).
+    fn draw_indirect_count(&mut self, buffer: &A::Buffer, offset: u64, count_buffer: &A::Buffer, count_offset: u64, max_count: u32, stride: u32);
+    /// As `draw_indirect_count`, indexed (`stride` at least 20).
+    fn draw_indexed_indirect_count(&mut self, buffer: &A::Buffer, offset: u64, count_buffer: &A::Buffer, count_offset: u64, max_count: u32, stride: u32);
     /// A mesh draw (a mesh pipeline bound, counts within the device's limits).
     fn draw_mesh_tasks(&mut self, count: [u32; 3]);
     /// A mesh draw with counts read from a buffer (a mesh pipeline bound).

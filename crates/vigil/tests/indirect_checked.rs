@@ -9,7 +9,7 @@ mod common;
 #[path = "common/draw.rs"]
 mod draw;
 
-use common::{bytes_of, gpu, gpu_with, read_u32};
+use common::{bytes_of, gpu, gpu_requiring, gpu_with, read_u32};
 use draw::{at, clear, color_target, empty_layout, module, pipeline_desc, pixels, target};
 use vigil::*;
 
@@ -348,6 +348,39 @@ fn arguments_an_earlier_command_buffer_of_the_submission_wrote_are_read_as_writt
 }
 
 #[test]
+fn arguments_a_copy_before_the_pass_wrote_are_checked_as_copied() {
+    // The arguments hold counts of one until a copy earlier in the recording (outside any
+    // pass) overwrites them: the check must read what the copy wrote, in front of the pass
+    // or in place, never what the buffer held when the command buffer began.
+    let g = gpu();
+    let d = &*g;
+    let max = d.limits().max_compute_workgroups_per_dimension;
+    let k = kit(d, 32);
+    let source = d
+        .create_buffer(&BufferDescriptor {
+            label: "counts source",
+            size: 32,
+            usage: BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    for (copied, expected) in [([u32::MAX; 3], 0), ([max + 1, 1, 1], 0), ([2, 2, 1], 4)] {
+        let before = k.read(d).1;
+        d.write_buffer(k.args, 8, &bytes_of(&[1, 1, 1])).unwrap();
+        d.write_buffer(source, 8, &bytes_of(&copied)).unwrap();
+        let mut e = d
+            .create_command_encoder(&CommandEncoderDescriptor { label: "copied" })
+            .unwrap();
+        e.copy_buffer_to_buffer(source, 0, k.args, 0, 32).unwrap();
+        e.begin_compute_pass(&ComputePassDescriptor::default())
+            .unwrap();
+        k.bind_count(&mut e, 1);
+        e.dispatch_indirect(k.args, 8).unwrap();
+        submit(d, e);
+        assert_eq!(k.read(d).1 - before, expected, "counts {copied:?}");
+    }
+}
+
+#[test]
 fn arguments_beyond_one_storage_binding_are_read_through_a_window() {
     // A device whose storage bindings are at most 1 KiB: a 4 KiB argument buffer cannot be
     // bound whole, so the check binds the aligned stretch that holds the arguments.
@@ -603,4 +636,161 @@ fn a_bundle_s_indirect_draws_are_checked_where_it_is_executed() {
     let g = gpu();
     g.seams().check_indirect_first_instance();
     assert_eq!(four_indirect_draws(&g, true), CHECKED);
+}
+
+/// How [`indexed_draw`] records its one indexed indirect draw.
+#[derive(Clone, Copy, Debug)]
+enum Indexed {
+    /// `draw_indexed_indirect` in the pass.
+    Pass,
+    /// `draw_indexed_indirect` in a render bundle the pass executes.
+    Bundle,
+    /// `multi_draw_indexed_indirect` of two draws: an empty one (no instances), then it.
+    Multi,
+    /// `multi_draw_indexed_indirect_count` of the same two and a third, the count 2 read
+    /// from a buffer, at most 3.
+    Counted,
+}
+
+/// One pass clearing a target blue, then one indexed indirect draw of a full-target
+/// triangle per instance (red: the instance index) with the arguments `args` (index
+/// count, instances, first index, base vertex, first instance), from six indices
+/// `[0, 1, 2, 0, 1, 2]` of `format` bound from index `from` with `size` bytes (`None`: to
+/// the end). The pixel at (2, 2), the same as at (60, 60).
+fn indexed_draw(
+    d: &Device,
+    how: Indexed,
+    args: [u32; 5],
+    format: IndexFormat,
+    from: u64,
+    size: Option<u64>,
+) -> [u8; 4] {
+    let t = target(d, TextureFormat::Rgba8Unorm, 1);
+    let formats = [color_target(t.format)];
+    let p = d
+        .create_render_pipeline(&pipeline_desc(
+            empty_layout(d),
+            module(d, INSTANCE),
+            &[],
+            &formats,
+        ))
+        .unwrap();
+    // The empty draw, the draw, a third one (five instances) a count of 2 leaves out, and
+    // the count.
+    let words: Vec<u32> = [[3, 0, 0, 0, 0], args, [3, 5, 0, 0, 0]].concat();
+    let arguments = d
+        .create_buffer(&BufferDescriptor {
+            label: "args",
+            size: 64,
+            usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
+        })
+        .unwrap();
+    d.write_buffer(arguments, 0, &bytes_of(&[words, vec![2]].concat()))
+        .unwrap();
+    let index_bytes: Vec<u8> = match format {
+        IndexFormat::Uint16 => [0u16, 1, 2, 0, 1, 2]
+            .iter()
+            .flat_map(|i| i.to_le_bytes())
+            .collect(),
+        IndexFormat::Uint32 => bytes_of(&[0, 1, 2, 0, 1, 2]),
+    };
+    let indices = d
+        .create_buffer(&BufferDescriptor {
+            label: "indices",
+            size: index_bytes.len() as u64,
+            usage: BufferUsages::INDEX | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    d.write_buffer(indices, 0, &index_bytes).unwrap();
+    let offset = from * format.size();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "indexed" })
+        .unwrap();
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "indexed",
+        color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
+        ..Default::default()
+    })
+    .unwrap();
+    match how {
+        Indexed::Bundle => {
+            let mut b = d
+                .create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
+                    label: "indexed",
+                    color_formats: &[Some(t.format)],
+                    ..Default::default()
+                })
+                .unwrap();
+            b.set_render_pipeline(p).unwrap();
+            b.set_index_buffer(indices, format, offset, size).unwrap();
+            b.draw_indexed_indirect(arguments, 20).unwrap();
+            e.execute_bundles(&[b.finish().unwrap()]).unwrap();
+        }
+        _ => {
+            e.set_render_pipeline(p).unwrap();
+            e.set_index_buffer(indices, format, offset, size).unwrap();
+            match how {
+                Indexed::Pass => e.draw_indexed_indirect(arguments, 20),
+                Indexed::Multi => e.multi_draw_indexed_indirect(arguments, 0, 2),
+                _ => e.multi_draw_indexed_indirect_count(arguments, 0, arguments, 60, 3),
+            }
+            .unwrap();
+        }
+    }
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let px = pixels(d, t.texture);
+    assert_eq!(at(&px, 2, 2), at(&px, 60, 60));
+    // The arguments are as written: the check only reads them.
+    assert_eq!(read_u32(d, arguments, 10)[5..], args);
+    at(&px, 2, 2)
+}
+
+#[test]
+fn indexed_indirect_draws_whose_indices_run_past_the_bound_range_draw_nothing() {
+    // Indices past the bound range are undefined behaviour in Vulkan without
+    // robustBufferAccess2; WebGPU says such a draw does nothing. The arguments come from a
+    // buffer (any u32 a GPU or an application wrote), so vigil checks them on the GPU in
+    // front of the pass: in the pass, in a bundle, in a multi-draw and in a counted one.
+    let g = gpu_requiring(
+        Features::MULTI_DRAW_INDIRECT | Features::MULTI_DRAW_INDIRECT_COUNT,
+        "indexed indirect",
+    );
+    let d = &*g;
+    const DRAWN: [u8; 4] = [1, 0, 0, 255];
+    const NOTHING: [u8; 4] = [0, 0, 255, 255];
+    let max = u32::MAX;
+    // (arguments, format, first bound index, bound bytes, what the draw leaves).
+    type Case = ([u32; 5], IndexFormat, u64, Option<u64>, [u8; 4]);
+    let cases: [Case; 12] = [
+        ([3, 2, 0, 0, 0], IndexFormat::Uint32, 0, None, DRAWN),
+        ([3, 2, 3, 0, 0], IndexFormat::Uint32, 0, None, DRAWN),
+        ([3, 2, 4, 0, 0], IndexFormat::Uint32, 0, None, NOTHING),
+        ([7, 2, 0, 0, 0], IndexFormat::Uint32, 0, None, NOTHING),
+        ([max, 2, 0, 0, 0], IndexFormat::Uint32, 0, None, NOTHING),
+        ([3, 2, max, 0, 0], IndexFormat::Uint32, 0, None, NOTHING),
+        ([3, 2, max - 2, 0, 0], IndexFormat::Uint32, 0, None, NOTHING),
+        // Three indices bound from the fourth: 0..3 lie within them, 1..4 do not.
+        ([3, 2, 0, 0, 0], IndexFormat::Uint32, 3, Some(12), DRAWN),
+        ([3, 2, 1, 0, 0], IndexFormat::Uint32, 3, Some(12), NOTHING),
+        ([3, 2, 0, 0, 0], IndexFormat::Uint32, 3, None, DRAWN),
+        // Six 16-bit indices.
+        ([3, 2, 3, 0, 0], IndexFormat::Uint16, 0, None, DRAWN),
+        ([3, 2, 4, 0, 0], IndexFormat::Uint16, 0, None, NOTHING),
+    ];
+    for how in [
+        Indexed::Pass,
+        Indexed::Bundle,
+        Indexed::Multi,
+        Indexed::Counted,
+    ] {
+        for (args, format, from, size, want) in cases {
+            let got = indexed_draw(d, how, args, format, from, size);
+            assert_eq!(
+                got, want,
+                "{how:?} {args:?} {format:?} from {from} size {size:?}"
+            );
+        }
+    }
+    assert!(!d.is_lost());
 }

@@ -1982,6 +1982,7 @@ fn counted_draws_need_their_features_and_lie_in_their_buffers() {
     let args = buffer(&d, "args", 64, usage);
     let count = buffer(&d, "count", 8, BufferUsages::INDIRECT);
     let plain = buffer(&d, "plain", 8, BufferUsages::COPY_DST);
+    let many = buffer(&d, "many", 1025 * 20, usage);
     let bound = || bound_on(&d, args);
     // 64 bytes hold four 16-byte draws or three 20-byte indexed ones; the count is 4 bytes
     // at a multiple of 4 inside an INDIRECT buffer.
@@ -2010,9 +2011,17 @@ fn counted_draws_need_their_features_and_lie_in_their_buffers() {
             bound().multi_draw_indirect_count(args, 0, count, 0, MAX_MULTI_DRAW_COUNT + 1),
             Rule::MultiDrawCount,
         ),
+        // Indexed draws are checked one by one into one scratch buffer's 1,024 slots.
+        (
+            bound_on(&d, many).multi_draw_indexed_indirect_count(many, 0, count, 0, 1025),
+            Rule::DrawCountIndexedMost,
+        ),
     ] {
         expect_rule(result, rule);
     }
+    bound_on(&d, many)
+        .multi_draw_indexed_indirect_count(many, 0, count, 0, 1024)
+        .unwrap();
     // The count is clamped on the GPU in front of the pass: a check dispatch reads the
     // count's word and writes at most the call's most into a scratch slot, and one native
     // counted draw reads the slot. None for a most of 0. The count may lie in the
@@ -2041,9 +2050,10 @@ fn counted_draws_need_their_features_and_lie_in_their_buffers() {
                 C::DrawIndirectCount {
                     offset,
                     max_count,
+                    stride,
                     indexed,
                     ..
-                } => Some((*offset, *max_count, *indexed)),
+                } => Some((*offset, *max_count, *stride, *indexed)),
                 _ => None,
             })
             .collect();
@@ -2055,21 +2065,28 @@ fn counted_draws_need_their_features_and_lie_in_their_buffers() {
             assert_eq!((draws.len(), checks), (0, 0));
             continue;
         }
-        assert_eq!(draws, [(offset, max, indexed)]);
-        assert_eq!(checks, 1, "one clamp in front of the pass");
-        // The check's immediate data: the count's word, then 0, the most, 0, 0 (the clamp).
-        let limits = cmds
-            .iter()
-            .find_map(|c| match c {
-                C::SetImmediates(b) if b.len() == 20 => Some(b.clone()),
-                _ => None,
-            })
-            .unwrap();
-        let word = |i: usize| u32::from_le_bytes(limits[i * 4..i * 4 + 4].try_into().unwrap());
-        assert_eq!(
-            [word(0), word(1), word(2), word(3), word(4)],
-            [count_offset as u32 / 4, 0, max, 0, 0]
-        );
+        if indexed {
+            // Read from the checked copies: scratch slots one after another.
+            let [(_, most, stride, true)] = draws[..] else {
+                panic!("{draws:?}")
+            };
+            assert_eq!(most, max);
+            assert!(stride >= 32 && stride % 4 == 0, "{stride}");
+        } else {
+            assert_eq!(draws, [(offset, max, 16, indexed)]);
+        }
+        let each = if indexed { max as usize } else { 0 };
+        assert_eq!(checks, 1 + each, "one clamp in front of the pass");
+        // The check's immediate data: the count's word, then 0, the most, 0, 0, 0 (the
+        // clamp); for indexed draws, then each draw's arguments checked against the bound
+        // index range (64 bytes of Uint32: 16 indices).
+        let limits = check_immediates(&cmds);
+        let mut want = vec![[count_offset as u32 / 4, 0, max, 0, 0, 0]];
+        if indexed {
+            let first = offset as u32 / 4;
+            want.extend((0..max).map(|i| [first + i * 5, 0, 5, 5, 1, 16]));
+        }
+        assert_eq!(limits, want);
         // The check runs before the pass, the draw in it.
         let at = |f: &dyn Fn(&C) -> bool| cmds.iter().position(f).unwrap();
         assert!(
@@ -2077,6 +2094,19 @@ fn counted_draws_need_their_features_and_lie_in_their_buffers() {
                 < at(&|c| matches!(c, C::BeginRenderPass(_)))
         );
     }
+}
+
+/// The immediate data of each indirect check recorded (six words each), in order.
+fn check_immediates(cmds: &[hal_test::TestCommand]) -> Vec<[u32; 6]> {
+    cmds.iter()
+        .filter_map(|c| match c {
+            hal_test::TestCommand::SetImmediates(b) if b.len() == 24 => {
+                let word = |i: usize| u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().unwrap());
+                Some([word(0), word(1), word(2), word(3), word(4), word(5)])
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]
@@ -2111,7 +2141,10 @@ fn multi_draws_lie_in_their_buffer_and_record_each_draw() {
             bound().multi_draw_indirect(args, 0, MAX_MULTI_DRAW_COUNT + 1),
             Rule::MultiDrawCount,
         );
-        // Each draw is recorded, at its own offset; none for a count of 0.
+        // Each draw is recorded, at its own offset; none for a count of 0. Indexed draws'
+        // arguments are checked against the bound index range (16 indices) in front of
+        // the pass, one check each, and each draw reads its checked copy: slots one after
+        // another of a scratch buffer.
         for (indexed, count, stride) in [(false, 4, 16), (true, 3, 20), (false, 0, 16)] {
             let mut e = bound();
             if indexed {
@@ -2121,16 +2154,31 @@ fn multi_draws_lie_in_their_buffer_and_record_each_draw() {
             }
             e.end_render_pass().unwrap();
             d.submit([e.finish().unwrap()]).unwrap();
-            let offsets: Vec<u64> = last_commands(&d)
+            let cmds = last_commands(&d);
+            let draws: Vec<(_, u64)> = cmds
                 .iter()
                 .filter_map(|c| match c {
-                    hal_test::TestCommand::DrawIndirect(_, o) if !indexed => Some(*o),
-                    hal_test::TestCommand::DrawIndexedIndirect(_, o) if indexed => Some(*o),
+                    hal_test::TestCommand::DrawIndirect(b, o) if !indexed => Some((*b, *o)),
+                    hal_test::TestCommand::DrawIndexedIndirect(b, o) if indexed => Some((*b, *o)),
                     _ => None,
                 })
                 .collect();
-            let want: Vec<u64> = (0..u64::from(count)).map(|i| i * stride).collect();
-            assert_eq!(offsets, want, "{features:?} indexed {indexed}");
+            let offsets: Vec<u64> = draws.iter().map(|&(_, o)| o).collect();
+            let checks = check_immediates(&cmds);
+            if !indexed {
+                let want: Vec<u64> = (0..u64::from(count)).map(|i| i * stride).collect();
+                assert_eq!(offsets, want, "{features:?} indexed {indexed}");
+                assert!(checks.is_empty());
+                continue;
+            }
+            assert_eq!(draws.len(), 3);
+            assert!(draws.iter().all(|&(b, _)| b == draws[0].0));
+            let step = offsets[1] - offsets[0];
+            assert!(step >= 20 && offsets[2] - offsets[1] == step, "{offsets:?}");
+            // Word, 0, first instance unchecked (its word is the count of words), five
+            // words, indexed, 16 indices.
+            let want: Vec<[u32; 6]> = (0..3).map(|i| [i * 5, 0, 5, 5, 1, 16]).collect();
+            assert_eq!(checks, want, "{features:?}");
         }
     }
 }

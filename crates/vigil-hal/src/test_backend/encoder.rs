@@ -162,8 +162,8 @@ pub enum TestCommand {
     DrawIndirect(ObjectId, u64),
     /// Indexed indirect draw.
     DrawIndexedIndirect(ObjectId, u64),
-    /// Indirect draws whose count the GPU reads: the arguments' buffer and offset, the
-    /// count's buffer and offset, the most draws, and whether indexed.
+    /// Indirect draws whose count the GPU reads: the arguments' buffer, offset and stride,
+    /// the count's buffer and offset, the most draws, and whether indexed.
     DrawIndirectCount {
         /// The arguments' buffer.
         buffer: ObjectId,
@@ -175,6 +175,8 @@ pub enum TestCommand {
         count_offset: u64,
         /// The most draws.
         max_count: u32,
+        /// Bytes from one draw's arguments to the next.
+        stride: u32,
         /// Indexed draws (20-byte arguments).
         indexed: bool,
     },
@@ -540,6 +542,7 @@ impl CommandEncoder for TestCommandEncoder {
         count_buffer: &TestBuffer,
         count_offset: u64,
         max_count: u32,
+        stride: u32,
     ) {
         self.push(TestCommand::DrawIndirectCount {
             buffer: buffer.id,
@@ -547,6 +550,7 @@ impl CommandEncoder for TestCommandEncoder {
             count_buffer: count_buffer.id,
             count_offset,
             max_count,
+            stride,
             indexed: false,
         });
     }
@@ -558,6 +562,7 @@ impl CommandEncoder for TestCommandEncoder {
         count_buffer: &TestBuffer,
         count_offset: u64,
         max_count: u32,
+        stride: u32,
     ) {
         self.push(TestCommand::DrawIndirectCount {
             buffer: buffer.id,
@@ -565,6 +570,7 @@ impl CommandEncoder for TestCommandEncoder {
             count_buffer: count_buffer.id,
             count_offset,
             max_count,
+            stride,
             indexed: true,
         });
     }

@@ -7,10 +7,13 @@
 //! shader of vigil's own that copies the three counts into a slot of a scratch buffer,
 //! all three set to zero when any is above `max_compute_workgroups_per_dimension` (the
 //! dispatch then does nothing, as WebGPU specifies), and the dispatch reads the slot.
-//! Indirect mesh-task counts are checked the same way against the task or mesh limits, and
-//! on a device without `drawIndirectFirstInstance` indirect draws' arguments are copied
-//! with the instance count zero when the first instance is not (undefined behaviour there,
-//! VUID-VkDrawIndirectCommand-firstInstance-00501).
+//! Indirect mesh-task counts are checked the same way against the task or mesh limits.
+//! Indexed indirect draws' arguments are copied with the index count zero when their
+//! indices run past the bound index range (undefined behaviour in Vulkan without
+//! `robustBufferAccess2`, VUID-VkDrawIndexedIndirectCommand-robustBufferAccess2-08798),
+//! and on a device without `drawIndirectFirstInstance` every indirect draw's arguments are
+//! copied with the instance count zero when the first instance is not (undefined behaviour
+//! there, VUID-VkDrawIndirectCommand-firstInstance-00501).
 //!
 //! The pipeline is made on the first indirect dispatch and kept for the device's life.
 //! Scratch buffers (1,024 slots each, one per dispatch) are leased by recordings and come
@@ -42,7 +45,13 @@ const KEEP_FREE: usize = 64;
 ///
 /// Draw arguments (`p.x` 0, which no dimension's limit is): the `p.z` words (4, or 5 for an
 /// indexed draw) are copied, with the instance count zero when the first instance (word
-/// `p.y`) is not, for a device without `drawIndirectFirstInstance`: the draw then does
+/// `p.y`, checked only when `p.y` is below `p.z`: on a device without
+/// `drawIndirectFirstInstance`) is not 0. For an indexed draw (`p.total` 1), the index
+/// count is zero when the indices `first_index..first_index + index_count` are not all
+/// within the `p.indices` the bound index range holds: reading past it is undefined
+/// behaviour in Vulkan without `robustBufferAccess2`
+/// (VUID-VkDrawIndexedIndirectCommand-robustBufferAccess2-08798), and such a count, any
+/// `u32` a buffer holds, may ask for billions of indices. Either way the draw then does
 /// nothing, as WebGPU specifies.
 ///
 /// A draw count (`p.x` and `p.z` 0): the word, at most `p.y`, the call's most draws. A
@@ -50,7 +59,7 @@ const KEEP_FREE: usize = 64;
 /// and the NVIDIA driver given `u32::MAX` with a most of 2 did not finish the draw (see
 /// `CommandEncoder::multi_draw_indirect_count`).
 const SOURCE: &str = "
-struct P { at: u32, x: u32, y: u32, z: u32, total: u32 }
+struct P { at: u32, x: u32, y: u32, z: u32, total: u32, indices: u32 }
 var<immediate> p: P;
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(1) @binding(0) var<storage, read_write> dst: array<u32, 5>;
@@ -64,8 +73,14 @@ fn main() {
         for (var i = 0u; i < p.z; i++) {
             dst[i] = src[p.at + i];
         }
-        if src[p.at + p.y] != 0u {
+        if p.y < p.z && src[p.at + p.y] != 0u {
             dst[1] = 0u;
+        }
+        if p.total != 0u {
+            let count = src[p.at];
+            if count > p.indices || src[p.at + 2u] > p.indices - count {
+                dst[0] = 0u;
+            }
         }
         return;
     }
@@ -85,8 +100,8 @@ fn main() {
 /// Bytes of a scratch slot the check writes: an indexed draw's five words.
 pub(crate) const SLOT_BYTES: u64 = 20;
 
-/// Bytes of the check's immediate data: the word, three limits and the total.
-pub(crate) const IMMEDIATES: u32 = 20;
+/// Bytes of the check's immediate data: the word, three limits, the total and the indices.
+pub(crate) const IMMEDIATES: u32 = 24;
 
 /// The check's native objects.
 pub(crate) struct Pipeline<A: Api> {

@@ -99,11 +99,12 @@ enum Cmd<A: Api> {
         base_vertex: i32,
         instances: Range<u32>,
     },
-    /// An indirect draw (indexed or not) reading its arguments from `buffer` at `offset`.
+    /// An indirect draw reading its arguments from `buffer` at `offset`; indexed: `Some` of
+    /// the indices the index range bound for it holds.
     DrawIndirect {
         buffer: Arc<BufferObj<A>>,
         offset: u64,
-        indexed: bool,
+        indices: Option<u32>,
     },
     /// A debug group opened, with its label.
     PushDebugGroup(Box<str>),
@@ -125,9 +126,12 @@ pub(crate) struct RenderBundleObj<A: Api> {
     targets: PassTargets,
     cmds: Box<[Cmd<A>]>,
     draws: u64,
-    /// How many of the commands are indirect draws (each checked on the GPU where it is
-    /// executed, on a device that checks indirect draws' first instances).
+    /// How many of the commands are indirect draws (indexed ones checked on the GPU where
+    /// the bundle is executed, and every one on a device that checks indirect draws' first
+    /// instances).
     indirect: usize,
+    /// Whether one of the indirect draws is indexed.
+    indexed_indirect: bool,
     /// The pipelines and groups named (those its commands bind), for the checks that
     /// they are still live.
     pipeline_objs: Box<[Arc<RenderPipelineObj<A>>]>,
@@ -494,11 +498,13 @@ impl<A: Api> RenderBundleEncoder<A> {
 
     fn indirect(&mut self, buffer: Buffer, offset: u64, indexed: bool) -> Result<()> {
         let dirty = self.groups_to_bind();
-        if indexed {
+        let indices = if indexed {
             self.inner.draw_indexed_indirect(buffer, offset)?;
+            self.inner.render.bound_indices()
         } else {
             self.inner.draw_indirect(buffer, offset)?;
-        }
+            None
+        };
         self.after_draw(dirty);
         if let Some(b) = self
             .inner
@@ -509,7 +515,7 @@ impl<A: Api> RenderBundleEncoder<A> {
             self.cmds.push(Cmd::DrawIndirect {
                 buffer: b.clone(),
                 offset,
-                indexed,
+                indices,
             });
         }
         Ok(())
@@ -579,6 +585,15 @@ impl<A: Api> RenderBundleEncoder<A> {
             .iter()
             .filter(|c| matches!(c, Cmd::DrawIndirect { .. }))
             .count();
+        let indexed_indirect = cmds.iter().any(|c| {
+            matches!(
+                c,
+                Cmd::DrawIndirect {
+                    indices: Some(_),
+                    ..
+                }
+            )
+        });
         // What the draws used, merged by the recording's scope, by handle and object.
         let tracker = &inner.used.tracker;
         let buffer_uses: Box<[BufferUse]> = inner
@@ -648,6 +663,7 @@ impl<A: Api> RenderBundleEncoder<A> {
                 cmds: cmds.into_boxed_slice(),
                 draws,
                 indirect,
+                indexed_indirect,
                 pipeline_objs: pipeline_objs.into_boxed_slice(),
                 group_objs: group_objs.into_boxed_slice(),
                 buffer_uses,
@@ -749,10 +765,10 @@ impl<A: Api> CommandEncoder<A> {
         Ok(())
     }
 
-    /// Where bundle `b`'s indirect draws read their checked arguments, in order, on a
-    /// device that checks indirect draws' first instances on the GPU (empty elsewhere):
-    /// each draw's check joins the pass's, in front of it, as a pass's own indirect draw
-    /// does. Taken before any of the bundle's commands is recorded natively: a refusal
+    /// Where bundle `b`'s checked indirect draws read their checked arguments, in order:
+    /// its indexed ones, and on a device that checks indirect draws' first instances on
+    /// the GPU every one (empty when none is checked). Each draw's check joins the pass's,
+    /// in front of it, as a pass's own indirect draw does. Taken before any of the bundle's commands is recorded natively: a refusal
     /// (no scratch memory) records none of them (and, as every refusal, poisons the
     /// encoder).
     fn bundle_checks(
@@ -760,7 +776,8 @@ impl<A: Api> CommandEncoder<A> {
         b: &RenderBundleObj<A>,
         op: &'static str,
     ) -> Result<Vec<super::compute::CheckedArgs>> {
-        if b.indirect == 0 || !self.first_instance_checked() || !self.indirect_check(op)? {
+        let first_instance = self.first_instance_checked();
+        if b.indirect == 0 || !(b.indexed_indirect || first_instance) || !self.indirect_check(op)? {
             return Ok(Vec::new());
         }
         let mut checks = Vec::with_capacity(b.indirect);
@@ -768,10 +785,18 @@ impl<A: Api> CommandEncoder<A> {
             let Cmd::DrawIndirect {
                 buffer,
                 offset,
-                indexed,
+                indices,
             } = c
             else {
                 continue;
+            };
+            if indices.is_none() && !first_instance {
+                // Nothing of it to check: drawn from the bundle's own arguments.
+                continue;
+            }
+            let check = super::compute::DrawCheck {
+                indices: *indices,
+                first_instance,
             };
             let key = super::used::SourceKey {
                 heap: false,
@@ -779,7 +804,7 @@ impl<A: Api> CommandEncoder<A> {
                 generation: buffer.handle.generation(),
                 base: 0,
             };
-            let size = if *indexed { 20 } else { 16 };
+            let size = if indices.is_some() { 20 } else { 16 };
             let range = *offset..offset.saturating_add(size);
             let at = self
                 .checked_args(
@@ -790,7 +815,7 @@ impl<A: Api> CommandEncoder<A> {
                     super::compute::Batch::InPlace,
                     op,
                 )?
-                .draw(*indexed);
+                .draw(check);
             checks.push(at);
         }
         self.render.pass_checks.extend_from_slice(&checks);
@@ -803,6 +828,7 @@ impl<A: Api> CommandEncoder<A> {
         if !self.open {
             return;
         }
+        let first_instance = self.first_instance_checked();
         let Some(pool) = self.pool.as_mut() else {
             return;
         };
@@ -811,16 +837,20 @@ impl<A: Api> CommandEncoder<A> {
             // The usual loop: an indirect draw reads the bundle's own argument buffer, and
             // the loop carries nothing of the checks.
             for c in b.cmds.iter() {
-                replay_one(&mut r, c, |buffer, offset| Some((&*buffer.raw, offset)));
+                replay_one(&mut r, c, |buffer, offset, _| Some((&*buffer.raw, offset)));
             }
             return;
         }
         let leases = &self.used.indirect.leases;
         let mut checks = checks.iter();
         for c in b.cmds.iter() {
-            // Checked: from the check's slot of the scratch buffer, which holds the
-            // arguments, or nothing drawn where they name another first instance.
-            replay_one(&mut r, c, |_, _| {
+            // Checked (every indexed draw; every draw where first instances are): from the
+            // check's slot of the scratch buffer, which holds the arguments, or nothing
+            // drawn where they name indices past the bound range or another first instance.
+            replay_one(&mut r, c, |buffer, offset, indexed| {
+                if !indexed && !first_instance {
+                    return Some((&*buffer.raw, offset));
+                }
                 let c = checks.next()?;
                 let s = leases.get(c.lease).and_then(|l| l.scratch())?;
                 Some((&*s.buffer, u64::from(c.slot_offset)))
@@ -830,12 +860,13 @@ impl<A: Api> CommandEncoder<A> {
 }
 
 /// Records one command of a bundle; an indirect draw reads where `indirect` says (given
-/// the bundle's argument buffer and offset; `None`: not drawn).
+/// the bundle's argument buffer and offset, and whether the draw is indexed; `None`: not
+/// drawn).
 #[inline(always)]
 fn replay_one<'a, A: Api>(
     r: &mut crate::native::Rec<'_, A>,
     c: &'a Cmd<A>,
-    mut indirect: impl FnMut(&'a BufferObj<A>, u64) -> Option<(&'a A::Buffer, u64)>,
+    mut indirect: impl FnMut(&'a BufferObj<A>, u64, bool) -> Option<(&'a A::Buffer, u64)>,
 ) {
     match c {
         Cmd::Pipeline(p) => r.set_render_pipeline(&p.raw),
@@ -874,12 +905,12 @@ fn replay_one<'a, A: Api>(
         Cmd::DrawIndirect {
             buffer,
             offset,
-            indexed,
+            indices,
         } => {
-            let Some((raw, at)) = indirect(buffer, *offset) else {
+            let Some((raw, at)) = indirect(buffer, *offset, indices.is_some()) else {
                 return;
             };
-            if *indexed {
+            if indices.is_some() {
                 r.draw_indexed_indirect(raw, at);
             } else {
                 r.draw_indirect(raw, at);

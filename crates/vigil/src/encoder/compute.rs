@@ -77,23 +77,42 @@ pub(crate) struct CheckedArgs {
     pub(super) lease: usize,
     /// The slot's offset in the scratch buffer (the dynamic offset of its group).
     pub(super) slot_offset: u32,
-    /// The limits the counts are checked against: per dimension, and in all (0: none).
-    /// For draw arguments ([`CheckedArgs::draw`]): 0, the first instance's word, the
-    /// arguments' words, 0.
-    pub(super) limits: [u32; 4],
+    /// The limits the counts are checked against: per dimension, in all (0: none), and 0.
+    /// For draw arguments ([`CheckedArgs::draw`]): 0, the first instance's word (the
+    /// arguments' words when it is not checked), the arguments' words, 1 for an indexed
+    /// draw, and the indices the bound index range holds.
+    pub(super) limits: [u32; 5],
+}
+
+/// The draw arguments one indirect draw's check copies (see `device/indirect.rs`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DrawCheck {
+    /// Indexed: `Some` of the indices the bound index range holds (the arguments' index
+    /// range must lie within them); `None` for a draw that is not indexed.
+    pub indices: Option<u32>,
+    /// Whether a first instance other than 0 makes the draw do nothing (a device without
+    /// `INDIRECT_FIRST_INSTANCE`).
+    pub first_instance: bool,
 }
 
 impl CheckedArgs {
     /// Checks draw arguments instead of counts: an indexed draw's five words, with the
     /// first instance last, or a draw's four (see `device/indirect.rs`).
-    pub(super) fn draw(mut self, indexed: bool) -> CheckedArgs {
-        self.limits = if indexed { [0, 4, 5, 0] } else { [0, 3, 4, 0] };
+    pub(super) fn draw(mut self, check: DrawCheck) -> CheckedArgs {
+        let (words, first) = if check.indices.is_some() {
+            (5, 4)
+        } else {
+            (4, 3)
+        };
+        let first = if check.first_instance { first } else { words };
+        let (indexed, indices) = check.indices.map_or((0, 0), |n| (1, n));
+        self.limits = [0, first, words, indexed, indices];
         self
     }
 
     /// Clamps a draw count to `max` instead (see `device/indirect.rs`).
     pub(super) fn count(mut self, max: u32) -> CheckedArgs {
-        self.limits = [0, max, 0, 0];
+        self.limits = [0, max, 0, 0, 0];
         self
     }
 
@@ -106,6 +125,7 @@ impl CheckedArgs {
             self.limits[1],
             self.limits[2],
             self.limits[3],
+            self.limits[4],
         ];
         for (o, w) in out.chunks_exact_mut(4).zip(words) {
             o.copy_from_slice(&w.to_le_bytes());
@@ -593,7 +613,7 @@ impl<A: Api> CommandEncoder<A> {
             word,
             lease: ind.leases.len().saturating_sub(1),
             slot_offset: u32::try_from(slot_offset).unwrap_or(0),
-            limits: [max, max, max, 0],
+            limits: [max, max, max, 0, 0],
         };
         match batch {
             Batch::Early => {

@@ -466,7 +466,11 @@ impl<A: Api> CommandEncoder<A> {
             let at = e.heap_for(OP, "the arguments", args.address(), 16, 4)?;
             e.prepare_draw_apart(OP, None, None, &(0..0), false)?;
             if e.first_instance_checked() && e.indirect_check(OP)? {
-                let checked = e.heap_checked_args(at, args.address(), 16, OP)?.draw(false);
+                let check = super::compute::DrawCheck {
+                    indices: None,
+                    first_instance: true,
+                };
+                let checked = e.heap_checked_args(at, args.address(), 16, OP)?.draw(check);
                 e.draw_checked_args(checked, false);
                 return Ok(());
             }
@@ -563,7 +567,7 @@ impl<A: Api> CommandEncoder<A> {
             }
             let (per, total, _) = e.mesh_group_limits(task, OP)?;
             let mut checked = e.heap_checked_args(at, args.address(), 12, OP)?;
-            checked.limits = [per[0], per[1], per[2], total.max(1)];
+            checked.limits = [per[0], per[1], per[2], total.max(1), 0];
             e.render.pass_checks.push(checked);
             let ind = &e.used.indirect;
             if let (Some(scratch), true, Some(pool)) = (

@@ -111,6 +111,13 @@ struct IndexBinding {
     format: IndexFormat,
 }
 
+/// The indices `size` bytes of `format` hold: `u32::MAX` when there are more, which no
+/// draw's arguments (a first index and a count, each a `u32`, within `u32::MAX` in all
+/// when checked on the GPU) can tell from more.
+pub(super) fn index_count(size: u64, format: IndexFormat) -> u32 {
+    u32::try_from(size.checked_div(format.size()).unwrap_or(0)).unwrap_or(u32::MAX)
+}
+
 /// What a render pass has bound.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RenderState {
@@ -191,6 +198,11 @@ impl RenderState {
     /// The open pass's multiview mask (0 for none).
     pub(crate) fn multiview_mask(&self) -> u32 {
         self.targets.multiview_mask
+    }
+
+    /// The indices the bound index range holds (see [`index_count`]), when one is bound.
+    pub(super) fn bound_indices(&self) -> Option<u32> {
+        self.index.map(|ib| index_count(ib.size, ib.format))
     }
 
     /// Forgets the index buffer (another was bound natively).
@@ -1055,7 +1067,11 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Draws indexed with `(index_count, instance_count, first_index, base_vertex,
     /// first_instance)` read from `buffer` at `offset`; the first instance as for
-    /// [`CommandEncoder::draw_indirect`].
+    /// [`CommandEncoder::draw_indirect`]. Indices `first_index..first_index + index_count`
+    /// past the bound index range make the draw do nothing, as WebGPU specifies (reading
+    /// them is undefined behaviour in Vulkan without `robustBufferAccess2`): the arguments
+    /// are checked on the GPU in front of the pass and the draw reads the checked copy, so
+    /// write them before the pass begins (a write inside the pass is not seen).
     pub fn draw_indexed_indirect(&mut self, buffer: Buffer, offset: u64) -> Result<()> {
         self.indirect_draw("draw_indexed_indirect", buffer, offset, 1, true)
     }
@@ -1112,8 +1128,10 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// As [`CommandEncoder::multi_draw_indirect_count`], indexed: 20 bytes of arguments
-    /// each, as [`CommandEncoder::draw_indexed_indirect`]'s (wgpu's
-    /// `multi_draw_indexed_indirect_count`).
+    /// each, as [`CommandEncoder::draw_indexed_indirect`]'s, each draw's indices checked on
+    /// the GPU as its are (wgpu's `multi_draw_indexed_indirect_count`). At most 1,024
+    /// draws per call (`render-pass.draw-count-indexed-most`): each is checked into its own
+    /// slot of one scratch buffer, which the counted draw reads.
     pub fn multi_draw_indexed_indirect_count(
         &mut self,
         buffer: Buffer,
@@ -1159,7 +1177,9 @@ impl<A: Api> CommandEncoder<A> {
             if count_at.is_some() {
                 e.draw_count_allowed(op)?;
             }
-            if indexed {
+            // Indexed: the indices the bound range holds (more than a u32 counts as all a
+            // draw's arguments can name, less one).
+            let indices = if indexed {
                 let Some(ib) = e.render.index else {
                     return Err(fail!(
                         IndexBufferNotSet,
@@ -1174,7 +1194,14 @@ impl<A: Api> CommandEncoder<A> {
                     e.render.strip_index_format,
                     ib.format,
                 )?;
-            }
+                Some(index_count(ib.size, ib.format))
+            } else {
+                None
+            };
+            let check = super::compute::DrawCheck {
+                indices,
+                first_instance: e.first_instance_checked(),
+            };
             if count > MAX_MULTI_DRAW_COUNT {
                 return Err(fail!(
                     MultiDrawCount,
@@ -1194,6 +1221,15 @@ impl<A: Api> CommandEncoder<A> {
             // The draw's state is checked whatever the count; no draw, no use of the buffer.
             let uses = (count > 0).then_some((slot, offset, size));
             // The count's buffer, checked and met before the draw's state is.
+            if count_at.is_some() && indexed && count > crate::device::indirect::SLOTS {
+                return Err(fail!(
+                    DrawCountIndexedMost,
+                    op,
+                    &e.label,
+                    "a most of {count} indexed draws whose count is read from a buffer; at most {} are recorded per call: each draw's indices are checked on the GPU in front of the pass, into one scratch buffer of that many slots",
+                    crate::device::indirect::SLOTS
+                ));
+            }
             let counted = match count_at {
                 Some((cb, at)) => {
                     let c = find(&mut e.used.buffers, &e.core, cb, op)?;
@@ -1228,7 +1264,34 @@ impl<A: Api> CommandEncoder<A> {
                     .checked_args(None, cwhole, ckey, at..at.saturating_add(4), batch, op)?
                     .count(count);
                 e.render.pass_checks.push(checked);
+                // Indexed: each of the most draws' arguments is checked into a slot of its
+                // own, the slots one after another in one scratch buffer, and the counted
+                // draw reads them there at the slots' stride.
+                let first = if indexed {
+                    e.used.indirect.room_for(count);
+                    let key = super::used::SourceKey {
+                        heap: false,
+                        index: bi,
+                        generation: bg,
+                        base: 0,
+                    };
+                    let mut first = None;
+                    for i in 0..u64::from(count) {
+                        let at = offset.saturating_add(i.saturating_mul(stride));
+                        let batch = super::compute::Batch::InPlace;
+                        let c = e
+                            .checked_args(None, whole, key, at..at.saturating_add(stride), batch, op)?
+                            .draw(check);
+                        e.render.pass_checks.push(c);
+                        first.get_or_insert(c);
+                    }
+                    first
+                } else {
+                    None
+                };
                 let ind = &e.used.indirect;
+                let step = crate::device::indirect::slot_size(&e.core.limits);
+                let step = u32::try_from(step).unwrap_or(u32::MAX);
                 if let (Some(b), Some(scratch), Some(pool)) = (
                     e.used.buffers.get(bi, bg),
                     ind.leases.get(checked.lease).and_then(|l| l.scratch()),
@@ -1236,18 +1299,35 @@ impl<A: Api> CommandEncoder<A> {
                 ) {
                     let mut r = crate::native::Rec::<A>(pool);
                     let slot = u64::from(checked.slot_offset);
-                    if indexed {
-                        r.draw_indexed_indirect_count(&b.raw, offset, &scratch.buffer, slot, count);
-                    } else {
-                        r.draw_indirect_count(&b.raw, offset, &scratch.buffer, slot, count);
+                    match first {
+                        Some(f) => {
+                            if let Some(args) = ind.leases.get(f.lease).and_then(|l| l.scratch()) {
+                                let at = u64::from(f.slot_offset);
+                                r.draw_indexed_indirect_count(
+                                    &args.buffer,
+                                    at,
+                                    &scratch.buffer,
+                                    slot,
+                                    count,
+                                    step,
+                                );
+                            }
+                        }
+                        None => {
+                            r.draw_indirect_count(&b.raw, offset, &scratch.buffer, slot, count, 16);
+                        }
                     }
                 }
                 e.draws = e.draws.wrapping_add(u64::from(count));
                 return Ok(());
             }
             // A render bundle's encoder records nothing natively: the check is made where
-            // the bundle is executed.
-            if count > 0 && e.pool.is_some() && e.first_instance_checked() && e.indirect_check(op)?
+            // the bundle is executed. Indexed draws' index ranges are checked on every
+            // device, first instances on a device without `INDIRECT_FIRST_INSTANCE`.
+            if count > 0
+                && e.pool.is_some()
+                && (indexed || check.first_instance)
+                && e.indirect_check(op)?
             {
                 let key = super::used::SourceKey {
                     heap: false,
@@ -1263,7 +1343,7 @@ impl<A: Api> CommandEncoder<A> {
                     let batch = super::compute::Batch::InPlace;
                     checks.push(
                         e.checked_args(None, whole, key, at..at.saturating_add(stride), batch, op)?
-                            .draw(indexed),
+                            .draw(check),
                     );
                 }
                 for checked in checks {

@@ -352,6 +352,17 @@ impl<A: Api> Default for IndirectUse<A> {
     }
 }
 
+impl<A: Api> IndirectUse<A> {
+    /// Makes the next `n` checks (`n` at most a scratch buffer's slots) take slots one
+    /// after another in one scratch buffer: a new one is leased for the first of them
+    /// when the last lease has fewer left.
+    pub fn room_for(&mut self, n: u32) {
+        if self.taken.saturating_add(n) > crate::device::indirect::SLOTS {
+            self.taken = crate::device::indirect::SLOTS;
+        }
+    }
+}
+
 /// The buffers and textures a recording tracks, in first-use order, with their histories.
 pub(crate) struct Tracker<A: Api> {
     pub buffers: Vec<TrackedBuffer<A>>,
