@@ -128,7 +128,9 @@ pub fn make_buffer(w: &mut World<'_>, size: u64, usage: BufferUsages) -> Option<
 
 /// A buffer made holding `len` bytes (up to `size`, not always a multiple of 4: the rest
 /// of the last word is zero); read back when its usage lets it be, which must give the
-/// contents and the zero padding.
+/// contents and the zero padding. The contents keep the world's rule that every word is
+/// below 16 (see `queue::small_bytes`): a buffer made with bytes of any value, read by an
+/// indexed indirect draw in range, asked lavapipe for billions of instances (seed 50039).
 fn create_buffer_init(w: &mut World<'_>, r: &mut Rng, size: u64, usage: BufferUsages) {
     let len = if size > 0 && r.chance(30) {
         size - 1 - r.below(size.min(3))
@@ -137,7 +139,10 @@ fn create_buffer_init(w: &mut World<'_>, r: &mut Rng, size: u64, usage: BufferUs
     };
     let seed = r.next_u64();
     let contents: Vec<u8> = (0..len)
-        .map(|i| (seed.wrapping_add(i.wrapping_mul(0x9e37)) >> 7) as u8)
+        .map(|i| {
+            let byte = (seed.wrapping_add(i.wrapping_mul(0x9e37)) >> 7) as u8;
+            if i % 4 == 0 { byte & 0xf } else { 0 }
+        })
         .collect();
     // The buffer's size: the contents padded to whole words.
     let padded = len.next_multiple_of(4);
