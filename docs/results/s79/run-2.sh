@@ -1,0 +1,19 @@
+# Session 79's second device run: the suite packed at HEAD after ebc60cf (indexed indirect
+# draws' index ranges checked on the GPU, with its lavapipe test) and the fuzzer of
+# e58b38c, both not yet run on a GPU. On an H200 (and LIMIT >= 330), first: the full
+# bench of 12e7b91's build (`vigil-s77a`, c846f11's library; nothing since touches the
+# paths it times) for the H200 table. Then the suite (`VIGIL_EXPECT_COMPUTE_QUEUE` set)
+# and the fuzzer from seed 19872 in the time left. Carry [".gl"]:
+#   source .gl/enter.sh; LIMIT=420 bash docs/results/s79/run-2.sh > $OUT/run-2.log 2>&1; tail -30 $OUT/run-2.log
+set -u
+limit=${LIMIT:-420}
+name=run-2
+res=$(mktemp -d)
+source docs/results/device-run.sh
+unpack tests-s79.tar.xz vigil-s77a spirv-val vigil-fuzz
+if [[ $card == *H200* ]] && room 330; then bench vigil-s77a 250; fi
+pack
+if room 140; then VIGIL_EXPECT_COMPUTE_QUEUE=1 suite 150; fi
+if room 60; then fuzz "${SEED:-19872}"; fi
+pack
+echo "done ${SECONDS}s"
