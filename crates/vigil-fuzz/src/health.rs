@@ -155,6 +155,13 @@ pub fn drain_and_check(w: &mut World<'_>, report: &mut Report) {
     if let Some((h, _)) = w.args.take() {
         refused(w, "the draw arguments heap", device.destroy_gpu_heap(h));
     }
+    for b in std::mem::take(&mut w.huge_args) {
+        refused(
+            w,
+            "a buffer of huge draw arguments",
+            device.destroy_buffer(b),
+        );
+    }
     if let Some(p) = w.sample.take() {
         refused(
             w,

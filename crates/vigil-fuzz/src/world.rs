@@ -472,6 +472,10 @@ pub struct World<'d> {
     pub command_buffers: Vec<CommandBuffer>,
     /// Encoders made so far.
     pub encoder_count: u32,
+    /// Buffers holding indexed draw arguments past every index range the world binds
+    /// (`encode::huge_draw_args`), outside the pools so that nothing else reads them;
+    /// destroyed by the health check.
+    pub huge_args: Vec<Buffer>,
     /// The buffer of the last run of sequential writes and where its next write starts:
     /// `queue::write_run` goes on with it after whatever came between.
     pub run: Option<(Buffer, u64)>,
@@ -539,6 +543,7 @@ impl<'d> World<'d> {
             encoders: Vec::new(),
             command_buffers: Vec::new(),
             encoder_count: 0,
+            huge_args: Vec::new(),
             run: None,
             log: device.validation_log(),
             seen_messages: device.validation_log().map_or(0, |l| l.count()),

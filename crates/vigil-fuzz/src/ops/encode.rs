@@ -1115,6 +1115,9 @@ pub fn draw(w: &mut World<'_>, r: &mut Rng) {
                     }
                 });
             } else if indexed {
+                if r.chance(25) {
+                    return huge_draw_args(w, r, i);
+                }
                 let what = format!("draw_indexed_indirect({buffer:?}, {offset})");
                 on_encoder(w, i, "draw_indexed_indirect", what, v.invalid(), |o| {
                     o.encoder.draw_indexed_indirect(buffer, offset)
@@ -1127,6 +1130,40 @@ pub fn draw(w: &mut World<'_>, r: &mut Rng) {
             }
         }
     }
+}
+
+/// An indexed indirect draw in encoder `i`'s render pass whose arguments name indices far
+/// past any index range the world binds (its buffers are at most 64 MiB: 2^25 16-bit
+/// indices), from a buffer of its own that nothing else reads (kept until the health
+/// check): vigil's check on the GPU must make it draw nothing. Without that check lavapipe
+/// ran such a draw for minutes (seed 50039).
+fn huge_draw_args(w: &mut World<'_>, r: &mut Rng, i: usize) {
+    let args: [u32; 5] = if r.chance(50) {
+        [r.pick(&[u32::MAX, 1 << 31, (1 << 28) + 3]), 1, 0, 0, 0]
+    } else {
+        [3, 1, r.pick(&[u32::MAX - 2, u32::MAX, 1 << 30]), 0, 0]
+    };
+    let desc = vigil::BufferDescriptor {
+        label: "huge draw args",
+        size: 20,
+        usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST,
+    };
+    let what = format!("create_buffer(huge draw args {args:?})");
+    let Some(b) = w.call("create_buffer", what, false, |w| {
+        w.device.create_buffer(&desc)
+    }) else {
+        return;
+    };
+    w.huge_args.push(b);
+    let bytes: Vec<u8> = args.iter().flat_map(|a| a.to_le_bytes()).collect();
+    let what = format!("write_buffer({b:?}, 0, huge draw args)");
+    w.call("write_buffer", what, false, |w| {
+        w.device.write_buffer(b, 0, &bytes)
+    });
+    let what = format!("draw_indexed_indirect({b:?}, 0) of {args:?}");
+    on_encoder(w, i, "draw_indexed_indirect", what, false, |o| {
+        o.encoder.draw_indexed_indirect(b, 0)
+    });
 }
 
 /// An indirect-argument buffer the fuzzer keeps small values in, or any pick.
