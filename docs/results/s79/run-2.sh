@@ -1,12 +1,12 @@
-# Session 79's second device run: the suite packed at HEAD after ebc60cf (indexed indirect
-# draws' index ranges checked on the GPU, with its lavapipe test) and the fuzzer of
-# e58b38c, both not yet run on a GPU. On an H200 (and LIMIT >= 330), first: the full
+# Session 79's second device run: the suite packed at d78b73e (ebc60cf's indexed indirect
+# draws' index ranges checked on the GPU, with its test) and the fuzzer of c6290ef (huge
+# indexed draw arguments in its stream), neither yet run on a GPU. On an H200 (and LIMIT >= 330), first: the full
 # bench of 12e7b91's build (`vigil-s77a`, c846f11's library; nothing since touches the
 # paths it times) for the H200 table. Then the suite (`VIGIL_EXPECT_COMPUTE_QUEUE` set)
 # and the fuzzer from seed 19872 in the time left. Carry [".gl"]:
-#   source .gl/enter.sh; LIMIT=420 bash docs/results/s79/run-2.sh > $OUT/run-2.log 2>&1; tail -30 $OUT/run-2.log
+#   source .gl/enter.sh; LIMIT=480 bash docs/results/s79/run-2.sh > $OUT/run-2.log 2>&1; tail -30 $OUT/run-2.log
 set -u
-limit=${LIMIT:-420}
+limit=${LIMIT:-480}
 name=run-2
 res=$(mktemp -d)
 source docs/results/device-run.sh
