@@ -1065,7 +1065,8 @@ pub trait CommandEncoder: Send + Debug {
     ///
     /// # Safety
     /// The trait's recording contract (see [`CommandEncoder`]); the device was opened with
-    /// `MULTI_DRAW_INDIRECT_COUNT` and `INDIRECT_FIRST_INSTANCE`; `stride` is a multiple of
+    /// `MULTI_DRAW_INDIRECT_COUNT`, and with `INDIRECT_FIRST_INSTANCE` unless every
+    /// command's first instance is 0 when the GPU reads it; `stride` is a multiple of
     /// 4 and at least 16; `max_count` commands lie in `buffer` from `offset` and four bytes
     /// in `count_buffer` from `count_offset`, both offsets multiples of 4 and both buffers
     /// of INDIRECT usage.

@@ -1125,8 +1125,9 @@ impl hal::CommandEncoder for CommandEncoder {
     ) {
         // SAFETY: `max_count` commands `stride` bytes apart (a multiple of 4, at least 16)
         // lie in an INDIRECT buffer from `offset`, the count in one at `count_offset`, both
-        // offsets multiples of 4, and the device has drawIndirectCount with a
-        // maxDrawIndirectCount of every u32 (checked above us).
+        // offsets multiples of 4, the device has drawIndirectCount with a
+        // maxDrawIndirectCount of every u32, and first instances are 0 where it lacks
+        // drawIndirectFirstInstance (checked above us).
         unsafe {
             self.shared.raw.cmd_draw_indirect_count(
                 self.active,

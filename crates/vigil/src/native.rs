@@ -1032,7 +1032,8 @@ recording! {
     fn draw_indexed_indirect_multi(&mut self, buffer: &A::Buffer, offset: u64, count: u32);
     /// Up to `max_count` indirect draws `stride` bytes apart (at least 16), as many as the
     /// GPU reads at `count_offset` of `count_buffer` (the device has
-    /// `MULTI_DRAW_INDIRECT_COUNT` and `INDIRECT_FIRST_INSTANCE`).
+    /// `MULTI_DRAW_INDIRECT_COUNT`; without `INDIRECT_FIRST_INSTANCE` the commands are
+    /// checked copies whose first instance is 0).
     fn draw_indirect_count(&mut self, buffer: &A::Buffer, offset: u64, count_buffer: &A::Buffer, count_offset: u64, max_count: u32, stride: u32);
     /// As `draw_indirect_count`, indexed (`stride` at least 20).
     fn draw_indexed_indirect_count(&mut self, buffer: &A::Buffer, offset: u64, count_buffer: &A::Buffer, count_offset: u64, max_count: u32, stride: u32);

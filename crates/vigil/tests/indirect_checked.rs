@@ -794,3 +794,65 @@ fn indexed_indirect_draws_whose_indices_run_past_the_bound_range_draw_nothing() 
     }
     assert!(!d.is_lost());
 }
+
+// The seam is the `test-seams` feature's (the suite's command builds with it).
+#[cfg(feature = "test-seams")]
+#[test]
+fn where_first_instances_are_checked_counted_draws_check_each_draw() {
+    // As on a device without INDIRECT_FIRST_INSTANCE (the seam): a counted draw checks each
+    // of its draws, and one naming a first instance other than 0 draws nothing. Two draws
+    // counted by a buffer holding 2, each a full-target triangle per instance (red: the
+    // instance index): the first draws instances 0 and 1, the second names first instance
+    // 7 and must leave the first's colour; indexed the same.
+    let g = gpu_requiring(
+        Features::MULTI_DRAW_INDIRECT | Features::MULTI_DRAW_INDIRECT_COUNT,
+        "counted, first instances checked",
+    );
+    g.seams().check_indirect_first_instance();
+    let d = &*g;
+    for (args, want) in [
+        ([3, 2, 0, 0, 7], [0, 0, 255, 255]),
+        ([3, 2, 0, 0, 0], [1, 0, 0, 255]),
+    ] {
+        // Indexed: the helper's first draw names no instances; its second is `args`.
+        let got = indexed_draw(d, Indexed::Counted, args, IndexFormat::Uint32, 0, None);
+        assert_eq!(got, want, "indexed {args:?}");
+    }
+    let t = target(d, TextureFormat::Rgba8Unorm, 1);
+    let formats = [color_target(t.format)];
+    let p = d
+        .create_render_pipeline(&pipeline_desc(
+            empty_layout(d),
+            module(d, INSTANCE),
+            &[],
+            &formats,
+        ))
+        .unwrap();
+    // Draw 0: instances 0 and 1; draw 1: two instances from 7; then the count.
+    let words = [3, 2, 0, 0, 3, 2, 0, 7, 2];
+    let args = d
+        .create_buffer(&BufferDescriptor {
+            label: "args",
+            size: 36,
+            usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    d.write_buffer(args, 0, &bytes_of(&words)).unwrap();
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor { label: "counted" })
+        .unwrap();
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "counted",
+        color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
+        ..Default::default()
+    })
+    .unwrap();
+    e.set_render_pipeline(p).unwrap();
+    e.multi_draw_indirect_count(args, 0, args, 32, 2).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let px = pixels(d, t.texture);
+    assert_eq!(at(&px, 2, 2), [1, 0, 0, 255]);
+    assert_eq!(at(&px, 60, 60), [1, 0, 0, 255]);
+    assert!(!d.is_lost());
+}

@@ -1948,34 +1948,21 @@ fn counted_draws_need_their_features_and_lie_in_their_buffers() {
         e
     };
     let usage = BufferUsages::INDEX | BufferUsages::INDIRECT;
-    // Without the feature, and with it where first instances are checked on the GPU (as on
-    // a device without INDIRECT_FIRST_INSTANCE, which the test adapter has and so gives).
-    // Without `test-seams` the list has one case.
-    #[cfg_attr(not(feature = "test-seams"), allow(clippy::single_element_loop))]
-    for (features, rule) in [
-        (Features::INDIRECT_FIRST_INSTANCE, Rule::DrawCountFeature),
-        // The seam is the `test-seams` feature's (the suite's command builds with it).
-        #[cfg(feature = "test-seams")]
-        (counted, Rule::DrawCountFirstInstance),
-    ] {
-        let d = device_with(features);
-        #[cfg(feature = "test-seams")]
-        if rule == Rule::DrawCountFirstInstance {
-            d.seams().check_indirect_first_instance();
-        }
+    // Without the feature.
+    {
+        let d = device_with(Features::INDIRECT_FIRST_INSTANCE);
         let args = buffer(&d, "args", 64, usage);
         let err = expect_rule(
             bound_on(&d, args).multi_draw_indirect_count(args, 0, args, 60, 1),
-            rule,
+            Rule::DrawCountFeature,
         );
         assert!(
-            err.to_string().contains("MULTI_DRAW_INDIRECT_COUNT")
-                || err.to_string().contains("INDIRECT_FIRST_INSTANCE"),
+            err.to_string().contains("MULTI_DRAW_INDIRECT_COUNT"),
             "{err}"
         );
         expect_rule(
             bound_on(&d, args).multi_draw_indexed_indirect_count(args, 0, args, 60, 1),
-            rule,
+            Rule::DrawCountFeature,
         );
     }
     let d = device_with(counted);
@@ -2014,7 +2001,7 @@ fn counted_draws_need_their_features_and_lie_in_their_buffers() {
         // Indexed draws are checked one by one into one scratch buffer's 1,024 slots.
         (
             bound_on(&d, many).multi_draw_indexed_indirect_count(many, 0, count, 0, 1025),
-            Rule::DrawCountIndexedMost,
+            Rule::DrawCountCheckedMost,
         ),
     ] {
         expect_rule(result, rule);
@@ -2094,6 +2081,61 @@ fn counted_draws_need_their_features_and_lie_in_their_buffers() {
                 < at(&|c| matches!(c, C::BeginRenderPass(_)))
         );
     }
+}
+
+// The seam is the `test-seams` feature's (the suite's command builds with it).
+#[cfg(feature = "test-seams")]
+#[test]
+fn counted_draws_where_first_instances_are_checked_check_each_draw() {
+    // As on a device without INDIRECT_FIRST_INSTANCE: each of the most draws' arguments is
+    // checked into its own slot, one after another, and the counted draw reads them at the
+    // slots' stride; at most 1,024 a call.
+    use hal_test::TestCommand as C;
+    let d = device_with(Features::MULTI_DRAW_INDIRECT_COUNT | Features::INDIRECT_FIRST_INSTANCE);
+    d.seams().check_indirect_first_instance();
+    let p = one_buffer_pipeline(&d, PrimitiveState::default(), None).unwrap();
+    let (_, rgba) = rt(&d, TextureFormat::Rgba8Unorm, 1);
+    let vb = buffer(&d, "vb", 24 * 16, BufferUsages::VERTEX);
+    let args = buffer(&d, "args", 1025 * 16, BufferUsages::INDIRECT);
+    let count = buffer(&d, "count", 8, BufferUsages::INDIRECT);
+    let bound = || {
+        let mut e = encoder(&d);
+        color_pass(&mut e, rgba);
+        e.set_render_pipeline(p).unwrap();
+        e.set_vertex_buffer(0, vb, 0, None).unwrap();
+        e
+    };
+    expect_rule(
+        bound().multi_draw_indirect_count(args, 0, count, 0, 1025),
+        Rule::DrawCountCheckedMost,
+    );
+    let mut e = bound();
+    e.multi_draw_indirect_count(args, 32, count, 4, 2).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let cmds = last_commands(&d);
+    // The clamp of the count, then each draw: its word, 0, the first instance's word 3,
+    // four words, not indexed.
+    assert_eq!(
+        check_immediates(&cmds),
+        [[1, 0, 2, 0, 0, 0], [8, 0, 3, 4, 0, 0], [12, 0, 3, 4, 0, 0]]
+    );
+    let draws: Vec<_> = cmds
+        .iter()
+        .filter_map(|c| match c {
+            C::DrawIndirectCount {
+                max_count,
+                stride,
+                indexed,
+                ..
+            } => Some((*max_count, *stride, *indexed)),
+            _ => None,
+        })
+        .collect();
+    let [(2, stride, false)] = draws[..] else {
+        panic!("{draws:?}")
+    };
+    assert!(stride >= 32 && stride % 4 == 0, "{stride}");
 }
 
 /// The immediate data of each indirect check recorded (six words each), in order.

@@ -12,8 +12,8 @@
 //! indices run past the bound index range (undefined behaviour in Vulkan without
 //! `robustBufferAccess2`, VUID-VkDrawIndexedIndirectCommand-robustBufferAccess2-08798),
 //! and on a device without `drawIndirectFirstInstance` every indirect draw's arguments are
-//! copied with the instance count zero when the first instance is not (undefined behaviour
-//! there, VUID-VkDrawIndirectCommand-firstInstance-00501).
+//! copied with the instance count and the first instance zero when the first instance is
+//! not (undefined behaviour there, VUID-VkDrawIndirectCommand-firstInstance-00501).
 //!
 //! The pipeline is made on the first indirect dispatch and kept for the device's life.
 //! Scratch buffers (1,024 slots each, one per dispatch) are leased by recordings and come
@@ -44,8 +44,8 @@ const KEEP_FREE: usize = 64;
 /// within it (checked by division, so nothing overflows); otherwise all three are zero.
 ///
 /// Draw arguments (`p.x` 0, which no dimension's limit is): the `p.z` words (4, or 5 for an
-/// indexed draw) are copied, with the instance count zero when the first instance (word
-/// `p.y`, checked only when `p.y` is below `p.z`: on a device without
+/// indexed draw) are copied, with the instance count and the first instance zero when the
+/// first instance (word `p.y`, checked only when `p.y` is below `p.z`: on a device without
 /// `drawIndirectFirstInstance`) is not 0. For an indexed draw (`p.total` 1), the index
 /// count is zero when the indices `first_index..first_index + index_count` are not all
 /// within the `p.indices` the bound index range holds: reading past it is undefined
@@ -75,6 +75,7 @@ fn main() {
         }
         if p.y < p.z && src[p.at + p.y] != 0u {
             dst[1] = 0u;
+            dst[p.y] = 0u;
         }
         if p.total != 0u {
             let count = src[p.at];

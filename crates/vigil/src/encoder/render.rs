@@ -1106,9 +1106,10 @@ impl<A: Api> CommandEncoder<A> {
     /// since the count is any `u32` a buffer holds and a driver given it as it is may not
     /// finish: on an H100 (driver 580.159.04) a count of `u32::MAX` with a most of 2 lost
     /// the device, where 2^26 drew at once.
-    /// Needs `MULTI_DRAW_INDIRECT_COUNT`, and `INDIRECT_FIRST_INSTANCE` too: without it
-    /// vigil checks each draw's first instance on the GPU, one draw at a time, which a count
-    /// the GPU reads leaves unknown (`render-pass.draw-count-first-instance`).
+    /// Needs `MULTI_DRAW_INDIRECT_COUNT`. On a device without `INDIRECT_FIRST_INSTANCE` each
+    /// of the most draws' arguments is checked on the GPU too (a first instance other than
+    /// 0 draws nothing), into its own slot of one scratch buffer that the counted draw
+    /// reads: at most 1,024 draws per call there (`render-pass.draw-count-checked-most`).
     pub fn multi_draw_indirect_count(
         &mut self,
         buffer: Buffer,
@@ -1130,8 +1131,8 @@ impl<A: Api> CommandEncoder<A> {
     /// As [`CommandEncoder::multi_draw_indirect_count`], indexed: 20 bytes of arguments
     /// each, as [`CommandEncoder::draw_indexed_indirect`]'s, each draw's indices checked on
     /// the GPU as its are (wgpu's `multi_draw_indexed_indirect_count`). At most 1,024
-    /// draws per call (`render-pass.draw-count-indexed-most`): each is checked into its own
-    /// slot of one scratch buffer, which the counted draw reads.
+    /// draws per call on every device (`render-pass.draw-count-checked-most`): each is
+    /// checked into its own slot of one scratch buffer, which the counted draw reads.
     pub fn multi_draw_indexed_indirect_count(
         &mut self,
         buffer: Buffer,
@@ -1221,12 +1222,14 @@ impl<A: Api> CommandEncoder<A> {
             // The draw's state is checked whatever the count; no draw, no use of the buffer.
             let uses = (count > 0).then_some((slot, offset, size));
             // The count's buffer, checked and met before the draw's state is.
-            if count_at.is_some() && indexed && count > crate::device::indirect::SLOTS {
+            // Whether each draw's arguments are checked on the GPU.
+            let checked_each = indexed || check.first_instance;
+            if count_at.is_some() && checked_each && count > crate::device::indirect::SLOTS {
                 return Err(fail!(
-                    DrawCountIndexedMost,
+                    DrawCountCheckedMost,
                     op,
                     &e.label,
-                    "a most of {count} indexed draws whose count is read from a buffer; at most {} are recorded per call: each draw's indices are checked on the GPU in front of the pass, into one scratch buffer of that many slots",
+                    "a most of {count} draws whose count is read from a buffer; at most {} are recorded per call where each draw's arguments are checked on the GPU (indexed draws' indices, or first instances on a device without INDIRECT_FIRST_INSTANCE), in front of the pass, into one scratch buffer of that many slots",
                     crate::device::indirect::SLOTS
                 ));
             }
@@ -1264,10 +1267,10 @@ impl<A: Api> CommandEncoder<A> {
                     .checked_args(None, cwhole, ckey, at..at.saturating_add(4), batch, op)?
                     .count(count);
                 e.render.pass_checks.push(checked);
-                // Indexed: each of the most draws' arguments is checked into a slot of its
+                // Checked: each of the most draws' arguments is checked into a slot of its
                 // own, the slots one after another in one scratch buffer, and the counted
                 // draw reads them there at the slots' stride.
-                let first = if indexed {
+                let first = if checked_each {
                     e.used.indirect.room_for(count);
                     let key = super::used::SourceKey {
                         heap: false,
@@ -1299,23 +1302,27 @@ impl<A: Api> CommandEncoder<A> {
                 ) {
                     let mut r = crate::native::Rec::<A>(pool);
                     let slot = u64::from(checked.slot_offset);
-                    match first {
-                        Some(f) => {
-                            if let Some(args) = ind.leases.get(f.lease).and_then(|l| l.scratch()) {
-                                let at = u64::from(f.slot_offset);
-                                r.draw_indexed_indirect_count(
-                                    &args.buffer,
-                                    at,
-                                    &scratch.buffer,
-                                    slot,
-                                    count,
-                                    step,
-                                );
-                            }
+                    let args = match first {
+                        Some(f) => ind
+                            .leases
+                            .get(f.lease)
+                            .and_then(|l| l.scratch())
+                            .map(|a| (&*a.buffer, u64::from(f.slot_offset), step)),
+                        None => Some((&*b.raw, offset, 16)),
+                    };
+                    match (args, indexed) {
+                        (Some((args, at, step)), true) => r.draw_indexed_indirect_count(
+                            args,
+                            at,
+                            &scratch.buffer,
+                            slot,
+                            count,
+                            step,
+                        ),
+                        (Some((args, at, step)), false) => {
+                            r.draw_indirect_count(args, at, &scratch.buffer, slot, count, step)
                         }
-                        None => {
-                            r.draw_indirect_count(&b.raw, offset, &scratch.buffer, slot, count, 16);
-                        }
+                        (None, _) => {}
                     }
                 }
                 e.draws = e.draws.wrapping_add(u64::from(count));
@@ -1378,8 +1385,7 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// Whether a draw whose count the GPU reads may be recorded: the device has
-    /// `MULTI_DRAW_INDIRECT_COUNT`, and checks no first instance on the GPU (each such check
-    /// is of one draw's arguments, and the count is not known when recording).
+    /// `MULTI_DRAW_INDIRECT_COUNT`.
     fn draw_count_allowed(&self, op: &'static str) -> Result<()> {
         if !self
             .core
@@ -1391,14 +1397,6 @@ impl<A: Api> CommandEncoder<A> {
                 op,
                 &self.label,
                 "draws whose count is read from a buffer need the MULTI_DRAW_INDIRECT_COUNT feature, which the device was not opened with"
-            ));
-        }
-        if self.first_instance_checked() {
-            return Err(fail!(
-                DrawCountFirstInstance,
-                op,
-                &self.label,
-                "draws whose count is read from a buffer need INDIRECT_FIRST_INSTANCE: without it each indirect draw's first instance is checked on the GPU, one draw at a time, and this call's count is not known until the GPU reads it"
             ));
         }
         Ok(())
