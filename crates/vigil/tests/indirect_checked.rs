@@ -441,6 +441,57 @@ struct O { @builtin(position) pos: vec4<f32>, @location(0) @interpolate(flat) i:
 }
 "#;
 
+/// The [`INSTANCE`] pipeline, for targets of `format`.
+fn instance_pipeline(d: &Device, format: TextureFormat) -> RenderPipeline {
+    let formats = [color_target(format)];
+    d.create_render_pipeline(&pipeline_desc(
+        empty_layout(d),
+        module(d, INSTANCE),
+        &[],
+        &formats,
+    ))
+    .unwrap()
+}
+
+/// A buffer of `usage` holding `words`.
+fn words_buffer(d: &Device, label: &str, words: &[u32], usage: BufferUsages) -> Buffer {
+    let b = d
+        .create_buffer(&BufferDescriptor {
+            label,
+            size: words.len() as u64 * 4,
+            usage: usage | BufferUsages::COPY_DST,
+        })
+        .unwrap();
+    d.write_buffer(b, 0, &bytes_of(words)).unwrap();
+    b
+}
+
+/// An encoder in a render pass that clears `t` blue.
+fn blue_pass(d: &Device, t: &draw::Target) -> CommandEncoder {
+    let mut e = d
+        .create_command_encoder(&CommandEncoderDescriptor {
+            label: "indirect draws",
+        })
+        .unwrap();
+    e.begin_render_pass(&RenderPassDescriptor {
+        label: "indirect draws",
+        color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
+        ..Default::default()
+    })
+    .unwrap();
+    e
+}
+
+/// Ends `e`'s pass, submits it and reads `t` back: its pixel at (2, 2), which must be the
+/// same at (60, 60).
+fn drawn_pixel(d: &Device, mut e: CommandEncoder, t: &draw::Target) -> [u8; 4] {
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let px = pixels(d, t.texture);
+    assert_eq!(at(&px, 2, 2), at(&px, 60, 60));
+    at(&px, 2, 2)
+}
+
 #[test]
 fn a_first_instance_read_by_an_indirect_draw_is_defined_without_asking_for_it() {
     // Asked for no feature: INDIRECT_FIRST_INSTANCE comes whenever the adapter has it
@@ -463,42 +514,13 @@ fn a_first_instance_read_by_an_indirect_draw_is_defined_without_asking_for_it() 
     let d = &*g;
     assert!(d.features().contains(Features::INDIRECT_FIRST_INSTANCE));
     let t = target(d, TextureFormat::Rgba8Unorm, 1);
-    let targets = [color_target(t.format)];
-    let p = d
-        .create_render_pipeline(&pipeline_desc(
-            empty_layout(d),
-            module(d, INSTANCE),
-            &[],
-            &targets,
-        ))
-        .unwrap();
-    let args = d
-        .create_buffer(&BufferDescriptor {
-            label: "args",
-            size: 16,
-            usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST,
-        })
-        .unwrap();
+    let p = instance_pipeline(d, t.format);
     // 3 vertices, 1 instance, first vertex 0, first instance 7.
-    d.write_buffer(args, 0, &bytes_of(&[3, 1, 0, 7])).unwrap();
-    let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor {
-            label: "first instance",
-        })
-        .unwrap();
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "first instance",
-        color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
-        ..Default::default()
-    })
-    .unwrap();
+    let args = words_buffer(d, "args", &[3, 1, 0, 7], BufferUsages::INDIRECT);
+    let mut e = blue_pass(d, &t);
     e.set_render_pipeline(p).unwrap();
     e.draw_indirect(args, 0).unwrap();
-    e.end_render_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
-    let px = pixels(d, t.texture);
-    assert_eq!(at(&px, 2, 2), [7, 0, 0, 255]);
-    assert_eq!(at(&px, 60, 60), [7, 0, 0, 255]);
+    assert_eq!(drawn_pixel(d, e, &t), [7, 0, 0, 255]);
 }
 
 // The seam is the `test-seams` feature's (the suite's command builds with it).
@@ -534,15 +556,7 @@ fn four_indirect_draws(d: &Device, bundled: bool) -> [[u8; 4]; 4] {
     let targets: Vec<_> = (0..4)
         .map(|_| target(d, TextureFormat::Rgba8Unorm, 1))
         .collect();
-    let formats = [color_target(targets[0].format)];
-    let p = d
-        .create_render_pipeline(&pipeline_desc(
-            empty_layout(d),
-            module(d, INSTANCE),
-            &[],
-            &formats,
-        ))
-        .unwrap();
+    let p = instance_pipeline(d, targets[0].format);
     let args = d
         .create_buffer(&BufferDescriptor {
             label: "args",
@@ -666,27 +680,12 @@ fn indexed_draw(
     size: Option<u64>,
 ) -> [u8; 4] {
     let t = target(d, TextureFormat::Rgba8Unorm, 1);
-    let formats = [color_target(t.format)];
-    let p = d
-        .create_render_pipeline(&pipeline_desc(
-            empty_layout(d),
-            module(d, INSTANCE),
-            &[],
-            &formats,
-        ))
-        .unwrap();
+    let p = instance_pipeline(d, t.format);
     // The empty draw, the draw, a third one (five instances) a count of 2 leaves out, and
     // the count.
     let words: Vec<u32> = [[3, 0, 0, 0, 0], args, [3, 5, 0, 0, 0]].concat();
-    let arguments = d
-        .create_buffer(&BufferDescriptor {
-            label: "args",
-            size: 64,
-            usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
-        })
-        .unwrap();
-    d.write_buffer(arguments, 0, &bytes_of(&[words, vec![2]].concat()))
-        .unwrap();
+    let usage = BufferUsages::INDIRECT | BufferUsages::COPY_SRC;
+    let arguments = words_buffer(d, "args", &[words, vec![2]].concat(), usage);
     let index_bytes: Vec<u8> = match format {
         IndexFormat::Uint16 => [0u16, 1, 2, 0, 1, 2]
             .iter()
@@ -703,15 +702,7 @@ fn indexed_draw(
         .unwrap();
     d.write_buffer(indices, 0, &index_bytes).unwrap();
     let offset = from * format.size();
-    let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor { label: "indexed" })
-        .unwrap();
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "indexed",
-        color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
-        ..Default::default()
-    })
-    .unwrap();
+    let mut e = blue_pass(d, &t);
     match how {
         Indexed::Bundle => {
             let mut b = d
@@ -737,13 +728,10 @@ fn indexed_draw(
             .unwrap();
         }
     }
-    e.end_render_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
-    let px = pixels(d, t.texture);
-    assert_eq!(at(&px, 2, 2), at(&px, 60, 60));
+    let pixel = drawn_pixel(d, e, &t);
     // The arguments are as written: the check only reads them.
     assert_eq!(read_u32(d, arguments, 10)[5..], args);
-    at(&px, 2, 2)
+    pixel
 }
 
 #[test]
@@ -819,40 +807,13 @@ fn where_first_instances_are_checked_counted_draws_check_each_draw() {
         assert_eq!(got, want, "indexed {args:?}");
     }
     let t = target(d, TextureFormat::Rgba8Unorm, 1);
-    let formats = [color_target(t.format)];
-    let p = d
-        .create_render_pipeline(&pipeline_desc(
-            empty_layout(d),
-            module(d, INSTANCE),
-            &[],
-            &formats,
-        ))
-        .unwrap();
+    let p = instance_pipeline(d, t.format);
     // Draw 0: instances 0 and 1; draw 1: two instances from 7; then the count.
     let words = [3, 2, 0, 0, 3, 2, 0, 7, 2];
-    let args = d
-        .create_buffer(&BufferDescriptor {
-            label: "args",
-            size: 36,
-            usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST,
-        })
-        .unwrap();
-    d.write_buffer(args, 0, &bytes_of(&words)).unwrap();
-    let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor { label: "counted" })
-        .unwrap();
-    e.begin_render_pass(&RenderPassDescriptor {
-        label: "counted",
-        color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
-        ..Default::default()
-    })
-    .unwrap();
+    let args = words_buffer(d, "args", &words, BufferUsages::INDIRECT);
+    let mut e = blue_pass(d, &t);
     e.set_render_pipeline(p).unwrap();
     e.multi_draw_indirect_count(args, 0, args, 32, 2).unwrap();
-    e.end_render_pass().unwrap();
-    d.submit([e.finish().unwrap()]).unwrap();
-    let px = pixels(d, t.texture);
-    assert_eq!(at(&px, 2, 2), [1, 0, 0, 255]);
-    assert_eq!(at(&px, 60, 60), [1, 0, 0, 255]);
+    assert_eq!(drawn_pixel(d, e, &t), [1, 0, 0, 255]);
     assert!(!d.is_lost());
 }

@@ -1132,6 +1132,21 @@ pub fn draw(w: &mut World<'_>, r: &mut Rng) {
     }
 }
 
+/// A buffer made for one operation, outside the world's pools (`what`: the call as the
+/// trace shows it).
+fn own_buffer(
+    w: &mut World<'_>,
+    label: &str,
+    size: u64,
+    usage: BufferUsages,
+    what: String,
+) -> Option<vigil::Buffer> {
+    let desc = vigil::BufferDescriptor { label, size, usage };
+    w.call("create_buffer", what, false, |w| {
+        w.device.create_buffer(&desc)
+    })
+}
+
 /// An indexed indirect draw in encoder `i`'s render pass whose arguments name indices far
 /// past any index range the world binds (its buffers are at most 64 MiB: 2^25 16-bit
 /// indices), from a buffer of its own that nothing else reads (kept until the health
@@ -1143,15 +1158,9 @@ fn huge_draw_args(w: &mut World<'_>, r: &mut Rng, i: usize) {
     } else {
         [3, 1, r.pick(&[u32::MAX - 2, u32::MAX, 1 << 30]), 0, 0]
     };
-    let desc = vigil::BufferDescriptor {
-        label: "huge draw args",
-        size: 20,
-        usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST,
-    };
+    let usage = BufferUsages::INDIRECT | BufferUsages::COPY_DST;
     let what = format!("create_buffer(huge draw args {args:?})");
-    let Some(b) = w.call("create_buffer", what, false, |w| {
-        w.device.create_buffer(&desc)
-    }) else {
+    let Some(b) = own_buffer(w, "huge draw args", 20, usage, what) else {
         return;
     };
     w.huge_args.push(b);
@@ -1227,15 +1236,9 @@ fn huge_counts(w: &mut World<'_>, r: &mut Rng) {
         counts = [u32::MAX; 3];
     }
     let offset = 4 * r.below(4);
-    let desc = vigil::BufferDescriptor {
-        label: "huge counts",
-        size: 32,
-        usage: BufferUsages::INDIRECT | BufferUsages::COPY_DST,
-    };
+    let usage = BufferUsages::INDIRECT | BufferUsages::COPY_DST;
     let what = format!("create_buffer(huge counts {counts:?} at {offset})");
-    let Some(b) = w.call("create_buffer", what, false, |w| {
-        w.device.create_buffer(&desc)
-    }) else {
+    let Some(b) = own_buffer(w, "huge counts", 32, usage, what) else {
         return;
     };
     let bytes: Vec<u8> = counts.iter().flat_map(|c| c.to_le_bytes()).collect();
@@ -1244,15 +1247,9 @@ fn huge_counts(w: &mut World<'_>, r: &mut Rng) {
     // argument buffer holds counts of one until then.
     let copied = r.chance(50);
     let src = if copied {
-        let desc = vigil::BufferDescriptor {
-            label: "huge counts source",
-            size: 32,
-            usage: BufferUsages::COPY_SRC | BufferUsages::COPY_DST,
-        };
+        let usage = BufferUsages::COPY_SRC | BufferUsages::COPY_DST;
         let what = "create_buffer(huge counts source)".to_owned();
-        w.call("create_buffer", what, false, |w| {
-            w.device.create_buffer(&desc)
-        })
+        own_buffer(w, "huge counts source", 32, usage, what)
     } else {
         None
     };
