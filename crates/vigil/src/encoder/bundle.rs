@@ -768,9 +768,9 @@ impl<A: Api> CommandEncoder<A> {
     /// Where bundle `b`'s checked indirect draws read their checked arguments, in order:
     /// its indexed ones, and on a device that checks indirect draws' first instances on
     /// the GPU every one (empty when none is checked). Each draw's check joins the pass's,
-    /// in front of it, as a pass's own indirect draw does. Taken before any of the bundle's commands is recorded natively: a refusal
-    /// (no scratch memory) records none of them (and, as every refusal, poisons the
-    /// encoder).
+    /// in front of it, as a pass's own indirect draw does. Taken before any of the
+    /// bundle's commands is recorded natively: a refusal (no scratch memory) records none
+    /// of them (and, as every refusal, poisons the encoder).
     fn bundle_checks(
         &mut self,
         b: &RenderBundleObj<A>,
