@@ -453,26 +453,19 @@ fn instance_pipeline(d: &Device, format: TextureFormat) -> RenderPipeline {
     .unwrap()
 }
 
-/// A buffer of `usage` holding `words`.
-fn words_buffer(d: &Device, label: &str, words: &[u32], usage: BufferUsages) -> Buffer {
-    let b = d
-        .create_buffer(&BufferDescriptor {
-            label,
-            size: words.len() as u64 * 4,
-            usage: usage | BufferUsages::COPY_DST,
-        })
-        .unwrap();
-    d.write_buffer(b, 0, &bytes_of(words)).unwrap();
-    b
+/// A buffer of `usage` made holding `bytes`.
+fn buffer_with(d: &Device, label: &str, bytes: &[u8], usage: BufferUsages) -> Buffer {
+    d.create_buffer_init(&BufferInitDescriptor {
+        label,
+        contents: bytes,
+        usage,
+    })
+    .unwrap()
 }
 
 /// An encoder in a render pass that clears `t` blue.
 fn blue_pass(d: &Device, t: &draw::Target) -> CommandEncoder {
-    let mut e = d
-        .create_command_encoder(&CommandEncoderDescriptor {
-            label: "indirect draws",
-        })
-        .unwrap();
+    let mut e = draw::encoder(d);
     e.begin_render_pass(&RenderPassDescriptor {
         label: "indirect draws",
         color_attachments: &[Some(clear([0.0, 0.0, 1.0, 1.0], t.view))],
@@ -516,7 +509,7 @@ fn a_first_instance_read_by_an_indirect_draw_is_defined_without_asking_for_it() 
     let t = target(d, TextureFormat::Rgba8Unorm, 1);
     let p = instance_pipeline(d, t.format);
     // 3 vertices, 1 instance, first vertex 0, first instance 7.
-    let args = words_buffer(d, "args", &[3, 1, 0, 7], BufferUsages::INDIRECT);
+    let args = buffer_with(d, "args", &bytes_of(&[3, 1, 0, 7]), BufferUsages::INDIRECT);
     let mut e = blue_pass(d, &t);
     e.set_render_pipeline(p).unwrap();
     e.draw_indirect(args, 0).unwrap();
@@ -685,7 +678,7 @@ fn indexed_draw(
     // the count.
     let words: Vec<u32> = [[3, 0, 0, 0, 0], args, [3, 5, 0, 0, 0]].concat();
     let usage = BufferUsages::INDIRECT | BufferUsages::COPY_SRC;
-    let arguments = words_buffer(d, "args", &[words, vec![2]].concat(), usage);
+    let arguments = buffer_with(d, "args", &bytes_of(&[words, vec![2]].concat()), usage);
     let index_bytes: Vec<u8> = match format {
         IndexFormat::Uint16 => [0u16, 1, 2, 0, 1, 2]
             .iter()
@@ -693,14 +686,7 @@ fn indexed_draw(
             .collect(),
         IndexFormat::Uint32 => bytes_of(&[0, 1, 2, 0, 1, 2]),
     };
-    let indices = d
-        .create_buffer(&BufferDescriptor {
-            label: "indices",
-            size: index_bytes.len() as u64,
-            usage: BufferUsages::INDEX | BufferUsages::COPY_DST,
-        })
-        .unwrap();
-    d.write_buffer(indices, 0, &index_bytes).unwrap();
+    let indices = buffer_with(d, "indices", &index_bytes, BufferUsages::INDEX);
     let offset = from * format.size();
     let mut e = blue_pass(d, &t);
     match how {
@@ -810,7 +796,7 @@ fn where_first_instances_are_checked_counted_draws_check_each_draw() {
     let p = instance_pipeline(d, t.format);
     // Draw 0: instances 0 and 1; draw 1: two instances from 7; then the count.
     let words = [3, 2, 0, 0, 3, 2, 0, 7, 2];
-    let args = words_buffer(d, "args", &words, BufferUsages::INDIRECT);
+    let args = buffer_with(d, "args", &bytes_of(&words), BufferUsages::INDIRECT);
     let mut e = blue_pass(d, &t);
     e.set_render_pipeline(p).unwrap();
     e.multi_draw_indirect_count(args, 0, args, 32, 2).unwrap();

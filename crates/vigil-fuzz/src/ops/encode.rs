@@ -1132,6 +1132,11 @@ pub fn draw(w: &mut World<'_>, r: &mut Rng) {
     }
 }
 
+/// `words` as a buffer holds them.
+fn le_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
 /// A buffer made for one operation, outside the world's pools (`what`: the call as the
 /// trace shows it).
 fn own_buffer(
@@ -1164,7 +1169,7 @@ fn huge_draw_args(w: &mut World<'_>, r: &mut Rng, i: usize) {
         return;
     };
     w.huge_args.push(b);
-    let bytes: Vec<u8> = args.iter().flat_map(|a| a.to_le_bytes()).collect();
+    let bytes = le_bytes(&args);
     let what = format!("write_buffer({b:?}, 0, huge draw args)");
     w.call("write_buffer", what, false, |w| {
         w.device.write_buffer(b, 0, &bytes)
@@ -1241,7 +1246,7 @@ fn huge_counts(w: &mut World<'_>, r: &mut Rng) {
     let Some(b) = own_buffer(w, "huge counts", 32, usage, what) else {
         return;
     };
-    let bytes: Vec<u8> = counts.iter().flat_map(|c| c.to_le_bytes()).collect();
+    let bytes = le_bytes(&counts);
     // Half the time the counts are copied in by the recording itself, before its pass
     // (vigil checks them in front of the pass), from a buffer of their own; the
     // argument buffer holds counts of one until then.
