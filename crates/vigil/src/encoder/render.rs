@@ -1272,23 +1272,9 @@ impl<A: Api> CommandEncoder<A> {
                 // draw reads them there at the slots' stride.
                 let first = if checked_each {
                     e.used.indirect.room_for(count);
-                    let key = super::used::SourceKey {
-                        heap: false,
-                        index: bi,
-                        generation: bg,
-                        base: 0,
-                    };
-                    let mut first = None;
-                    for i in 0..u64::from(count) {
-                        let at = offset.saturating_add(i.saturating_mul(stride));
-                        let batch = super::compute::Batch::InPlace;
-                        let c = e
-                            .checked_args(None, whole, key, at..at.saturating_add(stride), batch, op)?
-                            .draw(check);
-                        e.render.pass_checks.push(c);
-                        first.get_or_insert(c);
-                    }
-                    first
+                    let checks = e.check_each_draw((bi, bg, whole), offset, count, stride, check, op)?;
+                    e.render.pass_checks.extend_from_slice(&checks);
+                    checks.first().copied()
                 } else {
                     None
                 };
@@ -1331,29 +1317,10 @@ impl<A: Api> CommandEncoder<A> {
             // A render bundle's encoder records nothing natively: the check is made where
             // the bundle is executed. Indexed draws' index ranges are checked on every
             // device, first instances on a device without `INDIRECT_FIRST_INSTANCE`.
-            if count > 0
-                && e.pool.is_some()
-                && (indexed || check.first_instance)
-                && e.indirect_check(op)?
-            {
-                let key = super::used::SourceKey {
-                    heap: false,
-                    index: bi,
-                    generation: bg,
-                    base: 0,
-                };
+            if count > 0 && e.pool.is_some() && checked_each && e.indirect_check(op)? {
                 // Each draw's arguments are checked apart and drawn from their checked
                 // copy, one native draw each.
-                let mut checks = Vec::with_capacity(count as usize);
-                for i in 0..u64::from(count) {
-                    let at = offset.saturating_add(i.saturating_mul(stride));
-                    let batch = super::compute::Batch::InPlace;
-                    checks.push(
-                        e.checked_args(None, whole, key, at..at.saturating_add(stride), batch, op)?
-                            .draw(check),
-                    );
-                }
-                for checked in checks {
+                for checked in e.check_each_draw((bi, bg, whole), offset, count, stride, check, op)? {
                     e.draw_checked_args(checked, indexed);
                 }
                 return Ok(());
@@ -1411,6 +1378,36 @@ impl<A: Api> CommandEncoder<A> {
             .features
             .contains(vigil_hal::Features::INDIRECT_FIRST_INSTANCE)
             || self.core.seams.check_first_instance()
+    }
+
+    /// The checks of `count` draws' arguments, `stride` bytes apart from `offset` of the
+    /// buffer `(index, generation, size)`, each into a slot of its own, in order (their
+    /// slots one after another when the recording made room for them).
+    fn check_each_draw(
+        &mut self,
+        (index, generation, size): (u32, u32, u64),
+        offset: u64,
+        count: u32,
+        stride: u64,
+        check: super::compute::DrawCheck,
+        op: &'static str,
+    ) -> Result<Vec<super::compute::CheckedArgs>> {
+        let key = super::used::SourceKey {
+            heap: false,
+            index,
+            generation,
+            base: 0,
+        };
+        let batch = super::compute::Batch::InPlace;
+        (0..u64::from(count))
+            .map(|i| {
+                let at = offset.saturating_add(i.saturating_mul(stride));
+                let args = at..at.saturating_add(stride);
+                Ok(self
+                    .checked_args(None, size, key, args, batch, op)?
+                    .draw(check))
+            })
+            .collect()
     }
 
     /// Queues `checked` (draw arguments) for the check in front of the pass and draws from
