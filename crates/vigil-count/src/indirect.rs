@@ -1,9 +1,10 @@
-//! `vigil-count-indirect`: the guard's `dispatch_indirect` workload, in a binary of its own.
+//! `vigil-count-indirect`: the guard's indirect workloads (`dispatch_indirect`,
+//! `draw_indexed_indirect`, `multi_draw_indexed_indirect`), in a binary of their own.
 //!
 //! Every workload in `vigil-count` shares one binary, whose compiler decides what to inline
 //! across all of them: adding this workload there moved `root_draw` by +7.6% and `draw` by
 //! +2.6% with no change to vigil. Here it cannot move the others. `vigil-count guard` runs
-//! it under callgrind as it runs the rest (`vigil-count-indirect run dispatch_indirect`).
+//! them under callgrind as it runs the rest (`vigil-count-indirect run dispatch_indirect`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -12,7 +13,7 @@
 mod workloads;
 
 use vigil::*;
-use workloads::{GROUPS, buffer, compute, device, measured};
+use workloads::{GROUPS, buffer, compute, device, draw_set, measured};
 
 /// As `dispatch`, each dispatch reading its counts from one range of an indirect buffer
 /// nothing in the recording wrote: the checked path's steady state (one check, in front of
@@ -44,6 +45,43 @@ fn dispatch_indirect() {
     d.submit([e.finish().unwrap()]).unwrap();
 }
 
+/// Indexed draws whose arguments are read from one buffer of 10,000 commands, one after
+/// another, in one render pass, counted to the pass's end: every indexed indirect draw's
+/// arguments are checked on the GPU in front of the pass (indices inside the bound range),
+/// and the end of the pass is where those checks are recorded. `multi`: one
+/// `multi_draw_indexed_indirect` of all 10,000; otherwise one `draw_indexed_indirect` each,
+/// the `i`th at `20 * i`.
+fn draw_indexed_indirect(multi: bool) {
+    const DRAWS: u32 = 10_000;
+    let s = draw_set();
+    let args = buffer(
+        &s.d,
+        u64::from(DRAWS) * 20,
+        BufferUsages::INDIRECT | BufferUsages::COPY_DST,
+    );
+    let words: Vec<u8> = (0..DRAWS)
+        .flat_map(|i| [6u32, 1, 0, 0, i])
+        .flat_map(u32::to_le_bytes)
+        .collect();
+    s.d.write_buffer(args, 0, &words).unwrap();
+    let mut e = s.second_encoder();
+    e.set_bind_group(0, s.groups[0], &[]).unwrap();
+    e.set_vertex_buffer(0, s.vbs[0], 0, None).unwrap();
+    e.set_index_buffer(s.ibs[0], IndexFormat::Uint16, 0, None)
+        .unwrap();
+    measured(|| {
+        if multi {
+            e.multi_draw_indexed_indirect(args, 0, DRAWS).unwrap();
+        } else {
+            for i in 0..u64::from(DRAWS) {
+                e.draw_indexed_indirect(args, 20 * i).unwrap();
+            }
+        }
+        e.end_render_pass().unwrap();
+    });
+    s.d.submit([e.finish().unwrap()]).unwrap();
+}
+
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args
@@ -56,8 +94,17 @@ fn main() -> std::process::ExitCode {
             dispatch_indirect();
             std::process::ExitCode::SUCCESS
         }
+        [
+            "run",
+            w @ ("draw_indexed_indirect" | "multi_draw_indexed_indirect"),
+        ] => {
+            draw_indexed_indirect(w.starts_with("multi"));
+            std::process::ExitCode::SUCCESS
+        }
         _ => {
-            eprintln!("usage: vigil-count-indirect run dispatch_indirect");
+            eprintln!(
+                "usage: vigil-count-indirect run dispatch_indirect|draw_indexed_indirect|multi_draw_indexed_indirect"
+            );
             std::process::ExitCode::FAILURE
         }
     }

@@ -13,7 +13,7 @@
 //! vigil-count run draw        # one workload, uncounted (what callgrind runs)
 //! vigil-count time draw 21     # its counted part timed, 21 runs: ns per operation
 //! vigil-count threads 8 21 --groups 10   # the draws frame on 1-8 threads, 10 groups cycled
-//! vigil-count-indirect run dispatch_indirect   # the workload counted in a binary of its own
+//! vigil-count-indirect run dispatch_indirect   # the indirect workloads, in a binary of their own
 //! vigil-count calls           # the draw's four calls one kind at a time (not guarded)
 //! ```
 //!
@@ -31,7 +31,11 @@ use std::process::{Command, ExitCode};
 
 /// Workloads counted in a binary of their own (`vigil-count-indirect`), so that adding them
 /// changes nothing the compiler inlines in the others.
-const APART: &[&str] = &["dispatch_indirect"];
+const APART: &[&str] = &[
+    "dispatch_indirect",
+    "draw_indexed_indirect",
+    "multi_draw_indexed_indirect",
+];
 
 /// How far above its baseline a workload may go.
 const TOLERANCE: f64 = 0.05;
@@ -122,7 +126,7 @@ fn guard(bless: bool) -> Result<bool, String> {
         "# counted by callgrind; `cargo xtask count --bless` rewrites this file.".to_owned(),
     ];
     println!(
-        "{:<16} {:>12} {:>12} {:>8}",
+        "{:<27} {:>12} {:>12} {:>8}",
         "workload", "now", "baseline", "change"
     );
     let mut counted = std::collections::HashMap::new();
@@ -133,7 +137,7 @@ fn guard(bless: bool) -> Result<bool, String> {
         let over = change.is_some_and(|c| c > TOLERANCE);
         ok &= !over || bless;
         println!(
-            "{:<16} {:>12.1} {:>12} {:>7}{}",
+            "{:<27} {:>12.1} {:>12} {:>7}{}",
             w,
             now,
             base.map_or("-".to_owned(), |b| format!("{b:.1}")),

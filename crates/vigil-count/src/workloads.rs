@@ -23,8 +23,16 @@ pub const NAMES: &[&str] = &[
 /// Operations one run of `workload` counts.
 pub fn operations(workload: &str) -> Option<u64> {
     Some(match workload {
-        "draw" | "root_draw" | "draw_root" | "dispatch" | "dispatch_indirect"
-        | "set_bind_group" | "write64" | "write64_direct" => 10_000,
+        "draw"
+        | "root_draw"
+        | "draw_root"
+        | "dispatch"
+        | "dispatch_indirect"
+        | "draw_indexed_indirect"
+        | "multi_draw_indexed_indirect"
+        | "set_bind_group"
+        | "write64"
+        | "write64_direct" => 10_000,
         w if CALLS.contains(&w) => 10_000,
         "submit" | "copy_early" | "copy_late" => SUBMITS as u64,
         "create_destroy" => 1_000,

@@ -1040,23 +1040,26 @@ pub trait CommandEncoder: Send + Debug {
     /// within the bound index range when the GPU reads them
     /// (VUID-VkDrawIndexedIndirectCommand-robustBufferAccess2-08798).
     unsafe fn draw_indexed_indirect(&mut self, buffer: &<Self::A as Api>::Buffer, offset: u64);
-    /// Draws `count` times with arguments read from a buffer, one 16-byte
-    /// `DrawIndirectCommand` after another from `offset`, in one native command. The
-    /// default records `count` single indirect draws.
+    /// Draws `count` times with arguments read from a buffer, 16-byte
+    /// `DrawIndirectCommand`s `stride` bytes apart from `offset`, in one native command.
+    /// The default records `count` single indirect draws.
     ///
     /// # Safety
     /// The trait's recording contract (see [`CommandEncoder`]); `count` is at most 65,535
     /// (Vulkan's least `maxDrawIndirectCount` where multi-draw is supported), and above 1
-    /// only on a device opened with `MULTI_DRAW_INDIRECT`.
+    /// only on a device opened with `MULTI_DRAW_INDIRECT`; `stride` is a multiple of 4 and
+    /// at least 16, and the `count` commands lie in `buffer`.
     unsafe fn draw_indirect_multi(
         &mut self,
         buffer: &<Self::A as Api>::Buffer,
         offset: u64,
         count: u32,
+        stride: u32,
     ) {
         for i in 0..u64::from(count) {
+            let at = offset.saturating_add(i.saturating_mul(u64::from(stride)));
             // SAFETY: this call's contract covers each of the draws.
-            unsafe { self.draw_indirect(buffer, offset.saturating_add(i.saturating_mul(16))) };
+            unsafe { self.draw_indirect(buffer, at) };
         }
     }
     /// Up to `max_count` draws from 16-byte `DrawIndirectCommand`s `stride` bytes apart
@@ -1095,7 +1098,7 @@ pub trait CommandEncoder: Send + Debug {
         stride: u32,
     );
     /// As [`CommandEncoder::draw_indirect_multi`], indexed: 20-byte
-    /// `DrawIndexedIndirectCommand`s.
+    /// `DrawIndexedIndirectCommand`s (`stride` at least 20).
     ///
     /// # Safety
     /// As [`CommandEncoder::draw_indirect_multi`], and each draw's indices lie within the
@@ -1105,12 +1108,12 @@ pub trait CommandEncoder: Send + Debug {
         buffer: &<Self::A as Api>::Buffer,
         offset: u64,
         count: u32,
+        stride: u32,
     ) {
         for i in 0..u64::from(count) {
+            let at = offset.saturating_add(i.saturating_mul(u64::from(stride)));
             // SAFETY: this call's contract covers each of the draws.
-            unsafe {
-                self.draw_indexed_indirect(buffer, offset.saturating_add(i.saturating_mul(20)))
-            };
+            unsafe { self.draw_indexed_indirect(buffer, at) };
         }
     }
     /// Launches `count` task workgroups (or mesh workgroups, without a task shader) of the

@@ -1104,13 +1104,20 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    unsafe fn draw_indirect_multi(&mut self, buffer: &Buffer, offset: u64, count: u32) {
-        // SAFETY: `count` commands lie in an INDIRECT buffer from `offset`, and the device
-        // has multiDrawIndirect when `count` is above 1 (both checked above us).
+    unsafe fn draw_indirect_multi(
+        &mut self,
+        buffer: &Buffer,
+        offset: u64,
+        count: u32,
+        stride: u32,
+    ) {
+        // SAFETY: `count` commands `stride` bytes apart (a multiple of 4, at least 16) lie
+        // in an INDIRECT buffer from `offset`, and the device has multiDrawIndirect when
+        // `count` is above 1 (checked above us).
         unsafe {
             self.shared
                 .raw
-                .cmd_draw_indirect(self.active, buffer.raw, offset, count, 16)
+                .cmd_draw_indirect(self.active, buffer.raw, offset, count, stride)
         };
     }
 
@@ -1165,12 +1172,23 @@ impl hal::CommandEncoder for CommandEncoder {
         };
     }
 
-    unsafe fn draw_indexed_indirect_multi(&mut self, buffer: &Buffer, offset: u64, count: u32) {
-        // SAFETY: as draw_indirect_multi's.
+    unsafe fn draw_indexed_indirect_multi(
+        &mut self,
+        buffer: &Buffer,
+        offset: u64,
+        count: u32,
+        stride: u32,
+    ) {
+        // SAFETY: as draw_indirect_multi's, with 20-byte commands (`stride` at least 20)
+        // whose indices lie within the bound index range (checked above us).
         unsafe {
-            self.shared
-                .raw
-                .cmd_draw_indexed_indirect(self.active, buffer.raw, offset, count, 20)
+            self.shared.raw.cmd_draw_indexed_indirect(
+                self.active,
+                buffer.raw,
+                offset,
+                count,
+                stride,
+            )
         };
     }
 

@@ -1025,11 +1025,12 @@ recording! {
     fn draw_indirect(&mut self, buffer: &A::Buffer, offset: u64);
     /// An indexed indirect draw.
     fn draw_indexed_indirect(&mut self, buffer: &A::Buffer, offset: u64);
-    /// `count` indirect draws in one command (at most 65,535; above 1 only with
-    /// `MULTI_DRAW_INDIRECT`).
-    fn draw_indirect_multi(&mut self, buffer: &A::Buffer, offset: u64, count: u32);
-    /// `count` indexed indirect draws in one command (as `draw_indirect_multi`).
-    fn draw_indexed_indirect_multi(&mut self, buffer: &A::Buffer, offset: u64, count: u32);
+    /// `count` indirect draws `stride` bytes apart (a multiple of 4, at least 16) in one
+    /// command (at most 65,535; above 1 only with `MULTI_DRAW_INDIRECT`).
+    fn draw_indirect_multi(&mut self, buffer: &A::Buffer, offset: u64, count: u32, stride: u32);
+    /// `count` indexed indirect draws in one command (as `draw_indirect_multi`, `stride` at
+    /// least 20).
+    fn draw_indexed_indirect_multi(&mut self, buffer: &A::Buffer, offset: u64, count: u32, stride: u32);
     /// Up to `max_count` indirect draws `stride` bytes apart (at least 16), as many as the
     /// GPU reads at `count_offset` of `count_buffer` (the device has
     /// `MULTI_DRAW_INDIRECT_COUNT`; without `INDIRECT_FIRST_INSTANCE` the commands are

@@ -803,3 +803,119 @@ fn where_first_instances_are_checked_counted_draws_check_each_draw() {
     assert_eq!(drawn_pixel(d, e, &t), [1, 0, 0, 255]);
     assert!(!d.is_lost());
 }
+
+/// Draw `i` (its first instance) fills pixel `(i % 64, i / 64)` of a 64×64 target with red
+/// `i % 256` and green 255, from three indices naming the corners of a triangle that
+/// covers that pixel's centre and no other's.
+const CELLS: &str = r#"
+struct O { @builtin(position) pos: vec4<f32>, @location(0) @interpolate(flat) i: u32 }
+@vertex fn vs(@builtin(vertex_index) v: u32, @builtin(instance_index) i: u32) -> O {
+    let corner = vec2<f32>(f32(v == 1u), f32(v == 2u)) * 1.9;
+    let p = vec2<f32>(f32(i % 64u), f32(i / 64u)) + corner;
+    return O(vec4<f32>(p.x / 32.0 - 1.0, 1.0 - p.y / 32.0, 0.5, 1.0), i);
+}
+@fragment fn fs(o: O) -> @location(0) vec4<f32> {
+    return vec4<f32>(f32(o.i % 256u) / 255.0, 1.0, 0.0, 1.0);
+}
+"#;
+
+#[test]
+fn indexed_indirect_draws_by_the_thousand_are_each_checked_and_drawn() {
+    // 1,500 indexed indirect draws from one buffer of commands, one after another: their
+    // checks go in runs (one dispatch checks many, more than a workgroup's worth, and the
+    // runs break where a scratch buffer's 1,024 slots end), and a multi-draw of them reads
+    // its checked copies in native multi-draws. Every draw's own pixel is read back: draws
+    // whose indices run past the three bound draw nothing, the rest draw their instance.
+    let g = gpu_requiring(
+        Features::MULTI_DRAW_INDIRECT
+            | Features::MULTI_DRAW_INDIRECT_COUNT
+            | Features::INDIRECT_FIRST_INSTANCE,
+        "indexed indirect by the thousand",
+    );
+    let d = &*g;
+    const DRAWS: u32 = 1500;
+    let past = |i: u32| i % 7 == 3 || i % 11 == 5;
+    let words: Vec<u32> = (0..DRAWS)
+        .flat_map(|i| match (i % 7 == 3, i % 11 == 5) {
+            (true, _) => [3, 1, 1, 0, i],
+            (_, true) => [u32::MAX, 1, 0, 0, i],
+            _ => [3, 1, 0, 0, i],
+        })
+        .chain([1000])
+        .collect();
+    let args = buffer_with(d, "args", &bytes_of(&words), BufferUsages::INDIRECT);
+    let count_at = u64::from(DRAWS) * 20;
+    let indices = buffer_with(d, "indices", &bytes_of(&[0, 1, 2]), BufferUsages::INDEX);
+    let t = target(d, TextureFormat::Rgba8Unorm, 1);
+    let formats = [color_target(t.format)];
+    let p = d
+        .create_render_pipeline(&pipeline_desc(
+            empty_layout(d),
+            module(d, CELLS),
+            &[],
+            &formats,
+        ))
+        .unwrap();
+    for how in [
+        Indexed::Pass,
+        Indexed::Bundle,
+        Indexed::Multi,
+        Indexed::Counted,
+    ] {
+        let mut e = blue_pass(d, &t);
+        let drawn = match how {
+            Indexed::Bundle => {
+                let mut b = d
+                    .create_render_bundle_encoder(&RenderBundleEncoderDescriptor {
+                        label: "cells",
+                        color_formats: &[Some(t.format)],
+                        ..Default::default()
+                    })
+                    .unwrap();
+                b.set_render_pipeline(p).unwrap();
+                b.set_index_buffer(indices, IndexFormat::Uint32, 0, None)
+                    .unwrap();
+                for i in 0..u64::from(DRAWS) {
+                    b.draw_indexed_indirect(args, 20 * i).unwrap();
+                }
+                e.execute_bundles(&[b.finish().unwrap()]).unwrap();
+                DRAWS
+            }
+            _ => {
+                e.set_render_pipeline(p).unwrap();
+                e.set_index_buffer(indices, IndexFormat::Uint32, 0, None)
+                    .unwrap();
+                match how {
+                    Indexed::Pass => {
+                        for i in 0..u64::from(DRAWS) {
+                            e.draw_indexed_indirect(args, 20 * i).unwrap();
+                        }
+                        DRAWS
+                    }
+                    Indexed::Multi => {
+                        e.multi_draw_indexed_indirect(args, 0, DRAWS).unwrap();
+                        DRAWS
+                    }
+                    _ => {
+                        // The count the buffer holds: 1,000 of at most 1,000.
+                        e.multi_draw_indexed_indirect_count(args, 0, args, count_at, 1000)
+                            .unwrap();
+                        1000
+                    }
+                }
+            }
+        };
+        e.end_render_pass().unwrap();
+        d.submit([e.finish().unwrap()]).unwrap();
+        let px = pixels(d, t.texture);
+        for i in 0..64 * 64 {
+            let want = if i < drawn && !past(i) {
+                [(i % 256) as u8, 255, 0, 255]
+            } else {
+                [0, 0, 255, 255]
+            };
+            assert_eq!(at(&px, i % 64, i / 64), want, "{how:?} draw {i}");
+        }
+    }
+    assert!(!d.is_lost());
+}

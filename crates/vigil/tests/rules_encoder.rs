@@ -291,12 +291,26 @@ fn two_ranges_dispatched(clear: bool) -> (Vec<TestCommand>, [Vec<usize>; 3]) {
     (cmds, found)
 }
 
+/// The checks each indirect check's dispatch in `cmds` makes (its immediates' ninth word).
+fn run_counts(cmds: &[TestCommand]) -> Vec<u32> {
+    cmds.iter()
+        .filter_map(|c| match c {
+            TestCommand::SetImmediates(b) if b.len() == 40 => {
+                Some(u32::from_le_bytes(b[32..36].try_into().unwrap()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
 fn unwritten_indirect_arguments_are_checked_once_per_range_in_front_of_the_recording() {
     let (cmds, [_, checks, indirect]) = two_ranges_dispatched(false);
-    // Two checks (one per range), before every indirect dispatch; each of the 200 reads
-    // vigil's checked copy, none the arguments themselves.
-    assert_eq!((checks.len(), indirect.len()), (2, 200), "{cmds:?}");
+    // Two checks (one per range, in one run: one dispatch, an invocation each), before
+    // every indirect dispatch; each of the 200 reads vigil's checked copy, none the
+    // arguments themselves.
+    assert_eq!((checks.len(), indirect.len()), (1, 200), "{cmds:?}");
+    assert_eq!(run_counts(&cmds), [2]);
     assert!(checks.iter().all(|c| indirect.iter().all(|i| c < i)));
     let sources: std::collections::HashSet<_> = indirect
         .iter()
@@ -311,13 +325,14 @@ fn unwritten_indirect_arguments_are_checked_once_per_range_in_front_of_the_recor
 #[test]
 fn arguments_written_before_the_pass_are_checked_once_per_range_in_front_of_the_pass() {
     let (cmds, [clears, checks, indirect]) = two_ranges_dispatched(true);
-    // The clear, then two checks (one per range), then the 200 indirect dispatches, each
-    // reading vigil's checked copy: none checked where it is read.
+    // The clear, then two checks (one per range, in one run), then the 200 indirect
+    // dispatches, each reading vigil's checked copy: none checked where it is read.
     assert_eq!(
         (clears.len(), checks.len(), indirect.len()),
-        (1, 2, 200),
+        (1, 1, 200),
         "{cmds:?}"
     );
+    assert_eq!(run_counts(&cmds), [2]);
     assert!(
         checks
             .iter()

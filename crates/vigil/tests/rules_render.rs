@@ -2062,8 +2062,12 @@ fn counted_draws_need_their_features_and_lie_in_their_buffers() {
         } else {
             assert_eq!(draws, [(offset, max, 16, indexed)]);
         }
-        let each = if indexed { max as usize } else { 0 };
-        assert_eq!(checks, 1 + each, "one clamp in front of the pass");
+        // One clamp in front of the pass; indexed, each draw's check too, all in one run
+        // (one dispatch, an invocation a draw).
+        let runs: Vec<u32> = check_runs(&cmds).iter().map(|r| r[8]).collect();
+        let want = if indexed { vec![1, max] } else { vec![1] };
+        assert_eq!(runs, want);
+        assert_eq!(checks, want.len(), "a workgroup covers each run");
         // The check's immediate data: the count's word, then 0, the most, 0, 0, 0 (the
         // clamp); for indexed draws, then each draw's arguments checked against the bound
         // index range (64 bytes of Uint32: 16 indices).
@@ -2120,6 +2124,9 @@ fn counted_draws_where_first_instances_are_checked_check_each_draw() {
         check_immediates(&cmds),
         [[1, 0, 2, 0, 0, 0], [8, 0, 3, 4, 0, 0], [12, 0, 3, 4, 0, 0]]
     );
+    // The draws' two checks are one run: one dispatch, their slots one after another.
+    let runs = check_runs(&cmds);
+    assert_eq!(runs.iter().map(|r| r[8]).collect::<Vec<_>>(), [1, 2]);
     let draws: Vec<_> = cmds
         .iter()
         .filter_map(|c| match c {
@@ -2140,15 +2147,74 @@ fn counted_draws_where_first_instances_are_checked_check_each_draw() {
 
 /// The immediate data of each indirect check recorded (six words each), in order.
 fn check_immediates(cmds: &[hal_test::TestCommand]) -> Vec<[u32; 6]> {
+    check_runs(cmds)
+        .into_iter()
+        .flat_map(|[at, a, b, c, d, e, _, _, count, stride]| {
+            (0..count).map(move |i| [at + i * stride, a, b, c, d, e])
+        })
+        .collect()
+}
+
+/// The indirect checks' runs in `cmds`: each dispatch's immediate data (the first check's
+/// word and limits, its slot's word, the words between slots, the run's count and the
+/// words between its arguments).
+fn check_runs(cmds: &[hal_test::TestCommand]) -> Vec<[u32; 10]> {
     cmds.iter()
         .filter_map(|c| match c {
-            hal_test::TestCommand::SetImmediates(b) if b.len() == 24 => {
+            hal_test::TestCommand::SetImmediates(b) if b.len() == 40 => {
                 let word = |i: usize| u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().unwrap());
-                Some([word(0), word(1), word(2), word(3), word(4), word(5)])
+                Some(std::array::from_fn(word))
             }
             _ => None,
         })
         .collect()
+}
+
+#[test]
+fn indexed_indirect_checks_go_in_runs_of_one_stride_one_buffer_and_one_index_range() {
+    // Draws at 0, 20, 40 (words 0, 5, 10) are one run of three; at 100 and 120 the stride
+    // breaks (word 25) and a second run starts; a new index buffer (other limits) starts a
+    // third, as does another argument buffer. Each run is one dispatch.
+    let d = device_with(Features::INDIRECT_FIRST_INSTANCE);
+    let p = one_buffer_pipeline(&d, PrimitiveState::default(), None).unwrap();
+    let (_, rgba) = rt(&d, TextureFormat::Rgba8Unorm, 1);
+    let usage = BufferUsages::INDEX | BufferUsages::INDIRECT;
+    let args = buffer(&d, "args", 256, usage);
+    let other = buffer(&d, "other", 256, usage);
+    let vb = buffer(&d, "vb", 24 * 16, BufferUsages::VERTEX);
+    let mut e = encoder(&d);
+    color_pass(&mut e, rgba);
+    e.set_render_pipeline(p).unwrap();
+    e.set_vertex_buffer(0, vb, 0, None).unwrap();
+    e.set_index_buffer(args, IndexFormat::Uint32, 0, None)
+        .unwrap();
+    for at in [0, 20, 40, 100, 120] {
+        e.draw_indexed_indirect(args, at).unwrap();
+    }
+    e.set_index_buffer(args, IndexFormat::Uint32, 0, Some(64))
+        .unwrap();
+    e.draw_indexed_indirect(args, 140).unwrap();
+    e.draw_indexed_indirect(other, 160).unwrap();
+    e.end_render_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let cmds = last_commands(&d);
+    let runs: Vec<[u32; 3]> = check_runs(&cmds)
+        .iter()
+        .map(|r| [r[0], r[8], r[9]])
+        .collect();
+    // (first word, count, stride in words): 64 indices bound, then 16.
+    assert_eq!(runs, [[0, 3, 5], [25, 2, 5], [35, 1, 0], [40, 1, 0]]);
+    let limits: Vec<u32> = check_runs(&cmds).iter().map(|r| r[5]).collect();
+    assert_eq!(limits, [64, 64, 16, 16]);
+    // Their slots one after another, the draws reading them in order.
+    let slots: Vec<u32> = check_runs(&cmds).iter().map(|r| r[6]).collect();
+    let step = check_runs(&cmds)[0][7];
+    assert_eq!(slots, [0, 3 * step, 5 * step, 6 * step]);
+    let dispatches = cmds
+        .iter()
+        .filter(|c| matches!(c, hal_test::TestCommand::Dispatch([1, 1, 1])))
+        .count();
+    assert_eq!(dispatches, 4);
 }
 
 #[test]

@@ -3,8 +3,8 @@
 //! A dispatch whose workgroup counts exceed the device's limit is undefined behaviour in
 //! Vulkan (VUID-VkDispatchIndirectCommand-x-00417), and counts an indirect dispatch reads
 //! are written by the application or by the GPU itself, so the CPU cannot check them. So
-//! every [`crate::CommandEncoder::dispatch_indirect`] first runs a one-invocation compute
-//! shader of vigil's own that copies the three counts into a slot of a scratch buffer,
+//! every [`crate::CommandEncoder::dispatch_indirect`] first runs a compute shader of
+//! vigil's own that copies the three counts into a slot of a scratch buffer,
 //! all three set to zero when any is above `max_compute_workgroups_per_dimension` (the
 //! dispatch then does nothing, as WebGPU specifies), and the dispatch reads the slot.
 //! Indirect mesh-task counts are checked the same way against the task or mesh limits.
@@ -15,8 +15,13 @@
 //! copied with the instance count and the first instance zero when the first instance is
 //! not (undefined behaviour there, VUID-VkDrawIndirectCommand-firstInstance-00501).
 //!
+//! Checks recorded together (in front of a pass or of the command buffer) go in runs: one
+//! dispatch checks arguments that lie at one stride in one buffer, checked the same way,
+//! into slots one after another (a multi-draw's, or consecutive draws' from one buffer of
+//! commands), one invocation each.
+//!
 //! The pipeline is made on the first indirect dispatch and kept for the device's life.
-//! Scratch buffers (1,024 slots each, one per dispatch) are leased by recordings and come
+//! Scratch buffers (1,024 slots each, one per checked call or draw) are leased by recordings and come
 //! back to the device's free list when the recording's lease is dropped: when its
 //! submission completed, or when it was never submitted.
 
@@ -36,8 +41,11 @@ pub(crate) const SLOTS: u32 = 1024;
 /// frames of 64,000 indirect dispatches to lease only buffers made before.
 const KEEP_FREE: usize = 64;
 
-/// The shader: `src` is the argument buffer, `p.at` the word the arguments start at,
-/// `dst` the recording's slot (bound with a dynamic offset).
+/// The shader: `src` is the argument buffer, `dst` the recording's scratch buffer, whole.
+/// One dispatch checks a run of `p.count` arguments: invocation `i` reads the arguments at
+/// word `p.at + i * p.stride` of `src` and writes slot `i` of the run, at word
+/// `p.slot + i * p.slot_words` of `dst` (a run's arguments all checked the same way, its
+/// slots one after another; see `record_checks` in `encoder/compute.rs`).
 ///
 /// Dispatch and mesh-task counts (`p.x` not 0): they pass when each is within its
 /// dimension's limit (`p.x`, `p.y`, `p.z`) and, when `p.total` is not 0, their product is
@@ -59,62 +67,71 @@ const KEEP_FREE: usize = 64;
 /// and the NVIDIA driver given `u32::MAX` with a most of 2 did not finish the draw (see
 /// `CommandEncoder::multi_draw_indirect_count`).
 const SOURCE: &str = "
-struct P { at: u32, x: u32, y: u32, z: u32, total: u32, indices: u32 }
+struct P { at: u32, x: u32, y: u32, z: u32, total: u32, indices: u32, slot: u32, slot_words: u32, count: u32, stride: u32 }
 var<immediate> p: P;
 @group(0) @binding(0) var<storage, read> src: array<u32>;
-@group(1) @binding(0) var<storage, read_write> dst: array<u32, 5>;
-@compute @workgroup_size(1)
-fn main() {
+@group(1) @binding(0) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if i >= p.count {
+        return;
+    }
+    let at = p.at + i * p.stride;
+    let o = p.slot + i * p.slot_words;
     if p.x == 0u && p.z == 0u {
-        dst[0] = min(src[p.at], p.y);
+        dst[o] = min(src[at], p.y);
         return;
     }
     if p.x == 0u {
-        for (var i = 0u; i < p.z; i++) {
-            dst[i] = src[p.at + i];
+        for (var k = 0u; k < p.z; k++) {
+            dst[o + k] = src[at + k];
         }
-        if p.y < p.z && src[p.at + p.y] != 0u {
-            dst[1] = 0u;
-            dst[p.y] = 0u;
+        if p.y < p.z && src[at + p.y] != 0u {
+            dst[o + 1u] = 0u;
+            dst[o + p.y] = 0u;
         }
         if p.total != 0u {
-            let count = src[p.at];
-            if count > p.indices || src[p.at + 2u] > p.indices - count {
-                dst[0] = 0u;
+            let count = src[at];
+            if count > p.indices || src[at + 2u] > p.indices - count {
+                dst[o] = 0u;
             }
         }
         return;
     }
-    let x = src[p.at];
-    let y = src[p.at + 1u];
-    let z = src[p.at + 2u];
+    let x = src[at];
+    let y = src[at + 1u];
+    let z = src[at + 2u];
     var ok = x <= p.x && y <= p.y && z <= p.z;
     if ok && p.total != 0u && x != 0u && y != 0u && z != 0u {
         ok = y <= p.total / x && z <= p.total / (x * y);
     }
-    dst[0] = select(0u, x, ok);
-    dst[1] = select(0u, y, ok);
-    dst[2] = select(0u, z, ok);
+    dst[o] = select(0u, x, ok);
+    dst[o + 1u] = select(0u, y, ok);
+    dst[o + 2u] = select(0u, z, ok);
 }
 ";
 
-/// Bytes of a scratch slot the check writes: an indexed draw's five words.
-pub(crate) const SLOT_BYTES: u64 = 20;
+/// Invocations in one workgroup of the check: a dispatch checks a run in
+/// `count.div_ceil(CHECK_GROUP)` workgroups.
+pub(crate) const CHECK_GROUP: u32 = 64;
 
-/// Bytes of the check's immediate data: the word, three limits, the total and the indices.
-pub(crate) const IMMEDIATES: u32 = 24;
+/// Bytes of the check's immediate data: the word, three limits, the total, the indices,
+/// the first slot's word, the words from one slot to the next, the run's count and the
+/// words from one argument to the next.
+pub(crate) const IMMEDIATES: u32 = 40;
 
 /// The check's native objects.
 pub(crate) struct Pipeline<A: Api> {
     /// Group 0: the argument buffer, whole.
     pub src_layout: Owned<A, BindGroupLayoutKind>,
-    /// Group 1: a scratch slot (dynamic offset).
+    /// Group 1: a scratch buffer, whole.
     pub dst_layout: Owned<A, BindGroupLayoutKind>,
     pub layout: Owned<A, PipelineLayoutKind>,
     pub pipeline: Owned<A, ComputePipelineKind>,
 }
 
-/// A scratch buffer and its group (the slot's group, bound at a dynamic offset).
+/// A scratch buffer and its group (binding the whole buffer).
 pub(crate) struct Scratch<A: Api> {
     pub group: Owned<A, BindGroupKind>,
     pub buffer: Owned<A, BufferKind>,
@@ -240,7 +257,7 @@ impl<A: Api> IndirectCheck<A> {
 }
 
 /// Bytes from one slot to the next: the storage offset alignment, at least 32 (room for
-/// [`SLOT_BYTES`]; the alignment is a power of two, so 32 is a multiple of a smaller one).
+/// the 20 bytes of an indexed draw's five words, the most a check writes; the alignment is a power of two, so 32 is a multiple of a smaller one).
 pub(crate) fn slot_size(limits: &vigil_hal::Limits) -> u64 {
     u64::from(limits.min_storage_buffer_offset_alignment).max(32)
 }
@@ -280,7 +297,7 @@ const CHECK: Kernel = Kernel {
     label: "vigil indirect check",
     file: "vigil-indirect-check.wgsl",
     source: SOURCE,
-    dst_dynamic: true,
+    dst_dynamic: false,
     min_sizes: (4, 12),
     immediates: IMMEDIATES,
 };
@@ -398,16 +415,17 @@ impl<A: Api> super::Core<A> {
     fn make_scratch(&self, p: &Pipeline<A>, op: &'static str) -> Result<Scratch<A>> {
         const LABEL: &str = "vigil indirect arguments";
         let hal: &Arc<Hal<A>> = &self.hal;
+        let size = slot_size(&self.limits).saturating_mul(u64::from(SLOTS));
         let raw = hal
             .create_buffer(&vigil_hal::BufferDescriptor {
                 label: LABEL,
-                size: slot_size(&self.limits).saturating_mul(u64::from(SLOTS)),
+                size,
                 usage: BufferUsages::STORAGE | BufferUsages::INDIRECT,
                 location: vigil_hal::MemoryLocation::GpuOnly,
             })
             .map_err(|e| self.hal_error(e, op, LABEL))?;
         let buffer = Owned::<A, BufferKind>::new(hal, raw);
-        let group = self.indirect_group(&p.dst_layout, &buffer, 0, SLOT_BYTES, op)?;
+        let group = self.indirect_group(&p.dst_layout, &buffer, 0, size, op)?;
         Ok(Scratch { group, buffer })
     }
 

@@ -116,21 +116,56 @@ impl CheckedArgs {
         self
     }
 
-    /// The check's immediate data: the word, then the limits.
-    fn immediates(&self) -> [u8; indirect::IMMEDIATES as usize] {
+    /// The check's immediate data for a run of `count` arguments from this one on, `stride`
+    /// words apart, into slots `slot_words` apart: the word, the limits, the first slot's
+    /// word, then those three.
+    fn immediates(
+        &self,
+        slot_words: u32,
+        count: u32,
+        stride: u32,
+    ) -> [u8; indirect::IMMEDIATES as usize] {
         let mut out = [0u8; indirect::IMMEDIATES as usize];
+        let [a, b, c, d, e] = self.limits;
         let words = [
             self.word,
-            self.limits[0],
-            self.limits[1],
-            self.limits[2],
-            self.limits[3],
-            self.limits[4],
+            a,
+            b,
+            c,
+            d,
+            e,
+            self.slot_offset / 4,
+            slot_words,
+            count,
+            stride,
         ];
         for (o, w) in out.chunks_exact_mut(4).zip(words) {
             o.copy_from_slice(&w.to_le_bytes());
         }
         out
+    }
+
+    /// Whether `next` continues a run of `count` checks from this one whose arguments lie
+    /// `stride` words apart (`None`: a run of one, whose stride `next` sets): the same
+    /// argument binding, scratch buffer and limits, its slot the run's next and its
+    /// arguments the next at the stride. Returns the run's stride.
+    fn continued_by(
+        &self,
+        next: &CheckedArgs,
+        count: u32,
+        stride: Option<u32>,
+        slot_bytes: u32,
+    ) -> Option<u32> {
+        let same =
+            self.source == next.source && self.lease == next.lease && self.limits == next.limits;
+        let slot = count
+            .checked_mul(slot_bytes)
+            .and_then(|o| self.slot_offset.checked_add(o));
+        if !same || slot != Some(next.slot_offset) {
+            return None;
+        }
+        let stride = stride.unwrap_or_else(|| next.word.wrapping_sub(self.word));
+        (self.word.wrapping_add(count.wrapping_mul(stride)) == next.word).then_some(stride)
     }
 }
 
@@ -632,8 +667,9 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Records the early checks (see [`CommandEncoder::checked_args`]) in a native command
     /// buffer of their own, placed in front of the recording's: one pipeline, a dispatch
-    /// per check, then one barrier from their writes to every indirect read.
+    /// per run of checks, then one barrier from their writes to every indirect read.
     pub(super) fn record_early_checks(&mut self, op: &'static str) -> Result<()> {
+        let slot_bytes = self.slot_bytes();
         let ind = &self.used.indirect;
         let (false, Some(check), Some(pool)) = (
             ind.early.is_empty(),
@@ -644,7 +680,8 @@ impl<A: Api> CommandEncoder<A> {
         };
         pool.begin(&self.label)
             .map_err(|e| self.core.hal_error(e, op, &self.label))?;
-        record_check_batch(&mut crate::native::Rec::<A>(pool), check, ind, &ind.early);
+        let mut r = crate::native::Rec::<A>(pool);
+        record_check_batch(&mut r, check, ind, &ind.early, slot_bytes);
         let cb = pool
             .end()
             .map_err(|e| self.core.hal_error(e, op, &self.label))?;
@@ -664,6 +701,7 @@ impl<A: Api> CommandEncoder<A> {
         let Some(check) = self.used.indirect.pipeline.clone() else {
             return Ok(());
         };
+        let slot_bytes = self.slot_bytes();
         self.ensure_open(op)?;
         let Some(pool) = self.pool.as_mut() else {
             return Ok(());
@@ -677,7 +715,7 @@ impl<A: Api> CommandEncoder<A> {
             &[],
             &[],
         );
-        record_check_batch(&mut r, &check, &self.used.indirect, &checks);
+        record_check_batch(&mut r, &check, &self.used.indirect, &checks, slot_bytes);
         Ok(())
     }
 
@@ -694,6 +732,7 @@ impl<A: Api> CommandEncoder<A> {
         let Some(check) = self.used.indirect.pipeline.clone() else {
             return Ok(());
         };
+        let slot_bytes = self.slot_bytes();
         self.cut(op)?;
         let pass = self.segments.pop();
         self.ensure_open(op)?;
@@ -707,16 +746,22 @@ impl<A: Api> CommandEncoder<A> {
                 &[],
                 &[],
             );
-            record_check_batch(&mut r, &check, &self.used.indirect, &checks);
+            record_check_batch(&mut r, &check, &self.used.indirect, &checks, slot_bytes);
         }
         self.cut(op)?;
         self.segments.extend(pass);
         Ok(())
     }
 
+    /// Bytes from one scratch slot to the next on this device.
+    fn slot_bytes(&self) -> u32 {
+        u32::try_from(indirect::slot_size(&self.core.limits)).unwrap_or(u32::MAX)
+    }
+
     /// Records the check's dispatch, restores the pass's pipeline and bindings, and
     /// dispatches with the checked counts.
     pub(super) fn record_checked_dispatch(&mut self, at: CheckedArgs) {
+        let slot_bytes = self.slot_bytes();
         let ind = &self.used.indirect;
         let (Some(check), Some(scratch), Some(_), Some(pool)) = (
             ind.pipeline.as_deref(),
@@ -727,7 +772,7 @@ impl<A: Api> CommandEncoder<A> {
             return;
         };
         let mut r = crate::native::Rec::<A>(pool);
-        record_checks(&mut r, check, ind, std::slice::from_ref(&at));
+        record_checks(&mut r, check, ind, std::slice::from_ref(&at), slot_bytes);
         let slot_offset = u64::from(at.slot_offset);
         r.barriers(
             None,
@@ -996,12 +1041,13 @@ fn record_check_batch<A: Api>(
     check: &Pipeline<A>,
     ind: &crate::encoder::used::IndirectUse<A>,
     checks: &[CheckedArgs],
+    slot_bytes: u32,
 ) {
     r.begin_compute_pass(&vigil_hal::ComputePassDescriptor {
         label: "vigil indirect checks",
         timestamp_writes: None,
     });
-    record_checks(r, check, ind, checks);
+    record_checks(r, check, ind, checks, slot_bytes);
     r.end_compute_pass();
     r.barriers(
         Some(vigil_hal::MemoryBarrier {
@@ -1013,42 +1059,51 @@ fn record_check_batch<A: Api>(
     );
 }
 
-/// Records `checks` into `r`: the check's pipeline, then for each its argument group (when
-/// it changes), its scratch slot, its word and limits, and its dispatch.
+/// Records `checks` into `r`: the check's pipeline, then for each run of them (see
+/// [`CheckedArgs::continued_by`]; slots `slot_bytes` apart) its argument group and its
+/// scratch buffer's group (when they change), its immediates and one dispatch, an
+/// invocation per check.
 fn record_checks<A: Api>(
     r: &mut crate::native::Rec<'_, A>,
     check: &Pipeline<A>,
     ind: &crate::encoder::used::IndirectUse<A>,
     checks: &[CheckedArgs],
+    slot_bytes: u32,
 ) {
     r.set_compute_pipeline(&check.pipeline);
-    let mut bound = usize::MAX;
-    for at in checks {
-        let (Some(scratch), Some((_, source))) = (
-            ind.leases.get(at.lease).and_then(|l| l.scratch()),
-            ind.sources.get(at.source),
+    let (mut source, mut lease) = (usize::MAX, usize::MAX);
+    let mut rest = checks;
+    while let Some((first, after)) = rest.split_first() {
+        let (mut count, mut stride) = (1u32, None);
+        for next in after {
+            match first.continued_by(next, count, stride, slot_bytes) {
+                Some(s) if count < indirect::SLOTS => {
+                    stride = Some(s);
+                    count = count.saturating_add(1);
+                }
+                _ => break,
+            }
+        }
+        rest = after.get(count.saturating_sub(1) as usize..).unwrap_or(&[]);
+        let (Some(scratch), Some((_, group))) = (
+            ind.leases.get(first.lease).and_then(|l| l.scratch()),
+            ind.sources.get(first.source),
         ) else {
             continue;
         };
-        if bound != at.source {
-            r.set_bind_group(
-                BindPoint::Compute,
-                &check.layout,
-                0,
-                A::bind_group_key(source),
-                &[],
-            );
-            bound = at.source;
+        if source != first.source {
+            let key = A::bind_group_key(group);
+            r.set_bind_group(BindPoint::Compute, &check.layout, 0, key, &[]);
+            source = first.source;
         }
-        r.set_bind_group(
-            BindPoint::Compute,
-            &check.layout,
-            1,
-            A::bind_group_key(&scratch.group),
-            &[at.slot_offset],
-        );
-        r.set_immediates(&check.layout, &at.immediates());
-        r.dispatch([1, 1, 1]);
+        if lease != first.lease {
+            let key = A::bind_group_key(&scratch.group);
+            r.set_bind_group(BindPoint::Compute, &check.layout, 1, key, &[]);
+            lease = first.lease;
+        }
+        let immediates = first.immediates(slot_bytes / 4, count, stride.unwrap_or(0));
+        r.set_immediates(&check.layout, &immediates);
+        r.dispatch([count.div_ceil(indirect::CHECK_GROUP), 1, 1]);
     }
 }
 

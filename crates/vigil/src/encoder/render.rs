@@ -1317,18 +1317,31 @@ impl<A: Api> CommandEncoder<A> {
             // A render bundle's encoder records nothing natively: the check is made where
             // the bundle is executed. Indexed draws' index ranges are checked on every
             // device, first instances on a device without `INDIRECT_FIRST_INSTANCE`.
-            if count > 0 && e.pool.is_some() && checked_each && e.indirect_check(op)? {
-                // Each draw's arguments are checked apart and drawn from their checked
-                // copy, one native draw each.
-                for checked in e.check_each_draw((bi, bg, whole), offset, count, stride, check, op)? {
-                    e.draw_checked_args(checked, indexed);
-                }
-                return Ok(());
-            }
             let multi = e
                 .core
                 .features
                 .contains(vigil_hal::Features::MULTI_DRAW_INDIRECT);
+            if count > 0 && e.pool.is_some() && checked_each && e.indirect_check(op)? {
+                // Each draw's arguments are checked apart, and the draws read their checked
+                // copies: with multi-draw, a scratch buffer's worth at a time, their slots
+                // one after another, in one native draw; otherwise one native draw each.
+                let mut first = 0u32;
+                while first < count {
+                    let n = crate::device::indirect::SLOTS.min(count.saturating_sub(first));
+                    let at = offset.saturating_add(u64::from(first).saturating_mul(stride));
+                    if !multi {
+                        for checked in e.check_each_draw((bi, bg, whole), at, n, stride, check, op)? {
+                            e.draw_checked_args(checked, indexed);
+                        }
+                    } else {
+                        e.used.indirect.room_for(n);
+                        let checks = e.check_each_draw((bi, bg, whole), at, n, stride, check, op)?;
+                        e.draw_checked_run(&checks, indexed);
+                    }
+                    first = first.saturating_add(n);
+                }
+                return Ok(());
+            }
             if let (Some(b), Some(pool)) = (e.used.buffers.get(bi, bg), e.pool.as_mut()) {
                 let mut r = crate::native::Rec::<A>(pool);
                 // Per native command: up to 65,535 draws with the feature (the least
@@ -1339,9 +1352,9 @@ impl<A: Api> CommandEncoder<A> {
                     let n = per.min(count.saturating_sub(first));
                     let at = offset.saturating_add(u64::from(first).saturating_mul(stride));
                     if indexed {
-                        r.draw_indexed_indirect_multi(&b.raw, at, n);
+                        r.draw_indexed_indirect_multi(&b.raw, at, n, 20);
                     } else {
-                        r.draw_indirect_multi(&b.raw, at, n);
+                        r.draw_indirect_multi(&b.raw, at, n, 16);
                     }
                     first = first.saturating_add(n);
                 }
@@ -1432,6 +1445,32 @@ impl<A: Api> CommandEncoder<A> {
             }
         }
         self.draws = self.draws.wrapping_add(1);
+    }
+
+    /// Queues `checks` (draw arguments, their slots one after another in one scratch
+    /// buffer: see [`IndirectUse::room_for`](super::used::IndirectUse::room_for)) for the
+    /// check in front of the pass and draws from their slots in one native multi-draw (the
+    /// device has `MULTI_DRAW_INDIRECT`).
+    fn draw_checked_run(&mut self, checks: &[super::compute::CheckedArgs], indexed: bool) {
+        let Some(first) = checks.first() else { return };
+        self.render.pass_checks.extend_from_slice(checks);
+        let n = u32::try_from(checks.len()).unwrap_or(u32::MAX);
+        let step = crate::device::indirect::slot_size(&self.core.limits);
+        let step = u32::try_from(step).unwrap_or(u32::MAX);
+        let ind = &self.used.indirect;
+        if let (Some(scratch), Some(pool)) = (
+            ind.leases.get(first.lease).and_then(|l| l.scratch()),
+            self.pool.as_mut(),
+        ) {
+            let mut r = crate::native::Rec::<A>(pool);
+            let at = u64::from(first.slot_offset);
+            if indexed {
+                r.draw_indexed_indirect_multi(&scratch.buffer, at, n, step);
+            } else {
+                r.draw_indirect_multi(&scratch.buffer, at, n, step);
+            }
+        }
+        self.draws = self.draws.wrapping_add(u64::from(n));
     }
 
     /// [`CommandEncoder::prepare_draw`] out of line, for the draws that are not recorded by
