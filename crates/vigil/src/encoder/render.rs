@@ -1272,9 +1272,8 @@ impl<A: Api> CommandEncoder<A> {
                 // draw reads them there at the slots' stride.
                 let first = if checked_each {
                     e.used.indirect.room_for(count);
-                    let checks = e.check_each_draw((bi, bg, whole), offset, count, stride, check, op)?;
-                    e.render.pass_checks.extend_from_slice(&checks);
-                    checks.first().copied()
+                    let from = e.check_each_draw((bi, bg, whole), offset, count, stride, check, op)?;
+                    e.render.pass_checks.get(from).copied()
                 } else {
                     None
                 };
@@ -1329,15 +1328,11 @@ impl<A: Api> CommandEncoder<A> {
                 while first < count {
                     let n = crate::device::indirect::SLOTS.min(count.saturating_sub(first));
                     let at = offset.saturating_add(u64::from(first).saturating_mul(stride));
-                    if !multi {
-                        for checked in e.check_each_draw((bi, bg, whole), at, n, stride, check, op)? {
-                            e.draw_checked_args(checked, indexed);
-                        }
-                    } else {
+                    if multi {
                         e.used.indirect.room_for(n);
-                        let checks = e.check_each_draw((bi, bg, whole), at, n, stride, check, op)?;
-                        e.draw_checked_run(&checks, indexed);
                     }
+                    let from = e.check_each_draw((bi, bg, whole), at, n, stride, check, op)?;
+                    e.draw_checked_run(from, multi, indexed);
                     first = first.saturating_add(n);
                 }
                 return Ok(());
@@ -1393,9 +1388,10 @@ impl<A: Api> CommandEncoder<A> {
             || self.core.seams.check_first_instance()
     }
 
-    /// The checks of `count` draws' arguments, `stride` bytes apart from `offset` of the
-    /// buffer `(index, generation, size)`, each into a slot of its own, in order (their
-    /// slots one after another when the recording made room for them).
+    /// Queues the checks of `count` draws' arguments, `stride` bytes apart from `offset` of
+    /// the buffer `(index, generation, size)`, each into a slot of its own, in order (their
+    /// slots one after another when the recording made room for them), for the check in
+    /// front of the pass. Returns where in the pass's checks the first of them is.
     fn check_each_draw(
         &mut self,
         (index, generation, size): (u32, u32, u64),
@@ -1404,7 +1400,7 @@ impl<A: Api> CommandEncoder<A> {
         stride: u64,
         check: super::compute::DrawCheck,
         op: &'static str,
-    ) -> Result<Vec<super::compute::CheckedArgs>> {
+    ) -> Result<usize> {
         let key = super::used::SourceKey {
             heap: false,
             index,
@@ -1412,15 +1408,16 @@ impl<A: Api> CommandEncoder<A> {
             base: 0,
         };
         let batch = super::compute::Batch::InPlace;
-        (0..u64::from(count))
-            .map(|i| {
-                let at = offset.saturating_add(i.saturating_mul(stride));
-                let args = at..at.saturating_add(stride);
-                Ok(self
-                    .checked_args(None, size, key, args, batch, op)?
-                    .draw(check))
-            })
-            .collect()
+        let from = self.render.pass_checks.len();
+        for i in 0..u64::from(count) {
+            let at = offset.saturating_add(i.saturating_mul(stride));
+            let args = at..at.saturating_add(stride);
+            let checked = self
+                .checked_args(None, size, key, args, batch, op)?
+                .draw(check);
+            self.render.pass_checks.push(checked);
+        }
+        Ok(from)
     }
 
     /// Queues `checked` (draw arguments) for the check in front of the pass and draws from
@@ -1431,6 +1428,11 @@ impl<A: Api> CommandEncoder<A> {
         indexed: bool,
     ) {
         self.render.pass_checks.push(checked);
+        self.draw_from_slot(checked, indexed);
+    }
+
+    /// Draws from `checked`'s slot, one native draw.
+    fn draw_from_slot(&mut self, checked: super::compute::CheckedArgs, indexed: bool) {
         let ind = &self.used.indirect;
         if let (Some(scratch), Some(pool)) = (
             ind.leases.get(checked.lease).and_then(|l| l.scratch()),
@@ -1447,13 +1449,21 @@ impl<A: Api> CommandEncoder<A> {
         self.draws = self.draws.wrapping_add(1);
     }
 
-    /// Queues `checks` (draw arguments, their slots one after another in one scratch
-    /// buffer: see [`IndirectUse::room_for`](super::used::IndirectUse::room_for)) for the
-    /// check in front of the pass and draws from their slots in one native multi-draw (the
-    /// device has `MULTI_DRAW_INDIRECT`).
-    fn draw_checked_run(&mut self, checks: &[super::compute::CheckedArgs], indexed: bool) {
-        let Some(first) = checks.first() else { return };
-        self.render.pass_checks.extend_from_slice(checks);
+    /// Draws from the slots of the pass's checks from `from` on (draw arguments): one
+    /// native draw each, or (`multi`: the device has `MULTI_DRAW_INDIRECT`, and their slots
+    /// are one after another in one scratch buffer, see
+    /// [`IndirectUse::room_for`](super::used::IndirectUse::room_for)) one native multi-draw.
+    fn draw_checked_run(&mut self, from: usize, multi: bool, indexed: bool) {
+        let checks = self.render.pass_checks.get(from..).unwrap_or(&[]);
+        let Some(&first) = checks.first() else { return };
+        if !multi {
+            for i in from..self.render.pass_checks.len() {
+                if let Some(&checked) = self.render.pass_checks.get(i) {
+                    self.draw_from_slot(checked, indexed);
+                }
+            }
+            return;
+        }
         let n = u32::try_from(checks.len()).unwrap_or(u32::MAX);
         let step = crate::device::indirect::slot_size(&self.core.limits);
         let step = u32::try_from(step).unwrap_or(u32::MAX);
