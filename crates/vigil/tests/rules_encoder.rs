@@ -341,6 +341,53 @@ fn arguments_written_before_the_pass_are_checked_once_per_range_in_front_of_the_
 }
 
 #[test]
+fn a_check_where_arguments_are_read_waits_for_earlier_indirect_reads() {
+    // Arguments a dispatch of the same pass wrote are checked where they are read, and the
+    // check writes through a binding of the whole scratch buffer, whose other slots
+    // earlier indirect dispatches read: each such check waits for those reads
+    // (DRAW_INDIRECT to COMPUTE) before it writes.
+    let d = device();
+    let k = copy_kernel(&d);
+    let a = storage(&d, 256);
+    let usage = BufferUsages::STORAGE | BufferUsages::INDIRECT;
+    let args = buffer(&d, "args", 256, usage);
+    let g = group(&d, k.bgl, &[(0, whole(a)), (1, whole(args))]).unwrap();
+    let other = storage(&d, 256);
+    let reads = group(&d, k.bgl, &[(0, whole(a)), (1, whole(other))]).unwrap();
+    let mut e = encoder(&d);
+    compute_pass(&mut e);
+    e.set_compute_pipeline(k.pipeline).unwrap();
+    e.set_bind_group(0, g, &[]).unwrap();
+    e.dispatch(1, 1, 1).unwrap();
+    // The indirect dispatches' own group writes another buffer.
+    e.set_bind_group(0, reads, &[]).unwrap();
+    for at in [0, 12, 0] {
+        e.dispatch_indirect(args, at).unwrap();
+    }
+    e.end_compute_pass().unwrap();
+    d.submit([e.finish().unwrap()]).unwrap();
+    let cmds = last_commands(&d);
+    let checks: Vec<usize> = (0..cmds.len())
+        .filter(|&i| matches!(&cmds[i], TestCommand::SetImmediates(b) if b.len() == 40))
+        .collect();
+    assert_eq!(checks.len(), 3, "{cmds:?}");
+    for &c in &checks {
+        let since = cmds[..c]
+            .iter()
+            .rposition(|x| matches!(x, TestCommand::DispatchIndirect(..)))
+            .unwrap_or(0);
+        assert!(
+            cmds[since..c].iter().any(|x| matches!(
+                x,
+                TestCommand::Barrier(m) if m.src.contains(Stages::DRAW_INDIRECT)
+                    && m.dst.contains(Stages::COMPUTE)
+            )),
+            "no wait for earlier indirect reads before the check at {c}: {cmds:?}"
+        );
+    }
+}
+
+#[test]
 fn copy_rules() {
     let d = device();
     let (a, b) = (storage(&d, 64), storage(&d, 64));

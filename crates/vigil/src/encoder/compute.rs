@@ -772,6 +772,17 @@ impl<A: Api> CommandEncoder<A> {
             return;
         };
         let mut r = crate::native::Rec::<A>(pool);
+        // The check writes through a binding of the whole scratch buffer, where earlier
+        // indirect reads of the recording read other slots: disjoint bytes, but a
+        // validation layer sees the binding's range, so the check waits for those reads.
+        r.barriers(
+            Some(vigil_hal::MemoryBarrier {
+                src: Stages::DRAW_INDIRECT,
+                dst: Stages::COMPUTE,
+            }),
+            &[],
+            &[],
+        );
         record_checks(&mut r, check, ind, std::slice::from_ref(&at), slot_bytes);
         let slot_offset = u64::from(at.slot_offset);
         r.barriers(
