@@ -43,11 +43,15 @@ pub const WORKLOADS: &[&str] = &[
 /// reading `(1, 1, 1)` from an indirect buffer: what vigil's GPU-side check of the counts
 /// costs against raw ash's unchecked `vkCmdDispatchIndirect` and wgpu's own check.
 /// `dispatches-indirect-written` copies the counts into that buffer at the start of each
-/// frame, so the dispatches read arguments the same recording wrote.
+/// frame, so the dispatches read arguments the same recording wrote. `draws-indirect` is
+/// `draws` with every draw reading its arguments from a buffer of commands: what vigil's
+/// GPU-side check of indexed indirect draws' index ranges costs against raw ash's
+/// unchecked `vkCmdDrawIndexedIndirect` and wgpu's own check.
 pub const ON_REQUEST: &[&str] = &[
     "graph-compile",
     "dispatches-indirect",
     "dispatches-indirect-written",
+    "draws-indirect",
 ];
 
 /// What to run.
@@ -101,9 +105,12 @@ fn vigil_device(adapter: &vigil::Adapter) -> Result<vigil::Device, String> {
         .request_device(&vigil::DeviceDescriptor {
             label: "bench".into(),
             // Buffer device addresses for the pointer tier's workload (raw ash enables
-            // them too).
+            // them too); first instances in indirect draws for `draws-indirect` (raw ash
+            // and wgpu enable them too).
             required_features: adapter.features()
-                & (vigil::Features::TIMESTAMP_QUERY | vigil::Features::BUFFER_DEVICE_ADDRESS),
+                & (vigil::Features::TIMESTAMP_QUERY
+                    | vigil::Features::BUFFER_DEVICE_ADDRESS
+                    | vigil::Features::INDIRECT_FIRST_INSTANCE),
             required_limits: adapter.limits().clone(),
             ..vigil::DeviceDescriptor::default()
         })
@@ -211,6 +218,7 @@ fn lead_in_for(name: &str, setting: Option<&str>) -> bool {
         _ => matches!(
             name,
             "draws"
+                | "draws-indirect"
                 | "tier-draws"
                 | "dispatches"
                 | "dispatches-indirect"
@@ -257,16 +265,18 @@ fn run_one(
         ..plan
     };
     let unit = match name {
-        "draws" | "idle-resources" | "parallel-record" => {
+        "draws" | "draws-indirect" | "idle-resources" | "parallel-record" => {
             use workloads::draws as d;
             let idle = name == "idle-resources";
             let par = name == "parallel-record";
+            let indirect = name == "draws-indirect";
             let size = if opts.quick {
                 d::Size {
                     groups: 100,
                     draws: 1000,
                     idle: 1000,
                     parallel: par,
+                    indirect,
                 }
             } else {
                 d::Size {
@@ -274,6 +284,7 @@ fn run_one(
                     draws: 10_000,
                     idle: 10_000,
                     parallel: par,
+                    indirect,
                 }
             };
             runs = if idle {
@@ -308,11 +319,11 @@ fn run_one(
                 // recorded once, executed each frame; paired with raw ash's frame like
                 // vigil's, and with each other.
                 let mut bundle: Vec<Job<'_>> = Vec::new();
-                if !par && opts.runs_path("vigil-bundle") {
+                if !par && !indirect && opts.runs_path("vigil-bundle") {
                     let v = &paths.vigil;
                     bundle.push(Box::new(move || d::vigil_bundle(v, size, plan)));
                 }
-                if !par && opts.runs_path("wgpu-bundle") {
+                if !par && !indirect && opts.runs_path("wgpu-bundle") {
                     let g = &paths.wgpu;
                     bundle.push(Box::new(move || d::wgpu_bundle(g, size, plan)));
                 }

@@ -82,6 +82,8 @@ impl Raw {
         let mut have = vk::PhysicalDeviceFeatures2::default().push_next(&mut have12);
         // SAFETY: valid physical device; the chain is one Vulkan 1.2 features struct.
         unsafe { instance.get_physical_device_features2(pd, &mut have) };
+        // First instances in indirect draws (`draws-indirect`), as vigil's device enables.
+        let first_instance = have.features.draw_indirect_first_instance == vk::TRUE;
         let addresses = have12.buffer_device_address == vk::TRUE;
         let mut v12 = vk::PhysicalDeviceVulkan12Features::default()
             .timeline_semaphore(true)
@@ -91,7 +93,8 @@ impl Raw {
             .dynamic_rendering(true);
         let core = vk::PhysicalDeviceFeatures::default()
             .robust_buffer_access(raw_robust())
-            .full_draw_index_uint32(true);
+            .full_draw_index_uint32(true)
+            .draw_indirect_first_instance(first_instance);
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
             .features(core)
             .push_next(&mut v12)

@@ -22,7 +22,9 @@ impl Wgpu {
             .find(|a| a.get_info().name == adapter_name)
             .ok_or_else(|| format!("wgpu: no Vulkan adapter named {adapter_name}"))?;
         let features = adapter.features()
-            & (wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
+            & (wgpu::Features::TIMESTAMP_QUERY
+                | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
+                | wgpu::Features::INDIRECT_FIRST_INSTANCE);
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("bench"),
             required_features: features,

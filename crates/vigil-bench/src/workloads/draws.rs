@@ -4,6 +4,12 @@
 //! shows every draw, with the colour of its group's texture and tint and the footprint of
 //! its vertex buffer.
 //!
+//! **draws-indirect** (run on request) is the same frame with each draw's arguments read
+//! from a buffer of 10,000 commands, one after another (`draw_indexed_indirect` at
+//! `20 * i`): vigil checks each draw's index range on the GPU in front of the pass (in
+//! runs, one dispatch per 1,024 draws), raw ash reads the commands unchecked, wgpu checks
+//! them its own way.
+//!
 //! **idle-resources** runs the same frame with many unrelated live buffers and textures
 //! beside it: the cost of a frame must not grow with resources that exist but are unused.
 //! Each path has two devices, and every repetition runs one frame on each (see
@@ -55,6 +61,8 @@ pub struct Size {
     pub idle: u32,
     /// Also time recording the frame on 1, 2, 4 and 8 threads at once (`parallel-record`).
     pub parallel: bool,
+    /// Each draw reads its arguments from a buffer of commands (`draws-indirect`).
+    pub indirect: bool,
 }
 
 /// Thread counts of the parallel recording, and the names of their timings.
@@ -109,6 +117,15 @@ fn corners(k: u32) -> Vec<u8> {
     [[0.0, 0.0], [s, 0.0], [0.0, s], [s, s]]
         .iter()
         .flat_map(|c: &[f32; 2]| c.iter().flat_map(|v| v.to_le_bytes()))
+        .collect()
+}
+
+/// The indirect commands of `draws` draws: draw `i` is six indices of instance `i`, as the
+/// direct frame's `draw_indexed(0..6, 0, i..i + 1)`.
+fn commands(draws: u32) -> Vec<u8> {
+    (0..draws)
+        .flat_map(|i| [6u32, 1, 0, 0, i])
+        .flat_map(u32::to_le_bytes)
         .collect()
 }
 
@@ -316,6 +333,11 @@ fn vigil_scene(
     let ibs = (0..INDEX_BUFFERS)
         .map(|k| filled("indices", BufferUsages::INDEX, indices(k)))
         .collect::<Result<Vec<_>, _>>()?;
+    let args = filled(
+        "commands",
+        BufferUsages::INDIRECT,
+        commands(size.draws.max(1)),
+    )?;
     let mut groups = Vec::new();
     for g in 0..size.groups {
         groups.push(
@@ -393,7 +415,12 @@ fn vigil_scene(
                     None,
                 )
                 .map_err(e)?;
-                $enc.draw_indexed(0..6, 0, i..i + 1).map_err(e)?;
+                if size.indirect {
+                    $enc.draw_indexed_indirect(args, 20 * u64::from(i))
+                        .map_err(e)?;
+                } else {
+                    $enc.draw_indexed(0..6, 0, i..i + 1).map_err(e)?;
+                }
             }
         };
     }
@@ -668,6 +695,8 @@ struct AshScene {
     ibs: Vec<RawBuffer>,
     vb_raw: Vec<vk::Buffer>,
     ib_raw: Vec<vk::Buffer>,
+    /// The indirect commands (read when `size.indirect`).
+    args: RawBuffer,
     pool: vk::DescriptorPool,
     sets: Vec<vk::DescriptorSet>,
     target: RawImage,
@@ -765,6 +794,12 @@ impl AshScene {
             raw.write(&b, 0, &indices(k))?;
             ibs.push(b);
         }
+        let args = raw.buffer(
+            u64::from(size.draws.max(1)) * 20,
+            vk::BufferUsageFlags::INDIRECT_BUFFER,
+            gpu_allocator::MemoryLocation::CpuToGpu,
+        )?;
+        raw.write(&args, 0, &commands(size.draws.max(1)))?;
         let pool = raw.descriptor_pool(
             size.groups,
             &[
@@ -813,6 +848,7 @@ impl AshScene {
             uniforms,
             vbs,
             ibs,
+            args,
             vb_raw,
             ib_raw,
             pool,
@@ -870,8 +906,15 @@ impl AshScene {
                     vk::IndexType::UINT16,
                 )
             };
-            // SAFETY: pipeline, set, vertex and index buffers bound; 6 indices exist.
-            unsafe { d.cmd_draw_indexed(cb, 6, 1, 0, 0, i) };
+            if self.size.indirect {
+                let at = 20 * u64::from(i);
+                // SAFETY: as the direct draw's below; command `i` lies in the INDIRECT
+                // buffer at `at` and names those six indices.
+                unsafe { d.cmd_draw_indexed_indirect(cb, self.args.raw, at, 1, 20) };
+            } else {
+                // SAFETY: pipeline, set, vertex and index buffers bound; 6 indices exist.
+                unsafe { d.cmd_draw_indexed(cb, 6, 1, 0, 0, i) };
+            }
         }
         // SAFETY: matches the begin.
         unsafe { d.cmd_end_rendering(cb) };
@@ -926,6 +969,7 @@ impl AshScene {
             raw.destroy_buffer(b);
         }
         raw.destroy_buffer(self.uniforms);
+        raw.destroy_buffer(self.args);
     }
 }
 
@@ -1204,6 +1248,11 @@ fn wgpu_scene(w: &Wgpu, size: Size, bundle: bool) -> (WgpuRecord<'_>, wgpu::Text
     let ibs: Vec<wgpu::Buffer> = (0..INDEX_BUFFERS)
         .map(|k| small("indices", indices(k), wgpu::BufferUsages::INDEX))
         .collect();
+    let args = small(
+        "commands",
+        commands(size.draws.max(1)),
+        wgpu::BufferUsages::INDIRECT,
+    );
     let groups: Vec<wgpu::BindGroup> = (0..size.groups)
         .map(|g| {
             dev.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -1261,7 +1310,11 @@ fn wgpu_scene(w: &Wgpu, size: Size, bundle: bool) -> (WgpuRecord<'_>, wgpu::Text
                     ibs[(i % INDEX_BUFFERS) as usize].slice(..),
                     wgpu::IndexFormat::Uint16,
                 );
-                $pass.draw_indexed(0..6, 0, i..i + 1);
+                if size.indirect {
+                    $pass.draw_indexed_indirect(&args, 20 * u64::from(i));
+                } else {
+                    $pass.draw_indexed(0..6, 0, i..i + 1);
+                }
             }
         };
     }
