@@ -2170,6 +2170,24 @@ fn check_runs(cmds: &[hal_test::TestCommand]) -> Vec<[u32; 10]> {
         .collect()
 }
 
+/// An encoder in a pass on `view` with `p`, vertex buffer `vb` and `indices` (32-bit, whole)
+/// bound.
+fn indexed_pass(
+    d: &TDevice,
+    p: RenderPipeline,
+    view: TextureView,
+    vb: Buffer,
+    indices: Buffer,
+) -> CommandEncoder<TestApi> {
+    let mut e = encoder(d);
+    color_pass(&mut e, view);
+    e.set_render_pipeline(p).unwrap();
+    e.set_vertex_buffer(0, vb, 0, None).unwrap();
+    e.set_index_buffer(indices, IndexFormat::Uint32, 0, None)
+        .unwrap();
+    e
+}
+
 #[test]
 fn indexed_indirect_checks_go_in_runs_of_one_stride_one_buffer_and_one_index_range() {
     // Draws at 0, 20, 40 (words 0, 5, 10) are one run of three; at 100 and 120 the stride
@@ -2182,12 +2200,7 @@ fn indexed_indirect_checks_go_in_runs_of_one_stride_one_buffer_and_one_index_ran
     let args = buffer(&d, "args", 256, usage);
     let other = buffer(&d, "other", 256, usage);
     let vb = buffer(&d, "vb", 24 * 16, BufferUsages::VERTEX);
-    let mut e = encoder(&d);
-    color_pass(&mut e, rgba);
-    e.set_render_pipeline(p).unwrap();
-    e.set_vertex_buffer(0, vb, 0, None).unwrap();
-    e.set_index_buffer(args, IndexFormat::Uint32, 0, None)
-        .unwrap();
+    let mut e = indexed_pass(&d, p, rgba, vb, args);
     for at in [0, 20, 40, 100, 120] {
         e.draw_indexed_indirect(args, at).unwrap();
     }
@@ -2229,15 +2242,7 @@ fn multi_draws_lie_in_their_buffer_and_record_each_draw() {
         let args = buffer(&d, "args", 64, BufferUsages::INDEX | BufferUsages::INDIRECT);
         let vb = buffer(&d, "vb", 24 * 16, BufferUsages::VERTEX);
         // A refusal poisons its encoder: one encoder per case.
-        let bound = || {
-            let mut e = encoder(&d);
-            color_pass(&mut e, rgba);
-            e.set_render_pipeline(p).unwrap();
-            e.set_vertex_buffer(0, vb, 0, None).unwrap();
-            e.set_index_buffer(args, IndexFormat::Uint32, 0, None)
-                .unwrap();
-            e
-        };
+        let bound = || indexed_pass(&d, p, rgba, vb, args);
         // 64 bytes hold four 16-byte draws or three 20-byte indexed ones.
         expect_rule(bound().multi_draw_indirect(args, 0, 5), Rule::BufferRange);
         expect_rule(bound().multi_draw_indirect(args, 16, 4), Rule::BufferRange);

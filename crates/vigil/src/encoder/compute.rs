@@ -707,14 +707,7 @@ impl<A: Api> CommandEncoder<A> {
             return Ok(());
         };
         let mut r = crate::native::Rec::<A>(pool);
-        r.barriers(
-            Some(vigil_hal::MemoryBarrier {
-                src: Stages::DRAW_INDIRECT,
-                dst: Stages::COMPUTE,
-            }),
-            &[],
-            &[],
-        );
+        wait_for_indirect_reads(&mut r);
         record_check_batch(&mut r, &check, &self.used.indirect, &checks, slot_bytes);
         Ok(())
     }
@@ -775,14 +768,7 @@ impl<A: Api> CommandEncoder<A> {
         // The check writes through a binding of the whole scratch buffer, where earlier
         // indirect reads of the recording read other slots: disjoint bytes, but a
         // validation layer sees the binding's range, so the check waits for those reads.
-        r.barriers(
-            Some(vigil_hal::MemoryBarrier {
-                src: Stages::DRAW_INDIRECT,
-                dst: Stages::COMPUTE,
-            }),
-            &[],
-            &[],
-        );
+        wait_for_indirect_reads(&mut r);
         record_checks(&mut r, check, ind, std::slice::from_ref(&at), slot_bytes);
         let slot_offset = u64::from(at.slot_offset);
         r.barriers(
@@ -1043,6 +1029,20 @@ pub(super) fn pass_binder<'s>(
     } else {
         &mut render.binder
     }
+}
+
+/// A barrier from every earlier indirect read (`DRAW_INDIRECT`) to the checks' compute
+/// stage: the application's own barriers to indirect reads chain through it to the checks,
+/// and the checks' writes to a scratch buffer wait for earlier reads of it.
+fn wait_for_indirect_reads<A: Api>(r: &mut crate::native::Rec<'_, A>) {
+    r.barriers(
+        Some(vigil_hal::MemoryBarrier {
+            src: Stages::DRAW_INDIRECT,
+            dst: Stages::COMPUTE,
+        }),
+        &[],
+        &[],
+    );
 }
 
 /// Records a batch of checks recorded ahead of the commands that read them (in a compute
