@@ -747,7 +747,7 @@ impl<A: Api> CommandEncoder<A> {
     }
 
     /// Bytes from one scratch slot to the next on this device.
-    fn slot_bytes(&self) -> u32 {
+    pub(super) fn slot_bytes(&self) -> u32 {
         u32::try_from(indirect::slot_size(&self.core.limits)).unwrap_or(u32::MAX)
     }
 

@@ -1278,8 +1278,7 @@ impl<A: Api> CommandEncoder<A> {
                     None
                 };
                 let ind = &e.used.indirect;
-                let step = crate::device::indirect::slot_size(&e.core.limits);
-                let step = u32::try_from(step).unwrap_or(u32::MAX);
+                let step = e.slot_bytes();
                 if let (Some(b), Some(scratch), Some(pool)) = (
                     e.used.buffers.get(bi, bg),
                     ind.leases.get(checked.lease).and_then(|l| l.scratch()),
@@ -1433,20 +1432,7 @@ impl<A: Api> CommandEncoder<A> {
 
     /// Draws from `checked`'s slot, one native draw.
     fn draw_from_slot(&mut self, checked: super::compute::CheckedArgs, indexed: bool) {
-        let ind = &self.used.indirect;
-        if let (Some(scratch), Some(pool)) = (
-            ind.leases.get(checked.lease).and_then(|l| l.scratch()),
-            self.pool.as_mut(),
-        ) {
-            let mut r = crate::native::Rec::<A>(pool);
-            let at = u64::from(checked.slot_offset);
-            if indexed {
-                r.draw_indexed_indirect(&scratch.buffer, at);
-            } else {
-                r.draw_indirect(&scratch.buffer, at);
-            }
-        }
-        self.draws = self.draws.wrapping_add(1);
+        self.draw_from_slots(checked, 1, indexed);
     }
 
     /// Draws from the slots of the pass's checks from `from` on (draw arguments): one
@@ -1465,8 +1451,15 @@ impl<A: Api> CommandEncoder<A> {
             return;
         }
         let n = u32::try_from(checks.len()).unwrap_or(u32::MAX);
-        let step = crate::device::indirect::slot_size(&self.core.limits);
-        let step = u32::try_from(step).unwrap_or(u32::MAX);
+        self.draw_from_slots(first, n, indexed);
+    }
+
+    /// Draws `n` times from `first`'s slot and the `n - 1` slots after it in its scratch
+    /// buffer, in one native command (`n` above 1 only on a device with
+    /// `MULTI_DRAW_INDIRECT`).
+    fn draw_from_slots(&mut self, first: super::compute::CheckedArgs, n: u32, indexed: bool) {
+        // (The stride only for several: a single draw is the common case.)
+        let step = if n > 1 { self.slot_bytes() } else { 0 };
         let ind = &self.used.indirect;
         if let (Some(scratch), Some(pool)) = (
             ind.leases.get(first.lease).and_then(|l| l.scratch()),
@@ -1474,10 +1467,11 @@ impl<A: Api> CommandEncoder<A> {
         ) {
             let mut r = crate::native::Rec::<A>(pool);
             let at = u64::from(first.slot_offset);
-            if indexed {
-                r.draw_indexed_indirect_multi(&scratch.buffer, at, n, step);
-            } else {
-                r.draw_indirect_multi(&scratch.buffer, at, n, step);
+            match (indexed, n) {
+                (true, 1) => r.draw_indexed_indirect(&scratch.buffer, at),
+                (false, 1) => r.draw_indirect(&scratch.buffer, at),
+                (true, _) => r.draw_indexed_indirect_multi(&scratch.buffer, at, n, step),
+                (false, _) => r.draw_indirect_multi(&scratch.buffer, at, n, step),
             }
         }
         self.draws = self.draws.wrapping_add(u64::from(n));
